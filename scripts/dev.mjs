@@ -1,0 +1,44 @@
+// `npm start`: migrates and serves the API under `wrangler dev` on http://127.0.0.1:8787 (PORT
+// overrides), on an embedded Postgres kept in .data/ unless DATABASE_URL names a real server.
+import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { startLocalDatabase } from './lib/local-database.mjs';
+
+const port = process.env.PORT ?? '8787';
+const dataDir = '.data/pglite';
+if (!process.env.DATABASE_URL) mkdirSync(dataDir, { recursive: true });
+
+const database = await startLocalDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir });
+const jwtSecret = process.env.JWT_SECRET ?? 'local-development-secret-not-for-production-use';
+
+const wrangler = spawn(
+  'wrangler',
+  [
+    'dev', '--ip', '127.0.0.1', '--port', port, '--persist-to', '.wrangler/state', '--show-interactive-dev-session=false',
+    '--var', `DATABASE_URL:${database.url}`,
+    '--var', `DB_WS_PROXY:${database.relayAddress}`,
+    '--var', `JWT_SECRET:${jwtSecret}`,
+  ],
+  { stdio: ['inherit', 'inherit', 'inherit'], env: process.env },
+);
+
+const base = `http://127.0.0.1:${port}`;
+console.log(`
+Lead Management API starting on ${base}  (database: ${database.embedded ? `embedded PGlite in ${dataDir}` : 'DATABASE_URL'})
+  OpenAPI document: ${base}/api/openapi.json   reference: ${base}/api/docs
+  Sign up:  curl -s ${base}/api/auth/signup -H 'content-type: application/json' \\
+              -d '{"organization_name":"Acme","first_name":"Ada","email":"ada@example.com","password":"correct horse"}'
+Ctrl-C stops everything.
+`);
+
+let stopping = false;
+async function stop(code) {
+  if (stopping) return;
+  stopping = true;
+  wrangler.kill('SIGINT');
+  await database.stop();
+  process.exit(code);
+}
+process.on('SIGINT', () => stop(0));
+process.on('SIGTERM', () => stop(0));
+wrangler.on('exit', (code) => stop(code ?? 0));

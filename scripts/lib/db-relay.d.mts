@@ -1,0 +1,1 @@
+export function startRelay(options?: { port?: number; host?: string }): Promise<{ address: string; stop(): Promise<void> }>;

@@ -1,0 +1,1 @@
+export function runMigrations(databaseUrl: string): Promise<void>;

@@ -1,0 +1,45 @@
+/**
+ * Builds the Hono app: request id and log line, body limit, per-request database, then one
+ * route module per resource group, the OpenAPI document, and the single error/not-found handlers.
+ */
+import { OpenAPIHono } from '@hono/zod-openapi';
+import { bodyLimit } from 'hono/body-limit';
+import { secureHeaders } from 'hono/secure-headers';
+import type { AppEnv } from './core/context';
+import { databaseAccess } from './core/database';
+import { PayloadTooLarge } from './core/errors';
+import { handleError, handleNotFound } from './core/http';
+import { requestLogger } from './core/log';
+import { validationHook } from './core/routes';
+import { apiKeyRoutes } from './modules/api-keys/routes';
+import { authRoutes } from './modules/auth/routes';
+import { mountDocs } from './modules/docs/routes';
+import { healthRoutes } from './modules/health/routes';
+import { roleRoutes } from './modules/roles/routes';
+import { userRoutes } from './modules/users/routes';
+
+/** JSON bodies above this are refused with 413; upload routes set their own larger limit. */
+export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
+
+export const routeModules = [healthRoutes, authRoutes, userRoutes, roleRoutes, apiKeyRoutes];
+
+export function buildApp() {
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  app.use('*', requestLogger);
+  app.use('*', secureHeaders({ crossOriginResourcePolicy: false }));
+  app.use(
+    '/api/*',
+    bodyLimit({
+      maxSize: JSON_BODY_LIMIT_BYTES,
+      onError: () => {
+        throw new PayloadTooLarge(`Request body exceeds ${JSON_BODY_LIMIT_BYTES} bytes`);
+      },
+    }),
+  );
+  app.use('*', databaseAccess);
+  for (const module of routeModules) app.route('/', module);
+  mountDocs(app);
+  app.onError(handleError);
+  app.notFound(handleNotFound);
+  return app;
+}

@@ -1,0 +1,91 @@
+/**
+ * The one error hierarchy of the API. Services and routes throw these; `handleError` in
+ * http.ts is the only place that turns them into the failure envelope.
+ */
+export type ErrorType =
+  | 'bad_request'
+  | 'validation_error'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'not_found'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'rate_limited'
+  | 'service_unavailable'
+  | 'internal_error';
+
+export interface FieldIssue {
+  field: string;
+  message: string;
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 503,
+    readonly type: ErrorType,
+    message: string,
+    readonly code: string | number | null = null,
+    readonly details?: FieldIssue[] | Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+export class BadRequest extends ApiError {
+  constructor(message: string, field: string | null = null) {
+    super(400, 'bad_request', message, field, field ? [{ field, message }] : undefined);
+  }
+}
+
+export class ValidationFailed extends ApiError {
+  constructor(issues: FieldIssue[]) {
+    const first = issues[0] ?? { field: 'body', message: 'invalid input' };
+    super(422, 'validation_error', `${first.field}: ${first.message}`, first.field, issues);
+  }
+
+  static field(field: string, message: string): ValidationFailed {
+    return new ValidationFailed([{ field, message }]);
+  }
+}
+
+export class Unauthorized extends ApiError {
+  constructor(message = 'Authentication required', code: string | null = null) {
+    super(401, 'unauthorized', message, code);
+  }
+}
+
+export class Forbidden extends ApiError {
+  constructor(message = 'Not allowed', code: string | null = null) {
+    super(403, 'forbidden', message, code);
+  }
+}
+
+export class NotFound extends ApiError {
+  constructor(resource: string, id?: string | number) {
+    super(404, 'not_found', id === undefined ? `${resource} not found` : `${resource} ${id} not found`, null);
+  }
+}
+
+export class Conflict extends ApiError {
+  constructor(message: string, code: string | null = null, details?: Record<string, unknown>) {
+    super(409, 'conflict', message, code, details);
+  }
+}
+
+export class PayloadTooLarge extends ApiError {
+  constructor(message: string) {
+    super(413, 'payload_too_large', message, null);
+  }
+}
+
+export class RateLimited extends ApiError {
+  constructor(readonly retryAfterSeconds: number) {
+    super(429, 'rate_limited', 'Too many requests; retry with exponential backoff', null);
+  }
+}
+
+export class ServiceUnavailable extends ApiError {
+  constructor(message: string) {
+    super(503, 'service_unavailable', message, null);
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * The response envelope: `{success, message, data}` (+ `total, page, limit, next_cursor` on
+ * lists) and the failure envelope `{success:false, error:{message, type, code}}`, built only here.
+ */
+import type { Context } from 'hono';
+import { HTTPException } from 'hono/http-exception';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { ConfigurationError } from '../env';
+import { ApiError, RateLimited } from './errors';
+import { logError } from './log';
+
+export function ok<T>(c: Context, data: T, message = 'OK') {
+  return c.json({ success: true as const, message, data }, 200);
+}
+
+export function created<T>(c: Context, data: T, message = 'Created') {
+  return c.json({ success: true as const, message, data }, 201);
+}
+
+export function accepted<T>(c: Context, data: T, message = 'Accepted') {
+  return c.json({ success: true as const, message, data }, 202);
+}
+
+export interface Page<T> {
+  rows: T[];
+  total: number;
+  page: number;
+  limit: number;
+  nextCursor: string | null;
+}
+
+export function list<T>(c: Context, page: Page<T>, message = 'OK') {
+  return c.json(
+    {
+      success: true as const,
+      message,
+      data: page.rows,
+      total: page.total,
+      page: page.page,
+      limit: page.limit,
+      next_cursor: page.nextCursor,
+    },
+    200,
+  );
+}
+
+export function failureBody(error: ApiError) {
+  return {
+    success: false as const,
+    error: {
+      message: error.message,
+      type: error.type,
+      code: error.code,
+      ...(error.details ? { details: error.details } : {}),
+    },
+  };
+}
+
+function fromHttpException(error: HTTPException): ApiError {
+  switch (error.status) {
+    case 400:
+    case 415:
+      return new ApiError(400, 'bad_request', error.message || 'Bad request', null);
+    case 401:
+      return new ApiError(401, 'unauthorized', error.message || 'Authentication required');
+    case 413:
+      return new ApiError(413, 'payload_too_large', error.message || 'Request body too large');
+    default:
+      return new ApiError(500, 'internal_error', 'Internal server error');
+  }
+}
+
+/** Postgres errors that mean bad input rather than a server fault. */
+function fromDatabaseError(error: unknown): ApiError | null {
+  const code = (error as { code?: unknown } | null)?.code ?? (error as { cause?: { code?: unknown } })?.cause?.code;
+  if (code === '22P02' || code === '22003' || code === '22007' || code === '22008') {
+    return new ApiError(400, 'bad_request', 'A value is out of range or malformed', null);
+  }
+  if (code === '23505') return new ApiError(409, 'conflict', 'A record with the same unique value already exists', 'duplicate');
+  if (code === '23503') return new ApiError(422, 'validation_error', 'A referenced record does not exist', 'reference');
+  return null;
+}
+
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof HTTPException) return fromHttpException(error);
+  if (error instanceof ConfigurationError) return new ApiError(500, 'internal_error', 'Internal server error');
+  return fromDatabaseError(error) ?? new ApiError(500, 'internal_error', 'Internal server error');
+}
+
+export function handleError(error: unknown, c: Context): Response {
+  const apiError = toApiError(error);
+  if (apiError.status >= 500) logError(c, error);
+  if (apiError instanceof RateLimited) c.header('Retry-After', String(apiError.retryAfterSeconds));
+  return c.json(failureBody(apiError), apiError.status as ContentfulStatusCode);
+}
+
+export function handleNotFound(c: Context): Response {
+  return c.json(failureBody(new ApiError(404, 'not_found', `No route for ${c.req.method} ${new URL(c.req.url).pathname}`)), 404);
+}

@@ -1,0 +1,173 @@
+/**
+ * The route registry. Every endpoint is declared with `defineRoute`, which records its method,
+ * path, auth kind and zod schemas once: the same record drives request validation, the OpenAPI
+ * document, the auth middleware, and the cross-tenant and bad-input test sweeps.
+ */
+import { createRoute, OpenAPIHono, z, type RouteConfig } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import { apiKeyAuth } from './auth/api-key';
+import { bearerAuth } from './auth/bearer';
+import type { AppEnv } from './context';
+import { BadRequest, ValidationFailed, type FieldIssue } from './errors';
+
+export type AuthKind = 'bearer' | 'apiKey' | 'public';
+
+export interface RegisteredRoute {
+  method: string;
+  /** OpenAPI form, e.g. /api/lead/view/{id} */
+  path: string;
+  auth: AuthKind;
+  operationId: string;
+  params?: z.ZodType;
+  query?: z.ZodType;
+  body?: z.ZodType;
+  bodyMediaType?: string;
+}
+
+export const routeRegistry: RegisteredRoute[] = [];
+
+const authMiddleware: Record<AuthKind, MiddlewareHandler<AppEnv>[]> = {
+  bearer: [bearerAuth],
+  apiKey: [apiKeyAuth],
+  public: [],
+};
+
+export const ErrorEnvelope = z
+  .object({
+    success: z.literal(false),
+    error: z.object({
+      message: z.string(),
+      type: z.string().openapi({ example: 'validation_error' }),
+      code: z.union([z.string(), z.number(), z.null()]).openapi({ example: 'first_name' }),
+      details: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+    }),
+  })
+  .openapi('Error');
+
+function errorResponse(description: string) {
+  return { description, content: { 'application/json': { schema: ErrorEnvelope } } };
+}
+
+function sharedErrors(auth: AuthKind) {
+  return {
+    400: errorResponse('Malformed request: unparseable JSON, wrong content type or a malformed parameter'),
+    ...(auth === 'public' ? {} : { 401: errorResponse('Missing or invalid credentials'), 403: errorResponse('Forbidden') }),
+    404: errorResponse('Not found (records of other organizations are never visible)'),
+    422: errorResponse('Validation failed; error.code names the first field, error.details lists every field'),
+    429: errorResponse('Rate limited; retry after Retry-After seconds'),
+    500: errorResponse('Server error'),
+  };
+}
+
+const securityFor: Record<AuthKind, RouteConfig['security']> = {
+  bearer: [{ bearerAuth: [] }],
+  apiKey: [{ apiKeyAuth: [] }],
+  public: [],
+};
+
+export type DefinedRouteConfig = Omit<RouteConfig, 'middleware' | 'security' | 'operationId'> & {
+  auth: AuthKind;
+  operationId: string;
+};
+
+export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
+  const { auth, ...route } = config;
+  const content = route.request?.body?.content;
+  const bodyMediaType = content ? Object.keys(content)[0] : undefined;
+  routeRegistry.push({
+    method: route.method.toUpperCase(),
+    path: route.path,
+    auth,
+    operationId: route.operationId,
+    params: route.request?.params as z.ZodType | undefined,
+    query: route.request?.query as z.ZodType | undefined,
+    body: bodyMediaType ? ((content?.[bodyMediaType] as { schema?: z.ZodType } | undefined)?.schema) : undefined,
+    bodyMediaType,
+  });
+  return createRoute({
+    ...route,
+    middleware: authMiddleware[auth],
+    security: securityFor[auth],
+    responses: { ...sharedErrors(auth), ...route.responses },
+  } as Omit<C, 'auth'> & { middleware: MiddlewareHandler<AppEnv>[] });
+}
+
+function issuesOf(error: z.ZodError, fallback: string): FieldIssue[] {
+  return error.issues.map((issue) => ({
+    field: issue.path.length > 0 ? issue.path.map(String).join('.') : fallback,
+    message: issue.message,
+  }));
+}
+
+type ValidationResult = { target: string } & ({ success: true } | { success: false; error: z.ZodError });
+
+function badRequestFrom(issues: FieldIssue[]): BadRequest {
+  const failure = new BadRequest(`${issues[0].field}: ${issues[0].message}`, issues[0].field);
+  Object.assign(failure, { details: issues });
+  return failure;
+}
+
+/** Body rule violations are 422; malformed query, path or header values are 400. */
+export function validationHook(result: ValidationResult): undefined {
+  if (result.success) return undefined;
+  const issues = issuesOf(result.error, result.target);
+  if (result.target === 'json' || result.target === 'form') throw new ValidationFailed(issues);
+  throw badRequestFrom(issues);
+}
+
+/** For endpoints whose contract says a missing or invalid body field is a 400 (login). */
+export function bodyIssuesAreBadRequest(result: ValidationResult): undefined {
+  if (result.success) return undefined;
+  throw badRequestFrom(issuesOf(result.error, result.target));
+}
+
+export function createRouter() {
+  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+}
+
+/** Path parameter for numeric ids: anything but a positive safe integer is a 400 naming the parameter. */
+export function idParam<const N extends string = 'id'>(name: N = 'id' as N) {
+  return z.object({
+    [name]: z.coerce
+      .number({ error: `${name} must be a positive integer` })
+      .int(`${name} must be a positive integer`)
+      .positive(`${name} must be a positive integer`)
+      .max(Number.MAX_SAFE_INTEGER)
+      .openapi({ param: { name, in: 'path' }, example: 1 }),
+  } as { [K in N]: z.ZodNumber });
+}
+
+/** The success envelope schema for the OpenAPI document. */
+export function envelope<T extends z.ZodType>(data: T, description = 'OK') {
+  return {
+    description,
+    content: {
+      'application/json': {
+        schema: z.object({ success: z.literal(true), message: z.string(), data }),
+      },
+    },
+  };
+}
+
+export function listEnvelope<T extends z.ZodType>(item: T, description = 'A page of records') {
+  return {
+    description,
+    content: {
+      'application/json': {
+        schema: z.object({
+          success: z.literal(true),
+          message: z.string(),
+          data: z.array(item),
+          total: z.number().int(),
+          page: z.number().int(),
+          limit: z.number().int(),
+          next_cursor: z.string().nullable().openapi({ description: 'Pass as `cursor` for the next page (keyset); null on the last page' }),
+        }),
+      },
+    },
+  };
+}
+
+export function jsonBody<T extends z.ZodType>(schema: T, description?: string) {
+  return { required: true, description, content: { 'application/json': { schema } } };
+}

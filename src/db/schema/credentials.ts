@@ -1,0 +1,41 @@
+import { sql } from 'drizzle-orm';
+import { bigint, index, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { organizations, users } from './organizations';
+import { createdAt, id, organizationRef, tenantPolicy } from './tenancy';
+
+/** API keys for the ingestion routes; only a SHA-256 hash of the key is stored. */
+export const apiKeys = pgTable(
+  'api_keys',
+  {
+    id: id(),
+    organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
+    name: text().notNull(),
+    prefix: text().notNull(),
+    keyHash: text().notNull(),
+    allowedDomains: text().array().notNull().default(sql`'{}'::text[]`),
+    allowedIps: text().array().notNull().default(sql`'{}'::text[]`),
+    expiresAt: timestamp({ withTimezone: true }),
+    lastUsedAt: timestamp({ withTimezone: true }),
+    revokedAt: timestamp({ withTimezone: true }),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id),
+    createdAt: createdAt(),
+  },
+  (table) => [
+    uniqueIndex('api_keys_key_hash_key').on(table.keyHash),
+    index('api_keys_organization_id_idx').on(table.organizationId, table.id),
+    tenantPolicy('api_keys'),
+  ],
+);
+
+/** Bearer tokens revoked by logout, by `jti`, kept until they would have expired anyway. */
+export const revokedTokens = pgTable(
+  'revoked_tokens',
+  {
+    jti: text().primaryKey(),
+    organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
+    userId: bigint({ mode: 'number' }).notNull(),
+    expiresAt: timestamp({ withTimezone: true }).notNull(),
+    revokedAt: createdAt(),
+  },
+  (table) => [index('revoked_tokens_organization_id_idx').on(table.organizationId, table.expiresAt), tenantPolicy('revoked_tokens')],
+);

@@ -1,0 +1,43 @@
+/**
+ * The Worker's bindings and the configuration parsed from them, in one place.
+ * Configuration is validated once per isolate; a missing secret fails loudly in the log
+ * and answers 500 without saying which secret (the log says it).
+ */
+import { z } from 'zod';
+
+export interface Bindings {
+  DATABASE_URL?: string;
+  /** Host:port of a WebSocket-to-TCP relay for a non-Neon Postgres (local dev and tests only). */
+  DB_WS_PROXY?: string;
+  JWT_SECRET?: string;
+  SIGNUP_ENABLED?: string;
+  AUTH_RATE_LIMITER?: RateLimit;
+  API_RATE_LIMITER?: RateLimit;
+}
+
+const configSchema = z.object({
+  DATABASE_URL: z.string().min(1, 'DATABASE_URL is not set'),
+  DB_WS_PROXY: z.string().optional(),
+  JWT_SECRET: z.string().min(32, 'JWT_SECRET must be set and at least 32 characters long'),
+  SIGNUP_ENABLED: z
+    .string()
+    .optional()
+    .transform((value) => value?.toLowerCase() !== 'false'),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+const parsed = new WeakMap<object, Config>();
+
+export class ConfigurationError extends Error {}
+
+export function readConfig(env: Bindings): Config {
+  const cached = parsed.get(env);
+  if (cached) return cached;
+  const result = configSchema.safeParse(env);
+  if (!result.success) {
+    throw new ConfigurationError(result.error.issues.map((issue) => issue.message).join('; '));
+  }
+  parsed.set(env, result.data);
+  return result.data;
+}

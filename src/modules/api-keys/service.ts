@@ -1,0 +1,82 @@
+/**
+ * API keys for the ingestion routes: created by admins, shown in plaintext once, stored as a
+ * SHA-256 hash, optionally restricted to domains and IP ranges, revoked by delete.
+ */
+import { and, count, eq, isNull, sql } from 'drizzle-orm';
+import { apiKeys } from '../../db/schema';
+import { isAdmin, tenantWhere, type TenantContext } from '../../db/tenant';
+import { generateApiKey } from '../../core/auth/api-key-secrets';
+import { Forbidden, NotFound } from '../../core/errors';
+import { dateRange, listPage, type ListParams } from '../../core/list';
+import { isoTimestamp } from '../../core/schemas';
+
+const keyFields = {
+  id: apiKeys.id,
+  name: apiKeys.name,
+  prefix: apiKeys.prefix,
+  allowedDomains: apiKeys.allowedDomains,
+  allowedIps: apiKeys.allowedIps,
+  expiresAt: apiKeys.expiresAt,
+  lastUsedAt: apiKeys.lastUsedAt,
+  createdAt: apiKeys.createdAt,
+};
+type KeyRow = { id: number; name: string; prefix: string; allowedDomains: string[]; allowedIps: string[]; expiresAt: Date | null; lastUsedAt: Date | null; createdAt: Date };
+
+function presentKey(row: KeyRow) {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    allowed_domains: row.allowedDomains,
+    allowed_ips: row.allowedIps,
+    expires_at: isoTimestamp(row.expiresAt),
+    last_used_at: isoTimestamp(row.lastUsedAt),
+    created_at: isoTimestamp(row.createdAt) as string,
+  };
+}
+
+function requireAdmin(ctx: TenantContext): void {
+  if (!isAdmin(ctx)) throw new Forbidden('Only admins manage API keys', 'admin_only');
+}
+
+export async function createApiKey(ctx: TenantContext, input: { name: string; allowed_domains?: string[]; allowed_ips?: string[]; expires_at?: string | null }) {
+  requireAdmin(ctx);
+  const secret = await generateApiKey();
+  const [row] = await ctx.db
+    .insert(apiKeys)
+    .values({
+      organizationId: ctx.orgId,
+      name: input.name,
+      prefix: secret.prefix,
+      keyHash: secret.hash,
+      allowedDomains: input.allowed_domains ?? [],
+      allowedIps: input.allowed_ips ?? [],
+      expiresAt: input.expires_at ? new Date(input.expires_at) : null,
+      createdBy: ctx.userId,
+    })
+    .returning(keyFields);
+  return { ...presentKey(row), key: secret.key };
+}
+
+export async function listApiKeys(ctx: TenantContext, params: ListParams) {
+  const where = tenantWhere(ctx, apiKeys, isNull(apiKeys.revokedAt), dateRange(apiKeys.createdAt, params));
+  const page = await listPage({
+    params,
+    sortColumns: { id: apiKeys.id, name: apiKeys.name, created_at: apiKeys.createdAt },
+    idColumn: apiKeys.id,
+    where,
+    fetch: (q) => ctx.db.select({ ...keyFields, sortKey: q.sortKey }).from(apiKeys).where(q.where).orderBy(...q.orderBy).limit(q.limit).offset(q.offset),
+    count: async (w) => (await ctx.db.select({ n: count() }).from(apiKeys).where(w))[0].n,
+  });
+  return { ...page, rows: page.rows.map(presentKey) };
+}
+
+export async function revokeApiKey(ctx: TenantContext, id: number): Promise<void> {
+  requireAdmin(ctx);
+  const revoked = await ctx.db
+    .update(apiKeys)
+    .set({ revokedAt: sql`now()` })
+    .where(tenantWhere(ctx, apiKeys, and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))))
+    .returning({ id: apiKeys.id });
+  if (revoked.length === 0) throw new NotFound('API key', id);
+}

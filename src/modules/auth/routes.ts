@@ -1,0 +1,80 @@
+/**
+ * Authentication: login and logout as the spec gives them, and signup (beyond the spec) so a
+ * new organization can start using the service.
+ */
+import { z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
+import type { AppEnv } from '../../core/context';
+import { Forbidden } from '../../core/errors';
+import { ok } from '../../core/http';
+import { limitAuthAttempts } from '../../core/rate-limit';
+import { bodyIssuesAreBadRequest, createRouter, defineRoute, envelope, jsonBody } from '../../core/routes';
+import { readConfig } from '../../env';
+import { LoginBody, SignupBody, TokenGrantSchema } from './schemas';
+import { login, logout, signup, type TokenGrant } from './service';
+
+export const authRoutes = createRouter();
+
+function grantResponse<S extends 200 | 201>(c: Context<AppEnv>, grant: TokenGrant, message: string, status: S) {
+  return c.json({ success: true as const, message, ...grant, data: grant }, status);
+}
+
+const grantContent = { content: { 'application/json': { schema: TokenGrantSchema } } };
+
+const loginRoute = defineRoute({
+  method: 'post',
+  path: '/api/auth/login',
+  operationId: 'login',
+  tags: ['Authentication'],
+  summary: 'Exchange email and password for a 30-day bearer token',
+  auth: 'public',
+  request: { body: jsonBody(LoginBody) },
+  responses: { 200: { description: 'Token issued', ...grantContent } },
+});
+
+authRoutes.openapi(
+  loginRoute,
+  async (c) => {
+    await limitAuthAttempts(c);
+    const { email, password } = c.req.valid('json');
+    const grant = await login(c.var.database(), readConfig(c.env).JWT_SECRET, email, password);
+    c.set('logOrgId', Number(grant.user.organization_id));
+    return grantResponse(c, grant, 'Logged in', 200);
+  },
+  bodyIssuesAreBadRequest,
+);
+
+const signupRoute = defineRoute({
+  method: 'post',
+  path: '/api/auth/signup',
+  operationId: 'signup',
+  tags: ['Authentication'],
+  summary: 'Create an organization, its default roles and its admin user; answers like login',
+  auth: 'public',
+  request: { body: jsonBody(SignupBody) },
+  responses: { 201: { description: 'Organization and admin created', ...grantContent } },
+});
+
+authRoutes.openapi(signupRoute, async (c) => {
+  await limitAuthAttempts(c);
+  const config = readConfig(c.env);
+  if (!config.SIGNUP_ENABLED) throw new Forbidden('Signup is disabled on this deployment', 'signup_disabled');
+  const grant = await signup(c.var.database(), config.JWT_SECRET, c.req.valid('json'));
+  c.set('logOrgId', Number(grant.user.organization_id));
+  return grantResponse(c, grant, 'Organization created', 201);
+});
+
+const logoutRoute = defineRoute({
+  method: 'post',
+  path: '/api/auth/logout',
+  operationId: 'logout',
+  tags: ['Authentication'],
+  summary: 'Revoke the bearer token used for this request',
+  auth: 'bearer',
+  responses: { 200: envelope(z.null(), 'Token revoked') },
+});
+
+authRoutes.openapi(logoutRoute, async (c) => {
+  await logout(c.var.tenant);
+  return ok(c, null, 'Logged out');
+});

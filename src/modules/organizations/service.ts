@@ -1,0 +1,33 @@
+/**
+ * Creating an organization with everything it needs on day one: default roles and its first
+ * admin. Later modules add their per-organization defaults (lookups, pipelines …) to
+ * `seedOrganizationDefaults`, which runs in the same transaction as signup.
+ */
+import { eq } from 'drizzle-orm';
+import type { Transaction } from '../../db/client';
+import { organizations, roles } from '../../db/schema';
+
+export const DEFAULT_ROLES = [
+  { name: 'admin', description: 'Manages users, roles, API keys and every record' },
+  { name: 'manager', description: 'Manages the team’s records' },
+  { name: 'sales_rep', description: 'Works assigned leads and deals' },
+] as const;
+
+export async function seedOrganizationDefaults(tx: Transaction, organizationId: number): Promise<Map<string, number>> {
+  const seeded = await tx
+    .insert(roles)
+    .values(DEFAULT_ROLES.map((role) => ({ ...role, organizationId })))
+    .returning({ id: roles.id, name: roles.name });
+  return new Map(seeded.map((role) => [role.name, role.id]));
+}
+
+export async function createOrganization(tx: Transaction, name: string) {
+  const [organization] = await tx.insert(organizations).values({ name }).returning();
+  const roleIds = await seedOrganizationDefaults(tx, organization.id);
+  return { organization, roleIds };
+}
+
+export async function findOrganization(tx: Transaction, id: number) {
+  const [organization] = await tx.select().from(organizations).where(eq(organizations.id, id));
+  return organization;
+}

@@ -1,0 +1,208 @@
+/**
+ * Users of an organization: profile, list, add, update, password change, delete (soft).
+ * Only admins manage other users; nobody deletes themself.
+ */
+import { and, count, eq, ilike, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
+import { organizations, roles, users } from '../../db/schema';
+import { isAdmin, tenantWhere, type TenantContext } from '../../db/tenant';
+import { hashPassword, verifyPassword } from '../../core/auth/passwords';
+import { isUniqueViolation } from '../../db/errors';
+import { Conflict, Forbidden, NotFound, ValidationFailed } from '../../core/errors';
+import { dateRange, listPage, type ListParams } from '../../core/list';
+import { isoTimestamp } from '../../core/schemas';
+import type { z } from '@hono/zod-openapi';
+import type { AddUserBody, UpdateUserBody } from './schemas';
+
+const userFields = {
+  id: users.id,
+  firstName: users.firstName,
+  lastName: users.lastName,
+  email: users.email,
+  phoneNo: users.phoneNo,
+  roleId: users.roleId,
+  roleName: roles.name,
+  stateId: users.stateId,
+  language: users.language,
+  timezone: users.timezone,
+  organizationId: users.organizationId,
+  createdAt: users.createdAt,
+  updatedAt: users.updatedAt,
+};
+
+type UserRow = Pick<
+  typeof users.$inferSelect,
+  'id' | 'firstName' | 'lastName' | 'email' | 'phoneNo' | 'roleId' | 'stateId' | 'language' | 'timezone' | 'organizationId' | 'createdAt' | 'updatedAt'
+> & { roleName: string };
+
+export function presentUser(row: UserRow) {
+  return {
+    id: row.id,
+    first_name: row.firstName,
+    last_name: row.lastName,
+    name: [row.firstName, row.lastName].filter(Boolean).join(' '),
+    email: row.email,
+    phone_no: row.phoneNo,
+    role_id: row.roleId,
+    role_name: row.roleName,
+    state_id: row.stateId,
+    language: row.language,
+    timezone: row.timezone,
+    organization_id: String(row.organizationId),
+    created_at: isoTimestamp(row.createdAt) as string,
+    updated_at: isoTimestamp(row.updatedAt) as string,
+  };
+}
+
+const liveUser = isNull(users.deletedAt);
+
+async function findUser(ctx: TenantContext, id: number): Promise<UserRow> {
+  const [row] = await ctx.db
+    .select(userFields)
+    .from(users)
+    .innerJoin(roles, eq(roles.id, users.roleId))
+    .where(tenantWhere(ctx, users, eq(users.id, id), liveUser));
+  if (!row) throw new NotFound('User', id);
+  return row;
+}
+
+export async function getMyProfile(ctx: TenantContext) {
+  const user = await findUser(ctx, ctx.userId as number);
+  const [organization] = await ctx.db.select({ name: organizations.name }).from(organizations).where(eq(organizations.id, ctx.orgId));
+  return { ...presentUser(user), organization_name: organization?.name ?? '' };
+}
+
+export function userSearch(term: string): SQL {
+  const pattern = `%${term.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+  return or(ilike(users.firstName, pattern), ilike(users.lastName, pattern), ilike(users.email, pattern)) as SQL;
+}
+
+export async function listUsers(ctx: TenantContext, params: ListParams & { role_id?: number[]; state_id?: number[] }) {
+  const where = tenantWhere(
+    ctx,
+    users,
+    liveUser,
+    params.role_id ? inArray(users.roleId, params.role_id) : undefined,
+    params.state_id ? inArray(users.stateId, params.state_id) : undefined,
+    params.search_value ? userSearch(params.search_value) : undefined,
+    dateRange(users.createdAt, params),
+  );
+  const page = await listPage({
+    params,
+    sortColumns: { id: users.id, first_name: users.firstName, email: users.email, created_at: users.createdAt },
+    idColumn: users.id,
+    where,
+    fetch: (q) =>
+      ctx.db
+        .select({ ...userFields, sortKey: q.sortKey })
+        .from(users)
+        .innerJoin(roles, eq(roles.id, users.roleId))
+        .where(q.where)
+        .orderBy(...q.orderBy)
+        .limit(q.limit)
+        .offset(q.offset),
+    count: async (w) => (await ctx.db.select({ n: count() }).from(users).where(w))[0].n,
+  });
+  return { ...page, rows: page.rows.map(presentUser) };
+}
+
+async function requireRole(ctx: TenantContext, roleId: number): Promise<void> {
+  const [role] = await ctx.db.select({ id: roles.id }).from(roles).where(tenantWhere(ctx, roles, eq(roles.id, roleId)));
+  if (!role) throw ValidationFailed.field('role_id', 'is not a role of this organization');
+}
+
+/** Emails are unique across organizations (login is by email alone); the unique index decides. */
+async function claimEmail<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (isUniqueViolation(error, 'users_email_key')) throw new Conflict('A user with this email already exists', 'email_taken');
+    throw error;
+  }
+}
+
+export async function addUser(ctx: TenantContext, input: z.infer<typeof AddUserBody>) {
+  if (!isAdmin(ctx)) throw new Forbidden('Only admins can add users', 'admin_only');
+  let roleId = input.role_id;
+  if (roleId) await requireRole(ctx, roleId);
+  else {
+    const [role] = await ctx.db.select({ id: roles.id }).from(roles).where(tenantWhere(ctx, roles, eq(roles.name, 'sales_rep')));
+    roleId = role.id;
+  }
+  const passwordHash = await hashPassword(input.password);
+  const [row] = await claimEmail(() =>
+    ctx.db
+    .insert(users)
+    .values({
+      organizationId: ctx.orgId,
+      roleId,
+      firstName: input.first_name,
+      lastName: input.last_name ?? null,
+      email: input.email,
+      phoneNo: input.phone_no,
+      passwordHash,
+    })
+    .returning({ id: users.id }),
+  );
+  return presentUser(await findUser(ctx, row.id));
+}
+
+export async function updateUser(ctx: TenantContext, id: number, input: z.infer<typeof UpdateUserBody>) {
+  await findUser(ctx, id);
+  const self = id === ctx.userId;
+  if (!self && !isAdmin(ctx)) throw new Forbidden('Only admins can update other users', 'admin_only');
+  if ((input.role_id !== undefined || input.state_id !== undefined) && !isAdmin(ctx)) {
+    throw new Forbidden('Only admins can change roles or states', 'admin_only');
+  }
+  if (self && input.state_id === 0) throw new Forbidden('You cannot deactivate yourself', 'cannot_deactivate_self');
+  if (input.role_id !== undefined) await requireRole(ctx, input.role_id);
+  await claimEmail(() =>
+    ctx.db
+    .update(users)
+    .set({
+      firstName: input.first_name,
+      lastName: input.last_name === undefined ? undefined : input.last_name,
+      email: input.email,
+      phoneNo: input.phone_no,
+      language: input.language === undefined ? undefined : input.language,
+      timezone: input.timezone === undefined ? undefined : input.timezone,
+      roleId: input.role_id,
+      stateId: input.state_id,
+      updatedAt: sql`now()`,
+    })
+    .where(tenantWhere(ctx, users, eq(users.id, id))),
+  );
+  return presentUser(await findUser(ctx, id));
+}
+
+export async function changePassword(ctx: TenantContext, input: { current_password: string; new_password: string; confirm_password: string }) {
+  if (input.new_password !== input.confirm_password) throw ValidationFailed.field('confirm_password', 'does not match new_password');
+  const [row] = await ctx.db.select({ hash: users.passwordHash }).from(users).where(tenantWhere(ctx, users, eq(users.id, ctx.userId as number)));
+  if (!row || !(await verifyPassword(input.current_password, row.hash))) throw ValidationFailed.field('current_password', 'is incorrect');
+  await ctx.db
+    .update(users)
+    .set({ passwordHash: await hashPassword(input.new_password), updatedAt: sql`now()` })
+    .where(tenantWhere(ctx, users, eq(users.id, ctx.userId as number)));
+}
+
+export async function deleteUser(ctx: TenantContext, id: number): Promise<void> {
+  if (!isAdmin(ctx)) throw new Forbidden('Only admins can delete users', 'admin_only');
+  if (id === ctx.userId) throw new Forbidden('You cannot delete your own account', 'cannot_delete_self');
+  const deleted = await ctx.db
+    .update(users)
+    .set({ deletedAt: sql`now()`, updatedAt: sql`now()` })
+    .where(tenantWhere(ctx, users, eq(users.id, id), liveUser))
+    .returning({ id: users.id });
+  if (deleted.length === 0) throw new NotFound('User', id);
+}
+
+export async function searchUsers(ctx: TenantContext, term: string, limit = 10) {
+  const rows = await ctx.db
+    .select(userFields)
+    .from(users)
+    .innerJoin(roles, eq(roles.id, users.roleId))
+    .where(tenantWhere(ctx, users, liveUser, userSearch(term)))
+    .orderBy(users.id)
+    .limit(limit);
+  return rows.map(presentUser);
+}
+

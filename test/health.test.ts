@@ -1,0 +1,23 @@
+import { describe, expect, it } from 'vitest';
+import { call } from './helpers/api';
+
+describe('GET /api/health', () => {
+  it('answers ok after a real database round trip', async () => {
+    const response = await call('GET', '/api/health');
+    expect(response.status).toBe(200);
+    expect(response.body).toEqual({ success: true, message: 'OK', data: { status: 'ok', database: 'ok' } });
+  });
+
+  it('echoes a caller request id and makes one otherwise', async () => {
+    const given = await call('GET', '/api/health', { headers: { 'x-request-id': 'trace-12345678' } });
+    expect(given.headers.get('x-request-id')).toBe('trace-12345678');
+    const made = await call('GET', '/api/health');
+    expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('answers 404 with the failure envelope for an unknown path', async () => {
+    const response = await call('GET', '/api/nothing-here');
+    expect(response.status).toBe(404);
+    expect(response.body).toMatchObject({ success: false, error: { type: 'not_found', code: null } });
+  });
+});

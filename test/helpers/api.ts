@@ -1,0 +1,83 @@
+/**
+ * A small client for tests: requests go to the Worker's own fetch handler inside workerd, the
+ * same code path production requests take.
+ */
+import { exports } from 'cloudflare:workers';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+  text: string;
+}
+
+export interface CallOptions {
+  token?: string;
+  apiKey?: string;
+  body?: unknown;
+  /** Sent as-is (for malformed bodies); overrides `body`. */
+  rawBody?: BodyInit;
+  headers?: Record<string, string>;
+  query?: Record<string, string | number | boolean | undefined>;
+}
+
+/** Each test file gets its own client IP so rate limits never couple files together. */
+const fileIp = `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250) + 1}`;
+
+export async function call<T = any>(method: string, path: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
+  const url = new URL(path, 'http://lead.test');
+  for (const [key, value] of Object.entries(options.query ?? {})) {
+    if (value !== undefined) url.searchParams.set(key, String(value));
+  }
+  const headers: Record<string, string> = { 'cf-connecting-ip': fileIp, ...options.headers };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  if (options.apiKey) headers['x-api-key'] = options.apiKey;
+  let body: BodyInit | undefined = options.rawBody;
+  if (body === undefined && options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await exports.default.fetch(new Request(url, { method, headers, body }));
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // non-JSON bodies (pixels, pages) stay as text
+  }
+  return { status: response.status, body: parsed as T, headers: response.headers, text };
+}
+
+export function uniqueEmail(label = 'user'): string {
+  return `${label}-${crypto.randomUUID().slice(0, 12)}@example.com`;
+}
+
+export interface SignedUp {
+  token: string;
+  email: string;
+  password: string;
+  userId: number;
+  orgId: number;
+}
+
+export async function signupOrganization(name = 'Acme'): Promise<SignedUp> {
+  const email = uniqueEmail('admin');
+  const password = 'correct horse battery';
+  const response = await call('POST', '/api/auth/signup', {
+    body: { organization_name: `${name} ${crypto.randomUUID().slice(0, 6)}`, first_name: 'Ada', last_name: 'Admin', email, password },
+  });
+  if (response.status !== 201) throw new Error(`signup failed: ${response.status} ${response.text}`);
+  return {
+    token: response.body.access_token,
+    email,
+    password,
+    userId: response.body.user.id,
+    orgId: Number(response.body.user.organization_id),
+  };
+}
+
+export function expectFailure(response: ApiResponse, status: number, type: string): void {
+  if (response.status !== status || response.body?.success !== false || response.body?.error?.type !== type) {
+    throw new Error(`expected ${status} ${type}, got ${response.status} ${response.text.slice(0, 500)}`);
+  }
+}

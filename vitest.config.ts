@@ -1,0 +1,44 @@
+import net from 'node:net';
+import { cloudflareTest } from '@cloudflare/vitest-plugin';
+import { defineConfig } from 'vitest/config';
+
+/** A free loopback port, chosen here so the Worker's bindings and globalSetup agree on it. */
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export default defineConfig(async () => {
+  process.env.LM_TEST_PG_PORT ??= String(await freePort());
+  process.env.LM_TEST_RELAY_PORT ??= String(await freePort());
+  const databaseUrl = process.env.TEST_DATABASE_URL ?? `postgres://postgres:postgres@127.0.0.1:${process.env.LM_TEST_PG_PORT}/postgres`;
+  process.env.LM_TEST_DATABASE_URL = databaseUrl;
+  return {
+    plugins: [
+      cloudflareTest({
+        wrangler: { configPath: './wrangler.toml' },
+        miniflare: {
+          bindings: {
+            DATABASE_URL: databaseUrl,
+            DB_WS_PROXY: `127.0.0.1:${process.env.LM_TEST_RELAY_PORT}`,
+            JWT_SECRET: 'test-secret-that-is-long-enough-for-hs256-signing',
+            SIGNUP_ENABLED: 'true',
+          },
+        },
+      }),
+    ],
+    test: {
+      globalSetup: ['./test/global-setup.ts'],
+      include: ['test/**/*.test.ts'],
+      silent: 'passed-only',
+      testTimeout: 60_000,
+      hookTimeout: 120_000,
+    },
+  };
+});
