@@ -36,7 +36,7 @@ export default defineConfig(async () => {
     test: {
       globalSetup: ['./test/global-setup.ts'],
       include: ['test/**/*.test.ts'],
-      silent: 'passed-only',
+      silent: 'passed-only' as const,
       testTimeout: 60_000,
       hookTimeout: 120_000,
     },

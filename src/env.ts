@@ -13,6 +13,10 @@ export interface Bindings {
   SIGNUP_ENABLED?: string;
   AUTH_RATE_LIMITER?: RateLimit;
   API_RATE_LIMITER?: RateLimit;
+  /** R2: documents, images, imports, exports. */
+  FILES: R2Bucket;
+  /** Cloudflare Queue for async jobs (see src/jobs). */
+  JOBS: Queue<import('./jobs/messages').JobMessage>;
 }
 
 const configSchema = z.object({

@@ -1,11 +1,13 @@
 // The embedded Postgres for `npm start` and `npm test`: PGlite served over the Postgres wire
 // protocol. `dataDir` keeps data across restarts; without it the database lives in memory.
 import { PGlite } from '@electric-sql/pglite';
+import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
 
 export async function startPglite({ dataDir, port = 0, host = '127.0.0.1' } = {}) {
-  const db = await PGlite.create(dataDir ? { dataDir, extensions: { pg_trgm } } : { extensions: { pg_trgm } });
+  const extensions = { pg_trgm, btree_gin };
+  const db = await PGlite.create(dataDir ? { dataDir, extensions } : { extensions });
   const server = new PGLiteSocketServer({ db, port, host, maxConnections: 200 });
   await server.start();
   const [, actualPort] = server.getServerConn().split(':');

@@ -1,0 +1,81 @@
+import { bigint, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { storedFiles } from './files';
+import { organizations, users } from './organizations';
+import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenancy';
+
+/**
+ * Spreadsheet imports run by the queue consumer. `checkpoint_row` is committed with each batch,
+ * so a consumer retried after a crash resumes where the last batch ended.
+ * status: queued, running, completed, failed.
+ */
+export const importJobs = pgTable(
+  'import_jobs',
+  {
+    id: id(),
+    organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
+    type: text().notNull(),
+    status: text().notNull().default('queued'),
+    fileId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => storedFiles.id),
+    fileName: text().notNull(),
+    options: jsonb().$type<Record<string, unknown>>().notNull().default({}),
+    totalRows: integer().notNull().default(0),
+    processedRows: integer().notNull().default(0),
+    createdCount: integer().notNull().default(0),
+    updatedCount: integer().notNull().default(0),
+    skippedCount: integer().notNull().default(0),
+    failedCount: integer().notNull().default(0),
+    checkpointRow: integer().notNull().default(0),
+    error: text(),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id),
+    startedAt: timestamp({ withTimezone: true }),
+    finishedAt: timestamp({ withTimezone: true }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [index('import_jobs_organization_id_idx').on(table.organizationId, table.id), tenantPolicy('import_jobs')],
+);
+
+/** Per-row outcomes of an import that were not a plain create: errors and skipped duplicates. */
+export const importJobRows = pgTable(
+  'import_job_rows',
+  {
+    id: id(),
+    organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
+    importJobId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => importJobs.id, { onDelete: 'cascade' }),
+    rowNumber: integer().notNull(),
+    /** error, duplicate_skipped, duplicate_merged */
+    outcome: text().notNull(),
+    field: text(),
+    message: text().notNull(),
+    leadId: bigint({ mode: 'number' }),
+    createdAt: createdAt(),
+  },
+  (table) => [index('import_job_rows_organization_job_idx').on(table.organizationId, table.importJobId, table.rowNumber), tenantPolicy('import_job_rows')],
+);
+
+/** Exports written to R2 by the queue consumer. status: queued, running, completed, failed. */
+export const exportJobs = pgTable(
+  'export_jobs',
+  {
+    id: id(),
+    organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
+    exportType: text().notNull(),
+    format: text().notNull().default('csv'),
+    filters: jsonb().$type<Record<string, unknown>>().notNull().default({}),
+    status: text().notNull().default('queued'),
+    totalRows: integer().notNull().default(0),
+    processedRows: integer().notNull().default(0),
+    fileId: bigint({ mode: 'number' }).references(() => storedFiles.id),
+    error: text(),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id),
+    startedAt: timestamp({ withTimezone: true }),
+    finishedAt: timestamp({ withTimezone: true }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [index('export_jobs_organization_id_idx').on(table.organizationId, table.id), tenantPolicy('export_jobs')],
+);

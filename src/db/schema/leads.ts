@@ -1,0 +1,121 @@
+import { sql } from 'drizzle-orm';
+import { bigint, index, integer, jsonb, numeric, pgTable, primaryKey, smallint, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { companies } from './companies';
+import { lookups } from './lookups';
+import { organizations, users } from './organizations';
+import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenancy';
+
+/** The text `search_value` matches: name, email, phone, company and job title. */
+export const leadSearchDocument = sql.raw(
+  `(coalesce(first_name, '') || ' ' || coalesce(last_name, '') || ' ' || coalesce(email, '') || ' ' || coalesce(phone_number, '') || ' ' || coalesce(company, '') || ' ' || coalesce(job_title, ''))`,
+);
+
+export const leads = pgTable(
+  'leads',
+  {
+    id: id(),
+    organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
+    firstName: text().notNull(),
+    lastName: text().notNull(),
+    email: text(),
+    phoneNumber: text(),
+    company: text(),
+    companyId: bigint({ mode: 'number' }).references(() => companies.id),
+    jobTitle: text(),
+    industry: text(),
+    website: text(),
+    address: text(),
+    city: text(),
+    state: text(),
+    country: text(),
+    pinCode: text(),
+    status: integer().notNull(),
+    priority: smallint(),
+    leadSource: smallint(),
+    score: integer().notNull().default(0),
+    estimatedValue: numeric({ precision: 14, scale: 2, mode: 'number' }),
+    assignedTo: bigint({ mode: 'number' }).references(() => users.id),
+    profileUrl: text(),
+    customFields: jsonb().$type<Record<string, unknown>>().notNull().default({}),
+    notes: text(),
+    aiInformation: jsonb().$type<Record<string, unknown>>().notNull().default({}),
+    profileImageFileId: bigint({ mode: 'number' }),
+    lastActivityAt: timestamp({ withTimezone: true }),
+    /** Set for leads created by an import job, so a redelivered batch inserts nothing twice. */
+    importJobId: bigint({ mode: 'number' }),
+    importRow: integer(),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    deletedAt: timestamp({ withTimezone: true }),
+  },
+  (table) => [
+    index('leads_organization_id_idx').on(table.organizationId, table.id),
+    index('leads_organization_created_idx').on(table.organizationId, table.createdAt),
+    index('leads_organization_status_idx').on(table.organizationId, table.status),
+    index('leads_organization_assigned_idx').on(table.organizationId, table.assignedTo),
+    index('leads_organization_email_idx').on(table.organizationId, sql`lower(${table.email})`),
+    index('leads_organization_profile_url_idx').on(table.organizationId, table.profileUrl),
+    index('leads_search_trgm_idx').using('gin', table.organizationId, sql`${leadSearchDocument} gin_trgm_ops`),
+    uniqueIndex('leads_import_row_key').on(table.importJobId, table.importRow),
+    tenantPolicy('leads'),
+  ],
+);
+
+export const leadTags = pgTable(
+  'lead_tags',
+  {
+    organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
+    leadId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => leads.id, { onDelete: 'cascade' }),
+    tagId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => lookups.id, { onDelete: 'cascade' }),
+  },
+  (table) => [
+    primaryKey({ columns: [table.leadId, table.tagId] }),
+    index('lead_tags_organization_tag_idx').on(table.organizationId, table.tagId),
+    tenantPolicy('lead_tags'),
+  ],
+);
+
+export const leadNotes = pgTable(
+  'lead_notes',
+  {
+    id: id(),
+    organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
+    leadId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => leads.id, { onDelete: 'cascade' }),
+    title: text().notNull(),
+    note: text(),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [index('lead_notes_organization_lead_idx').on(table.organizationId, table.leadId, table.id), tenantPolicy('lead_notes')],
+);
+
+/** Follow-up status: 1 pending, 2 completed, 3 rescheduled, 4 cancelled, 5 missed, 6 no response. */
+export const leadFollowUps = pgTable(
+  'lead_follow_ups',
+  {
+    id: id(),
+    organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
+    leadId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => leads.id, { onDelete: 'cascade' }),
+    followUpDate: timestamp({ withTimezone: true }).notNull(),
+    notes: text(),
+    status: smallint().notNull().default(1),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [
+    index('lead_follow_ups_organization_lead_idx').on(table.organizationId, table.leadId, table.id),
+    index('lead_follow_ups_organization_date_idx').on(table.organizationId, table.followUpDate),
+    tenantPolicy('lead_follow_ups'),
+  ],
+);

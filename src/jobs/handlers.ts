@@ -1,0 +1,5 @@
+/**
+ * Imports every job module so each registers its handler with the runner. Add one line per
+ * job kind.
+ */
+export {};

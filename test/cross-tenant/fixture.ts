@@ -1,0 +1,33 @@
+/**
+ * The contract each module's cross-tenant fixtures fulfil. The matrix (tenant-matrix.test.ts)
+ * walks the route registry: every route with a path id, or a required body/query key named
+ * `ids` or ending in `_id`, must have a fixture here, keyed "METHOD /openapi/path"
+ * (e.g. "POST /api/user/update/{id}"). Add a file per module under fixtures/; the matrix
+ * loads them all.
+ */
+import type { SignedUp } from '../helpers/api';
+
+export interface CrossTenantRequest {
+  /** Path parameters, e.g. { id: 12 }. */
+  params?: Record<string, string | number>;
+  body?: unknown;
+  query?: Record<string, string | number>;
+  /** For multipart routes: the form to send instead of a JSON body. */
+  form?: () => FormData;
+}
+
+export interface TenantFixture {
+  /** Creates the record in the owner's organization; returns whatever `request`/`snapshot` need. */
+  setup(owner: SignedUp): Promise<Record<string, unknown>>;
+  /** The request the intruder (another organization's admin) sends against the owner's record. */
+  request(record: Record<string, unknown>, intruder: SignedUp): CrossTenantRequest;
+  /** Reads the record as its owner, to prove it is unchanged afterwards. */
+  snapshot(owner: SignedUp, record: Record<string, unknown>): Promise<unknown>;
+  /**
+   * What the intruder gets: 'not_found' (404 envelope; the default) or 'no_effect' (bulk `ids`
+   * routes answer 2xx but change nothing, e.g. "0 deleted").
+   */
+  outcome?: 'not_found' | 'no_effect';
+}
+
+export type FixtureMap = Record<string, TenantFixture>;
