@@ -17,11 +17,39 @@ import { mountDocs } from './modules/docs/routes';
 import { healthRoutes } from './modules/health/routes';
 import { roleRoutes } from './modules/roles/routes';
 import { userRoutes } from './modules/users/routes';
+import { lookupRoutes } from './modules/lookups/routes';
+import { customViewRoutes } from './modules/custom-views/routes';
+import { leadRoutes } from './modules/leads/routes';
+import { feedRoutes } from './modules/feed/routes';
+import { notificationRoutes } from './modules/notifications/routes';
+import { leadNoteRoutes } from './modules/lead-notes/routes';
+import { leadFollowUpRoutes } from './modules/lead-follow-ups/routes';
+import { leadDocumentRoutes } from './modules/lead-documents/routes';
+import { fileRoutes } from './modules/files/routes';
+import { importRoutes } from './modules/imports/routes';
+import { exportRoutes } from './modules/exports/routes';
 
 /** JSON bodies above this are refused with 413; upload routes set their own larger limit. */
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
 
-export const routeModules = [healthRoutes, authRoutes, userRoutes, roleRoutes, apiKeyRoutes];
+export const routeModules = [
+  healthRoutes,
+  authRoutes,
+  userRoutes,
+  roleRoutes,
+  apiKeyRoutes,
+  lookupRoutes,
+  customViewRoutes,
+  leadNoteRoutes,
+  leadFollowUpRoutes,
+  leadDocumentRoutes,
+  importRoutes,
+  leadRoutes,
+  feedRoutes,
+  notificationRoutes,
+  fileRoutes,
+  exportRoutes,
+];
 
 export function buildApp() {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });

@@ -1,0 +1,26 @@
+/**
+ * The one check every lead-scoped module makes: the lead exists, is not deleted and belongs to
+ * the caller's organization (otherwise 404, never 403, so other organizations stay invisible).
+ */
+import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { leads } from '../../db/schema';
+import { tenantWhere, type TenantContext } from '../../db/tenant';
+import { NotFound } from '../../core/errors';
+
+export async function requireLead(ctx: Pick<TenantContext, 'db' | 'orgId'>, leadId: number): Promise<{ id: number }> {
+  const [lead] = await ctx.db
+    .select({ id: leads.id })
+    .from(leads)
+    .where(tenantWhere(ctx, leads, eq(leads.id, leadId), isNull(leads.deletedAt)));
+  if (!lead) throw new NotFound('Lead', leadId);
+  return lead;
+}
+
+/** Sales activity (notes, follow-ups, meetings, calls, mail) moves `last_activity_at` forward. */
+export async function touchLeadActivity(ctx: Pick<TenantContext, 'db' | 'orgId'>, leadIds: number[]): Promise<void> {
+  if (leadIds.length === 0) return;
+  await ctx.db
+    .update(leads)
+    .set({ lastActivityAt: sql`now()` })
+    .where(tenantWhere(ctx, leads, and(inArray(leads.id, leadIds), isNull(leads.deletedAt))));
+}
