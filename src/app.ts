@@ -31,6 +31,8 @@ import { exportRoutes } from './modules/exports/routes';
 
 /** JSON bodies above this are refused with 413; upload routes set their own larger limit. */
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
+/** Multipart uploads as a whole; each upload route enforces its own, smaller per-file cap. */
+export const UPLOAD_BODY_LIMIT_BYTES = 60 * 1024 * 1024;
 
 export const routeModules = [
   healthRoutes,
@@ -55,15 +57,19 @@ export function buildApp() {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.use('*', requestLogger);
   app.use('*', secureHeaders({ crossOriginResourcePolicy: false }));
-  app.use(
-    '/api/*',
-    bodyLimit({
-      maxSize: JSON_BODY_LIMIT_BYTES,
-      onError: () => {
-        throw new PayloadTooLarge(`Request body exceeds ${JSON_BODY_LIMIT_BYTES} bytes`);
-      },
-    }),
-  );
+  const jsonLimit = bodyLimit({
+    maxSize: JSON_BODY_LIMIT_BYTES,
+    onError: () => {
+      throw new PayloadTooLarge(`Request body exceeds ${JSON_BODY_LIMIT_BYTES} bytes`);
+    },
+  });
+  const uploadLimit = bodyLimit({
+    maxSize: UPLOAD_BODY_LIMIT_BYTES,
+    onError: () => {
+      throw new PayloadTooLarge(`Upload exceeds ${UPLOAD_BODY_LIMIT_BYTES / 1024 / 1024} MB`);
+    },
+  });
+  app.use('/api/*', (c, next) => (c.req.header('content-type')?.toLowerCase().startsWith('multipart/') ? uploadLimit(c, next) : jsonLimit(c, next)));
   app.use('*', databaseAccess);
   for (const module of routeModules) app.route('/', module);
   mountDocs(app);
