@@ -1,3 +1,4 @@
+/// <reference types="vite/client" />
 declare namespace Cloudflare {
   interface GlobalProps {
     mainModule: typeof import('../src/index');

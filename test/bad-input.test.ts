@@ -1,0 +1,98 @@
+/**
+ * The bad-input sweep over the route registry: malformed JSON, bodies of the wrong JSON type,
+ * oversized strings, malformed ids and unknown order_by values all get a 4xx failure envelope,
+ * never a 500 and never a success. Every string a body accepts has a maximum length.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, signupOrganization, type ApiResponse, type SignedUp } from './helpers/api';
+import { objectShape, routeKey, routes, unboundedStrings } from './helpers/registry';
+import type { RegisteredRoute } from '../src/core/routes';
+
+function expectClientFailure(response: ApiResponse, label: string): void {
+  expect(response.status, `${label}: ${response.text.slice(0, 300)}`).toBeGreaterThanOrEqual(400);
+  expect(response.status, `${label}: ${response.text.slice(0, 300)}`).toBeLessThan(500);
+  expect(response.body?.success, label).toBe(false);
+  expect(typeof response.body?.error?.type, label).toBe('string');
+}
+
+function samplePath(route: RegisteredRoute, value: string | number = 999_999_999): string {
+  return route.path.replace(/\{\w+\}/g, String(value));
+}
+
+const swept = routes.filter((route) => !['/api/health', '/api/openapi.json', '/api/docs'].includes(route.path));
+const jsonRoutes = swept.filter((route) => route.bodyMediaType === 'application/json');
+const multipartRoutes = swept.filter((route) => route.bodyMediaType === 'multipart/form-data');
+const listRoutes = swept.filter((route) => 'order_by' in objectShape(route.query));
+const idPathRoutes = swept.filter((route) => route.path.includes('{'));
+
+describe('bad-input sweep', () => {
+  let caller: SignedUp;
+  let apiKey: string;
+
+  beforeAll(async () => {
+    caller = await signupOrganization('Sweep');
+    const key = await call('POST', '/api/api-keys/add', { token: caller.token, body: { name: 'sweep' } });
+    apiKey = key.body.data.key;
+  });
+
+  function auth(route: RegisteredRoute) {
+    if (route.auth === 'bearer') return { token: caller.token };
+    if (route.auth === 'apiKey') return { apiKey };
+    return {};
+  }
+
+  it('gives every string field of every body a maximum length', () => {
+    const unbounded = swept.flatMap((route) => unboundedStrings(route.body).map((path) => `${routeKey(route)} ${path}`));
+    expect(unbounded).toEqual([]);
+  });
+
+  for (const route of jsonRoutes) {
+    it(`${routeKey(route)} refuses unparseable JSON with 400`, async () => {
+      const response = await call(route.method, samplePath(route), { ...auth(route), rawBody: '{"broken', headers: { 'content-type': 'application/json' } });
+      expectClientFailure(response, 'unparseable');
+      expect(response.status).toBe(400);
+    });
+
+    it(`${routeKey(route)} refuses bodies of the wrong JSON type and oversized strings`, async () => {
+      for (const body of [[1, 2, 3], 'a string', 42, null, true]) {
+        expectClientFailure(await call(route.method, samplePath(route), { ...auth(route), body }), `body ${JSON.stringify(body)}`);
+      }
+      const oversized = Object.fromEntries(Object.keys(objectShape(route.body)).map((key) => [key, 'x'.repeat(10_001)]));
+      expectClientFailure(await call(route.method, samplePath(route), { ...auth(route), body: oversized }), 'oversized strings');
+      const wrongTypes = Object.fromEntries(Object.keys(objectShape(route.body)).map((key) => [key, { nested: [true] }]));
+      expectClientFailure(await call(route.method, samplePath(route), { ...auth(route), body: wrongTypes }), 'wrong field types');
+    });
+
+    it(`${routeKey(route)} refuses a non-JSON content type`, async () => {
+      const response = await call(route.method, samplePath(route), { ...auth(route), rawBody: 'a=1', headers: { 'content-type': 'text/plain' } });
+      expectClientFailure(response, 'text/plain');
+    });
+  }
+
+  for (const route of multipartRoutes) {
+    it(`${routeKey(route)} refuses JSON and empty multipart bodies`, async () => {
+      expectClientFailure(await call(route.method, samplePath(route), { ...auth(route), body: { file: 'not a file' } }), 'json to multipart');
+      expectClientFailure(await call(route.method, samplePath(route), { ...auth(route), rawBody: new FormData() }), 'empty form');
+    });
+  }
+
+  for (const route of listRoutes) {
+    it(`${routeKey(route)} refuses unknown order_by and malformed paging with 400`, async () => {
+      for (const query of [{ order_by: 'password_hash' }, { order_by: 'id;drop table users' }, { page: 'abc' }, { limit: '-1' }, { order_in: 'sideways' }, { start_date: 'yesterday' }, { cursor: 'not-a-cursor' }]) {
+        const response = await call(route.method, samplePath(route), { ...auth(route), query });
+        expectClientFailure(response, JSON.stringify(query));
+        expect(response.status, JSON.stringify(query)).toBe(400);
+      }
+    });
+  }
+
+  for (const route of idPathRoutes) {
+    it(`${routeKey(route)} refuses a malformed id with 400`, async () => {
+      for (const value of ['abc', '-5', '1.5', '99999999999999999999']) {
+        const response = await call(route.method, samplePath(route, value), { ...auth(route), body: route.bodyMediaType === 'application/json' ? {} : undefined });
+        expectClientFailure(response, `id ${value}`);
+        expect(response.status, `id ${value}`).toBe(400);
+      }
+    });
+  }
+});

@@ -1,0 +1,58 @@
+/**
+ * The cross-tenant matrix: for every route that takes a record id (path `{id}`, or a required
+ * `ids` / `*_id` input), organization B acting on organization A's record gets 404 (bulk `ids`
+ * routes: no effect), and A's record is unchanged afterwards. Routes join by construction:
+ * a route without a fixture fails the first test.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, signupOrganization, type SignedUp } from './helpers/api';
+import { fillPath, routeKey, routes, takesRecordReference } from './helpers/registry';
+import type { FixtureMap } from './cross-tenant/fixture';
+
+const fixtureModules = import.meta.glob<{ fixtures: FixtureMap }>('./cross-tenant/fixtures/*.ts', { eager: true });
+const fixtures: FixtureMap = Object.assign({}, ...Object.values(fixtureModules).map((module) => module.fixtures));
+const idRoutes = routes.filter(takesRecordReference);
+
+describe('cross-tenant matrix', () => {
+  let owner: SignedUp;
+  let intruder: SignedUp;
+
+  beforeAll(async () => {
+    [owner, intruder] = await Promise.all([signupOrganization('Owner'), signupOrganization('Intruder')]);
+  });
+
+  it('has a fixture for every route that takes a record id', () => {
+    const missing = idRoutes.map(routeKey).filter((key) => !fixtures[key]);
+    expect(missing).toEqual([]);
+  });
+
+  it('covers the foundation routes', () => {
+    const keys = idRoutes.map(routeKey);
+    expect(keys).toEqual(expect.arrayContaining(['POST /api/user/update/{id}', 'POST /api/user/delete', 'DELETE /api/api-keys/delete/{id}']));
+  });
+
+  for (const route of idRoutes) {
+    const key = routeKey(route);
+    it(`${key}: another organization cannot see or change the record`, async () => {
+      const fixture = fixtures[key];
+      if (!fixture) throw new Error(`no cross-tenant fixture for ${key}`);
+      const record = await fixture.setup(owner);
+      const before = await fixture.snapshot(owner, record);
+      expect(before).not.toBeNull();
+      const request = fixture.request(record, intruder);
+      const path = fillPath(route.path, request.params);
+      const response = request.form
+        ? await call(route.method, path, { token: intruder.token, rawBody: request.form(), query: request.query })
+        : await call(route.method, path, { token: intruder.token, body: request.body, query: request.query });
+      if ((fixture.outcome ?? 'not_found') === 'not_found') {
+        expect(response.status, response.text).toBe(404);
+        expect(response.body).toMatchObject({ success: false, error: { type: 'not_found' } });
+      } else {
+        expect(response.status, response.text).toBeLessThan(300);
+      }
+      expect(response.text).not.toContain(String(owner.email));
+      const after = await fixture.snapshot(owner, record);
+      expect(after).toEqual(before);
+    });
+  }
+});
