@@ -19,7 +19,7 @@ const wrangler = spawn(
     '--var', `DB_WS_PROXY:${database.relayAddress}`,
     '--var', `JWT_SECRET:${jwtSecret}`,
   ],
-  { stdio: ['inherit', 'inherit', 'inherit'], env: process.env },
+  { stdio: ['inherit', 'inherit', 'inherit'], env: { WRANGLER_SEND_METRICS: 'false', ...process.env } },
 );
 
 const base = `http://127.0.0.1:${port}`;
