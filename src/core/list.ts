@@ -154,3 +154,8 @@ export async function listPage<Row extends { id: number; sortKey: string }>(opti
     nextCursor,
   };
 }
+
+/** An ILIKE pattern matching `term` anywhere, with LIKE wildcards in the term escaped. */
+export function containsPattern(term: string): string {
+  return `%${term.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+}

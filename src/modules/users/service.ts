@@ -8,7 +8,7 @@ import { isAdmin, tenantWhere, type TenantContext } from '../../db/tenant';
 import { hashPassword, verifyPassword } from '../../core/auth/passwords';
 import { isUniqueViolation } from '../../db/errors';
 import { Conflict, Forbidden, NotFound, ValidationFailed } from '../../core/errors';
-import { dateRange, listPage, type ListParams } from '../../core/list';
+import { containsPattern, dateRange, listPage, type ListParams } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import type { z } from '@hono/zod-openapi';
 import type { AddUserBody, UpdateUserBody } from './schemas';
@@ -72,7 +72,7 @@ export async function getMyProfile(ctx: TenantContext) {
 }
 
 export function userSearch(term: string): SQL {
-  const pattern = `%${term.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+  const pattern = containsPattern(term);
   return or(ilike(users.firstName, pattern), ilike(users.lastName, pattern), ilike(users.email, pattern)) as SQL;
 }
 
