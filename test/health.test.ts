@@ -21,3 +21,18 @@ describe('GET /api/health', () => {
     expect(response.body).toMatchObject({ success: false, error: { type: 'not_found', code: null } });
   });
 });
+
+describe('GET /api/health without a database', () => {
+  it('answers 503 with the failure envelope when the database is unreachable', async () => {
+    const { env, createExecutionContext, waitOnExecutionContext } = await import('cloudflare:test');
+    const { buildApp } = await import('../src/app');
+    const unreachable = { ...env, DATABASE_URL: 'postgres://postgres:postgres@127.0.0.1:9/postgres' };
+    const ctx = createExecutionContext();
+    const response = await buildApp().fetch(new Request('http://lead.test/api/health'), unreachable, ctx);
+    await waitOnExecutionContext(ctx);
+    expect(response.status).toBe(503);
+    const body = (await response.json()) as { success: boolean; error: { type: string; message: string } };
+    expect(body).toMatchObject({ success: false, error: { type: 'service_unavailable' } });
+    expect(body.error.message).not.toMatch(/127\.0\.0\.1|postgres:/);
+  });
+});
