@@ -2,7 +2,7 @@
  * Users of an organization: profile, list, add, update, password change, delete (soft).
  * Only admins manage other users; nobody deletes themself.
  */
-import { and, count, eq, ilike, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
+import { count, eq, ilike, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
 import { organizations, roles, users } from '../../db/schema';
 import { isAdmin, tenantWhere, type TenantContext } from '../../db/tenant';
 import { hashPassword, verifyPassword } from '../../core/auth/passwords';
