@@ -9,6 +9,13 @@ const { WebSocketServer } = createRequire(import.meta.url)('ws');
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1']);
 
+const TERMINATE = Buffer.from([0x58, 0, 0, 0, 4]);
+
+function endsWithTerminate(data) {
+  const bytes = Buffer.isBuffer(data) ? data : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]);
+  return bytes.length >= TERMINATE.length && bytes.subarray(bytes.length - TERMINATE.length).equals(TERMINATE);
+}
+
 export async function startRelay({ port = 0, host = '127.0.0.1' } = {}) {
   const wss = new WebSocketServer({ port, host, perMessageDeflate: false });
   await new Promise((resolve, reject) => {
@@ -27,7 +34,15 @@ export async function startRelay({ port = 0, host = '127.0.0.1' } = {}) {
     const socket = net.connect({ host: targetHost, port: targetPort });
     socket.setNoDelay(true);
     ws.binaryType = 'nodebuffer';
-    ws.on('message', (data) => socket.write(data));
+    ws.on('message', (data) => {
+      socket.write(data);
+      // The driver's pool.end() sends Terminate but leaves the WebSocket open, and PGlite's
+      // server keeps the session on Terminate; close both so connections are not leaked.
+      if (endsWithTerminate(data)) {
+        socket.end();
+        ws.close();
+      }
+    });
     socket.on('data', (chunk) => {
       if (ws.readyState === ws.OPEN) ws.send(chunk);
     });

@@ -1,6 +1,81 @@
 /**
- * Routes of the files module (placeholder until the module lands).
+ * Files: uploads kept in our storage (`/api/storage-file/*`) and attachments of stored or
+ * drive files to a lead, contact or company (`/api/file/*`). Size cap and content-type
+ * allow-list: see upload-policy.ts.
  */
-import { createRouter } from '../../core/routes';
+import { z } from '@hono/zod-openapi';
+import { created, list } from '../../core/http';
+import { createRouter, defineRoute, ErrorEnvelope, envelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
+import { AttachFileBody, AttachmentListQuery, AttachmentSchema, MAX_UPLOAD_MB, StorageFileForm, StoredFileSchema } from './schemas';
+import { attachFile, listAttachments, uploadStorageFile } from './service';
+import { fileResponse, findStoredFile } from './storage';
 
 export const fileRoutes = createRouter();
+const tags = ['Files'];
+
+const tooLarge = {
+  description: `File larger than ${MAX_UPLOAD_MB} MB`,
+  content: { 'application/json': { schema: ErrorEnvelope } },
+};
+
+/** The OpenAPI response of a streamed download. */
+const binaryDownload = (description: string) => ({
+  description,
+  content: { 'application/octet-stream': { schema: z.string().openapi({ type: 'string', format: 'binary' }) } },
+});
+
+fileRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/api/storage-file/add',
+    operationId: 'uploadStorageFile',
+    tags,
+    summary: 'Upload a file to storage; attach it with /api/file/attach (provider storage)',
+    auth: 'bearer',
+    request: { body: { required: true, content: { 'multipart/form-data': { schema: StorageFileForm } } } },
+    responses: { 201: envelope(StoredFileSchema, 'File stored'), 413: tooLarge },
+  }),
+  async (c) => created(c, await uploadStorageFile(c.var.tenant, c.env.FILES, c.req.valid('form').file), 'File stored'),
+);
+
+fileRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/api/storage-file/download/{id}',
+    operationId: 'downloadStorageFile',
+    tags,
+    summary: 'Download a stored file of the organization (streamed, with its content type)',
+    auth: 'bearer',
+    request: { params: idParam() },
+    responses: { 200: binaryDownload('The file') },
+  }),
+  async (c) => fileResponse(c.env.FILES, await findStoredFile(c.var.tenant, c.req.valid('param').id)),
+);
+
+fileRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/api/file/attach',
+    operationId: 'attachFile',
+    tags,
+    summary: 'Attach a stored file or a drive file to a lead, contact or company',
+    auth: 'bearer',
+    request: { body: jsonBody(AttachFileBody) },
+    responses: { 201: envelope(AttachmentSchema, 'File attached') },
+  }),
+  async (c) => created(c, await attachFile(c.var.tenant, c.req.valid('json')), 'File attached'),
+);
+
+fileRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/api/file/list',
+    operationId: 'listFiles',
+    tags,
+    summary: 'Files attached to a lead, contact or company (lead documents included, category document)',
+    auth: 'bearer',
+    request: { query: AttachmentListQuery },
+    responses: { 200: listEnvelope(AttachmentSchema) },
+  }),
+  async (c) => list(c, await listAttachments(c.var.tenant, c.req.valid('query'))),
+);

@@ -2,10 +2,12 @@
  * Storing bytes in R2 (binding FILES) under `<organization id>/<category>/<uuid>/<name>` with
  * metadata in `stored_files`, and streaming them back only to the owning organization.
  */
-import { and, eq } from 'drizzle-orm';
-import { storedFiles } from '../../db/schema';
+import { and, count, eq } from 'drizzle-orm';
+import { attachments, leads, storedFiles } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { NotFound } from '../../core/errors';
+import { isoTimestamp } from '../../core/schemas';
+import type { AcceptedUpload } from './upload-policy';
 
 export type FileCategory = 'upload' | 'document' | 'profile_image' | 'import' | 'export';
 
@@ -68,6 +70,60 @@ export async function fileResponse(bucket: R2Bucket, file: StoredFile, dispositi
       'content-length': String(object.size),
       'content-disposition': `${disposition}; filename="${file.fileName.replace(/"/g, '')}"`,
       'x-content-type-options': 'nosniff',
+      // Tenant data: never kept by shared caches.
+      'cache-control': 'private, no-store',
     },
   });
+}
+
+/** Streams an upload that passed the policy (upload-policy.ts) to R2 and records it. */
+export function storeUpload(
+  ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId'>,
+  bucket: R2Bucket,
+  category: FileCategory,
+  upload: AcceptedUpload,
+): Promise<StoredFile> {
+  return storeFile(ctx, bucket, {
+    category,
+    fileName: upload.fileName,
+    contentType: upload.contentType,
+    // R2 needs the length of a streamed body up front.
+    body: upload.file.stream().pipeThrough(new FixedLengthStream(upload.file.size)),
+    sizeBytes: upload.file.size,
+  });
+}
+
+/**
+ * Removes a stored file (row and bytes) once nothing points at it any more: no attachment and
+ * no lead profile image. The bytes go last, after every check and the row delete, so a refused
+ * delete never loses bytes; only a failed commit after this point could (a rare orphaned row).
+ */
+export async function deleteStoredFileIfUnused(ctx: Pick<TenantContext, 'db' | 'orgId'>, bucket: R2Bucket, fileId: number): Promise<boolean> {
+  const [attached] = await ctx.db.select({ n: count() }).from(attachments).where(tenantWhere(ctx, attachments, eq(attachments.fileId, fileId)));
+  const [portrait] = await ctx.db.select({ n: count() }).from(leads).where(tenantWhere(ctx, leads, eq(leads.profileImageFileId, fileId)));
+  if (attached.n > 0 || portrait.n > 0) return false;
+  const [removed] = await ctx.db
+    .delete(storedFiles)
+    .where(tenantWhere(ctx, storedFiles, eq(storedFiles.id, fileId)))
+    .returning({ storageKey: storedFiles.storageKey });
+  if (!removed) return false;
+  await bucket.delete(removed.storageKey);
+  return true;
+}
+
+export function storedFileDownloadUrl(id: number): string {
+  return `/api/storage-file/download/${id}`;
+}
+
+/** The wire shape of a stored file's metadata. */
+export function presentStoredFile(file: StoredFile) {
+  return {
+    id: file.id,
+    file_name: file.fileName,
+    content_type: file.contentType,
+    size_bytes: file.sizeBytes,
+    category: file.category,
+    created_at: isoTimestamp(file.createdAt) as string,
+    download_url: storedFileDownloadUrl(file.id),
+  };
 }

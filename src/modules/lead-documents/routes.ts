@@ -1,6 +1,80 @@
 /**
- * Routes of the lead-documents module (placeholder until the module lands).
+ * Documents of a lead (multipart upload, list, streamed download, delete) and, mounted from
+ * profile-image-routes.ts, the lead's profile image. Size cap and allow-list: files/upload-policy.ts.
  */
-import { createRouter } from '../../core/routes';
+import { z } from '@hono/zod-openapi';
+import { created, list, ok } from '../../core/http';
+import { createRouter, defineRoute, ErrorEnvelope, envelope, idParam, listEnvelope } from '../../core/routes';
+import { MAX_UPLOAD_MB } from '../files/schemas';
+import { AddDocumentForm, DocumentListQuery, DocumentSchema } from './schemas';
+import { addDocument, deleteDocument, downloadDocument, listDocuments } from './service';
+import { profileImageRoutes } from './profile-image-routes';
 
 export const leadDocumentRoutes = createRouter();
+const tags = ['Lead documents'];
+
+leadDocumentRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/api/lead/document/list',
+    operationId: 'listLeadDocuments',
+    tags,
+    summary: 'Documents of one lead; search_value matches the file name',
+    auth: 'bearer',
+    request: { query: DocumentListQuery },
+    responses: { 200: listEnvelope(DocumentSchema) },
+  }),
+  async (c) => list(c, await listDocuments(c.var.tenant, c.req.valid('query'))),
+);
+
+leadDocumentRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/api/lead/document/add',
+    operationId: 'addLeadDocument',
+    tags,
+    summary: 'Upload a document to a lead',
+    description:
+      'Allowed: PDF, PNG, JPEG, GIF, WebP, DOCX, XLSX, PPTX, DOC, XLS, PPT, CSV and plain text, recognised by content (magic bytes) where the ' +
+      `format has them; anything else is 422 naming file. At most ${MAX_UPLOAD_MB} MB per file (413 payload_too_large).`,
+    auth: 'bearer',
+    request: { body: { required: true, content: { 'multipart/form-data': { schema: AddDocumentForm } } } },
+    responses: {
+      201: envelope(DocumentSchema, 'Document added'),
+      413: { description: `File larger than ${MAX_UPLOAD_MB} MB`, content: { 'application/json': { schema: ErrorEnvelope } } },
+    },
+  }),
+  async (c) => created(c, await addDocument(c.var.tenant, c.env.FILES, c.req.valid('form')), 'Document added'),
+);
+
+leadDocumentRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/api/lead/document/download/{id}',
+    operationId: 'downloadLeadDocument',
+    tags,
+    summary: 'Download a document (streamed, stored content type, Content-Disposition attachment)',
+    auth: 'bearer',
+    request: { params: idParam() },
+    responses: {
+      200: { description: 'The document', content: { 'application/octet-stream': { schema: z.string().openapi({ type: 'string', format: 'binary' }) } } },
+    },
+  }),
+  async (c) => downloadDocument(c.var.tenant, c.env.FILES, c.req.valid('param').id),
+);
+
+leadDocumentRoutes.openapi(
+  defineRoute({
+    method: 'delete',
+    path: '/api/lead/document/delete/{id}',
+    operationId: 'deleteLeadDocument',
+    tags,
+    summary: 'Delete a document and its stored bytes',
+    auth: 'bearer',
+    request: { params: idParam() },
+    responses: { 200: envelope(z.object({ id: z.number().int() }), 'Document deleted') },
+  }),
+  async (c) => ok(c, await deleteDocument(c.var.tenant, c.env.FILES, c.req.valid('param').id), 'Document deleted'),
+);
+
+leadDocumentRoutes.route('/', profileImageRoutes);

@@ -1,6 +1,67 @@
 /**
- * Routes of the lead-notes module (placeholder until the module lands).
+ * Notes on a lead: list, add, update, delete. A lead (or note) of another organization is a 404.
  */
-import { createRouter } from '../../core/routes';
+import { z } from '@hono/zod-openapi';
+import { created, list, ok } from '../../core/http';
+import { createRouter, defineRoute, envelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
+import { AddNoteBody, NoteListQuery, NoteSchema, UpdateNoteBody } from './schemas';
+import { addNote, deleteNote, listNotes, updateNote } from './service';
 
 export const leadNoteRoutes = createRouter();
+const tags = ['Lead notes'];
+
+leadNoteRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/api/lead/note/list',
+    operationId: 'listLeadNotes',
+    tags,
+    summary: 'Notes of one lead; search_value matches title and note',
+    auth: 'bearer',
+    request: { query: NoteListQuery },
+    responses: { 200: listEnvelope(NoteSchema) },
+  }),
+  async (c) => list(c, await listNotes(c.var.tenant, c.req.valid('query'))),
+);
+
+leadNoteRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/api/lead/note/add',
+    operationId: 'addLeadNote',
+    tags,
+    summary: 'Add a note to a lead (feed entry note_added; updates last_activity_at)',
+    auth: 'bearer',
+    request: { body: jsonBody(AddNoteBody) },
+    responses: { 201: envelope(NoteSchema, 'Note added') },
+  }),
+  async (c) => created(c, await addNote(c.var.tenant, c.req.valid('json')), 'Note added'),
+);
+
+leadNoteRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/api/lead/note/update/{id}',
+    operationId: 'updateLeadNote',
+    tags,
+    summary: 'Change a note’s title or text (feed entry note_updated)',
+    auth: 'bearer',
+    request: { params: idParam(), body: jsonBody(UpdateNoteBody) },
+    responses: { 200: envelope(NoteSchema, 'Note updated') },
+  }),
+  async (c) => ok(c, await updateNote(c.var.tenant, c.req.valid('param').id, c.req.valid('json')), 'Note updated'),
+);
+
+leadNoteRoutes.openapi(
+  defineRoute({
+    method: 'delete',
+    path: '/api/lead/note/delete/{id}',
+    operationId: 'deleteLeadNote',
+    tags,
+    summary: 'Delete a note (feed entry note_deleted)',
+    auth: 'bearer',
+    request: { params: idParam() },
+    responses: { 200: envelope(z.object({ id: z.number().int() }), 'Note deleted') },
+  }),
+  async (c) => ok(c, await deleteNote(c.var.tenant, c.req.valid('param').id), 'Note deleted'),
+);

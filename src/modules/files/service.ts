@@ -1,0 +1,164 @@
+/**
+ * Generic files: uploads kept in our storage (R2) and attachments of files to a lead, contact
+ * or company, either our stored files or files living in a drive (by https link). The subject
+ * and any stored file must belong to the caller's organization, else 404.
+ */
+import { count, eq, ilike, isNull } from 'drizzle-orm';
+import { attachments, companies, contacts, storedFiles } from '../../db/schema';
+import { tenantWhere, type TenantContext } from '../../db/tenant';
+import { NotFound } from '../../core/errors';
+import { containsPattern, dateRange, listPage, type ListParams } from '../../core/list';
+import { isoTimestamp } from '../../core/schemas';
+import { recordFeed } from '../feed/service';
+import { requireLead } from '../leads/access';
+import type { AttachFileInput, SUBJECT_TYPES } from './schemas';
+import { findStoredFile, presentStoredFile, storedFileDownloadUrl, storeUpload } from './storage';
+import { acceptUpload } from './upload-policy';
+
+export type SubjectType = (typeof SUBJECT_TYPES)[number];
+
+export async function uploadStorageFile(ctx: TenantContext, bucket: R2Bucket, file: File) {
+  const upload = await acceptUpload(file, 'document', 'file');
+  return presentStoredFile(await storeUpload(ctx, bucket, 'upload', upload));
+}
+
+/** The lead, contact or company exists in the caller's organization and is not deleted. */
+export async function requireSubject(ctx: TenantContext, subjectType: SubjectType, subjectId: number): Promise<void> {
+  if (subjectType === 'lead') {
+    await requireLead(ctx, subjectId);
+    return;
+  }
+  const table = subjectType === 'contact' ? contacts : companies;
+  const [row] = await ctx.db
+    .select({ id: table.id })
+    .from(table)
+    .where(tenantWhere(ctx, table, eq(table.id, subjectId), isNull(table.deletedAt)));
+  if (!row) throw new NotFound(subjectType === 'contact' ? 'Contact' : 'Company', subjectId);
+}
+
+const attachmentFields = {
+  id: attachments.id,
+  subjectType: attachments.subjectType,
+  subjectId: attachments.subjectId,
+  provider: attachments.provider,
+  category: attachments.category,
+  name: attachments.name,
+  mimeType: attachments.mimeType,
+  webUrl: attachments.webUrl,
+  externalId: attachments.externalId,
+  fileId: attachments.fileId,
+  sizeBytes: storedFiles.sizeBytes,
+  documentType: attachments.documentType,
+  description: attachments.description,
+  createdBy: attachments.createdBy,
+  createdAt: attachments.createdAt,
+};
+
+type AttachmentRow = {
+  id: number;
+  subjectType: string;
+  subjectId: number;
+  provider: string;
+  category: string;
+  name: string;
+  mimeType: string | null;
+  webUrl: string | null;
+  externalId: string | null;
+  fileId: number | null;
+  sizeBytes: number | null;
+  documentType: string | null;
+  description: string | null;
+  createdBy: number | null;
+  createdAt: Date;
+};
+
+function presentAttachment(row: AttachmentRow) {
+  return {
+    id: row.id,
+    subject_type: row.subjectType as SubjectType,
+    subject_id: row.subjectId,
+    provider: row.provider,
+    category: row.category,
+    name: row.name,
+    mime_type: row.mimeType,
+    web_url: row.webUrl,
+    external_id: row.externalId,
+    file_id: row.fileId,
+    size_bytes: row.sizeBytes,
+    document_type: row.documentType,
+    description: row.description,
+    download_url: row.fileId === null ? null : storedFileDownloadUrl(row.fileId),
+    created_by: row.createdBy,
+    created_at: isoTimestamp(row.createdAt) as string,
+  };
+}
+
+/** Records an attachment; a `storage` file takes its name and type from the stored file, not the input. */
+export async function attachFile(ctx: TenantContext, input: AttachFileInput) {
+  await requireSubject(ctx, input.subject_type, input.subject_id);
+  const stored = input.provider === 'storage' ? await findStoredFile(ctx, Number(input.file.id)) : null;
+  const [row] = await ctx.db
+    .insert(attachments)
+    .values({
+      organizationId: ctx.orgId,
+      subjectType: input.subject_type,
+      subjectId: input.subject_id,
+      provider: input.provider,
+      category: 'attachment',
+      name: stored ? stored.fileName : (input.file.name as string),
+      mimeType: stored ? stored.contentType : (input.file.mime_type ?? null),
+      webUrl: stored ? null : (input.file.web_url ?? null),
+      externalId: stored || input.file.id === undefined ? null : String(input.file.id),
+      fileId: stored?.id ?? null,
+      createdBy: ctx.userId,
+    })
+    .returning({ id: attachments.id });
+  await recordFeed(ctx, [
+    { modelType: input.subject_type, modelId: input.subject_id, action: 'file_attached', changes: { attachment_id: { from: null, to: row.id } } },
+  ]);
+  return presentAttachment(await findAttachmentRow(ctx, row.id));
+}
+
+async function findAttachmentRow(ctx: TenantContext, id: number): Promise<AttachmentRow> {
+  const [row] = await ctx.db
+    .select(attachmentFields)
+    .from(attachments)
+    .leftJoin(storedFiles, eq(storedFiles.id, attachments.fileId))
+    .where(tenantWhere(ctx, attachments, eq(attachments.id, id)));
+  if (!row) throw new NotFound('Attachment', id);
+  return row;
+}
+
+export async function listAttachments(
+  ctx: TenantContext,
+  params: ListParams & { subject_type: SubjectType; subject_id: number; category?: string; provider?: string },
+) {
+  await requireSubject(ctx, params.subject_type, params.subject_id);
+  const where = tenantWhere(
+    ctx,
+    attachments,
+    eq(attachments.subjectType, params.subject_type),
+    eq(attachments.subjectId, params.subject_id),
+    params.category ? eq(attachments.category, params.category) : undefined,
+    params.provider ? eq(attachments.provider, params.provider) : undefined,
+    params.search_value ? ilike(attachments.name, containsPattern(params.search_value)) : undefined,
+    dateRange(attachments.createdAt, params),
+  );
+  const page = await listPage({
+    params,
+    sortColumns: { id: attachments.id, created_at: attachments.createdAt, name: attachments.name },
+    idColumn: attachments.id,
+    where,
+    fetch: (q) =>
+      ctx.db
+        .select({ ...attachmentFields, sortKey: q.sortKey })
+        .from(attachments)
+        .leftJoin(storedFiles, eq(storedFiles.id, attachments.fileId))
+        .where(q.where)
+        .orderBy(...q.orderBy)
+        .limit(q.limit)
+        .offset(q.offset),
+    count: async (w) => (await ctx.db.select({ n: count() }).from(attachments).where(w))[0].n,
+  });
+  return { ...page, rows: page.rows.map(presentAttachment) };
+}

@@ -1,0 +1,50 @@
+/**
+ * Upload and read a lead's profile image (mounted by routes.ts).
+ */
+import { z } from '@hono/zod-openapi';
+import { ok } from '../../core/http';
+import { createRouter, defineRoute, ErrorEnvelope, envelope, idParam } from '../../core/routes';
+import { MAX_UPLOAD_MB } from '../files/schemas';
+import { ProfileImageForm, ProfileImageSchema } from './schemas';
+import { profileImageResponse, uploadProfileImage } from './profile-image';
+
+export const profileImageRoutes = createRouter();
+const tags = ['Leads'];
+
+profileImageRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/api/lead/{id}/upload-profile-image',
+    operationId: 'uploadLeadProfileImage',
+    tags,
+    summary: 'Set a lead’s profile image (PNG, JPEG, GIF or WebP, checked by content); replaces the previous one',
+    auth: 'bearer',
+    request: { params: idParam(), body: { required: true, content: { 'multipart/form-data': { schema: ProfileImageForm } } } },
+    responses: {
+      200: envelope(ProfileImageSchema, 'Profile image updated'),
+      413: { description: `Image larger than ${MAX_UPLOAD_MB} MB`, content: { 'application/json': { schema: ErrorEnvelope } } },
+    },
+  }),
+  async (c) => ok(c, await uploadProfileImage(c.var.tenant, c.env.FILES, c.req.valid('param').id, c.req.valid('form').image), 'Profile image updated'),
+);
+
+profileImageRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/api/lead/{id}/profile-image',
+    operationId: 'getLeadProfileImage',
+    tags,
+    summary: 'The lead’s profile image, served inline with its content type (404 when none)',
+    auth: 'bearer',
+    request: { params: idParam() },
+    responses: {
+      200: {
+        description: 'The image',
+        content: Object.fromEntries(
+          ['image/png', 'image/jpeg', 'image/gif', 'image/webp'].map((type) => [type, { schema: z.string().openapi({ type: 'string', format: 'binary' }) }]),
+        ),
+      },
+    },
+  }),
+  async (c) => profileImageResponse(c.var.tenant, c.env.FILES, c.req.valid('param').id),
+);

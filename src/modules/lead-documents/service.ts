@@ -1,0 +1,148 @@
+/**
+ * Documents of a lead: bytes in R2 (category `document`, key under the organization id),
+ * metadata in `stored_files`, and an `attachments` row (subject lead, provider storage,
+ * category document) that ties the file to the lead. Only the owning organization sees or
+ * downloads them; a deleted lead's documents are 404 too.
+ */
+import { and, count, eq, ilike, isNull } from 'drizzle-orm';
+import { attachments, leads, storedFiles } from '../../db/schema';
+import { tenantWhere, type TenantContext } from '../../db/tenant';
+import { NotFound } from '../../core/errors';
+import { containsPattern, dateRange, listPage } from '../../core/list';
+import { isoTimestamp } from '../../core/schemas';
+import { recordFeed } from '../feed/service';
+import { requireLead } from '../leads/access';
+import { deleteStoredFileIfUnused, fileResponse, findStoredFile, storeUpload } from '../files/storage';
+import { acceptUpload } from '../files/upload-policy';
+import type { AddDocumentInput, DocumentListParams } from './schemas';
+
+const documentFields = {
+  id: attachments.id,
+  leadId: attachments.subjectId,
+  fileId: storedFiles.id,
+  fileName: storedFiles.fileName,
+  contentType: storedFiles.contentType,
+  sizeBytes: storedFiles.sizeBytes,
+  documentType: attachments.documentType,
+  description: attachments.description,
+  createdBy: attachments.createdBy,
+  createdAt: attachments.createdAt,
+};
+
+type DocumentRow = {
+  id: number;
+  leadId: number;
+  fileId: number;
+  fileName: string;
+  contentType: string;
+  sizeBytes: number;
+  documentType: string | null;
+  description: string | null;
+  createdBy: number | null;
+  createdAt: Date;
+};
+
+function presentDocument(row: DocumentRow) {
+  return {
+    id: row.id,
+    lead_id: row.leadId,
+    file_id: row.fileId,
+    file_name: row.fileName,
+    content_type: row.contentType,
+    size_bytes: row.sizeBytes,
+    document_type: row.documentType,
+    description: row.description,
+    download_url: `/api/lead/document/download/${row.id}`,
+    created_by: row.createdBy,
+    created_at: isoTimestamp(row.createdAt) as string,
+  };
+}
+
+const isLeadDocument = and(eq(attachments.subjectType, 'lead'), eq(attachments.category, 'document'), eq(attachments.provider, 'storage'));
+
+function documentsQuery(ctx: TenantContext) {
+  return ctx.db
+    .select(documentFields)
+    .from(attachments)
+    .innerJoin(storedFiles, eq(storedFiles.id, attachments.fileId))
+    .innerJoin(leads, and(eq(leads.id, attachments.subjectId), isNull(leads.deletedAt)));
+}
+
+async function findDocument(ctx: TenantContext, id: number): Promise<DocumentRow> {
+  const [row] = await documentsQuery(ctx).where(tenantWhere(ctx, attachments, eq(attachments.id, id), isLeadDocument));
+  if (!row) throw new NotFound('Document', id);
+  return row;
+}
+
+export async function addDocument(ctx: TenantContext, bucket: R2Bucket, input: AddDocumentInput) {
+  // The lead first: nothing is written to R2 for a lead the caller cannot see.
+  await requireLead(ctx, input.lead_id);
+  const upload = await acceptUpload(input.file, 'document', 'file');
+  const stored = await storeUpload(ctx, bucket, 'document', upload);
+  const [row] = await ctx.db
+    .insert(attachments)
+    .values({
+      organizationId: ctx.orgId,
+      subjectType: 'lead',
+      subjectId: input.lead_id,
+      provider: 'storage',
+      category: 'document',
+      name: stored.fileName,
+      mimeType: stored.contentType,
+      fileId: stored.id,
+      documentType: input.document_type,
+      description: input.description,
+      createdBy: ctx.userId,
+    })
+    .returning({ id: attachments.id });
+  await recordFeed(ctx, [
+    { modelType: 'lead', modelId: input.lead_id, action: 'document_added', changes: { document_id: { from: null, to: row.id }, file_name: { from: null, to: stored.fileName } } },
+  ]);
+  return presentDocument(await findDocument(ctx, row.id));
+}
+
+export async function listDocuments(ctx: TenantContext, params: DocumentListParams) {
+  await requireLead(ctx, params.lead_id);
+  const where = tenantWhere(
+    ctx,
+    attachments,
+    isLeadDocument,
+    eq(attachments.subjectId, params.lead_id),
+    params.document_type ? eq(attachments.documentType, params.document_type) : undefined,
+    params.search_value ? ilike(attachments.name, containsPattern(params.search_value)) : undefined,
+    dateRange(attachments.createdAt, params),
+  );
+  const page = await listPage({
+    params,
+    sortColumns: { id: attachments.id, created_at: attachments.createdAt, file_name: attachments.name },
+    idColumn: attachments.id,
+    where,
+    fetch: (q) =>
+      ctx.db
+        .select({ ...documentFields, sortKey: q.sortKey })
+        .from(attachments)
+        .innerJoin(storedFiles, eq(storedFiles.id, attachments.fileId))
+        .where(q.where)
+        .orderBy(...q.orderBy)
+        .limit(q.limit)
+        .offset(q.offset),
+    count: async (w) => (await ctx.db.select({ n: count() }).from(attachments).where(w))[0].n,
+  });
+  return { ...page, rows: page.rows.map(presentDocument) };
+}
+
+export async function downloadDocument(ctx: TenantContext, bucket: R2Bucket, id: number): Promise<Response> {
+  const document = await findDocument(ctx, id);
+  return fileResponse(bucket, await findStoredFile(ctx, document.fileId));
+}
+
+/** Removes the document; its bytes go too unless the file is still attached elsewhere. */
+export async function deleteDocument(ctx: TenantContext, bucket: R2Bucket, id: number) {
+  const document = await findDocument(ctx, id);
+  await ctx.db.delete(attachments).where(tenantWhere(ctx, attachments, eq(attachments.id, id)));
+  await deleteStoredFileIfUnused(ctx, bucket, document.fileId);
+  await recordFeed(ctx, [
+    { modelType: 'lead', modelId: document.leadId, action: 'document_deleted', changes: { document_id: { from: id, to: null }, file_name: { from: document.fileName, to: null } } },
+  ]);
+  return { id };
+}

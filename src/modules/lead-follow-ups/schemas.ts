@@ -1,0 +1,109 @@
+/**
+ * Request and response shapes of the lead follow-up endpoints, and the follow-up statuses.
+ */
+import { z } from '@hono/zod-openapi';
+import { listQuery } from '../../core/list';
+import { optionalText, positiveId } from '../../core/schemas';
+
+/**
+ * Follow-up status (the spec only says 1 to 6). Any status may follow any other: the spec
+ * states no transition rule, and moving the date does not change the status by itself.
+ */
+export const FOLLOW_UP_STATUSES = {
+  1: 'Pending',
+  2: 'Completed',
+  3: 'Rescheduled',
+  4: 'Cancelled',
+  5: 'Missed',
+  6: 'No response',
+} as const;
+
+const statusDescription = Object.entries(FOLLOW_UP_STATUSES)
+  .map(([value, label]) => `${value}=${label}`)
+  .join(', ');
+
+const status = z.coerce
+  .number()
+  .int()
+  .min(1, 'must be 1 to 6')
+  .max(6, 'must be 1 to 6')
+  .openapi({ description: statusDescription, example: 1 });
+
+const ISO_INSTANT = /^(\d{4}-\d{2}-\d{2})(T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/;
+
+function isIsoInstant(value: string): boolean {
+  const match = ISO_INSTANT.exec(value);
+  // The calendar check refuses 2026-02-30, which Date.parse would roll over to March.
+  return !!match && !Number.isNaN(Date.parse(value)) && new Date(`${match[1]}T00:00:00Z`).toISOString().startsWith(match[1]);
+}
+
+/** ISO 8601: a date-time with offset (2026-03-01T09:30:00Z) or a date (midnight UTC). */
+const isoInstant = z.string().trim().max(40).refine(isIsoInstant, 'must be an ISO 8601 date or date-time with offset');
+
+export const isDateOnly = (value: string) => value.length === 10;
+
+const followUpDate = isoInstant
+  .transform((value) => new Date(value))
+  .openapi({ type: 'string', format: 'date-time', example: '2026-03-01T09:30:00Z' });
+
+const leadId = positiveId.openapi({ description: 'A lead of the organization', example: 1 });
+
+export const AddFollowUpBody = z
+  .object({
+    lead_id: leadId,
+    follow_up_date: followUpDate,
+    notes: optionalText(5_000),
+    status: status.default(1),
+  })
+  .openapi('AddFollowUpRequest');
+
+export const UpdateFollowUpBody = z
+  .object({
+    follow_up_date: followUpDate.optional(),
+    notes: optionalText(5_000),
+    status: status.optional(),
+  })
+  .refine((body) => body.follow_up_date !== undefined || body.notes !== undefined || body.status !== undefined, {
+    message: 'give follow_up_date, notes or status',
+    path: ['status'],
+  })
+  .openapi('UpdateFollowUpRequest');
+
+const statusList = z
+  .string()
+  .max(20)
+  .transform((value, ctx) => {
+    const values = value.split(',').map((part) => Number(part.trim()));
+    if (values.length === 0 || values.some((n) => !Number.isInteger(n) || n < 1 || n > 6)) {
+      ctx.addIssue({ code: 'custom', message: 'must be a status 1 to 6, or a comma-separated list of them' });
+      return z.NEVER;
+    }
+    return values;
+  })
+  .optional()
+  .openapi({ type: 'string', description: `One status or a comma-separated list (${statusDescription})`, example: '1,3' });
+
+export const FollowUpListQuery = listQuery(['id', 'follow_up_date', 'created_at', 'status'] as const, {
+  lead_id: leadId,
+  status: statusList,
+  follow_up_from: isoInstant.optional().openapi({ description: 'follow_up_date on or after this instant (a date means its midnight UTC)' }),
+  follow_up_to: isoInstant.optional().openapi({ description: 'follow_up_date on or before this instant (a date means the end of that day, UTC)' }),
+});
+
+export const FollowUpSchema = z
+  .object({
+    id: z.number().int(),
+    lead_id: z.number().int(),
+    follow_up_date: z.string(),
+    notes: z.string().nullable(),
+    status: z.number().int(),
+    status_text: z.string(),
+    created_by: z.number().int().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi('FollowUp');
+
+export type AddFollowUpInput = z.infer<typeof AddFollowUpBody>;
+export type UpdateFollowUpInput = z.infer<typeof UpdateFollowUpBody>;
+export type FollowUpListParams = z.infer<typeof FollowUpListQuery>;

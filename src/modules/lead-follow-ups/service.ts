@@ -1,0 +1,139 @@
+/**
+ * Follow-ups on a lead (statuses in schemas.ts). Adding or changing one is sales activity: a
+ * feed entry on the lead and a newer `last_activity_at`. A lead of another organization, or a
+ * deleted lead, is a 404, and so are its follow-ups.
+ */
+import { and, count, eq, gte, ilike, inArray, isNull, lt, lte, sql } from 'drizzle-orm';
+import { leadFollowUps, leads } from '../../db/schema';
+import { tenantWhere, type TenantContext } from '../../db/tenant';
+import { NotFound } from '../../core/errors';
+import { containsPattern, dateRange, listPage } from '../../core/list';
+import { isoTimestamp } from '../../core/schemas';
+import { diffFields, recordFeed } from '../feed/service';
+import { requireLead, touchLeadActivity } from '../leads/access';
+import { FOLLOW_UP_STATUSES, isDateOnly, type AddFollowUpInput, type FollowUpListParams, type UpdateFollowUpInput } from './schemas';
+
+const followUpFields = {
+  id: leadFollowUps.id,
+  leadId: leadFollowUps.leadId,
+  followUpDate: leadFollowUps.followUpDate,
+  notes: leadFollowUps.notes,
+  status: leadFollowUps.status,
+  createdBy: leadFollowUps.createdBy,
+  createdAt: leadFollowUps.createdAt,
+  updatedAt: leadFollowUps.updatedAt,
+};
+
+type FollowUpRow = { id: number; leadId: number; followUpDate: Date; notes: string | null; status: number; createdBy: number | null; createdAt: Date; updatedAt: Date };
+
+function statusText(status: number): string {
+  return FOLLOW_UP_STATUSES[status as keyof typeof FOLLOW_UP_STATUSES] ?? 'Unknown';
+}
+
+function presentFollowUp(row: FollowUpRow) {
+  return {
+    id: row.id,
+    lead_id: row.leadId,
+    follow_up_date: isoTimestamp(row.followUpDate) as string,
+    notes: row.notes,
+    status: row.status,
+    status_text: statusText(row.status),
+    created_by: row.createdBy,
+    created_at: isoTimestamp(row.createdAt) as string,
+    updated_at: isoTimestamp(row.updatedAt) as string,
+  };
+}
+
+/** The fields a feed entry compares, in wire form. */
+function auditable(row: FollowUpRow) {
+  return { follow_up_date: isoTimestamp(row.followUpDate), notes: row.notes, status: row.status };
+}
+
+async function findFollowUp(ctx: TenantContext, id: number): Promise<FollowUpRow> {
+  const [row] = await ctx.db
+    .select(followUpFields)
+    .from(leadFollowUps)
+    .innerJoin(leads, and(eq(leads.id, leadFollowUps.leadId), isNull(leads.deletedAt)))
+    .where(tenantWhere(ctx, leadFollowUps, eq(leadFollowUps.id, id)));
+  if (!row) throw new NotFound('Follow-up', id);
+  return row;
+}
+
+export async function addFollowUp(ctx: TenantContext, input: AddFollowUpInput) {
+  await requireLead(ctx, input.lead_id);
+  const [row] = await ctx.db
+    .insert(leadFollowUps)
+    .values({
+      organizationId: ctx.orgId,
+      leadId: input.lead_id,
+      followUpDate: input.follow_up_date,
+      notes: input.notes ?? null,
+      status: input.status,
+      createdBy: ctx.userId,
+    })
+    .returning(followUpFields);
+  const changes = diffFields({}, { follow_up_id: row.id, ...auditable(row) });
+  await recordFeed(ctx, [{ modelType: 'lead', modelId: row.leadId, action: 'follow_up_added', changes }]);
+  await touchLeadActivity(ctx, [row.leadId]);
+  return presentFollowUp(row);
+}
+
+export async function updateFollowUp(ctx: TenantContext, id: number, input: UpdateFollowUpInput) {
+  const before = await findFollowUp(ctx, id);
+  const [row] = await ctx.db
+    .update(leadFollowUps)
+    .set({
+      ...(input.follow_up_date !== undefined ? { followUpDate: input.follow_up_date } : {}),
+      ...(input.notes !== undefined ? { notes: input.notes } : {}),
+      ...(input.status !== undefined ? { status: input.status } : {}),
+      updatedAt: sql`now()`,
+    })
+    .where(tenantWhere(ctx, leadFollowUps, eq(leadFollowUps.id, id)))
+    .returning(followUpFields);
+  const changes = diffFields(auditable(before), auditable(row));
+  const action = 'status' in changes ? 'follow_up_status_changed' : 'follow_up_updated';
+  await recordFeed(ctx, [{ modelType: 'lead', modelId: row.leadId, action, changes: { follow_up_id: { from: id, to: id }, ...changes } }]);
+  await touchLeadActivity(ctx, [row.leadId]);
+  return presentFollowUp(row);
+}
+
+export async function deleteFollowUp(ctx: TenantContext, id: number) {
+  const followUp = await findFollowUp(ctx, id);
+  await ctx.db.delete(leadFollowUps).where(tenantWhere(ctx, leadFollowUps, eq(leadFollowUps.id, id)));
+  const removed = { follow_up_id: id, ...auditable(followUp) };
+  const changes = Object.fromEntries(Object.entries(removed).map(([field, value]) => [field, { from: value, to: null }]));
+  await recordFeed(ctx, [{ modelType: 'lead', modelId: followUp.leadId, action: 'follow_up_deleted', changes }]);
+  return { id };
+}
+
+/** The end of a `follow_up_to` bound: a bare date covers its whole (UTC) day. */
+function followUpUpperBound(value: string) {
+  if (!isDateOnly(value)) return lte(leadFollowUps.followUpDate, new Date(value));
+  const nextDay = new Date(`${value}T00:00:00Z`);
+  nextDay.setUTCDate(nextDay.getUTCDate() + 1);
+  return lt(leadFollowUps.followUpDate, nextDay);
+}
+
+export async function listFollowUps(ctx: TenantContext, params: FollowUpListParams) {
+  await requireLead(ctx, params.lead_id);
+  const where = tenantWhere(
+    ctx,
+    leadFollowUps,
+    eq(leadFollowUps.leadId, params.lead_id),
+    params.status ? inArray(leadFollowUps.status, params.status) : undefined,
+    params.follow_up_from ? gte(leadFollowUps.followUpDate, new Date(params.follow_up_from)) : undefined,
+    params.follow_up_to ? followUpUpperBound(params.follow_up_to) : undefined,
+    params.search_value ? ilike(leadFollowUps.notes, containsPattern(params.search_value)) : undefined,
+    dateRange(leadFollowUps.createdAt, params),
+  );
+  const page = await listPage({
+    params,
+    sortColumns: { id: leadFollowUps.id, follow_up_date: leadFollowUps.followUpDate, created_at: leadFollowUps.createdAt, status: leadFollowUps.status },
+    idColumn: leadFollowUps.id,
+    where,
+    fetch: (q) =>
+      ctx.db.select({ ...followUpFields, sortKey: q.sortKey }).from(leadFollowUps).where(q.where).orderBy(...q.orderBy).limit(q.limit).offset(q.offset),
+    count: async (w) => (await ctx.db.select({ n: count() }).from(leadFollowUps).where(w))[0].n,
+  });
+  return { ...page, rows: page.rows.map(presentFollowUp) };
+}
