@@ -22,7 +22,10 @@ export interface CallOptions {
 }
 
 /** Each test file gets its own client IP so rate limits never couple files together. */
-const fileIp = `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250) + 1}`;
+export function randomIp(): string {
+  return `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250) + 1}`;
+}
+const fileIp = randomIp();
 
 export async function call<T = any>(method: string, path: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
   const url = new URL(path, 'http://lead.test');
@@ -65,6 +68,9 @@ export async function signupOrganization(name = 'Acme'): Promise<SignedUp> {
   const password = 'correct horse battery';
   const response = await call('POST', '/api/auth/signup', {
     body: { organization_name: `${name} ${crypto.randomUUID().slice(0, 6)}`, first_name: 'Ada', last_name: 'Admin', email, password },
+    // Signups count against the per-IP auth limit; each comes from its own address so test
+    // files can create as many organizations as they need.
+    headers: { 'cf-connecting-ip': randomIp() },
   });
   if (response.status !== 201) throw new Error(`signup failed: ${response.status} ${response.text}`);
   return {
