@@ -37,18 +37,21 @@ export async function startRelay({ port = 0, host = '127.0.0.1' } = {}) {
     ws.on('message', (data) => {
       socket.write(data);
       // The driver's pool.end() sends Terminate but leaves the WebSocket open, and PGlite's
-      // server keeps the session on Terminate; close both so connections are not leaked.
+      // server keeps the session on Terminate: end the TCP side so the database slot is freed.
+      // The WebSocket is left for the Worker to close (closing it from here surfaces in the
+      // driver as an unhandled "connection lost").
       if (endsWithTerminate(data)) {
+        terminated = true;
         socket.end();
-        ws.close();
       }
     });
     socket.on('data', (chunk) => {
       if (ws.readyState === ws.OPEN) ws.send(chunk);
     });
+    let terminated = false;
     const closeBoth = () => {
       socket.destroy();
-      if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close();
+      if (!terminated && (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING)) ws.close();
     };
     ws.on('close', closeBoth);
     ws.on('error', closeBoth);
