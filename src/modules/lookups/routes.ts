@@ -1,6 +1,53 @@
 /**
- * Routes of the lookups module (placeholder until the module lands).
+ * Lookup routes (spec "Lookups and saved views"): per-organization statuses, sources,
+ * priorities, tags and any other module's value lists.
  */
-import { createRouter } from '../../core/routes';
+import { created, list, ok } from '../../core/http';
+import { createRouter, defineRoute, envelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
+import { AddLookupBody, LookupListQuery, LookupSchema, UpdateLookupBody } from './schemas';
+import { addLookup, listLookups, updateLookup } from './service';
 
 export const lookupRoutes = createRouter();
+const tags = ['Lookups'];
+
+lookupRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/api/custom-lookups/list',
+    operationId: 'listLookups',
+    tags,
+    summary: 'Lookup values of the organization (filter by module_name, type, is_active, parent_id)',
+    auth: 'bearer',
+    request: { query: LookupListQuery },
+    responses: { 200: listEnvelope(LookupSchema) },
+  }),
+  async (c) => list(c, await listLookups(c.var.tenant, c.req.valid('query'))),
+);
+
+lookupRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/api/custom-lookups/add',
+    operationId: 'addLookup',
+    tags,
+    summary: 'Add a lookup value (admins and managers); status/source/priority get the next value when none is given',
+    auth: 'bearer',
+    request: { body: jsonBody(AddLookupBody) },
+    responses: { 201: envelope(LookupSchema, 'Lookup created') },
+  }),
+  async (c) => created(c, await addLookup(c.var.tenant, c.req.valid('json')), 'Lookup created'),
+);
+
+lookupRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/api/custom-lookups/update/{id}',
+    operationId: 'updateLookup',
+    tags,
+    summary: 'Change a lookup’s name, value, color or active flag (admins and managers)',
+    auth: 'bearer',
+    request: { params: idParam(), body: jsonBody(UpdateLookupBody) },
+    responses: { 200: envelope(LookupSchema, 'Lookup updated') },
+  }),
+  async (c) => ok(c, await updateLookup(c.var.tenant, c.req.valid('param').id, c.req.valid('json')), 'Lookup updated'),
+);

@@ -1,11 +1,13 @@
 /**
- * Creating an organization with everything it needs on day one: default roles and its first
- * admin. Later modules add their per-organization defaults (lookups, pipelines …) to
- * `seedOrganizationDefaults`, which runs in the same transaction as signup.
+ * Creating an organization with everything it needs on day one: default roles, the default
+ * lead lookups (statuses, sources, priorities, tags) and its first admin. Later modules add
+ * their per-organization defaults (pipelines …) to `seedOrganizationDefaults`, which runs in
+ * the same transaction as signup.
  */
 import { eq } from 'drizzle-orm';
 import type { Transaction } from '../../db/client';
 import { organizations, roles } from '../../db/schema';
+import { seedDefaultLookups } from '../lookups/defaults';
 
 export const DEFAULT_ROLES = [
   { name: 'admin', description: 'Manages users, roles, API keys and every record' },
@@ -18,6 +20,7 @@ export async function seedOrganizationDefaults(tx: Transaction, organizationId: 
     .insert(roles)
     .values(DEFAULT_ROLES.map((role) => ({ ...role, organizationId })))
     .returning({ id: roles.id, name: roles.name });
+  await seedDefaultLookups(tx, organizationId);
   return new Map(seeded.map((role) => [role.name, role.id]));
 }
 

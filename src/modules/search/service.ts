@@ -4,12 +4,14 @@
  */
 import { z } from '@hono/zod-openapi';
 import type { TenantContext } from '../../db/tenant';
+import { searchLeads } from '../leads/listing';
+import { LeadSchema } from '../leads/schemas';
 import { UserSchema } from '../users/schemas';
 import { searchUsers } from '../users/service';
 
-export const GlobalSearchResult = z.object({ users: z.array(UserSchema) }).openapi('GlobalSearchResult');
+export const GlobalSearchResult = z.object({ users: z.array(UserSchema), leads: z.array(LeadSchema) }).openapi('GlobalSearchResult');
 
 export async function globalSearch(ctx: TenantContext, term: string) {
-  const [users] = await Promise.all([searchUsers(ctx, term)]);
-  return { users };
+  const [users, leads] = await Promise.all([searchUsers(ctx, term), searchLeads(ctx, term)]);
+  return { users, leads };
 }

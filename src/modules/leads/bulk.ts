@@ -1,0 +1,175 @@
+/**
+ * Bulk actions over explicit ids or `select_all` + the list filters (the same builder as the
+ * list). Each action is ONE statement: data-modifying CTEs lock the target rows, change them,
+ * and write a feed entry per changed lead (and, for assignment, the assignee's notification),
+ * so 100 000 leads cost one round trip. The answer counts the leads that actually changed.
+ */
+import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
+import { leads, users } from '../../db/schema';
+import { tenantWhere, type TenantContext } from '../../db/tenant';
+import { ValidationFailed } from '../../core/errors';
+import { leadFilterWhere } from './filters';
+import { loadLeadLookups } from './references';
+import type { BulkTarget } from './schemas';
+import { NOTIFICATION_TYPES } from '../notifications/service';
+
+function targetWhere(ctx: TenantContext, target: BulkTarget): SQL {
+  if (target.select_all) return leadFilterWhere(ctx, target.filters ?? {});
+  return and(leadFilterWhere(ctx, {}), sql`${leads.id} = any(${sql.param(target.ids ?? [])}::bigint[])`) as SQL;
+}
+
+const feedColumns = sql.raw('organization_id, model_type, model_id, action, actor_user_id, actor_api_key_id, changes');
+
+async function countOf(ctx: TenantContext, statement: SQL): Promise<number> {
+  const result = await ctx.db.execute<{ updated: number }>(statement);
+  return Number(result.rows[0]?.updated ?? 0);
+}
+
+export async function changeLeadStatus(ctx: TenantContext, target: BulkTarget, status: number): Promise<number> {
+  const lookups = await loadLeadLookups(ctx);
+  if (!lookups.status.has(status)) throw ValidationFailed.field('status', 'is not an active status of this organization');
+  return countOf(
+    ctx,
+    sql`
+    with target as (
+      select ${leads.id} as id, ${leads.status} as old from ${leads}
+      where ${targetWhere(ctx, target)} and ${leads.status} is distinct from ${status}::int
+      for update
+    ), changed as (
+      update leads set status = ${status}::int, updated_at = now() from target
+      where leads.id = target.id and leads.organization_id = ${ctx.orgId}
+      returning leads.id, target.old
+    ), feed as (
+      insert into feed_entries (${feedColumns})
+      select ${ctx.orgId}, 'lead', id, 'status_changed', ${ctx.userId}, ${ctx.apiKeyId ?? null},
+        jsonb_build_object('status', jsonb_build_object('from', old, 'to', ${status}::int))
+      from changed
+    )
+    select count(*)::int as updated from changed`,
+  );
+}
+
+export async function assignLeads(ctx: TenantContext, target: BulkTarget, assignedTo: number | null): Promise<number> {
+  if (assignedTo !== null) {
+    const [user] = await ctx.db.select({ id: users.id }).from(users).where(tenantWhere(ctx, users, eq(users.id, assignedTo), isNull(users.deletedAt)));
+    if (!user) throw ValidationFailed.field('assigned_to', 'is not a user of this organization');
+  }
+  return countOf(
+    ctx,
+    sql`
+    with target as (
+      select ${leads.id} as id, ${leads.assignedTo} as old from ${leads}
+      where ${targetWhere(ctx, target)} and ${leads.assignedTo} is distinct from ${assignedTo}::bigint
+      for update
+    ), changed as (
+      update leads set assigned_to = ${assignedTo}::bigint, updated_at = now() from target
+      where leads.id = target.id and leads.organization_id = ${ctx.orgId}
+      returning leads.id, target.old, leads.first_name || ' ' || leads.last_name as name
+    ), feed as (
+      insert into feed_entries (${feedColumns})
+      select ${ctx.orgId}, 'lead', id, 'assigned', ${ctx.userId}, ${ctx.apiKeyId ?? null},
+        jsonb_build_object('assigned_to', jsonb_build_object('from', old, 'to', ${assignedTo}::bigint))
+      from changed
+    ), notice as (
+      insert into notifications (organization_id, user_id, type_id, title, data)
+      select ${ctx.orgId}, ${assignedTo}::bigint, ${NOTIFICATION_TYPES.leadAssigned},
+        case when count(*) = 1 then 'Lead assigned to you: ' || min(name) else count(*) || ' leads assigned to you' end,
+        jsonb_build_object(
+          'lead_ids', (select jsonb_agg(id order by id) from (select id from changed order by id limit 100) first_ids),
+          'count', count(*), 'assigned_by', ${ctx.userId}::bigint)
+          || case when count(*) = 1 then jsonb_build_object('lead_id', min(id)) else '{}'::jsonb end
+      from changed
+      where ${assignedTo}::bigint is not null
+      having count(*) > 0
+    )
+    select count(*)::int as updated from changed`,
+  );
+}
+
+async function requireTags(ctx: TenantContext, tags: number[]): Promise<number[]> {
+  const lookups = await loadLeadLookups(ctx);
+  const issues = tags.flatMap((tag, index) => (lookups.tags.has(tag) ? [] : [{ field: `tags.${index}`, message: 'is not an active tag of this organization' }]));
+  if (issues.length > 0) throw new ValidationFailed(issues);
+  return [...new Set(tags)].sort((a, b) => a - b);
+}
+
+/**
+ * Adds tags; a lead counts as changed when it gained at least one. The feed's before/after
+ * come from one grouped pass over the inserted pairs plus the changed leads' existing pairs
+ * (no per-lead subquery and no join between CTEs, whose row estimates are guesses).
+ */
+export async function addTagsToLeads(ctx: TenantContext, target: BulkTarget, tags: number[]): Promise<number> {
+  const tagIds = await requireTags(ctx, tags);
+  return countOf(
+    ctx,
+    sql`
+    with target as (
+      select ${leads.id} as id from ${leads} where ${targetWhere(ctx, target)}
+    ), added as (
+      insert into lead_tags (organization_id, lead_id, tag_id)
+      select ${ctx.orgId}, target.id, tag from target cross join unnest(${sql.param(tagIds)}::bigint[]) as tag
+      on conflict do nothing
+      returning lead_id, tag_id
+    ), existing as (
+      select lt.lead_id, lt.tag_id from lead_tags lt
+      where lt.organization_id = ${ctx.orgId} and lt.lead_id in (select lead_id from added)
+    ), changes as (
+      select lead_id as id,
+        coalesce(jsonb_agg(tag_id order by tag_id) filter (where not is_new), '[]'::jsonb) as before,
+        jsonb_agg(tag_id order by tag_id) as after
+      from (select lead_id, tag_id, true as is_new from added union all select lead_id, tag_id, false from existing) as pairs
+      group by lead_id
+    ), touched as (
+      update leads set updated_at = now() where leads.organization_id = ${ctx.orgId} and leads.id in (select id from changes)
+    ), feed as (
+      insert into feed_entries (${feedColumns})
+      select ${ctx.orgId}, 'lead', id, 'tags_added', ${ctx.userId}, ${ctx.apiKeyId ?? null},
+        jsonb_build_object('tags', jsonb_build_object('from', before, 'to', after))
+      from changes
+    )
+    select count(*)::int as updated from changes`,
+  );
+}
+
+/**
+ * Replaces tags; a lead counts as changed when it lost or gained a tag. The tags it had before
+ * are the removed ones plus the wanted ones it already had (wanted minus added).
+ */
+export async function setLeadTags(ctx: TenantContext, target: BulkTarget, tags: number[]): Promise<number> {
+  const tagIds = await requireTags(ctx, tags);
+  const wanted = sql`${sql.param(tagIds)}::bigint[]`;
+  return countOf(
+    ctx,
+    sql`
+    with target as (
+      select ${leads.id} as id from ${leads} where ${targetWhere(ctx, target)}
+    ), removed as (
+      delete from lead_tags
+      where lead_tags.organization_id = ${ctx.orgId} and lead_tags.lead_id in (select id from target) and not (lead_tags.tag_id = any(${wanted}))
+      returning lead_id, tag_id
+    ), added as (
+      insert into lead_tags (organization_id, lead_id, tag_id)
+      select ${ctx.orgId}, target.id, tag from target cross join unnest(${wanted}) as tag
+      on conflict do nothing
+      returning lead_id, tag_id
+    ), changes as (
+      select lead_id as id,
+        coalesce(array_agg(tag_id) filter (where is_removed), '{}') as removed,
+        coalesce(array_agg(tag_id) filter (where not is_removed), '{}') as added
+      from (select lead_id, tag_id, true as is_removed from removed union all select lead_id, tag_id, false from added) as pairs
+      group by lead_id
+    ), touched as (
+      update leads set updated_at = now() where leads.organization_id = ${ctx.orgId} and leads.id in (select id from changes)
+    ), feed as (
+      insert into feed_entries (${feedColumns})
+      select ${ctx.orgId}, 'lead', id, 'tags_set', ${ctx.userId}, ${ctx.apiKeyId ?? null},
+        jsonb_build_object('tags', jsonb_build_object(
+          'from', (select coalesce(jsonb_agg(tag order by tag), '[]'::jsonb) from (
+            select unnest(removed) as tag union select kept from unnest(${wanted}) as kept where not (kept = any(added))
+          ) as before),
+          'to', to_jsonb(${wanted})))
+      from changes
+    )
+    select count(*)::int as updated from changes`,
+  );
+}

@@ -1,0 +1,148 @@
+/**
+ * The one lead filter builder. The list route, every bulk action (select_all + filters), saved
+ * views and exports all turn the same filter object into the same SQL, so they never disagree.
+ *
+ * Values are typed for the query string (comma lists "1,2", flags "true", dates YYYY-MM-DD);
+ * in JSON bodies (bulk `filters`, saved views) numbers, booleans and arrays are accepted too.
+ */
+import { z } from '@hono/zod-openapi';
+import { and, eq, gte, inArray, isNull, lte, sql, type SQL } from 'drizzle-orm';
+import { containsPattern, dateRange, listParamsShape } from '../../core/list';
+import { leads, leadSearchDocument, leadTags } from '../../db/schema';
+import type { TenantContext } from '../../db/tenant';
+
+const scalar = z.union([z.string().max(2_000), z.number()]);
+
+function parseIds(value: string | number | (string | number)[]): number[] | null {
+  const parts = Array.isArray(value) ? value : typeof value === 'number' ? [value] : value.split(',');
+  const ids = parts.map((part) => (typeof part === 'number' ? part : part.trim())).filter((part) => part !== '');
+  const parsed = ids.map((part) => (typeof part === 'number' ? part : /^\d+$/.test(part) ? Number(part) : Number.NaN));
+  if (parsed.length === 0 || parsed.some((id) => !Number.isSafeInteger(id) || id < 0)) return null;
+  return parsed;
+}
+
+function idListFilter(description: string) {
+  return z
+    .union([scalar, z.array(scalar).max(1_000)])
+    .transform((value, ctx) => {
+      const ids = parseIds(value);
+      if (!ids) {
+        ctx.addIssue({ code: 'custom', message: 'must be a comma-separated list of numeric ids' });
+        return z.NEVER;
+      }
+      return ids;
+    })
+    .optional()
+    .openapi({ description, type: 'string', example: '1,2' });
+}
+
+const flag = z
+  .union([z.boolean(), z.enum(['true', 'false', '1', '0'])])
+  .transform((value) => value === true || value === 'true' || value === '1')
+  .optional()
+  .openapi({ type: 'string', enum: ['true', 'false'] });
+
+function numberFilter(description: string) {
+  return scalar
+    .transform((value, ctx) => {
+      const parsed = typeof value === 'number' ? value : value.trim() === '' ? Number.NaN : Number(value);
+      if (!Number.isFinite(parsed)) {
+        ctx.addIssue({ code: 'custom', message: 'must be a number' });
+        return z.NEVER;
+      }
+      return parsed;
+    })
+    .optional()
+    .openapi({ description, type: 'number' });
+}
+
+function isCalendarDate(value: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const date = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
+}
+
+function dayFilter(description: string) {
+  return z.string().trim().max(10, 'must be a date YYYY-MM-DD').refine(isCalendarDate, 'must be a real date YYYY-MM-DD').optional().openapi({ description, example: '2025-01-31' });
+}
+
+function textFilter(description: string) {
+  return z.string().trim().max(200, 'must be at most 200 characters').optional().openapi({ description });
+}
+
+/** `assigned_to`: a user id, a comma list of ids, or `true` for the caller. */
+const assignedToFilter = z
+  .union([z.boolean(), scalar, z.array(scalar).max(1_000)])
+  .transform((value, ctx): 'me' | number[] => {
+    if (value === true || value === 'true') return 'me';
+    const ids = value === false ? null : parseIds(value);
+    if (!ids) {
+      ctx.addIssue({ code: 'custom', message: 'must be a user id, a comma-separated list of user ids, or true' });
+      return z.NEVER;
+    }
+    return ids;
+  })
+  .optional()
+  .openapi({ description: 'A user id, comma-separated user ids, or `true` for the caller', type: 'string', example: 'true' });
+
+export const leadFilterShape = {
+  search_value: listParamsShape.search_value,
+  start_date: listParamsShape.start_date,
+  end_date: listParamsShape.end_date,
+  score_min: numberFilter('Score at least'),
+  score_max: numberFilter('Score at most'),
+  assigned_to: assignedToFilter,
+  unassigned: flag.openapi({ description: '`true`: only leads assigned to nobody' }),
+  lead_source: idListFilter('Source lookup values, comma-separated'),
+  priority: idListFilter('Priority lookup values, comma-separated'),
+  state_id: idListFilter('Status lookup values, comma-separated'),
+  tags: idListFilter('Tag lookup ids, comma-separated (a lead matches when it has any of them)'),
+  company: textFilter('Company name (case-insensitive, exact)'),
+  city: textFilter('City (case-insensitive, exact)'),
+  state: textFilter('State (case-insensitive, exact)'),
+  country: textFilter('Country (case-insensitive, exact)'),
+  created_from: dayFilter('Created on or after this day (YYYY-MM-DD)'),
+  created_to: dayFilter('Created on or before this day, inclusive (YYYY-MM-DD)'),
+};
+
+/** The `filters` object of bulk bodies, saved views and exports: unknown keys are refused. */
+export const leadFiltersObject = z.object(leadFilterShape).strict().openapi('LeadFilters');
+export type LeadFilters = z.output<typeof leadFiltersObject>;
+
+function equalsIgnoringCase(column: SQL | { getSQL(): SQL }, value: string): SQL {
+  return sql`lower(${column}) = lower(${value})`;
+}
+
+/**
+ * Every lead filter as one WHERE: always the caller's organization and live leads only.
+ * search_value is an ILIKE on the trigram-indexed search document next to organization_id,
+ * so `leads_search_trgm_idx` serves it.
+ */
+export function leadFilterWhere(ctx: Pick<TenantContext, 'orgId' | 'userId'>, filters: LeadFilters): SQL {
+  const f = filters;
+  let assigned: SQL | undefined;
+  if (f.assigned_to === 'me') assigned = ctx.userId === null ? sql`false` : eq(leads.assignedTo, ctx.userId);
+  else if (f.assigned_to) assigned = inArray(leads.assignedTo, f.assigned_to);
+  return and(
+    eq(leads.organizationId, ctx.orgId),
+    isNull(leads.deletedAt),
+    f.search_value ? sql`${leadSearchDocument} ilike ${containsPattern(f.search_value)}` : undefined,
+    dateRange(leads.createdAt, f),
+    f.score_min !== undefined ? gte(leads.score, f.score_min) : undefined,
+    f.score_max !== undefined ? lte(leads.score, f.score_max) : undefined,
+    assigned,
+    f.unassigned ? isNull(leads.assignedTo) : undefined,
+    f.lead_source ? inArray(leads.leadSource, f.lead_source) : undefined,
+    f.priority ? inArray(leads.priority, f.priority) : undefined,
+    f.state_id ? inArray(leads.status, f.state_id) : undefined,
+    f.tags
+      ? sql`exists (select 1 from ${leadTags} where ${leadTags.leadId} = ${leads.id} and ${leadTags.tagId} in ${f.tags})`
+      : undefined,
+    f.company ? equalsIgnoringCase(leads.company, f.company) : undefined,
+    f.city ? equalsIgnoringCase(leads.city, f.city) : undefined,
+    f.state ? equalsIgnoringCase(leads.state, f.state) : undefined,
+    f.country ? equalsIgnoringCase(leads.country, f.country) : undefined,
+    f.created_from ? sql`${leads.createdAt} >= ${f.created_from}::date` : undefined,
+    f.created_to ? sql`${leads.createdAt} < (${f.created_to}::date + 1)` : undefined,
+  ) as SQL;
+}

@@ -1,0 +1,125 @@
+/**
+ * Changing one lead (update, custom fields) and soft-deleting leads. custom_fields and
+ * ai_information merge key by key into the stored objects (a key sent as null is removed);
+ * every change writes a feed entry with before/after of the changed fields.
+ */
+import { eq, isNull, sql, type SQL } from 'drizzle-orm';
+import { leads } from '../../db/schema';
+import { tenantWhere, type TenantContext } from '../../db/tenant';
+import { NotFound, ValidationFailed } from '../../core/errors';
+import { recordFeed } from '../feed/service';
+import { notifyLeadAssignments } from '../notifications/service';
+import { assertEmailFree, emailKey } from './dedupe';
+import { leadFilterWhere } from './filters';
+import { companyOf } from './lead-writes';
+import { leadChanges, readLead } from './present';
+import { checkLeadReferences, ensureCompanies, loadLeadReferences } from './references';
+import type { LeadView, UpdateLeadInput } from './schemas';
+
+const plainFields = {
+  first_name: 'firstName',
+  last_name: 'lastName',
+  email: 'email',
+  phone_number: 'phoneNumber',
+  job_title: 'jobTitle',
+  industry: 'industry',
+  website: 'website',
+  address: 'address',
+  city: 'city',
+  state: 'state',
+  country: 'country',
+  pin_code: 'pinCode',
+  status: 'status',
+  priority: 'priority',
+  lead_source: 'leadSource',
+  estimated_value: 'estimatedValue',
+  assigned_to: 'assignedTo',
+  profile_url: 'profileUrl',
+  notes: 'notes',
+} as const satisfies Partial<Record<keyof UpdateLeadInput, keyof typeof leads.$inferInsert>>;
+
+/** `stored || patch - removed`: keys set to null are removed, others replace or add. */
+function mergeJson(column: typeof leads.customFields | typeof leads.aiInformation, patch: Record<string, unknown>): SQL {
+  const set = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== null));
+  const removed = Object.keys(patch).filter((key) => patch[key] === null);
+  return sql`(${column} || ${JSON.stringify(set)}::jsonb) - ${sql.param(removed)}::text[]`;
+}
+
+async function lockLead(ctx: TenantContext, id: number): Promise<void> {
+  const [row] = await ctx.db
+    .select({ id: leads.id })
+    .from(leads)
+    .where(tenantWhere(ctx, leads, eq(leads.id, id), isNull(leads.deletedAt)))
+    .for('update');
+  if (!row) throw new NotFound('Lead', id);
+}
+
+async function replaceTags(ctx: TenantContext, leadId: number, tags: number[]): Promise<void> {
+  await ctx.db.execute(sql`delete from lead_tags where organization_id = ${ctx.orgId} and lead_id = ${leadId} and not (tag_id = any(${sql.param(tags)}::bigint[]))`);
+  await ctx.db.execute(sql`
+    insert into lead_tags (organization_id, lead_id, tag_id)
+    select ${ctx.orgId}, ${leadId}, tag from unnest(${sql.param(tags)}::bigint[]) as tag
+    on conflict do nothing`);
+}
+
+async function companyPatch(ctx: TenantContext, input: UpdateLeadInput, refs: Awaited<ReturnType<typeof loadLeadReferences>>) {
+  if (input.company_id != null || input.company) {
+    const byName = input.company_id == null && input.company ? await ensureCompanies(ctx, [input.company]) : new Map();
+    return companyOf(input, refs, byName);
+  }
+  if (input.company === null || input.company_id === null) return { companyId: null, company: null };
+  return undefined;
+}
+
+export async function updateLead(ctx: TenantContext, id: number, input: UpdateLeadInput): Promise<LeadView> {
+  await lockLead(ctx, id);
+  const before = await readLead(ctx, id);
+  const refs = await loadLeadReferences(ctx, [input]);
+  const issues = checkLeadReferences(input, refs, 'update');
+  if (issues.length > 0) throw new ValidationFailed(issues);
+  if (input.email && emailKey(input.email) !== emailKey(before.email)) await assertEmailFree(ctx, input.email, id);
+
+  const set: Record<string, unknown> = { updatedAt: sql`now()` };
+  for (const [wire, column] of Object.entries(plainFields)) {
+    const value = input[wire as keyof typeof plainFields];
+    if (value !== undefined) set[column] = value;
+  }
+  const company = await companyPatch(ctx, input, refs);
+  if (company) Object.assign(set, company);
+  if (input.custom_fields) set.customFields = mergeJson(leads.customFields, input.custom_fields);
+  if (input.ai_information) set.aiInformation = mergeJson(leads.aiInformation, input.ai_information);
+  await ctx.db.update(leads).set(set).where(tenantWhere(ctx, leads, eq(leads.id, id)));
+  if (input.tags !== undefined) await replaceTags(ctx, id, [...new Set(input.tags ?? [])]);
+
+  const after = await readLead(ctx, id);
+  const changes = leadChanges(before, after);
+  if (Object.keys(changes).length > 0) await recordFeed(ctx, [{ modelType: 'lead', modelId: id, action: 'updated', changes }]);
+  if (after.assigned_to !== null && after.assigned_to !== before.assigned_to) {
+    await notifyLeadAssignments(ctx, [{ userId: after.assigned_to, leadIds: [id], leadName: `${after.first_name} ${after.last_name}` }]);
+  }
+  return after;
+}
+
+export function updateLeadCustomFields(ctx: TenantContext, leadId: number, customFields: Record<string, unknown>): Promise<LeadView> {
+  return updateLead(ctx, leadId, { custom_fields: customFields as UpdateLeadInput['custom_fields'] });
+}
+
+/** Sets one custom field; no value (or null) removes it. */
+export function setLeadCustomField(ctx: TenantContext, leadId: number, name: string, value: unknown): Promise<LeadView> {
+  return updateLeadCustomFields(ctx, leadId, { [name]: value ?? null });
+}
+
+/** Soft delete in one statement, feed entries included. Unknown, deleted and other organizations' ids are not counted. */
+export async function deleteLeads(ctx: TenantContext, ids: number[]): Promise<number> {
+  const result = await ctx.db.execute<{ deleted: number }>(sql`
+    with deleted as (
+      update leads set deleted_at = now(), updated_at = now()
+      where ${leadFilterWhere(ctx, {})} and ${leads.id} = any(${sql.param(ids)}::bigint[])
+      returning id
+    ), feed as (
+      insert into feed_entries (organization_id, model_type, model_id, action, actor_user_id, actor_api_key_id, changes)
+      select ${ctx.orgId}, 'lead', id, 'deleted', ${ctx.userId}, ${ctx.apiKeyId ?? null}, '{}'::jsonb from deleted
+    )
+    select count(*)::int as deleted from deleted`);
+  return Number(result.rows[0]?.deleted ?? 0);
+}

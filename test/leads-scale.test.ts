@@ -1,0 +1,121 @@
+/**
+ * Leads at scale: 20 000 leads in one organization. A select_all bulk action over all of them
+ * is one statement (timed here; the README quotes the time), and the search_value predicate
+ * matches the trigram GIN index, shown with EXPLAIN.
+ */
+import { env } from 'cloudflare:test';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readConfig } from '../src/env';
+import { openDatabase, withTenant, type Database, type Transaction } from '../src/db/client';
+import { leadFilterWhere } from '../src/modules/leads/filters';
+import { call, signupOrganization, type SignedUp } from './helpers/api';
+
+const LEADS = 20_000;
+let org: SignedUp;
+
+/** The app's own database handle (the same driver and RLS scoping the Worker uses). */
+const handle = openDatabase(readConfig(env));
+
+function withDatabase<T>(work: (db: Database) => Promise<T>): Promise<T> {
+  return work(handle.db);
+}
+
+async function timed<T>(label: string, work: () => Promise<T>): Promise<{ result: T; ms: number }> {
+  const started = performance.now();
+  const result = await work();
+  const ms = Math.round(performance.now() - started);
+  console.log(`[scale] ${label}: ${ms} ms`);
+  return { result, ms };
+}
+
+beforeAll(async () => {
+  org = await signupOrganization('Scale');
+  await withDatabase((db) =>
+    withTenant(db, org.orgId, (tx) =>
+      tx.execute(sql`
+      insert into leads (organization_id, first_name, last_name, email, company, job_title, city, status, priority, lead_source)
+      select ${org.orgId}, 'First' || g, 'Last' || g, 'lead' || g || '@scale.example', 'Company ' || (g % 500),
+        case when g = 12345 then 'Quixotic Zephyr' else 'Buyer' end,
+        case when g % 2 = 0 then 'Even City' else 'Odd City' end, 1, 1 + g % 4, 1 + g % 5
+      from generate_series(1, ${LEADS}) as g`),
+    ),
+  );
+  // Fresh statistics, as autovacuum would have after a bulk load.
+  await withDatabase((db) => db.execute(sql`analyze leads`));
+}, 300_000);
+
+afterAll(() => handle.close());
+
+describe(`${LEADS} leads in one organization`, () => {
+  /** The plan's index condition on leads_search_trgm_idx, or null when that index serves no condition. */
+  function trigramIndexCondition(plan: string): string | null {
+    const lines = plan.split('\n');
+    const at = lines.findIndex((line) => line.includes('Index Scan on leads_search_trgm_idx'));
+    return at === -1 ? null : (lines.slice(at + 1).find((line) => line.includes('Index Cond:')) ?? null);
+  }
+
+  async function explainSearch(db: Database | Transaction, term: string): Promise<string> {
+    await db.execute(sql`set local enable_seqscan = off`);
+    const result = await db.execute<{ 'QUERY PLAN': string }>(
+      sql`explain select id from leads where ${leadFilterWhere({ orgId: org.orgId, userId: org.userId }, { search_value: term })}`,
+    );
+    return result.rows.map((row) => row['QUERY PLAN']).join('\n');
+  }
+
+  it('has a search predicate that leads_search_trgm_idx serves, organization and ILIKE both as index conditions', async () => {
+    // As the table owner (no row-level security), so the plan shows what the index can do.
+    const plan = await withDatabase((db) => db.transaction((tx) => explainSearch(tx, 'quixotic zeph')));
+    const condition = trigramIndexCondition(plan);
+    expect(condition, plan).toContain('~~*');
+    expect(condition, plan).toContain('organization_id');
+    const listed = await call('GET', '/api/lead/list', { token: org.token, query: { search_value: 'Quixotic Zeph' } });
+    expect(listed.body.data.map((lead: { first_name: string }) => lead.first_name)).toEqual(['First12345']);
+  });
+
+  /**
+   * KNOWN LIMITATION (reported on issue 3): inside a tenant transaction (role lm_app, row-level
+   * security on) PostgreSQL only turns leakproof operators into index conditions, and ILIKE is
+   * not leakproof, so the trigram index serves only `organization_id` and the ILIKE is a filter.
+   * The fix needs a migration (a view over leads owned by the table owner, restricted to
+   * app.organization_id, queried in a non-pulled-up subquery). Flip `it.fails` to `it` then.
+   */
+  it.fails('serves search_value from leads_search_trgm_idx inside the tenant transaction', async () => {
+    const plan = await withDatabase((db) => withTenant(db, org.orgId, (tx) => explainSearch(tx, 'quixotic zeph')));
+    expect(trigramIndexCondition(plan), plan).toContain('~~*');
+  });
+
+  it('changes the status of every lead with select_all in one statement', async () => {
+    const { result, ms } = await timed(`status-change select_all over ${LEADS} leads`, () =>
+      call('POST', '/api/lead/status-change', { token: org.token, body: { select_all: true, status: 2 } }),
+    );
+    expect(result.status, result.text).toBe(200);
+    expect(result.body.data.updated).toBe(LEADS);
+    expect(ms).toBeLessThan(30_000);
+    const stillNew = await call('GET', '/api/lead/list', { token: org.token, query: { state_id: '1', limit: 1 } });
+    expect(stillNew.body.total).toBe(0);
+    const feed = await withDatabase((db) =>
+      withTenant(db, org.orgId, (tx) => tx.execute<{ n: number }>(sql`select count(*)::int as n from feed_entries where action = 'status_changed'`)),
+    );
+    expect(feed.rows[0].n).toBe(LEADS);
+  }, 180_000);
+
+  it('assigns and tags the leads a filter selects, with one notification for the assignee', async () => {
+    const assigned = await timed(`assign-user select_all over ${LEADS / 2} filtered leads`, () =>
+      call('POST', '/api/lead/assign-user', { token: org.token, body: { select_all: true, filters: { city: 'even city' }, assigned_to: org.userId } }),
+    );
+    expect(assigned.result.body.data.updated).toBe(LEADS / 2);
+    const notices = await call('GET', '/api/notification/list', { token: org.token });
+    expect(notices.body.data.filter((notice: { title: string }) => notice.title === `${LEADS / 2} leads assigned to you`)).toHaveLength(1);
+    const tags = (await call('GET', '/api/custom-lookups/list', { token: org.token, query: { type: 'tags' } })).body.data;
+    const tagged = await timed(`assign-tags select_all over ${LEADS} leads`, () =>
+      call('POST', '/api/lead/assign-tags', { token: org.token, body: { select_all: true, tags: [tags[0].id, tags[1].id] } }),
+    );
+    expect(tagged.result.body.data.updated).toBe(LEADS);
+    const replaced = await timed(`set-assign-tags select_all over ${LEADS} leads`, () =>
+      call('POST', '/api/lead/set-assign-tags', { token: org.token, body: { select_all: true, tags: [tags[1].id] } }),
+    );
+    expect(replaced.result.body.data.updated).toBe(LEADS);
+    expect(Math.max(assigned.ms, tagged.ms, replaced.ms)).toBeLessThan(30_000);
+  }, 300_000);
+});

@@ -1,0 +1,222 @@
+/**
+ * The lead record: create, view, update, delete (spec "Lead" and "Leads").
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
+
+let org: SignedUp;
+let other: SignedUp;
+let tagIds: Record<string, number>;
+
+async function addLead(body: Record<string, unknown>, who: SignedUp = org) {
+  return call('POST', '/api/lead/add', { token: who.token, body: { first_name: 'Ada', last_name: 'Lovelace', ...body } });
+}
+
+beforeAll(async () => {
+  [org, other] = await Promise.all([signupOrganization('Leads'), signupOrganization('Other')]);
+  const tags = await call('GET', '/api/custom-lookups/list', { token: org.token, query: { module_name: 'lead', type: 'tags', limit: 100 } });
+  tagIds = Object.fromEntries(tags.body.data.map((tag: { name: string; id: number }) => [tag.name, tag.id]));
+});
+
+describe('POST /api/lead/add', () => {
+  it('creates a lead with resolved labels, tag objects, the first status by default and a linked company', async () => {
+    const response = await addLead({
+      email: '  Ada.Lovelace@Example.COM ',
+      phone_number: '+44 20 7946 0000',
+      company: 'Analytical Engines',
+      job_title: 'Mathematician',
+      priority: 3,
+      lead_source: 2,
+      estimated_value: 1250.5,
+      assigned_to: org.userId,
+      tags: [tagIds.Hot, tagIds.VIP],
+      custom_fields: { budget: '10k', newsletter: true },
+      notes: 'Met at the conference',
+    });
+    expect(response.status).toBe(201);
+    const lead = response.body.data;
+    expect(lead).toMatchObject({
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      email: 'Ada.Lovelace@example.com',
+      company: 'Analytical Engines',
+      status: 1,
+      status_text: 'New',
+      priority: 3,
+      priority_text: 'High',
+      lead_source: 2,
+      lead_source_text: 'Referral',
+      score: 0,
+      estimated_value: 1250.5,
+      assigned_to: org.userId,
+      custom_fields: { budget: '10k', newsletter: true },
+      ai_information: {},
+      last_activity_at: null,
+    });
+    expect(lead.company_id).toEqual(expect.any(Number));
+    expect(lead.tags).toEqual([
+      { id: tagIds.Hot, name: 'Hot', color: expect.any(String) },
+      { id: tagIds.VIP, name: 'VIP', color: expect.any(String) },
+    ]);
+    const viewed = await call('GET', `/api/lead/view/${lead.id}`, { token: org.token });
+    expect(viewed.body.data).toEqual(lead);
+  });
+
+  it('links a company of the same name case-insensitively instead of creating another', async () => {
+    const first = await addLead({ company: 'Babbage & Co' });
+    const second = await addLead({ company: 'BABBAGE & CO' });
+    expect(second.body.data.company_id).toBe(first.body.data.company_id);
+    expect(second.body.data.company).toBe('Babbage & Co');
+  });
+
+  it('answers 409 duplicate_lead with the existing id for an email already in the organization, in any case', async () => {
+    const email = uniqueEmail('dup');
+    const first = await addLead({ email });
+    const again = await addLead({ email: email.toUpperCase().replace(/@.*/, (domain) => domain.toLowerCase()) });
+    expectFailure(again, 409, 'conflict');
+    expect(again.body.error.code).toBe('duplicate_lead');
+    expect(again.body.error.details).toMatchObject({ lead_id: first.body.data.id });
+  });
+
+  it('lets another organization and a deleted lead’s email be used again', async () => {
+    const email = uniqueEmail('reuse');
+    const first = await addLead({ email });
+    expect((await addLead({ email }, other)).status).toBe(201);
+    await call('DELETE', '/api/lead/delete', { token: org.token, body: { ids: [first.body.data.id] } });
+    expect((await addLead({ email })).status).toBe(201);
+  });
+
+  it('creates only one lead when the same email arrives concurrently', async () => {
+    const email = uniqueEmail('race');
+    const responses = await Promise.all(Array.from({ length: 4 }, () => addLead({ email })));
+    expect(responses.map((response) => response.status).sort()).toEqual([201, 409, 409, 409]);
+  });
+
+  it('answers 422 naming the field for short names, bad emails and unknown references', async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ first_name: ' A ' }, 'first_name'],
+      [{ last_name: 'x'.repeat(51) }, 'last_name'],
+      [{ email: 'not-an-email' }, 'email'],
+      [{ status: 99 }, 'status'],
+      [{ priority: 9 }, 'priority'],
+      [{ lead_source: 6 }, 'lead_source'],
+      [{ tags: [999_999] }, 'tags.0'],
+      [{ assigned_to: other.userId }, 'assigned_to'],
+      [{ estimated_value: -1 }, 'estimated_value'],
+    ];
+    for (const [body, field] of cases) {
+      const response = await addLead(body);
+      expectFailure(response, 422, 'validation_error');
+      expect(response.body.error.code, JSON.stringify(body)).toBe(field);
+    }
+  });
+
+  it('refuses another organization’s tag ids', async () => {
+    const response = await addLead({ tags: [tagIds.Hot] }, other);
+    expectFailure(response, 422, 'validation_error');
+    expect(response.body.error.code).toBe('tags.0');
+  });
+
+  it('never stores read-only fields from input', async () => {
+    const response = await addLead({ score: 99, ai_information: { x: 1 }, last_activity_at: '2020-01-01', created_at: '2000-01-01', id: 1, status_text: 'Won' });
+    expect(response.status).toBe(201);
+    expect(response.body.data).toMatchObject({ score: 0, ai_information: {}, last_activity_at: null, status_text: 'New' });
+    expect(response.body.data.created_at.startsWith('2000')).toBe(false);
+  });
+});
+
+describe('GET /api/lead/view/{id}', () => {
+  it('answers 404 for another organization’s lead and for a deleted lead', async () => {
+    const lead = (await addLead({})).body.data;
+    expectFailure(await call('GET', `/api/lead/view/${lead.id}`, { token: other.token }), 404, 'not_found');
+    await call('DELETE', '/api/lead/delete', { token: org.token, body: { ids: [lead.id] } });
+    expectFailure(await call('GET', `/api/lead/view/${lead.id}`, { token: org.token }), 404, 'not_found');
+  });
+});
+
+describe('POST /api/lead/update/{id}', () => {
+  it('changes given fields only and merges custom_fields and ai_information key by key', async () => {
+    const lead = (await addLead({ email: uniqueEmail('upd'), city: 'London', custom_fields: { a: 1, b: 2 } })).body.data;
+    const first = await call('POST', `/api/lead/update/${lead.id}`, {
+      token: org.token,
+      body: { job_title: 'Countess', custom_fields: { b: null, c: 'new' }, ai_information: { summary: 'x', industry: 'math' }, status: 3 },
+    });
+    expect(first.status).toBe(200);
+    expect(first.body.data).toMatchObject({ city: 'London', job_title: 'Countess', status: 3, status_text: 'Qualified', custom_fields: { a: 1, c: 'new' } });
+    const second = await call('POST', `/api/lead/update/${lead.id}`, { token: org.token, body: { ai_information: { summary: null, score_reason: 'fit' } } });
+    expect(second.body.data.ai_information).toEqual({ industry: 'math', score_reason: 'fit' });
+    expect(second.body.data.custom_fields).toEqual({ a: 1, c: 'new' });
+  });
+
+  it('replaces tags, relinks the company and clears fields set to null', async () => {
+    const lead = (await addLead({ tags: [tagIds.Hot], company: 'Old Co', city: 'Paris' })).body.data;
+    const response = await call('POST', `/api/lead/update/${lead.id}`, { token: org.token, body: { tags: [tagIds.Cold], company: 'New Co', city: null } });
+    expect(response.body.data.tags.map((tag: { name: string }) => tag.name)).toEqual(['Cold']);
+    expect(response.body.data).toMatchObject({ company: 'New Co', city: null });
+    expect(response.body.data.company_id).not.toBe(lead.company_id);
+  });
+
+  it('answers 409 when the new email belongs to another live lead, and accepts its own email', async () => {
+    const taken = uniqueEmail('taken');
+    const holder = (await addLead({ email: taken })).body.data;
+    const lead = (await addLead({ email: uniqueEmail('mine') })).body.data;
+    const clash = await call('POST', `/api/lead/update/${lead.id}`, { token: org.token, body: { email: taken } });
+    expectFailure(clash, 409, 'conflict');
+    expect(clash.body.error.details).toMatchObject({ lead_id: holder.id });
+    expect((await call('POST', `/api/lead/update/${lead.id}`, { token: org.token, body: { email: lead.email.toUpperCase().replace(/@.*/, (d: string) => d.toLowerCase()) } })).status).toBe(200);
+  });
+
+  it('refuses an empty status and unknown references with 422', async () => {
+    const lead = (await addLead({})).body.data;
+    for (const [body, field] of [[{ status: null }, 'status'], [{ assigned_to: 999_999 }, 'assigned_to'], [{ first_name: 'A' }, 'first_name']] as const) {
+      const response = await call('POST', `/api/lead/update/${lead.id}`, { token: org.token, body });
+      expectFailure(response, 422, 'validation_error');
+      expect(response.body.error.code).toBe(field);
+    }
+  });
+});
+
+describe('custom field endpoints', () => {
+  it('POST /api/lead/update-custom-fields merges and POST /api/lead/custom-field sets or removes one key', async () => {
+    const lead = (await addLead({ custom_fields: { a: 1 } })).body.data;
+    const merged = await call('POST', '/api/lead/update-custom-fields', { token: org.token, body: { lead_id: lead.id, custom_fields: { b: 'two' } } });
+    expect(merged.body.data.custom_fields).toEqual({ a: 1, b: 'two' });
+    const set = await call('POST', '/api/lead/custom-field', { token: org.token, body: { lead_id: lead.id, field_name: 'c', field_value: 3 } });
+    expect(set.body.data.custom_fields).toEqual({ a: 1, b: 'two', c: 3 });
+    const removed = await call('POST', '/api/lead/custom-field', { token: org.token, body: { lead_id: lead.id, field_name: 'a' } });
+    expect(removed.body.data.custom_fields).toEqual({ b: 'two', c: 3 });
+  });
+
+  it('answers 404 for a lead of another organization', async () => {
+    const lead = (await addLead({})).body.data;
+    expectFailure(await call('POST', '/api/lead/custom-field', { token: other.token, body: { lead_id: lead.id, field_name: 'x', field_value: 1 } }), 404, 'not_found');
+  });
+});
+
+describe('DELETE /api/lead/delete', () => {
+  it('soft-deletes and says how many; unknown, repeated and foreign ids change nothing', async () => {
+    const mine = [(await addLead({})).body.data.id, (await addLead({})).body.data.id];
+    const foreign = (await addLead({}, other)).body.data.id;
+    const response = await call('DELETE', '/api/lead/delete', { token: org.token, body: { ids: [...mine, foreign, 999_999_999] } });
+    expect(response.status).toBe(200);
+    expect(response.body.data).toEqual({ deleted: 2 });
+    expect((await call('DELETE', '/api/lead/delete', { token: org.token, body: { ids: mine } })).body.data).toEqual({ deleted: 0 });
+    expect((await call('GET', `/api/lead/view/${foreign}`, { token: other.token })).status).toBe(200);
+    const listed = await call('GET', '/api/lead/list', { token: org.token, query: { limit: 100 } });
+    expect(listed.body.data.map((lead: { id: number }) => lead.id)).not.toContain(mine[0]);
+  });
+
+  it('refuses an empty id list with 422', async () => {
+    expectFailure(await call('DELETE', '/api/lead/delete', { token: org.token, body: { ids: [] } }), 422, 'validation_error');
+  });
+});
+
+describe('GET /api/user/global-search', () => {
+  it('has a leads section searched like the lead list', async () => {
+    const lead = (await addLead({ first_name: 'Searchable', last_name: 'Zebra', email: uniqueEmail('zebra') })).body.data;
+    const response = await call('GET', '/api/user/global-search', { token: org.token, query: { search_value: 'zebra' } });
+    expect(response.status).toBe(200);
+    expect(response.body.data.leads.map((found: { id: number }) => found.id)).toEqual([lead.id]);
+    expect((await call('GET', '/api/user/global-search', { token: other.token, query: { search_value: 'zebra' } })).body.data.leads).toEqual([]);
+  });
+});
