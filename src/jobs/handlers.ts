@@ -2,4 +2,5 @@
  * Imports every job module so each registers its handler with the runner. Add one line per
  * job kind.
  */
-export {};
+import './lead-import';
+import './export';

@@ -1,6 +1,68 @@
 /**
- * Routes of the exports module (placeholder until the module lands).
+ * Exports of leads, clients, companies and contacts to CSV or XLSX: create (202, written by
+ * the queue consumer), list with progress, and download of a completed file.
  */
-import { createRouter } from '../../core/routes';
+import { z } from '@hono/zod-openapi';
+import { accepted, list } from '../../core/http';
+import { createRouter, defineRoute, envelope, ErrorEnvelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
+import { CreateExportBody, ExportJobSchema, ExportListQuery } from './schemas';
+import { createExport, downloadExport, listExports } from './service';
 
 export const exportRoutes = createRouter();
+const tags = ['Exports'];
+
+exportRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/api/exports/create',
+    operationId: 'createExport',
+    tags,
+    summary: 'Export records to CSV or XLSX (asynchronous)',
+    description: 'Queues an export job and answers 202 with it; follow it at /api/exports/list and download it when completed.',
+    auth: 'bearer',
+    request: { body: jsonBody(CreateExportBody) },
+    responses: { 202: envelope(ExportJobSchema, 'Export queued') },
+  }),
+  async (c) => {
+    const body = c.req.valid('json');
+    const job = await createExport(c.var.tenant, c.env.JOBS, { exportType: body.export_type, format: body.format, filters: body.filters ?? {} });
+    return accepted(c, job, 'Export queued');
+  },
+);
+
+exportRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/api/exports/list',
+    operationId: 'listExports',
+    tags,
+    summary: 'Export jobs with status and progress',
+    auth: 'bearer',
+    request: { query: ExportListQuery },
+    responses: { 200: listEnvelope(ExportJobSchema) },
+  }),
+  async (c) => list(c, await listExports(c.var.tenant, c.req.valid('query'))),
+);
+
+exportRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/api/exports/download/{id}',
+    operationId: 'downloadExport',
+    tags,
+    summary: 'Download a completed export (streamed as an attachment)',
+    auth: 'bearer',
+    request: { params: idParam() },
+    responses: {
+      200: {
+        description: 'The export file',
+        content: {
+          'text/csv': { schema: z.string().openapi({ format: 'binary' }) },
+          'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': { schema: z.string().openapi({ format: 'binary' }) },
+        },
+      },
+      409: { description: 'The export is not completed yet (error.code export_not_ready)', content: { 'application/json': { schema: ErrorEnvelope } } },
+    },
+  }),
+  async (c) => downloadExport(c.var.tenant, c.env.FILES, c.req.valid('param').id),
+);

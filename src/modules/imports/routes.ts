@@ -1,6 +1,66 @@
 /**
- * Routes of the imports module (placeholder until the module lands).
+ * Spreadsheet imports of leads: upload (answered 202 at once; the queue consumer does the
+ * work), job progress, and each job's per-row errors and duplicates.
  */
-import { createRouter } from '../../core/routes';
+import { accepted, list } from '../../core/http';
+import { createRouter, defineRoute, ErrorEnvelope, envelope, idParam, listEnvelope } from '../../core/routes';
+import { ImportJobListQuery, ImportJobRowSchema, ImportJobRowsQuery, ImportJobSchema, LeadImportForm } from './schemas';
+import { listImportJobRows, listImportJobs, MAX_IMPORT_BYTES, startLeadImport } from './service';
 
 export const importRoutes = createRouter();
+const tags = ['Imports'];
+
+importRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/api/lead/lead-imports',
+    operationId: 'importLeads',
+    tags,
+    summary: 'Import leads from a CSV or XLSX file (asynchronous)',
+    description:
+      'Stores the file and queues an import job; answers 202 with the job at once. Headers map to lead fields case-insensitively ' +
+      '(e.g. "First Name", "Email Address", "Phone"); unknown columns become custom fields. Follow progress at /api/import-job/list.',
+    auth: 'bearer',
+    request: { body: { required: true, content: { 'multipart/form-data': { schema: LeadImportForm } } } },
+    responses: {
+      202: envelope(ImportJobSchema, 'Import job queued'),
+      413: {
+        description: `File larger than ${MAX_IMPORT_BYTES / 1024 / 1024} MB`,
+        content: { 'application/json': { schema: ErrorEnvelope } },
+      },
+    },
+  }),
+  async (c) => {
+    const form = c.req.valid('form');
+    const job = await startLeadImport(c.var.tenant, c.env, { file: form.file, duplicateMode: form.duplicate_mode });
+    return accepted(c, job, 'Import queued');
+  },
+);
+
+importRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/api/import-job/list',
+    operationId: 'listImportJobs',
+    tags,
+    summary: 'Import jobs with status, counts and percentage',
+    auth: 'bearer',
+    request: { query: ImportJobListQuery },
+    responses: { 200: listEnvelope(ImportJobSchema) },
+  }),
+  async (c) => list(c, await listImportJobs(c.var.tenant, c.req.valid('query'))),
+);
+
+importRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/api/import-job/{id}/rows',
+    operationId: 'listImportJobRows',
+    tags,
+    summary: 'Per-row errors and duplicates of one import job',
+    auth: 'bearer',
+    request: { params: idParam(), query: ImportJobRowsQuery },
+    responses: { 200: listEnvelope(ImportJobRowSchema) },
+  }),
+  async (c) => list(c, await listImportJobRows(c.var.tenant, c.req.valid('param').id, c.req.valid('query'))),
+);

@@ -1,0 +1,128 @@
+/**
+ * Queue handler for 'lead-import': streams the stored upload from R2, maps and validates each
+ * row, and writes leads in batches of IMPORT_BATCH_ROWS through the leads service, committing
+ * each batch with the job's counters and checkpoint. A retried or redelivered message skips
+ * the rows up to the checkpoint, so no row is imported twice (the (import_job_id, import_row)
+ * unique index backs this up). Unreadable files fail at once; other errors are retried by the
+ * queue, and the job is marked failed on its last attempt.
+ */
+import type { Database } from '../db/client';
+import { planColumns, type ColumnPlan } from '../modules/imports/header-mapping';
+import {
+  claimImportJob,
+  commitImportBatch,
+  finishImportJob,
+  ImportSuperseded,
+  MAX_IMPORT_ATTEMPTS,
+  recordImportError,
+  type BatchTally,
+  type ClaimedImport,
+  type RowOutcome,
+} from '../modules/imports/job-progress';
+import { loadLookupLabels, rowToLeadInput, type LookupLabels } from '../modules/imports/row-input';
+import { openStoredSpreadsheet, type SpreadsheetRows } from '../modules/imports/spreadsheet';
+import { UnreadableFile } from '../modules/imports/unreadable-file';
+import { createLeadsBatch } from '../modules/leads/service';
+import type { AddLeadInput } from '../modules/leads/schemas';
+import type { TenantContext } from '../db/tenant';
+import type { JobContext } from './runner';
+import { registerJobHandler } from './runner';
+
+export const IMPORT_BATCH_ROWS = 500;
+
+interface PendingRow {
+  rowNumber: number;
+  cells: string[];
+}
+
+/** Writes one batch: validation failures become error outcomes, the rest go to createLeadsBatch. */
+async function writeBatch(ctx: TenantContext, claim: ClaimedImport, plan: ColumnPlan[], labels: LookupLabels, rows: PendingRow[]): Promise<Omit<BatchTally, 'estimatedTotal' | 'lastRowNumber'>> {
+  const outcomes: RowOutcome[] = [];
+  const valid: { rowNumber: number; input: AddLeadInput }[] = [];
+  const failedRows = new Set<number>();
+  for (const row of rows) {
+    const result = rowToLeadInput(plan, row.cells, labels);
+    if (result.ok) valid.push({ rowNumber: row.rowNumber, input: result.input });
+    else {
+      failedRows.add(row.rowNumber);
+      for (const issue of result.issues) outcomes.push({ rowNumber: row.rowNumber, outcome: 'error', field: issue.field, message: issue.message, leadId: null });
+    }
+  }
+  const result = valid.length
+    ? await createLeadsBatch(ctx, valid, { importJobId: claim.jobId, onDuplicate: claim.options.duplicate_mode })
+    : { created: 0, updated: 0, skipped: [], merged: [], errors: [] };
+  for (const error of result.errors) {
+    failedRows.add(error.rowNumber);
+    outcomes.push({ rowNumber: error.rowNumber, outcome: 'error', field: error.field, message: error.message, leadId: null });
+  }
+  for (const skip of result.skipped) {
+    outcomes.push({ rowNumber: skip.rowNumber, outcome: 'duplicate_skipped', field: null, message: 'duplicate of an existing lead; skipped', leadId: skip.leadId ?? null });
+  }
+  for (const merge of result.merged) {
+    outcomes.push({ rowNumber: merge.rowNumber, outcome: 'duplicate_merged', field: null, message: 'duplicate of an existing lead; merged into it', leadId: merge.leadId ?? null });
+  }
+  return { processed: rows.length, created: result.created, updated: result.updated, skipped: result.skipped.length, failed: failedRows.size, outcomes };
+}
+
+async function importRows(db: Database, claim: ClaimedImport, sheet: SpreadsheetRows): Promise<void> {
+  let plan: ColumnPlan[] | undefined;
+  let labels: LookupLabels | undefined;
+  let rowNumber = 0;
+  let checkpoint = claim.checkpointRow;
+  let pending: PendingRow[] = [];
+  const flush = async () => {
+    if (pending.length === 0) return;
+    const rows = pending;
+    pending = [];
+    const lastRowNumber = rows[rows.length - 1].rowNumber;
+    const fraction = sheet.fractionRead();
+    const estimatedTotal = fraction > 0 ? Math.round(lastRowNumber / fraction) : lastRowNumber;
+    await commitImportBatch(db, claim, checkpoint, async (ctx) => {
+      labels ??= await loadLookupLabels(ctx);
+      const tally = await writeBatch(ctx, claim, plan as ColumnPlan[], labels, rows);
+      return { ...tally, lastRowNumber, estimatedTotal };
+    });
+    checkpoint = lastRowNumber;
+  };
+  for await (const cells of sheet.rows) {
+    if (!plan) {
+      plan = planColumns(cells);
+      if (!plan.some((column) => column.kind === 'field' || column.kind === 'full_name')) {
+        throw new UnreadableFile('the first row must be a header row naming lead fields (e.g. First Name, Last Name, Email)');
+      }
+      continue;
+    }
+    rowNumber++;
+    if (rowNumber <= checkpoint) continue;
+    pending.push({ rowNumber, cells });
+    if (pending.length >= IMPORT_BATCH_ROWS) await flush();
+  }
+  if (!plan) throw new UnreadableFile('the file has no rows');
+  await flush();
+}
+
+/** A short reason: a database error's own message, not the failed SQL with its parameters. */
+function describeError(error: unknown): string {
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  if (cause instanceof Error && cause.message) return cause.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+export async function runLeadImport(message: { orgId: number; jobId: number }, { db, env }: JobContext): Promise<void> {
+  const claim = await claimImportJob(db, message.orgId, message.jobId);
+  if (!claim) return;
+  try {
+    if (!claim.storageKey) throw new UnreadableFile('the uploaded file record is missing');
+    const sheet = await openStoredSpreadsheet(env.FILES, claim.storageKey, claim.options.format);
+    await importRows(db, claim, sheet);
+    await finishImportJob(db, claim);
+  } catch (error) {
+    if (error instanceof ImportSuperseded) return;
+    const text = describeError(error);
+    const final = error instanceof UnreadableFile || claim.attempts >= MAX_IMPORT_ATTEMPTS;
+    await recordImportError(db, claim, final ? text : `attempt ${claim.attempts} failed, retrying: ${text}`, final);
+    if (!final) throw error;
+  }
+}
+
+registerJobHandler('lead-import', runLeadImport);

@@ -1,0 +1,113 @@
+/**
+ * The queue consumer's side of an export job. An export has no checkpoint: a redelivered
+ * message (after a crash) simply writes the file again from the start. Each claim stamps
+ * `started_at`, and progress and completion only apply while that stamp is still the job's,
+ * so an older delivery that is still running cannot overwrite a newer one's result.
+ */
+import { and, eq, sql } from 'drizzle-orm';
+import { withTenant, type Database } from '../../db/client';
+import { exportJobs, roles, storedFiles, users } from '../../db/schema';
+import type { TenantContext } from '../../db/tenant';
+import { safeFileName, storageKeyFor } from '../files/storage';
+import { EXPORT_CONTENT_TYPES, type ExportFormat } from './file-writers';
+import type { ExportType } from './sources';
+
+export interface ClaimedExport {
+  jobId: number;
+  orgId: number;
+  userId: number | null;
+  roleName: string;
+  exportType: ExportType;
+  format: ExportFormat;
+  filters: Record<string, unknown>;
+  /** This delivery's claim: the started_at it stamped. */
+  claimedAt: Date;
+}
+
+/** A newer delivery of the same message owns the job now. */
+export class ExportSuperseded extends Error {}
+
+const ownedBy = (claim: ClaimedExport) => and(eq(exportJobs.id, claim.jobId), eq(exportJobs.status, 'running'), eq(exportJobs.startedAt, claim.claimedAt));
+
+export async function claimExportJob(db: Database, orgId: number, jobId: number): Promise<ClaimedExport | null> {
+  return withTenant(db, orgId, async (tx) => {
+    const [job] = await tx.select().from(exportJobs).where(and(eq(exportJobs.organizationId, orgId), eq(exportJobs.id, jobId))).for('update');
+    if (!job) throw new Error(`export job ${jobId} not found (not committed yet?)`);
+    if (job.status === 'completed' || job.status === 'failed') return null;
+    const [claimed] = await tx
+      .update(exportJobs)
+      .set({ status: 'running', startedAt: sql`date_trunc('milliseconds', clock_timestamp())`, processedRows: 0, error: null, updatedAt: sql`now()` })
+      .where(eq(exportJobs.id, jobId))
+      .returning({ startedAt: exportJobs.startedAt });
+    const [creator] = job.createdBy
+      ? await tx.select({ roleName: roles.name }).from(users).innerJoin(roles, eq(roles.id, users.roleId)).where(eq(users.id, job.createdBy))
+      : [];
+    return {
+      jobId,
+      orgId,
+      userId: job.createdBy,
+      roleName: creator?.roleName ?? 'admin',
+      exportType: job.exportType as ExportType,
+      format: job.format as ExportFormat,
+      filters: job.filters,
+      claimedAt: claimed.startedAt as Date,
+    };
+  });
+}
+
+export function exportContext(claim: ClaimedExport, db: TenantContext['db']): TenantContext {
+  return { db, orgId: claim.orgId, userId: claim.userId, roleName: claim.roleName };
+}
+
+export async function recordExportProgress(db: Database, claim: ClaimedExport, values: { processed?: number; total?: number }): Promise<void> {
+  const updated = await withTenant(db, claim.orgId, (tx) =>
+    tx
+      .update(exportJobs)
+      .set({
+        ...(values.processed !== undefined ? { processedRows: values.processed } : {}),
+        ...(values.total !== undefined ? { totalRows: values.total } : {}),
+        updatedAt: sql`now()`,
+      })
+      .where(ownedBy(claim))
+      .returning({ id: exportJobs.id }),
+  );
+  if (updated.length === 0) throw new ExportSuperseded();
+}
+
+export function exportFileName(claim: ClaimedExport): string {
+  return safeFileName(`${claim.exportType}-export-${claim.jobId}.${claim.format}`);
+}
+
+export function exportStorageKey(claim: ClaimedExport): string {
+  return storageKeyFor(claim.orgId, 'export', exportFileName(claim));
+}
+
+/** Records the written object as the job's file and completes the job, atomically. */
+export async function finishExportJob(db: Database, claim: ClaimedExport, file: { key: string; size: number; rows: number }): Promise<void> {
+  await withTenant(db, claim.orgId, async (tx) => {
+    const [stored] = await tx
+      .insert(storedFiles)
+      .values({
+        organizationId: claim.orgId,
+        storageKey: file.key,
+        fileName: exportFileName(claim),
+        contentType: EXPORT_CONTENT_TYPES[claim.format],
+        sizeBytes: file.size,
+        category: 'export',
+        createdBy: claim.userId,
+      })
+      .returning({ id: storedFiles.id });
+    const done = await tx
+      .update(exportJobs)
+      .set({ status: 'completed', fileId: stored.id, processedRows: file.rows, totalRows: file.rows, finishedAt: sql`now()`, updatedAt: sql`now()` })
+      .where(ownedBy(claim))
+      .returning({ id: exportJobs.id });
+    if (done.length === 0) throw new ExportSuperseded();
+  });
+}
+
+export async function failExportJob(db: Database, claim: ClaimedExport, message: string): Promise<void> {
+  await withTenant(db, claim.orgId, (tx) =>
+    tx.update(exportJobs).set({ status: 'failed', error: message.slice(0, 1000), finishedAt: sql`now()`, updatedAt: sql`now()` }).where(ownedBy(claim)),
+  );
+}

@@ -1,0 +1,56 @@
+/**
+ * Request and response shapes of the export endpoints. `filters` is checked against the
+ * export type's own filter schema (the lead list filters for leads and clients), and stored
+ * as sent so the consumer applies exactly the same filters.
+ */
+import { z } from '@hono/zod-openapi';
+import { listQuery } from '../../core/list';
+import { JOB_STATUSES } from '../../jobs/job-status';
+import { EXPORT_TYPES, filterSchemaFor } from './sources';
+
+export const CreateExportBody = z
+  .object({
+    export_type: z.enum(EXPORT_TYPES).openapi({ description: '`clients` = leads whose status is the organization’s Converted status' }),
+    filters: z
+      .record(z.string().max(100), z.unknown())
+      .optional()
+      .openapi({
+        type: 'object',
+        description: 'For leads and clients: the lead list filters (LeadFilters; unknown keys refused). For companies and contacts: search_value, start_date, end_date.',
+        example: { state_id: '1,2', country: 'Germany' },
+      }),
+    format: z.enum(['csv', 'xlsx']).default('csv'),
+  })
+  .superRefine((body, ctx) => {
+    if (!body.filters) return;
+    const result = filterSchemaFor(body.export_type).safeParse(body.filters);
+    if (result.success) return;
+    for (const issue of result.error.issues) ctx.addIssue({ code: 'custom', path: ['filters', ...issue.path.map(String)], message: issue.message });
+  })
+  .openapi('CreateExportRequest');
+
+export const ExportJobSchema = z
+  .object({
+    id: z.number().int(),
+    export_type: z.enum(EXPORT_TYPES),
+    format: z.enum(['csv', 'xlsx']),
+    filters: z.record(z.string(), z.unknown()),
+    status: z.enum(JOB_STATUSES),
+    total: z.number().int().openapi({ description: 'Rows matching the filters (known once the job runs)' }),
+    processed: z.number().int(),
+    percentage: z.number().int().min(0).max(100),
+    file_id: z.number().int().nullable(),
+    download_url: z.string().nullable().openapi({ description: 'Path of the download once completed' }),
+    error: z.string().nullable(),
+    created_by: z.number().int().nullable(),
+    started_at: z.string().nullable(),
+    finished_at: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi('ExportJob');
+
+export const ExportListQuery = listQuery(['id', 'created_at', 'status'] as const, {
+  export_type: z.enum(EXPORT_TYPES).optional(),
+  status: z.enum(JOB_STATUSES).optional(),
+});

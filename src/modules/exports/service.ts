@@ -1,0 +1,82 @@
+/**
+ * Exports as seen through the API: create (validated filters stored with a queued job, message
+ * enqueued), list with status and progress, and download (only a completed job's file, only
+ * to its organization). The queue consumer's side is in job-progress.ts.
+ */
+import { count, eq } from 'drizzle-orm';
+import { exportJobs } from '../../db/schema';
+import { tenantWhere, type TenantContext } from '../../db/tenant';
+import { Conflict, NotFound } from '../../core/errors';
+import { dateRange, listPage, type ListParams } from '../../core/list';
+import { isoTimestamp } from '../../core/schemas';
+import type { JobStatus } from '../../jobs/job-status';
+import type { JobMessage } from '../../jobs/messages';
+import { fileResponse, findStoredFile } from '../files/storage';
+import type { ExportFormat } from './file-writers';
+import type { ExportType } from './sources';
+
+type ExportJobRow = typeof exportJobs.$inferSelect;
+
+export function presentExportJob(job: ExportJobRow) {
+  const done = job.status === 'completed';
+  return {
+    id: job.id,
+    export_type: job.exportType as ExportType,
+    format: job.format as ExportFormat,
+    filters: job.filters,
+    status: job.status as JobStatus,
+    total: job.totalRows,
+    processed: job.processedRows,
+    percentage: done ? 100 : job.totalRows > 0 ? Math.min(99, Math.floor((job.processedRows / job.totalRows) * 100)) : 0,
+    file_id: job.fileId,
+    download_url: done ? `/api/exports/download/${job.id}` : null,
+    error: job.error,
+    created_by: job.createdBy,
+    started_at: isoTimestamp(job.startedAt),
+    finished_at: isoTimestamp(job.finishedAt),
+    created_at: isoTimestamp(job.createdAt) as string,
+    updated_at: isoTimestamp(job.updatedAt) as string,
+  };
+}
+
+export async function createExport(
+  ctx: TenantContext,
+  queue: Queue<JobMessage>,
+  input: { exportType: ExportType; format: ExportFormat; filters: Record<string, unknown> },
+) {
+  const [job] = await ctx.db
+    .insert(exportJobs)
+    .values({ organizationId: ctx.orgId, exportType: input.exportType, format: input.format, filters: input.filters, status: 'queued', createdBy: ctx.userId })
+    .returning();
+  // Sent inside the request's transaction; a consumer that runs first finds no job, throws, and is retried.
+  await queue.send({ kind: 'export', orgId: ctx.orgId, jobId: job.id });
+  return presentExportJob(job);
+}
+
+export async function listExports(ctx: TenantContext, params: ListParams & { export_type?: ExportType; status?: JobStatus }) {
+  const where = tenantWhere(
+    ctx,
+    exportJobs,
+    params.export_type ? eq(exportJobs.exportType, params.export_type) : undefined,
+    params.status ? eq(exportJobs.status, params.status) : undefined,
+    dateRange(exportJobs.createdAt, params),
+  );
+  const page = await listPage({
+    params,
+    sortColumns: { id: exportJobs.id, created_at: exportJobs.createdAt, status: exportJobs.status },
+    idColumn: exportJobs.id,
+    where,
+    fetch: (q) => ctx.db.select({ job: exportJobs, id: exportJobs.id, sortKey: q.sortKey }).from(exportJobs).where(q.where).orderBy(...q.orderBy).limit(q.limit).offset(q.offset),
+    count: async (w) => (await ctx.db.select({ n: count() }).from(exportJobs).where(w))[0].n,
+  });
+  return { ...page, rows: page.rows.map((row) => presentExportJob(row.job)) };
+}
+
+export async function downloadExport(ctx: TenantContext, bucket: R2Bucket, id: number): Promise<Response> {
+  const [job] = await ctx.db.select().from(exportJobs).where(tenantWhere(ctx, exportJobs, eq(exportJobs.id, id)));
+  if (!job) throw new NotFound('Export', id);
+  if (job.status !== 'completed' || !job.fileId) {
+    throw new Conflict(`Export ${id} is not ready (status ${job.status})`, 'export_not_ready', { status: job.status });
+  }
+  return fileResponse(bucket, await findStoredFile(ctx, job.fileId));
+}

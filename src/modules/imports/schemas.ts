@@ -1,0 +1,70 @@
+/**
+ * Request and response shapes of the lead-import endpoints.
+ */
+import { z } from '@hono/zod-openapi';
+import { listQuery } from '../../core/list';
+import { JOB_STATUSES } from '../../jobs/job-status';
+import { MAX_IMPORT_BYTES } from './service';
+
+export const LeadImportForm = z
+  .object({
+    file: z
+      .custom<File>((value) => value instanceof File, { message: 'is required and must be a file (CSV or XLSX)' })
+      .openapi({
+        type: 'string',
+        format: 'binary',
+        description: `CSV (UTF-8; comma, semicolon, tab or pipe separated) or XLSX (first worksheet), told apart by content; the first row holds the headers. At most ${MAX_IMPORT_BYTES / 1024 / 1024} MB.`,
+      }),
+    duplicate_mode: z
+      .enum(['skip', 'merge'])
+      .default('skip')
+      .openapi({ description: 'A row whose email (or phone/profile URL) matches an existing lead: skip it, or merge its values into that lead' }),
+  })
+  .openapi('LeadImportRequest');
+
+export const ImportJobSchema = z
+  .object({
+    id: z.number().int(),
+    type: z.string().openapi({ example: 'lead' }),
+    status: z.enum(JOB_STATUSES),
+    file_name: z.string(),
+    file_id: z.number().int(),
+    format: z.enum(['csv', 'xlsx']).nullable(),
+    duplicate_mode: z.enum(['skip', 'merge']),
+    total: z.number().int().openapi({ description: 'Data rows in the file: exact once completed, an estimate from the bytes read while running' }),
+    total_is_estimate: z.boolean(),
+    processed: z.number().int(),
+    created: z.number().int(),
+    updated: z.number().int().openapi({ description: 'Existing leads merged with a row (duplicate_mode merge)' }),
+    skipped: z.number().int().openapi({ description: 'Rows skipped as duplicates of existing leads' }),
+    failed: z.number().int().openapi({ description: 'Rows refused by validation; see /api/import-job/{id}/rows' }),
+    percentage: z.number().int().min(0).max(100),
+    error: z.string().nullable().openapi({ description: 'Why the job failed, or the last error it is being retried after' }),
+    created_by: z.number().int().nullable(),
+    started_at: z.string().nullable(),
+    finished_at: z.string().nullable(),
+    created_at: z.string(),
+    updated_at: z.string(),
+  })
+  .openapi('ImportJob');
+
+export const ImportJobRowSchema = z
+  .object({
+    id: z.number().int(),
+    row_number: z.number().int().openapi({ description: '1 = the first data row after the header row (blank rows are not counted)' }),
+    outcome: z.enum(['error', 'duplicate_skipped', 'duplicate_merged']),
+    field: z.string().nullable().openapi({ description: 'Lead field the error is about' }),
+    message: z.string(),
+    lead_id: z.number().int().nullable().openapi({ description: 'The existing lead a duplicate matched' }),
+    created_at: z.string(),
+  })
+  .openapi('ImportJobRow');
+
+export const ImportJobListQuery = listQuery(['id', 'created_at', 'status'] as const, {
+  type: z.string().trim().max(50).optional().openapi({ description: 'Job type, e.g. `lead`' }),
+  status: z.enum(JOB_STATUSES).optional(),
+});
+
+export const ImportJobRowsQuery = listQuery(['row_number', 'id'] as const, {
+  outcome: z.enum(['error', 'duplicate_skipped', 'duplicate_merged']).optional(),
+});

@@ -1,0 +1,148 @@
+/**
+ * Lead imports as seen through the API: accepting an upload (content-sniffed, size-capped,
+ * stored in R2, recorded as a queued job, enqueued) and reading jobs and their per-row outcomes.
+ * The queue consumer's side of a job lives in job-progress.ts.
+ */
+import { count, eq, ilike } from 'drizzle-orm';
+import { importJobRows, importJobs } from '../../db/schema';
+import { tenantWhere, type TenantContext } from '../../db/tenant';
+import { NotFound, PayloadTooLarge, ValidationFailed } from '../../core/errors';
+import { containsPattern, dateRange, listPage, type ListParams } from '../../core/list';
+import { isoTimestamp } from '../../core/schemas';
+import type { JobStatus } from '../../jobs/job-status';
+import type { JobMessage } from '../../jobs/messages';
+import { storeFile } from '../files/storage';
+import { CONTENT_TYPES, sniffSpreadsheet, type SpreadsheetFormat } from './spreadsheet';
+
+/** Largest accepted upload: about 200 000 typical lead rows as CSV. Larger files answer 413. */
+export const MAX_IMPORT_BYTES = 32 * 1024 * 1024;
+export const LEAD_IMPORT_TYPE = 'lead';
+
+export type DuplicateMode = 'skip' | 'merge';
+export type ImportRowOutcome = 'error' | 'duplicate_skipped' | 'duplicate_merged';
+
+export interface ImportJobOptions {
+  duplicate_mode: DuplicateMode;
+  format: SpreadsheetFormat;
+  /** Deliveries of the job's message so far (the consumer counts them; see job-progress.ts). */
+  attempts?: number;
+}
+
+type ImportJobRow = typeof importJobs.$inferSelect;
+
+export function presentImportJob(job: ImportJobRow) {
+  const options = job.options as Partial<ImportJobOptions>;
+  const done = job.status === 'completed';
+  const total = done ? job.processedRows : Math.max(job.totalRows, job.processedRows);
+  return {
+    id: job.id,
+    type: job.type,
+    status: job.status as JobStatus,
+    file_name: job.fileName,
+    file_id: job.fileId,
+    format: options.format ?? null,
+    duplicate_mode: options.duplicate_mode ?? 'skip',
+    total,
+    total_is_estimate: !done && job.status !== 'failed',
+    processed: job.processedRows,
+    created: job.createdCount,
+    updated: job.updatedCount,
+    skipped: job.skippedCount,
+    failed: job.failedCount,
+    percentage: done ? 100 : total > 0 ? Math.min(99, Math.floor((job.processedRows / total) * 100)) : 0,
+    error: job.error,
+    created_by: job.createdBy,
+    started_at: isoTimestamp(job.startedAt),
+    finished_at: isoTimestamp(job.finishedAt),
+    created_at: isoTimestamp(job.createdAt) as string,
+    updated_at: isoTimestamp(job.updatedAt) as string,
+  };
+}
+
+export type PresentedImportJob = ReturnType<typeof presentImportJob>;
+
+export async function startLeadImport(
+  ctx: TenantContext,
+  bindings: { FILES: R2Bucket; JOBS: Queue<JobMessage> },
+  input: { file: File; duplicateMode: DuplicateMode },
+): Promise<PresentedImportJob> {
+  const { file } = input;
+  if (file.size > MAX_IMPORT_BYTES) throw new PayloadTooLarge(`file exceeds the import limit of ${MAX_IMPORT_BYTES / 1024 / 1024} MB`);
+  const sniffed = await sniffSpreadsheet(file);
+  if ('reason' in sniffed) throw ValidationFailed.field('file', sniffed.reason);
+  const stored = await storeFile(ctx, bindings.FILES, {
+    category: 'import',
+    fileName: file.name || `import.${sniffed.format}`,
+    contentType: CONTENT_TYPES[sniffed.format],
+    body: file.stream().pipeThrough(new FixedLengthStream(file.size)),
+    sizeBytes: file.size,
+  });
+  const options: ImportJobOptions = { duplicate_mode: input.duplicateMode, format: sniffed.format, attempts: 0 };
+  const [job] = await ctx.db
+    .insert(importJobs)
+    .values({ organizationId: ctx.orgId, type: LEAD_IMPORT_TYPE, status: 'queued', fileId: stored.id, fileName: stored.fileName, options: { ...options }, createdBy: ctx.userId })
+    .returning();
+  // Sent inside the request's transaction: a consumer that runs before the commit finds no job
+  // and throws, and the queue redelivers it after a backoff.
+  await bindings.JOBS.send({ kind: 'lead-import', orgId: ctx.orgId, jobId: job.id });
+  return presentImportJob(job);
+}
+
+export async function listImportJobs(ctx: TenantContext, params: ListParams & { type?: string; status?: string }) {
+  const where = tenantWhere(
+    ctx,
+    importJobs,
+    params.type ? eq(importJobs.type, params.type) : undefined,
+    params.status ? eq(importJobs.status, params.status) : undefined,
+    params.search_value ? ilike(importJobs.fileName, containsPattern(params.search_value)) : undefined,
+    dateRange(importJobs.createdAt, params),
+  );
+  const page = await listPage({
+    params,
+    sortColumns: { id: importJobs.id, created_at: importJobs.createdAt, status: importJobs.status },
+    idColumn: importJobs.id,
+    where,
+    fetch: (q) => ctx.db.select({ job: importJobs, id: importJobs.id, sortKey: q.sortKey }).from(importJobs).where(q.where).orderBy(...q.orderBy).limit(q.limit).offset(q.offset),
+    count: async (w) => (await ctx.db.select({ n: count() }).from(importJobs).where(w))[0].n,
+  });
+  return { ...page, rows: page.rows.map((row) => presentImportJob(row.job)) };
+}
+
+export async function requireImportJob(ctx: Pick<TenantContext, 'db' | 'orgId'>, id: number): Promise<ImportJobRow> {
+  const [job] = await ctx.db.select().from(importJobs).where(tenantWhere(ctx, importJobs, eq(importJobs.id, id)));
+  if (!job) throw new NotFound('Import job', id);
+  return job;
+}
+
+export async function listImportJobRows(ctx: TenantContext, jobId: number, params: ListParams & { outcome?: string }) {
+  const where = tenantWhere(
+    ctx,
+    importJobRows,
+    eq(importJobRows.importJobId, jobId),
+    params.outcome ? eq(importJobRows.outcome, params.outcome) : undefined,
+    params.search_value ? ilike(importJobRows.message, containsPattern(params.search_value)) : undefined,
+    dateRange(importJobRows.createdAt, params),
+  );
+  const page = await listPage({
+    params,
+    sortColumns: { row_number: importJobRows.rowNumber, id: importJobRows.id },
+    idColumn: importJobRows.id,
+    where,
+    fetch: (q) => ctx.db.select({ row: importJobRows, id: importJobRows.id, sortKey: q.sortKey }).from(importJobRows).where(q.where).orderBy(...q.orderBy).limit(q.limit).offset(q.offset),
+    count: async (w) => (await ctx.db.select({ n: count() }).from(importJobRows).where(w))[0].n,
+  });
+  // After the paging parameters are checked, so a malformed cursor is a 400 whatever the id.
+  await requireImportJob(ctx, jobId);
+  return {
+    ...page,
+    rows: page.rows.map(({ row }) => ({
+      id: row.id,
+      row_number: row.rowNumber,
+      outcome: row.outcome as ImportRowOutcome,
+      field: row.field,
+      message: row.message,
+      lead_id: row.leadId,
+      created_at: isoTimestamp(row.createdAt) as string,
+    })),
+  };
+}
