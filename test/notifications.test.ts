@@ -1,7 +1,9 @@
 /**
- * /api/notification/*: a user's own notifications; assigning a lead to a user notifies them.
+ * /api/notification/*: a user's own notifications; assigning a lead to a user notifies them,
+ * and the end of an import or export notifies the user who started it.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { deliverJobs, exportAndWait, importAndWait } from './cross-tenant/fixtures/jobs';
 import { call, expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
 
 let admin: SignedUp;
@@ -54,5 +56,28 @@ describe('POST /api/notification/read', () => {
   it('refuses an empty or malformed id list with 422', async () => {
     expectFailure(await call('POST', '/api/notification/read', { token: rep.token, body: { ids: [] } }), 422, 'validation_error');
     expectFailure(await call('POST', '/api/notification/read', { token: rep.token, body: { ids: ['x'] } }), 422, 'validation_error');
+  });
+});
+
+describe('job notifications', () => {
+  it('tells the user who started an import that it finished, with its counts, once even when the message is redelivered', async () => {
+    const csv = 'First Name,Last Name,Email\r\nJob,Done,job-done@example.com\r\nX,Bad,not-an-email';
+    const job = await importAndWait(admin, csv, { name: 'finished.csv' });
+    expect(job.status).toBe('completed');
+    await deliverJobs([{ kind: 'lead-import', orgId: admin.orgId, jobId: job.id }], 2);
+    const notices = (await notifications(admin.token, { type_id: '2' })).filter((notice) => notice.data.import_job_id === job.id);
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatchObject({ type_id: 2, is_read: false, title: 'Import of finished.csv finished: 1 created, 0 updated, 0 skipped, 1 failed', data: { status: 'completed' } });
+    expect(await notifications(rep.token, { type_id: '2' })).toEqual([]);
+  });
+
+  it('tells the user who requested an export that it is ready to download, once', async () => {
+    const job = await exportAndWait(admin, { export_type: 'leads' });
+    expect(job.status).toBe('completed');
+    await deliverJobs([{ kind: 'export', orgId: admin.orgId, jobId: job.id }], 2);
+    const notices = (await notifications(admin.token, { type_id: '3' })).filter((notice) => notice.data.export_id === job.id);
+    expect(notices).toHaveLength(1);
+    expect(notices[0].title).toMatch(/^Your leads export is ready \(\d+ rows\)$/);
+    expect(notices[0].data).toMatchObject({ status: 'completed', download_path: `/api/exports/download/${job.id}` });
   });
 });

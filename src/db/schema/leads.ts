@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, index, integer, jsonb, numeric, pgTable, primaryKey, smallint, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, jsonb, numeric, pgTable, pgView, primaryKey, smallint, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { companies } from './companies';
 import { lookups } from './lookups';
 import { organizations, users } from './organizations';
@@ -119,3 +119,14 @@ export const leadFollowUps = pgTable(
     tenantPolicy('lead_follow_ups'),
   ],
 );
+
+/**
+ * The organization's live leads with their search document, for `search_value`: created by
+ * migration 0004 (not managed by drizzle-kit), owned by the tables' owner so the trigram index
+ * serves the ILIKE inside tenant transactions; it filters itself to app.organization_id.
+ */
+export const leadSearchScope = pgView('lead_search_scope', {
+  id: bigint({ mode: 'number' }).notNull(),
+  organizationId: bigint({ mode: 'number' }).notNull(),
+  searchDocument: text().notNull(),
+}).existing();

@@ -8,6 +8,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { withTenant, type Database } from '../../db/client';
 import { exportJobs, roles, storedFiles, users } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
+import { NOTIFICATION_TYPES, notifyJobEnded } from '../notifications/service';
 import { safeFileName, storageKeyFor } from '../files/storage';
 import { EXPORT_CONTENT_TYPES, type ExportFormat } from './file-writers';
 import type { ExportType } from './sources';
@@ -103,11 +104,30 @@ export async function finishExportJob(db: Database, claim: ClaimedExport, file: 
       .where(ownedBy(claim))
       .returning({ id: exportJobs.id });
     if (done.length === 0) throw new ExportSuperseded();
+    await notifyJobEnded(tx, {
+      orgId: claim.orgId,
+      userId: claim.userId,
+      typeId: NOTIFICATION_TYPES.exportReady,
+      title: `Your ${claim.exportType} export is ready (${file.rows} rows)`,
+      data: { export_id: claim.jobId, status: 'completed', download_path: `/api/exports/download/${claim.jobId}` },
+    });
   });
 }
 
 export async function failExportJob(db: Database, claim: ClaimedExport, message: string): Promise<void> {
-  await withTenant(db, claim.orgId, (tx) =>
-    tx.update(exportJobs).set({ status: 'failed', error: message.slice(0, 1000), finishedAt: sql`now()`, updatedAt: sql`now()` }).where(ownedBy(claim)),
-  );
+  await withTenant(db, claim.orgId, async (tx) => {
+    const failed = await tx
+      .update(exportJobs)
+      .set({ status: 'failed', error: message.slice(0, 1000), finishedAt: sql`now()`, updatedAt: sql`now()` })
+      .where(ownedBy(claim))
+      .returning({ id: exportJobs.id });
+    if (failed.length === 0) return;
+    await notifyJobEnded(tx, {
+      orgId: claim.orgId,
+      userId: claim.userId,
+      typeId: NOTIFICATION_TYPES.exportReady,
+      title: `Your ${claim.exportType} export failed`,
+      data: { export_id: claim.jobId, status: 'failed' },
+    });
+  });
 }

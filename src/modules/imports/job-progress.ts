@@ -9,6 +9,7 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import { withTenant, type Database, type Transaction } from '../../db/client';
 import { importJobRows, importJobs, roles, storedFiles, users } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
+import { NOTIFICATION_TYPES, notifyJobEnded } from '../notifications/service';
 import type { ImportJobOptions, ImportRowOutcome } from './service';
 
 /** Deliveries of one message: the first plus wrangler.toml's max_retries (5). */
@@ -141,24 +142,42 @@ export async function commitImportBatch(
 }
 
 export async function finishImportJob(db: Database, claim: ClaimedImport): Promise<void> {
-  await withTenant(db, claim.orgId, (tx) =>
-    tx
+  await withTenant(db, claim.orgId, async (tx) => {
+    const [done] = await tx
       .update(importJobs)
       .set({ status: 'completed', totalRows: sql`${importJobs.processedRows}`, error: null, finishedAt: sql`now()`, updatedAt: sql`now()` })
-      .where(and(eq(importJobs.id, claim.jobId), eq(importJobs.status, 'running'))),
-  );
+      .where(and(eq(importJobs.id, claim.jobId), eq(importJobs.status, 'running')))
+      .returning();
+    if (!done) return;
+    await notifyJobEnded(tx, {
+      orgId: claim.orgId,
+      userId: claim.userId,
+      typeId: NOTIFICATION_TYPES.importFinished,
+      title: `Import of ${done.fileName} finished: ${done.createdCount} created, ${done.updatedCount} updated, ${done.skippedCount} skipped, ${done.failedCount} failed`,
+      data: { import_job_id: done.id, status: 'completed' },
+    });
+  });
 }
 
 /** `final`: the job is failed for good; otherwise the error is only noted while the queue retries. */
 export async function recordImportError(db: Database, claim: ClaimedImport, message: string, final: boolean): Promise<void> {
-  await withTenant(db, claim.orgId, (tx) =>
-    tx
+  await withTenant(db, claim.orgId, async (tx) => {
+    const [job] = await tx
       .update(importJobs)
       .set({
         error: message.slice(0, 1000),
         updatedAt: sql`now()`,
         ...(final ? { status: 'failed', finishedAt: sql`now()` } : {}),
       })
-      .where(and(eq(importJobs.id, claim.jobId), inArray(importJobs.status, ['queued', 'running']))),
-  );
+      .where(and(eq(importJobs.id, claim.jobId), inArray(importJobs.status, ['queued', 'running'])))
+      .returning({ id: importJobs.id, fileName: importJobs.fileName });
+    if (!job || !final) return;
+    await notifyJobEnded(tx, {
+      orgId: claim.orgId,
+      userId: claim.userId,
+      typeId: NOTIFICATION_TYPES.importFinished,
+      title: `Import of ${job.fileName} failed`,
+      data: { import_job_id: job.id, status: 'failed' },
+    });
+  });
 }

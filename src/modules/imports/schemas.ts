@@ -18,7 +18,7 @@ export const LeadImportForm = z
     duplicate_mode: z
       .enum(['skip', 'merge'])
       .default('skip')
-      .openapi({ description: 'A row whose email (or phone/profile URL) matches an existing lead: skip it, or merge its values into that lead' }),
+      .openapi({ description: 'A row whose email (compared case-insensitively) a live lead of the organization, or an earlier row of the file, already has: skip it, or merge its values into that lead' }),
   })
   .openapi('LeadImportRequest');
 

@@ -8,7 +8,7 @@
 import { z } from '@hono/zod-openapi';
 import { and, eq, gte, inArray, isNull, lte, sql, type SQL } from 'drizzle-orm';
 import { containsPattern, dateRange, listParamsShape } from '../../core/list';
-import { leads, leadSearchDocument, leadTags } from '../../db/schema';
+import { leads, leadSearchScope, leadTags } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 
 const scalar = z.union([z.string().max(2_000), z.number()]);
@@ -115,8 +115,10 @@ function equalsIgnoringCase(column: SQL | { getSQL(): SQL }, value: string): SQL
 
 /**
  * Every lead filter as one WHERE: always the caller's organization and live leads only.
- * search_value is an ILIKE on the trigram-indexed search document next to organization_id,
- * so `leads_search_trgm_idx` serves it.
+ * search_value is an ILIKE on the trigram-indexed search document, asked of the
+ * `lead_search_scope` view so that `leads_search_trgm_idx` serves it under row-level security
+ * (see drizzle/0004_lead_search_scope.sql). `offset 0` keeps the planner from merging that
+ * subquery back into the outer scan of leads, where RLS would demote the ILIKE to a filter.
  */
 export function leadFilterWhere(ctx: Pick<TenantContext, 'orgId' | 'userId'>, filters: LeadFilters): SQL {
   const f = filters;
@@ -126,7 +128,9 @@ export function leadFilterWhere(ctx: Pick<TenantContext, 'orgId' | 'userId'>, fi
   return and(
     eq(leads.organizationId, ctx.orgId),
     isNull(leads.deletedAt),
-    f.search_value ? sql`${leadSearchDocument} ilike ${containsPattern(f.search_value)}` : undefined,
+    f.search_value
+      ? sql`${leads.id} in (select ${leadSearchScope.id} from ${leadSearchScope} where ${leadSearchScope.organizationId} = ${ctx.orgId} and ${leadSearchScope.searchDocument} ilike ${containsPattern(f.search_value)} offset 0)`
+      : undefined,
     dateRange(leads.createdAt, f),
     f.score_min !== undefined ? gte(leads.score, f.score_min) : undefined,
     f.score_max !== undefined ? lte(leads.score, f.score_max) : undefined,

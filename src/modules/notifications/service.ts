@@ -1,7 +1,7 @@
 /**
  * Notifications of one user: listed and marked read only by that user. Other modules create
- * them through the functions here (lead assignment today; imports, exports and follow-up
- * reminders use the other type ids declared on the table).
+ * them through the functions here: lead assignment, and the end of the caller's own import or
+ * export job (type 4, follow-up reminders, is reserved for the scheduler).
  */
 import { and, count, eq, ilike, inArray, sql } from 'drizzle-orm';
 import { notifications } from '../../db/schema';
@@ -42,6 +42,24 @@ export async function notifyLeadAssignments(ctx: Pick<TenantContext, 'db' | 'org
       };
     });
   if (rows.length > 0) await ctx.db.insert(notifications).values(rows);
+}
+
+export interface JobNotice {
+  orgId: number;
+  /** Who started the job; jobs started by an API key notify nobody. */
+  userId: number | null;
+  typeId: (typeof NOTIFICATION_TYPES)['importFinished' | 'exportReady'];
+  title: string;
+  data: Record<string, unknown>;
+}
+
+/**
+ * Tells a job's creator it has ended. Callers send it only from the statement that moved the
+ * job to its final status, so a redelivered message cannot notify twice.
+ */
+export async function notifyJobEnded(db: Pick<TenantContext, 'db'>['db'], notice: JobNotice): Promise<void> {
+  if (notice.userId === null) return;
+  await db.insert(notifications).values({ organizationId: notice.orgId, userId: notice.userId, typeId: notice.typeId, title: notice.title, data: notice.data });
 }
 
 const notificationFields = {
