@@ -1,7 +1,7 @@
 // `npm run bench [-- --rows 100000]`: a CSV import and an export of the same leads, end to end
 // on a local stack it starts itself (in-memory PGlite + relay, `wrangler dev` with the queue
-// consumer and R2 simulated), printing wall times and the memory of the workerd process as
-// JSON. Bounded: every wait has a deadline, and everything started is stopped at the end.
+// consumer and R2 simulated), first at a tenth of the rows and then at all of them, printing
+// wall times, the memory of the workerd process and the ratios between the two runs as JSON. Bounded: every wait has a deadline, and everything started is stopped at the end.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
@@ -128,54 +128,73 @@ async function main() {
       if (health?.ok) break;
       await sleep(500);
     }
-    const baseline = workerd ? memoryOf(workerd) : null;
     log(`worker up (workerd pid ${workerd ?? 'unknown'})`);
-    const signup = await api('POST', '/api/auth/signup', {
-      json: { organization_name: 'Bench', first_name: 'Bench', last_name: 'Mark', email: `bench-${Date.now()}@example.com`, password: 'correct horse battery' },
-    });
-    const { access_token: token } = await signup.json();
-    if (!token) throw new Error(`signup failed: ${signup.status}`);
 
-    const csv = leadsCsv(ROWS);
-    const form = new FormData();
-    form.set('file', new File([csv], 'bench.csv', { type: 'text/csv' }));
-    log(`uploading ${ROWS} rows (${csv.length} bytes)`);
-    const importStart = Date.now();
-    const upload = await api('POST', '/api/lead/lead-imports', { token, body: form });
-    if (upload.status !== 202) throw new Error(`upload: ${upload.status} ${await upload.text()}`);
-    const imported = await waitFor(token, '/api/import-job/list', (await upload.json()).data.id, 'importing');
-    const importSeconds = (Date.now() - importStart) / 1000;
+    /** One import of `rows` rows into a new organization, then an export of them; memory measured over the phase. */
+    const runPhase = async (rows) => {
+      const signup = await api('POST', '/api/auth/signup', {
+        json: { organization_name: `Bench ${rows}`, first_name: 'Bench', last_name: 'Mark', email: `bench-${rows}-${Date.now()}@example.com`, password: 'correct horse battery' },
+      });
+      const { access_token: token } = await signup.json();
+      if (!token) throw new Error(`signup failed: ${signup.status}`);
+      const baseline = workerd ? (memoryOf(workerd)?.rss ?? 0) : 0;
+      peakRss = baseline;
 
-    log(`import completed in ${importSeconds} s; exporting`);
-    const exportStart = Date.now();
-    const created = await api('POST', '/api/exports/create', { token, json: { export_type: 'leads' } });
-    if (created.status !== 202) throw new Error(`export: ${created.status} ${await created.text()}`);
-    const exported = await waitFor(token, '/api/exports/list', (await created.json()).data.id, 'exporting');
-    const file = await api('GET', `/api/exports/download/${exported.id}`, { token });
-    const bytes = (await file.arrayBuffer()).byteLength;
-    const exportSeconds = (Date.now() - exportStart) / 1000;
-    const final = workerd ? memoryOf(workerd) : null;
+      const csv = leadsCsv(rows);
+      const form = new FormData();
+      form.set('file', new File([csv], 'bench.csv', { type: 'text/csv' }));
+      log(`uploading ${rows} rows (${csv.length} bytes)`);
+      const importStart = Date.now();
+      const upload = await api('POST', '/api/lead/lead-imports', { token, body: form });
+      if (upload.status !== 202) throw new Error(`upload: ${upload.status} ${await upload.text()}`);
+      const imported = await waitFor(token, '/api/import-job/list', (await upload.json()).data.id, `importing ${rows}`);
+      const importSeconds = (Date.now() - importStart) / 1000;
 
+      log(`import of ${rows} completed in ${importSeconds} s; exporting`);
+      const exportStart = Date.now();
+      const created = await api('POST', '/api/exports/create', { token, json: { export_type: 'leads' } });
+      if (created.status !== 202) throw new Error(`export: ${created.status} ${await created.text()}`);
+      const exported = await waitFor(token, '/api/exports/list', (await created.json()).data.id, `exporting ${rows}`);
+      const file = await api('GET', `/api/exports/download/${exported.id}`, { token });
+      const bytes = (await file.arrayBuffer()).byteLength;
+      const exportSeconds = (Date.now() - exportStart) / 1000;
+      if (imported.created !== rows || exported.total !== rows) process.exitCode = 1;
+      return {
+        rows,
+        upload_bytes: csv.length,
+        import_seconds: importSeconds,
+        import_rows_per_second: Math.round(imported.processed / importSeconds),
+        imported: { created: imported.created, failed: imported.failed, skipped: imported.skipped },
+        export_seconds: exportSeconds,
+        export_rows_per_second: Math.round(exported.total / exportSeconds),
+        export_bytes: bytes,
+        workerd_rss_baseline_mb: Math.round(baseline),
+        workerd_rss_growth_mb: Math.round(Math.max(0, peakRss - baseline)),
+      };
+    };
+
+    // The same work at a tenth of the size first, in the same process: the ratios below say
+    // whether time grows linearly and memory stays flat as the row count grows tenfold.
+    const small = await runPhase(Math.max(1, Math.round(ROWS / 10)));
+    const full = await runPhase(ROWS);
+    const ratio = (a, b) => (b > 0 ? Number((a / b).toFixed(2)) : null);
     console.log(
       JSON.stringify(
         {
-          rows: ROWS,
-          upload_bytes: csv.length,
-          import_seconds: importSeconds,
-          import_rows_per_second: Math.round(imported.processed / importSeconds),
-          imported: { created: imported.created, failed: imported.failed, skipped: imported.skipped },
-          export_seconds: exportSeconds,
-          export_rows: exported.total,
-          export_bytes: bytes,
-          workerd_rss_baseline_mb: baseline ? Math.round(baseline.rss) : null,
-          workerd_rss_peak_mb: Math.round(Math.max(peakRss, final?.hwm ?? 0)),
-          note: 'RSS of the whole local workerd process (runtime + every isolate), an upper bound for the Worker isolate',
+          small,
+          full,
+          ratios: {
+            import_rows_per_second_full_vs_small: ratio(full.import_rows_per_second, small.import_rows_per_second),
+            export_rows_per_second_full_vs_small: ratio(full.export_rows_per_second, small.export_rows_per_second),
+            memory_growth_full_vs_small: ratio(Math.max(1, full.workerd_rss_growth_mb), Math.max(1, small.workerd_rss_growth_mb)),
+            full_peak_rss_vs_worker_limit_128mb: ratio(full.workerd_rss_baseline_mb + full.workerd_rss_growth_mb, 128),
+          },
+          note: 'RSS of the whole local workerd process (runtime + every isolate), an upper bound for the Worker isolate; growth is peak minus the RSS at the start of the phase (1 MB floor in the ratio)',
         },
         null,
         2,
       ),
     );
-    if (imported.created !== ROWS || exported.total !== ROWS) process.exitCode = 1;
   } finally {
     clearInterval(sampler);
     wrangler.kill('SIGTERM');

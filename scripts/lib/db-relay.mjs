@@ -36,22 +36,20 @@ export async function startRelay({ port = 0, host = '127.0.0.1' } = {}) {
     ws.binaryType = 'nodebuffer';
     ws.on('message', (data) => {
       socket.write(data);
-      // The driver's pool.end() sends Terminate but leaves the WebSocket open, and PGlite's
-      // server keeps the session on Terminate: end the TCP side so the database slot is freed.
-      // The WebSocket is left for the Worker to close (closing it from here surfaces in the
-      // driver as an unhandled "connection lost").
-      if (endsWithTerminate(data)) {
-        terminated = true;
-        socket.end();
-      }
+      // PGlite's server keeps the session after the driver's Terminate: end the TCP side, as a
+      // real server does, so the database slot is freed. Its close then closes the WebSocket
+      // (below), as Neon's proxy does in production. The Worker's own close of the WebSocket
+      // races with the Terminate it buffers (the driver coalesces writes), so the Worker may
+      // never send one: a WebSocket left open keeps a queue event alive, and miniflare then
+      // delivers no further batch.
+      if (endsWithTerminate(data)) socket.end();
     });
     socket.on('data', (chunk) => {
       if (ws.readyState === ws.OPEN) ws.send(chunk);
     });
-    let terminated = false;
     const closeBoth = () => {
       socket.destroy();
-      if (!terminated && (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING)) ws.close();
+      if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close();
     };
     ws.on('close', closeBoth);
     ws.on('error', closeBoth);

@@ -5,7 +5,9 @@
  * each resource's allow-list, so user input never reaches SQL as an identifier.
  */
 import { z } from '@hono/zod-openapi';
-import { and, sql, type SQL } from 'drizzle-orm';
+import { and, count, sql, type SQL } from 'drizzle-orm';
+import type { PgSelect, PgTable } from 'drizzle-orm/pg-core';
+import type { Queryable } from '../db/client';
 import type { Page } from './http';
 import { BadRequest } from './errors';
 import { fromBase64Url, toBase64Url } from './auth/passwords';
@@ -153,6 +155,19 @@ export async function listPage<Row extends { id: number; sortKey: string }>(opti
     limit: params.limit,
     nextCursor,
   };
+}
+
+/**
+ * `listPage`'s `fetch` for a select built by the caller (any columns, any joins): applies the
+ * page's filter, order, limit and offset to it (drizzle's dynamic query building).
+ */
+export function pageOf<T extends PgSelect>(select: T, query: PageQuery): T {
+  return select.where(query.where).orderBy(...query.orderBy).limit(query.limit).offset(query.offset);
+}
+
+/** `listPage`'s `count` for a list over one table: `count(*)` of the rows the filter keeps. */
+export function countOf(db: Queryable, table: PgTable): (where: SQL | undefined) => Promise<number> {
+  return async (where) => (await db.select({ n: count() }).from(table).where(where))[0].n;
 }
 
 /** An ILIKE pattern matching `term` anywhere, with LIKE wildcards in the term escaped. */

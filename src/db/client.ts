@@ -3,7 +3,7 @@
  * interactive transactions work), drizzle over it, and `withTenant` which opens a transaction
  * that Postgres row-level security scopes to one organization.
  */
-import { Pool, neonConfig } from '@neondatabase/serverless';
+import { Pool, neonConfig, type PoolClient } from '@neondatabase/serverless';
 import { sql } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/neon-serverless';
 import type { Config } from '../env';
@@ -39,8 +39,24 @@ export interface DatabaseHandle {
 export function openDatabase(config: Pick<Config, 'DATABASE_URL' | 'DB_WS_PROXY'>): DatabaseHandle {
   configureDriver(config.DB_WS_PROXY);
   const pool = new Pool({ connectionString: config.DATABASE_URL, max: 4 });
+  let closing = false;
+  // A connection can drop outside any query: while idle in the pool, or once the pool has let
+  // it go at close() (the server or Neon's proxy closes the WebSocket after Terminate). Without
+  // a listener node-postgres rethrows that as an uncaught exception. Queries in flight still
+  // reject with the error; after close() it is expected and not logged.
+  const onConnectionError = (error: Error) => {
+    if (!closing) console.warn(JSON.stringify({ level: 'warn', message: 'database connection error', error: error.message }));
+  };
+  pool.on('error', onConnectionError);
+  pool.on('connect', (client: PoolClient) => client.on('error', onConnectionError));
   const db = drizzle({ client: pool, schema, casing: 'snake_case' });
-  return { db, close: () => pool.end() };
+  return {
+    db,
+    close: () => {
+      closing = true;
+      return pool.end();
+    },
+  };
 }
 
 /**

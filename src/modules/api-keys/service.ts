@@ -2,12 +2,12 @@
  * API keys for the ingestion routes: created by admins, shown in plaintext once, stored as a
  * SHA-256 hash, optionally restricted to domains and IP ranges, revoked by delete.
  */
-import { and, count, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import { apiKeys } from '../../db/schema';
 import { isAdmin, tenantWhere, type TenantContext } from '../../db/tenant';
 import { generateApiKey } from '../../core/auth/api-key-secrets';
 import { Forbidden, NotFound } from '../../core/errors';
-import { dateRange, listPage, type ListParams } from '../../core/list';
+import { dateRange, listPage, type ListParams, pageOf, countOf } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 
 const keyFields = {
@@ -65,8 +65,8 @@ export async function listApiKeys(ctx: TenantContext, params: ListParams) {
     sortColumns: { id: apiKeys.id, name: apiKeys.name, created_at: apiKeys.createdAt },
     idColumn: apiKeys.id,
     where,
-    fetch: (q) => ctx.db.select({ ...keyFields, sortKey: q.sortKey }).from(apiKeys).where(q.where).orderBy(...q.orderBy).limit(q.limit).offset(q.offset),
-    count: async (w) => (await ctx.db.select({ n: count() }).from(apiKeys).where(w))[0].n,
+    fetch: (q) => pageOf(ctx.db.select({ ...keyFields, sortKey: q.sortKey }).from(apiKeys).$dynamic(), q),
+    count: countOf(ctx.db, apiKeys),
   });
   return { ...page, rows: page.rows.map(presentKey) };
 }

@@ -3,11 +3,11 @@
  * and public views are visible to the whole organization, and only their creator or an admin
  * changes or deletes them. Filters, columns and sorting are checked against the module's list.
  */
-import { count, eq, ilike, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { eq, ilike, inArray, or, sql, type SQL } from 'drizzle-orm';
 import { customViews } from '../../db/schema';
 import { isAdmin, tenantWhere, type TenantContext } from '../../db/tenant';
 import { Forbidden, NotFound, ValidationFailed, type FieldIssue } from '../../core/errors';
-import { containsPattern, dateRange, listPage, type ListParams } from '../../core/list';
+import { containsPattern, dateRange, listPage, type ListParams, pageOf, countOf } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import { viewableModules } from './modules';
 import type { AddViewInput, UpdateViewInput } from './schemas';
@@ -74,9 +74,8 @@ export async function listViews(ctx: TenantContext, params: ListParams & { modul
     sortColumns: { id: customViews.id, view_name: sql`coalesce(${customViews.viewName}, '')`, created_at: customViews.createdAt, updated_at: customViews.updatedAt },
     idColumn: customViews.id,
     where,
-    fetch: (q) =>
-      ctx.db.select({ row: customViews, id: customViews.id, sortKey: q.sortKey }).from(customViews).where(q.where).orderBy(...q.orderBy).limit(q.limit).offset(q.offset),
-    count: async (w) => (await ctx.db.select({ n: count() }).from(customViews).where(w))[0].n,
+    fetch: (q) => pageOf(ctx.db.select({ row: customViews, id: customViews.id, sortKey: q.sortKey }).from(customViews).$dynamic(), q),
+    count: countOf(ctx.db, customViews),
   });
   return { ...page, rows: page.rows.map((entry) => presentView(entry.row)) };
 }

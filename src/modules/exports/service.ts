@@ -3,11 +3,11 @@
  * enqueued), list with status and progress, and download (only a completed job's file, only
  * to its organization). The queue consumer's side is in job-progress.ts.
  */
-import { count, eq } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { exportJobs } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { Conflict, NotFound } from '../../core/errors';
-import { dateRange, listPage, type ListParams } from '../../core/list';
+import { dateRange, listPage, type ListParams, pageOf, countOf } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import type { JobStatus } from '../../jobs/job-status';
 import type { JobMessage } from '../../jobs/messages';
@@ -66,8 +66,8 @@ export async function listExports(ctx: TenantContext, params: ListParams & { exp
     sortColumns: { id: exportJobs.id, created_at: exportJobs.createdAt, status: exportJobs.status },
     idColumn: exportJobs.id,
     where,
-    fetch: (q) => ctx.db.select({ job: exportJobs, id: exportJobs.id, sortKey: q.sortKey }).from(exportJobs).where(q.where).orderBy(...q.orderBy).limit(q.limit).offset(q.offset),
-    count: async (w) => (await ctx.db.select({ n: count() }).from(exportJobs).where(w))[0].n,
+    fetch: (q) => pageOf(ctx.db.select({ job: exportJobs, id: exportJobs.id, sortKey: q.sortKey }).from(exportJobs).$dynamic(), q),
+    count: countOf(ctx.db, exportJobs),
   });
   return { ...page, rows: page.rows.map((row) => presentExportJob(row.job)) };
 }

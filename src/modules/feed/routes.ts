@@ -4,11 +4,11 @@
  * each module through `recordFeed` (service.ts); this route only reads them.
  */
 import { z } from '@hono/zod-openapi';
-import { count, eq, ilike, type SQL } from 'drizzle-orm';
+import { eq, ilike, type SQL } from 'drizzle-orm';
 import { feedEntries, users } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { list } from '../../core/http';
-import { containsPattern, dateRange, listPage, listQuery, type ListParams } from '../../core/list';
+import { containsPattern, dateRange, listPage, listQuery, type ListParams, pageOf, countOf } from '../../core/list';
 import { createRouter, defineRoute, listEnvelope } from '../../core/routes';
 import { isoTimestamp, positiveId } from '../../core/schemas';
 
@@ -47,16 +47,8 @@ async function listFeed(ctx: TenantContext, params: ListParams & { model_type?: 
     sortColumns: { id: feedEntries.id, created_at: feedEntries.createdAt },
     idColumn: feedEntries.id,
     where,
-    fetch: (q) =>
-      ctx.db
-        .select({ entry: feedEntries, id: feedEntries.id, firstName: users.firstName, lastName: users.lastName, sortKey: q.sortKey })
-        .from(feedEntries)
-        .leftJoin(users, eq(users.id, feedEntries.actorUserId))
-        .where(q.where)
-        .orderBy(...q.orderBy)
-        .limit(q.limit)
-        .offset(q.offset),
-    count: async (w) => (await ctx.db.select({ n: count() }).from(feedEntries).where(w))[0].n,
+    fetch: (q) => pageOf(ctx.db.select({ entry: feedEntries, id: feedEntries.id, firstName: users.firstName, lastName: users.lastName, sortKey: q.sortKey }).from(feedEntries).leftJoin(users, eq(users.id, feedEntries.actorUserId)).$dynamic(), q),
+    count: countOf(ctx.db, feedEntries),
   });
   return {
     ...page,

@@ -3,11 +3,11 @@
  * or company, either our stored files or files living in a drive (by https link). The subject
  * and any stored file must belong to the caller's organization, else 404.
  */
-import { count, eq, ilike, isNull } from 'drizzle-orm';
+import { eq, ilike, isNull } from 'drizzle-orm';
 import { attachments, companies, contacts, storedFiles } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { NotFound } from '../../core/errors';
-import { containsPattern, dateRange, listPage, type ListParams } from '../../core/list';
+import { containsPattern, dateRange, listPage, type ListParams, pageOf, countOf } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import { recordFeed } from '../feed/service';
 import { requireLead } from '../leads/access';
@@ -149,16 +149,8 @@ export async function listAttachments(
     sortColumns: { id: attachments.id, created_at: attachments.createdAt, name: attachments.name },
     idColumn: attachments.id,
     where,
-    fetch: (q) =>
-      ctx.db
-        .select({ ...attachmentFields, sortKey: q.sortKey })
-        .from(attachments)
-        .leftJoin(storedFiles, eq(storedFiles.id, attachments.fileId))
-        .where(q.where)
-        .orderBy(...q.orderBy)
-        .limit(q.limit)
-        .offset(q.offset),
-    count: async (w) => (await ctx.db.select({ n: count() }).from(attachments).where(w))[0].n,
+    fetch: (q) => pageOf(ctx.db.select({ ...attachmentFields, sortKey: q.sortKey }).from(attachments).leftJoin(storedFiles, eq(storedFiles.id, attachments.fileId)).$dynamic(), q),
+    count: countOf(ctx.db, attachments),
   });
   return { ...page, rows: page.rows.map(presentAttachment) };
 }

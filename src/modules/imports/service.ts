@@ -3,11 +3,11 @@
  * stored in R2, recorded as a queued job, enqueued) and reading jobs and their per-row outcomes.
  * The queue consumer's side of a job lives in job-progress.ts.
  */
-import { count, eq, ilike } from 'drizzle-orm';
+import { eq, ilike } from 'drizzle-orm';
 import { importJobRows, importJobs } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { NotFound, PayloadTooLarge, ValidationFailed } from '../../core/errors';
-import { containsPattern, dateRange, listPage, type ListParams } from '../../core/list';
+import { containsPattern, dateRange, listPage, type ListParams, pageOf, countOf } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import type { JobStatus } from '../../jobs/job-status';
 import type { JobMessage } from '../../jobs/messages';
@@ -102,8 +102,8 @@ export async function listImportJobs(ctx: TenantContext, params: ListParams & { 
     sortColumns: { id: importJobs.id, created_at: importJobs.createdAt, status: importJobs.status },
     idColumn: importJobs.id,
     where,
-    fetch: (q) => ctx.db.select({ job: importJobs, id: importJobs.id, sortKey: q.sortKey }).from(importJobs).where(q.where).orderBy(...q.orderBy).limit(q.limit).offset(q.offset),
-    count: async (w) => (await ctx.db.select({ n: count() }).from(importJobs).where(w))[0].n,
+    fetch: (q) => pageOf(ctx.db.select({ job: importJobs, id: importJobs.id, sortKey: q.sortKey }).from(importJobs).$dynamic(), q),
+    count: countOf(ctx.db, importJobs),
   });
   return { ...page, rows: page.rows.map((row) => presentImportJob(row.job)) };
 }
@@ -128,8 +128,8 @@ export async function listImportJobRows(ctx: TenantContext, jobId: number, param
     sortColumns: { row_number: importJobRows.rowNumber, id: importJobRows.id },
     idColumn: importJobRows.id,
     where,
-    fetch: (q) => ctx.db.select({ row: importJobRows, id: importJobRows.id, sortKey: q.sortKey }).from(importJobRows).where(q.where).orderBy(...q.orderBy).limit(q.limit).offset(q.offset),
-    count: async (w) => (await ctx.db.select({ n: count() }).from(importJobRows).where(w))[0].n,
+    fetch: (q) => pageOf(ctx.db.select({ row: importJobRows, id: importJobRows.id, sortKey: q.sortKey }).from(importJobRows).$dynamic(), q),
+    count: countOf(ctx.db, importJobRows),
   });
   // After the paging parameters are checked, so a malformed cursor is a 400 whatever the id.
   await requireImportJob(ctx, jobId);

@@ -4,11 +4,11 @@
  * category document) that ties the file to the lead. Only the owning organization sees or
  * downloads them; a deleted lead's documents are 404 too.
  */
-import { and, count, eq, ilike, isNull } from 'drizzle-orm';
+import { and, eq, ilike, isNull } from 'drizzle-orm';
 import { attachments, leads, storedFiles } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { NotFound } from '../../core/errors';
-import { containsPattern, dateRange, listPage } from '../../core/list';
+import { containsPattern, dateRange, listPage, pageOf, countOf } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import { recordFeed } from '../feed/service';
 import { requireLead } from '../leads/access';
@@ -117,16 +117,8 @@ export async function listDocuments(ctx: TenantContext, params: DocumentListPara
     sortColumns: { id: attachments.id, created_at: attachments.createdAt, file_name: attachments.name },
     idColumn: attachments.id,
     where,
-    fetch: (q) =>
-      ctx.db
-        .select({ ...documentFields, sortKey: q.sortKey })
-        .from(attachments)
-        .innerJoin(storedFiles, eq(storedFiles.id, attachments.fileId))
-        .where(q.where)
-        .orderBy(...q.orderBy)
-        .limit(q.limit)
-        .offset(q.offset),
-    count: async (w) => (await ctx.db.select({ n: count() }).from(attachments).where(w))[0].n,
+    fetch: (q) => pageOf(ctx.db.select({ ...documentFields, sortKey: q.sortKey }).from(attachments).innerJoin(storedFiles, eq(storedFiles.id, attachments.fileId)).$dynamic(), q),
+    count: countOf(ctx.db, attachments),
   });
   return { ...page, rows: page.rows.map(presentDocument) };
 }

@@ -3,11 +3,11 @@
  * feed entry on the lead and a newer `last_activity_at`. A lead of another organization, or a
  * deleted lead, is a 404, and so are its follow-ups.
  */
-import { and, count, eq, gte, ilike, inArray, isNull, lt, lte, sql } from 'drizzle-orm';
+import { and, eq, gte, ilike, inArray, isNull, lt, lte, sql } from 'drizzle-orm';
 import { leadFollowUps, leads } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { NotFound } from '../../core/errors';
-import { containsPattern, dateRange, listPage } from '../../core/list';
+import { containsPattern, dateRange, listPage, pageOf, countOf } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import { diffFields, recordFeed } from '../feed/service';
 import { requireLead, touchLeadActivity } from '../leads/access';
@@ -131,9 +131,8 @@ export async function listFollowUps(ctx: TenantContext, params: FollowUpListPara
     sortColumns: { id: leadFollowUps.id, follow_up_date: leadFollowUps.followUpDate, created_at: leadFollowUps.createdAt, status: leadFollowUps.status },
     idColumn: leadFollowUps.id,
     where,
-    fetch: (q) =>
-      ctx.db.select({ ...followUpFields, sortKey: q.sortKey }).from(leadFollowUps).where(q.where).orderBy(...q.orderBy).limit(q.limit).offset(q.offset),
-    count: async (w) => (await ctx.db.select({ n: count() }).from(leadFollowUps).where(w))[0].n,
+    fetch: (q) => pageOf(ctx.db.select({ ...followUpFields, sortKey: q.sortKey }).from(leadFollowUps).$dynamic(), q),
+    count: countOf(ctx.db, leadFollowUps),
   });
   return { ...page, rows: page.rows.map(presentFollowUp) };
 }

@@ -3,11 +3,11 @@
  * lead and moves the lead's `last_activity_at`. A lead of another organization, or a deleted
  * lead, is a 404, and so are its notes.
  */
-import { and, count, eq, ilike, isNull, or, sql } from 'drizzle-orm';
+import { and, eq, ilike, isNull, or, sql } from 'drizzle-orm';
 import { leadNotes, leads } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { NotFound } from '../../core/errors';
-import { containsPattern, dateRange, listPage, type ListParams } from '../../core/list';
+import { containsPattern, dateRange, listPage, type ListParams, pageOf, countOf } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import { diffFields, recordFeed } from '../feed/service';
 import { requireLead, touchLeadActivity } from '../leads/access';
@@ -98,8 +98,8 @@ export async function listNotes(ctx: TenantContext, params: ListParams & { lead_
     sortColumns: { id: leadNotes.id, created_at: leadNotes.createdAt, updated_at: leadNotes.updatedAt, title: leadNotes.title },
     idColumn: leadNotes.id,
     where,
-    fetch: (q) => ctx.db.select({ ...noteFields, sortKey: q.sortKey }).from(leadNotes).where(q.where).orderBy(...q.orderBy).limit(q.limit).offset(q.offset),
-    count: async (w) => (await ctx.db.select({ n: count() }).from(leadNotes).where(w))[0].n,
+    fetch: (q) => pageOf(ctx.db.select({ ...noteFields, sortKey: q.sortKey }).from(leadNotes).$dynamic(), q),
+    count: countOf(ctx.db, leadNotes),
   });
   return { ...page, rows: page.rows.map(presentNote) };
 }

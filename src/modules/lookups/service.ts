@@ -9,7 +9,7 @@ import { leads, lookups } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { isUniqueViolation } from '../../db/errors';
 import { Conflict, Forbidden, NotFound, ValidationFailed } from '../../core/errors';
-import { dateRange, listPage, containsPattern, type ListParams } from '../../core/list';
+import { dateRange, listPage, containsPattern, type ListParams, pageOf, countOf } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import { LEAD_LOOKUP_MODULE, LEAD_LOOKUP_TYPES, VALUED_TYPES } from './defaults';
 import type { AddLookupInput, UpdateLookupInput } from './schemas';
@@ -58,8 +58,8 @@ export async function listLookups(ctx: TenantContext, params: ListParams & { mod
     sortColumns: { id: lookups.id, value: sql`coalesce(${lookups.value}, -1)`, name: lookups.name, created_at: lookups.createdAt },
     idColumn: lookups.id,
     where,
-    fetch: (q) => ctx.db.select({ row: lookups, sortKey: q.sortKey, id: lookups.id }).from(lookups).where(q.where).orderBy(...q.orderBy).limit(q.limit).offset(q.offset),
-    count: async (w) => (await ctx.db.select({ n: count() }).from(lookups).where(w))[0].n,
+    fetch: (q) => pageOf(ctx.db.select({ row: lookups, sortKey: q.sortKey, id: lookups.id }).from(lookups).$dynamic(), q),
+    count: countOf(ctx.db, lookups),
   });
   return { ...page, rows: page.rows.map((entry) => presentLookup(entry.row)) };
 }

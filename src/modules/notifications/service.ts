@@ -3,10 +3,10 @@
  * them through the functions here: lead assignment, and the end of the caller's own import or
  * export job (type 4, follow-up reminders, is reserved for the scheduler).
  */
-import { and, count, eq, ilike, inArray, sql } from 'drizzle-orm';
+import { and, eq, ilike, inArray, sql } from 'drizzle-orm';
 import { notifications } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
-import { containsPattern, dateRange, listPage, type ListParams } from '../../core/list';
+import { containsPattern, dateRange, listPage, type ListParams, pageOf, countOf } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 
 /** type_id values (see the notifications table). */
@@ -103,15 +103,8 @@ export async function listNotifications(ctx: TenantContext, params: ListParams &
     sortColumns: { id: notifications.id, created_at: notifications.createdAt },
     idColumn: notifications.id,
     where,
-    fetch: (q) =>
-      ctx.db
-        .select({ ...notificationFields, sortKey: q.sortKey })
-        .from(notifications)
-        .where(q.where)
-        .orderBy(...q.orderBy)
-        .limit(q.limit)
-        .offset(q.offset),
-    count: async (w) => (await ctx.db.select({ n: count() }).from(notifications).where(w))[0].n,
+    fetch: (q) => pageOf(ctx.db.select({ ...notificationFields, sortKey: q.sortKey }).from(notifications).$dynamic(), q),
+    count: countOf(ctx.db, notifications),
   });
   return { ...page, rows: page.rows.map(presentNotification) };
 }

@@ -2,12 +2,12 @@
  * Roles of an organization: listing and adding (admins only). Signup seeds the defaults.
  */
 import type { z } from '@hono/zod-openapi';
-import { count, ilike, inArray } from 'drizzle-orm';
+import { ilike, inArray } from 'drizzle-orm';
 import { roles } from '../../db/schema';
 import { isUniqueViolation } from '../../db/errors';
 import { isAdmin, tenantWhere, type TenantContext } from '../../db/tenant';
 import { Conflict, Forbidden } from '../../core/errors';
-import { containsPattern, dateRange, listPage, type ListParams } from '../../core/list';
+import { containsPattern, dateRange, listPage, type ListParams, pageOf, countOf } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import type { AddRoleBody } from './schemas';
 
@@ -31,8 +31,8 @@ export async function listRoles(ctx: TenantContext, params: ListParams & { state
     sortColumns: { id: roles.id, name: roles.name, created_at: roles.createdAt },
     idColumn: roles.id,
     where,
-    fetch: (q) => ctx.db.select({ ...roleFields, sortKey: q.sortKey }).from(roles).where(q.where).orderBy(...q.orderBy).limit(q.limit).offset(q.offset),
-    count: async (w) => (await ctx.db.select({ n: count() }).from(roles).where(w))[0].n,
+    fetch: (q) => pageOf(ctx.db.select({ ...roleFields, sortKey: q.sortKey }).from(roles).$dynamic(), q),
+    count: countOf(ctx.db, roles),
   });
   return { ...page, rows: page.rows.map(presentRole) };
 }

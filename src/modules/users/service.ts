@@ -2,13 +2,13 @@
  * Users of an organization: profile, list, add, update, password change, delete (soft).
  * Only admins manage other users; nobody deletes themself.
  */
-import { count, eq, ilike, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
+import { eq, ilike, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
 import { organizations, roles, users } from '../../db/schema';
 import { isAdmin, tenantWhere, type TenantContext } from '../../db/tenant';
 import { hashPassword, verifyPassword } from '../../core/auth/passwords';
 import { isUniqueViolation } from '../../db/errors';
 import { Conflict, Forbidden, NotFound, ValidationFailed } from '../../core/errors';
-import { containsPattern, dateRange, listPage, type ListParams } from '../../core/list';
+import { containsPattern, dateRange, listPage, type ListParams, pageOf, countOf } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import type { z } from '@hono/zod-openapi';
 import type { AddUserBody, UpdateUserBody } from './schemas';
@@ -91,16 +91,8 @@ export async function listUsers(ctx: TenantContext, params: ListParams & { role_
     sortColumns: { id: users.id, first_name: users.firstName, email: users.email, created_at: users.createdAt },
     idColumn: users.id,
     where,
-    fetch: (q) =>
-      ctx.db
-        .select({ ...userFields, sortKey: q.sortKey })
-        .from(users)
-        .innerJoin(roles, eq(roles.id, users.roleId))
-        .where(q.where)
-        .orderBy(...q.orderBy)
-        .limit(q.limit)
-        .offset(q.offset),
-    count: async (w) => (await ctx.db.select({ n: count() }).from(users).where(w))[0].n,
+    fetch: (q) => pageOf(ctx.db.select({ ...userFields, sortKey: q.sortKey }).from(users).innerJoin(roles, eq(roles.id, users.roleId)).$dynamic(), q),
+    count: countOf(ctx.db, users),
   });
   return { ...page, rows: page.rows.map(presentUser) };
 }
