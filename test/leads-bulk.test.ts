@@ -56,6 +56,26 @@ describe('POST /api/lead/status-change', () => {
     expect((await view(inCity[2])).status).toBe(1);
   });
 
+  it('with select_all and no filters touches every lead of the caller’s organization and none of another’s', async () => {
+    const foreign = await addLead({ city: 'Elsewhere' }, other);
+    const foreignBefore = await view(foreign, other);
+    const foreignFeed = (await call('GET', '/api/feed/list', { token: other.token, query: { model_type: 'lead', model_id: foreign } })).body.total;
+    const mine = await addLead();
+    const total = (await call('GET', '/api/lead/list', { token: org.token, query: { limit: 1 } })).body.total;
+    for (const [path, body] of [
+      ['/api/lead/status-change', { select_all: true, status: 5 }],
+      ['/api/lead/assign-user', { select_all: true, assigned_to: org.userId }],
+      ['/api/lead/set-assign-tags', { select_all: true, tags: [tags.VIP] }],
+    ] as const) {
+      const response = await call('POST', path, { token: org.token, body });
+      expect(response.status, response.text).toBe(200);
+      expect(response.body.data.updated).toBeLessThanOrEqual(total);
+    }
+    expect(await view(mine)).toMatchObject({ status: 5, assigned_to: org.userId, tags: [{ id: tags.VIP, name: 'VIP' }] });
+    expect(await view(foreign, other)).toEqual(foreignBefore);
+    expect((await call('GET', '/api/feed/list', { token: other.token, query: { model_type: 'lead', model_id: foreign } })).body.total).toBe(foreignFeed);
+  });
+
   it('accepts JSON-typed filters (numbers, arrays, booleans) as well as query-string ones', async () => {
     const city = `Json${crypto.randomUUID().slice(0, 6)}`;
     const id = await addLead({ city, lead_source: 2, assigned_to: org.userId });

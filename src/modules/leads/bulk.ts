@@ -20,7 +20,7 @@ function targetWhere(ctx: TenantContext, target: BulkTarget): SQL {
 
 const feedColumns = sql.raw('organization_id, model_type, model_id, action, actor_user_id, actor_api_key_id, changes');
 
-async function countOf(ctx: TenantContext, statement: SQL): Promise<number> {
+async function updatedCount(ctx: TenantContext, statement: SQL): Promise<number> {
   const result = await ctx.db.execute<{ updated: number }>(statement);
   return Number(result.rows[0]?.updated ?? 0);
 }
@@ -28,7 +28,7 @@ async function countOf(ctx: TenantContext, statement: SQL): Promise<number> {
 export async function changeLeadStatus(ctx: TenantContext, target: BulkTarget, status: number): Promise<number> {
   const lookups = await loadLeadLookups(ctx);
   if (!lookups.status.has(status)) throw ValidationFailed.field('status', 'is not an active status of this organization');
-  return countOf(
+  return updatedCount(
     ctx,
     sql`
     with target as (
@@ -54,7 +54,7 @@ export async function assignLeads(ctx: TenantContext, target: BulkTarget, assign
     const [user] = await ctx.db.select({ id: users.id }).from(users).where(tenantWhere(ctx, users, eq(users.id, assignedTo), isNull(users.deletedAt)));
     if (!user) throw ValidationFailed.field('assigned_to', 'is not a user of this organization');
   }
-  return countOf(
+  return updatedCount(
     ctx,
     sql`
     with target as (
@@ -100,7 +100,7 @@ async function requireTags(ctx: TenantContext, tags: number[]): Promise<number[]
  */
 export async function addTagsToLeads(ctx: TenantContext, target: BulkTarget, tags: number[]): Promise<number> {
   const tagIds = await requireTags(ctx, tags);
-  return countOf(
+  return updatedCount(
     ctx,
     sql`
     with target as (
@@ -138,7 +138,7 @@ export async function addTagsToLeads(ctx: TenantContext, target: BulkTarget, tag
 export async function setLeadTags(ctx: TenantContext, target: BulkTarget, tags: number[]): Promise<number> {
   const tagIds = await requireTags(ctx, tags);
   const wanted = sql`${sql.param(tagIds)}::bigint[]`;
-  return countOf(
+  return updatedCount(
     ctx,
     sql`
     with target as (
