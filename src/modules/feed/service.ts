@@ -1,9 +1,12 @@
 /**
- * Writing activity-feed entries: who (user or API key) did what to which record, with
- * before/after values of changed fields. Many entries go in one statement.
+ * The activity feed: writing entries (who, user or API key, did what to which record, with
+ * before/after values of changed fields; many entries in one statement) and reading them.
  */
-import { feedEntries } from '../../db/schema';
-import type { TenantContext } from '../../db/tenant';
+import { eq, ilike, type SQL } from 'drizzle-orm';
+import { feedEntries, users } from '../../db/schema';
+import { tenantWhere, type TenantContext } from '../../db/tenant';
+import { containsPattern, countOf, dateRange, listPage, pageOf, type ListParams } from '../../core/list';
+import { isoTimestamp } from '../../core/schemas';
 
 export interface FeedEntryInput {
   modelType: string;
@@ -34,4 +37,37 @@ export function diffFields(before: Record<string, unknown>, after: Record<string
     if (JSON.stringify(before[key] ?? null) !== JSON.stringify(after[key] ?? null)) changes[key] = { from: before[key] ?? null, to: after[key] ?? null };
   }
   return changes;
+}
+
+export async function listFeed(ctx: TenantContext, params: ListParams & { model_type?: string; model_id?: number }) {
+  const where: SQL = tenantWhere(
+    ctx,
+    feedEntries,
+    params.model_type ? eq(feedEntries.modelType, params.model_type) : undefined,
+    params.model_id ? eq(feedEntries.modelId, params.model_id) : undefined,
+    params.search_value ? ilike(feedEntries.action, containsPattern(params.search_value)) : undefined,
+    dateRange(feedEntries.createdAt, params),
+  );
+  const page = await listPage({
+    params,
+    sortColumns: { id: feedEntries.id, created_at: feedEntries.createdAt },
+    idColumn: feedEntries.id,
+    where,
+    fetch: (q) => pageOf(ctx.db.select({ entry: feedEntries, id: feedEntries.id, firstName: users.firstName, lastName: users.lastName, sortKey: q.sortKey }).from(feedEntries).leftJoin(users, eq(users.id, feedEntries.actorUserId)).$dynamic(), q),
+    count: countOf(ctx.db, feedEntries),
+  });
+  return {
+    ...page,
+    rows: page.rows.map(({ entry, firstName, lastName }) => ({
+      id: entry.id,
+      model_type: entry.modelType,
+      model_id: entry.modelId,
+      action: entry.action,
+      changes: entry.changes,
+      actor_user_id: entry.actorUserId,
+      actor_name: firstName ? [firstName, lastName].filter(Boolean).join(' ') : null,
+      actor_api_key_id: entry.actorApiKeyId,
+      created_at: isoTimestamp(entry.createdAt) as string,
+    })),
+  };
 }
