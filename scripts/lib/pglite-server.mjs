@@ -4,11 +4,14 @@ import { PGlite } from '@electric-sql/pglite';
 import { btree_gin } from '@electric-sql/pglite/contrib/btree_gin';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { SessionQueue } from './pglite-sessions.mjs';
 
 export async function startPglite({ dataDir, port = 0, host = '127.0.0.1' } = {}) {
   const extensions = { pg_trgm, btree_gin };
   const db = await PGlite.create(dataDir ? { dataDir, extensions } : { extensions });
   const server = new PGLiteSocketServer({ db, port, host, maxConnections: 200 });
+  // One session per connection, as a real server gives (see pglite-sessions.mjs).
+  server.queryQueue = new SessionQueue(db);
   await server.start();
   const [, actualPort] = server.getServerConn().split(':');
   return {

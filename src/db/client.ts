@@ -1,15 +1,20 @@
 /**
- * Database access for one request or one queue batch: a neon-serverless Pool (WebSocket, so
- * interactive transactions work), drizzle over it, and `withTenant` which opens a transaction
- * that Postgres row-level security scopes to one organization.
+ * Database access. A request gets ONE connection of its own (`openRequestDatabase`), opened on
+ * its first statement and closed after the response, so the tenant scope can be set once for the
+ * session by the same statement that checks the caller (`scopeSession`): every statement after it
+ * runs as `lm_app` under row-level security, and read-only requests need no BEGIN/COMMIT. A queue
+ * batch gets a small Pool (`openDatabase`) and scopes each unit of work with `withTenant`, a
+ * transaction whose settings end with it. Every sequential statement is a round trip to the
+ * database's region, so `observeStatements` lets the round-trip tests count them per request.
  */
-import { Pool, neonConfig, type PoolClient } from '@neondatabase/serverless';
-import { sql } from 'drizzle-orm';
-import { drizzle } from 'drizzle-orm/neon-serverless';
+import { Client, Pool, neonConfig, type PoolClient } from '@neondatabase/serverless';
+import { sql, type SQL } from 'drizzle-orm';
+import { drizzle, type NeonDatabase } from 'drizzle-orm/neon-serverless';
 import type { Config } from '../env';
 import * as schema from './schema';
 
-export type Database = ReturnType<typeof drizzle<typeof schema>>;
+/** Drizzle over either kind of connection (the request's Client or a job batch's Pool). */
+export type Database = NeonDatabase<typeof schema>;
 export type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0];
 /** Anything that runs queries: the pool-backed database or an open transaction. */
 export type Queryable = Database | Transaction;
@@ -36,6 +41,50 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
+type StatementListener = (text: string) => void;
+const statementListeners = new Set<StatementListener>();
+
+/** Calls `listener` with the text of every statement a request connection sends; returns the unsubscribe. */
+export function observeStatements(listener: StatementListener): () => void {
+  statementListeners.add(listener);
+  return () => statementListeners.delete(listener);
+}
+
+function statementText(query: unknown): string {
+  return typeof query === 'string' ? query : String((query as { text?: unknown } | null)?.text ?? '');
+}
+
+/**
+ * One connection for one request: a plain Client (never a Pool, which could silently open a
+ * second, unscoped connection) that connects on its first statement. A dropped connection is
+ * never replaced, so a session scope set on it cannot be lost without the request failing.
+ */
+export function openRequestDatabase(config: Pick<Config, 'DATABASE_URL' | 'DB_WS_PROXY'>): DatabaseHandle {
+  configureDriver(config.DB_WS_PROXY);
+  const client = new Client({ connectionString: config.DATABASE_URL });
+  let connecting: Promise<void> | undefined;
+  let closing = false;
+  client.on('error', (error: Error) => {
+    if (!closing) console.warn(JSON.stringify({ level: 'warn', message: 'database connection error', error: error.message }));
+  });
+  const send = client.query.bind(client) as (query: unknown, values?: unknown) => Promise<unknown>;
+  Object.assign(client, {
+    query: (query: unknown, values?: unknown) => {
+      connecting ??= client.connect();
+      for (const listener of statementListeners) listener(statementText(query));
+      return connecting.then(() => send(query, values));
+    },
+  });
+  const db = drizzle({ client, schema, casing: 'snake_case' });
+  return {
+    db,
+    close: async () => {
+      closing = true;
+      if (connecting) await connecting.then(() => client.end(), () => undefined);
+    },
+  };
+}
+
 export function openDatabase(config: Pick<Config, 'DATABASE_URL' | 'DB_WS_PROXY'>): DatabaseHandle {
   configureDriver(config.DB_WS_PROXY);
   const pool = new Pool({ connectionString: config.DATABASE_URL, max: 4 });
@@ -57,6 +106,20 @@ export function openDatabase(config: Pick<Config, 'DATABASE_URL' | 'DB_WS_PROXY'
       return pool.end();
     },
   };
+}
+
+/**
+ * Scopes the request's own connection to one organization for the rest of the session, in the
+ * same round trip as `select`, the caller check (or nothing). The settings are session-level, which
+ * is safe only because a request connection is never shared or reused (`openRequestDatabase`).
+ * `select` runs with the connecting role's rights (the role switch takes effect from the next
+ * statement), so it must filter by organization itself.
+ */
+export async function scopeSession<Row extends Record<string, unknown>>(db: Database, organizationId: number, select?: SQL): Promise<Row> {
+  const result = await db.execute<Row>(
+    sql`select set_config('app.organization_id', ${String(organizationId)}, false) as scope, set_config('role', ${APP_ROLE}, false) as role${select ? sql`, ${select}` : sql``}`,
+  );
+  return result.rows[0] as Row;
 }
 
 /**

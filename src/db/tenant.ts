@@ -5,10 +5,11 @@
  */
 import { and, eq, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
-import type { Transaction } from './client';
+import type { Queryable } from './client';
 
 export interface TenantContext {
-  db: Transaction;
+  /** The request's scoped session, or its transaction when the request writes. */
+  db: Queryable;
   orgId: number;
   /** The acting user; null when the caller is an API key. */
   userId: number | null;

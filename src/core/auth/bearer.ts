@@ -1,13 +1,14 @@
 /**
  * Bearer authentication for the /api routes: a valid, unexpired, unrevoked JWT of an active
- * user. The rest of the request runs in a transaction scoped to the token's organization.
+ * user, checked by the same statement that scopes the request's connection to the token's
+ * organization (one round trip), after which the request runs as that tenant (see runAsTenant).
  */
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
 import { revokedTokens, roles, users } from '../../db/schema';
 import { readConfig } from '../../env';
 import type { AppEnv } from '../context';
-import { runInTenantTransaction } from '../database';
+import { runAsTenant } from '../database';
 import { Unauthorized } from '../errors';
 import { limitApiCalls } from '../rate-limit';
 import { verifyAccessToken } from './tokens';
@@ -18,26 +19,23 @@ export function readBearerToken(header: string | undefined): string {
   return match[1];
 }
 
+interface CheckedUser {
+  user_id: number;
+  role_name: string;
+}
+
 export const bearerAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   const config = readConfig(c.env);
   const claims = await verifyAccessToken(config.JWT_SECRET, readBearerToken(c.req.header('authorization')));
   c.set('logOrgId', claims.orgId);
   await limitApiCalls(c, claims.orgId);
-  await runInTenantTransaction(c, next, claims.orgId, async (tx) => {
-    const [caller] = await tx
-      .select({ userId: users.id, roleName: roles.name })
-      .from(users)
-      .innerJoin(roles, eq(roles.id, users.roleId))
-      .where(
-        and(
-          eq(users.id, claims.userId),
-          eq(users.organizationId, claims.orgId),
-          eq(users.stateId, 1),
-          isNull(users.deletedAt),
-          sql`not exists (select 1 from ${revokedTokens} where ${revokedTokens.jti} = ${claims.jti})`,
-        ),
-      );
+  // Evaluated in the scoping statement, before the role switch applies: filters by organization itself.
+  const callerCheck = sql`(select json_build_object('user_id', ${users.id}, 'role_name', ${roles.name})
+    from ${users} join ${roles} on ${roles.id} = ${users.roleId}
+    where ${users.id} = ${claims.userId} and ${users.organizationId} = ${claims.orgId} and ${users.stateId} = 1 and ${users.deletedAt} is null
+      and not exists (select 1 from ${revokedTokens} where ${revokedTokens.jti} = ${claims.jti})) as caller`;
+  await runAsTenant<CheckedUser>(c, next, claims.orgId, callerCheck, (caller) => {
     if (!caller) throw new Unauthorized('Access token revoked or user inactive', 'invalid_token');
-    return { userId: caller.userId, roleName: caller.roleName, jti: claims.jti, tokenExpiresAt: claims.expiresAt };
+    return { userId: Number(caller.user_id), roleName: caller.role_name, jti: claims.jti, tokenExpiresAt: claims.expiresAt };
   });
 };

@@ -1,0 +1,82 @@
+/**
+ * Round-trip budgets. Each sequential statement is a round trip between the Worker at the edge
+ * and the database's region, so the statements a route sends are counted here, on the request's
+ * own connection, and a change that adds one to a budgeted route fails. The connection's
+ * start-up is one more round trip on top of these (the bench's `--db-rtt` measures the whole).
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { observeStatements } from '../src/db/client';
+import { call, signupOrganization, uniqueEmail, type ApiResponse, type SignedUp } from './helpers/api';
+
+let org: SignedUp;
+let leadId: number;
+
+async function statementsOf(request: () => Promise<ApiResponse>): Promise<{ response: ApiResponse; statements: string[] }> {
+  const statements: string[] = [];
+  const stop = observeStatements((text) => statements.push(text));
+  try {
+    const response = await request();
+    return { response, statements };
+  } finally {
+    stop();
+  }
+}
+
+beforeAll(async () => {
+  org = await signupOrganization('Round trips');
+  const created = await call('POST', '/api/lead/add', { token: org.token, body: { first_name: 'Ada', last_name: 'Lovelace', email: uniqueEmail('lead') } });
+  expect(created.status).toBe(201);
+  leadId = created.body.data.id;
+});
+
+describe('statements per request (connection start-up not included)', () => {
+  it('GET /api/health sends 1 statement', async () => {
+    const { response, statements } = await statementsOf(() => call('GET', '/api/health'));
+    expect(response.status).toBe(200);
+    expect(statements).toHaveLength(1);
+  });
+
+  it('GET /api/lead/view/:id sends at most 2: the scope with the caller check, then the read (no BEGIN/COMMIT)', async () => {
+    const { response, statements } = await statementsOf(() => call('GET', `/api/lead/view/${leadId}`, { token: org.token }));
+    expect(response.status).toBe(200);
+    expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(2);
+    expect(statements.some((text) => /^\s*(begin|commit)/i.test(text))).toBe(false);
+  });
+
+  it('GET /api/lead/list sends at most 2: the scope, then the page with its total', async () => {
+    const { response, statements } = await statementsOf(() => call('GET', '/api/lead/list', { token: org.token, query: { limit: 100 } }));
+    expect(response.status).toBe(200);
+    expect(response.body.total).toBeGreaterThanOrEqual(1);
+    expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(2);
+  });
+
+  it('POST /api/lead/add with a company name sends at most 4: scope, BEGIN, one write, COMMIT', async () => {
+    const { response, statements } = await statementsOf(() =>
+      call('POST', '/api/lead/add', {
+        token: org.token,
+        body: { first_name: 'Grace', last_name: 'Hopper', email: uniqueEmail('lead'), company: `Navy ${crypto.randomUUID().slice(0, 6)}`, tags: [] },
+      }),
+    );
+    expect(response.status).toBe(201);
+    expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(4);
+  });
+
+  it('a write that fails rolls back: a refused lead/add leaves no company behind', async () => {
+    const company = `Ghost ${crypto.randomUUID().slice(0, 6)}`;
+    const refused = await call('POST', '/api/lead/add', {
+      token: org.token,
+      body: { first_name: 'Ghost', last_name: 'Writer', email: uniqueEmail('lead'), company, status: 999 },
+    });
+    expect(refused.status).toBe(422);
+    const listed = await call('GET', '/api/lead/list', { token: org.token, query: { company } });
+    expect(listed.body.total).toBe(0);
+  });
+
+  it('a rejected token costs one statement and runs nothing as the tenant', async () => {
+    const other = await signupOrganization('Round trips other');
+    await call('POST', '/api/auth/logout', { token: other.token });
+    const { response, statements } = await statementsOf(() => call('GET', '/api/lead/list', { token: other.token }));
+    expect(response.status).toBe(401);
+    expect(statements).toHaveLength(1);
+  });
+});
