@@ -20,7 +20,12 @@ export interface Bindings {
 }
 
 const configSchema = z.object({
-  DATABASE_URL: z.string().min(1, 'DATABASE_URL is not set'),
+  DATABASE_URL: z
+    .string()
+    .min(1, 'DATABASE_URL is not set')
+    // A request scopes its own connection with session-level settings (src/db/client.ts); behind
+    // a transaction-mode pooler another client could run on that session. Use the direct endpoint.
+    .refine((url) => !/^[^@/]*\/\/[^/]*-pooler\./.test(url) && !/[?&]pgbouncer=true/i.test(url), 'DATABASE_URL must be a direct endpoint, not a pooled one (-pooler / pgbouncer)'),
   DB_WS_PROXY: z.string().optional(),
   JWT_SECRET: z.string().min(32, 'JWT_SECRET must be set and at least 32 characters long'),
   SIGNUP_ENABLED: z

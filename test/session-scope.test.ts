@@ -1,0 +1,88 @@
+/**
+ * The tenant scope lives on the request's own connection (session-level settings, so reads need
+ * no BEGIN). That is safe only if no other connection ever runs with those settings: true of a
+ * real server, and made true of the embedded PGlite by its session queue. These tests hold on
+ * both, and on interleaved and concurrent requests.
+ */
+import { env } from 'cloudflare:test';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { APP_ROLE, openRequestDatabase, scopeSession, type DatabaseHandle } from '../src/db/client';
+import { ConfigurationError, readConfig } from '../src/env';
+import { call, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
+
+let first: SignedUp;
+let second: SignedUp;
+const handles: DatabaseHandle[] = [];
+
+function connection(): DatabaseHandle {
+  const handle = openRequestDatabase(readConfig(env));
+  handles.push(handle);
+  return handle;
+}
+
+async function sessionOf(handle: DatabaseHandle): Promise<{ role: string; org: string | null }> {
+  const result = await handle.db.execute<{ role: string; org: string | null }>(
+    sql`select current_user as role, nullif(current_setting('app.organization_id', true), '') as org`,
+  );
+  return result.rows[0];
+}
+
+beforeAll(async () => {
+  [first, second] = await Promise.all([signupOrganization('Scope A'), signupOrganization('Scope B')]);
+  for (const org of [first, second]) {
+    for (let i = 0; i < 3; i++) {
+      const created = await call('POST', '/api/lead/add', { token: org.token, body: { first_name: 'Lead', last_name: `N${i}`, email: uniqueEmail('scope') } });
+      expect(created.status).toBe(201);
+    }
+  }
+});
+
+afterAll(async () => {
+  await Promise.all(handles.map((handle) => handle.close()));
+});
+
+describe('the session scope of a request connection', () => {
+  it('applies to every later statement of its connection and to no other connection', async () => {
+    const scoped = connection();
+    const other = connection();
+    await scopeSession(scoped.db, first.orgId);
+    const before = await sessionOf(other);
+    expect(before.role).not.toBe(APP_ROLE);
+    expect(before.org).toBeNull();
+    // Interleave: the scoped connection keeps its scope after the other one ran.
+    expect(await sessionOf(scoped)).toEqual({ role: APP_ROLE, org: String(first.orgId) });
+    await scopeSession(other.db, second.orgId);
+    expect(await sessionOf(scoped)).toEqual({ role: APP_ROLE, org: String(first.orgId) });
+    expect(await sessionOf(other)).toEqual({ role: APP_ROLE, org: String(second.orgId) });
+    const visible = await scoped.db.execute<{ organization_id: string }>(sql`select distinct organization_id from leads`);
+    expect(visible.rows.map((row) => Number(row.organization_id))).toEqual([first.orgId]);
+  });
+
+  it('is gone for a new connection after the scoped one closed', async () => {
+    const scoped = openRequestDatabase(readConfig(env));
+    await scopeSession(scoped.db, first.orgId);
+    await scoped.close();
+    const next = connection();
+    const session = await sessionOf(next);
+    expect(session.role).not.toBe(APP_ROLE);
+    expect(session.org).toBeNull();
+  });
+
+  it('keeps concurrent requests of two organizations apart', async () => {
+    const requests = Array.from({ length: 24 }, (_, i) => (i % 2 === 0 ? first : second));
+    const responses = await Promise.all(requests.map((org) => call('GET', '/api/lead/list', { token: org.token, query: { limit: 100 } })));
+    const expected = await Promise.all([first, second].map(async (org) => (await call('GET', '/api/lead/list', { token: org.token, query: { limit: 100 } })).body.data.map((lead: { id: number }) => lead.id)));
+    responses.forEach((response, i) => {
+      expect(response.status).toBe(200);
+      expect(response.body.data.map((lead: { id: number }) => lead.id)).toEqual(expected[i % 2]);
+    });
+  });
+});
+
+describe('configuration', () => {
+  it('refuses a pooled (transaction-mode) Neon endpoint, where session settings would leak between clients', () => {
+    const pooled = { ...env, DATABASE_URL: 'postgres://app:secret@ep-cool-name-123456-pooler.eu-central-1.aws.neon.tech/neondb' };
+    expect(() => readConfig(pooled)).toThrow(ConfigurationError);
+  });
+});
