@@ -21,6 +21,8 @@ export interface Variables {
   tenant: TenantContext;
   /** Set by the API-key middleware. */
   apiKey: ApiKeyCaller;
+  /** false when the route declared `transaction: false` (its writes are standalone statements). */
+  transactional: boolean;
   /** Organization id for the request log line, once known. */
   logOrgId: number;
   tx: Transaction;

@@ -1,9 +1,10 @@
 /**
  * Per-request database access: the request's one connection opens on its first statement and
  * closes after the response. `runAsTenant` scopes that connection to an organization in the same
- * statement that checks the caller, then runs the rest of the request: read-only methods straight
- * on the scoped session (no BEGIN/COMMIT round trips), writes inside one transaction that rolls
- * back when the handler failed, so no request half-writes.
+ * statement that checks the caller, then runs the rest of the request: read-only methods (and
+ * routes declared `transaction: false`, whose writes are standalone statements) straight on the
+ * scoped session, with no BEGIN/COMMIT round trips; other writes inside one transaction that
+ * rolls back when the handler failed, so no request half-writes.
  */
 import type { Context, MiddlewareHandler, Next } from 'hono';
 import type { SQL } from 'drizzle-orm';
@@ -54,7 +55,7 @@ export async function runAsTenant<Checked>(
   const db = c.var.database();
   const scoped = await scopeSession<{ caller: Checked | null }>(db, orgId, callerCheck);
   const caller = resolveCaller(scoped.caller);
-  if (READ_ONLY_METHODS.has(c.req.method)) {
+  if (READ_ONLY_METHODS.has(c.req.method) || c.var.transactional === false) {
     c.set('tenant', { db, orgId, ...caller });
     await next();
     return;

@@ -54,7 +54,8 @@ export const leads = pgTable(
     index('leads_organization_created_idx').on(table.organizationId, table.createdAt),
     index('leads_organization_status_idx').on(table.organizationId, table.status),
     index('leads_organization_assigned_idx').on(table.organizationId, table.assignedTo),
-    index('leads_organization_email_idx').on(table.organizationId, sql`lower(${table.email})`),
+    // One live lead per email (any case) in an organization: the race-free dedupe of every insert.
+    uniqueIndex('leads_organization_live_email_key').on(table.organizationId, sql`lower(${table.email})`).where(sql`${table.deletedAt} is null`),
     index('leads_organization_profile_url_idx').on(table.organizationId, table.profileUrl),
     index('leads_search_trgm_idx').using('gin', table.organizationId, sql`${leadSearchDocument} gin_trgm_ops`),
     uniqueIndex('leads_import_row_key').on(table.importJobId, table.importRow),

@@ -40,14 +40,17 @@ export async function loadLeadLookups(ctx: Ctx): Promise<Pick<LeadReferences, 's
     .where(tenantWhere(ctx, lookups, eq(lookups.moduleName, LEAD_LOOKUP_MODULE), eq(lookups.isActive, true)))
     .orderBy(lookups.value, lookups.id);
   const refs = { status: new Set<number>(), priority: new Set<number>(), source: new Set<number>(), tags: new Set<number>(), defaultStatus: null as number | null };
-  for (const row of rows) {
-    if (row.type === 'tags') refs.tags.add(row.id);
-    else if ((row.type === 'status' || row.type === 'priority' || row.type === 'source') && row.value !== null) {
-      refs[row.type].add(row.value);
-      if (row.type === 'status' && refs.defaultStatus === null) refs.defaultStatus = row.value;
-    }
-  }
+  for (const row of rows) addLookup(refs, row);
   return refs;
+}
+
+/** Adds one active lookup to the sets; rows come in value order, so the first status is the default. */
+function addLookup(refs: Pick<LeadReferences, 'status' | 'priority' | 'source' | 'tags' | 'defaultStatus'>, row: { id: number; type: string; value: number | null }): void {
+  if (row.type === 'tags') refs.tags.add(row.id);
+  else if ((row.type === 'status' || row.type === 'priority' || row.type === 'source') && row.value !== null) {
+    refs[row.type].add(row.value);
+    if (row.type === 'status' && refs.defaultStatus === null) refs.defaultStatus = row.value;
+  }
 }
 
 export async function loadLeadReferences(ctx: Ctx, inputs: ReferencingInput[]): Promise<LeadReferences> {
@@ -70,6 +73,60 @@ export async function loadLeadReferences(ctx: Ctx, inputs: ReferencingInput[]): 
     users: new Set(userRows.map((row) => row.id)),
     companies: new Map(companyRows.map((row) => [row.id, row.name])),
   };
+}
+
+export interface LeadWriteContext extends LeadReferences {
+  /** Live leads holding any of the given emails, by lower-cased email, in id order. */
+  existing: Map<string, { id: number; importJobId: number | null; importRow: number | null }[]>;
+  /** Lead ids allocated for the rows about to be inserted, in row order. */
+  allocatedIds: number[];
+}
+
+type WriteContextRow = {
+  lookups: { id: number; type: string; value: number | null }[];
+  users: number[];
+  companies: { id: number; name: string }[];
+  existing: { id: number; key: string; import_job_id: number | null; import_row: number | null }[];
+  ids: number[];
+};
+
+/**
+ * Everything creating leads needs to read, in one statement (one round trip): the active lead
+ * lookups, the referenced users and companies, the live leads holding the emails, and ids for the
+ * new rows (allocated up front so feed entries and notifications can name them in the same write).
+ */
+export async function loadLeadWriteContext(ctx: Ctx, inputs: ReferencingInput[], emailKeys: string[], newRows: number): Promise<LeadWriteContext> {
+  const userIds = [...new Set(inputs.map((input) => input.assigned_to).filter((id): id is number => typeof id === 'number'))];
+  const companyIds = [...new Set(inputs.map((input) => input.company_id).filter((id): id is number => typeof id === 'number'))];
+  const result = await ctx.db.execute<WriteContextRow>(sql`
+    select
+      (select coalesce(json_agg(json_build_object('id', id, 'type', type, 'value', value) order by value, id), '[]'::json)
+        from ${lookups} where organization_id = ${ctx.orgId} and module_name = ${LEAD_LOOKUP_MODULE} and is_active) as lookups,
+      (select coalesce(json_agg(id), '[]'::json) from ${users}
+        where organization_id = ${ctx.orgId} and deleted_at is null and id = any(${sql.param(userIds)}::bigint[])) as users,
+      (select coalesce(json_agg(json_build_object('id', id, 'name', company_name)), '[]'::json) from ${companies}
+        where organization_id = ${ctx.orgId} and deleted_at is null and id = any(${sql.param(companyIds)}::bigint[])) as companies,
+      (select coalesce(json_agg(json_build_object('id', id, 'key', lower(email), 'import_job_id', import_job_id, 'import_row', import_row) order by id), '[]'::json)
+        from leads where organization_id = ${ctx.orgId} and deleted_at is null and lower(email) = any(${sql.param(emailKeys)}::text[])) as existing,
+      (select coalesce(json_agg(nextval(pg_get_serial_sequence('leads', 'id'))), '[]'::json) from generate_series(1, ${newRows})) as ids`);
+  const row = result.rows[0];
+  const refs: LeadWriteContext = {
+    status: new Set(),
+    priority: new Set(),
+    source: new Set(),
+    tags: new Set(),
+    defaultStatus: null,
+    users: new Set(row.users.map(Number)),
+    companies: new Map(row.companies.map((company) => [Number(company.id), company.name])),
+    existing: new Map(),
+    allocatedIds: row.ids.map(Number),
+  };
+  for (const lookup of row.lookups) addLookup(refs, { id: Number(lookup.id), type: lookup.type, value: lookup.value === null ? null : Number(lookup.value) });
+  for (const lead of row.existing) {
+    const holder = { id: Number(lead.id), importJobId: lead.import_job_id === null ? null : Number(lead.import_job_id), importRow: lead.import_row };
+    refs.existing.set(lead.key, [...(refs.existing.get(lead.key) ?? []), holder]);
+  }
+  return refs;
 }
 
 /** Field issues of one lead's references. On create an absent status takes the default; on update null is refused. */

@@ -49,6 +49,8 @@ leadRoutes.openapi(
     tags,
     summary: 'Create a lead (409 duplicate_lead when a live lead has the email)',
     auth: 'bearer',
+    // One read, then one write statement (createLeadsBatch); the email's unique index settles races.
+    transaction: false,
     request: { body: jsonBody(AddLeadBody) },
     responses: { 201: envelope(LeadSchema, 'Lead created') },
   }),

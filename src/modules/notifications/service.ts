@@ -22,9 +22,9 @@ export interface LeadAssignment {
   leadName?: string;
 }
 
-/** One notification per assignee, however many leads it was given in one action. */
-export async function notifyLeadAssignments(ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId'>, assignments: LeadAssignment[]): Promise<void> {
-  const rows = assignments
+/** The notification rows of lead assignments: one per assignee, however many leads it was given in one action. */
+export function leadAssignmentNotices(ctx: Pick<TenantContext, 'orgId' | 'userId'>, assignments: LeadAssignment[]) {
+  return assignments
     .filter((assignment) => assignment.leadIds.length > 0)
     .map((assignment) => {
       const single = assignment.leadIds.length === 1;
@@ -41,6 +41,10 @@ export async function notifyLeadAssignments(ctx: Pick<TenantContext, 'db' | 'org
         },
       };
     });
+}
+
+export async function notifyLeadAssignments(ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId'>, assignments: LeadAssignment[]): Promise<void> {
+  const rows = leadAssignmentNotices(ctx, assignments);
   if (rows.length > 0) await ctx.db.insert(notifications).values(rows);
 }
 

@@ -1,0 +1,2 @@
+DROP INDEX "leads_organization_email_idx";--> statement-breakpoint
+CREATE UNIQUE INDEX "leads_organization_live_email_key" ON "leads" USING btree ("organization_id",lower("email")) WHERE "leads"."deleted_at" is null;
