@@ -129,6 +129,8 @@ async function insertLeads(ctx: TenantContext, rows: { row: BatchRow; id: number
         r.job_title, r.industry, r.website, r.address, r.city, r.state, r.country, r.pin_code, r.status, r.priority, r.lead_source,
         r.estimated_value, r.assigned_to, r.profile_url, coalesce(r.custom_fields, '{}'::jsonb), r.notes, r.import_job_id, r.import_row, ${ctx.userId}
       from input r left join named_companies c on r.company_id is null and lower(c.company_name) = lower(r.company)
+      -- In email order, so two concurrent batches wait on each other's emails in one order, never in a cycle.
+      order by lower(r.email), r.id
       on conflict do nothing
       returning id
     ), tagged as (
