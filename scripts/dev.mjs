@@ -2,6 +2,7 @@
 // overrides), on an embedded Postgres kept in .data/ unless DATABASE_URL names a real server.
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import { localJwtSecret } from './lib/dev-secret.mjs';
 import { startLocalDatabase } from './lib/local-database.mjs';
 
 const port = process.env.PORT ?? '8787';
@@ -9,7 +10,8 @@ const dataDir = '.data/pglite';
 if (!process.env.DATABASE_URL) mkdirSync(dataDir, { recursive: true });
 
 const database = await startLocalDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir });
-const jwtSecret = process.env.JWT_SECRET ?? 'local-development-secret-not-for-production-use';
+// Random per checkout, kept in .data/jwt-secret: tokens of one checkout are worthless to another.
+const jwtSecret = process.env.JWT_SECRET ?? localJwtSecret();
 
 const wrangler = spawn(
   'wrangler',

@@ -7,6 +7,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
 import type { AppEnv } from './core/context';
 import { databaseAccess } from './core/database';
+import { readConfig } from './env';
 import { PayloadTooLarge } from './core/errors';
 import { handleError, handleNotFound } from './core/http';
 import { requestLogger } from './core/log';
@@ -56,6 +57,12 @@ export const routeModules = [
 export function buildApp() {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.use('*', requestLogger);
+  // A Worker without a valid configuration (a missing, short or published JWT_SECRET, a pooled
+  // DATABASE_URL) serves nothing: every route answers 500 and the log line says why.
+  app.use('*', async (c, next) => {
+    c.set('config', readConfig(c.env));
+    await next();
+  });
   app.use('*', secureHeaders({ crossOriginResourcePolicy: false }));
   const jsonLimit = bodyLimit({
     maxSize: JSON_BODY_LIMIT_BYTES,

@@ -19,6 +19,9 @@ export interface Bindings {
   JOBS: Queue<import('./jobs/messages').JobMessage>;
 }
 
+/** Secrets that were once in this repository: a Worker configured with one refuses to serve. */
+const PUBLISHED_SECRETS = new Set(['local-development-secret-not-for-production-use']);
+
 const configSchema = z.object({
   DATABASE_URL: z
     .string()
@@ -27,7 +30,10 @@ const configSchema = z.object({
     // a transaction-mode pooler another client could run on that session. Use the direct endpoint.
     .refine((url) => !/^[^@/]*\/\/[^/]*-pooler\./.test(url) && !/[?&]pgbouncer=true/i.test(url), 'DATABASE_URL must be a direct endpoint, not a pooled one (-pooler / pgbouncer)'),
   DB_WS_PROXY: z.string().optional(),
-  JWT_SECRET: z.string().min(32, 'JWT_SECRET must be set and at least 32 characters long'),
+  JWT_SECRET: z
+    .string({ error: 'JWT_SECRET is not set' })
+    .refine((secret) => new TextEncoder().encode(secret).length >= 32, 'JWT_SECRET must be at least 32 bytes long')
+    .refine((secret) => !PUBLISHED_SECRETS.has(secret), 'JWT_SECRET is a published development value: anyone could sign tokens with it'),
   SIGNUP_ENABLED: z
     .string()
     .optional()

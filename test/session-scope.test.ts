@@ -8,7 +8,7 @@ import { env } from 'cloudflare:test';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { APP_ROLE, openRequestDatabase, scopeSession, type DatabaseHandle } from '../src/db/client';
-import { ConfigurationError, readConfig } from '../src/env';
+import { readConfig } from '../src/env';
 import { call, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
 
 let first: SignedUp;
@@ -77,12 +77,5 @@ describe('the session scope of a request connection', () => {
       expect(response.status).toBe(200);
       expect(response.body.data.map((lead: { id: number }) => lead.id)).toEqual(expected[i % 2]);
     });
-  });
-});
-
-describe('configuration', () => {
-  it('refuses a pooled (transaction-mode) Neon endpoint, where session settings would leak between clients', () => {
-    const pooled = { ...env, DATABASE_URL: 'postgres://app:secret@ep-cool-name-123456-pooler.eu-central-1.aws.neon.tech/neondb' };
-    expect(() => readConfig(pooled)).toThrow(ConfigurationError);
   });
 });

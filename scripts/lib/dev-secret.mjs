@@ -1,0 +1,17 @@
+// The JWT secret of a local checkout: random, made once and kept with the local data (.data/,
+// git-ignored), so no two checkouts share one and none is published in the repository.
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+export function localJwtSecret(dir = '.data') {
+  const file = join(dir, 'jwt-secret');
+  if (existsSync(file)) {
+    const kept = readFileSync(file, 'utf8').trim();
+    if (kept.length >= 32) return kept;
+  }
+  mkdirSync(dir, { recursive: true });
+  const secret = randomBytes(48).toString('base64url');
+  writeFileSync(file, `${secret}\n`, { mode: 0o600 });
+  return secret;
+}
