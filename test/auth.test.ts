@@ -263,13 +263,13 @@ describe('bearer tokens', () => {
 
   it('answers 401 for a token signed with another secret', async () => {
     const org = await signupOrganization();
-    const { token } = await issueAccessToken('another-secret-that-is-long-enough-to-sign', { userId: org.userId, orgId: org.orgId });
+    const { token } = await issueAccessToken('another-secret-that-is-long-enough-to-sign', { userId: org.userId, orgId: org.orgId, generation: 0 });
     expectFailure(await call('GET', '/api/user/my', { token }), 401, 'unauthorized');
   });
 
   it('answers 401 for an expired token (exp in the past)', async () => {
     const org = await signupOrganization();
-    const { token, expiresAt } = await issueAccessToken(secret, { userId: org.userId, orgId: org.orgId }, new Date(Date.now() - 3_600_000), 60);
+    const { token, expiresAt } = await issueAccessToken(secret, { userId: org.userId, orgId: org.orgId, generation: 0 }, new Date(Date.now() - 3_600_000), 60);
     expect(expiresAt.getTime()).toBeLessThan(Date.now());
     const response = await call('GET', '/api/user/my', { token });
     expectFailure(response, 401, 'unauthorized');
@@ -278,14 +278,14 @@ describe('bearer tokens', () => {
 
   it('answers 401 for a correctly signed token whose organization is not the user’s', async () => {
     const [a, b] = await Promise.all([signupOrganization(), signupOrganization()]);
-    const { token } = await issueAccessToken(secret, { userId: a.userId, orgId: b.orgId });
+    const { token } = await issueAccessToken(secret, { userId: a.userId, orgId: b.orgId, generation: 0 });
     expectFailure(await call('GET', '/api/user/my', { token }), 401, 'unauthorized');
     expectFailure(await call('GET', '/api/user/list', { token }), 401, 'unauthorized');
   });
 
   it('accepts a freshly minted token of the same user (the control for the cases above)', async () => {
     const org = await signupOrganization();
-    const { token } = await issueAccessToken(secret, { userId: org.userId, orgId: org.orgId });
+    const { token } = await issueAccessToken(secret, { userId: org.userId, orgId: org.orgId, generation: 0 });
     expect((await call('GET', '/api/user/my', { token })).status).toBe(200);
   });
 });

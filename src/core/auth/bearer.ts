@@ -1,11 +1,12 @@
 /**
  * Bearer authentication for the /api routes: a valid, unexpired, unrevoked JWT of an active
- * user, checked by the same statement that scopes the request's connection to the token's
+ * user of an active organization, issued since the user's last password, role or state change
+ * (its session generation), checked by the same statement that scopes the request's connection to the token's
  * organization (one round trip), after which the request runs as that tenant (see runAsTenant).
  */
 import { sql } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
-import { revokedTokens, roles, users } from '../../db/schema';
+import { organizations, revokedTokens, roles, users } from '../../db/schema';
 import { readConfig } from '../../env';
 import type { AppEnv } from '../context';
 import { runAsTenant } from '../database';
@@ -31,8 +32,9 @@ export const bearerAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   await limitApiCalls(c, claims.orgId);
   // Evaluated in the scoping statement, before the role switch applies: filters by organization itself.
   const callerCheck = sql`(select json_build_object('user_id', ${users.id}, 'role_name', ${roles.name})
-    from ${users} join ${roles} on ${roles.id} = ${users.roleId}
+    from ${users} join ${roles} on ${roles.id} = ${users.roleId} join ${organizations} on ${organizations.id} = ${users.organizationId}
     where ${users.id} = ${claims.userId} and ${users.organizationId} = ${claims.orgId} and ${users.stateId} = 1 and ${users.deletedAt} is null
+      and ${users.sessionGeneration} = ${claims.generation} and ${organizations.stateId} = 1
       and not exists (select 1 from ${revokedTokens} where ${revokedTokens.jti} = ${claims.jti})) as caller`;
   await runAsTenant<CheckedUser>(c, next, claims.orgId, callerCheck, (caller) => {
     if (!caller) throw new Unauthorized('Access token revoked or user inactive', 'invalid_token');

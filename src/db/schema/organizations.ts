@@ -1,4 +1,4 @@
-import { bigint, index, pgTable, smallint, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, pgTable, smallint, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
 import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenancy';
 
@@ -44,6 +44,11 @@ export const users = pgTable(
     passwordHash: text().notNull(),
     /** 1 = active, 0 = inactive (cannot log in). */
     stateId: smallint().notNull().default(1),
+    /**
+     * Bearer tokens carry the generation they were issued in (`gen`); a password change, a role
+     * change or a deactivation moves it on, which ends every token issued before.
+     */
+    sessionGeneration: integer().notNull().default(0),
     language: text(),
     timezone: text(),
     createdAt: createdAt(),

@@ -38,3 +38,6 @@ export const TokenGrantSchema = z
     data: z.object({ access_token: z.string(), token_type: z.literal('Bearer'), expires_in: z.number(), expires_at: z.string(), user: TokenUser }),
   })
   .openapi('TokenGrant');
+
+/** A fresh token alone (change-password: every other token of the user has just ended). */
+export const FreshTokenSchema = TokenGrantSchema.shape.data.openapi('FreshToken');

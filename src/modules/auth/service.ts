@@ -26,10 +26,12 @@ interface GrantSubject {
   lastName: string | null;
   organizationId: number;
   roleName: string;
+  sessionGeneration: number;
 }
 
-async function grantFor(secret: string, user: GrantSubject): Promise<TokenGrant> {
-  const { token, expiresAt } = await issueAccessToken(secret, { userId: user.id, orgId: user.organizationId });
+/** A bearer token for the user, in the user's current session generation. */
+export async function grantFor(secret: string, user: GrantSubject): Promise<TokenGrant> {
+  const { token, expiresAt } = await issueAccessToken(secret, { userId: user.id, orgId: user.organizationId, generation: user.sessionGeneration });
   return {
     access_token: token,
     token_type: 'Bearer',
@@ -93,6 +95,7 @@ export async function login(db: Database, secret: string, email: string, passwor
       passwordHash: users.passwordHash,
       stateId: users.stateId,
       roleName: roles.name,
+      sessionGeneration: users.sessionGeneration,
       organizationState: organizations.stateId,
     })
     .from(users)

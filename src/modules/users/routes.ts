@@ -4,6 +4,7 @@
 import { z } from '@hono/zod-openapi';
 import { created, list, ok } from '../../core/http';
 import { createRouter, defineRoute, envelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
+import { FreshTokenSchema } from '../auth/schemas';
 import { globalSearch, GlobalSearchResult } from '../search/service';
 import {
   AddUserBody,
@@ -81,14 +82,14 @@ userRoutes.openapi(
     path: '/api/user/change-password',
     operationId: 'changePassword',
     tags,
-    summary: 'Change the caller’s password',
+    summary: 'Change the caller’s password: every token issued before ends, and `data` is a fresh one for the caller',
     auth: 'bearer',
     request: { body: jsonBody(ChangePasswordBody) },
-    responses: { 200: envelope(z.null(), 'Password changed') },
+    responses: { 200: envelope(FreshTokenSchema, 'Password changed') },
   }),
   async (c) => {
-    await changePassword(c.var.tenant, c.req.valid('json'));
-    return ok(c, null, 'Password changed');
+    const grant = await changePassword(c.var.tenant, c.var.config.JWT_SECRET, c.req.valid('json'));
+    return ok(c, grant, 'Password changed');
   },
 );
 

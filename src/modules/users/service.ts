@@ -6,6 +6,7 @@ import { eq, ilike, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
 import { organizations, roles, users } from '../../db/schema';
 import { isAdmin, tenantWhere, type TenantContext } from '../../db/tenant';
 import { hashPassword, verifyPassword } from '../../core/auth/passwords';
+import { grantFor } from '../auth/service';
 import { isUniqueViolation } from '../../db/errors';
 import { Conflict, Forbidden, NotFound, ValidationFailed } from '../../core/errors';
 import { containsPattern, dateRange, listPage, type ListParams, pageOf, countOf } from '../../core/list';
@@ -159,6 +160,9 @@ export async function updateUser(ctx: TenantContext, id: number, input: z.infer<
       timezone: input.timezone === undefined ? undefined : input.timezone,
       roleId: input.role_id,
       stateId: input.state_id,
+      // A new role or state ends the user's tokens: they carried the old one's rights.
+      sessionGeneration: sql`${users.sessionGeneration} + case when ${users.roleId} is distinct from ${input.role_id ?? null}::bigint and ${input.role_id ?? null}::bigint is not null
+        or ${users.stateId} is distinct from ${input.state_id ?? null}::smallint and ${input.state_id ?? null}::smallint is not null then 1 else 0 end`,
       updatedAt: sql`now()`,
     })
     .where(tenantWhere(ctx, users, eq(users.id, id))),
@@ -166,14 +170,17 @@ export async function updateUser(ctx: TenantContext, id: number, input: z.infer<
   return presentUser(await findUser(ctx, id));
 }
 
-export async function changePassword(ctx: TenantContext, input: { current_password: string; new_password: string; confirm_password: string }) {
+/** Changes the caller's password and ends every token issued before; returns a fresh token for the caller. */
+export async function changePassword(ctx: TenantContext, secret: string, input: { current_password: string; new_password: string; confirm_password: string }) {
   if (input.new_password !== input.confirm_password) throw ValidationFailed.field('confirm_password', 'does not match new_password');
   const [row] = await ctx.db.select({ hash: users.passwordHash }).from(users).where(tenantWhere(ctx, users, eq(users.id, ctx.userId as number)));
   if (!row || !(await verifyPassword(input.current_password, row.hash))) throw ValidationFailed.field('current_password', 'is incorrect');
-  await ctx.db
+  const [user] = await ctx.db
     .update(users)
-    .set({ passwordHash: await hashPassword(input.new_password), updatedAt: sql`now()` })
-    .where(tenantWhere(ctx, users, eq(users.id, ctx.userId as number)));
+    .set({ passwordHash: await hashPassword(input.new_password), sessionGeneration: sql`${users.sessionGeneration} + 1`, updatedAt: sql`now()` })
+    .where(tenantWhere(ctx, users, eq(users.id, ctx.userId as number)))
+    .returning();
+  return grantFor(secret, { ...user, roleName: ctx.roleName });
 }
 
 export async function deleteUser(ctx: TenantContext, id: number): Promise<void> {
