@@ -8,6 +8,7 @@ import { organizations, revokedTokens, roles, users } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../core/auth/passwords';
 import { ACCESS_TOKEN_TTL_SECONDS, issueAccessToken } from '../../core/auth/tokens';
+import { isUniqueViolation } from '../../db/errors';
 import { Conflict, Forbidden, NotFound, Unauthorized } from '../../core/errors';
 import { createOrganization } from '../organizations/service';
 
@@ -55,6 +56,15 @@ export async function emailTaken(db: Database, email: string): Promise<boolean> 
   return Boolean(row);
 }
 
+async function claimSignupEmail<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (isUniqueViolation(error, 'users_email_key')) throw new Conflict('An account with this email already exists', 'email_taken');
+    throw error;
+  }
+}
+
 export interface SignupInput {
   organization_name: string;
   first_name: string;
@@ -66,7 +76,9 @@ export interface SignupInput {
 export async function signup(db: Database, secret: string, input: SignupInput): Promise<TokenGrant> {
   if (await emailTaken(db, input.email)) throw new Conflict('An account with this email already exists', 'email_taken');
   const passwordHash = await hashPassword(input.password);
-  const user = await db.transaction(async (tx) => {
+  // Two signups with one email can both pass the check above; the unique index decides, and the
+  // loser gets the same answer as if it had arrived second.
+  const user = await claimSignupEmail(() => db.transaction(async (tx) => {
     const { organization, roleIds } = await createOrganization(tx, input.organization_name);
     const [admin] = await tx
       .insert(users)
@@ -80,7 +92,7 @@ export async function signup(db: Database, secret: string, input: SignupInput): 
       })
       .returning();
     return { ...admin, roleName: 'admin' };
-  });
+  }));
   return grantFor(secret, user);
 }
 
