@@ -5,6 +5,7 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Context, MiddlewareHandler } from 'hono';
 import { apiKeys } from '../../db/schema';
+import { actorContext } from '../../db/tenant';
 import type { AppEnv } from '../context';
 import { runInTenantTransaction } from '../database';
 import { Forbidden, Unauthorized } from '../errors';
@@ -50,12 +51,11 @@ export const apiKeyAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
     if (!host || !hostAllowed(host, key.allowedDomains)) throw new Forbidden('Calling domain is not allowed for this API key', 'domain_not_allowed');
   }
   c.set('logOrgId', key.organizationId);
-  c.set('apiKey', { keyId: key.id, orgId: key.organizationId });
   await limitApiCalls(c, key.organizationId);
   await runInTenantTransaction(c, next, key.organizationId, async (tx) => {
     if (!key.lastUsedAt || now - key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
       await tx.update(apiKeys).set({ lastUsedAt: sql`now()` }).where(eq(apiKeys.id, key.id));
     }
-    return { userId: key.createdBy, roleName: 'api_key', apiKeyId: key.id };
+    return actorContext({ kind: 'apiKey', keyId: key.id, createdBy: key.createdBy });
   });
 };

@@ -5,6 +5,7 @@
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
 import { revokedTokens, roles, users } from '../../db/schema';
+import { actorContext } from '../../db/tenant';
 import { readConfig } from '../../env';
 import type { AppEnv } from '../context';
 import { runInTenantTransaction } from '../database';
@@ -38,6 +39,6 @@ export const bearerAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
         ),
       );
     if (!caller) throw new Unauthorized('Access token revoked or user inactive', 'invalid_token');
-    return { userId: caller.userId, roleName: caller.roleName, jti: claims.jti, tokenExpiresAt: claims.expiresAt };
+    return { ...actorContext({ kind: 'user', userId: caller.userId, role: caller.roleName }), jti: claims.jti, tokenExpiresAt: claims.expiresAt };
   });
 };
