@@ -9,6 +9,7 @@ import { generateApiKey } from '../../core/auth/api-key-secrets';
 import { NotFound } from '../../core/errors';
 import { dateRange, listPage, type ListParams, pageOf, countOf } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
+import type { AddApiKeyInput } from './schemas';
 
 const keyFields = {
   id: apiKeys.id,
@@ -35,7 +36,7 @@ function presentKey(row: KeyRow) {
   };
 }
 
-export async function createApiKey(ctx: TenantContext, input: { name: string; allowed_domains?: string[]; allowed_ips?: string[]; expires_at?: string | null }) {
+export async function createApiKey(ctx: TenantContext, input: AddApiKeyInput) {
   const secret = await generateApiKey();
   const [row] = await ctx.db
     .insert(apiKeys)

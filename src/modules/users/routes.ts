@@ -4,12 +4,10 @@
 import { z } from '@hono/zod-openapi';
 import { created, list, ok } from '../../core/http';
 import { createRouter, defineRoute, envelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
-import { globalSearch, GlobalSearchResult } from '../search/service';
 import {
   AddUserBody,
   ChangePasswordBody,
   DeleteUserBody,
-  GlobalSearchQuery,
   MyProfileSchema,
   UpdateUserBody,
   UserListQuery,
@@ -110,18 +108,4 @@ userRoutes.openapi(
     await deleteUser(c.var.tenant, user_id);
     return ok(c, { id: user_id }, 'User deleted');
   },
-);
-
-userRoutes.openapi(
-  defineRoute({
-    method: 'get',
-    path: '/api/user/global-search',
-    operationId: 'globalSearch',
-    tags,
-    summary: 'Search the organization’s records (users, and each module’s records as they are added)',
-    auth: 'bearer',
-    request: { query: GlobalSearchQuery },
-    responses: { 200: envelope(GlobalSearchResult) },
-  }),
-  async (c) => ok(c, await globalSearch(c.var.tenant, c.req.valid('query').search_value)),
 );
