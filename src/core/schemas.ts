@@ -84,6 +84,9 @@ export const booleanFlag = z
 
 export const idsBody = z.array(positiveId).min(1, 'must contain at least one id').max(10_000, 'at most 10000 ids per request');
 
+/** The answer of a delete route: the id that was deleted. */
+export const DeletedId = z.object({ id: z.number().int() });
+
 export function isoTimestamp(value: Date | string | null | undefined): string | null {
   if (value === null || value === undefined) return null;
   return (value instanceof Date ? value : new Date(value)).toISOString();

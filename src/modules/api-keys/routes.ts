@@ -1,8 +1,8 @@
 /**
  * API key management (the spec's "application settings → API Keys", exposed as endpoints).
  */
-import { z } from '@hono/zod-openapi';
 import { created, list, ok } from '../../core/http';
+import { DeletedId } from '../../core/schemas';
 import { createRouter, defineRoute, envelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
 import { AddApiKeyBody, ApiKeyListQuery, ApiKeySchema, CreatedApiKeySchema } from './schemas';
 import { createApiKey, listApiKeys, revokeApiKey } from './service';
@@ -49,7 +49,7 @@ apiKeyRoutes.openapi(
     auth: 'bearer',
     roles: ['admin'],
     request: { params: idParam() },
-    responses: { 200: envelope(z.object({ id: z.number().int() }), 'API key revoked') },
+    responses: { 200: envelope(DeletedId, 'API key revoked') },
   }),
   async (c) => {
     const { id } = c.req.valid('param');

@@ -3,6 +3,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { created, list, ok } from '../../core/http';
+import { DeletedId } from '../../core/schemas';
 import { createRouter, defineRoute, envelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
 import {
   AddUserBody,
@@ -101,7 +102,7 @@ userRoutes.openapi(
     auth: 'bearer',
     roles: ['admin'],
     request: { body: jsonBody(DeleteUserBody) },
-    responses: { 200: envelope(z.object({ id: z.number().int() }), 'User deleted') },
+    responses: { 200: envelope(DeletedId, 'User deleted') },
   }),
   async (c) => {
     const { user_id } = c.req.valid('json');
