@@ -64,6 +64,12 @@ describe('role sweep', () => {
     });
   });
 
+  it('refuses a role before validating the request: an invalid body from a sales_rep is a 403, not a 422', async () => {
+    const response = await call('POST', '/api/user/add', { token: tokens.sales_rep, body: {} });
+    expectFailure(response, 403, 'forbidden');
+    expect(response.body.error).toMatchObject({ code: 'admin_only', message: 'This action needs the admin role' });
+  });
+
   for (const route of restricted) {
     const key = routeKey(route);
     const allowed = route.roles ?? [];
