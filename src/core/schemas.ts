@@ -77,10 +77,12 @@ export function idList(description: string) {
     .openapi({ description, type: 'string', example: '1,2' });
 }
 
+/** An optional flag: "true"/"false"/"1"/"0" in a query string; in JSON bodies (bulk filters, saved views) also a boolean. */
 export const booleanFlag = z
-  .enum(['true', 'false', '1', '0'])
-  .transform((value) => value === 'true' || value === '1')
-  .optional();
+  .union([z.boolean(), z.enum(['true', 'false', '1', '0'])])
+  .transform((value) => value === true || value === 'true' || value === '1')
+  .optional()
+  .openapi({ type: 'string', enum: ['true', 'false'] });
 
 export const idsBody = z.array(positiveId).min(1, 'must contain at least one id').max(10_000, 'at most 10000 ids per request');
 

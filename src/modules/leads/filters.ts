@@ -10,15 +10,9 @@ import { and, eq, gte, inArray, isNull, lte, sql, type SQL } from 'drizzle-orm';
 import { containsPattern, dateRange, listParamsShape } from '../../core/list';
 import { leads, leadSearchScope, leadTags } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
-import { idList, parseIdList } from '../../core/schemas';
+import { booleanFlag, idList, parseIdList } from '../../core/schemas';
 
 const scalar = z.union([z.string().max(2_000), z.number()]);
-
-const flag = z
-  .union([z.boolean(), z.enum(['true', 'false', '1', '0'])])
-  .transform((value) => value === true || value === 'true' || value === '1')
-  .optional()
-  .openapi({ type: 'string', enum: ['true', 'false'] });
 
 function numberFilter(description: string) {
   return scalar
@@ -70,7 +64,7 @@ export const leadFilterShape = {
   score_min: numberFilter('Score at least'),
   score_max: numberFilter('Score at most'),
   assigned_to: assignedToFilter,
-  unassigned: flag.openapi({ description: '`true`: only leads assigned to nobody' }),
+  unassigned: booleanFlag.openapi({ description: '`true`: only leads assigned to nobody' }),
   lead_source: idList('Source lookup values, comma-separated'),
   priority: idList('Priority lookup values, comma-separated'),
   state_id: idList('Status lookup values, comma-separated'),

@@ -7,7 +7,7 @@ import { listQuery } from '../../core/list';
 import { booleanFlag, idList, idsBody } from '../../core/schemas';
 
 export const NotificationListQuery = listQuery(['id', 'created_at'] as const, {
-  is_read: booleanFlag.openapi({ type: 'string', enum: ['true', 'false'], description: 'true: read only; false: unread only' }),
+  is_read: booleanFlag.openapi({ description: 'true: read only; false: unread only' }),
   type_id: idList('Types, comma-separated: 1 lead assigned, 2 import finished, 3 export ready, 4 follow-up due'),
 });
 
