@@ -18,6 +18,7 @@ import { mountDocs } from './modules/docs/routes';
 import { healthRoutes } from './modules/health/routes';
 import { roleRoutes } from './modules/roles/routes';
 import { userRoutes } from './modules/users/routes';
+import { searchRoutes } from './modules/search/routes';
 import { lookupRoutes } from './modules/lookups/routes';
 import { customViewRoutes } from './modules/custom-views/routes';
 import { leadRoutes } from './modules/leads/routes';
@@ -39,6 +40,7 @@ export const routeModules = [
   healthRoutes,
   authRoutes,
   userRoutes,
+  searchRoutes,
   roleRoutes,
   apiKeyRoutes,
   lookupRoutes,

@@ -19,7 +19,10 @@ import { call, expectFailure, type SignedUp, signupOrganization, uniqueEmail } f
 const probe = new Hono<AppEnv>();
 probe.use('*', databaseAccess);
 probe.onError(handleError);
-probe.get('/probe', apiKeyAuth, (c) => c.json({ org: c.var.tenant.orgId, key: c.var.apiKey.keyId }));
+probe.get('/probe', apiKeyAuth, (c) => {
+  const { orgId, actor, userId, apiKeyId } = c.var.tenant;
+  return c.json({ org: orgId, actor, credited: { user_id: userId, api_key_id: apiKeyId } });
+});
 
 async function probeWith(headers: Record<string, string>) {
   const ctx = createExecutionContext();
@@ -186,12 +189,16 @@ describe('DELETE /api/api-keys/delete/:id', () => {
 });
 
 describe('API-key authentication (x-api-key)', () => {
-  it('resolves a valid key to its own organization and records when it was used', async () => {
+  it('resolves a valid key to its own organization, acting as the key (not as a user), and records when it was used', async () => {
     const [a, b] = await Promise.all([signupOrganization(), signupOrganization()]);
     const keyA = await createKey(a);
     const keyB = await createKey(b);
-    expect(await probeWith({ 'x-api-key': keyA.key })).toEqual({ status: 200, body: { org: a.orgId, key: keyA.id } });
-    expect(await probeWith({ 'x-api-key': keyB.key })).toEqual({ status: 200, body: { org: b.orgId, key: keyB.id } });
+    // The key is the actor; writes are credited to the key and to the admin who created it.
+    expect(await probeWith({ 'x-api-key': keyA.key })).toEqual({
+      status: 200,
+      body: { org: a.orgId, actor: { kind: 'apiKey', keyId: keyA.id, createdBy: a.userId }, credited: { user_id: a.userId, api_key_id: keyA.id } },
+    });
+    expect(await probeWith({ 'x-api-key': keyB.key })).toMatchObject({ status: 200, body: { org: b.orgId, actor: { kind: 'apiKey', keyId: keyB.id } } });
     const listed = (await listKeys(a)).body.data[0];
     expect(listed.last_used_at).not.toBeNull();
     expect(Math.abs(Date.parse(listed.last_used_at) - Date.now())).toBeLessThan(60_000);

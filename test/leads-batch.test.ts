@@ -8,7 +8,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../src/env';
 import { openDatabase, withTenant } from '../src/db/client';
-import type { TenantContext } from '../src/db/tenant';
+import { actorContext, type TenantContext } from '../src/db/tenant';
 import { AddLeadBody } from '../src/modules/leads/schemas';
 import { createLeadsBatch, type BatchOptions } from '../src/modules/leads/service';
 import { call, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
@@ -24,7 +24,7 @@ function row(rowNumber: number, fields: Record<string, unknown>) {
 const handle = openDatabase(readConfig(env));
 
 async function inTenant<T>(work: (ctx: TenantContext) => Promise<T>): Promise<T> {
-  return withTenant(handle.db, org.orgId, (tx) => work({ db: tx, orgId: org.orgId, userId: org.userId, roleName: 'admin' }));
+  return withTenant(handle.db, org.orgId, (tx) => work({ db: tx, orgId: org.orgId, ...actorContext({ kind: 'user', userId: org.userId, role: 'admin' }) }));
 }
 
 async function batch(rows: ReturnType<typeof row>[], options: BatchOptions) {

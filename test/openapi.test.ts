@@ -21,6 +21,19 @@ describe('GET /api/openapi.json', () => {
     }
   });
 
+  it('states the roles of every restricted route (x-roles, the description and the 403 response) and none elsewhere', async () => {
+    const document = (await call('GET', '/api/openapi.json')).body;
+    for (const route of routes) {
+      const operation = document.paths[route.path][route.method.toLowerCase()];
+      expect(operation['x-roles'], routeKey(route)).toEqual(route.roles);
+      if (!route.roles) continue;
+      expect(operation.description, routeKey(route)).toContain(`Requires the role ${route.roles.join(' or ')}`);
+      expect(operation.responses['403'].description, routeKey(route)).toContain(`${route.roles.join('_or_')}_only`);
+    }
+    expect(document.paths['/api/user/add'].post['x-roles']).toEqual(['admin']);
+    expect(document.paths['/api/custom-lookups/add'].post['x-roles']).toEqual(['admin', 'manager']);
+  });
+
   it('has no mounted route missing from the document', async () => {
     const document = (await call('GET', '/api/openapi.json')).body;
     const documented = new Set(

@@ -63,6 +63,16 @@ describe('GET /api/role/list', () => {
     expect(response.body.total).toBe(3);
   });
 
+  it('answers 400 naming state_id when a member of the id list is not written in digits', async () => {
+    const org = await signupOrganization();
+    // Number() would read these as 1; the one id-list parser takes digits only.
+    for (const state_id of ['0x1', '1e0', '+1', '1,two']) {
+      const response = await call('GET', '/api/role/list', { token: org.token, query: { state_id } });
+      expectFailure(response, 400, 'bad_request');
+      expect(response.body.error.code, state_id).toBe('state_id');
+    }
+  });
+
   it('answers 400 naming order_by for an unknown order_by', async () => {
     const org = await signupOrganization();
     const response = await call('GET', '/api/role/list', { token: org.token, query: { order_by: 'organization_id' } });

@@ -10,7 +10,7 @@ import type { PgSelect, PgTable } from 'drizzle-orm/pg-core';
 import type { Queryable } from '../db/client';
 import type { Page } from './http';
 import { BadRequest } from './errors';
-import { fromBase64Url, toBase64Url } from './auth/passwords';
+import { fromBase64Url, toBase64Url } from './encoding';
 
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 10;

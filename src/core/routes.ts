@@ -1,14 +1,16 @@
 /**
  * The route registry. Every endpoint is declared with `defineRoute`, which records its method,
- * path, auth kind and zod schemas once: the same record drives request validation, the OpenAPI
- * document, the auth middleware, and the cross-tenant and bad-input test sweeps.
+ * path, auth kind, required roles and zod schemas once: the same record drives request
+ * validation, the OpenAPI document, the auth and role middleware, and the cross-tenant,
+ * bad-input and role test sweeps.
  */
 import { createRoute, OpenAPIHono, z, type RouteConfig } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { apiKeyAuth } from './auth/api-key';
 import { bearerAuth } from './auth/bearer';
+import { hasRole, type RoleName } from '../db/tenant';
 import type { AppEnv } from './context';
-import { BadRequest, ValidationFailed, type FieldIssue } from './errors';
+import { BadRequest, Forbidden, ValidationFailed, type FieldIssue } from './errors';
 
 export type AuthKind = 'bearer' | 'apiKey' | 'public';
 
@@ -17,6 +19,8 @@ export interface RegisteredRoute {
   /** OpenAPI form, e.g. /api/lead/view/{id} */
   path: string;
   auth: AuthKind;
+  /** Bearer routes only: the roles that may call it; absent means every user of the organization. */
+  roles?: readonly RoleName[];
   operationId: string;
   params?: z.ZodType;
   query?: z.ZodType;
@@ -48,10 +52,11 @@ function errorResponse(description: string) {
   return { description, content: { 'application/json': { schema: ErrorEnvelope } } };
 }
 
-function sharedErrors(auth: AuthKind) {
+function sharedErrors(auth: AuthKind, roles: readonly RoleName[] | undefined) {
+  const forbidden = roles ? `Forbidden: the caller's role is not ${roles.join(' or ')} (error.code ${forbiddenCode(roles)})` : 'Forbidden';
   return {
     400: errorResponse('Malformed request: unparseable JSON, wrong content type or a malformed parameter'),
-    ...(auth === 'public' ? {} : { 401: errorResponse('Missing or invalid credentials'), 403: errorResponse('Forbidden') }),
+    ...(auth === 'public' ? {} : { 401: errorResponse('Missing or invalid credentials'), 403: errorResponse(forbidden) }),
     404: errorResponse('Not found (records of other organizations are never visible)'),
     422: errorResponse('Validation failed; error.code names the first field, error.details lists every field'),
     429: errorResponse('Rate limited; retry after Retry-After seconds'),
@@ -65,16 +70,41 @@ const securityFor: Record<AuthKind, RouteConfig['security']> = {
   public: [],
 };
 
-export type DefinedRouteConfig = Omit<RouteConfig, 'middleware' | 'security' | 'operationId'> & {
-  auth: AuthKind;
-  operationId: string;
-  /**
-   * `false`: the handler's writes are single statements that stand alone (each atomic by itself,
-   * races settled by unique indexes), so the request runs without BEGIN/COMMIT, two round trips
-   * fewer. Writes of authenticated routes otherwise run in one transaction.
-   */
-  transaction?: false;
-};
+/** `admin_only`, `admin_or_manager_only`: names exactly the roles the route admits. */
+function forbiddenCode(roles: readonly RoleName[]): string {
+  return `${roles.join('_or_')}_only`;
+}
+
+/**
+ * Runs after the bearer middleware, before validation and the handler: a user whose role is not
+ * listed gets 403 and the request changes nothing. Roles are read from the same statement that
+ * checks the token, so the check costs no round trip.
+ */
+function requireRoles(roles: readonly RoleName[]): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    if (!hasRole(c.var.tenant.actor, roles)) {
+      throw new Forbidden(`This action needs the ${roles.join(' or ')} role`, forbiddenCode(roles));
+    }
+    await next();
+  };
+}
+
+/**
+ * `roles` restricts a bearer route to users holding one of the listed built-in roles. API keys
+ * and public callers are not users and hold no role, so only bearer routes may declare roles.
+ */
+type AuthAndRoles = { auth: 'bearer'; roles?: readonly [RoleName, ...RoleName[]] } | { auth: 'apiKey' | 'public'; roles?: never };
+
+export type DefinedRouteConfig = Omit<RouteConfig, 'middleware' | 'security' | 'operationId'> &
+  AuthAndRoles & {
+    operationId: string;
+    /**
+     * `false`: the handler's writes are single statements that stand alone (each atomic by itself,
+     * races settled by unique indexes), so the request runs without BEGIN/COMMIT, two round trips
+     * fewer. Writes of authenticated routes otherwise run in one transaction.
+     */
+    transaction?: false;
+  };
 
 /** Marks the request as one whose writes need no transaction (see DefinedRouteConfig.transaction). */
 const withoutTransaction: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -83,13 +113,15 @@ const withoutTransaction: MiddlewareHandler<AppEnv> = async (c, next) => {
 };
 
 export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
-  const { auth, transaction, ...route } = config;
+  const { auth, roles, transaction, ...route } = config;
+  const authChain = transaction === false ? [withoutTransaction, ...authMiddleware[auth]] : authMiddleware[auth];
   const content = route.request?.body?.content;
   const bodyMediaType = content ? Object.keys(content)[0] : undefined;
   routeRegistry.push({
     method: route.method.toUpperCase(),
     path: route.path,
     auth,
+    roles,
     operationId: route.operationId,
     params: route.request?.params as z.ZodType | undefined,
     query: route.request?.query as z.ZodType | undefined,
@@ -98,10 +130,16 @@ export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
   });
   return createRoute({
     ...route,
-    middleware: transaction === false ? [withoutTransaction, ...authMiddleware[auth]] : authMiddleware[auth],
+    ...(roles ? { description: withRolesNote(route.description, roles), 'x-roles': roles } : {}),
+    middleware: roles ? [...authChain, requireRoles(roles)] : authChain,
     security: securityFor[auth],
-    responses: { ...sharedErrors(auth), ...route.responses },
-  } as Omit<C, 'auth' | 'transaction'> & { middleware: MiddlewareHandler<AppEnv>[] });
+    responses: { ...sharedErrors(auth, roles), ...route.responses },
+  } as Omit<C, 'auth' | 'roles' | 'transaction'> & { middleware: MiddlewareHandler<AppEnv>[] });
+}
+
+function withRolesNote(description: string | undefined, roles: readonly RoleName[]): string {
+  const note = `Requires the role ${roles.join(' or ')}; any other user gets 403.`;
+  return description ? `${description}\n\n${note}` : note;
 }
 
 function issuesOf(error: z.ZodError, fallback: string): FieldIssue[] {

@@ -1,6 +1,7 @@
 /**
  * Field schemas shared by many request shapes, each declared once: bounded strings (every
- * string input has a maximum), emails, comma-separated id lists and the like.
+ * string input has a maximum), emails, id lists and the like. Modules import these rather than
+ * declaring their own; builders with different meanings have different names.
  */
 import { z } from '@hono/zod-openapi';
 
@@ -11,8 +12,22 @@ export function text(min = 1, max = 255) {
   return z.string().trim().min(min, min === 1 ? 'is required' : `must be at least ${min} characters`).max(max, `must be at most ${max} characters`);
 }
 
+/** An optional string, trimmed, within bounds; null clears it, '' is kept as ''. */
 export function optionalText(max = 255) {
   return z.string().trim().max(max, `must be at most ${max} characters`).nullish();
+}
+
+/**
+ * Optional free text where '' and null both mean "no value" (stored as null): for fields that
+ * spreadsheet rows fill too, where an empty cell is ''.
+ */
+export function blankableText(max: number) {
+  return z
+    .string()
+    .trim()
+    .max(max, `must be at most ${max} characters`)
+    .transform((value) => (value === '' ? null : value))
+    .nullish();
 }
 
 /** Trimmed, domain lower-cased; syntax checked. */
@@ -29,30 +44,50 @@ export const email = z
 
 export const positiveId = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 
-/** Query parameter "1,2,3" → [1, 2, 3]; a non-numeric member is a 400 naming the parameter. */
+/**
+ * "1,2,3", 7, or [1, "2"] → [1, 2, 3]; null when any member is not a whole number ≥ 0 (or there
+ * is none). Digits only: "0x10", "1e3" and "+1" are not ids.
+ */
+export function parseIdList(value: string | number | (string | number)[]): number[] | null {
+  const parts = Array.isArray(value) ? value : typeof value === 'number' ? [value] : value.split(',');
+  const ids = parts.map((part) => (typeof part === 'number' ? part : part.trim())).filter((part) => part !== '');
+  const parsed = ids.map((part) => (typeof part === 'number' ? part : /^\d+$/.test(part) ? Number(part) : Number.NaN));
+  if (parsed.length === 0 || parsed.some((id) => !Number.isSafeInteger(id) || id < 0)) return null;
+  return parsed;
+}
+
+const idListMember = z.union([z.string().max(2_000), z.number()]);
+
+/**
+ * An optional id list: "1,2" in a query string; in JSON bodies (bulk filters, saved views) also a
+ * number or an array. A non-numeric member is a 400 (query) or 422 (body) naming the parameter.
+ */
 export function idList(description: string) {
   return z
-    .string()
-    .max(2_000)
+    .union([idListMember, z.array(idListMember).max(1_000)])
     .transform((value, ctx) => {
-      const ids = value.split(',').map((part) => part.trim()).filter(Boolean);
-      const parsed = ids.map(Number);
-      if (parsed.length === 0 || parsed.some((id) => !Number.isSafeInteger(id) || id < 0)) {
+      const ids = parseIdList(value);
+      if (!ids) {
         ctx.addIssue({ code: 'custom', message: 'must be a comma-separated list of numeric ids' });
         return z.NEVER;
       }
-      return parsed;
+      return ids;
     })
     .optional()
     .openapi({ description, type: 'string', example: '1,2' });
 }
 
+/** An optional flag: "true"/"false"/"1"/"0" in a query string; in JSON bodies (bulk filters, saved views) also a boolean. */
 export const booleanFlag = z
-  .enum(['true', 'false', '1', '0'])
-  .transform((value) => value === 'true' || value === '1')
-  .optional();
+  .union([z.boolean(), z.enum(['true', 'false', '1', '0'])])
+  .transform((value) => value === true || value === 'true' || value === '1')
+  .optional()
+  .openapi({ type: 'string', enum: ['true', 'false'] });
 
 export const idsBody = z.array(positiveId).min(1, 'must contain at least one id').max(10_000, 'at most 10000 ids per request');
+
+/** The answer of a delete route: the id that was deleted. */
+export const DeletedId = z.object({ id: z.number().int() });
 
 export function isoTimestamp(value: Date | string | null | undefined): string | null {
   if (value === null || value === undefined) return null;

@@ -1,23 +1,88 @@
 /**
- * The tenant-scoped data-access helpers. Services receive a TenantContext whose `db` is a
- * transaction already scoped by RLS; these helpers add `organization_id` to every filter and
- * insert so isolation never depends on memory alone.
+ * Who is acting, and the tenant-scoped data-access helpers. Services receive a TenantContext
+ * whose `db` is a transaction that row-level security scopes to `orgId`; `tenantWhere` adds
+ * `organization_id` to every filter besides, so isolation never rests on the policies alone.
+ * Inserts set `organizationId: ctx.orgId` themselves (the policies refuse any other).
  */
 import { and, eq, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { Queryable } from './client';
 
+/**
+ * The roles signup seeds in every organization. Routes may require them (`defineRoute({ roles })`);
+ * roles an organization adds itself carry no rights that a route checks.
+ */
+export const BUILT_IN_ROLES = ['admin', 'manager', 'sales_rep'] as const;
+export type RoleName = (typeof BUILT_IN_ROLES)[number];
+
+/** A signed-in user (bearer token), with the name of its role in its organization. */
+export interface UserActor {
+  kind: 'user';
+  userId: number;
+  role: string;
+}
+
+/** An API key (x-api-key). Keys are not users: they hold no role, so no role-restricted rule admits them. */
+export interface ApiKeyActor {
+  kind: 'apiKey';
+  keyId: number;
+  /** The admin who created the key; null once that user is deleted. */
+  createdBy: number | null;
+}
+
+/** A queued job (import, export) working for the user who started it; like a key, it holds no role. */
+export interface JobActor {
+  kind: 'job';
+  jobId: number;
+  createdBy: number | null;
+}
+
+export type Actor = UserActor | ApiKeyActor | JobActor;
+
 export interface TenantContext {
   /** The request's scoped session, or its transaction when the request writes. */
   db: Queryable;
   orgId: number;
-  /** The acting user; null when the caller is an API key. */
+  /** Who is acting: what authorization rules look at. */
+  actor: Actor;
+  /**
+   * The user credited with writes (`created_by`, the feed's actor, `assigned_to=true`): the user
+   * itself, or the creator of the API key or job; null when that creator is gone. Derived from
+   * `actor` by `actorContext`, never set on its own.
+   */
   userId: number | null;
-  roleName: string;
+  /** The API key credited with writes (the feed's `actor_api_key_id`); set exactly when the actor is a key. */
   apiKeyId?: number;
   /** The bearer token in use, so logout can revoke it. */
   jti?: string;
   tokenExpiresAt?: Date;
+}
+
+/** The actor and the write credit derived from it, so the two never disagree. */
+export function actorContext(actor: Actor): Pick<TenantContext, 'actor' | 'userId' | 'apiKeyId'> {
+  if (actor.kind === 'user') return { actor, userId: actor.userId };
+  if (actor.kind === 'apiKey') return { actor, userId: actor.createdBy, apiKeyId: actor.keyId };
+  return { actor, userId: actor.createdBy };
+}
+
+/** True for a user holding one of the roles; API keys and jobs hold none. */
+export function hasRole(actor: Actor, roles: readonly string[]): boolean {
+  return actor.kind === 'user' && roles.includes(actor.role);
+}
+
+export function isAdmin(actor: Actor): boolean {
+  return hasRole(actor, ['admin']);
+}
+
+/** Whether the actor is this very user (record rules such as "you may edit yourself"). */
+export function isUser(actor: Actor, userId: number | null): boolean {
+  return actor.kind === 'user' && actor.userId === userId;
+}
+
+/** The signed-in user behind a bearer-only service call; anything else is a programming error. */
+export function actingUser(ctx: Pick<TenantContext, 'actor'>): UserActor {
+  if (ctx.actor.kind !== 'user') throw new Error(`expected a user actor, got ${ctx.actor.kind}`);
+  return ctx.actor;
 }
 
 interface TenantTable {
@@ -27,13 +92,4 @@ interface TenantTable {
 /** `organization_id = ctx.orgId AND …conditions`. */
 export function tenantWhere(ctx: Pick<TenantContext, 'orgId'>, table: TenantTable, ...conditions: (SQL | undefined)[]): SQL {
   return and(eq(table.organizationId, ctx.orgId), ...conditions) as SQL;
-}
-
-/** Adds the caller's organization to values about to be inserted; any organization_id in input is overwritten. */
-export function tenantValues<V extends object>(ctx: Pick<TenantContext, 'orgId'>, values: V): V & { organizationId: number } {
-  return { ...values, organizationId: ctx.orgId };
-}
-
-export function isAdmin(ctx: Pick<TenantContext, 'roleName'>): boolean {
-  return ctx.roleName === 'admin';
 }

@@ -2,7 +2,7 @@
  * API key material: `lm_live_` followed by 32 random bytes in base64url. Only the SHA-256 hash is
  * stored; the first characters are kept as a display prefix so a user can tell keys apart.
  */
-import { toBase64Url } from './passwords';
+import { toBase64Url } from '../encoding';
 
 export const API_KEY_PREFIX = 'lm_live_';
 

@@ -5,6 +5,7 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Context, MiddlewareHandler } from 'hono';
 import { apiKeys } from '../../db/schema';
+import { actorContext } from '../../db/tenant';
 import type { AppEnv } from '../context';
 import { runAsTenant } from '../database';
 import { Forbidden, Unauthorized } from '../errors';
@@ -50,10 +51,11 @@ export const apiKeyAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
     if (!host || !hostAllowed(host, key.allowedDomains)) throw new Forbidden('Calling domain is not allowed for this API key', 'domain_not_allowed');
   }
   c.set('logOrgId', key.organizationId);
-  c.set('apiKey', { keyId: key.id, orgId: key.organizationId });
   await limitApiCalls(c, key.organizationId);
   // The scope statement checks nothing more: the key was checked above.
-  await runAsTenant(c, next, key.organizationId, sql`null::json as caller`, () => ({ userId: key.createdBy, roleName: 'api_key', apiKeyId: key.id }));
+  await runAsTenant(c, next, key.organizationId, sql`null::json as caller`, () =>
+    actorContext({ kind: 'apiKey', keyId: key.id, createdBy: key.createdBy }),
+  );
   // At most once a minute per key, so the usage stamp costs no round trip on most requests.
   if (!key.lastUsedAt || now - key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
     await db.update(apiKeys).set({ lastUsedAt: sql`now()` }).where(eq(apiKeys.id, key.id));

@@ -7,6 +7,7 @@
 import { sql } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
 import { organizations, revokedTokens, roles, users } from '../../db/schema';
+import { actorContext } from '../../db/tenant';
 import { readConfig } from '../../env';
 import type { AppEnv } from '../context';
 import { runAsTenant } from '../database';
@@ -38,6 +39,6 @@ export const bearerAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
       and not exists (select 1 from ${revokedTokens} where ${revokedTokens.jti} = ${claims.jti})) as caller`;
   await runAsTenant<CheckedUser>(c, next, claims.orgId, callerCheck, (caller) => {
     if (!caller) throw new Unauthorized('Access token revoked or user inactive', 'invalid_token');
-    return { userId: Number(caller.user_id), roleName: caller.role_name, jti: claims.jti, tokenExpiresAt: claims.expiresAt };
+    return { ...actorContext({ kind: 'user', userId: Number(caller.user_id), role: caller.role_name }), jti: claims.jti, tokenExpiresAt: claims.expiresAt };
   });
 };

@@ -3,22 +3,13 @@
  * carries scheme and iteration count (`pbkdf2-sha256$100000$salt$hash`) so the count can change
  * later. Cloudflare's production runtime refuses more than 100 000 iterations, so it is exactly that.
  */
+import { fromBase64Url, toBase64Url } from '../encoding';
+
 export const PBKDF2_ITERATIONS = 100_000;
 const SCHEME = 'pbkdf2-sha256';
 const HASH_BYTES = 32;
 
 const encoder = new TextEncoder();
-
-export function toBase64Url(bytes: Uint8Array): string {
-  let binary = '';
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll('+', '-').replaceAll('/', '_').replace(/=+$/, '');
-}
-
-export function fromBase64Url(text: string): Uint8Array {
-  const binary = atob(text.replaceAll('-', '+').replaceAll('_', '/'));
-  return Uint8Array.from(binary, (char) => char.charCodeAt(0));
-}
 
 async function derive(password: string, salt: Uint8Array, iterations: number): Promise<Uint8Array> {
   const key = await crypto.subtle.importKey('raw', encoder.encode(password), 'PBKDF2', false, ['deriveBits']);

@@ -1,48 +1,14 @@
 /**
  * API key management (the spec's "application settings → API Keys", exposed as endpoints).
  */
-import { z } from '@hono/zod-openapi';
-import { isValidIpOrCidr } from '../../core/auth/ip-allow-list';
 import { created, list, ok } from '../../core/http';
-import { listQuery } from '../../core/list';
+import { DeletedId } from '../../core/schemas';
 import { createRouter, defineRoute, envelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
-import { text } from '../../core/schemas';
+import { AddApiKeyBody, ApiKeyListQuery, ApiKeySchema, CreatedApiKeySchema } from './schemas';
 import { createApiKey, listApiKeys, revokeApiKey } from './service';
 
 export const apiKeyRoutes = createRouter();
 const tags = ['API keys'];
-
-const domain = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .max(253)
-  .regex(/^(\*\.)?([a-z0-9-]+\.)*[a-z0-9-]+$/, 'must be a domain such as example.com or *.example.com');
-
-const AddApiKeyBody = z
-  .object({
-    name: text(1, 100),
-    allowed_domains: z.array(domain).max(50).optional(),
-    allowed_ips: z.array(z.string().trim().max(64).refine(isValidIpOrCidr, 'must be an IP address or CIDR range')).max(50).optional(),
-    expires_at: z.iso
-      .datetime({ offset: true, message: 'must be an ISO 8601 date-time' })
-      .refine((value) => Date.parse(value) > Date.now(), 'must be in the future')
-      .nullish(),
-  })
-  .openapi('AddApiKeyRequest');
-
-const ApiKeySchema = z
-  .object({
-    id: z.number().int(),
-    name: z.string(),
-    prefix: z.string().openapi({ description: 'First characters of the key, to tell keys apart' }),
-    allowed_domains: z.array(z.string()),
-    allowed_ips: z.array(z.string()),
-    expires_at: z.string().nullable(),
-    last_used_at: z.string().nullable(),
-    created_at: z.string(),
-  })
-  .openapi('ApiKey');
 
 apiKeyRoutes.openapi(
   defineRoute({
@@ -52,8 +18,9 @@ apiKeyRoutes.openapi(
     tags,
     summary: 'Create an API key (admins only); the plaintext key is in this response only',
     auth: 'bearer',
+    roles: ['admin'],
     request: { body: jsonBody(AddApiKeyBody) },
-    responses: { 201: envelope(ApiKeySchema.extend({ key: z.string().openapi({ example: 'lm_live_…' }) }), 'API key created') },
+    responses: { 201: envelope(CreatedApiKeySchema, 'API key created') },
   }),
   async (c) => created(c, await createApiKey(c.var.tenant, c.req.valid('json')), 'API key created; store it now, it is not shown again'),
 );
@@ -66,7 +33,7 @@ apiKeyRoutes.openapi(
     tags,
     summary: 'Active API keys (never the key itself)',
     auth: 'bearer',
-    request: { query: listQuery(['id', 'name', 'created_at'] as const) },
+    request: { query: ApiKeyListQuery },
     responses: { 200: listEnvelope(ApiKeySchema) },
   }),
   async (c) => list(c, await listApiKeys(c.var.tenant, c.req.valid('query'))),
@@ -80,8 +47,9 @@ apiKeyRoutes.openapi(
     tags,
     summary: 'Revoke an API key (admins only)',
     auth: 'bearer',
+    roles: ['admin'],
     request: { params: idParam() },
-    responses: { 200: envelope(z.object({ id: z.number().int() }), 'API key revoked') },
+    responses: { 200: envelope(DeletedId, 'API key revoked') },
   }),
   async (c) => {
     const { id } = c.req.valid('param');

@@ -1,14 +1,15 @@
 /**
- * API keys for the ingestion routes: created by admins, shown in plaintext once, stored as a
+ * API keys for the ingestion routes: created by admins (routes.ts declares who), shown in plaintext once, stored as a
  * SHA-256 hash, optionally restricted to domains and IP ranges, revoked by delete.
  */
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { apiKeys } from '../../db/schema';
-import { isAdmin, tenantWhere, type TenantContext } from '../../db/tenant';
+import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { generateApiKey } from '../../core/auth/api-key-secrets';
-import { Forbidden, NotFound } from '../../core/errors';
+import { NotFound } from '../../core/errors';
 import { dateRange, listPage, type ListParams, pageOf, countOf } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
+import type { AddApiKeyInput } from './schemas';
 
 const keyFields = {
   id: apiKeys.id,
@@ -35,12 +36,7 @@ function presentKey(row: KeyRow) {
   };
 }
 
-function requireAdmin(ctx: TenantContext): void {
-  if (!isAdmin(ctx)) throw new Forbidden('Only admins manage API keys', 'admin_only');
-}
-
-export async function createApiKey(ctx: TenantContext, input: { name: string; allowed_domains?: string[]; allowed_ips?: string[]; expires_at?: string | null }) {
-  requireAdmin(ctx);
+export async function createApiKey(ctx: TenantContext, input: AddApiKeyInput) {
   const secret = await generateApiKey();
   const [row] = await ctx.db
     .insert(apiKeys)
@@ -72,7 +68,6 @@ export async function listApiKeys(ctx: TenantContext, params: ListParams) {
 }
 
 export async function revokeApiKey(ctx: TenantContext, id: number): Promise<void> {
-  requireAdmin(ctx);
   const revoked = await ctx.db
     .update(apiKeys)
     .set({ revokedAt: sql`now()` })

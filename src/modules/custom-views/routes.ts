@@ -2,8 +2,8 @@
  * Saved views (spec "Lookups and saved views"): named filter/column/sort sets for a list,
  * private to their creator or shared with the organization.
  */
-import { z } from '@hono/zod-openapi';
 import { created, list, ok } from '../../core/http';
+import { DeletedId } from '../../core/schemas';
 import { createRouter, defineRoute, envelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
 import { AddViewBody, UpdateViewBody, ViewListQuery, ViewSchema } from './schemas';
 import { addView, deleteView, listViews, updateView } from './service';
@@ -62,7 +62,7 @@ customViewRoutes.openapi(
     summary: 'Delete a view (its creator, or an admin for shared views)',
     auth: 'bearer',
     request: { params: idParam() },
-    responses: { 200: envelope(z.object({ id: z.number().int() }), 'View deleted') },
+    responses: { 200: envelope(DeletedId, 'View deleted') },
   }),
   async (c) => {
     const { id } = c.req.valid('param');

@@ -5,7 +5,7 @@
  */
 import { eq, ilike, inArray, or, sql, type SQL } from 'drizzle-orm';
 import { customViews } from '../../db/schema';
-import { isAdmin, tenantWhere, type TenantContext } from '../../db/tenant';
+import { actingUser, isAdmin, isUser, tenantWhere, type TenantContext } from '../../db/tenant';
 import { Forbidden, NotFound, ValidationFailed, type FieldIssue } from '../../core/errors';
 import { containsPattern, dateRange, listPage, type ListParams, pageOf, countOf } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
@@ -30,7 +30,7 @@ function presentView(row: ViewRow) {
 }
 
 function visibleTo(ctx: TenantContext): SQL {
-  return or(eq(customViews.userId, ctx.userId ?? 0), inArray(customViews.visibility, ['team', 'public'])) as SQL;
+  return or(eq(customViews.userId, actingUser(ctx).userId), inArray(customViews.visibility, ['team', 'public'])) as SQL;
 }
 
 /** The view's contents, checked against its module; the filters are stored as given. */
@@ -86,7 +86,7 @@ export async function addView(ctx: TenantContext, input: AddViewInput) {
     .insert(customViews)
     .values({
       organizationId: ctx.orgId,
-      userId: ctx.userId as number,
+      userId: actingUser(ctx).userId,
       moduleName: input.module_name,
       viewName: input.view_name ?? null,
       visibility: input.visibility,
@@ -102,7 +102,7 @@ export async function addView(ctx: TenantContext, input: AddViewInput) {
 async function ownedView(ctx: TenantContext, id: number): Promise<ViewRow> {
   const [row] = await ctx.db.select().from(customViews).where(tenantWhere(ctx, customViews, eq(customViews.id, id), visibleTo(ctx)));
   if (!row) throw new NotFound('Custom view', id);
-  if (row.userId !== ctx.userId && !isAdmin(ctx)) throw new Forbidden('Only the creator of a shared view or an admin can change it', 'not_view_owner');
+  if (!isUser(ctx.actor, row.userId) && !isAdmin(ctx.actor)) throw new Forbidden('Only the creator of a shared view or an admin can change it', 'not_view_owner');
   return row;
 }
 

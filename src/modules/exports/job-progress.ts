@@ -6,8 +6,8 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { withTenant, type Database } from '../../db/client';
-import { exportJobs, roles, storedFiles, users } from '../../db/schema';
-import type { TenantContext } from '../../db/tenant';
+import { exportJobs, storedFiles } from '../../db/schema';
+import { actorContext, type TenantContext } from '../../db/tenant';
 import { NOTIFICATION_TYPES, notifyJobEnded } from '../notifications/service';
 import { safeFileName, storageKeyFor } from '../files/storage';
 import { EXPORT_CONTENT_TYPES, type ExportFormat } from './file-writers';
@@ -16,8 +16,8 @@ import type { ExportType } from './sources';
 export interface ClaimedExport {
   jobId: number;
   orgId: number;
+  /** The job's creator, credited with its writes; the job itself acts with no role. */
   userId: number | null;
-  roleName: string;
   exportType: ExportType;
   format: ExportFormat;
   filters: Record<string, unknown>;
@@ -40,14 +40,10 @@ export async function claimExportJob(db: Database, orgId: number, jobId: number)
       .set({ status: 'running', startedAt: sql`date_trunc('milliseconds', clock_timestamp())`, processedRows: 0, error: null, updatedAt: sql`now()` })
       .where(eq(exportJobs.id, jobId))
       .returning({ startedAt: exportJobs.startedAt });
-    const [creator] = job.createdBy
-      ? await tx.select({ roleName: roles.name }).from(users).innerJoin(roles, eq(roles.id, users.roleId)).where(eq(users.id, job.createdBy))
-      : [];
     return {
       jobId,
       orgId,
       userId: job.createdBy,
-      roleName: creator?.roleName ?? 'admin',
       exportType: job.exportType as ExportType,
       format: job.format as ExportFormat,
       filters: job.filters,
@@ -57,7 +53,7 @@ export async function claimExportJob(db: Database, orgId: number, jobId: number)
 }
 
 export function exportContext(claim: ClaimedExport, db: TenantContext['db']): TenantContext {
-  return { db, orgId: claim.orgId, userId: claim.userId, roleName: claim.roleName };
+  return { db, orgId: claim.orgId, ...actorContext({ kind: 'job', jobId: claim.jobId, createdBy: claim.userId }) };
 }
 
 export async function recordExportProgress(db: Database, claim: ClaimedExport, values: { processed?: number; total?: number }): Promise<void> {

@@ -1,12 +1,12 @@
 /**
  * Liveness with a real database round trip.
  */
-import { z } from '@hono/zod-openapi';
-import { sql } from 'drizzle-orm';
 import { ServiceUnavailable } from '../../core/errors';
 import { ok } from '../../core/http';
 import { logError } from '../../core/log';
 import { createRouter, defineRoute, envelope } from '../../core/routes';
+import { HealthSchema } from './schemas';
+import { checkDatabase } from './service';
 
 export const healthRoutes = createRouter();
 
@@ -19,13 +19,13 @@ healthRoutes.openapi(
     summary: 'Service and database health',
     auth: 'public',
     responses: {
-      200: envelope(z.object({ status: z.literal('ok'), database: z.literal('ok') })),
+      200: envelope(HealthSchema),
       503: { description: 'The database is unreachable' },
     },
   }),
   async (c) => {
     try {
-      await c.var.database().execute(sql`select 1`);
+      await checkDatabase(c.var.database());
     } catch (error) {
       logError(c, error);
       throw new ServiceUnavailable('Database unreachable');

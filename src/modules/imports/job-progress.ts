@@ -7,8 +7,8 @@
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { withTenant, type Database, type Transaction } from '../../db/client';
-import { importJobRows, importJobs, roles, storedFiles, users } from '../../db/schema';
-import type { TenantContext } from '../../db/tenant';
+import { importJobRows, importJobs, storedFiles } from '../../db/schema';
+import { actorContext, type TenantContext } from '../../db/tenant';
 import { NOTIFICATION_TYPES, notifyJobEnded } from '../notifications/service';
 import type { ImportJobOptions, ImportRowOutcome } from './service';
 
@@ -18,8 +18,8 @@ export const MAX_IMPORT_ATTEMPTS = 6;
 export interface ClaimedImport {
   jobId: number;
   orgId: number;
+  /** The job's creator, credited with its writes; the job itself acts with no role. */
   userId: number | null;
-  roleName: string;
   storageKey: string;
   options: ImportJobOptions;
   checkpointRow: number;
@@ -62,14 +62,10 @@ export async function claimImportJob(db: Database, orgId: number, jobId: number)
       })
       .where(eq(importJobs.id, jobId));
     const [file] = await tx.select({ storageKey: storedFiles.storageKey }).from(storedFiles).where(eq(storedFiles.id, job.fileId));
-    const [creator] = job.createdBy
-      ? await tx.select({ roleName: roles.name }).from(users).innerJoin(roles, eq(roles.id, users.roleId)).where(eq(users.id, job.createdBy))
-      : [];
     return {
       jobId,
       orgId,
       userId: job.createdBy,
-      roleName: creator?.roleName ?? 'admin',
       storageKey: file?.storageKey ?? '',
       options: { ...options, attempts },
       checkpointRow: job.checkpointRow,
@@ -110,7 +106,7 @@ export async function commitImportBatch(
   return withTenant(db, claim.orgId, async (tx) => {
     const job = await lockJob(tx, claim.orgId, claim.jobId);
     if (!job || job.checkpointRow !== startCheckpoint || job.status !== 'running') throw new ImportSuperseded();
-    const tally = await work({ db: tx, orgId: claim.orgId, userId: claim.userId, roleName: claim.roleName });
+    const tally = await work({ db: tx, orgId: claim.orgId, ...actorContext({ kind: 'job', jobId: claim.jobId, createdBy: claim.userId }) });
     for (let start = 0; start < tally.outcomes.length; start += 1000) {
       await tx.insert(importJobRows).values(
         tally.outcomes.slice(start, start + 1000).map((outcome) => ({

@@ -4,6 +4,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { created, list, ok } from '../../core/http';
+import { DeletedId } from '../../core/schemas';
 import { createRouter, defineRoute, ErrorEnvelope, envelope, idParam, listEnvelope } from '../../core/routes';
 import { MAX_UPLOAD_MB } from '../files/schemas';
 import { AddDocumentForm, DocumentListQuery, DocumentSchema } from './schemas';
@@ -72,7 +73,7 @@ leadDocumentRoutes.openapi(
     summary: 'Delete a document and its stored bytes',
     auth: 'bearer',
     request: { params: idParam() },
-    responses: { 200: envelope(z.object({ id: z.number().int() }), 'Document deleted') },
+    responses: { 200: envelope(DeletedId, 'Document deleted') },
   }),
   async (c) => ok(c, await deleteDocument(c.var.tenant, c.env.FILES, c.req.valid('param').id), 'Document deleted'),
 );

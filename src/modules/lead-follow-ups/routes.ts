@@ -2,8 +2,8 @@
  * Follow-ups on a lead: list (status and date filters), add, update (status changes), delete.
  * Status: 1 pending, 2 completed, 3 rescheduled, 4 cancelled, 5 missed, 6 no response.
  */
-import { z } from '@hono/zod-openapi';
 import { created, list, ok } from '../../core/http';
+import { DeletedId } from '../../core/schemas';
 import { createRouter, defineRoute, envelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
 import { AddFollowUpBody, FollowUpListQuery, FollowUpSchema, UpdateFollowUpBody } from './schemas';
 import { addFollowUp, deleteFollowUp, listFollowUps, updateFollowUp } from './service';
@@ -62,7 +62,7 @@ leadFollowUpRoutes.openapi(
     summary: 'Delete a follow-up',
     auth: 'bearer',
     request: { params: idParam() },
-    responses: { 200: envelope(z.object({ id: z.number().int() }), 'Follow-up deleted') },
+    responses: { 200: envelope(DeletedId, 'Follow-up deleted') },
   }),
   async (c) => ok(c, await deleteFollowUp(c.var.tenant, c.req.valid('param').id), 'Follow-up deleted'),
 );

@@ -1,8 +1,8 @@
 /**
  * Notes on a lead: list, add, update, delete. A lead (or note) of another organization is a 404.
  */
-import { z } from '@hono/zod-openapi';
 import { created, list, ok } from '../../core/http';
+import { DeletedId } from '../../core/schemas';
 import { createRouter, defineRoute, envelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
 import { AddNoteBody, NoteListQuery, NoteSchema, UpdateNoteBody } from './schemas';
 import { addNote, deleteNote, listNotes, updateNote } from './service';
@@ -61,7 +61,7 @@ leadNoteRoutes.openapi(
     summary: 'Delete a note (feed entry note_deleted)',
     auth: 'bearer',
     request: { params: idParam() },
-    responses: { 200: envelope(z.object({ id: z.number().int() }), 'Note deleted') },
+    responses: { 200: envelope(DeletedId, 'Note deleted') },
   }),
   async (c) => ok(c, await deleteNote(c.var.tenant, c.req.valid('param').id), 'Note deleted'),
 );

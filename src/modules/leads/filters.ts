@@ -10,37 +10,9 @@ import { and, eq, gte, inArray, isNull, lte, sql, type SQL } from 'drizzle-orm';
 import { containsPattern, dateRange, listParamsShape } from '../../core/list';
 import { leads, leadSearchScope, leadTags } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
+import { booleanFlag, idList, parseIdList } from '../../core/schemas';
 
 const scalar = z.union([z.string().max(2_000), z.number()]);
-
-function parseIds(value: string | number | (string | number)[]): number[] | null {
-  const parts = Array.isArray(value) ? value : typeof value === 'number' ? [value] : value.split(',');
-  const ids = parts.map((part) => (typeof part === 'number' ? part : part.trim())).filter((part) => part !== '');
-  const parsed = ids.map((part) => (typeof part === 'number' ? part : /^\d+$/.test(part) ? Number(part) : Number.NaN));
-  if (parsed.length === 0 || parsed.some((id) => !Number.isSafeInteger(id) || id < 0)) return null;
-  return parsed;
-}
-
-function idListFilter(description: string) {
-  return z
-    .union([scalar, z.array(scalar).max(1_000)])
-    .transform((value, ctx) => {
-      const ids = parseIds(value);
-      if (!ids) {
-        ctx.addIssue({ code: 'custom', message: 'must be a comma-separated list of numeric ids' });
-        return z.NEVER;
-      }
-      return ids;
-    })
-    .optional()
-    .openapi({ description, type: 'string', example: '1,2' });
-}
-
-const flag = z
-  .union([z.boolean(), z.enum(['true', 'false', '1', '0'])])
-  .transform((value) => value === true || value === 'true' || value === '1')
-  .optional()
-  .openapi({ type: 'string', enum: ['true', 'false'] });
 
 function numberFilter(description: string) {
   return scalar
@@ -75,7 +47,7 @@ const assignedToFilter = z
   .union([z.boolean(), scalar, z.array(scalar).max(1_000)])
   .transform((value, ctx): 'me' | number[] => {
     if (value === true || value === 'true') return 'me';
-    const ids = value === false ? null : parseIds(value);
+    const ids = value === false ? null : parseIdList(value);
     if (!ids) {
       ctx.addIssue({ code: 'custom', message: 'must be a user id, a comma-separated list of user ids, or true' });
       return z.NEVER;
@@ -92,11 +64,11 @@ export const leadFilterShape = {
   score_min: numberFilter('Score at least'),
   score_max: numberFilter('Score at most'),
   assigned_to: assignedToFilter,
-  unassigned: flag.openapi({ description: '`true`: only leads assigned to nobody' }),
-  lead_source: idListFilter('Source lookup values, comma-separated'),
-  priority: idListFilter('Priority lookup values, comma-separated'),
-  state_id: idListFilter('Status lookup values, comma-separated'),
-  tags: idListFilter('Tag lookup ids, comma-separated (a lead matches when it has any of them)'),
+  unassigned: booleanFlag.openapi({ description: '`true`: only leads assigned to nobody' }),
+  lead_source: idList('Source lookup values, comma-separated'),
+  priority: idList('Priority lookup values, comma-separated'),
+  state_id: idList('Status lookup values, comma-separated'),
+  tags: idList('Tag lookup ids, comma-separated (a lead matches when it has any of them)'),
   company: textFilter('Company name (case-insensitive, exact)'),
   city: textFilter('City (case-insensitive, exact)'),
   state: textFilter('State (case-insensitive, exact)'),

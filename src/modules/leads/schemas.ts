@@ -6,7 +6,7 @@
  * part of the add body and are dropped if sent.
  */
 import { z } from '@hono/zod-openapi';
-import { email, idsBody, MAX_TEXT } from '../../core/schemas';
+import { blankableText, email, idsBody, MAX_TEXT } from '../../core/schemas';
 import { leadFiltersObject } from './filters';
 
 const name = (field: string) =>
@@ -16,16 +16,6 @@ const name = (field: string) =>
     .min(2, 'must be at least 2 characters')
     .max(50, 'must be at most 50 characters')
     .openapi({ description: `${field}, 2 to 50 characters after trimming`, example: field === 'First name' ? 'Ada' : 'Lovelace' });
-
-/** Optional free text: trimmed, bounded, '' and null both mean "no value". */
-function optionalText(max: number) {
-  return z
-    .string()
-    .trim()
-    .max(max, `must be at most ${max} characters`)
-    .transform((value) => (value === '' ? null : value))
-    .nullish();
-}
 
 /** A positive integer, also accepted as a numeric string (spreadsheet cells). */
 const integerInput = z
@@ -71,26 +61,26 @@ const tagIds = z.array(integerInput).max(50, 'at most 50 tags').openapi({ descri
 
 const leadFields = {
   email: leadEmail,
-  phone_number: optionalText(50),
-  company: optionalText(200).openapi({ description: 'Company name: linked case-insensitively to the organization’s company, or created' }),
+  phone_number: blankableText(50),
+  company: blankableText(200).openapi({ description: 'Company name: linked case-insensitively to the organization’s company, or created' }),
   company_id: integerInput.nullish().openapi({ description: 'Link an existing company of the organization (wins over `company`)' }),
-  job_title: optionalText(200),
-  industry: optionalText(200),
-  website: optionalText(2048),
-  address: optionalText(500),
-  city: optionalText(200),
-  state: optionalText(200),
-  country: optionalText(200),
-  pin_code: optionalText(20),
+  job_title: blankableText(200),
+  industry: blankableText(200),
+  website: blankableText(2048),
+  address: blankableText(500),
+  city: blankableText(200),
+  state: blankableText(200),
+  country: blankableText(200),
+  pin_code: blankableText(20),
   status: integerInput.nullish().openapi({ description: 'Value of an active status lookup; the first status when omitted' }),
   priority: integerInput.nullish().openapi({ description: 'Value of an active priority lookup (1 Low … 4 Urgent by default)' }),
   lead_source: integerInput.nullish().openapi({ description: 'Value of an active source lookup (1 Website … 5 Direct by default)' }),
   estimated_value: amount.nullish(),
   assigned_to: integerInput.nullish().openapi({ description: 'User id of a rep of the organization' }),
-  profile_url: optionalText(2048),
+  profile_url: blankableText(2048),
   tags: tagIds.nullish(),
   custom_fields: customFieldsInput.nullish(),
-  notes: optionalText(MAX_TEXT),
+  notes: blankableText(MAX_TEXT),
 };
 
 export const AddLeadBody = z.object({ first_name: name('First name'), last_name: name('Last name'), ...leadFields }).openapi('AddLeadRequest');

@@ -40,7 +40,7 @@ export const LookupSchema = z
 export const LookupListQuery = listQuery(['id', 'value', 'name', 'created_at'] as const, {
   module_name: slug('Resource, e.g. lead', 'lead').optional(),
   type: slug('Lookup type: for lead, status, source, priority or tags', 'status').optional(),
-  is_active: booleanFlag.openapi({ type: 'string', enum: ['true', 'false'] }),
+  is_active: booleanFlag,
   parent_id: idList('Parent lookup ids, comma-separated'),
 });
 

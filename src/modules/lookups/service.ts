@@ -1,6 +1,6 @@
 /**
  * Per-organization lookup values (see defaults.ts for the vocabulary). Everyone in the
- * organization reads them; admins and managers add and change them. A lead status, source or
+ * organization reads them; admins and managers add and change them (routes.ts declares the roles). A lead status, source or
  * priority always has a unique value; changing it moves the leads that hold the old value, so
  * no lead loses its label. Deactivated lookups stay readable on the records that use them.
  */
@@ -8,7 +8,7 @@ import { count, eq, inArray, ne, sql } from 'drizzle-orm';
 import { leads, lookups } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { isUniqueViolation } from '../../db/errors';
-import { Conflict, Forbidden, NotFound, ValidationFailed } from '../../core/errors';
+import { Conflict, NotFound, ValidationFailed } from '../../core/errors';
 import { dateRange, listPage, containsPattern, type ListParams, pageOf, countOf } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import { LEAD_LOOKUP_MODULE, LEAD_LOOKUP_TYPES, VALUED_TYPES } from './defaults';
@@ -29,10 +29,6 @@ export function presentLookup(row: LookupRow) {
     created_at: isoTimestamp(row.createdAt) as string,
     updated_at: isoTimestamp(row.updatedAt) as string,
   };
-}
-
-function requireEditor(ctx: TenantContext): void {
-  if (ctx.roleName !== 'admin' && ctx.roleName !== 'manager') throw new Forbidden('Only admins and managers manage lookups', 'manager_only');
 }
 
 function isValued(moduleName: string, type: string): boolean {
@@ -90,7 +86,6 @@ async function saveUnique<T>(write: () => Promise<T>): Promise<T> {
 }
 
 export async function addLookup(ctx: TenantContext, input: AddLookupInput) {
-  requireEditor(ctx);
   if (input.module_name === LEAD_LOOKUP_MODULE && !(LEAD_LOOKUP_TYPES as readonly string[]).includes(input.type)) {
     throw ValidationFailed.field('type', `must be one of ${LEAD_LOOKUP_TYPES.join(', ')} for module lead`);
   }
@@ -126,7 +121,6 @@ export async function addLookup(ctx: TenantContext, input: AddLookupInput) {
 }
 
 export async function updateLookup(ctx: TenantContext, id: number, input: UpdateLookupInput) {
-  requireEditor(ctx);
   const current = await findLookup(ctx, id);
   const valued = isValued(current.moduleName, current.type);
   if (valued && input.value === null) throw ValidationFailed.field('value', `is required for a ${current.type} lookup`);

@@ -2,35 +2,13 @@
  * The caller's own notifications (spec "Notifications, files, exports"). type_id: 1 lead
  * assigned, 2 import finished, 3 export ready, 4 follow-up due.
  */
-import { z } from '@hono/zod-openapi';
 import { list, ok } from '../../core/http';
-import { listQuery } from '../../core/list';
 import { createRouter, defineRoute, envelope, jsonBody, listEnvelope } from '../../core/routes';
-import { booleanFlag, idList, idsBody } from '../../core/schemas';
+import { NotificationListQuery, NotificationSchema, ReadNotificationsBody, ReadNotificationsResult } from './schemas';
 import { listNotifications, markNotificationsRead } from './service';
 
 export const notificationRoutes = createRouter();
 const tags = ['Notifications'];
-
-const NotificationListQuery = listQuery(['id', 'created_at'] as const, {
-  is_read: booleanFlag.openapi({ type: 'string', enum: ['true', 'false'], description: 'true: read only; false: unread only' }),
-  type_id: idList('Types, comma-separated: 1 lead assigned, 2 import finished, 3 export ready, 4 follow-up due'),
-});
-
-const NotificationSchema = z
-  .object({
-    id: z.number().int(),
-    type_id: z.number().int(),
-    title: z.string(),
-    body: z.string().nullable(),
-    data: z.record(z.string(), z.unknown()).openapi({ description: 'For lead assignments: lead_id (one lead), lead_ids, count, assigned_by' }),
-    is_read: z.boolean(),
-    read_at: z.string().nullable(),
-    created_at: z.string(),
-  })
-  .openapi('Notification');
-
-const ReadNotificationsBody = z.object({ ids: idsBody }).openapi('ReadNotificationsRequest');
 
 notificationRoutes.openapi(
   defineRoute({
@@ -55,7 +33,7 @@ notificationRoutes.openapi(
     summary: 'Mark the caller’s notifications read; anyone else’s ids change nothing',
     auth: 'bearer',
     request: { body: jsonBody(ReadNotificationsBody) },
-    responses: { 200: envelope(z.object({ updated: z.number().int() }), 'Notifications marked read') },
+    responses: { 200: envelope(ReadNotificationsResult, 'Notifications marked read') },
   }),
   async (c) => {
     const updated = await markNotificationsRead(c.var.tenant, c.req.valid('json').ids);

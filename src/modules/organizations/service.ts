@@ -4,7 +4,6 @@
  * their per-organization defaults (pipelines …) to `seedOrganizationDefaults`, which runs in
  * the same transaction as signup.
  */
-import { eq } from 'drizzle-orm';
 import type { Transaction } from '../../db/client';
 import { organizations, roles } from '../../db/schema';
 import { seedDefaultLookups } from '../lookups/defaults';
@@ -28,9 +27,4 @@ export async function createOrganization(tx: Transaction, name: string) {
   const [organization] = await tx.insert(organizations).values({ name }).returning();
   const roleIds = await seedOrganizationDefaults(tx, organization.id);
   return { organization, roleIds };
-}
-
-export async function findOrganization(tx: Transaction, id: number) {
-  const [organization] = await tx.select().from(organizations).where(eq(organizations.id, id));
-  return organization;
 }

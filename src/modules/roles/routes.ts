@@ -31,6 +31,7 @@ roleRoutes.openapi(
     tags,
     summary: 'Add a role (admins only)',
     auth: 'bearer',
+    roles: ['admin'],
     request: { body: jsonBody(AddRoleBody) },
     responses: { 201: envelope(RoleSchema, 'Role created') },
   }),

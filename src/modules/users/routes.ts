@@ -1,16 +1,14 @@
 /**
  * Users of the caller's organization (spec "Authentication and users").
  */
-import { z } from '@hono/zod-openapi';
 import { created, list, ok } from '../../core/http';
+import { DeletedId } from '../../core/schemas';
 import { createRouter, defineRoute, envelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
 import { FreshTokenSchema } from '../auth/schemas';
-import { globalSearch, GlobalSearchResult } from '../search/service';
 import {
   AddUserBody,
   ChangePasswordBody,
   DeleteUserBody,
-  GlobalSearchQuery,
   MyProfileSchema,
   UpdateUserBody,
   UserListQuery,
@@ -56,6 +54,7 @@ userRoutes.openapi(
     tags,
     summary: 'Add a user (admins only)',
     auth: 'bearer',
+    roles: ['admin'],
     request: { body: jsonBody(AddUserBody) },
     responses: { 201: envelope(UserSchema, 'User created') },
   }),
@@ -101,26 +100,13 @@ userRoutes.openapi(
     tags,
     summary: 'Delete a user (admins only; not yourself)',
     auth: 'bearer',
+    roles: ['admin'],
     request: { body: jsonBody(DeleteUserBody) },
-    responses: { 200: envelope(z.object({ id: z.number().int() }), 'User deleted') },
+    responses: { 200: envelope(DeletedId, 'User deleted') },
   }),
   async (c) => {
     const { user_id } = c.req.valid('json');
     await deleteUser(c.var.tenant, user_id);
     return ok(c, { id: user_id }, 'User deleted');
   },
-);
-
-userRoutes.openapi(
-  defineRoute({
-    method: 'get',
-    path: '/api/user/global-search',
-    operationId: 'globalSearch',
-    tags,
-    summary: 'Search the organization’s records (users, and each module’s records as they are added)',
-    auth: 'bearer',
-    request: { query: GlobalSearchQuery },
-    responses: { 200: envelope(GlobalSearchResult) },
-  }),
-  async (c) => ok(c, await globalSearch(c.var.tenant, c.req.valid('query').search_value)),
 );

@@ -59,5 +59,3 @@ export const ChangePasswordBody = z
   .openapi('ChangePasswordRequest');
 
 export const DeleteUserBody = z.object({ user_id: positiveId }).openapi('DeleteUserRequest');
-
-export const GlobalSearchQuery = z.object({ search_value: z.string().trim().min(1, 'is required').max(200) });

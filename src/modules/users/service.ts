@@ -1,10 +1,12 @@
 /**
  * Users of an organization: profile, list, add, update, password change, delete (soft).
- * Only admins manage other users; nobody deletes themself.
+ * Adding and deleting are admin routes (declared in routes.ts); the rules that depend on the
+ * record stay here: a user updates themself, only an admin updates others or changes a role or
+ * state, and nobody deletes or deactivates themself.
  */
 import { eq, ilike, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
 import { organizations, roles, users } from '../../db/schema';
-import { isAdmin, tenantWhere, type TenantContext } from '../../db/tenant';
+import { actingUser, isAdmin, isUser, tenantWhere, type TenantContext } from '../../db/tenant';
 import { hashPassword, verifyPassword } from '../../core/auth/passwords';
 import { grantFor } from '../auth/service';
 import { isUniqueViolation } from '../../db/errors';
@@ -67,7 +69,7 @@ async function findUser(ctx: TenantContext, id: number): Promise<UserRow> {
 }
 
 export async function getMyProfile(ctx: TenantContext) {
-  const user = await findUser(ctx, ctx.userId as number);
+  const user = await findUser(ctx, actingUser(ctx).userId);
   const [organization] = await ctx.db.select({ name: organizations.name }).from(organizations).where(eq(organizations.id, ctx.orgId));
   return { ...presentUser(user), organization_name: organization?.name ?? '' };
 }
@@ -114,7 +116,6 @@ async function claimEmail<T>(write: () => Promise<T>): Promise<T> {
 }
 
 export async function addUser(ctx: TenantContext, input: z.infer<typeof AddUserBody>) {
-  if (!isAdmin(ctx)) throw new Forbidden('Only admins can add users', 'admin_only');
   let roleId = input.role_id;
   if (roleId) await requireRole(ctx, roleId);
   else {
@@ -141,9 +142,9 @@ export async function addUser(ctx: TenantContext, input: z.infer<typeof AddUserB
 
 export async function updateUser(ctx: TenantContext, id: number, input: z.infer<typeof UpdateUserBody>) {
   await findUser(ctx, id);
-  const self = id === ctx.userId;
-  if (!self && !isAdmin(ctx)) throw new Forbidden('Only admins can update other users', 'admin_only');
-  if ((input.role_id !== undefined || input.state_id !== undefined) && !isAdmin(ctx)) {
+  const self = isUser(ctx.actor, id);
+  if (!self && !isAdmin(ctx.actor)) throw new Forbidden('Only admins can update other users', 'admin_only');
+  if ((input.role_id !== undefined || input.state_id !== undefined) && !isAdmin(ctx.actor)) {
     throw new Forbidden('Only admins can change roles or states', 'admin_only');
   }
   if (self && input.state_id === 0) throw new Forbidden('You cannot deactivate yourself', 'cannot_deactivate_self');
@@ -173,19 +174,19 @@ export async function updateUser(ctx: TenantContext, id: number, input: z.infer<
 /** Changes the caller's password and ends every token issued before; returns a fresh token for the caller. */
 export async function changePassword(ctx: TenantContext, secret: string, input: { current_password: string; new_password: string; confirm_password: string }) {
   if (input.new_password !== input.confirm_password) throw ValidationFailed.field('confirm_password', 'does not match new_password');
-  const [row] = await ctx.db.select({ hash: users.passwordHash }).from(users).where(tenantWhere(ctx, users, eq(users.id, ctx.userId as number)));
+  const { userId, role } = actingUser(ctx);
+  const [row] = await ctx.db.select({ hash: users.passwordHash }).from(users).where(tenantWhere(ctx, users, eq(users.id, userId)));
   if (!row || !(await verifyPassword(input.current_password, row.hash))) throw ValidationFailed.field('current_password', 'is incorrect');
   const [user] = await ctx.db
     .update(users)
     .set({ passwordHash: await hashPassword(input.new_password), sessionGeneration: sql`${users.sessionGeneration} + 1`, updatedAt: sql`now()` })
-    .where(tenantWhere(ctx, users, eq(users.id, ctx.userId as number)))
+    .where(tenantWhere(ctx, users, eq(users.id, userId)))
     .returning();
-  return grantFor(secret, { ...user, roleName: ctx.roleName });
+  return grantFor(secret, { ...user, roleName: role });
 }
 
 export async function deleteUser(ctx: TenantContext, id: number): Promise<void> {
-  if (!isAdmin(ctx)) throw new Forbidden('Only admins can delete users', 'admin_only');
-  if (id === ctx.userId) throw new Forbidden('You cannot delete your own account', 'cannot_delete_self');
+  if (isUser(ctx.actor, id)) throw new Forbidden('You cannot delete your own account', 'cannot_delete_self');
   const deleted = await ctx.db
     .update(users)
     .set({ deletedAt: sql`now()`, updatedAt: sql`now()` })

@@ -1,0 +1,29 @@
+/**
+ * Request and response shapes of the caller's notifications. type_id: 1 lead assigned,
+ * 2 import finished, 3 export ready, 4 follow-up due.
+ */
+import { z } from '@hono/zod-openapi';
+import { listQuery } from '../../core/list';
+import { booleanFlag, idList, idsBody } from '../../core/schemas';
+
+export const NotificationListQuery = listQuery(['id', 'created_at'] as const, {
+  is_read: booleanFlag.openapi({ description: 'true: read only; false: unread only' }),
+  type_id: idList('Types, comma-separated: 1 lead assigned, 2 import finished, 3 export ready, 4 follow-up due'),
+});
+
+export const NotificationSchema = z
+  .object({
+    id: z.number().int(),
+    type_id: z.number().int(),
+    title: z.string(),
+    body: z.string().nullable(),
+    data: z.record(z.string(), z.unknown()).openapi({ description: 'For lead assignments: lead_id (one lead), lead_ids, count, assigned_by' }),
+    is_read: z.boolean(),
+    read_at: z.string().nullable(),
+    created_at: z.string(),
+  })
+  .openapi('Notification');
+
+export const ReadNotificationsBody = z.object({ ids: idsBody }).openapi('ReadNotificationsRequest');
+
+export const ReadNotificationsResult = z.object({ updated: z.number().int() });
