@@ -17,6 +17,8 @@ export interface Variables {
   config: Config;
   /** Opens the request's pool on first use; closed when the response is done. */
   database: () => Database;
+  /** Background work that still uses the request's database: the pool closes once it settles (core/database.ts). */
+  holdDatabaseUntil: (work: Promise<unknown>) => void;
   /** Set by the bearer middleware: the caller and a transaction scoped to its organization. */
   tenant: TenantContext;
   /** Set by the API-key middleware. */
