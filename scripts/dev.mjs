@@ -14,7 +14,7 @@ const jwtSecret = process.env.JWT_SECRET ?? 'local-development-secret-not-for-pr
 const wrangler = spawn(
   'wrangler',
   [
-    'dev', '--ip', '127.0.0.1', '--port', port, '--persist-to', '.wrangler/state', '--show-interactive-dev-session=false',
+    'dev', '--ip', '127.0.0.1', '--port', port, '--persist-to', '.wrangler/state', '--show-interactive-dev-session=false', '--test-scheduled',
     '--var', `DATABASE_URL:${database.url}`,
     '--var', `DB_WS_PROXY:${database.relayAddress}`,
     '--var', `JWT_SECRET:${jwtSecret}`,
