@@ -1,8 +1,9 @@
 /**
- * The queue consumer's side of an export job. An export has no checkpoint: a redelivered
- * message (after a crash) simply writes the file again from the start. Each claim stamps
- * `started_at`, and progress and completion only apply while that stamp is still the job's,
- * so an older delivery that is still running cannot overwrite a newer one's result.
+ * The queue consumer's side of an export job (claimed through the shared claimJob). An export
+ * has no checkpoint: a redelivered message (after a crash) simply writes the file again from
+ * the start. Each claim stamps `started_at`, and progress and completion only apply while that
+ * stamp is still the job's, so an older delivery that is still running cannot overwrite a newer
+ * one's result.
  */
 import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { withTenant, type Database } from '../../db/client';

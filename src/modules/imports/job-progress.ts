@@ -1,7 +1,8 @@
 /**
  * The queue consumer's side of an import job, each step its own short transaction scoped to
- * the job's organization: claim (queued/running → running), commit one
- * batch (leads + per-row outcomes + counters + checkpoint, atomically), finish, fail.
+ * the job's organization: claim (queued/running → running, through the shared claimJob),
+ * commit one batch (leads + per-row outcomes + counters + checkpoint, atomically), note a
+ * retry, finish, fail (at once for an unreadable file, or when the message is dead-lettered).
  * The job row is locked (FOR UPDATE) while a batch commits and the checkpoint is compared with
  * the one the batch started from, so two deliveries of one message never both commit a batch.
  */
