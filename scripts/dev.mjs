@@ -16,7 +16,7 @@ const jwtSecret = process.env.JWT_SECRET ?? localJwtSecret();
 const wrangler = spawn(
   'wrangler',
   [
-    'dev', '--ip', '127.0.0.1', '--port', port, '--persist-to', '.wrangler/state', '--show-interactive-dev-session=false',
+    'dev', '--ip', '127.0.0.1', '--port', port, '--persist-to', '.wrangler/state', '--show-interactive-dev-session=false', '--test-scheduled',
     '--var', `DATABASE_URL:${database.url}`,
     '--var', `DB_WS_PROXY:${database.relayAddress}`,
     '--var', `JWT_SECRET:${jwtSecret}`,

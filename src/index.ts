@@ -1,15 +1,19 @@
 /**
- * The Worker entry: HTTP requests go to the Hono app; queue batches to the job runner.
+ * The Worker entry: HTTP requests go to the Hono app; queue batches (jobs and dead letters) to
+ * the job runner; the cron trigger sweeps the job outbox.
  */
 import { buildApp } from './app';
 import type { Bindings } from './env';
-import './jobs/handlers';
 import type { JobMessage } from './jobs/messages';
-import { runJobBatch } from './jobs/runner';
+import { runOutboxSweep } from './jobs/outbox';
+import { consumeQueue } from './jobs/runner';
 
 const app = buildApp();
 
 export default {
   fetch: app.fetch,
-  queue: (batch, env) => runJobBatch(batch, env),
+  queue: (batch, env) => consumeQueue(batch, env),
+  scheduled: async (_controller, env) => {
+    await runOutboxSweep(env);
+  },
 } satisfies ExportedHandler<Bindings, JobMessage>;

@@ -10,7 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/client';
 import { importJobs, leads, leadTags, lookups } from '../src/db/schema';
 import { readConfig } from '../src/env';
-import { runLeadImport } from '../src/jobs/lead-import';
+import { runLeadImport } from '../src/modules/imports/import-job';
 import { storeFile } from '../src/modules/files/storage';
 import { call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
 import { asOrganization, csvOf, deliverJobs, importAndWait, leadRows, runJob, uploadImport } from './cross-tenant/fixtures/jobs';
@@ -32,7 +32,7 @@ async function unqueuedImportJob(owner: SignedUp, csv: string): Promise<number> 
     const file = await storeFile(ctx, env.FILES, { category: 'import', fileName: 'crash.csv', contentType: 'text/csv', body: csv });
     const [job] = await tx
       .insert(importJobs)
-      .values({ organizationId: owner.orgId, type: 'lead', fileId: file.id, fileName: file.fileName, options: { duplicate_mode: 'skip', format: 'csv', attempts: 0 }, createdBy: owner.userId })
+      .values({ organizationId: owner.orgId, type: 'lead', fileId: file.id, fileName: file.fileName, options: { duplicate_mode: 'skip', format: 'csv' }, createdBy: owner.userId })
       .returning({ id: importJobs.id });
     return job.id;
   });
@@ -227,7 +227,7 @@ describe('lead imports', () => {
     const handle = openDatabase(readConfig(env));
     try {
       const crashingEnv = { ...env, FILES: bucketFailingAfter(env.FILES, 400 * 1024) };
-      await expect(runLeadImport({ orgId: owner.orgId, jobId }, { db: handle.db, env: crashingEnv })).rejects.toThrow(/simulated crash/);
+      await expect(runLeadImport({ orgId: owner.orgId, jobId }, { db: handle.db, env: crashingEnv, attempts: 1 })).rejects.toThrow(/simulated crash/);
     } finally {
       await handle.close();
     }

@@ -12,6 +12,8 @@ export interface Variables {
   config: Config;
   /** Opens the request's pool on first use; closed when the response is done. */
   database: () => Database;
+  /** Background work that still uses the request's database: the connection closes once it settles (core/database.ts). */
+  holdDatabaseUntil: (work: Promise<unknown>) => void;
   /** Set by the bearer and API-key middlewares: the actor and a transaction scoped to its organization. */
   tenant: TenantContext;
   /** false when the route declared `transaction: false` (its writes are standalone statements). */

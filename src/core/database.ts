@@ -5,6 +5,9 @@
  * routes declared `transaction: false`, whose writes are standalone statements) straight on the
  * scoped session, with no BEGIN/COMMIT round trips; other writes inside one transaction that
  * rolls back when the handler failed, so no request half-writes.
+ * Effects outside the database registered on the tenant context (`ctx.effects`, see
+ * core/transaction-effects.ts) run after the outcome is known, in the background; the
+ * connection closes only once they are done.
  */
 import type { Context, MiddlewareHandler, Next } from 'hono';
 import type { SQL } from 'drizzle-orm';
@@ -12,6 +15,7 @@ import { openRequestDatabase, scopeSession, type DatabaseHandle } from '../db/cl
 import type { TenantContext } from '../db/tenant';
 import { readConfig } from '../env';
 import type { AppEnv } from './context';
+import { PendingEffects } from './transaction-effects';
 
 export const databaseAccess: MiddlewareHandler<AppEnv> = async (c, next) => {
   let handle: DatabaseHandle | undefined;
@@ -19,11 +23,16 @@ export const databaseAccess: MiddlewareHandler<AppEnv> = async (c, next) => {
     handle ??= openRequestDatabase(readConfig(c.env));
     return handle.db;
   });
+  const background: Promise<unknown>[] = [];
+  c.set('holdDatabaseUntil', (work) => background.push(work));
   try {
     await next();
   } finally {
     if (handle) {
-      const closing = handle.close().catch(() => undefined);
+      const open = handle;
+      const closing = Promise.allSettled(background)
+        .then(() => open.close())
+        .catch(() => undefined);
       try {
         c.executionCtx.waitUntil(closing);
       } catch {
@@ -55,19 +64,31 @@ export async function runAsTenant<Checked>(
   const db = c.var.database();
   const scoped = await scopeSession<{ caller: Checked | null }>(db, orgId, callerCheck);
   const caller = resolveCaller(scoped.caller);
+  const effects = new PendingEffects();
+  let outcome: 'committed' | 'rolled_back' = 'rolled_back';
   if (READ_ONLY_METHODS.has(c.req.method) || c.var.transactional === false) {
-    c.set('tenant', { db, orgId, ...caller });
-    await next();
+    // Each statement commits as it runs: effects follow the handler's success.
+    c.set('tenant', { db, orgId, ...caller, effects });
+    try {
+      await next();
+      if (!c.error) outcome = 'committed';
+    } finally {
+      c.var.holdDatabaseUntil(effects.settle(outcome, { db, env: c.env }));
+    }
     return;
   }
   try {
     await db.transaction(async (tx) => {
-      c.set('tenant', { db: tx, orgId, ...caller });
+      c.set('tenant', { db: tx, orgId, ...caller, effects });
       await next();
       // Hono has already turned a handler error into the failure response; undo its writes.
       if (c.error) throw new RollbackAfterHandlerError();
     });
+    outcome = 'committed';
   } catch (error) {
     if (!(error instanceof RollbackAfterHandlerError)) throw error;
+  } finally {
+    // After the response: the effects of the outcome (queue sends after commit, R2 clean-up after rollback).
+    c.var.holdDatabaseUntil(effects.settle(outcome, { db, env: c.env }));
   }
 }

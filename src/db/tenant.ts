@@ -6,6 +6,7 @@
  */
 import { and, eq, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
+import type { TransactionEffects } from '../core/transaction-effects';
 import type { Queryable } from './client';
 
 /**
@@ -56,6 +57,8 @@ export interface TenantContext {
   /** The bearer token in use, so logout can revoke it. */
   jti?: string;
   tokenExpiresAt?: Date;
+  /** Effects to run after this transaction commits or rolls back (set for API requests; jobs have none). */
+  effects?: TransactionEffects;
 }
 
 /** The actor and the write credit derived from it, so the two never disagree. */

@@ -1,47 +1,60 @@
 /**
- * The queue consumer: dispatches each message to its handler with a database handle and the
- * bindings. A handler that throws is retried by the queue (then dead-lettered); handlers must
- * therefore be idempotent, which they achieve by checkpointing in Postgres.
+ * The queue consumers. The jobs queue runs each message's handler; a handler that throws is
+ * retried by the queue with a backoff and, after wrangler.toml's max_retries, moved to the
+ * dead-letter queue, whose consumer ends the job as failed and tells its creator. Handlers are
+ * idempotent (claims and checkpoints in Postgres), so redelivery and the outbox sweep's
+ * occasional second send are harmless.
  */
-import { openDatabase, type Database } from '../db/client';
+import { openDatabase } from '../db/client';
 import { readConfig, type Bindings } from '../env';
-import type { JobKind, JobMessage } from './messages';
+import { handlerFor } from './dispatch';
+import type { JobMessage } from './messages';
 
-export interface JobContext {
-  db: Database;
-  env: Bindings;
-}
+/** wrangler.toml's dead_letter_queue of the jobs queue. */
+export const DEAD_LETTER_QUEUE = 'lead-management-jobs-dlq';
 
-type Handler<K extends JobKind> = (message: Extract<JobMessage, { kind: K }>, context: JobContext) => Promise<void>;
-
-const handlers: { [K in JobKind]?: Handler<K> } = {};
-
-/** Called by each job module at import time (see jobs/index.ts). */
-export function registerJobHandler<K extends JobKind>(kind: K, handler: Handler<K>): void {
-  (handlers as Record<string, unknown>)[kind] = handler;
+function logFailure(message: Message<JobMessage>, stage: string, error: unknown): void {
+  console.error(
+    JSON.stringify({ level: 'error', stage, job: message.body.kind, attempt: message.attempts, message: error instanceof Error ? error.message : String(error) }),
+  );
 }
 
 export async function runJobBatch(batch: MessageBatch<JobMessage>, env: Bindings): Promise<void> {
   const handle = openDatabase(readConfig(env));
   try {
     for (const message of batch.messages) {
-      const handler = handlers[message.body.kind] as Handler<JobKind> | undefined;
-      if (!handler) {
-        console.error(JSON.stringify({ level: 'error', job: message.body.kind, message: 'no handler for job kind' }));
-        message.ack();
-        continue;
-      }
       try {
-        await handler(message.body, { db: handle.db, env });
+        await handlerFor(message.body).run(message.body, { db: handle.db, env, attempts: message.attempts });
         message.ack();
       } catch (error) {
-        console.error(
-          JSON.stringify({ level: 'error', job: message.body.kind, attempt: message.attempts, message: error instanceof Error ? error.message : String(error) }),
-        );
+        logFailure(message, 'run', error);
         message.retry({ delaySeconds: Math.min(60, 2 ** message.attempts) });
       }
     }
   } finally {
     await handle.close();
   }
+}
+
+/** Messages the jobs queue gave up on: each job is marked failed with a reason, once. */
+export async function runDeadLetterBatch(batch: MessageBatch<JobMessage>, env: Bindings): Promise<void> {
+  const handle = openDatabase(readConfig(env));
+  try {
+    for (const message of batch.messages) {
+      try {
+        await handlerFor(message.body).deadLettered(message.body, { db: handle.db, env });
+        message.ack();
+      } catch (error) {
+        logFailure(message, 'dead-letter', error);
+        message.retry({ delaySeconds: Math.min(300, 10 * 2 ** message.attempts) });
+      }
+    }
+  } finally {
+    await handle.close();
+  }
+}
+
+/** The Worker's queue entry: the batch's queue decides which consumer runs. */
+export function consumeQueue(batch: MessageBatch<JobMessage>, env: Bindings): Promise<void> {
+  return batch.queue === DEAD_LETTER_QUEUE ? runDeadLetterBatch(batch, env) : runJobBatch(batch, env);
 }

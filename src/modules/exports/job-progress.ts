@@ -1,23 +1,23 @@
 /**
- * The queue consumer's side of an export job. An export has no checkpoint: a redelivered
- * message (after a crash) simply writes the file again from the start. Each claim stamps
- * `started_at`, and progress and completion only apply while that stamp is still the job's,
- * so an older delivery that is still running cannot overwrite a newer one's result.
+ * The queue consumer's side of an export job (claimed through the shared claimJob). An export
+ * has no checkpoint: a redelivered message (after a crash) simply writes the file again from
+ * the start. Each claim stamps `started_at`, and progress and completion only apply while that
+ * stamp is still the job's, so an older delivery that is still running cannot overwrite a newer
+ * one's result.
  */
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { withTenant, type Database } from '../../db/client';
 import { exportJobs, storedFiles } from '../../db/schema';
 import { actorContext, type TenantContext } from '../../db/tenant';
+import { claimJob, type JobActor } from '../../jobs/claim';
 import { NOTIFICATION_TYPES, notifyJobEnded } from '../notifications/service';
 import { safeFileName, storageKeyFor } from '../files/storage';
 import { EXPORT_CONTENT_TYPES, type ExportFormat } from './file-writers';
 import type { ExportType } from './sources';
 
-export interface ClaimedExport {
+export interface ClaimedExport extends JobActor {
   jobId: number;
   orgId: number;
-  /** The job's creator, credited with its writes; the job itself acts with no role. */
-  userId: number | null;
   exportType: ExportType;
   format: ExportFormat;
   filters: Record<string, unknown>;
@@ -30,11 +30,9 @@ export class ExportSuperseded extends Error {}
 
 const ownedBy = (claim: ClaimedExport) => and(eq(exportJobs.id, claim.jobId), eq(exportJobs.status, 'running'), eq(exportJobs.startedAt, claim.claimedAt));
 
+/** Marks the job running from scratch under a fresh claim stamp; null when it has ended already. */
 export async function claimExportJob(db: Database, orgId: number, jobId: number): Promise<ClaimedExport | null> {
-  return withTenant(db, orgId, async (tx) => {
-    const [job] = await tx.select().from(exportJobs).where(and(eq(exportJobs.organizationId, orgId), eq(exportJobs.id, jobId))).for('update');
-    if (!job) throw new Error(`export job ${jobId} not found (not committed yet?)`);
-    if (job.status === 'completed' || job.status === 'failed') return null;
+  return claimJob(db, exportJobs, { orgId, jobId }, async (tx, job, actor) => {
     const [claimed] = await tx
       .update(exportJobs)
       .set({ status: 'running', startedAt: sql`date_trunc('milliseconds', clock_timestamp())`, processedRows: 0, error: null, updatedAt: sql`now()` })
@@ -43,7 +41,7 @@ export async function claimExportJob(db: Database, orgId: number, jobId: number)
     return {
       jobId,
       orgId,
-      userId: job.createdBy,
+      ...actor,
       exportType: job.exportType as ExportType,
       format: job.format as ExportFormat,
       filters: job.filters,
@@ -110,20 +108,33 @@ export async function finishExportJob(db: Database, claim: ClaimedExport, file: 
   });
 }
 
-export async function failExportJob(db: Database, claim: ClaimedExport, message: string): Promise<void> {
-  await withTenant(db, claim.orgId, async (tx) => {
-    const failed = await tx
+/** Fails this delivery's job with `reason` and notifies its creator (see failExportJobWhere). */
+export async function failExportJob(db: Database, claim: ClaimedExport, reason: string): Promise<void> {
+  await failExportJobWhere(db, claim.orgId, ownedBy(claim), reason);
+}
+
+/** Fails a job that never ended, whoever claimed it last: its message was dead-lettered. */
+export async function failDeadLetteredExport(db: Database, job: { orgId: number; jobId: number }, reason: string): Promise<boolean> {
+  const open = and(eq(exportJobs.organizationId, job.orgId), eq(exportJobs.id, job.jobId), inArray(exportJobs.status, ['queued', 'running']));
+  return failExportJobWhere(db, job.orgId, open, reason);
+}
+
+/** Only a job matching `which` changes, so a repeated call neither overwrites nor notifies again. */
+async function failExportJobWhere(db: Database, orgId: number, which: SQL | undefined, reason: string): Promise<boolean> {
+  return withTenant(db, orgId, async (tx) => {
+    const [failed] = await tx
       .update(exportJobs)
-      .set({ status: 'failed', error: message.slice(0, 1000), finishedAt: sql`now()`, updatedAt: sql`now()` })
-      .where(ownedBy(claim))
-      .returning({ id: exportJobs.id });
-    if (failed.length === 0) return;
+      .set({ status: 'failed', error: reason.slice(0, 1000), finishedAt: sql`now()`, updatedAt: sql`now()` })
+      .where(which)
+      .returning({ id: exportJobs.id, exportType: exportJobs.exportType, createdBy: exportJobs.createdBy });
+    if (!failed) return false;
     await notifyJobEnded(tx, {
-      orgId: claim.orgId,
-      userId: claim.userId,
+      orgId,
+      userId: failed.createdBy,
       typeId: NOTIFICATION_TYPES.exportReady,
-      title: `Your ${claim.exportType} export failed`,
-      data: { export_id: claim.jobId, status: 'failed' },
+      title: `Your ${failed.exportType} export failed`,
+      data: { export_id: failed.id, status: 'failed' },
     });
+    return true;
   });
 }

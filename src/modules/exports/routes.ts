@@ -25,7 +25,7 @@ exportRoutes.openapi(
   }),
   async (c) => {
     const body = c.req.valid('json');
-    const job = await createExport(c.var.tenant, c.env.JOBS, { exportType: body.export_type, format: body.format, filters: body.filters ?? {} });
+    const job = await createExport(c.var.tenant, { exportType: body.export_type, format: body.format, filters: body.filters ?? {} });
     return accepted(c, job, 'Export queued');
   },
 );

@@ -1,7 +1,8 @@
 /**
  * Exports as seen through the API: create (validated filters stored with a queued job, message
- * enqueued), list with status and progress, and download (only a completed job's file, only
- * to its organization). The queue consumer's side is in job-progress.ts.
+ * enqueued through the outbox), list with status and progress, and download (only a completed
+ * job's file, only to its organization). The queue consumer's side is export-job.ts and
+ * job-progress.ts.
  */
 import { eq } from 'drizzle-orm';
 import { exportJobs } from '../../db/schema';
@@ -10,7 +11,7 @@ import { Conflict, NotFound } from '../../core/errors';
 import { dateRange, listPage, type ListParams, pageOf, countOf } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import type { JobStatus } from '../../jobs/job-status';
-import type { JobMessage } from '../../jobs/messages';
+import { enqueueJob } from '../../jobs/outbox';
 import { fileResponse, findStoredFile } from '../files/storage';
 import type { ExportFormat } from './file-writers';
 import type { ExportType } from './sources';
@@ -39,17 +40,13 @@ export function presentExportJob(job: ExportJobRow) {
   };
 }
 
-export async function createExport(
-  ctx: TenantContext,
-  queue: Queue<JobMessage>,
-  input: { exportType: ExportType; format: ExportFormat; filters: Record<string, unknown> },
-) {
+export async function createExport(ctx: TenantContext, input: { exportType: ExportType; format: ExportFormat; filters: Record<string, unknown> }) {
   const [job] = await ctx.db
     .insert(exportJobs)
     .values({ organizationId: ctx.orgId, exportType: input.exportType, format: input.format, filters: input.filters, status: 'queued', createdBy: ctx.userId })
     .returning();
-  // Sent inside the request's transaction; a consumer that runs first finds no job, throws, and is retried.
-  await queue.send({ kind: 'export', orgId: ctx.orgId, jobId: job.id });
+  // Written with the job and sent only after the request's transaction commits.
+  await enqueueJob(ctx, { kind: 'export', jobId: job.id });
   return presentExportJob(job);
 }
 

@@ -31,14 +31,19 @@ export function storageKeyFor(orgId: number, category: FileCategory, fileName: s
   return `${orgId}/${category}/${crypto.randomUUID()}/${safeFileName(fileName)}`;
 }
 
-/** Writes the bytes to R2 and records the metadata row in the caller's transaction. */
+/**
+ * Writes the bytes to R2 and records the metadata row in the caller's transaction. The object is
+ * written before the row, and deleted again if that transaction rolls back (when the caller's
+ * context carries transaction effects, as every API request's does).
+ */
 export async function storeFile(
-  ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId'>,
+  ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId' | 'effects'>,
   bucket: R2Bucket,
   input: { category: FileCategory; fileName: string; contentType: string; body: ReadableStream | ArrayBuffer | Uint8Array | string; sizeBytes?: number },
 ): Promise<StoredFile> {
   const storageKey = storageKeyFor(ctx.orgId, input.category, input.fileName);
   const object = await bucket.put(storageKey, input.body, { httpMetadata: { contentType: input.contentType } });
+  ctx.effects?.afterRollback(() => bucket.delete(storageKey));
   const [row] = await ctx.db
     .insert(storedFiles)
     .values({
@@ -78,7 +83,7 @@ export async function fileResponse(bucket: R2Bucket, file: StoredFile, dispositi
 
 /** Streams an upload that passed the policy (upload-policy.ts) to R2 and records it. */
 export function storeUpload(
-  ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId'>,
+  ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId' | 'effects'>,
   bucket: R2Bucket,
   category: FileCategory,
   upload: AcceptedUpload,

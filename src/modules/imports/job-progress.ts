@@ -1,7 +1,8 @@
 /**
  * The queue consumer's side of an import job, each step its own short transaction scoped to
- * the job's organization: claim (queued/running → running, count the delivery), commit one
- * batch (leads + per-row outcomes + counters + checkpoint, atomically), finish, fail.
+ * the job's organization: claim (queued/running → running, through the shared claimJob),
+ * commit one batch (leads + per-row outcomes + counters + checkpoint, atomically), note a
+ * retry, finish, fail (at once for an unreadable file, or when the message is dead-lettered).
  * The job row is locked (FOR UPDATE) while a batch commits and the checkpoint is compared with
  * the one the batch started from, so two deliveries of one message never both commit a batch.
  */
@@ -9,21 +10,16 @@ import { and, eq, inArray, sql } from 'drizzle-orm';
 import { withTenant, type Database, type Transaction } from '../../db/client';
 import { importJobRows, importJobs, storedFiles } from '../../db/schema';
 import { actorContext, type TenantContext } from '../../db/tenant';
+import { claimJob, type JobActor } from '../../jobs/claim';
 import { NOTIFICATION_TYPES, notifyJobEnded } from '../notifications/service';
 import type { ImportJobOptions, ImportRowOutcome } from './service';
 
-/** Deliveries of one message: the first plus wrangler.toml's max_retries (5). */
-export const MAX_IMPORT_ATTEMPTS = 6;
-
-export interface ClaimedImport {
+export interface ClaimedImport extends JobActor {
   jobId: number;
   orgId: number;
-  /** The job's creator, credited with its writes; the job itself acts with no role. */
-  userId: number | null;
   storageKey: string;
   options: ImportJobOptions;
   checkpointRow: number;
-  attempts: number;
 }
 
 /** Another delivery of the same message has moved the job on; this one stops quietly. */
@@ -40,36 +36,21 @@ async function lockJob(tx: Transaction, orgId: number, jobId: number): Promise<J
   return job;
 }
 
-/**
- * Marks the job running and counts this delivery. Null when there is nothing to do (already
- * completed or failed). Throws when the job is not visible yet (the enqueuing request has not
- * committed), so the queue redelivers it.
- */
+/** Marks the job running; null when it has ended already (see claimJob). */
 export async function claimImportJob(db: Database, orgId: number, jobId: number): Promise<ClaimedImport | null> {
-  return withTenant(db, orgId, async (tx) => {
-    const job = await lockJob(tx, orgId, jobId);
-    if (!job) throw new Error(`import job ${jobId} not found (not committed yet?)`);
-    if (job.status === 'completed' || job.status === 'failed') return null;
-    const options = job.options as unknown as ImportJobOptions;
-    const attempts = (options.attempts ?? 0) + 1;
+  return claimJob(db, importJobs, { orgId, jobId }, async (tx, job, actor) => {
     await tx
       .update(importJobs)
-      .set({
-        status: 'running',
-        startedAt: job.startedAt ?? sql`now()`,
-        options: { ...options, attempts },
-        updatedAt: sql`now()`,
-      })
+      .set({ status: 'running', startedAt: job.startedAt ?? sql`now()`, updatedAt: sql`now()` })
       .where(eq(importJobs.id, jobId));
     const [file] = await tx.select({ storageKey: storedFiles.storageKey }).from(storedFiles).where(eq(storedFiles.id, job.fileId));
     return {
       jobId,
       orgId,
-      userId: job.createdBy,
+      ...actor,
       storageKey: file?.storageKey ?? '',
-      options: { ...options, attempts },
+      options: job.options as unknown as ImportJobOptions,
       checkpointRow: job.checkpointRow,
-      attempts,
     };
   });
 }
@@ -155,25 +136,35 @@ export async function finishImportJob(db: Database, claim: ClaimedImport): Promi
   });
 }
 
-/** `final`: the job is failed for good; otherwise the error is only noted while the queue retries. */
-export async function recordImportError(db: Database, claim: ClaimedImport, message: string, final: boolean): Promise<void> {
-  await withTenant(db, claim.orgId, async (tx) => {
-    const [job] = await tx
+/** A delivery failed and the queue will retry it: the reason is shown while the job waits. */
+export async function noteImportRetry(db: Database, claim: ClaimedImport, message: string): Promise<void> {
+  await withTenant(db, claim.orgId, (tx) =>
+    tx
       .update(importJobs)
-      .set({
-        error: message.slice(0, 1000),
-        updatedAt: sql`now()`,
-        ...(final ? { status: 'failed', finishedAt: sql`now()` } : {}),
-      })
-      .where(and(eq(importJobs.id, claim.jobId), inArray(importJobs.status, ['queued', 'running'])))
-      .returning({ id: importJobs.id, fileName: importJobs.fileName });
-    if (!job || !final) return;
+      .set({ error: message.slice(0, 1000), updatedAt: sql`now()` })
+      .where(and(eq(importJobs.id, claim.jobId), inArray(importJobs.status, ['queued', 'running']))),
+  );
+}
+
+/**
+ * Fails the job for good with `reason` and notifies its creator. Only a queued or running job
+ * changes, so a second call (a redelivered message) neither overwrites nor notifies again.
+ */
+export async function failImportJob(db: Database, job: { orgId: number; jobId: number }, reason: string): Promise<boolean> {
+  return withTenant(db, job.orgId, async (tx) => {
+    const [failed] = await tx
+      .update(importJobs)
+      .set({ status: 'failed', error: reason.slice(0, 1000), finishedAt: sql`now()`, updatedAt: sql`now()` })
+      .where(and(eq(importJobs.organizationId, job.orgId), eq(importJobs.id, job.jobId), inArray(importJobs.status, ['queued', 'running'])))
+      .returning({ id: importJobs.id, fileName: importJobs.fileName, createdBy: importJobs.createdBy });
+    if (!failed) return false;
     await notifyJobEnded(tx, {
-      orgId: claim.orgId,
-      userId: claim.userId,
+      orgId: job.orgId,
+      userId: failed.createdBy,
       typeId: NOTIFICATION_TYPES.importFinished,
-      title: `Import of ${job.fileName} failed`,
-      data: { import_job_id: job.id, status: 'failed' },
+      title: `Import of ${failed.fileName} failed`,
+      data: { import_job_id: failed.id, status: 'failed' },
     });
+    return true;
   });
 }

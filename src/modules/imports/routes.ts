@@ -32,7 +32,7 @@ importRoutes.openapi(
   }),
   async (c) => {
     const form = c.req.valid('form');
-    const job = await startLeadImport(c.var.tenant, c.env, { file: form.file, duplicateMode: form.duplicate_mode });
+    const job = await startLeadImport(c.var.tenant, c.env.FILES, { file: form.file, duplicateMode: form.duplicate_mode });
     return accepted(c, job, 'Import queued');
   },
 );

@@ -1,7 +1,7 @@
 /**
  * Lead imports as seen through the API: accepting an upload (content-sniffed, size-capped,
- * stored in R2, recorded as a queued job, enqueued) and reading jobs and their per-row outcomes.
- * The queue consumer's side of a job lives in job-progress.ts.
+ * stored in R2, recorded as a queued job, enqueued through the outbox) and reading jobs and
+ * their per-row outcomes. The queue consumer's side of a job is import-job.ts and job-progress.ts.
  */
 import { eq, ilike } from 'drizzle-orm';
 import { importJobRows, importJobs } from '../../db/schema';
@@ -10,7 +10,7 @@ import { NotFound, PayloadTooLarge, ValidationFailed } from '../../core/errors';
 import { containsPattern, dateRange, listPage, type ListParams, pageOf, countOf } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import type { JobStatus } from '../../jobs/job-status';
-import type { JobMessage } from '../../jobs/messages';
+import { enqueueJob } from '../../jobs/outbox';
 import { storeFile } from '../files/storage';
 import { CONTENT_TYPES, sniffSpreadsheet, type SpreadsheetFormat } from './spreadsheet';
 
@@ -24,8 +24,6 @@ export type ImportRowOutcome = 'error' | 'duplicate_skipped' | 'duplicate_merged
 export interface ImportJobOptions {
   duplicate_mode: DuplicateMode;
   format: SpreadsheetFormat;
-  /** Deliveries of the job's message so far (the consumer counts them; see job-progress.ts). */
-  attempts?: number;
 }
 
 type ImportJobRow = typeof importJobs.$inferSelect;
@@ -61,30 +59,29 @@ export function presentImportJob(job: ImportJobRow) {
 
 export type PresentedImportJob = ReturnType<typeof presentImportJob>;
 
-export async function startLeadImport(
-  ctx: TenantContext,
-  bindings: { FILES: R2Bucket; JOBS: Queue<JobMessage> },
-  input: { file: File; duplicateMode: DuplicateMode },
-): Promise<PresentedImportJob> {
+/**
+ * The upload goes to R2 first, before any database write of the request; storeFile registers
+ * its deletion for the case the transaction rolls back, so a failed request leaves no object.
+ * The queue message leaves only after the commit (enqueueJob).
+ */
+export async function startLeadImport(ctx: TenantContext, bucket: R2Bucket, input: { file: File; duplicateMode: DuplicateMode }): Promise<PresentedImportJob> {
   const { file } = input;
   if (file.size > MAX_IMPORT_BYTES) throw new PayloadTooLarge(`file exceeds the import limit of ${MAX_IMPORT_BYTES / 1024 / 1024} MB`);
   const sniffed = await sniffSpreadsheet(file);
   if ('reason' in sniffed) throw ValidationFailed.field('file', sniffed.reason);
-  const stored = await storeFile(ctx, bindings.FILES, {
+  const stored = await storeFile(ctx, bucket, {
     category: 'import',
     fileName: file.name || `import.${sniffed.format}`,
     contentType: CONTENT_TYPES[sniffed.format],
     body: file.stream().pipeThrough(new FixedLengthStream(file.size)),
     sizeBytes: file.size,
   });
-  const options: ImportJobOptions = { duplicate_mode: input.duplicateMode, format: sniffed.format, attempts: 0 };
+  const options: ImportJobOptions = { duplicate_mode: input.duplicateMode, format: sniffed.format };
   const [job] = await ctx.db
     .insert(importJobs)
     .values({ organizationId: ctx.orgId, type: LEAD_IMPORT_TYPE, status: 'queued', fileId: stored.id, fileName: stored.fileName, options: { ...options }, createdBy: ctx.userId })
     .returning();
-  // Sent inside the request's transaction: a consumer that runs before the commit finds no job
-  // and throws, and the queue redelivers it after a backoff.
-  await bindings.JOBS.send({ kind: 'lead-import', orgId: ctx.orgId, jobId: job.id });
+  await enqueueJob(ctx, { kind: 'lead-import', jobId: job.id });
   return presentImportJob(job);
 }
 

@@ -1,25 +1,25 @@
 /**
- * Queue handler for 'export': counts the matching rows, then reads them in keyset pages (each
+ * The queue consumer's side of an export (job kind 'export'): counts the matching rows, then reads them in keyset pages (each
  * page its own short transaction scoped to the organization, as the job's creator) and streams
  * them as CSV or XLSX into an R2 multipart upload. A failure marks the job failed with the
  * reason (an export restarts from scratch, so asking again is the retry); a crash that kills
  * the isolate is redelivered by the queue and the export starts over.
  */
-import { withTenant } from '../db/client';
-import { csvEncoder, EXPORT_CONTENT_TYPES, R2MultipartWriter, xlsxEncoder } from '../modules/exports/file-writers';
+import { withTenant } from '../../db/client';
+import type { JobContext, JobHandler } from '../../jobs/job-handler';
+import { csvEncoder, EXPORT_CONTENT_TYPES, R2MultipartWriter, xlsxEncoder } from './file-writers';
 import {
   claimExportJob,
   ExportSuperseded,
   exportContext,
   exportStorageKey,
+  failDeadLetteredExport,
   failExportJob,
   finishExportJob,
   recordExportProgress,
   type ClaimedExport,
-} from '../modules/exports/job-progress';
-import { exportSource } from '../modules/exports/sources';
-import type { JobContext } from './runner';
-import { registerJobHandler } from './runner';
+} from './job-progress';
+import { exportSource } from './sources';
 
 async function writeExport(claim: ClaimedExport, { db }: JobContext, writer: R2MultipartWriter): Promise<number> {
   const source = exportSource(claim.exportType, claim.filters);
@@ -42,7 +42,7 @@ async function writeExport(claim: ClaimedExport, { db }: JobContext, writer: R2M
   return written;
 }
 
-export async function runExport(message: { orgId: number; jobId: number }, context: JobContext): Promise<void> {
+async function runExport(message: { orgId: number; jobId: number }, context: JobContext): Promise<void> {
   const claim = await claimExportJob(context.db, message.orgId, message.jobId);
   if (!claim) return;
   const writer = new R2MultipartWriter(context.env.FILES, exportStorageKey(claim), EXPORT_CONTENT_TYPES[claim.format]);
@@ -60,4 +60,11 @@ export async function runExport(message: { orgId: number; jobId: number }, conte
   }
 }
 
-registerJobHandler('export', runExport);
+export const EXPORT_DEAD_LETTER_REASON = 'The export could not be written: every attempt failed. Please request it again.';
+
+export const exportJobHandler: JobHandler<'export'> = {
+  run: runExport,
+  deadLettered: async (message, { db }) => {
+    await failDeadLetteredExport(db, message, EXPORT_DEAD_LETTER_REASON);
+  },
+};

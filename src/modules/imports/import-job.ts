@@ -1,32 +1,31 @@
 /**
- * Queue handler for 'lead-import': streams the stored upload from R2, maps and validates each
- * row, and writes leads in batches of IMPORT_BATCH_ROWS through the leads service, committing
- * each batch with the job's counters and checkpoint. A retried or redelivered message skips
+ * The queue consumer's side of a lead import (job kind 'lead-import'): streams the stored
+ * upload from R2, maps and validates each row, and writes leads in batches of IMPORT_BATCH_ROWS
+ * through the leads service, committing each batch with the job's counters and checkpoint. A retried or redelivered message skips
  * the rows up to the checkpoint, so no row is imported twice (the (import_job_id, import_row)
  * unique index backs this up). Unreadable files fail at once; other errors are retried by the
- * queue, and the job is marked failed on its last attempt.
+ * queue, and the job is marked failed when the message is dead-lettered.
  */
-import type { Database } from '../db/client';
-import { planColumns, type ColumnPlan } from '../modules/imports/header-mapping';
+import type { Database } from '../../db/client';
+import type { TenantContext } from '../../db/tenant';
+import type { JobContext, JobHandler } from '../../jobs/job-handler';
+import type { AddLeadInput } from '../leads/schemas';
+import { createLeadsBatch } from '../leads/service';
+import { planColumns, type ColumnPlan } from './header-mapping';
 import {
   claimImportJob,
   commitImportBatch,
+  failImportJob,
   finishImportJob,
   ImportSuperseded,
-  MAX_IMPORT_ATTEMPTS,
-  recordImportError,
+  noteImportRetry,
   type BatchTally,
   type ClaimedImport,
   type RowOutcome,
-} from '../modules/imports/job-progress';
-import { loadLookupLabels, rowToLeadInput, type LookupLabels } from '../modules/imports/row-input';
-import { openStoredSpreadsheet, type SpreadsheetRows } from '../modules/imports/spreadsheet';
-import { UnreadableFile } from '../modules/imports/unreadable-file';
-import { createLeadsBatch } from '../modules/leads/service';
-import type { AddLeadInput } from '../modules/leads/schemas';
-import type { TenantContext } from '../db/tenant';
-import type { JobContext } from './runner';
-import { registerJobHandler } from './runner';
+} from './job-progress';
+import { loadLookupLabels, rowToLeadInput, type LookupLabels } from './row-input';
+import { openStoredSpreadsheet, type SpreadsheetRows } from './spreadsheet';
+import { UnreadableFile } from './unreadable-file';
 
 export const IMPORT_BATCH_ROWS = 500;
 
@@ -108,7 +107,12 @@ function describeError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export async function runLeadImport(message: { orgId: number; jobId: number }, { db, env }: JobContext): Promise<void> {
+/**
+ * One delivery. An unreadable file fails the job at once; any other error is noted on the job
+ * and rethrown, so the queue retries the message and, after its last retry (wrangler.toml's
+ * max_retries), dead-letters it: the dead-letter consumer then fails the job (deadLettered).
+ */
+export async function runLeadImport(message: { orgId: number; jobId: number }, { db, env, attempts }: JobContext): Promise<void> {
   const claim = await claimImportJob(db, message.orgId, message.jobId);
   if (!claim) return;
   try {
@@ -118,11 +122,20 @@ export async function runLeadImport(message: { orgId: number; jobId: number }, {
     await finishImportJob(db, claim);
   } catch (error) {
     if (error instanceof ImportSuperseded) return;
-    const text = describeError(error);
-    const final = error instanceof UnreadableFile || claim.attempts >= MAX_IMPORT_ATTEMPTS;
-    await recordImportError(db, claim, final ? text : `attempt ${claim.attempts} failed, retrying: ${text}`, final);
-    if (!final) throw error;
+    if (error instanceof UnreadableFile) {
+      await failImportJob(db, claim, error.message);
+      return;
+    }
+    await noteImportRetry(db, claim, `attempt ${attempts} failed, retrying: ${describeError(error)}`);
+    throw error;
   }
 }
 
-registerJobHandler('lead-import', runLeadImport);
+export const IMPORT_DEAD_LETTER_REASON = 'The import stopped: every attempt failed. Rows already imported are kept; upload the file again to import the rest.';
+
+export const leadImportJobHandler: JobHandler<'lead-import'> = {
+  run: runLeadImport,
+  deadLettered: async (message, { db }) => {
+    await failImportJob(db, message, IMPORT_DEAD_LETTER_REASON);
+  },
+};

@@ -1,0 +1,62 @@
+/**
+ * Effects outside the database that a request's transaction must decide: a queue message may
+ * leave only once the rows it points at have committed, and an R2 object written for rows that
+ * then rolled back must go. Services register them on the tenant context (`ctx.effects`); the
+ * code that owns the transaction (core/database.ts) settles them once it knows the outcome.
+ *
+ * Each effect gets the request's database (not the finished transaction) and the bindings.
+ * Effects are best-effort: one that fails is logged and the others still run. Whatever must
+ * not be lost is therefore written to the database first (the job outbox), so that a failed
+ * effect is only a delay until the cron sweep repeats it.
+ */
+import type { Database } from '../db/client';
+import type { Bindings } from '../env';
+
+export interface EffectContext {
+  /** The request's database handle, outside any transaction (owner role, no tenant scope). */
+  db: Database;
+  env: Bindings;
+}
+
+export type Effect = (context: EffectContext) => Promise<unknown>;
+
+export interface TransactionEffects {
+  /** Runs `effect` after the transaction has committed, in the background (waitUntil). */
+  afterCommit(effect: Effect): void;
+  /** Runs `effect` after the transaction has rolled back (or failed to commit), in the background. */
+  afterRollback(effect: Effect): void;
+}
+
+export type TransactionOutcome = 'committed' | 'rolled_back';
+
+/** One transaction's effects: collected while it runs, settled once when it ends. */
+export class PendingEffects implements TransactionEffects {
+  private readonly pending: Record<TransactionOutcome, Effect[]> = { committed: [], rolled_back: [] };
+  private settled = false;
+
+  afterCommit(effect: Effect): void {
+    this.add('committed', effect);
+  }
+
+  afterRollback(effect: Effect): void {
+    this.add('rolled_back', effect);
+  }
+
+  /** Runs the effects of `outcome` one after another (in registration order); never rejects. */
+  async settle(outcome: TransactionOutcome, context: EffectContext): Promise<void> {
+    this.settled = true;
+    for (const effect of this.pending[outcome]) {
+      try {
+        await effect(context);
+      } catch (error) {
+        console.error(JSON.stringify({ level: 'error', message: `effect after ${outcome} failed`, error: error instanceof Error ? error.message : String(error) }));
+      }
+    }
+  }
+
+  private add(outcome: TransactionOutcome, effect: Effect): void {
+    // Registering after the outcome is known would silently drop the effect.
+    if (this.settled) throw new Error('transaction effects registered after the transaction ended');
+    this.pending[outcome].push(effect);
+  }
+}

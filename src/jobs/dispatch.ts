@@ -1,0 +1,19 @@
+/**
+ * Every job kind's handler, in one table typed over the message union: a kind added to
+ * messages.ts without a handler here does not compile, and nothing registers itself by being
+ * imported. Handlers live beside their modules; src/jobs only routes messages to them.
+ */
+import { exportJobHandler } from '../modules/exports/export-job';
+import { leadImportJobHandler } from '../modules/imports/import-job';
+import type { JobHandler } from './job-handler';
+import type { JobKind, JobMessage } from './messages';
+
+export const jobHandlers = {
+  'lead-import': leadImportJobHandler,
+  export: exportJobHandler,
+} satisfies { [K in JobKind]: JobHandler<K> };
+
+/** The handler of a message's own kind (the table's type guarantees one exists). */
+export function handlerFor<K extends JobKind>(message: Extract<JobMessage, { kind: K }>): JobHandler<K> {
+  return (jobHandlers as { [Kind in JobKind]: JobHandler<Kind> })[message.kind as K];
+}

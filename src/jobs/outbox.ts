@@ -1,0 +1,73 @@
+/**
+ * The transactional outbox: how a request starts a job. `enqueueJob` writes the message as a
+ * row in the caller's transaction and registers its send for after the commit, so a message
+ * leaves if and only if the job it points at has committed. A send that fails (or never runs,
+ * because the isolate went away) leaves the row behind, and the cron sweep sends it.
+ * Delivery is at least once: a send whose row delete then fails is sent again by the sweep,
+ * which job handlers tolerate (they claim and checkpoint in Postgres).
+ */
+import { and, eq, inArray, lt, sql } from 'drizzle-orm';
+import { openDatabase, type Database } from '../db/client';
+import { jobOutbox } from '../db/schema';
+import type { TenantContext } from '../db/tenant';
+import { readConfig, type Bindings } from '../env';
+import type { JobMessage } from './messages';
+
+/** Rows younger than this belong to a request whose own after-commit send may still be under way. */
+export const OUTBOX_SWEEP_AFTER_SECONDS = 10;
+/** A queue's sendBatch takes at most 100 messages; a sweep sends at most this many batches. */
+const SWEEP_BATCH = 100;
+const SWEEP_MAX_BATCHES = 20;
+
+/** A message without its organization: the outbox takes it from the context, so it cannot differ. */
+export type OutboxMessage = JobMessage extends infer M ? (M extends JobMessage ? Omit<M, 'orgId'> : never) : never;
+
+export async function enqueueJob(ctx: Pick<TenantContext, 'db' | 'orgId' | 'effects'>, message: OutboxMessage): Promise<void> {
+  const body = { ...message, orgId: ctx.orgId } as JobMessage;
+  const [row] = await ctx.db.insert(jobOutbox).values({ organizationId: ctx.orgId, message: body }).returning({ id: jobOutbox.id });
+  // Without effects (a job's own transaction) the row simply waits for the sweep.
+  ctx.effects?.afterCommit(async ({ db, env }) => {
+    await env.JOBS.send(body);
+    await db.delete(jobOutbox).where(and(eq(jobOutbox.organizationId, ctx.orgId), eq(jobOutbox.id, row.id)));
+  });
+}
+
+/**
+ * Sends every outbox row older than OUTBOX_SWEEP_AFTER_SECONDS and deletes it, oldest first.
+ * Runs as the connection's owner role outside any tenant scope, like the queue consumer: it
+ * crosses organizations by design and reads nothing but the messages. Each batch is locked
+ * (SKIP LOCKED, so two sweeps never send the same rows) and deleted only if its send succeeded.
+ */
+export async function sweepOutbox(db: Database, queue: Queue<JobMessage>): Promise<number> {
+  let sent = 0;
+  for (let round = 0; round < SWEEP_MAX_BATCHES; round++) {
+    const count = await db.transaction(async (tx) => {
+      const rows = await tx
+        .select({ id: jobOutbox.id, message: jobOutbox.message })
+        .from(jobOutbox)
+        .where(lt(jobOutbox.createdAt, sql`now() - make_interval(secs => ${OUTBOX_SWEEP_AFTER_SECONDS})`))
+        .orderBy(jobOutbox.createdAt, jobOutbox.id)
+        .limit(SWEEP_BATCH)
+        .for('update', { skipLocked: true });
+      if (rows.length === 0) return 0;
+      await queue.sendBatch(rows.map((row) => ({ body: row.message })));
+      await tx.delete(jobOutbox).where(inArray(jobOutbox.id, rows.map((row) => row.id)));
+      return rows.length;
+    });
+    sent += count;
+    if (count < SWEEP_BATCH) break;
+  }
+  return sent;
+}
+
+/** The cron trigger's entry (wrangler.toml [triggers]): one sweep on its own connection. */
+export async function runOutboxSweep(env: Bindings): Promise<number> {
+  const handle = openDatabase(readConfig(env));
+  try {
+    const sent = await sweepOutbox(handle.db, env.JOBS);
+    if (sent > 0) console.warn(JSON.stringify({ level: 'warn', message: 'outbox sweep sent messages whose send after commit had not happened', sent }));
+    return sent;
+  } finally {
+    await handle.close();
+  }
+}
