@@ -30,11 +30,17 @@ import { leadDocumentRoutes } from './modules/lead-documents/routes';
 import { fileRoutes } from './modules/files/routes';
 import { importRoutes } from './modules/imports/routes';
 import { exportRoutes } from './modules/exports/routes';
+import { MAX_UPLOAD_BYTES } from './modules/files/upload-policy';
+import { MAX_IMPORT_BYTES } from './modules/imports/service';
 
 /** JSON bodies above this are refused with 413; upload routes set their own larger limit. */
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;
-/** Multipart uploads as a whole; each upload route enforces its own, smaller per-file cap. */
-export const UPLOAD_BODY_LIMIT_BYTES = 60 * 1024 * 1024;
+/**
+ * Multipart uploads as a whole: the largest per-file cap (imports, 32 MB) plus 1 MB for the other
+ * fields and the multipart framing. A body is read whole before a route's per-file check, so a
+ * larger allowance would only let a caller make the isolate (128 MB) hold more for nothing.
+ */
+export const UPLOAD_BODY_LIMIT_BYTES = Math.max(MAX_UPLOAD_BYTES, MAX_IMPORT_BYTES) + 1024 * 1024;
 
 export const routeModules = [
   healthRoutes,

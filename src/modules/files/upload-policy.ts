@@ -17,7 +17,7 @@
  */
 import { PayloadTooLarge, ValidationFailed } from '../../core/errors';
 
-/** 25 MB per file. Multipart bodies as a whole are capped at 60 MB in app.ts. */
+/** 25 MB per file. Multipart bodies as a whole are capped at the largest per-file cap plus 1 MB in app.ts. */
 export const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
 
 export type UploadKind = 'document' | 'image';
