@@ -81,8 +81,8 @@ const rule = (field: LeadFieldSpec): WriteRule | undefined => field.write?.rule;
 export const LEAD_CREATE_COLUMNS = storedWritable((field) => field.write?.create !== undefined);
 /** Stored fields an import merge overwrites when the row gives a value. */
 export const LEAD_MERGE_OVERWRITE_COLUMNS = storedWritable((field) => field.write?.create !== undefined && (rule(field) === 'overwrite' || rule(field) === 'company_link'));
-/** Stored JSON fields a write merges key by key. */
-export const LEAD_MERGE_KEYS_COLUMNS = storedWritable((field) => rule(field) === 'merge_keys');
+/** Stored JSON fields a create sets and an import merge merges key by key. */
+export const LEAD_MERGE_KEYS_COLUMNS = storedWritable((field) => field.write?.create !== undefined && rule(field) === 'merge_keys');
 /** Update: [wire name, drizzle key] of the stored fields a write applies by `rule` (company links and tags have their own steps). */
 export function updateColumns(by: 'overwrite' | 'merge_keys'): [keyof UpdateShape, LeadColumnKey][] {
   return entries.flatMap(([wire, field]) => (field.column && field.write && rule(field) === by ? [[wire as keyof UpdateShape, field.column]] : []));
@@ -116,8 +116,10 @@ export function recordColumns(alias: string, columns: readonly LeadColumnRef[]):
 
 // ---- export and import ----
 
+export type LeadExportField = (typeof LEAD_EXPORT_ORDER)[number];
+
 export interface LeadExportColumn {
-  field: LeadFieldName;
+  field: LeadExportField;
   header: string;
   /** Wire value → file cell. */
   cell: (value: unknown) => ExportCell;
@@ -130,7 +132,7 @@ export const LEAD_EXPORT_COLUMNS: LeadExportColumn[] = LEAD_EXPORT_ORDER.map((wi
 });
 
 /** Only the exported fields (ai_information, for one, can be large and is not exported). */
-export const leadExportSelection = selectionOf(LEAD_EXPORT_ORDER) as Pick<Selection, (typeof LEAD_EXPORT_ORDER)[number]>;
+export const leadExportSelection = selectionOf(LEAD_EXPORT_ORDER) as Pick<Selection, LeadExportField>;
 
 export type LeadImportField = { [W in LeadFieldName]: LeadFields[W] extends { importAliases: readonly string[] } ? W : never }[LeadFieldName];
 

@@ -3,21 +3,14 @@
  * however many leads are checked: status/priority/source values and tag ids of its active
  * lookups, assigned users, linked companies.
  */
-import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
-import { companies, lookups, users } from '../../db/schema';
+import { and, inArray, isNull, sql } from 'drizzle-orm';
+import { companies, users } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import type { FieldIssue } from '../../core/errors';
-import { LEAD_LOOKUP_MODULE } from '../lookups/defaults';
+import { type LeadLookups, leadLookups } from './lead-lookups';
 
-export interface LeadReferences {
-  /** Active values per lookup type. */
-  status: Set<number>;
-  priority: Set<number>;
-  source: Set<number>;
-  /** Active tag lookup ids. */
-  tags: Set<number>;
-  /** The first active status (lowest value): the default when a lead gives none. */
-  defaultStatus: number | null;
+/** The organization's active lead lookups (see lead-lookups.ts), plus the users and companies the checked leads name. */
+export interface LeadReferences extends LeadLookups {
   users: Set<number>;
   companies: Map<number, string>;
 }
@@ -33,28 +26,11 @@ export interface ReferencingInput {
 
 type Ctx = Pick<TenantContext, 'db' | 'orgId'>;
 
-export async function loadLeadLookups(ctx: Ctx): Promise<Pick<LeadReferences, 'status' | 'priority' | 'source' | 'tags' | 'defaultStatus'>> {
-  const rows = await ctx.db
-    .select({ id: lookups.id, type: lookups.type, value: lookups.value })
-    .from(lookups)
-    .where(tenantWhere(ctx, lookups, eq(lookups.moduleName, LEAD_LOOKUP_MODULE), eq(lookups.isActive, true)))
-    .orderBy(lookups.value, lookups.id);
-  const refs = { status: new Set<number>(), priority: new Set<number>(), source: new Set<number>(), tags: new Set<number>(), defaultStatus: null as number | null };
-  for (const row of rows) {
-    if (row.type === 'tags') refs.tags.add(row.id);
-    else if ((row.type === 'status' || row.type === 'priority' || row.type === 'source') && row.value !== null) {
-      refs[row.type].add(row.value);
-      if (row.type === 'status' && refs.defaultStatus === null) refs.defaultStatus = row.value;
-    }
-  }
-  return refs;
-}
-
 export async function loadLeadReferences(ctx: Ctx, inputs: ReferencingInput[]): Promise<LeadReferences> {
   const userIds = [...new Set(inputs.map((input) => input.assigned_to).filter((id): id is number => typeof id === 'number'))];
   const companyIds = [...new Set(inputs.map((input) => input.company_id).filter((id): id is number => typeof id === 'number'))];
   const [lookupRefs, userRows, companyRows] = await Promise.all([
-    loadLeadLookups(ctx),
+    leadLookups(ctx),
     userIds.length
       ? ctx.db.select({ id: users.id }).from(users).where(tenantWhere(ctx, users, inArray(users.id, userIds), isNull(users.deletedAt)))
       : Promise.resolve([]),

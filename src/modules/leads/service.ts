@@ -7,13 +7,15 @@
 import { sql } from 'drizzle-orm';
 import type { TenantContext } from '../../db/tenant';
 import { ValidationFailed } from '../../core/errors';
+import { feedEntriesFrom } from '../feed/service';
 import { notifyLeadAssignments } from '../notifications/service';
 import { mergeIntoExistingLeads } from './batch-merge';
 import { duplicateLead, emailKey, findLiveLeadsByEmail, lockLeadEmails } from './dedupe';
 import { readLead } from './present';
 import { checkLeadReferences, ensureCompanies, loadLeadReferences, type LeadReferences } from './references';
 import type { AddLeadInput, LeadView } from './schemas';
-import { addLeadTags, companyOf, foldLeadInput, groupAssignments, type BatchRow } from './lead-writes';
+import { addLeadTags, companyOf, foldLeadInput, jsonFieldsToStore, type BatchRow } from './lead-writes';
+import { columnList, LEAD_CREATE_COLUMNS, leadColumn, type LeadColumnRef, recordColumns, recordsetDefinition } from './field-derivations';
 
 export type { BatchRow } from './lead-writes';
 
@@ -71,14 +73,17 @@ function planBatch(rows: BatchRow[], existing: Awaited<ReturnType<typeof findLiv
   return plan;
 }
 
-const insertColumns = sql.raw(`id bigint, first_name text, last_name text, email text, phone_number text, company text, company_id bigint,
-  job_title text, industry text, website text, address text, city text, state text, country text, pin_code text, status integer,
-  priority smallint, lead_source smallint, estimated_value numeric, assigned_to bigint, profile_url text, custom_fields jsonb,
-  notes text, import_job_id bigint, import_row integer`);
-
-function withoutNulls(fields: Record<string, unknown> | null | undefined): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(fields ?? {}).filter(([, value]) => value !== null));
-}
+/**
+ * The columns an insert fills from each JSON record (jsonb_to_recordset): the id allocated
+ * beforehand, the stored fields a create sets (field table), and the import's provenance.
+ * Records are keyed by the wire names (`import_job_id`, `import_row` for the provenance).
+ */
+export const LEAD_INSERT_COLUMNS: readonly LeadColumnRef[] = [
+  leadColumn('id'),
+  ...LEAD_CREATE_COLUMNS,
+  leadColumn('importJobId', 'import_job_id'),
+  leadColumn('importRow', 'import_row'),
+];
 
 async function insertLeads(ctx: TenantContext, rows: BatchRow[], refs: LeadReferences, byName: Map<string, { id: number; name: string }>, options: BatchOptions) {
   const allocated = await ctx.db.execute<{ id: string }>(sql`select nextval(pg_get_serial_sequence('leads', 'id')) as id from generate_series(1, ${rows.length})`);
@@ -91,20 +96,16 @@ async function insertLeads(ctx: TenantContext, rows: BatchRow[], refs: LeadRefer
       id: ids[index],
       status: input.status ?? refs.defaultStatus,
       tags: undefined,
-      custom_fields: withoutNulls(input.custom_fields),
+      ...jsonFieldsToStore(input),
       import_job_id: options.importJobId ?? null,
       import_row: options.importJobId ? row.rowNumber : null,
     };
   });
   const inserted = await ctx.db.execute<{ id: string }>(sql`
-    insert into leads (id, organization_id, first_name, last_name, email, phone_number, company, company_id, job_title, industry, website,
-      address, city, state, country, pin_code, status, priority, lead_source, estimated_value, assigned_to, profile_url, custom_fields,
-      notes, import_job_id, import_row, created_by)
+    insert into leads (organization_id, created_by, ${columnList(LEAD_INSERT_COLUMNS)})
     overriding system value
-    select r.id, ${ctx.orgId}, r.first_name, r.last_name, r.email, r.phone_number, r.company, r.company_id, r.job_title, r.industry, r.website,
-      r.address, r.city, r.state, r.country, r.pin_code, r.status, r.priority, r.lead_source, r.estimated_value, r.assigned_to, r.profile_url,
-      coalesce(r.custom_fields, '{}'::jsonb), r.notes, r.import_job_id, r.import_row, ${ctx.userId}
-    from jsonb_to_recordset(${JSON.stringify(records)}::jsonb) as r(${insertColumns})
+    select ${ctx.orgId}, ${ctx.userId}, ${recordColumns('r', LEAD_INSERT_COLUMNS)}
+    from jsonb_to_recordset(${JSON.stringify(records)}::jsonb) as r(${recordsetDefinition(LEAD_INSERT_COLUMNS)})
     on conflict (import_job_id, import_row) do nothing
     returning id`);
   const insertedIds = new Set(inserted.rows.map((row) => Number(row.id)));
@@ -152,15 +153,17 @@ export async function createLeadsBatch(ctx: TenantContext, rows: BatchRow[], opt
   await addLeadTags(ctx, created.flatMap((entry) => (entry.row.input.tags ?? []).map((tagId) => ({ leadId: entry.leadId, tagId }))));
   const createdIds = created.map((entry) => entry.leadId);
   if (createdIds.length > 0) {
-    await ctx.db.execute(sql`
-      insert into feed_entries (organization_id, model_type, model_id, action, actor_user_id, actor_api_key_id, changes)
-      select ${ctx.orgId}, 'lead', id, 'created', ${ctx.userId}, ${ctx.apiKeyId ?? null}, ${JSON.stringify(options.importJobId ? { import_job_id: { from: null, to: options.importJobId } } : {})}::jsonb
-      from unnest(${sql.param(createdIds)}::bigint[]) as id`);
+    const changes = options.importJobId ? { import_job_id: { from: null, to: options.importJobId } } : {};
+    await ctx.db.execute(
+      feedEntriesFrom(ctx, { from: sql`unnest(${sql.param(createdIds)}::bigint[]) as id`, modelType: 'lead', modelId: sql`id`, action: 'created', changes: sql`${JSON.stringify(changes)}::jsonb` }),
+    );
   }
-  await notifyLeadAssignments(ctx, [
-    ...groupAssignments(created.map((entry) => ({ assignedTo: entry.row.input.assigned_to, leadId: entry.leadId, name: `${entry.row.input.first_name} ${entry.row.input.last_name}` }))),
-    ...merge.assignments,
-  ]);
+  // Created and merged leads notify apart (each is its own notification per assignee), as before.
+  await notifyLeadAssignments(
+    ctx,
+    created.map((entry) => ({ userId: entry.row.input.assigned_to, leadId: entry.leadId, leadName: `${entry.row.input.first_name} ${entry.row.input.last_name}` })),
+  );
+  await notifyLeadAssignments(ctx, merge.assignments);
   return result;
 }
 
