@@ -1,8 +1,8 @@
 /**
  * The merge half of `createLeadsBatch`: rows whose email a live lead already has update that
  * lead instead, by the field table's write rules (given values win, custom_fields merge key by
- * key, tags add up). All merged
- * leads are updated by one statement; feed entries record before/after per lead.
+ * key, tags add up). All merged leads are updated by one statement; feed entries record
+ * before/after per lead.
  */
 import { sql } from 'drizzle-orm';
 import type { TenantContext } from '../../db/tenant';
