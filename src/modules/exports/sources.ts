@@ -3,14 +3,16 @@
  * order (id > last id, EXPORT_PAGE_ROWS at a time), so memory stays flat however many rows
  * match. `clients` are the leads whose status is the organization's "Converted" status lookup
  * (module lead, type status, name Converted, case-insensitive); without such a lookup there are
- * none. Lead columns are the ones the lead import reads back, so an export re-imports cleanly.
+ * none. Lead columns come from the lead field table; the import reads them back, so an export
+ * re-imports cleanly.
  */
 import { z } from '@hono/zod-openapi';
-import { and, asc, count, eq, gt, ilike, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
-import { companies, contacts, leads, leadTags, lookups } from '../../db/schema';
+import { and, asc, count, gt, ilike, isNull, or, sql, type SQL } from 'drizzle-orm';
+import { companies, contacts, leads, lookups } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { containsPattern, dateRange, listParamsShape } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
+import { LEAD_EXPORT_COLUMNS, leadExportSelection, presentField } from '../leads/field-derivations';
 import { leadFilterWhere, leadFiltersObject, type LeadFilters } from '../leads/filters';
 import { LEAD_LOOKUP_MODULE } from '../lookups/defaults';
 
@@ -36,67 +38,21 @@ export function filterSchemaFor(type: ExportType) {
   return type === 'leads' || type === 'clients' ? leadFiltersObject : basicFiltersObject;
 }
 
-const LEAD_COLUMNS = [
-  'id', 'first_name', 'last_name', 'email', 'phone_number', 'company', 'job_title', 'industry', 'website', 'address', 'city',
-  'state', 'country', 'pin_code', 'status', 'status_text', 'priority', 'priority_text', 'lead_source', 'lead_source_text',
-  'score', 'estimated_value', 'assigned_to', 'profile_url', 'tags', 'notes', 'custom_fields', 'created_at', 'updated_at',
-] as const;
-
-/** Only what the file needs (ai_information, for one, can be large and is not exported). */
-const leadExportFields = {
-  id: leads.id, firstName: leads.firstName, lastName: leads.lastName, email: leads.email, phoneNumber: leads.phoneNumber,
-  company: leads.company, jobTitle: leads.jobTitle, industry: leads.industry, website: leads.website, address: leads.address,
-  city: leads.city, state: leads.state, country: leads.country, pinCode: leads.pinCode, status: leads.status, priority: leads.priority,
-  leadSource: leads.leadSource, score: leads.score, estimatedValue: leads.estimatedValue, assignedTo: leads.assignedTo,
-  profileUrl: leads.profileUrl, notes: leads.notes, customFields: leads.customFields, createdAt: leads.createdAt, updatedAt: leads.updatedAt,
-};
-
-type LabelMaps = { status: Map<number, string>; priority: Map<number, string>; source: Map<number, string>; tag: Map<number, string> };
-
-async function leadLabels(ctx: TenantContext): Promise<LabelMaps> {
-  const rows = await ctx.db
-    .select({ id: lookups.id, type: lookups.type, name: lookups.name, value: lookups.value })
-    .from(lookups)
-    .where(tenantWhere(ctx, lookups, eq(lookups.moduleName, LEAD_LOOKUP_MODULE), inArray(lookups.type, ['status', 'priority', 'source', 'tags'])));
-  const maps: LabelMaps = { status: new Map(), priority: new Map(), source: new Map(), tag: new Map() };
-  for (const row of rows) {
-    if (row.type === 'tags') maps.tag.set(row.id, row.name);
-    else if (row.value !== null) maps[row.type as 'status' | 'priority' | 'source'].set(row.value, row.name);
-  }
-  return maps;
-}
+/** The lead file's columns: the field table's exportable fields (labels, tag names and custom fields resolved in the page's query). */
+const LEAD_COLUMNS = LEAD_EXPORT_COLUMNS.map((column) => column.header);
 
 /** `status = <the Converted status value>`, or a condition matching nothing. */
 const convertedStatus = (ctx: TenantContext): SQL =>
   sql`${leads.status} = (select ${lookups.value} from ${lookups} where ${lookups.organizationId} = ${ctx.orgId} and ${lookups.moduleName} = ${LEAD_LOOKUP_MODULE} and ${lookups.type} = 'status' and lower(${lookups.name}) = 'converted' order by ${lookups.id} limit 1)`;
 
 function leadSource(filters: LeadFilters, clientsOnly: boolean): ExportSource {
-  let labels: LabelMaps | undefined;
   const where = (ctx: TenantContext) => and(leadFilterWhere(ctx, filters), clientsOnly ? convertedStatus(ctx) : undefined) as SQL;
   return {
     columns: LEAD_COLUMNS,
     count: async (ctx) => (await ctx.db.select({ n: count() }).from(leads).where(where(ctx)))[0].n,
     page: async (ctx, afterId) => {
-      labels ??= await leadLabels(ctx);
-      const rows = await ctx.db.select(leadExportFields).from(leads).where(and(where(ctx), gt(leads.id, afterId))).orderBy(asc(leads.id)).limit(EXPORT_PAGE_ROWS);
-      const tagRows = rows.length
-        ? await ctx.db.select({ leadId: leadTags.leadId, tagId: leadTags.tagId }).from(leadTags).where(tenantWhere(ctx, leadTags, inArray(leadTags.leadId, rows.map((row) => row.id))))
-        : [];
-      const tagsByLead = new Map<number, string[]>();
-      for (const tag of tagRows) {
-        const name = labels.tag.get(tag.tagId);
-        if (name) tagsByLead.set(tag.leadId, [...(tagsByLead.get(tag.leadId) ?? []), name]);
-      }
-      const maps = labels;
-      const cells = rows.map((lead): Cell[] => [
-        lead.id, lead.firstName, lead.lastName, lead.email, lead.phoneNumber, lead.company, lead.jobTitle, lead.industry, lead.website,
-        lead.address, lead.city, lead.state, lead.country, lead.pinCode, lead.status, maps.status.get(lead.status) ?? null,
-        lead.priority, lead.priority === null ? null : (maps.priority.get(lead.priority) ?? null), lead.leadSource,
-        lead.leadSource === null ? null : (maps.source.get(lead.leadSource) ?? null), lead.score, lead.estimatedValue, lead.assignedTo,
-        lead.profileUrl, (tagsByLead.get(lead.id) ?? []).sort().join(', ') || null, lead.notes,
-        Object.keys(lead.customFields).length ? JSON.stringify(lead.customFields) : null,
-        isoTimestamp(lead.createdAt), isoTimestamp(lead.updatedAt),
-      ]);
+      const rows = await ctx.db.select(leadExportSelection).from(leads).where(and(where(ctx), gt(leads.id, afterId))).orderBy(asc(leads.id)).limit(EXPORT_PAGE_ROWS);
+      const cells = rows.map((row): Cell[] => LEAD_EXPORT_COLUMNS.map((column) => column.cell(presentField(column.field, row[column.field]))));
       return { rows: cells, lastId: rows.length ? rows[rows.length - 1].id : null };
     },
   };

@@ -1,8 +1,9 @@
 /**
  * The activity feed: writing entries (who, user or API key, did what to which record, with
- * before/after values of changed fields; many entries in one statement) and reading them.
+ * before/after values of changed fields) through one writer, `feedEntriesFrom`, for single and
+ * set-based writes alike (many entries in one statement), and reading them.
  */
-import { eq, ilike, type SQL } from 'drizzle-orm';
+import { eq, ilike, sql, type SQL } from 'drizzle-orm';
 import { feedEntries, users } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { containsPattern, countOf, dateRange, listPage, pageOf, type ListParams } from '../../core/list';
@@ -15,18 +16,44 @@ export interface FeedEntryInput {
   changes?: Record<string, { from: unknown; to: unknown }>;
 }
 
+/** Who wrote the entries: the request's user or API key, in its organization. */
+export type FeedActor = Pick<TenantContext, 'orgId' | 'userId' | 'apiKeyId'>;
+
+/** Entries as rows of a FROM item (a CTE's name, a subquery or a set-returning function, with its alias). */
+export interface FeedRows {
+  from: SQL;
+  modelType: string | SQL;
+  modelId: SQL;
+  action: string | SQL;
+  /** `{field: {from, to}}` as jsonb per row; `{}` when absent. */
+  changes?: SQL;
+}
+
+/**
+ * The one writer of feed entries: `insert into feed_entries … select … from <rows>`, one entry
+ * per row, the actor taken from the context. Run it alone or embed it in a data-modifying CTE
+ * (`…, feed as (<this>) select …`, `from` naming an earlier CTE), so a set-based write records
+ * its entries in the same statement.
+ */
+export function feedEntriesFrom(ctx: FeedActor, rows: FeedRows): SQL {
+  return sql`insert into feed_entries (organization_id, model_type, model_id, action, actor_user_id, actor_api_key_id, changes)
+    select ${ctx.orgId}::bigint, ${rows.modelType}::text, ${rows.modelId}, ${rows.action}::text, ${ctx.userId}::bigint, ${ctx.apiKeyId ?? null}::bigint,
+      ${rows.changes ?? sql`'{}'::jsonb`}
+    from ${rows.from}`;
+}
+
+/** Entries known in TypeScript, in one statement (through `feedEntriesFrom`). */
 export async function recordFeed(ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId' | 'apiKeyId'>, entries: FeedEntryInput[]): Promise<void> {
   if (entries.length === 0) return;
-  await ctx.db.insert(feedEntries).values(
-    entries.map((entry) => ({
-      organizationId: ctx.orgId,
-      modelType: entry.modelType,
-      modelId: entry.modelId,
-      action: entry.action,
-      changes: entry.changes ?? {},
-      actorUserId: ctx.userId,
-      actorApiKeyId: ctx.apiKeyId ?? null,
-    })),
+  const rows = entries.map((entry) => ({ model_type: entry.modelType, model_id: entry.modelId, action: entry.action, changes: entry.changes ?? {} }));
+  await ctx.db.execute(
+    feedEntriesFrom(ctx, {
+      from: sql`jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as e(model_type text, model_id bigint, action text, changes jsonb)`,
+      modelType: sql`e.model_type`,
+      modelId: sql`e.model_id`,
+      action: sql`e.action`,
+      changes: sql`e.changes`,
+    }),
   );
 }
 

@@ -1,61 +1,31 @@
 /**
  * Spreadsheet headers → lead fields. Headers are compared case-insensitively after folding
  * spaces and punctuation to "_" ("First Name", "first-name", "FIRST_NAME" are one header), then
- * looked up in a small alias table. `Name`/`Full Name` is split into first and last name when
+ * looked up among the aliases of the lead field table. `Name`/`Full Name` is split into first and last name when
  * those columns are absent. Columns our own export writes but a lead cannot set (id, score,
  * *_text labels, timestamps) are ignored, so an export re-imports cleanly; a `custom_fields`
  * column holding a JSON object is merged into custom fields; every other column becomes a
  * custom field named by its header.
  */
+import { LEAD_IMPORT_ALIASES, type LeadImportField } from '../leads/field-derivations';
+import { type LeadFieldName, leadFields } from '../leads/fields';
 
-export const LEAD_IMPORT_FIELDS = [
-  'first_name',
-  'last_name',
-  'email',
-  'phone_number',
-  'company',
-  'job_title',
-  'industry',
-  'website',
-  'address',
-  'city',
-  'state',
-  'country',
-  'pin_code',
-  'status',
-  'priority',
-  'lead_source',
-  'estimated_value',
-  'assigned_to',
-  'profile_url',
-  'tags',
-  'notes',
-] as const;
+/** The lead fields a column may set, and their header aliases: from the lead field table. */
+export const LEAD_IMPORT_FIELDS = Object.keys(LEAD_IMPORT_ALIASES) as LeadImportField[];
+export type { LeadImportField };
 
-export type LeadImportField = (typeof LEAD_IMPORT_FIELDS)[number];
+const ALIASES: Record<string, LeadImportField> = Object.fromEntries(
+  LEAD_IMPORT_FIELDS.flatMap((field) => LEAD_IMPORT_ALIASES[field].map((alias) => [alias, field])),
+);
 
-const ALIASES: Record<string, LeadImportField> = {
-  firstname: 'first_name', first: 'first_name', given_name: 'first_name', forename: 'first_name',
-  lastname: 'last_name', last: 'last_name', surname: 'last_name', family_name: 'last_name',
-  email_address: 'email', e_mail: 'email', mail: 'email', email_id: 'email', work_email: 'email',
-  phone: 'phone_number', phone_no: 'phone_number', telephone: 'phone_number', tel: 'phone_number', mobile: 'phone_number',
-  mobile_number: 'phone_number', mobile_phone: 'phone_number', cell: 'phone_number', contact_number: 'phone_number',
-  company_name: 'company', organization: 'company', organisation: 'company', account_name: 'company', employer: 'company',
-  title: 'job_title', position: 'job_title', designation: 'job_title',
-  web_site: 'website', homepage: 'website', url: 'website',
-  street: 'address', street_address: 'address', address_line_1: 'address',
-  town: 'city', province: 'state', region: 'state', state_province: 'state',
-  pincode: 'pin_code', zip: 'pin_code', zip_code: 'pin_code', zipcode: 'pin_code', postal_code: 'pin_code', postcode: 'pin_code',
-  lead_status: 'status', source: 'lead_source', value: 'estimated_value', deal_value: 'estimated_value',
-  owner_id: 'assigned_to', assigned_user_id: 'assigned_to', profile: 'profile_url', tag: 'tags',
-  note: 'notes', comments: 'notes', comment: 'notes', description: 'notes',
-};
-
+/** The column holding custom fields as one JSON object (our export writes it). */
+const CUSTOM_FIELDS_COLUMN = 'custom_fields' satisfies LeadFieldName;
 const FULL_NAME = new Set(['name', 'full_name', 'fullname', 'contact_name', 'lead_name']);
-/** Read-only or derived columns (as our export writes them): never stored from a file. */
+/** Read-only or derived fields (as our export writes them) and internal columns: never stored from a file. */
 const IGNORED = new Set([
-  'id', 'score', 'status_text', 'priority_text', 'lead_source_text', 'company_id', 'created_at', 'updated_at',
-  'last_activity_at', 'ai_information', 'deleted_at', 'organization_id',
+  ...(Object.keys(leadFields) as LeadFieldName[]).filter((field) => !(field in LEAD_IMPORT_ALIASES) && field !== CUSTOM_FIELDS_COLUMN),
+  'deleted_at',
+  'organization_id',
 ]);
 
 export const MAX_CUSTOM_COLUMNS = 100;
@@ -94,8 +64,8 @@ export function planColumns(headers: string[]): ColumnPlan[] {
       taken.add('full_name');
       return { kind: 'full_name' };
     }
-    if (normalized === 'custom_fields' && !taken.has('custom_fields')) {
-      taken.add('custom_fields');
+    if (normalized === CUSTOM_FIELDS_COLUMN && !taken.has(CUSTOM_FIELDS_COLUMN)) {
+      taken.add(CUSTOM_FIELDS_COLUMN);
       return { kind: 'custom_json' };
     }
     const key = header.replace(/^custom_fields\./i, '').slice(0, MAX_CUSTOM_KEY);

@@ -9,16 +9,15 @@ import { leads, users } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { ValidationFailed } from '../../core/errors';
 import { leadFilterWhere } from './filters';
-import { loadLeadLookups } from './references';
+import { leadLookups } from './lead-lookups';
 import type { BulkTarget } from './schemas';
-import { NOTIFICATION_TYPES } from '../notifications/service';
+import { feedEntriesFrom } from '../feed/service';
+import { leadAssignmentNotices } from '../notifications/service';
 
 function targetWhere(ctx: TenantContext, target: BulkTarget): SQL {
   if (target.select_all) return leadFilterWhere(ctx, target.filters ?? {});
   return and(leadFilterWhere(ctx, {}), sql`${leads.id} = any(${sql.param(target.ids ?? [])}::bigint[])`) as SQL;
 }
-
-const feedColumns = sql.raw('organization_id, model_type, model_id, action, actor_user_id, actor_api_key_id, changes');
 
 async function updatedCount(ctx: TenantContext, statement: SQL): Promise<number> {
   const result = await ctx.db.execute<{ updated: number }>(statement);
@@ -26,7 +25,7 @@ async function updatedCount(ctx: TenantContext, statement: SQL): Promise<number>
 }
 
 export async function changeLeadStatus(ctx: TenantContext, target: BulkTarget, status: number): Promise<number> {
-  const lookups = await loadLeadLookups(ctx);
+  const lookups = await leadLookups(ctx);
   if (!lookups.status.has(status)) throw ValidationFailed.field('status', 'is not an active status of this organization');
   return updatedCount(
     ctx,
@@ -40,10 +39,10 @@ export async function changeLeadStatus(ctx: TenantContext, target: BulkTarget, s
       where leads.id = target.id and leads.organization_id = ${ctx.orgId}
       returning leads.id, target.old
     ), feed as (
-      insert into feed_entries (${feedColumns})
-      select ${ctx.orgId}, 'lead', id, 'status_changed', ${ctx.userId}, ${ctx.apiKeyId ?? null},
-        jsonb_build_object('status', jsonb_build_object('from', old, 'to', ${status}::int))
-      from changed
+      ${feedEntriesFrom(ctx, {
+        from: sql`changed`, modelType: 'lead', modelId: sql`id`, action: 'status_changed',
+        changes: sql`jsonb_build_object('status', jsonb_build_object('from', old, 'to', ${status}::int))`,
+      })}
     )
     select count(*)::int as updated from changed`,
   );
@@ -66,28 +65,19 @@ export async function assignLeads(ctx: TenantContext, target: BulkTarget, assign
       where leads.id = target.id and leads.organization_id = ${ctx.orgId}
       returning leads.id, target.old, leads.first_name || ' ' || leads.last_name as name
     ), feed as (
-      insert into feed_entries (${feedColumns})
-      select ${ctx.orgId}, 'lead', id, 'assigned', ${ctx.userId}, ${ctx.apiKeyId ?? null},
-        jsonb_build_object('assigned_to', jsonb_build_object('from', old, 'to', ${assignedTo}::bigint))
-      from changed
+      ${feedEntriesFrom(ctx, {
+        from: sql`changed`, modelType: 'lead', modelId: sql`id`, action: 'assigned',
+        changes: sql`jsonb_build_object('assigned_to', jsonb_build_object('from', old, 'to', ${assignedTo}::bigint))`,
+      })}
     ), notice as (
-      insert into notifications (organization_id, user_id, type_id, title, data)
-      select ${ctx.orgId}, ${assignedTo}::bigint, ${NOTIFICATION_TYPES.leadAssigned},
-        case when count(*) = 1 then 'Lead assigned to you: ' || min(name) else count(*) || ' leads assigned to you' end,
-        jsonb_build_object(
-          'lead_ids', (select jsonb_agg(id order by id) from (select id from changed order by id limit 100) first_ids),
-          'count', count(*), 'assigned_by', ${ctx.userId}::bigint)
-          || case when count(*) = 1 then jsonb_build_object('lead_id', min(id)) else '{}'::jsonb end
-      from changed
-      where ${assignedTo}::bigint is not null
-      having count(*) > 0
+      ${leadAssignmentNotices(ctx, { from: sql`changed`, userId: sql`${assignedTo}::bigint`, leadId: sql`id`, leadName: sql`name` })}
     )
     select count(*)::int as updated from changed`,
   );
 }
 
 async function requireTags(ctx: TenantContext, tags: number[]): Promise<number[]> {
-  const lookups = await loadLeadLookups(ctx);
+  const lookups = await leadLookups(ctx);
   const issues = tags.flatMap((tag, index) => (lookups.tags.has(tag) ? [] : [{ field: `tags.${index}`, message: 'is not an active tag of this organization' }]));
   if (issues.length > 0) throw new ValidationFailed(issues);
   return [...new Set(tags)].sort((a, b) => a - b);
@@ -122,10 +112,10 @@ export async function addTagsToLeads(ctx: TenantContext, target: BulkTarget, tag
     ), touched as (
       update leads set updated_at = now() where leads.organization_id = ${ctx.orgId} and leads.id in (select id from changes)
     ), feed as (
-      insert into feed_entries (${feedColumns})
-      select ${ctx.orgId}, 'lead', id, 'tags_added', ${ctx.userId}, ${ctx.apiKeyId ?? null},
-        jsonb_build_object('tags', jsonb_build_object('from', before, 'to', after))
-      from changes
+      ${feedEntriesFrom(ctx, {
+        from: sql`changes`, modelType: 'lead', modelId: sql`id`, action: 'tags_added',
+        changes: sql`jsonb_build_object('tags', jsonb_build_object('from', before, 'to', after))`,
+      })}
     )
     select count(*)::int as updated from changes`,
   );
@@ -161,14 +151,14 @@ export async function setLeadTags(ctx: TenantContext, target: BulkTarget, tags: 
     ), touched as (
       update leads set updated_at = now() where leads.organization_id = ${ctx.orgId} and leads.id in (select id from changes)
     ), feed as (
-      insert into feed_entries (${feedColumns})
-      select ${ctx.orgId}, 'lead', id, 'tags_set', ${ctx.userId}, ${ctx.apiKeyId ?? null},
-        jsonb_build_object('tags', jsonb_build_object(
+      ${feedEntriesFrom(ctx, {
+        from: sql`changes`, modelType: 'lead', modelId: sql`id`, action: 'tags_set',
+        changes: sql`jsonb_build_object('tags', jsonb_build_object(
           'from', (select coalesce(jsonb_agg(tag order by tag), '[]'::jsonb) from (
             select unnest(removed) as tag union select kept from unnest(${wanted}) as kept where not (kept = any(added))
           ) as before),
-          'to', to_jsonb(${wanted})))
-      from changes
+          'to', to_jsonb(${wanted})))`,
+      })}
     )
     select count(*)::int as updated from changes`,
   );

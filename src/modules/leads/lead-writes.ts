@@ -1,10 +1,11 @@
 /**
  * Pieces shared by the lead write paths (batch create, merge, update): folding rows, company
- * links, tag pairs and assignment grouping.
+ * links and tag pairs.
  */
 import { sql } from 'drizzle-orm';
 import type { TenantContext } from '../../db/tenant';
-import type { LeadAssignment } from '../notifications/service';
+import { LEAD_FOLD_RULES, LEAD_MERGE_KEYS_COLUMNS } from './field-derivations';
+import type { LeadFieldName } from './fields';
 import type { LeadReferences } from './references';
 import type { AddLeadInput } from './schemas';
 
@@ -13,16 +14,27 @@ export interface BatchRow {
   input: AddLeadInput;
 }
 
-/** Later values win; custom_fields merge key by key; tags add up. */
+/** Later values win, except where the field table's write rule says otherwise: JSON objects merge key by key, tags add up. */
 export function foldLeadInput(base: AddLeadInput, next: AddLeadInput): AddLeadInput {
   const folded: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(next)) {
     if (value === null || value === undefined) continue;
-    if (key === 'custom_fields') folded.custom_fields = { ...(base.custom_fields ?? {}), ...(value as object) };
-    else if (key === 'tags') folded.tags = [...new Set([...(base.tags ?? []), ...(value as number[])])];
+    const rule = LEAD_FOLD_RULES[key as LeadFieldName];
+    if (rule === 'merge_keys') folded[key] = { ...((folded[key] as object | null | undefined) ?? {}), ...(value as object) };
+    else if (rule === 'tags') folded[key] = [...new Set([...((folded[key] as number[] | null | undefined) ?? []), ...(value as number[])])];
     else folded[key] = value;
   }
   return folded as AddLeadInput;
+}
+
+/** The input's JSON-object fields (merged key by key) as a create or import merge stores them: null values dropped, {} when absent. */
+export function jsonFieldsToStore(input: AddLeadInput): Record<string, Record<string, unknown>> {
+  return Object.fromEntries(
+    LEAD_MERGE_KEYS_COLUMNS.map((column) => {
+      const given = (input[column.key as keyof AddLeadInput] as Record<string, unknown> | null | undefined) ?? {};
+      return [column.key, Object.fromEntries(Object.entries(given).filter(([, value]) => value !== null))];
+    }),
+  );
 }
 
 /** Company link of one input: company_id wins; a name links or creates by name (resolved beforehand). */
@@ -43,17 +55,5 @@ export async function addLeadTags(ctx: Pick<TenantContext, 'db' | 'orgId'>, pair
     select ${ctx.orgId}, p.lead_id, p.tag_id from jsonb_to_recordset(${JSON.stringify(pairs.map((p) => ({ lead_id: p.leadId, tag_id: p.tagId })))}::jsonb)
       as p(lead_id bigint, tag_id bigint)
     on conflict do nothing`);
-}
-
-export function groupAssignments(entries: { assignedTo: number | null | undefined; leadId: number; name: string }[]): LeadAssignment[] {
-  const byUser = new Map<number, { leadIds: number[]; names: string[] }>();
-  for (const entry of entries) {
-    if (entry.assignedTo == null) continue;
-    const group = byUser.get(entry.assignedTo) ?? { leadIds: [], names: [] };
-    group.leadIds.push(entry.leadId);
-    group.names.push(entry.name);
-    byUser.set(entry.assignedTo, group);
-  }
-  return [...byUser].map(([userId, group]) => ({ userId, leadIds: group.leadIds, leadName: group.leadIds.length === 1 ? group.names[0] : undefined }));
 }
 

@@ -1,23 +1,18 @@
 /**
- * The references a lead holds, checked against the organization in a fixed number of queries
- * however many leads are checked: status/priority/source values and tag ids of its active
- * lookups, assigned users, linked companies.
+ * The references a lead holds, checked against the organization in one statement however many
+ * leads are checked: status/priority/source values and tag ids of its active lookups, assigned
+ * users, linked companies (and, for creation, the live leads holding the emails and new ids).
  */
-import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
-import { companies, lookups, users } from '../../db/schema';
+import { and, isNull, sql } from 'drizzle-orm';
+import { companies, leads, lookups, users } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import type { FieldIssue } from '../../core/errors';
 import { LEAD_LOOKUP_MODULE } from '../lookups/defaults';
+import type { LiveLeadByEmail } from './dedupe';
+import { type LeadLookupRow, type LeadLookups, leadLookupsFromRows } from './lead-lookups';
 
-export interface LeadReferences {
-  /** Active values per lookup type. */
-  status: Set<number>;
-  priority: Set<number>;
-  source: Set<number>;
-  /** Active tag lookup ids. */
-  tags: Set<number>;
-  /** The first active status (lowest value): the default when a lead gives none. */
-  defaultStatus: number | null;
+/** The organization's active lead lookups (see lead-lookups.ts), plus the users and companies the checked leads name. */
+export interface LeadReferences extends LeadLookups {
   users: Set<number>;
   companies: Map<number, string>;
 }
@@ -33,57 +28,15 @@ export interface ReferencingInput {
 
 type Ctx = Pick<TenantContext, 'db' | 'orgId'>;
 
-export async function loadLeadLookups(ctx: Ctx): Promise<Pick<LeadReferences, 'status' | 'priority' | 'source' | 'tags' | 'defaultStatus'>> {
-  const rows = await ctx.db
-    .select({ id: lookups.id, type: lookups.type, value: lookups.value })
-    .from(lookups)
-    .where(tenantWhere(ctx, lookups, eq(lookups.moduleName, LEAD_LOOKUP_MODULE), eq(lookups.isActive, true)))
-    .orderBy(lookups.value, lookups.id);
-  const refs = { status: new Set<number>(), priority: new Set<number>(), source: new Set<number>(), tags: new Set<number>(), defaultStatus: null as number | null };
-  for (const row of rows) addLookup(refs, row);
-  return refs;
-}
-
-/** Adds one active lookup to the sets; rows come in value order, so the first status is the default. */
-function addLookup(refs: Pick<LeadReferences, 'status' | 'priority' | 'source' | 'tags' | 'defaultStatus'>, row: { id: number; type: string; value: number | null }): void {
-  if (row.type === 'tags') refs.tags.add(row.id);
-  else if ((row.type === 'status' || row.type === 'priority' || row.type === 'source') && row.value !== null) {
-    refs[row.type].add(row.value);
-    if (row.type === 'status' && refs.defaultStatus === null) refs.defaultStatus = row.value;
-  }
-}
-
-export async function loadLeadReferences(ctx: Ctx, inputs: ReferencingInput[]): Promise<LeadReferences> {
-  const userIds = [...new Set(inputs.map((input) => input.assigned_to).filter((id): id is number => typeof id === 'number'))];
-  const companyIds = [...new Set(inputs.map((input) => input.company_id).filter((id): id is number => typeof id === 'number'))];
-  const [lookupRefs, userRows, companyRows] = await Promise.all([
-    loadLeadLookups(ctx),
-    userIds.length
-      ? ctx.db.select({ id: users.id }).from(users).where(tenantWhere(ctx, users, inArray(users.id, userIds), isNull(users.deletedAt)))
-      : Promise.resolve([]),
-    companyIds.length
-      ? ctx.db
-          .select({ id: companies.id, name: companies.companyName })
-          .from(companies)
-          .where(tenantWhere(ctx, companies, inArray(companies.id, companyIds), isNull(companies.deletedAt)))
-      : Promise.resolve([]),
-  ]);
-  return {
-    ...lookupRefs,
-    users: new Set(userRows.map((row) => row.id)),
-    companies: new Map(companyRows.map((row) => [row.id, row.name])),
-  };
-}
-
 export interface LeadWriteContext extends LeadReferences {
   /** Live leads holding any of the given emails, by lower-cased email, in id order. */
-  existing: Map<string, { id: number; importJobId: number | null; importRow: number | null }[]>;
+  existing: Map<string, LiveLeadByEmail[]>;
   /** Lead ids allocated for the rows about to be inserted, in row order. */
   allocatedIds: number[];
 }
 
 type WriteContextRow = {
-  lookups: { id: number; type: string; value: number | null }[];
+  lookups: LeadLookupRow[];
   users: number[];
   companies: { id: number; name: string }[];
   existing: { id: number; key: string; import_job_id: number | null; import_row: number | null }[];
@@ -91,9 +44,10 @@ type WriteContextRow = {
 };
 
 /**
- * Everything creating leads needs to read, in one statement (one round trip): the active lead
- * lookups, the referenced users and companies, the live leads holding the emails, and ids for the
- * new rows (allocated up front so feed entries and notifications can name them in the same write).
+ * Everything writing leads needs to read, in one statement (one round trip): the active lead
+ * lookups, the referenced users and companies, the live leads holding the emails, and ids for
+ * `newRows` new leads (allocated up front so their feed entries and notifications can be written
+ * by the same statement as the leads).
  */
 export async function loadLeadWriteContext(ctx: Ctx, inputs: ReferencingInput[], emailKeys: string[], newRows: number): Promise<LeadWriteContext> {
   const userIds = [...new Set(inputs.map((input) => input.assigned_to).filter((id): id is number => typeof id === 'number'))];
@@ -107,26 +61,26 @@ export async function loadLeadWriteContext(ctx: Ctx, inputs: ReferencingInput[],
       (select coalesce(json_agg(json_build_object('id', id, 'name', company_name)), '[]'::json) from ${companies}
         where organization_id = ${ctx.orgId} and deleted_at is null and id = any(${sql.param(companyIds)}::bigint[])) as companies,
       (select coalesce(json_agg(json_build_object('id', id, 'key', lower(email), 'import_job_id', import_job_id, 'import_row', import_row) order by id), '[]'::json)
-        from leads where organization_id = ${ctx.orgId} and deleted_at is null and lower(email) = any(${sql.param(emailKeys)}::text[])) as existing,
+        from ${leads} where organization_id = ${ctx.orgId} and deleted_at is null and lower(email) = any(${sql.param(emailKeys)}::text[])) as existing,
       (select coalesce(json_agg(nextval(pg_get_serial_sequence('leads', 'id'))), '[]'::json) from generate_series(1, ${newRows})) as ids`);
   const row = result.rows[0];
-  const refs: LeadWriteContext = {
-    status: new Set(),
-    priority: new Set(),
-    source: new Set(),
-    tags: new Set(),
-    defaultStatus: null,
-    users: new Set(row.users.map(Number)),
-    companies: new Map(row.companies.map((company) => [Number(company.id), company.name])),
-    existing: new Map(),
-    allocatedIds: row.ids.map(Number),
-  };
-  for (const lookup of row.lookups) addLookup(refs, { id: Number(lookup.id), type: lookup.type, value: lookup.value === null ? null : Number(lookup.value) });
+  const existing = new Map<string, LiveLeadByEmail[]>();
   for (const lead of row.existing) {
     const holder = { id: Number(lead.id), importJobId: lead.import_job_id === null ? null : Number(lead.import_job_id), importRow: lead.import_row };
-    refs.existing.set(lead.key, [...(refs.existing.get(lead.key) ?? []), holder]);
+    existing.set(lead.key, [...(existing.get(lead.key) ?? []), holder]);
   }
-  return refs;
+  return {
+    ...leadLookupsFromRows(row.lookups.map((lookup) => ({ id: Number(lookup.id), type: lookup.type, value: lookup.value === null ? null : Number(lookup.value) }))),
+    users: new Set(row.users.map(Number)),
+    companies: new Map(row.companies.map((company) => [Number(company.id), company.name])),
+    existing,
+    allocatedIds: row.ids.map(Number),
+  };
+}
+
+/** The references of leads being updated, in one statement. */
+export async function loadLeadReferences(ctx: Ctx, inputs: ReferencingInput[]): Promise<LeadReferences> {
+  return loadLeadWriteContext(ctx, inputs, [], 0);
 }
 
 /** Field issues of one lead's references. On create an absent status takes the default; on update null is refused. */

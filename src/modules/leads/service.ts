@@ -1,19 +1,21 @@
 /**
  * Creating leads. `createLeadsBatch` is the one creation path: POST /api/lead/add sends one row,
- * the spreadsheet import sends batches of hundreds. Whatever the batch size it runs a fixed
- * handful of set-based statements: check references, lock and look up emails, link/create
- * companies, allocate ids, insert leads, tags, feed entries and notifications.
+ * the spreadsheet import sends batches of hundreds. Whatever the batch size, rows that create
+ * take two statements: one read (references, the live leads holding the emails, new ids) and one
+ * write (companies, leads, tags, feed entries, notifications); merges add a few more.
  */
 import { sql } from 'drizzle-orm';
 import type { TenantContext } from '../../db/tenant';
 import { ValidationFailed } from '../../core/errors';
+import { feedEntriesFrom } from '../feed/service';
 import { leadAssignmentNotices, notifyLeadAssignments } from '../notifications/service';
 import { mergeIntoExistingLeads } from './batch-merge';
 import { duplicateLead, emailKey, findLiveLeadsByEmail, type LiveLeadByEmail } from './dedupe';
 import { readLead } from './present';
 import { checkLeadReferences, ensureCompanies, loadLeadWriteContext, type LeadWriteContext } from './references';
 import type { AddLeadInput, LeadView } from './schemas';
-import { foldLeadInput, groupAssignments, type BatchRow } from './lead-writes';
+import { foldLeadInput, jsonFieldsToStore, type BatchRow } from './lead-writes';
+import { columnList, LEAD_CREATE_COLUMNS, leadColumn, type LeadColumnRef, recordsetDefinition } from './field-derivations';
 
 export type { BatchRow } from './lead-writes';
 
@@ -71,14 +73,27 @@ function planBatch(rows: BatchRow[], existing: Map<string, LiveLeadByEmail[]>, o
   return plan;
 }
 
-const insertColumns = sql.raw(`id bigint, first_name text, last_name text, email text, phone_number text, company text, company_id bigint,
-  job_title text, industry text, website text, address text, city text, state text, country text, pin_code text, status integer,
-  priority smallint, lead_source smallint, estimated_value numeric, assigned_to bigint, profile_url text, custom_fields jsonb,
-  notes text, import_job_id bigint, import_row integer, tag_ids bigint[]`);
+/**
+ * The columns an insert fills from each JSON record (jsonb_to_recordset): the id allocated
+ * beforehand, the stored fields a create sets (field table), and the import's provenance.
+ * Records are keyed by the wire names (`import_job_id`, `import_row` for the provenance).
+ */
+export const LEAD_INSERT_COLUMNS: readonly LeadColumnRef[] = [
+  leadColumn('id'),
+  ...LEAD_CREATE_COLUMNS,
+  leadColumn('importJobId', 'import_job_id'),
+  leadColumn('importRow', 'import_row'),
+];
 
-function withoutNulls(fields: Record<string, unknown> | null | undefined): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(fields ?? {}).filter(([, value]) => value !== null));
-}
+/** The insert's select list over `input r` joined to the upserted companies `c`: a row naming a company gets its link. */
+const resolvedColumns = sql.join(
+  LEAD_INSERT_COLUMNS.map((column) => {
+    if (column.key === 'company') return sql`coalesce(c.company_name, r.company) as company`;
+    if (column.key === 'company_id') return sql`coalesce(r.company_id, c.id) as company_id`;
+    return sql`r.${sql.identifier(column.key)}`;
+  }),
+  sql`, `,
+);
 
 /**
  * Inserts the rows with everything that goes with a new lead, in ONE statement: companies named
@@ -100,19 +115,15 @@ async function insertLeads(ctx: TenantContext, rows: { row: BatchRow; id: number
       status: input.status ?? refs.defaultStatus,
       tags: undefined,
       tag_ids: [...new Set(input.tags ?? [])],
-      custom_fields: withoutNulls(input.custom_fields),
+      ...jsonFieldsToStore(input),
       import_job_id: options.importJobId ?? null,
       import_row: options.importJobId ? row.rowNumber : null,
     };
   });
-  const notices = leadAssignmentNotices(
-    ctx,
-    groupAssignments(rows.map(({ row, id }) => ({ assignedTo: row.input.assigned_to, leadId: id, name: `${row.input.first_name} ${row.input.last_name}` }))),
-  ).map((notice) => ({ organization_id: notice.organizationId, user_id: notice.userId, type_id: notice.typeId, title: notice.title, data: notice.data }));
   const feedChanges = JSON.stringify(options.importJobId ? { import_job_id: { from: null, to: options.importJobId } } : {});
   const inserted = await ctx.db.execute<{ id: string }>(sql`
     with input as (
-      select * from jsonb_to_recordset(${JSON.stringify(records)}::jsonb) as r(${insertColumns})
+      select * from jsonb_to_recordset(${JSON.stringify(records)}::jsonb) as r(${recordsetDefinition(LEAD_INSERT_COLUMNS)}, tag_ids bigint[])
     ), named_companies as (
       insert into companies (organization_id, company_name, created_by)
       select distinct on (lower(company)) ${ctx.orgId}, company, ${ctx.userId} from input
@@ -121,13 +132,9 @@ async function insertLeads(ctx: TenantContext, rows: { row: BatchRow; id: number
       on conflict (organization_id, lower(company_name)) where deleted_at is null do update set company_name = companies.company_name
       returning id, company_name
     ), inserted as (
-      insert into leads (id, organization_id, first_name, last_name, email, phone_number, company, company_id, job_title, industry, website,
-        address, city, state, country, pin_code, status, priority, lead_source, estimated_value, assigned_to, profile_url, custom_fields,
-        notes, import_job_id, import_row, created_by)
+      insert into leads (organization_id, created_by, ${columnList(LEAD_INSERT_COLUMNS)})
       overriding system value
-      select r.id, ${ctx.orgId}, r.first_name, r.last_name, r.email, r.phone_number, coalesce(c.company_name, r.company), coalesce(r.company_id, c.id),
-        r.job_title, r.industry, r.website, r.address, r.city, r.state, r.country, r.pin_code, r.status, r.priority, r.lead_source,
-        r.estimated_value, r.assigned_to, r.profile_url, coalesce(r.custom_fields, '{}'::jsonb), r.notes, r.import_job_id, r.import_row, ${ctx.userId}
+      select ${ctx.orgId}, ${ctx.userId}, ${resolvedColumns}
       from input r left join named_companies c on r.company_id is null and lower(c.company_name) = lower(r.company)
       -- In email order, so two concurrent batches wait on each other's emails in one order, never in a cycle.
       order by lower(r.email), r.id
@@ -138,13 +145,9 @@ async function insertLeads(ctx: TenantContext, rows: { row: BatchRow; id: number
       select ${ctx.orgId}, r.id, tag from input r join inserted i on i.id = r.id cross join unnest(r.tag_ids) as tag
       on conflict do nothing
     ), feed as (
-      insert into feed_entries (organization_id, model_type, model_id, action, actor_user_id, actor_api_key_id, changes)
-      select ${ctx.orgId}, 'lead', id, 'created', ${ctx.userId}, ${ctx.apiKeyId ?? null}, ${feedChanges}::jsonb from inserted
+      ${feedEntriesFrom(ctx, { from: sql`inserted`, modelType: 'lead', modelId: sql`id`, action: 'created', changes: sql`${feedChanges}::jsonb` })}
     ), notified as (
-      insert into notifications (organization_id, user_id, type_id, title, data)
-      select n.organization_id, n.user_id, n.type_id, n.title, n.data
-      from jsonb_to_recordset(${JSON.stringify(notices)}::jsonb) as n(organization_id bigint, user_id bigint, type_id smallint, title text, data jsonb)
-      where exists (select 1 from inserted i where i.id in (select (jsonb_array_elements_text(n.data -> 'lead_ids'))::bigint))
+      ${leadAssignmentNotices(ctx, { from: sql`input r join inserted i on i.id = r.id`, userId: sql`r.assigned_to`, leadId: sql`r.id`, leadName: sql`r.first_name || ' ' || r.last_name` })}
     )
     select id from inserted`);
   const insertedIds = new Set(inserted.rows.map((row) => Number(row.id)));
@@ -198,6 +201,7 @@ export async function createLeadsBatch(ctx: TenantContext, rows: BatchRow[], opt
     result.updated = merge.updated;
     result.merged.push(...merge.merged);
     result.merged.sort((a, b) => a.rowNumber - b.rowNumber);
+    // Merged leads notify apart from created ones (each is its own notification per assignee).
     await notifyLeadAssignments(ctx, merge.assignments);
   }
   return result;

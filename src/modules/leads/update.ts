@@ -7,42 +7,26 @@ import { eq, isNull, sql, type SQL } from 'drizzle-orm';
 import { leads } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { NotFound, ValidationFailed } from '../../core/errors';
-import { recordFeed } from '../feed/service';
+import { feedEntriesFrom, recordFeed } from '../feed/service';
 import { notifyLeadAssignments } from '../notifications/service';
 import { assertEmailFree, emailKey } from './dedupe';
 import { leadFilterWhere } from './filters';
+import { updateColumns } from './field-derivations';
+import type { LeadColumnKey } from './fields';
 import { companyOf } from './lead-writes';
 import { leadChanges, readLead } from './present';
 import { checkLeadReferences, ensureCompanies, loadLeadReferences } from './references';
 import type { LeadView, UpdateLeadInput } from './schemas';
 
-const plainFields = {
-  first_name: 'firstName',
-  last_name: 'lastName',
-  email: 'email',
-  phone_number: 'phoneNumber',
-  job_title: 'jobTitle',
-  industry: 'industry',
-  website: 'website',
-  address: 'address',
-  city: 'city',
-  state: 'state',
-  country: 'country',
-  pin_code: 'pinCode',
-  status: 'status',
-  priority: 'priority',
-  lead_source: 'leadSource',
-  estimated_value: 'estimatedValue',
-  assigned_to: 'assignedTo',
-  profile_url: 'profileUrl',
-  notes: 'notes',
-} as const satisfies Partial<Record<keyof UpdateLeadInput, keyof typeof leads.$inferInsert>>;
+/** Stored fields by write rule (field table): a given value replaces, or merges key by key. */
+const overwrittenFields = updateColumns('overwrite');
+const mergedFields = updateColumns('merge_keys');
 
 /** `stored || patch - removed`: keys set to null are removed, others replace or add. */
-function mergeJson(column: typeof leads.customFields | typeof leads.aiInformation, patch: Record<string, unknown>): SQL {
+function mergeJson(column: LeadColumnKey, patch: Record<string, unknown>): SQL {
   const set = Object.fromEntries(Object.entries(patch).filter(([, value]) => value !== null));
   const removed = Object.keys(patch).filter((key) => patch[key] === null);
-  return sql`(${column} || ${JSON.stringify(set)}::jsonb) - ${sql.param(removed)}::text[]`;
+  return sql`(${leads[column]} || ${JSON.stringify(set)}::jsonb) - ${sql.param(removed)}::text[]`;
 }
 
 async function lockLead(ctx: TenantContext, id: number): Promise<void> {
@@ -80,14 +64,15 @@ export async function updateLead(ctx: TenantContext, id: number, input: UpdateLe
   if (input.email && emailKey(input.email) !== emailKey(before.email)) await assertEmailFree(ctx, input.email, id);
 
   const set: Record<string, unknown> = { updatedAt: sql`now()` };
-  for (const [wire, column] of Object.entries(plainFields)) {
-    const value = input[wire as keyof typeof plainFields];
-    if (value !== undefined) set[column] = value;
+  for (const [wire, column] of overwrittenFields) {
+    if (input[wire] !== undefined) set[column] = input[wire];
   }
   const company = await companyPatch(ctx, input, refs);
   if (company) Object.assign(set, company);
-  if (input.custom_fields) set.customFields = mergeJson(leads.customFields, input.custom_fields);
-  if (input.ai_information) set.aiInformation = mergeJson(leads.aiInformation, input.ai_information);
+  for (const [wire, column] of mergedFields) {
+    const patch = input[wire];
+    if (patch) set[column] = mergeJson(column, patch as Record<string, unknown>);
+  }
   await ctx.db.update(leads).set(set).where(tenantWhere(ctx, leads, eq(leads.id, id)));
   if (input.tags !== undefined) await replaceTags(ctx, id, [...new Set(input.tags ?? [])]);
 
@@ -95,7 +80,7 @@ export async function updateLead(ctx: TenantContext, id: number, input: UpdateLe
   const changes = leadChanges(before, after);
   if (Object.keys(changes).length > 0) await recordFeed(ctx, [{ modelType: 'lead', modelId: id, action: 'updated', changes }]);
   if (after.assigned_to !== null && after.assigned_to !== before.assigned_to) {
-    await notifyLeadAssignments(ctx, [{ userId: after.assigned_to, leadIds: [id], leadName: `${after.first_name} ${after.last_name}` }]);
+    await notifyLeadAssignments(ctx, [{ userId: after.assigned_to, leadId: id, leadName: `${after.first_name} ${after.last_name}` }]);
   }
   return after;
 }
@@ -117,8 +102,7 @@ export async function deleteLeads(ctx: TenantContext, ids: number[]): Promise<nu
       where ${leadFilterWhere(ctx, {})} and ${leads.id} = any(${sql.param(ids)}::bigint[])
       returning id
     ), feed as (
-      insert into feed_entries (organization_id, model_type, model_id, action, actor_user_id, actor_api_key_id, changes)
-      select ${ctx.orgId}, 'lead', id, 'deleted', ${ctx.userId}, ${ctx.apiKeyId ?? null}, '{}'::jsonb from deleted
+      ${feedEntriesFrom(ctx, { from: sql`deleted`, modelType: 'lead', modelId: sql`id`, action: 'deleted' })}
     )
     select count(*)::int as deleted from deleted`);
   return Number(result.rows[0]?.deleted ?? 0);

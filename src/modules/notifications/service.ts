@@ -3,7 +3,7 @@
  * them through the functions here: lead assignment, and the end of the caller's own import or
  * export job (type 4, follow-up reminders, is reserved for the scheduler).
  */
-import { and, eq, ilike, inArray, sql } from 'drizzle-orm';
+import { and, eq, ilike, inArray, sql, type SQL } from 'drizzle-orm';
 import { notifications } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { containsPattern, dateRange, listPage, type ListParams, pageOf, countOf } from '../../core/list';
@@ -15,37 +15,50 @@ export const NOTIFICATION_TYPES = { leadAssigned: 1, importFinished: 2, exportRe
 /** Lead ids kept in one notification's data; the count says how many there were in all. */
 const MAX_LEAD_IDS = 100;
 
+/** One lead given to a user (rows without an assignee are skipped). */
 export interface LeadAssignment {
-  userId: number;
-  leadIds: number[];
-  /** Name of the lead, when one lead was assigned. */
-  leadName?: string;
+  userId: number | null | undefined;
+  leadId: number;
+  leadName: string;
 }
 
-/** The notification rows of lead assignments: one per assignee, however many leads it was given in one action. */
-export function leadAssignmentNotices(ctx: Pick<TenantContext, 'orgId' | 'userId'>, assignments: LeadAssignment[]) {
-  return assignments
-    .filter((assignment) => assignment.leadIds.length > 0)
-    .map((assignment) => {
-      const single = assignment.leadIds.length === 1;
-      return {
-        organizationId: ctx.orgId,
-        userId: assignment.userId,
-        typeId: NOTIFICATION_TYPES.leadAssigned,
-        title: single ? `Lead assigned to you${assignment.leadName ? `: ${assignment.leadName}` : ''}` : `${assignment.leadIds.length} leads assigned to you`,
-        data: {
-          ...(single ? { lead_id: assignment.leadIds[0] } : {}),
-          lead_ids: assignment.leadIds.slice(0, MAX_LEAD_IDS),
-          count: assignment.leadIds.length,
-          assigned_by: ctx.userId,
-        },
-      };
-    });
+/** Assigned leads as rows of a FROM item (a CTE's name, a subquery or a set-returning function, with its alias). */
+export interface LeadAssignmentRows {
+  from: SQL;
+  userId: SQL;
+  leadId: SQL;
+  leadName: SQL;
 }
 
+/**
+ * The one writer of lead-assignment notifications, and the one place their title is worded:
+ * `insert into notifications … select … from <rows>`, one notification per assignee however
+ * many of the rows are theirs (the first lead ids kept, the count in full). Runs alone or
+ * embedded in a data-modifying CTE, so a bulk assignment notifies in its own statement.
+ */
+export function leadAssignmentNotices(ctx: Pick<TenantContext, 'orgId' | 'userId'>, rows: LeadAssignmentRows): SQL {
+  return sql`insert into notifications (organization_id, user_id, type_id, title, data)
+    select ${ctx.orgId}::bigint, a.user_id, ${NOTIFICATION_TYPES.leadAssigned}::int,
+      case when count(*) = 1 then 'Lead assigned to you' || coalesce(': ' || min(a.lead_name), '') else count(*) || ' leads assigned to you' end,
+      jsonb_build_object('lead_ids', to_jsonb((array_agg(a.lead_id order by a.lead_id))[1:${MAX_LEAD_IDS}::int]), 'count', count(*), 'assigned_by', ${ctx.userId}::bigint)
+        || case when count(*) = 1 then jsonb_build_object('lead_id', min(a.lead_id)) else '{}'::jsonb end
+    from (select ${rows.userId} as user_id, ${rows.leadId} as lead_id, ${rows.leadName} as lead_name from ${rows.from}) as a
+    where a.user_id is not null
+    group by a.user_id`;
+}
+
+/** Assignments known in TypeScript, in one statement (through `leadAssignmentNotices`). */
 export async function notifyLeadAssignments(ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId'>, assignments: LeadAssignment[]): Promise<void> {
-  const rows = leadAssignmentNotices(ctx, assignments);
-  if (rows.length > 0) await ctx.db.insert(notifications).values(rows);
+  const rows = assignments.filter((row) => row.userId != null).map((row) => ({ user_id: row.userId, lead_id: row.leadId, lead_name: row.leadName }));
+  if (rows.length === 0) return;
+  await ctx.db.execute(
+    leadAssignmentNotices(ctx, {
+      from: sql`jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(user_id bigint, lead_id bigint, lead_name text)`,
+      userId: sql`r.user_id`,
+      leadId: sql`r.lead_id`,
+      leadName: sql`r.lead_name`,
+    }),
+  );
 }
 
 export interface JobNotice {

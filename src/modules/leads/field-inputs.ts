@@ -1,0 +1,56 @@
+/**
+ * The value schemas a lead's writable fields are validated with (rules and messages of
+ * POST /api/lead/add and /update). They are also the row contract of the spreadsheet import:
+ * numeric fields accept numeric strings, and optional text fields accept '' as "no value", so a
+ * parsed CSV row validates the same way. Descriptions live in the field table (fields.ts).
+ */
+import { z } from '@hono/zod-openapi';
+import { email, MAX_TEXT } from '../../core/schemas';
+
+export function personName(example: string) {
+  return z.string().trim().min(2, 'must be at least 2 characters').max(50, 'must be at most 50 characters').openapi({ example });
+}
+
+/** A positive integer, also accepted as a numeric string (spreadsheet cells). */
+export const integerInput = z
+  .union([z.number(), z.string().trim().max(20).regex(/^\d+$/, 'must be a whole number').transform(Number)])
+  .pipe(z.number().int('must be a whole number').positive('must be a positive number').max(Number.MAX_SAFE_INTEGER))
+  .openapi({ type: 'integer' });
+
+export const amount = z
+  .union([z.number(), z.string().trim().max(30).regex(/^-?\d+(\.\d+)?$/, 'must be a number').transform(Number)])
+  .pipe(z.number().min(0, 'must not be negative').max(999_999_999_999.99, 'is too large'))
+  .openapi({ type: 'number' });
+
+export const leadEmail = z
+  .string()
+  .trim()
+  .max(254, 'must be at most 254 characters')
+  .transform((value) => (value === '' ? null : value))
+  .pipe(email.nullable())
+  .nullish()
+  .openapi({ type: 'string', format: 'email' });
+
+export const customValue = z.union([
+  z.string().max(MAX_TEXT, `must be at most ${MAX_TEXT} characters`),
+  z.number(),
+  z.boolean(),
+  z.null(),
+  z.array(z.union([z.string().max(500), z.number(), z.boolean()])).max(100),
+]);
+
+/** Key/value custom fields; on update a null value removes the key. */
+export const customFieldsInput = z
+  .record(z.string().trim().min(1).max(100, 'keys must be at most 100 characters'), customValue)
+  .refine((value) => Object.keys(value).length <= 200, 'at most 200 keys')
+  .openapi({ type: 'object', example: { budget: '10k', newsletter: true } });
+
+/** AI enrichment data (any JSON object), merged key by key on update. */
+export const aiInformationInput = z
+  .record(z.string().max(100), z.unknown())
+  .refine((value) => JSON.stringify(value).length <= 100_000, 'is too large (100 000 characters of JSON at most)')
+  .openapi({ type: 'object' });
+
+export const tagIds = z.array(integerInput).max(50, 'at most 50 tags').openapi({ example: [1] });
+
+export const TagRef = z.object({ id: z.number().int(), name: z.string(), color: z.string().nullable() }).openapi('TagRef');
