@@ -7,3 +7,4 @@ export * from './leads';
 export * from './files';
 export * from './activity';
 export * from './jobs';
+export * from './counters';

@@ -4,10 +4,9 @@
 import { z } from '@hono/zod-openapi';
 import { isValidIpOrCidr } from '../../core/auth/ip-allow-list';
 import { created, list, ok } from '../../core/http';
-import { listQuery } from '../../core/list';
 import { createRouter, defineRoute, envelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
 import { text } from '../../core/schemas';
-import { createApiKey, listApiKeys, revokeApiKey } from './service';
+import { ApiKeyListQuery, createApiKey, listApiKeys, revokeApiKey } from './service';
 
 export const apiKeyRoutes = createRouter();
 const tags = ['API keys'];
@@ -66,7 +65,7 @@ apiKeyRoutes.openapi(
     tags,
     summary: 'Active API keys (never the key itself)',
     auth: 'bearer',
-    request: { query: listQuery(['id', 'name', 'created_at'] as const) },
+    request: { query: ApiKeyListQuery },
     responses: { 200: listEnvelope(ApiKeySchema) },
   }),
   async (c) => list(c, await listApiKeys(c.var.tenant, c.req.valid('query'))),

@@ -4,18 +4,12 @@
  */
 import { z } from '@hono/zod-openapi';
 import { list, ok } from '../../core/http';
-import { listQuery } from '../../core/list';
 import { createRouter, defineRoute, envelope, jsonBody, listEnvelope } from '../../core/routes';
-import { booleanFlag, idList, idsBody } from '../../core/schemas';
-import { listNotifications, markNotificationsRead } from './service';
+import { idsBody } from '../../core/schemas';
+import { listNotifications, markNotificationsRead, NotificationListQuery } from './service';
 
 export const notificationRoutes = createRouter();
 const tags = ['Notifications'];
-
-const NotificationListQuery = listQuery(['id', 'created_at'] as const, {
-  is_read: booleanFlag.openapi({ type: 'string', enum: ['true', 'false'], description: 'true: read only; false: unread only' }),
-  type_id: idList('Types, comma-separated: 1 lead assigned, 2 import finished, 3 export ready, 4 follow-up due'),
-});
 
 const NotificationSchema = z
   .object({
