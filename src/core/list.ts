@@ -160,8 +160,9 @@ export function defineList<const S extends ListSort, Q extends PgSelect, F exten
     if (plan.kind === 'carried') counted = plan.total;
     else {
       const first = rows[0] as { total: number | null } | undefined;
-      // An empty page carries no total: page 1 means nothing matches; a page past the end asks once more.
-      const exact = first ? Number(first.total) : offset === 0 ? 0 : await countAlone(ctx, plan.sql);
+      // An empty page carries no total: a first page means nothing matches; a page past the end (or
+      // after a cursor made before totals were carried) asks once more.
+      const exact = first ? Number(first.total) : offset === 0 && !cursor ? 0 : await countAlone(ctx, plan.sql);
       counted = plan.kind === 'bounded' && exact > bound ? { total: Math.max(await plannerEstimate(ctx, countable()), bound + 1), estimate: true } : { total: exact, estimate: false };
     }
 
