@@ -1,6 +1,6 @@
 /**
- * The response envelope: `{success, message, data}` (+ `total, page, limit, next_cursor` on
- * lists) and the failure envelope `{success:false, error:{message, type, code}}`, built only here.
+ * The response envelope: `{success, message, data}` (+ `total, total_is_estimate, page, limit,
+ * next_cursor` on lists) and the failure envelope `{success:false, error:{message, type, code}}`, built only here.
  */
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
@@ -24,6 +24,8 @@ export function accepted<T>(c: Context, data: T, message = 'Accepted') {
 export interface Page<T> {
   rows: T[];
   total: number;
+  /** True when `total` is the planner's estimate (a filtered list matching more than 10 000 rows). */
+  totalIsEstimate: boolean;
   page: number;
   limit: number;
   nextCursor: string | null;
@@ -36,6 +38,7 @@ export function list<T>(c: Context, page: Page<T>, message = 'OK') {
       message,
       data: page.rows,
       total: page.total,
+      total_is_estimate: page.totalIsEstimate,
       page: page.page,
       limit: page.limit,
       next_cursor: page.nextCursor,

@@ -1,17 +1,24 @@
 /**
- * The standard list parameters (page, limit, search_value, order_by, order_in, start_date,
- * end_date) plus a keyset `cursor`, parsed by one schema builder, and `listPage` which turns
- * them into ORDER BY / LIMIT / keyset SQL for any resource. `order_by` values come only from
- * each resource's allow-list, so user input never reaches SQL as an identifier.
+ * Every list of the API is one `defineList({ sort, filters, search, createdAt, counter?, base })`.
+ * From that single definition come both the query schema (the standard parameters, the
+ * `order_by` allow-list written once as the keys of `sort`, the module's filters) and the runner,
+ * which fetches the page and its total from the SAME rows and WHERE in ONE statement:
+ *   - a cursor page carries the total of its first page forward (it is inside the cursor);
+ *   - an unfiltered list with a `counter` reads the organization's live-row counter (list-total.ts);
+ *   - any other list counts exactly up to a bound (10 000) and beyond it answers the planner's
+ *     estimate with `totalIsEstimate`, so no page costs more than the bound, whatever the size.
+ * `order_by` values come only from `sort`, so user input never reaches SQL as an identifier.
  */
 import { z } from '@hono/zod-openapi';
-import { and, count, sql, type SQL } from 'drizzle-orm';
-import type { PgSelect, PgTable } from 'drizzle-orm/pg-core';
-import type { Queryable } from '../db/client';
+import { and, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import type { PgSelect } from 'drizzle-orm/pg-core';
+import type { TenantContext } from '../db/tenant';
 import type { Page } from './http';
 import { BadRequest } from './errors';
-import { fromBase64Url, toBase64Url } from './encoding';
+import { decodeCursor, encodeCursor } from './list-cursor';
+import { boundedCount, countAlone, counterTotal, EXACT_TOTAL_UP_TO, plannerEstimate, type TotalPlan } from './list-total';
 
+export { EXACT_TOTAL_UP_TO } from './list-total';
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 10;
 
@@ -21,7 +28,7 @@ const isoDate = z
   .refine((value) => !Number.isNaN(Date.parse(value)) && /^\d{4}-\d{2}-\d{2}/.test(value), 'must be an ISO 8601 date (YYYY-MM-DD)');
 
 export const listParamsShape = {
-  page: z.coerce.number().int().min(1).max(1_000_000).default(1).openapi({ description: 'Page number (1-based)' }),
+  page: z.coerce.number().int().min(1).max(1_000_000).default(1).openapi({ description: 'Page number (1-based). Deep pages are slow (the rows before them are read and skipped): use `cursor` to walk far' }),
   limit: z.coerce
     .number()
     .int()
@@ -42,135 +49,137 @@ export const listParamsShape = {
   cursor: z.string().max(512).optional().openapi({ description: 'Opaque keyset cursor from a previous next_cursor; when given, page is ignored' }),
 };
 
-function baseListQuery<const K extends readonly [string, ...string[]]>(orderBy: K) {
-  return z.object({
-    ...listParamsShape,
-    order_by: z.enum(orderBy).default(orderBy[0] as K[number] as never).openapi({ description: `Sort field: ${orderBy.join(', ')}` }),
-  });
-}
-
-/** The standard list query schema with a resource's `order_by` allow-list (first = default) and extra filters. */
-export function listQuery<const K extends readonly [string, ...string[]]>(orderBy: K): ReturnType<typeof baseListQuery<K>>;
-export function listQuery<const K extends readonly [string, ...string[]], E extends z.ZodRawShape>(
-  orderBy: K,
-  extra: E,
-): z.ZodObject<ReturnType<typeof baseListQuery<K>>['shape'] & E>;
-export function listQuery(orderBy: readonly [string, ...string[]], extra?: z.ZodRawShape) {
-  const base = baseListQuery(orderBy);
-  return extra ? base.extend(extra) : base;
-}
-
-export interface ListParams {
-  page: number;
-  limit: number;
-  search_value?: string;
-  order_by: string;
-  order_in: 'ASC' | 'DESC';
-  start_date?: string;
-  end_date?: string;
-  cursor?: string;
-}
-
-interface CursorState {
-  k: string;
-  d: 'ASC' | 'DESC';
-  v: string | null;
-  id: number;
-}
-
-function decodeCursor(cursor: string, params: ListParams): CursorState {
-  try {
-    const state = JSON.parse(new TextDecoder().decode(fromBase64Url(cursor))) as CursorState;
-    if (state.k !== params.order_by || state.d !== params.order_in || !Number.isSafeInteger(state.id)) throw new Error('mismatch');
-    return state;
-  } catch {
-    throw new BadRequest('cursor is invalid or belongs to a different order_by/order_in', 'cursor');
-  }
-}
-
-function encodeCursor(state: CursorState): string {
-  return toBase64Url(new TextEncoder().encode(JSON.stringify(state)));
-}
-
 /** `created_at` within [start_date, end_date], end date inclusive of its whole day. */
-export function dateRange(column: SQL | { getSQL(): SQL }, params: Pick<ListParams, 'start_date' | 'end_date'>): SQL | undefined {
+export function dateRange(column: SQLWrapper, params: { start_date?: string; end_date?: string }): SQL | undefined {
   const parts: SQL[] = [];
   if (params.start_date) parts.push(sql`${column} >= ${params.start_date}::date`);
   if (params.end_date) parts.push(sql`${column} < (${params.end_date}::date + 1)`);
   return parts.length ? and(...parts) : undefined;
 }
 
-export interface PageQuery {
-  where: SQL | undefined;
-  orderBy: SQL[];
-  limit: number;
-  offset: number;
-  /** Select this as `sortKey` so the next cursor can be built from the last row. */
-  sortKey: SQL<string>;
-}
-
-/**
- * Fetches one page. `sortColumns` maps each allowed order_by to a non-null SQL expression;
- * ties break on `idColumn` so the order is total and keyset paging never skips or repeats.
- */
-export async function listPage<Row extends { id: number; sortKey: string }>(options: {
-  params: ListParams;
-  sortColumns: Record<string, SQL | { getSQL(): SQL }>;
-  idColumn: SQL | { getSQL(): SQL };
-  where: SQL | undefined;
-  fetch: (query: PageQuery) => PromiseLike<Row[]>;
-  count: (where: SQL | undefined) => PromiseLike<number>;
-}): Promise<Page<Omit<Row, 'sortKey'>>> {
-  const { params, idColumn } = options;
-  const sortColumn = options.sortColumns[params.order_by];
-  if (!sortColumn) throw new BadRequest(`order_by must be one of ${Object.keys(options.sortColumns).join(', ')}`, 'order_by');
-  const descending = params.order_in === 'DESC';
-  const direction = descending ? sql`desc` : sql`asc`;
-  let keyset: SQL | undefined;
-  let offset = (params.page - 1) * params.limit;
-  if (params.cursor) {
-    const state = decodeCursor(params.cursor, params);
-    const comparison = descending ? sql`<` : sql`>`;
-    keyset = sql`(${sortColumn}, ${idColumn}) ${comparison} (${state.v}, ${state.id})`;
-    offset = 0;
-  }
-  const [rows, total] = await Promise.all([
-    Promise.resolve(options.fetch({
-      where: and(options.where, keyset),
-      orderBy: [sql`${sortColumn} ${direction}`, sql`${idColumn} ${direction}`],
-      limit: params.limit + 1,
-      offset,
-      sortKey: sql<string>`(${sortColumn})::text`,
-    })),
-    Promise.resolve(options.count(options.where)),
-  ]);
-  const hasMore = rows.length > params.limit;
-  const pageRows = hasMore ? rows.slice(0, params.limit) : rows;
-  const last = pageRows[pageRows.length - 1];
-  const nextCursor = hasMore && last ? encodeCursor({ k: params.order_by, d: params.order_in, v: last.sortKey, id: last.id }) : null;
-  return {
-    rows: pageRows.map(({ sortKey: _sortKey, ...row }) => row),
-    total,
-    page: params.page,
-    limit: params.limit,
-    nextCursor,
-  };
-}
-
-/**
- * `listPage`'s `fetch` for a select built by the caller (any columns, any joins): applies the
- * page's filter, order, limit and offset to it (drizzle's dynamic query building).
- */
-export function pageOf<T extends PgSelect>(select: T, query: PageQuery): T {
-  return select.where(query.where).orderBy(...query.orderBy).limit(query.limit).offset(query.offset);
-}
-
-/** `listPage`'s `count` for a list over one table: `count(*)` of the rows the filter keeps. */
-export function countOf(db: Queryable, table: PgTable): (where: SQL | undefined) => Promise<number> {
-  return async (where) => (await db.select({ n: count() }).from(table).where(where))[0].n;
-}
-
 /** An ILIKE pattern matching `term` anywhere, with LIKE wildcards in the term escaped. */
 export function containsPattern(term: string): string {
   return `%${term.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+}
+
+/** Columns the runner adds to the module's selection: select them as given (`{ ...fields, ...columns }`). */
+export interface ListColumns {
+  sortKey: SQL<string>;
+  sortId: SQL<number>;
+  total: SQL<number | null>;
+}
+
+/** Sort keys: `order_by` value → a NON-NULL SQL expression (coalesce nullable columns); `id` breaks ties. */
+export type ListSort = { id: SQLWrapper } & Record<string, SQLWrapper>;
+
+type OrderBy<S extends ListSort> = z.ZodDefault<z.ZodEnum<{ [K in keyof S & string]: K }>>;
+export type ListQuerySchema<S extends ListSort, F extends z.ZodRawShape> = z.ZodObject<typeof listParamsShape & { order_by: OrderBy<S> } & F>;
+export type ListQueryParams<S extends ListSort, F extends z.ZodRawShape> = z.output<ListQuerySchema<S, F>>;
+
+export interface ListDefinition<S extends ListSort, F extends z.ZodRawShape, Q extends PgSelect> {
+  /** The `order_by` allow-list, written once: its first key is the default. */
+  sort: S;
+  /** The module's own query parameters (zod), beyond the standard ones. Any of them given makes the list "filtered". */
+  filters?: F;
+  /** What `search_value` matches. Every list has one, so no list silently ignores the parameter. */
+  search: (term: string, ctx: TenantContext) => SQL | undefined;
+  /** The column `start_date`/`end_date` bound. */
+  createdAt: SQLWrapper;
+  /**
+   * The relation whose live-row counter (live_row_counts) is exactly this list's unfiltered
+   * total: only when `base(ctx, {})`'s WHERE keeps every live row of the organization and no more.
+   */
+  counter?: string;
+  /**
+   * The rows and the scope: `rows` builds `ctx.db.select({ ...fields, ...columns }).from(…).join(…).$dynamic()`
+   * WITHOUT where/order/limit (the runner adds them); `where` holds the tenant scope and the module's filters.
+   * The page and its total both come from exactly this select and WHERE.
+   */
+  base: (ctx: TenantContext, params: ListQueryParams<S, F>) => { rows: (columns: ListColumns) => Q; where: SQL | undefined };
+}
+
+export interface ListRunOptions {
+  /** Exact totals up to this many rows; beyond, the planner's estimate (tests lower it). */
+  exactUpTo?: number;
+  /** Scope from the path rather than the query (e.g. GET /api/lead/import/{id}/rows: the job id), ANDed into the WHERE of page and total. */
+  where?: SQL;
+}
+
+export type ListRow<Q extends PgSelect> = Omit<Q['_']['result'][number], keyof ListColumns>;
+
+export interface DefinedList<S extends ListSort, F extends z.ZodRawShape, Q extends PgSelect> {
+  query: ListQuerySchema<S, F>;
+  run(ctx: TenantContext, params: ListQueryParams<S, F>, options?: ListRunOptions): Promise<Page<ListRow<Q>>>;
+}
+
+const STANDARD_FILTERS = ['search_value', 'start_date', 'end_date'] as const;
+
+export function defineList<const S extends ListSort, Q extends PgSelect, F extends z.ZodRawShape = {}>(
+  definition: ListDefinition<S, F, Q>,
+): DefinedList<S, F, Q> {
+  const sortKeys = Object.keys(definition.sort) as [keyof S & string, ...(keyof S & string)[]];
+  const filterKeys = [...STANDARD_FILTERS, ...Object.keys(definition.filters ?? {})];
+  const query = z.object({
+    ...listParamsShape,
+    order_by: z.enum(sortKeys).default(sortKeys[0] as never).openapi({ description: `Sort field: ${sortKeys.join(', ')}` }),
+    ...definition.filters,
+  }) as unknown as ListQuerySchema<S, F>;
+
+  async function run(ctx: TenantContext, params: ListQueryParams<S, F>, options: ListRunOptions = {}): Promise<Page<ListRow<Q>>> {
+    const bound = options.exactUpTo ?? EXACT_TOTAL_UP_TO;
+    const values = params as Record<string, unknown> & ListQueryParams<ListSort, {}>;
+    const sortColumn = definition.sort[values.order_by];
+    if (!sortColumn) throw new BadRequest(`order_by must be one of ${sortKeys.join(', ')}`, 'order_by');
+    const idColumn = definition.sort.id;
+    const scope = definition.base(ctx, params);
+    const where = and(scope.where, options.where, values.search_value ? definition.search(values.search_value, ctx) : undefined, dateRange(definition.createdAt, values));
+    const filtered = options.where !== undefined || filterKeys.some((key) => values[key] !== undefined);
+
+    const descending = values.order_in === 'DESC';
+    const direction = descending ? sql`desc` : sql`asc`;
+    const cursor = values.cursor ? decodeCursor(values.cursor, values.order_by, values.order_in) : null;
+    const offset = cursor ? 0 : (values.page - 1) * values.limit;
+    const keyset = cursor ? sql`(${sortColumn}, ${idColumn}) ${descending ? sql`<` : sql`>`} (${cursor.value}, ${cursor.id})` : undefined;
+
+    const countable = () => scope.rows({ sortKey: sql`null`, sortId: sql`null`, total: sql`null` }).where(where);
+    const plan: TotalPlan = cursor?.total
+      ? { kind: 'carried', total: cursor.total }
+      : definition.counter && !filtered
+        ? { kind: 'counter', sql: counterTotal(ctx.orgId, definition.counter) }
+        : { kind: 'bounded', sql: boundedCount(countable().limit(bound + 1)) };
+    const total = plan.kind === 'carried' ? sql<null>`null` : plan.sql;
+
+    const rows = await scope
+      .rows({ sortKey: sql<string>`(${sortColumn})::text`, sortId: sql<number>`${idColumn}`.mapWith(Number), total: total.mapWith(Number) as SQL<number | null> })
+      .where(and(where, keyset))
+      .orderBy(sql`${sortColumn} ${direction}`, sql`${idColumn} ${direction}`)
+      .limit(values.limit + 1)
+      .offset(offset);
+
+    let counted: { total: number; estimate: boolean };
+    if (plan.kind === 'carried') counted = plan.total;
+    else {
+      const first = rows[0] as { total: number | null } | undefined;
+      // An empty page carries no total: a first page means nothing matches; a page past the end (or
+      // after a cursor made before totals were carried) asks once more.
+      const exact = first ? Number(first.total) : offset === 0 && !cursor ? 0 : await countAlone(ctx, plan.sql);
+      counted = plan.kind === 'bounded' && exact > bound ? { total: Math.max(await plannerEstimate(ctx, countable()), bound + 1), estimate: true } : { total: exact, estimate: false };
+    }
+
+    const hasMore = rows.length > values.limit;
+    const pageRows = (hasMore ? rows.slice(0, values.limit) : rows) as (ListRow<Q> & { sortKey: string; sortId: number; total: unknown })[];
+    const last = pageRows[pageRows.length - 1];
+    const nextCursor =
+      hasMore && last ? encodeCursor({ orderBy: values.order_by, orderIn: values.order_in, value: last.sortKey, id: last.sortId, total: counted }) : null;
+    return {
+      rows: pageRows.map(({ sortKey: _sortKey, sortId: _sortId, total: _total, ...row }) => row as unknown as ListRow<Q>),
+      total: counted.total,
+      totalIsEstimate: counted.estimate,
+      page: values.page,
+      limit: values.limit,
+      nextCursor,
+    };
+  }
+
+  return { query, run };
 }

@@ -208,7 +208,10 @@ export function listEnvelope<T extends z.ZodType>(item: T, description = 'A page
           success: z.literal(true),
           message: z.string(),
           data: z.array(item),
-          total: z.number().int(),
+          total: z.number().int().openapi({ description: 'Rows matching the filters: exact, except when total_is_estimate is true' }),
+          total_is_estimate: z.boolean().openapi({
+            description: 'true when a filtered list matches more than 10 000 rows and total is the planner\'s estimate (never below 10 001); false when total is exact',
+          }),
           page: z.number().int(),
           limit: z.number().int(),
           next_cursor: z.string().nullable().openapi({ description: 'Pass as `cursor` for the next page (keyset); null on the last page' }),

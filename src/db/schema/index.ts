@@ -8,3 +8,4 @@ export * from './files';
 export * from './activity';
 export * from './jobs';
 export * from './outbox';
+export * from './counters';

@@ -4,8 +4,8 @@
 import { created, list, ok } from '../../core/http';
 import { DeletedId } from '../../core/schemas';
 import { createRouter, defineRoute, envelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
-import { AddApiKeyBody, ApiKeyListQuery, ApiKeySchema, CreatedApiKeySchema } from './schemas';
-import { createApiKey, listApiKeys, revokeApiKey } from './service';
+import { AddApiKeyBody, ApiKeySchema, CreatedApiKeySchema } from './schemas';
+import { ApiKeyListQuery, createApiKey, listApiKeys, revokeApiKey } from './service';
 
 export const apiKeyRoutes = createRouter();
 const tags = ['API keys'];

@@ -4,7 +4,6 @@
  */
 import { z } from '@hono/zod-openapi';
 import { isValidIpOrCidr } from '../../core/auth/ip-allow-list';
-import { listQuery } from '../../core/list';
 import { text } from '../../core/schemas';
 
 const domain = z
@@ -27,7 +26,6 @@ export const AddApiKeyBody = z
   .openapi('AddApiKeyRequest');
 export type AddApiKeyInput = z.infer<typeof AddApiKeyBody>;
 
-export const ApiKeyListQuery = listQuery(['id', 'name', 'created_at'] as const);
 
 export const ApiKeySchema = z
   .object({

@@ -2,12 +2,13 @@
  * API keys for the ingestion routes: created by admins (routes.ts declares who), shown in plaintext once, stored as a
  * SHA-256 hash, optionally restricted to domains and IP ranges, revoked by delete.
  */
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import type { z } from '@hono/zod-openapi';
+import { and, eq, ilike, isNull, sql } from 'drizzle-orm';
 import { apiKeys } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { generateApiKey } from '../../core/auth/api-key-secrets';
 import { NotFound } from '../../core/errors';
-import { dateRange, listPage, type ListParams, pageOf, countOf } from '../../core/list';
+import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import type { AddApiKeyInput } from './schemas';
 
@@ -54,16 +55,19 @@ export async function createApiKey(ctx: TenantContext, input: AddApiKeyInput) {
   return { ...presentKey(row), key: secret.key };
 }
 
-export async function listApiKeys(ctx: TenantContext, params: ListParams) {
-  const where = tenantWhere(ctx, apiKeys, isNull(apiKeys.revokedAt), dateRange(apiKeys.createdAt, params));
-  const page = await listPage({
-    params,
-    sortColumns: { id: apiKeys.id, name: apiKeys.name, created_at: apiKeys.createdAt },
-    idColumn: apiKeys.id,
-    where,
-    fetch: (q) => pageOf(ctx.db.select({ ...keyFields, sortKey: q.sortKey }).from(apiKeys).$dynamic(), q),
-    count: countOf(ctx.db, apiKeys),
-  });
+export const apiKeyList = defineList({
+  sort: { id: apiKeys.id, name: apiKeys.name, created_at: apiKeys.createdAt },
+  search: (term) => ilike(apiKeys.name, containsPattern(term)),
+  createdAt: apiKeys.createdAt,
+  base: (ctx) => ({
+    rows: (columns) => ctx.db.select({ ...keyFields, ...columns }).from(apiKeys).$dynamic(),
+    where: tenantWhere(ctx, apiKeys, isNull(apiKeys.revokedAt)),
+  }),
+});
+export const ApiKeyListQuery = apiKeyList.query;
+
+export async function listApiKeys(ctx: TenantContext, params: z.output<typeof ApiKeyListQuery>) {
+  const page = await apiKeyList.run(ctx, params);
   return { ...page, rows: page.rows.map(presentKey) };
 }
 

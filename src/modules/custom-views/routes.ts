@@ -5,8 +5,8 @@
 import { created, list, ok } from '../../core/http';
 import { DeletedId } from '../../core/schemas';
 import { createRouter, defineRoute, envelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
-import { AddViewBody, UpdateViewBody, ViewListQuery, ViewSchema } from './schemas';
-import { addView, deleteView, listViews, updateView } from './service';
+import { AddViewBody, UpdateViewBody, ViewSchema } from './schemas';
+import { addView, deleteView, listViews, updateView, ViewListQuery } from './service';
 
 export const customViewRoutes = createRouter();
 const tags = ['Saved views'];

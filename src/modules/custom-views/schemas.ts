@@ -1,5 +1,4 @@
 import { z } from '@hono/zod-openapi';
-import { listQuery } from '../../core/list';
 
 export const VISIBILITIES = ['private', 'team', 'public'] as const;
 
@@ -40,9 +39,10 @@ export const UpdateViewBody = z
   })
   .openapi('UpdateCustomViewRequest');
 
-export const ViewListQuery = listQuery(['id', 'view_name', 'created_at', 'updated_at'] as const, {
+/** Filters of the list beyond the standard list parameters (the list itself: service.ts). */
+export const viewListFilters = {
   module_name: moduleName.optional(),
-});
+};
 
 export const ViewSchema = z
   .object({

@@ -3,14 +3,15 @@
  * and public views are visible to the whole organization, and only their creator or an admin
  * changes or deletes them. Filters, columns and sorting are checked against the module's list.
  */
+import type { z } from '@hono/zod-openapi';
 import { eq, ilike, inArray, or, sql, type SQL } from 'drizzle-orm';
 import { customViews } from '../../db/schema';
 import { actingUser, isAdmin, isUser, tenantWhere, type TenantContext } from '../../db/tenant';
 import { Forbidden, NotFound, ValidationFailed, type FieldIssue } from '../../core/errors';
-import { containsPattern, dateRange, listPage, type ListParams, pageOf, countOf } from '../../core/list';
+import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import { viewableModules } from './modules';
-import type { AddViewInput, UpdateViewInput } from './schemas';
+import { viewListFilters, type AddViewInput, type UpdateViewInput } from './schemas';
 
 type ViewRow = typeof customViews.$inferSelect;
 
@@ -60,23 +61,20 @@ function normalSorting(sorting: { order_by: string; order_in?: string } | null |
   return sorting ? { order_by: sorting.order_by, order_in: (sorting.order_in ?? 'DESC').toUpperCase() } : {};
 }
 
-export async function listViews(ctx: TenantContext, params: ListParams & { module_name?: string }) {
-  const where = tenantWhere(
-    ctx,
-    customViews,
-    visibleTo(ctx),
-    params.module_name ? eq(customViews.moduleName, params.module_name) : undefined,
-    params.search_value ? ilike(customViews.viewName, containsPattern(params.search_value)) : undefined,
-    dateRange(customViews.createdAt, params),
-  );
-  const page = await listPage({
-    params,
-    sortColumns: { id: customViews.id, view_name: sql`coalesce(${customViews.viewName}, '')`, created_at: customViews.createdAt, updated_at: customViews.updatedAt },
-    idColumn: customViews.id,
-    where,
-    fetch: (q) => pageOf(ctx.db.select({ row: customViews, id: customViews.id, sortKey: q.sortKey }).from(customViews).$dynamic(), q),
-    count: countOf(ctx.db, customViews),
-  });
+export const viewList = defineList({
+  sort: { id: customViews.id, view_name: sql`coalesce(${customViews.viewName}, '')`, created_at: customViews.createdAt, updated_at: customViews.updatedAt },
+  filters: viewListFilters,
+  search: (term) => ilike(customViews.viewName, containsPattern(term)),
+  createdAt: customViews.createdAt,
+  base: (ctx, params) => ({
+    rows: (columns) => ctx.db.select({ row: customViews, ...columns }).from(customViews).$dynamic(),
+    where: tenantWhere(ctx, customViews, visibleTo(ctx), params.module_name ? eq(customViews.moduleName, params.module_name) : undefined),
+  }),
+});
+export const ViewListQuery = viewList.query;
+
+export async function listViews(ctx: TenantContext, params: z.output<typeof ViewListQuery>) {
+  const page = await viewList.run(ctx, params);
   return { ...page, rows: page.rows.map((entry) => presentView(entry.row)) };
 }
 

@@ -5,8 +5,8 @@
 import { z } from '@hono/zod-openapi';
 import { accepted, list } from '../../core/http';
 import { createRouter, defineRoute, envelope, ErrorEnvelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
-import { CreateExportBody, ExportJobSchema, ExportListQuery } from './schemas';
-import { createExport, downloadExport, listExports } from './service';
+import { CreateExportBody, ExportJobSchema } from './schemas';
+import { createExport, downloadExport, ExportListQuery, listExports } from './service';
 
 export const exportRoutes = createRouter();
 const tags = ['Exports'];

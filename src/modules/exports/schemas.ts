@@ -4,7 +4,6 @@
  * as sent so the consumer applies exactly the same filters.
  */
 import { z } from '@hono/zod-openapi';
-import { listQuery } from '../../core/list';
 import { JOB_STATUSES } from '../../jobs/job-status';
 import { EXPORT_TYPES, filterSchemaFor } from './sources';
 
@@ -50,7 +49,8 @@ export const ExportJobSchema = z
   })
   .openapi('ExportJob');
 
-export const ExportListQuery = listQuery(['id', 'created_at', 'status'] as const, {
+/** Filters of the list beyond the standard list parameters (the list itself: service.ts). */
+export const exportListFilters = {
   export_type: z.enum(EXPORT_TYPES).optional(),
   status: z.enum(JOB_STATUSES).optional(),
-});
+};

@@ -4,16 +4,18 @@
  * job's file, only to its organization). The queue consumer's side is export-job.ts and
  * job-progress.ts.
  */
-import { eq } from 'drizzle-orm';
+import type { z } from '@hono/zod-openapi';
+import { eq, sql } from 'drizzle-orm';
 import { exportJobs } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { Conflict, NotFound } from '../../core/errors';
-import { dateRange, listPage, type ListParams, pageOf, countOf } from '../../core/list';
+import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import type { JobStatus } from '../../jobs/job-status';
 import { enqueueJob } from '../../jobs/outbox';
 import { fileResponse, findStoredFile } from '../files/storage';
 import type { ExportFormat } from './file-writers';
+import { exportListFilters } from './schemas';
 import type { ExportType } from './sources';
 
 type ExportJobRow = typeof exportJobs.$inferSelect;
@@ -50,22 +52,27 @@ export async function createExport(ctx: TenantContext, input: { exportType: Expo
   return presentExportJob(job);
 }
 
-export async function listExports(ctx: TenantContext, params: ListParams & { export_type?: ExportType; status?: JobStatus }) {
-  const where = tenantWhere(
-    ctx,
-    exportJobs,
-    params.export_type ? eq(exportJobs.exportType, params.export_type) : undefined,
-    params.status ? eq(exportJobs.status, params.status) : undefined,
-    dateRange(exportJobs.createdAt, params),
-  );
-  const page = await listPage({
-    params,
-    sortColumns: { id: exportJobs.id, created_at: exportJobs.createdAt, status: exportJobs.status },
-    idColumn: exportJobs.id,
-    where,
-    fetch: (q) => pageOf(ctx.db.select({ job: exportJobs, id: exportJobs.id, sortKey: q.sortKey }).from(exportJobs).$dynamic(), q),
-    count: countOf(ctx.db, exportJobs),
-  });
+export const exportList = defineList({
+  sort: { id: exportJobs.id, created_at: exportJobs.createdAt, status: exportJobs.status },
+  filters: exportListFilters,
+  // What a row shows: its type, format, status and error.
+  search: (term) =>
+    sql`(${exportJobs.exportType} || ' ' || ${exportJobs.format} || ' ' || ${exportJobs.status} || ' ' || coalesce(${exportJobs.error}, '')) ilike ${containsPattern(term)}`,
+  createdAt: exportJobs.createdAt,
+  base: (ctx, params) => ({
+    rows: (columns) => ctx.db.select({ job: exportJobs, ...columns }).from(exportJobs).$dynamic(),
+    where: tenantWhere(
+      ctx,
+      exportJobs,
+      params.export_type ? eq(exportJobs.exportType, params.export_type) : undefined,
+      params.status ? eq(exportJobs.status, params.status) : undefined,
+    ),
+  }),
+});
+export const ExportListQuery = exportList.query;
+
+export async function listExports(ctx: TenantContext, params: z.output<typeof ExportListQuery>) {
+  const page = await exportList.run(ctx, params);
   return { ...page, rows: page.rows.map((row) => presentExportJob(row.job)) };
 }
 

@@ -5,8 +5,8 @@
  */
 import { list } from '../../core/http';
 import { createRouter, defineRoute, listEnvelope } from '../../core/routes';
-import { FeedEntrySchema, FeedListQuery } from './schemas';
-import { listFeed } from './service';
+import { FeedEntrySchema } from './schemas';
+import { FeedListQuery, listFeed } from './service';
 
 export const feedRoutes = createRouter();
 

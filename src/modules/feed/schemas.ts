@@ -2,13 +2,13 @@
  * Request and response shapes of the activity feed.
  */
 import { z } from '@hono/zod-openapi';
-import { listQuery } from '../../core/list';
 import { positiveId } from '../../core/schemas';
 
-export const FeedListQuery = listQuery(['id', 'created_at'] as const, {
+/** Filters of the list beyond the standard list parameters (the list itself: service.ts). */
+export const feedListFilters = {
   model_type: z.string().trim().min(1).max(50).optional().openapi({ description: 'Kind of record, e.g. lead', example: 'lead' }),
   model_id: positiveId.optional().openapi({ description: 'Id of the record', type: 'integer' }),
-});
+};
 
 export const FeedEntrySchema = z
   .object({

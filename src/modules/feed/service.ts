@@ -3,11 +3,13 @@
  * before/after values of changed fields) through one writer, `feedEntriesFrom`, for single and
  * set-based writes alike (many entries in one statement), and reading them.
  */
+import type { z } from '@hono/zod-openapi';
 import { eq, ilike, sql, type SQL } from 'drizzle-orm';
 import { feedEntries, users } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
-import { containsPattern, countOf, dateRange, listPage, pageOf, type ListParams } from '../../core/list';
+import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
+import { feedListFilters } from './schemas';
 
 export interface FeedEntryInput {
   modelType: string;
@@ -66,23 +68,32 @@ export function diffFields(before: Record<string, unknown>, after: Record<string
   return changes;
 }
 
-export async function listFeed(ctx: TenantContext, params: ListParams & { model_type?: string; model_id?: number }) {
-  const where: SQL = tenantWhere(
-    ctx,
-    feedEntries,
-    params.model_type ? eq(feedEntries.modelType, params.model_type) : undefined,
-    params.model_id ? eq(feedEntries.modelId, params.model_id) : undefined,
-    params.search_value ? ilike(feedEntries.action, containsPattern(params.search_value)) : undefined,
-    dateRange(feedEntries.createdAt, params),
-  );
-  const page = await listPage({
-    params,
-    sortColumns: { id: feedEntries.id, created_at: feedEntries.createdAt },
-    idColumn: feedEntries.id,
-    where,
-    fetch: (q) => pageOf(ctx.db.select({ entry: feedEntries, id: feedEntries.id, firstName: users.firstName, lastName: users.lastName, sortKey: q.sortKey }).from(feedEntries).leftJoin(users, eq(users.id, feedEntries.actorUserId)).$dynamic(), q),
-    count: countOf(ctx.db, feedEntries),
-  });
+export const feedList = defineList({
+  sort: { id: feedEntries.id, created_at: feedEntries.createdAt },
+  filters: feedListFilters,
+  search: (term) => ilike(feedEntries.action, containsPattern(term)),
+  createdAt: feedEntries.createdAt,
+  // Unfiltered, the feed is every entry of the organization: its total is the live-row counter.
+  counter: 'feed_entries',
+  base: (ctx, params) => ({
+    rows: (columns) =>
+      ctx.db
+        .select({ entry: feedEntries, firstName: users.firstName, lastName: users.lastName, ...columns })
+        .from(feedEntries)
+        .leftJoin(users, eq(users.id, feedEntries.actorUserId))
+        .$dynamic(),
+    where: tenantWhere(
+      ctx,
+      feedEntries,
+      params.model_type ? eq(feedEntries.modelType, params.model_type) : undefined,
+      params.model_id ? eq(feedEntries.modelId, params.model_id) : undefined,
+    ),
+  }),
+});
+export const FeedListQuery = feedList.query;
+
+export async function listFeed(ctx: TenantContext, params: z.output<typeof FeedListQuery>) {
+  const page = await feedList.run(ctx, params);
   return {
     ...page,
     rows: page.rows.map(({ entry, firstName, lastName }) => ({

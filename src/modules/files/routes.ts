@@ -6,8 +6,8 @@
 import { z } from '@hono/zod-openapi';
 import { created, list } from '../../core/http';
 import { createRouter, defineRoute, ErrorEnvelope, envelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
-import { AttachFileBody, AttachmentListQuery, AttachmentSchema, MAX_UPLOAD_MB, StorageFileForm, StoredFileSchema } from './schemas';
-import { attachFile, listAttachments, uploadStorageFile } from './service';
+import { AttachFileBody, AttachmentSchema, MAX_UPLOAD_MB, StorageFileForm, StoredFileSchema } from './schemas';
+import { attachFile, AttachmentListQuery, listAttachments, uploadStorageFile } from './service';
 import { fileResponse, findStoredFile } from './storage';
 
 export const fileRoutes = createRouter();

@@ -3,7 +3,6 @@
  * multipart file field every upload route declares.
  */
 import { z } from '@hono/zod-openapi';
-import { listQuery } from '../../core/list';
 import { positiveId, text } from '../../core/schemas';
 import { DOCUMENT_TYPES_DESCRIPTION, MAX_UPLOAD_BYTES } from './upload-policy';
 
@@ -81,12 +80,13 @@ export const AttachFileBody = z
 
 export type AttachFileInput = z.infer<typeof AttachFileBody>;
 
-export const AttachmentListQuery = listQuery(['id', 'created_at', 'name'] as const, {
+/** Filters of the list beyond the standard list parameters (the list itself: service.ts). */
+export const attachmentListFilters = {
   subject_type: z.enum(SUBJECT_TYPES),
   subject_id: positiveId.openapi({ description: 'The lead, contact or company', example: 1 }),
   category: z.enum(['attachment', 'document']).optional().openapi({ description: '`document` for lead documents, `attachment` for /api/file/attach' }),
   provider: z.enum(PROVIDERS).optional(),
-});
+};
 
 export const AttachmentSchema = z
   .object({

@@ -3,15 +3,16 @@
  * or company, either our stored files or files living in a drive (by https link). The subject
  * and any stored file must belong to the caller's organization, else 404.
  */
+import type { z } from '@hono/zod-openapi';
 import { eq, ilike, isNull } from 'drizzle-orm';
 import { attachments, companies, contacts, storedFiles } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { NotFound } from '../../core/errors';
-import { containsPattern, dateRange, listPage, type ListParams, pageOf, countOf } from '../../core/list';
+import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import { recordFeed } from '../feed/service';
 import { requireLead } from '../leads/access';
-import type { AttachFileInput, SUBJECT_TYPES } from './schemas';
+import { attachmentListFilters, type AttachFileInput, type SUBJECT_TYPES } from './schemas';
 import { findStoredFile, presentStoredFile, storedFileDownloadUrl, storeUpload } from './storage';
 import { acceptUpload } from './upload-policy';
 
@@ -129,28 +130,27 @@ async function findAttachmentRow(ctx: TenantContext, id: number): Promise<Attach
   return row;
 }
 
-export async function listAttachments(
-  ctx: TenantContext,
-  params: ListParams & { subject_type: SubjectType; subject_id: number; category?: string; provider?: string },
-) {
+export const attachmentList = defineList({
+  sort: { id: attachments.id, created_at: attachments.createdAt, name: attachments.name },
+  filters: attachmentListFilters,
+  search: (term) => ilike(attachments.name, containsPattern(term)),
+  createdAt: attachments.createdAt,
+  base: (ctx, params) => ({
+    rows: (columns) => ctx.db.select({ ...attachmentFields, ...columns }).from(attachments).leftJoin(storedFiles, eq(storedFiles.id, attachments.fileId)).$dynamic(),
+    where: tenantWhere(
+      ctx,
+      attachments,
+      eq(attachments.subjectType, params.subject_type),
+      eq(attachments.subjectId, params.subject_id),
+      params.category ? eq(attachments.category, params.category) : undefined,
+      params.provider ? eq(attachments.provider, params.provider) : undefined,
+    ),
+  }),
+});
+export const AttachmentListQuery = attachmentList.query;
+
+export async function listAttachments(ctx: TenantContext, params: z.output<typeof AttachmentListQuery>) {
   await requireSubject(ctx, params.subject_type, params.subject_id);
-  const where = tenantWhere(
-    ctx,
-    attachments,
-    eq(attachments.subjectType, params.subject_type),
-    eq(attachments.subjectId, params.subject_id),
-    params.category ? eq(attachments.category, params.category) : undefined,
-    params.provider ? eq(attachments.provider, params.provider) : undefined,
-    params.search_value ? ilike(attachments.name, containsPattern(params.search_value)) : undefined,
-    dateRange(attachments.createdAt, params),
-  );
-  const page = await listPage({
-    params,
-    sortColumns: { id: attachments.id, created_at: attachments.createdAt, name: attachments.name },
-    idColumn: attachments.id,
-    where,
-    fetch: (q) => pageOf(ctx.db.select({ ...attachmentFields, sortKey: q.sortKey }).from(attachments).leftJoin(storedFiles, eq(storedFiles.id, attachments.fileId)).$dynamic(), q),
-    count: countOf(ctx.db, attachments),
-  });
+  const page = await attachmentList.run(ctx, params);
   return { ...page, rows: page.rows.map(presentAttachment) };
 }

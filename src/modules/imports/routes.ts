@@ -4,8 +4,8 @@
  */
 import { accepted, list } from '../../core/http';
 import { createRouter, defineRoute, ErrorEnvelope, envelope, idParam, listEnvelope } from '../../core/routes';
-import { ImportJobListQuery, ImportJobRowSchema, ImportJobRowsQuery, ImportJobSchema, LeadImportForm } from './schemas';
-import { listImportJobRows, listImportJobs, MAX_IMPORT_BYTES, startLeadImport } from './service';
+import { ImportJobRowSchema, ImportJobSchema, LeadImportForm } from './schemas';
+import { ImportJobListQuery, ImportJobRowsQuery, listImportJobRows, listImportJobs, MAX_IMPORT_BYTES, startLeadImport } from './service';
 
 export const importRoutes = createRouter();
 const tags = ['Imports'];

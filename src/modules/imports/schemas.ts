@@ -2,7 +2,6 @@
  * Request and response shapes of the lead-import endpoints.
  */
 import { z } from '@hono/zod-openapi';
-import { listQuery } from '../../core/list';
 import { JOB_STATUSES } from '../../jobs/job-status';
 import { MAX_IMPORT_BYTES } from './service';
 
@@ -60,11 +59,3 @@ export const ImportJobRowSchema = z
   })
   .openapi('ImportJobRow');
 
-export const ImportJobListQuery = listQuery(['id', 'created_at', 'status'] as const, {
-  type: z.string().trim().max(50).optional().openapi({ description: 'Job type, e.g. `lead`' }),
-  status: z.enum(JOB_STATUSES).optional(),
-});
-
-export const ImportJobRowsQuery = listQuery(['row_number', 'id'] as const, {
-  outcome: z.enum(['error', 'duplicate_skipped', 'duplicate_merged']).optional(),
-});

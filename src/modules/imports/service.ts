@@ -3,13 +3,14 @@
  * stored in R2, recorded as a queued job, enqueued through the outbox) and reading jobs and
  * their per-row outcomes. The queue consumer's side of a job is import-job.ts and job-progress.ts.
  */
+import { z } from '@hono/zod-openapi';
 import { eq, ilike } from 'drizzle-orm';
 import { importJobRows, importJobs } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { NotFound, PayloadTooLarge, ValidationFailed } from '../../core/errors';
-import { containsPattern, dateRange, listPage, type ListParams, pageOf, countOf } from '../../core/list';
+import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
-import type { JobStatus } from '../../jobs/job-status';
+import { JOB_STATUSES, type JobStatus } from '../../jobs/job-status';
 import { enqueueJob } from '../../jobs/outbox';
 import { storeFile } from '../files/storage';
 import { CONTENT_TYPES, sniffSpreadsheet, type SpreadsheetFormat } from './spreadsheet';
@@ -85,23 +86,35 @@ export async function startLeadImport(ctx: TenantContext, bucket: R2Bucket, inpu
   return presentImportJob(job);
 }
 
-export async function listImportJobs(ctx: TenantContext, params: ListParams & { type?: string; status?: string }) {
-  const where = tenantWhere(
-    ctx,
-    importJobs,
-    params.type ? eq(importJobs.type, params.type) : undefined,
-    params.status ? eq(importJobs.status, params.status) : undefined,
-    params.search_value ? ilike(importJobs.fileName, containsPattern(params.search_value)) : undefined,
-    dateRange(importJobs.createdAt, params),
-  );
-  const page = await listPage({
-    params,
-    sortColumns: { id: importJobs.id, created_at: importJobs.createdAt, status: importJobs.status },
-    idColumn: importJobs.id,
-    where,
-    fetch: (q) => pageOf(ctx.db.select({ job: importJobs, id: importJobs.id, sortKey: q.sortKey }).from(importJobs).$dynamic(), q),
-    count: countOf(ctx.db, importJobs),
-  });
+// Declared here, not in schemas.ts: schemas.ts imports MAX_IMPORT_BYTES from this file.
+const importJobListFilters = {
+  type: z.string().trim().max(50).optional().openapi({ description: 'Job type, e.g. `lead`' }),
+  status: z.enum(JOB_STATUSES).optional(),
+};
+
+const importJobRowFilters = {
+  outcome: z.enum(['error', 'duplicate_skipped', 'duplicate_merged']).optional(),
+};
+
+export const importJobList = defineList({
+  sort: { id: importJobs.id, created_at: importJobs.createdAt, status: importJobs.status },
+  filters: importJobListFilters,
+  search: (term) => ilike(importJobs.fileName, containsPattern(term)),
+  createdAt: importJobs.createdAt,
+  base: (ctx, params) => ({
+    rows: (columns) => ctx.db.select({ job: importJobs, ...columns }).from(importJobs).$dynamic(),
+    where: tenantWhere(
+      ctx,
+      importJobs,
+      params.type ? eq(importJobs.type, params.type) : undefined,
+      params.status ? eq(importJobs.status, params.status) : undefined,
+    ),
+  }),
+});
+export const ImportJobListQuery = importJobList.query;
+
+export async function listImportJobs(ctx: TenantContext, params: z.output<typeof ImportJobListQuery>) {
+  const page = await importJobList.run(ctx, params);
   return { ...page, rows: page.rows.map((row) => presentImportJob(row.job)) };
 }
 
@@ -111,23 +124,24 @@ export async function requireImportJob(ctx: Pick<TenantContext, 'db' | 'orgId'>,
   return job;
 }
 
-export async function listImportJobRows(ctx: TenantContext, jobId: number, params: ListParams & { outcome?: string }) {
-  const where = tenantWhere(
-    ctx,
-    importJobRows,
-    eq(importJobRows.importJobId, jobId),
-    params.outcome ? eq(importJobRows.outcome, params.outcome) : undefined,
-    params.search_value ? ilike(importJobRows.message, containsPattern(params.search_value)) : undefined,
-    dateRange(importJobRows.createdAt, params),
-  );
-  const page = await listPage({
-    params,
-    sortColumns: { row_number: importJobRows.rowNumber, id: importJobRows.id },
-    idColumn: importJobRows.id,
-    where,
-    fetch: (q) => pageOf(ctx.db.select({ row: importJobRows, id: importJobRows.id, sortKey: q.sortKey }).from(importJobRows).$dynamic(), q),
-    count: countOf(ctx.db, importJobRows),
-  });
+export const importJobRowList = defineList({
+  sort: { row_number: importJobRows.rowNumber, id: importJobRows.id },
+  filters: importJobRowFilters,
+  search: (term) => ilike(importJobRows.message, containsPattern(term)),
+  createdAt: importJobRows.createdAt,
+  base: (ctx, params) => ({
+    rows: (columns) => ctx.db.select({ row: importJobRows, ...columns }).from(importJobRows).$dynamic(),
+    where: tenantWhere(
+      ctx,
+      importJobRows,
+      params.outcome ? eq(importJobRows.outcome, params.outcome) : undefined,
+    ),
+  }),
+});
+export const ImportJobRowsQuery = importJobRowList.query;
+
+export async function listImportJobRows(ctx: TenantContext, jobId: number, params: z.output<typeof ImportJobRowsQuery>) {
+  const page = await importJobRowList.run(ctx, params, { where: eq(importJobRows.importJobId, jobId) });
   // After the paging parameters are checked, so a malformed cursor is a 400 whatever the id.
   await requireImportJob(ctx, jobId);
   return {

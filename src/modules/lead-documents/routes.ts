@@ -7,8 +7,8 @@ import { created, list, ok } from '../../core/http';
 import { DeletedId } from '../../core/schemas';
 import { createRouter, defineRoute, ErrorEnvelope, envelope, idParam, listEnvelope } from '../../core/routes';
 import { MAX_UPLOAD_MB } from '../files/schemas';
-import { AddDocumentForm, DocumentListQuery, DocumentSchema } from './schemas';
-import { addDocument, deleteDocument, downloadDocument, listDocuments } from './service';
+import { AddDocumentForm, DocumentSchema } from './schemas';
+import { addDocument, deleteDocument, DocumentListQuery, downloadDocument, listDocuments } from './service';
 import { profileImageRoutes } from './profile-image-routes';
 
 export const leadDocumentRoutes = createRouter();

@@ -2,7 +2,6 @@
  * Request and response shapes of the lead-document and lead profile-image endpoints.
  */
 import { z } from '@hono/zod-openapi';
-import { listQuery } from '../../core/list';
 import { positiveId } from '../../core/schemas';
 import { fileField, MAX_UPLOAD_MB } from '../files/schemas';
 import { DOCUMENT_TYPES_DESCRIPTION } from '../files/upload-policy';
@@ -28,10 +27,11 @@ export const AddDocumentForm = z
   })
   .openapi('AddLeadDocumentRequest');
 
-export const DocumentListQuery = listQuery(['id', 'created_at', 'file_name'] as const, {
+/** Filters of the list beyond the standard list parameters (the list itself: service.ts). */
+export const documentListFilters = {
   lead_id: leadId,
   document_type: z.string().trim().max(100).optional(),
-});
+};
 
 export const DocumentSchema = z
   .object({
@@ -67,4 +67,3 @@ export const ProfileImageSchema = z
   .openapi('LeadProfileImage');
 
 export type AddDocumentInput = z.infer<typeof AddDocumentForm>;
-export type DocumentListParams = z.infer<typeof DocumentListQuery>;

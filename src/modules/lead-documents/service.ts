@@ -4,17 +4,18 @@
  * category document) that ties the file to the lead. Only the owning organization sees or
  * downloads them; a deleted lead's documents are 404 too.
  */
+import type { z } from '@hono/zod-openapi';
 import { and, eq, ilike, isNull } from 'drizzle-orm';
 import { attachments, leads, storedFiles } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { NotFound } from '../../core/errors';
-import { containsPattern, dateRange, listPage, pageOf, countOf } from '../../core/list';
+import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import { recordFeed } from '../feed/service';
 import { requireLead } from '../leads/access';
 import { deleteStoredFileIfUnused, fileResponse, findStoredFile, storeUpload } from '../files/storage';
 import { acceptUpload } from '../files/upload-policy';
-import type { AddDocumentInput, DocumentListParams } from './schemas';
+import { documentListFilters, type AddDocumentInput } from './schemas';
 
 const documentFields = {
   id: attachments.id,
@@ -101,25 +102,27 @@ export async function addDocument(ctx: TenantContext, bucket: R2Bucket, input: A
   return presentDocument(await findDocument(ctx, row.id));
 }
 
-export async function listDocuments(ctx: TenantContext, params: DocumentListParams) {
+export const documentList = defineList({
+  sort: { id: attachments.id, created_at: attachments.createdAt, file_name: attachments.name },
+  filters: documentListFilters,
+  search: (term) => ilike(attachments.name, containsPattern(term)),
+  createdAt: attachments.createdAt,
+  base: (ctx, params) => ({
+    rows: (columns) => ctx.db.select({ ...documentFields, ...columns }).from(attachments).innerJoin(storedFiles, eq(storedFiles.id, attachments.fileId)).$dynamic(),
+    where: tenantWhere(
+      ctx,
+      attachments,
+      isLeadDocument,
+      eq(attachments.subjectId, params.lead_id),
+      params.document_type ? eq(attachments.documentType, params.document_type) : undefined,
+    ),
+  }),
+});
+export const DocumentListQuery = documentList.query;
+
+export async function listDocuments(ctx: TenantContext, params: z.output<typeof DocumentListQuery>) {
   await requireLead(ctx, params.lead_id);
-  const where = tenantWhere(
-    ctx,
-    attachments,
-    isLeadDocument,
-    eq(attachments.subjectId, params.lead_id),
-    params.document_type ? eq(attachments.documentType, params.document_type) : undefined,
-    params.search_value ? ilike(attachments.name, containsPattern(params.search_value)) : undefined,
-    dateRange(attachments.createdAt, params),
-  );
-  const page = await listPage({
-    params,
-    sortColumns: { id: attachments.id, created_at: attachments.createdAt, file_name: attachments.name },
-    idColumn: attachments.id,
-    where,
-    fetch: (q) => pageOf(ctx.db.select({ ...documentFields, sortKey: q.sortKey }).from(attachments).innerJoin(storedFiles, eq(storedFiles.id, attachments.fileId)).$dynamic(), q),
-    count: countOf(ctx.db, attachments),
-  });
+  const page = await documentList.run(ctx, params);
   return { ...page, rows: page.rows.map(presentDocument) };
 }
 

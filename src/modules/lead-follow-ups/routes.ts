@@ -5,8 +5,8 @@
 import { created, list, ok } from '../../core/http';
 import { DeletedId } from '../../core/schemas';
 import { createRouter, defineRoute, envelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
-import { AddFollowUpBody, FollowUpListQuery, FollowUpSchema, UpdateFollowUpBody } from './schemas';
-import { addFollowUp, deleteFollowUp, listFollowUps, updateFollowUp } from './service';
+import { AddFollowUpBody, FollowUpSchema, UpdateFollowUpBody } from './schemas';
+import { addFollowUp, deleteFollowUp, FollowUpListQuery, listFollowUps, updateFollowUp } from './service';
 
 export const leadFollowUpRoutes = createRouter();
 const tags = ['Lead follow-ups'];

@@ -2,7 +2,6 @@
  * Request and response shapes of the lead follow-up endpoints, and the follow-up statuses.
  */
 import { z } from '@hono/zod-openapi';
-import { listQuery } from '../../core/list';
 import { optionalText, positiveId } from '../../core/schemas';
 
 /**
@@ -83,12 +82,13 @@ const statusList = z
   .optional()
   .openapi({ type: 'string', description: `One status or a comma-separated list (${statusDescription})`, example: '1,3' });
 
-export const FollowUpListQuery = listQuery(['id', 'follow_up_date', 'created_at', 'status'] as const, {
+/** Filters of the list beyond the standard list parameters (the list itself: service.ts). */
+export const followUpListFilters = {
   lead_id: leadId,
   status: statusList,
   follow_up_from: isoInstant.optional().openapi({ description: 'follow_up_date on or after this instant (a date means its midnight UTC)' }),
   follow_up_to: isoInstant.optional().openapi({ description: 'follow_up_date on or before this instant (a date means the end of that day, UTC)' }),
-});
+};
 
 export const FollowUpSchema = z
   .object({
@@ -106,4 +106,3 @@ export const FollowUpSchema = z
 
 export type AddFollowUpInput = z.infer<typeof AddFollowUpBody>;
 export type UpdateFollowUpInput = z.infer<typeof UpdateFollowUpBody>;
-export type FollowUpListParams = z.infer<typeof FollowUpListQuery>;

@@ -3,15 +3,16 @@
  * feed entry on the lead and a newer `last_activity_at`. A lead of another organization, or a
  * deleted lead, is a 404, and so are its follow-ups.
  */
+import type { z } from '@hono/zod-openapi';
 import { and, eq, gte, ilike, inArray, isNull, lt, lte, sql } from 'drizzle-orm';
 import { leadFollowUps, leads } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { NotFound } from '../../core/errors';
-import { containsPattern, dateRange, listPage, pageOf, countOf } from '../../core/list';
+import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import { diffFields, recordFeed } from '../feed/service';
 import { requireLead, touchLeadActivity } from '../leads/access';
-import { FOLLOW_UP_STATUSES, isDateOnly, type AddFollowUpInput, type FollowUpListParams, type UpdateFollowUpInput } from './schemas';
+import { FOLLOW_UP_STATUSES, isDateOnly, followUpListFilters, type AddFollowUpInput, type UpdateFollowUpInput } from './schemas';
 
 const followUpFields = {
   id: leadFollowUps.id,
@@ -114,25 +115,27 @@ function followUpUpperBound(value: string) {
   return lt(leadFollowUps.followUpDate, nextDay);
 }
 
-export async function listFollowUps(ctx: TenantContext, params: FollowUpListParams) {
+export const followUpList = defineList({
+  sort: { id: leadFollowUps.id, follow_up_date: leadFollowUps.followUpDate, created_at: leadFollowUps.createdAt, status: leadFollowUps.status },
+  filters: followUpListFilters,
+  search: (term) => ilike(leadFollowUps.notes, containsPattern(term)),
+  createdAt: leadFollowUps.createdAt,
+  base: (ctx, params) => ({
+    rows: (columns) => ctx.db.select({ ...followUpFields, ...columns }).from(leadFollowUps).$dynamic(),
+    where: tenantWhere(
+      ctx,
+      leadFollowUps,
+      eq(leadFollowUps.leadId, params.lead_id),
+      params.status ? inArray(leadFollowUps.status, params.status) : undefined,
+      params.follow_up_from ? gte(leadFollowUps.followUpDate, new Date(params.follow_up_from)) : undefined,
+      params.follow_up_to ? followUpUpperBound(params.follow_up_to) : undefined,
+    ),
+  }),
+});
+export const FollowUpListQuery = followUpList.query;
+
+export async function listFollowUps(ctx: TenantContext, params: z.output<typeof FollowUpListQuery>) {
   await requireLead(ctx, params.lead_id);
-  const where = tenantWhere(
-    ctx,
-    leadFollowUps,
-    eq(leadFollowUps.leadId, params.lead_id),
-    params.status ? inArray(leadFollowUps.status, params.status) : undefined,
-    params.follow_up_from ? gte(leadFollowUps.followUpDate, new Date(params.follow_up_from)) : undefined,
-    params.follow_up_to ? followUpUpperBound(params.follow_up_to) : undefined,
-    params.search_value ? ilike(leadFollowUps.notes, containsPattern(params.search_value)) : undefined,
-    dateRange(leadFollowUps.createdAt, params),
-  );
-  const page = await listPage({
-    params,
-    sortColumns: { id: leadFollowUps.id, follow_up_date: leadFollowUps.followUpDate, created_at: leadFollowUps.createdAt, status: leadFollowUps.status },
-    idColumn: leadFollowUps.id,
-    where,
-    fetch: (q) => pageOf(ctx.db.select({ ...followUpFields, sortKey: q.sortKey }).from(leadFollowUps).$dynamic(), q),
-    count: countOf(ctx.db, leadFollowUps),
-  });
+  const page = await followUpList.run(ctx, params);
   return { ...page, rows: page.rows.map(presentFollowUp) };
 }

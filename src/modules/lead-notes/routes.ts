@@ -4,8 +4,8 @@
 import { created, list, ok } from '../../core/http';
 import { DeletedId } from '../../core/schemas';
 import { createRouter, defineRoute, envelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
-import { AddNoteBody, NoteListQuery, NoteSchema, UpdateNoteBody } from './schemas';
-import { addNote, deleteNote, listNotes, updateNote } from './service';
+import { AddNoteBody, NoteSchema, UpdateNoteBody } from './schemas';
+import { addNote, deleteNote, listNotes, NoteListQuery, updateNote } from './service';
 
 export const leadNoteRoutes = createRouter();
 const tags = ['Lead notes'];

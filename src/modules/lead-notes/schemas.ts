@@ -2,7 +2,6 @@
  * Request and response shapes of the lead-note endpoints.
  */
 import { z } from '@hono/zod-openapi';
-import { listQuery } from '../../core/list';
 import { optionalText, positiveId, text } from '../../core/schemas';
 
 export const MAX_NOTE_LENGTH = 10_000;
@@ -25,7 +24,8 @@ export const UpdateNoteBody = z
   .refine((body) => body.title !== undefined || body.note !== undefined, { message: 'give title or note', path: ['title'] })
   .openapi('UpdateLeadNoteRequest');
 
-export const NoteListQuery = listQuery(['id', 'created_at', 'updated_at', 'title'] as const, { lead_id: leadId });
+/** Filters of the list beyond the standard list parameters (the list itself: service.ts). */
+export const noteListFilters = { lead_id: leadId };
 
 export const NoteSchema = z
   .object({

@@ -3,15 +3,16 @@
  * lead and moves the lead's `last_activity_at`. A lead of another organization, or a deleted
  * lead, is a 404, and so are its notes.
  */
+import type { z } from '@hono/zod-openapi';
 import { and, eq, ilike, isNull, or, sql } from 'drizzle-orm';
 import { leadNotes, leads } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { NotFound } from '../../core/errors';
-import { containsPattern, dateRange, listPage, type ListParams, pageOf, countOf } from '../../core/list';
+import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import { diffFields, recordFeed } from '../feed/service';
 import { requireLead, touchLeadActivity } from '../leads/access';
-import type { AddNoteInput, UpdateNoteInput } from './schemas';
+import { noteListFilters, type AddNoteInput, type UpdateNoteInput } from './schemas';
 
 type NoteRow = typeof leadNotes.$inferSelect;
 
@@ -83,23 +84,20 @@ export async function deleteNote(ctx: TenantContext, id: number) {
   return { id };
 }
 
-export async function listNotes(ctx: TenantContext, params: ListParams & { lead_id: number }) {
+export const noteList = defineList({
+  sort: { id: leadNotes.id, created_at: leadNotes.createdAt, updated_at: leadNotes.updatedAt, title: leadNotes.title },
+  filters: noteListFilters,
+  search: (term) => or(ilike(leadNotes.title, containsPattern(term)), ilike(leadNotes.note, containsPattern(term))),
+  createdAt: leadNotes.createdAt,
+  base: (ctx, params) => ({
+    rows: (columns) => ctx.db.select({ ...noteFields, ...columns }).from(leadNotes).$dynamic(),
+    where: tenantWhere(ctx, leadNotes, eq(leadNotes.leadId, params.lead_id)),
+  }),
+});
+export const NoteListQuery = noteList.query;
+
+export async function listNotes(ctx: TenantContext, params: z.output<typeof NoteListQuery>) {
   await requireLead(ctx, params.lead_id);
-  const pattern = params.search_value ? containsPattern(params.search_value) : undefined;
-  const where = tenantWhere(
-    ctx,
-    leadNotes,
-    eq(leadNotes.leadId, params.lead_id),
-    pattern ? or(ilike(leadNotes.title, pattern), ilike(leadNotes.note, pattern)) : undefined,
-    dateRange(leadNotes.createdAt, params),
-  );
-  const page = await listPage({
-    params,
-    sortColumns: { id: leadNotes.id, created_at: leadNotes.createdAt, updated_at: leadNotes.updatedAt, title: leadNotes.title },
-    idColumn: leadNotes.id,
-    where,
-    fetch: (q) => pageOf(ctx.db.select({ ...noteFields, sortKey: q.sortKey }).from(leadNotes).$dynamic(), q),
-    count: countOf(ctx.db, leadNotes),
-  });
+  const page = await noteList.run(ctx, params);
   return { ...page, rows: page.rows.map(presentNote) };
 }

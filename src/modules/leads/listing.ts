@@ -2,30 +2,13 @@
  * GET /api/lead/list and the leads section of global search: the standard list parameters
  * plus every lead filter, all through `leadFilterWhere`.
  */
-import { count, sql } from 'drizzle-orm';
+import type { z } from '@hono/zod-openapi';
+import { sql } from 'drizzle-orm';
 import { leads } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
-import { listPage, listQuery, type ListParams } from '../../core/list';
-import { leadFilterShape, leadFilterWhere, type LeadFilters } from './filters';
+import { defineList } from '../../core/list';
+import { leadFilterShape, leadFilterWhere } from './filters';
 import { leadSelection, presentLead } from './present';
-
-export const LEAD_ORDER_BY = [
-  'id',
-  'first_name',
-  'last_name',
-  'email',
-  'company',
-  'status',
-  'priority',
-  'lead_source',
-  'score',
-  'estimated_value',
-  'last_activity_at',
-  'created_at',
-  'updated_at',
-] as const;
-
-export const LeadListQuery = listQuery(LEAD_ORDER_BY, leadFilterShape);
 
 /** Keyset paging needs non-null sort keys, so nullable columns sort with a fallback. */
 const sortColumns = {
@@ -42,24 +25,31 @@ const sortColumns = {
   last_activity_at: sql`coalesce(${leads.lastActivityAt}, '-infinity'::timestamptz)`,
   created_at: leads.createdAt,
   updated_at: leads.updatedAt,
-} satisfies Record<(typeof LEAD_ORDER_BY)[number], unknown>;
+};
 
-export async function listLeads(ctx: TenantContext, params: ListParams & LeadFilters) {
-  const page = await listPage({
-    params,
-    sortColumns,
-    idColumn: leads.id,
-    where: leadFilterWhere(ctx, params),
-    fetch: (q) =>
-      ctx.db
-        .select({ ...leadSelection, sortKey: q.sortKey })
-        .from(leads)
-        .where(q.where)
-        .orderBy(...q.orderBy)
-        .limit(q.limit)
-        .offset(q.offset),
-    count: async (where) => (await ctx.db.select({ n: count() }).from(leads).where(where))[0].n,
-  });
+/** The `order_by` allow-list (saved views check their sort against it too). */
+export const LEAD_ORDER_BY = Object.keys(sortColumns) as (keyof typeof sortColumns)[];
+
+/**
+ * search_value and start/end_date are applied by the list runner, through leadFilterWhere like
+ * every other lead filter (search via the lead_search_scope view); the base takes the rest.
+ * Unfiltered, the total is the organization's live-lead counter.
+ */
+export const leadList = defineList({
+  sort: sortColumns,
+  filters: leadFilterShape,
+  search: (term, ctx) => leadFilterWhere(ctx, { search_value: term }),
+  createdAt: leads.createdAt,
+  counter: 'leads',
+  base: (ctx, params) => ({
+    rows: (columns) => ctx.db.select({ ...leadSelection, ...columns }).from(leads).$dynamic(),
+    where: leadFilterWhere(ctx, { ...params, search_value: undefined, start_date: undefined, end_date: undefined }),
+  }),
+});
+export const LeadListQuery = leadList.query;
+
+export async function listLeads(ctx: TenantContext, params: z.output<typeof LeadListQuery>) {
+  const page = await leadList.run(ctx, params);
   return { ...page, rows: page.rows.map(presentLead) };
 }
 

@@ -4,8 +4,8 @@
  */
 import { created, list, ok } from '../../core/http';
 import { createRouter, defineRoute, envelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
-import { AddLookupBody, LookupListQuery, LookupSchema, UpdateLookupBody } from './schemas';
-import { addLookup, listLookups, updateLookup } from './service';
+import { AddLookupBody, LookupSchema, UpdateLookupBody } from './schemas';
+import { addLookup, listLookups, LookupListQuery, updateLookup } from './service';
 
 export const lookupRoutes = createRouter();
 const tags = ['Lookups'];

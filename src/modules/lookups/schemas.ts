@@ -1,5 +1,4 @@
 import { z } from '@hono/zod-openapi';
-import { listQuery } from '../../core/list';
 import { booleanFlag, idList, positiveId, text } from '../../core/schemas';
 
 const slug = (description: string, example: string) =>
@@ -37,12 +36,13 @@ export const LookupSchema = z
   })
   .openapi('Lookup');
 
-export const LookupListQuery = listQuery(['id', 'value', 'name', 'created_at'] as const, {
+/** Filters of the list beyond the standard list parameters (the list itself: service.ts). */
+export const lookupListFilters = {
   module_name: slug('Resource, e.g. lead', 'lead').optional(),
   type: slug('Lookup type: for lead, status, source, priority or tags', 'status').optional(),
   is_active: booleanFlag,
   parent_id: idList('Parent lookup ids, comma-separated'),
-});
+};
 
 export const AddLookupBody = z
   .object({

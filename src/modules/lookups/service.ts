@@ -4,15 +4,16 @@
  * priority always has a unique value; changing it moves the leads that hold the old value, so
  * no lead loses its label. Deactivated lookups stay readable on the records that use them.
  */
+import type { z } from '@hono/zod-openapi';
 import { count, eq, inArray, ne, sql } from 'drizzle-orm';
 import { leads, lookups } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { isUniqueViolation } from '../../db/errors';
 import { Conflict, NotFound, ValidationFailed } from '../../core/errors';
-import { dateRange, listPage, containsPattern, type ListParams, pageOf, countOf } from '../../core/list';
+import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import { LEAD_LOOKUP_MODULE, LEAD_LOOKUP_TYPES, VALUED_TYPES } from './defaults';
-import type { AddLookupInput, UpdateLookupInput } from './schemas';
+import { lookupListFilters, type AddLookupInput, type UpdateLookupInput } from './schemas';
 
 type LookupRow = typeof lookups.$inferSelect;
 
@@ -38,25 +39,27 @@ function isValued(moduleName: string, type: string): boolean {
 /** The lead property that stores each valued lookup type. */
 const leadPropertyFor = { status: 'status', priority: 'priority', source: 'leadSource' } as const;
 
-export async function listLookups(ctx: TenantContext, params: ListParams & { module_name?: string; type?: string; is_active?: boolean; parent_id?: number[] }) {
-  const where = tenantWhere(
-    ctx,
-    lookups,
-    params.module_name ? eq(lookups.moduleName, params.module_name) : undefined,
-    params.type ? eq(lookups.type, params.type) : undefined,
-    params.is_active === undefined ? undefined : eq(lookups.isActive, params.is_active),
-    params.parent_id ? inArray(lookups.parentId, params.parent_id) : undefined,
-    params.search_value ? sql`${lookups.name} ilike ${containsPattern(params.search_value)}` : undefined,
-    dateRange(lookups.createdAt, params),
-  );
-  const page = await listPage({
-    params,
-    sortColumns: { id: lookups.id, value: sql`coalesce(${lookups.value}, -1)`, name: lookups.name, created_at: lookups.createdAt },
-    idColumn: lookups.id,
-    where,
-    fetch: (q) => pageOf(ctx.db.select({ row: lookups, sortKey: q.sortKey, id: lookups.id }).from(lookups).$dynamic(), q),
-    count: countOf(ctx.db, lookups),
-  });
+export const lookupList = defineList({
+  sort: { id: lookups.id, value: sql`coalesce(${lookups.value}, -1)`, name: lookups.name, created_at: lookups.createdAt },
+  filters: lookupListFilters,
+  search: (term) => sql`${lookups.name} ilike ${containsPattern(term)}`,
+  createdAt: lookups.createdAt,
+  base: (ctx, params) => ({
+    rows: (columns) => ctx.db.select({ row: lookups, ...columns }).from(lookups).$dynamic(),
+    where: tenantWhere(
+      ctx,
+      lookups,
+      params.module_name ? eq(lookups.moduleName, params.module_name) : undefined,
+      params.type ? eq(lookups.type, params.type) : undefined,
+      params.is_active === undefined ? undefined : eq(lookups.isActive, params.is_active),
+      params.parent_id ? inArray(lookups.parentId, params.parent_id) : undefined,
+    ),
+  }),
+});
+export const LookupListQuery = lookupList.query;
+
+export async function listLookups(ctx: TenantContext, params: z.output<typeof LookupListQuery>) {
+  const page = await lookupList.run(ctx, params);
   return { ...page, rows: page.rows.map((entry) => presentLookup(entry.row)) };
 }
 

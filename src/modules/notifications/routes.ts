@@ -4,8 +4,8 @@
  */
 import { list, ok } from '../../core/http';
 import { createRouter, defineRoute, envelope, jsonBody, listEnvelope } from '../../core/routes';
-import { NotificationListQuery, NotificationSchema, ReadNotificationsBody, ReadNotificationsResult } from './schemas';
-import { listNotifications, markNotificationsRead } from './service';
+import { NotificationSchema, ReadNotificationsBody, ReadNotificationsResult } from './schemas';
+import { listNotifications, markNotificationsRead, NotificationListQuery } from './service';
 
 export const notificationRoutes = createRouter();
 const tags = ['Notifications'];

@@ -3,13 +3,7 @@
  * 2 import finished, 3 export ready, 4 follow-up due.
  */
 import { z } from '@hono/zod-openapi';
-import { listQuery } from '../../core/list';
-import { booleanFlag, idList, idsBody } from '../../core/schemas';
-
-export const NotificationListQuery = listQuery(['id', 'created_at'] as const, {
-  is_read: booleanFlag.openapi({ description: 'true: read only; false: unread only' }),
-  type_id: idList('Types, comma-separated: 1 lead assigned, 2 import finished, 3 export ready, 4 follow-up due'),
-});
+import { idsBody } from '../../core/schemas';
 
 export const NotificationSchema = z
   .object({

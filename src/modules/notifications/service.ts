@@ -3,10 +3,12 @@
  * them through the functions here: lead assignment, and the end of the caller's own import or
  * export job (type 4, follow-up reminders, is reserved for the scheduler).
  */
+import type { z } from '@hono/zod-openapi';
 import { and, eq, ilike, inArray, sql, type SQL } from 'drizzle-orm';
 import { notifications } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
-import { containsPattern, dateRange, listPage, type ListParams, pageOf, countOf } from '../../core/list';
+import { containsPattern, defineList } from '../../core/list';
+import { booleanFlag, idList } from '../../core/schemas';
 import { isoTimestamp } from '../../core/schemas';
 
 /** type_id values (see the notifications table). */
@@ -105,24 +107,30 @@ function presentNotification(row: NotificationRow) {
   };
 }
 
-export async function listNotifications(ctx: TenantContext, params: ListParams & { is_read?: boolean; type_id?: number[] }) {
-  const where = tenantWhere(
-    ctx,
-    notifications,
-    eq(notifications.userId, ctx.userId ?? 0),
-    params.is_read === undefined ? undefined : eq(notifications.isRead, params.is_read),
-    params.type_id ? inArray(notifications.typeId, params.type_id) : undefined,
-    params.search_value ? ilike(notifications.title, containsPattern(params.search_value)) : undefined,
-    dateRange(notifications.createdAt, params),
-  );
-  const page = await listPage({
-    params,
-    sortColumns: { id: notifications.id, created_at: notifications.createdAt },
-    idColumn: notifications.id,
-    where,
-    fetch: (q) => pageOf(ctx.db.select({ ...notificationFields, sortKey: q.sortKey }).from(notifications).$dynamic(), q),
-    count: countOf(ctx.db, notifications),
-  });
+export const notificationList = defineList({
+  sort: { id: notifications.id, created_at: notifications.createdAt },
+  filters: {
+    is_read: booleanFlag.openapi({ type: 'string', enum: ['true', 'false'], description: 'true: read only; false: unread only' }),
+    type_id: idList('Types, comma-separated: 1 lead assigned, 2 import finished, 3 export ready, 4 follow-up due'),
+  },
+  search: (term) => ilike(notifications.title, containsPattern(term)),
+  createdAt: notifications.createdAt,
+  // The caller's own notifications: per user, so the total is a bounded count, never the organization's.
+  base: (ctx, params) => ({
+    rows: (columns) => ctx.db.select({ ...notificationFields, ...columns }).from(notifications).$dynamic(),
+    where: tenantWhere(
+      ctx,
+      notifications,
+      eq(notifications.userId, ctx.userId ?? 0),
+      params.is_read === undefined ? undefined : eq(notifications.isRead, params.is_read),
+      params.type_id ? inArray(notifications.typeId, params.type_id) : undefined,
+    ),
+  }),
+});
+export const NotificationListQuery = notificationList.query;
+
+export async function listNotifications(ctx: TenantContext, params: z.output<typeof NotificationListQuery>) {
+  const page = await notificationList.run(ctx, params);
   return { ...page, rows: page.rows.map(presentNotification) };
 }
 

@@ -3,8 +3,8 @@
  */
 import { created, list } from '../../core/http';
 import { createRouter, defineRoute, envelope, jsonBody, listEnvelope } from '../../core/routes';
-import { AddRoleBody, RoleListQuery, RoleSchema } from './schemas';
-import { addRole, listRoles } from './service';
+import { AddRoleBody, RoleSchema } from './schemas';
+import { addRole, listRoles, RoleListQuery } from './service';
 
 export const roleRoutes = createRouter();
 const tags = ['Roles'];

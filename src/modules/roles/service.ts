@@ -7,9 +7,9 @@ import { roles } from '../../db/schema';
 import { isUniqueViolation } from '../../db/errors';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { Conflict } from '../../core/errors';
-import { containsPattern, dateRange, listPage, type ListParams, pageOf, countOf } from '../../core/list';
+import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
-import type { AddRoleBody } from './schemas';
+import { roleListFilters, type AddRoleBody } from './schemas';
 
 const roleFields = { id: roles.id, name: roles.name, description: roles.description, stateId: roles.stateId, createdAt: roles.createdAt };
 type RoleRow = { id: number; name: string; description: string | null; stateId: number; createdAt: Date };
@@ -18,22 +18,20 @@ function presentRole(row: RoleRow) {
   return { id: row.id, name: row.name, description: row.description, state_id: row.stateId, created_at: isoTimestamp(row.createdAt) as string };
 }
 
-export async function listRoles(ctx: TenantContext, params: ListParams & { state_id?: number[] }) {
-  const where = tenantWhere(
-    ctx,
-    roles,
-    params.state_id ? inArray(roles.stateId, params.state_id) : undefined,
-    params.search_value ? ilike(roles.name, containsPattern(params.search_value)) : undefined,
-    dateRange(roles.createdAt, params),
-  );
-  const page = await listPage({
-    params,
-    sortColumns: { id: roles.id, name: roles.name, created_at: roles.createdAt },
-    idColumn: roles.id,
-    where,
-    fetch: (q) => pageOf(ctx.db.select({ ...roleFields, sortKey: q.sortKey }).from(roles).$dynamic(), q),
-    count: countOf(ctx.db, roles),
-  });
+export const roleList = defineList({
+  sort: { id: roles.id, name: roles.name, created_at: roles.createdAt },
+  filters: roleListFilters,
+  search: (term) => ilike(roles.name, containsPattern(term)),
+  createdAt: roles.createdAt,
+  base: (ctx, params) => ({
+    rows: (columns) => ctx.db.select({ ...roleFields, ...columns }).from(roles).$dynamic(),
+    where: tenantWhere(ctx, roles, params.state_id ? inArray(roles.stateId, params.state_id) : undefined),
+  }),
+});
+export const RoleListQuery = roleList.query;
+
+export async function listRoles(ctx: TenantContext, params: z.output<typeof RoleListQuery>) {
+  const page = await roleList.run(ctx, params);
   return { ...page, rows: page.rows.map(presentRole) };
 }
 

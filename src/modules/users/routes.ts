@@ -11,10 +11,9 @@ import {
   DeleteUserBody,
   MyProfileSchema,
   UpdateUserBody,
-  UserListQuery,
   UserSchema,
 } from './schemas';
-import { addUser, changePassword, deleteUser, getMyProfile, listUsers, updateUser } from './service';
+import { addUser, changePassword, deleteUser, getMyProfile, listUsers, updateUser, UserListQuery } from './service';
 
 export const userRoutes = createRouter();
 const tags = ['Users'];

@@ -1,5 +1,4 @@
 import { z } from '@hono/zod-openapi';
-import { listQuery } from '../../core/list';
 import { email, idList, optionalText, positiveId, text } from '../../core/schemas';
 
 const password = z.string().min(8, 'must be at least 8 characters').max(256, 'must be at most 256 characters');
@@ -25,10 +24,11 @@ export const UserSchema = z
 
 export const MyProfileSchema = UserSchema.extend({ organization_name: z.string() }).openapi('MyProfile');
 
-export const UserListQuery = listQuery(['id', 'first_name', 'email', 'created_at'] as const, {
+/** GET /api/users/list filters beyond the standard list parameters (the list itself: service.ts `userList`). */
+export const userListFilters = {
   role_id: idList('Role ids, comma-separated'),
   state_id: idList('States, comma-separated (1 active, 0 inactive)'),
-});
+};
 
 export const AddUserBody = z
   .object({

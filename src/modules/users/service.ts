@@ -11,10 +11,10 @@ import { hashPassword, verifyPassword } from '../../core/auth/passwords';
 import { grantFor } from '../auth/service';
 import { isUniqueViolation } from '../../db/errors';
 import { Conflict, Forbidden, NotFound, ValidationFailed } from '../../core/errors';
-import { containsPattern, dateRange, listPage, type ListParams, pageOf, countOf } from '../../core/list';
+import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import type { z } from '@hono/zod-openapi';
-import type { AddUserBody, UpdateUserBody } from './schemas';
+import { userListFilters, type AddUserBody, type UpdateUserBody } from './schemas';
 
 const userFields = {
   id: users.id,
@@ -79,24 +79,26 @@ export function userSearch(term: string): SQL {
   return or(ilike(users.firstName, pattern), ilike(users.lastName, pattern), ilike(users.email, pattern)) as SQL;
 }
 
-export async function listUsers(ctx: TenantContext, params: ListParams & { role_id?: number[]; state_id?: number[] }) {
-  const where = tenantWhere(
-    ctx,
-    users,
-    liveUser,
-    params.role_id ? inArray(users.roleId, params.role_id) : undefined,
-    params.state_id ? inArray(users.stateId, params.state_id) : undefined,
-    params.search_value ? userSearch(params.search_value) : undefined,
-    dateRange(users.createdAt, params),
-  );
-  const page = await listPage({
-    params,
-    sortColumns: { id: users.id, first_name: users.firstName, email: users.email, created_at: users.createdAt },
-    idColumn: users.id,
-    where,
-    fetch: (q) => pageOf(ctx.db.select({ ...userFields, sortKey: q.sortKey }).from(users).innerJoin(roles, eq(roles.id, users.roleId)).$dynamic(), q),
-    count: countOf(ctx.db, users),
-  });
+export const userList = defineList({
+  sort: { id: users.id, first_name: users.firstName, email: users.email, created_at: users.createdAt },
+  filters: userListFilters,
+  search: (term) => userSearch(term),
+  createdAt: users.createdAt,
+  base: (ctx, params) => ({
+    rows: (columns) => ctx.db.select({ ...userFields, ...columns }).from(users).innerJoin(roles, eq(roles.id, users.roleId)).$dynamic(),
+    where: tenantWhere(
+      ctx,
+      users,
+      liveUser,
+      params.role_id ? inArray(users.roleId, params.role_id) : undefined,
+      params.state_id ? inArray(users.stateId, params.state_id) : undefined,
+    ),
+  }),
+});
+export const UserListQuery = userList.query;
+
+export async function listUsers(ctx: TenantContext, params: z.output<typeof UserListQuery>) {
+  const page = await userList.run(ctx, params);
   return { ...page, rows: page.rows.map(presentUser) };
 }
 

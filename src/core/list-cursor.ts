@@ -1,0 +1,50 @@
+/**
+ * The keyset cursor of every list: the last row's sort key and id, bound to its order_by and
+ * order_in, and the total of the first page carried forward so later pages never recount.
+ */
+import { BadRequest } from './errors';
+import { fromBase64Url, toBase64Url } from './encoding';
+
+export interface CursorTotal {
+  total: number;
+  estimate: boolean;
+}
+
+export interface CursorState {
+  orderBy: string;
+  orderIn: 'ASC' | 'DESC';
+  value: string | null;
+  id: number;
+  /** Absent in cursors made before totals were carried: such a page counts again. */
+  total?: CursorTotal;
+}
+
+interface WireCursor {
+  k: string;
+  d: 'ASC' | 'DESC';
+  v: string | null;
+  id: number;
+  t?: number;
+  e?: 1;
+}
+
+export function encodeCursor(state: CursorState): string {
+  const wire: WireCursor = { k: state.orderBy, d: state.orderIn, v: state.value, id: state.id };
+  if (state.total) {
+    wire.t = state.total.total;
+    if (state.total.estimate) wire.e = 1;
+  }
+  return toBase64Url(new TextEncoder().encode(JSON.stringify(wire)));
+}
+
+export function decodeCursor(cursor: string, orderBy: string, orderIn: 'ASC' | 'DESC'): CursorState {
+  try {
+    const wire = JSON.parse(new TextDecoder().decode(fromBase64Url(cursor))) as WireCursor;
+    if (wire.k !== orderBy || wire.d !== orderIn || !Number.isSafeInteger(wire.id)) throw new Error('mismatch');
+    if (wire.v !== null && typeof wire.v !== 'string') throw new Error('sort key');
+    const carried = Number.isSafeInteger(wire.t) && (wire.t as number) >= 0;
+    return { orderBy, orderIn, value: wire.v, id: wire.id, total: carried ? { total: wire.t as number, estimate: wire.e === 1 } : undefined };
+  } catch {
+    throw new BadRequest('cursor is invalid or belongs to a different order_by/order_in', 'cursor');
+  }
+}
