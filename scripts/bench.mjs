@@ -85,7 +85,7 @@ async function main() {
     // Round trips first: they are measured on a small organization before the lists' bulk load.
     if (only.includes('rtt')) {
       log(`section rtt (${settings.rttMs} ms, ${settings.requests} requests per median)`);
-      output.rtt = await measureRoundTrips(stack, { rttMs: settings.rttMs, requests: settings.requests, warmup: 5, log, deadline });
+      output.rtt = await measureRoundTrips(stack, { rttMs: settings.rttMs, requests: settings.requests, warmup: 3, log, deadline });
     }
     if (only.includes('lists')) {
       log(`section lists (${settings.leads} leads, ${settings.clients} clients, ${settings.seconds} s each)`);

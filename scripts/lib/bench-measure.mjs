@@ -17,16 +17,11 @@ export async function expectOk(what, request) {
   return text;
 }
 
-/** Median wall time of `count` sequential calls, after `warmup` untimed ones. */
-export async function medianLatency(what, request, { count, warmup }) {
-  for (let i = 0; i < warmup; i++) await expectOk(what, request);
-  const times = [];
-  for (let i = 0; i < count; i++) {
-    const started = performance.now();
-    await expectOk(what, request);
-    times.push(performance.now() - started);
-  }
-  return median(times);
+/** Wall time of one call, its body read. */
+export async function timeOne(what, request) {
+  const started = performance.now();
+  await expectOk(what, request);
+  return performance.now() - started;
 }
 
 /**

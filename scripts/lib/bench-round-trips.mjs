@@ -1,8 +1,8 @@
 // `--only rtt`: sequential database round trips per request. Each route's median latency is
-// measured with the delay proxy forwarding at once and then holding every chunk for rtt/2 ms
+// measured with the delay proxy forwarding at once and with it holding every chunk for rtt/2 ms
 // each way; the difference divided by the rtt is the number of round trips the request waits
 // for in turn (statements pipelined in one round trip count once). Budgets from issue 6.
-import { expectOk, medianLatency, round } from './bench-measure.mjs';
+import { expectOk, median, round, timeOne } from './bench-measure.mjs';
 
 export const ROUND_TRIP_BUDGETS = { health: 2, view: 3, list: 3, add: 5 };
 
@@ -28,14 +28,27 @@ export async function measureRoundTrips(stack, { rttMs, requests, warmup, log, d
   const results = {};
   for (const { key, route, request } of routes) {
     deadline(`measuring round trips of ${route}`);
+    // Untimed warm-up in both modes, then the two alternate request by request, so a change
+    // in the machine's load during the run weighs on both medians alike.
+    for (const ms of [0, rttMs]) {
+      proxy.setRtt(ms);
+      for (let i = 0; i < warmup; i++) await timeOne(route, request);
+    }
+    proxy.resetApplied();
+    const directTimes = [];
+    const delayedTimes = [];
+    for (let i = 0; i < requests; i++) {
+      proxy.setRtt(0);
+      directTimes.push(await timeOne(route, request));
+      proxy.setRtt(rttMs);
+      delayedTimes.push(await timeOne(route, request));
+    }
     proxy.setRtt(0);
-    const direct = await medianLatency(route, request, { count: requests, warmup });
-    proxy.setRtt(rttMs);
-    const delayed = await medianLatency(route, request, { count: requests, warmup: Math.min(warmup, 2) });
+    const direct = median(directTimes);
+    const delayed = median(delayedTimes);
     // The proxy's timers fire a little late (more so on a loaded machine), so the round trip
     // really added is a bit over rttMs; dividing by it keeps that slack out of the count.
     const applied = proxy.appliedRttMs() ?? rttMs;
-    proxy.setRtt(0);
     const implied = round((delayed - direct) / applied, 1);
     const budget = ROUND_TRIP_BUDGETS[key];
     results[key] = {

@@ -92,10 +92,12 @@ export async function startDelayProxy({ targetHost, targetPort, rttMs = 0, host 
     host,
     setRtt(ms) {
       oneWayMs = ms / 2;
+    },
+    resetApplied() {
       delayedChunks = 0;
       delayedTotalMs = 0;
     },
-    /** The mean round trip actually applied since the last setRtt (two one-way delays), or null. */
+    /** The mean round trip actually applied (two one-way delays) since resetApplied, or null. */
     appliedRttMs: () => (delayedChunks ? (2 * delayedTotalMs) / delayedChunks : null),
     stop: () =>
       new Promise((resolve) => {
