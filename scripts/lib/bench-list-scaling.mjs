@@ -124,10 +124,15 @@ export async function measureListScaling(stack, { leads, clients, seconds, curso
   };
   const offsetPage1 = await offsetLatency(1);
   const offsetDeep = await offsetLatency(cursorDepth);
+  // The walked cursor must land where the offset page does, or the cursor figures measure something else.
+  const firstId = async (query) => JSON.parse(await expectOk('first row', list(big, query))).data[0]?.id ?? null;
+  const cursorFirst = await firstId(`limit=${PAGE_SIZE}&cursor=${encodeURIComponent(cursor)}`);
+  const offsetFirst = await firstId(`limit=${PAGE_SIZE}&page=${cursorDepth}`);
   measured.offset_paging = {
     request: `GET /api/lead/list?limit=${PAGE_SIZE}&page=${cursorDepth} against page=1 at ${leads} leads, one client, median of 3`,
     median_ms_page1: round(offsetPage1, 1),
     [`median_ms_page${cursorDepth}`]: round(offsetDeep, 1),
+    cursor_page_starts_where_offset_page_does: cursorFirst != null && cursorFirst === offsetFirst,
   };
   log(`offset page ${cursorDepth}: ${round(offsetDeep, 1)} ms, page 1: ${round(offsetPage1, 1)} ms`);
 
