@@ -65,22 +65,39 @@ const settings = {
 const started = Date.now();
 /** Progress on stderr, so stdout carries only the JSON result. */
 const log = (message) => process.stderr.write(`[bench ${((Date.now() - started) / 1000).toFixed(1)}s] ${message}\n`);
+// Ctrl-C or SIGTERM: once the stack is up, stop it at once; while it is starting, the next
+// deadline check throws, and the start-up stops what it had started.
+let interrupted = false;
+let stopStack = null;
+const onSignal = async () => {
+  if (interrupted) return;
+  interrupted = true;
+  log('interrupted, stopping');
+  if (stopStack) {
+    await stopStack();
+    process.exit(130);
+  }
+};
+process.once('SIGINT', onSignal);
+process.once('SIGTERM', onSignal);
 const deadline = (what) => {
+  if (interrupted) throw new Error(`interrupted while ${what}`);
   if (Date.now() - started > settings.deadlineMs) throw new Error(`bench deadline passed while ${what}`);
 };
 
 async function main() {
   const stack = await startBenchStack({ databaseUrl: options['database-url'], throwawayPostgres: options.postgres, log, deadline });
-  const output = { database: stack.engine, sections: only };
-  let stopping = false;
-  const stopOnSignal = async () => {
-    if (stopping) return;
-    stopping = true;
-    await stack.stop();
-    process.exit(130);
+  // One stop, shared: a signal's and the finally's callers both wait for it to finish.
+  let stopping = null;
+  stopStack = () => {
+    stopping ??= stack.stop();
+    return stopping;
   };
-  process.once('SIGINT', stopOnSignal);
-  process.once('SIGTERM', stopOnSignal);
+  if (interrupted) {
+    await stopStack();
+    process.exit(130);
+  }
+  const output = { database: stack.engine, sections: only };
   try {
     // Import first: its workerd memory figures start from a fresh process, as they did before
     // the other sections existed (the lists' concurrent clients grow the process's RSS).
@@ -101,10 +118,7 @@ async function main() {
     output.seconds = Math.round((Date.now() - started) / 1000);
     console.log(JSON.stringify(output, null, 2));
   } finally {
-    if (!stopping) {
-      stopping = true;
-      await stack.stop();
-    }
+    await stopStack();
   }
 }
 
