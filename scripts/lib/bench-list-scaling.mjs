@@ -1,0 +1,166 @@
+// `--only lists`: whether a list's cost grows with the organization. One organization gets
+// `leads` leads, a second one a hundredth of them, loaded with one SQL statement each (the
+// Worker's own path would take minutes); then requests/s with concurrent clients over a fixed
+// duration for health, list page 1, a narrow search, page 1 of the small organization, and the
+// page reached by following next_cursor 999 times. Targets from issue 6.
+import pg from 'pg';
+import { expectOk, median, round, throughput, timeOne } from './bench-measure.mjs';
+
+const SEARCH_TERM = 'Quixotic Zephyr';
+const PAGE_SIZE = 100;
+/** Page 1000 at 100 leads a page; a smaller --leads (for a quick try) goes as deep as it can. */
+const CURSOR_PAGE = 1000;
+
+/** Inserts leads into `orgId` after its one lead `seedId` (whose lookups they copy), as the app does: role lm_app, RLS on. */
+async function loadLeads(client, { orgId, seedId, count }) {
+  await client.query('begin');
+  try {
+    await client.query(`select set_config('app.organization_id', $1, true), set_config('role', 'lm_app', true)`, [String(orgId)]);
+    await client.query(
+      `insert into leads (organization_id, first_name, last_name, email, company, job_title, city, status, priority, lead_source, created_by, created_at, updated_at)
+       select s.organization_id, 'First' || g, 'Last' || g, 'lead' || g || '-' || s.organization_id || '@scale.example', 'Company ' || (g % 500),
+         -- a few leads (one in 25 000) carry the search term, so the search returns a handful
+         case when g % 25000 = 12345 then $3 else 'Buyer' end,
+         case when g % 2 = 0 then 'Even City' else 'Odd City' end, s.status, s.priority, s.lead_source, s.created_by,
+         -- distinct creation times, as real data has, so the default order is not a tie on created_at
+         s.created_at - g * interval '1 second', s.created_at - g * interval '1 second'
+       from leads s, generate_series(1, $2::int) as g
+       where s.id = $1`,
+      [seedId, count, SEARCH_TERM],
+    );
+    await client.query('commit');
+  } catch (error) {
+    await client.query('rollback');
+    throw error;
+  }
+}
+
+export async function measureListScaling(stack, { leads, clients, seconds, cursorWalkSeconds, log, deadline }) {
+  const { api } = stack;
+  const smallCount = Math.max(1, Math.round(leads / 100));
+  const cursorDepth = Math.max(2, Math.min(CURSOR_PAGE, Math.floor(leads / PAGE_SIZE)));
+  const big = await stack.signup(`Bench lists ${leads} ${Date.now()}`);
+  const small = await stack.signup(`Bench lists ${smallCount} ${Date.now()}`);
+  const seed = async (org) =>
+    JSON.parse(
+      await expectOk('seeding a lead', () =>
+        api('POST', '/api/lead/add', { token: org.token, json: { first_name: 'Seed', last_name: 'Lead', email: `seed-${org.orgId}@example.com` } }),
+      ),
+    ).data.id;
+
+  const client = new pg.Client({ connectionString: stack.databaseUrl });
+  await client.connect();
+  try {
+    for (const [org, count] of [
+      [big, leads],
+      [small, smallCount],
+    ]) {
+      const started = Date.now();
+      await loadLeads(client, { orgId: org.orgId, seedId: await seed(org), count: count - 1 });
+      log(`loaded ${count} leads into organization ${org.orgId} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+    }
+    // Fresh statistics, as autovacuum would have after a bulk load.
+    await client.query('analyze leads');
+  } finally {
+    await client.end();
+  }
+
+  const list = (org, query) => () => api('GET', `/api/lead/list?${query}`, { token: org.token });
+  const sample = async (what, request) => {
+    const body = JSON.parse(await expectOk(what, request));
+    return { rows: body.data.length, total: body.total, ...(body.total_is_estimate !== undefined ? { total_is_estimate: body.total_is_estimate } : {}) };
+  };
+
+  // The cursor of page 1000: follow next_cursor from page 1, as a client paging through would.
+  // Bounded: if the walk takes longer than cursorWalkSeconds, the next_cursor of the offset page
+  // 999 (the same position) is used instead, and the output says so.
+  log(`following next_cursor to page ${cursorDepth} (at most ${cursorWalkSeconds} s)`);
+  const walkStarted = Date.now();
+  let cursor = null;
+  let depth = 1;
+  let obtainedBy = 'walk';
+  for (; depth < cursorDepth; depth++) {
+    deadline('walking next_cursor');
+    if (Date.now() - walkStarted > cursorWalkSeconds * 1000) {
+      const body = JSON.parse(await expectOk('offset page', list(big, `limit=${PAGE_SIZE}&page=${cursorDepth - 1}`)));
+      cursor = body.next_cursor;
+      obtainedBy = `offset page ${cursorDepth - 1} (the walk reached page ${depth} in ${cursorWalkSeconds} s)`;
+      break;
+    }
+    const query = `limit=${PAGE_SIZE}${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`;
+    cursor = JSON.parse(await expectOk('cursor walk', list(big, query))).next_cursor;
+    if (!cursor) throw new Error(`next_cursor ended at page ${depth}; expected ${cursorDepth} pages of ${PAGE_SIZE}`);
+    if (depth % 100 === 0) log(`cursor walk: page ${depth + 1}`);
+  }
+  const walkSeconds = (Date.now() - walkStarted) / 1000;
+  if (!cursor) throw new Error(`no cursor for page ${cursorDepth}`);
+
+  const cases = {
+    health: { what: 'GET /api/health', request: () => api('GET', '/api/health') },
+    list_page1: { what: `GET /api/lead/list?limit=${PAGE_SIZE} at ${leads} leads`, request: list(big, `limit=${PAGE_SIZE}`) },
+    search_page1: {
+      what: `GET /api/lead/list?limit=${PAGE_SIZE}&search_value=${SEARCH_TERM} at ${leads} leads`,
+      request: list(big, `limit=${PAGE_SIZE}&search_value=${encodeURIComponent(SEARCH_TERM)}`),
+    },
+    list_page1_small: { what: `GET /api/lead/list?limit=${PAGE_SIZE} at ${smallCount} leads`, request: list(small, `limit=${PAGE_SIZE}`) },
+    cursor_deep_page: { what: `GET /api/lead/list?limit=${PAGE_SIZE}&cursor=<page ${cursorDepth}> at ${leads} leads`, request: list(big, `limit=${PAGE_SIZE}&cursor=${encodeURIComponent(cursor)}`) },
+  };
+  const measured = {};
+  for (const [key, { what, request }] of Object.entries(cases)) {
+    deadline(`measuring ${what}`);
+    const shape = key === 'health' ? {} : await sample(what, request);
+    const result = await throughput(request, { clients, seconds });
+    // One client's latency beside the throughput: with 8 clients on a small machine the
+    // single-threaded workerd can be the bottleneck and hide database time that runs meanwhile
+    // on another core; a lone request waits for all of it.
+    const times = [];
+    for (let i = 0; i < 6; i++) times.push(await timeOne(what, request));
+    measured[key] = { request: what, ...result, median_ms_one_client: round(median(times.slice(1)), 1), ...shape };
+    log(`${what}: ${result.requests_per_second} requests/s${result.failed ? ` (${result.failed} failed)` : ''}`);
+  }
+
+  // Offset paging at depth, for information: one client, a few requests (with 8 clients its
+  // slow requests would queue up behind each other for a minute past the duration).
+  deadline('measuring offset paging');
+  const offsetLatency = async (page) => {
+    const times = [];
+    for (let i = 0; i < 4; i++) times.push(await timeOne('offset page', list(big, `limit=${PAGE_SIZE}&page=${page}`)));
+    return median(times.slice(1));
+  };
+  const offsetPage1 = await offsetLatency(1);
+  const offsetDeep = await offsetLatency(cursorDepth);
+  // The walked cursor must land where the offset page does, or the cursor figures measure something else.
+  const firstId = async (query) => JSON.parse(await expectOk('first row', list(big, query))).data[0]?.id ?? null;
+  const cursorFirst = await firstId(`limit=${PAGE_SIZE}&cursor=${encodeURIComponent(cursor)}`);
+  const offsetFirst = await firstId(`limit=${PAGE_SIZE}&page=${cursorDepth}`);
+  measured.offset_paging = {
+    request: `GET /api/lead/list?limit=${PAGE_SIZE}&page=${cursorDepth} against page=1 at ${leads} leads, one client, median of 3`,
+    median_ms_page1: round(offsetPage1, 1),
+    [`median_ms_page${cursorDepth}`]: round(offsetDeep, 1),
+    cursor_page_starts_where_offset_page_does: cursorFirst != null && cursorFirst === offsetFirst,
+  };
+  log(`offset page ${cursorDepth}: ${round(offsetDeep, 1)} ms, page 1: ${round(offsetPage1, 1)} ms`);
+
+  const rps = (key) => measured[key].requests_per_second;
+  const ratio = (a, b) => (a > 0 && b > 0 ? round(a / b, 2) : null);
+  const atLeast = (value, target) => ({ value, target: `>= ${target}`, holds: value != null && value >= target });
+  const atMost = (value, target) => ({ value, target: `<= ${target}`, holds: value != null && value <= target });
+  return {
+    leads,
+    small_organization_leads: smallCount,
+    clients,
+    seconds_each: seconds,
+    search_term: SEARCH_TERM,
+    cursor: { depth: cursorDepth, obtained_by: obtainedBy, seconds: round(walkSeconds, 1) },
+    measured,
+    ratios: {
+      // Throughput ratios (higher is better).
+      list_vs_health: atLeast(ratio(rps('list_page1'), rps('health')), 0.5),
+      search_vs_health: atLeast(ratio(rps('search_page1'), rps('health')), 0.5),
+      // Cost ratios: time per request, i.e. the inverse throughput ratio (lower is better).
+      page1_cost_at_large_vs_small: atMost(ratio(rps('list_page1_small'), rps('list_page1')), 1.5),
+      cursor_deep_page_cost_vs_page1: atMost(ratio(rps('list_page1'), rps('cursor_deep_page')), 1.2),
+      offset_deep_page_latency_vs_page1: { value: ratio(offsetDeep, offsetPage1), target: 'none (informational: page deep with cursor)' },
+    },
+  };
+}

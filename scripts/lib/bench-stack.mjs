@@ -1,0 +1,192 @@
+// The stack one bench run measures: a database (in-memory PGlite, a server named by URL, or a
+// throwaway Debian PostgreSQL), the migrations, the WebSocket relay, the delay proxy between
+// the relay and the database, and `wrangler dev` with the queue consumer and simulated R2.
+// Everything started here is stopped by stop(), whatever failed in between.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { startDelayProxy } from './delay-proxy.mjs';
+import { startLocalDatabase } from './local-database.mjs';
+import { startThrowawayPostgres } from './throwaway-postgres.mjs';
+
+const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+export const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
+
+function freePort() {
+  return new Promise((done, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => done(port));
+    });
+  });
+}
+
+/** Pids of the processes below `root` (Linux /proc), to find the workerd that wrangler runs. */
+function descendants(root) {
+  const parents = new Map();
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  const found = [];
+  const walk = (pid) => {
+    for (const [child, parent] of parents) {
+      if (parent === pid) {
+        found.push(child);
+        walk(child);
+      }
+    }
+  };
+  walk(root);
+  return found;
+}
+
+export function memoryOf(pid) {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (key) => Number(status.match(new RegExp(`${key}:\\s+(\\d+)`))?.[1] ?? 0);
+    return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * wrangler.toml with the project's main as an absolute path and the rate limits lifted: the
+ * bench sends thousands of requests a minute from one organization, and 429s would be counted
+ * as fast answers. The limiter call itself still runs on every request.
+ */
+function benchWranglerConfig(directory) {
+  const original = readFileSync(join(projectRoot, 'wrangler.toml'), 'utf8');
+  const config = original
+    .replace(/^main\s*=\s*"([^"]+)"/m, (_, main) => `main = ${JSON.stringify(resolve(projectRoot, main))}`)
+    .replace(/simple\s*=\s*\{\s*limit\s*=\s*\d+/g, 'simple = { limit = 100000000');
+  const path = join(directory, 'wrangler.toml');
+  writeFileSync(path, config);
+  return path;
+}
+
+/** The same URL with host and port replaced (credentials, database and options kept). */
+function retarget(url, host, port) {
+  const parsed = new URL(url);
+  parsed.hostname = host;
+  parsed.port = String(port);
+  return parsed.toString();
+}
+
+export async function startBenchStack({ databaseUrl, throwawayPostgres, log, deadline }) {
+  const stops = [];
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) await stop().catch((error) => log(`stopping: ${error.message}`));
+    stops.length = 0;
+  };
+  try {
+    let url = databaseUrl;
+    let engine = databaseUrl ? 'postgres (--database-url)' : 'pglite';
+    if (throwawayPostgres) {
+      const server = await startThrowawayPostgres({ log });
+      stops.push(server.stop);
+      url = server.url;
+      engine = `postgres ${server.version} (throwaway)`;
+    }
+    log(url ? 'migrating the PostgreSQL server and starting the relay' : 'starting PGlite and the relay');
+    const database = await startLocalDatabase({ databaseUrl: url });
+    stops.push(database.stop);
+    const target = new URL(database.url);
+    const proxy = await startDelayProxy({ targetHost: target.hostname, targetPort: Number(target.port || 5432) });
+    stops.push(proxy.stop);
+
+    log('starting wrangler dev');
+    const port = await freePort();
+    const persist = mkdtempSync(join(tmpdir(), 'lm-bench-'));
+    stops.push(async () => rmSync(persist, { recursive: true, force: true }));
+    const wrangler = spawn(
+      join(projectRoot, 'node_modules', '.bin', 'wrangler'),
+      [
+        'dev', '--config', benchWranglerConfig(persist), '--ip', '127.0.0.1', '--port', String(port), '--persist-to', persist,
+        '--show-interactive-dev-session=false',
+        // The Worker reaches the database through the relay and then the delay proxy.
+        '--var', `DATABASE_URL:${retarget(database.url, proxy.host, proxy.port)}`, '--var', `DB_WS_PROXY:${database.relayAddress}`,
+        '--var', 'JWT_SECRET:bench-secret-that-is-long-enough-for-hs256-signing',
+      ],
+      {
+        cwd: projectRoot,
+        stdio: ['ignore', 'ignore', 'inherit'],
+        // node_modules/.bin first, as `npm run` does: wrangler runs on the project's node (22), also
+        // when this script was started with `node scripts/bench.mjs` and an older node on PATH.
+        env: { ...process.env, PATH: `${join(projectRoot, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`, WRANGLER_SEND_METRICS: 'false' },
+      },
+    );
+    stops.push(async () => {
+      if (wrangler.exitCode !== null) return;
+      wrangler.kill('SIGTERM');
+      await Promise.race([new Promise((done) => wrangler.once('exit', done)), sleep(5000)]);
+    });
+
+    let workerd = null;
+    let peakRss = 0;
+    const sampler = setInterval(() => {
+      workerd ??= descendants(wrangler.pid).find((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'workerd') ?? null;
+      const memory = workerd && memoryOf(workerd);
+      if (memory) peakRss = Math.max(peakRss, memory.rss);
+    }, 100);
+    stops.push(async () => clearInterval(sampler));
+
+    const base = `http://127.0.0.1:${port}`;
+    let ipCounter = 0;
+    /** One request; `ip` defaults to a fixed address (signups pass a fresh one each: the auth limit is per IP). */
+    const api = (method, path, { token, json, body, ip = '127.0.0.9' } = {}) => {
+      const headers = { 'cf-connecting-ip': ip };
+      if (token) headers.authorization = `Bearer ${token}`;
+      if (json) headers['content-type'] = 'application/json';
+      return fetch(`${base}${path}`, { method, headers, body: json ? JSON.stringify(json) : body });
+    };
+    const signup = async (name) => {
+      ipCounter++;
+      const response = await api('POST', '/api/auth/signup', {
+        ip: `127.1.${Math.floor(ipCounter / 250)}.${(ipCounter % 250) + 1}`,
+        json: { organization_name: name, first_name: 'Bench', last_name: 'Mark', email: `bench-${ipCounter}-${Date.now()}@example.com`, password: 'correct horse battery' },
+      });
+      const body = await response.json();
+      if (response.status !== 201 || !body.access_token) throw new Error(`signup failed: ${response.status} ${JSON.stringify(body)}`);
+      return { token: body.access_token, orgId: Number(body.user.organization_id), userId: body.user.id };
+    };
+
+    for (;;) {
+      deadline('starting wrangler dev');
+      if (wrangler.exitCode !== null) throw new Error('wrangler dev exited');
+      const health = await api('GET', '/api/health').catch(() => null);
+      if (health?.ok) break;
+      await sleep(500);
+    }
+    log(`worker up (workerd pid ${workerd ?? 'unknown'})`);
+    return {
+      engine,
+      /** Direct to the database (not through the proxy), for loading data with `pg`. */
+      databaseUrl: database.url,
+      proxy,
+      api,
+      signup,
+      workerdMemory: () => (workerd ? memoryOf(workerd) : null),
+      resetPeakRss: (value) => {
+        peakRss = value;
+      },
+      peakRss: () => peakRss,
+      stop: stopAll,
+    };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
