@@ -17,7 +17,8 @@ async function freePort(): Promise<number> {
 export default defineConfig(async () => {
   process.env.LM_TEST_PG_PORT ??= String(await freePort());
   process.env.LM_TEST_RELAY_PORT ??= String(await freePort());
-  const databaseUrl = process.env.TEST_DATABASE_URL ?? `postgres://postgres:postgres@127.0.0.1:${process.env.LM_TEST_PG_PORT}/postgres`;
+  const databaseUrl =
+    process.env.TEST_DATABASE_URL ?? `postgres://postgres:postgres@127.0.0.1:${process.env.LM_TEST_PG_PORT}/postgres`;
   process.env.LM_TEST_DATABASE_URL = databaseUrl;
   return {
     plugins: [

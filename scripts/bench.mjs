@@ -42,7 +42,10 @@ function positive(name, { integer = true } = {}) {
   return value;
 }
 
-const only = options.only.split(',').map((name) => name.trim()).filter(Boolean);
+const only = options.only
+  .split(',')
+  .map((name) => name.trim())
+  .filter(Boolean);
 const unknown = only.filter((name) => !SECTIONS.includes(name));
 if (unknown.length || !only.length) {
   console.error(`--only takes a comma-separated list of ${SECTIONS.join(', ')}; got ${options.only}`);
@@ -86,7 +89,12 @@ const deadline = (what) => {
 };
 
 async function main() {
-  const stack = await startBenchStack({ databaseUrl: options['database-url'], throwawayPostgres: options.postgres, log, deadline });
+  const stack = await startBenchStack({
+    databaseUrl: options['database-url'],
+    throwawayPostgres: options.postgres,
+    log,
+    deadline,
+  });
   // One stop, shared: a signal's and the finally's callers both wait for it to finish.
   let stopping = null;
   stopStack = () => {
@@ -109,7 +117,13 @@ async function main() {
     }
     if (only.includes('rtt')) {
       log(`section rtt (${settings.rttMs} ms, ${settings.requests} requests per median)`);
-      output.rtt = await measureRoundTrips(stack, { rttMs: settings.rttMs, requests: settings.requests, warmup: 3, log, deadline });
+      output.rtt = await measureRoundTrips(stack, {
+        rttMs: settings.rttMs,
+        requests: settings.requests,
+        warmup: 3,
+        log,
+        deadline,
+      });
     }
     if (only.includes('lists')) {
       log(`section lists (${settings.leads} leads, ${settings.clients} clients, ${settings.seconds} s each)`);

@@ -84,7 +84,9 @@ export function buildApp() {
       throw new PayloadTooLarge(`Upload exceeds ${UPLOAD_BODY_LIMIT_BYTES / 1024 / 1024} MB`);
     },
   });
-  app.use('/api/*', (c, next) => (c.req.header('content-type')?.toLowerCase().startsWith('multipart/') ? uploadLimit(c, next) : jsonLimit(c, next)));
+  app.use('/api/*', (c, next) =>
+    c.req.header('content-type')?.toLowerCase().startsWith('multipart/') ? uploadLimit(c, next) : jsonLimit(c, next),
+  );
   app.use('*', databaseAccess);
   for (const module of routeModules) app.route('/', module);
   mountDocs(app);

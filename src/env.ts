@@ -28,12 +28,18 @@ const configSchema = z.object({
     .min(1, 'DATABASE_URL is not set')
     // A request scopes its own connection with session-level settings (src/db/client.ts); behind
     // a transaction-mode pooler another client could run on that session. Use the direct endpoint.
-    .refine((url) => !/^[^@/]*\/\/[^/]*-pooler\./.test(url) && !/[?&]pgbouncer=true/i.test(url), 'DATABASE_URL must be a direct endpoint, not a pooled one (-pooler / pgbouncer)'),
+    .refine(
+      (url) => !/^[^@/]*\/\/[^/]*-pooler\./.test(url) && !/[?&]pgbouncer=true/i.test(url),
+      'DATABASE_URL must be a direct endpoint, not a pooled one (-pooler / pgbouncer)',
+    ),
   DB_WS_PROXY: z.string().optional(),
   JWT_SECRET: z
     .string({ error: 'JWT_SECRET is not set' })
     .refine((secret) => new TextEncoder().encode(secret).length >= 32, 'JWT_SECRET must be at least 32 bytes long')
-    .refine((secret) => !PUBLISHED_SECRETS.has(secret), 'JWT_SECRET is a published development value: anyone could sign tokens with it'),
+    .refine(
+      (secret) => !PUBLISHED_SECRETS.has(secret),
+      'JWT_SECRET is a published development value: anyone could sign tokens with it',
+    ),
   SIGNUP_ENABLED: z
     .string()
     .optional()

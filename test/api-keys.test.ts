@@ -38,7 +38,10 @@ interface CreatedKey {
 }
 
 async function createKey(org: SignedUp, body: Record<string, unknown> = {}): Promise<CreatedKey> {
-  const response = await call('POST', '/api/api-keys/add', { token: org.token, body: { name: 'Website form', ...body } });
+  const response = await call('POST', '/api/api-keys/add', {
+    token: org.token,
+    body: { name: 'Website form', ...body },
+  });
   expect(response.status, response.text).toBe(201);
   return response.body.data;
 }
@@ -71,7 +74,12 @@ describe('POST /api/api-keys/add', () => {
     expect(created.key).toMatch(/^lm_live_[A-Za-z0-9_-]{43}$/);
     expect(created.key.startsWith(created.prefix)).toBe(true);
     expect(created.prefix.length).toBeLessThan(created.key.length - 32);
-    expect(created).toMatchObject({ name: 'Website form', allowed_domains: ['example.com'], allowed_ips: ['203.0.113.0/24'], last_used_at: null });
+    expect(created).toMatchObject({
+      name: 'Website form',
+      allowed_domains: ['example.com'],
+      allowed_ips: ['203.0.113.0/24'],
+      last_used_at: null,
+    });
   });
 
   it('makes a different key every time', async () => {
@@ -92,17 +100,26 @@ describe('POST /api/api-keys/add', () => {
   it('answers 422 naming allowed_ips.0 for an invalid CIDR range', async () => {
     const org = await signupOrganization();
     for (const bad of ['10.0.0.0/33', '300.1.1.1', 'not-an-ip', '2001:db8::/129']) {
-      const response = await call('POST', '/api/api-keys/add', { token: org.token, body: { name: 'bad', allowed_ips: [bad] } });
+      const response = await call('POST', '/api/api-keys/add', {
+        token: org.token,
+        body: { name: 'bad', allowed_ips: [bad] },
+      });
       expectFailure(response, 422, 'validation_error');
       expect(response.body.error.code, bad).toBe('allowed_ips.0');
     }
-    const second = await call('POST', '/api/api-keys/add', { token: org.token, body: { name: 'bad', allowed_ips: ['10.0.0.1', '10.0.0.0/40'] } });
+    const second = await call('POST', '/api/api-keys/add', {
+      token: org.token,
+      body: { name: 'bad', allowed_ips: ['10.0.0.1', '10.0.0.0/40'] },
+    });
     expect(second.body.error.code).toBe('allowed_ips.1');
   });
 
   it('answers 422 naming allowed_domains.0 for something that is not a domain', async () => {
     const org = await signupOrganization();
-    const response = await call('POST', '/api/api-keys/add', { token: org.token, body: { name: 'bad', allowed_domains: ['https://example.com/path'] } });
+    const response = await call('POST', '/api/api-keys/add', {
+      token: org.token,
+      body: { name: 'bad', allowed_domains: ['https://example.com/path'] },
+    });
     expectFailure(response, 422, 'validation_error');
     expect(response.body.error.code).toBe('allowed_domains.0');
   });
@@ -127,9 +144,17 @@ describe('POST /api/api-keys/add', () => {
   it('answers 403 to a non-admin', async () => {
     const org = await signupOrganization();
     const email = uniqueEmail('rep');
-    await call('POST', '/api/user/add', { token: org.token, body: { first_name: 'Rep', email, phone_no: '+15550100', password: 'password123' } });
-    const repToken = (await call('POST', '/api/auth/login', { body: { email, password: 'password123' } })).body.access_token;
-    expectFailure(await call('POST', '/api/api-keys/add', { token: repToken, body: { name: 'sneaky' } }), 403, 'forbidden');
+    await call('POST', '/api/user/add', {
+      token: org.token,
+      body: { first_name: 'Rep', email, phone_no: '+15550100', password: 'password123' },
+    });
+    const repToken = (await call('POST', '/api/auth/login', { body: { email, password: 'password123' } })).body
+      .access_token;
+    expectFailure(
+      await call('POST', '/api/api-keys/add', { token: repToken, body: { name: 'sneaky' } }),
+      403,
+      'forbidden',
+    );
     expect((await listKeys(org)).body.total).toBe(0);
   });
 });
@@ -137,7 +162,10 @@ describe('POST /api/api-keys/add', () => {
 describe('GET /api/api-keys/list', () => {
   it('never shows the key, but shows prefix, name, allowed_domains, allowed_ips, last_used_at and created_at', async () => {
     const org = await signupOrganization();
-    const created = await createKey(org, { allowed_domains: ['example.com'], allowed_ips: ['203.0.113.0/24', '2001:db8::/32'] });
+    const created = await createKey(org, {
+      allowed_domains: ['example.com'],
+      allowed_ips: ['203.0.113.0/24', '2001:db8::/32'],
+    });
     const list = await listKeys(org);
     expect(list.status).toBe(200);
     expect(list.body).toMatchObject({ success: true, total: 1, page: 1, limit: 100 });
@@ -196,21 +224,34 @@ describe('API-key authentication (x-api-key)', () => {
     // The key is the actor; writes are credited to the key and to the admin who created it.
     expect(await probeWith({ 'x-api-key': keyA.key })).toEqual({
       status: 200,
-      body: { org: a.orgId, actor: { kind: 'apiKey', keyId: keyA.id, createdBy: a.userId }, credited: { user_id: a.userId, api_key_id: keyA.id } },
+      body: {
+        org: a.orgId,
+        actor: { kind: 'apiKey', keyId: keyA.id, createdBy: a.userId },
+        credited: { user_id: a.userId, api_key_id: keyA.id },
+      },
     });
-    expect(await probeWith({ 'x-api-key': keyB.key })).toMatchObject({ status: 200, body: { org: b.orgId, actor: { kind: 'apiKey', keyId: keyB.id } } });
+    expect(await probeWith({ 'x-api-key': keyB.key })).toMatchObject({
+      status: 200,
+      body: { org: b.orgId, actor: { kind: 'apiKey', keyId: keyB.id } },
+    });
     const listed = (await listKeys(a)).body.data[0];
     expect(listed.last_used_at).not.toBeNull();
     expect(Math.abs(Date.parse(listed.last_used_at) - Date.now())).toBeLessThan(60_000);
   });
 
   it('answers 401 when x-api-key is missing', async () => {
-    expect(await probeWith({})).toMatchObject({ status: 401, body: { success: false, error: { type: 'unauthorized', code: 'missing_api_key' } } });
+    expect(await probeWith({})).toMatchObject({
+      status: 401,
+      body: { success: false, error: { type: 'unauthorized', code: 'missing_api_key' } },
+    });
   });
 
   it('answers 403 for an unknown key', async () => {
     for (const key of ['lm_live_not-a-real-key', `lm_live_${'A'.repeat(43)}`]) {
-      expect(await probeWith({ 'x-api-key': key })).toMatchObject({ status: 403, body: { success: false, error: { type: 'forbidden', code: 'invalid_api_key' } } });
+      expect(await probeWith({ 'x-api-key': key })).toMatchObject({
+        status: 403,
+        body: { success: false, error: { type: 'forbidden', code: 'invalid_api_key' } },
+      });
     }
   });
 
@@ -225,7 +266,10 @@ describe('API-key authentication (x-api-key)', () => {
     const created = await createKey(org);
     expect((await probeWith({ 'x-api-key': created.key })).status).toBe(200);
     await call('DELETE', `/api/api-keys/delete/${created.id}`, { token: org.token });
-    expect(await probeWith({ 'x-api-key': created.key })).toMatchObject({ status: 403, body: { error: { type: 'forbidden', code: 'invalid_api_key' } } });
+    expect(await probeWith({ 'x-api-key': created.key })).toMatchObject({
+      status: 403,
+      body: { error: { type: 'forbidden', code: 'invalid_api_key' } },
+    });
   });
 
   it('answers 403 for an expired key', async () => {
@@ -234,7 +278,10 @@ describe('API-key authentication (x-api-key)', () => {
     expect((await probeWith({ 'x-api-key': created.key })).status).toBe(200);
     // The API refuses a past expires_at, so move it into the past directly.
     await asOwner(sql`update api_keys set expires_at = now() - interval '1 second' where id = ${created.id}`);
-    expect(await probeWith({ 'x-api-key': created.key })).toMatchObject({ status: 403, body: { error: { type: 'forbidden', code: 'api_key_expired' } } });
+    expect(await probeWith({ 'x-api-key': created.key })).toMatchObject({
+      status: 403,
+      body: { error: { type: 'forbidden', code: 'api_key_expired' } },
+    });
   });
 
   it('lets a caller inside allowed_ips through and refuses one outside with 403', async () => {
@@ -275,7 +322,9 @@ describe('API-key authentication (x-api-key)', () => {
   it('falls back to the Referer host when there is no Origin', async () => {
     const org = await signupOrganization();
     const created = await createKey(org, { allowed_domains: ['example.com'] });
-    expect((await probeWith({ 'x-api-key': created.key, referer: 'https://www.example.com/pricing' })).status).toBe(200);
+    expect((await probeWith({ 'x-api-key': created.key, referer: 'https://www.example.com/pricing' })).status).toBe(
+      200,
+    );
     expect((await probeWith({ 'x-api-key': created.key, referer: 'https://evil.test/example.com' })).status).toBe(403);
   });
 });

@@ -9,7 +9,15 @@ import { buildApp } from '../src/app';
 import { hashPassword, PBKDF2_ITERATIONS, verifyPassword } from '../src/core/auth/passwords';
 import { issueAccessToken } from '../src/core/auth/tokens';
 import { openDatabase } from '../src/db/client';
-import { type ApiResponse, call, expectFailure, randomIp, type SignedUp, signupOrganization, uniqueEmail } from './helpers/api';
+import {
+  type ApiResponse,
+  call,
+  expectFailure,
+  randomIp,
+  type SignedUp,
+  signupOrganization,
+  uniqueEmail,
+} from './helpers/api';
 
 const secret = env.JWT_SECRET as string;
 const THIRTY_DAYS = 2_592_000;
@@ -19,7 +27,11 @@ const TOKEN_OBJECT_KEYS = ['access_token', 'expires_at', 'expires_in', 'success'
 const ENVELOPE_KEYS = ['data', 'message'];
 
 /** Each login comes from its own address unless told otherwise, so the per-IP auth limit only bites the rate-limit test. */
-function login(email: unknown, password: unknown, headers: Record<string, string> = { 'cf-connecting-ip': randomIp() }) {
+function login(
+  email: unknown,
+  password: unknown,
+  headers: Record<string, string> = { 'cf-connecting-ip': randomIp() },
+) {
   const body: Record<string, unknown> = {};
   if (email !== undefined) body.email = email;
   if (password !== undefined) body.password = password;
@@ -46,20 +58,32 @@ async function asOwner(statement: ReturnType<typeof sql>): Promise<void> {
 
 async function addActiveUser(org: SignedUp, password = 'password123') {
   const email = uniqueEmail('rep');
-  const added = await call('POST', '/api/user/add', { token: org.token, body: { first_name: 'Rep', last_name: 'Ray', email, phone_no: '+15550100', password } });
+  const added = await call('POST', '/api/user/add', {
+    token: org.token,
+    body: { first_name: 'Rep', last_name: 'Ray', email, phone_no: '+15550100', password },
+  });
   expect(added.status, added.text).toBe(201);
   return { id: added.body.data.id as number, email, password };
 }
 
 /** Checks a login or signup body against the spec's token object for the given user. */
-function expectTokenObject(response: ApiResponse, user: { id: number; email: string; name: string; orgId: number; roleName: string }): void {
+function expectTokenObject(
+  response: ApiResponse,
+  user: { id: number; email: string; name: string; orgId: number; roleName: string },
+): void {
   const body = response.body;
   expect(Object.keys(body).sort()).toEqual([...TOKEN_OBJECT_KEYS, ...ENVELOPE_KEYS].sort());
   expect(body.success).toBe(true);
   expect(body.token_type).toBe('Bearer');
   expect(body.expires_in).toBe(THIRTY_DAYS);
   expect(body.access_token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
-  expect(body.user).toEqual({ id: user.id, email: user.email, name: user.name, organization_id: String(user.orgId), role_name: user.roleName });
+  expect(body.user).toEqual({
+    id: user.id,
+    email: user.email,
+    name: user.name,
+    organization_id: String(user.orgId),
+    role_name: user.roleName,
+  });
   expect(typeof body.user.organization_id).toBe('string');
   expect(body.expires_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
   expect(Math.abs(Date.parse(body.expires_at) - (Date.now() + THIRTY_DAYS * 1000))).toBeLessThan(60_000);
@@ -78,7 +102,13 @@ describe('POST /api/auth/login', () => {
     const org = await signupOrganization();
     const response = await login(org.email, org.password);
     expect(response.status).toBe(200);
-    expectTokenObject(response, { id: org.userId, email: org.email, name: 'Ada Admin', orgId: org.orgId, roleName: 'admin' });
+    expectTokenObject(response, {
+      id: org.userId,
+      email: org.email,
+      name: 'Ada Admin',
+      orgId: org.orgId,
+      roleName: 'admin',
+    });
   });
 
   it('issues a token that authenticates the user', async () => {
@@ -94,7 +124,13 @@ describe('POST /api/auth/login', () => {
     const rep = await addActiveUser(org);
     const response = await login(rep.email, rep.password);
     expect(response.status).toBe(200);
-    expectTokenObject(response, { id: rep.id, email: rep.email, name: 'Rep Ray', orgId: org.orgId, roleName: 'sales_rep' });
+    expectTokenObject(response, {
+      id: rep.id,
+      email: rep.email,
+      name: 'Rep Ray',
+      orgId: org.orgId,
+      roleName: 'sales_rep',
+    });
   });
 
   it('accepts the email in any letter case', async () => {
@@ -159,11 +195,23 @@ describe('POST /api/auth/signup', () => {
   it('answers 201 with the same token object as login, for the new organization’s admin', async () => {
     const email = uniqueEmail('founder');
     const response = await call('POST', '/api/auth/signup', {
-      body: { organization_name: 'Founders Inc', first_name: 'Grace', last_name: 'Hopper', email, password: 'long enough' },
+      body: {
+        organization_name: 'Founders Inc',
+        first_name: 'Grace',
+        last_name: 'Hopper',
+        email,
+        password: 'long enough',
+      },
       headers: { 'cf-connecting-ip': randomIp() },
     });
     expect(response.status, response.text).toBe(201);
-    expectTokenObject(response, { id: response.body.user.id, email, name: 'Grace Hopper', orgId: Number(response.body.user.organization_id), roleName: 'admin' });
+    expectTokenObject(response, {
+      id: response.body.user.id,
+      email,
+      name: 'Grace Hopper',
+      orgId: Number(response.body.user.organization_id),
+      roleName: 'admin',
+    });
     expect(Number(response.body.user.organization_id)).toBeGreaterThan(0);
     expect((await login(email, 'long enough')).status).toBe(200);
   });
@@ -171,7 +219,12 @@ describe('POST /api/auth/signup', () => {
   it('makes the signing-up user the admin of a new organization with the given name', async () => {
     const org = await signupOrganization('Widgets');
     const me = await call('GET', '/api/user/my', { token: org.token });
-    expect(me.body.data).toMatchObject({ id: org.userId, email: org.email, role_name: 'admin', organization_id: String(org.orgId) });
+    expect(me.body.data).toMatchObject({
+      id: org.userId,
+      email: org.email,
+      role_name: 'admin',
+      organization_id: String(org.orgId),
+    });
     expect(me.body.data.organization_name).toMatch(/^Widgets /);
   });
 
@@ -205,12 +258,20 @@ describe('POST /api/auth/signup', () => {
     const request = new Request('http://lead.test/api/auth/signup', {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'cf-connecting-ip': randomIp() },
-      body: JSON.stringify({ organization_name: 'Closed', first_name: 'Nia', email: uniqueEmail(), password: 'password123' }),
+      body: JSON.stringify({
+        organization_name: 'Closed',
+        first_name: 'Nia',
+        email: uniqueEmail(),
+        password: 'password123',
+      }),
     });
     const response = await buildApp().fetch(request, { ...env, SIGNUP_ENABLED: 'false' }, ctx);
     await waitOnExecutionContext(ctx);
     expect(response.status).toBe(403);
-    expect(await response.json()).toMatchObject({ success: false, error: { type: 'forbidden', code: 'signup_disabled' } });
+    expect(await response.json()).toMatchObject({
+      success: false,
+      error: { type: 'forbidden', code: 'signup_disabled' },
+    });
   });
 });
 
@@ -246,8 +307,16 @@ describe('bearer tokens', () => {
     const [a, b] = await Promise.all([signupOrganization(), signupOrganization()]);
     const [header, payload, signature] = a.token.split('.');
     const claims = base64UrlJson(payload);
-    for (const forged of [{ ...claims, org: String(b.orgId) }, { ...claims, sub: String(b.userId) }, { ...claims, exp: Number(claims.exp) + 3600 }]) {
-      expectFailure(await call('GET', '/api/user/my', { token: `${header}.${toBase64Url(forged)}.${signature}` }), 401, 'unauthorized');
+    for (const forged of [
+      { ...claims, org: String(b.orgId) },
+      { ...claims, sub: String(b.userId) },
+      { ...claims, exp: Number(claims.exp) + 3600 },
+    ]) {
+      expectFailure(
+        await call('GET', '/api/user/my', { token: `${header}.${toBase64Url(forged)}.${signature}` }),
+        401,
+        'unauthorized',
+      );
     }
     // A flipped signature character.
     const flipped = signature.startsWith('A') ? `B${signature.slice(1)}` : `A${signature.slice(1)}`;
@@ -263,13 +332,22 @@ describe('bearer tokens', () => {
 
   it('answers 401 for a token signed with another secret', async () => {
     const org = await signupOrganization();
-    const { token } = await issueAccessToken('another-secret-that-is-long-enough-to-sign', { userId: org.userId, orgId: org.orgId, generation: 0 });
+    const { token } = await issueAccessToken('another-secret-that-is-long-enough-to-sign', {
+      userId: org.userId,
+      orgId: org.orgId,
+      generation: 0,
+    });
     expectFailure(await call('GET', '/api/user/my', { token }), 401, 'unauthorized');
   });
 
   it('answers 401 for an expired token (exp in the past)', async () => {
     const org = await signupOrganization();
-    const { token, expiresAt } = await issueAccessToken(secret, { userId: org.userId, orgId: org.orgId, generation: 0 }, new Date(Date.now() - 3_600_000), 60);
+    const { token, expiresAt } = await issueAccessToken(
+      secret,
+      { userId: org.userId, orgId: org.orgId, generation: 0 },
+      new Date(Date.now() - 3_600_000),
+      60,
+    );
     expect(expiresAt.getTime()).toBeLessThan(Date.now());
     const response = await call('GET', '/api/user/my', { token });
     expectFailure(response, 401, 'unauthorized');
@@ -311,7 +389,9 @@ describe('passwords', () => {
     const org = await signupOrganization();
     const handle = openDatabase(env as never);
     try {
-      const result = await handle.db.execute<{ password_hash: string }>(sql`select password_hash from users where id = ${org.userId}`);
+      const result = await handle.db.execute<{ password_hash: string }>(
+        sql`select password_hash from users where id = ${org.userId}`,
+      );
       const stored = result.rows[0].password_hash;
       expect(stored.startsWith('pbkdf2-sha256$100000$')).toBe(true);
       expect(await verifyPassword(org.password, stored)).toBe(true);
@@ -328,7 +408,10 @@ describe('passwords', () => {
       await call('GET', '/api/user/my', { token: org.token }),
       await call('GET', '/api/user/list', { token: org.token, query: { limit: 100 } }),
       await call('GET', '/api/user/global-search', { token: org.token, query: { search_value: 'rep' } }),
-      await call('POST', `/api/user/update/${rep.id}`, { token: org.token, body: { first_name: 'Rep', email: rep.email, phone_no: '+15550100' } }),
+      await call('POST', `/api/user/update/${rep.id}`, {
+        token: org.token,
+        body: { first_name: 'Rep', email: rep.email, phone_no: '+15550100' },
+      }),
     ];
     for (const response of responses) {
       expect(response.status, response.text).toBe(200);
@@ -356,6 +439,10 @@ describe('rate limiting', () => {
     expectFailure(response, 429, 'rate_limited');
     expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
     // Another client is not affected.
-    expectFailure(await login(uniqueEmail('nobody'), 'whatever1', { 'cf-connecting-ip': randomIp() }), 404, 'not_found');
+    expectFailure(
+      await login(uniqueEmail('nobody'), 'whatever1', { 'cf-connecting-ip': randomIp() }),
+      404,
+      'not_found',
+    );
   });
 });

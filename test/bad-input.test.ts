@@ -42,43 +42,80 @@ describe('bad-input sweep', () => {
   }
 
   it('gives every string field of every body a maximum length', () => {
-    const unbounded = swept.flatMap((route) => unboundedStrings(route.body).map((path) => `${routeKey(route)} ${path}`));
+    const unbounded = swept.flatMap((route) =>
+      unboundedStrings(route.body).map((path) => `${routeKey(route)} ${path}`),
+    );
     expect(unbounded).toEqual([]);
   });
 
   for (const route of jsonRoutes) {
     it(`${routeKey(route)} refuses unparseable JSON with 400`, async () => {
-      const response = await call(route.method, samplePath(route), { ...auth(route), rawBody: '{"broken', headers: { 'content-type': 'application/json' } });
+      const response = await call(route.method, samplePath(route), {
+        ...auth(route),
+        rawBody: '{"broken',
+        headers: { 'content-type': 'application/json' },
+      });
       expectClientFailure(response, 'unparseable');
       expect(response.status).toBe(400);
     });
 
     it(`${routeKey(route)} refuses bodies of the wrong JSON type and oversized strings`, async () => {
       for (const body of [[1, 2, 3], 'a string', 42, null, true]) {
-        expectClientFailure(await call(route.method, samplePath(route), { ...auth(route), body }), `body ${JSON.stringify(body)}`);
+        expectClientFailure(
+          await call(route.method, samplePath(route), { ...auth(route), body }),
+          `body ${JSON.stringify(body)}`,
+        );
       }
-      const oversized = Object.fromEntries(Object.keys(objectShape(route.body)).map((key) => [key, 'x'.repeat(10_001)]));
-      expectClientFailure(await call(route.method, samplePath(route), { ...auth(route), body: oversized }), 'oversized strings');
-      const wrongTypes = Object.fromEntries(Object.keys(objectShape(route.body)).map((key) => [key, { nested: [true] }]));
-      expectClientFailure(await call(route.method, samplePath(route), { ...auth(route), body: wrongTypes }), 'wrong field types');
+      const oversized = Object.fromEntries(
+        Object.keys(objectShape(route.body)).map((key) => [key, 'x'.repeat(10_001)]),
+      );
+      expectClientFailure(
+        await call(route.method, samplePath(route), { ...auth(route), body: oversized }),
+        'oversized strings',
+      );
+      const wrongTypes = Object.fromEntries(
+        Object.keys(objectShape(route.body)).map((key) => [key, { nested: [true] }]),
+      );
+      expectClientFailure(
+        await call(route.method, samplePath(route), { ...auth(route), body: wrongTypes }),
+        'wrong field types',
+      );
     });
 
     it(`${routeKey(route)} refuses a non-JSON content type`, async () => {
-      const response = await call(route.method, samplePath(route), { ...auth(route), rawBody: 'a=1', headers: { 'content-type': 'text/plain' } });
+      const response = await call(route.method, samplePath(route), {
+        ...auth(route),
+        rawBody: 'a=1',
+        headers: { 'content-type': 'text/plain' },
+      });
       expectClientFailure(response, 'text/plain');
     });
   }
 
   for (const route of multipartRoutes) {
     it(`${routeKey(route)} refuses JSON and empty multipart bodies`, async () => {
-      expectClientFailure(await call(route.method, samplePath(route), { ...auth(route), body: { file: 'not a file' } }), 'json to multipart');
-      expectClientFailure(await call(route.method, samplePath(route), { ...auth(route), rawBody: new FormData() }), 'empty form');
+      expectClientFailure(
+        await call(route.method, samplePath(route), { ...auth(route), body: { file: 'not a file' } }),
+        'json to multipart',
+      );
+      expectClientFailure(
+        await call(route.method, samplePath(route), { ...auth(route), rawBody: new FormData() }),
+        'empty form',
+      );
     });
   }
 
   for (const route of listRoutes) {
     it(`${routeKey(route)} refuses unknown order_by and malformed paging with 400`, async () => {
-      for (const query of [{ order_by: 'password_hash' }, { order_by: 'id;drop table users' }, { page: 'abc' }, { limit: '-1' }, { order_in: 'sideways' }, { start_date: 'yesterday' }, { cursor: 'not-a-cursor' }]) {
+      for (const query of [
+        { order_by: 'password_hash' },
+        { order_by: 'id;drop table users' },
+        { page: 'abc' },
+        { limit: '-1' },
+        { order_in: 'sideways' },
+        { start_date: 'yesterday' },
+        { cursor: 'not-a-cursor' },
+      ]) {
         const response = await call(route.method, samplePath(route), { ...auth(route), query });
         expectClientFailure(response, JSON.stringify(query));
         expect(response.status, JSON.stringify(query)).toBe(400);
@@ -89,7 +126,10 @@ describe('bad-input sweep', () => {
   for (const route of idPathRoutes) {
     it(`${routeKey(route)} refuses a malformed id with 400`, async () => {
       for (const value of ['abc', '-5', '1.5', '99999999999999999999']) {
-        const response = await call(route.method, samplePath(route, value), { ...auth(route), body: route.bodyMediaType === 'application/json' ? {} : undefined });
+        const response = await call(route.method, samplePath(route, value), {
+          ...auth(route),
+          body: route.bodyMediaType === 'application/json' ? {} : undefined,
+        });
         expectClientFailure(response, `id ${value}`);
         expect(response.status, `id ${value}`).toBe(400);
       }

@@ -10,7 +10,10 @@ import type { Bindings } from '../src/env';
 
 const app = buildApp();
 
-async function requestWith(bindings: Partial<Bindings>, path: string): Promise<{ status: number; body: { error?: { type: string; message: string } } }> {
+async function requestWith(
+  bindings: Partial<Bindings>,
+  path: string,
+): Promise<{ status: number; body: { error?: { type: string; message: string } } }> {
   const ctx = createExecutionContext();
   const response = await app.fetch(new Request(`http://lead.test${path}`), { ...env, ...bindings } as Bindings, ctx);
   await waitOnExecutionContext(ctx);
@@ -23,8 +26,16 @@ describe('unsafe configuration', () => {
   const cases: [string, Partial<Bindings>, RegExp][] = [
     ['a missing JWT_SECRET', { JWT_SECRET: undefined }, /JWT_SECRET is not set/],
     ['a JWT_SECRET shorter than 32 bytes', { JWT_SECRET: 'short-secret' }, /at least 32 bytes/],
-    ['the development JWT_SECRET once published in scripts/dev.mjs', { JWT_SECRET: 'local-development-secret-not-for-production-use' }, /published/],
-    ['a pooled Neon DATABASE_URL', { DATABASE_URL: 'postgres://app:pw@ep-cool-name-123456-pooler.eu-central-1.aws.neon.tech/neondb' }, /direct endpoint/],
+    [
+      'the development JWT_SECRET once published in scripts/dev.mjs',
+      { JWT_SECRET: 'local-development-secret-not-for-production-use' },
+      /published/,
+    ],
+    [
+      'a pooled Neon DATABASE_URL',
+      { DATABASE_URL: 'postgres://app:pw@ep-cool-name-123456-pooler.eu-central-1.aws.neon.tech/neondb' },
+      /direct endpoint/,
+    ],
   ];
   for (const [what, bindings, logged] of cases) {
     it(`answers 500 on every route, public ones included, for ${what}, and logs the reason`, async () => {

@@ -12,8 +12,14 @@ let rep2: { token: string };
 
 async function login(owner: SignedUp, name: string) {
   const email = uniqueEmail(name);
-  await call('POST', '/api/user/add', { token: owner.token, body: { first_name: name, email, phone_no: '+15550103', password: 'password123' } });
-  return { token: (await call('POST', '/api/auth/login', { body: { email, password: 'password123' } })).body.access_token as string };
+  await call('POST', '/api/user/add', {
+    token: owner.token,
+    body: { first_name: name, email, phone_no: '+15550103', password: 'password123' },
+  });
+  return {
+    token: (await call('POST', '/api/auth/login', { body: { email, password: 'password123' } })).body
+      .access_token as string,
+  };
 }
 
 async function addView(token: string, body: Record<string, unknown>) {
@@ -21,7 +27,9 @@ async function addView(token: string, body: Record<string, unknown>) {
 }
 
 async function visibleIds(token: string, query: Record<string, string> = {}): Promise<number[]> {
-  return (await call('GET', '/api/custom-view/list', { token, query: { limit: 100, ...query } })).body.data.map((view: { id: number }) => view.id);
+  return (await call('GET', '/api/custom-view/list', { token, query: { limit: 100, ...query } })).body.data.map(
+    (view: { id: number }) => view.id,
+  );
 }
 
 beforeAll(async () => {
@@ -90,18 +98,40 @@ describe('visibility', () => {
 describe('update and delete', () => {
   it('lets the creator change any field, re-checking filters', async () => {
     const id = (await addView(rep.token, { visibility: 'private', view_name: 'Draft' })).body.data.id;
-    const updated = await call('POST', `/api/custom-view/update/${id}`, { token: rep.token, body: { view_name: 'Final', visibility: 'team', filters: { priority: '3,4' } } });
+    const updated = await call('POST', `/api/custom-view/update/${id}`, {
+      token: rep.token,
+      body: { view_name: 'Final', visibility: 'team', filters: { priority: '3,4' } },
+    });
     expect(updated.body.data).toMatchObject({ view_name: 'Final', visibility: 'team', filters: { priority: '3,4' } });
-    expectFailure(await call('POST', `/api/custom-view/update/${id}`, { token: rep.token, body: { filters: { nope: 1 } } }), 422, 'validation_error');
+    expectFailure(
+      await call('POST', `/api/custom-view/update/${id}`, { token: rep.token, body: { filters: { nope: 1 } } }),
+      422,
+      'validation_error',
+    );
   });
 
   it('answers 404 for another user’s private view and 403 for a colleague’s shared view; admins may change shared views', async () => {
     const secret = (await addView(rep.token, { visibility: 'private' })).body.data.id;
     const team = (await addView(rep.token, { visibility: 'team', view_name: 'Team view' })).body.data.id;
-    expectFailure(await call('POST', `/api/custom-view/update/${secret}`, { token: rep2.token, body: { view_name: 'x' } }), 404, 'not_found');
+    expectFailure(
+      await call('POST', `/api/custom-view/update/${secret}`, { token: rep2.token, body: { view_name: 'x' } }),
+      404,
+      'not_found',
+    );
     expectFailure(await call('DELETE', `/api/custom-view/delete/${secret}`, { token: admin.token }), 404, 'not_found');
-    expectFailure(await call('POST', `/api/custom-view/update/${team}`, { token: rep2.token, body: { view_name: 'x' } }), 403, 'forbidden');
-    expect((await call('POST', `/api/custom-view/update/${team}`, { token: admin.token, body: { view_name: 'Renamed by admin' } })).status).toBe(200);
+    expectFailure(
+      await call('POST', `/api/custom-view/update/${team}`, { token: rep2.token, body: { view_name: 'x' } }),
+      403,
+      'forbidden',
+    );
+    expect(
+      (
+        await call('POST', `/api/custom-view/update/${team}`, {
+          token: admin.token,
+          body: { view_name: 'Renamed by admin' },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('deletes a view for good', async () => {

@@ -10,7 +10,14 @@ import { companies, contacts, exportJobs } from '../src/db/schema';
 import { openXlsxRows } from '../src/modules/imports/xlsx-reader';
 import { fileRangeSource } from '../src/modules/imports/zip-directory';
 import { call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
-import { asOrganization, csvOf, deliverJobs, download, exportAndWait, importAndWait } from './cross-tenant/fixtures/jobs';
+import {
+  asOrganization,
+  csvOf,
+  deliverJobs,
+  download,
+  exportAndWait,
+  importAndWait,
+} from './cross-tenant/fixtures/jobs';
 
 const VOLATILE = new Set(['id', 'created_at', 'updated_at']);
 
@@ -38,10 +45,70 @@ async function xlsxRows(bytes: ArrayBuffer): Promise<string[][]> {
 }
 
 const SAMPLE = [
-  ['First Name', 'Last Name', 'Email', 'Phone', 'Company', 'City', 'Country', 'Status', 'Priority', 'Source', 'Tags', 'Estimated Value', 'Notes', 'Budget'],
-  ['Ada', 'Lovelace', 'ada@engine.example', '+44 20 7946 0000', 'Analytical Engines', 'London', 'UK', 'Converted', 'Urgent', 'Referral', 'VIP, Hot', '1500.5', 'Likes "notes", commas\nand lines', '10k'],
-  ['Grace', 'Hopper', 'grace@navy.example', '=1+2', 'Navy', 'Arlington', 'USA', 'Qualified', 'High', 'Website', 'Partner', '', '', ''],
-  ['Alan', 'Turing', 'alan@bletchley.example', '', 'Bletchley', 'Bletchley', 'UK', 'Converted', '', '', '', '99', '', '5k'],
+  [
+    'First Name',
+    'Last Name',
+    'Email',
+    'Phone',
+    'Company',
+    'City',
+    'Country',
+    'Status',
+    'Priority',
+    'Source',
+    'Tags',
+    'Estimated Value',
+    'Notes',
+    'Budget',
+  ],
+  [
+    'Ada',
+    'Lovelace',
+    'ada@engine.example',
+    '+44 20 7946 0000',
+    'Analytical Engines',
+    'London',
+    'UK',
+    'Converted',
+    'Urgent',
+    'Referral',
+    'VIP, Hot',
+    '1500.5',
+    'Likes "notes", commas\nand lines',
+    '10k',
+  ],
+  [
+    'Grace',
+    'Hopper',
+    'grace@navy.example',
+    '=1+2',
+    'Navy',
+    'Arlington',
+    'USA',
+    'Qualified',
+    'High',
+    'Website',
+    'Partner',
+    '',
+    '',
+    '',
+  ],
+  [
+    'Alan',
+    'Turing',
+    'alan@bletchley.example',
+    '',
+    'Bletchley',
+    'Bletchley',
+    'UK',
+    'Converted',
+    '',
+    '',
+    '',
+    '99',
+    '',
+    '5k',
+  ],
   ['Edsger', 'Dijkstra', '', '+31 20 000', '', 'Austin', 'USA', '', 'Low', 'Direct', '', '', 'no email', ''],
 ];
 
@@ -58,16 +125,36 @@ describe('exports', () => {
   it('answers 202 with a queued job and writes a CSV the owner downloads as an attachment', async () => {
     const created = await call('POST', '/api/exports/create', { token: owner.token, body: { export_type: 'leads' } });
     expect(created.status, created.text).toBe(202);
-    expect(created.body.data).toMatchObject({ export_type: 'leads', format: 'csv', status: 'queued', filters: {}, download_url: null });
+    expect(created.body.data).toMatchObject({
+      export_type: 'leads',
+      format: 'csv',
+      status: 'queued',
+      filters: {},
+      download_url: null,
+    });
     const { job, text, response } = await exportCsv(owner, { export_type: 'leads' });
-    expect(job).toMatchObject({ status: 'completed', total: 4, processed: 4, percentage: 100, download_url: `/api/exports/download/${job.id}` });
+    expect(job).toMatchObject({
+      status: 'completed',
+      total: 4,
+      processed: 4,
+      percentage: 100,
+      download_url: `/api/exports/download/${job.id}`,
+    });
     expect(response.headers.get('content-type')).toContain('text/csv');
     expect(response.headers.get('content-disposition')).toBe(`attachment; filename="leads-export-${job.id}.csv"`);
     const rows = comparableRows(text);
     expect(rows).toHaveLength(4);
     expect(rows.find((row) => row.email === 'ada@engine.example')).toMatchObject({
-      first_name: 'Ada', status: '5', status_text: 'Converted', priority: '4', priority_text: 'Urgent', lead_source_text: 'Referral',
-      tags: 'Hot, VIP', estimated_value: '1500.5', notes: 'Likes "notes", commas\nand lines', custom_fields: '{"Budget":"10k"}',
+      first_name: 'Ada',
+      status: '5',
+      status_text: 'Converted',
+      priority: '4',
+      priority_text: 'Urgent',
+      lead_source_text: 'Referral',
+      tags: 'Hot, VIP',
+      estimated_value: '1500.5',
+      notes: 'Likes "notes", commas\nand lines',
+      custom_fields: '{"Budget":"10k"}',
     });
     // Formula-like text is guarded with an apostrophe in the CSV (and unguarded again on import).
     expect(rows.find((row) => row.email === 'grace@navy.example')?.phone_number).toBe("'=1+2");
@@ -88,7 +175,9 @@ describe('exports', () => {
     expect((await xlsxRows(bytes))[0]).toEqual(expect.arrayContaining(['first_name', 'email', 'custom_fields']));
     const fromXlsx = await importAndWait(third, new Uint8Array(bytes), { name: 'from-a.xlsx' });
     expect(fromXlsx).toMatchObject({ status: 'completed', format: 'xlsx', created: 4, failed: 0 });
-    expect(comparableRows((await exportCsv(third, { export_type: 'leads' })).text)).toEqual(comparableRows(original.text));
+    expect(comparableRows((await exportCsv(third, { export_type: 'leads' })).text)).toEqual(
+      comparableRows(original.text),
+    );
   });
 
   it('applies the lead list filters, and exports as clients only leads with the Converted status', async () => {
@@ -96,7 +185,10 @@ describe('exports', () => {
     expect(comparableRows(uk.text).map((row) => row.email)).toEqual(['ada@engine.example']);
     expect(uk.job.filters).toEqual({ country: 'uk', priority: '4,1' });
     const clients = await exportCsv(owner, { export_type: 'clients' });
-    expect(comparableRows(clients.text).map((row) => row.email)).toEqual(['ada@engine.example', 'alan@bletchley.example']);
+    expect(comparableRows(clients.text).map((row) => row.email)).toEqual([
+      'ada@engine.example',
+      'alan@bletchley.example',
+    ]);
     const none = await exportCsv(owner, { export_type: 'clients', filters: { search_value: 'grace' } });
     expect(none.job.total).toBe(0);
     expect(comparableRows(none.text)).toEqual([]);
@@ -121,19 +213,41 @@ describe('exports', () => {
   });
 
   it('exports companies and contacts', async () => {
-    const [company] = await asOrganization(owner.orgId, (tx) => tx.select().from(companies).where(eq(companies.companyName, 'Navy')));
+    const [company] = await asOrganization(owner.orgId, (tx) =>
+      tx.select().from(companies).where(eq(companies.companyName, 'Navy')),
+    );
     await asOrganization(owner.orgId, (tx) =>
-      tx.insert(contacts).values({ organizationId: owner.orgId, name: 'Rear Admiral', email: 'ra@navy.example', companyId: company.id, designation: 'Officer' }),
+      tx
+        .insert(contacts)
+        .values({
+          organizationId: owner.orgId,
+          name: 'Rear Admiral',
+          email: 'ra@navy.example',
+          companyId: company.id,
+          designation: 'Officer',
+        }),
     );
     const companyRows = comparableRows((await exportCsv(owner, { export_type: 'companies' })).text);
     expect(companyRows.map((row) => row.company_name).sort()).toEqual(['Analytical Engines', 'Bletchley', 'Navy']);
-    const contactRows = comparableRows((await exportCsv(owner, { export_type: 'contacts', filters: { search_value: 'navy' } })).text);
-    expect(contactRows).toEqual([expect.objectContaining({ name: 'Rear Admiral', email: 'ra@navy.example', company_id: String(company.id), designation: 'Officer' })]);
+    const contactRows = comparableRows(
+      (await exportCsv(owner, { export_type: 'contacts', filters: { search_value: 'navy' } })).text,
+    );
+    expect(contactRows).toEqual([
+      expect.objectContaining({
+        name: 'Rear Admiral',
+        email: 'ra@navy.example',
+        company_id: String(company.id),
+        designation: 'Officer',
+      }),
+    ]);
   });
 
   it('answers 409 export_not_ready until the export is completed, and 404 to another organization', async () => {
     const [queued] = await asOrganization(owner.orgId, (tx) =>
-      tx.insert(exportJobs).values({ organizationId: owner.orgId, exportType: 'leads', createdBy: owner.userId }).returning({ id: exportJobs.id }),
+      tx
+        .insert(exportJobs)
+        .values({ organizationId: owner.orgId, exportType: 'leads', createdBy: owner.userId })
+        .returning({ id: exportJobs.id }),
     );
     const early = await download(owner, queued.id);
     expect(early.status).toBe(409);
@@ -147,10 +261,18 @@ describe('exports', () => {
   });
 
   it('lists exports with status and progress, filtered by type', async () => {
-    const response = await call('GET', '/api/exports/list', { token: owner.token, query: { export_type: 'clients', status: 'completed' } });
+    const response = await call('GET', '/api/exports/list', {
+      token: owner.token,
+      query: { export_type: 'clients', status: 'completed' },
+    });
     expect(response.status, response.text).toBe(200);
     expect(response.body.total).toBe(2);
-    expect(response.body.data[0]).toMatchObject({ export_type: 'clients', status: 'completed', percentage: 100, error: null });
+    expect(response.body.data[0]).toMatchObject({
+      export_type: 'clients',
+      status: 'completed',
+      percentage: 100,
+      error: null,
+    });
   });
 
   it('treats a redelivered message of a completed export as done', async () => {
@@ -173,14 +295,18 @@ describe('exports', () => {
     );
     let started = Date.now();
     const csv = await exportCsv(bulk, { export_type: 'leads' });
-    console.log(`[timing] CSV export of ${count} leads: ${((Date.now() - started) / 1000).toFixed(1)} s, ${csv.text.length} bytes`);
+    console.log(
+      `[timing] CSV export of ${count} leads: ${((Date.now() - started) / 1000).toFixed(1)} s, ${csv.text.length} bytes`,
+    );
     expect(csv.job).toMatchObject({ status: 'completed', total: count, processed: count });
     expect(csv.text.trimEnd().split('\r\n')).toHaveLength(count + 1);
 
     started = Date.now();
     const xlsx = await exportAndWait(bulk, { export_type: 'leads', format: 'xlsx' });
     const bytes = await (await download(bulk, xlsx.id)).arrayBuffer();
-    console.log(`[timing] XLSX export of ${count} leads: ${((Date.now() - started) / 1000).toFixed(1)} s, ${bytes.byteLength} bytes`);
+    console.log(
+      `[timing] XLSX export of ${count} leads: ${((Date.now() - started) / 1000).toFixed(1)} s, ${bytes.byteLength} bytes`,
+    );
     expect(xlsx).toMatchObject({ status: 'completed', total: count, processed: count });
     const rows = await xlsxRows(bytes);
     expect(rows).toHaveLength(count + 1);

@@ -9,7 +9,10 @@ let org: SignedUp;
 let other: SignedUp;
 
 async function feedOf(who: SignedUp, leadId: number, query: Record<string, string> = {}) {
-  const response = await call('GET', '/api/feed/list', { token: who.token, query: { model_type: 'lead', model_id: leadId, ...query } });
+  const response = await call('GET', '/api/feed/list', {
+    token: who.token,
+    query: { model_type: 'lead', model_id: leadId, ...query },
+  });
   expect(response.status).toBe(200);
   return response.body;
 }
@@ -20,8 +23,16 @@ beforeAll(async () => {
 
 describe('GET /api/feed/list', () => {
   it('records creation, each update with before/after of the changed fields, and deletion, newest first', async () => {
-    const lead = (await call('POST', '/api/lead/add', { token: org.token, body: { first_name: 'Feed', last_name: 'Me', city: 'Rome' } })).body.data;
-    await call('POST', `/api/lead/update/${lead.id}`, { token: org.token, body: { city: 'Milan', custom_fields: { size: 'L' }, status: 2 } });
+    const lead = (
+      await call('POST', '/api/lead/add', {
+        token: org.token,
+        body: { first_name: 'Feed', last_name: 'Me', city: 'Rome' },
+      })
+    ).body.data;
+    await call('POST', `/api/lead/update/${lead.id}`, {
+      token: org.token,
+      body: { city: 'Milan', custom_fields: { size: 'L' }, status: 2 },
+    });
     await call('POST', `/api/lead/update/${lead.id}`, { token: org.token, body: { city: 'Milan' } });
     await call('DELETE', '/api/lead/delete', { token: org.token, body: { ids: [lead.id] } });
     const feed = await feedOf(org, lead.id);
@@ -32,14 +43,21 @@ describe('GET /api/feed/list', () => {
       model_id: lead.id,
       actor_user_id: org.userId,
       actor_name: 'Ada Admin',
-      changes: { city: { from: 'Rome', to: 'Milan' }, status: { from: 1, to: 2 }, custom_fields: { from: {}, to: { size: 'L' } } },
+      changes: {
+        city: { from: 'Rome', to: 'Milan' },
+        status: { from: 1, to: 2 },
+        custom_fields: { from: {}, to: { size: 'L' } },
+      },
     });
     expect(Object.keys(feed.data[1].changes).sort()).toEqual(['city', 'custom_fields', 'status']);
   });
 
   it('pages oldest first on request and filters by date', async () => {
-    const lead = (await call('POST', '/api/lead/add', { token: org.token, body: { first_name: 'Paged', last_name: 'Feed' } })).body.data;
-    for (const city of ['A1', 'B2', 'C3']) await call('POST', `/api/lead/update/${lead.id}`, { token: org.token, body: { city } });
+    const lead = (
+      await call('POST', '/api/lead/add', { token: org.token, body: { first_name: 'Paged', last_name: 'Feed' } })
+    ).body.data;
+    for (const city of ['A1', 'B2', 'C3'])
+      await call('POST', `/api/lead/update/${lead.id}`, { token: org.token, body: { city } });
     const page = await feedOf(org, lead.id, { order_in: 'ASC', limit: '2' });
     expect(page.data.map((entry: { action: string }) => entry.action)).toEqual(['created', 'updated']);
     expect(page.next_cursor).not.toBeNull();
@@ -47,11 +65,17 @@ describe('GET /api/feed/list', () => {
   });
 
   it('shows nothing of another organization', async () => {
-    const lead = (await call('POST', '/api/lead/add', { token: org.token, body: { first_name: 'Private', last_name: 'Feed' } })).body.data;
+    const lead = (
+      await call('POST', '/api/lead/add', { token: org.token, body: { first_name: 'Private', last_name: 'Feed' } })
+    ).body.data;
     expect((await feedOf(other, lead.id)).total).toBe(0);
   });
 
   it('answers 400 for a malformed model_id', async () => {
-    expectFailure(await call('GET', '/api/feed/list', { token: org.token, query: { model_type: 'lead', model_id: 'abc' } }), 400, 'bad_request');
+    expectFailure(
+      await call('GET', '/api/feed/list', { token: org.token, query: { model_type: 'lead', model_id: 'abc' } }),
+      400,
+      'bad_request',
+    );
   });
 });

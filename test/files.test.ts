@@ -8,15 +8,26 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { companies, contacts } from '../src/db/schema';
 import { call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
 import { createLead, feedOf, inOrganization, softDeleteLead } from './helpers/leads';
-import { addDocument, fetchBytes, fileForm, fileOf, samples, uploadStorageFile } from './cross-tenant/fixtures/lead-activity';
+import {
+  addDocument,
+  fetchBytes,
+  fileForm,
+  fileOf,
+  samples,
+  uploadStorageFile,
+} from './cross-tenant/fixtures/lead-activity';
 
 async function insertCompany(owner: SignedUp, name = `Initech ${crypto.randomUUID().slice(0, 6)}`) {
-  const [row] = await inOrganization(owner.orgId, (tx) => tx.insert(companies).values({ organizationId: owner.orgId, companyName: name }).returning({ id: companies.id }));
+  const [row] = await inOrganization(owner.orgId, (tx) =>
+    tx.insert(companies).values({ organizationId: owner.orgId, companyName: name }).returning({ id: companies.id }),
+  );
   return row.id;
 }
 
 async function insertContact(owner: SignedUp) {
-  const [row] = await inOrganization(owner.orgId, (tx) => tx.insert(contacts).values({ organizationId: owner.orgId, name: 'Peter Gibbons' }).returning({ id: contacts.id }));
+  const [row] = await inOrganization(owner.orgId, (tx) =>
+    tx.insert(contacts).values({ organizationId: owner.orgId, name: 'Peter Gibbons' }).returning({ id: contacts.id }),
+  );
   return row.id;
 }
 
@@ -24,7 +35,13 @@ const drive = (subjectType: string, subjectId: number, file: Record<string, unkn
   provider: 'google_drive',
   subject_type: subjectType,
   subject_id: subjectId,
-  file: { id: 'drive-123', name: 'Deck.pptx', mime_type: 'application/vnd.ms-powerpoint', web_url: 'https://drive.example.com/d/123', ...file },
+  file: {
+    id: 'drive-123',
+    name: 'Deck.pptx',
+    mime_type: 'application/vnd.ms-powerpoint',
+    web_url: 'https://drive.example.com/d/123',
+    ...file,
+  },
 });
 
 describe('storage files', () => {
@@ -61,7 +78,9 @@ describe('storage files', () => {
     const response = await fetchBytes(owner, file.download_url);
     expect(response.status).toBe(200);
     expect(response.bytes).toEqual(samples.xlsx());
-    expect(response.headers.get('content-type')).toBe('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+    expect(response.headers.get('content-type')).toBe(
+      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    );
     expect(response.headers.get('content-disposition')).toBe('attachment; filename="figures.xlsx"');
     expectFailure(await call('GET', file.download_url, { token: other.token }), 404, 'not_found');
     expectFailure(await call('GET', '/api/storage-file/download/999999999', { token: owner.token }), 404, 'not_found');
@@ -96,11 +115,17 @@ describe('attachments', () => {
   });
 
   const attach = (body: unknown, who: SignedUp = owner) => call('POST', '/api/file/attach', { token: who.token, body });
-  const listOf = (query: Record<string, string | number>, who: SignedUp = owner) => call('GET', '/api/file/list', { token: who.token, query });
+  const listOf = (query: Record<string, string | number>, who: SignedUp = owner) =>
+    call('GET', '/api/file/list', { token: who.token, query });
 
   it('attaches a stored file to a lead with the stored name and type', async () => {
     const file = await uploadStorageFile(owner, fileForm(fileOf(samples.pdf(), 'terms.pdf')));
-    const response = await attach({ provider: 'storage', subject_type: 'lead', subject_id: leadId, file: { id: file.id, name: 'ignored.exe', mime_type: 'application/x-msdownload' } });
+    const response = await attach({
+      provider: 'storage',
+      subject_type: 'lead',
+      subject_id: leadId,
+      file: { id: file.id, name: 'ignored.exe', mime_type: 'application/x-msdownload' },
+    });
     expect(response.status, response.text).toBe(201);
     expect(response.body.data).toMatchObject({
       subject_type: 'lead',
@@ -148,7 +173,11 @@ describe('attachments', () => {
 
   it('answers 404 for another organization’s stored file, lead, contact or company', async () => {
     const foreignFile = await uploadStorageFile(other);
-    expectFailure(await attach({ provider: 'storage', subject_type: 'lead', subject_id: leadId, file: { id: foreignFile.id } }), 404, 'not_found');
+    expectFailure(
+      await attach({ provider: 'storage', subject_type: 'lead', subject_id: leadId, file: { id: foreignFile.id } }),
+      404,
+      'not_found',
+    );
     expectFailure(await attach(drive('lead', await createLead(other))), 404, 'not_found');
     expectFailure(await attach(drive('contact', await insertContact(other))), 404, 'not_found');
     expectFailure(await attach(drive('company', await insertCompany(other))), 404, 'not_found');
@@ -178,7 +207,12 @@ describe('attachments', () => {
     expect(all.body.total).toBe(3);
     const documents = await listOf({ subject_type: 'lead', subject_id: lead, category: 'document' });
     expect(documents.body.data).toHaveLength(1);
-    expect(documents.body.data[0]).toMatchObject({ id: document.id, category: 'document', provider: 'storage', file_id: document.file_id });
+    expect(documents.body.data[0]).toMatchObject({
+      id: document.id,
+      category: 'document',
+      provider: 'storage',
+      file_id: document.file_id,
+    });
     const drives = await listOf({ subject_type: 'lead', subject_id: lead, provider: 'google_drive' });
     expect(drives.body.data.map((a: { provider: string }) => a.provider)).toEqual(['google_drive']);
     const paged = await listOf({ subject_type: 'lead', subject_id: lead, limit: 2 });

@@ -13,26 +13,57 @@ import { readConfig } from '../src/env';
 import { runLeadImport } from '../src/modules/imports/import-job';
 import { storeFile } from '../src/modules/files/storage';
 import { call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
-import { asOrganization, csvOf, deliverJobs, importAndWait, leadRows, runJob, uploadImport } from './cross-tenant/fixtures/jobs';
+import {
+  asOrganization,
+  csvOf,
+  deliverJobs,
+  importAndWait,
+  leadRows,
+  runJob,
+  uploadImport,
+} from './cross-tenant/fixtures/jobs';
 
 async function leadsOf(orgId: number) {
-  return asOrganization(orgId, (tx) => tx.select().from(leads).where(eq(leads.organizationId, orgId)).orderBy(leads.id));
+  return asOrganization(orgId, (tx) =>
+    tx.select().from(leads).where(eq(leads.organizationId, orgId)).orderBy(leads.id),
+  );
 }
 
 async function jobRows(owner: SignedUp, jobId: number) {
-  const response = await call('GET', `/api/import-job/${jobId}/rows`, { token: owner.token, query: { order_by: 'row_number', order_in: 'ASC', limit: 100 } });
+  const response = await call('GET', `/api/import-job/${jobId}/rows`, {
+    token: owner.token,
+    query: { order_by: 'row_number', order_in: 'ASC', limit: 100 },
+  });
   expect(response.status, response.text).toBe(200);
-  return response.body.data as { row_number: number; outcome: string; field: string | null; message: string; lead_id: number | null }[];
+  return response.body.data as {
+    row_number: number;
+    outcome: string;
+    field: string | null;
+    message: string;
+    lead_id: number | null;
+  }[];
 }
 
 /** A queued import job created without enqueuing it, so a test drives the consumer itself. */
 async function unqueuedImportJob(owner: SignedUp, csv: string): Promise<number> {
   return asOrganization(owner.orgId, async (tx) => {
     const ctx = { db: tx, orgId: owner.orgId, userId: owner.userId };
-    const file = await storeFile(ctx, env.FILES, { category: 'import', fileName: 'crash.csv', contentType: 'text/csv', body: csv });
+    const file = await storeFile(ctx, env.FILES, {
+      category: 'import',
+      fileName: 'crash.csv',
+      contentType: 'text/csv',
+      body: csv,
+    });
     const [job] = await tx
       .insert(importJobs)
-      .values({ organizationId: owner.orgId, type: 'lead', fileId: file.id, fileName: file.fileName, options: { duplicate_mode: 'skip', format: 'csv' }, createdBy: owner.userId })
+      .values({
+        organizationId: owner.orgId,
+        type: 'lead',
+        fileId: file.id,
+        fileName: file.fileName,
+        options: { duplicate_mode: 'skip', format: 'csv' },
+        createdBy: owner.userId,
+      })
       .returning({ id: importJobs.id });
     return job.id;
   });
@@ -76,27 +107,91 @@ describe('lead imports', () => {
   it('answers 202 at once with a queued job, which the queue consumer completes', async () => {
     const response = await uploadImport(owner, csvOf(leadRows(3, 'smoke')));
     expect(response.status, response.text).toBe(202);
-    expect(response.body.data).toMatchObject({ status: 'queued', type: 'lead', format: 'csv', duplicate_mode: 'skip', processed: 0, percentage: 0 });
+    expect(response.body.data).toMatchObject({
+      status: 'queued',
+      type: 'lead',
+      format: 'csv',
+      duplicate_mode: 'skip',
+      processed: 0,
+      percentage: 0,
+    });
     const job = await runJob(owner, 'import', response.body.data.id);
-    expect(job).toMatchObject({ status: 'completed', total: 3, total_is_estimate: false, processed: 3, created: 3, updated: 0, skipped: 0, failed: 0, percentage: 100, error: null });
+    expect(job).toMatchObject({
+      status: 'completed',
+      total: 3,
+      total_is_estimate: false,
+      processed: 3,
+      created: 3,
+      updated: 0,
+      skipped: 0,
+      failed: 0,
+      percentage: 100,
+      error: null,
+    });
     expect(job.finished_at).toEqual(expect.any(String));
   });
 
   it('maps headers case-insensitively, resolves labels and tag names, and keeps unknown columns as custom fields', async () => {
     const csv = csvOf([
-      ['FIRST NAME', 'last-name', 'E-Mail', 'Mobile', 'Company Name', 'Title', 'Zip Code', 'Lead Status', 'Priority', 'Source', 'Tags', 'Favourite Colour', 'custom_fields', 'id', 'score'],
-      ['Grace', 'Hopper', 'Grace@Navy.MIL', '+1 555 0100', 'Navy', 'Rear Admiral', '20001', 'qualified', 'High', 'Referral', 'VIP, hot', 'blue', '{"tier":"gold","seats":3}', '77', '99'],
+      [
+        'FIRST NAME',
+        'last-name',
+        'E-Mail',
+        'Mobile',
+        'Company Name',
+        'Title',
+        'Zip Code',
+        'Lead Status',
+        'Priority',
+        'Source',
+        'Tags',
+        'Favourite Colour',
+        'custom_fields',
+        'id',
+        'score',
+      ],
+      [
+        'Grace',
+        'Hopper',
+        'Grace@Navy.MIL',
+        '+1 555 0100',
+        'Navy',
+        'Rear Admiral',
+        '20001',
+        'qualified',
+        'High',
+        'Referral',
+        'VIP, hot',
+        'blue',
+        '{"tier":"gold","seats":3}',
+        '77',
+        '99',
+      ],
     ]);
     const job = await importAndWait(owner, csv);
     expect(job).toMatchObject({ status: 'completed', created: 1, failed: 0 });
     const lead = (await leadsOf(owner.orgId)).find((row) => row.importJobId === job.id);
     expect(lead).toMatchObject({
-      firstName: 'Grace', lastName: 'Hopper', email: 'Grace@navy.mil', phoneNumber: '+1 555 0100', company: 'Navy', jobTitle: 'Rear Admiral',
-      pinCode: '20001', status: 3, priority: 3, leadSource: 2, score: 0, importRow: 1,
+      firstName: 'Grace',
+      lastName: 'Hopper',
+      email: 'Grace@navy.mil',
+      phoneNumber: '+1 555 0100',
+      company: 'Navy',
+      jobTitle: 'Rear Admiral',
+      pinCode: '20001',
+      status: 3,
+      priority: 3,
+      leadSource: 2,
+      score: 0,
+      importRow: 1,
       customFields: { 'Favourite Colour': 'blue', tier: 'gold', seats: 3 },
     });
     const tagNames = await asOrganization(owner.orgId, (tx) =>
-      tx.select({ name: lookups.name }).from(leadTags).innerJoin(lookups, eq(lookups.id, leadTags.tagId)).where(eq(leadTags.leadId, lead!.id)),
+      tx
+        .select({ name: lookups.name })
+        .from(leadTags)
+        .innerJoin(lookups, eq(lookups.id, leadTags.tagId))
+        .where(eq(leadTags.leadId, lead!.id)),
     );
     expect(tagNames.map((tag) => tag.name).sort()).toEqual(['Hot', 'VIP']);
   });
@@ -134,13 +229,20 @@ describe('lead imports', () => {
     ]);
     expect(rows[0].message).toMatch(/email/i);
     expect(rows[1].message).toMatch(/at least 2 characters/);
-    const errorsOnly = await call('GET', `/api/import-job/${job.id}/rows`, { token: owner.token, query: { outcome: 'duplicate_skipped' } });
+    const errorsOnly = await call('GET', `/api/import-job/${job.id}/rows`, {
+      token: owner.token,
+      query: { outcome: 'duplicate_skipped' },
+    });
     expect(errorsOnly.body.total).toBe(0);
   });
 
   it('skips rows whose email a lead already has, and merges them into that lead when asked', async () => {
     const tag = crypto.randomUUID().slice(0, 8);
-    const base = csvOf([['First Name', 'Last Name', 'Email', 'City'], ['Ann', 'One', `ann-${tag}@example.com`, 'Oslo'], ['Bob', 'Two', `bob-${tag}@example.com`, 'Bergen']]);
+    const base = csvOf([
+      ['First Name', 'Last Name', 'Email', 'City'],
+      ['Ann', 'One', `ann-${tag}@example.com`, 'Oslo'],
+      ['Bob', 'Two', `bob-${tag}@example.com`, 'Bergen'],
+    ]);
     expect(await importAndWait(owner, base)).toMatchObject({ created: 2 });
     const again = csvOf([
       ['First Name', 'Last Name', 'Email', 'City', 'Shoe Size'],
@@ -152,7 +254,11 @@ describe('lead imports', () => {
     const skipped = await importAndWait(owner, again);
     expect(skipped).toMatchObject({ status: 'completed', created: 1, skipped: 3, updated: 0, failed: 0 });
     const skipRows = await jobRows(owner, skipped.id);
-    expect(skipRows.map((row) => [row.row_number, row.outcome])).toEqual([[1, 'duplicate_skipped'], [2, 'duplicate_skipped'], [4, 'duplicate_skipped']]);
+    expect(skipRows.map((row) => [row.row_number, row.outcome])).toEqual([
+      [1, 'duplicate_skipped'],
+      [2, 'duplicate_skipped'],
+      [4, 'duplicate_skipped'],
+    ]);
     const before = await leadsOf(owner.orgId);
     const ann = before.find((row) => row.email === `ann-${tag}@example.com`)!;
     expect(skipRows[0].lead_id).toBe(ann.id);
@@ -163,18 +269,38 @@ describe('lead imports', () => {
     expect((await jobRows(owner, merged.id)).every((row) => row.outcome === 'duplicate_merged')).toBe(true);
     const after = await leadsOf(owner.orgId);
     expect(after.filter((row) => row.email?.endsWith(`${tag}@example.com`))).toHaveLength(3);
-    expect(after.find((row) => row.id === ann.id)).toMatchObject({ city: 'Paris', customFields: { 'Shoe Size': '38' } });
-    expect(after.find((row) => row.email === `bob-${tag}@example.com`)).toMatchObject({ city: 'Bergen', customFields: { 'Shoe Size': '44' } });
+    expect(after.find((row) => row.id === ann.id)).toMatchObject({
+      city: 'Paris',
+      customFields: { 'Shoe Size': '38' },
+    });
+    expect(after.find((row) => row.email === `bob-${tag}@example.com`)).toMatchObject({
+      city: 'Bergen',
+      customFields: { 'Shoe Size': '44' },
+    });
   });
 
   it('imports the first worksheet of an XLSX workbook (shared strings after the sheet, rich and inline text, sparse rows)', async () => {
     const email = `xlsx-${crypto.randomUUID().slice(0, 8)}@example.com`;
     const main = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"';
-    const shared = ['First Name', 'Last Name', 'Email', 'Notes', 'Ada', 'Lovelace', email, 'Tom &amp; Jerry', 'grace@example.com'];
+    const shared = [
+      'First Name',
+      'Last Name',
+      'Email',
+      'Notes',
+      'Ada',
+      'Lovelace',
+      email,
+      'Tom &amp; Jerry',
+      'grace@example.com',
+    ];
     const workbook = zipSync({
       '[Content_Types].xml': strToU8('<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>'),
-      'xl/workbook.xml': strToU8(`<workbook ${main} xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Leads" sheetId="1" r:id="rId7"/></sheets></workbook>`),
-      'xl/_rels/workbook.xml.rels': strToU8('<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId7" Type="worksheet" Target="worksheets/data.xml"/></Relationships>'),
+      'xl/workbook.xml': strToU8(
+        `<workbook ${main} xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="Leads" sheetId="1" r:id="rId7"/></sheets></workbook>`,
+      ),
+      'xl/_rels/workbook.xml.rels': strToU8(
+        '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId7" Type="worksheet" Target="worksheets/data.xml"/></Relationships>',
+      ),
       'xl/worksheets/data.xml': strToU8(
         `<worksheet ${main}><sheetData>` +
           '<row r="1"><c r="A1" t="s"><v>0</v></c><c r="B1" t="s"><v>1</v></c><c r="C1" t="s"><v>2</v></c><c r="D1" t="inlineStr"><is><t>Phone</t></is></c><c r="E1" t="s"><v>3</v></c></row>' +
@@ -189,7 +315,9 @@ describe('lead imports', () => {
     const job = await importAndWait(owner, workbook, { name: 'leads.xlsx' });
     expect(job).toMatchObject({ status: 'completed', format: 'xlsx', total: 2, created: 2, failed: 0 });
     const imported = (await leadsOf(owner.orgId)).filter((row) => row.importJobId === job.id);
-    expect(imported.map((row) => [row.importRow, row.firstName, row.lastName, row.email, row.phoneNumber, row.notes])).toEqual([
+    expect(
+      imported.map((row) => [row.importRow, row.firstName, row.lastName, row.email, row.phoneNumber, row.notes]),
+    ).toEqual([
       [1, 'Ada', 'Lovelace', email, '15551234567', 'Tom & Jerry'],
       [2, 'Grace', 'Hopper', null, null, 'grace@example.com'],
     ]);
@@ -197,7 +325,11 @@ describe('lead imports', () => {
 
   it('refuses files that are neither CSV nor XLSX (by content), bad options and oversized files', async () => {
     const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0x49, 0x48, 0x44, 0x52]);
-    for (const [body, name] of [[png, 'leads.csv'], [zipSync({ 'word/document.xml': strToU8('<w/>') }), 'leads.xlsx'], ['', 'empty.csv']] as const) {
+    for (const [body, name] of [
+      [png, 'leads.csv'],
+      [zipSync({ 'word/document.xml': strToU8('<w/>') }), 'leads.xlsx'],
+      ['', 'empty.csv'],
+    ] as const) {
       const response = await uploadImport(owner, body, { name });
       expectFailure(response, 422, 'validation_error');
       expect(response.body.error.code).toBe('file');
@@ -227,7 +359,9 @@ describe('lead imports', () => {
     const handle = openDatabase(readConfig(env));
     try {
       const crashingEnv = { ...env, FILES: bucketFailingAfter(env.FILES, 400 * 1024) };
-      await expect(runLeadImport({ orgId: owner.orgId, jobId }, { db: handle.db, env: crashingEnv, attempts: 1 })).rejects.toThrow(/simulated crash/);
+      await expect(
+        runLeadImport({ orgId: owner.orgId, jobId }, { db: handle.db, env: crashingEnv, attempts: 1 }),
+      ).rejects.toThrow(/simulated crash/);
     } finally {
       await handle.close();
     }
@@ -240,14 +374,29 @@ describe('lead imports', () => {
     expect(crashed.error).toMatch(/attempt 1 failed, retrying: simulated crash/);
 
     // The queue redelivers the message; deliver it twice more to show redelivery is harmless.
-    const result = await deliverJobs([{ kind: 'lead-import', orgId: owner.orgId, jobId }, { kind: 'lead-import', orgId: owner.orgId, jobId }]);
+    const result = await deliverJobs([
+      { kind: 'lead-import', orgId: owner.orgId, jobId },
+      { kind: 'lead-import', orgId: owner.orgId, jobId },
+    ]);
     expect(result.explicitAcks).toHaveLength(2);
     expect(result.retryMessages).toEqual([]);
     const done = await jobState(owner.orgId, jobId);
-    expect(done).toMatchObject({ status: 'completed', processedRows: count, createdCount: count, failedCount: 0, checkpointRow: count, totalRows: count, error: null });
+    expect(done).toMatchObject({
+      status: 'completed',
+      processedRows: count,
+      createdCount: count,
+      failedCount: 0,
+      checkpointRow: count,
+      totalRows: count,
+      error: null,
+    });
     const [stats] = await asOrganization(owner.orgId, (tx) =>
       tx
-        .select({ total: sql<number>`count(*)::int`, distinctRows: sql<number>`count(distinct ${leads.importRow})::int`, distinctEmails: sql<number>`count(distinct ${leads.email})::int` })
+        .select({
+          total: sql<number>`count(*)::int`,
+          distinctRows: sql<number>`count(distinct ${leads.importRow})::int`,
+          distinctEmails: sql<number>`count(distinct ${leads.email})::int`,
+        })
         .from(leads)
         .where(and(eq(leads.organizationId, owner.orgId), eq(leads.importJobId, jobId))),
     );
@@ -255,9 +404,18 @@ describe('lead imports', () => {
   });
 
   it('creates no second lead for a row even if the checkpoint were lost (unique import row)', async () => {
-    const job = await importAndWait(owner, csvOf([['First Name', 'Last Name', 'City'], ['No', 'Email', 'Lima'], ['Also', 'None', 'Quito']]));
+    const job = await importAndWait(
+      owner,
+      csvOf([
+        ['First Name', 'Last Name', 'City'],
+        ['No', 'Email', 'Lima'],
+        ['Also', 'None', 'Quito'],
+      ]),
+    );
     expect(job).toMatchObject({ created: 2 });
-    await asOrganization(owner.orgId, (tx) => tx.update(importJobs).set({ status: 'running', checkpointRow: 0 }).where(eq(importJobs.id, job.id)));
+    await asOrganization(owner.orgId, (tx) =>
+      tx.update(importJobs).set({ status: 'running', checkpointRow: 0 }).where(eq(importJobs.id, job.id)),
+    );
     const result = await deliverJobs([{ kind: 'lead-import', orgId: owner.orgId, jobId: job.id }]);
     expect(result.explicitAcks).toHaveLength(1);
     const imported = (await leadsOf(owner.orgId)).filter((row) => row.importJobId === job.id);
@@ -268,7 +426,12 @@ describe('lead imports', () => {
     const mine = await call('GET', '/api/import-job/list', { token: owner.token, query: { type: 'lead', limit: 100 } });
     expect(mine.status).toBe(200);
     expect(mine.body.total).toBeGreaterThan(3);
-    expect(mine.body.data[0]).toMatchObject({ type: 'lead', percentage: expect.any(Number), total: expect.any(Number), created: expect.any(Number) });
+    expect(mine.body.data[0]).toMatchObject({
+      type: 'lead',
+      percentage: expect.any(Number),
+      total: expect.any(Number),
+      created: expect.any(Number),
+    });
     const none = await call('GET', '/api/import-job/list', { token: owner.token, query: { type: 'crm' } });
     expect(none.body.total).toBe(0);
     const theirs = await call('GET', '/api/import-job/list', { token: other.token, query: { limit: 100 } });
@@ -280,7 +443,9 @@ describe('lead imports', () => {
   it('imports 20 000 rows within the limits', async () => {
     const count = 20_000;
     const started = Date.now();
-    const job = await importAndWait(owner, csvOf(leadRows(count, `bulk-${crypto.randomUUID().slice(0, 8)}`)), { name: 'bulk.csv' });
+    const job = await importAndWait(owner, csvOf(leadRows(count, `bulk-${crypto.randomUUID().slice(0, 8)}`)), {
+      name: 'bulk.csv',
+    });
     const seconds = (Date.now() - started) / 1000;
     console.log(`[timing] import of ${count} CSV rows: ${seconds.toFixed(1)} s`);
     expect(job).toMatchObject({ status: 'completed', total: count, processed: count, created: count, failed: 0 });

@@ -21,10 +21,19 @@ import { storeFile } from '../src/modules/files/storage';
 import { call, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
 import { asOrganization, csvOf, leadRows } from './cross-tenant/fixtures/jobs';
 
-async function deliver(queue: string, messages: JobMessage[], options: { attempts?: number; bindings?: typeof env } = {}) {
+async function deliver(
+  queue: string,
+  messages: JobMessage[],
+  options: { attempts?: number; bindings?: typeof env } = {},
+) {
   const batch = createMessageBatch<JobMessage>(
     queue,
-    messages.map((body, index) => ({ id: `jobs-test-${crypto.randomUUID()}-${index}`, timestamp: new Date(), attempts: options.attempts ?? 1, body })),
+    messages.map((body, index) => ({
+      id: `jobs-test-${crypto.randomUUID()}-${index}`,
+      timestamp: new Date(),
+      attempts: options.attempts ?? 1,
+      body,
+    })),
   );
   const ctx = createExecutionContext();
   await worker.queue(batch, options.bindings ?? env);
@@ -35,10 +44,23 @@ async function deliver(queue: string, messages: JobMessage[], options: { attempt
 async function importJob(owner: SignedUp, values: Partial<typeof importJobs.$inferInsert> = {}): Promise<number> {
   return asOrganization(owner.orgId, async (tx) => {
     const ctx = { db: tx, orgId: owner.orgId, userId: owner.userId };
-    const file = await storeFile(ctx, env.FILES, { category: 'import', fileName: 'jobs.csv', contentType: 'text/csv', body: csvOf(leadRows(3, `jobs-${crypto.randomUUID()}`)) });
+    const file = await storeFile(ctx, env.FILES, {
+      category: 'import',
+      fileName: 'jobs.csv',
+      contentType: 'text/csv',
+      body: csvOf(leadRows(3, `jobs-${crypto.randomUUID()}`)),
+    });
     const [job] = await tx
       .insert(importJobs)
-      .values({ organizationId: owner.orgId, type: 'lead', fileId: file.id, fileName: file.fileName, options: { duplicate_mode: 'skip', format: 'csv' }, createdBy: owner.userId, ...values })
+      .values({
+        organizationId: owner.orgId,
+        type: 'lead',
+        fileId: file.id,
+        fileName: file.fileName,
+        options: { duplicate_mode: 'skip', format: 'csv' },
+        createdBy: owner.userId,
+        ...values,
+      })
       .returning({ id: importJobs.id });
     return job.id;
   });
@@ -46,7 +68,10 @@ async function importJob(owner: SignedUp, values: Partial<typeof importJobs.$inf
 
 async function exportJob(owner: SignedUp, values: Partial<typeof exportJobs.$inferInsert> = {}): Promise<number> {
   const [job] = await asOrganization(owner.orgId, (tx) =>
-    tx.insert(exportJobs).values({ organizationId: owner.orgId, exportType: 'companies', createdBy: owner.userId, ...values }).returning({ id: exportJobs.id }),
+    tx
+      .insert(exportJobs)
+      .values({ organizationId: owner.orgId, exportType: 'companies', createdBy: owner.userId, ...values })
+      .returning({ id: exportJobs.id }),
   );
   return job.id;
 }
@@ -54,11 +79,16 @@ async function exportJob(owner: SignedUp, values: Partial<typeof exportJobs.$inf
 async function notificationsAbout(owner: SignedUp, key: 'import_job_id' | 'export_id', id: number) {
   const response = await call('GET', '/api/notification/list', { token: owner.token, query: { limit: 100 } });
   expect(response.status, response.text).toBe(200);
-  return (response.body.data as { type_id: number; title: string; data: Record<string, unknown> }[]).filter((notice) => notice.data[key] === id);
+  return (response.body.data as { type_id: number; title: string; data: Record<string, unknown> }[]).filter(
+    (notice) => notice.data[key] === id,
+  );
 }
 
 /** The real bucket, except that every read fails: a dependency down for the whole delivery. */
-const unreadableBucket = { get: async () => Promise.reject(new Error('storage unavailable (test)')), head: async () => null } as unknown as R2Bucket;
+const unreadableBucket = {
+  get: async () => Promise.reject(new Error('storage unavailable (test)')),
+  head: async () => null,
+} as unknown as R2Bucket;
 
 describe('job handling', () => {
   let owner: SignedUp;
@@ -71,10 +101,15 @@ describe('job handling', () => {
     const jobId = await importJob(owner);
     const message: JobMessage = { kind: 'lead-import', orgId: owner.orgId, jobId };
     // Attempt 6 was "the last one" when the job kept its own counter; now only the queue decides.
-    const result = await deliver('lead-management-jobs', [message], { attempts: 6, bindings: { ...env, FILES: unreadableBucket } });
+    const result = await deliver('lead-management-jobs', [message], {
+      attempts: 6,
+      bindings: { ...env, FILES: unreadableBucket },
+    });
     expect(result.explicitAcks).toEqual([]);
     expect(result.retryMessages).toHaveLength(1);
-    const [job] = await asOrganization(owner.orgId, (tx) => tx.select().from(importJobs).where(eq(importJobs.id, jobId)));
+    const [job] = await asOrganization(owner.orgId, (tx) =>
+      tx.select().from(importJobs).where(eq(importJobs.id, jobId)),
+    );
     expect(job.status).toBe('running');
     expect(job.error).toBe('attempt 6 failed, retrying: storage unavailable (test)');
     expect(job.options).toEqual({ duplicate_mode: 'skip', format: 'csv' });
@@ -82,7 +117,10 @@ describe('job handling', () => {
 
   describe('the dead-letter consumer', () => {
     it('fails an import the queue gave up on with a reason for the user, and notifies its creator once', async () => {
-      const jobId = await importJob(owner, { status: 'running', error: 'attempt 6 failed, retrying: duplicate key value violates unique constraint "leads_pkey"' });
+      const jobId = await importJob(owner, {
+        status: 'running',
+        error: 'attempt 6 failed, retrying: duplicate key value violates unique constraint "leads_pkey"',
+      });
       const message: JobMessage = { kind: 'lead-import', orgId: owner.orgId, jobId };
       const first = await deliver(DEAD_LETTER_QUEUE, [message]);
       const again = await deliver(DEAD_LETTER_QUEUE, [message], { attempts: 2 });
@@ -90,10 +128,20 @@ describe('job handling', () => {
       expect(again.explicitAcks).toHaveLength(1);
       const listed = await call('GET', '/api/import-job/list', { token: owner.token, query: { limit: 100 } });
       const job = listed.body.data.find((candidate: { id: number }) => candidate.id === jobId);
-      expect(job).toMatchObject({ status: 'failed', error: IMPORT_DEAD_LETTER_REASON, finished_at: expect.any(String) });
+      expect(job).toMatchObject({
+        status: 'failed',
+        error: IMPORT_DEAD_LETTER_REASON,
+        finished_at: expect.any(String),
+      });
       expect(job.error).not.toMatch(/constraint|duplicate key/);
       const notices = await notificationsAbout(owner, 'import_job_id', jobId);
-      expect(notices).toEqual([expect.objectContaining({ type_id: 2, title: 'Import of jobs.csv failed', data: { import_job_id: jobId, status: 'failed' } })]);
+      expect(notices).toEqual([
+        expect.objectContaining({
+          type_id: 2,
+          title: 'Import of jobs.csv failed',
+          data: { import_job_id: jobId, status: 'failed' },
+        }),
+      ]);
     });
 
     it('fails an export the queue gave up on, and notifies its creator once', async () => {
@@ -114,7 +162,9 @@ describe('job handling', () => {
         { kind: 'lead-import', orgId: owner.orgId, jobId: 2_000_000_000 },
       ]);
       expect(result.explicitAcks).toHaveLength(2);
-      const [job] = await asOrganization(owner.orgId, (tx) => tx.select().from(exportJobs).where(eq(exportJobs.id, jobId)));
+      const [job] = await asOrganization(owner.orgId, (tx) =>
+        tx.select().from(exportJobs).where(eq(exportJobs.id, jobId)),
+      );
       expect(job).toMatchObject({ status: 'completed', error: null });
       expect(await notificationsAbout(owner, 'export_id', jobId)).toEqual([]);
     });
@@ -122,10 +172,22 @@ describe('job handling', () => {
 
   describe('whom a job runs as', () => {
     it('acts as the job itself, with no role even when an admin started it, and credits its creator', async () => {
-      const [adminRole] = await asOrganization(owner.orgId, (tx) => tx.select({ id: roles.id }).from(roles).where(and(eq(roles.organizationId, owner.orgId), eq(roles.name, 'admin'))));
+      const [adminRole] = await asOrganization(owner.orgId, (tx) =>
+        tx
+          .select({ id: roles.id })
+          .from(roles)
+          .where(and(eq(roles.organizationId, owner.orgId), eq(roles.name, 'admin'))),
+      );
       const added = await call('POST', '/api/user/add', {
         token: owner.token,
-        body: { first_name: 'Temp', last_name: 'Admin', email: uniqueEmail('temp-admin'), phone_no: '+15550199', password: 'password123', role_id: adminRole.id },
+        body: {
+          first_name: 'Temp',
+          last_name: 'Admin',
+          email: uniqueEmail('temp-admin'),
+          phone_no: '+15550199',
+          password: 'password123',
+          role_id: adminRole.id,
+        },
       });
       expect(added.status, added.text).toBe(201);
       const creatorId: number = added.body.data.id;
@@ -136,17 +198,31 @@ describe('job handling', () => {
           const claim = await claimExportJob(handle.db, owner.orgId, jobId);
           if (!claim) throw new Error('not claimed');
           const ctx = exportContext(claim, handle.db);
-          return { actor: ctx.actor, userId: ctx.userId, admin: hasRole(ctx.actor, ['admin']), rep: hasRole(ctx.actor, ['sales_rep']) };
+          return {
+            actor: ctx.actor,
+            userId: ctx.userId,
+            admin: hasRole(ctx.actor, ['admin']),
+            rep: hasRole(ctx.actor, ['sales_rep']),
+          };
         } finally {
           await handle.close();
         }
       };
       const asAdminsJob = await contextAs(creatorId);
-      expect(asAdminsJob).toMatchObject({ actor: { kind: 'job', createdBy: creatorId }, userId: creatorId, admin: false, rep: false });
+      expect(asAdminsJob).toMatchObject({
+        actor: { kind: 'job', createdBy: creatorId },
+        userId: creatorId,
+        admin: false,
+        rep: false,
+      });
       const deleted = await call('POST', '/api/user/delete', { token: owner.token, body: { user_id: creatorId } });
       expect(deleted.status, deleted.text).toBe(200);
       expect(await contextAs(creatorId)).toMatchObject({ actor: { kind: 'job' }, userId: creatorId, admin: false });
-      expect(await contextAs(null)).toMatchObject({ actor: { kind: 'job', createdBy: null }, userId: null, admin: false });
+      expect(await contextAs(null)).toMatchObject({
+        actor: { kind: 'job', createdBy: null },
+        userId: null,
+        admin: false,
+      });
     });
   });
 });

@@ -7,7 +7,14 @@ import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
 import { createLead, feedOf, softDeleteLead } from './helpers/leads';
-import { addDocument, documentForm, fetchBytes, fileOf, imageForm, samples } from './cross-tenant/fixtures/lead-activity';
+import {
+  addDocument,
+  documentForm,
+  fetchBytes,
+  fileOf,
+  imageForm,
+  samples,
+} from './cross-tenant/fixtures/lead-activity';
 
 const MB = 1024 * 1024;
 
@@ -26,10 +33,14 @@ describe('lead documents', () => {
     leadId = await createLead(owner);
   });
 
-  const upload = (form: FormData, who: SignedUp = owner) => call('POST', '/api/lead/document/add', { token: who.token, rawBody: form });
+  const upload = (form: FormData, who: SignedUp = owner) =>
+    call('POST', '/api/lead/document/add', { token: who.token, rawBody: form });
 
   it('stores a document in R2 under the organization id and records it on the lead', async () => {
-    const form = documentForm(leadId, fileOf(samples.pdf(), 'Proposal v2.pdf', 'application/octet-stream'), { document_type: 'proposal', description: 'Q3 offer' });
+    const form = documentForm(leadId, fileOf(samples.pdf(), 'Proposal v2.pdf', 'application/octet-stream'), {
+      document_type: 'proposal',
+      description: 'Q3 offer',
+    });
     const response = await upload(form);
     expect(response.status, response.text).toBe(201);
     const document = response.body.data;
@@ -47,11 +58,18 @@ describe('lead documents', () => {
     expect(keys.length).toBeGreaterThan(0);
     for (const key of keys) expect(key.startsWith(`${owner.orgId}/`)).toBe(true);
     expect(keys.some((key) => key.endsWith('/Proposal v2.pdf'))).toBe(true);
-    expect((await feedOf(owner, 'lead', leadId)).at(-1)).toMatchObject({ action: 'document_added', changes: { document_id: { to: document.id } } });
+    expect((await feedOf(owner, 'lead', leadId)).at(-1)).toMatchObject({
+      action: 'document_added',
+      changes: { document_id: { to: document.id } },
+    });
   });
 
   it('streams the document back with its stored content type and Content-Disposition', async () => {
-    const document = await addDocument(owner, leadId, documentForm(leadId, fileOf(samples.csv(), 'contacts.csv', 'text/csv')));
+    const document = await addDocument(
+      owner,
+      leadId,
+      documentForm(leadId, fileOf(samples.csv(), 'contacts.csv', 'text/csv')),
+    );
     const response = await fetchBytes(owner, document.download_url);
     expect(response.status).toBe(200);
     expect(response.bytes).toEqual(samples.csv());
@@ -62,15 +80,25 @@ describe('lead documents', () => {
 
   it('lists the documents of one lead, filtered by document_type and searched by name', async () => {
     const lead = await createLead(owner);
-    await addDocument(owner, lead, documentForm(lead, fileOf(samples.pdf(), 'contract.pdf'), { document_type: 'contract' }));
+    await addDocument(
+      owner,
+      lead,
+      documentForm(lead, fileOf(samples.pdf(), 'contract.pdf'), { document_type: 'contract' }),
+    );
     await addDocument(owner, lead, documentForm(lead, fileOf(samples.docx(), 'notes.docx')));
     const all = await call('GET', '/api/lead/document/list', { token: owner.token, query: { lead_id: lead } });
     expect(all.status, all.text).toBe(200);
     expect(all.body.total).toBe(2);
     expect(all.body.data.map((d: { file_name: string }) => d.file_name)).toEqual(['notes.docx', 'contract.pdf']);
-    const contracts = await call('GET', '/api/lead/document/list', { token: owner.token, query: { lead_id: lead, document_type: 'contract' } });
+    const contracts = await call('GET', '/api/lead/document/list', {
+      token: owner.token,
+      query: { lead_id: lead, document_type: 'contract' },
+    });
     expect(contracts.body.data.map((d: { file_name: string }) => d.file_name)).toEqual(['contract.pdf']);
-    const searched = await call('GET', '/api/lead/document/list', { token: owner.token, query: { lead_id: lead, search_value: 'NOTES' } });
+    const searched = await call('GET', '/api/lead/document/list', {
+      token: owner.token,
+      query: { lead_id: lead, search_value: 'NOTES' },
+    });
     expect(searched.body.total).toBe(1);
   });
 
@@ -108,7 +136,11 @@ describe('lead documents', () => {
   });
 
   it('refuses an empty file, a missing file and a text field named file with 422 naming file', async () => {
-    for (const form of [documentForm(leadId, fileOf(new Uint8Array(0), 'empty.pdf')), documentForm(leadId, null), documentForm(leadId, null, { file: 'text' })]) {
+    for (const form of [
+      documentForm(leadId, fileOf(new Uint8Array(0), 'empty.pdf')),
+      documentForm(leadId, null),
+      documentForm(leadId, null, { file: 'text' }),
+    ]) {
       const response = await upload(form);
       expectFailure(response, 422, 'validation_error');
       expect(response.body.error.code).toBe('file');
@@ -121,7 +153,10 @@ describe('lead documents', () => {
   });
 
   it('refuses a JSON body with a 4xx', async () => {
-    const response = await call('POST', '/api/lead/document/add', { token: owner.token, body: { lead_id: leadId, file: 'x' } });
+    const response = await call('POST', '/api/lead/document/add', {
+      token: owner.token,
+      body: { lead_id: leadId, file: 'x' },
+    });
     expect(response.status).toBeGreaterThanOrEqual(400);
     expect(response.status).toBeLessThan(500);
     expect(response.body.success).toBe(false);
@@ -147,8 +182,16 @@ describe('lead documents', () => {
   it('never serves or deletes a document for another organization', async () => {
     const document = await addDocument(owner, leadId);
     expectFailure(await call('GET', document.download_url, { token: other.token }), 404, 'not_found');
-    expectFailure(await call('DELETE', `/api/lead/document/delete/${document.id}`, { token: other.token }), 404, 'not_found');
-    expectFailure(await call('GET', '/api/lead/document/list', { token: other.token, query: { lead_id: leadId } }), 404, 'not_found');
+    expectFailure(
+      await call('DELETE', `/api/lead/document/delete/${document.id}`, { token: other.token }),
+      404,
+      'not_found',
+    );
+    expectFailure(
+      await call('GET', '/api/lead/document/list', { token: other.token, query: { lead_id: leadId } }),
+      404,
+      'not_found',
+    );
     expect((await fetchBytes(owner, document.download_url)).bytes).toEqual(samples.pdf());
   });
 
@@ -161,8 +204,14 @@ describe('lead documents', () => {
     expect(response.status, response.text).toBe(200);
     expect(await keyFor()).toHaveLength(0);
     expectFailure(await call('GET', document.download_url, { token: owner.token }), 404, 'not_found');
-    expectFailure(await call('GET', `/api/storage-file/download/${document.file_id}`, { token: owner.token }), 404, 'not_found');
-    expect((await call('GET', '/api/lead/document/list', { token: owner.token, query: { lead_id: lead } })).body.total).toBe(0);
+    expectFailure(
+      await call('GET', `/api/storage-file/download/${document.file_id}`, { token: owner.token }),
+      404,
+      'not_found',
+    );
+    expect(
+      (await call('GET', '/api/lead/document/list', { token: owner.token, query: { lead_id: lead } })).body.total,
+    ).toBe(0);
     expect((await feedOf(owner, 'lead', lead)).at(-1)).toMatchObject({ action: 'document_deleted' });
   });
 
@@ -171,7 +220,11 @@ describe('lead documents', () => {
     const document = await addDocument(owner, lead);
     await softDeleteLead(owner, lead);
     expectFailure(await call('GET', document.download_url, { token: owner.token }), 404, 'not_found');
-    expectFailure(await call('GET', '/api/lead/document/list', { token: owner.token, query: { lead_id: lead } }), 404, 'not_found');
+    expectFailure(
+      await call('GET', '/api/lead/document/list', { token: owner.token, query: { lead_id: lead } }),
+      404,
+      'not_found',
+    );
     expectFailure(await upload(documentForm(lead)), 404, 'not_found');
   });
 });
@@ -191,7 +244,12 @@ describe('lead profile image', () => {
     const leadId = await createLead(owner);
     const response = await uploadImage(leadId, imageForm());
     expect(response.status, response.text).toBe(200);
-    expect(response.body.data).toMatchObject({ lead_id: leadId, content_type: 'image/png', size_bytes: samples.png().length, profile_image_url: `/api/lead/${leadId}/profile-image` });
+    expect(response.body.data).toMatchObject({
+      lead_id: leadId,
+      content_type: 'image/png',
+      size_bytes: samples.png().length,
+      profile_image_url: `/api/lead/${leadId}/profile-image`,
+    });
     const image = await fetchBytes(owner, `/api/lead/${leadId}/profile-image`);
     expect(image.status).toBe(200);
     expect(image.headers.get('content-type')).toBe('image/png');
@@ -203,7 +261,11 @@ describe('lead profile image', () => {
 
   it('recognises JPEG, GIF and WebP by magic bytes, whatever the name or declared type', async () => {
     const leadId = await createLead(owner);
-    for (const [data, expected] of [[samples.jpeg(), 'image/jpeg'], [samples.gif(), 'image/gif'], [samples.webp(), 'image/webp']] as const) {
+    for (const [data, expected] of [
+      [samples.jpeg(), 'image/jpeg'],
+      [samples.gif(), 'image/gif'],
+      [samples.webp(), 'image/webp'],
+    ] as const) {
       const response = await uploadImage(leadId, imageForm(fileOf(data, 'notes.txt', 'text/plain')));
       expect(response.status, response.text).toBe(200);
       expect(response.body.data.content_type).toBe(expected);
@@ -212,7 +274,11 @@ describe('lead profile image', () => {
 
   it('refuses what only claims to be an image with 422 naming image', async () => {
     const leadId = await createLead(owner);
-    for (const file of [fileOf(samples.pdf(), 'face.png', 'image/png'), fileOf(samples.svg(), 'face.svg', 'image/svg+xml'), fileOf(new Uint8Array(0), 'empty.png', 'image/png')]) {
+    for (const file of [
+      fileOf(samples.pdf(), 'face.png', 'image/png'),
+      fileOf(samples.svg(), 'face.svg', 'image/svg+xml'),
+      fileOf(new Uint8Array(0), 'empty.png', 'image/png'),
+    ]) {
       const response = await uploadImage(leadId, imageForm(file));
       expectFailure(response, 422, 'validation_error');
       expect(response.body.error.code).toBe('image');
@@ -231,11 +297,16 @@ describe('lead profile image', () => {
     expect(first).toHaveLength(1);
     const second = await uploadImage(leadId, imageForm(fileOf(samples.gif(), 'second-face.gif')));
     expect(second.status, second.text).toBe(200);
-    expect((await keysOf(owner.orgId, 'profile_image')).filter((key) => key.endsWith('/first-face.png'))).toHaveLength(0);
+    expect((await keysOf(owner.orgId, 'profile_image')).filter((key) => key.endsWith('/first-face.png'))).toHaveLength(
+      0,
+    );
     const image = await fetchBytes(owner, `/api/lead/${leadId}/profile-image`);
     expect(image.headers.get('content-type')).toBe('image/gif');
     expect(image.bytes).toEqual(samples.gif());
-    expect((await feedOf(owner, 'lead', leadId)).at(-1)).toMatchObject({ action: 'profile_image_updated', changes: { profile_image_file_id: { to: second.body.data.file_id } } });
+    expect((await feedOf(owner, 'lead', leadId)).at(-1)).toMatchObject({
+      action: 'profile_image_updated',
+      changes: { profile_image_file_id: { to: second.body.data.file_id } },
+    });
   });
 
   it('answers 404 for a lead without an image, another organization and a deleted lead', async () => {

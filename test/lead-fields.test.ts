@@ -13,7 +13,8 @@ import { createLead } from './helpers/leads';
 import { download, exportAndWait } from './cross-tenant/fixtures/jobs';
 
 const table = Object.entries(leadFields) as [string, LeadFieldSpec][];
-const names = (keep: (field: LeadFieldSpec) => boolean) => table.filter(([, field]) => keep(field)).map(([wire]) => wire);
+const names = (keep: (field: LeadFieldSpec) => boolean) =>
+  table.filter(([, field]) => keep(field)).map(([wire]) => wire);
 
 describe('the lead field table', () => {
   let owner: SignedUp;
@@ -31,10 +32,16 @@ describe('the lead field table', () => {
   });
 
   it('gives the add body the fields writable on create and the update body those writable on update', () => {
-    expect(Object.keys(document.components.schemas.AddLeadRequest.properties)).toEqual(names((field) => field.write?.create !== undefined));
-    expect(Object.keys(document.components.schemas.UpdateLeadRequest.properties)).toEqual(names((field) => field.write !== undefined));
+    expect(Object.keys(document.components.schemas.AddLeadRequest.properties)).toEqual(
+      names((field) => field.write?.create !== undefined),
+    );
+    expect(Object.keys(document.components.schemas.UpdateLeadRequest.properties)).toEqual(
+      names((field) => field.write !== undefined),
+    );
     // Read-only fields exist and are in neither body.
-    expect(names((field) => field.write === undefined)).toEqual(expect.arrayContaining(['id', 'score', 'status_text', 'created_at']));
+    expect(names((field) => field.write === undefined)).toEqual(
+      expect.arrayContaining(['id', 'score', 'status_text', 'created_at']),
+    );
   });
 
   it('writes an export file whose header is exactly the exportable fields', async () => {
@@ -64,6 +71,7 @@ describe('the lead field table', () => {
     const spelled = aliases.map((entry) => entry.alias);
     expect(spelled).toHaveLength(new Set(spelled).size);
     expect(spelled.filter((alias) => alias in leadFields)).toEqual([]);
-    for (const { wire, alias } of aliases) expect(planColumns([alias])[0], alias).toEqual({ kind: 'field', field: wire });
+    for (const { wire, alias } of aliases)
+      expect(planColumns([alias])[0], alias).toEqual({ kind: 'field', field: wire });
   });
 });

@@ -17,8 +17,10 @@ describe('lead follow-ups', () => {
     leadId = await createLead(owner);
   });
 
-  const add = (body: Record<string, unknown>, who: SignedUp = owner) => call('POST', '/api/lead/follow-up/add', { token: who.token, body });
-  const listOf = (query: Record<string, string | number>) => call('GET', '/api/lead/follow-up/list', { token: owner.token, query });
+  const add = (body: Record<string, unknown>, who: SignedUp = owner) =>
+    call('POST', '/api/lead/follow-up/add', { token: who.token, body });
+  const listOf = (query: Record<string, string | number>) =>
+    call('GET', '/api/lead/follow-up/list', { token: owner.token, query });
 
   it('adds a pending follow-up by default, with feed entry and last_activity_at', async () => {
     const response = await add({ lead_id: leadId, follow_up_date: '2026-03-01T09:30:00+02:00', notes: 'Call back' });
@@ -41,7 +43,11 @@ describe('lead follow-ups', () => {
     for (const [index, label] of labels.entries()) {
       const response = await add({ lead_id: leadId, follow_up_date: '2026-04-10', status: index + 1 });
       expect(response.status, response.text).toBe(201);
-      expect(response.body.data).toMatchObject({ status: index + 1, status_text: label, follow_up_date: '2026-04-10T00:00:00.000Z' });
+      expect(response.body.data).toMatchObject({
+        status: index + 1,
+        status_text: label,
+        follow_up_date: '2026-04-10T00:00:00.000Z',
+      });
     }
   });
 
@@ -65,8 +71,16 @@ describe('lead follow-ups', () => {
     await softDeleteLead(owner, doomed);
     expectFailure(await add({ lead_id: doomed, follow_up_date: '2026-03-01' }), 404, 'not_found');
     expectFailure(await listOf({ lead_id: doomed }), 404, 'not_found');
-    expectFailure(await call('POST', `/api/lead/follow-up/update/${followUp.id}`, { token: owner.token, body: { status: 2 } }), 404, 'not_found');
-    expectFailure(await call('DELETE', `/api/lead/follow-up/delete/${followUp.id}`, { token: owner.token }), 404, 'not_found');
+    expectFailure(
+      await call('POST', `/api/lead/follow-up/update/${followUp.id}`, { token: owner.token, body: { status: 2 } }),
+      404,
+      'not_found',
+    );
+    expectFailure(
+      await call('DELETE', `/api/lead/follow-up/delete/${followUp.id}`, { token: owner.token }),
+      404,
+      'not_found',
+    );
   });
 
   it('filters by status (one or a comma list) and by follow-up date range', async () => {
@@ -81,14 +95,28 @@ describe('lead follow-ups', () => {
     expect((await listOf({ lead_id: lead, status: 1 })).body.total).toBe(2);
     const several = await listOf({ lead_id: lead, status: '2,3', order_by: 'follow_up_date', order_in: 'ASC' });
     expect(several.body.data.map((f: { status: number }) => f.status)).toEqual([2, 3]);
-    const range = await listOf({ lead_id: lead, follow_up_from: '2026-05-02', follow_up_to: '2026-05-03', order_by: 'follow_up_date', order_in: 'ASC' });
-    expect(range.body.data.map((f: { follow_up_date: string }) => f.follow_up_date)).toEqual(['2026-05-02T10:00:00.000Z', '2026-05-03T23:59:00.000Z']);
+    const range = await listOf({
+      lead_id: lead,
+      follow_up_from: '2026-05-02',
+      follow_up_to: '2026-05-03',
+      order_by: 'follow_up_date',
+      order_in: 'ASC',
+    });
+    expect(range.body.data.map((f: { follow_up_date: string }) => f.follow_up_date)).toEqual([
+      '2026-05-02T10:00:00.000Z',
+      '2026-05-03T23:59:00.000Z',
+    ]);
     const instant = await listOf({ lead_id: lead, follow_up_to: '2026-05-02T10:00:00Z' });
     expect(instant.body.total).toBe(2);
   });
 
   it('refuses bad list filters with 400 naming the parameter', async () => {
-    for (const [key, value] of [['status', '7'], ['status', '1,x'], ['follow_up_from', 'soon'], ['lead_id', 'abc']] as const) {
+    for (const [key, value] of [
+      ['status', '7'],
+      ['status', '1,x'],
+      ['follow_up_from', 'soon'],
+      ['lead_id', 'abc'],
+    ] as const) {
       const response = await listOf({ lead_id: leadId, [key]: value });
       expectFailure(response, 400, 'bad_request');
       expect(response.body.error.code).toBe(key);
@@ -97,10 +125,22 @@ describe('lead follow-ups', () => {
 
   it('changes status, date and notes; the feed says which', async () => {
     const followUp = (await add({ lead_id: leadId, follow_up_date: '2026-06-01T10:00:00Z', notes: 'first' })).body.data;
-    const done = await call('POST', `/api/lead/follow-up/update/${followUp.id}`, { token: owner.token, body: { status: 2 } });
+    const done = await call('POST', `/api/lead/follow-up/update/${followUp.id}`, {
+      token: owner.token,
+      body: { status: 2 },
+    });
     expect(done.status, done.text).toBe(200);
-    expect(done.body.data).toMatchObject({ id: followUp.id, status: 2, status_text: 'Completed', notes: 'first', follow_up_date: '2026-06-01T10:00:00.000Z' });
-    expect((await feedOf(owner, 'lead', leadId)).at(-1)).toMatchObject({ action: 'follow_up_status_changed', changes: { status: { from: 1, to: 2 } } });
+    expect(done.body.data).toMatchObject({
+      id: followUp.id,
+      status: 2,
+      status_text: 'Completed',
+      notes: 'first',
+      follow_up_date: '2026-06-01T10:00:00.000Z',
+    });
+    expect((await feedOf(owner, 'lead', leadId)).at(-1)).toMatchObject({
+      action: 'follow_up_status_changed',
+      changes: { status: { from: 1, to: 2 } },
+    });
     const moved = await call('POST', `/api/lead/follow-up/update/${followUp.id}`, {
       token: owner.token,
       body: { follow_up_date: '2026-06-08T10:00:00Z', notes: null },
@@ -109,23 +149,48 @@ describe('lead follow-ups', () => {
     const last = (await feedOf(owner, 'lead', leadId)).at(-1)!;
     expect(last).toMatchObject({ action: 'follow_up_updated', changes: { notes: { from: 'first', to: null } } });
     expect(last.changes).not.toHaveProperty('status');
-    expectFailure(await call('POST', `/api/lead/follow-up/update/${followUp.id}`, { token: owner.token, body: {} }), 422, 'validation_error');
-    expectFailure(await call('POST', `/api/lead/follow-up/update/${followUp.id}`, { token: owner.token, body: { status: 9 } }), 422, 'validation_error');
+    expectFailure(
+      await call('POST', `/api/lead/follow-up/update/${followUp.id}`, { token: owner.token, body: {} }),
+      422,
+      'validation_error',
+    );
+    expectFailure(
+      await call('POST', `/api/lead/follow-up/update/${followUp.id}`, { token: owner.token, body: { status: 9 } }),
+      422,
+      'validation_error',
+    );
   });
 
   it('deletes a follow-up', async () => {
     const followUp = (await add({ lead_id: leadId, follow_up_date: '2026-07-01' })).body.data;
     const response = await call('DELETE', `/api/lead/follow-up/delete/${followUp.id}`, { token: owner.token });
     expect(response.status, response.text).toBe(200);
-    expect((await listOf({ lead_id: leadId, limit: 100 })).body.data.map((f: { id: number }) => f.id)).not.toContain(followUp.id);
-    expect((await feedOf(owner, 'lead', leadId)).at(-1)).toMatchObject({ action: 'follow_up_deleted', changes: { follow_up_id: { from: followUp.id, to: null } } });
+    expect((await listOf({ lead_id: leadId, limit: 100 })).body.data.map((f: { id: number }) => f.id)).not.toContain(
+      followUp.id,
+    );
+    expect((await feedOf(owner, 'lead', leadId)).at(-1)).toMatchObject({
+      action: 'follow_up_deleted',
+      changes: { follow_up_id: { from: followUp.id, to: null } },
+    });
   });
 
   it('does not let another organization list, change or delete the follow-ups', async () => {
     const followUp = (await add({ lead_id: leadId, follow_up_date: '2026-08-01' })).body.data;
-    expectFailure(await call('GET', '/api/lead/follow-up/list', { token: other.token, query: { lead_id: leadId } }), 404, 'not_found');
-    expectFailure(await call('POST', `/api/lead/follow-up/update/${followUp.id}`, { token: other.token, body: { status: 4 } }), 404, 'not_found');
-    expectFailure(await call('DELETE', `/api/lead/follow-up/delete/${followUp.id}`, { token: other.token }), 404, 'not_found');
+    expectFailure(
+      await call('GET', '/api/lead/follow-up/list', { token: other.token, query: { lead_id: leadId } }),
+      404,
+      'not_found',
+    );
+    expectFailure(
+      await call('POST', `/api/lead/follow-up/update/${followUp.id}`, { token: other.token, body: { status: 4 } }),
+      404,
+      'not_found',
+    );
+    expectFailure(
+      await call('DELETE', `/api/lead/follow-up/delete/${followUp.id}`, { token: other.token }),
+      404,
+      'not_found',
+    );
     const listed = await listOf({ lead_id: leadId, limit: 100 });
     expect(listed.body.data.find((f: { id: number }) => f.id === followUp.id)).toMatchObject({ status: 1 });
   });

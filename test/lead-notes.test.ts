@@ -16,7 +16,8 @@ describe('lead notes', () => {
     leadId = await createLead(owner);
   });
 
-  const addNote = (body: Record<string, unknown>, who: SignedUp = owner) => call('POST', '/api/lead/note/add', { token: who.token, body });
+  const addNote = (body: Record<string, unknown>, who: SignedUp = owner) =>
+    call('POST', '/api/lead/note/add', { token: who.token, body });
 
   it('adds a note, writes a note_added feed entry and moves last_activity_at', async () => {
     const before = await leadActivity(owner, leadId);
@@ -31,7 +32,11 @@ describe('lead notes', () => {
     expect(after).not.toBeNull();
     if (before) expect(after!.getTime()).toBeGreaterThanOrEqual(before.getTime());
     const feed = await feedOf(owner, 'lead', leadId);
-    expect(feed.at(-1)).toMatchObject({ action: 'note_added', actorUserId: owner.userId, changes: { note_id: { from: null, to: response.body.data.id } } });
+    expect(feed.at(-1)).toMatchObject({
+      action: 'note_added',
+      actorUserId: owner.userId,
+      changes: { note_id: { from: null, to: response.body.data.id } },
+    });
   });
 
   it('accepts a note without text', async () => {
@@ -59,24 +64,46 @@ describe('lead notes', () => {
     const note = await addNote({ lead_id: doomed, title: 'Before deletion' });
     await softDeleteLead(owner, doomed);
     expectFailure(await addNote({ lead_id: doomed, title: 'After deletion' }), 404, 'not_found');
-    expectFailure(await call('GET', '/api/lead/note/list', { token: owner.token, query: { lead_id: doomed } }), 404, 'not_found');
-    expectFailure(await call('POST', `/api/lead/note/update/${note.body.data.id}`, { token: owner.token, body: { title: 'x' } }), 404, 'not_found');
-    expectFailure(await call('DELETE', `/api/lead/note/delete/${note.body.data.id}`, { token: owner.token }), 404, 'not_found');
+    expectFailure(
+      await call('GET', '/api/lead/note/list', { token: owner.token, query: { lead_id: doomed } }),
+      404,
+      'not_found',
+    );
+    expectFailure(
+      await call('POST', `/api/lead/note/update/${note.body.data.id}`, { token: owner.token, body: { title: 'x' } }),
+      404,
+      'not_found',
+    );
+    expectFailure(
+      await call('DELETE', `/api/lead/note/delete/${note.body.data.id}`, { token: owner.token }),
+      404,
+      'not_found',
+    );
   });
 
   it('lists the notes of one lead with paging, order and search', async () => {
     const lead = await createLead(owner);
-    for (const title of ['Alpha', 'Bravo', 'Charlie']) await addNote({ lead_id: lead, title, note: `about ${title.toLowerCase()}` });
+    for (const title of ['Alpha', 'Bravo', 'Charlie'])
+      await addNote({ lead_id: lead, title, note: `about ${title.toLowerCase()}` });
     await addNote({ lead_id: leadId, title: 'Other lead' });
     const page = await call('GET', '/api/lead/note/list', { token: owner.token, query: { lead_id: lead, limit: 2 } });
     expect(page.status, page.text).toBe(200);
     expect(page.body).toMatchObject({ success: true, total: 3, page: 1, limit: 2 });
     expect(page.body.data.map((n: { title: string }) => n.title)).toEqual(['Charlie', 'Bravo']);
-    const asc = await call('GET', '/api/lead/note/list', { token: owner.token, query: { lead_id: lead, order_by: 'title', order_in: 'asc' } });
+    const asc = await call('GET', '/api/lead/note/list', {
+      token: owner.token,
+      query: { lead_id: lead, order_by: 'title', order_in: 'asc' },
+    });
     expect(asc.body.data.map((n: { title: string }) => n.title)).toEqual(['Alpha', 'Bravo', 'Charlie']);
-    const search = await call('GET', '/api/lead/note/list', { token: owner.token, query: { lead_id: lead, search_value: 'BRAV' } });
+    const search = await call('GET', '/api/lead/note/list', {
+      token: owner.token,
+      query: { lead_id: lead, search_value: 'BRAV' },
+    });
     expect(search.body.data.map((n: { title: string }) => n.title)).toEqual(['Bravo']);
-    const searchText = await call('GET', '/api/lead/note/list', { token: owner.token, query: { lead_id: lead, search_value: 'about char' } });
+    const searchText = await call('GET', '/api/lead/note/list', {
+      token: owner.token,
+      query: { lead_id: lead, search_value: 'about char' },
+    });
     expect(searchText.body.total).toBe(1);
   });
 
@@ -88,7 +115,10 @@ describe('lead notes', () => {
 
   it('updates a note, recording what changed', async () => {
     const note = (await addNote({ lead_id: leadId, title: 'Draft', note: 'old' })).body.data;
-    const response = await call('POST', `/api/lead/note/update/${note.id}`, { token: owner.token, body: { note: 'new text' } });
+    const response = await call('POST', `/api/lead/note/update/${note.id}`, {
+      token: owner.token,
+      body: { note: 'new text' },
+    });
     expect(response.status, response.text).toBe(200);
     expect(response.body.data).toMatchObject({ id: note.id, title: 'Draft', note: 'new text' });
     expect(Date.parse(response.body.data.updated_at)).toBeGreaterThanOrEqual(Date.parse(note.updated_at));
@@ -104,7 +134,10 @@ describe('lead notes', () => {
     const response = await call('DELETE', `/api/lead/note/delete/${note.id}`, { token: owner.token });
     expect(response.status, response.text).toBe(200);
     expect(response.body.data).toEqual({ id: note.id });
-    const listed = await call('GET', '/api/lead/note/list', { token: owner.token, query: { lead_id: leadId, limit: 100 } });
+    const listed = await call('GET', '/api/lead/note/list', {
+      token: owner.token,
+      query: { lead_id: leadId, limit: 100 },
+    });
     expect(listed.body.data.map((n: { id: number }) => n.id)).not.toContain(note.id);
     expectFailure(await call('DELETE', `/api/lead/note/delete/${note.id}`, { token: owner.token }), 404, 'not_found');
     expect((await feedOf(owner, 'lead', leadId)).at(-1)).toMatchObject({ action: 'note_deleted' });
@@ -112,10 +145,21 @@ describe('lead notes', () => {
 
   it('does not let another organization list, change or delete the notes', async () => {
     const note = (await addNote({ lead_id: leadId, title: 'Private' })).body.data;
-    expectFailure(await call('GET', '/api/lead/note/list', { token: other.token, query: { lead_id: leadId } }), 404, 'not_found');
-    expectFailure(await call('POST', `/api/lead/note/update/${note.id}`, { token: other.token, body: { title: 'Mine' } }), 404, 'not_found');
+    expectFailure(
+      await call('GET', '/api/lead/note/list', { token: other.token, query: { lead_id: leadId } }),
+      404,
+      'not_found',
+    );
+    expectFailure(
+      await call('POST', `/api/lead/note/update/${note.id}`, { token: other.token, body: { title: 'Mine' } }),
+      404,
+      'not_found',
+    );
     expectFailure(await call('DELETE', `/api/lead/note/delete/${note.id}`, { token: other.token }), 404, 'not_found');
-    const listed = await call('GET', '/api/lead/note/list', { token: owner.token, query: { lead_id: leadId, limit: 100 } });
+    const listed = await call('GET', '/api/lead/note/list', {
+      token: owner.token,
+      query: { lead_id: leadId, limit: 100 },
+    });
     expect(listed.body.data.find((n: { id: number }) => n.id === note.id)).toMatchObject({ title: 'Private' });
   });
 });

@@ -24,7 +24,9 @@ function row(rowNumber: number, fields: Record<string, unknown>) {
 const handle = openDatabase(readConfig(env));
 
 async function inTenant<T>(work: (ctx: TenantContext) => Promise<T>): Promise<T> {
-  return withTenant(handle.db, org.orgId, (tx) => work({ db: tx, orgId: org.orgId, ...actorContext({ kind: 'user', userId: org.userId, role: 'admin' }) }));
+  return withTenant(handle.db, org.orgId, (tx) =>
+    work({ db: tx, orgId: org.orgId, ...actorContext({ kind: 'user', userId: org.userId, role: 'admin' }) }),
+  );
 }
 
 async function batch(rows: ReturnType<typeof row>[], options: BatchOptions) {
@@ -37,7 +39,10 @@ async function view(id: number) {
 
 beforeAll(async () => {
   org = await signupOrganization('Batch');
-  const lookups = await call('GET', '/api/custom-lookups/list', { token: org.token, query: { type: 'tags', limit: 100 } });
+  const lookups = await call('GET', '/api/custom-lookups/list', {
+    token: org.token,
+    query: { type: 'tags', limit: 100 },
+  });
   tags = Object.fromEntries(lookups.body.data.map((tag: { name: string; id: number }) => [tag.name, tag.id]));
 });
 
@@ -67,9 +72,15 @@ describe('createLeadsBatch', () => {
 
   it('skips duplicates of live leads and of earlier rows, naming the lead they duplicate', async () => {
     const existing = uniqueEmail('exists');
-    const created = await call('POST', '/api/lead/add', { token: org.token, body: { first_name: 'Old', last_name: 'Lead', email: existing } });
+    const created = await call('POST', '/api/lead/add', {
+      token: org.token,
+      body: { first_name: 'Old', last_name: 'Lead', email: existing },
+    });
     const fresh = uniqueEmail('fresh');
-    const result = await batch([row(1, { email: existing.toUpperCase() }), row(2, { email: fresh }), row(3, { email: fresh })], { onDuplicate: 'skip' });
+    const result = await batch(
+      [row(1, { email: existing.toUpperCase() }), row(2, { email: fresh }), row(3, { email: fresh })],
+      { onDuplicate: 'skip' },
+    );
     expect(result.created).toBe(1);
     const freshId = result.createdLeads[0].leadId;
     expect(result.skipped).toEqual([
@@ -87,20 +98,41 @@ describe('createLeadsBatch', () => {
       })
     ).body.data;
     const result = await batch(
-      [row(7, { email, first_name: 'New', job_title: 'CTO', tags: [tags.VIP], custom_fields: { b: 2 } }), row(8, { email, custom_fields: { c: 3 }, assigned_to: org.userId })],
+      [
+        row(7, { email, first_name: 'New', job_title: 'CTO', tags: [tags.VIP], custom_fields: { b: 2 } }),
+        row(8, { email, custom_fields: { c: 3 }, assigned_to: org.userId }),
+      ],
       { onDuplicate: 'merge' },
     );
-    expect(result).toMatchObject({ created: 0, updated: 1, merged: [{ rowNumber: 7, leadId: lead.id }, { rowNumber: 8, leadId: lead.id }] });
+    expect(result).toMatchObject({
+      created: 0,
+      updated: 1,
+      merged: [
+        { rowNumber: 7, leadId: lead.id },
+        { rowNumber: 8, leadId: lead.id },
+      ],
+    });
     const merged = await view(lead.id);
-    expect(merged).toMatchObject({ first_name: 'Row', city: 'Paris', job_title: 'CTO', assigned_to: org.userId, custom_fields: { a: 1, b: 2, c: 3 } });
+    expect(merged).toMatchObject({
+      first_name: 'Row',
+      city: 'Paris',
+      job_title: 'CTO',
+      assigned_to: org.userId,
+      custom_fields: { a: 1, b: 2, c: 3 },
+    });
     expect(merged.tags.map((tag: { name: string }) => tag.name)).toEqual(['Hot', 'VIP']);
-    const feed = await call('GET', '/api/feed/list', { token: org.token, query: { model_type: 'lead', model_id: lead.id } });
+    const feed = await call('GET', '/api/feed/list', {
+      token: org.token,
+      query: { model_type: 'lead', model_id: lead.id },
+    });
     expect(feed.body.data[0]).toMatchObject({ action: 'merged', changes: { job_title: { from: null, to: 'CTO' } } });
   });
 
   it('folds repeated new emails into the row that creates the lead when merging', async () => {
     const email = uniqueEmail('fold');
-    const result = await batch([row(1, { email, city: 'Oslo' }), row(2, { email, country: 'Norway' })], { onDuplicate: 'merge' });
+    const result = await batch([row(1, { email, city: 'Oslo' }), row(2, { email, country: 'Norway' })], {
+      onDuplicate: 'merge',
+    });
     expect(result.created).toBe(1);
     expect(result.merged).toEqual([{ rowNumber: 2, leadId: result.createdLeads[0].leadId }]);
     expect(await view(result.createdLeads[0].leadId)).toMatchObject({ city: 'Oslo', country: 'Norway' });
@@ -121,21 +153,31 @@ describe('createLeadsBatch', () => {
     const again = await batch(rows, { importJobId: job, onDuplicate: 'skip' });
     expect(first.created).toBe(3);
     expect(again).toMatchObject({ created: 0, skipped: [], errors: [] });
-    const count = await inTenant((ctx) => ctx.db.execute<{ n: number }>(sql`select count(*)::int as n from leads where import_job_id = ${job}`));
+    const count = await inTenant((ctx) =>
+      ctx.db.execute<{ n: number }>(sql`select count(*)::int as n from leads where import_job_id = ${job}`),
+    );
     expect(count.rows[0].n).toBe(3);
   });
 
   it('runs a fixed number of statements whatever the batch size', async () => {
     async function statementsFor(size: number): Promise<number> {
       const rows = Array.from({ length: size }, (_, index) =>
-        row(index + 1, { email: uniqueEmail('n'), company: `Co ${index % 7}`, tags: [tags.Cold], assigned_to: org.userId }),
+        row(index + 1, {
+          email: uniqueEmail('n'),
+          company: `Co ${index % 7}`,
+          tags: [tags.Cold],
+          assigned_to: org.userId,
+        }),
       );
       return inTenant(async (ctx) => {
         let statements = 0;
         const counting = new Proxy(ctx.db, {
           get(target, property, receiver) {
             const value = Reflect.get(target, property, receiver);
-            if (['execute', 'select', 'insert', 'update', 'delete'].includes(String(property)) && typeof value === 'function') {
+            if (
+              ['execute', 'select', 'insert', 'update', 'delete'].includes(String(property)) &&
+              typeof value === 'function'
+            ) {
               return (...args: unknown[]) => {
                 statements += 1;
                 return value.apply(target, args);

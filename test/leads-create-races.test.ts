@@ -11,7 +11,12 @@ describe('concurrent lead creation', () => {
     const org = await signupOrganization('Races');
     const email = uniqueEmail('race');
     const responses = await Promise.all(
-      Array.from({ length: 8 }, (_, i) => call('POST', '/api/lead/add', { token: org.token, body: { first_name: 'Race', last_name: `Runner${i}`, email: i % 2 ? email.toUpperCase() : email } })),
+      Array.from({ length: 8 }, (_, i) =>
+        call('POST', '/api/lead/add', {
+          token: org.token,
+          body: { first_name: 'Race', last_name: `Runner${i}`, email: i % 2 ? email.toUpperCase() : email },
+        }),
+      ),
     );
     const created = responses.filter((response) => response.status === 201);
     expect(created).toHaveLength(1);
@@ -28,7 +33,15 @@ describe('concurrent lead creation', () => {
     const company = `Same Co ${crypto.randomUUID().slice(0, 6)}`;
     const responses = await Promise.all(
       Array.from({ length: 6 }, (_, i) =>
-        call('POST', '/api/lead/add', { token: org.token, body: { first_name: 'Co', last_name: `Worker${i}`, email: uniqueEmail('co'), company: i % 2 ? company.toLowerCase() : company } }),
+        call('POST', '/api/lead/add', {
+          token: org.token,
+          body: {
+            first_name: 'Co',
+            last_name: `Worker${i}`,
+            email: uniqueEmail('co'),
+            company: i % 2 ? company.toLowerCase() : company,
+          },
+        }),
       ),
     );
     expect(responses.map((response) => response.status)).toEqual(Array(6).fill(201));

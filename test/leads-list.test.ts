@@ -14,13 +14,19 @@ let rep: { id: number };
 const ids: Record<string, number> = {};
 
 async function add(key: string, body: Record<string, unknown>) {
-  const response = await call('POST', '/api/lead/add', { token: org.token, body: { first_name: 'Lead', last_name: key.padEnd(2, '_'), ...body } });
+  const response = await call('POST', '/api/lead/add', {
+    token: org.token,
+    body: { first_name: 'Lead', last_name: key.padEnd(2, '_'), ...body },
+  });
   if (response.status !== 201) throw new Error(response.text);
   ids[key] = response.body.data.id;
 }
 
 async function listIds(query: Record<string, string | number>): Promise<number[]> {
-  const response = await call('GET', '/api/lead/list', { token: org.token, query: { limit: 100, order_by: 'id', order_in: 'ASC', ...query } });
+  const response = await call('GET', '/api/lead/list', {
+    token: org.token,
+    query: { limit: 100, order_by: 'id', order_in: 'ASC', ...query },
+  });
   if (response.status !== 200) throw new Error(response.text);
   return response.body.data.map((lead: { id: number }) => lead.id);
 }
@@ -32,18 +38,64 @@ function idsOf(...keys: string[]): number[] {
 beforeAll(async () => {
   org = await signupOrganization('List');
   rep = (
-    await call('POST', '/api/user/add', { token: org.token, body: { first_name: 'Rep', email: uniqueEmail('rep'), phone_no: '+15550100', password: 'password123' } })
+    await call('POST', '/api/user/add', {
+      token: org.token,
+      body: { first_name: 'Rep', email: uniqueEmail('rep'), phone_no: '+15550100', password: 'password123' },
+    })
   ).body.data;
   const tags = await call('GET', '/api/custom-lookups/list', { token: org.token, query: { type: 'tags' } });
   const hot = tags.body.data.find((tag: { name: string }) => tag.name === 'Hot').id;
-  await add('alpha', { first_name: 'Grace', last_name: 'Hopper', email: 'grace@navy.example', company: 'Navy', city: 'Arlington', state: 'VA', country: 'USA', status: 1, priority: 4, lead_source: 1, assigned_to: org.userId, tags: [hot] });
-  await add('beta', { first_name: 'Alan', last_name: 'Turing', email: 'alan@bletchley.example', company: 'Bletchley', city: 'London', country: 'UK', status: 2, priority: 2, lead_source: 3, assigned_to: rep.id });
-  await add('gamma', { first_name: 'Katherine', last_name: 'Johnson', job_title: 'Computer', phone_number: '+1 757 555 0199', city: 'hampton', country: 'usa', status: 3, lead_source: 5 });
-  await add('delta', { first_name: 'Edsger', last_name: 'Dijkstra', email: 'ewd_dijkstra@tue.example', job_title: 'Prof 100%', company: 'navy', status: 2, priority: 1 });
+  await add('alpha', {
+    first_name: 'Grace',
+    last_name: 'Hopper',
+    email: 'grace@navy.example',
+    company: 'Navy',
+    city: 'Arlington',
+    state: 'VA',
+    country: 'USA',
+    status: 1,
+    priority: 4,
+    lead_source: 1,
+    assigned_to: org.userId,
+    tags: [hot],
+  });
+  await add('beta', {
+    first_name: 'Alan',
+    last_name: 'Turing',
+    email: 'alan@bletchley.example',
+    company: 'Bletchley',
+    city: 'London',
+    country: 'UK',
+    status: 2,
+    priority: 2,
+    lead_source: 3,
+    assigned_to: rep.id,
+  });
+  await add('gamma', {
+    first_name: 'Katherine',
+    last_name: 'Johnson',
+    job_title: 'Computer',
+    phone_number: '+1 757 555 0199',
+    city: 'hampton',
+    country: 'usa',
+    status: 3,
+    lead_source: 5,
+  });
+  await add('delta', {
+    first_name: 'Edsger',
+    last_name: 'Dijkstra',
+    email: 'ewd_dijkstra@tue.example',
+    job_title: 'Prof 100%',
+    company: 'navy',
+    status: 2,
+    priority: 1,
+  });
   // Scores are read-only through the API and created_at is set by the database: adjust them directly.
   const handle = openDatabase(readConfig(env));
   await withTenant(handle.db, org.orgId, async (tx) => {
-    await tx.execute(sql`update leads set score = case id when ${ids.alpha} then 90 when ${ids.beta} then 40 when ${ids.gamma} then 10 else 0 end`);
+    await tx.execute(
+      sql`update leads set score = case id when ${ids.alpha} then 90 when ${ids.beta} then 40 when ${ids.gamma} then 10 else 0 end`,
+    );
     await tx.execute(sql`update leads set created_at = '2024-03-15T12:00:00Z' where id = ${ids.gamma}`);
   });
   await handle.close();
@@ -79,7 +131,9 @@ describe('GET /api/lead/list filters', () => {
     expect(await listIds({ lead_source: '1,5' })).toEqual(idsOf('alpha', 'gamma'));
     expect(await listIds({ priority: '2, 1' })).toEqual(idsOf('beta', 'delta'));
     expect(await listIds({ state_id: '2' })).toEqual(idsOf('beta', 'delta'));
-    const hot = (await call('GET', '/api/custom-lookups/list', { token: org.token, query: { type: 'tags' } })).body.data.find((t: { name: string }) => t.name === 'Hot').id;
+    const hot = (
+      await call('GET', '/api/custom-lookups/list', { token: org.token, query: { type: 'tags' } })
+    ).body.data.find((t: { name: string }) => t.name === 'Hot').id;
     expect(await listIds({ tags: hot })).toEqual(idsOf('alpha'));
   });
 
@@ -99,7 +153,9 @@ describe('GET /api/lead/list filters', () => {
 
   it('combines every filter with every other', async () => {
     expect(await listIds({ country: 'usa', state_id: '1,3', score_max: 50 })).toEqual(idsOf('gamma'));
-    expect(await listIds({ company: 'navy', priority: '4', assigned_to: 'true', search_value: 'grace' })).toEqual(idsOf('alpha'));
+    expect(await listIds({ company: 'navy', priority: '4', assigned_to: 'true', search_value: 'grace' })).toEqual(
+      idsOf('alpha'),
+    );
     expect(await listIds({ company: 'navy', unassigned: 'true', state_id: '1' })).toEqual([]);
   });
 
@@ -128,15 +184,29 @@ describe('GET /api/lead/list paging and order', () => {
     const first = await call('GET', '/api/lead/list', { token: org.token, query: { limit: 3, order_by: 'score' } });
     expect(first.body).toMatchObject({ total: 4, page: 1, limit: 3 });
     expect(first.body.data.map((lead: { id: number }) => lead.id)).toEqual([ids.alpha, ids.beta, ids.gamma]);
-    const next = await call('GET', '/api/lead/list', { token: org.token, query: { limit: 3, order_by: 'score', cursor: first.body.next_cursor } });
+    const next = await call('GET', '/api/lead/list', {
+      token: org.token,
+      query: { limit: 3, order_by: 'score', cursor: first.body.next_cursor },
+    });
     expect(next.body.data.map((lead: { id: number }) => lead.id)).toEqual([ids.delta]);
     expect(next.body.next_cursor).toBeNull();
   });
 
   it('orders by nullable columns too (email, priority, last_activity_at)', async () => {
-    expect(await listIds({ order_by: 'priority', order_in: 'desc' })).toEqual([ids.alpha, ids.beta, ids.delta, ids.gamma]);
-    const byEmail = await call('GET', '/api/lead/list', { token: org.token, query: { order_by: 'email', order_in: 'ASC', limit: 2 } });
-    const rest = await call('GET', '/api/lead/list', { token: org.token, query: { order_by: 'email', order_in: 'ASC', limit: 2, cursor: byEmail.body.next_cursor } });
+    expect(await listIds({ order_by: 'priority', order_in: 'desc' })).toEqual([
+      ids.alpha,
+      ids.beta,
+      ids.delta,
+      ids.gamma,
+    ]);
+    const byEmail = await call('GET', '/api/lead/list', {
+      token: org.token,
+      query: { order_by: 'email', order_in: 'ASC', limit: 2 },
+    });
+    const rest = await call('GET', '/api/lead/list', {
+      token: org.token,
+      query: { order_by: 'email', order_in: 'ASC', limit: 2, cursor: byEmail.body.next_cursor },
+    });
     expect([...byEmail.body.data, ...rest.body.data].map((lead: { email: string | null }) => lead.email)).toEqual([
       null,
       'alan@bletchley.example',
@@ -148,6 +218,11 @@ describe('GET /api/lead/list paging and order', () => {
 
   it('returns resolved labels and tags on every listed lead', async () => {
     const response = await call('GET', '/api/lead/list', { token: org.token, query: { search_value: 'hopper' } });
-    expect(response.body.data[0]).toMatchObject({ status_text: 'New', priority_text: 'Urgent', lead_source_text: 'Website', tags: [{ name: 'Hot' }] });
+    expect(response.body.data[0]).toMatchObject({
+      status_text: 'New',
+      priority_text: 'Urgent',
+      lead_source_text: 'Website',
+      tags: [{ name: 'Hot' }],
+    });
   });
 });

@@ -76,7 +76,9 @@ describe(`${LEADS} leads in one organization`, () => {
   });
 
   it('finds nothing through the search view outside a tenant transaction', async () => {
-    const rows = await withDatabase((db) => db.execute<{ n: number }>(sql`select count(*)::int as n from lead_search_scope`));
+    const rows = await withDatabase((db) =>
+      db.execute<{ n: number }>(sql`select count(*)::int as n from lead_search_scope`),
+    );
     expect(rows.rows[0].n).toBe(0);
   });
 
@@ -90,21 +92,32 @@ describe(`${LEADS} leads in one organization`, () => {
     const stillNew = await call('GET', '/api/lead/list', { token: org.token, query: { state_id: '1', limit: 1 } });
     expect(stillNew.body.total).toBe(0);
     const feed = await withDatabase((db) =>
-      withTenant(db, org.orgId, (tx) => tx.execute<{ n: number }>(sql`select count(*)::int as n from feed_entries where action = 'status_changed'`)),
+      withTenant(db, org.orgId, (tx) =>
+        tx.execute<{ n: number }>(sql`select count(*)::int as n from feed_entries where action = 'status_changed'`),
+      ),
     );
     expect(feed.rows[0].n).toBe(LEADS);
   }, 180_000);
 
   it('assigns and tags the leads a filter selects, with one notification for the assignee', async () => {
     const assigned = await timed(`assign-user select_all over ${LEADS / 2} filtered leads`, () =>
-      call('POST', '/api/lead/assign-user', { token: org.token, body: { select_all: true, filters: { city: 'even city' }, assigned_to: org.userId } }),
+      call('POST', '/api/lead/assign-user', {
+        token: org.token,
+        body: { select_all: true, filters: { city: 'even city' }, assigned_to: org.userId },
+      }),
     );
     expect(assigned.result.body.data.updated).toBe(LEADS / 2);
     const notices = await call('GET', '/api/notification/list', { token: org.token });
-    expect(notices.body.data.filter((notice: { title: string }) => notice.title === `${LEADS / 2} leads assigned to you`)).toHaveLength(1);
-    const tags = (await call('GET', '/api/custom-lookups/list', { token: org.token, query: { type: 'tags' } })).body.data;
+    expect(
+      notices.body.data.filter((notice: { title: string }) => notice.title === `${LEADS / 2} leads assigned to you`),
+    ).toHaveLength(1);
+    const tags = (await call('GET', '/api/custom-lookups/list', { token: org.token, query: { type: 'tags' } })).body
+      .data;
     const tagged = await timed(`assign-tags select_all over ${LEADS} leads`, () =>
-      call('POST', '/api/lead/assign-tags', { token: org.token, body: { select_all: true, tags: [tags[0].id, tags[1].id] } }),
+      call('POST', '/api/lead/assign-tags', {
+        token: org.token,
+        body: { select_all: true, tags: [tags[0].id, tags[1].id] },
+      }),
     );
     expect(tagged.result.body.data.updated).toBe(LEADS);
     const replaced = await timed(`set-assign-tags select_all over ${LEADS} leads`, () =>

@@ -9,12 +9,18 @@ let other: SignedUp;
 let tagIds: Record<string, number>;
 
 async function addLead(body: Record<string, unknown>, who: SignedUp = org) {
-  return call('POST', '/api/lead/add', { token: who.token, body: { first_name: 'Ada', last_name: 'Lovelace', ...body } });
+  return call('POST', '/api/lead/add', {
+    token: who.token,
+    body: { first_name: 'Ada', last_name: 'Lovelace', ...body },
+  });
 }
 
 beforeAll(async () => {
   [org, other] = await Promise.all([signupOrganization('Leads'), signupOrganization('Other')]);
-  const tags = await call('GET', '/api/custom-lookups/list', { token: org.token, query: { module_name: 'lead', type: 'tags', limit: 100 } });
+  const tags = await call('GET', '/api/custom-lookups/list', {
+    token: org.token,
+    query: { module_name: 'lead', type: 'tags', limit: 100 },
+  });
   tagIds = Object.fromEntries(tags.body.data.map((tag: { name: string; id: number }) => [tag.name, tag.id]));
 });
 
@@ -118,9 +124,21 @@ describe('POST /api/lead/add', () => {
   });
 
   it('never stores read-only fields from input', async () => {
-    const response = await addLead({ score: 99, ai_information: { x: 1 }, last_activity_at: '2020-01-01', created_at: '2000-01-01', id: 1, status_text: 'Won' });
+    const response = await addLead({
+      score: 99,
+      ai_information: { x: 1 },
+      last_activity_at: '2020-01-01',
+      created_at: '2000-01-01',
+      id: 1,
+      status_text: 'Won',
+    });
     expect(response.status).toBe(201);
-    expect(response.body.data).toMatchObject({ score: 0, ai_information: {}, last_activity_at: null, status_text: 'New' });
+    expect(response.body.data).toMatchObject({
+      score: 0,
+      ai_information: {},
+      last_activity_at: null,
+      status_text: 'New',
+    });
     expect(response.body.data.created_at.startsWith('2000')).toBe(false);
   });
 });
@@ -136,21 +154,39 @@ describe('GET /api/lead/view/{id}', () => {
 
 describe('POST /api/lead/update/{id}', () => {
   it('changes given fields only and merges custom_fields and ai_information key by key', async () => {
-    const lead = (await addLead({ email: uniqueEmail('upd'), city: 'London', custom_fields: { a: 1, b: 2 } })).body.data;
+    const lead = (await addLead({ email: uniqueEmail('upd'), city: 'London', custom_fields: { a: 1, b: 2 } })).body
+      .data;
     const first = await call('POST', `/api/lead/update/${lead.id}`, {
       token: org.token,
-      body: { job_title: 'Countess', custom_fields: { b: null, c: 'new' }, ai_information: { summary: 'x', industry: 'math' }, status: 3 },
+      body: {
+        job_title: 'Countess',
+        custom_fields: { b: null, c: 'new' },
+        ai_information: { summary: 'x', industry: 'math' },
+        status: 3,
+      },
     });
     expect(first.status).toBe(200);
-    expect(first.body.data).toMatchObject({ city: 'London', job_title: 'Countess', status: 3, status_text: 'Qualified', custom_fields: { a: 1, c: 'new' } });
-    const second = await call('POST', `/api/lead/update/${lead.id}`, { token: org.token, body: { ai_information: { summary: null, score_reason: 'fit' } } });
+    expect(first.body.data).toMatchObject({
+      city: 'London',
+      job_title: 'Countess',
+      status: 3,
+      status_text: 'Qualified',
+      custom_fields: { a: 1, c: 'new' },
+    });
+    const second = await call('POST', `/api/lead/update/${lead.id}`, {
+      token: org.token,
+      body: { ai_information: { summary: null, score_reason: 'fit' } },
+    });
     expect(second.body.data.ai_information).toEqual({ industry: 'math', score_reason: 'fit' });
     expect(second.body.data.custom_fields).toEqual({ a: 1, c: 'new' });
   });
 
   it('replaces tags, relinks the company and clears fields set to null', async () => {
     const lead = (await addLead({ tags: [tagIds.Hot], company: 'Old Co', city: 'Paris' })).body.data;
-    const response = await call('POST', `/api/lead/update/${lead.id}`, { token: org.token, body: { tags: [tagIds.Cold], company: 'New Co', city: null } });
+    const response = await call('POST', `/api/lead/update/${lead.id}`, {
+      token: org.token,
+      body: { tags: [tagIds.Cold], company: 'New Co', city: null },
+    });
     expect(response.body.data.tags.map((tag: { name: string }) => tag.name)).toEqual(['Cold']);
     expect(response.body.data).toMatchObject({ company: 'New Co', city: null });
     expect(response.body.data.company_id).not.toBe(lead.company_id);
@@ -163,12 +199,23 @@ describe('POST /api/lead/update/{id}', () => {
     const clash = await call('POST', `/api/lead/update/${lead.id}`, { token: org.token, body: { email: taken } });
     expectFailure(clash, 409, 'conflict');
     expect(clash.body.error.details).toMatchObject({ lead_id: holder.id });
-    expect((await call('POST', `/api/lead/update/${lead.id}`, { token: org.token, body: { email: lead.email.toUpperCase().replace(/@.*/, (d: string) => d.toLowerCase()) } })).status).toBe(200);
+    expect(
+      (
+        await call('POST', `/api/lead/update/${lead.id}`, {
+          token: org.token,
+          body: { email: lead.email.toUpperCase().replace(/@.*/, (d: string) => d.toLowerCase()) },
+        })
+      ).status,
+    ).toBe(200);
   });
 
   it('refuses an empty status and unknown references with 422', async () => {
     const lead = (await addLead({})).body.data;
-    for (const [body, field] of [[{ status: null }, 'status'], [{ assigned_to: 999_999 }, 'assigned_to'], [{ first_name: 'A' }, 'first_name']] as const) {
+    for (const [body, field] of [
+      [{ status: null }, 'status'],
+      [{ assigned_to: 999_999 }, 'assigned_to'],
+      [{ first_name: 'A' }, 'first_name'],
+    ] as const) {
       const response = await call('POST', `/api/lead/update/${lead.id}`, { token: org.token, body });
       expectFailure(response, 422, 'validation_error');
       expect(response.body.error.code).toBe(field);
@@ -179,17 +226,33 @@ describe('POST /api/lead/update/{id}', () => {
 describe('custom field endpoints', () => {
   it('POST /api/lead/update-custom-fields merges and POST /api/lead/custom-field sets or removes one key', async () => {
     const lead = (await addLead({ custom_fields: { a: 1 } })).body.data;
-    const merged = await call('POST', '/api/lead/update-custom-fields', { token: org.token, body: { lead_id: lead.id, custom_fields: { b: 'two' } } });
+    const merged = await call('POST', '/api/lead/update-custom-fields', {
+      token: org.token,
+      body: { lead_id: lead.id, custom_fields: { b: 'two' } },
+    });
     expect(merged.body.data.custom_fields).toEqual({ a: 1, b: 'two' });
-    const set = await call('POST', '/api/lead/custom-field', { token: org.token, body: { lead_id: lead.id, field_name: 'c', field_value: 3 } });
+    const set = await call('POST', '/api/lead/custom-field', {
+      token: org.token,
+      body: { lead_id: lead.id, field_name: 'c', field_value: 3 },
+    });
     expect(set.body.data.custom_fields).toEqual({ a: 1, b: 'two', c: 3 });
-    const removed = await call('POST', '/api/lead/custom-field', { token: org.token, body: { lead_id: lead.id, field_name: 'a' } });
+    const removed = await call('POST', '/api/lead/custom-field', {
+      token: org.token,
+      body: { lead_id: lead.id, field_name: 'a' },
+    });
     expect(removed.body.data.custom_fields).toEqual({ b: 'two', c: 3 });
   });
 
   it('answers 404 for a lead of another organization', async () => {
     const lead = (await addLead({})).body.data;
-    expectFailure(await call('POST', '/api/lead/custom-field', { token: other.token, body: { lead_id: lead.id, field_name: 'x', field_value: 1 } }), 404, 'not_found');
+    expectFailure(
+      await call('POST', '/api/lead/custom-field', {
+        token: other.token,
+        body: { lead_id: lead.id, field_name: 'x', field_value: 1 },
+      }),
+      404,
+      'not_found',
+    );
   });
 });
 
@@ -197,26 +260,42 @@ describe('DELETE /api/lead/delete', () => {
   it('soft-deletes and says how many; unknown, repeated and foreign ids change nothing', async () => {
     const mine = [(await addLead({})).body.data.id, (await addLead({})).body.data.id];
     const foreign = (await addLead({}, other)).body.data.id;
-    const response = await call('DELETE', '/api/lead/delete', { token: org.token, body: { ids: [...mine, foreign, 999_999_999] } });
+    const response = await call('DELETE', '/api/lead/delete', {
+      token: org.token,
+      body: { ids: [...mine, foreign, 999_999_999] },
+    });
     expect(response.status).toBe(200);
     expect(response.body.data).toEqual({ deleted: 2 });
-    expect((await call('DELETE', '/api/lead/delete', { token: org.token, body: { ids: mine } })).body.data).toEqual({ deleted: 0 });
+    expect((await call('DELETE', '/api/lead/delete', { token: org.token, body: { ids: mine } })).body.data).toEqual({
+      deleted: 0,
+    });
     expect((await call('GET', `/api/lead/view/${foreign}`, { token: other.token })).status).toBe(200);
     const listed = await call('GET', '/api/lead/list', { token: org.token, query: { limit: 100 } });
     expect(listed.body.data.map((lead: { id: number }) => lead.id)).not.toContain(mine[0]);
   });
 
   it('refuses an empty id list with 422', async () => {
-    expectFailure(await call('DELETE', '/api/lead/delete', { token: org.token, body: { ids: [] } }), 422, 'validation_error');
+    expectFailure(
+      await call('DELETE', '/api/lead/delete', { token: org.token, body: { ids: [] } }),
+      422,
+      'validation_error',
+    );
   });
 });
 
 describe('GET /api/user/global-search', () => {
   it('has a leads section searched like the lead list', async () => {
-    const lead = (await addLead({ first_name: 'Searchable', last_name: 'Zebra', email: uniqueEmail('zebra') })).body.data;
-    const response = await call('GET', '/api/user/global-search', { token: org.token, query: { search_value: 'zebra' } });
+    const lead = (await addLead({ first_name: 'Searchable', last_name: 'Zebra', email: uniqueEmail('zebra') })).body
+      .data;
+    const response = await call('GET', '/api/user/global-search', {
+      token: org.token,
+      query: { search_value: 'zebra' },
+    });
     expect(response.status).toBe(200);
     expect(response.body.data.leads.map((found: { id: number }) => found.id)).toEqual([lead.id]);
-    expect((await call('GET', '/api/user/global-search', { token: other.token, query: { search_value: 'zebra' } })).body.data.leads).toEqual([]);
+    expect(
+      (await call('GET', '/api/user/global-search', { token: other.token, query: { search_value: 'zebra' } })).body.data
+        .leads,
+    ).toEqual([]);
   });
 });

@@ -13,7 +13,9 @@ import { fillPath, objectShape, routeKey, routes } from './helpers/registry';
 const fixtureModules = import.meta.glob<{ fixtures: FixtureMap }>('./cross-tenant/fixtures/*.ts', { eager: true });
 const fixtures: FixtureMap = Object.assign({}, ...Object.values(fixtureModules).map((module) => module.fixtures));
 
-const listRoutes = routes.filter((route) => route.method.toLowerCase() === 'get' && 'cursor' in objectShape(route.query));
+const listRoutes = routes.filter(
+  (route) => route.method.toLowerCase() === 'get' && 'cursor' in objectShape(route.query),
+);
 
 let owner: SignedUp;
 
@@ -53,7 +55,10 @@ describe('every list route', () => {
       }
       expect(seen.size).toBe(total);
 
-      const none = await call('GET', path, { token: owner.token, query: { ...query, search_value: 'zq-no-such-text-xj' } });
+      const none = await call('GET', path, {
+        token: owner.token,
+        query: { ...query, search_value: 'zq-no-such-text-xj' },
+      });
       expect(none.status, none.text).toBe(200);
       expect(none.body).toMatchObject({ data: [], total: 0, total_is_estimate: false, next_cursor: null });
     }, 120_000);

@@ -16,18 +16,27 @@ import { createLead, inOrganization } from './helpers/leads';
 async function leadTotal(owner: SignedUp, query: Record<string, string | number> = {}) {
   const response = await call('GET', '/api/lead/list', { token: owner.token, query });
   expect(response.status, response.text).toBe(200);
-  return response.body as { total: number; total_is_estimate: boolean; data: { id: number }[]; next_cursor: string | null };
+  return response.body as {
+    total: number;
+    total_is_estimate: boolean;
+    data: { id: number }[];
+    next_cursor: string | null;
+  };
 }
 
 /** What the counter must equal: a plain count of the organization's live leads. */
 async function liveLeads(owner: SignedUp): Promise<number> {
-  const result = await inOrganization(owner.orgId, (tx) => tx.execute<{ n: number }>(sql`select count(*)::int as n from leads where deleted_at is null`));
+  const result = await inOrganization(owner.orgId, (tx) =>
+    tx.execute<{ n: number }>(sql`select count(*)::int as n from leads where deleted_at is null`),
+  );
   return result.rows[0].n;
 }
 
 async function counterRows(owner: SignedUp): Promise<{ organization_id: string; n: number }[]> {
   const result = await inOrganization(owner.orgId, (tx) =>
-    tx.execute<{ organization_id: string; n: number }>(sql`select organization_id::text, count(*)::int as n from live_row_counts where relation = 'leads' group by organization_id`),
+    tx.execute<{ organization_id: string; n: number }>(
+      sql`select organization_id::text, count(*)::int as n from live_row_counts where relation = 'leads' group by organization_id`,
+    ),
   );
   return result.rows;
 }
@@ -73,7 +82,9 @@ describe('the unfiltered lead total (live-row counter)', () => {
   it('is visible only to its own organization (RLS on live_row_counts)', async () => {
     const owner = await signupOrganization('Counter A');
     await createLead(owner, 'Solo', 'Lead');
-    const result = await inOrganization(owner.orgId, (tx) => tx.execute<{ n: number }>(sql`select count(distinct organization_id)::int as n from live_row_counts`));
+    const result = await inOrganization(owner.orgId, (tx) =>
+      tx.execute<{ n: number }>(sql`select count(distinct organization_id)::int as n from live_row_counts`),
+    );
     expect(result.rows[0].n).toBe(1);
   });
 });
@@ -93,8 +104,16 @@ describe('cursor pages', () => {
   it('a page past the end still answers the total', async () => {
     const owner = await signupOrganization('Past end');
     for (const name of ['Ann', 'Bob']) await createLead(owner, name, 'Past');
-    expect(await leadTotal(owner, { page: 5, limit: 10 })).toMatchObject({ data: [], total: 2, total_is_estimate: false });
-    expect(await leadTotal(owner, { page: 5, limit: 10, search_value: 'Past' })).toMatchObject({ data: [], total: 2, total_is_estimate: false });
+    expect(await leadTotal(owner, { page: 5, limit: 10 })).toMatchObject({
+      data: [],
+      total: 2,
+      total_is_estimate: false,
+    });
+    expect(await leadTotal(owner, { page: 5, limit: 10, search_value: 'Past' })).toMatchObject({
+      data: [],
+      total: 2,
+      total_is_estimate: false,
+    });
   });
 });
 
@@ -107,7 +126,11 @@ describe('a filtered total past the bound', () => {
 
   async function run(query: Record<string, string | number>, exactUpTo: number) {
     return inOrganization(owner.orgId, (tx) => {
-      const ctx: TenantContext = { db: tx, orgId: owner.orgId, ...actorContext({ kind: 'user', userId: owner.userId, role: 'admin' }) };
+      const ctx: TenantContext = {
+        db: tx,
+        orgId: owner.orgId,
+        ...actorContext({ kind: 'user', userId: owner.userId, role: 'admin' }),
+      };
       return leadList.run(ctx, leadList.query.parse(query), { exactUpTo });
     });
   }
@@ -138,7 +161,10 @@ describe('searches that filter count what they fetch', () => {
     await addDocument(owner, leadId, documentForm(leadId, fileOf(samples.pdf(), 'contract.pdf', 'application/pdf')));
     const all = await call('GET', '/api/lead/document/list', { token: owner.token, query: { lead_id: leadId } });
     expect(all.body.total).toBe(2);
-    const found = await call('GET', '/api/lead/document/list', { token: owner.token, query: { lead_id: leadId, search_value: 'contract' } });
+    const found = await call('GET', '/api/lead/document/list', {
+      token: owner.token,
+      query: { lead_id: leadId, search_value: 'contract' },
+    });
     expect(found.body).toMatchObject({ total: 1, total_is_estimate: false });
     expect(found.body.data.map((doc: { file_name: string }) => doc.file_name)).toEqual(['contract.pdf']);
   });
@@ -146,7 +172,10 @@ describe('searches that filter count what they fetch', () => {
   it('GET /api/exports/list: search_value filters the page and the total', async () => {
     const owner = await signupOrganization('Exports search');
     for (const exportType of ['leads', 'contacts']) {
-      const created = await call('POST', '/api/exports/create', { token: owner.token, body: { export_type: exportType } });
+      const created = await call('POST', '/api/exports/create', {
+        token: owner.token,
+        body: { export_type: exportType },
+      });
       expect(created.status, created.text).toBe(202);
     }
     const found = await call('GET', '/api/exports/list', { token: owner.token, query: { search_value: 'contacts' } });

@@ -9,9 +9,18 @@ let org: SignedUp;
 let other: SignedUp;
 
 async function lookups(who: SignedUp, query: Record<string, string | number>) {
-  const response = await call('GET', '/api/custom-lookups/list', { token: who.token, query: { limit: 100, order_by: 'value', order_in: 'ASC', ...query } });
+  const response = await call('GET', '/api/custom-lookups/list', {
+    token: who.token,
+    query: { limit: 100, order_by: 'value', order_in: 'ASC', ...query },
+  });
   expect(response.status).toBe(200);
-  return response.body.data as { id: number; name: string; value: number | null; is_active: boolean; color_code: string | null }[];
+  return response.body.data as {
+    id: number;
+    name: string;
+    value: number | null;
+    is_active: boolean;
+    color_code: string | null;
+  }[];
 }
 
 beforeAll(async () => {
@@ -20,11 +29,35 @@ beforeAll(async () => {
 
 describe('signup defaults', () => {
   it('seeds lead statuses 1..6, sources 1..5 as the spec names them, priorities 1..4 and tags', async () => {
-    const names = async (type: string) => (await lookups(org, { module_name: 'lead', type })).map((lookup) => [lookup.value, lookup.name]);
-    expect(await names('status')).toEqual([[1, 'New'], [2, 'Contacted'], [3, 'Qualified'], [4, 'Unqualified'], [5, 'Converted'], [6, 'Lost']]);
-    expect(await names('source')).toEqual([[1, 'Website'], [2, 'Referral'], [3, 'Social profile'], [4, 'Email'], [5, 'Direct']]);
-    expect(await names('priority')).toEqual([[1, 'Low'], [2, 'Medium'], [3, 'High'], [4, 'Urgent']]);
-    expect((await lookups(org, { type: 'tags', order_by: 'id' })).map((tag) => tag.name).sort()).toEqual(['Cold', 'Hot', 'Partner', 'VIP']);
+    const names = async (type: string) =>
+      (await lookups(org, { module_name: 'lead', type })).map((lookup) => [lookup.value, lookup.name]);
+    expect(await names('status')).toEqual([
+      [1, 'New'],
+      [2, 'Contacted'],
+      [3, 'Qualified'],
+      [4, 'Unqualified'],
+      [5, 'Converted'],
+      [6, 'Lost'],
+    ]);
+    expect(await names('source')).toEqual([
+      [1, 'Website'],
+      [2, 'Referral'],
+      [3, 'Social profile'],
+      [4, 'Email'],
+      [5, 'Direct'],
+    ]);
+    expect(await names('priority')).toEqual([
+      [1, 'Low'],
+      [2, 'Medium'],
+      [3, 'High'],
+      [4, 'Urgent'],
+    ]);
+    expect((await lookups(org, { type: 'tags', order_by: 'id' })).map((tag) => tag.name).sort()).toEqual([
+      'Cold',
+      'Hot',
+      'Partner',
+      'VIP',
+    ]);
   });
 
   it('keeps each organization’s lookups to itself', async () => {
@@ -36,20 +69,43 @@ describe('signup defaults', () => {
 
 describe('POST /api/custom-lookups/add', () => {
   it('gives a status without a value the next value, and a tag none', async () => {
-    const status = await call('POST', '/api/custom-lookups/add', { token: org.token, body: { module_name: 'lead', type: 'status', name: 'Nurturing', color_code: '#112233' } });
+    const status = await call('POST', '/api/custom-lookups/add', {
+      token: org.token,
+      body: { module_name: 'lead', type: 'status', name: 'Nurturing', color_code: '#112233' },
+    });
     expect(status.status).toBe(201);
-    expect(status.body.data).toMatchObject({ module_name: 'lead', type: 'status', name: 'Nurturing', value: 7, color_code: '#112233', is_active: true, parent_id: null });
-    const tag = await call('POST', '/api/custom-lookups/add', { token: org.token, body: { module_name: 'lead', type: 'tags', name: 'Enterprise' } });
+    expect(status.body.data).toMatchObject({
+      module_name: 'lead',
+      type: 'status',
+      name: 'Nurturing',
+      value: 7,
+      color_code: '#112233',
+      is_active: true,
+      parent_id: null,
+    });
+    const tag = await call('POST', '/api/custom-lookups/add', {
+      token: org.token,
+      body: { module_name: 'lead', type: 'tags', name: 'Enterprise' },
+    });
     expect(tag.body.data.value).toBeNull();
-    const lead = await call('POST', '/api/lead/add', { token: org.token, body: { first_name: 'New', last_name: 'Status', status: 7, tags: [tag.body.data.id] } });
+    const lead = await call('POST', '/api/lead/add', {
+      token: org.token,
+      body: { first_name: 'New', last_name: 'Status', status: 7, tags: [tag.body.data.id] },
+    });
     expect(lead.body.data).toMatchObject({ status_text: 'Nurturing', tags: [{ name: 'Enterprise' }] });
   });
 
   it('answers 409 for a value or a name already taken in the same type', async () => {
-    const value = await call('POST', '/api/custom-lookups/add', { token: org.token, body: { module_name: 'lead', type: 'priority', name: 'Critical', value: 4 } });
+    const value = await call('POST', '/api/custom-lookups/add', {
+      token: org.token,
+      body: { module_name: 'lead', type: 'priority', name: 'Critical', value: 4 },
+    });
     expectFailure(value, 409, 'conflict');
     expect(value.body.error.code).toBe('duplicate_value');
-    const name = await call('POST', '/api/custom-lookups/add', { token: org.token, body: { module_name: 'lead', type: 'tags', name: 'hot' } });
+    const name = await call('POST', '/api/custom-lookups/add', {
+      token: org.token,
+      body: { module_name: 'lead', type: 'tags', name: 'hot' },
+    });
     expectFailure(name, 409, 'conflict');
   });
 
@@ -69,53 +125,126 @@ describe('POST /api/custom-lookups/add', () => {
 
   it('is for admins and managers only', async () => {
     const email = uniqueEmail('rep');
-    await call('POST', '/api/user/add', { token: org.token, body: { first_name: 'Rep', email, phone_no: '+15550102', password: 'password123' } });
+    await call('POST', '/api/user/add', {
+      token: org.token,
+      body: { first_name: 'Rep', email, phone_no: '+15550102', password: 'password123' },
+    });
     const rep = (await call('POST', '/api/auth/login', { body: { email, password: 'password123' } })).body.access_token;
-    expectFailure(await call('POST', '/api/custom-lookups/add', { token: rep, body: { module_name: 'lead', type: 'tags', name: 'Mine' } }), 403, 'forbidden');
+    expectFailure(
+      await call('POST', '/api/custom-lookups/add', {
+        token: rep,
+        body: { module_name: 'lead', type: 'tags', name: 'Mine' },
+      }),
+      403,
+      'forbidden',
+    );
     expect((await call('GET', '/api/custom-lookups/list', { token: rep })).status).toBe(200);
   });
 });
 
 describe('POST /api/custom-lookups/update/{id}', () => {
   it('renames and recolors; a deactivated status stays readable on old leads but cannot be given to new ones', async () => {
-    const status = (await call('POST', '/api/custom-lookups/add', { token: org.token, body: { module_name: 'lead', type: 'status', name: 'Parked' } })).body.data;
-    const lead = (await call('POST', '/api/lead/add', { token: org.token, body: { first_name: 'Old', last_name: 'Lead', status: status.value } })).body.data;
-    const updated = await call('POST', `/api/custom-lookups/update/${status.id}`, { token: org.token, body: { name: 'On hold', color_code: '#abcdef', is_active: false } });
+    const status = (
+      await call('POST', '/api/custom-lookups/add', {
+        token: org.token,
+        body: { module_name: 'lead', type: 'status', name: 'Parked' },
+      })
+    ).body.data;
+    const lead = (
+      await call('POST', '/api/lead/add', {
+        token: org.token,
+        body: { first_name: 'Old', last_name: 'Lead', status: status.value },
+      })
+    ).body.data;
+    const updated = await call('POST', `/api/custom-lookups/update/${status.id}`, {
+      token: org.token,
+      body: { name: 'On hold', color_code: '#abcdef', is_active: false },
+    });
     expect(updated.body.data).toMatchObject({ name: 'On hold', color_code: '#abcdef', is_active: false });
-    expect((await call('GET', `/api/lead/view/${lead.id}`, { token: org.token })).body.data.status_text).toBe('On hold');
-    const refused = await call('POST', '/api/lead/add', { token: org.token, body: { first_name: 'New', last_name: 'Lead', status: status.value } });
+    expect((await call('GET', `/api/lead/view/${lead.id}`, { token: org.token })).body.data.status_text).toBe(
+      'On hold',
+    );
+    const refused = await call('POST', '/api/lead/add', {
+      token: org.token,
+      body: { first_name: 'New', last_name: 'Lead', status: status.value },
+    });
     expectFailure(refused, 422, 'validation_error');
-    expect((await lookups(org, { type: 'status', is_active: 'false' })).map((lookup) => lookup.id)).toContain(status.id);
+    expect((await lookups(org, { type: 'status', is_active: 'false' })).map((lookup) => lookup.id)).toContain(
+      status.id,
+    );
   });
 
   it('moves leads along when a status value changes', async () => {
-    const status = (await call('POST', '/api/custom-lookups/add', { token: org.token, body: { module_name: 'lead', type: 'status', name: 'Renumbered' } })).body.data;
-    const lead = (await call('POST', '/api/lead/add', { token: org.token, body: { first_name: 'Moved', last_name: 'Lead', status: status.value } })).body.data;
+    const status = (
+      await call('POST', '/api/custom-lookups/add', {
+        token: org.token,
+        body: { module_name: 'lead', type: 'status', name: 'Renumbered' },
+      })
+    ).body.data;
+    const lead = (
+      await call('POST', '/api/lead/add', {
+        token: org.token,
+        body: { first_name: 'Moved', last_name: 'Lead', status: status.value },
+      })
+    ).body.data;
     await call('POST', `/api/custom-lookups/update/${status.id}`, { token: org.token, body: { value: 50 } });
-    expect((await call('GET', `/api/lead/view/${lead.id}`, { token: org.token })).body.data).toMatchObject({ status: 50, status_text: 'Renumbered' });
+    expect((await call('GET', `/api/lead/view/${lead.id}`, { token: org.token })).body.data).toMatchObject({
+      status: 50,
+      status_text: 'Renumbered',
+    });
   });
 
   it('refuses to deactivate the last active status and to clear a status value', async () => {
     const fresh = await signupOrganization('Last status');
     const statuses = await lookups(fresh, { type: 'status' });
-    for (const status of statuses.slice(1)) await call('POST', `/api/custom-lookups/update/${status.id}`, { token: fresh.token, body: { is_active: false } });
-    expectFailure(await call('POST', `/api/custom-lookups/update/${statuses[0].id}`, { token: fresh.token, body: { is_active: false } }), 422, 'validation_error');
-    expectFailure(await call('POST', `/api/custom-lookups/update/${statuses[0].id}`, { token: fresh.token, body: { value: null } }), 422, 'validation_error');
+    for (const status of statuses.slice(1))
+      await call('POST', `/api/custom-lookups/update/${status.id}`, { token: fresh.token, body: { is_active: false } });
+    expectFailure(
+      await call('POST', `/api/custom-lookups/update/${statuses[0].id}`, {
+        token: fresh.token,
+        body: { is_active: false },
+      }),
+      422,
+      'validation_error',
+    );
+    expectFailure(
+      await call('POST', `/api/custom-lookups/update/${statuses[0].id}`, { token: fresh.token, body: { value: null } }),
+      422,
+      'validation_error',
+    );
   });
 
   it('answers 404 for another organization’s lookup', async () => {
     const theirs = (await lookups(other, { type: 'tags' }))[0];
-    expectFailure(await call('POST', `/api/custom-lookups/update/${theirs.id}`, { token: org.token, body: { name: 'Mine now' } }), 404, 'not_found');
+    expectFailure(
+      await call('POST', `/api/custom-lookups/update/${theirs.id}`, { token: org.token, body: { name: 'Mine now' } }),
+      404,
+      'not_found',
+    );
   });
 });
 
 describe('GET /api/custom-lookups/list', () => {
   it('filters by module_name, type, is_active and parent_id, and searches names', async () => {
-    const parent = (await call('POST', '/api/custom-lookups/add', { token: org.token, body: { module_name: 'lead', type: 'tags', name: 'Region' } })).body.data;
-    const child = (await call('POST', '/api/custom-lookups/add', { token: org.token, body: { module_name: 'lead', type: 'tags', name: 'EMEA', parent_id: parent.id } })).body.data;
+    const parent = (
+      await call('POST', '/api/custom-lookups/add', {
+        token: org.token,
+        body: { module_name: 'lead', type: 'tags', name: 'Region' },
+      })
+    ).body.data;
+    const child = (
+      await call('POST', '/api/custom-lookups/add', {
+        token: org.token,
+        body: { module_name: 'lead', type: 'tags', name: 'EMEA', parent_id: parent.id },
+      })
+    ).body.data;
     expect((await lookups(org, { parent_id: parent.id })).map((lookup) => lookup.id)).toEqual([child.id]);
     expect((await lookups(org, { search_value: 'emea' })).map((lookup) => lookup.id)).toEqual([child.id]);
     expect((await lookups(org, { module_name: 'deal' })).length).toBe(0);
-    expectFailure(await call('GET', '/api/custom-lookups/list', { token: org.token, query: { parent_id: 'x' } }), 400, 'bad_request');
+    expectFailure(
+      await call('GET', '/api/custom-lookups/list', { token: org.token, query: { parent_id: 'x' } }),
+      400,
+      'bad_request',
+    );
   });
 });

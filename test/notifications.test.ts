@@ -12,50 +12,96 @@ let rep: { id: number; token: string };
 async function notifications(token: string, query: Record<string, string> = {}) {
   const response = await call('GET', '/api/notification/list', { token, query: { limit: 100, ...query } });
   expect(response.status).toBe(200);
-  return response.body.data as { id: number; type_id: number; title: string; is_read: boolean; read_at: string | null; data: Record<string, unknown> }[];
+  return response.body.data as {
+    id: number;
+    type_id: number;
+    title: string;
+    is_read: boolean;
+    read_at: string | null;
+    data: Record<string, unknown>;
+  }[];
 }
 
 beforeAll(async () => {
   admin = await signupOrganization('Notify');
   const email = uniqueEmail('rep');
-  const added = await call('POST', '/api/user/add', { token: admin.token, body: { first_name: 'Rosa', email, phone_no: '+15550104', password: 'password123' } });
-  rep = { id: added.body.data.id, token: (await call('POST', '/api/auth/login', { body: { email, password: 'password123' } })).body.access_token };
+  const added = await call('POST', '/api/user/add', {
+    token: admin.token,
+    body: { first_name: 'Rosa', email, phone_no: '+15550104', password: 'password123' },
+  });
+  rep = {
+    id: added.body.data.id,
+    token: (await call('POST', '/api/auth/login', { body: { email, password: 'password123' } })).body.access_token,
+  };
 });
 
 describe('lead assignment notifications', () => {
   it('notifies the assignee when a lead is created for them or reassigned to them', async () => {
-    const created = (await call('POST', '/api/lead/add', { token: admin.token, body: { first_name: 'Ann', last_name: 'Signed', assigned_to: rep.id } })).body.data;
-    const other = (await call('POST', '/api/lead/add', { token: admin.token, body: { first_name: 'Bob', last_name: 'Later' } })).body.data;
+    const created = (
+      await call('POST', '/api/lead/add', {
+        token: admin.token,
+        body: { first_name: 'Ann', last_name: 'Signed', assigned_to: rep.id },
+      })
+    ).body.data;
+    const other = (
+      await call('POST', '/api/lead/add', { token: admin.token, body: { first_name: 'Bob', last_name: 'Later' } })
+    ).body.data;
     await call('POST', `/api/lead/update/${other.id}`, { token: admin.token, body: { assigned_to: rep.id } });
-    await call('POST', `/api/lead/update/${other.id}`, { token: admin.token, body: { city: 'Same assignee, no new notice' } });
+    await call('POST', `/api/lead/update/${other.id}`, {
+      token: admin.token,
+      body: { city: 'Same assignee, no new notice' },
+    });
     const mine = await notifications(rep.token);
-    expect(mine.map((notice) => notice.title)).toEqual(['Lead assigned to you: Bob Later', 'Lead assigned to you: Ann Signed']);
-    expect(mine[1]).toMatchObject({ type_id: 1, is_read: false, read_at: null, data: { lead_id: created.id, assigned_by: admin.userId } });
+    expect(mine.map((notice) => notice.title)).toEqual([
+      'Lead assigned to you: Bob Later',
+      'Lead assigned to you: Ann Signed',
+    ]);
+    expect(mine[1]).toMatchObject({
+      type_id: 1,
+      is_read: false,
+      read_at: null,
+      data: { lead_id: created.id, assigned_by: admin.userId },
+    });
     expect(await notifications(admin.token)).toEqual([]);
   });
 });
 
 describe('POST /api/notification/read', () => {
   it('marks the caller’s notifications read and filters by is_read and type_id', async () => {
-    await call('POST', '/api/lead/add', { token: admin.token, body: { first_name: 'Cy', last_name: 'Read', assigned_to: rep.id } });
+    await call('POST', '/api/lead/add', {
+      token: admin.token,
+      body: { first_name: 'Cy', last_name: 'Read', assigned_to: rep.id },
+    });
     const unread = await notifications(rep.token, { is_read: 'false' });
     const response = await call('POST', '/api/notification/read', { token: rep.token, body: { ids: [unread[0].id] } });
     expect(response.body.data).toEqual({ updated: 1 });
     expect((await notifications(rep.token, { is_read: 'true' })).map((notice) => notice.id)).toEqual([unread[0].id]);
     expect((await notifications(rep.token, { is_read: 'false' })).length).toBe(unread.length - 1);
     expect((await notifications(rep.token, { type_id: '3' })).length).toBe(0);
-    expect((await call('POST', '/api/notification/read', { token: rep.token, body: { ids: [unread[0].id] } })).body.data).toEqual({ updated: 0 });
+    expect(
+      (await call('POST', '/api/notification/read', { token: rep.token, body: { ids: [unread[0].id] } })).body.data,
+    ).toEqual({ updated: 0 });
   });
 
   it('changes nothing for someone else’s notifications', async () => {
     const theirs = (await notifications(rep.token, { is_read: 'false' }))[0];
-    expect((await call('POST', '/api/notification/read', { token: admin.token, body: { ids: [theirs.id] } })).body.data).toEqual({ updated: 0 });
+    expect(
+      (await call('POST', '/api/notification/read', { token: admin.token, body: { ids: [theirs.id] } })).body.data,
+    ).toEqual({ updated: 0 });
     expect((await notifications(rep.token, { is_read: 'false' })).map((notice) => notice.id)).toContain(theirs.id);
   });
 
   it('refuses an empty or malformed id list with 422', async () => {
-    expectFailure(await call('POST', '/api/notification/read', { token: rep.token, body: { ids: [] } }), 422, 'validation_error');
-    expectFailure(await call('POST', '/api/notification/read', { token: rep.token, body: { ids: ['x'] } }), 422, 'validation_error');
+    expectFailure(
+      await call('POST', '/api/notification/read', { token: rep.token, body: { ids: [] } }),
+      422,
+      'validation_error',
+    );
+    expectFailure(
+      await call('POST', '/api/notification/read', { token: rep.token, body: { ids: ['x'] } }),
+      422,
+      'validation_error',
+    );
   });
 });
 
@@ -65,9 +111,16 @@ describe('job notifications', () => {
     const job = await importAndWait(admin, csv, { name: 'finished.csv' });
     expect(job.status).toBe('completed');
     await deliverJobs([{ kind: 'lead-import', orgId: admin.orgId, jobId: job.id }], 2);
-    const notices = (await notifications(admin.token, { type_id: '2' })).filter((notice) => notice.data.import_job_id === job.id);
+    const notices = (await notifications(admin.token, { type_id: '2' })).filter(
+      (notice) => notice.data.import_job_id === job.id,
+    );
     expect(notices).toHaveLength(1);
-    expect(notices[0]).toMatchObject({ type_id: 2, is_read: false, title: 'Import of finished.csv finished: 1 created, 0 updated, 0 skipped, 1 failed', data: { status: 'completed' } });
+    expect(notices[0]).toMatchObject({
+      type_id: 2,
+      is_read: false,
+      title: 'Import of finished.csv finished: 1 created, 0 updated, 0 skipped, 1 failed',
+      data: { status: 'completed' },
+    });
     expect(await notifications(rep.token, { type_id: '2' })).toEqual([]);
   });
 
@@ -75,7 +128,9 @@ describe('job notifications', () => {
     const job = await exportAndWait(admin, { export_type: 'leads' });
     expect(job.status).toBe('completed');
     await deliverJobs([{ kind: 'export', orgId: admin.orgId, jobId: job.id }], 2);
-    const notices = (await notifications(admin.token, { type_id: '3' })).filter((notice) => notice.data.export_id === job.id);
+    const notices = (await notifications(admin.token, { type_id: '3' })).filter(
+      (notice) => notice.data.export_id === job.id,
+    );
     expect(notices).toHaveLength(1);
     expect(notices[0].title).toMatch(/^Your leads export is ready \(\d+ rows\)$/);
     expect(notices[0].data).toMatchObject({ status: 'completed', download_path: `/api/exports/download/${job.id}` });

@@ -35,7 +35,14 @@ function recordingQueue(options: { refuseSend?: boolean } = {}) {
 }
 
 /** One request through the Worker with `bindings`, waiting for its background work (waitUntil) too. */
-async function request(bindings: typeof env, owner: SignedUp, method: string, path: string, body: BodyInit, contentType?: string) {
+async function request(
+  bindings: typeof env,
+  owner: SignedUp,
+  method: string,
+  path: string,
+  body: BodyInit,
+  contentType?: string,
+) {
   const headers: Record<string, string> = { authorization: `Bearer ${owner.token}`, 'cf-connecting-ip': randomIp() };
   if (contentType) headers['content-type'] = contentType;
   const ctx = createExecutionContext();
@@ -69,7 +76,14 @@ describe('the job outbox', () => {
 
   it('sends the job message once the request has committed, and leaves no outbox row behind', async () => {
     const jobs = recordingQueue();
-    const response = await request({ ...env, JOBS: jobs.queue }, owner, 'POST', '/api/exports/create', JSON.stringify({ export_type: 'companies' }), 'application/json');
+    const response = await request(
+      { ...env, JOBS: jobs.queue },
+      owner,
+      'POST',
+      '/api/exports/create',
+      JSON.stringify({ export_type: 'companies' }),
+      'application/json',
+    );
     expect(response.status, response.text).toBe(202);
     expect(jobs.sent).toEqual([{ kind: 'export', orgId: owner.orgId, jobId: response.body.data.id }]);
     expect(await outboxRows()).toEqual([]);
@@ -84,10 +98,14 @@ describe('the job outbox', () => {
 
     beforeAll(async () => {
       await handle.db.execute(
-        sql.raw(`create function ${trigger()}() returns trigger language plpgsql as $$ begin raise exception 'outbox refused by test trigger'; end $$`),
+        sql.raw(
+          `create function ${trigger()}() returns trigger language plpgsql as $$ begin raise exception 'outbox refused by test trigger'; end $$`,
+        ),
       );
       await handle.db.execute(
-        sql.raw(`create constraint trigger ${trigger()} after insert on job_outbox deferrable initially deferred for each row when (new.organization_id = ${owner.orgId}) execute function ${trigger()}()`),
+        sql.raw(
+          `create constraint trigger ${trigger()} after insert on job_outbox deferrable initially deferred for each row when (new.organization_id = ${owner.orgId}) execute function ${trigger()}()`,
+        ),
       );
     });
 
@@ -98,12 +116,21 @@ describe('the job outbox', () => {
 
     it('an import sends nothing, keeps no job or file row, and leaves no object in R2', async () => {
       const jobs = recordingQueue();
-      const response = await request({ ...env, JOBS: jobs.queue }, owner, 'POST', '/api/lead/lead-imports', importForm(csvOf(leadRows(3, 'rolled-back'))));
+      const response = await request(
+        { ...env, JOBS: jobs.queue },
+        owner,
+        'POST',
+        '/api/lead/lead-imports',
+        importForm(csvOf(leadRows(3, 'rolled-back'))),
+      );
       expect(response.status, response.text).toBe(500);
       expect(response.text).not.toMatch(/outbox refused/);
       expect(jobs.sent).toEqual([]);
       const [jobsLeft, filesLeft] = await asOrganization(owner.orgId, (tx) =>
-        Promise.all([tx.select().from(importJobs).where(eq(importJobs.organizationId, owner.orgId)), tx.select().from(storedFiles).where(eq(storedFiles.organizationId, owner.orgId))]),
+        Promise.all([
+          tx.select().from(importJobs).where(eq(importJobs.organizationId, owner.orgId)),
+          tx.select().from(storedFiles).where(eq(storedFiles.organizationId, owner.orgId)),
+        ]),
       );
       expect(jobsLeft).toEqual([]);
       expect(filesLeft).toEqual([]);
@@ -114,17 +141,32 @@ describe('the job outbox', () => {
 
     it('an export sends nothing and keeps no job', async () => {
       const jobs = recordingQueue();
-      const response = await request({ ...env, JOBS: jobs.queue }, owner, 'POST', '/api/exports/create', JSON.stringify({ export_type: 'leads' }), 'application/json');
+      const response = await request(
+        { ...env, JOBS: jobs.queue },
+        owner,
+        'POST',
+        '/api/exports/create',
+        JSON.stringify({ export_type: 'leads' }),
+        'application/json',
+      );
       expect(response.status, response.text).toBe(500);
       expect(jobs.sent).toEqual([]);
-      const left = await asOrganization(owner.orgId, (tx) => tx.select().from(exportJobs).where(eq(exportJobs.exportType, 'leads')));
+      const left = await asOrganization(owner.orgId, (tx) =>
+        tx.select().from(exportJobs).where(eq(exportJobs.exportType, 'leads')),
+      );
       expect(left).toEqual([]);
     });
   });
 
   it('keeps the message when the send after commit fails, and the cron sweep delivers it', async () => {
     const failing = recordingQueue({ refuseSend: true });
-    const response = await request({ ...env, JOBS: failing.queue }, owner, 'POST', '/api/lead/lead-imports', importForm(csvOf(leadRows(4, `swept-${crypto.randomUUID().slice(0, 8)}`))));
+    const response = await request(
+      { ...env, JOBS: failing.queue },
+      owner,
+      'POST',
+      '/api/lead/lead-imports',
+      importForm(csvOf(leadRows(4, `swept-${crypto.randomUUID().slice(0, 8)}`))),
+    );
     expect(response.status, response.text).toBe(202);
     const jobId: number = response.body.data.id;
     const message: JobMessage = { kind: 'lead-import', orgId: owner.orgId, jobId };
@@ -139,7 +181,9 @@ describe('the job outbox', () => {
     expect(sweeper.sent).not.toContainEqual(message);
     expect(await outboxRows()).toHaveLength(1);
 
-    await handle.db.execute(sql`update job_outbox set created_at = now() - interval '1 minute' where organization_id = ${owner.orgId}`);
+    await handle.db.execute(
+      sql`update job_outbox set created_at = now() - interval '1 minute' where organization_id = ${owner.orgId}`,
+    );
     await sweep();
     expect(sweeper.sent.filter((sent) => sent.orgId === owner.orgId)).toEqual([message]);
     expect(await outboxRows()).toEqual([]);
@@ -151,7 +195,9 @@ describe('the job outbox', () => {
     await deliverJobs([message]);
     const deadline = Date.now() + 30_000;
     for (;;) {
-      const [job] = await asOrganization(owner.orgId, (tx) => tx.select().from(importJobs).where(eq(importJobs.id, jobId)));
+      const [job] = await asOrganization(owner.orgId, (tx) =>
+        tx.select().from(importJobs).where(eq(importJobs.id, jobId)),
+      );
       if (job.status !== 'running' || Date.now() > deadline) {
         expect(job).toMatchObject({ status: 'completed', createdCount: 4 });
         break;

@@ -21,7 +21,8 @@ async function withDatabase<T>(work: (db: Database) => Promise<T>): Promise<T> {
 /** Switches the open transaction to the application role (no BYPASSRLS), optionally scoped to an organization. */
 async function actAsApp(tx: Transaction, organizationId?: number): Promise<void> {
   await tx.execute(sql`select set_config('role', 'lm_app', true)`);
-  if (organizationId !== undefined) await tx.execute(sql`select set_config('app.organization_id', ${String(organizationId)}, true)`);
+  if (organizationId !== undefined)
+    await tx.execute(sql`select set_config('app.organization_id', ${String(organizationId)}, true)`);
 }
 
 async function count(tx: Transaction, query: ReturnType<typeof sql>): Promise<number> {
@@ -74,7 +75,8 @@ describe('row-level security', () => {
     const visible = await withDatabase((db) =>
       db.transaction(async (tx) => {
         await actAsApp(tx, a.orgId);
-        return (await tx.execute<{ id: string; organization_id: string }>(sql`select id, organization_id from users`)).rows;
+        return (await tx.execute<{ id: string; organization_id: string }>(sql`select id, organization_id from users`))
+          .rows;
       }),
     );
     expect(visible).toHaveLength(2);
@@ -129,7 +131,9 @@ describe('row-level security', () => {
     const touched = await withDatabase((db) =>
       db.transaction(async (tx) => {
         await actAsApp(tx, a.orgId);
-        const updated = await tx.execute(sql`update users set first_name = 'Hijacked' where organization_id = ${b.orgId}`);
+        const updated = await tx.execute(
+          sql`update users set first_name = 'Hijacked' where organization_id = ${b.orgId}`,
+        );
         const deleted = await tx.execute(sql`delete from api_keys where organization_id = ${b.orgId}`);
         return { updated: updated.rowCount, deleted: deleted.rowCount };
       }),
@@ -140,9 +144,10 @@ describe('row-level security', () => {
   });
 
   it('is enabled, with a tenant policy, on every table that has an organization_id', async () => {
-    const tables = await withDatabase(async (db) =>
-      (
-        await db.execute<{ table_name: string; rls: boolean; policies: string }>(sql`
+    const tables = await withDatabase(
+      async (db) =>
+        (
+          await db.execute<{ table_name: string; rls: boolean; policies: string }>(sql`
           select c.relname as table_name, c.relrowsecurity as rls,
                  (select count(*) from pg_policies p where p.schemaname = 'public' and p.tablename = c.relname and 'lm_app' = any(p.roles)) as policies
           from pg_class c
@@ -150,10 +155,14 @@ describe('row-level security', () => {
           where c.relkind in ('r', 'p')
             and exists (select 1 from pg_attribute a where a.attrelid = c.oid and a.attname = 'organization_id' and not a.attisdropped)
           order by c.relname`)
-      ).rows,
+        ).rows,
     );
-    expect(tables.map((table) => table.table_name)).toEqual(expect.arrayContaining(['users', 'roles', 'api_keys', 'revoked_tokens']));
-    const unprotected = tables.filter((table) => !table.rls || Number(table.policies) === 0).map((table) => table.table_name);
+    expect(tables.map((table) => table.table_name)).toEqual(
+      expect.arrayContaining(['users', 'roles', 'api_keys', 'revoked_tokens']),
+    );
+    const unprotected = tables
+      .filter((table) => !table.rls || Number(table.policies) === 0)
+      .map((table) => table.table_name);
     expect(unprotected).toEqual([]);
   });
 });

@@ -22,7 +22,10 @@ async function tokenFor(admin: SignedUp, roleId: number): Promise<string> {
     body: { first_name: 'Member', email, phone_no: '+15550100', password: 'password123', role_id: roleId },
   });
   if (added.status !== 201) throw new Error(`add user failed: ${added.status} ${added.text}`);
-  const login = await call('POST', '/api/auth/login', { body: { email, password: 'password123' }, headers: { 'cf-connecting-ip': randomIp() } });
+  const login = await call('POST', '/api/auth/login', {
+    body: { email, password: 'password123' },
+    headers: { 'cf-connecting-ip': randomIp() },
+  });
   if (login.status !== 200) throw new Error(`login failed: ${login.status} ${login.text}`);
   return login.body.access_token;
 }
@@ -39,7 +42,9 @@ describe('role sweep', () => {
   beforeAll(async () => {
     admin = await signupOrganization('Roles');
     const list = await call('GET', '/api/role/list', { token: admin.token });
-    const roleIds = new Map<string, number>(list.body.data.map((role: { name: string; id: number }) => [role.name, role.id]));
+    const roleIds = new Map<string, number>(
+      list.body.data.map((role: { name: string; id: number }) => [role.name, role.id]),
+    );
     tokens.admin = admin.token;
     tokens.manager = await tokenFor(admin, roleIds.get('manager') as number);
     tokens.sales_rep = await tokenFor(admin, roleIds.get('sales_rep') as number);
@@ -90,7 +95,10 @@ describe('role sweep', () => {
       }
       const response = await send(route.method, route.path, fixture, record, tokens[permitted]);
       expect(response.status, `${permitted}: ${response.text}`).toBeLessThan(300);
-      expect(await fixture.snapshot(admin, record), `${permitted}'s request changed nothing: the fixture proves nothing`).not.toEqual(before);
+      expect(
+        await fixture.snapshot(admin, record),
+        `${permitted}'s request changed nothing: the fixture proves nothing`,
+      ).not.toEqual(before);
     });
   }
 });

@@ -12,7 +12,10 @@ async function loginAsNewUser(admin: SignedUp, roleId?: number): Promise<string>
     body: { first_name: 'Member', email, phone_no: '+15550100', password: 'password123', role_id: roleId },
   });
   expect(added.status, added.text).toBe(201);
-  const login = await call('POST', '/api/auth/login', { body: { email, password: 'password123' }, headers: { 'cf-connecting-ip': randomIp() } });
+  const login = await call('POST', '/api/auth/login', {
+    body: { email, password: 'password123' },
+    headers: { 'cf-connecting-ip': randomIp() },
+  });
   expect(login.status).toBe(200);
   return login.body.access_token;
 }
@@ -24,12 +27,21 @@ function names(response: { body: { data: { name: string }[] } }): string[] {
 describe('GET /api/role/list', () => {
   it('returns admin, manager and sales_rep for a new organization', async () => {
     const org = await signupOrganization();
-    const response = await call('GET', '/api/role/list', { token: org.token, query: { order_by: 'name', order_in: 'asc' } });
+    const response = await call('GET', '/api/role/list', {
+      token: org.token,
+      query: { order_by: 'name', order_in: 'asc' },
+    });
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ success: true, total: 3, page: 1, limit: 10 });
     expect(names(response)).toEqual(['admin', 'manager', 'sales_rep']);
     for (const role of response.body.data) {
-      expect(role).toEqual({ id: expect.any(Number), name: role.name, description: role.description, state_id: 1, created_at: expect.any(String) });
+      expect(role).toEqual({
+        id: expect.any(Number),
+        name: role.name,
+        description: role.description,
+        state_id: 1,
+        created_at: expect.any(String),
+      });
     }
   });
 
@@ -88,16 +100,28 @@ describe('GET /api/role/list', () => {
 describe('POST /api/role/add', () => {
   it('answers 201 with the new role, which then appears in the list and can be given to users', async () => {
     const org = await signupOrganization();
-    const response = await call('POST', '/api/role/add', { token: org.token, body: { name: 'Team Lead', description: 'Leads a pod' } });
+    const response = await call('POST', '/api/role/add', {
+      token: org.token,
+      body: { name: 'Team Lead', description: 'Leads a pod' },
+    });
     expect(response.status).toBe(201);
-    expect(response.body).toMatchObject({ success: true, data: { name: 'Team Lead', description: 'Leads a pod', state_id: 1 } });
+    expect(response.body).toMatchObject({
+      success: true,
+      data: { name: 'Team Lead', description: 'Leads a pod', state_id: 1 },
+    });
     const roleId = response.body.data.id;
     const list = await call('GET', '/api/role/list', { token: org.token });
     expect(list.body.total).toBe(4);
     expect(names(list)).toContain('Team Lead');
     const user = await call('POST', '/api/user/add', {
       token: org.token,
-      body: { first_name: 'Lead', email: uniqueEmail(), phone_no: '+15550100', password: 'password123', role_id: roleId },
+      body: {
+        first_name: 'Lead',
+        email: uniqueEmail(),
+        phone_no: '+15550100',
+        password: 'password123',
+        role_id: roleId,
+      },
     });
     expect(user.status).toBe(201);
     expect(user.body.data).toMatchObject({ role_id: roleId, role_name: 'Team Lead' });
@@ -106,8 +130,16 @@ describe('POST /api/role/add', () => {
   it('answers 409 for a name the organization already has, in any letter case', async () => {
     const org = await signupOrganization();
     expect((await call('POST', '/api/role/add', { token: org.token, body: { name: 'Team Lead' } })).status).toBe(201);
-    expectFailure(await call('POST', '/api/role/add', { token: org.token, body: { name: 'team lead' } }), 409, 'conflict');
-    expectFailure(await call('POST', '/api/role/add', { token: org.token, body: { name: 'Manager' } }), 409, 'conflict');
+    expectFailure(
+      await call('POST', '/api/role/add', { token: org.token, body: { name: 'team lead' } }),
+      409,
+      'conflict',
+    );
+    expectFailure(
+      await call('POST', '/api/role/add', { token: org.token, body: { name: 'Manager' } }),
+      409,
+      'conflict',
+    );
   });
 
   it('allows the same name in another organization', async () => {

@@ -11,7 +11,9 @@ import { call, signupOrganization, uniqueEmail, type ApiResponse, type SignedUp 
 let org: SignedUp;
 let leadId: number;
 
-async function statementsOf(request: () => Promise<ApiResponse>): Promise<{ response: ApiResponse; statements: string[] }> {
+async function statementsOf(
+  request: () => Promise<ApiResponse>,
+): Promise<{ response: ApiResponse; statements: string[] }> {
   const statements: string[] = [];
   const stop = observeStatements((text) => statements.push(text));
   try {
@@ -24,7 +26,10 @@ async function statementsOf(request: () => Promise<ApiResponse>): Promise<{ resp
 
 beforeAll(async () => {
   org = await signupOrganization('Round trips');
-  const created = await call('POST', '/api/lead/add', { token: org.token, body: { first_name: 'Ada', last_name: 'Lovelace', email: uniqueEmail('lead') } });
+  const created = await call('POST', '/api/lead/add', {
+    token: org.token,
+    body: { first_name: 'Ada', last_name: 'Lovelace', email: uniqueEmail('lead') },
+  });
   expect(created.status).toBe(201);
   leadId = created.body.data.id;
 });
@@ -37,14 +42,18 @@ describe('statements per request (connection start-up not included)', () => {
   });
 
   it('GET /api/lead/view/:id sends at most 2: the scope with the caller check, then the read (no BEGIN/COMMIT)', async () => {
-    const { response, statements } = await statementsOf(() => call('GET', `/api/lead/view/${leadId}`, { token: org.token }));
+    const { response, statements } = await statementsOf(() =>
+      call('GET', `/api/lead/view/${leadId}`, { token: org.token }),
+    );
     expect(response.status).toBe(200);
     expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(2);
     expect(statements.some((text) => /^\s*(begin|commit)/i.test(text))).toBe(false);
   });
 
   it('GET /api/lead/list sends at most 2: the scope, then the page with its total', async () => {
-    const { response, statements } = await statementsOf(() => call('GET', '/api/lead/list', { token: org.token, query: { limit: 100 } }));
+    const { response, statements } = await statementsOf(() =>
+      call('GET', '/api/lead/list', { token: org.token, query: { limit: 100 } }),
+    );
     expect(response.status).toBe(200);
     expect(response.body.total).toBeGreaterThanOrEqual(1);
     expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(2);
@@ -54,7 +63,13 @@ describe('statements per request (connection start-up not included)', () => {
     const { response, statements } = await statementsOf(() =>
       call('POST', '/api/lead/add', {
         token: org.token,
-        body: { first_name: 'Grace', last_name: 'Hopper', email: uniqueEmail('lead'), company: `Navy ${crypto.randomUUID().slice(0, 6)}`, tags: [] },
+        body: {
+          first_name: 'Grace',
+          last_name: 'Hopper',
+          email: uniqueEmail('lead'),
+          company: `Navy ${crypto.randomUUID().slice(0, 6)}`,
+          tags: [],
+        },
       }),
     );
     expect(response.status).toBe(201);

@@ -32,7 +32,10 @@ beforeAll(async () => {
   [first, second] = await Promise.all([signupOrganization('Scope A'), signupOrganization('Scope B')]);
   for (const org of [first, second]) {
     for (let i = 0; i < 3; i++) {
-      const created = await call('POST', '/api/lead/add', { token: org.token, body: { first_name: 'Lead', last_name: `N${i}`, email: uniqueEmail('scope') } });
+      const created = await call('POST', '/api/lead/add', {
+        token: org.token,
+        body: { first_name: 'Lead', last_name: `N${i}`, email: uniqueEmail('scope') },
+      });
       expect(created.status).toBe(201);
     }
   }
@@ -55,7 +58,9 @@ describe('the session scope of a request connection', () => {
     await scopeSession(other.db, second.orgId);
     expect(await sessionOf(scoped)).toEqual({ role: APP_ROLE, org: String(first.orgId) });
     expect(await sessionOf(other)).toEqual({ role: APP_ROLE, org: String(second.orgId) });
-    const visible = await scoped.db.execute<{ organization_id: string }>(sql`select distinct organization_id from leads`);
+    const visible = await scoped.db.execute<{ organization_id: string }>(
+      sql`select distinct organization_id from leads`,
+    );
     expect(visible.rows.map((row) => Number(row.organization_id))).toEqual([first.orgId]);
   });
 
@@ -71,8 +76,16 @@ describe('the session scope of a request connection', () => {
 
   it('keeps concurrent requests of two organizations apart', async () => {
     const requests = Array.from({ length: 24 }, (_, i) => (i % 2 === 0 ? first : second));
-    const responses = await Promise.all(requests.map((org) => call('GET', '/api/lead/list', { token: org.token, query: { limit: 100 } })));
-    const expected = await Promise.all([first, second].map(async (org) => (await call('GET', '/api/lead/list', { token: org.token, query: { limit: 100 } })).body.data.map((lead: { id: number }) => lead.id)));
+    const responses = await Promise.all(
+      requests.map((org) => call('GET', '/api/lead/list', { token: org.token, query: { limit: 100 } })),
+    );
+    const expected = await Promise.all(
+      [first, second].map(async (org) =>
+        (await call('GET', '/api/lead/list', { token: org.token, query: { limit: 100 } })).body.data.map(
+          (lead: { id: number }) => lead.id,
+        ),
+      ),
+    );
     responses.forEach((response, i) => {
       expect(response.status).toBe(200);
       expect(response.body.data.map((lead: { id: number }) => lead.id)).toEqual(expected[i % 2]);

@@ -13,14 +13,20 @@ import { call, expectFailure, randomIp, signupOrganization, uniqueEmail, type Si
 const PASSWORD = 'rep-password-1';
 
 async function login(email: string, password = PASSWORD): Promise<string> {
-  const response = await call('POST', '/api/auth/login', { body: { email, password }, headers: { 'cf-connecting-ip': randomIp() } });
+  const response = await call('POST', '/api/auth/login', {
+    body: { email, password },
+    headers: { 'cf-connecting-ip': randomIp() },
+  });
   if (response.status !== 200) throw new Error(`login failed: ${response.status} ${response.text}`);
   return response.body.access_token;
 }
 
 async function addRep(admin: SignedUp): Promise<{ id: number; email: string }> {
   const email = uniqueEmail('rep');
-  const response = await call('POST', '/api/user/add', { token: admin.token, body: { first_name: 'Rita', last_name: 'Rep', email, phone_no: '+15550123', password: PASSWORD } });
+  const response = await call('POST', '/api/user/add', {
+    token: admin.token,
+    body: { first_name: 'Rita', last_name: 'Rep', email, phone_no: '+15550123', password: PASSWORD },
+  });
   if (response.status !== 201) throw new Error(`add user failed: ${response.status} ${response.text}`);
   return { id: response.body.data.id, email };
 }
@@ -48,10 +54,15 @@ describe('token lifetime', () => {
     const org = await signupOrganization('Sessions');
     const rep = await addRep(org);
     const roles = Object.fromEntries(
-      (await call('GET', '/api/role/list', { token: org.token })).body.data.map((role: { name: string; id: number }) => [role.name, role.id]),
+      (await call('GET', '/api/role/list', { token: org.token })).body.data.map(
+        (role: { name: string; id: number }) => [role.name, role.id],
+      ),
     );
     const update = (changes: Record<string, unknown>) =>
-      call('POST', `/api/user/update/${rep.id}`, { token: org.token, body: { first_name: 'Rita', email: rep.email, phone_no: '+15550123', ...changes } });
+      call('POST', `/api/user/update/${rep.id}`, {
+        token: org.token,
+        body: { first_name: 'Rita', email: rep.email, phone_no: '+15550123', ...changes },
+      });
     const before = await login(rep.email);
     expect((await update({ first_name: 'Renamed', role_id: roles.sales_rep })).status).toBe(200);
     expect(await works(before)).toBe(true);

@@ -15,6 +15,8 @@ describe('POST /api/auth/signup under concurrency', () => {
     );
     expect(responses.filter((response) => response.status === 201)).toHaveLength(1);
     const refused = responses.filter((response) => response.status !== 201);
-    expect(refused.map((response) => [response.status, response.body.error?.code])).toEqual(Array(5).fill([409, 'email_taken']));
+    expect(refused.map((response) => [response.status, response.body.error?.code])).toEqual(
+      Array(5).fill([409, 'email_taken']),
+    );
   });
 });

@@ -28,7 +28,13 @@ describe('cross-tenant matrix', () => {
 
   it('covers the foundation routes', () => {
     const keys = idRoutes.map(routeKey);
-    expect(keys).toEqual(expect.arrayContaining(['POST /api/user/update/{id}', 'POST /api/user/delete', 'DELETE /api/api-keys/delete/{id}']));
+    expect(keys).toEqual(
+      expect.arrayContaining([
+        'POST /api/user/update/{id}',
+        'POST /api/user/delete',
+        'DELETE /api/api-keys/delete/{id}',
+      ]),
+    );
   });
 
   for (const route of idRoutes) {

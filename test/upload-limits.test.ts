@@ -21,7 +21,11 @@ describe('multipart body cap', () => {
     const bytes = await body.arrayBuffer();
     const contentType = body.headers.get('content-type') as string;
     for (const path of ['/api/lead/lead-imports', '/api/storage-file/add', '/api/lead/document/add']) {
-      const response = await call('POST', path, { token: org.token, rawBody: bytes, headers: { 'content-type': contentType } });
+      const response = await call('POST', path, {
+        token: org.token,
+        rawBody: bytes,
+        headers: { 'content-type': contentType },
+      });
       expectFailure(response, 413, 'payload_too_large');
       expect(response.body.error.message).toContain('33 MB');
     }

@@ -14,7 +14,14 @@ interface AddedUser {
 }
 
 async function addUser(admin: SignedUp, overrides: Record<string, unknown> = {}): Promise<AddedUser> {
-  const body = { first_name: 'Rep', last_name: 'One', email: uniqueEmail('rep'), phone_no: '+15550100', password: PASSWORD, ...overrides };
+  const body = {
+    first_name: 'Rep',
+    last_name: 'One',
+    email: uniqueEmail('rep'),
+    phone_no: '+15550100',
+    password: PASSWORD,
+    ...overrides,
+  };
   const response = await call('POST', '/api/user/add', { token: admin.token, body });
   if (response.status !== 201) throw new Error(`add user failed: ${response.status} ${response.text}`);
   return { id: response.body.data.id, email: body.email as string, password: body.password as string };
@@ -94,11 +101,17 @@ describe('GET /api/user/list', () => {
     const roles = await roleIds(org);
     const manager = await addUser(org, { role_id: roles.manager });
     const rep = await addUser(org);
-    const managers = await call('GET', '/api/user/list', { token: org.token, query: { role_id: String(roles.manager) } });
+    const managers = await call('GET', '/api/user/list', {
+      token: org.token,
+      query: { role_id: String(roles.manager) },
+    });
     expect(managers.status).toBe(200);
     expect(ids(managers)).toEqual([manager.id]);
     expect(managers.body.total).toBe(1);
-    const two = await call('GET', '/api/user/list', { token: org.token, query: { role_id: `${roles.manager},${roles.sales_rep}` } });
+    const two = await call('GET', '/api/user/list', {
+      token: org.token,
+      query: { role_id: `${roles.manager},${roles.sales_rep}` },
+    });
     expect(ids(two).sort()).toEqual([manager.id, rep.id].sort());
   });
 
@@ -155,9 +168,18 @@ describe('GET /api/user/list', () => {
   it('pages with page and limit: page 2 continues where page 1 ended', async () => {
     const org = await signupOrganization();
     for (let i = 0; i < 4; i++) await addUser(org);
-    const first = await call('GET', '/api/user/list', { token: org.token, query: { limit: 2, order_by: 'id', order_in: 'asc' } });
-    const second = await call('GET', '/api/user/list', { token: org.token, query: { limit: 2, page: 2, order_by: 'id', order_in: 'asc' } });
-    const third = await call('GET', '/api/user/list', { token: org.token, query: { limit: 2, page: 3, order_by: 'id', order_in: 'asc' } });
+    const first = await call('GET', '/api/user/list', {
+      token: org.token,
+      query: { limit: 2, order_by: 'id', order_in: 'asc' },
+    });
+    const second = await call('GET', '/api/user/list', {
+      token: org.token,
+      query: { limit: 2, page: 2, order_by: 'id', order_in: 'asc' },
+    });
+    const third = await call('GET', '/api/user/list', {
+      token: org.token,
+      query: { limit: 2, page: 3, order_by: 'id', order_in: 'asc' },
+    });
     expect(first.body).toMatchObject({ total: 5, page: 1, limit: 2 });
     expect(second.body).toMatchObject({ total: 5, page: 2, limit: 2 });
     expect(third.body).toMatchObject({ total: 5, page: 3, limit: 2 });
@@ -217,7 +239,10 @@ describe('GET /api/user/list', () => {
         let cursor: string | undefined;
         let pages = 0;
         do {
-          const page = await call('GET', '/api/user/list', { token: org.token, query: { limit: 2, order_by: orderBy, order_in: orderIn, cursor } });
+          const page = await call('GET', '/api/user/list', {
+            token: org.token,
+            query: { limit: 2, order_by: orderBy, order_in: orderIn, cursor },
+          });
           expect(page.status, page.text).toBe(200);
           expect(page.body.total).toBe(7);
           seen.push(...ids(page));
@@ -226,7 +251,10 @@ describe('GET /api/user/list', () => {
         } while (cursor && pages < 10);
         expect(seen, `${orderBy} ${orderIn}`).toHaveLength(7);
         expect(new Set(seen).size, `${orderBy} ${orderIn}`).toBe(7);
-        const byPages = await call('GET', '/api/user/list', { token: org.token, query: { limit: 100, order_by: orderBy, order_in: orderIn } });
+        const byPages = await call('GET', '/api/user/list', {
+          token: org.token,
+          query: { limit: 100, order_by: orderBy, order_in: orderIn },
+        });
         expect(seen, `${orderBy} ${orderIn}`).toEqual(ids(byPages));
       }
     }
@@ -238,9 +266,16 @@ describe('GET /api/user/list', () => {
     await addUser(org);
     const first = await call('GET', '/api/user/list', { token: org.token, query: { limit: 1, order_by: 'email' } });
     expect(first.body.next_cursor).toEqual(expect.any(String));
-    const mismatched = await call('GET', '/api/user/list', { token: org.token, query: { limit: 1, order_by: 'id', cursor: first.body.next_cursor } });
+    const mismatched = await call('GET', '/api/user/list', {
+      token: org.token,
+      query: { limit: 1, order_by: 'id', cursor: first.body.next_cursor },
+    });
     expectFailure(mismatched, 400, 'bad_request');
-    expectFailure(await call('GET', '/api/user/list', { token: org.token, query: { cursor: 'garbage' } }), 400, 'bad_request');
+    expectFailure(
+      await call('GET', '/api/user/list', { token: org.token, query: { cursor: 'garbage' } }),
+      400,
+      'bad_request',
+    );
   });
 });
 
@@ -272,7 +307,13 @@ describe('POST /api/user/add', () => {
     const roles = await roleIds(org);
     const response = await call('POST', '/api/user/add', {
       token: org.token,
-      body: { first_name: 'Max', email: uniqueEmail(), phone_no: '+15550112', password: PASSWORD, role_id: roles.manager },
+      body: {
+        first_name: 'Max',
+        email: uniqueEmail(),
+        phone_no: '+15550112',
+        password: PASSWORD,
+        role_id: roles.manager,
+      },
     });
     expect(response.status).toBe(201);
     expect(response.body.data).toMatchObject({ role_id: roles.manager, role_name: 'manager' });
@@ -282,7 +323,13 @@ describe('POST /api/user/add', () => {
     const [org, other] = await Promise.all([signupOrganization(), signupOrganization()]);
     const response = await call('POST', '/api/user/add', {
       token: org.token,
-      body: { first_name: 'Max', email: uniqueEmail(), phone_no: '+15550112', password: PASSWORD, organization_id: other.orgId },
+      body: {
+        first_name: 'Max',
+        email: uniqueEmail(),
+        phone_no: '+15550112',
+        password: PASSWORD,
+        organization_id: other.orgId,
+      },
     });
     expect(response.status).toBe(201);
     expect(response.body.data.organization_id).toBe(String(org.orgId));
@@ -309,7 +356,13 @@ describe('POST /api/user/add', () => {
     const foreign = await roleIds(other);
     const response = await call('POST', '/api/user/add', {
       token: org.token,
-      body: { first_name: 'Max', email: uniqueEmail(), phone_no: '+15550100', password: PASSWORD, role_id: foreign.admin },
+      body: {
+        first_name: 'Max',
+        email: uniqueEmail(),
+        phone_no: '+15550100',
+        password: PASSWORD,
+        role_id: foreign.admin,
+      },
     });
     expectFailure(response, 422, 'validation_error');
     expect(response.body.error.code).toBe('role_id');
@@ -329,7 +382,10 @@ describe('POST /api/user/add', () => {
 
   it('answers 422 naming the field for a missing phone_no or a short password', async () => {
     const org = await signupOrganization();
-    const noPhone = await call('POST', '/api/user/add', { token: org.token, body: { first_name: 'Max', email: uniqueEmail(), password: PASSWORD } });
+    const noPhone = await call('POST', '/api/user/add', {
+      token: org.token,
+      body: { first_name: 'Max', email: uniqueEmail(), password: PASSWORD },
+    });
     expectFailure(noPhone, 422, 'validation_error');
     expect(noPhone.body.error.code).toBe('phone_no');
     const shortPassword = await call('POST', '/api/user/add', {
@@ -347,7 +403,14 @@ describe('POST /api/user/update/:id', () => {
     const rep = await addUser(org);
     const response = await call('POST', `/api/user/update/${rep.id}`, {
       token: await loginAs(rep.email),
-      body: { first_name: 'Renamed', last_name: 'Person', email: rep.email, phone_no: '+15550199', timezone: 'Europe/Paris', language: 'fr' },
+      body: {
+        first_name: 'Renamed',
+        last_name: 'Person',
+        email: rep.email,
+        phone_no: '+15550199',
+        timezone: 'Europe/Paris',
+        language: 'fr',
+      },
     });
     expect(response.status).toBe(200);
     expect(response.body.data).toMatchObject({
@@ -411,7 +474,12 @@ describe('POST /api/user/update/:id', () => {
     });
     expectFailure(response, 404, 'not_found');
     const after = await call('GET', '/api/user/my', { token: await loginAs(victim.email) });
-    expect(after.body.data).toMatchObject({ first_name: 'Victim', email: victim.email, phone_no: '+15550100', state_id: 1 });
+    expect(after.body.data).toMatchObject({
+      first_name: 'Victim',
+      email: victim.email,
+      phone_no: '+15550100',
+      state_id: 1,
+    });
   });
 
   it('answers 409 when the new email already has an account', async () => {
@@ -501,7 +569,10 @@ describe('POST /api/user/delete', () => {
     const org = await signupOrganization();
     const rep = await addUser(org);
     const other = await addUser(org);
-    const response = await call('POST', '/api/user/delete', { token: await loginAs(rep.email), body: { user_id: other.id } });
+    const response = await call('POST', '/api/user/delete', {
+      token: await loginAs(rep.email),
+      body: { user_id: other.id },
+    });
     expectFailure(response, 403, 'forbidden');
     await loginAs(other.email);
   });
@@ -525,13 +596,21 @@ describe('POST /api/user/delete', () => {
     expectFailure(await call('GET', '/api/user/my', { token: repToken }), 401, 'unauthorized');
     const list = await call('GET', '/api/user/list', { token: org.token, query: { limit: 100 } });
     expect(list.text).not.toContain(rep.email);
-    expectFailure(await call('POST', '/api/user/delete', { token: org.token, body: { user_id: rep.id } }), 404, 'not_found');
+    expectFailure(
+      await call('POST', '/api/user/delete', { token: org.token, body: { user_id: rep.id } }),
+      404,
+      'not_found',
+    );
   });
 
   it('answers 404 for another organization’s user, who keeps their access', async () => {
     const [org, other] = await Promise.all([signupOrganization(), signupOrganization()]);
     const victim = await addUser(other);
-    expectFailure(await call('POST', '/api/user/delete', { token: org.token, body: { user_id: victim.id } }), 404, 'not_found');
+    expectFailure(
+      await call('POST', '/api/user/delete', { token: org.token, body: { user_id: victim.id } }),
+      404,
+      'not_found',
+    );
     await loginAs(victim.email);
   });
 
@@ -548,11 +627,17 @@ describe('GET /api/user/global-search', () => {
     const [org, other] = await Promise.all([signupOrganization(), signupOrganization()]);
     const quintessa = await addUser(org, { first_name: 'Quintessa' });
     await addUser(other, { first_name: 'Quintessa' });
-    const byName = await call('GET', '/api/user/global-search', { token: org.token, query: { search_value: 'quintess' } });
+    const byName = await call('GET', '/api/user/global-search', {
+      token: org.token,
+      query: { search_value: 'quintess' },
+    });
     expect(byName.status).toBe(200);
     expect(byName.body.success).toBe(true);
     expect(byName.body.data.users.map((user: { id: number }) => user.id)).toEqual([quintessa.id]);
-    const byEmail = await call('GET', '/api/user/global-search', { token: org.token, query: { search_value: quintessa.email } });
+    const byEmail = await call('GET', '/api/user/global-search', {
+      token: org.token,
+      query: { search_value: quintessa.email },
+    });
     expect(byEmail.body.data.users.map((user: { id: number }) => user.id)).toEqual([quintessa.id]);
     expect(byName.text).not.toMatch(/password|pbkdf2/i);
   });

@@ -6,7 +6,9 @@ import { sleep } from './bench-stack.mjs';
 function leadsCsv(count) {
   const lines = ['First Name,Last Name,Email Address,Phone,Company,City,Country,Lead Status,Favourite Colour'];
   for (let i = 1; i <= count; i++) {
-    lines.push(`First${i},Last${i},bench-${i}@example.com,+1555${String(i).padStart(7, '0')},Company ${i % 500},City ${i % 70},Country ${i % 20},New,colour ${i % 9}`);
+    lines.push(
+      `First${i},Last${i},bench-${i}@example.com,+1555${String(i).padStart(7, '0')},Company ${i % 500},City ${i % 70},Country ${i % 20},New,colour ${i % 9}`,
+    );
   }
   return `${lines.join('\r\n')}\r\n`;
 }
@@ -78,7 +80,10 @@ export async function measureImportExport(stack, { rows, log, deadline }) {
       ratios: {
         import_rows_per_second_full_vs_small: ratio(full.import_rows_per_second, small.import_rows_per_second),
         export_rows_per_second_full_vs_small: ratio(full.export_rows_per_second, small.export_rows_per_second),
-        memory_growth_full_vs_small: ratio(Math.max(1, full.workerd_rss_growth_mb), Math.max(1, small.workerd_rss_growth_mb)),
+        memory_growth_full_vs_small: ratio(
+          Math.max(1, full.workerd_rss_growth_mb),
+          Math.max(1, small.workerd_rss_growth_mb),
+        ),
         full_peak_rss_vs_worker_limit_128mb: ratio(full.workerd_rss_baseline_mb + full.workerd_rss_growth_mb, 128),
       },
       note: 'RSS of the whole local workerd process (runtime + every isolate), an upper bound for the Worker isolate; growth is peak minus the RSS at the start of the phase (1 MB floor in the ratio)',

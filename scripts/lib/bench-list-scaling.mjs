@@ -15,7 +15,9 @@ const CURSOR_PAGE = 1000;
 async function loadLeads(client, { orgId, seedId, count }) {
   await client.query('begin');
   try {
-    await client.query(`select set_config('app.organization_id', $1, true), set_config('role', 'lm_app', true)`, [String(orgId)]);
+    await client.query(`select set_config('app.organization_id', $1, true), set_config('role', 'lm_app', true)`, [
+      String(orgId),
+    ]);
     await client.query(
       `insert into leads (organization_id, first_name, last_name, email, company, job_title, city, status, priority, lead_source, created_by, created_at, updated_at)
        select s.organization_id, 'First' || g, 'Last' || g, 'lead' || g || '-' || s.organization_id || '@scale.example', 'Company ' || (g % 500),
@@ -44,7 +46,10 @@ export async function measureListScaling(stack, { leads, clients, seconds, curso
   const seed = async (org) =>
     JSON.parse(
       await expectOk('seeding a lead', () =>
-        api('POST', '/api/lead/add', { token: org.token, json: { first_name: 'Seed', last_name: 'Lead', email: `seed-${org.orgId}@example.com` } }),
+        api('POST', '/api/lead/add', {
+          token: org.token,
+          json: { first_name: 'Seed', last_name: 'Lead', email: `seed-${org.orgId}@example.com` },
+        }),
       ),
     ).data.id;
 
@@ -68,7 +73,11 @@ export async function measureListScaling(stack, { leads, clients, seconds, curso
   const list = (org, query) => () => api('GET', `/api/lead/list?${query}`, { token: org.token });
   const sample = async (what, request) => {
     const body = JSON.parse(await expectOk(what, request));
-    return { rows: body.data.length, total: body.total, ...(body.total_is_estimate !== undefined ? { total_is_estimate: body.total_is_estimate } : {}) };
+    return {
+      rows: body.data.length,
+      total: body.total,
+      ...(body.total_is_estimate !== undefined ? { total_is_estimate: body.total_is_estimate } : {}),
+    };
   };
 
   // The cursor of page 1000: follow next_cursor from page 1, as a client paging through would.
@@ -97,13 +106,22 @@ export async function measureListScaling(stack, { leads, clients, seconds, curso
 
   const cases = {
     health: { what: 'GET /api/health', request: () => api('GET', '/api/health') },
-    list_page1: { what: `GET /api/lead/list?limit=${PAGE_SIZE} at ${leads} leads`, request: list(big, `limit=${PAGE_SIZE}`) },
+    list_page1: {
+      what: `GET /api/lead/list?limit=${PAGE_SIZE} at ${leads} leads`,
+      request: list(big, `limit=${PAGE_SIZE}`),
+    },
     search_page1: {
       what: `GET /api/lead/list?limit=${PAGE_SIZE}&search_value=${SEARCH_TERM} at ${leads} leads`,
       request: list(big, `limit=${PAGE_SIZE}&search_value=${encodeURIComponent(SEARCH_TERM)}`),
     },
-    list_page1_small: { what: `GET /api/lead/list?limit=${PAGE_SIZE} at ${smallCount} leads`, request: list(small, `limit=${PAGE_SIZE}`) },
-    cursor_deep_page: { what: `GET /api/lead/list?limit=${PAGE_SIZE}&cursor=<page ${cursorDepth}> at ${leads} leads`, request: list(big, `limit=${PAGE_SIZE}&cursor=${encodeURIComponent(cursor)}`) },
+    list_page1_small: {
+      what: `GET /api/lead/list?limit=${PAGE_SIZE} at ${smallCount} leads`,
+      request: list(small, `limit=${PAGE_SIZE}`),
+    },
+    cursor_deep_page: {
+      what: `GET /api/lead/list?limit=${PAGE_SIZE}&cursor=<page ${cursorDepth}> at ${leads} leads`,
+      request: list(big, `limit=${PAGE_SIZE}&cursor=${encodeURIComponent(cursor)}`),
+    },
   };
   const measured = {};
   for (const [key, { what, request }] of Object.entries(cases)) {
@@ -160,7 +178,10 @@ export async function measureListScaling(stack, { leads, clients, seconds, curso
       // Cost ratios: time per request, i.e. the inverse throughput ratio (lower is better).
       page1_cost_at_large_vs_small: atMost(ratio(rps('list_page1_small'), rps('list_page1')), 1.5),
       cursor_deep_page_cost_vs_page1: atMost(ratio(rps('list_page1'), rps('cursor_deep_page')), 1.2),
-      offset_deep_page_latency_vs_page1: { value: ratio(offsetDeep, offsetPage1), target: 'none (informational: page deep with cursor)' },
+      offset_deep_page_latency_vs_page1: {
+        value: ratio(offsetDeep, offsetPage1),
+        target: 'none (informational: page deep with cursor)',
+      },
     },
   };
 }

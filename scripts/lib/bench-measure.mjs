@@ -7,7 +7,8 @@ export function median(values) {
   return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
 }
 
-export const round = (value, digits = 1) => (value == null || !Number.isFinite(value) ? null : Number(value.toFixed(digits)));
+export const round = (value, digits = 1) =>
+  value == null || !Number.isFinite(value) ? null : Number(value.toFixed(digits));
 
 /** Sends `request()` and reads the body; throws on a non-2xx answer, naming `what`. */
 export async function expectOk(what, request) {

@@ -114,18 +114,34 @@ export async function startBenchStack({ databaseUrl, throwawayPostgres, log, dea
     const wrangler = spawn(
       join(projectRoot, 'node_modules', '.bin', 'wrangler'),
       [
-        'dev', '--config', benchWranglerConfig(persist), '--ip', '127.0.0.1', '--port', String(port), '--persist-to', persist,
+        'dev',
+        '--config',
+        benchWranglerConfig(persist),
+        '--ip',
+        '127.0.0.1',
+        '--port',
+        String(port),
+        '--persist-to',
+        persist,
         '--show-interactive-dev-session=false',
         // The Worker reaches the database through the relay and then the delay proxy.
-        '--var', `DATABASE_URL:${retarget(database.url, proxy.host, proxy.port)}`, '--var', `DB_WS_PROXY:${database.relayAddress}`,
-        '--var', 'JWT_SECRET:bench-secret-that-is-long-enough-for-hs256-signing',
+        '--var',
+        `DATABASE_URL:${retarget(database.url, proxy.host, proxy.port)}`,
+        '--var',
+        `DB_WS_PROXY:${database.relayAddress}`,
+        '--var',
+        'JWT_SECRET:bench-secret-that-is-long-enough-for-hs256-signing',
       ],
       {
         cwd: projectRoot,
         stdio: ['ignore', 'ignore', 'inherit'],
         // node_modules/.bin first, as `npm run` does: wrangler runs on the project's node (22), also
         // when this script was started with `node scripts/bench.mjs` and an older node on PATH.
-        env: { ...process.env, PATH: `${join(projectRoot, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`, WRANGLER_SEND_METRICS: 'false' },
+        env: {
+          ...process.env,
+          PATH: `${join(projectRoot, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`,
+          WRANGLER_SEND_METRICS: 'false',
+        },
       },
     );
     stops.push(async () => {
@@ -137,7 +153,8 @@ export async function startBenchStack({ databaseUrl, throwawayPostgres, log, dea
     let workerd = null;
     let peakRss = 0;
     const sampler = setInterval(() => {
-      workerd ??= descendants(wrangler.pid).find((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'workerd') ?? null;
+      workerd ??=
+        descendants(wrangler.pid).find((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'workerd') ?? null;
       const memory = workerd && memoryOf(workerd);
       if (memory) peakRss = Math.max(peakRss, memory.rss);
     }, 100);
@@ -156,10 +173,17 @@ export async function startBenchStack({ databaseUrl, throwawayPostgres, log, dea
       ipCounter++;
       const response = await api('POST', '/api/auth/signup', {
         ip: `127.1.${Math.floor(ipCounter / 250)}.${(ipCounter % 250) + 1}`,
-        json: { organization_name: name, first_name: 'Bench', last_name: 'Mark', email: `bench-${ipCounter}-${Date.now()}@example.com`, password: 'correct horse battery' },
+        json: {
+          organization_name: name,
+          first_name: 'Bench',
+          last_name: 'Mark',
+          email: `bench-${ipCounter}-${Date.now()}@example.com`,
+          password: 'correct horse battery',
+        },
       });
       const body = await response.json();
-      if (response.status !== 201 || !body.access_token) throw new Error(`signup failed: ${response.status} ${JSON.stringify(body)}`);
+      if (response.status !== 201 || !body.access_token)
+        throw new Error(`signup failed: ${response.status} ${JSON.stringify(body)}`);
       return { token: body.access_token, orgId: Number(body.user.organization_id), userId: body.user.id };
     };
 

@@ -1,1 +1,4 @@
-export function startRelay(options?: { port?: number; host?: string }): Promise<{ address: string; stop(): Promise<void> }>;
+export function startRelay(options?: {
+  port?: number;
+  host?: string;
+}): Promise<{ address: string; stop(): Promise<void> }>;

@@ -1,1 +1,5 @@
-export function startPglite(options?: { dataDir?: string; port?: number; host?: string }): Promise<{ url: string; stop(): Promise<void> }>;
+export function startPglite(options?: {
+  dataDir?: string;
+  port?: number;
+  host?: string;
+}): Promise<{ url: string; stop(): Promise<void> }>;

@@ -55,7 +55,9 @@ export class SessionQueue {
   }
 
   async readSettings() {
-    const result = await this.db.query(`select ${SESSION_SETTINGS.map((name, i) => `current_setting('${name}', true) as s${i}`).join(', ')}`);
+    const result = await this.db.query(
+      `select ${SESSION_SETTINGS.map((name, i) => `current_setting('${name}', true) as s${i}`).join(', ')}`,
+    );
     const row = result.rows[0];
     return Object.fromEntries(SESSION_SETTINGS.map((name, i) => [name, row[`s${i}`] ?? DEFAULTS[name]]));
   }

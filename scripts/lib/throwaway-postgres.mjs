@@ -9,7 +9,9 @@ import { join } from 'node:path';
 
 function newestBinDir() {
   const root = '/usr/lib/postgresql';
-  const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'postgres'))) : [];
+  const versions = existsSync(root)
+    ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin', 'postgres')))
+    : [];
   versions.sort((a, b) => Number(a) - Number(b));
   return versions.length ? { version: versions.at(-1), bin: join(root, versions.at(-1), 'bin') } : null;
 }
@@ -30,12 +32,16 @@ const quote = (value) => `'${String(value).replaceAll("'", "'\\''")}'`;
 
 export async function startThrowawayPostgres({ log = () => {} } = {}) {
   const found = newestBinDir();
-  if (!found) throw new Error('--postgres: no /usr/lib/postgresql/*/bin/postgres; install Debian\'s postgresql (apt-get install postgresql) or pass --database-url');
+  if (!found)
+    throw new Error(
+      "--postgres: no /usr/lib/postgresql/*/bin/postgres; install Debian's postgresql (apt-get install postgresql) or pass --database-url",
+    );
   const asRoot = process.getuid?.() === 0;
   const dataDir = mkdtempSync(join(tmpdir(), 'lm-bench-pg-'));
   const socketDir = mkdtempSync(join(tmpdir(), 'lm-bench-pgsock-'));
   const run = (command) => {
-    if (asRoot) execFileSync('su', ['postgres', '-s', '/bin/sh', '-c', command], { stdio: ['ignore', 'ignore', 'inherit'] });
+    if (asRoot)
+      execFileSync('su', ['postgres', '-s', '/bin/sh', '-c', command], { stdio: ['ignore', 'ignore', 'inherit'] });
     else execFileSync('/bin/sh', ['-c', command], { stdio: ['ignore', 'ignore', 'inherit'] });
   };
   if (asRoot) {

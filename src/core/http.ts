@@ -79,7 +79,8 @@ function fromDatabaseError(error: unknown): ApiError | null {
   if (code === '22P02' || code === '22003' || code === '22007' || code === '22008') {
     return new ApiError(400, 'bad_request', 'A value is out of range or malformed', null);
   }
-  if (code === '23505') return new ApiError(409, 'conflict', 'A record with the same unique value already exists', 'duplicate');
+  if (code === '23505')
+    return new ApiError(409, 'conflict', 'A record with the same unique value already exists', 'duplicate');
   if (code === '23503') return new ApiError(422, 'validation_error', 'A referenced record does not exist', 'reference');
   return null;
 }
@@ -99,5 +100,8 @@ export function handleError(error: unknown, c: Context): Response {
 }
 
 export function handleNotFound(c: Context): Response {
-  return c.json(failureBody(new ApiError(404, 'not_found', `No route for ${c.req.method} ${new URL(c.req.url).pathname}`)), 404);
+  return c.json(
+    failureBody(new ApiError(404, 'not_found', `No route for ${c.req.method} ${new URL(c.req.url).pathname}`)),
+    404,
+  );
 }

@@ -43,7 +43,13 @@ export function decodeCursor(cursor: string, orderBy: string, orderIn: 'ASC' | '
     if (wire.k !== orderBy || wire.d !== orderIn || !Number.isSafeInteger(wire.id)) throw new Error('mismatch');
     if (wire.v !== null && typeof wire.v !== 'string') throw new Error('sort key');
     const carried = Number.isSafeInteger(wire.t) && (wire.t as number) >= 0;
-    return { orderBy, orderIn, value: wire.v, id: wire.id, total: carried ? { total: wire.t as number, estimate: wire.e === 1 } : undefined };
+    return {
+      orderBy,
+      orderIn,
+      value: wire.v,
+      id: wire.id,
+      total: carried ? { total: wire.t as number, estimate: wire.e === 1 } : undefined,
+    };
   } catch {
     throw new BadRequest('cursor is invalid or belongs to a different order_by/order_in', 'cursor');
   }

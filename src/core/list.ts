@@ -16,7 +16,14 @@ import type { TenantContext } from '../db/tenant';
 import type { Page } from './http';
 import { BadRequest } from './errors';
 import { decodeCursor, encodeCursor } from './list-cursor';
-import { boundedCount, countAlone, counterTotal, EXACT_TOTAL_UP_TO, plannerEstimate, type TotalPlan } from './list-total';
+import {
+  boundedCount,
+  countAlone,
+  counterTotal,
+  EXACT_TOTAL_UP_TO,
+  plannerEstimate,
+  type TotalPlan,
+} from './list-total';
 
 export { EXACT_TOTAL_UP_TO } from './list-total';
 export const MAX_PAGE_SIZE = 100;
@@ -25,17 +32,32 @@ export const DEFAULT_PAGE_SIZE = 10;
 const isoDate = z
   .string()
   .max(40)
-  .refine((value) => !Number.isNaN(Date.parse(value)) && /^\d{4}-\d{2}-\d{2}/.test(value), 'must be an ISO 8601 date (YYYY-MM-DD)');
+  .refine(
+    (value) => !Number.isNaN(Date.parse(value)) && /^\d{4}-\d{2}-\d{2}/.test(value),
+    'must be an ISO 8601 date (YYYY-MM-DD)',
+  );
 
 export const listParamsShape = {
-  page: z.coerce.number().int().min(1).max(1_000_000).default(1).openapi({ description: 'Page number (1-based). Deep pages are slow (the rows before them are read and skipped): use `cursor` to walk far' }),
+  page: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1_000_000)
+    .default(1)
+    .openapi({
+      description:
+        'Page number (1-based). Deep pages are slow (the rows before them are read and skipped): use `cursor` to walk far',
+    }),
   limit: z.coerce
     .number()
     .int()
     .min(1)
     .default(DEFAULT_PAGE_SIZE)
     .transform((value) => Math.min(value, MAX_PAGE_SIZE))
-    .openapi({ description: `Items per page; values above ${MAX_PAGE_SIZE} are capped at ${MAX_PAGE_SIZE}`, type: 'integer' }),
+    .openapi({
+      description: `Items per page; values above ${MAX_PAGE_SIZE} are capped at ${MAX_PAGE_SIZE}`,
+      type: 'integer',
+    }),
   search_value: z.string().trim().max(200).optional().openapi({ description: 'Free-text search' }),
   order_in: z
     .string()
@@ -46,7 +68,11 @@ export const listParamsShape = {
     .openapi({ description: 'ASC or DESC (case-insensitive)', type: 'string' }),
   start_date: isoDate.optional().openapi({ description: 'Created on or after this date' }),
   end_date: isoDate.optional().openapi({ description: 'Created on or before this date (inclusive day)' }),
-  cursor: z.string().max(512).optional().openapi({ description: 'Opaque keyset cursor from a previous next_cursor; when given, page is ignored' }),
+  cursor: z
+    .string()
+    .max(512)
+    .optional()
+    .openapi({ description: 'Opaque keyset cursor from a previous next_cursor; when given, page is ignored' }),
 };
 
 /** `created_at` within [start_date, end_date], end date inclusive of its whole day. */
@@ -73,7 +99,9 @@ export interface ListColumns {
 export type ListSort = { id: SQLWrapper } & Record<string, SQLWrapper>;
 
 type OrderBy<S extends ListSort> = z.ZodDefault<z.ZodEnum<{ [K in keyof S & string]: K }>>;
-export type ListQuerySchema<S extends ListSort, F extends z.ZodRawShape> = z.ZodObject<typeof listParamsShape & { order_by: OrderBy<S> } & F>;
+export type ListQuerySchema<S extends ListSort, F extends z.ZodRawShape> = z.ZodObject<
+  typeof listParamsShape & { order_by: OrderBy<S> } & F
+>;
 export type ListQueryParams<S extends ListSort, F extends z.ZodRawShape> = z.output<ListQuerySchema<S, F>>;
 
 export interface ListDefinition<S extends ListSort, F extends z.ZodRawShape, Q extends PgSelect> {
@@ -95,7 +123,10 @@ export interface ListDefinition<S extends ListSort, F extends z.ZodRawShape, Q e
    * WITHOUT where/order/limit (the runner adds them); `where` holds the tenant scope and the module's filters.
    * The page and its total both come from exactly this select and WHERE.
    */
-  base: (ctx: TenantContext, params: ListQueryParams<S, F>) => { rows: (columns: ListColumns) => Q; where: SQL | undefined };
+  base: (
+    ctx: TenantContext,
+    params: ListQueryParams<S, F>,
+  ) => { rows: (columns: ListColumns) => Q; where: SQL | undefined };
 }
 
 export interface ListRunOptions {
@@ -121,25 +152,39 @@ export function defineList<const S extends ListSort, Q extends PgSelect, F exten
   const filterKeys = [...STANDARD_FILTERS, ...Object.keys(definition.filters ?? {})];
   const query = z.object({
     ...listParamsShape,
-    order_by: z.enum(sortKeys).default(sortKeys[0] as never).openapi({ description: `Sort field: ${sortKeys.join(', ')}` }),
+    order_by: z
+      .enum(sortKeys)
+      .default(sortKeys[0] as never)
+      .openapi({ description: `Sort field: ${sortKeys.join(', ')}` }),
     ...definition.filters,
   }) as unknown as ListQuerySchema<S, F>;
 
-  async function run(ctx: TenantContext, params: ListQueryParams<S, F>, options: ListRunOptions = {}): Promise<Page<ListRow<Q>>> {
+  async function run(
+    ctx: TenantContext,
+    params: ListQueryParams<S, F>,
+    options: ListRunOptions = {},
+  ): Promise<Page<ListRow<Q>>> {
     const bound = options.exactUpTo ?? EXACT_TOTAL_UP_TO;
     const values = params as Record<string, unknown> & ListQueryParams<ListSort, {}>;
     const sortColumn = definition.sort[values.order_by];
     if (!sortColumn) throw new BadRequest(`order_by must be one of ${sortKeys.join(', ')}`, 'order_by');
     const idColumn = definition.sort.id;
     const scope = definition.base(ctx, params);
-    const where = and(scope.where, options.where, values.search_value ? definition.search(values.search_value, ctx) : undefined, dateRange(definition.createdAt, values));
+    const where = and(
+      scope.where,
+      options.where,
+      values.search_value ? definition.search(values.search_value, ctx) : undefined,
+      dateRange(definition.createdAt, values),
+    );
     const filtered = options.where !== undefined || filterKeys.some((key) => values[key] !== undefined);
 
     const descending = values.order_in === 'DESC';
     const direction = descending ? sql`desc` : sql`asc`;
     const cursor = values.cursor ? decodeCursor(values.cursor, values.order_by, values.order_in) : null;
     const offset = cursor ? 0 : (values.page - 1) * values.limit;
-    const keyset = cursor ? sql`(${sortColumn}, ${idColumn}) ${descending ? sql`<` : sql`>`} (${cursor.value}, ${cursor.id})` : undefined;
+    const keyset = cursor
+      ? sql`(${sortColumn}, ${idColumn}) ${descending ? sql`<` : sql`>`} (${cursor.value}, ${cursor.id})`
+      : undefined;
 
     const countable = () => scope.rows({ sortKey: sql`null`, sortId: sql`null`, total: sql`null` }).where(where);
     const plan: TotalPlan = cursor?.total
@@ -150,7 +195,11 @@ export function defineList<const S extends ListSort, Q extends PgSelect, F exten
     const total = plan.kind === 'carried' ? sql<null>`null` : plan.sql;
 
     const rows = await scope
-      .rows({ sortKey: sql<string>`(${sortColumn})::text`, sortId: sql<number>`${idColumn}`.mapWith(Number), total: total.mapWith(Number) as SQL<number | null> })
+      .rows({
+        sortKey: sql<string>`(${sortColumn})::text`,
+        sortId: sql<number>`${idColumn}`.mapWith(Number),
+        total: total.mapWith(Number) as SQL<number | null>,
+      })
       .where(and(where, keyset))
       .orderBy(sql`${sortColumn} ${direction}`, sql`${idColumn} ${direction}`)
       .limit(values.limit + 1)
@@ -163,16 +212,33 @@ export function defineList<const S extends ListSort, Q extends PgSelect, F exten
       // An empty page carries no total: a first page means nothing matches; a page past the end (or
       // after a cursor made before totals were carried) asks once more.
       const exact = first ? Number(first.total) : offset === 0 && !cursor ? 0 : await countAlone(ctx, plan.sql);
-      counted = plan.kind === 'bounded' && exact > bound ? { total: Math.max(await plannerEstimate(ctx, countable()), bound + 1), estimate: true } : { total: exact, estimate: false };
+      counted =
+        plan.kind === 'bounded' && exact > bound
+          ? { total: Math.max(await plannerEstimate(ctx, countable()), bound + 1), estimate: true }
+          : { total: exact, estimate: false };
     }
 
     const hasMore = rows.length > values.limit;
-    const pageRows = (hasMore ? rows.slice(0, values.limit) : rows) as (ListRow<Q> & { sortKey: string; sortId: number; total: unknown })[];
+    const pageRows = (hasMore ? rows.slice(0, values.limit) : rows) as (ListRow<Q> & {
+      sortKey: string;
+      sortId: number;
+      total: unknown;
+    })[];
     const last = pageRows[pageRows.length - 1];
     const nextCursor =
-      hasMore && last ? encodeCursor({ orderBy: values.order_by, orderIn: values.order_in, value: last.sortKey, id: last.sortId, total: counted }) : null;
+      hasMore && last
+        ? encodeCursor({
+            orderBy: values.order_by,
+            orderIn: values.order_in,
+            value: last.sortKey,
+            id: last.sortId,
+            total: counted,
+          })
+        : null;
     return {
-      rows: pageRows.map(({ sortKey: _sortKey, sortId: _sortId, total: _total, ...row }) => row as unknown as ListRow<Q>),
+      rows: pageRows.map(
+        ({ sortKey: _sortKey, sortId: _sortId, total: _total, ...row }) => row as unknown as ListRow<Q>,
+      ),
       total: counted.total,
       totalIsEstimate: counted.estimate,
       page: values.page,

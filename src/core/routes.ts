@@ -53,10 +53,14 @@ function errorResponse(description: string) {
 }
 
 function sharedErrors(auth: AuthKind, roles: readonly RoleName[] | undefined) {
-  const forbidden = roles ? `Forbidden: the caller's role is not ${roles.join(' or ')} (error.code ${forbiddenCode(roles)})` : 'Forbidden';
+  const forbidden = roles
+    ? `Forbidden: the caller's role is not ${roles.join(' or ')} (error.code ${forbiddenCode(roles)})`
+    : 'Forbidden';
   return {
     400: errorResponse('Malformed request: unparseable JSON, wrong content type or a malformed parameter'),
-    ...(auth === 'public' ? {} : { 401: errorResponse('Missing or invalid credentials'), 403: errorResponse(forbidden) }),
+    ...(auth === 'public'
+      ? {}
+      : { 401: errorResponse('Missing or invalid credentials'), 403: errorResponse(forbidden) }),
     404: errorResponse('Not found (records of other organizations are never visible)'),
     422: errorResponse('Validation failed; error.code names the first field, error.details lists every field'),
     429: errorResponse('Rate limited; retry after Retry-After seconds'),
@@ -93,7 +97,9 @@ function requireRoles(roles: readonly RoleName[]): MiddlewareHandler<AppEnv> {
  * `roles` restricts a bearer route to users holding one of the listed built-in roles. API keys
  * and public callers are not users and hold no role, so only bearer routes may declare roles.
  */
-type AuthAndRoles = { auth: 'bearer'; roles?: readonly [RoleName, ...RoleName[]] } | { auth: 'apiKey' | 'public'; roles?: never };
+type AuthAndRoles =
+  | { auth: 'bearer'; roles?: readonly [RoleName, ...RoleName[]] }
+  | { auth: 'apiKey' | 'public'; roles?: never };
 
 export type DefinedRouteConfig = Omit<RouteConfig, 'middleware' | 'security' | 'operationId'> &
   AuthAndRoles & {
@@ -125,7 +131,7 @@ export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
     operationId: route.operationId,
     params: route.request?.params as z.ZodType | undefined,
     query: route.request?.query as z.ZodType | undefined,
-    body: bodyMediaType ? ((content?.[bodyMediaType] as { schema?: z.ZodType } | undefined)?.schema) : undefined,
+    body: bodyMediaType ? (content?.[bodyMediaType] as { schema?: z.ZodType } | undefined)?.schema : undefined,
     bodyMediaType,
   });
   return createRoute({
@@ -208,13 +214,20 @@ export function listEnvelope<T extends z.ZodType>(item: T, description = 'A page
           success: z.literal(true),
           message: z.string(),
           data: z.array(item),
-          total: z.number().int().openapi({ description: 'Rows matching the filters: exact, except when total_is_estimate is true' }),
+          total: z
+            .number()
+            .int()
+            .openapi({ description: 'Rows matching the filters: exact, except when total_is_estimate is true' }),
           total_is_estimate: z.boolean().openapi({
-            description: 'true when a filtered list matches more than 10 000 rows and total is the planner\'s estimate (never below 10 001); false when total is exact',
+            description:
+              "true when a filtered list matches more than 10 000 rows and total is the planner's estimate (never below 10 001); false when total is exact",
           }),
           page: z.number().int(),
           limit: z.number().int(),
-          next_cursor: z.string().nullable().openapi({ description: 'Pass as `cursor` for the next page (keyset); null on the last page' }),
+          next_cursor: z
+            .string()
+            .nullable()
+            .openapi({ description: 'Pass as `cursor` for the next page (keyset); null on the last page' }),
         }),
       },
     },

@@ -9,7 +9,11 @@ export const MAX_TEXT = 5_000;
 
 /** A required string, trimmed, within bounds. */
 export function text(min = 1, max = 255) {
-  return z.string().trim().min(min, min === 1 ? 'is required' : `must be at least ${min} characters`).max(max, `must be at most ${max} characters`);
+  return z
+    .string()
+    .trim()
+    .min(min, min === 1 ? 'is required' : `must be at least ${min} characters`)
+    .max(max, `must be at most ${max} characters`);
 }
 
 /** An optional string, trimmed, within bounds; null clears it, '' is kept as ''. */
@@ -84,7 +88,10 @@ export const booleanFlag = z
   .optional()
   .openapi({ type: 'string', enum: ['true', 'false'] });
 
-export const idsBody = z.array(positiveId).min(1, 'must contain at least one id').max(10_000, 'at most 10000 ids per request');
+export const idsBody = z
+  .array(positiveId)
+  .min(1, 'must contain at least one id')
+  .max(10_000, 'at most 10000 ids per request');
 
 /** The answer of a delete route: the id that was deleted. */
 export const DeletedId = z.object({ id: z.number().int() });

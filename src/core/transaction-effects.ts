@@ -49,7 +49,13 @@ export class PendingEffects implements TransactionEffects {
       try {
         await effect(context);
       } catch (error) {
-        console.error(JSON.stringify({ level: 'error', message: `effect after ${outcome} failed`, error: error instanceof Error ? error.message : String(error) }));
+        console.error(
+          JSON.stringify({
+            level: 'error',
+            message: `effect after ${outcome} failed`,
+            error: error instanceof Error ? error.message : String(error),
+          }),
+        );
       }
     }
   }

@@ -65,7 +65,8 @@ export function openRequestDatabase(config: Pick<Config, 'DATABASE_URL' | 'DB_WS
   let connecting: Promise<void> | undefined;
   let closing = false;
   client.on('error', (error: Error) => {
-    if (!closing) console.warn(JSON.stringify({ level: 'warn', message: 'database connection error', error: error.message }));
+    if (!closing)
+      console.warn(JSON.stringify({ level: 'warn', message: 'database connection error', error: error.message }));
   });
   const send = client.query.bind(client) as (query: unknown, values?: unknown) => Promise<unknown>;
   Object.assign(client, {
@@ -80,7 +81,11 @@ export function openRequestDatabase(config: Pick<Config, 'DATABASE_URL' | 'DB_WS
     db,
     close: async () => {
       closing = true;
-      if (connecting) await connecting.then(() => client.end(), () => undefined);
+      if (connecting)
+        await connecting.then(
+          () => client.end(),
+          () => undefined,
+        );
     },
   };
 }
@@ -94,7 +99,8 @@ export function openDatabase(config: Pick<Config, 'DATABASE_URL' | 'DB_WS_PROXY'
   // a listener node-postgres rethrows that as an uncaught exception. Queries in flight still
   // reject with the error; after close() it is expected and not logged.
   const onConnectionError = (error: Error) => {
-    if (!closing) console.warn(JSON.stringify({ level: 'warn', message: 'database connection error', error: error.message }));
+    if (!closing)
+      console.warn(JSON.stringify({ level: 'warn', message: 'database connection error', error: error.message }));
   };
   pool.on('error', onConnectionError);
   pool.on('connect', (client: PoolClient) => client.on('error', onConnectionError));
@@ -115,7 +121,11 @@ export function openDatabase(config: Pick<Config, 'DATABASE_URL' | 'DB_WS_PROXY'
  * `select` runs with the connecting role's rights (the role switch takes effect from the next
  * statement), so it must filter by organization itself.
  */
-export async function scopeSession<Row extends Record<string, unknown>>(db: Database, organizationId: number, select?: SQL): Promise<Row> {
+export async function scopeSession<Row extends Record<string, unknown>>(
+  db: Database,
+  organizationId: number,
+  select?: SQL,
+): Promise<Row> {
   const result = await db.execute<Row>(
     sql`select set_config('app.organization_id', ${String(organizationId)}, false) as scope, set_config('role', ${APP_ROLE}, false) as role${select ? sql`, ${select}` : sql``}`,
   );
@@ -133,7 +143,11 @@ export async function scopeTransaction(tx: Transaction, organizationId: number):
   );
 }
 
-export async function withTenant<T>(db: Database, organizationId: number, work: (tx: Transaction) => Promise<T>): Promise<T> {
+export async function withTenant<T>(
+  db: Database,
+  organizationId: number,
+  work: (tx: Transaction) => Promise<T>,
+): Promise<T> {
   return db.transaction(async (tx) => {
     await scopeTransaction(tx, organizationId);
     return work(tx);

@@ -93,6 +93,10 @@ interface TenantTable {
 }
 
 /** `organization_id = ctx.orgId AND …conditions`. */
-export function tenantWhere(ctx: Pick<TenantContext, 'orgId'>, table: TenantTable, ...conditions: (SQL | undefined)[]): SQL {
+export function tenantWhere(
+  ctx: Pick<TenantContext, 'orgId'>,
+  table: TenantTable,
+  ...conditions: (SQL | undefined)[]
+): SQL {
   return and(eq(table.organizationId, ctx.orgId), ...conditions) as SQL;
 }

@@ -22,9 +22,15 @@ const SWEEP_MAX_BATCHES = 20;
 /** A message without its organization: the outbox takes it from the context, so it cannot differ. */
 export type OutboxMessage = JobMessage extends infer M ? (M extends JobMessage ? Omit<M, 'orgId'> : never) : never;
 
-export async function enqueueJob(ctx: Pick<TenantContext, 'db' | 'orgId' | 'effects'>, message: OutboxMessage): Promise<void> {
+export async function enqueueJob(
+  ctx: Pick<TenantContext, 'db' | 'orgId' | 'effects'>,
+  message: OutboxMessage,
+): Promise<void> {
   const body = { ...message, orgId: ctx.orgId } as JobMessage;
-  const [row] = await ctx.db.insert(jobOutbox).values({ organizationId: ctx.orgId, message: body }).returning({ id: jobOutbox.id });
+  const [row] = await ctx.db
+    .insert(jobOutbox)
+    .values({ organizationId: ctx.orgId, message: body })
+    .returning({ id: jobOutbox.id });
   // Without effects (a job's own transaction) the row simply waits for the sweep.
   ctx.effects?.afterCommit(async ({ db, env }) => {
     await env.JOBS.send(body);
@@ -51,7 +57,12 @@ export async function sweepOutbox(db: Database, queue: Queue<JobMessage>): Promi
         .for('update', { skipLocked: true });
       if (rows.length === 0) return 0;
       await queue.sendBatch(rows.map((row) => ({ body: row.message })));
-      await tx.delete(jobOutbox).where(inArray(jobOutbox.id, rows.map((row) => row.id)));
+      await tx.delete(jobOutbox).where(
+        inArray(
+          jobOutbox.id,
+          rows.map((row) => row.id),
+        ),
+      );
       return rows.length;
     });
     sent += count;
@@ -65,7 +76,14 @@ export async function runOutboxSweep(env: Bindings): Promise<number> {
   const handle = openDatabase(readConfig(env));
   try {
     const sent = await sweepOutbox(handle.db, env.JOBS);
-    if (sent > 0) console.warn(JSON.stringify({ level: 'warn', message: 'outbox sweep sent messages whose send after commit had not happened', sent }));
+    if (sent > 0)
+      console.warn(
+        JSON.stringify({
+          level: 'warn',
+          message: 'outbox sweep sent messages whose send after commit had not happened',
+          sent,
+        }),
+      );
     return sent;
   } finally {
     await handle.close();

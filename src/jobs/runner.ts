@@ -15,7 +15,13 @@ export const DEAD_LETTER_QUEUE = 'lead-management-jobs-dlq';
 
 function logFailure(message: Message<JobMessage>, stage: string, error: unknown): void {
   console.error(
-    JSON.stringify({ level: 'error', stage, job: message.body.kind, attempt: message.attempts, message: error instanceof Error ? error.message : String(error) }),
+    JSON.stringify({
+      level: 'error',
+      stage,
+      job: message.body.kind,
+      attempt: message.attempts,
+      message: error instanceof Error ? error.message : String(error),
+    }),
   );
 }
 

@@ -67,7 +67,13 @@ export async function signupOrganization(name = 'Acme'): Promise<SignedUp> {
   const email = uniqueEmail('admin');
   const password = 'correct horse battery';
   const response = await call('POST', '/api/auth/signup', {
-    body: { organization_name: `${name} ${crypto.randomUUID().slice(0, 6)}`, first_name: 'Ada', last_name: 'Admin', email, password },
+    body: {
+      organization_name: `${name} ${crypto.randomUUID().slice(0, 6)}`,
+      first_name: 'Ada',
+      last_name: 'Admin',
+      email,
+      password,
+    },
     // Signups count against the per-IP auth limit; each comes from its own address so test
     // files can create as many organizations as they need.
     headers: { 'cf-connecting-ip': randomIp() },

@@ -20,24 +20,34 @@ export async function inOrganization<T>(orgId: number, work: (tx: Transaction) =
 }
 
 export async function createLead(owner: SignedUp, firstName = 'Grace', lastName = 'Hopper'): Promise<number> {
-  const response = await call('POST', '/api/lead/add', { token: owner.token, body: { first_name: firstName, last_name: lastName } });
+  const response = await call('POST', '/api/lead/add', {
+    token: owner.token,
+    body: { first_name: firstName, last_name: lastName },
+  });
   if (response.status === 201) return response.body.data.id;
   if (response.status !== 404 || !String(response.body?.error?.message).startsWith('No route')) {
     throw new Error(`lead add: ${response.status} ${response.text}`);
   }
   const [row] = await inOrganization(owner.orgId, (tx) =>
-    tx.insert(leads).values({ organizationId: owner.orgId, firstName, lastName, status: 1 }).returning({ id: leads.id }),
+    tx
+      .insert(leads)
+      .values({ organizationId: owner.orgId, firstName, lastName, status: 1 })
+      .returning({ id: leads.id }),
   );
   return row.id;
 }
 
 /** Soft-deletes a lead the way DELETE /api/lead/delete does. */
 export async function softDeleteLead(owner: SignedUp, leadId: number): Promise<void> {
-  await inOrganization(owner.orgId, (tx) => tx.update(leads).set({ deletedAt: sql`now()` }).where(eq(leads.id, leadId)));
+  await inOrganization(owner.orgId, (tx) =>
+    tx.update(leads).set({ deletedAt: sql`now()` }).where(eq(leads.id, leadId)),
+  );
 }
 
 export async function leadActivity(owner: SignedUp, leadId: number): Promise<Date | null> {
-  const [row] = await inOrganization(owner.orgId, (tx) => tx.select({ at: leads.lastActivityAt }).from(leads).where(eq(leads.id, leadId)));
+  const [row] = await inOrganization(owner.orgId, (tx) =>
+    tx.select({ at: leads.lastActivityAt }).from(leads).where(eq(leads.id, leadId)),
+  );
   return row?.at ?? null;
 }
 

@@ -18,7 +18,8 @@ export function objectShape(schema: z.ZodType | undefined): Record<string, z.Zod
   let current: unknown = schema;
   while (current && !(current instanceof z.ZodObject)) {
     if (current instanceof z.ZodPipe) current = current.in;
-    else if (current instanceof z.ZodOptional || current instanceof z.ZodNullable || current instanceof z.ZodDefault) current = current.unwrap();
+    else if (current instanceof z.ZodOptional || current instanceof z.ZodNullable || current instanceof z.ZodDefault)
+      current = current.unwrap();
     else return {};
   }
   return current ? ((current as z.ZodObject).shape as Record<string, z.ZodType>) : {};
@@ -58,9 +59,12 @@ export function unboundedStrings(schema: z.ZodType | undefined, path = '$'): str
   }
   if (schema instanceof z.ZodPipe) return unboundedStrings(schema.in as z.ZodType, path);
   if (schema instanceof z.ZodArray) return unboundedStrings(schema.element as z.ZodType, `${path}[]`);
-  if (schema instanceof z.ZodUnion) return (schema.options as z.ZodType[]).flatMap((option, i) => unboundedStrings(option, `${path}|${i}`));
+  if (schema instanceof z.ZodUnion)
+    return (schema.options as z.ZodType[]).flatMap((option, i) => unboundedStrings(option, `${path}|${i}`));
   if (schema instanceof z.ZodObject) {
-    return Object.entries(schema.shape as Record<string, z.ZodType>).flatMap(([key, field]) => unboundedStrings(field, `${path}.${key}`));
+    return Object.entries(schema.shape as Record<string, z.ZodType>).flatMap(([key, field]) =>
+      unboundedStrings(field, `${path}.${key}`),
+    );
   }
   return [];
 }

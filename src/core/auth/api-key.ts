@@ -39,7 +39,10 @@ export const apiKeyAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!presented) throw new Unauthorized('Missing x-api-key header', 'missing_api_key');
   const db = c.var.database();
   // Looked up by hash before any organization is known, so outside the tenant scope.
-  const [key] = await db.select().from(apiKeys).where(eq(apiKeys.keyHash, await sha256Hex(presented.trim())));
+  const [key] = await db
+    .select()
+    .from(apiKeys)
+    .where(eq(apiKeys.keyHash, await sha256Hex(presented.trim())));
   const now = Date.now();
   if (!key || key.revokedAt) throw new Forbidden('Invalid API key', 'invalid_api_key');
   if (key.expiresAt && key.expiresAt.getTime() <= now) throw new Forbidden('API key expired', 'api_key_expired');
@@ -48,7 +51,8 @@ export const apiKeyAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
   if (key.allowedDomains.length > 0) {
     const host = callerHost(c);
-    if (!host || !hostAllowed(host, key.allowedDomains)) throw new Forbidden('Calling domain is not allowed for this API key', 'domain_not_allowed');
+    if (!host || !hostAllowed(host, key.allowedDomains))
+      throw new Forbidden('Calling domain is not allowed for this API key', 'domain_not_allowed');
   }
   c.set('logOrgId', key.organizationId);
   await limitApiCalls(c, key.organizationId);

@@ -17,7 +17,11 @@ import { verifyAccessToken } from './tokens';
 
 export function readBearerToken(header: string | undefined): string {
   const match = header?.match(/^Bearer\s+([A-Za-z0-9._~+/=-]+)\s*$/i);
-  if (!match) throw new Unauthorized(header ? 'Malformed Authorization header' : 'Missing bearer token', header ? 'invalid_token' : 'missing_token');
+  if (!match)
+    throw new Unauthorized(
+      header ? 'Malformed Authorization header' : 'Missing bearer token',
+      header ? 'invalid_token' : 'missing_token',
+    );
   return match[1];
 }
 
@@ -39,6 +43,10 @@ export const bearerAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
       and not exists (select 1 from ${revokedTokens} where ${revokedTokens.jti} = ${claims.jti})) as caller`;
   await runAsTenant<CheckedUser>(c, next, claims.orgId, callerCheck, (caller) => {
     if (!caller) throw new Unauthorized('Access token revoked or user inactive', 'invalid_token');
-    return { ...actorContext({ kind: 'user', userId: Number(caller.user_id), role: caller.role_name }), jti: claims.jti, tokenExpiresAt: claims.expiresAt };
+    return {
+      ...actorContext({ kind: 'user', userId: Number(caller.user_id), role: caller.role_name }),
+      jti: claims.jti,
+      tokenExpiresAt: claims.expiresAt,
+    };
   });
 };

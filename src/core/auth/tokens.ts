@@ -46,11 +46,21 @@ export async function issueAccessToken(
 
 export async function verifyAccessToken(secret: string, token: string): Promise<AccessClaims> {
   try {
-    const { payload } = await jwtVerify(token, keyOf(secret), { algorithms: [ALGORITHM], issuer: ISSUER, audience: AUDIENCE });
+    const { payload } = await jwtVerify(token, keyOf(secret), {
+      algorithms: [ALGORITHM],
+      issuer: ISSUER,
+      audience: AUDIENCE,
+    });
     const userId = Number(payload.sub);
     const orgId = Number(payload.org);
     const generation = Number(payload.gen ?? 0);
-    if (!Number.isSafeInteger(userId) || !Number.isSafeInteger(orgId) || !Number.isSafeInteger(generation) || !payload.jti || !payload.exp) {
+    if (
+      !Number.isSafeInteger(userId) ||
+      !Number.isSafeInteger(orgId) ||
+      !Number.isSafeInteger(generation) ||
+      !payload.jti ||
+      !payload.exp
+    ) {
       throw new Unauthorized('Malformed access token', 'invalid_token');
     }
     return { userId, orgId, generation, jti: payload.jti, expiresAt: new Date(payload.exp * 1000) };

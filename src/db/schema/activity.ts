@@ -16,7 +16,10 @@ export const feedEntries = pgTable(
     changes: jsonb().$type<Record<string, { from: unknown; to: unknown }>>().notNull().default({}),
     createdAt: createdAt(),
   },
-  (table) => [index('feed_entries_organization_model_idx').on(table.organizationId, table.modelType, table.modelId, table.id), tenantPolicy('feed_entries')],
+  (table) => [
+    index('feed_entries_organization_model_idx').on(table.organizationId, table.modelType, table.modelId, table.id),
+    tenantPolicy('feed_entries'),
+  ],
 );
 
 /** Notifications for one user. type_id: 1 lead assigned, 2 import finished, 3 export ready, 4 follow-up due. */
@@ -36,5 +39,8 @@ export const notifications = pgTable(
     readAt: timestamp({ withTimezone: true }),
     createdAt: createdAt(),
   },
-  (table) => [index('notifications_organization_user_idx').on(table.organizationId, table.userId, table.isRead, table.id), tenantPolicy('notifications')],
+  (table) => [
+    index('notifications_organization_user_idx').on(table.organizationId, table.userId, table.isRead, table.id),
+    tenantPolicy('notifications'),
+  ],
 );

@@ -17,5 +17,8 @@ export const liveRowCounts = pgTable(
     relation: text().notNull(),
     delta: bigint({ mode: 'number' }).notNull(),
   },
-  (table) => [index('live_row_counts_organization_relation_idx').on(table.organizationId, table.relation), tenantPolicy('live_row_counts')],
+  (table) => [
+    index('live_row_counts_organization_relation_idx').on(table.organizationId, table.relation),
+    tenantPolicy('live_row_counts'),
+  ],
 );

@@ -37,5 +37,8 @@ export const revokedTokens = pgTable(
     expiresAt: timestamp({ withTimezone: true }).notNull(),
     revokedAt: createdAt(),
   },
-  (table) => [index('revoked_tokens_organization_id_idx').on(table.organizationId, table.expiresAt), tenantPolicy('revoked_tokens')],
+  (table) => [
+    index('revoked_tokens_organization_id_idx').on(table.organizationId, table.expiresAt),
+    tenantPolicy('revoked_tokens'),
+  ],
 );

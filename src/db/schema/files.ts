@@ -17,7 +17,10 @@ export const storedFiles = pgTable(
     createdBy: bigint({ mode: 'number' }).references(() => users.id),
     createdAt: createdAt(),
   },
-  (table) => [index('stored_files_organization_id_idx').on(table.organizationId, table.id), tenantPolicy('stored_files')],
+  (table) => [
+    index('stored_files_organization_id_idx').on(table.organizationId, table.id),
+    tenantPolicy('stored_files'),
+  ],
 );
 
 /**
@@ -44,7 +47,12 @@ export const attachments = pgTable(
     createdAt: createdAt(),
   },
   (table) => [
-    index('attachments_organization_subject_idx').on(table.organizationId, table.subjectType, table.subjectId, table.id),
+    index('attachments_organization_subject_idx').on(
+      table.organizationId,
+      table.subjectType,
+      table.subjectId,
+      table.id,
+    ),
     tenantPolicy('attachments'),
   ],
 );

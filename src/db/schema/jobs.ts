@@ -54,7 +54,10 @@ export const importJobRows = pgTable(
     leadId: bigint({ mode: 'number' }),
     createdAt: createdAt(),
   },
-  (table) => [index('import_job_rows_organization_job_idx').on(table.organizationId, table.importJobId, table.rowNumber), tenantPolicy('import_job_rows')],
+  (table) => [
+    index('import_job_rows_organization_job_idx').on(table.organizationId, table.importJobId, table.rowNumber),
+    tenantPolicy('import_job_rows'),
+  ],
 );
 
 /** Exports written to R2 by the queue consumer. status: queued, running, completed, failed. */

@@ -1,5 +1,18 @@
 import { sql } from 'drizzle-orm';
-import { bigint, index, integer, jsonb, numeric, pgTable, pgView, primaryKey, smallint, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  index,
+  integer,
+  jsonb,
+  numeric,
+  pgTable,
+  pgView,
+  primaryKey,
+  smallint,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 import { companies } from './companies';
 import { lookups } from './lookups';
 import { organizations, users } from './organizations';
@@ -55,7 +68,9 @@ export const leads = pgTable(
     index('leads_organization_status_idx').on(table.organizationId, table.status),
     index('leads_organization_assigned_idx').on(table.organizationId, table.assignedTo),
     // One live lead per email (any case) in an organization: the race-free dedupe of every insert.
-    uniqueIndex('leads_organization_live_email_key').on(table.organizationId, sql`lower(${table.email})`).where(sql`${table.deletedAt} is null`),
+    uniqueIndex('leads_organization_live_email_key')
+      .on(table.organizationId, sql`lower(${table.email})`)
+      .where(sql`${table.deletedAt} is null`),
     index('leads_organization_profile_url_idx').on(table.organizationId, table.profileUrl),
     index('leads_search_trgm_idx').using('gin', table.organizationId, sql`${leadSearchDocument} gin_trgm_ops`),
     uniqueIndex('leads_import_row_key').on(table.importJobId, table.importRow),
@@ -95,7 +110,10 @@ export const leadNotes = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (table) => [index('lead_notes_organization_lead_idx').on(table.organizationId, table.leadId, table.id), tenantPolicy('lead_notes')],
+  (table) => [
+    index('lead_notes_organization_lead_idx').on(table.organizationId, table.leadId, table.id),
+    tenantPolicy('lead_notes'),
+  ],
 );
 
 /** Follow-up status: 1 pending, 2 completed, 3 rescheduled, 4 cancelled, 5 missed, 6 no response. */

@@ -1,5 +1,15 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, integer, jsonb, pgTable, text, uniqueIndex, type AnyPgColumn } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  uniqueIndex,
+  type AnyPgColumn,
+} from 'drizzle-orm/pg-core';
 import { organizations, users } from './organizations';
 import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenancy';
 
@@ -37,7 +47,9 @@ export const customViews = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    userId: bigint({ mode: 'number' }).notNull().references(() => users.id),
+    userId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => users.id),
     moduleName: text().notNull(),
     viewName: text(),
     visibility: text().notNull(),
@@ -47,5 +59,8 @@ export const customViews = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (table) => [index('custom_views_organization_module_idx').on(table.organizationId, table.moduleName, table.id), tenantPolicy('custom_views')],
+  (table) => [
+    index('custom_views_organization_module_idx').on(table.organizationId, table.moduleName, table.id),
+    tenantPolicy('custom_views'),
+  ],
 );

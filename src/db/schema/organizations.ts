@@ -36,7 +36,9 @@ export const users = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    roleId: bigint({ mode: 'number' }).notNull().references(() => roles.id),
+    roleId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => roles.id),
     firstName: text().notNull(),
     lastName: text(),
     email: text().notNull(),

@@ -22,7 +22,12 @@ apiKeyRoutes.openapi(
     request: { body: jsonBody(AddApiKeyBody) },
     responses: { 201: envelope(CreatedApiKeySchema, 'API key created') },
   }),
-  async (c) => created(c, await createApiKey(c.var.tenant, c.req.valid('json')), 'API key created; store it now, it is not shown again'),
+  async (c) =>
+    created(
+      c,
+      await createApiKey(c.var.tenant, c.req.valid('json')),
+      'API key created; store it now, it is not shown again',
+    ),
 );
 
 apiKeyRoutes.openapi(

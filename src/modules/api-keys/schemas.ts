@@ -17,7 +17,10 @@ export const AddApiKeyBody = z
   .object({
     name: text(1, 100),
     allowed_domains: z.array(domain).max(50).optional(),
-    allowed_ips: z.array(z.string().trim().max(64).refine(isValidIpOrCidr, 'must be an IP address or CIDR range')).max(50).optional(),
+    allowed_ips: z
+      .array(z.string().trim().max(64).refine(isValidIpOrCidr, 'must be an IP address or CIDR range'))
+      .max(50)
+      .optional(),
     expires_at: z.iso
       .datetime({ offset: true, message: 'must be an ISO 8601 date-time' })
       .refine((value) => Date.parse(value) > Date.now(), 'must be in the future')
@@ -25,7 +28,6 @@ export const AddApiKeyBody = z
   })
   .openapi('AddApiKeyRequest');
 export type AddApiKeyInput = z.infer<typeof AddApiKeyBody>;
-
 
 export const ApiKeySchema = z
   .object({

@@ -22,7 +22,16 @@ const keyFields = {
   lastUsedAt: apiKeys.lastUsedAt,
   createdAt: apiKeys.createdAt,
 };
-type KeyRow = { id: number; name: string; prefix: string; allowedDomains: string[]; allowedIps: string[]; expiresAt: Date | null; lastUsedAt: Date | null; createdAt: Date };
+type KeyRow = {
+  id: number;
+  name: string;
+  prefix: string;
+  allowedDomains: string[];
+  allowedIps: string[];
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+  createdAt: Date;
+};
 
 function presentKey(row: KeyRow) {
   return {
@@ -60,7 +69,11 @@ export const apiKeyList = defineList({
   search: (term) => ilike(apiKeys.name, containsPattern(term)),
   createdAt: apiKeys.createdAt,
   base: (ctx) => ({
-    rows: (columns) => ctx.db.select({ ...keyFields, ...columns }).from(apiKeys).$dynamic(),
+    rows: (columns) =>
+      ctx.db
+        .select({ ...keyFields, ...columns })
+        .from(apiKeys)
+        .$dynamic(),
     where: tenantWhere(ctx, apiKeys, isNull(apiKeys.revokedAt)),
   }),
 });

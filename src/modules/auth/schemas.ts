@@ -3,7 +3,12 @@ import { email, optionalText, text } from '../../core/schemas';
 
 export const LoginBody = z
   .object({
-    email: z.string({ error: 'is required' }).trim().min(1, 'is required').max(254).openapi({ example: 'ada@example.com' }),
+    email: z
+      .string({ error: 'is required' })
+      .trim()
+      .min(1, 'is required')
+      .max(254)
+      .openapi({ example: 'ada@example.com' }),
     password: z.string({ error: 'is required' }).min(1, 'is required').max(256).openapi({ example: 'correct horse' }),
   })
   .openapi('LoginRequest');
@@ -35,7 +40,13 @@ export const TokenGrantSchema = z
     expires_in: z.number().int().openapi({ example: 2592000 }),
     expires_at: z.string().openapi({ format: 'date-time' }),
     user: TokenUser,
-    data: z.object({ access_token: z.string(), token_type: z.literal('Bearer'), expires_in: z.number(), expires_at: z.string(), user: TokenUser }),
+    data: z.object({
+      access_token: z.string(),
+      token_type: z.literal('Bearer'),
+      expires_in: z.number(),
+      expires_at: z.string(),
+      user: TokenUser,
+    }),
   })
   .openapi('TokenGrant');
 

@@ -32,7 +32,11 @@ interface GrantSubject {
 
 /** A bearer token for the user, in the user's current session generation. */
 export async function grantFor(secret: string, user: GrantSubject): Promise<TokenGrant> {
-  const { token, expiresAt } = await issueAccessToken(secret, { userId: user.id, orgId: user.organizationId, generation: user.sessionGeneration });
+  const { token, expiresAt } = await issueAccessToken(secret, {
+    userId: user.id,
+    orgId: user.organizationId,
+    generation: user.sessionGeneration,
+  });
   return {
     access_token: token,
     token_type: 'Bearer',
@@ -60,7 +64,8 @@ async function claimSignupEmail<T>(write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (error) {
-    if (isUniqueViolation(error, 'users_email_key')) throw new Conflict('An account with this email already exists', 'email_taken');
+    if (isUniqueViolation(error, 'users_email_key'))
+      throw new Conflict('An account with this email already exists', 'email_taken');
     throw error;
   }
 }
@@ -78,21 +83,23 @@ export async function signup(db: Database, secret: string, input: SignupInput): 
   const passwordHash = await hashPassword(input.password);
   // Two signups with one email can both pass the check above; the unique index decides, and the
   // loser gets the same answer as if it had arrived second.
-  const user = await claimSignupEmail(() => db.transaction(async (tx) => {
-    const { organization, roleIds } = await createOrganization(tx, input.organization_name);
-    const [admin] = await tx
-      .insert(users)
-      .values({
-        organizationId: organization.id,
-        roleId: roleIds.get('admin') as number,
-        firstName: input.first_name,
-        lastName: input.last_name ?? null,
-        email: input.email,
-        passwordHash,
-      })
-      .returning();
-    return { ...admin, roleName: 'admin' };
-  }));
+  const user = await claimSignupEmail(() =>
+    db.transaction(async (tx) => {
+      const { organization, roleIds } = await createOrganization(tx, input.organization_name);
+      const [admin] = await tx
+        .insert(users)
+        .values({
+          organizationId: organization.id,
+          roleId: roleIds.get('admin') as number,
+          firstName: input.first_name,
+          lastName: input.last_name ?? null,
+          email: input.email,
+          passwordHash,
+        })
+        .returning();
+      return { ...admin, roleName: 'admin' };
+    }),
+  );
   return grantFor(secret, user);
 }
 
@@ -119,7 +126,8 @@ export async function login(db: Database, secret: string, email: string, passwor
     await verifyPassword(password, DUMMY_PASSWORD_HASH);
     throw new NotFound('Account');
   }
-  if (!(await verifyPassword(password, account.passwordHash))) throw new Unauthorized('Invalid email or password', 'invalid_credentials');
+  if (!(await verifyPassword(password, account.passwordHash)))
+    throw new Unauthorized('Invalid email or password', 'invalid_credentials');
   if (account.stateId !== 1) throw new Forbidden('Account is inactive', 'account_inactive');
   if (account.organizationState !== 1) throw new Forbidden('Account has no active organization', 'no_organization');
   return grantFor(secret, account);

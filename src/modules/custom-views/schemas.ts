@@ -10,12 +10,19 @@ const moduleName = z
   .max(50, 'must be at most 50 characters')
   .openapi({ description: 'The list the view belongs to (lead)', example: 'lead' });
 
-const visibility = z.enum(VISIBILITIES).openapi({ description: 'private: only its creator; team and public: everyone in the organization' });
+const visibility = z
+  .enum(VISIBILITIES)
+  .openapi({ description: 'private: only its creator; team and public: everyone in the organization' });
 
 /** Checked against the module's own list filters by the service (unknown keys are refused). */
-const filters = z.record(z.string().max(50), z.unknown()).openapi({ type: 'object', example: { state_id: '1,2', assigned_to: 'true' } });
+const filters = z
+  .record(z.string().max(50), z.unknown())
+  .openapi({ type: 'object', example: { state_id: '1,2', assigned_to: 'true' } });
 
-const columns = z.array(z.string().trim().min(1).max(100, 'must be at most 100 characters')).max(100, 'at most 100 columns').openapi({ example: ['first_name', 'email', 'status_text'] });
+const columns = z
+  .array(z.string().trim().min(1).max(100, 'must be at most 100 characters'))
+  .max(100, 'at most 100 columns')
+  .openapi({ example: ['first_name', 'email', 'status_text'] });
 
 const sorting = z
   .object({ order_by: z.string().trim().max(50), order_in: z.enum(['ASC', 'DESC', 'asc', 'desc']).optional() })
@@ -25,7 +32,14 @@ const sorting = z
 const viewName = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters').nullish();
 
 export const AddViewBody = z
-  .object({ module_name: moduleName, visibility, view_name: viewName, filters: filters.optional(), columns: columns.optional(), sorting: sorting.optional() })
+  .object({
+    module_name: moduleName,
+    visibility,
+    view_name: viewName,
+    filters: filters.optional(),
+    columns: columns.optional(),
+    sorting: sorting.optional(),
+  })
   .openapi('AddCustomViewRequest');
 
 export const UpdateViewBody = z

@@ -35,7 +35,12 @@ function visibleTo(ctx: TenantContext): SQL {
 }
 
 /** The view's contents, checked against its module; the filters are stored as given. */
-function checkContents(view: { module_name: string; filters?: Record<string, unknown>; columns?: string[]; sorting?: { order_by: string; order_in?: string } | null }) {
+function checkContents(view: {
+  module_name: string;
+  filters?: Record<string, unknown>;
+  columns?: string[];
+  sorting?: { order_by: string; order_in?: string } | null;
+}) {
   const module = viewableModules[view.module_name];
   if (!module) throw ValidationFailed.field('module_name', `must be one of ${Object.keys(viewableModules).join(', ')}`);
   const issues: FieldIssue[] = [];
@@ -44,7 +49,11 @@ function checkContents(view: { module_name: string; filters?: Record<string, unk
     if (!parsed.success) {
       for (const issue of parsed.error.issues) {
         const keys = issue.code === 'unrecognized_keys' ? issue.keys : [issue.path.map(String).join('.')];
-        for (const key of keys) issues.push({ field: key ? `filters.${key}` : 'filters', message: issue.code === 'unrecognized_keys' ? 'is not a filter of this list' : issue.message });
+        for (const key of keys)
+          issues.push({
+            field: key ? `filters.${key}` : 'filters',
+            message: issue.code === 'unrecognized_keys' ? 'is not a filter of this list' : issue.message,
+          });
       }
     }
   }
@@ -62,13 +71,27 @@ function normalSorting(sorting: { order_by: string; order_in?: string } | null |
 }
 
 export const viewList = defineList({
-  sort: { id: customViews.id, view_name: sql`coalesce(${customViews.viewName}, '')`, created_at: customViews.createdAt, updated_at: customViews.updatedAt },
+  sort: {
+    id: customViews.id,
+    view_name: sql`coalesce(${customViews.viewName}, '')`,
+    created_at: customViews.createdAt,
+    updated_at: customViews.updatedAt,
+  },
   filters: viewListFilters,
   search: (term) => ilike(customViews.viewName, containsPattern(term)),
   createdAt: customViews.createdAt,
   base: (ctx, params) => ({
-    rows: (columns) => ctx.db.select({ row: customViews, ...columns }).from(customViews).$dynamic(),
-    where: tenantWhere(ctx, customViews, visibleTo(ctx), params.module_name ? eq(customViews.moduleName, params.module_name) : undefined),
+    rows: (columns) =>
+      ctx.db
+        .select({ row: customViews, ...columns })
+        .from(customViews)
+        .$dynamic(),
+    where: tenantWhere(
+      ctx,
+      customViews,
+      visibleTo(ctx),
+      params.module_name ? eq(customViews.moduleName, params.module_name) : undefined,
+    ),
   }),
 });
 export const ViewListQuery = viewList.query;
@@ -98,14 +121,20 @@ export async function addView(ctx: TenantContext, input: AddViewInput) {
 
 /** A view the caller may change: 404 when it cannot see it, 403 when it can but is not its creator or an admin. */
 async function ownedView(ctx: TenantContext, id: number): Promise<ViewRow> {
-  const [row] = await ctx.db.select().from(customViews).where(tenantWhere(ctx, customViews, eq(customViews.id, id), visibleTo(ctx)));
+  const [row] = await ctx.db
+    .select()
+    .from(customViews)
+    .where(tenantWhere(ctx, customViews, eq(customViews.id, id), visibleTo(ctx)));
   if (!row) throw new NotFound('Custom view', id);
-  if (!isUser(ctx.actor, row.userId) && !isAdmin(ctx.actor)) throw new Forbidden('Only the creator of a shared view or an admin can change it', 'not_view_owner');
+  if (!isUser(ctx.actor, row.userId) && !isAdmin(ctx.actor))
+    throw new Forbidden('Only the creator of a shared view or an admin can change it', 'not_view_owner');
   return row;
 }
 
 function storedSorting(sorting: Record<string, unknown>): { order_by: string; order_in?: string } | null {
-  return typeof sorting.order_by === 'string' ? { order_by: sorting.order_by, order_in: String(sorting.order_in ?? 'DESC') } : null;
+  return typeof sorting.order_by === 'string'
+    ? { order_by: sorting.order_by, order_in: String(sorting.order_in ?? 'DESC') }
+    : null;
 }
 
 export async function updateView(ctx: TenantContext, id: number, input: UpdateViewInput) {
@@ -115,7 +144,8 @@ export async function updateView(ctx: TenantContext, id: number, input: UpdateVi
     module_name: moduleName,
     filters: input.filters ?? (input.module_name ? current.filters : undefined),
     columns: input.columns ?? (input.module_name ? current.columns : undefined),
-    sorting: input.sorting === undefined ? (input.module_name ? storedSorting(current.sorting) : undefined) : input.sorting,
+    sorting:
+      input.sorting === undefined ? (input.module_name ? storedSorting(current.sorting) : undefined) : input.sorting,
   });
   const [row] = await ctx.db
     .update(customViews)

@@ -21,8 +21,16 @@ export function openApiConfig(origin: string) {
 }
 
 export function mountDocs(app: OpenAPIHono<AppEnv>): void {
-  app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' });
-  app.openAPIRegistry.registerComponent('securitySchemes', 'apiKeyAuth', { type: 'apiKey', in: 'header', name: 'x-api-key' });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+  });
+  app.openAPIRegistry.registerComponent('securitySchemes', 'apiKeyAuth', {
+    type: 'apiKey',
+    in: 'header',
+    name: 'x-api-key',
+  });
   app.doc31('/api/openapi.json', (c) => openApiConfig(new URL(c.req.url).origin));
   app.get('/api/docs', Scalar({ url: '/api/openapi.json', pageTitle: 'Lead Management API' }));
 }

@@ -25,7 +25,8 @@ async function writeExport(claim: ClaimedExport, { db }: JobContext, writer: R2M
   const source = exportSource(claim.exportType, claim.filters);
   const total = await withTenant(db, claim.orgId, (tx) => source.count(exportContext(claim, tx)));
   await recordExportProgress(db, claim, { total });
-  const encoder = claim.format === 'xlsx' ? xlsxEncoder((bytes) => writer.write(bytes)) : csvEncoder((bytes) => writer.write(bytes));
+  const encoder =
+    claim.format === 'xlsx' ? xlsxEncoder((bytes) => writer.write(bytes)) : csvEncoder((bytes) => writer.write(bytes));
   encoder.header(source.columns);
   let afterId = 0;
   let written = 0;
@@ -60,7 +61,8 @@ async function runExport(message: { orgId: number; jobId: number }, context: Job
   }
 }
 
-export const EXPORT_DEAD_LETTER_REASON = 'The export could not be written: every attempt failed. Please request it again.';
+export const EXPORT_DEAD_LETTER_REASON =
+  'The export could not be written: every attempt failed. Please request it again.';
 
 export const exportJobHandler: JobHandler<'export'> = {
   run: runExport,

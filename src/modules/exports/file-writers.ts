@@ -49,7 +49,9 @@ export class R2MultipartWriter {
   }
 
   private async uploadPart(bytes: Uint8Array): Promise<void> {
-    this.upload ??= await this.bucket.createMultipartUpload(this.key, { httpMetadata: { contentType: this.contentType } });
+    this.upload ??= await this.bucket.createMultipartUpload(this.key, {
+      httpMetadata: { contentType: this.contentType },
+    });
     this.parts.push(await this.upload.uploadPart(this.parts.length + 1, bytes));
   }
 
@@ -160,7 +162,9 @@ export function xlsxEncoder(write: (bytes: Uint8Array) => void): RowEncoder {
   };
   return {
     header: (columns) =>
-      push(`<?xml version="1.0" encoding="UTF-8" standalone="yes"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>${rowXml(columns)}`),
+      push(
+        `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><sheetData>${rowXml(columns)}`,
+      ),
     rows: (rows) => push(rows.map(rowXml).join('')),
     end: () => {
       push('</sheetData></worksheet>', true);

@@ -28,14 +28,21 @@ export interface ClaimedExport extends JobActor {
 /** A newer delivery of the same message owns the job now. */
 export class ExportSuperseded extends Error {}
 
-const ownedBy = (claim: ClaimedExport) => and(eq(exportJobs.id, claim.jobId), eq(exportJobs.status, 'running'), eq(exportJobs.startedAt, claim.claimedAt));
+const ownedBy = (claim: ClaimedExport) =>
+  and(eq(exportJobs.id, claim.jobId), eq(exportJobs.status, 'running'), eq(exportJobs.startedAt, claim.claimedAt));
 
 /** Marks the job running from scratch under a fresh claim stamp; null when it has ended already. */
 export async function claimExportJob(db: Database, orgId: number, jobId: number): Promise<ClaimedExport | null> {
   return claimJob(db, exportJobs, { orgId, jobId }, async (tx, job, actor) => {
     const [claimed] = await tx
       .update(exportJobs)
-      .set({ status: 'running', startedAt: sql`date_trunc('milliseconds', clock_timestamp())`, processedRows: 0, error: null, updatedAt: sql`now()` })
+      .set({
+        status: 'running',
+        startedAt: sql`date_trunc('milliseconds', clock_timestamp())`,
+        processedRows: 0,
+        error: null,
+        updatedAt: sql`now()`,
+      })
       .where(eq(exportJobs.id, jobId))
       .returning({ startedAt: exportJobs.startedAt });
     return {
@@ -54,7 +61,11 @@ export function exportContext(claim: ClaimedExport, db: TenantContext['db']): Te
   return { db, orgId: claim.orgId, ...actorContext({ kind: 'job', jobId: claim.jobId, createdBy: claim.userId }) };
 }
 
-export async function recordExportProgress(db: Database, claim: ClaimedExport, values: { processed?: number; total?: number }): Promise<void> {
+export async function recordExportProgress(
+  db: Database,
+  claim: ClaimedExport,
+  values: { processed?: number; total?: number },
+): Promise<void> {
   const updated = await withTenant(db, claim.orgId, (tx) =>
     tx
       .update(exportJobs)
@@ -78,7 +89,11 @@ export function exportStorageKey(claim: ClaimedExport): string {
 }
 
 /** Records the written object as the job's file and completes the job, atomically. */
-export async function finishExportJob(db: Database, claim: ClaimedExport, file: { key: string; size: number; rows: number }): Promise<void> {
+export async function finishExportJob(
+  db: Database,
+  claim: ClaimedExport,
+  file: { key: string; size: number; rows: number },
+): Promise<void> {
   await withTenant(db, claim.orgId, async (tx) => {
     const [stored] = await tx
       .insert(storedFiles)
@@ -94,7 +109,14 @@ export async function finishExportJob(db: Database, claim: ClaimedExport, file: 
       .returning({ id: storedFiles.id });
     const done = await tx
       .update(exportJobs)
-      .set({ status: 'completed', fileId: stored.id, processedRows: file.rows, totalRows: file.rows, finishedAt: sql`now()`, updatedAt: sql`now()` })
+      .set({
+        status: 'completed',
+        fileId: stored.id,
+        processedRows: file.rows,
+        totalRows: file.rows,
+        finishedAt: sql`now()`,
+        updatedAt: sql`now()`,
+      })
       .where(ownedBy(claim))
       .returning({ id: exportJobs.id });
     if (done.length === 0) throw new ExportSuperseded();
@@ -114,13 +136,26 @@ export async function failExportJob(db: Database, claim: ClaimedExport, reason: 
 }
 
 /** Fails a job that never ended, whoever claimed it last: its message was dead-lettered. */
-export async function failDeadLetteredExport(db: Database, job: { orgId: number; jobId: number }, reason: string): Promise<boolean> {
-  const open = and(eq(exportJobs.organizationId, job.orgId), eq(exportJobs.id, job.jobId), inArray(exportJobs.status, ['queued', 'running']));
+export async function failDeadLetteredExport(
+  db: Database,
+  job: { orgId: number; jobId: number },
+  reason: string,
+): Promise<boolean> {
+  const open = and(
+    eq(exportJobs.organizationId, job.orgId),
+    eq(exportJobs.id, job.jobId),
+    inArray(exportJobs.status, ['queued', 'running']),
+  );
   return failExportJobWhere(db, job.orgId, open, reason);
 }
 
 /** Only a job matching `which` changes, so a repeated call neither overwrites nor notifies again. */
-async function failExportJobWhere(db: Database, orgId: number, which: SQL | undefined, reason: string): Promise<boolean> {
+async function failExportJobWhere(
+  db: Database,
+  orgId: number,
+  which: SQL | undefined,
+  reason: string,
+): Promise<boolean> {
   return withTenant(db, orgId, async (tx) => {
     const [failed] = await tx
       .update(exportJobs)

@@ -18,14 +18,19 @@ exportRoutes.openapi(
     operationId: 'createExport',
     tags,
     summary: 'Export records to CSV or XLSX (asynchronous)',
-    description: 'Queues an export job and answers 202 with it; follow it at /api/exports/list and download it when completed.',
+    description:
+      'Queues an export job and answers 202 with it; follow it at /api/exports/list and download it when completed.',
     auth: 'bearer',
     request: { body: jsonBody(CreateExportBody) },
     responses: { 202: envelope(ExportJobSchema, 'Export queued') },
   }),
   async (c) => {
     const body = c.req.valid('json');
-    const job = await createExport(c.var.tenant, { exportType: body.export_type, format: body.format, filters: body.filters ?? {} });
+    const job = await createExport(c.var.tenant, {
+      exportType: body.export_type,
+      format: body.format,
+      filters: body.filters ?? {},
+    });
     return accepted(c, job, 'Export queued');
   },
 );
@@ -58,10 +63,15 @@ exportRoutes.openapi(
         description: 'The export file',
         content: {
           'text/csv': { schema: z.string().openapi({ format: 'binary' }) },
-          'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': { schema: z.string().openapi({ format: 'binary' }) },
+          'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': {
+            schema: z.string().openapi({ format: 'binary' }),
+          },
         },
       },
-      409: { description: 'The export is not completed yet (error.code export_not_ready)', content: { 'application/json': { schema: ErrorEnvelope } } },
+      409: {
+        description: 'The export is not completed yet (error.code export_not_ready)',
+        content: { 'application/json': { schema: ErrorEnvelope } },
+      },
     },
   }),
   async (c) => downloadExport(c.var.tenant, c.env.FILES, c.req.valid('param').id),

@@ -9,13 +9,16 @@ import { EXPORT_TYPES, filterSchemaFor } from './sources';
 
 export const CreateExportBody = z
   .object({
-    export_type: z.enum(EXPORT_TYPES).openapi({ description: '`clients` = leads whose status is the organization’s Converted status' }),
+    export_type: z
+      .enum(EXPORT_TYPES)
+      .openapi({ description: '`clients` = leads whose status is the organization’s Converted status' }),
     filters: z
       .record(z.string().max(100), z.unknown())
       .optional()
       .openapi({
         type: 'object',
-        description: 'For leads and clients: the lead list filters (LeadFilters; unknown keys refused). For companies and contacts: search_value, start_date, end_date.',
+        description:
+          'For leads and clients: the lead list filters (LeadFilters; unknown keys refused). For companies and contacts: search_value, start_date, end_date.',
         example: { state_id: '1,2', country: 'Germany' },
       }),
     format: z.enum(['csv', 'xlsx']).default('csv'),
@@ -24,7 +27,8 @@ export const CreateExportBody = z
     if (!body.filters) return;
     const result = filterSchemaFor(body.export_type).safeParse(body.filters);
     if (result.success) return;
-    for (const issue of result.error.issues) ctx.addIssue({ code: 'custom', path: ['filters', ...issue.path.map(String)], message: issue.message });
+    for (const issue of result.error.issues)
+      ctx.addIssue({ code: 'custom', path: ['filters', ...issue.path.map(String)], message: issue.message });
   })
   .openapi('CreateExportRequest');
 

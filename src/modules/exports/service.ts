@@ -30,7 +30,11 @@ export function presentExportJob(job: ExportJobRow) {
     status: job.status as JobStatus,
     total: job.totalRows,
     processed: job.processedRows,
-    percentage: done ? 100 : job.totalRows > 0 ? Math.min(99, Math.floor((job.processedRows / job.totalRows) * 100)) : 0,
+    percentage: done
+      ? 100
+      : job.totalRows > 0
+        ? Math.min(99, Math.floor((job.processedRows / job.totalRows) * 100))
+        : 0,
     file_id: job.fileId,
     download_url: done ? `/api/exports/download/${job.id}` : null,
     error: job.error,
@@ -42,10 +46,20 @@ export function presentExportJob(job: ExportJobRow) {
   };
 }
 
-export async function createExport(ctx: TenantContext, input: { exportType: ExportType; format: ExportFormat; filters: Record<string, unknown> }) {
+export async function createExport(
+  ctx: TenantContext,
+  input: { exportType: ExportType; format: ExportFormat; filters: Record<string, unknown> },
+) {
   const [job] = await ctx.db
     .insert(exportJobs)
-    .values({ organizationId: ctx.orgId, exportType: input.exportType, format: input.format, filters: input.filters, status: 'queued', createdBy: ctx.userId })
+    .values({
+      organizationId: ctx.orgId,
+      exportType: input.exportType,
+      format: input.format,
+      filters: input.filters,
+      status: 'queued',
+      createdBy: ctx.userId,
+    })
     .returning();
   // Written with the job and sent only after the request's transaction commits.
   await enqueueJob(ctx, { kind: 'export', jobId: job.id });
@@ -60,7 +74,11 @@ export const exportList = defineList({
     sql`(${exportJobs.exportType} || ' ' || ${exportJobs.format} || ' ' || ${exportJobs.status} || ' ' || coalesce(${exportJobs.error}, '')) ilike ${containsPattern(term)}`,
   createdAt: exportJobs.createdAt,
   base: (ctx, params) => ({
-    rows: (columns) => ctx.db.select({ job: exportJobs, ...columns }).from(exportJobs).$dynamic(),
+    rows: (columns) =>
+      ctx.db
+        .select({ job: exportJobs, ...columns })
+        .from(exportJobs)
+        .$dynamic(),
     where: tenantWhere(
       ctx,
       exportJobs,
@@ -77,7 +95,10 @@ export async function listExports(ctx: TenantContext, params: z.output<typeof Ex
 }
 
 export async function downloadExport(ctx: TenantContext, bucket: R2Bucket, id: number): Promise<Response> {
-  const [job] = await ctx.db.select().from(exportJobs).where(tenantWhere(ctx, exportJobs, eq(exportJobs.id, id)));
+  const [job] = await ctx.db
+    .select()
+    .from(exportJobs)
+    .where(tenantWhere(ctx, exportJobs, eq(exportJobs.id, id)));
   if (!job) throw new NotFound('Export', id);
   if (job.status !== 'completed' || !job.fileId) {
     throw new Conflict(`Export ${id} is not ready (status ${job.status})`, 'export_not_ready', { status: job.status });

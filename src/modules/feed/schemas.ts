@@ -6,7 +6,13 @@ import { positiveId } from '../../core/schemas';
 
 /** Filters of the list beyond the standard list parameters (the list itself: service.ts). */
 export const feedListFilters = {
-  model_type: z.string().trim().min(1).max(50).optional().openapi({ description: 'Kind of record, e.g. lead', example: 'lead' }),
+  model_type: z
+    .string()
+    .trim()
+    .min(1)
+    .max(50)
+    .optional()
+    .openapi({ description: 'Kind of record, e.g. lead', example: 'lead' }),
   model_id: positiveId.optional().openapi({ description: 'Id of the record', type: 'integer' }),
 };
 

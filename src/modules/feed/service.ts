@@ -45,9 +45,17 @@ export function feedEntriesFrom(ctx: FeedActor, rows: FeedRows): SQL {
 }
 
 /** Entries known in TypeScript, in one statement (through `feedEntriesFrom`). */
-export async function recordFeed(ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId' | 'apiKeyId'>, entries: FeedEntryInput[]): Promise<void> {
+export async function recordFeed(
+  ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId' | 'apiKeyId'>,
+  entries: FeedEntryInput[],
+): Promise<void> {
   if (entries.length === 0) return;
-  const rows = entries.map((entry) => ({ model_type: entry.modelType, model_id: entry.modelId, action: entry.action, changes: entry.changes ?? {} }));
+  const rows = entries.map((entry) => ({
+    model_type: entry.modelType,
+    model_id: entry.modelId,
+    action: entry.action,
+    changes: entry.changes ?? {},
+  }));
   await ctx.db.execute(
     feedEntriesFrom(ctx, {
       from: sql`jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as e(model_type text, model_id bigint, action text, changes jsonb)`,
@@ -60,10 +68,14 @@ export async function recordFeed(ctx: Pick<TenantContext, 'db' | 'orgId' | 'user
 }
 
 /** Field-by-field differences between two snapshots (wire names), for `changes`. */
-export function diffFields(before: Record<string, unknown>, after: Record<string, unknown>): Record<string, { from: unknown; to: unknown }> {
+export function diffFields(
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+): Record<string, { from: unknown; to: unknown }> {
   const changes: Record<string, { from: unknown; to: unknown }> = {};
   for (const key of Object.keys(after)) {
-    if (JSON.stringify(before[key] ?? null) !== JSON.stringify(after[key] ?? null)) changes[key] = { from: before[key] ?? null, to: after[key] ?? null };
+    if (JSON.stringify(before[key] ?? null) !== JSON.stringify(after[key] ?? null))
+      changes[key] = { from: before[key] ?? null, to: after[key] ?? null };
   }
   return changes;
 }

@@ -48,7 +48,11 @@ function isHttpsUrl(value: string): boolean {
 
 export const AttachFileBody = z
   .object({
-    provider: z.enum(PROVIDERS).openapi({ description: '`storage` for a file uploaded to /api/storage-file/add; otherwise the drive holding the file' }),
+    provider: z
+      .enum(PROVIDERS)
+      .openapi({
+        description: '`storage` for a file uploaded to /api/storage-file/add; otherwise the drive holding the file',
+      }),
     subject_type: z.enum(SUBJECT_TYPES),
     subject_id: positiveId.openapi({ description: 'The lead, contact or company of the organization', example: 1 }),
     file: z.object({
@@ -56,14 +60,22 @@ export const AttachFileBody = z
         .union([z.string().trim().min(1).max(255), z.number().int().positive().max(Number.MAX_SAFE_INTEGER)])
         .optional()
         .openapi({ description: 'storage: the stored file id (required); other providers: the id in that drive' }),
-      name: text(1, 255).optional().openapi({ description: 'Required for other providers; storage files keep their stored name' }),
+      name: text(1, 255)
+        .optional()
+        .openapi({ description: 'Required for other providers; storage files keep their stored name' }),
       mime_type: z
         .string()
         .trim()
         .max(255)
         .regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a media type such as application/pdf')
         .optional(),
-      web_url: z.string().trim().max(2048).refine(isHttpsUrl, 'must be an https URL').optional().openapi({ description: 'Required for other providers' }),
+      web_url: z
+        .string()
+        .trim()
+        .max(2048)
+        .refine(isHttpsUrl, 'must be an https URL')
+        .optional()
+        .openapi({ description: 'Required for other providers' }),
     }),
   })
   .superRefine((body, ctx) => {
@@ -84,7 +96,10 @@ export type AttachFileInput = z.infer<typeof AttachFileBody>;
 export const attachmentListFilters = {
   subject_type: z.enum(SUBJECT_TYPES),
   subject_id: positiveId.openapi({ description: 'The lead, contact or company', example: 1 }),
-  category: z.enum(['attachment', 'document']).optional().openapi({ description: '`document` for lead documents, `attachment` for /api/file/attach' }),
+  category: z
+    .enum(['attachment', 'document'])
+    .optional()
+    .openapi({ description: '`document` for lead documents, `attachment` for /api/file/attach' }),
   provider: z.enum(PROVIDERS).optional(),
 };
 

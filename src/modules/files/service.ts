@@ -115,7 +115,12 @@ export async function attachFile(ctx: TenantContext, input: AttachFileInput) {
     })
     .returning({ id: attachments.id });
   await recordFeed(ctx, [
-    { modelType: input.subject_type, modelId: input.subject_id, action: 'file_attached', changes: { attachment_id: { from: null, to: row.id } } },
+    {
+      modelType: input.subject_type,
+      modelId: input.subject_id,
+      action: 'file_attached',
+      changes: { attachment_id: { from: null, to: row.id } },
+    },
   ]);
   return presentAttachment(await findAttachmentRow(ctx, row.id));
 }
@@ -136,7 +141,12 @@ export const attachmentList = defineList({
   search: (term) => ilike(attachments.name, containsPattern(term)),
   createdAt: attachments.createdAt,
   base: (ctx, params) => ({
-    rows: (columns) => ctx.db.select({ ...attachmentFields, ...columns }).from(attachments).leftJoin(storedFiles, eq(storedFiles.id, attachments.fileId)).$dynamic(),
+    rows: (columns) =>
+      ctx.db
+        .select({ ...attachmentFields, ...columns })
+        .from(attachments)
+        .leftJoin(storedFiles, eq(storedFiles.id, attachments.fileId))
+        .$dynamic(),
     where: tenantWhere(
       ctx,
       attachments,

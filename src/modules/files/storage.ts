@@ -23,7 +23,11 @@ export interface StoredFile {
 
 /** A name safe for a storage key and a Content-Disposition header. */
 export function safeFileName(name: string): string {
-  const cleaned = name.normalize('NFKC').replace(/[^\w.\- ]+/g, '_').trim().slice(0, 150);
+  const cleaned = name
+    .normalize('NFKC')
+    .replace(/[^\w.\- ]+/g, '_')
+    .trim()
+    .slice(0, 150);
   return cleaned || 'file';
 }
 
@@ -39,7 +43,13 @@ export function storageKeyFor(orgId: number, category: FileCategory, fileName: s
 export async function storeFile(
   ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId' | 'effects'>,
   bucket: R2Bucket,
-  input: { category: FileCategory; fileName: string; contentType: string; body: ReadableStream | ArrayBuffer | Uint8Array | string; sizeBytes?: number },
+  input: {
+    category: FileCategory;
+    fileName: string;
+    contentType: string;
+    body: ReadableStream | ArrayBuffer | Uint8Array | string;
+    sizeBytes?: number;
+  },
 ): Promise<StoredFile> {
   const storageKey = storageKeyFor(ctx.orgId, input.category, input.fileName);
   const object = await bucket.put(storageKey, input.body, { httpMetadata: { contentType: input.contentType } });
@@ -60,13 +70,20 @@ export async function storeFile(
 }
 
 export async function findStoredFile(ctx: Pick<TenantContext, 'db' | 'orgId'>, id: number): Promise<StoredFile> {
-  const [row] = await ctx.db.select().from(storedFiles).where(tenantWhere(ctx, storedFiles, and(eq(storedFiles.id, id))));
+  const [row] = await ctx.db
+    .select()
+    .from(storedFiles)
+    .where(tenantWhere(ctx, storedFiles, and(eq(storedFiles.id, id))));
   if (!row) throw new NotFound('File', id);
   return row;
 }
 
 /** A streaming download response with the stored content type and a Content-Disposition. */
-export async function fileResponse(bucket: R2Bucket, file: StoredFile, disposition: 'attachment' | 'inline' = 'attachment'): Promise<Response> {
+export async function fileResponse(
+  bucket: R2Bucket,
+  file: StoredFile,
+  disposition: 'attachment' | 'inline' = 'attachment',
+): Promise<Response> {
   const object = await bucket.get(file.storageKey);
   if (!object) throw new NotFound('File', file.id);
   return new Response(object.body, {
@@ -103,9 +120,19 @@ export function storeUpload(
  * no lead profile image. The bytes go last, after every check and the row delete, so a refused
  * delete never loses bytes; only a failed commit after this point could (a rare orphaned row).
  */
-export async function deleteStoredFileIfUnused(ctx: Pick<TenantContext, 'db' | 'orgId'>, bucket: R2Bucket, fileId: number): Promise<boolean> {
-  const [attached] = await ctx.db.select({ n: count() }).from(attachments).where(tenantWhere(ctx, attachments, eq(attachments.fileId, fileId)));
-  const [portrait] = await ctx.db.select({ n: count() }).from(leads).where(tenantWhere(ctx, leads, eq(leads.profileImageFileId, fileId)));
+export async function deleteStoredFileIfUnused(
+  ctx: Pick<TenantContext, 'db' | 'orgId'>,
+  bucket: R2Bucket,
+  fileId: number,
+): Promise<boolean> {
+  const [attached] = await ctx.db
+    .select({ n: count() })
+    .from(attachments)
+    .where(tenantWhere(ctx, attachments, eq(attachments.fileId, fileId)));
+  const [portrait] = await ctx.db
+    .select({ n: count() })
+    .from(leads)
+    .where(tenantWhere(ctx, leads, eq(leads.profileImageFileId, fileId)));
   if (attached.n > 0 || portrait.n > 0) return false;
   const [removed] = await ctx.db
     .delete(storedFiles)

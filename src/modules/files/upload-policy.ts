@@ -29,7 +29,12 @@ export interface AcceptedUpload {
   contentType: string;
 }
 
-export const IMAGE_TYPES = { 'image/png': 'png', 'image/jpeg': 'jpg', 'image/gif': 'gif', 'image/webp': 'webp' } as const;
+export const IMAGE_TYPES = {
+  'image/png': 'png',
+  'image/jpeg': 'jpg',
+  'image/gif': 'gif',
+  'image/webp': 'webp',
+} as const;
 
 const OOXML = [
   { ext: 'docx', part: 'word/', type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' },
@@ -37,11 +42,16 @@ const OOXML = [
   { ext: 'pptx', part: 'ppt/', type: 'application/vnd.openxmlformats-officedocument.presentationml.presentation' },
 ] as const;
 
-const OLE: Record<string, string> = { doc: 'application/msword', xls: 'application/vnd.ms-excel', ppt: 'application/vnd.ms-powerpoint' };
+const OLE: Record<string, string> = {
+  doc: 'application/msword',
+  xls: 'application/vnd.ms-excel',
+  ppt: 'application/vnd.ms-powerpoint',
+};
 
 const TEXT: Record<string, string> = { txt: 'text/plain', text: 'text/plain', csv: 'text/csv' };
 
-export const DOCUMENT_TYPES_DESCRIPTION = 'PDF, PNG, JPEG, GIF, WebP, DOCX, XLSX, PPTX, DOC, XLS, PPT, CSV or plain text';
+export const DOCUMENT_TYPES_DESCRIPTION =
+  'PDF, PNG, JPEG, GIF, WebP, DOCX, XLSX, PPTX, DOC, XLS, PPT, CSV or plain text';
 
 const EXTENSION_FOR: Record<string, string> = {
   ...IMAGE_TYPES,
@@ -148,7 +158,8 @@ async function sniffDocument(file: File, head: Uint8Array): Promise<string | nul
  */
 export async function acceptUpload(file: File, kind: UploadKind, field: string): Promise<AcceptedUpload> {
   if (file.size === 0) throw ValidationFailed.field(field, 'must not be empty');
-  if (file.size > MAX_UPLOAD_BYTES) throw new PayloadTooLarge(`${field} exceeds the limit of ${MAX_UPLOAD_BYTES / 1024 / 1024} MB`);
+  if (file.size > MAX_UPLOAD_BYTES)
+    throw new PayloadTooLarge(`${field} exceeds the limit of ${MAX_UPLOAD_BYTES / 1024 / 1024} MB`);
   const head = new Uint8Array(await file.slice(0, HEAD_BYTES).arrayBuffer());
   const contentType = kind === 'image' ? sniffImage(head) : await sniffDocument(file, head);
   if (!contentType) {
@@ -158,4 +169,3 @@ export async function acceptUpload(file: File, kind: UploadKind, field: string):
   const fileName = file.name.trim() || `${kind === 'image' ? 'image' : 'file'}.${EXTENSION_FOR[contentType] ?? 'bin'}`;
   return { file, fileName, contentType };
 }
-

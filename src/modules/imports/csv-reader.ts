@@ -59,7 +59,8 @@ export function readCsvRows(stream: ReadableStream<Uint8Array>, totalBytes: numb
         }
         const result = parser.parse(pending, 0, !finished) as { data: string[][]; meta: { cursor: number } };
         pending = finished ? '' : pending.slice(result.meta.cursor);
-        if (pending.length > MAX_ROW_CHARS) throw new UnreadableFile(`a row is longer than ${MAX_ROW_CHARS} characters (an unterminated quote?)`);
+        if (pending.length > MAX_ROW_CHARS)
+          throw new UnreadableFile(`a row is longer than ${MAX_ROW_CHARS} characters (an unterminated quote?)`);
         for (const row of result.data) if (!isBlank(row)) yield row;
       }
     } finally {

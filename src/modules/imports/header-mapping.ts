@@ -23,7 +23,9 @@ const CUSTOM_FIELDS_COLUMN = 'custom_fields' satisfies LeadFieldName;
 const FULL_NAME = new Set(['name', 'full_name', 'fullname', 'contact_name', 'lead_name']);
 /** Read-only or derived fields (as our export writes them) and internal columns: never stored from a file. */
 const IGNORED = new Set([
-  ...(Object.keys(leadFields) as LeadFieldName[]).filter((field) => !(field in LEAD_IMPORT_ALIASES) && field !== CUSTOM_FIELDS_COLUMN),
+  ...(Object.keys(leadFields) as LeadFieldName[]).filter(
+    (field) => !(field in LEAD_IMPORT_ALIASES) && field !== CUSTOM_FIELDS_COLUMN,
+  ),
   'deleted_at',
   'organization_id',
 ]);
@@ -55,7 +57,9 @@ export function planColumns(headers: string[]): ColumnPlan[] {
     const header = raw.replace(/^\uFEFF/, '').trim();
     const normalized = normalizeHeader(header);
     if (!normalized || IGNORED.has(normalized)) return { kind: 'ignore' };
-    const field = (LEAD_IMPORT_FIELDS as readonly string[]).includes(normalized) ? (normalized as LeadImportField) : ALIASES[normalized];
+    const field = (LEAD_IMPORT_FIELDS as readonly string[]).includes(normalized)
+      ? (normalized as LeadImportField)
+      : ALIASES[normalized];
     if (field && !taken.has(field)) {
       taken.add(field);
       return { kind: 'field', field };

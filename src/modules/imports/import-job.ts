@@ -35,7 +35,13 @@ interface PendingRow {
 }
 
 /** Writes one batch: validation failures become error outcomes, the rest go to createLeadsBatch. */
-async function writeBatch(ctx: TenantContext, claim: ClaimedImport, plan: ColumnPlan[], labels: LookupLabels, rows: PendingRow[]): Promise<Omit<BatchTally, 'estimatedTotal' | 'lastRowNumber'>> {
+async function writeBatch(
+  ctx: TenantContext,
+  claim: ClaimedImport,
+  plan: ColumnPlan[],
+  labels: LookupLabels,
+  rows: PendingRow[],
+): Promise<Omit<BatchTally, 'estimatedTotal' | 'lastRowNumber'>> {
   const outcomes: RowOutcome[] = [];
   const valid: { rowNumber: number; input: AddLeadInput }[] = [];
   const failedRows = new Set<number>();
@@ -44,7 +50,14 @@ async function writeBatch(ctx: TenantContext, claim: ClaimedImport, plan: Column
     if (result.ok) valid.push({ rowNumber: row.rowNumber, input: result.input });
     else {
       failedRows.add(row.rowNumber);
-      for (const issue of result.issues) outcomes.push({ rowNumber: row.rowNumber, outcome: 'error', field: issue.field, message: issue.message, leadId: null });
+      for (const issue of result.issues)
+        outcomes.push({
+          rowNumber: row.rowNumber,
+          outcome: 'error',
+          field: issue.field,
+          message: issue.message,
+          leadId: null,
+        });
     }
   }
   const result = valid.length
@@ -52,15 +65,40 @@ async function writeBatch(ctx: TenantContext, claim: ClaimedImport, plan: Column
     : { created: 0, updated: 0, skipped: [], merged: [], errors: [] };
   for (const error of result.errors) {
     failedRows.add(error.rowNumber);
-    outcomes.push({ rowNumber: error.rowNumber, outcome: 'error', field: error.field, message: error.message, leadId: null });
+    outcomes.push({
+      rowNumber: error.rowNumber,
+      outcome: 'error',
+      field: error.field,
+      message: error.message,
+      leadId: null,
+    });
   }
   for (const skip of result.skipped) {
-    outcomes.push({ rowNumber: skip.rowNumber, outcome: 'duplicate_skipped', field: null, message: 'duplicate of an existing lead; skipped', leadId: skip.leadId ?? null });
+    outcomes.push({
+      rowNumber: skip.rowNumber,
+      outcome: 'duplicate_skipped',
+      field: null,
+      message: 'duplicate of an existing lead; skipped',
+      leadId: skip.leadId ?? null,
+    });
   }
   for (const merge of result.merged) {
-    outcomes.push({ rowNumber: merge.rowNumber, outcome: 'duplicate_merged', field: null, message: 'duplicate of an existing lead; merged into it', leadId: merge.leadId ?? null });
+    outcomes.push({
+      rowNumber: merge.rowNumber,
+      outcome: 'duplicate_merged',
+      field: null,
+      message: 'duplicate of an existing lead; merged into it',
+      leadId: merge.leadId ?? null,
+    });
   }
-  return { processed: rows.length, created: result.created, updated: result.updated, skipped: result.skipped.length, failed: failedRows.size, outcomes };
+  return {
+    processed: rows.length,
+    created: result.created,
+    updated: result.updated,
+    skipped: result.skipped.length,
+    failed: failedRows.size,
+    outcomes,
+  };
 }
 
 async function importRows(db: Database, claim: ClaimedImport, sheet: SpreadsheetRows): Promise<void> {
@@ -87,7 +125,9 @@ async function importRows(db: Database, claim: ClaimedImport, sheet: Spreadsheet
     if (!plan) {
       plan = planColumns(cells);
       if (!plan.some((column) => column.kind === 'field' || column.kind === 'full_name')) {
-        throw new UnreadableFile('the first row must be a header row naming lead fields (e.g. First Name, Last Name, Email)');
+        throw new UnreadableFile(
+          'the first row must be a header row naming lead fields (e.g. First Name, Last Name, Email)',
+        );
       }
       continue;
     }
@@ -112,7 +152,10 @@ function describeError(error: unknown): string {
  * and rethrown, so the queue retries the message and, after its last retry (wrangler.toml's
  * max_retries), dead-letters it: the dead-letter consumer then fails the job (deadLettered).
  */
-export async function runLeadImport(message: { orgId: number; jobId: number }, { db, env, attempts }: JobContext): Promise<void> {
+export async function runLeadImport(
+  message: { orgId: number; jobId: number },
+  { db, env, attempts }: JobContext,
+): Promise<void> {
   const claim = await claimImportJob(db, message.orgId, message.jobId);
   if (!claim) return;
   try {
@@ -131,7 +174,8 @@ export async function runLeadImport(message: { orgId: number; jobId: number }, {
   }
 }
 
-export const IMPORT_DEAD_LETTER_REASON = 'The import stopped: every attempt failed. Rows already imported are kept; upload the file again to import the rest.';
+export const IMPORT_DEAD_LETTER_REASON =
+  'The import stopped: every attempt failed. Rows already imported are kept; upload the file again to import the rest.';
 
 export const leadImportJobHandler: JobHandler<'lead-import'> = {
   run: runLeadImport,

@@ -43,7 +43,10 @@ export async function claimImportJob(db: Database, orgId: number, jobId: number)
       .update(importJobs)
       .set({ status: 'running', startedAt: job.startedAt ?? sql`now()`, updatedAt: sql`now()` })
       .where(eq(importJobs.id, jobId));
-    const [file] = await tx.select({ storageKey: storedFiles.storageKey }).from(storedFiles).where(eq(storedFiles.id, job.fileId));
+    const [file] = await tx
+      .select({ storageKey: storedFiles.storageKey })
+      .from(storedFiles)
+      .where(eq(storedFiles.id, job.fileId));
     return {
       jobId,
       orgId,
@@ -87,7 +90,11 @@ export async function commitImportBatch(
   return withTenant(db, claim.orgId, async (tx) => {
     const job = await lockJob(tx, claim.orgId, claim.jobId);
     if (!job || job.checkpointRow !== startCheckpoint || job.status !== 'running') throw new ImportSuperseded();
-    const tally = await work({ db: tx, orgId: claim.orgId, ...actorContext({ kind: 'job', jobId: claim.jobId, createdBy: claim.userId }) });
+    const tally = await work({
+      db: tx,
+      orgId: claim.orgId,
+      ...actorContext({ kind: 'job', jobId: claim.jobId, createdBy: claim.userId }),
+    });
     for (let start = 0; start < tally.outcomes.length; start += 1000) {
       await tx.insert(importJobRows).values(
         tally.outcomes.slice(start, start + 1000).map((outcome) => ({
@@ -122,7 +129,13 @@ export async function finishImportJob(db: Database, claim: ClaimedImport): Promi
   await withTenant(db, claim.orgId, async (tx) => {
     const [done] = await tx
       .update(importJobs)
-      .set({ status: 'completed', totalRows: sql`${importJobs.processedRows}`, error: null, finishedAt: sql`now()`, updatedAt: sql`now()` })
+      .set({
+        status: 'completed',
+        totalRows: sql`${importJobs.processedRows}`,
+        error: null,
+        finishedAt: sql`now()`,
+        updatedAt: sql`now()`,
+      })
       .where(and(eq(importJobs.id, claim.jobId), eq(importJobs.status, 'running')))
       .returning();
     if (!done) return;
@@ -150,12 +163,22 @@ export async function noteImportRetry(db: Database, claim: ClaimedImport, messag
  * Fails the job for good with `reason` and notifies its creator. Only a queued or running job
  * changes, so a second call (a redelivered message) neither overwrites nor notifies again.
  */
-export async function failImportJob(db: Database, job: { orgId: number; jobId: number }, reason: string): Promise<boolean> {
+export async function failImportJob(
+  db: Database,
+  job: { orgId: number; jobId: number },
+  reason: string,
+): Promise<boolean> {
   return withTenant(db, job.orgId, async (tx) => {
     const [failed] = await tx
       .update(importJobs)
       .set({ status: 'failed', error: reason.slice(0, 1000), finishedAt: sql`now()`, updatedAt: sql`now()` })
-      .where(and(eq(importJobs.organizationId, job.orgId), eq(importJobs.id, job.jobId), inArray(importJobs.status, ['queued', 'running'])))
+      .where(
+        and(
+          eq(importJobs.organizationId, job.orgId),
+          eq(importJobs.id, job.jobId),
+          inArray(importJobs.status, ['queued', 'running']),
+        ),
+      )
       .returning({ id: importJobs.id, fileName: importJobs.fileName, createdBy: importJobs.createdBy });
     if (!failed) return false;
     await notifyJobEnded(tx, {

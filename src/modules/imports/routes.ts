@@ -5,7 +5,14 @@
 import { accepted, list } from '../../core/http';
 import { createRouter, defineRoute, ErrorEnvelope, envelope, idParam, listEnvelope } from '../../core/routes';
 import { ImportJobRowSchema, ImportJobSchema, LeadImportForm } from './schemas';
-import { ImportJobListQuery, ImportJobRowsQuery, listImportJobRows, listImportJobs, MAX_IMPORT_BYTES, startLeadImport } from './service';
+import {
+  ImportJobListQuery,
+  ImportJobRowsQuery,
+  listImportJobRows,
+  listImportJobs,
+  MAX_IMPORT_BYTES,
+  startLeadImport,
+} from './service';
 
 export const importRoutes = createRouter();
 const tags = ['Imports'];
@@ -32,7 +39,10 @@ importRoutes.openapi(
   }),
   async (c) => {
     const form = c.req.valid('form');
-    const job = await startLeadImport(c.var.tenant, c.env.FILES, { file: form.file, duplicateMode: form.duplicate_mode });
+    const job = await startLeadImport(c.var.tenant, c.env.FILES, {
+      file: form.file,
+      duplicateMode: form.duplicate_mode,
+    });
     return accepted(c, job, 'Import queued');
   },
 );

@@ -27,7 +27,16 @@ export async function loadLookupLabels(ctx: Pick<TenantContext, 'db' | 'orgId'>)
   const rows = await ctx.db
     .select({ id: lookups.id, type: lookups.type, name: lookups.name, value: lookups.value })
     .from(lookups)
-    .where(tenantWhere(ctx, lookups, and(eq(lookups.moduleName, LEAD_LOOKUP_MODULE), inArray(lookups.type, [...Object.keys(LABELLED_TYPES), 'tags']))));
+    .where(
+      tenantWhere(
+        ctx,
+        lookups,
+        and(
+          eq(lookups.moduleName, LEAD_LOOKUP_MODULE),
+          inArray(lookups.type, [...Object.keys(LABELLED_TYPES), 'tags']),
+        ),
+      ),
+    );
   const labels: LookupLabels = { status: new Map(), priority: new Map(), lead_source: new Map(), tags: new Map() };
   for (const row of rows) {
     const key = row.name.trim().toLowerCase();
@@ -51,10 +60,16 @@ export type RowInput = { ok: true; input: AddLeadInput } | { ok: false; issues: 
 const MAX_ISSUES_PER_ROW = 10;
 
 /** A number as is, or a label's value; an unknown label is an issue and leaves the field out. */
-function resolveLabel(value: string, labels: Map<string, number>, field: string, issues: RowIssue[]): string | number | undefined {
+function resolveLabel(
+  value: string,
+  labels: Map<string, number>,
+  field: string,
+  issues: RowIssue[],
+): string | number | undefined {
   if (/^\d+$/.test(value)) return value;
   const resolved = labels.get(value.toLowerCase());
-  if (resolved === undefined) issues.push({ field, message: `"${value.slice(0, 100)}" is not a ${field.replace('_', ' ')} of the organization` });
+  if (resolved === undefined)
+    issues.push({ field, message: `"${value.slice(0, 100)}" is not a ${field.replace('_', ' ')} of the organization` });
   return resolved;
 }
 
@@ -77,7 +92,8 @@ export function rowToLeadInput(plan: ColumnPlan[], cells: string[], labels: Look
   const candidate: Record<string, unknown> = { ...text };
   if (status !== undefined) candidate.status = resolveLabel(status, labels.status, 'status', issues);
   if (priority !== undefined) candidate.priority = resolveLabel(priority, labels.priority, 'priority', issues);
-  if (lead_source !== undefined) candidate.lead_source = resolveLabel(lead_source, labels.lead_source, 'lead_source', issues);
+  if (lead_source !== undefined)
+    candidate.lead_source = resolveLabel(lead_source, labels.lead_source, 'lead_source', issues);
   if (tags !== undefined) candidate.tags = resolveTags(tags, labels.tags, issues);
   if (Object.keys(mapped.customFields).length > 0) candidate.custom_fields = mapped.customFields;
   const parsed = AddLeadBody.safeParse(candidate);

@@ -17,7 +17,10 @@ export const LeadImportForm = z
     duplicate_mode: z
       .enum(['skip', 'merge'])
       .default('skip')
-      .openapi({ description: 'A row whose email (compared case-insensitively) a live lead of the organization, or an earlier row of the file, already has: skip it, or merge its values into that lead' }),
+      .openapi({
+        description:
+          'A row whose email (compared case-insensitively) a live lead of the organization, or an earlier row of the file, already has: skip it, or merge its values into that lead',
+      }),
   })
   .openapi('LeadImportRequest');
 
@@ -30,7 +33,12 @@ export const ImportJobSchema = z
     file_id: z.number().int(),
     format: z.enum(['csv', 'xlsx']).nullable(),
     duplicate_mode: z.enum(['skip', 'merge']),
-    total: z.number().int().openapi({ description: 'Data rows in the file: exact once completed, an estimate from the bytes read while running' }),
+    total: z
+      .number()
+      .int()
+      .openapi({
+        description: 'Data rows in the file: exact once completed, an estimate from the bytes read while running',
+      }),
     total_is_estimate: z.boolean(),
     processed: z.number().int(),
     created: z.number().int(),
@@ -38,7 +46,10 @@ export const ImportJobSchema = z
     skipped: z.number().int().openapi({ description: 'Rows skipped as duplicates of existing leads' }),
     failed: z.number().int().openapi({ description: 'Rows refused by validation; see /api/import-job/{id}/rows' }),
     percentage: z.number().int().min(0).max(100),
-    error: z.string().nullable().openapi({ description: 'Why the job failed, or the last error it is being retried after' }),
+    error: z
+      .string()
+      .nullable()
+      .openapi({ description: 'Why the job failed, or the last error it is being retried after' }),
     created_by: z.number().int().nullable(),
     started_at: z.string().nullable(),
     finished_at: z.string().nullable(),
@@ -50,7 +61,10 @@ export const ImportJobSchema = z
 export const ImportJobRowSchema = z
   .object({
     id: z.number().int(),
-    row_number: z.number().int().openapi({ description: '1 = the first data row after the header row (blank rows are not counted)' }),
+    row_number: z
+      .number()
+      .int()
+      .openapi({ description: '1 = the first data row after the header row (blank rows are not counted)' }),
     outcome: z.enum(['error', 'duplicate_skipped', 'duplicate_merged']),
     field: z.string().nullable().openapi({ description: 'Lead field the error is about' }),
     message: z.string(),
@@ -58,4 +72,3 @@ export const ImportJobRowSchema = z
     created_at: z.string(),
   })
   .openapi('ImportJobRow');
-

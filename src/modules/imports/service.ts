@@ -65,9 +65,14 @@ export type PresentedImportJob = ReturnType<typeof presentImportJob>;
  * its deletion for the case the transaction rolls back, so a failed request leaves no object.
  * The queue message leaves only after the commit (enqueueJob).
  */
-export async function startLeadImport(ctx: TenantContext, bucket: R2Bucket, input: { file: File; duplicateMode: DuplicateMode }): Promise<PresentedImportJob> {
+export async function startLeadImport(
+  ctx: TenantContext,
+  bucket: R2Bucket,
+  input: { file: File; duplicateMode: DuplicateMode },
+): Promise<PresentedImportJob> {
   const { file } = input;
-  if (file.size > MAX_IMPORT_BYTES) throw new PayloadTooLarge(`file exceeds the import limit of ${MAX_IMPORT_BYTES / 1024 / 1024} MB`);
+  if (file.size > MAX_IMPORT_BYTES)
+    throw new PayloadTooLarge(`file exceeds the import limit of ${MAX_IMPORT_BYTES / 1024 / 1024} MB`);
   const sniffed = await sniffSpreadsheet(file);
   if ('reason' in sniffed) throw ValidationFailed.field('file', sniffed.reason);
   const stored = await storeFile(ctx, bucket, {
@@ -80,7 +85,15 @@ export async function startLeadImport(ctx: TenantContext, bucket: R2Bucket, inpu
   const options: ImportJobOptions = { duplicate_mode: input.duplicateMode, format: sniffed.format };
   const [job] = await ctx.db
     .insert(importJobs)
-    .values({ organizationId: ctx.orgId, type: LEAD_IMPORT_TYPE, status: 'queued', fileId: stored.id, fileName: stored.fileName, options: { ...options }, createdBy: ctx.userId })
+    .values({
+      organizationId: ctx.orgId,
+      type: LEAD_IMPORT_TYPE,
+      status: 'queued',
+      fileId: stored.id,
+      fileName: stored.fileName,
+      options: { ...options },
+      createdBy: ctx.userId,
+    })
     .returning();
   await enqueueJob(ctx, { kind: 'lead-import', jobId: job.id });
   return presentImportJob(job);
@@ -102,7 +115,11 @@ export const importJobList = defineList({
   search: (term) => ilike(importJobs.fileName, containsPattern(term)),
   createdAt: importJobs.createdAt,
   base: (ctx, params) => ({
-    rows: (columns) => ctx.db.select({ job: importJobs, ...columns }).from(importJobs).$dynamic(),
+    rows: (columns) =>
+      ctx.db
+        .select({ job: importJobs, ...columns })
+        .from(importJobs)
+        .$dynamic(),
     where: tenantWhere(
       ctx,
       importJobs,
@@ -119,7 +136,10 @@ export async function listImportJobs(ctx: TenantContext, params: z.output<typeof
 }
 
 export async function requireImportJob(ctx: Pick<TenantContext, 'db' | 'orgId'>, id: number): Promise<ImportJobRow> {
-  const [job] = await ctx.db.select().from(importJobs).where(tenantWhere(ctx, importJobs, eq(importJobs.id, id)));
+  const [job] = await ctx.db
+    .select()
+    .from(importJobs)
+    .where(tenantWhere(ctx, importJobs, eq(importJobs.id, id)));
   if (!job) throw new NotFound('Import job', id);
   return job;
 }
@@ -130,17 +150,21 @@ export const importJobRowList = defineList({
   search: (term) => ilike(importJobRows.message, containsPattern(term)),
   createdAt: importJobRows.createdAt,
   base: (ctx, params) => ({
-    rows: (columns) => ctx.db.select({ row: importJobRows, ...columns }).from(importJobRows).$dynamic(),
-    where: tenantWhere(
-      ctx,
-      importJobRows,
-      params.outcome ? eq(importJobRows.outcome, params.outcome) : undefined,
-    ),
+    rows: (columns) =>
+      ctx.db
+        .select({ row: importJobRows, ...columns })
+        .from(importJobRows)
+        .$dynamic(),
+    where: tenantWhere(ctx, importJobRows, params.outcome ? eq(importJobRows.outcome, params.outcome) : undefined),
   }),
 });
 export const ImportJobRowsQuery = importJobRowList.query;
 
-export async function listImportJobRows(ctx: TenantContext, jobId: number, params: z.output<typeof ImportJobRowsQuery>) {
+export async function listImportJobRows(
+  ctx: TenantContext,
+  jobId: number,
+  params: z.output<typeof ImportJobRowsQuery>,
+) {
   const page = await importJobRowList.run(ctx, params, { where: eq(importJobRows.importJobId, jobId) });
   // After the paging parameters are checked, so a malformed cursor is a 400 whatever the id.
   await requireImportJob(ctx, jobId);

@@ -61,7 +61,11 @@ export async function sniffSpreadsheet(file: Blob): Promise<{ format: Spreadshee
 }
 
 /** Opens a stored upload for streaming, from R2. */
-export async function openStoredSpreadsheet(bucket: R2Bucket, storageKey: string, format: SpreadsheetFormat): Promise<SpreadsheetRows> {
+export async function openStoredSpreadsheet(
+  bucket: R2Bucket,
+  storageKey: string,
+  format: SpreadsheetFormat,
+): Promise<SpreadsheetRows> {
   if (format === 'xlsx') return openXlsxRows(await r2RangeSource(bucket, storageKey));
   const object = await bucket.get(storageKey);
   if (!object) throw new UnreadableFile('the uploaded file is missing from storage');

@@ -121,7 +121,8 @@ async function readSharedStrings(source: ByteRangeSource, entry: ZipEntry | unde
       const name = localName(tag.name);
       if (name === 'si') {
         totalChars += current.length;
-        if (totalChars > MAX_SHARED_STRING_CHARS) throw new UnreadableFile('the workbook has too much distinct text; save it as CSV instead');
+        if (totalChars > MAX_SHARED_STRING_CHARS)
+          throw new UnreadableFile('the workbook has too much distinct text; save it as CSV instead');
         strings.push(current);
       } else if (name === 'rPh') inPhonetic = false;
       else if (name === 't') inText = false;

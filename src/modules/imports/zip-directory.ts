@@ -55,8 +55,10 @@ export async function readZipDirectory(source: ByteRangeSource): Promise<Map<str
   const entryCount = tailView.getUint16(eocd + 10, true);
   const directorySize = tailView.getUint32(eocd + 12, true);
   const directoryOffset = tailView.getUint32(eocd + 16, true);
-  if (entryCount === 0xffff || directoryOffset === 0xffffffff) throw new UnreadableFile('ZIP64 archives are not supported');
-  if (directorySize > MAX_DIRECTORY_BYTES || directoryOffset + directorySize > source.size) throw new UnreadableFile('ZIP central directory is malformed');
+  if (entryCount === 0xffff || directoryOffset === 0xffffffff)
+    throw new UnreadableFile('ZIP64 archives are not supported');
+  if (directorySize > MAX_DIRECTORY_BYTES || directoryOffset + directorySize > source.size)
+    throw new UnreadableFile('ZIP central directory is malformed');
   const directory = await source.read(directoryOffset, directorySize);
   const dirView = view(directory);
   const decoder = new TextDecoder();
@@ -86,7 +88,8 @@ export async function readZipDirectory(source: ByteRangeSource): Promise<Map<str
 export async function openZipEntry(source: ByteRangeSource, entry: ZipEntry): Promise<ReadableStream<Uint8Array>> {
   const header = await source.read(entry.localHeaderOffset, 30);
   const headerView = view(header);
-  if (header.length < 30 || headerView.getUint32(0, true) !== LOCAL_SIGNATURE) throw new UnreadableFile(`ZIP entry ${entry.name} is malformed`);
+  if (header.length < 30 || headerView.getUint32(0, true) !== LOCAL_SIGNATURE)
+    throw new UnreadableFile(`ZIP entry ${entry.name} is malformed`);
   const dataOffset = entry.localHeaderOffset + 30 + headerView.getUint16(26, true) + headerView.getUint16(28, true);
   if (dataOffset + entry.compressedSize > source.size) throw new UnreadableFile(`ZIP entry ${entry.name} is truncated`);
   if (entry.compressedSize === 0) return new Blob([]).stream();
@@ -97,7 +100,11 @@ export async function openZipEntry(source: ByteRangeSource, entry: ZipEntry): Pr
 }
 
 /** Reads a small entry (workbook, relationships) whole, refusing anything over `maxBytes`. */
-export async function readZipText(source: ByteRangeSource, entry: ZipEntry, maxBytes = 4 * 1024 * 1024): Promise<string> {
+export async function readZipText(
+  source: ByteRangeSource,
+  entry: ZipEntry,
+  maxBytes = 4 * 1024 * 1024,
+): Promise<string> {
   if (entry.uncompressedSize > maxBytes) throw new UnreadableFile(`ZIP entry ${entry.name} is too large`);
   return new Response(await openZipEntry(source, entry)).text();
 }

@@ -19,13 +19,24 @@ profileImageRoutes.openapi(
     tags,
     summary: 'Set a lead’s profile image (PNG, JPEG, GIF or WebP, checked by content); replaces the previous one',
     auth: 'bearer',
-    request: { params: idParam(), body: { required: true, content: { 'multipart/form-data': { schema: ProfileImageForm } } } },
+    request: {
+      params: idParam(),
+      body: { required: true, content: { 'multipart/form-data': { schema: ProfileImageForm } } },
+    },
     responses: {
       200: envelope(ProfileImageSchema, 'Profile image updated'),
-      413: { description: `Image larger than ${MAX_UPLOAD_MB} MB`, content: { 'application/json': { schema: ErrorEnvelope } } },
+      413: {
+        description: `Image larger than ${MAX_UPLOAD_MB} MB`,
+        content: { 'application/json': { schema: ErrorEnvelope } },
+      },
     },
   }),
-  async (c) => ok(c, await uploadProfileImage(c.var.tenant, c.env.FILES, c.req.valid('param').id, c.req.valid('form').image), 'Profile image updated'),
+  async (c) =>
+    ok(
+      c,
+      await uploadProfileImage(c.var.tenant, c.env.FILES, c.req.valid('param').id, c.req.valid('form').image),
+      'Profile image updated',
+    ),
 );
 
 profileImageRoutes.openapi(
@@ -41,7 +52,10 @@ profileImageRoutes.openapi(
       200: {
         description: 'The image',
         content: Object.fromEntries(
-          ['image/png', 'image/jpeg', 'image/gif', 'image/webp'].map((type) => [type, { schema: z.string().openapi({ type: 'string', format: 'binary' }) }]),
+          ['image/png', 'image/jpeg', 'image/gif', 'image/webp'].map((type) => [
+            type,
+            { schema: z.string().openapi({ type: 'string', format: 'binary' }) },
+          ]),
         ),
       },
     },

@@ -29,7 +29,14 @@ export async function uploadProfileImage(ctx: TenantContext, bucket: R2Bucket, l
     .set({ profileImageFileId: stored.id, updatedAt: sql`now()` })
     .where(tenantWhere(ctx, leads, eq(leads.id, leadId)));
   if (previous !== null) await deleteStoredFileIfUnused(ctx, bucket, previous);
-  await recordFeed(ctx, [{ modelType: 'lead', modelId: leadId, action: 'profile_image_updated', changes: { profile_image_file_id: { from: previous, to: stored.id } } }]);
+  await recordFeed(ctx, [
+    {
+      modelType: 'lead',
+      modelId: leadId,
+      action: 'profile_image_updated',
+      changes: { profile_image_file_id: { from: previous, to: stored.id } },
+    },
+  ]);
   return {
     lead_id: leadId,
     file_id: stored.id,

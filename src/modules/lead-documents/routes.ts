@@ -42,7 +42,10 @@ leadDocumentRoutes.openapi(
     request: { body: { required: true, content: { 'multipart/form-data': { schema: AddDocumentForm } } } },
     responses: {
       201: envelope(DocumentSchema, 'Document added'),
-      413: { description: `File larger than ${MAX_UPLOAD_MB} MB`, content: { 'application/json': { schema: ErrorEnvelope } } },
+      413: {
+        description: `File larger than ${MAX_UPLOAD_MB} MB`,
+        content: { 'application/json': { schema: ErrorEnvelope } },
+      },
     },
   }),
   async (c) => created(c, await addDocument(c.var.tenant, c.env.FILES, c.req.valid('form')), 'Document added'),
@@ -58,7 +61,10 @@ leadDocumentRoutes.openapi(
     auth: 'bearer',
     request: { params: idParam() },
     responses: {
-      200: { description: 'The document', content: { 'application/octet-stream': { schema: z.string().openapi({ type: 'string', format: 'binary' }) } } },
+      200: {
+        description: 'The document',
+        content: { 'application/octet-stream': { schema: z.string().openapi({ type: 'string', format: 'binary' }) } },
+      },
     },
   }),
   async (c) => downloadDocument(c.var.tenant, c.env.FILES, c.req.valid('param').id),

@@ -22,7 +22,10 @@ export const AddDocumentForm = z
   .object({
     lead_id: leadId,
     file: fileField(`${DOCUMENT_TYPES_DESCRIPTION}, recognised by content; at most ${MAX_UPLOAD_MB} MB (larger: 413)`),
-    document_type: formText(100).openapi({ type: 'string', description: 'Free label, e.g. contract, proposal, invoice' }),
+    document_type: formText(100).openapi({
+      type: 'string',
+      description: 'Free label, e.g. contract, proposal, invoice',
+    }),
     description: formText(1_000).openapi({ type: 'string' }),
   })
   .openapi('AddLeadDocumentRequest');
@@ -51,7 +54,9 @@ export const DocumentSchema = z
 
 export const ProfileImageForm = z
   .object({
-    image: fileField(`PNG, JPEG, GIF or WebP, recognised by its magic bytes (not its name or declared type); at most ${MAX_UPLOAD_MB} MB`),
+    image: fileField(
+      `PNG, JPEG, GIF or WebP, recognised by its magic bytes (not its name or declared type); at most ${MAX_UPLOAD_MB} MB`,
+    ),
   })
   .openapi('UploadProfileImageRequest');
 

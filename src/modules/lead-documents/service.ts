@@ -59,7 +59,11 @@ function presentDocument(row: DocumentRow) {
   };
 }
 
-const isLeadDocument = and(eq(attachments.subjectType, 'lead'), eq(attachments.category, 'document'), eq(attachments.provider, 'storage'));
+const isLeadDocument = and(
+  eq(attachments.subjectType, 'lead'),
+  eq(attachments.category, 'document'),
+  eq(attachments.provider, 'storage'),
+);
 
 function documentsQuery(ctx: TenantContext) {
   return ctx.db
@@ -97,7 +101,12 @@ export async function addDocument(ctx: TenantContext, bucket: R2Bucket, input: A
     })
     .returning({ id: attachments.id });
   await recordFeed(ctx, [
-    { modelType: 'lead', modelId: input.lead_id, action: 'document_added', changes: { document_id: { from: null, to: row.id }, file_name: { from: null, to: stored.fileName } } },
+    {
+      modelType: 'lead',
+      modelId: input.lead_id,
+      action: 'document_added',
+      changes: { document_id: { from: null, to: row.id }, file_name: { from: null, to: stored.fileName } },
+    },
   ]);
   return presentDocument(await findDocument(ctx, row.id));
 }
@@ -108,7 +117,12 @@ export const documentList = defineList({
   search: (term) => ilike(attachments.name, containsPattern(term)),
   createdAt: attachments.createdAt,
   base: (ctx, params) => ({
-    rows: (columns) => ctx.db.select({ ...documentFields, ...columns }).from(attachments).innerJoin(storedFiles, eq(storedFiles.id, attachments.fileId)).$dynamic(),
+    rows: (columns) =>
+      ctx.db
+        .select({ ...documentFields, ...columns })
+        .from(attachments)
+        .innerJoin(storedFiles, eq(storedFiles.id, attachments.fileId))
+        .$dynamic(),
     where: tenantWhere(
       ctx,
       attachments,
@@ -137,7 +151,12 @@ export async function deleteDocument(ctx: TenantContext, bucket: R2Bucket, id: n
   await ctx.db.delete(attachments).where(tenantWhere(ctx, attachments, eq(attachments.id, id)));
   await deleteStoredFileIfUnused(ctx, bucket, document.fileId);
   await recordFeed(ctx, [
-    { modelType: 'lead', modelId: document.leadId, action: 'document_deleted', changes: { document_id: { from: id, to: null }, file_name: { from: document.fileName, to: null } } },
+    {
+      modelType: 'lead',
+      modelId: document.leadId,
+      action: 'document_deleted',
+      changes: { document_id: { from: id, to: null }, file_name: { from: document.fileName, to: null } },
+    },
   ]);
   return { id };
 }

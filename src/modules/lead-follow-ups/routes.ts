@@ -50,7 +50,8 @@ leadFollowUpRoutes.openapi(
     request: { params: idParam(), body: jsonBody(UpdateFollowUpBody) },
     responses: { 200: envelope(FollowUpSchema, 'Follow-up updated') },
   }),
-  async (c) => ok(c, await updateFollowUp(c.var.tenant, c.req.valid('param').id, c.req.valid('json')), 'Follow-up updated'),
+  async (c) =>
+    ok(c, await updateFollowUp(c.var.tenant, c.req.valid('param').id, c.req.valid('json')), 'Follow-up updated'),
 );
 
 leadFollowUpRoutes.openapi(

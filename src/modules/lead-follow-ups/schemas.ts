@@ -33,7 +33,9 @@ const ISO_INSTANT = /^(\d{4}-\d{2}-\d{2})(T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d
 function isIsoInstant(value: string): boolean {
   const match = ISO_INSTANT.exec(value);
   // The calendar check refuses 2026-02-30, which Date.parse would roll over to March.
-  return !!match && !Number.isNaN(Date.parse(value)) && new Date(`${match[1]}T00:00:00Z`).toISOString().startsWith(match[1]);
+  return (
+    !!match && !Number.isNaN(Date.parse(value)) && new Date(`${match[1]}T00:00:00Z`).toISOString().startsWith(match[1])
+  );
 }
 
 /** ISO 8601: a date-time with offset (2026-03-01T09:30:00Z) or a date (midnight UTC). */
@@ -80,14 +82,22 @@ const statusList = z
     return values;
   })
   .optional()
-  .openapi({ type: 'string', description: `One status or a comma-separated list (${statusDescription})`, example: '1,3' });
+  .openapi({
+    type: 'string',
+    description: `One status or a comma-separated list (${statusDescription})`,
+    example: '1,3',
+  });
 
 /** Filters of the list beyond the standard list parameters (the list itself: service.ts). */
 export const followUpListFilters = {
   lead_id: leadId,
   status: statusList,
-  follow_up_from: isoInstant.optional().openapi({ description: 'follow_up_date on or after this instant (a date means its midnight UTC)' }),
-  follow_up_to: isoInstant.optional().openapi({ description: 'follow_up_date on or before this instant (a date means the end of that day, UTC)' }),
+  follow_up_from: isoInstant
+    .optional()
+    .openapi({ description: 'follow_up_date on or after this instant (a date means its midnight UTC)' }),
+  follow_up_to: isoInstant
+    .optional()
+    .openapi({ description: 'follow_up_date on or before this instant (a date means the end of that day, UTC)' }),
 };
 
 export const FollowUpSchema = z

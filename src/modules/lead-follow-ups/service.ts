@@ -12,7 +12,13 @@ import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import { diffFields, recordFeed } from '../feed/service';
 import { requireLead, touchLeadActivity } from '../leads/access';
-import { FOLLOW_UP_STATUSES, isDateOnly, followUpListFilters, type AddFollowUpInput, type UpdateFollowUpInput } from './schemas';
+import {
+  FOLLOW_UP_STATUSES,
+  isDateOnly,
+  followUpListFilters,
+  type AddFollowUpInput,
+  type UpdateFollowUpInput,
+} from './schemas';
 
 const followUpFields = {
   id: leadFollowUps.id,
@@ -25,7 +31,16 @@ const followUpFields = {
   updatedAt: leadFollowUps.updatedAt,
 };
 
-type FollowUpRow = { id: number; leadId: number; followUpDate: Date; notes: string | null; status: number; createdBy: number | null; createdAt: Date; updatedAt: Date };
+type FollowUpRow = {
+  id: number;
+  leadId: number;
+  followUpDate: Date;
+  notes: string | null;
+  status: number;
+  createdBy: number | null;
+  createdAt: Date;
+  updatedAt: Date;
+};
 
 function statusText(status: number): string {
   return FOLLOW_UP_STATUSES[status as keyof typeof FOLLOW_UP_STATUSES] ?? 'Unknown';
@@ -93,7 +108,9 @@ export async function updateFollowUp(ctx: TenantContext, id: number, input: Upda
     .returning(followUpFields);
   const changes = diffFields(auditable(before), auditable(row));
   const action = 'status' in changes ? 'follow_up_status_changed' : 'follow_up_updated';
-  await recordFeed(ctx, [{ modelType: 'lead', modelId: row.leadId, action, changes: { follow_up_id: { from: id, to: id }, ...changes } }]);
+  await recordFeed(ctx, [
+    { modelType: 'lead', modelId: row.leadId, action, changes: { follow_up_id: { from: id, to: id }, ...changes } },
+  ]);
   await touchLeadActivity(ctx, [row.leadId]);
   return presentFollowUp(row);
 }
@@ -102,7 +119,9 @@ export async function deleteFollowUp(ctx: TenantContext, id: number) {
   const followUp = await findFollowUp(ctx, id);
   await ctx.db.delete(leadFollowUps).where(tenantWhere(ctx, leadFollowUps, eq(leadFollowUps.id, id)));
   const removed = { follow_up_id: id, ...auditable(followUp) };
-  const changes = Object.fromEntries(Object.entries(removed).map(([field, value]) => [field, { from: value, to: null }]));
+  const changes = Object.fromEntries(
+    Object.entries(removed).map(([field, value]) => [field, { from: value, to: null }]),
+  );
   await recordFeed(ctx, [{ modelType: 'lead', modelId: followUp.leadId, action: 'follow_up_deleted', changes }]);
   return { id };
 }
@@ -116,12 +135,21 @@ function followUpUpperBound(value: string) {
 }
 
 export const followUpList = defineList({
-  sort: { id: leadFollowUps.id, follow_up_date: leadFollowUps.followUpDate, created_at: leadFollowUps.createdAt, status: leadFollowUps.status },
+  sort: {
+    id: leadFollowUps.id,
+    follow_up_date: leadFollowUps.followUpDate,
+    created_at: leadFollowUps.createdAt,
+    status: leadFollowUps.status,
+  },
   filters: followUpListFilters,
   search: (term) => ilike(leadFollowUps.notes, containsPattern(term)),
   createdAt: leadFollowUps.createdAt,
   base: (ctx, params) => ({
-    rows: (columns) => ctx.db.select({ ...followUpFields, ...columns }).from(leadFollowUps).$dynamic(),
+    rows: (columns) =>
+      ctx.db
+        .select({ ...followUpFields, ...columns })
+        .from(leadFollowUps)
+        .$dynamic(),
     where: tenantWhere(
       ctx,
       leadFollowUps,

@@ -21,7 +21,10 @@ export const UpdateNoteBody = z
     title: text(1, 255).optional(),
     note: optionalText(MAX_NOTE_LENGTH),
   })
-  .refine((body) => body.title !== undefined || body.note !== undefined, { message: 'give title or note', path: ['title'] })
+  .refine((body) => body.title !== undefined || body.note !== undefined, {
+    message: 'give title or note',
+    path: ['title'],
+  })
   .openapi('UpdateLeadNoteRequest');
 
 /** Filters of the list beyond the standard list parameters (the list itself: service.ts). */

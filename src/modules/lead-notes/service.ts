@@ -53,9 +53,22 @@ export async function addNote(ctx: TenantContext, input: AddNoteInput) {
   await requireLead(ctx, input.lead_id);
   const [row] = await ctx.db
     .insert(leadNotes)
-    .values({ organizationId: ctx.orgId, leadId: input.lead_id, title: input.title, note: input.note ?? null, createdBy: ctx.userId })
+    .values({
+      organizationId: ctx.orgId,
+      leadId: input.lead_id,
+      title: input.title,
+      note: input.note ?? null,
+      createdBy: ctx.userId,
+    })
     .returning(noteFields);
-  await recordFeed(ctx, [{ modelType: 'lead', modelId: input.lead_id, action: 'note_added', changes: { note_id: { from: null, to: row.id }, title: { from: null, to: row.title } } }]);
+  await recordFeed(ctx, [
+    {
+      modelType: 'lead',
+      modelId: input.lead_id,
+      action: 'note_added',
+      changes: { note_id: { from: null, to: row.id }, title: { from: null, to: row.title } },
+    },
+  ]);
   await touchLeadActivity(ctx, [input.lead_id]);
   return presentNote(row);
 }
@@ -72,7 +85,14 @@ export async function updateNote(ctx: TenantContext, id: number, input: UpdateNo
     .where(tenantWhere(ctx, leadNotes, eq(leadNotes.id, id)))
     .returning(noteFields);
   const changes = diffFields({ title: before.title, note: before.note }, { title: row.title, note: row.note });
-  await recordFeed(ctx, [{ modelType: 'lead', modelId: row.leadId, action: 'note_updated', changes: { note_id: { from: id, to: id }, ...changes } }]);
+  await recordFeed(ctx, [
+    {
+      modelType: 'lead',
+      modelId: row.leadId,
+      action: 'note_updated',
+      changes: { note_id: { from: id, to: id }, ...changes },
+    },
+  ]);
   await touchLeadActivity(ctx, [row.leadId]);
   return presentNote(row);
 }
@@ -80,7 +100,14 @@ export async function updateNote(ctx: TenantContext, id: number, input: UpdateNo
 export async function deleteNote(ctx: TenantContext, id: number) {
   const note = await findNote(ctx, id);
   await ctx.db.delete(leadNotes).where(tenantWhere(ctx, leadNotes, eq(leadNotes.id, id)));
-  await recordFeed(ctx, [{ modelType: 'lead', modelId: note.leadId, action: 'note_deleted', changes: { note_id: { from: id, to: null }, title: { from: note.title, to: null } } }]);
+  await recordFeed(ctx, [
+    {
+      modelType: 'lead',
+      modelId: note.leadId,
+      action: 'note_deleted',
+      changes: { note_id: { from: id, to: null }, title: { from: note.title, to: null } },
+    },
+  ]);
   return { id };
 }
 
@@ -90,7 +117,11 @@ export const noteList = defineList({
   search: (term) => or(ilike(leadNotes.title, containsPattern(term)), ilike(leadNotes.note, containsPattern(term))),
   createdAt: leadNotes.createdAt,
   base: (ctx, params) => ({
-    rows: (columns) => ctx.db.select({ ...noteFields, ...columns }).from(leadNotes).$dynamic(),
+    rows: (columns) =>
+      ctx.db
+        .select({ ...noteFields, ...columns })
+        .from(leadNotes)
+        .$dynamic(),
     where: tenantWhere(ctx, leadNotes, eq(leadNotes.leadId, params.lead_id)),
   }),
 });

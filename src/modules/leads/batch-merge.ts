@@ -11,7 +11,12 @@ import type { LeadAssignment } from '../notifications/service';
 import { leadChanges, readLeads } from './present';
 import type { LeadReferences } from './references';
 import { addLeadTags, companyOf, foldLeadInput, jsonFieldsToStore, type BatchRow } from './lead-writes';
-import { LEAD_MERGE_KEYS_COLUMNS, LEAD_MERGE_OVERWRITE_COLUMNS, leadColumn, recordsetDefinition } from './field-derivations';
+import {
+  LEAD_MERGE_KEYS_COLUMNS,
+  LEAD_MERGE_OVERWRITE_COLUMNS,
+  leadColumn,
+  recordsetDefinition,
+} from './field-derivations';
 
 /** The record of one merged lead: its id, then the stored fields a row overwrites or merges (field table). */
 const patchColumns = [leadColumn('id'), ...LEAD_MERGE_OVERWRITE_COLUMNS, ...LEAD_MERGE_KEYS_COLUMNS];
@@ -19,8 +24,14 @@ const patchColumns = [leadColumn('id'), ...LEAD_MERGE_OVERWRITE_COLUMNS, ...LEAD
 /** Given values win; JSON objects merge key by key into the stored ones. */
 const patchAssignments = sql.join(
   [
-    ...LEAD_MERGE_OVERWRITE_COLUMNS.map((c) => sql`${sql.identifier(c.sqlName)} = coalesce(p.${sql.identifier(c.key)}, leads.${sql.identifier(c.sqlName)})`),
-    ...LEAD_MERGE_KEYS_COLUMNS.map((c) => sql`${sql.identifier(c.sqlName)} = leads.${sql.identifier(c.sqlName)} || coalesce(p.${sql.identifier(c.key)}, '{}'::jsonb)`),
+    ...LEAD_MERGE_OVERWRITE_COLUMNS.map(
+      (c) =>
+        sql`${sql.identifier(c.sqlName)} = coalesce(p.${sql.identifier(c.key)}, leads.${sql.identifier(c.sqlName)})`,
+    ),
+    ...LEAD_MERGE_KEYS_COLUMNS.map(
+      (c) =>
+        sql`${sql.identifier(c.sqlName)} = leads.${sql.identifier(c.sqlName)} || coalesce(p.${sql.identifier(c.key)}, '{}'::jsonb)`,
+    ),
   ],
   sql`, `,
 );
@@ -42,15 +53,31 @@ export async function mergeIntoExistingLeads(
   const ids = [...merges.keys()];
   const patches = [...merges].map(([leadId, rows]) => {
     const input = rows.slice(1).reduce((folded, row) => foldLeadInput(folded, row.input), rows[0].input);
-    const link = input.company_id != null || input.company ? companyOf(input, refs, byName) : { companyId: null, company: null };
-    return { leadId, rows, input, record: { ...input, id: leadId, company: link.company, company_id: link.companyId, tags: undefined, ...jsonFieldsToStore(input) } };
+    const link =
+      input.company_id != null || input.company ? companyOf(input, refs, byName) : { companyId: null, company: null };
+    return {
+      leadId,
+      rows,
+      input,
+      record: {
+        ...input,
+        id: leadId,
+        company: link.company,
+        company_id: link.companyId,
+        tags: undefined,
+        ...jsonFieldsToStore(input),
+      },
+    };
   });
   const before = await readLeads(ctx, ids);
   await ctx.db.execute(sql`
     update leads set ${patchAssignments}, updated_at = now()
     from jsonb_to_recordset(${JSON.stringify(patches.map((patch) => patch.record))}::jsonb) as p(${recordsetDefinition(patchColumns)})
     where leads.id = p.id and leads.organization_id = ${ctx.orgId} and leads.deleted_at is null`);
-  await addLeadTags(ctx, patches.flatMap((patch) => (patch.input.tags ?? []).map((tagId) => ({ leadId: patch.leadId, tagId }))));
+  await addLeadTags(
+    ctx,
+    patches.flatMap((patch) => (patch.input.tags ?? []).map((tagId) => ({ leadId: patch.leadId, tagId }))),
+  );
   const after = new Map((await readLeads(ctx, ids)).map((lead) => [lead.id, lead]));
   const feed = before.flatMap((old) => {
     const now = after.get(old.id);
@@ -58,12 +85,18 @@ export async function mergeIntoExistingLeads(
   });
   await recordFeed(ctx, feed);
   outcome.updated = after.size;
-  outcome.merged = patches.flatMap((patch) => patch.rows.map((row) => ({ rowNumber: row.rowNumber, leadId: patch.leadId })));
+  outcome.merged = patches.flatMap((patch) =>
+    patch.rows.map((row) => ({ rowNumber: row.rowNumber, leadId: patch.leadId })),
+  );
   outcome.assignments = before
     .filter((old) => {
       const now = after.get(old.id);
       return now && now.assigned_to !== null && now.assigned_to !== old.assigned_to;
     })
-    .map((old) => ({ userId: after.get(old.id)?.assigned_to, leadId: old.id, leadName: `${old.first_name} ${old.last_name}` }));
+    .map((old) => ({
+      userId: after.get(old.id)?.assigned_to,
+      leadId: old.id,
+      leadName: `${old.first_name} ${old.last_name}`,
+    }));
   return outcome;
 }

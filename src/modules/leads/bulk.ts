@@ -26,7 +26,8 @@ async function updatedCount(ctx: TenantContext, statement: SQL): Promise<number>
 
 export async function changeLeadStatus(ctx: TenantContext, target: BulkTarget, status: number): Promise<number> {
   const lookups = await leadLookups(ctx);
-  if (!lookups.status.has(status)) throw ValidationFailed.field('status', 'is not an active status of this organization');
+  if (!lookups.status.has(status))
+    throw ValidationFailed.field('status', 'is not an active status of this organization');
   return updatedCount(
     ctx,
     sql`
@@ -40,7 +41,10 @@ export async function changeLeadStatus(ctx: TenantContext, target: BulkTarget, s
       returning leads.id, target.old
     ), feed as (
       ${feedEntriesFrom(ctx, {
-        from: sql`changed`, modelType: 'lead', modelId: sql`id`, action: 'status_changed',
+        from: sql`changed`,
+        modelType: 'lead',
+        modelId: sql`id`,
+        action: 'status_changed',
         changes: sql`jsonb_build_object('status', jsonb_build_object('from', old, 'to', ${status}::int))`,
       })}
     )
@@ -50,7 +54,10 @@ export async function changeLeadStatus(ctx: TenantContext, target: BulkTarget, s
 
 export async function assignLeads(ctx: TenantContext, target: BulkTarget, assignedTo: number | null): Promise<number> {
   if (assignedTo !== null) {
-    const [user] = await ctx.db.select({ id: users.id }).from(users).where(tenantWhere(ctx, users, eq(users.id, assignedTo), isNull(users.deletedAt)));
+    const [user] = await ctx.db
+      .select({ id: users.id })
+      .from(users)
+      .where(tenantWhere(ctx, users, eq(users.id, assignedTo), isNull(users.deletedAt)));
     if (!user) throw ValidationFailed.field('assigned_to', 'is not a user of this organization');
   }
   return updatedCount(
@@ -66,7 +73,10 @@ export async function assignLeads(ctx: TenantContext, target: BulkTarget, assign
       returning leads.id, target.old, leads.first_name || ' ' || leads.last_name as name
     ), feed as (
       ${feedEntriesFrom(ctx, {
-        from: sql`changed`, modelType: 'lead', modelId: sql`id`, action: 'assigned',
+        from: sql`changed`,
+        modelType: 'lead',
+        modelId: sql`id`,
+        action: 'assigned',
         changes: sql`jsonb_build_object('assigned_to', jsonb_build_object('from', old, 'to', ${assignedTo}::bigint))`,
       })}
     ), notice as (
@@ -78,7 +88,9 @@ export async function assignLeads(ctx: TenantContext, target: BulkTarget, assign
 
 async function requireTags(ctx: TenantContext, tags: number[]): Promise<number[]> {
   const lookups = await leadLookups(ctx);
-  const issues = tags.flatMap((tag, index) => (lookups.tags.has(tag) ? [] : [{ field: `tags.${index}`, message: 'is not an active tag of this organization' }]));
+  const issues = tags.flatMap((tag, index) =>
+    lookups.tags.has(tag) ? [] : [{ field: `tags.${index}`, message: 'is not an active tag of this organization' }],
+  );
   if (issues.length > 0) throw new ValidationFailed(issues);
   return [...new Set(tags)].sort((a, b) => a - b);
 }
@@ -113,7 +125,10 @@ export async function addTagsToLeads(ctx: TenantContext, target: BulkTarget, tag
       update leads set updated_at = now() where leads.organization_id = ${ctx.orgId} and leads.id in (select id from changes)
     ), feed as (
       ${feedEntriesFrom(ctx, {
-        from: sql`changes`, modelType: 'lead', modelId: sql`id`, action: 'tags_added',
+        from: sql`changes`,
+        modelType: 'lead',
+        modelId: sql`id`,
+        action: 'tags_added',
         changes: sql`jsonb_build_object('tags', jsonb_build_object('from', before, 'to', after))`,
       })}
     )
@@ -152,7 +167,10 @@ export async function setLeadTags(ctx: TenantContext, target: BulkTarget, tags: 
       update leads set updated_at = now() where leads.organization_id = ${ctx.orgId} and leads.id in (select id from changes)
     ), feed as (
       ${feedEntriesFrom(ctx, {
-        from: sql`changes`, modelType: 'lead', modelId: sql`id`, action: 'tags_set',
+        from: sql`changes`,
+        modelType: 'lead',
+        modelId: sql`id`,
+        action: 'tags_set',
         changes: sql`jsonb_build_object('tags', jsonb_build_object(
           'from', (select coalesce(jsonb_agg(tag order by tag), '[]'::jsonb) from (
             select unnest(removed) as tag union select kept from unnest(${wanted}) as kept where not (kept = any(added))

@@ -34,9 +34,16 @@ export async function findLiveLeadsByEmail(ctx: Ctx, keys: string[]): Promise<Ma
   const found = new Map<string, LiveLeadByEmail[]>();
   if (keys.length === 0) return found;
   const rows = await ctx.db
-    .select({ id: leads.id, key: sql<string>`lower(${leads.email})`, importJobId: leads.importJobId, importRow: leads.importRow })
+    .select({
+      id: leads.id,
+      key: sql<string>`lower(${leads.email})`,
+      importJobId: leads.importJobId,
+      importRow: leads.importRow,
+    })
     .from(leads)
-    .where(tenantWhere(ctx, leads, isNull(leads.deletedAt), sql`lower(${leads.email}) = any(${sql.param(keys)}::text[])`))
+    .where(
+      tenantWhere(ctx, leads, isNull(leads.deletedAt), sql`lower(${leads.email}) = any(${sql.param(keys)}::text[])`),
+    )
     .orderBy(leads.id);
   for (const row of rows) found.set(row.key, [...(found.get(row.key) ?? []), row]);
   return found;
@@ -50,7 +57,13 @@ export async function assertEmailFree(ctx: Ctx, email: string, exceptLeadId?: nu
     .select({ id: leads.id })
     .from(leads)
     .where(
-      tenantWhere(ctx, leads, isNull(leads.deletedAt), sql`lower(${leads.email}) = ${key}`, and(exceptLeadId ? ne(leads.id, exceptLeadId) : undefined)),
+      tenantWhere(
+        ctx,
+        leads,
+        isNull(leads.deletedAt),
+        sql`lower(${leads.email}) = ${key}`,
+        and(exceptLeadId ? ne(leads.id, exceptLeadId) : undefined),
+      ),
     )
     .orderBy(leads.id)
     .limit(1);
@@ -58,5 +71,8 @@ export async function assertEmailFree(ctx: Ctx, email: string, exceptLeadId?: nu
 }
 
 export function duplicateLead(leadId: number): Conflict {
-  return new Conflict('A lead with this email already exists in the organization', 'duplicate_lead', { lead_id: leadId, field: 'email' });
+  return new Conflict('A lead with this email already exists in the organization', 'duplicate_lead', {
+    lead_id: leadId,
+    field: 'email',
+  });
 }

@@ -8,7 +8,12 @@ import { z } from '@hono/zod-openapi';
 import { email, MAX_TEXT } from '../../core/schemas';
 
 export function personName(example: string) {
-  return z.string().trim().min(2, 'must be at least 2 characters').max(50, 'must be at most 50 characters').openapi({ example });
+  return z
+    .string()
+    .trim()
+    .min(2, 'must be at least 2 characters')
+    .max(50, 'must be at most 50 characters')
+    .openapi({ example });
 }
 
 /** A positive integer, also accepted as a numeric string (spreadsheet cells). */
@@ -18,7 +23,15 @@ export const integerInput = z
   .openapi({ type: 'integer' });
 
 export const amount = z
-  .union([z.number(), z.string().trim().max(30).regex(/^-?\d+(\.\d+)?$/, 'must be a number').transform(Number)])
+  .union([
+    z.number(),
+    z
+      .string()
+      .trim()
+      .max(30)
+      .regex(/^-?\d+(\.\d+)?$/, 'must be a number')
+      .transform(Number),
+  ])
   .pipe(z.number().min(0, 'must not be negative').max(999_999_999_999.99, 'is too large'))
   .openapi({ type: 'number' });
 
@@ -51,6 +64,11 @@ export const aiInformationInput = z
   .refine((value) => JSON.stringify(value).length <= 100_000, 'is too large (100 000 characters of JSON at most)')
   .openapi({ type: 'object' });
 
-export const tagIds = z.array(integerInput).max(50, 'at most 50 tags').openapi({ example: [1] });
+export const tagIds = z
+  .array(integerInput)
+  .max(50, 'at most 50 tags')
+  .openapi({ example: [1] });
 
-export const TagRef = z.object({ id: z.number().int(), name: z.string(), color: z.string().nullable() }).openapi('TagRef');
+export const TagRef = z
+  .object({ id: z.number().int(), name: z.string(), color: z.string().nullable() })
+  .openapi('TagRef');

@@ -11,7 +11,16 @@ import { z } from '@hono/zod-openapi';
 import { sql, type SQL } from 'drizzle-orm';
 import type { leads } from '../../db/schema';
 import { blankableText, isoTimestamp, MAX_TEXT } from '../../core/schemas';
-import { aiInformationInput, amount, customFieldsInput, integerInput, leadEmail, personName, TagRef, tagIds } from './field-inputs';
+import {
+  aiInformationInput,
+  amount,
+  customFieldsInput,
+  integerInput,
+  leadEmail,
+  personName,
+  TagRef,
+  tagIds,
+} from './field-inputs';
 import { leadLookupLabel, leadTagRefs } from './lead-lookups';
 
 type LeadColumns = typeof leads.$inferSelect;
@@ -91,7 +100,17 @@ export const leadFields = {
     read: text,
     write: { create: blankableText(50), update: blankableText(50), rule: 'overwrite' },
     export: true,
-    importAliases: ['phone', 'phone_no', 'telephone', 'tel', 'mobile', 'mobile_number', 'mobile_phone', 'cell', 'contact_number'],
+    importAliases: [
+      'phone',
+      'phone_no',
+      'telephone',
+      'tel',
+      'mobile',
+      'mobile_number',
+      'mobile_phone',
+      'cell',
+      'contact_number',
+    ],
   },
   company: {
     column: 'company',
@@ -179,7 +198,12 @@ export const leadFields = {
     export: true,
     importAliases: ['lead_status'],
   },
-  status_text: { select: leadLookupLabel('status', outer('status'), outer('organization_id')), description: 'Label of the status lookup (read-only)', read: text, export: true },
+  status_text: {
+    select: leadLookupLabel('status', outer('status'), outer('organization_id')),
+    description: 'Label of the status lookup (read-only)',
+    read: text,
+    export: true,
+  },
   priority: {
     column: 'priority',
     description: 'Value of an active priority lookup (1 Low … 4 Urgent by default)',
@@ -188,7 +212,12 @@ export const leadFields = {
     export: true,
     importAliases: [],
   },
-  priority_text: { select: leadLookupLabel('priority', outer('priority'), outer('organization_id')), description: 'Label of the priority lookup (read-only)', read: text, export: true },
+  priority_text: {
+    select: leadLookupLabel('priority', outer('priority'), outer('organization_id')),
+    description: 'Label of the priority lookup (read-only)',
+    read: text,
+    export: true,
+  },
   lead_source: {
     column: 'leadSource',
     description: 'Value of an active source lookup (1 Website … 5 Direct by default)',
@@ -197,7 +226,12 @@ export const leadFields = {
     export: true,
     importAliases: ['source'],
   },
-  lead_source_text: { select: leadLookupLabel('source', outer('lead_source'), outer('organization_id')), description: 'Label of the source lookup (read-only)', read: text, export: true },
+  lead_source_text: {
+    select: leadLookupLabel('source', outer('lead_source'), outer('organization_id')),
+    description: 'Label of the source lookup (read-only)',
+    read: text,
+    export: true,
+  },
   score: { column: 'score', description: 'Read-only', read: z.number().int(), export: true },
   estimated_value: {
     column: 'estimatedValue',
@@ -227,10 +261,17 @@ export const leadFields = {
     select: leadTagRefs(outer('id')),
     description: 'Ids of the organization’s tag lookups on write; {id, name, color} on read',
     read: z.array(TagRef),
-    present: (value: { id: number; name: string; color: string | null }[]) => value.map((tag) => ({ id: Number(tag.id), name: tag.name, color: tag.color })),
+    present: (value: { id: number; name: string; color: string | null }[]) =>
+      value.map((tag) => ({ id: Number(tag.id), name: tag.name, color: tag.color })),
     write: { create: tagIds.nullish(), update: tagIds.nullish(), rule: 'tags' },
     // Tag names, so the file reads well and re-imports (the import resolves names).
-    export: { cell: (value: { name: string }[]) => value.map((tag) => tag.name).sort().join(', ') || null },
+    export: {
+      cell: (value: { name: string }[]) =>
+        value
+          .map((tag) => tag.name)
+          .sort()
+          .join(', ') || null,
+    },
     importAliases: ['tag'],
   },
   custom_fields: {
@@ -254,7 +295,12 @@ export const leadFields = {
     read: z.record(z.string(), z.unknown()),
     write: { update: aiInformationInput.nullish(), rule: 'merge_keys' },
   },
-  last_activity_at: { column: 'lastActivityAt', description: 'When a note, follow-up or other activity last touched the lead (read-only)', read: text, present: isoOrNull },
+  last_activity_at: {
+    column: 'lastActivityAt',
+    description: 'When a note, follow-up or other activity last touched the lead (read-only)',
+    read: text,
+    present: isoOrNull,
+  },
   created_at: { column: 'createdAt', description: 'Read-only', read: z.string(), present: iso, export: true },
   updated_at: { column: 'updatedAt', description: 'Read-only', read: z.string(), present: iso, export: true },
 } as const satisfies Record<string, LeadFieldSpec>;
@@ -263,30 +309,79 @@ export type LeadFields = typeof leadFields;
 export type LeadFieldName = keyof LeadFields;
 
 /** Columns of `leads` that are not fields of the wire's Lead (scope, provenance, soft delete). */
-export const INTERNAL_LEAD_COLUMNS = ['organizationId', 'profileImageFileId', 'importJobId', 'importRow', 'createdBy', 'deletedAt'] as const satisfies readonly LeadColumnKey[];
+export const INTERNAL_LEAD_COLUMNS = [
+  'organizationId',
+  'profileImageFileId',
+  'importJobId',
+  'importRow',
+  'createdBy',
+  'deletedAt',
+] as const satisfies readonly LeadColumnKey[];
 
 /**
  * Export column order: the exportable fields, exactly (checked below), in the order files have
  * always had (notes before custom_fields, unlike the wire).
  */
 export const LEAD_EXPORT_ORDER = [
-  'id', 'first_name', 'last_name', 'email', 'phone_number', 'company', 'job_title', 'industry', 'website', 'address', 'city',
-  'state', 'country', 'pin_code', 'status', 'status_text', 'priority', 'priority_text', 'lead_source', 'lead_source_text',
-  'score', 'estimated_value', 'assigned_to', 'profile_url', 'tags', 'notes', 'custom_fields', 'created_at', 'updated_at',
+  'id',
+  'first_name',
+  'last_name',
+  'email',
+  'phone_number',
+  'company',
+  'job_title',
+  'industry',
+  'website',
+  'address',
+  'city',
+  'state',
+  'country',
+  'pin_code',
+  'status',
+  'status_text',
+  'priority',
+  'priority_text',
+  'lead_source',
+  'lead_source_text',
+  'score',
+  'estimated_value',
+  'assigned_to',
+  'profile_url',
+  'tags',
+  'notes',
+  'custom_fields',
+  'created_at',
+  'updated_at',
 ] as const satisfies readonly ExportableField[];
 
 // ---- Compile-time checks: each resolves to `true` or fails naming the offending columns/fields. ----
 
 /** The type a field's selection yields: its column's, or its `select` expression's. */
-export type SelectedOf<F> = F extends { column: infer K extends LeadColumnKey } ? LeadColumns[K] : F extends { select: SQL<infer S> } ? S : never;
+export type SelectedOf<F> = F extends { column: infer K extends LeadColumnKey }
+  ? LeadColumns[K]
+  : F extends { select: SQL<infer S> }
+    ? S
+    : never;
 type WireOf<F> = F extends { read: infer R extends z.ZodType } ? z.output<R> : never;
 
 type PresentFits<F> = F extends { present: (value: infer P) => infer O }
-  ? [SelectedOf<F>] extends [P] ? ([O] extends [WireOf<F>] ? true : false) : false
-  : [SelectedOf<F>] extends [WireOf<F>] ? true : false;
+  ? [SelectedOf<F>] extends [P]
+    ? [O] extends [WireOf<F>]
+      ? true
+      : false
+    : false
+  : [SelectedOf<F>] extends [WireOf<F>]
+    ? true
+    : false;
 type ExportFits<F> = F extends { export: true }
-  ? [WireOf<F>] extends [ExportCell] ? true : false
-  : F extends { export: { cell: (value: infer P) => ExportCell } } ? ([WireOf<F>] extends [P] ? true : false) : true;
+  ? [WireOf<F>] extends [ExportCell]
+    ? true
+    : false
+  : F extends { export: { cell: (value: infer P) => ExportCell } }
+    ? [WireOf<F>] extends [P]
+      ? true
+      : false
+    : true;
 
 type MappedColumn = { [W in LeadFieldName]: LeadFields[W] extends { column: infer K } ? K : never }[LeadFieldName];
 type ColumnsWithoutField = Exclude<LeadColumnKey, MappedColumn | (typeof INTERNAL_LEAD_COLUMNS)[number]>;

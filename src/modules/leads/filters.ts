@@ -35,7 +35,13 @@ function isCalendarDate(value: string): boolean {
 }
 
 function dayFilter(description: string) {
-  return z.string().trim().max(10, 'must be a date YYYY-MM-DD').refine(isCalendarDate, 'must be a real date YYYY-MM-DD').optional().openapi({ description, example: '2025-01-31' });
+  return z
+    .string()
+    .trim()
+    .max(10, 'must be a date YYYY-MM-DD')
+    .refine(isCalendarDate, 'must be a real date YYYY-MM-DD')
+    .optional()
+    .openapi({ description, example: '2025-01-31' });
 }
 
 function textFilter(description: string) {
@@ -55,7 +61,11 @@ const assignedToFilter = z
     return ids;
   })
   .optional()
-  .openapi({ description: 'A user id, comma-separated user ids, or `true` for the caller', type: 'string', example: 'true' });
+  .openapi({
+    description: 'A user id, comma-separated user ids, or `true` for the caller',
+    type: 'string',
+    example: 'true',
+  });
 
 export const leadFilterShape = {
   search_value: listParamsShape.search_value,

@@ -41,7 +41,13 @@ export interface LeadLookupRow {
 
 /** The sets from active lookup rows in value order (so the first status is the default); also used by statements that read them with other things. */
 export function leadLookupsFromRows(rows: LeadLookupRow[]): LeadLookups {
-  const found: LeadLookups = { status: new Set(), priority: new Set(), source: new Set(), tags: new Set(), defaultStatus: null };
+  const found: LeadLookups = {
+    status: new Set(),
+    priority: new Set(),
+    source: new Set(),
+    tags: new Set(),
+    defaultStatus: null,
+  };
   for (const row of rows) {
     if (row.type === 'tags') found.tags.add(row.id);
     else if ((row.type === 'status' || row.type === 'priority' || row.type === 'source') && row.value !== null) {
@@ -57,7 +63,9 @@ export function leadLookupsFromRows(rows: LeadLookupRow[]): LeadLookups {
  * row being read (`organizationId`). A correlated subquery, so it serves any number of rows.
  */
 export function leadLookupLabel(type: ValueLookupType, value: SQL, organizationId: SQL): SQL<string | null> {
-  return sql<string | null>`(select lk.name from lookups lk where lk.organization_id = ${organizationId} and lk.module_name = ${LEAD_LOOKUP_MODULE} and lk.type = ${type} and lk.value = ${value} limit 1)`;
+  return sql<
+    string | null
+  >`(select lk.name from lookups lk where lk.organization_id = ${organizationId} and lk.module_name = ${LEAD_LOOKUP_MODULE} and lk.type = ${type} and lk.value = ${value} limit 1)`;
 }
 
 /** SQL: the tags of the lead `leadId` as a JSON array of {id, name, color}, in id order. */

@@ -20,8 +20,10 @@ export function foldLeadInput(base: AddLeadInput, next: AddLeadInput): AddLeadIn
   for (const [key, value] of Object.entries(next)) {
     if (value === null || value === undefined) continue;
     const rule = LEAD_FOLD_RULES[key as LeadFieldName];
-    if (rule === 'merge_keys') folded[key] = { ...((folded[key] as object | null | undefined) ?? {}), ...(value as object) };
-    else if (rule === 'tags') folded[key] = [...new Set([...((folded[key] as number[] | null | undefined) ?? []), ...(value as number[])])];
+    if (rule === 'merge_keys')
+      folded[key] = { ...((folded[key] as object | null | undefined) ?? {}), ...(value as object) };
+    else if (rule === 'tags')
+      folded[key] = [...new Set([...((folded[key] as number[] | null | undefined) ?? []), ...(value as number[])])];
     else folded[key] = value;
   }
   return folded as AddLeadInput;
@@ -38,8 +40,13 @@ export function jsonFieldsToStore(input: AddLeadInput): Record<string, Record<st
 }
 
 /** Company link of one input: company_id wins; a name links or creates by name (resolved beforehand). */
-export function companyOf(input: Pick<AddLeadInput, 'company' | 'company_id'>, refs: LeadReferences, byName: Map<string, { id: number; name: string }>) {
-  if (input.company_id != null) return { companyId: input.company_id, company: refs.companies.get(input.company_id) ?? null };
+export function companyOf(
+  input: Pick<AddLeadInput, 'company' | 'company_id'>,
+  refs: LeadReferences,
+  byName: Map<string, { id: number; name: string }>,
+) {
+  if (input.company_id != null)
+    return { companyId: input.company_id, company: refs.companies.get(input.company_id) ?? null };
   if (input.company) {
     const linked = byName.get(input.company.toLowerCase());
     return { companyId: linked?.id ?? null, company: linked?.name ?? input.company };
@@ -48,7 +55,10 @@ export function companyOf(input: Pick<AddLeadInput, 'company' | 'company_id'>, r
 }
 
 /** Adds tags to leads in one statement (existing pairs are kept). */
-export async function addLeadTags(ctx: Pick<TenantContext, 'db' | 'orgId'>, pairs: { leadId: number; tagId: number }[]): Promise<void> {
+export async function addLeadTags(
+  ctx: Pick<TenantContext, 'db' | 'orgId'>,
+  pairs: { leadId: number; tagId: number }[],
+): Promise<void> {
   if (pairs.length === 0) return;
   await ctx.db.execute(sql`
     insert into lead_tags (organization_id, lead_id, tag_id)
@@ -56,4 +66,3 @@ export async function addLeadTags(ctx: Pick<TenantContext, 'db' | 'orgId'>, pair
       as p(lead_id bigint, tag_id bigint)
     on conflict do nothing`);
 }
-

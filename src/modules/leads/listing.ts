@@ -42,7 +42,11 @@ export const leadList = defineList({
   createdAt: leads.createdAt,
   counter: 'leads',
   base: (ctx, params) => ({
-    rows: (columns) => ctx.db.select({ ...leadSelection, ...columns }).from(leads).$dynamic(),
+    rows: (columns) =>
+      ctx.db
+        .select({ ...leadSelection, ...columns })
+        .from(leads)
+        .$dynamic(),
     where: leadFilterWhere(ctx, { ...params, search_value: undefined, start_date: undefined, end_date: undefined }),
   }),
 });

@@ -25,7 +25,10 @@ export function presentLead(row: LeadRow): LeadView {
 }
 
 /** Live leads of the organization with these ids, in id order. */
-export async function readLeads(ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId'>, ids: number[]): Promise<LeadView[]> {
+export async function readLeads(
+  ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId'>,
+  ids: number[],
+): Promise<LeadView[]> {
   if (ids.length === 0) return [];
   const rows = await ctx.db
     .select(leadSelection)
@@ -36,7 +39,10 @@ export async function readLeads(ctx: Pick<TenantContext, 'db' | 'orgId' | 'userI
 }
 
 export async function readLead(ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId'>, id: number): Promise<LeadView> {
-  const [row] = await ctx.db.select(leadSelection).from(leads).where(and(leadFilterWhere(ctx, {}), eq(leads.id, id)));
+  const [row] = await ctx.db
+    .select(leadSelection)
+    .from(leads)
+    .where(and(leadFilterWhere(ctx, {}), eq(leads.id, id)));
   if (!row) throw new NotFound('Lead', id);
   return presentLead(row);
 }

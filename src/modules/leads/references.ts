@@ -49,9 +49,18 @@ type WriteContextRow = {
  * `newRows` new leads (allocated up front so their feed entries and notifications can be written
  * by the same statement as the leads).
  */
-export async function loadLeadWriteContext(ctx: Ctx, inputs: ReferencingInput[], emailKeys: string[], newRows: number): Promise<LeadWriteContext> {
-  const userIds = [...new Set(inputs.map((input) => input.assigned_to).filter((id): id is number => typeof id === 'number'))];
-  const companyIds = [...new Set(inputs.map((input) => input.company_id).filter((id): id is number => typeof id === 'number'))];
+export async function loadLeadWriteContext(
+  ctx: Ctx,
+  inputs: ReferencingInput[],
+  emailKeys: string[],
+  newRows: number,
+): Promise<LeadWriteContext> {
+  const userIds = [
+    ...new Set(inputs.map((input) => input.assigned_to).filter((id): id is number => typeof id === 'number')),
+  ];
+  const companyIds = [
+    ...new Set(inputs.map((input) => input.company_id).filter((id): id is number => typeof id === 'number')),
+  ];
   const result = await ctx.db.execute<WriteContextRow>(sql`
     select
       (select coalesce(json_agg(json_build_object('id', id, 'type', type, 'value', value) order by value, id), '[]'::json)
@@ -66,11 +75,21 @@ export async function loadLeadWriteContext(ctx: Ctx, inputs: ReferencingInput[],
   const row = result.rows[0];
   const existing = new Map<string, LiveLeadByEmail[]>();
   for (const lead of row.existing) {
-    const holder = { id: Number(lead.id), importJobId: lead.import_job_id === null ? null : Number(lead.import_job_id), importRow: lead.import_row };
+    const holder = {
+      id: Number(lead.id),
+      importJobId: lead.import_job_id === null ? null : Number(lead.import_job_id),
+      importRow: lead.import_row,
+    };
     existing.set(lead.key, [...(existing.get(lead.key) ?? []), holder]);
   }
   return {
-    ...leadLookupsFromRows(row.lookups.map((lookup) => ({ id: Number(lookup.id), type: lookup.type, value: lookup.value === null ? null : Number(lookup.value) }))),
+    ...leadLookupsFromRows(
+      row.lookups.map((lookup) => ({
+        id: Number(lookup.id),
+        type: lookup.type,
+        value: lookup.value === null ? null : Number(lookup.value),
+      })),
+    ),
     users: new Set(row.users.map(Number)),
     companies: new Map(row.companies.map((company) => [Number(company.id), company.name])),
     existing,
@@ -84,27 +103,39 @@ export async function loadLeadReferences(ctx: Ctx, inputs: ReferencingInput[]): 
 }
 
 /** Field issues of one lead's references. On create an absent status takes the default; on update null is refused. */
-export function checkLeadReferences(input: ReferencingInput, refs: LeadReferences, mode: 'create' | 'update'): FieldIssue[] {
+export function checkLeadReferences(
+  input: ReferencingInput,
+  refs: LeadReferences,
+  mode: 'create' | 'update',
+): FieldIssue[] {
   const issues: FieldIssue[] = [];
-  if (input.status != null && !refs.status.has(input.status)) issues.push({ field: 'status', message: 'is not an active status of this organization' });
+  if (input.status != null && !refs.status.has(input.status))
+    issues.push({ field: 'status', message: 'is not an active status of this organization' });
   if (input.status === null && mode === 'update') issues.push({ field: 'status', message: 'cannot be empty' });
   if (input.status == null && mode === 'create' && refs.defaultStatus === null) {
     issues.push({ field: 'status', message: 'the organization has no active status to assign' });
   }
-  if (input.priority != null && !refs.priority.has(input.priority)) issues.push({ field: 'priority', message: 'is not an active priority of this organization' });
+  if (input.priority != null && !refs.priority.has(input.priority))
+    issues.push({ field: 'priority', message: 'is not an active priority of this organization' });
   if (input.lead_source != null && !refs.source.has(input.lead_source)) {
     issues.push({ field: 'lead_source', message: 'is not an active lead source of this organization' });
   }
   (input.tags ?? []).forEach((tag, index) => {
-    if (!refs.tags.has(tag)) issues.push({ field: `tags.${index}`, message: 'is not an active tag of this organization' });
+    if (!refs.tags.has(tag))
+      issues.push({ field: `tags.${index}`, message: 'is not an active tag of this organization' });
   });
-  if (input.assigned_to != null && !refs.users.has(input.assigned_to)) issues.push({ field: 'assigned_to', message: 'is not a user of this organization' });
-  if (input.company_id != null && !refs.companies.has(input.company_id)) issues.push({ field: 'company_id', message: 'is not a company of this organization' });
+  if (input.assigned_to != null && !refs.users.has(input.assigned_to))
+    issues.push({ field: 'assigned_to', message: 'is not a user of this organization' });
+  if (input.company_id != null && !refs.companies.has(input.company_id))
+    issues.push({ field: 'company_id', message: 'is not a company of this organization' });
   return issues;
 }
 
 /** Links each company name to the organization's live company of that name (any case), creating the missing ones. */
-export async function ensureCompanies(ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId'>, names: string[]): Promise<Map<string, { id: number; name: string }>> {
+export async function ensureCompanies(
+  ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId'>,
+  names: string[],
+): Promise<Map<string, { id: number; name: string }>> {
   const byKey = new Map<string, string>();
   for (const name of names) if (!byKey.has(name.toLowerCase())) byKey.set(name.toLowerCase(), name);
   if (byKey.size === 0) return new Map();
@@ -116,6 +147,13 @@ export async function ensureCompanies(ctx: Pick<TenantContext, 'db' | 'orgId' | 
   const rows = await ctx.db
     .select({ id: companies.id, name: companies.companyName })
     .from(companies)
-    .where(tenantWhere(ctx, companies, isNull(companies.deletedAt), and(sql`lower(${companies.companyName}) = any(${sql.param([...byKey.keys()])}::text[])`)));
+    .where(
+      tenantWhere(
+        ctx,
+        companies,
+        isNull(companies.deletedAt),
+        and(sql`lower(${companies.companyName}) = any(${sql.param([...byKey.keys()])}::text[])`),
+      ),
+    );
   return new Map(rows.map((row) => [row.name.toLowerCase(), row]));
 }

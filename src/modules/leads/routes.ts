@@ -77,7 +77,8 @@ leadRoutes.openapi(
     path: '/api/lead/update/{id}',
     operationId: 'updateLead',
     tags,
-    summary: 'Update a lead: any creatable field; custom_fields and ai_information merge key by key (null removes a key)',
+    summary:
+      'Update a lead: any creatable field; custom_fields and ai_information merge key by key (null removes a key)',
     auth: 'bearer',
     request: { params: idParam(), body: jsonBody(UpdateLeadBody) },
     responses: { 200: envelope(LeadSchema, 'Lead updated') },
@@ -132,7 +133,11 @@ leadRoutes.openapi(
   }),
   async (c) => {
     const body = c.req.valid('json');
-    return ok(c, await setLeadCustomField(c.var.tenant, body.lead_id, body.field_name, body.field_value), 'Custom field saved');
+    return ok(
+      c,
+      await setLeadCustomField(c.var.tenant, body.lead_id, body.field_name, body.field_value),
+      'Custom field saved',
+    );
   },
 );
 

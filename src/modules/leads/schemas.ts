@@ -10,7 +10,6 @@ import { customFieldsInput, customValue, integerInput } from './field-inputs';
 import { leadCreateShape, leadReadShape, leadUpdateShape } from './field-derivations';
 import { leadFiltersObject } from './filters';
 
-
 export const AddLeadBody = z.object(leadCreateShape).openapi('AddLeadRequest');
 export type AddLeadInput = z.infer<typeof AddLeadBody>;
 
@@ -62,9 +61,14 @@ export const AssignUserBody = withTarget(
   { assigned_to: integerInput.nullable().openapi({ description: 'User id; null unassigns' }) },
   'LeadAssignUserRequest',
 );
-export const AssignTagsBody = withTarget({ tags: z.array(integerInput).min(1, 'must contain at least one tag').max(50) }, 'LeadAssignTagsRequest');
+export const AssignTagsBody = withTarget(
+  { tags: z.array(integerInput).min(1, 'must contain at least one tag').max(50) },
+  'LeadAssignTagsRequest',
+);
 export const SetTagsBody = withTarget({ tags: z.array(integerInput).max(50) }, 'LeadSetTagsRequest');
 
 export type BulkTarget = { ids?: number[]; select_all?: boolean; filters?: z.infer<typeof leadFiltersObject> };
 
-export const BulkResult = z.object({ updated: z.number().int().openapi({ description: 'How many leads changed' }) }).openapi('LeadBulkResult');
+export const BulkResult = z
+  .object({ updated: z.number().int().openapi({ description: 'How many leads changed' }) })
+  .openapi('LeadBulkResult');

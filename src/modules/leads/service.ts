@@ -15,7 +15,13 @@ import { readLead } from './present';
 import { checkLeadReferences, ensureCompanies, loadLeadWriteContext, type LeadWriteContext } from './references';
 import type { AddLeadInput, LeadView } from './schemas';
 import { foldLeadInput, jsonFieldsToStore, type BatchRow } from './lead-writes';
-import { columnList, LEAD_CREATE_COLUMNS, leadColumn, type LeadColumnRef, recordsetDefinition } from './field-derivations';
+import {
+  columnList,
+  LEAD_CREATE_COLUMNS,
+  leadColumn,
+  type LeadColumnRef,
+  recordsetDefinition,
+} from './field-derivations';
 
 export type { BatchRow } from './lead-writes';
 
@@ -57,7 +63,11 @@ function planBatch(rows: BatchRow[], existing: Map<string, LiveLeadByEmail[]>, o
     }
     const holders = existing.get(key) ?? [];
     // A redelivered import row finds the lead it created the first time: nothing to do.
-    if (options.importJobId && holders.some((lead) => lead.importJobId === options.importJobId && lead.importRow === row.rowNumber)) continue;
+    if (
+      options.importJobId &&
+      holders.some((lead) => lead.importJobId === options.importJobId && lead.importRow === row.rowNumber)
+    )
+      continue;
     const holder = holders[0];
     if (holder && options.onDuplicate === 'skip') plan.skipped.push({ rowNumber: row.rowNumber, leadId: holder.id });
     else if (holder) plan.merges.set(holder.id, [...(plan.merges.get(holder.id) ?? []), row]);
@@ -103,7 +113,12 @@ const resolvedColumns = sql.join(
  * already inserted) is not inserted: the unique indexes make that race-free without a lock.
  * Returns the rows that were inserted with their ids (allocated beforehand).
  */
-async function insertLeads(ctx: TenantContext, rows: { row: BatchRow; id: number }[], refs: LeadWriteContext, options: BatchOptions) {
+async function insertLeads(
+  ctx: TenantContext,
+  rows: { row: BatchRow; id: number }[],
+  refs: LeadWriteContext,
+  options: BatchOptions,
+) {
   const records = rows.map(({ row, id }) => {
     const input = row.input;
     const linked = input.company_id != null;
@@ -120,7 +135,9 @@ async function insertLeads(ctx: TenantContext, rows: { row: BatchRow; id: number
       import_row: options.importJobId ? row.rowNumber : null,
     };
   });
-  const feedChanges = JSON.stringify(options.importJobId ? { import_job_id: { from: null, to: options.importJobId } } : {});
+  const feedChanges = JSON.stringify(
+    options.importJobId ? { import_job_id: { from: null, to: options.importJobId } } : {},
+  );
   const inserted = await ctx.db.execute<{ id: string }>(sql`
     with input as (
       select * from jsonb_to_recordset(${JSON.stringify(records)}::jsonb) as r(${recordsetDefinition(LEAD_INSERT_COLUMNS)}, tag_ids bigint[])
@@ -160,11 +177,20 @@ async function insertLeads(ctx: TenantContext, rows: { row: BatchRow; id: number
  * take the separate merge path. A row that loses a race for its email to a concurrent writer is
  * reported as skipped with the winner's id.
  */
-export async function createLeadsBatch(ctx: TenantContext, rows: BatchRow[], options: BatchOptions): Promise<BatchResult> {
+export async function createLeadsBatch(
+  ctx: TenantContext,
+  rows: BatchRow[],
+  options: BatchOptions,
+): Promise<BatchResult> {
   const result: BatchResult = { created: 0, updated: 0, skipped: [], merged: [], errors: [], createdLeads: [] };
   if (rows.length === 0) return result;
   const keys = [...new Set(rows.map((row) => emailKey(row.input.email)).filter((key): key is string => key !== null))];
-  const refs = await loadLeadWriteContext(ctx, rows.map((row) => row.input), keys, rows.length);
+  const refs = await loadLeadWriteContext(
+    ctx,
+    rows.map((row) => row.input),
+    keys,
+    rows.length,
+  );
   const valid: BatchRow[] = [];
   for (const row of rows) {
     const issues = checkLeadReferences(row.input, refs, 'create');
@@ -189,14 +215,20 @@ export async function createLeadsBatch(ctx: TenantContext, rows: BatchRow[], opt
   for (const repeat of plan.repeats) {
     const leadId = idByRow.get(repeat.first);
     if (leadId === undefined) continue;
-    (options.onDuplicate === 'merge' ? result.merged : result.skipped).push({ rowNumber: repeat.row.rowNumber, leadId });
+    (options.onDuplicate === 'merge' ? result.merged : result.skipped).push({
+      rowNumber: repeat.row.rowNumber,
+      leadId,
+    });
   }
   result.skipped.push(...plan.skipped);
   result.skipped.sort((a, b) => a.rowNumber - b.rowNumber);
 
   if (plan.merges.size > 0) {
     const mergeInputs = [...plan.merges.values()].flat().map((row) => row.input);
-    const byName = await ensureCompanies(ctx, mergeInputs.filter((input) => input.company_id == null && input.company).map((input) => input.company as string));
+    const byName = await ensureCompanies(
+      ctx,
+      mergeInputs.filter((input) => input.company_id == null && input.company).map((input) => input.company as string),
+    );
     const merge = await mergeIntoExistingLeads(ctx, plan.merges, refs, byName);
     result.updated = merge.updated;
     result.merged.push(...merge.merged);
@@ -221,7 +253,8 @@ async function holdersOf(ctx: TenantContext, rows: BatchRow[]): Promise<{ rowNum
 /** POST /api/lead/add: one lead, or 422 naming the field, or 409 `duplicate_lead` with the existing id. */
 export async function createLead(ctx: TenantContext, input: AddLeadInput): Promise<LeadView> {
   const result = await createLeadsBatch(ctx, [{ rowNumber: 1, input }], { onDuplicate: 'skip' });
-  if (result.errors.length > 0) throw new ValidationFailed(result.errors.map(({ field, message }) => ({ field, message })));
+  if (result.errors.length > 0)
+    throw new ValidationFailed(result.errors.map(({ field, message }) => ({ field, message })));
   if (result.skipped[0]) throw duplicateLead(result.skipped[0].leadId);
   return readLead(ctx, result.createdLeads[0].leadId);
 }

@@ -39,14 +39,20 @@ async function lockLead(ctx: TenantContext, id: number): Promise<void> {
 }
 
 async function replaceTags(ctx: TenantContext, leadId: number, tags: number[]): Promise<void> {
-  await ctx.db.execute(sql`delete from lead_tags where organization_id = ${ctx.orgId} and lead_id = ${leadId} and not (tag_id = any(${sql.param(tags)}::bigint[]))`);
+  await ctx.db.execute(
+    sql`delete from lead_tags where organization_id = ${ctx.orgId} and lead_id = ${leadId} and not (tag_id = any(${sql.param(tags)}::bigint[]))`,
+  );
   await ctx.db.execute(sql`
     insert into lead_tags (organization_id, lead_id, tag_id)
     select ${ctx.orgId}, ${leadId}, tag from unnest(${sql.param(tags)}::bigint[]) as tag
     on conflict do nothing`);
 }
 
-async function companyPatch(ctx: TenantContext, input: UpdateLeadInput, refs: Awaited<ReturnType<typeof loadLeadReferences>>) {
+async function companyPatch(
+  ctx: TenantContext,
+  input: UpdateLeadInput,
+  refs: Awaited<ReturnType<typeof loadLeadReferences>>,
+) {
   if (input.company_id != null || input.company) {
     const byName = input.company_id == null && input.company ? await ensureCompanies(ctx, [input.company]) : new Map();
     return companyOf(input, refs, byName);
@@ -73,24 +79,39 @@ export async function updateLead(ctx: TenantContext, id: number, input: UpdateLe
     const patch = input[wire];
     if (patch) set[column] = mergeJson(column, patch as Record<string, unknown>);
   }
-  await ctx.db.update(leads).set(set).where(tenantWhere(ctx, leads, eq(leads.id, id)));
+  await ctx.db
+    .update(leads)
+    .set(set)
+    .where(tenantWhere(ctx, leads, eq(leads.id, id)));
   if (input.tags !== undefined) await replaceTags(ctx, id, [...new Set(input.tags ?? [])]);
 
   const after = await readLead(ctx, id);
   const changes = leadChanges(before, after);
-  if (Object.keys(changes).length > 0) await recordFeed(ctx, [{ modelType: 'lead', modelId: id, action: 'updated', changes }]);
+  if (Object.keys(changes).length > 0)
+    await recordFeed(ctx, [{ modelType: 'lead', modelId: id, action: 'updated', changes }]);
   if (after.assigned_to !== null && after.assigned_to !== before.assigned_to) {
-    await notifyLeadAssignments(ctx, [{ userId: after.assigned_to, leadId: id, leadName: `${after.first_name} ${after.last_name}` }]);
+    await notifyLeadAssignments(ctx, [
+      { userId: after.assigned_to, leadId: id, leadName: `${after.first_name} ${after.last_name}` },
+    ]);
   }
   return after;
 }
 
-export function updateLeadCustomFields(ctx: TenantContext, leadId: number, customFields: Record<string, unknown>): Promise<LeadView> {
+export function updateLeadCustomFields(
+  ctx: TenantContext,
+  leadId: number,
+  customFields: Record<string, unknown>,
+): Promise<LeadView> {
   return updateLead(ctx, leadId, { custom_fields: customFields as UpdateLeadInput['custom_fields'] });
 }
 
 /** Sets one custom field; no value (or null) removes it. */
-export function setLeadCustomField(ctx: TenantContext, leadId: number, name: string, value: unknown): Promise<LeadView> {
+export function setLeadCustomField(
+  ctx: TenantContext,
+  leadId: number,
+  name: string,
+  value: unknown,
+): Promise<LeadView> {
   return updateLeadCustomFields(ctx, leadId, { [name]: value ?? null });
 }
 

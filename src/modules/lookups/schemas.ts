@@ -19,7 +19,11 @@ const colorCode = z
   .nullish()
   .openapi({ example: '#3B82F6' });
 
-const value = z.number().int('must be a whole number').min(0, 'must not be negative').max(1_000_000, 'must be at most 1000000');
+const value = z
+  .number()
+  .int('must be a whole number')
+  .min(0, 'must not be negative')
+  .max(1_000_000, 'must be at most 1000000');
 
 export const LookupSchema = z
   .object({
@@ -49,7 +53,9 @@ export const AddLookupBody = z
     module_name: slug('Resource the lookup belongs to, e.g. lead', 'lead'),
     type: slug('For lead: status, source, priority or tags', 'status'),
     name: text(1, 100),
-    value: value.nullish().openapi({ description: 'Stored number; for status, source and priority the next free value when omitted' }),
+    value: value
+      .nullish()
+      .openapi({ description: 'Stored number; for status, source and priority the next free value when omitted' }),
     color_code: colorCode,
     parent_id: positiveId.nullish(),
   })
@@ -58,7 +64,9 @@ export const AddLookupBody = z
 export const UpdateLookupBody = z
   .object({
     name: text(1, 100).optional(),
-    value: value.nullish().openapi({ description: 'Changing a lead status/source/priority value moves the leads that hold it' }),
+    value: value
+      .nullish()
+      .openapi({ description: 'Changing a lead status/source/priority value moves the leads that hold it' }),
     color_code: colorCode,
     is_active: z.boolean().optional(),
   })

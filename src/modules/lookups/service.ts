@@ -40,12 +40,21 @@ function isValued(moduleName: string, type: string): boolean {
 const leadPropertyFor = { status: 'status', priority: 'priority', source: 'leadSource' } as const;
 
 export const lookupList = defineList({
-  sort: { id: lookups.id, value: sql`coalesce(${lookups.value}, -1)`, name: lookups.name, created_at: lookups.createdAt },
+  sort: {
+    id: lookups.id,
+    value: sql`coalesce(${lookups.value}, -1)`,
+    name: lookups.name,
+    created_at: lookups.createdAt,
+  },
   filters: lookupListFilters,
   search: (term) => sql`${lookups.name} ilike ${containsPattern(term)}`,
   createdAt: lookups.createdAt,
   base: (ctx, params) => ({
-    rows: (columns) => ctx.db.select({ row: lookups, ...columns }).from(lookups).$dynamic(),
+    rows: (columns) =>
+      ctx.db
+        .select({ row: lookups, ...columns })
+        .from(lookups)
+        .$dynamic(),
     where: tenantWhere(
       ctx,
       lookups,
@@ -64,26 +73,47 @@ export async function listLookups(ctx: TenantContext, params: z.output<typeof Lo
 }
 
 async function findLookup(ctx: TenantContext, id: number): Promise<LookupRow> {
-  const [row] = await ctx.db.select().from(lookups).where(tenantWhere(ctx, lookups, eq(lookups.id, id)));
+  const [row] = await ctx.db
+    .select()
+    .from(lookups)
+    .where(tenantWhere(ctx, lookups, eq(lookups.id, id)));
   if (!row) throw new NotFound('Lookup', id);
   return row;
 }
 
-async function assertNameFree(ctx: TenantContext, moduleName: string, type: string, name: string, exceptId?: number): Promise<void> {
+async function assertNameFree(
+  ctx: TenantContext,
+  moduleName: string,
+  type: string,
+  name: string,
+  exceptId?: number,
+): Promise<void> {
   const [taken] = await ctx.db
     .select({ id: lookups.id })
     .from(lookups)
     .where(
-      tenantWhere(ctx, lookups, eq(lookups.moduleName, moduleName), eq(lookups.type, type), sql`lower(${lookups.name}) = lower(${name})`, exceptId ? ne(lookups.id, exceptId) : undefined),
+      tenantWhere(
+        ctx,
+        lookups,
+        eq(lookups.moduleName, moduleName),
+        eq(lookups.type, type),
+        sql`lower(${lookups.name}) = lower(${name})`,
+        exceptId ? ne(lookups.id, exceptId) : undefined,
+      ),
     );
-  if (taken) throw new Conflict(`A ${type} lookup named "${name}" already exists`, 'duplicate_lookup', { lookup_id: taken.id, field: 'name' });
+  if (taken)
+    throw new Conflict(`A ${type} lookup named "${name}" already exists`, 'duplicate_lookup', {
+      lookup_id: taken.id,
+      field: 'name',
+    });
 }
 
 async function saveUnique<T>(write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (error) {
-    if (isUniqueViolation(error, 'lookups_organization_value_key')) throw new Conflict('Another lookup of this type has this value', 'duplicate_value', { field: 'value' });
+    if (isUniqueViolation(error, 'lookups_organization_value_key'))
+      throw new Conflict('Another lookup of this type has this value', 'duplicate_value', { field: 'value' });
     throw error;
   }
 }
@@ -92,11 +122,14 @@ export async function addLookup(ctx: TenantContext, input: AddLookupInput) {
   if (input.module_name === LEAD_LOOKUP_MODULE && !(LEAD_LOOKUP_TYPES as readonly string[]).includes(input.type)) {
     throw ValidationFailed.field('type', `must be one of ${LEAD_LOOKUP_TYPES.join(', ')} for module lead`);
   }
-  if (input.parent_id) await findLookup(ctx, input.parent_id).catch(() => {
-    throw ValidationFailed.field('parent_id', 'is not a lookup of this organization');
-  });
+  if (input.parent_id)
+    await findLookup(ctx, input.parent_id).catch(() => {
+      throw ValidationFailed.field('parent_id', 'is not a lookup of this organization');
+    });
   // One writer at a time per (organization, module, type), so "next value" is never handed out twice.
-  await ctx.db.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`${ctx.orgId}:lookup:${input.module_name}:${input.type}`}, 0))`);
+  await ctx.db.execute(
+    sql`select pg_advisory_xact_lock(hashtextextended(${`${ctx.orgId}:lookup:${input.module_name}:${input.type}`}, 0))`,
+  );
   await assertNameFree(ctx, input.module_name, input.type, input.name);
   let value = input.value ?? null;
   if (value === null && isValued(input.module_name, input.type)) {
@@ -128,17 +161,37 @@ export async function updateLookup(ctx: TenantContext, id: number, input: Update
   const valued = isValued(current.moduleName, current.type);
   if (valued && input.value === null) throw ValidationFailed.field('value', `is required for a ${current.type} lookup`);
   if (input.name !== undefined) await assertNameFree(ctx, current.moduleName, current.type, input.name, id);
-  if (input.is_active === false && current.isActive && current.moduleName === LEAD_LOOKUP_MODULE && current.type === 'status') {
+  if (
+    input.is_active === false &&
+    current.isActive &&
+    current.moduleName === LEAD_LOOKUP_MODULE &&
+    current.type === 'status'
+  ) {
     const [{ n }] = await ctx.db
       .select({ n: count() })
       .from(lookups)
-      .where(tenantWhere(ctx, lookups, eq(lookups.moduleName, LEAD_LOOKUP_MODULE), eq(lookups.type, 'status'), eq(lookups.isActive, true), ne(lookups.id, id)));
+      .where(
+        tenantWhere(
+          ctx,
+          lookups,
+          eq(lookups.moduleName, LEAD_LOOKUP_MODULE),
+          eq(lookups.type, 'status'),
+          eq(lookups.isActive, true),
+          ne(lookups.id, id),
+        ),
+      );
     if (n === 0) throw ValidationFailed.field('is_active', 'the organization needs at least one active lead status');
   }
   const [row] = await saveUnique(() =>
     ctx.db
       .update(lookups)
-      .set({ name: input.name, value: input.value, colorCode: input.color_code, isActive: input.is_active, updatedAt: sql`now()` })
+      .set({
+        name: input.name,
+        value: input.value,
+        colorCode: input.color_code,
+        isActive: input.is_active,
+        updatedAt: sql`now()`,
+      })
       .where(tenantWhere(ctx, lookups, eq(lookups.id, id)))
       .returning(),
   );

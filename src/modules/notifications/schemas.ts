@@ -11,7 +11,9 @@ export const NotificationSchema = z
     type_id: z.number().int(),
     title: z.string(),
     body: z.string().nullable(),
-    data: z.record(z.string(), z.unknown()).openapi({ description: 'For lead assignments: lead_id (one lead), lead_ids, count, assigned_by' }),
+    data: z
+      .record(z.string(), z.unknown())
+      .openapi({ description: 'For lead assignments: lead_id (one lead), lead_ids, count, assigned_by' }),
     is_read: z.boolean(),
     read_at: z.string().nullable(),
     created_at: z.string(),

@@ -50,8 +50,13 @@ export function leadAssignmentNotices(ctx: Pick<TenantContext, 'orgId' | 'userId
 }
 
 /** Assignments known in TypeScript, in one statement (through `leadAssignmentNotices`). */
-export async function notifyLeadAssignments(ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId'>, assignments: LeadAssignment[]): Promise<void> {
-  const rows = assignments.filter((row) => row.userId != null).map((row) => ({ user_id: row.userId, lead_id: row.leadId, lead_name: row.leadName }));
+export async function notifyLeadAssignments(
+  ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId'>,
+  assignments: LeadAssignment[],
+): Promise<void> {
+  const rows = assignments
+    .filter((row) => row.userId != null)
+    .map((row) => ({ user_id: row.userId, lead_id: row.leadId, lead_name: row.leadName }));
   if (rows.length === 0) return;
   await ctx.db.execute(
     leadAssignmentNotices(ctx, {
@@ -78,7 +83,15 @@ export interface JobNotice {
  */
 export async function notifyJobEnded(db: Pick<TenantContext, 'db'>['db'], notice: JobNotice): Promise<void> {
   if (notice.userId === null) return;
-  await db.insert(notifications).values({ organizationId: notice.orgId, userId: notice.userId, typeId: notice.typeId, title: notice.title, data: notice.data });
+  await db
+    .insert(notifications)
+    .values({
+      organizationId: notice.orgId,
+      userId: notice.userId,
+      typeId: notice.typeId,
+      title: notice.title,
+      data: notice.data,
+    });
 }
 
 const notificationFields = {
@@ -92,7 +105,16 @@ const notificationFields = {
   createdAt: notifications.createdAt,
 };
 
-type NotificationRow = { id: number; typeId: number; title: string; body: string | null; data: Record<string, unknown>; isRead: boolean; readAt: Date | null; createdAt: Date };
+type NotificationRow = {
+  id: number;
+  typeId: number;
+  title: string;
+  body: string | null;
+  data: Record<string, unknown>;
+  isRead: boolean;
+  readAt: Date | null;
+  createdAt: Date;
+};
 
 function presentNotification(row: NotificationRow) {
   return {
@@ -110,14 +132,22 @@ function presentNotification(row: NotificationRow) {
 export const notificationList = defineList({
   sort: { id: notifications.id, created_at: notifications.createdAt },
   filters: {
-    is_read: booleanFlag.openapi({ type: 'string', enum: ['true', 'false'], description: 'true: read only; false: unread only' }),
+    is_read: booleanFlag.openapi({
+      type: 'string',
+      enum: ['true', 'false'],
+      description: 'true: read only; false: unread only',
+    }),
     type_id: idList('Types, comma-separated: 1 lead assigned, 2 import finished, 3 export ready, 4 follow-up due'),
   },
   search: (term) => ilike(notifications.title, containsPattern(term)),
   createdAt: notifications.createdAt,
   // The caller's own notifications: per user, so the total is a bounded count, never the organization's.
   base: (ctx, params) => ({
-    rows: (columns) => ctx.db.select({ ...notificationFields, ...columns }).from(notifications).$dynamic(),
+    rows: (columns) =>
+      ctx.db
+        .select({ ...notificationFields, ...columns })
+        .from(notifications)
+        .$dynamic(),
     where: tenantWhere(
       ctx,
       notifications,
@@ -139,7 +169,13 @@ export async function markNotificationsRead(ctx: TenantContext, ids: number[]): 
   const updated = await ctx.db
     .update(notifications)
     .set({ isRead: true, readAt: sql`coalesce(${notifications.readAt}, now())` })
-    .where(tenantWhere(ctx, notifications, and(eq(notifications.userId, ctx.userId ?? 0), inArray(notifications.id, ids), eq(notifications.isRead, false))))
+    .where(
+      tenantWhere(
+        ctx,
+        notifications,
+        and(eq(notifications.userId, ctx.userId ?? 0), inArray(notifications.id, ids), eq(notifications.isRead, false)),
+      ),
+    )
     .returning({ id: notifications.id });
   return updated.length;
 }

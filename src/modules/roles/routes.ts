@@ -37,4 +37,3 @@ roleRoutes.openapi(
   }),
   async (c) => created(c, await addRole(c.var.tenant, c.req.valid('json')), 'Role created'),
 );
-

@@ -11,11 +11,23 @@ import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import { roleListFilters, type AddRoleBody } from './schemas';
 
-const roleFields = { id: roles.id, name: roles.name, description: roles.description, stateId: roles.stateId, createdAt: roles.createdAt };
+const roleFields = {
+  id: roles.id,
+  name: roles.name,
+  description: roles.description,
+  stateId: roles.stateId,
+  createdAt: roles.createdAt,
+};
 type RoleRow = { id: number; name: string; description: string | null; stateId: number; createdAt: Date };
 
 function presentRole(row: RoleRow) {
-  return { id: row.id, name: row.name, description: row.description, state_id: row.stateId, created_at: isoTimestamp(row.createdAt) as string };
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    state_id: row.stateId,
+    created_at: isoTimestamp(row.createdAt) as string,
+  };
 }
 
 export const roleList = defineList({
@@ -24,7 +36,11 @@ export const roleList = defineList({
   search: (term) => ilike(roles.name, containsPattern(term)),
   createdAt: roles.createdAt,
   base: (ctx, params) => ({
-    rows: (columns) => ctx.db.select({ ...roleFields, ...columns }).from(roles).$dynamic(),
+    rows: (columns) =>
+      ctx.db
+        .select({ ...roleFields, ...columns })
+        .from(roles)
+        .$dynamic(),
     where: tenantWhere(ctx, roles, params.state_id ? inArray(roles.stateId, params.state_id) : undefined),
   }),
 });
@@ -43,8 +59,8 @@ export async function addRole(ctx: TenantContext, input: z.infer<typeof AddRoleB
       .returning(roleFields);
     return presentRole(row);
   } catch (error) {
-    if (isUniqueViolation(error, 'roles_organization_name_key')) throw new Conflict('A role with this name already exists', 'role_exists');
+    if (isUniqueViolation(error, 'roles_organization_name_key'))
+      throw new Conflict('A role with this name already exists', 'role_exists');
     throw error;
   }
 }
-

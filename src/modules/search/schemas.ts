@@ -7,4 +7,6 @@ import { UserSchema } from '../users/schemas';
 
 export const GlobalSearchQuery = z.object({ search_value: z.string().trim().min(1, 'is required').max(200) });
 
-export const GlobalSearchResult = z.object({ users: z.array(UserSchema), leads: z.array(LeadSchema) }).openapi('GlobalSearchResult');
+export const GlobalSearchResult = z
+  .object({ users: z.array(UserSchema), leads: z.array(LeadSchema) })
+  .openapi('GlobalSearchResult');

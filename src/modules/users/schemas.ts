@@ -50,12 +50,19 @@ export const UpdateUserBody = z
     language: optionalText(20),
     timezone: optionalText(64),
     role_id: positiveId.optional().openapi({ description: 'Admins only' }),
-    state_id: z.union([z.literal(0), z.literal(1)]).optional().openapi({ description: 'Admins only: 1 active, 0 inactive' }),
+    state_id: z
+      .union([z.literal(0), z.literal(1)])
+      .optional()
+      .openapi({ description: 'Admins only: 1 active, 0 inactive' }),
   })
   .openapi('UpdateUserRequest');
 
 export const ChangePasswordBody = z
-  .object({ current_password: z.string().min(1, 'is required').max(256), new_password: password, confirm_password: z.string().min(1, 'is required').max(256) })
+  .object({
+    current_password: z.string().min(1, 'is required').max(256),
+    new_password: password,
+    confirm_password: z.string().min(1, 'is required').max(256),
+  })
   .openapi('ChangePasswordRequest');
 
 export const DeleteUserBody = z.object({ user_id: positiveId }).openapi('DeleteUserRequest');

@@ -34,7 +34,18 @@ const userFields = {
 
 type UserRow = Pick<
   typeof users.$inferSelect,
-  'id' | 'firstName' | 'lastName' | 'email' | 'phoneNo' | 'roleId' | 'stateId' | 'language' | 'timezone' | 'organizationId' | 'createdAt' | 'updatedAt'
+  | 'id'
+  | 'firstName'
+  | 'lastName'
+  | 'email'
+  | 'phoneNo'
+  | 'roleId'
+  | 'stateId'
+  | 'language'
+  | 'timezone'
+  | 'organizationId'
+  | 'createdAt'
+  | 'updatedAt'
 > & { roleName: string };
 
 export function presentUser(row: UserRow) {
@@ -70,7 +81,10 @@ async function findUser(ctx: TenantContext, id: number): Promise<UserRow> {
 
 export async function getMyProfile(ctx: TenantContext) {
   const user = await findUser(ctx, actingUser(ctx).userId);
-  const [organization] = await ctx.db.select({ name: organizations.name }).from(organizations).where(eq(organizations.id, ctx.orgId));
+  const [organization] = await ctx.db
+    .select({ name: organizations.name })
+    .from(organizations)
+    .where(eq(organizations.id, ctx.orgId));
   return { ...presentUser(user), organization_name: organization?.name ?? '' };
 }
 
@@ -85,7 +99,12 @@ export const userList = defineList({
   search: (term) => userSearch(term),
   createdAt: users.createdAt,
   base: (ctx, params) => ({
-    rows: (columns) => ctx.db.select({ ...userFields, ...columns }).from(users).innerJoin(roles, eq(roles.id, users.roleId)).$dynamic(),
+    rows: (columns) =>
+      ctx.db
+        .select({ ...userFields, ...columns })
+        .from(users)
+        .innerJoin(roles, eq(roles.id, users.roleId))
+        .$dynamic(),
     where: tenantWhere(
       ctx,
       users,
@@ -103,7 +122,10 @@ export async function listUsers(ctx: TenantContext, params: z.output<typeof User
 }
 
 async function requireRole(ctx: TenantContext, roleId: number): Promise<void> {
-  const [role] = await ctx.db.select({ id: roles.id }).from(roles).where(tenantWhere(ctx, roles, eq(roles.id, roleId)));
+  const [role] = await ctx.db
+    .select({ id: roles.id })
+    .from(roles)
+    .where(tenantWhere(ctx, roles, eq(roles.id, roleId)));
   if (!role) throw ValidationFailed.field('role_id', 'is not a role of this organization');
 }
 
@@ -112,7 +134,8 @@ async function claimEmail<T>(write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (error) {
-    if (isUniqueViolation(error, 'users_email_key')) throw new Conflict('A user with this email already exists', 'email_taken');
+    if (isUniqueViolation(error, 'users_email_key'))
+      throw new Conflict('A user with this email already exists', 'email_taken');
     throw error;
   }
 }
@@ -121,23 +144,26 @@ export async function addUser(ctx: TenantContext, input: z.infer<typeof AddUserB
   let roleId = input.role_id;
   if (roleId) await requireRole(ctx, roleId);
   else {
-    const [role] = await ctx.db.select({ id: roles.id }).from(roles).where(tenantWhere(ctx, roles, eq(roles.name, 'sales_rep')));
+    const [role] = await ctx.db
+      .select({ id: roles.id })
+      .from(roles)
+      .where(tenantWhere(ctx, roles, eq(roles.name, 'sales_rep')));
     roleId = role.id;
   }
   const passwordHash = await hashPassword(input.password);
   const [row] = await claimEmail(() =>
     ctx.db
-    .insert(users)
-    .values({
-      organizationId: ctx.orgId,
-      roleId,
-      firstName: input.first_name,
-      lastName: input.last_name ?? null,
-      email: input.email,
-      phoneNo: input.phone_no,
-      passwordHash,
-    })
-    .returning({ id: users.id }),
+      .insert(users)
+      .values({
+        organizationId: ctx.orgId,
+        roleId,
+        firstName: input.first_name,
+        lastName: input.last_name ?? null,
+        email: input.email,
+        phoneNo: input.phone_no,
+        passwordHash,
+      })
+      .returning({ id: users.id }),
   );
   return presentUser(await findUser(ctx, row.id));
 }
@@ -153,35 +179,48 @@ export async function updateUser(ctx: TenantContext, id: number, input: z.infer<
   if (input.role_id !== undefined) await requireRole(ctx, input.role_id);
   await claimEmail(() =>
     ctx.db
-    .update(users)
-    .set({
-      firstName: input.first_name,
-      lastName: input.last_name === undefined ? undefined : input.last_name,
-      email: input.email,
-      phoneNo: input.phone_no,
-      language: input.language === undefined ? undefined : input.language,
-      timezone: input.timezone === undefined ? undefined : input.timezone,
-      roleId: input.role_id,
-      stateId: input.state_id,
-      // A new role or state ends the user's tokens: they carried the old one's rights.
-      sessionGeneration: sql`${users.sessionGeneration} + case when ${users.roleId} is distinct from ${input.role_id ?? null}::bigint and ${input.role_id ?? null}::bigint is not null
+      .update(users)
+      .set({
+        firstName: input.first_name,
+        lastName: input.last_name === undefined ? undefined : input.last_name,
+        email: input.email,
+        phoneNo: input.phone_no,
+        language: input.language === undefined ? undefined : input.language,
+        timezone: input.timezone === undefined ? undefined : input.timezone,
+        roleId: input.role_id,
+        stateId: input.state_id,
+        // A new role or state ends the user's tokens: they carried the old one's rights.
+        sessionGeneration: sql`${users.sessionGeneration} + case when ${users.roleId} is distinct from ${input.role_id ?? null}::bigint and ${input.role_id ?? null}::bigint is not null
         or ${users.stateId} is distinct from ${input.state_id ?? null}::smallint and ${input.state_id ?? null}::smallint is not null then 1 else 0 end`,
-      updatedAt: sql`now()`,
-    })
-    .where(tenantWhere(ctx, users, eq(users.id, id))),
+        updatedAt: sql`now()`,
+      })
+      .where(tenantWhere(ctx, users, eq(users.id, id))),
   );
   return presentUser(await findUser(ctx, id));
 }
 
 /** Changes the caller's password and ends every token issued before; returns a fresh token for the caller. */
-export async function changePassword(ctx: TenantContext, secret: string, input: { current_password: string; new_password: string; confirm_password: string }) {
-  if (input.new_password !== input.confirm_password) throw ValidationFailed.field('confirm_password', 'does not match new_password');
+export async function changePassword(
+  ctx: TenantContext,
+  secret: string,
+  input: { current_password: string; new_password: string; confirm_password: string },
+) {
+  if (input.new_password !== input.confirm_password)
+    throw ValidationFailed.field('confirm_password', 'does not match new_password');
   const { userId, role } = actingUser(ctx);
-  const [row] = await ctx.db.select({ hash: users.passwordHash }).from(users).where(tenantWhere(ctx, users, eq(users.id, userId)));
-  if (!row || !(await verifyPassword(input.current_password, row.hash))) throw ValidationFailed.field('current_password', 'is incorrect');
+  const [row] = await ctx.db
+    .select({ hash: users.passwordHash })
+    .from(users)
+    .where(tenantWhere(ctx, users, eq(users.id, userId)));
+  if (!row || !(await verifyPassword(input.current_password, row.hash)))
+    throw ValidationFailed.field('current_password', 'is incorrect');
   const [user] = await ctx.db
     .update(users)
-    .set({ passwordHash: await hashPassword(input.new_password), sessionGeneration: sql`${users.sessionGeneration} + 1`, updatedAt: sql`now()` })
+    .set({
+      passwordHash: await hashPassword(input.new_password),
+      sessionGeneration: sql`${users.sessionGeneration} + 1`,
+      updatedAt: sql`now()`,
+    })
     .where(tenantWhere(ctx, users, eq(users.id, userId)))
     .returning();
   return grantFor(secret, { ...user, roleName: role });
@@ -207,4 +246,3 @@ export async function searchUsers(ctx: TenantContext, term: string, limit = 10) 
     .limit(limit);
   return rows.map(presentUser);
 }
-
