@@ -217,15 +217,13 @@ describe('exports', () => {
       tx.select().from(companies).where(eq(companies.companyName, 'Navy')),
     );
     await asOrganization(owner.orgId, (tx) =>
-      tx
-        .insert(contacts)
-        .values({
-          organizationId: owner.orgId,
-          name: 'Rear Admiral',
-          email: 'ra@navy.example',
-          companyId: company.id,
-          designation: 'Officer',
-        }),
+      tx.insert(contacts).values({
+        organizationId: owner.orgId,
+        name: 'Rear Admiral',
+        email: 'ra@navy.example',
+        companyId: company.id,
+        designation: 'Officer',
+      }),
     );
     const companyRows = comparableRows((await exportCsv(owner, { export_type: 'companies' })).text);
     expect(companyRows.map((row) => row.company_name).sort()).toEqual(['Analytical Engines', 'Bletchley', 'Navy']);

@@ -11,7 +11,6 @@ import { openDatabase } from '../src/db/client';
 import { importJobs, leads, leadTags, lookups } from '../src/db/schema';
 import { readConfig } from '../src/env';
 import { runLeadImport } from '../src/modules/imports/import-job';
-import { storeFile } from '../src/modules/files/storage';
 import { call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
 import {
   asOrganization,
@@ -20,6 +19,7 @@ import {
   importAndWait,
   leadRows,
   runJob,
+  unqueuedImportJob,
   uploadImport,
 } from './cross-tenant/fixtures/jobs';
 
@@ -42,31 +42,6 @@ async function jobRows(owner: SignedUp, jobId: number) {
     message: string;
     lead_id: number | null;
   }[];
-}
-
-/** A queued import job created without enqueuing it, so a test drives the consumer itself. */
-async function unqueuedImportJob(owner: SignedUp, csv: string): Promise<number> {
-  return asOrganization(owner.orgId, async (tx) => {
-    const ctx = { db: tx, orgId: owner.orgId, userId: owner.userId };
-    const file = await storeFile(ctx, env.FILES, {
-      category: 'import',
-      fileName: 'crash.csv',
-      contentType: 'text/csv',
-      body: csv,
-    });
-    const [job] = await tx
-      .insert(importJobs)
-      .values({
-        organizationId: owner.orgId,
-        type: 'lead',
-        fileId: file.id,
-        fileName: file.fileName,
-        options: { duplicate_mode: 'skip', format: 'csv' },
-        createdBy: owner.userId,
-      })
-      .returning({ id: importJobs.id });
-    return job.id;
-  });
 }
 
 async function jobState(orgId: number, jobId: number) {

@@ -17,9 +17,8 @@ import { EXPORT_DEAD_LETTER_REASON } from '../src/modules/exports/export-job';
 import { claimExportJob, exportContext } from '../src/modules/exports/job-progress';
 import { hasRole } from '../src/db/tenant';
 import { IMPORT_DEAD_LETTER_REASON } from '../src/modules/imports/import-job';
-import { storeFile } from '../src/modules/files/storage';
 import { call, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
-import { asOrganization, csvOf, leadRows } from './cross-tenant/fixtures/jobs';
+import { asOrganization, csvOf, leadRows, unqueuedImportJob } from './cross-tenant/fixtures/jobs';
 
 async function deliver(
   queue: string,
@@ -38,32 +37,6 @@ async function deliver(
   const ctx = createExecutionContext();
   await worker.queue(batch, options.bindings ?? env);
   return getQueueResult(batch, ctx);
-}
-
-/** An import job as a request would leave it (file in R2, job row), without sending its message. */
-async function importJob(owner: SignedUp, values: Partial<typeof importJobs.$inferInsert> = {}): Promise<number> {
-  return asOrganization(owner.orgId, async (tx) => {
-    const ctx = { db: tx, orgId: owner.orgId, userId: owner.userId };
-    const file = await storeFile(ctx, env.FILES, {
-      category: 'import',
-      fileName: 'jobs.csv',
-      contentType: 'text/csv',
-      body: csvOf(leadRows(3, `jobs-${crypto.randomUUID()}`)),
-    });
-    const [job] = await tx
-      .insert(importJobs)
-      .values({
-        organizationId: owner.orgId,
-        type: 'lead',
-        fileId: file.id,
-        fileName: file.fileName,
-        options: { duplicate_mode: 'skip', format: 'csv' },
-        createdBy: owner.userId,
-        ...values,
-      })
-      .returning({ id: importJobs.id });
-    return job.id;
-  });
 }
 
 async function exportJob(owner: SignedUp, values: Partial<typeof exportJobs.$inferInsert> = {}): Promise<number> {
@@ -98,7 +71,7 @@ describe('job handling', () => {
   });
 
   it('retries a failing import for as long as the queue delivers it, counting attempts from the queue', async () => {
-    const jobId = await importJob(owner);
+    const jobId = await unqueuedImportJob(owner, csvOf(leadRows(3, `jobs-${crypto.randomUUID()}`)));
     const message: JobMessage = { kind: 'lead-import', orgId: owner.orgId, jobId };
     // Attempt 6 was "the last one" when the job kept its own counter; now only the queue decides.
     const result = await deliver('lead-management-jobs', [message], {
@@ -117,7 +90,7 @@ describe('job handling', () => {
 
   describe('the dead-letter consumer', () => {
     it('fails an import the queue gave up on with a reason for the user, and notifies its creator once', async () => {
-      const jobId = await importJob(owner, {
+      const jobId = await unqueuedImportJob(owner, csvOf(leadRows(3, `jobs-${crypto.randomUUID()}`)), {
         status: 'running',
         error: 'attempt 6 failed, retrying: duplicate key value violates unique constraint "leads_pkey"',
       });

@@ -38,16 +38,10 @@ const isoDate = z
   );
 
 export const listParamsShape = {
-  page: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1_000_000)
-    .default(1)
-    .openapi({
-      description:
-        'Page number (1-based). Deep pages are slow (the rows before them are read and skipped): use `cursor` to walk far',
-    }),
+  page: z.coerce.number().int().min(1).max(1_000_000).default(1).openapi({
+    description:
+      'Page number (1-based). Deep pages are slow (the rows before them are read and skipped): use `cursor` to walk far',
+  }),
   limit: z.coerce
     .number()
     .int()

@@ -78,8 +78,13 @@ export interface RowEncoder {
   end(): void;
 }
 
-/** Text a spreadsheet would run as a formula gets an apostrophe (the import takes it off). */
-const FORMULA_LIKE = /^(?:[=@\t\r]|[+-].*[A-Za-z(|!])/;
+/**
+ * OWASP's rule for CSV injection: a text cell starting with =, +, -, @, tab or carriage return
+ * gets a leading apostrophe, so no spreadsheet runs it as a formula (`-1+1` included). Spreadsheet
+ * programs show such a cell as text (Excel hides the apostrophe), and our import takes it off.
+ * Numbers are written as numbers and need no guard.
+ */
+const FORMULA_LIKE = /^[=+\-@\t\r]/;
 
 function csvCell(value: Cell): string {
   if (value === null) return '';

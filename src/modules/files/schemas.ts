@@ -48,11 +48,9 @@ function isHttpsUrl(value: string): boolean {
 
 export const AttachFileBody = z
   .object({
-    provider: z
-      .enum(PROVIDERS)
-      .openapi({
-        description: '`storage` for a file uploaded to /api/storage-file/add; otherwise the drive holding the file',
-      }),
+    provider: z.enum(PROVIDERS).openapi({
+      description: '`storage` for a file uploaded to /api/storage-file/add; otherwise the drive holding the file',
+    }),
     subject_type: z.enum(SUBJECT_TYPES),
     subject_id: positiveId.openapi({ description: 'The lead, contact or company of the organization', example: 1 }),
     file: z.object({

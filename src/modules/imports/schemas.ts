@@ -14,13 +14,10 @@ export const LeadImportForm = z
         format: 'binary',
         description: `CSV (UTF-8; comma, semicolon, tab or pipe separated) or XLSX (first worksheet), told apart by content; the first row holds the headers. At most ${MAX_IMPORT_BYTES / 1024 / 1024} MB.`,
       }),
-    duplicate_mode: z
-      .enum(['skip', 'merge'])
-      .default('skip')
-      .openapi({
-        description:
-          'A row whose email (compared case-insensitively) a live lead of the organization, or an earlier row of the file, already has: skip it, or merge its values into that lead',
-      }),
+    duplicate_mode: z.enum(['skip', 'merge']).default('skip').openapi({
+      description:
+        'A row whose email (compared case-insensitively) a live lead of the organization, or an earlier row of the file, already has: skip it, or merge its values into that lead',
+    }),
   })
   .openapi('LeadImportRequest');
 
@@ -33,12 +30,9 @@ export const ImportJobSchema = z
     file_id: z.number().int(),
     format: z.enum(['csv', 'xlsx']).nullable(),
     duplicate_mode: z.enum(['skip', 'merge']),
-    total: z
-      .number()
-      .int()
-      .openapi({
-        description: 'Data rows in the file: exact once completed, an estimate from the bytes read while running',
-      }),
+    total: z.number().int().openapi({
+      description: 'Data rows in the file: exact once completed, an estimate from the bytes read while running',
+    }),
     total_is_estimate: z.boolean(),
     processed: z.number().int(),
     created: z.number().int(),

@@ -83,15 +83,13 @@ export interface JobNotice {
  */
 export async function notifyJobEnded(db: Pick<TenantContext, 'db'>['db'], notice: JobNotice): Promise<void> {
   if (notice.userId === null) return;
-  await db
-    .insert(notifications)
-    .values({
-      organizationId: notice.orgId,
-      userId: notice.userId,
-      typeId: notice.typeId,
-      title: notice.title,
-      data: notice.data,
-    });
+  await db.insert(notifications).values({
+    organizationId: notice.orgId,
+    userId: notice.userId,
+    typeId: notice.typeId,
+    title: notice.title,
+    data: notice.data,
+  });
 }
 
 const notificationFields = {
