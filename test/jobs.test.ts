@@ -111,7 +111,7 @@ describe('job handling', () => {
       expect(notices).toEqual([
         expect.objectContaining({
           type_id: 2,
-          title: 'Import of jobs.csv failed',
+          title: 'Import of unqueued.csv failed',
           data: { import_job_id: jobId, status: 'failed' },
         }),
       ]);

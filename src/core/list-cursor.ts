@@ -41,7 +41,8 @@ export function decodeCursor(cursor: string, orderBy: string, orderIn: 'ASC' | '
   try {
     const wire = JSON.parse(new TextDecoder().decode(fromBase64Url(cursor))) as WireCursor;
     if (wire.k !== orderBy || wire.d !== orderIn || !Number.isSafeInteger(wire.id)) throw new Error('mismatch');
-    if (wire.v !== null && typeof wire.v !== 'string') throw new Error('sort key');
+    // A sort key goes to Postgres as text: anything but a string (or null) or a NUL byte is forged.
+    if (wire.v !== null && (typeof wire.v !== 'string' || wire.v.includes('\u0000'))) throw new Error('sort key');
     const carried = Number.isSafeInteger(wire.t) && (wire.t as number) >= 0;
     return {
       orderBy,

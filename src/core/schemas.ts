@@ -34,6 +34,24 @@ export function blankableText(max: number) {
     .nullish();
 }
 
+/** The scheme of a URL-like value (`javascript:`, `https://`), or null for a bare host or path (`example.com`, `host:8080`). */
+function schemeOf(value: string): string | null {
+  const match = /^([a-z][a-z0-9+.-]*):(?!\d+(?:[/?#]|$))/i.exec(value);
+  return match ? match[1].toLowerCase() : null;
+}
+
+/**
+ * A blankable web address: a bare host (`example.com`) or an `http`/`https` URL; any other scheme
+ * (`javascript:`, `data:`, `file:`) is refused, since clients render these fields as links.
+ */
+export function webAddress(max: number) {
+  return blankableText(max).refine((value) => {
+    if (value === null || value === undefined) return true;
+    const scheme = schemeOf(value);
+    return scheme === null || scheme === 'http' || scheme === 'https';
+  }, 'must be a web address (http or https)');
+}
+
 /** Trimmed, domain lower-cased; syntax checked. */
 export const email = z
   .string()
@@ -99,4 +117,38 @@ export const DeletedId = z.object({ id: z.number().int() });
 export function isoTimestamp(value: Date | string | null | undefined): string | null {
   if (value === null || value === undefined) return null;
   return (value instanceof Date ? value : new Date(value)).toISOString();
+}
+
+/** Free-form JSON is nested at most this deep: deeper values break Postgres and the clients that read them back. */
+export const MAX_JSON_DEPTH = 32;
+
+/** The nesting depth of a JSON value (a scalar is 0), counted without recursion so no input can exhaust the stack. */
+export function jsonDepth(value: unknown): number {
+  let deepest = 0;
+  const pending: [unknown, number][] = [[value, 0]];
+  while (pending.length > 0) {
+    const [node, depth] = pending.pop() as [unknown, number];
+    if (node === null || typeof node !== 'object') continue;
+    deepest = Math.max(deepest, depth + 1);
+    if (deepest > MAX_JSON_DEPTH) return deepest;
+    for (const child of Object.values(node)) pending.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
+/**
+ * A free-form JSON object (AI enrichment data, saved filters): keys bounded, at most
+ * MAX_JSON_DEPTH levels deep and `maxChars` characters of JSON in all.
+ */
+export function jsonObject(options: { maxKeyLength: number; maxChars: number }) {
+  return z
+    .record(
+      z.string().max(options.maxKeyLength, `keys must be at most ${options.maxKeyLength} characters`),
+      z.unknown(),
+    )
+    .refine((value) => jsonDepth(value) <= MAX_JSON_DEPTH, `must be nested at most ${MAX_JSON_DEPTH} levels deep`)
+    .refine(
+      (value) => JSON.stringify(value).length <= options.maxChars,
+      `is too large (${options.maxChars.toLocaleString('en-US').replace(/,/g, ' ')} characters of JSON at most)`,
+    );
 }

@@ -1,4 +1,5 @@
 import { z } from '@hono/zod-openapi';
+import { jsonObject } from '../../core/schemas';
 
 export const VISIBILITIES = ['private', 'team', 'public'] as const;
 
@@ -15,9 +16,10 @@ const visibility = z
   .openapi({ description: 'private: only its creator; team and public: everyone in the organization' });
 
 /** Checked against the module's own list filters by the service (unknown keys are refused). */
-const filters = z
-  .record(z.string().max(50), z.unknown())
-  .openapi({ type: 'object', example: { state_id: '1,2', assigned_to: 'true' } });
+const filters = jsonObject({ maxKeyLength: 50, maxChars: 20_000 }).openapi({
+  type: 'object',
+  example: { state_id: '1,2', assigned_to: 'true' },
+});
 
 const columns = z
   .array(z.string().trim().min(1).max(100, 'must be at most 100 characters'))

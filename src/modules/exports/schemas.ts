@@ -4,6 +4,7 @@
  * as sent so the consumer applies exactly the same filters.
  */
 import { z } from '@hono/zod-openapi';
+import { jsonObject } from '../../core/schemas';
 import { JOB_STATUSES } from '../../jobs/job-status';
 import { EXPORT_TYPES, filterSchemaFor } from './sources';
 
@@ -12,8 +13,7 @@ export const CreateExportBody = z
     export_type: z
       .enum(EXPORT_TYPES)
       .openapi({ description: '`clients` = leads whose status is the organization’s Converted status' }),
-    filters: z
-      .record(z.string().max(100), z.unknown())
+    filters: jsonObject({ maxKeyLength: 100, maxChars: 20_000 })
       .optional()
       .openapi({
         type: 'object',

@@ -5,7 +5,7 @@
  * parsed CSV row validates the same way. Descriptions live in the field table (fields.ts).
  */
 import { z } from '@hono/zod-openapi';
-import { email, MAX_TEXT } from '../../core/schemas';
+import { email, jsonObject, MAX_TEXT } from '../../core/schemas';
 
 export function personName(example: string) {
   return z
@@ -59,10 +59,7 @@ export const customFieldsInput = z
   .openapi({ type: 'object', example: { budget: '10k', newsletter: true } });
 
 /** AI enrichment data (any JSON object), merged key by key on update. */
-export const aiInformationInput = z
-  .record(z.string().max(100), z.unknown())
-  .refine((value) => JSON.stringify(value).length <= 100_000, 'is too large (100 000 characters of JSON at most)')
-  .openapi({ type: 'object' });
+export const aiInformationInput = jsonObject({ maxKeyLength: 100, maxChars: 100_000 }).openapi({ type: 'object' });
 
 export const tagIds = z
   .array(integerInput)

@@ -10,7 +10,7 @@
 import { z } from '@hono/zod-openapi';
 import { sql, type SQL } from 'drizzle-orm';
 import type { leads } from '../../db/schema';
-import { blankableText, isoTimestamp, MAX_TEXT } from '../../core/schemas';
+import { blankableText, isoTimestamp, MAX_TEXT, webAddress } from '../../core/schemas';
 import {
   aiInformationInput,
   amount,
@@ -144,9 +144,10 @@ export const leadFields = {
   },
   website: {
     column: 'website',
-    description: 'Website, up to 2048 characters',
+    description:
+      'Website: a bare host (example.com) or an http/https URL, up to 2048 characters; other schemes are refused',
     read: text,
-    write: { create: blankableText(2048), update: blankableText(2048), rule: 'overwrite' },
+    write: { create: webAddress(2048), update: webAddress(2048), rule: 'overwrite' },
     export: true,
     importAliases: ['web_site', 'homepage', 'url'],
   },
@@ -251,9 +252,10 @@ export const leadFields = {
   },
   profile_url: {
     column: 'profileUrl',
-    description: 'Profile URL, up to 2048 characters',
+    description:
+      'Profile URL (e.g. LinkedIn): a bare host and path or an http/https URL, up to 2048 characters; other schemes are refused',
     read: text,
-    write: { create: blankableText(2048), update: blankableText(2048), rule: 'overwrite' },
+    write: { create: webAddress(2048), update: webAddress(2048), rule: 'overwrite' },
     export: true,
     importAliases: ['profile'],
   },

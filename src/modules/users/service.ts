@@ -177,6 +177,7 @@ export async function updateUser(ctx: TenantContext, id: number, input: z.infer<
   }
   if (self && input.state_id === 0) throw new Forbidden('You cannot deactivate yourself', 'cannot_deactivate_self');
   if (input.role_id !== undefined) await requireRole(ctx, input.role_id);
+  if (input.role_id !== undefined || input.state_id !== undefined) await assertAnAdminRemains(ctx, id, input);
   await claimEmail(() =>
     ctx.db
       .update(users)
@@ -197,6 +198,27 @@ export async function updateUser(ctx: TenantContext, id: number, input: z.infer<
       .where(tenantWhere(ctx, users, eq(users.id, id))),
   );
   return presentUser(await findUser(ctx, id));
+}
+
+/**
+ * An organization keeps at least one active admin: a role or state change that would remove the
+ * last one is refused (409 `last_admin`), since nothing else could then manage its users.
+ * Changes to admins are serialised per organization, so two admins demoting each other at once
+ * cannot both pass the check.
+ */
+async function assertAnAdminRemains(ctx: TenantContext, id: number, input: { role_id?: number; state_id?: 0 | 1 }) {
+  await ctx.db.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`admins:${ctx.orgId}`}, 0))`);
+  const result = await ctx.db.execute<{ is_admin: boolean | null; stays_admin: boolean; other_admins: number }>(sql`
+    select
+      (select ${roles.name} = 'admin' and ${users.stateId} = 1 from ${users} join ${roles} on ${roles.id} = ${users.roleId} where ${users.id} = ${id}) as is_admin,
+      ${input.role_id === undefined ? sql`true` : sql`coalesce((select ${roles.name} = 'admin' from ${roles} where ${roles.id} = ${input.role_id}), false)`}
+        and ${input.state_id ?? 1}::int = 1 as stays_admin,
+      (select count(*)::int from ${users} join ${roles} on ${roles.id} = ${users.roleId}
+        where ${users.organizationId} = ${ctx.orgId} and ${roles.name} = 'admin' and ${users.stateId} = 1 and ${users.deletedAt} is null and ${users.id} <> ${id}) as other_admins`);
+  const check = result.rows[0];
+  if (check.is_admin && !check.stays_admin && Number(check.other_admins) === 0) {
+    throw new Conflict('The organization must keep at least one active admin', 'last_admin');
+  }
 }
 
 /** Changes the caller's password and ends every token issued before; returns a fresh token for the caller. */

@@ -1,0 +1,125 @@
+/**
+ * Probes of the hardening issue, each kept as a test: forged cursors, URL fields with scripts,
+ * free-form JSON nested too deep, and an organization losing its last admin.
+ */
+import { describe, expect, it } from 'vitest';
+import { toBase64Url } from '../src/core/encoding';
+import { call, expectFailure, signupOrganization } from './helpers/api';
+
+function forgedCursor(wire: Record<string, unknown>): string {
+  return toBase64Url(new TextEncoder().encode(JSON.stringify(wire)));
+}
+
+function nested(depth: number): Record<string, unknown> {
+  let value: Record<string, unknown> = { leaf: true };
+  for (let i = 1; i < depth; i++) value = { next: value };
+  return value;
+}
+
+describe('hardening', () => {
+  it('answers 400 naming cursor for a cursor whose sort key is an array, an object or holds a NUL byte', async () => {
+    const org = await signupOrganization('Hardening');
+    for (const path of ['/api/lead/list', '/api/user/list']) {
+      for (const v of [['a'], { a: 1 }, 'x\u0000y']) {
+        const response = await call('GET', path, {
+          token: org.token,
+          query: { cursor: forgedCursor({ k: 'id', d: 'DESC', v, id: 1 }) },
+        });
+        expectFailure(response, 400, 'bad_request');
+        expect(response.body.error.code).toBe('cursor');
+      }
+    }
+  });
+
+  it('accepts only http and https in website and profile_url (a bare host too), with a 422 naming the field', async () => {
+    const org = await signupOrganization('Hardening');
+    const base = { first_name: 'Url', last_name: 'Checked' };
+    for (const [field, value] of [
+      ['website', 'javascript:alert(1)'],
+      ['profile_url', 'JavaScript:alert(1)'],
+      ['website', 'data:text/html,<script>1</script>'],
+      ['profile_url', 'file:///etc/passwd'],
+    ]) {
+      const response = await call('POST', '/api/lead/add', { token: org.token, body: { ...base, [field]: value } });
+      expectFailure(response, 422, 'validation_error');
+      expect(response.body.error.code).toBe(field);
+    }
+    const ok = await call('POST', '/api/lead/add', {
+      token: org.token,
+      body: { ...base, website: 'example.com', profile_url: 'https://www.linkedin.com/in/ada' },
+    });
+    expect(ok.status).toBe(201);
+    const update = await call('POST', `/api/lead/update/${ok.body.data.id}`, {
+      token: org.token,
+      body: { website: 'javascript:void(0)' },
+    });
+    expectFailure(update, 422, 'validation_error');
+    expect(update.body.error.code).toBe('website');
+  });
+
+  it('refuses ai_information nested deeper than 32 levels with 422 (and stores 32)', async () => {
+    const org = await signupOrganization('Hardening');
+    const lead = await call('POST', '/api/lead/add', {
+      token: org.token,
+      body: { first_name: 'Deep', last_name: 'Json' },
+    });
+    for (const depth of [33, 10_000]) {
+      const response = await call('POST', `/api/lead/update/${lead.body.data.id}`, {
+        token: org.token,
+        body: { ai_information: nested(depth) },
+      });
+      expectFailure(response, 422, 'validation_error');
+      expect(response.body.error.code).toBe('ai_information');
+    }
+    const stored = await call('POST', `/api/lead/update/${lead.body.data.id}`, {
+      token: org.token,
+      body: { ai_information: nested(32) },
+    });
+    expect(stored.status).toBe(200);
+  });
+
+  it('refuses to remove the organization’s last active admin (409 last_admin), and allows it once another admin exists', async () => {
+    const org = await signupOrganization('Hardening');
+    const roles = Object.fromEntries(
+      (await call('GET', '/api/role/list', { token: org.token })).body.data.map(
+        (role: { name: string; id: number }) => [role.name, role.id],
+      ),
+    );
+    const me = (await call('GET', '/api/user/my', { token: org.token })).body.data;
+    const self = { first_name: me.first_name, email: me.email, phone_no: '+15550100' };
+    const demoted = await call('POST', `/api/user/update/${org.userId}`, {
+      token: org.token,
+      body: { ...self, role_id: roles.sales_rep },
+    });
+    expectFailure(demoted, 409, 'conflict');
+    expect(demoted.body.error.code).toBe('last_admin');
+    const second = await call('POST', '/api/user/add', {
+      token: org.token,
+      body: {
+        first_name: 'Second',
+        last_name: 'Admin',
+        email: `second-${crypto.randomUUID().slice(0, 8)}@example.com`,
+        phone_no: '+15550101',
+        password: 'second-admin-pw',
+        role_id: roles.admin,
+      },
+    });
+    expect(second.status).toBe(201);
+    const allowed = await call('POST', `/api/user/update/${org.userId}`, {
+      token: org.token,
+      body: { ...self, role_id: roles.sales_rep },
+    });
+    expect(allowed.status).toBe(200);
+    const lastOne = await call('POST', `/api/user/update/${second.body.data.id}`, {
+      token: (
+        await call('POST', '/api/auth/login', {
+          body: { email: second.body.data.email, password: 'second-admin-pw' },
+          headers: { 'cf-connecting-ip': '10.9.9.9' },
+        })
+      ).body.access_token,
+      body: { first_name: 'Second', email: second.body.data.email, phone_no: '+15550101', role_id: roles.manager },
+    });
+    expectFailure(lastOne, 409, 'conflict');
+    expect(lastOne.body.error.code).toBe('last_admin');
+  });
+});
