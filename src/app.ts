@@ -7,6 +7,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
 import type { AppEnv } from './core/context';
 import { databaseAccess } from './core/database';
+import { refuseNulCharacters } from './core/nul-guard';
 import { readConfig } from './env';
 import { PayloadTooLarge } from './core/errors';
 import { handleError, handleNotFound } from './core/http';
@@ -87,6 +88,7 @@ export function buildApp() {
   app.use('/api/*', (c, next) =>
     c.req.header('content-type')?.toLowerCase().startsWith('multipart/') ? uploadLimit(c, next) : jsonLimit(c, next),
   );
+  app.use('/api/*', refuseNulCharacters);
   app.use('*', databaseAccess);
   for (const module of routeModules) app.route('/', module);
   mountDocs(app);

@@ -135,4 +135,43 @@ describe('bad-input sweep', () => {
       }
     });
   }
+
+  const NUL = 'x\u0000y';
+  const queryRoutes = swept.filter((route) => Object.keys(objectShape(route.query)).length > 0);
+
+  for (const route of jsonRoutes) {
+    it(`${routeKey(route)} refuses a NUL byte in every field, nested ones included, with 422 naming it`, async () => {
+      for (const key of Object.keys(objectShape(route.body))) {
+        for (const [value, field] of [
+          [NUL, key],
+          [{ inner: NUL }, `${key}.inner`],
+          [[NUL], `${key}.0`],
+        ] as const) {
+          const response = await call(route.method, samplePath(route), { ...auth(route), body: { [key]: value } });
+          expectClientFailure(response, `${key} ${JSON.stringify(value)}`);
+          expect([response.status, response.body.error.code], `${key} ${JSON.stringify(value)}`).toEqual([422, field]);
+        }
+      }
+    });
+  }
+
+  for (const route of multipartRoutes) {
+    it(`${routeKey(route)} refuses a NUL byte in a form field with 422 naming it`, async () => {
+      for (const key of Object.keys(objectShape(route.body))) {
+        const form = new FormData();
+        form.append(key, NUL);
+        const response = await call(route.method, samplePath(route), { ...auth(route), rawBody: form });
+        expect([response.status, response.body.error?.code], key).toEqual([422, key]);
+      }
+    });
+  }
+
+  for (const route of queryRoutes) {
+    it(`${routeKey(route)} refuses a NUL byte in every query value with 400 naming it`, async () => {
+      for (const key of Object.keys(objectShape(route.query))) {
+        const response = await call(route.method, samplePath(route), { ...auth(route), query: { [key]: NUL } });
+        expect([response.status, response.body.error?.code], key).toEqual([400, key]);
+      }
+    });
+  }
 });

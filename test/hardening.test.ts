@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { toBase64Url } from '../src/core/encoding';
+import { csvOf, importAndWait } from './cross-tenant/fixtures/jobs';
 import { call, expectFailure, signupOrganization } from './helpers/api';
 
 function forgedCursor(wire: Record<string, unknown>): string {
@@ -121,5 +122,27 @@ describe('hardening', () => {
     });
     expectFailure(lastOne, 409, 'conflict');
     expect(lastOne.body.error.code).toBe('last_admin');
+  });
+
+  it('imports every other row when one CSV cell holds a NUL byte (after the first 8 KB), that row failing with its field', async () => {
+    const org = await signupOrganization('Hardening');
+    const padding = 'p'.repeat(200);
+    const rows = Array.from({ length: 60 }, (_, i) => [
+      `First${i}`,
+      `Last${i}`,
+      `nul-${i}-${crypto.randomUUID().slice(0, 6)}@example.com`,
+      padding,
+    ]);
+    rows[50][1] = 'Bro\u0000ken';
+    const job = await importAndWait(org, csvOf([['First Name', 'Last Name', 'Email', 'Notes'], ...rows]));
+    expect(job).toMatchObject({ status: 'completed', total: 60, created: 59, failed: 1 });
+    const listed = await call('GET', `/api/import-job/${job.id}/rows`, {
+      token: org.token,
+      query: { limit: 100 },
+    });
+    const failed = listed.body.data.filter((row: { outcome: string }) => row.outcome === 'error');
+    expect(failed.map((row: { field: string; message: string }) => [row.field, row.message])).toEqual([
+      ['last_name', 'must not contain a NUL character'],
+    ]);
   });
 });
