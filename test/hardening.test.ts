@@ -145,4 +145,25 @@ describe('hardening', () => {
       ['last_name', 'must not contain a NUL character'],
     ]);
   });
+
+  it('refuses filters the database could not run, on the list (400) and up front on an export (422), never in its job', async () => {
+    const org = await signupOrganization('Hardening');
+    for (const filters of [
+      { start_date: '2025-02-30' },
+      { score_max: '0.5' },
+      { score_min: '1e20' },
+      { created_to: '2025-13-01' },
+    ]) {
+      const [key] = Object.keys(filters);
+      const listed = await call('GET', '/api/lead/list', { token: org.token, query: filters });
+      expectFailure(listed, 400, 'bad_request');
+      expect(listed.body.error.code).toBe(key);
+      const exported = await call('POST', '/api/exports/create', {
+        token: org.token,
+        body: { export_type: 'leads', filters },
+      });
+      expectFailure(exported, 422, 'validation_error');
+      expect(exported.body.error.code).toBe(`filters.${key}`);
+    }
+  });
 });

@@ -15,6 +15,7 @@ import type { PgSelect } from 'drizzle-orm/pg-core';
 import type { TenantContext } from '../db/tenant';
 import type { Page } from './http';
 import { BadRequest } from './errors';
+import { isCalendarDate } from './schemas';
 import { decodeCursor, encodeCursor } from './list-cursor';
 import {
   boundedCount,
@@ -33,8 +34,8 @@ const isoDate = z
   .string()
   .max(40)
   .refine(
-    (value) => !Number.isNaN(Date.parse(value)) && /^\d{4}-\d{2}-\d{2}/.test(value),
-    'must be an ISO 8601 date (YYYY-MM-DD)',
+    (value) => !Number.isNaN(Date.parse(value)) && isCalendarDate(value.slice(0, 10)),
+    'must be an ISO 8601 date (YYYY-MM-DD) that exists',
   );
 
 export const listParamsShape = {

@@ -36,7 +36,9 @@ async function bodyOf(c: Parameters<MiddlewareHandler<AppEnv>>[0]): Promise<unkn
     if (type.startsWith('application/json')) return await c.req.json();
     if (type.startsWith('multipart/form-data') || type.startsWith('application/x-www-form-urlencoded')) {
       const form = await c.req.parseBody({ all: true });
-      return Object.fromEntries(Object.entries(form).map(([key, value]) => [key, typeof value === 'string' ? value : null]));
+      return Object.fromEntries(
+        Object.entries(form).map(([key, value]) => [key, typeof value === 'string' ? value : null]),
+      );
     }
   } catch {
     // Malformed bodies are the route validator's to refuse, with its own 400.
@@ -46,7 +48,8 @@ async function bodyOf(c: Parameters<MiddlewareHandler<AppEnv>>[0]): Promise<unkn
 
 export const refuseNulCharacters: MiddlewareHandler<AppEnv> = async (c, next) => {
   for (const [name, values] of Object.entries(c.req.queries())) {
-    if (name.includes(NUL) || values.some((value) => value.includes(NUL))) throw new BadRequest(`${name}: ${MESSAGE}`, name);
+    if (name.includes(NUL) || values.some((value) => value.includes(NUL)))
+      throw new BadRequest(`${name}: ${MESSAGE}`, name);
   }
   if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
     const path = nulPath(await bodyOf(c));

@@ -152,3 +152,10 @@ export function jsonObject(options: { maxKeyLength: number; maxChars: number }) 
       `is too large (${options.maxChars.toLocaleString('en-US').replace(/,/g, ' ')} characters of JSON at most)`,
     );
 }
+
+/** A real calendar day written YYYY-MM-DD (2025-02-30 is not one, though Date.parse accepts it). */
+export function isCalendarDate(value: string): boolean {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
+  const date = new Date(`${value}T00:00:00Z`);
+  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
+}

@@ -10,28 +10,25 @@ import { and, eq, gte, inArray, isNull, lte, sql, type SQL } from 'drizzle-orm';
 import { containsPattern, dateRange, listParamsShape } from '../../core/list';
 import { leads, leadSearchScope, leadTags } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
-import { booleanFlag, idList, parseIdList } from '../../core/schemas';
+import { booleanFlag, idList, isCalendarDate, parseIdList } from '../../core/schemas';
 
 const scalar = z.union([z.string().max(2_000), z.number()]);
 
-function numberFilter(description: string) {
+/** Scores are whole numbers in a Postgres integer: a filter outside that fails here, not in the database (or, for an export, in its job). */
+const MAX_SCORE_FILTER = 2_147_483_647;
+
+function scoreFilter(description: string) {
   return scalar
     .transform((value, ctx) => {
       const parsed = typeof value === 'number' ? value : value.trim() === '' ? Number.NaN : Number(value);
-      if (!Number.isFinite(parsed)) {
-        ctx.addIssue({ code: 'custom', message: 'must be a number' });
+      if (!Number.isInteger(parsed) || Math.abs(parsed) > MAX_SCORE_FILTER) {
+        ctx.addIssue({ code: 'custom', message: 'must be a whole number' });
         return z.NEVER;
       }
       return parsed;
     })
     .optional()
-    .openapi({ description, type: 'number' });
-}
-
-function isCalendarDate(value: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
-  const date = new Date(`${value}T00:00:00Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
+    .openapi({ description, type: 'integer' });
 }
 
 function dayFilter(description: string) {
@@ -71,8 +68,8 @@ export const leadFilterShape = {
   search_value: listParamsShape.search_value,
   start_date: listParamsShape.start_date,
   end_date: listParamsShape.end_date,
-  score_min: numberFilter('Score at least'),
-  score_max: numberFilter('Score at most'),
+  score_min: scoreFilter('Score at least'),
+  score_max: scoreFilter('Score at most'),
   assigned_to: assignedToFilter,
   unassigned: booleanFlag.openapi({ description: '`true`: only leads assigned to nobody' }),
   lead_source: idList('Source lookup values, comma-separated'),
