@@ -4,6 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { toBase64Url } from '../src/core/encoding';
+import { userFacingJobError } from '../src/jobs/job-status';
 import { csvOf, importAndWait } from './cross-tenant/fixtures/jobs';
 import { call, expectFailure, signupOrganization } from './helpers/api';
 
@@ -165,5 +166,13 @@ describe('hardening', () => {
       expectFailure(exported, 422, 'validation_error');
       expect(exported.body.error.code).toBe(`filters.${key}`);
     }
+  });
+
+  it('never puts the database’s own text in a job’s error: only that it was internal, and its SQLSTATE', () => {
+    const failure = new Error('Failed query: insert into "leads" …', {
+      cause: Object.assign(new Error('duplicate key value violates unique constraint "leads_pkey"'), { code: '23505' }),
+    });
+    expect(userFacingJobError(failure)).toBe('an internal database error (SQLSTATE 23505)');
+    expect(userFacingJobError(new Error('storage unavailable at 10.0.0.7'))).toBe('an internal error');
   });
 });

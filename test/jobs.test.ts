@@ -84,7 +84,7 @@ describe('job handling', () => {
       tx.select().from(importJobs).where(eq(importJobs.id, jobId)),
     );
     expect(job.status).toBe('running');
-    expect(job.error).toBe('attempt 6 failed, retrying: storage unavailable (test)');
+    expect(job.error).toBe('attempt 6 failed, retrying: an internal error');
     expect(job.options).toEqual({ duplicate_mode: 'skip', format: 'csv' });
   });
 

@@ -6,6 +6,7 @@
 import { and, eq } from 'drizzle-orm';
 import { withTenant, type Database, type Transaction } from '../db/client';
 import type { exportJobs, importJobs } from '../db/schema';
+import { ENDED_JOB_STATUSES, type JobStatus } from './job-status';
 
 /**
  * Whom a job works for. A job acts as itself (a `job` actor, db/tenant.ts), which holds no role,
@@ -40,7 +41,7 @@ export async function claimJob<T extends JobTable, Claim>(
       .where(and(eq(jobs.organizationId, message.orgId), eq(jobs.id, message.jobId)))
       .for('update')) as JobRow<T>[];
     if (!job) throw new Error(`job ${message.jobId} of organization ${message.orgId} not found`);
-    if (job.status === 'completed' || job.status === 'failed') return null;
+    if (ENDED_JOB_STATUSES.includes(job.status as JobStatus)) return null;
     return start(tx, job, { userId: job.createdBy });
   });
 }

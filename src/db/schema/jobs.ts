@@ -6,7 +6,7 @@ import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenan
 /**
  * Spreadsheet imports run by the queue consumer. `checkpoint_row` is committed with each batch,
  * so a consumer retried after a crash resumes where the last batch ended.
- * status: queued, running, completed, failed.
+ * status: queued, running, completed, failed, cancelled (imports only).
  */
 export const importJobs = pgTable(
   'import_jobs',

@@ -7,6 +7,7 @@
  */
 import { withTenant } from '../../db/client';
 import type { JobContext, JobHandler } from '../../jobs/job-handler';
+import { userFacingJobError } from '../../jobs/job-status';
 import { csvEncoder, EXPORT_CONTENT_TYPES, R2MultipartWriter, xlsxEncoder } from './file-writers';
 import {
   claimExportJob,
@@ -55,9 +56,7 @@ async function runExport(message: { orgId: number; jobId: number }, context: Job
     await writer.abort();
     await context.env.FILES.delete(writer.key).catch(() => undefined);
     if (error instanceof ExportSuperseded) return;
-    const cause = (error as { cause?: unknown } | null)?.cause;
-    const text = cause instanceof Error ? cause.message : error instanceof Error ? error.message : String(error);
-    await failExportJob(context.db, claim, text);
+    await failExportJob(context.db, claim, `The export failed: ${userFacingJobError(error)}. Please request it again.`);
   }
 }
 

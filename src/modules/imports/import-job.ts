@@ -9,6 +9,7 @@
 import type { Database } from '../../db/client';
 import type { TenantContext } from '../../db/tenant';
 import type { JobContext, JobHandler } from '../../jobs/job-handler';
+import { userFacingJobError } from '../../jobs/job-status';
 import type { AddLeadInput } from '../leads/schemas';
 import { createLeadsBatch } from '../leads/service';
 import { planColumns, type ColumnPlan } from './header-mapping';
@@ -24,7 +25,7 @@ import {
   type RowOutcome,
 } from './job-progress';
 import { loadLookupLabels, rowToLeadInput, type LookupLabels } from './row-input';
-import { openStoredSpreadsheet, type SpreadsheetRows } from './spreadsheet';
+import { assertRowsWithin, openStoredSpreadsheet, type SpreadsheetRows } from './spreadsheet';
 import { UnreadableFile } from './unreadable-file';
 
 export const IMPORT_BATCH_ROWS = 500;
@@ -141,11 +142,6 @@ async function importRows(db: Database, claim: ClaimedImport, sheet: Spreadsheet
 }
 
 /** A short reason: a database error's own message, not the failed SQL with its parameters. */
-function describeError(error: unknown): string {
-  const cause = (error as { cause?: unknown } | null)?.cause;
-  if (cause instanceof Error && cause.message) return cause.message;
-  return error instanceof Error ? error.message : String(error);
-}
 
 /**
  * One delivery. An unreadable file fails the job at once; any other error is noted on the job
@@ -160,6 +156,10 @@ export async function runLeadImport(
   if (!claim) return;
   try {
     if (!claim.storageKey) throw new UnreadableFile('the uploaded file record is missing');
+    // A first delivery counts the rows before importing any; a redelivery resumes a file that passed.
+    if (claim.checkpointRow === 0) {
+      await assertRowsWithin(await openStoredSpreadsheet(env.FILES, claim.storageKey, claim.options.format));
+    }
     const sheet = await openStoredSpreadsheet(env.FILES, claim.storageKey, claim.options.format);
     await importRows(db, claim, sheet);
     await finishImportJob(db, claim);
@@ -169,7 +169,7 @@ export async function runLeadImport(
       await failImportJob(db, claim, error.message);
       return;
     }
-    await noteImportRetry(db, claim, `attempt ${attempts} failed, retrying: ${describeError(error)}`);
+    await noteImportRetry(db, claim, `attempt ${attempts} failed, retrying: ${userFacingJobError(error)}`);
     throw error;
   }
 }

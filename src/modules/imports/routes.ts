@@ -2,10 +2,11 @@
  * Spreadsheet imports of leads: upload (answered 202 at once; the queue consumer does the
  * work), job progress, and each job's per-row errors and duplicates.
  */
-import { accepted, list } from '../../core/http';
+import { accepted, list, ok } from '../../core/http';
 import { createRouter, defineRoute, ErrorEnvelope, envelope, idParam, listEnvelope } from '../../core/routes';
 import { ImportJobRowSchema, ImportJobSchema, LeadImportForm } from './schemas';
 import {
+  cancelImportJob,
   ImportJobListQuery,
   ImportJobRowsQuery,
   listImportJobRows,
@@ -73,4 +74,24 @@ importRoutes.openapi(
     responses: { 200: listEnvelope(ImportJobRowSchema) },
   }),
   async (c) => list(c, await listImportJobRows(c.var.tenant, c.req.valid('param').id, c.req.valid('query'))),
+);
+
+importRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/api/import-job/{id}/cancel',
+    operationId: 'cancelImportJob',
+    tags,
+    summary: 'Cancel a queued or running import',
+    description:
+      'The job becomes `cancelled` at once; the consumer stops at its next batch of 500 rows, and rows already imported stay. ' +
+      'An import that has ended answers 409 `import_ended`; another organization’s job is a 404.',
+    auth: 'bearer',
+    request: { params: idParam() },
+    responses: {
+      200: envelope(ImportJobSchema, 'Import cancelled'),
+      409: { description: 'The import has already ended', content: { 'application/json': { schema: ErrorEnvelope } } },
+    },
+  }),
+  async (c) => ok(c, await cancelImportJob(c.var.tenant, c.req.valid('param').id), 'Import cancelled'),
 );

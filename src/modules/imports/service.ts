@@ -4,10 +4,10 @@
  * their per-row outcomes. The queue consumer's side of a job is import-job.ts and job-progress.ts.
  */
 import { z } from '@hono/zod-openapi';
-import { eq, ilike } from 'drizzle-orm';
+import { eq, ilike, inArray, sql } from 'drizzle-orm';
 import { importJobRows, importJobs } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
-import { NotFound, PayloadTooLarge, ValidationFailed } from '../../core/errors';
+import { Conflict, NotFound, PayloadTooLarge, ValidationFailed } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import { JOB_STATUSES, type JobStatus } from '../../jobs/job-status';
@@ -133,6 +133,21 @@ export const ImportJobListQuery = importJobList.query;
 export async function listImportJobs(ctx: TenantContext, params: z.output<typeof ImportJobListQuery>) {
   const page = await importJobList.run(ctx, params);
   return { ...page, rows: page.rows.map((row) => presentImportJob(row.job)) };
+}
+
+/**
+ * Stops a queued or running import: the consumer sees the status at its next batch and stops
+ * there (rows of batches already committed stay imported). An ended job answers 409.
+ */
+export async function cancelImportJob(ctx: TenantContext, id: number) {
+  const [cancelled] = await ctx.db
+    .update(importJobs)
+    .set({ status: 'cancelled', error: 'Cancelled on request', finishedAt: sql`now()`, updatedAt: sql`now()` })
+    .where(tenantWhere(ctx, importJobs, eq(importJobs.id, id), inArray(importJobs.status, ['queued', 'running'])))
+    .returning();
+  if (cancelled) return presentImportJob(cancelled);
+  const job = await requireImportJob(ctx, id);
+  throw new Conflict(`The import has already ended (${job.status})`, 'import_ended', { status: job.status });
 }
 
 export async function requireImportJob(ctx: Pick<TenantContext, 'db' | 'orgId'>, id: number): Promise<ImportJobRow> {

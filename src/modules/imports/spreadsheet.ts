@@ -60,6 +60,27 @@ export async function sniffSpreadsheet(file: Blob): Promise<{ format: Spreadshee
   return { reason: 'must be a CSV (UTF-8 text) or XLSX file' };
 }
 
+/** Data rows one import takes at most (the header row aside); a bigger file is refused before any row is imported. */
+export const MAX_IMPORT_ROWS = 1_000_000;
+
+/**
+ * Reads the rows (empty ones skipped) only to count them, stopping as soon as there are more than
+ * `maxDataRows` after the header: a file over the cap fails before its first row is imported,
+ * and reading a hundred times fewer rows than it has.
+ */
+export async function assertRowsWithin(sheet: SpreadsheetRows, maxDataRows = MAX_IMPORT_ROWS): Promise<void> {
+  let rows = 0;
+  for await (const _row of sheet.rows) {
+    rows += 1;
+    if (rows > maxDataRows + 1) {
+      const cap = maxDataRows.toLocaleString('en-US').replace(/,/g, ' ');
+      throw new UnreadableFile(
+        `the file has more than ${cap} rows, the most one import takes; split it into smaller files`,
+      );
+    }
+  }
+}
+
 /** Opens a stored upload for streaming, from R2. */
 export async function openStoredSpreadsheet(
   bucket: R2Bucket,

@@ -134,13 +134,19 @@ async function readSharedStrings(source: ByteRangeSource, entry: ZipEntry | unde
   return strings;
 }
 
-/** "AB12" → 27 (0-based column index). */
+/** Excel's last column is XFD, the 16 384th: a cell beyond it is forged, and would pad its row to billions of cells. */
+export const MAX_XLSX_COLUMNS = 16_384;
+
+/** "AB12" → 27 (0-based column index); any column past MAX_XLSX_COLUMNS is refused. */
 export function columnIndex(reference: string): number {
   let index = 0;
   for (const char of reference) {
     const code = char.charCodeAt(0);
     if (code < 65 || code > 90) break;
     index = index * 26 + (code - 64);
+    if (index > MAX_XLSX_COLUMNS) {
+      throw new UnreadableFile(`a cell (${reference.slice(0, 20)}) lies beyond column XFD, the last a spreadsheet has`);
+    }
   }
   return index - 1;
 }
@@ -180,7 +186,8 @@ export async function openXlsxRows(source: ByteRangeSource): Promise<Spreadsheet
           while (row.length < cellColumn) row.push('');
           row[cellColumn] = cellValue(cellType, cellText, shared);
         } else if (name === 'row' && row) {
-          ready.push(row);
+          // Empty rows are skipped, as in a CSV: a sheet of empty <row/> elements imports nothing.
+          if (row.some((cell) => cell.trim() !== '')) ready.push(row);
           row = null;
         }
       },

@@ -1,0 +1,81 @@
+/**
+ * Import abuse: a tiny XLSX of empty rows, a cell reference past Excel's last column, and a
+ * file over the row cap. Each is bounded: empty rows are skipped, a forged column fails the job
+ * with a clear error, and a file over the cap fails before any row is imported.
+ */
+import { strToU8, zipSync } from 'fflate';
+import { describe, expect, it } from 'vitest';
+import { assertRowsWithin } from '../src/modules/imports/spreadsheet';
+import { readCsvRows } from '../src/modules/imports/csv-reader';
+import { csvOf, importAndWait, runJob, unqueuedImportJob } from './cross-tenant/fixtures/jobs';
+import { call, signupOrganization } from './helpers/api';
+
+const MAIN = 'xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"';
+
+function workbook(sheetRows: string): Uint8Array {
+  return zipSync({
+    '[Content_Types].xml': strToU8('<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"/>'),
+    'xl/workbook.xml': strToU8(
+      `<workbook ${MAIN} xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><sheets><sheet name="S" sheetId="1" r:id="rId1"/></sheets></workbook>`,
+    ),
+    'xl/_rels/workbook.xml.rels': strToU8(
+      '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="worksheet" Target="worksheets/sheet1.xml"/></Relationships>',
+    ),
+    'xl/worksheets/sheet1.xml': strToU8(`<worksheet ${MAIN}><sheetData>${sheetRows}</sheetData></worksheet>`),
+  });
+}
+
+const cell = (ref: string, text: string) => `<c r="${ref}" t="inlineStr"><is><t>${text}</t></is></c>`;
+const header = `<row r="1">${cell('A1', 'First Name')}${cell('B1', 'Last Name')}</row>`;
+
+describe('import caps', () => {
+  it('skips empty XLSX rows: 20 000 of them import nothing and write no row outcomes', async () => {
+    const org = await signupOrganization('Caps');
+    const empty = Array.from({ length: 20_000 }, (_, i) => `<row r="${i + 2}"/>`).join('');
+    const data = `<row r="20002">${cell('A20002', 'Ada')}${cell('B20002', 'Lovelace')}</row>`;
+    const job = await importAndWait(org, workbook(header + empty + data), { name: 'empty.xlsx' });
+    expect(job).toMatchObject({ status: 'completed', total: 1, created: 1, failed: 0 });
+    const rows = await call('GET', `/api/import-job/${job.id}/rows`, { token: org.token });
+    expect(rows.body.total).toBe(0);
+  });
+
+  it('fails the job with a clear error for a cell past column XFD, before padding any row', async () => {
+    const org = await signupOrganization('Caps');
+    const forged = `<row r="2">${cell('A2', 'Ada')}${cell('ZZZZZZZZ2', 'Lovelace')}</row>`;
+    const job = await importAndWait(org, workbook(header + forged), { name: 'wide.xlsx' });
+    expect(job.status).toBe('failed');
+    expect(job.error).toMatch(/beyond column XFD/);
+    expect(job.created).toBe(0);
+  });
+
+  it('refuses a file with more data rows than the cap, counting no further than the cap', async () => {
+    const csv = csvOf([['First Name', 'Last Name'], ...Array.from({ length: 5 }, (_, i) => [`F${i}`, `L${i}`])]);
+    const stream = () => new Blob([csv]).stream();
+    await expect(assertRowsWithin(readCsvRows(stream(), csv.length), 5)).resolves.toBeUndefined();
+    await expect(assertRowsWithin(readCsvRows(stream(), csv.length), 4)).rejects.toThrow(/more than 4 rows/);
+  });
+});
+
+describe('POST /api/import-job/:id/cancel', () => {
+  it('cancels a queued import, whose delivery then imports nothing, and answers 409 import_ended once it has ended', async () => {
+    const org = await signupOrganization('Cancel');
+    const jobId = await unqueuedImportJob(
+      org,
+      csvOf([
+        ['First Name', 'Last Name'],
+        ['Ada', 'Lovelace'],
+      ]),
+    );
+    const cancelled = await call('POST', `/api/import-job/${jobId}/cancel`, { token: org.token });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body.data).toMatchObject({ id: jobId, status: 'cancelled' });
+    const delivered = await runJob(org, 'import', jobId);
+    expect(delivered).toMatchObject({ status: 'cancelled', created: 0 });
+    const again = await call('POST', `/api/import-job/${jobId}/cancel`, { token: org.token });
+    expect([again.status, again.body.error.code, again.body.error.details]).toEqual([
+      409,
+      'import_ended',
+      { status: 'cancelled' },
+    ]);
+  });
+});
