@@ -175,4 +175,42 @@ describe('hardening', () => {
     expect(userFacingJobError(failure)).toBe('an internal database error (SQLSTATE 23505)');
     expect(userFacingJobError(new Error('storage unavailable at 10.0.0.7'))).toBe('an internal error');
   });
+
+  it('bounds password guessing per account: after 10 failures in 15 minutes even the right password gets 429 with Retry-After, from any address', async () => {
+    const org = await signupOrganization('Hardening');
+    const attempt = (password: string, i: number) =>
+      call('POST', '/api/auth/login', {
+        body: { email: org.email, password },
+        headers: { 'cf-connecting-ip': `10.77.${i}.1` },
+      });
+    for (let i = 0; i < 10; i++) expectFailure(await attempt('wrong password', i), 401, 'unauthorized');
+    const limited = await attempt(org.password, 11);
+    expectFailure(limited, 429, 'rate_limited');
+    const retryAfter = Number(limited.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(800);
+    expect(retryAfter).toBeLessThanOrEqual(900);
+    // Another account is not affected.
+    const other = await signupOrganization('Hardening');
+    expect(
+      (
+        await call('POST', '/api/auth/login', {
+          body: { email: other.email, password: other.password },
+          headers: { 'cf-connecting-ip': '10.77.99.1' },
+        })
+      ).status,
+    ).toBe(200);
+  });
+
+  it('forgets an account’s failures once it logs in', async () => {
+    const org = await signupOrganization('Hardening');
+    const attempt = (password: string, i: number) =>
+      call('POST', '/api/auth/login', {
+        body: { email: org.email, password },
+        headers: { 'cf-connecting-ip': `10.78.${i}.1` },
+      });
+    for (let i = 0; i < 9; i++) expectFailure(await attempt('wrong password', i), 401, 'unauthorized');
+    expect((await attempt(org.password, 20)).status).toBe(200);
+    for (let i = 0; i < 9; i++) expectFailure(await attempt('wrong password', 30 + i), 401, 'unauthorized');
+    expect((await attempt(org.password, 50)).status).toBe(200);
+  });
 });

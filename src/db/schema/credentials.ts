@@ -42,3 +42,18 @@ export const revokedTokens = pgTable(
     tenantPolicy('revoked_tokens'),
   ],
 );
+
+/**
+ * Failed logins per account (by lower-cased email), for the per-account limit that bounds password
+ * guessing however many addresses it comes from. Not tenant data: only the login (owner role,
+ * before any organization is known) reads it; RLS is on with no policy, so `lm_app` sees nothing.
+ */
+export const loginFailures = pgTable(
+  'login_failures',
+  {
+    id: id(),
+    emailKey: text().notNull(),
+    failedAt: createdAt(),
+  },
+  (table) => [index('login_failures_email_idx').on(table.emailKey, table.failedAt)],
+).enableRLS();
