@@ -5,6 +5,6 @@ import { openApiConfig } from '../src/modules/docs/routes';
 
 const target = process.argv[2] ?? '.tmp/openapi.json';
 mkdirSync('.tmp', { recursive: true });
-const document = buildApp().getOpenAPI31Document(openApiConfig('http://127.0.0.1:8787'));
+const document = buildApp().getOpenAPI31Document(openApiConfig());
 writeFileSync(target, JSON.stringify(document, null, 2));
 console.log(`wrote ${target}`);

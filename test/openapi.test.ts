@@ -2,6 +2,7 @@
  * The OpenAPI document: generated from the same schemas that validate requests, lists every
  * mounted route, and says how each authenticates.
  */
+import { SCALAR_BUNDLE_URL, SCALAR_SRI, SCALAR_VERSION } from '../src/modules/docs/routes';
 import { describe, expect, it } from 'vitest';
 import { call } from './helpers/api';
 import { app, routeKey, routes } from './helpers/registry';
@@ -59,5 +60,25 @@ describe('GET /api/openapi.json', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toContain('text/html');
     expect(response.text).toContain('/api/openapi.json');
+  });
+
+  it('loads the reference page’s script at a pinned version with its SRI hash, under a CSP that admits nothing else', async () => {
+    const [first, second] = [await call('GET', '/api/docs'), await call('GET', '/api/docs')];
+    const policy = first.headers.get('content-security-policy') ?? '';
+    const nonce = /'nonce-([0-9a-f]+)'/.exec(policy)?.[1];
+    expect(nonce).toBeTruthy();
+    expect(second.headers.get('content-security-policy')).not.toContain(`nonce-${nonce}`);
+    expect(policy).toContain("default-src 'none'");
+    expect(policy).toContain(`script-src 'nonce-${nonce}' ${SCALAR_BUNDLE_URL}`);
+    expect(SCALAR_BUNDLE_URL).toContain(`@scalar/api-reference@${SCALAR_VERSION}/`);
+    expect(first.text).toContain(`src="${SCALAR_BUNDLE_URL}" integrity="${SCALAR_SRI}" crossorigin="anonymous"`);
+    const scripts = [...first.text.matchAll(/<script([^>]*)>/g)].map((match) => match[1]);
+    expect(scripts).toHaveLength(2);
+    for (const attributes of scripts) expect(attributes).toContain(`nonce="${nonce}"`);
+  });
+
+  it('names its server relatively, whatever Host the request claims', async () => {
+    const response = await call('GET', '/api/openapi.json', { headers: { host: 'evil.example' } });
+    expect(response.body.servers).toEqual([{ url: '/', description: 'This deployment' }]);
   });
 });
