@@ -3,8 +3,12 @@
  * file over the row cap. Each is bounded: empty rows are skipped, a forged column fails the job
  * with a clear error, and a file over the cap fails before any row is imported.
  */
+import { env } from 'cloudflare:test';
+import { sql } from 'drizzle-orm';
 import { strToU8, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
+import { openDatabase } from '../src/db/client';
+import { readConfig } from '../src/env';
 import { assertRowsWithin } from '../src/modules/imports/spreadsheet';
 import { readCsvRows } from '../src/modules/imports/csv-reader';
 import { csvOf, importAndWait, runJob, unqueuedImportJob } from './cross-tenant/fixtures/jobs';
@@ -77,5 +81,40 @@ describe('POST /api/import-job/:id/cancel', () => {
       'import_ended',
       { status: 'cancelled' },
     ]);
+  });
+});
+
+describe('a row the database refuses', () => {
+  it('becomes that row’s error, without the database’s text, and every other row imports', async () => {
+    const org = await signupOrganization('Refused');
+    const handle = openDatabase(readConfig(env));
+    const trigger = `refuse_lead_${org.orgId}`;
+    // A value validation lets through but the database refuses (a data exception, class 22), for this organization only.
+    await handle.db.execute(
+      sql.raw(`create function ${trigger}() returns trigger language plpgsql as $$
+        begin
+          if new.organization_id = ${org.orgId} and new.first_name = 'Refused' then
+            raise exception 'value refused: secret internals' using errcode = '22023';
+          end if;
+          return new;
+        end $$;
+        create trigger ${trigger} before insert on leads for each row execute function ${trigger}();`),
+    );
+    try {
+      const rows = Array.from({ length: 30 }, (_, i) => [i === 17 ? 'Refused' : `First${i}`, `Last${i}`]);
+      const job = await importAndWait(org, csvOf([['First Name', 'Last Name'], ...rows]));
+      expect(job).toMatchObject({ status: 'completed', total: 30, created: 29, failed: 1 });
+      const outcomes = await call('GET', `/api/import-job/${job.id}/rows`, { token: org.token });
+      expect(
+        outcomes.body.data.map((row: { row_number: number; field: string; message: string }) => [
+          row.row_number,
+          row.field,
+          row.message,
+        ]),
+      ).toEqual([[18, 'row', 'the database refused a value of this row (SQLSTATE 22023)']]);
+    } finally {
+      await handle.db.execute(sql.raw(`drop trigger ${trigger} on leads; drop function ${trigger}();`));
+      await handle.close();
+    }
   });
 });

@@ -11,7 +11,7 @@ import type { TenantContext } from '../../db/tenant';
 import type { JobContext, JobHandler } from '../../jobs/job-handler';
 import { userFacingJobError } from '../../jobs/job-status';
 import type { AddLeadInput } from '../leads/schemas';
-import { createLeadsBatch } from '../leads/service';
+import { type BatchOptions, type BatchResult, type BatchRow, createLeadsBatch } from '../leads/service';
 import { planColumns, type ColumnPlan } from './header-mapping';
 import {
   claimImportJob,
@@ -33,6 +33,46 @@ export const IMPORT_BATCH_ROWS = 500;
 interface PendingRow {
   rowNumber: number;
   cells: string[];
+}
+
+/** A data error (SQLSTATE class 22) of the database: a value it refuses, which validation let through. */
+function isDataError(error: unknown): string | null {
+  let shape = error as { code?: unknown; cause?: unknown } | null;
+  for (let depth = 0; shape && depth < 4; depth++) {
+    if (typeof shape.code === 'string' && shape.code.startsWith('22')) return shape.code;
+    shape = shape.cause as typeof shape;
+  }
+  return null;
+}
+
+/**
+ * createLeadsBatch inside a savepoint. Should the database refuse a value that validation let
+ * through, only that batch is redone row by row, each in its own savepoint, so the refused rows
+ * become row errors (never the database's own text) and every other row still imports.
+ */
+async function createIsolatingRejects(ctx: TenantContext, rows: BatchRow[], options: BatchOptions): Promise<BatchResult> {
+  try {
+    return await ctx.db.transaction((tx) => createLeadsBatch({ ...ctx, db: tx }, rows, options));
+  } catch (error) {
+    if (!isDataError(error)) throw error;
+  }
+  const total: BatchResult = { created: 0, updated: 0, skipped: [], merged: [], errors: [], createdLeads: [] };
+  for (const row of rows) {
+    try {
+      const one = await ctx.db.transaction((tx) => createLeadsBatch({ ...ctx, db: tx }, [row], options));
+      total.created += one.created;
+      total.updated += one.updated;
+      total.skipped.push(...one.skipped);
+      total.merged.push(...one.merged);
+      total.errors.push(...one.errors);
+      total.createdLeads.push(...one.createdLeads);
+    } catch (error) {
+      const code = isDataError(error);
+      if (!code) throw error;
+      total.errors.push({ rowNumber: row.rowNumber, field: 'row', message: `the database refused a value of this row (SQLSTATE ${code})` });
+    }
+  }
+  return total;
 }
 
 /** Writes one batch: validation failures become error outcomes, the rest go to createLeadsBatch. */
@@ -62,7 +102,7 @@ async function writeBatch(
     }
   }
   const result = valid.length
-    ? await createLeadsBatch(ctx, valid, { importJobId: claim.jobId, onDuplicate: claim.options.duplicate_mode })
+    ? await createIsolatingRejects(ctx, valid, { importJobId: claim.jobId, onDuplicate: claim.options.duplicate_mode })
     : { created: 0, updated: 0, skipped: [], merged: [], errors: [] };
   for (const error of result.errors) {
     failedRows.add(error.rowNumber);
