@@ -50,7 +50,11 @@ function isDataError(error: unknown): string | null {
  * through, only that batch is redone row by row, each in its own savepoint, so the refused rows
  * become row errors (never the database's own text) and every other row still imports.
  */
-async function createIsolatingRejects(ctx: TenantContext, rows: BatchRow[], options: BatchOptions): Promise<BatchResult> {
+async function createIsolatingRejects(
+  ctx: TenantContext,
+  rows: BatchRow[],
+  options: BatchOptions,
+): Promise<BatchResult> {
   try {
     return await ctx.db.transaction((tx) => createLeadsBatch({ ...ctx, db: tx }, rows, options));
   } catch (error) {
@@ -69,7 +73,11 @@ async function createIsolatingRejects(ctx: TenantContext, rows: BatchRow[], opti
     } catch (error) {
       const code = isDataError(error);
       if (!code) throw error;
-      total.errors.push({ rowNumber: row.rowNumber, field: 'row', message: `the database refused a value of this row (SQLSTATE ${code})` });
+      total.errors.push({
+        rowNumber: row.rowNumber,
+        field: 'row',
+        message: `the database refused a value of this row (SQLSTATE ${code})`,
+      });
     }
   }
   return total;
