@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { call, signupOrganization, type ApiResponse, type SignedUp } from './helpers/api';
 import { objectShape, routeKey, routes, unboundedStrings } from './helpers/registry';
 import type { RegisteredRoute } from '../src/core/routes';
+import { toBase64Url } from '../src/core/encoding';
 
 function expectClientFailure(response: ApiResponse, label: string): void {
   expect(response.status, `${label}: ${response.text.slice(0, 300)}`).toBeGreaterThanOrEqual(400);
@@ -28,11 +29,18 @@ const idPathRoutes = swept.filter((route) => route.path.includes('{'));
 describe('bad-input sweep', () => {
   let caller: SignedUp;
   let apiKey: string;
+  /** A lead of the caller, for lists scoped to one (notes, follow-ups, documents, files). */
+  let leadId: number;
 
   beforeAll(async () => {
     caller = await signupOrganization('Sweep');
     const key = await call('POST', '/api/api-keys/add', { token: caller.token, body: { name: 'sweep' } });
     apiKey = key.body.data.key;
+    const lead = await call('POST', '/api/lead/add', {
+      token: caller.token,
+      body: { first_name: 'Sweep', last_name: 'Lead' },
+    });
+    leadId = lead.body.data.id;
   });
 
   function auth(route: RegisteredRoute) {
@@ -171,6 +179,49 @@ describe('bad-input sweep', () => {
       for (const key of Object.keys(objectShape(route.query))) {
         const response = await call(route.method, samplePath(route), { ...auth(route), query: { [key]: NUL } });
         expect([response.status, response.body.error?.code], key).toEqual([400, key]);
+      }
+    });
+  }
+
+  function nested(depth: number): unknown {
+    let value: unknown = 'leaf';
+    for (let i = 0; i < depth; i++) value = { next: value };
+    return value;
+  }
+
+  for (const route of jsonRoutes) {
+    it(`${routeKey(route)} refuses JSON nested deeper than 32 levels in every field with a 4xx`, async () => {
+      for (const key of Object.keys(objectShape(route.body))) {
+        for (const depth of [33, 5_000]) {
+          const response = await call(route.method, samplePath(route), {
+            ...auth(route),
+            body: { [key]: nested(depth) },
+          });
+          expectClientFailure(response, `${key} nested ${depth}`);
+        }
+      }
+    });
+  }
+
+  /** Values for a list's required query parameters (e.g. lead_id, subject_type), so the cursor is what gets judged. */
+  function requiredQuery(route: RegisteredRoute): Record<string, string> {
+    const filled: Record<string, string> = {};
+    for (const [key, schema] of Object.entries(objectShape(route.query))) {
+      const field = schema as { safeParse(value: unknown): { success: boolean } };
+      if (field.safeParse(undefined).success) continue;
+      const value = [String(leadId), 'lead', 'true'].find((candidate) => field.safeParse(candidate).success);
+      if (value) filled[key] = value;
+    }
+    return filled;
+  }
+
+  for (const route of listRoutes) {
+    it(`${routeKey(route)} refuses forged cursors (a sort key that is an array, an object or holds a NUL) with 400`, async () => {
+      for (const v of [['a'], { a: 1 }, 'x\u0000y', 12]) {
+        const cursor = toBase64Url(new TextEncoder().encode(JSON.stringify({ k: 'id', d: 'DESC', v, id: 1 })));
+        const query = { ...requiredQuery(route), cursor };
+        const response = await call(route.method, samplePath(route), { ...auth(route), query });
+        expect([response.status, response.body.error?.code], JSON.stringify(v)).toEqual([400, 'cursor']);
       }
     });
   }
