@@ -35,6 +35,21 @@ function recordingQueue(options: { refuseSend?: boolean } = {}) {
 }
 
 /** One request through the Worker with `bindings`, waiting for its background work (waitUntil) too. */
+/** POST /api/exports/create with a queue that records what it is sent. */
+async function createExportRecordingSends(owner: SignedUp, exportType: string) {
+  const jobs = recordingQueue();
+  const body = JSON.stringify({ export_type: exportType });
+  const response = await request(
+    { ...env, JOBS: jobs.queue },
+    owner,
+    'POST',
+    '/api/exports/create',
+    body,
+    'application/json',
+  );
+  return { jobs, response };
+}
+
 async function request(
   bindings: typeof env,
   owner: SignedUp,
@@ -75,15 +90,7 @@ describe('the job outbox', () => {
   });
 
   it('sends the job message once the request has committed, and leaves no outbox row behind', async () => {
-    const jobs = recordingQueue();
-    const response = await request(
-      { ...env, JOBS: jobs.queue },
-      owner,
-      'POST',
-      '/api/exports/create',
-      JSON.stringify({ export_type: 'companies' }),
-      'application/json',
-    );
+    const { jobs, response } = await createExportRecordingSends(owner, 'companies');
     expect(response.status, response.text).toBe(202);
     expect(jobs.sent).toEqual([{ kind: 'export', orgId: owner.orgId, jobId: response.body.data.id }]);
     expect(await outboxRows()).toEqual([]);
@@ -140,15 +147,7 @@ describe('the job outbox', () => {
     });
 
     it('an export sends nothing and keeps no job', async () => {
-      const jobs = recordingQueue();
-      const response = await request(
-        { ...env, JOBS: jobs.queue },
-        owner,
-        'POST',
-        '/api/exports/create',
-        JSON.stringify({ export_type: 'leads' }),
-        'application/json',
-      );
+      const { jobs, response } = await createExportRecordingSends(owner, 'leads');
       expect(response.status, response.text).toBe(500);
       expect(jobs.sent).toEqual([]);
       const left = await asOrganization(owner.orgId, (tx) =>
