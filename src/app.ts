@@ -10,9 +10,9 @@ import { databaseAccess } from './core/database';
 import { refuseNulCharacters } from './core/nul-guard';
 import { readConfig } from './env';
 import { PayloadTooLarge } from './core/errors';
-import { handleError, handleNotFound } from './core/http';
+import { handleError, handleMethodNotAllowed, handleNotFound } from './core/http';
 import { requestLogger } from './core/log';
-import { validationHook } from './core/routes';
+import { allowedMethods, validationHook } from './core/routes';
 import { apiKeyRoutes } from './modules/api-keys/routes';
 import { authRoutes } from './modules/auth/routes';
 import { mountDocs } from './modules/docs/routes';
@@ -93,6 +93,9 @@ export function buildApp() {
   for (const module of routeModules) app.route('/', module);
   mountDocs(app);
   app.onError(handleError);
-  app.notFound(handleNotFound);
+  app.notFound((c) => {
+    const allowed = allowedMethods(new URL(c.req.url).pathname);
+    return allowed.length > 0 ? handleMethodNotAllowed(c, allowed) : handleNotFound(c);
+  });
   return app;
 }

@@ -97,6 +97,7 @@ describe('bad-input sweep', () => {
         headers: { 'content-type': 'text/plain' },
       });
       expectClientFailure(response, 'text/plain');
+      expect([response.status, response.body.error.type]).toEqual([415, 'unsupported_media_type']);
     });
   }
 
@@ -225,4 +226,20 @@ describe('bad-input sweep', () => {
       }
     });
   }
+
+  it('answers 405 with an Allow header to a known path asked with a method it does not serve', async () => {
+    const methods = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
+    for (const route of swept) {
+      const served = new Set(routes.filter((other) => other.path === route.path).map((other) => other.method));
+      const wrong = methods.find((method) => !served.has(method));
+      if (!wrong) continue;
+      const response = await call(wrong, samplePath(route), { ...auth(route) });
+      expect([response.status, response.body.error?.type], `${wrong} ${route.path}`).toEqual([
+        405,
+        'method_not_allowed',
+      ]);
+      const allow = (response.headers.get('allow') ?? '').split(', ');
+      for (const method of served) expect(allow, `${wrong} ${route.path}`).toContain(method);
+    }
+  });
 });

@@ -8,8 +8,10 @@ export type ErrorType =
   | 'unauthorized'
   | 'forbidden'
   | 'not_found'
+  | 'method_not_allowed'
   | 'conflict'
   | 'payload_too_large'
+  | 'unsupported_media_type'
   | 'rate_limited'
   | 'service_unavailable'
   | 'internal_error';
@@ -21,7 +23,7 @@ export interface FieldIssue {
 
 export class ApiError extends Error {
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 409 | 413 | 422 | 429 | 500 | 503,
+    readonly status: 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500 | 503,
     readonly type: ErrorType,
     message: string,
     readonly code: string | number | null = null,
@@ -69,6 +71,12 @@ export class NotFound extends ApiError {
 export class Conflict extends ApiError {
   constructor(message: string, code: string | null = null, details?: Record<string, unknown>) {
     super(409, 'conflict', message, code, details);
+  }
+}
+
+export class UnsupportedMediaType extends ApiError {
+  constructor(expected: string) {
+    super(415, 'unsupported_media_type', `Content-Type must be ${expected}`, null);
   }
 }
 

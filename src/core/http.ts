@@ -62,8 +62,9 @@ export function failureBody(error: ApiError) {
 function fromHttpException(error: HTTPException): ApiError {
   switch (error.status) {
     case 400:
-    case 415:
       return new ApiError(400, 'bad_request', error.message || 'Bad request', null);
+    case 415:
+      return new ApiError(415, 'unsupported_media_type', error.message || 'Unsupported media type', null);
     case 401:
       return new ApiError(401, 'unauthorized', error.message || 'Authentication required');
     case 413:
@@ -100,6 +101,16 @@ export function handleError(error: unknown, c: Context): Response {
   if (apiError.status >= 500) logError(c, error);
   if (apiError instanceof RateLimited) c.header('Retry-After', String(apiError.retryAfterSeconds));
   return c.json(failureBody(apiError), apiError.status as ContentfulStatusCode);
+}
+
+/** A known path asked with a method it does not serve: 405 with the Allow header. */
+export function handleMethodNotAllowed(c: Context, allowed: string[]): Response {
+  c.header('Allow', allowed.join(', '));
+  const method = c.req.method;
+  return c.json(
+    failureBody(new ApiError(405, 'method_not_allowed', `${method} is not allowed here; use ${allowed.join(', ')}`)),
+    405,
+  );
 }
 
 export function handleNotFound(c: Context): Response {

@@ -10,7 +10,7 @@ import { apiKeyAuth } from './auth/api-key';
 import { bearerAuth } from './auth/bearer';
 import { hasRole, type RoleName } from '../db/tenant';
 import type { AppEnv } from './context';
-import { BadRequest, Forbidden, ValidationFailed, type FieldIssue } from './errors';
+import { BadRequest, Forbidden, UnsupportedMediaType, ValidationFailed, type FieldIssue } from './errors';
 
 export type AuthKind = 'bearer' | 'apiKey' | 'public';
 
@@ -52,7 +52,7 @@ function errorResponse(description: string) {
   return { description, content: { 'application/json': { schema: ErrorEnvelope } } };
 }
 
-function sharedErrors(auth: AuthKind, roles: readonly RoleName[] | undefined) {
+function sharedErrors(auth: AuthKind, roles: readonly RoleName[] | undefined, bodyMediaType: string | undefined) {
   const forbidden = roles
     ? `Forbidden: the caller's role is not ${roles.join(' or ')} (error.code ${forbiddenCode(roles)})`
     : 'Forbidden';
@@ -62,6 +62,7 @@ function sharedErrors(auth: AuthKind, roles: readonly RoleName[] | undefined) {
       ? {}
       : { 401: errorResponse('Missing or invalid credentials'), 403: errorResponse(forbidden) }),
     404: errorResponse('Not found (records of other organizations are never visible)'),
+    ...(bodyMediaType ? { 415: errorResponse(`The body's Content-Type is not ${bodyMediaType}`) } : {}),
     422: errorResponse('Validation failed; error.code names the first field, error.details lists every field'),
     429: errorResponse('Rate limited; retry after Retry-After seconds'),
     500: errorResponse('Server error'),
@@ -137,10 +138,44 @@ export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
   return createRoute({
     ...route,
     ...(roles ? { description: withRolesNote(route.description, roles), 'x-roles': roles } : {}),
-    middleware: roles ? [...authChain, requireRoles(roles)] : authChain,
+    middleware: [
+      ...(bodyMediaType ? [requireMediaType(bodyMediaType)] : []),
+      ...authChain,
+      ...(roles ? [requireRoles(roles)] : []),
+    ],
     security: securityFor[auth],
-    responses: { ...sharedErrors(auth, roles), ...route.responses },
+    responses: { ...sharedErrors(auth, roles, bodyMediaType), ...route.responses },
   } as Omit<C, 'auth' | 'roles' | 'transaction'> & { middleware: MiddlewareHandler<AppEnv>[] });
+}
+
+/** A body of another media type than the route's is refused with 415, before authentication and validation. */
+function requireMediaType(mediaType: string): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const given = c.req.header('content-type')?.split(';')[0].trim().toLowerCase();
+    if (given && given !== mediaType) throw new UnsupportedMediaType(mediaType);
+    await next();
+  };
+}
+
+const pathPatterns = new Map<string, RegExp>();
+
+/** The methods the registry serves at a concrete path (`/api/lead/view/12`), for a 405's Allow header. */
+export function allowedMethods(pathname: string): string[] {
+  const methods = new Set<string>();
+  for (const route of routeRegistry) {
+    let pattern = pathPatterns.get(route.path);
+    if (!pattern) {
+      const source = route.path
+        .split(/\{\w+\}/)
+        .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+        .join('[^/]+');
+      pattern = new RegExp(`^${source}$`);
+      pathPatterns.set(route.path, pattern);
+    }
+    if (pattern.test(pathname)) methods.add(route.method);
+  }
+  if (methods.has('GET')) methods.add('HEAD');
+  return [...methods].sort();
 }
 
 function withRolesNote(description: string | undefined, roles: readonly RoleName[]): string {
