@@ -4,9 +4,12 @@
  * own connection, and a change that adds one to a budgeted route fails. The connection's
  * start-up is one more round trip on top of these (the bench's `--db-rtt` measures the whole).
  */
+import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { observeStatements } from '../src/db/client';
+import { companies } from '../src/db/schema';
 import { call, signupOrganization, uniqueEmail, type ApiResponse, type SignedUp } from './helpers/api';
+import { inOrganization } from './helpers/leads';
 
 let org: SignedUp;
 let leadId: number;
@@ -84,8 +87,20 @@ describe('statements per request (connection start-up not included)', () => {
       body: { first_name: 'Ghost', last_name: 'Writer', email: uniqueEmail('lead'), company, status: 999 },
     });
     expect(refused.status).toBe(422);
-    const listed = await call('GET', '/api/lead/list', { token: org.token, query: { company } });
-    expect(listed.body.total).toBe(0);
+    const companiesNamed = async () =>
+      (
+        await inOrganization(org.orgId, (tx) =>
+          tx.select({ id: companies.id }).from(companies).where(eq(companies.companyName, company)),
+        )
+      ).length;
+    expect(await companiesNamed()).toBe(0);
+    // The control: the same lead without the bad status creates the company.
+    const accepted = await call('POST', '/api/lead/add', {
+      token: org.token,
+      body: { first_name: 'Ghost', last_name: 'Writer', email: uniqueEmail('lead'), company },
+    });
+    expect(accepted.status).toBe(201);
+    expect(await companiesNamed()).toBe(1);
   });
 
   it('a rejected token costs one statement and runs nothing as the tenant', async () => {

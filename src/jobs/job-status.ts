@@ -1,3 +1,5 @@
+import { pgError } from '../db/errors';
+
 /** The lifecycle every import and export job goes through. */
 export const JOB_STATUSES = ['queued', 'running', 'completed', 'failed', 'cancelled'] as const;
 export type JobStatus = (typeof JOB_STATUSES)[number];
@@ -19,11 +21,7 @@ export function userFacingJobError(error: unknown): string {
       error: error instanceof Error ? error.message : String(error),
     }),
   );
-  let shape = error as { code?: unknown; cause?: unknown } | null;
-  for (let depth = 0; shape && depth < 4; depth++) {
-    if (typeof shape.code === 'string' && /^[0-9A-Z]{5}$/.test(shape.code))
-      return `an internal database error (SQLSTATE ${shape.code})`;
-    shape = shape.cause as typeof shape;
-  }
+  const code = pgError(error)?.code;
+  if (code) return `an internal database error (SQLSTATE ${code})`;
   return 'an internal error';
 }

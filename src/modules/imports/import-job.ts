@@ -7,6 +7,7 @@
  * queue, and the job is marked failed when the message is dead-lettered.
  */
 import type { Database } from '../../db/client';
+import { pgError } from '../../db/errors';
 import type { TenantContext } from '../../db/tenant';
 import type { JobContext, JobHandler } from '../../jobs/job-handler';
 import { userFacingJobError } from '../../jobs/job-status';
@@ -37,12 +38,8 @@ interface PendingRow {
 
 /** A data error (SQLSTATE class 22) of the database: a value it refuses, which validation let through. */
 function isDataError(error: unknown): string | null {
-  let shape = error as { code?: unknown; cause?: unknown } | null;
-  for (let depth = 0; shape && depth < 4; depth++) {
-    if (typeof shape.code === 'string' && shape.code.startsWith('22')) return shape.code;
-    shape = shape.cause as typeof shape;
-  }
-  return null;
+  const code = pgError(error)?.code;
+  return code?.startsWith('22') ? code : null;
 }
 
 /**

@@ -3,7 +3,7 @@
  */
 import { created, list, ok } from '../../core/http';
 import { DeletedId } from '../../core/schemas';
-import { createRouter, defineRoute, envelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
+import { createRouter, defineRoute, envelope, ErrorEnvelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
 import { FreshTokenSchema } from '../auth/schemas';
 import {
   AddUserBody,
@@ -69,7 +69,14 @@ userRoutes.openapi(
     summary: 'Update a user (yourself, or anyone as an admin)',
     auth: 'bearer',
     request: { params: idParam(), body: jsonBody(UpdateUserBody) },
-    responses: { 200: envelope(UserSchema, 'User updated') },
+    responses: {
+      200: envelope(UserSchema, 'User updated'),
+      409: {
+        description:
+          'The email belongs to another user (`email_taken`), or the change would leave no active admin (`last_admin`)',
+        content: { 'application/json': { schema: ErrorEnvelope } },
+      },
+    },
   }),
   async (c) => ok(c, await updateUser(c.var.tenant, c.req.valid('param').id, c.req.valid('json')), 'User updated'),
 );
