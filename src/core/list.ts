@@ -60,7 +60,12 @@ export const listParamsShape = {
     .transform((value) => value.toUpperCase())
     .pipe(z.enum(['ASC', 'DESC']))
     .default('DESC')
-    .openapi({ description: 'ASC or DESC (case-insensitive)', type: 'string' }),
+    .openapi({
+      description: 'Sort direction: ASC or DESC (any letter case is accepted)',
+      type: 'string',
+      enum: ['ASC', 'DESC', 'asc', 'desc'],
+      default: 'DESC',
+    }),
   start_date: isoDate.optional().openapi({ description: 'Created on or after this date' }),
   end_date: isoDate.optional().openapi({ description: 'Created on or before this date (inclusive day)' }),
   cursor: z

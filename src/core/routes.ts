@@ -36,21 +36,88 @@ const authMiddleware: Record<AuthKind, MiddlewareHandler<AppEnv>[]> = {
   public: [],
 };
 
+const FieldIssueSchema = z
+  .object({
+    field: z
+      .string()
+      .openapi({ description: 'The field, parameter or header at fault (dotted path)', example: 'email' }),
+    message: z
+      .string()
+      .openapi({ description: 'What is wrong with it, in plain words', example: 'must be a valid email address' }),
+  })
+  .openapi('FieldIssue', { description: 'One invalid input' });
+
 export const ErrorEnvelope = z
   .object({
     success: z.literal(false),
     error: z.object({
-      message: z.string(),
-      type: z.string().openapi({ example: 'validation_error' }),
-      code: z.union([z.string(), z.number(), z.null()]).openapi({ example: 'first_name' }),
-      details: z.array(z.object({ field: z.string(), message: z.string() })).optional(),
+      message: z
+        .string()
+        .openapi({ description: 'Human-readable explanation', example: 'email: must be a valid email address' }),
+      type: z.string().openapi({
+        description:
+          'Error class: bad_request, validation_error, unauthorized, forbidden, not_found, method_not_allowed, conflict, payload_too_large, unsupported_media_type, rate_limited, service_unavailable or internal_error',
+        example: 'validation_error',
+      }),
+      code: z.union([z.string(), z.number(), z.null()]).openapi({
+        description: 'Machine-readable detail: the first invalid field for 400/422, a reason code otherwise, or null',
+        example: 'email',
+      }),
+      details: z.array(FieldIssueSchema).optional().openapi({ description: 'Every invalid field (400 and 422 only)' }),
     }),
   })
-  .openapi('Error');
+  .openapi('Error', {
+    description: 'The failure envelope of every error response',
+    example: {
+      success: false,
+      error: {
+        message: 'email: must be a valid email address',
+        type: 'validation_error',
+        code: 'email',
+        details: [{ field: 'email', message: 'must be a valid email address' }],
+      },
+    },
+  });
 
 function errorResponse(description: string) {
   return { description, content: { 'application/json': { schema: ErrorEnvelope } } };
 }
+
+export interface ConflictVariant {
+  /** error.code of this conflict. */
+  code: string;
+  /** error.details: what the client needs to act on the conflict (e.g. the existing record's id). */
+  details?: z.ZodObject;
+}
+
+/**
+ * A declared 409: the failure envelope with `type: conflict`, `code` one of the variants' codes,
+ * and `details` of the variant's declared shape, so a typed client can read it (the existing
+ * lead's id on a duplicate). `name` names the component schema.
+ */
+export function conflictResponse(name: string, description: string, variants: [ConflictVariant, ...ConflictVariant[]]) {
+  const envelopes = variants.map((variant) =>
+    z.object({
+      success: z.literal(false),
+      error: z.object({
+        message: z.string().openapi({ description: 'Human-readable explanation' }),
+        type: z.literal('conflict'),
+        code: z.literal(variant.code).openapi({ description: 'Why the request conflicts' }),
+        ...(variant.details ? { details: variant.details } : {}),
+      }),
+    }),
+  );
+  const schema = (
+    envelopes.length === 1 ? envelopes[0] : z.union(envelopes as unknown as [z.ZodObject, z.ZodObject])
+  ).openapi(name, {
+    description,
+  });
+  return { description, content: { 'application/json': { schema } } };
+}
+
+const PAYLOAD_TOO_LARGE = errorResponse(
+  'The body exceeds the size limit (1 MB for JSON; uploads: the route’s own limit)',
+);
 
 function sharedErrors(auth: AuthKind, roles: readonly RoleName[] | undefined, bodyMediaType: string | undefined) {
   const forbidden = roles
@@ -62,7 +129,9 @@ function sharedErrors(auth: AuthKind, roles: readonly RoleName[] | undefined, bo
       ? {}
       : { 401: errorResponse('Missing or invalid credentials'), 403: errorResponse(forbidden) }),
     404: errorResponse('Not found (records of other organizations are never visible)'),
-    ...(bodyMediaType ? { 415: errorResponse(`The body's Content-Type is not ${bodyMediaType}`) } : {}),
+    ...(bodyMediaType
+      ? { 413: PAYLOAD_TOO_LARGE, 415: errorResponse(`The body's Content-Type is not ${bodyMediaType}`) }
+      : {}),
     422: errorResponse('Validation failed; error.code names the first field, error.details lists every field'),
     429: errorResponse('Rate limited; retry after Retry-After seconds'),
     500: errorResponse('Server error'),
@@ -224,7 +293,7 @@ export function idParam<const N extends string = 'id'>(name: N = 'id' as N) {
       .int(`${name} must be a positive integer`)
       .positive(`${name} must be a positive integer`)
       .max(Number.MAX_SAFE_INTEGER)
-      .openapi({ param: { name, in: 'path' }, example: 1 }),
+      .openapi({ param: { name, in: 'path' }, example: 1, type: 'integer', minimum: 1 }),
   } as { [K in N]: z.ZodNumber });
 }
 
@@ -266,6 +335,25 @@ export function listEnvelope<T extends z.ZodType>(item: T, description = 'A page
         }),
       },
     },
+  };
+}
+
+/**
+ * A streamed file download: one entry per content type the route can answer with (the stored,
+ * sniffed type), and the headers that come with it.
+ */
+export function binaryDownload(description: string, contentTypes: readonly string[]) {
+  const schema = z.string().openapi({ type: 'string', format: 'binary' });
+  return {
+    description,
+    headers: {
+      'Content-Disposition': {
+        description: 'attachment (or inline for images), with the file name: `attachment; filename="leads.csv"`',
+        schema: { type: 'string' as const },
+      },
+      'Content-Length': { description: 'Size of the file in bytes', schema: { type: 'integer' as const } },
+    },
+    content: Object.fromEntries(contentTypes.map((type) => [type, { schema }])),
   };
 }
 

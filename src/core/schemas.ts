@@ -159,3 +159,16 @@ export function isCalendarDate(value: string): boolean {
   const date = new Date(`${value}T00:00:00Z`);
   return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
 }
+
+/** A response instant: ISO 8601 in UTC with milliseconds (`2026-01-15T09:30:00.000Z`). */
+export function timestamp(description?: string) {
+  return z.string().openapi({ format: 'date-time', example: '2026-01-15T09:30:00.000Z', description });
+}
+
+/**
+ * Keeps `null` in the document for a nullish schema whose inner schema overrides its OpenAPI type
+ * (the override would otherwise hide that null is accepted).
+ */
+export function nullishAs<T extends z.ZodType>(schema: T, type: 'integer' | 'number' | 'string') {
+  return schema.nullish().openapi({ type: [type, 'null'] });
+}

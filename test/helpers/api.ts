@@ -3,6 +3,7 @@
  * same code path production requests take.
  */
 import { exports } from 'cloudflare:workers';
+import { assertMatchesContract } from './contract';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -27,6 +28,25 @@ export function randomIp(): string {
 }
 const fileIp = randomIp();
 
+/**
+ * The Worker's fetch handler, with every response checked against the OpenAPI document: its
+ * status declared for the operation, its content type for that status, a JSON body valid
+ * against the declared schema. Tests that need the raw Response use this rather than the
+ * Worker's fetch directly, so no response escapes the contract.
+ */
+export async function fetchWorker(request: Request): Promise<Response> {
+  const response = await exports.default.fetch(request);
+  const text = await response.clone().text();
+  assertMatchesContract(
+    request.method.toUpperCase(),
+    new URL(request.url).pathname,
+    response.status,
+    response.headers,
+    text,
+  );
+  return response;
+}
+
 export async function call<T = any>(method: string, path: string, options: CallOptions = {}): Promise<ApiResponse<T>> {
   const url = new URL(path, 'http://lead.test');
   for (const [key, value] of Object.entries(options.query ?? {})) {
@@ -40,7 +60,7 @@ export async function call<T = any>(method: string, path: string, options: CallO
     body = JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
-  const response = await exports.default.fetch(new Request(url, { method, headers, body }));
+  const response = await fetchWorker(new Request(url, { method, headers, body }));
   const text = await response.text();
   let parsed: unknown = text;
   try {

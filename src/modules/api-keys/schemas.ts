@@ -4,7 +4,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { isValidIpOrCidr } from '../../core/auth/ip-allow-list';
-import { text } from '../../core/schemas';
+import { text, timestamp } from '../../core/schemas';
 
 const domain = z
   .string()
@@ -36,9 +36,9 @@ export const ApiKeySchema = z
     prefix: z.string().openapi({ description: 'First characters of the key, to tell keys apart' }),
     allowed_domains: z.array(z.string()),
     allowed_ips: z.array(z.string()),
-    expires_at: z.string().nullable(),
-    last_used_at: z.string().nullable(),
-    created_at: z.string(),
+    expires_at: timestamp().nullable(),
+    last_used_at: timestamp().nullable(),
+    created_at: timestamp(),
   })
   .openapi('ApiKey');
 

@@ -8,9 +8,17 @@ import type { AppEnv } from '../../core/context';
 import { Forbidden } from '../../core/errors';
 import { ok } from '../../core/http';
 import { limitAuthAttempts } from '../../core/rate-limit';
-import { bodyIssuesAreBadRequest, createRouter, defineRoute, envelope, jsonBody } from '../../core/routes';
+import {
+  bodyIssuesAreBadRequest,
+  createRouter,
+  defineRoute,
+  envelope,
+  ErrorEnvelope,
+  jsonBody,
+} from '../../core/routes';
 import { readConfig } from '../../env';
 import { LoginBody, SignupBody, TokenGrantSchema } from './schemas';
+import { emailTakenConflict } from '../users/schemas';
 import { login, logout, signup, type TokenGrant } from './service';
 
 export const authRoutes = createRouter();
@@ -29,7 +37,18 @@ const loginRoute = defineRoute({
   summary: 'Exchange email and password for a 30-day bearer token',
   auth: 'public',
   request: { body: jsonBody(LoginBody) },
-  responses: { 200: { description: 'Token issued', ...grantContent } },
+  responses: {
+    200: { description: 'Token issued', ...grantContent },
+    401: {
+      description: 'Unknown email or wrong password (error.code invalid_credentials); the same answer for both',
+      content: { 'application/json': { schema: ErrorEnvelope } },
+    },
+    403: {
+      description:
+        'The account is inactive (error.code account_inactive) or its organization is not active (error.code no_organization)',
+      content: { 'application/json': { schema: ErrorEnvelope } },
+    },
+  },
 });
 
 authRoutes.openapi(
@@ -52,7 +71,10 @@ const signupRoute = defineRoute({
   summary: 'Create an organization, its default roles and its admin user; answers like login',
   auth: 'public',
   request: { body: jsonBody(SignupBody) },
-  responses: { 201: { description: 'Organization and admin created', ...grantContent } },
+  responses: {
+    201: { description: 'Organization and admin created', ...grantContent },
+    409: emailTakenConflict,
+  },
 });
 
 authRoutes.openapi(signupRoute, async (c) => {

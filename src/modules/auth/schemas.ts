@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { email, optionalText, text } from '../../core/schemas';
+import { email, optionalText, text, timestamp } from '../../core/schemas';
 
 export const LoginBody = z
   .object({
@@ -38,13 +38,13 @@ export const TokenGrantSchema = z
     access_token: z.string(),
     token_type: z.literal('Bearer'),
     expires_in: z.number().int().openapi({ example: 2592000 }),
-    expires_at: z.string().openapi({ format: 'date-time' }),
+    expires_at: timestamp(),
     user: TokenUser,
     data: z.object({
       access_token: z.string(),
       token_type: z.literal('Bearer'),
       expires_in: z.number(),
-      expires_at: z.string(),
+      expires_at: timestamp(),
       user: TokenUser,
     }),
   })

@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { jsonObject } from '../../core/schemas';
+import { jsonObject, timestamp } from '../../core/schemas';
 
 export const VISIBILITIES = ['private', 'team', 'public'] as const;
 
@@ -15,9 +15,13 @@ const visibility = z
   .enum(VISIBILITIES)
   .openapi({ description: 'private: only its creator; team and public: everyone in the organization' });
 
-/** Checked against the module's own list filters by the service (unknown keys are refused). */
+/**
+ * Checked against the module's own list filters by the service (unknown keys are refused); the
+ * one module with views today is `lead`, whose filters are the LeadFilters of the list and bulk actions.
+ */
 const filters = jsonObject({ maxKeyLength: 50, maxChars: 20_000 }).openapi({
-  type: 'object',
+  description: "The module's list filters: for module_name `lead`, LeadFilters (unknown keys are refused)",
+  allOf: [{ $ref: '#/components/schemas/LeadFilters' }],
   example: { state_id: '1,2', assigned_to: 'true' },
 });
 
@@ -70,8 +74,8 @@ export const ViewSchema = z
     columns: z.array(z.string()),
     sorting: z.record(z.string(), z.unknown()),
     user_id: z.number().int().openapi({ description: 'Creator' }),
-    created_at: z.string(),
-    updated_at: z.string(),
+    created_at: timestamp(),
+    updated_at: timestamp(),
   })
   .openapi('CustomView');
 

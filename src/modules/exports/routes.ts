@@ -4,7 +4,17 @@
  */
 import { z } from '@hono/zod-openapi';
 import { accepted, list } from '../../core/http';
-import { createRouter, defineRoute, envelope, ErrorEnvelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
+import {
+  binaryDownload,
+  conflictResponse,
+  createRouter,
+  defineRoute,
+  envelope,
+  idParam,
+  jsonBody,
+  listEnvelope,
+} from '../../core/routes';
+import { JOB_STATUSES } from '../../jobs/job-status';
 import { CreateExportBody, ExportJobSchema } from './schemas';
 import { createExport, downloadExport, ExportListQuery, listExports } from './service';
 
@@ -59,19 +69,16 @@ exportRoutes.openapi(
     auth: 'bearer',
     request: { params: idParam() },
     responses: {
-      200: {
-        description: 'The export file',
-        content: {
-          'text/csv': { schema: z.string().openapi({ format: 'binary' }) },
-          'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet': {
-            schema: z.string().openapi({ format: 'binary' }),
-          },
+      200: binaryDownload('The export file (CSV or XLSX, as requested)', [
+        'text/csv',
+        'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+      ]),
+      409: conflictResponse('ExportNotReadyConflict', 'The export is not completed yet (error.code export_not_ready)', [
+        {
+          code: 'export_not_ready',
+          details: z.object({ status: z.enum(JOB_STATUSES).openapi({ description: 'The export’s current status' }) }),
         },
-      },
-      409: {
-        description: 'The export is not completed yet (error.code export_not_ready)',
-        content: { 'application/json': { schema: ErrorEnvelope } },
-      },
+      ]),
     },
   }),
   async (c) => downloadExport(c.var.tenant, c.env.FILES, c.req.valid('param').id),

@@ -4,7 +4,7 @@
  * as sent so the consumer applies exactly the same filters.
  */
 import { z } from '@hono/zod-openapi';
-import { jsonObject } from '../../core/schemas';
+import { jsonObject, timestamp } from '../../core/schemas';
 import { JOB_STATUSES } from '../../jobs/job-status';
 import { EXPORT_TYPES, filterSchemaFor } from './sources';
 
@@ -16,7 +16,19 @@ export const CreateExportBody = z
     filters: jsonObject({ maxKeyLength: 100, maxChars: 20_000 })
       .optional()
       .openapi({
-        type: 'object',
+        anyOf: [
+          { $ref: '#/components/schemas/LeadFilters' },
+          {
+            type: 'object',
+            title: 'RecordFilters',
+            properties: {
+              search_value: { type: 'string', maxLength: 200 },
+              start_date: { type: 'string', format: 'date' },
+              end_date: { type: 'string', format: 'date' },
+            },
+            additionalProperties: false,
+          },
+        ],
         description:
           'For leads and clients: the lead list filters (LeadFilters; unknown keys refused). For companies and contacts: search_value, start_date, end_date.',
         example: { state_id: '1,2', country: 'Germany' },
@@ -46,10 +58,10 @@ export const ExportJobSchema = z
     download_url: z.string().nullable().openapi({ description: 'Path of the download once completed' }),
     error: z.string().nullable(),
     created_by: z.number().int().nullable(),
-    started_at: z.string().nullable(),
-    finished_at: z.string().nullable(),
-    created_at: z.string(),
-    updated_at: z.string(),
+    started_at: timestamp().nullable(),
+    finished_at: timestamp().nullable(),
+    created_at: timestamp(),
+    updated_at: timestamp(),
   })
   .openapi('ExportJob');
 

@@ -2,7 +2,7 @@
  * Request and response shapes of the activity feed.
  */
 import { z } from '@hono/zod-openapi';
-import { positiveId } from '../../core/schemas';
+import { positiveId, timestamp } from '../../core/schemas';
 
 /** Filters of the list beyond the standard list parameters (the list itself: service.ts). */
 export const feedListFilters = {
@@ -26,6 +26,6 @@ export const FeedEntrySchema = z
     actor_user_id: z.number().int().nullable(),
     actor_name: z.string().nullable(),
     actor_api_key_id: z.number().int().nullable(),
-    created_at: z.string(),
+    created_at: timestamp(),
   })
   .openapi('FeedEntry');

@@ -3,9 +3,18 @@
  * drive files to a lead, contact or company (`/api/file/*`). Size cap and content-type
  * allow-list: see upload-policy.ts.
  */
-import { z } from '@hono/zod-openapi';
 import { created, list } from '../../core/http';
-import { createRouter, defineRoute, ErrorEnvelope, envelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
+import {
+  binaryDownload,
+  createRouter,
+  defineRoute,
+  ErrorEnvelope,
+  envelope,
+  idParam,
+  jsonBody,
+  listEnvelope,
+} from '../../core/routes';
+import { STORED_CONTENT_TYPES } from './upload-policy';
 import { AttachFileBody, AttachmentSchema, MAX_UPLOAD_MB, StorageFileForm, StoredFileSchema } from './schemas';
 import { attachFile, AttachmentListQuery, listAttachments, uploadStorageFile } from './service';
 import { fileResponse, findStoredFile } from './storage';
@@ -17,12 +26,6 @@ const tooLarge = {
   description: `File larger than ${MAX_UPLOAD_MB} MB`,
   content: { 'application/json': { schema: ErrorEnvelope } },
 };
-
-/** The OpenAPI response of a streamed download. */
-const binaryDownload = (description: string) => ({
-  description,
-  content: { 'application/octet-stream': { schema: z.string().openapi({ type: 'string', format: 'binary' }) } },
-});
 
 fileRoutes.openapi(
   defineRoute({
@@ -47,7 +50,7 @@ fileRoutes.openapi(
     summary: 'Download a stored file of the organization (streamed, with its content type)',
     auth: 'bearer',
     request: { params: idParam() },
-    responses: { 200: binaryDownload('The file') },
+    responses: { 200: binaryDownload('The file, with its stored (sniffed) content type', STORED_CONTENT_TYPES) },
   }),
   async (c) => fileResponse(c.env.FILES, await findStoredFile(c.var.tenant, c.req.valid('param').id)),
 );

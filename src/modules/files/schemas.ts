@@ -3,7 +3,7 @@
  * multipart file field every upload route declares.
  */
 import { z } from '@hono/zod-openapi';
-import { positiveId, text } from '../../core/schemas';
+import { positiveId, text, timestamp } from '../../core/schemas';
 import { DOCUMENT_TYPES_DESCRIPTION, MAX_UPLOAD_BYTES } from './upload-policy';
 
 /** A multipart field holding one file; missing or not a file is a 422 naming the field. */
@@ -28,7 +28,7 @@ export const StoredFileSchema = z
     content_type: z.string().openapi({ description: 'The type recognised from the bytes', example: 'application/pdf' }),
     size_bytes: z.number().int(),
     category: z.string().openapi({ example: 'upload' }),
-    created_at: z.string(),
+    created_at: timestamp(),
     download_url: z.string().openapi({ example: '/api/storage-file/download/1' }),
   })
   .openapi('StoredFile');
@@ -118,6 +118,6 @@ export const AttachmentSchema = z
     description: z.string().nullable(),
     download_url: z.string().nullable().openapi({ description: 'For storage files' }),
     created_by: z.number().int().nullable(),
-    created_at: z.string(),
+    created_at: timestamp(),
   })
   .openapi('Attachment');

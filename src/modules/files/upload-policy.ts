@@ -62,6 +62,9 @@ const EXTENSION_FOR: Record<string, string> = {
   'text/csv': 'csv',
 };
 
+/** Every content type a stored file can be served with: the upload policy's types, and the import and export files (CSV, XLSX). */
+export const STORED_CONTENT_TYPES = Object.keys(EXTENSION_FOR);
+
 const HEAD_BYTES = 64 * 1024;
 
 function matches(bytes: Uint8Array, signature: (number | null)[], offset = 0): boolean {

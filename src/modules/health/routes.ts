@@ -4,7 +4,7 @@
 import { ServiceUnavailable } from '../../core/errors';
 import { ok } from '../../core/http';
 import { logError } from '../../core/log';
-import { createRouter, defineRoute, envelope } from '../../core/routes';
+import { createRouter, defineRoute, envelope, ErrorEnvelope } from '../../core/routes';
 import { HealthSchema } from './schemas';
 import { checkDatabase } from './service';
 
@@ -20,7 +20,11 @@ healthRoutes.openapi(
     auth: 'public',
     responses: {
       200: envelope(HealthSchema),
-      503: { description: 'The database is unreachable' },
+      503: {
+        description:
+          'The database is unreachable (error.type service_unavailable); the load balancer should route elsewhere',
+        content: { 'application/json': { schema: ErrorEnvelope } },
+      },
     },
   }),
   async (c) => {

@@ -3,7 +3,17 @@
  * work), job progress, and each job's per-row errors and duplicates.
  */
 import { accepted, list, ok } from '../../core/http';
-import { createRouter, defineRoute, ErrorEnvelope, envelope, idParam, listEnvelope } from '../../core/routes';
+import { z } from '@hono/zod-openapi';
+import {
+  conflictResponse,
+  createRouter,
+  defineRoute,
+  envelope,
+  ErrorEnvelope,
+  idParam,
+  listEnvelope,
+} from '../../core/routes';
+import { JOB_STATUSES } from '../../jobs/job-status';
 import { ImportJobRowSchema, ImportJobSchema, LeadImportForm } from './schemas';
 import {
   cancelImportJob,
@@ -90,7 +100,12 @@ importRoutes.openapi(
     request: { params: idParam() },
     responses: {
       200: envelope(ImportJobSchema, 'Import cancelled'),
-      409: { description: 'The import has already ended', content: { 'application/json': { schema: ErrorEnvelope } } },
+      409: conflictResponse('ImportEndedConflict', 'The import has already ended (error.code import_ended)', [
+        {
+          code: 'import_ended',
+          details: z.object({ status: z.enum(JOB_STATUSES).openapi({ description: 'The status it ended with' }) }),
+        },
+      ]),
     },
   }),
   async (c) => ok(c, await cancelImportJob(c.var.tenant, c.req.valid('param').id), 'Import cancelled'),

@@ -2,6 +2,7 @@
  * Request and response shapes of the lead-import endpoints.
  */
 import { z } from '@hono/zod-openapi';
+import { timestamp } from '../../core/schemas';
 import { JOB_STATUSES } from '../../jobs/job-status';
 import { MAX_IMPORT_BYTES } from './service';
 
@@ -45,10 +46,10 @@ export const ImportJobSchema = z
       .nullable()
       .openapi({ description: 'Why the job failed, or the last error it is being retried after' }),
     created_by: z.number().int().nullable(),
-    started_at: z.string().nullable(),
-    finished_at: z.string().nullable(),
-    created_at: z.string(),
-    updated_at: z.string(),
+    started_at: timestamp().nullable(),
+    finished_at: timestamp().nullable(),
+    created_at: timestamp(),
+    updated_at: timestamp(),
   })
   .openapi('ImportJob');
 
@@ -63,6 +64,6 @@ export const ImportJobRowSchema = z
     field: z.string().nullable().openapi({ description: 'Lead field the error is about' }),
     message: z.string(),
     lead_id: z.number().int().nullable().openapi({ description: 'The existing lead a duplicate matched' }),
-    created_at: z.string(),
+    created_at: timestamp(),
   })
   .openapi('ImportJobRow');

@@ -1,9 +1,9 @@
 /**
  * Upload and read a lead's profile image (mounted by routes.ts).
  */
-import { z } from '@hono/zod-openapi';
 import { ok } from '../../core/http';
-import { createRouter, defineRoute, ErrorEnvelope, envelope, idParam } from '../../core/routes';
+import { binaryDownload, createRouter, defineRoute, ErrorEnvelope, envelope, idParam } from '../../core/routes';
+import { IMAGE_TYPES } from '../files/upload-policy';
 import { MAX_UPLOAD_MB } from '../files/schemas';
 import { ProfileImageForm, ProfileImageSchema } from './schemas';
 import { profileImageResponse, uploadProfileImage } from './profile-image';
@@ -49,15 +49,7 @@ profileImageRoutes.openapi(
     auth: 'bearer',
     request: { params: idParam() },
     responses: {
-      200: {
-        description: 'The image',
-        content: Object.fromEntries(
-          ['image/png', 'image/jpeg', 'image/gif', 'image/webp'].map((type) => [
-            type,
-            { schema: z.string().openapi({ type: 'string', format: 'binary' }) },
-          ]),
-        ),
-      },
+      200: binaryDownload('The image, served inline', Object.keys(IMAGE_TYPES)),
     },
   }),
   async (c) => profileImageResponse(c.var.tenant, c.env.FILES, c.req.valid('param').id),

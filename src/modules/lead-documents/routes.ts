@@ -2,10 +2,18 @@
  * Documents of a lead (multipart upload, list, streamed download, delete) and, mounted from
  * profile-image-routes.ts, the lead's profile image. Size cap and allow-list: files/upload-policy.ts.
  */
-import { z } from '@hono/zod-openapi';
 import { created, list, ok } from '../../core/http';
 import { DeletedId } from '../../core/schemas';
-import { createRouter, defineRoute, ErrorEnvelope, envelope, idParam, listEnvelope } from '../../core/routes';
+import {
+  binaryDownload,
+  createRouter,
+  defineRoute,
+  ErrorEnvelope,
+  envelope,
+  idParam,
+  listEnvelope,
+} from '../../core/routes';
+import { STORED_CONTENT_TYPES } from '../files/upload-policy';
 import { MAX_UPLOAD_MB } from '../files/schemas';
 import { AddDocumentForm, DocumentSchema } from './schemas';
 import { addDocument, deleteDocument, DocumentListQuery, downloadDocument, listDocuments } from './service';
@@ -61,10 +69,7 @@ leadDocumentRoutes.openapi(
     auth: 'bearer',
     request: { params: idParam() },
     responses: {
-      200: {
-        description: 'The document',
-        content: { 'application/octet-stream': { schema: z.string().openapi({ type: 'string', format: 'binary' }) } },
-      },
+      200: binaryDownload('The document, with its stored (sniffed) content type', STORED_CONTENT_TYPES),
     },
   }),
   async (c) => downloadDocument(c.var.tenant, c.env.FILES, c.req.valid('param').id),

@@ -2,7 +2,7 @@
  * Request and response shapes of the lead-document and lead profile-image endpoints.
  */
 import { z } from '@hono/zod-openapi';
-import { positiveId } from '../../core/schemas';
+import { positiveId, timestamp } from '../../core/schemas';
 import { fileField, MAX_UPLOAD_MB } from '../files/schemas';
 import { DOCUMENT_TYPES_DESCRIPTION } from '../files/upload-policy';
 
@@ -48,7 +48,7 @@ export const DocumentSchema = z
     description: z.string().nullable(),
     download_url: z.string().openapi({ example: '/api/lead/document/download/1' }),
     created_by: z.number().int().nullable(),
-    created_at: z.string(),
+    created_at: timestamp(),
   })
   .openapi('LeadDocument');
 

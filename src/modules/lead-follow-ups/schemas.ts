@@ -2,7 +2,7 @@
  * Request and response shapes of the lead follow-up endpoints, and the follow-up statuses.
  */
 import { z } from '@hono/zod-openapi';
-import { optionalText, positiveId } from '../../core/schemas';
+import { optionalText, positiveId, timestamp } from '../../core/schemas';
 
 /**
  * Follow-up status (the spec only says 1 to 6). Any status may follow any other: the spec
@@ -45,7 +45,12 @@ export const isDateOnly = (value: string) => value.length === 10;
 
 const followUpDate = isoInstant
   .transform((value) => new Date(value))
-  .openapi({ type: 'string', format: 'date-time', example: '2026-03-01T09:30:00Z' });
+  .openapi({
+    type: 'string',
+    anyOf: [{ format: 'date-time' }, { format: 'date' }],
+    description: 'An ISO 8601 date-time with offset, or a date alone (midnight UTC)',
+    example: '2026-03-01T09:30:00Z',
+  });
 
 const leadId = positiveId.openapi({ description: 'A lead of the organization', example: 1 });
 
@@ -104,13 +109,13 @@ export const FollowUpSchema = z
   .object({
     id: z.number().int(),
     lead_id: z.number().int(),
-    follow_up_date: z.string(),
+    follow_up_date: timestamp(),
     notes: z.string().nullable(),
     status: z.number().int(),
     status_text: z.string(),
     created_by: z.number().int().nullable(),
-    created_at: z.string(),
-    updated_at: z.string(),
+    created_at: timestamp(),
+    updated_at: timestamp(),
   })
   .openapi('FollowUp');
 

@@ -2,7 +2,7 @@
  * Request and response shapes of the lead-note endpoints.
  */
 import { z } from '@hono/zod-openapi';
-import { optionalText, positiveId, text } from '../../core/schemas';
+import { optionalText, positiveId, text, timestamp } from '../../core/schemas';
 
 export const MAX_NOTE_LENGTH = 10_000;
 
@@ -37,8 +37,8 @@ export const NoteSchema = z
     title: z.string(),
     note: z.string().nullable(),
     created_by: z.number().int().nullable(),
-    created_at: z.string(),
-    updated_at: z.string(),
+    created_at: timestamp(),
+    updated_at: timestamp(),
   })
   .openapi('LeadNote');
 

@@ -42,7 +42,7 @@ export const leadEmail = z
   .transform((value) => (value === '' ? null : value))
   .pipe(email.nullable())
   .nullish()
-  .openapi({ type: 'string', format: 'email' });
+  .openapi({ type: ['string', 'null'], format: 'email' });
 
 export const customValue = z.union([
   z.string().max(MAX_TEXT, `must be at most ${MAX_TEXT} characters`),
@@ -56,10 +56,12 @@ export const customValue = z.union([
 export const customFieldsInput = z
   .record(z.string().trim().min(1).max(100, 'keys must be at most 100 characters'), customValue)
   .refine((value) => Object.keys(value).length <= 200, 'at most 200 keys')
-  .openapi({ type: 'object', example: { budget: '10k', newsletter: true } });
+  .openapi({ example: { budget: '10k', newsletter: true } });
 
 /** AI enrichment data (any JSON object), merged key by key on update. */
-export const aiInformationInput = jsonObject({ maxKeyLength: 100, maxChars: 100_000 }).openapi({ type: 'object' });
+export const aiInformationInput = jsonObject({ maxKeyLength: 100, maxChars: 100_000 }).openapi({
+  example: { summary: 'Series B fintech, hiring sales engineers' },
+});
 
 export const tagIds = z
   .array(integerInput)

@@ -10,7 +10,7 @@
 import { z } from '@hono/zod-openapi';
 import { sql, type SQL } from 'drizzle-orm';
 import type { leads } from '../../db/schema';
-import { blankableText, isoTimestamp, MAX_TEXT, webAddress } from '../../core/schemas';
+import { blankableText, isoTimestamp, MAX_TEXT, nullishAs, timestamp, webAddress } from '../../core/schemas';
 import {
   aiInformationInput,
   amount,
@@ -124,7 +124,11 @@ export const leadFields = {
     column: 'companyId',
     description: 'Id of the linked company of the organization (on write it wins over `company`)',
     read: integer,
-    write: { create: integerInput.nullish(), update: integerInput.nullish(), rule: 'company_link' },
+    write: {
+      create: nullishAs(integerInput, 'integer'),
+      update: nullishAs(integerInput, 'integer'),
+      rule: 'company_link',
+    },
   },
   job_title: {
     column: 'jobTitle',
@@ -195,7 +199,11 @@ export const leadFields = {
     column: 'status',
     description: 'Value of an active status lookup; the first status when omitted',
     read: z.number().int(),
-    write: { create: integerInput.nullish(), update: integerInput.nullish(), rule: 'overwrite' },
+    write: {
+      create: nullishAs(integerInput, 'integer'),
+      update: nullishAs(integerInput, 'integer'),
+      rule: 'overwrite',
+    },
     export: true,
     importAliases: ['lead_status'],
   },
@@ -209,7 +217,11 @@ export const leadFields = {
     column: 'priority',
     description: 'Value of an active priority lookup (1 Low … 4 Urgent by default)',
     read: integer,
-    write: { create: integerInput.nullish(), update: integerInput.nullish(), rule: 'overwrite' },
+    write: {
+      create: nullishAs(integerInput, 'integer'),
+      update: nullishAs(integerInput, 'integer'),
+      rule: 'overwrite',
+    },
     export: true,
     importAliases: [],
   },
@@ -223,7 +235,11 @@ export const leadFields = {
     column: 'leadSource',
     description: 'Value of an active source lookup (1 Website … 5 Direct by default)',
     read: integer,
-    write: { create: integerInput.nullish(), update: integerInput.nullish(), rule: 'overwrite' },
+    write: {
+      create: nullishAs(integerInput, 'integer'),
+      update: nullishAs(integerInput, 'integer'),
+      rule: 'overwrite',
+    },
     export: true,
     importAliases: ['source'],
   },
@@ -238,7 +254,7 @@ export const leadFields = {
     column: 'estimatedValue',
     description: 'Estimated value, not negative',
     read: z.number().nullable(),
-    write: { create: amount.nullish(), update: amount.nullish(), rule: 'overwrite' },
+    write: { create: nullishAs(amount, 'number'), update: nullishAs(amount, 'number'), rule: 'overwrite' },
     export: true,
     importAliases: ['value', 'deal_value'],
   },
@@ -246,7 +262,11 @@ export const leadFields = {
     column: 'assignedTo',
     description: 'User id of a rep of the organization',
     read: integer,
-    write: { create: integerInput.nullish(), update: integerInput.nullish(), rule: 'overwrite' },
+    write: {
+      create: nullishAs(integerInput, 'integer'),
+      update: nullishAs(integerInput, 'integer'),
+      rule: 'overwrite',
+    },
     export: true,
     importAliases: ['owner_id', 'assigned_user_id'],
   },
@@ -300,11 +320,11 @@ export const leadFields = {
   last_activity_at: {
     column: 'lastActivityAt',
     description: 'When a note, follow-up or other activity last touched the lead (read-only)',
-    read: text,
+    read: timestamp().nullable(),
     present: isoOrNull,
   },
-  created_at: { column: 'createdAt', description: 'Read-only', read: z.string(), present: iso, export: true },
-  updated_at: { column: 'updatedAt', description: 'Read-only', read: z.string(), present: iso, export: true },
+  created_at: { column: 'createdAt', description: 'Read-only', read: timestamp(), present: iso, export: true },
+  updated_at: { column: 'updatedAt', description: 'Read-only', read: timestamp(), present: iso, export: true },
 } as const satisfies Record<string, LeadFieldSpec>;
 
 export type LeadFields = typeof leadFields;

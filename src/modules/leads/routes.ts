@@ -4,7 +4,15 @@
  */
 import { z } from '@hono/zod-openapi';
 import { created, list, ok } from '../../core/http';
-import { createRouter, defineRoute, envelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
+import {
+  conflictResponse,
+  createRouter,
+  defineRoute,
+  envelope,
+  idParam,
+  jsonBody,
+  listEnvelope,
+} from '../../core/routes';
 import { addTagsToLeads, assignLeads, changeLeadStatus, setLeadTags } from './bulk';
 import { LeadListQuery, listLeads } from './listing';
 import { readLead } from './present';
@@ -26,6 +34,21 @@ import { deleteLeads, setLeadCustomField, updateLead, updateLeadCustomFields } f
 
 export const leadRoutes = createRouter();
 const tags = ['Leads'];
+
+/** 409 on add and update: the email belongs to another live lead, whose id the client needs. */
+const duplicateLeadConflict = conflictResponse(
+  'DuplicateLeadConflict',
+  'Another live lead of the organization has this email (compared case-insensitively); error.details.lead_id is that lead',
+  [
+    {
+      code: 'duplicate_lead',
+      details: z.object({
+        lead_id: z.number().int().openapi({ description: 'The existing lead holding the email', example: 42 }),
+        field: z.literal('email').openapi({ description: 'The field that collides' }),
+      }),
+    },
+  ],
+);
 
 leadRoutes.openapi(
   defineRoute({
@@ -52,7 +75,7 @@ leadRoutes.openapi(
     // One read, then one write statement (createLeadsBatch); the email's unique index settles races.
     transaction: false,
     request: { body: jsonBody(AddLeadBody) },
-    responses: { 201: envelope(LeadSchema, 'Lead created') },
+    responses: { 201: envelope(LeadSchema, 'Lead created'), 409: duplicateLeadConflict },
   }),
   async (c) => created(c, await createLead(c.var.tenant, c.req.valid('json')), 'Lead created'),
 );
@@ -81,7 +104,7 @@ leadRoutes.openapi(
       'Update a lead: any creatable field; custom_fields and ai_information merge key by key (null removes a key)',
     auth: 'bearer',
     request: { params: idParam(), body: jsonBody(UpdateLeadBody) },
-    responses: { 200: envelope(LeadSchema, 'Lead updated') },
+    responses: { 200: envelope(LeadSchema, 'Lead updated'), 409: duplicateLeadConflict },
   }),
   async (c) => ok(c, await updateLead(c.var.tenant, c.req.valid('param').id, c.req.valid('json')), 'Lead updated'),
 );

@@ -2,13 +2,38 @@
  * Lookup routes (spec "Lookups and saved views"): per-organization statuses, sources,
  * priorities, tags and any other module's value lists.
  */
+import { z } from '@hono/zod-openapi';
 import { created, list, ok } from '../../core/http';
-import { createRouter, defineRoute, envelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
+import {
+  conflictResponse,
+  createRouter,
+  defineRoute,
+  envelope,
+  idParam,
+  jsonBody,
+  listEnvelope,
+} from '../../core/routes';
 import { AddLookupBody, LookupSchema, UpdateLookupBody } from './schemas';
 import { addLookup, listLookups, LookupListQuery, updateLookup } from './service';
 
 export const lookupRoutes = createRouter();
 const tags = ['Lookups'];
+
+/** 409 on add and update: the name or the value is already used by another lookup of the same type. */
+const lookupConflict = conflictResponse(
+  'LookupConflict',
+  'Another lookup of the same type has this name (error.code duplicate_lookup, details.lookup_id names it) or this value (error.code duplicate_value)',
+  [
+    {
+      code: 'duplicate_lookup',
+      details: z.object({
+        lookup_id: z.number().int().openapi({ description: 'The lookup holding the name', example: 7 }),
+        field: z.literal('name'),
+      }),
+    },
+    { code: 'duplicate_value', details: z.object({ field: z.literal('value') }) },
+  ],
+);
 
 lookupRoutes.openapi(
   defineRoute({
@@ -34,7 +59,7 @@ lookupRoutes.openapi(
     auth: 'bearer',
     roles: ['admin', 'manager'],
     request: { body: jsonBody(AddLookupBody) },
-    responses: { 201: envelope(LookupSchema, 'Lookup created') },
+    responses: { 201: envelope(LookupSchema, 'Lookup created'), 409: lookupConflict },
   }),
   async (c) => created(c, await addLookup(c.var.tenant, c.req.valid('json')), 'Lookup created'),
 );
@@ -49,7 +74,7 @@ lookupRoutes.openapi(
     auth: 'bearer',
     roles: ['admin', 'manager'],
     request: { params: idParam(), body: jsonBody(UpdateLookupBody) },
-    responses: { 200: envelope(LookupSchema, 'Lookup updated') },
+    responses: { 200: envelope(LookupSchema, 'Lookup updated'), 409: lookupConflict },
   }),
   async (c) => ok(c, await updateLookup(c.var.tenant, c.req.valid('param').id, c.req.valid('json')), 'Lookup updated'),
 );

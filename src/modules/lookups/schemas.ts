@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { booleanFlag, idList, positiveId, text } from '../../core/schemas';
+import { booleanFlag, idList, positiveId, text, timestamp } from '../../core/schemas';
 
 const slug = (description: string, example: string) =>
   z
@@ -35,8 +35,8 @@ export const LookupSchema = z
     color_code: z.string().nullable(),
     parent_id: z.number().int().nullable(),
     is_active: z.boolean(),
-    created_at: z.string(),
-    updated_at: z.string(),
+    created_at: timestamp(),
+    updated_at: timestamp(),
   })
   .openapi('Lookup');
 

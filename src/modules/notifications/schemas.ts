@@ -3,7 +3,7 @@
  * 2 import finished, 3 export ready, 4 follow-up due.
  */
 import { z } from '@hono/zod-openapi';
-import { idsBody } from '../../core/schemas';
+import { idsBody, timestamp } from '../../core/schemas';
 
 export const NotificationSchema = z
   .object({
@@ -15,8 +15,8 @@ export const NotificationSchema = z
       .record(z.string(), z.unknown())
       .openapi({ description: 'For lead assignments: lead_id (one lead), lead_ids, count, assigned_by' }),
     is_read: z.boolean(),
-    read_at: z.string().nullable(),
-    created_at: z.string(),
+    read_at: timestamp().nullable(),
+    created_at: timestamp(),
   })
   .openapi('Notification');
 

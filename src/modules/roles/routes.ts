@@ -2,7 +2,7 @@
  * Roles of the caller's organization. Signup seeds admin, manager and sales_rep.
  */
 import { created, list } from '../../core/http';
-import { createRouter, defineRoute, envelope, jsonBody, listEnvelope } from '../../core/routes';
+import { conflictResponse, createRouter, defineRoute, envelope, jsonBody, listEnvelope } from '../../core/routes';
 import { AddRoleBody, RoleSchema } from './schemas';
 import { addRole, listRoles, RoleListQuery } from './service';
 
@@ -33,7 +33,14 @@ roleRoutes.openapi(
     auth: 'bearer',
     roles: ['admin'],
     request: { body: jsonBody(AddRoleBody) },
-    responses: { 201: envelope(RoleSchema, 'Role created') },
+    responses: {
+      201: envelope(RoleSchema, 'Role created'),
+      409: conflictResponse(
+        'RoleExistsConflict',
+        'A role of the organization already has this name (error.code role_exists)',
+        [{ code: 'role_exists' }],
+      ),
+    },
   }),
   async (c) => created(c, await addRole(c.var.tenant, c.req.valid('json')), 'Role created'),
 );

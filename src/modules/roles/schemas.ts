@@ -1,5 +1,5 @@
 import { z } from '@hono/zod-openapi';
-import { idList, optionalText, text } from '../../core/schemas';
+import { idList, optionalText, text, timestamp } from '../../core/schemas';
 
 export const RoleSchema = z
   .object({
@@ -7,7 +7,7 @@ export const RoleSchema = z
     name: z.string(),
     description: z.string().nullable(),
     state_id: z.number().int(),
-    created_at: z.string(),
+    created_at: timestamp(),
   })
   .openapi('Role');
 /** Filters of the list beyond the standard list parameters (the list itself: service.ts). */

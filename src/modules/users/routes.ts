@@ -3,15 +3,17 @@
  */
 import { created, list, ok } from '../../core/http';
 import { DeletedId } from '../../core/schemas';
-import { createRouter, defineRoute, envelope, ErrorEnvelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
+import { createRouter, defineRoute, envelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
 import { FreshTokenSchema } from '../auth/schemas';
 import {
   AddUserBody,
   ChangePasswordBody,
   DeleteUserBody,
+  emailTakenConflict,
   MyProfileSchema,
   UpdateUserBody,
   UserSchema,
+  userUpdateConflict,
 } from './schemas';
 import { addUser, changePassword, deleteUser, getMyProfile, listUsers, updateUser, UserListQuery } from './service';
 
@@ -55,7 +57,7 @@ userRoutes.openapi(
     auth: 'bearer',
     roles: ['admin'],
     request: { body: jsonBody(AddUserBody) },
-    responses: { 201: envelope(UserSchema, 'User created') },
+    responses: { 201: envelope(UserSchema, 'User created'), 409: emailTakenConflict },
   }),
   async (c) => created(c, await addUser(c.var.tenant, c.req.valid('json')), 'User created'),
 );
@@ -71,11 +73,7 @@ userRoutes.openapi(
     request: { params: idParam(), body: jsonBody(UpdateUserBody) },
     responses: {
       200: envelope(UserSchema, 'User updated'),
-      409: {
-        description:
-          'The email belongs to another user (`email_taken`), or the change would leave no active admin (`last_admin`)',
-        content: { 'application/json': { schema: ErrorEnvelope } },
-      },
+      409: userUpdateConflict,
     },
   }),
   async (c) => ok(c, await updateUser(c.var.tenant, c.req.valid('param').id, c.req.valid('json')), 'User updated'),

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
-import { email, idList, optionalText, positiveId, text } from '../../core/schemas';
+import { email, idList, optionalText, positiveId, text, timestamp } from '../../core/schemas';
+import { conflictResponse } from '../../core/routes';
 
 const password = z.string().min(8, 'must be at least 8 characters').max(256, 'must be at most 256 characters');
 
@@ -17,8 +18,8 @@ export const UserSchema = z
     language: z.string().nullable(),
     timezone: z.string().nullable(),
     organization_id: z.string(),
-    created_at: z.string(),
-    updated_at: z.string(),
+    created_at: timestamp(),
+    updated_at: timestamp(),
   })
   .openapi('User');
 
@@ -66,3 +67,16 @@ export const ChangePasswordBody = z
   .openapi('ChangePasswordRequest');
 
 export const DeleteUserBody = z.object({ user_id: positiveId }).openapi('DeleteUserRequest');
+
+/** 409 when the email already has an account (emails are unique across organizations: login is by email alone). */
+export const emailTakenConflict = conflictResponse(
+  'EmailTakenConflict',
+  'An account with this email already exists (error.code email_taken)',
+  [{ code: 'email_taken' }],
+);
+
+export const userUpdateConflict = conflictResponse(
+  'UserUpdateConflict',
+  'The email belongs to another user (error.code email_taken), or the change would leave the organization without an active admin (error.code last_admin)',
+  [{ code: 'email_taken' }, { code: 'last_admin' }],
+);
