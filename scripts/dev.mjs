@@ -2,12 +2,14 @@
 // overrides), on an embedded Postgres kept in .data/ unless DATABASE_URL names a real server.
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import { writeDocsAssets } from './docs-assets.mjs';
 import { localJwtSecret } from './lib/dev-secret.mjs';
 import { startLocalDatabase } from './lib/local-database.mjs';
 
 const port = process.env.PORT ?? '8787';
 const dataDir = '.data/pglite';
 if (!process.env.DATABASE_URL) mkdirSync(dataDir, { recursive: true });
+writeDocsAssets();
 
 const database = await startLocalDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir });
 // Random per checkout, kept in .data/jwt-secret: tokens of one checkout are worthless to another.
