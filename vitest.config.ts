@@ -1,6 +1,7 @@
 import net from 'node:net';
 import { cloudflareTest } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
+import { writeDocsAssets } from './scripts/docs-assets.mjs';
 
 /** A free loopback port, chosen here so the Worker's bindings and globalSetup agree on it. */
 async function freePort(): Promise<number> {
@@ -15,6 +16,8 @@ async function freePort(): Promise<number> {
 }
 
 export default defineConfig(async () => {
+  // wrangler.toml's [assets] directory must exist before the pool reads the configuration.
+  writeDocsAssets();
   process.env.LM_TEST_PG_PORT ??= String(await freePort());
   process.env.LM_TEST_RELAY_PORT ??= String(await freePort());
   const databaseUrl =

@@ -1,17 +1,24 @@
 // `npm start`: migrates and serves the API under `wrangler dev` on http://127.0.0.1:8787 (PORT
 // overrides), on an embedded Postgres kept in .data/ unless DATABASE_URL names a real server.
+// LM_DATA_DIR (default .data) moves the local data (database, JWT secret, wrangler's R2 and queue
+// state) elsewhere, so a second stack (the README check) never touches the first one's.
 import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeDocsAssets } from './docs-assets.mjs';
 import { localJwtSecret } from './lib/dev-secret.mjs';
 import { startLocalDatabase } from './lib/local-database.mjs';
 
 const port = process.env.PORT ?? '8787';
-const dataDir = '.data/pglite';
+const localData = process.env.LM_DATA_DIR;
+const dataDir = join(localData ?? '.data', 'pglite');
+const wranglerState = localData ? join(localData, 'wrangler-state') : '.wrangler/state';
 if (!process.env.DATABASE_URL) mkdirSync(dataDir, { recursive: true });
+writeDocsAssets();
 
 const database = await startLocalDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir });
 // Random per checkout, kept in .data/jwt-secret: tokens of one checkout are worthless to another.
-const jwtSecret = process.env.JWT_SECRET ?? localJwtSecret();
+const jwtSecret = process.env.JWT_SECRET ?? localJwtSecret(localData);
 
 const wrangler = spawn(
   'wrangler',
@@ -22,7 +29,7 @@ const wrangler = spawn(
     '--port',
     port,
     '--persist-to',
-    '.wrangler/state',
+    wranglerState,
     '--show-interactive-dev-session=false',
     '--test-scheduled',
     '--var',

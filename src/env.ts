@@ -17,6 +17,8 @@ export interface Bindings {
   FILES: R2Bucket;
   /** Cloudflare Queue for async jobs (see src/jobs). */
   JOBS: Queue<import('./jobs/messages').JobMessage>;
+  /** Workers Static Assets (.assets/): Scalar's bundle for the reference page, see src/modules/docs. */
+  ASSETS: Fetcher;
 }
 
 /** Secrets that were once in this repository: a Worker configured with one refuses to serve. */

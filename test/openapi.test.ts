@@ -2,7 +2,8 @@
  * The OpenAPI document: generated from the same schemas that validate requests, lists every
  * mounted route, and says how each authenticates.
  */
-import { SCALAR_BUNDLE_URL, SCALAR_SRI, SCALAR_VERSION } from '../src/modules/docs/routes';
+import { SCALAR_BUNDLE_PATH, SCALAR_SRI, SCALAR_VERSION } from '../src/modules/docs/routes';
+import { exports } from 'cloudflare:workers';
 import { describe, expect, it } from 'vitest';
 import { call } from './helpers/api';
 import { app, routeKey, routes } from './helpers/registry';
@@ -42,7 +43,7 @@ describe('GET /api/openapi.json', () => {
         Object.keys(operations).map((method) => `${method.toUpperCase()} ${path.replace(/\{(\w+)\}/g, ':$1')}`),
       ),
     );
-    const undocumentedAllowed = new Set(['GET /api/openapi.json', 'GET /api/docs']);
+    const undocumentedAllowed = new Set(['GET /api/openapi.json', 'GET /api/docs', `GET ${SCALAR_BUNDLE_PATH}`]);
     const mounted = app.routes
       .filter((route) => route.method !== 'ALL')
       .map((route) => `${route.method} ${route.path}`)
@@ -62,19 +63,41 @@ describe('GET /api/openapi.json', () => {
     expect(response.text).toContain('/api/openapi.json');
   });
 
-  it('loads the reference page’s script at a pinned version with its SRI hash, under a CSP that admits nothing else', async () => {
+  it('loads the reference page’s script from this Worker at a pinned version with its SRI hash, under a CSP that admits nothing remote', async () => {
     const [first, second] = [await call('GET', '/api/docs'), await call('GET', '/api/docs')];
     const policy = first.headers.get('content-security-policy') ?? '';
     const nonce = /'nonce-([0-9a-f]+)'/.exec(policy)?.[1];
     expect(nonce).toBeTruthy();
     expect(second.headers.get('content-security-policy')).not.toContain(`nonce-${nonce}`);
-    expect(policy).toContain("default-src 'none'");
-    expect(policy).toContain(`script-src 'nonce-${nonce}' ${SCALAR_BUNDLE_URL}`);
-    expect(SCALAR_BUNDLE_URL).toContain(`@scalar/api-reference@${SCALAR_VERSION}/`);
-    expect(first.text).toContain(`src="${SCALAR_BUNDLE_URL}" integrity="${SCALAR_SRI}" crossorigin="anonymous"`);
+    const directives = Object.fromEntries(
+      policy.split(';').map((directive) => {
+        const [name, ...sources] = directive.trim().split(/\s+/);
+        return [name, sources];
+      }),
+    );
+    expect(directives['default-src']).toEqual(["'none'"]);
+    expect(directives['script-src']).toEqual([`'nonce-${nonce}'`]);
+    // Nothing remote: no scheme or host source in any directive, only keywords, nonces and data:.
+    for (const [name, sources] of Object.entries(directives)) {
+      for (const source of sources) expect(source, name).toMatch(/^('[^']+'|data:)$/);
+    }
+
+    // One same-origin script at the pinned version, checked by its SRI hash, and the inline start-up.
+    expect(SCALAR_BUNDLE_PATH).toBe(`/api/docs/scalar-${SCALAR_VERSION}.js`);
     const scripts = [...first.text.matchAll(/<script([^>]*)>/g)].map((match) => match[1]);
     expect(scripts).toHaveLength(2);
     for (const attributes of scripts) expect(attributes).toContain(`nonce="${nonce}"`);
+    expect(scripts[0]).toContain(`src="${SCALAR_BUNDLE_PATH}" integrity="${SCALAR_SRI}"`);
+    expect(first.text).not.toMatch(/https?:\/\//);
+
+    // The Worker serves those bytes, as JavaScript, cacheable for good; they hash to the SRI.
+    const bundle = await exports.default.fetch(new Request(new URL(SCALAR_BUNDLE_PATH, 'http://lead.test')));
+    expect(bundle.status).toBe(200);
+    expect(bundle.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(bundle.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    const bytes = await bundle.arrayBuffer();
+    const digest = await crypto.subtle.digest('SHA-384', bytes);
+    expect(`sha384-${btoa(String.fromCharCode(...new Uint8Array(digest)))}`).toBe(SCALAR_SRI);
   });
 
   it('names its server relatively, whatever Host the request claims', async () => {

@@ -8,6 +8,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { writeDocsAssets } from '../docs-assets.mjs';
 import { startDelayProxy } from './delay-proxy.mjs';
 import { startLocalDatabase } from './local-database.mjs';
 import { startThrowawayPostgres } from './throwaway-postgres.mjs';
@@ -71,7 +72,9 @@ function benchWranglerConfig(directory) {
   const original = readFileSync(join(projectRoot, 'wrangler.toml'), 'utf8');
   const config = original
     .replace(/^main\s*=\s*"([^"]+)"/m, (_, main) => `main = ${JSON.stringify(resolve(projectRoot, main))}`)
+    .replace(/^directory\s*=\s*"([^"]+)"/m, (_, dir) => `directory = ${JSON.stringify(resolve(projectRoot, dir))}`)
     .replace(/simple\s*=\s*\{\s*limit\s*=\s*\d+/g, 'simple = { limit = 100000000');
+  writeDocsAssets();
   const path = join(directory, 'wrangler.toml');
   writeFileSync(path, config);
   return path;

@@ -21,6 +21,16 @@ export function openApiConfig() {
   };
 }
 
+/**
+ * The reference page loads Scalar's standalone bundle (dist/browser/standalone.js of the pinned
+ * devDependency @scalar/api-reference) from this Worker, not from a CDN: it works offline and
+ * loads exactly the bytes its Subresource Integrity hash names. `node scripts/docs-assets.mjs`
+ * copies the bundle into the static assets (.assets/) and prints its hash, for an upgrade.
+ */
+export const SCALAR_VERSION = '1.72.1';
+export const SCALAR_SRI = 'sha384-U11tb2XnKvmwt8RlTvnwUnYgrN+ur4Xyh9htLhjajWNR/Oyl5AX5DEz00qRmlrmK';
+export const SCALAR_BUNDLE_PATH = `/api/docs/scalar-${SCALAR_VERSION}.js`;
+
 export function mountDocs(app: OpenAPIHono<AppEnv>): void {
   app.openAPIRegistry.registerComponent('securitySchemes', 'bearerAuth', {
     type: 'http',
@@ -41,24 +51,31 @@ export function mountDocs(app: OpenAPIHono<AppEnv>): void {
     c.header('Content-Security-Policy', referencePagePolicy(nonce));
     return c.html(referencePage(nonce));
   });
+  app.get(SCALAR_BUNDLE_PATH, async (c) => {
+    // Through the assets binding (wrangler.toml `run_worker_first`: no asset is served past the
+    // Worker), so this one response carries the headers, in `wrangler dev`, the tests and deploy.
+    const asset = await c.env.ASSETS.fetch(new URL(SCALAR_BUNDLE_PATH, c.req.url));
+    if (!asset.ok || !asset.body) {
+      throw new Error(`${SCALAR_BUNDLE_PATH} is missing from the static assets: run node scripts/docs-assets.mjs`);
+    }
+    return c.body(asset.body, 200, {
+      'content-type': 'text/javascript; charset=utf-8',
+      // The path names the version and the page checks the bytes (SRI): they never change.
+      'cache-control': 'public, max-age=31536000, immutable',
+    });
+  });
 }
 
 /**
- * The reference page loads Scalar's standalone bundle at one pinned version, checked by its
- * Subresource Integrity hash (the sha384 of dist/browser/standalone.js in the npm package, which
- * the CDN serves byte for byte; `node scripts/scalar-sri.mjs <version>` prints it for an upgrade).
+ * Only this response's two scripts run (the bundle, same-origin and SRI-checked, and the inline
+ * start-up call), both by nonce; the page fetches, and loads images from, this origin only. No
+ * remote origin anywhere: the default fonts (fonts.scalar.com) are turned off, system fonts serve.
  */
-export const SCALAR_VERSION = '1.72.1';
-export const SCALAR_SRI = 'sha384-U11tb2XnKvmwt8RlTvnwUnYgrN+ur4Xyh9htLhjajWNR/Oyl5AX5DEz00qRmlrmK';
-export const SCALAR_BUNDLE_URL = `https://cdn.jsdelivr.net/npm/@scalar/api-reference@${SCALAR_VERSION}/dist/browser/standalone.js`;
-
-/** Only the pinned bundle and this response's own inline script run; the page may fetch only this origin. */
 export function referencePagePolicy(nonce: string): string {
   return [
     "default-src 'none'",
-    `script-src 'nonce-${nonce}' ${SCALAR_BUNDLE_URL}`,
+    `script-src 'nonce-${nonce}'`,
     "style-src 'unsafe-inline'",
-    'font-src https://fonts.scalar.com',
     "img-src 'self' data:",
     "connect-src 'self'",
     "base-uri 'none'",
@@ -77,8 +94,8 @@ function referencePage(nonce: string): string {
   </head>
   <body>
     <div id="app"></div>
-    <script src="${SCALAR_BUNDLE_URL}" integrity="${SCALAR_SRI}" crossorigin="anonymous" nonce="${nonce}"></script>
-    <script nonce="${nonce}">Scalar.createApiReference('#app', { url: '/api/openapi.json' });</script>
+    <script src="${SCALAR_BUNDLE_PATH}" integrity="${SCALAR_SRI}" nonce="${nonce}"></script>
+    <script nonce="${nonce}">Scalar.createApiReference('#app', { url: '/api/openapi.json', withDefaultFonts: false });</script>
   </body>
 </html>`;
 }

@@ -1,0 +1,2 @@
+export const assetsDirectory: string;
+export function writeDocsAssets(): { version: string; path: string; bytes: number; sri: string };
