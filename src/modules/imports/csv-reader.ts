@@ -6,7 +6,7 @@
  */
 import Papa from 'papaparse';
 import type { SpreadsheetRows } from './spreadsheet';
-import { UnreadableFile } from './unreadable-file';
+import { UnreadableFile } from '../../core/unreadable-file';
 
 /** Text parsed at a time; a multiple of the chunks R2 hands out. */
 const BLOCK_CHARS = 256 * 1024;

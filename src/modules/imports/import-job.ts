@@ -27,7 +27,7 @@ import {
 } from './job-progress';
 import { loadLookupLabels, rowToLeadInput, type LookupLabels } from './row-input';
 import { assertRowsWithin, openStoredSpreadsheet, type SpreadsheetRows } from './spreadsheet';
-import { UnreadableFile } from './unreadable-file';
+import { UnreadableFile } from '../../core/unreadable-file';
 
 export const IMPORT_BATCH_ROWS = 500;
 

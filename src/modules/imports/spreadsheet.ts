@@ -5,8 +5,8 @@
  */
 import { readCsvRows } from './csv-reader';
 import { openXlsxRows } from './xlsx-reader';
-import { fileRangeSource, r2RangeSource, readZipDirectory, startsWithZipMagic } from './zip-directory';
-import { UnreadableFile } from './unreadable-file';
+import { fileRangeSource, r2RangeSource, readZipDirectory, startsWithZipMagic } from '../../core/zip-directory';
+import { UnreadableFile } from '../../core/unreadable-file';
 
 export type SpreadsheetFormat = 'csv' | 'xlsx';
 

@@ -5,9 +5,15 @@
  * whatever the entry order; only the shared strings are held in memory, up to a cap.
  */
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
-import { openZipEntry, readZipDirectory, readZipText, type ByteRangeSource, type ZipEntry } from './zip-directory';
+import {
+  openZipEntry,
+  readZipDirectory,
+  readZipText,
+  type ByteRangeSource,
+  type ZipEntry,
+} from '../../core/zip-directory';
 import type { SpreadsheetRows } from './spreadsheet';
-import { UnreadableFile } from './unreadable-file';
+import { UnreadableFile } from '../../core/unreadable-file';
 
 /** Characters of shared strings kept in memory; a workbook above it fails with a clear error. */
 export const MAX_SHARED_STRING_CHARS = 24 * 1024 * 1024;
