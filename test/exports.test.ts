@@ -40,7 +40,7 @@ async function exportCsv(owner: SignedUp, body: Record<string, unknown>) {
 async function xlsxRows(bytes: ArrayBuffer): Promise<string[][]> {
   const sheet = await openXlsxRows(fileRangeSource(new Blob([bytes])));
   const rows: string[][] = [];
-  for await (const row of sheet.rows) rows.push(row);
+  for await (const row of sheet.rows) rows.push(row.cells);
   return rows;
 }
 
