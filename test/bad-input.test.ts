@@ -14,6 +14,16 @@ function expectClientFailure(response: ApiResponse, label: string): void {
   expect(response.status, `${label}: ${response.text.slice(0, 300)}`).toBeLessThan(500);
   expect(response.body?.success, label).toBe(false);
   expect(typeof response.body?.error?.type, label).toBe('string');
+  expectPlainMessages(response, label);
+}
+
+/** zod's own English (validation-messages.ts replaces it) appears in no message of a failure, nor of its details. */
+function expectPlainMessages(response: ApiResponse, label: string): void {
+  const error = response.body?.error ?? {};
+  const details: { message?: unknown }[] = Array.isArray(error.details) ? error.details : [];
+  for (const message of [error.message, ...details.map((detail) => detail.message)]) {
+    expect(String(message), label).not.toMatch(/Invalid input|expected|received/i);
+  }
 }
 
 function samplePath(route: RegisteredRoute, value: string | number = 999_999_999): string {
