@@ -12,6 +12,7 @@ import { readConfig } from './env';
 import { PayloadTooLarge } from './core/errors';
 import { handleError, handleMethodNotAllowed, handleNotFound } from './core/http';
 import { requestLogger } from './core/log';
+import './core/validation-messages';
 import { allowedMethods, validationHook } from './core/routes';
 import { apiKeyRoutes } from './modules/api-keys/routes';
 import { authRoutes } from './modules/auth/routes';

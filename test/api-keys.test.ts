@@ -35,6 +35,7 @@ interface CreatedKey {
   id: number;
   key: string;
   prefix: string;
+  allowed_ips: string[];
 }
 
 async function createKey(org: SignedUp, body: Record<string, unknown> = {}): Promise<CreatedKey> {
@@ -99,7 +100,7 @@ describe('POST /api/api-keys/add', () => {
 
   it('answers 422 naming allowed_ips.0 for an invalid CIDR range', async () => {
     const org = await signupOrganization();
-    for (const bad of ['10.0.0.0/33', '300.1.1.1', 'not-an-ip', '2001:db8::/129']) {
+    for (const bad of ['10.0.0.0/33', '300.1.1.1', 'not-an-ip', '2001:db8::/129', 'fe80::1%eth0', '0x0a.0.0.1', '10']) {
       const response = await call('POST', '/api/api-keys/add', {
         token: org.token,
         body: { name: 'bad', allowed_ips: [bad] },
@@ -112,6 +113,20 @@ describe('POST /api/api-keys/add', () => {
       body: { name: 'bad', allowed_ips: ['10.0.0.1', '10.0.0.0/40'] },
     });
     expect(second.body.error.code).toBe('allowed_ips.1');
+  });
+
+  it('accepts /0, /32 and /128 ranges, IPv4-mapped, compressed and uppercase IPv6 in allowed_ips', async () => {
+    const org = await signupOrganization();
+    const allowed = [
+      '0.0.0.0/0',
+      '10.0.0.1/32',
+      '::/0',
+      '2001:DB8::1/128',
+      '::ffff:10.0.0.0/104',
+      '2001:db8:0:0:0:0:0:1',
+    ];
+    const created = await createKey(org, { allowed_ips: allowed });
+    expect(created.allowed_ips).toEqual(allowed);
   });
 
   it('answers 422 naming allowed_domains.0 for something that is not a domain', async () => {
@@ -293,6 +308,8 @@ describe('API-key authentication (x-api-key)', () => {
       body: { error: { type: 'forbidden', code: 'ip_not_allowed' } },
     });
     expect((await probeWith({ 'x-api-key': created.key, 'cf-connecting-ip': '203.0.114.9' })).status).toBe(403);
+    expect((await probeWith({ 'x-api-key': created.key, 'cf-connecting-ip': '::ffff:203.0.113.9' })).status).toBe(200);
+    expect((await probeWith({ 'x-api-key': created.key, 'cf-connecting-ip': '::ffff:203.0.114.9' })).status).toBe(403);
     expect((await probeWith({ 'x-api-key': created.key })).status).toBe(403);
   });
 

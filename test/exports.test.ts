@@ -8,7 +8,7 @@ import Papa from 'papaparse';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { companies, contacts, exportJobs } from '../src/db/schema';
 import { openXlsxRows } from '../src/modules/imports/xlsx-reader';
-import { fileRangeSource } from '../src/modules/imports/zip-directory';
+import { fileRangeSource } from '../src/core/zip-directory';
 import { call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
 import {
   asOrganization,
@@ -40,7 +40,7 @@ async function exportCsv(owner: SignedUp, body: Record<string, unknown>) {
 async function xlsxRows(bytes: ArrayBuffer): Promise<string[][]> {
   const sheet = await openXlsxRows(fileRangeSource(new Blob([bytes])));
   const rows: string[][] = [];
-  for await (const row of sheet.rows) rows.push(row);
+  for await (const row of sheet.rows) rows.push(row.cells);
   return rows;
 }
 

@@ -13,6 +13,16 @@ describe('GET /api/health', () => {
     expect(given.headers.get('x-request-id')).toBe('trace-12345678');
     const made = await call('GET', '/api/health');
     expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const malformed = await call('GET', '/api/health', { headers: { 'x-request-id': 'no spaces or <tags>' } });
+    expect(malformed.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    const tooLong = await call('GET', '/api/health', { headers: { 'x-request-id': 'a'.repeat(129) } });
+    expect(tooLong.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+    // Also on failures answered by the error and not-found handlers.
+    const unauthorized = await call('GET', '/api/user/my', { headers: { 'x-request-id': 'trace-unauthorized' } });
+    expect(unauthorized.status).toBe(401);
+    expect(unauthorized.headers.get('x-request-id')).toBe('trace-unauthorized');
+    const missing = await call('GET', '/api/nothing-here', { headers: { 'x-request-id': 'trace-missing' } });
+    expect(missing.headers.get('x-request-id')).toBe('trace-missing');
   });
 
   it('answers 404 with the failure envelope for an unknown path', async () => {

@@ -52,6 +52,15 @@ describe('import caps', () => {
     expect(job.created).toBe(0);
   });
 
+  it('fails the job with a clear error for a row numbered past 1 048 576, the last a spreadsheet has', async () => {
+    const org = await signupOrganization('Caps');
+    const forged = `<row r="2147483648">${cell('A2147483648', 'Ada')}${cell('B2147483648', 'Lovelace')}</row>`;
+    const job = await importAndWait(org, workbook(header + forged), { name: 'tall.xlsx' });
+    expect(job.status).toBe('failed');
+    expect(job.error).toMatch(/beyond row 1048576/);
+    expect(job.created).toBe(0);
+  });
+
   it('refuses a file with more data rows than the cap, counting no further than the cap', async () => {
     const csv = csvOf([['First Name', 'Last Name'], ...Array.from({ length: 5 }, (_, i) => [`F${i}`, `L${i}`])]);
     const stream = () => new Blob([csv]).stream();
@@ -111,7 +120,7 @@ describe('a row the database refuses', () => {
           row.field,
           row.message,
         ]),
-      ).toEqual([[18, 'row', 'the database refused a value of this row (SQLSTATE 22023)']]);
+      ).toEqual([[19, 'row', 'the database refused a value of this row (SQLSTATE 22023)']]);
     } finally {
       await handle.db.execute(sql.raw(`drop trigger ${trigger} on leads; drop function ${trigger}();`));
       await handle.close();

@@ -162,7 +162,7 @@ describe('lead imports', () => {
       priority: 3,
       leadSource: 2,
       score: 0,
-      importRow: 1,
+      importRow: 2,
       customFields: { 'Favourite Colour': 'blue', tier: 'gold', seats: 3 },
     });
     const tagNames = await asOrganization(owner.orgId, (tx) =>
@@ -198,13 +198,14 @@ describe('lead imports', () => {
     const job = await importAndWait(owner, csv);
     expect(job).toMatchObject({ status: 'completed', total: 7, processed: 7, created: 1, failed: 6 });
     const rows = await jobRows(owner, job.id);
+    // row_number is the file line: the header is line 1, the good row line 2.
     expect(rows.map((row) => [row.row_number, row.outcome, row.field])).toEqual([
-      [2, 'error', 'email'],
-      [3, 'error', 'first_name'],
-      [4, 'error', 'status'],
-      [5, 'error', 'tags'],
-      [6, 'error', 'assigned_to'],
-      [7, 'error', 'custom_fields'],
+      [3, 'error', 'email'],
+      [4, 'error', 'first_name'],
+      [5, 'error', 'status'],
+      [6, 'error', 'tags'],
+      [7, 'error', 'assigned_to'],
+      [8, 'error', 'custom_fields'],
     ]);
     expect(rows[0].message).toMatch(/email/i);
     expect(rows[1].message).toMatch(/at least 2 characters/);
@@ -213,6 +214,30 @@ describe('lead imports', () => {
       query: { outcome: 'duplicate_skipped' },
     });
     expect(errorsOnly.body.total).toBe(0);
+  });
+
+  it('numbers rows by file line as a spreadsheet shows them: header line 1, empty lines and multi-line cells counted as rows', async () => {
+    // Line 3 is bad; line 4 is empty; line 5 holds a quoted cell with a line break (one row); line 6 is bad.
+    const csv = [
+      'First Name,Last Name,Email',
+      'Good,Row,',
+      'Bad,Email,not-an-email',
+      ',,',
+      'Multi,Line,"not-an-email',
+      'either"',
+      'Also,Bad,still-not-an-email',
+      '',
+    ].join('\r\n');
+    const job = await importAndWait(owner, csv);
+    expect(job).toMatchObject({ status: 'completed', total: 4, created: 1, failed: 3 });
+    const rows = await jobRows(owner, job.id);
+    expect(rows.map((row) => [row.row_number, row.field])).toEqual([
+      [3, 'email'],
+      [5, 'email'],
+      [6, 'email'],
+    ]);
+    const imported = (await leadsOf(owner.orgId)).filter((row) => row.importJobId === job.id);
+    expect(imported.map((row) => [row.importRow, row.firstName])).toEqual([[2, 'Good']]);
   });
 
   it('skips rows whose email a lead already has, and merges them into that lead when asked', async () => {
@@ -234,9 +259,9 @@ describe('lead imports', () => {
     expect(skipped).toMatchObject({ status: 'completed', created: 1, skipped: 3, updated: 0, failed: 0 });
     const skipRows = await jobRows(owner, skipped.id);
     expect(skipRows.map((row) => [row.row_number, row.outcome])).toEqual([
-      [1, 'duplicate_skipped'],
       [2, 'duplicate_skipped'],
-      [4, 'duplicate_skipped'],
+      [3, 'duplicate_skipped'],
+      [5, 'duplicate_skipped'],
     ]);
     const before = await leadsOf(owner.orgId);
     const ann = before.find((row) => row.email === `ann-${tag}@example.com`)!;
@@ -297,8 +322,8 @@ describe('lead imports', () => {
     expect(
       imported.map((row) => [row.importRow, row.firstName, row.lastName, row.email, row.phoneNumber, row.notes]),
     ).toEqual([
-      [1, 'Ada', 'Lovelace', email, '15551234567', 'Tom & Jerry'],
-      [2, 'Grace', 'Hopper', null, null, 'grace@example.com'],
+      [2, 'Ada', 'Lovelace', email, '15551234567', 'Tom & Jerry'],
+      [4, 'Grace', 'Hopper', null, null, 'grace@example.com'],
     ]);
   });
 
@@ -347,10 +372,11 @@ describe('lead imports', () => {
     }
     const crashed = await jobState(owner.orgId, jobId);
     expect(crashed.status).toBe('running');
-    expect(crashed.checkpointRow).toBeGreaterThan(0);
-    expect(crashed.checkpointRow).toBeLessThan(count);
-    expect(crashed.checkpointRow % 500).toBe(0);
-    expect(crashed.createdCount).toBe(crashed.checkpointRow);
+    // The checkpoint is the file line of the last committed row: whole batches of 500 after the header line.
+    expect(crashed.checkpointRow).toBeGreaterThan(1);
+    expect(crashed.checkpointRow).toBeLessThan(count + 1);
+    expect(crashed.checkpointRow % 500).toBe(1);
+    expect(crashed.createdCount).toBe(crashed.checkpointRow - 1);
     expect(crashed.error).toBe('attempt 1 failed, retrying: an internal error');
 
     // The queue redelivers the message; deliver it twice more to show redelivery is harmless.
@@ -366,7 +392,7 @@ describe('lead imports', () => {
       processedRows: count,
       createdCount: count,
       failedCount: 0,
-      checkpointRow: count,
+      checkpointRow: count + 1,
       totalRows: count,
       error: null,
     });

@@ -2,8 +2,8 @@
  * The keyset cursor of every list: the last row's sort key and id, bound to its order_by and
  * order_in, and the total of the first page carried forward so later pages never recount.
  */
+import { base64url } from 'jose';
 import { BadRequest } from './errors';
-import { fromBase64Url, toBase64Url } from './encoding';
 
 export interface CursorTotal {
   total: number;
@@ -34,12 +34,12 @@ export function encodeCursor(state: CursorState): string {
     wire.t = state.total.total;
     if (state.total.estimate) wire.e = 1;
   }
-  return toBase64Url(new TextEncoder().encode(JSON.stringify(wire)));
+  return base64url.encode(JSON.stringify(wire));
 }
 
 export function decodeCursor(cursor: string, orderBy: string, orderIn: 'ASC' | 'DESC'): CursorState {
   try {
-    const wire = JSON.parse(new TextDecoder().decode(fromBase64Url(cursor))) as WireCursor;
+    const wire = JSON.parse(new TextDecoder().decode(base64url.decode(cursor))) as WireCursor;
     if (wire.k !== orderBy || wire.d !== orderIn || !Number.isSafeInteger(wire.id)) throw new Error('mismatch');
     // A sort key goes to Postgres as text: anything but a string (or null) or a NUL byte is forged.
     if (wire.v !== null && (typeof wire.v !== 'string' || wire.v.includes('\u0000'))) throw new Error('sort key');

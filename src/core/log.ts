@@ -1,24 +1,24 @@
 /**
  * One structured JSON line per request (method, route, status, duration, org id, request id).
- * Never logs headers, bodies, tokens, passwords or keys.
+ * Never logs headers, bodies, tokens, passwords or keys. The request id comes from hono's
+ * request-id middleware: the caller's `x-request-id` when it is well formed (letters, digits,
+ * `_`, `-`, `=`, at most 128 characters), a random UUID otherwise, echoed on the response.
  */
 import type { Context, MiddlewareHandler } from 'hono';
+import { requestId } from 'hono/request-id';
 import type { AppEnv } from './context';
 
-const REQUEST_ID = /^[A-Za-z0-9._-]{8,128}$/;
+const REQUEST_ID_HEADER = 'x-request-id';
+
+const assignRequestId = requestId({ headerName: REQUEST_ID_HEADER, limitLength: 128 });
 
 export const requestLogger: MiddlewareHandler<AppEnv> = async (c, next) => {
   const started = Date.now();
-  const incoming = c.req.header('x-request-id');
-  const requestId = incoming && REQUEST_ID.test(incoming) ? incoming : crypto.randomUUID();
-  c.set('requestId', requestId);
-  c.header('x-request-id', requestId);
-  await next();
-  c.header('x-request-id', requestId);
+  await assignRequestId(c, next);
   console.log(
     JSON.stringify({
       level: 'info',
-      request_id: requestId,
+      request_id: c.get('requestId'),
       method: c.req.method,
       route: c.req.routePath,
       status: c.res.status,

@@ -64,7 +64,14 @@ export const email = z
   })
   .openapi({ type: 'string', format: 'email', example: 'ada@example.com' });
 
-export const positiveId = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+/**
+ * A positive integer id, from a number or its text (query, form). Coerced like z.coerce.number(),
+ * except that a missing value stays missing, so it reads "is required" rather than "must be a number".
+ */
+export const positiveId = z.preprocess(
+  (value) => (value === undefined ? value : Number(value)),
+  z.number().int().positive().max(Number.MAX_SAFE_INTEGER),
+);
 
 /**
  * "1,2,3", 7, or [1, "2"] → [1, 2, 3]; null when any member is not a whole number ≥ 0 (or there

@@ -2,7 +2,7 @@
  * API key material: `lm_live_` followed by 32 random bytes in base64url. Only the SHA-256 hash is
  * stored; the first characters are kept as a display prefix so a user can tell keys apart.
  */
-import { toBase64Url } from '../encoding';
+import { base64url } from 'jose';
 
 export const API_KEY_PREFIX = 'lm_live_';
 
@@ -12,6 +12,6 @@ export async function sha256Hex(text: string): Promise<string> {
 }
 
 export async function generateApiKey(): Promise<{ key: string; prefix: string; hash: string }> {
-  const key = API_KEY_PREFIX + toBase64Url(crypto.getRandomValues(new Uint8Array(32)));
+  const key = API_KEY_PREFIX + base64url.encode(crypto.getRandomValues(new Uint8Array(32)));
   return { key, prefix: key.slice(0, API_KEY_PREFIX.length + 6), hash: await sha256Hex(key) };
 }

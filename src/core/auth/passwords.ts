@@ -3,7 +3,7 @@
  * carries scheme and iteration count (`pbkdf2-sha256$100000$salt$hash`) so the count can change
  * later. Cloudflare's production runtime refuses more than 100 000 iterations, so it is exactly that.
  */
-import { fromBase64Url, toBase64Url } from '../encoding';
+import { base64url } from 'jose';
 
 export const PBKDF2_ITERATIONS = 100_000;
 const SCHEME = 'pbkdf2-sha256';
@@ -21,17 +21,15 @@ async function derive(password: string, salt: Uint8Array, iterations: number): P
   return new Uint8Array(bits);
 }
 
-export function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  let difference = 0;
-  for (let i = 0; i < a.length; i++) difference |= a[i] ^ b[i];
-  return difference === 0;
+/** workerd's timingSafeEqual throws on a length mismatch; a hash of another length simply differs. */
+function constantTimeEqual(a: Uint8Array, b: Uint8Array): boolean {
+  return a.byteLength === b.byteLength && crypto.subtle.timingSafeEqual(a, b);
 }
 
 export async function hashPassword(password: string): Promise<string> {
   const salt = crypto.getRandomValues(new Uint8Array(16));
   const hash = await derive(password, salt, PBKDF2_ITERATIONS);
-  return `${SCHEME}$${PBKDF2_ITERATIONS}$${toBase64Url(salt)}$${toBase64Url(hash)}`;
+  return `${SCHEME}$${PBKDF2_ITERATIONS}$${base64url.encode(salt)}$${base64url.encode(hash)}`;
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
@@ -39,8 +37,15 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const iterations = Number(iterationText);
   if (scheme !== SCHEME || !Number.isInteger(iterations) || iterations < 1 || iterations > PBKDF2_ITERATIONS)
     return false;
-  const expected = fromBase64Url(hashText ?? '');
-  const actual = await derive(password, fromBase64Url(saltText ?? ''), iterations);
+  let expected: Uint8Array;
+  let salt: Uint8Array;
+  try {
+    expected = base64url.decode(hashText ?? '');
+    salt = base64url.decode(saltText ?? '');
+  } catch {
+    return false;
+  }
+  const actual = await derive(password, salt, iterations);
   return constantTimeEqual(actual, expected);
 }
 

@@ -4,8 +4,9 @@ import { organizations, users } from './organizations';
 import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenancy';
 
 /**
- * Spreadsheet imports run by the queue consumer. `checkpoint_row` is committed with each batch,
- * so a consumer retried after a crash resumes where the last batch ended.
+ * Spreadsheet imports run by the queue consumer. `checkpoint_row` (the file line of the batch's
+ * last row) is committed with each batch, so a consumer retried after a crash resumes where the
+ * last batch ended.
  * status: queued, running, completed, failed, cancelled (imports only).
  */
 export const importJobs = pgTable(

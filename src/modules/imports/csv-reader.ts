@@ -5,8 +5,8 @@
  * and line ending are detected from the first block.
  */
 import Papa from 'papaparse';
-import type { SpreadsheetRows } from './spreadsheet';
-import { UnreadableFile } from './unreadable-file';
+import type { SheetRow, SpreadsheetRows } from './spreadsheet';
+import { UnreadableFile } from '../../core/unreadable-file';
 
 /** Text parsed at a time; a multiple of the chunks R2 hands out. */
 const BLOCK_CHARS = 256 * 1024;
@@ -29,16 +29,20 @@ function detect(sample: string): Detected {
 
 const isBlank = (row: string[]) => row.every((cell) => cell.trim() === '');
 
-/** Rows of a CSV byte stream (UTF-8, BOM stripped); blank lines are skipped. */
+/**
+ * Rows of a CSV byte stream (UTF-8, BOM stripped) with their line, counted per record as a
+ * spreadsheet opening the file shows them; blank lines are skipped but counted.
+ */
 export function readCsvRows(stream: ReadableStream<Uint8Array>, totalBytes: number): SpreadsheetRows {
   let bytesRead = 0;
 
-  async function* rows(): AsyncGenerator<string[]> {
+  async function* rows(): AsyncGenerator<SheetRow> {
     const reader = stream.getReader();
     const decoder = new TextDecoder('utf-8');
     let parser: InstanceType<typeof Papa.Parser> | undefined;
     let pending = '';
     let finished = false;
+    let line = 0;
     try {
       while (!finished) {
         // At least one block of new text per parse, so a long unfinished row always progresses.
@@ -61,7 +65,10 @@ export function readCsvRows(stream: ReadableStream<Uint8Array>, totalBytes: numb
         pending = finished ? '' : pending.slice(result.meta.cursor);
         if (pending.length > MAX_ROW_CHARS)
           throw new UnreadableFile(`a row is longer than ${MAX_ROW_CHARS} characters (an unterminated quote?)`);
-        for (const row of result.data) if (!isBlank(row)) yield row;
+        for (const cells of result.data) {
+          line += 1;
+          if (!isBlank(cells)) yield { line, cells };
+        }
       }
     } finally {
       reader.releaseLock();

@@ -27,11 +27,12 @@ import {
 } from './job-progress';
 import { loadLookupLabels, rowToLeadInput, type LookupLabels } from './row-input';
 import { assertRowsWithin, openStoredSpreadsheet, type SpreadsheetRows } from './spreadsheet';
-import { UnreadableFile } from './unreadable-file';
+import { UnreadableFile } from '../../core/unreadable-file';
 
 export const IMPORT_BATCH_ROWS = 500;
 
 interface PendingRow {
+  /** The row's file line (the header is line 1): its row_number and, once committed, the checkpoint. */
   rowNumber: number;
   cells: string[];
 }
@@ -150,7 +151,8 @@ async function writeBatch(
 async function importRows(db: Database, claim: ClaimedImport, sheet: SpreadsheetRows): Promise<void> {
   let plan: ColumnPlan[] | undefined;
   let labels: LookupLabels | undefined;
-  let rowNumber = 0;
+  /** Non-empty data rows read so far, for the estimate of the total. */
+  let dataRows = 0;
   let checkpoint = claim.checkpointRow;
   let pending: PendingRow[] = [];
   const flush = async () => {
@@ -159,7 +161,7 @@ async function importRows(db: Database, claim: ClaimedImport, sheet: Spreadsheet
     pending = [];
     const lastRowNumber = rows[rows.length - 1].rowNumber;
     const fraction = sheet.fractionRead();
-    const estimatedTotal = fraction > 0 ? Math.round(lastRowNumber / fraction) : lastRowNumber;
+    const estimatedTotal = fraction > 0 ? Math.round(dataRows / fraction) : dataRows;
     await commitImportBatch(db, claim, checkpoint, async (ctx) => {
       labels ??= await loadLookupLabels(ctx);
       const tally = await writeBatch(ctx, claim, plan as ColumnPlan[], labels, rows);
@@ -167,7 +169,7 @@ async function importRows(db: Database, claim: ClaimedImport, sheet: Spreadsheet
     });
     checkpoint = lastRowNumber;
   };
-  for await (const cells of sheet.rows) {
+  for await (const { line, cells } of sheet.rows) {
     if (!plan) {
       plan = planColumns(cells);
       if (!plan.some((column) => column.kind === 'field' || column.kind === 'full_name')) {
@@ -177,9 +179,9 @@ async function importRows(db: Database, claim: ClaimedImport, sheet: Spreadsheet
       }
       continue;
     }
-    rowNumber++;
-    if (rowNumber <= checkpoint) continue;
-    pending.push({ rowNumber, cells });
+    dataRows++;
+    if (line <= checkpoint) continue;
+    pending.push({ rowNumber: line, cells });
     if (pending.length >= IMPORT_BATCH_ROWS) await flush();
   }
   if (!plan) throw new UnreadableFile('the file has no rows');

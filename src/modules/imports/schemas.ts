@@ -56,10 +56,9 @@ export const ImportJobSchema = z
 export const ImportJobRowSchema = z
   .object({
     id: z.number().int(),
-    row_number: z
-      .number()
-      .int()
-      .openapi({ description: '1 = the first data row after the header row (blank rows are not counted)' }),
+    row_number: z.number().int().openapi({
+      description: 'The file line of the row, as a spreadsheet shows it: the header is line 1, the first data row is 2',
+    }),
     outcome: z.enum(['error', 'duplicate_skipped', 'duplicate_merged']),
     field: z.string().nullable().openapi({ description: 'Lead field the error is about' }),
     message: z.string(),

@@ -5,13 +5,22 @@
  */
 import { readCsvRows } from './csv-reader';
 import { openXlsxRows } from './xlsx-reader';
-import { fileRangeSource, r2RangeSource, readZipDirectory, startsWithZipMagic } from './zip-directory';
-import { UnreadableFile } from './unreadable-file';
+import { fileRangeSource, r2RangeSource, readZipDirectory, startsWithZipMagic } from '../../core/zip-directory';
+import { UnreadableFile } from '../../core/unreadable-file';
 
 export type SpreadsheetFormat = 'csv' | 'xlsx';
 
+/**
+ * One non-empty row and its line: the row number a spreadsheet shows, counting the header and
+ * any empty rows (a CSV cell holding line breaks is still one row).
+ */
+export interface SheetRow {
+  line: number;
+  cells: string[];
+}
+
 export interface SpreadsheetRows {
-  rows: AsyncGenerator<string[]>;
+  rows: AsyncGenerator<SheetRow>;
   /** How much of the file has been read, 0..1, for a running estimate of the row total. */
   fractionRead(): number;
 }

@@ -5,9 +5,15 @@
  * whatever the entry order; only the shared strings are held in memory, up to a cap.
  */
 import { SaxesParser, type SaxesTagPlain } from 'saxes';
-import { openZipEntry, readZipDirectory, readZipText, type ByteRangeSource, type ZipEntry } from './zip-directory';
-import type { SpreadsheetRows } from './spreadsheet';
-import { UnreadableFile } from './unreadable-file';
+import {
+  openZipEntry,
+  readZipDirectory,
+  readZipText,
+  type ByteRangeSource,
+  type ZipEntry,
+} from '../../core/zip-directory';
+import type { SheetRow, SpreadsheetRows } from './spreadsheet';
+import { UnreadableFile } from '../../core/unreadable-file';
 
 /** Characters of shared strings kept in memory; a workbook above it fails with a clear error. */
 export const MAX_SHARED_STRING_CHARS = 24 * 1024 * 1024;
@@ -137,6 +143,9 @@ async function readSharedStrings(source: ByteRangeSource, entry: ZipEntry | unde
 /** Excel's last column is XFD, the 16 384th: a cell beyond it is forged, and would pad its row to billions of cells. */
 export const MAX_XLSX_COLUMNS = 16_384;
 
+/** Excel's last row: a row numbered beyond it is forged (and would not fit the row_number column). */
+export const MAX_XLSX_ROWS = 1_048_576;
+
 /** "AB12" → 27 (0-based column index); any column past MAX_XLSX_COLUMNS is refused. */
 export function columnIndex(reference: string): number {
   let index = 0;
@@ -151,16 +160,20 @@ export function columnIndex(reference: string): number {
   return index - 1;
 }
 
-/** Streams the rows of the first worksheet as arrays of cell text (empty cells are ''). */
+/**
+ * Streams the rows of the first worksheet as arrays of cell text (empty cells are ''), each with
+ * the row number Excel shows: the row's `r` attribute, or the one after the previous row's.
+ */
 export async function openXlsxRows(source: ByteRangeSource): Promise<SpreadsheetRows> {
   const entries = await readZipDirectory(source);
   const sheet = await firstSheetEntry(source, entries);
   const shared = await readSharedStrings(source, entries.get('xl/sharedStrings.xml'));
   let fraction = 0;
 
-  async function* rows(): AsyncGenerator<string[]> {
-    const ready: string[][] = [];
+  async function* rows(): AsyncGenerator<SheetRow> {
+    const ready: SheetRow[] = [];
     let row: string[] | null = null;
+    let line = 0;
     let cellType = 'n';
     let cellColumn = 0;
     let cellText = '';
@@ -169,8 +182,14 @@ export async function openXlsxRows(source: ByteRangeSource): Promise<Spreadsheet
     const parser = xmlParser({
       open: (tag) => {
         const name = localName(tag.name);
-        if (name === 'row') row = [];
-        else if (name === 'c' && row) {
+        if (name === 'row') {
+          row = [];
+          const number = Number(attr(tag, 'r'));
+          line = Number.isSafeInteger(number) && number > line ? number : line + 1;
+          if (line > MAX_XLSX_ROWS) {
+            throw new UnreadableFile(`a row (${line}) lies beyond row ${MAX_XLSX_ROWS}, the last a spreadsheet has`);
+          }
+        } else if (name === 'c' && row) {
           cellType = attr(tag, 't') ?? 'n';
           const reference = attr(tag, 'r');
           cellColumn = reference ? columnIndex(reference) : row.length;
@@ -187,7 +206,7 @@ export async function openXlsxRows(source: ByteRangeSource): Promise<Spreadsheet
           row[cellColumn] = cellValue(cellType, cellText, shared);
         } else if (name === 'row' && row) {
           // Empty rows are skipped, as in a CSV: a sheet of empty <row/> elements imports nothing.
-          if (row.some((cell) => cell.trim() !== '')) ready.push(row);
+          if (row.some((cell) => cell.trim() !== '')) ready.push({ line, cells: row });
           row = null;
         }
       },

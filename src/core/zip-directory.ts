@@ -1,9 +1,10 @@
 /**
- * Reading a ZIP archive (an XLSX workbook) by random access: the central directory at the end
- * says where each entry lives, and one entry is then streamed and inflated on its own. This is
- * what lets the XLSX reader load the shared strings before the sheet, whatever their order in
- * the file, without ever holding the whole archive in memory. Works over any byte-range source:
- * an uploaded File during the upload check, or an R2 object in the queue consumer.
+ * The one ZIP reader: random access through the central directory at the end of the archive,
+ * which says where each entry lives; one entry is then streamed and inflated on its own. The
+ * upload policy reads the entry names to recognise an Office Open XML document (files module);
+ * the XLSX reader loads the shared strings before the sheet, whatever their order in the file,
+ * without ever holding the whole archive in memory (imports module). Works over any byte-range
+ * source: an uploaded File during the upload check, or an R2 object in the queue consumer.
  */
 import { UnreadableFile } from './unreadable-file';
 
