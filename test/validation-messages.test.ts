@@ -73,7 +73,7 @@ describe('plain validation messages on the routes', () => {
       await failure('POST', '/api/lead/add', { body: { first_name: 'Ada', last_name: 'Lovelace', tags: 'x' } }),
     ).toMatchObject({ message: 'tags: must be a list' });
     expect(await failure('POST', '/api/lead/note/add', { body: [1] })).toMatchObject({
-      message: 'json: must be an object',
+      message: 'body: must be an object',
     });
   });
 

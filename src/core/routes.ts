@@ -252,9 +252,12 @@ function withRolesNote(description: string | undefined, roles: readonly RoleName
   return description ? `${description}\n\n${note}` : note;
 }
 
-function issuesOf(error: z.ZodError, fallback: string): FieldIssue[] {
+/** What a whole-input issue names: the body (JSON or form), or the query/path/header input. */
+const WHOLE_INPUT: Record<string, string> = { json: 'body', form: 'body' };
+
+function issuesOf(error: z.ZodError, target: string): FieldIssue[] {
   return error.issues.map((issue) => ({
-    field: issue.path.length > 0 ? issue.path.map(String).join('.') : fallback,
+    field: issue.path.length > 0 ? issue.path.map(String).join('.') : (WHOLE_INPUT[target] ?? target),
     message: issue.message,
   }));
 }
