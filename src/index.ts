@@ -8,6 +8,8 @@ import type { JobMessage } from './jobs/messages';
 import { runOutboxSweep } from './jobs/outbox';
 import { consumeQueue } from './jobs/runner';
 
+export { RateLimitCounter } from './core/rate-limit-counter';
+
 const app = buildApp();
 
 export default {

@@ -71,7 +71,7 @@ function benchWranglerConfig(directory) {
   const original = readFileSync(join(projectRoot, 'wrangler.toml'), 'utf8');
   const config = original
     .replace(/^main\s*=\s*"([^"]+)"/m, (_, main) => `main = ${JSON.stringify(resolve(projectRoot, main))}`)
-    .replace(/simple\s*=\s*\{\s*limit\s*=\s*\d+/g, 'simple = { limit = 100000000');
+    .replace(/^(API|AUTH)_RATE_LIMIT\s*=\s*"\d+"/gm, '$1_RATE_LIMIT = "100000000"');
   const path = join(directory, 'wrangler.toml');
   writeFileSync(path, config);
   return path;
