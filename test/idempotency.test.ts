@@ -90,6 +90,35 @@ describe('a retry with the same key and body', () => {
   });
 });
 
+describe('multipart uploads', () => {
+  it('a retry that rebuilds the same form (a new random boundary) is the same request; another file is not', async () => {
+    const k = key();
+    const upload = (bytes: Uint8Array) => {
+      const form = new FormData();
+      form.append('file', new File([bytes], 'notes.txt', { type: 'text/plain' }));
+      return call('POST', '/api/storage-file/add', {
+        token: org.token,
+        rawBody: form,
+        headers: { 'idempotency-key': k },
+      });
+    };
+    const text = new TextEncoder().encode(`hello ${k}`);
+    // The premise: each serialization of a form draws its own boundary.
+    const boundaryOf = () =>
+      new Request('http://x', { method: 'POST', body: new FormData() }).headers.get('content-type');
+    expect(boundaryOf()).not.toBe(boundaryOf());
+    const first = await upload(text);
+    expect(first.status, first.text).toBe(201);
+    const retry = await upload(text);
+    expect(retry.status).toBe(201);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.body.data.id).toBe(first.body.data.id);
+    const other = await upload(new TextEncoder().encode(`another ${k}`));
+    expectFailure(other, 422, 'validation_error');
+    expect(other.body.error.code).toBe('Idempotency-Key');
+  });
+});
+
 describe('concurrent retries', () => {
   it('five identical requests at once create exactly one lead; the others are replays or 409 in use', async () => {
     const k = key();

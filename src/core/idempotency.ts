@@ -4,8 +4,8 @@
  * and a retry with the same key and the same request gets that response again (status, body,
  * content type, plus `Idempotent-Replayed: true`) without running the handler.
  *
- * - Same key, another request (SHA-256 of method, path with query, and body bytes): 422
- *   validation_error, code `Idempotency-Key`.
+ * - Same key, another request (SHA-256 of method, path with query, and body bytes; a multipart
+ *   body without its random boundary): 422 validation_error, code `Idempotency-Key`.
  * - Same key while the first request still runs: 409 conflict, code `idempotency_key_in_use`,
  *   at once: the first holds a transaction-level advisory lock on (organization, scope, key) and
  *   the retry only tries it (`pg_try_advisory_xact_lock`), so it never waits and never writes.
@@ -19,6 +19,7 @@
  * the lock and reads the stored response, one that stores it. Requests without the header pay nothing.
  * Which routes: see `defineRoute` (every POST answering 201, for callers with a scope).
  */
+import { Buffer } from 'node:buffer';
 import { and, eq, gt, lt, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { openDatabase, type Database, type Queryable } from '../db/client';
@@ -62,15 +63,38 @@ export function readIdempotencyKey(c: Context<AppEnv>): string | undefined {
   return value;
 }
 
-async function sha256Hex(parts: Uint8Array[]): Promise<string> {
-  const whole = new Uint8Array(parts.reduce((length, part) => length + part.length, 0));
-  let at = 0;
-  for (const part of parts) {
-    whole.set(part, at);
-    at += part.length;
-  }
-  const digest = await crypto.subtle.digest('SHA-256', whole);
+function hex(digest: ArrayBuffer): string {
   return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
+}
+
+/**
+ * The parts of the body that identify the request. A multipart body is cut at its boundary,
+ * which clients draw at random for every attempt, so that a retry that rebuilds the same form
+ * is the same request; the parts are views of the body, never copies (uploads reach 32 MB).
+ */
+function bodyParts(body: Uint8Array, contentType: string | undefined): Uint8Array[] {
+  const boundary = contentType?.match(/^multipart\/[^;]*;.*?boundary="?([^";]+)"?/i)?.[1];
+  if (!boundary) return [body];
+  const delimiter = Buffer.from(`--${boundary}`, 'latin1');
+  const bytes = Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  const parts: Uint8Array[] = [];
+  let from = 0;
+  for (let at = bytes.indexOf(delimiter, from); at !== -1; at = bytes.indexOf(delimiter, from)) {
+    parts.push(body.subarray(from, at));
+    from = at + delimiter.length;
+  }
+  parts.push(body.subarray(from));
+  return parts;
+}
+
+/** SHA-256 of method, path with query and body (its parts each hashed, then the list of their hashes). */
+async function fingerprint(c: Context<AppEnv>): Promise<string> {
+  const url = new URL(c.req.url);
+  const body = new Uint8Array(await c.req.arrayBuffer());
+  const parts = bodyParts(body, c.req.header('content-type'));
+  const digests = await Promise.all(parts.map((part) => crypto.subtle.digest('SHA-256', part)));
+  const head = `${c.req.method} ${url.pathname}${url.search}\n${parts.length}\n`;
+  return hex(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(head + digests.map(hex).join('\n'))));
 }
 
 interface StoredResponse {
@@ -99,10 +123,7 @@ export class IdempotentRequest {
     const key = readIdempotencyKey(c);
     const scope = idempotencyScope(actor);
     if (key === undefined || scope === null) return null;
-    const url = new URL(c.req.url);
-    const head = new TextEncoder().encode(`${c.req.method} ${url.pathname}${url.search}\n`);
-    const body = new Uint8Array(await c.req.arrayBuffer());
-    return new IdempotentRequest(orgId, scope, key, await sha256Hex([head, body]));
+    return new IdempotentRequest(orgId, scope, key, await fingerprint(c));
   }
 
   /**
