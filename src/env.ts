@@ -11,8 +11,12 @@ export interface Bindings {
   DB_WS_PROXY?: string;
   JWT_SECRET?: string;
   SIGNUP_ENABLED?: string;
-  AUTH_RATE_LIMITER?: RateLimit;
-  API_RATE_LIMITER?: RateLimit;
+  /** Rate-limit counters, one Durable Object per limited key (core/rate-limit-counter.ts). */
+  RATE_LIMITER?: DurableObjectNamespace<import('./core/rate-limit-counter').RateLimitCounter>;
+  /** Requests per minute per organization and per IP on authenticated routes (default 1200). */
+  API_RATE_LIMIT?: string;
+  /** Login and signup attempts per minute per IP (default 20). */
+  AUTH_RATE_LIMIT?: string;
   /** R2: documents, images, imports, exports. */
   FILES: R2Bucket;
   /** Cloudflare Queue for async jobs (see src/jobs). */

@@ -78,6 +78,7 @@ describe('statements per request (connection start-up not included)', () => {
     expect(response.status).toBe(201);
     expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(4);
     expect(statements.some((text) => /^\s*(begin|commit)/i.test(text))).toBe(false);
+    expect(statements.some((text) => /idempotency/i.test(text))).toBe(false);
   });
 
   it('a refused lead/add writes nothing: no company is created for it', async () => {
@@ -101,6 +102,55 @@ describe('statements per request (connection start-up not included)', () => {
     });
     expect(accepted.status).toBe(201);
     expect(await companiesNamed()).toBe(1);
+  });
+
+  it('POST /api/lead/add with an Idempotency-Key sends at most 8: BEGIN/COMMIT (the key commits with the lead), one lock + read, the 4 of the request, one store', async () => {
+    const { response, statements } = await statementsOf(() =>
+      call('POST', '/api/lead/add', {
+        token: org.token,
+        headers: { 'idempotency-key': crypto.randomUUID() },
+        body: {
+          first_name: 'Grace',
+          last_name: 'Hopper',
+          email: uniqueEmail('lead'),
+          company: `Navy ${crypto.randomUUID().slice(0, 6)}`,
+          tags: [],
+        },
+      }),
+    );
+    expect(response.status).toBe(201);
+    expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(8);
+    expect(statements.filter((text) => /^\s*(begin|commit)/i.test(text))).toHaveLength(2);
+    expect(statements.filter((text) => /pg_try_advisory_xact_lock/.test(text))).toHaveLength(1);
+    expect(statements.filter((text) => /insert into "idempotency_keys"/i.test(text))).toHaveLength(1);
+  });
+
+  it('its replay sends at most 4: scope, BEGIN, lock + read, COMMIT, and writes nothing', async () => {
+    const headers = { 'idempotency-key': crypto.randomUUID() };
+    const body = { first_name: 'Grace', last_name: 'Hopper', email: uniqueEmail('lead') };
+    expect((await call('POST', '/api/lead/add', { token: org.token, headers, body })).status).toBe(201);
+    const { response, statements } = await statementsOf(() =>
+      call('POST', '/api/lead/add', { token: org.token, headers, body }),
+    );
+    expect(response.headers.get('idempotent-replayed')).toBe('true');
+    expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(4);
+    expect(statements.some((text) => /^\s*(insert|update|delete)/i.test(text))).toBe(false);
+  });
+
+  it('on a route that runs in a transaction anyway, an Idempotency-Key adds exactly 2 statements (lock + read, store)', async () => {
+    const add = (headers: Record<string, string>) =>
+      statementsOf(() =>
+        call('POST', '/api/lead/note/add', {
+          token: org.token,
+          headers,
+          body: { lead_id: leadId, title: 'Call', note: 'Called' },
+        }),
+      );
+    const without = await add({});
+    const withKey = await add({ 'idempotency-key': crypto.randomUUID() });
+    expect(without.response.status, without.response.text).toBe(201);
+    expect(withKey.response.status, withKey.response.text).toBe(201);
+    expect(withKey.statements.length - without.statements.length, withKey.statements.join('\n---\n')).toBe(2);
   });
 
   it('a rejected token costs one statement and runs nothing as the tenant', async () => {

@@ -73,7 +73,7 @@ function benchWranglerConfig(directory) {
   const config = original
     .replace(/^main\s*=\s*"([^"]+)"/m, (_, main) => `main = ${JSON.stringify(resolve(projectRoot, main))}`)
     .replace(/^directory\s*=\s*"([^"]+)"/m, (_, dir) => `directory = ${JSON.stringify(resolve(projectRoot, dir))}`)
-    .replace(/simple\s*=\s*\{\s*limit\s*=\s*\d+/g, 'simple = { limit = 100000000');
+    .replace(/^(API|AUTH)_RATE_LIMIT\s*=\s*"\d+"/gm, '$1_RATE_LIMIT = "100000000"');
   writeDocsAssets();
   const path = join(directory, 'wrangler.toml');
   writeFileSync(path, config);

@@ -18,6 +18,8 @@ export interface Variables {
   tenant: TenantContext;
   /** false when the route declared `transaction: false` (its writes are standalone statements). */
   transactional: boolean;
+  /** true on routes that honour Idempotency-Key (POSTs that create; see core/idempotency.ts). */
+  idempotent: boolean;
   /** Organization id for the request log line, once known. */
   logOrgId: number;
 }

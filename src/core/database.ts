@@ -4,7 +4,8 @@
  * statement that checks the caller, then runs the rest of the request: read-only methods (and
  * routes declared `transaction: false`, whose writes are standalone statements) straight on the
  * scoped session, with no BEGIN/COMMIT round trips; other writes inside one transaction that
- * rolls back when the handler failed, so no request half-writes.
+ * rolls back when the handler failed, so no request half-writes. A write carrying an
+ * Idempotency-Key always runs in a transaction, which also stores its response (core/idempotency.ts).
  * Effects outside the database registered on the tenant context (`ctx.effects`, see
  * core/transaction-effects.ts) run after the outcome is known, in the background; the
  * connection closes only once they are done.
@@ -15,6 +16,7 @@ import { openRequestDatabase, scopeSession, type DatabaseHandle } from '../db/cl
 import type { TenantContext } from '../db/tenant';
 import { readConfig } from '../env';
 import type { AppEnv } from './context';
+import { IdempotentRequest } from './idempotency';
 import { PendingEffects } from './transaction-effects';
 
 export const databaseAccess: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -64,9 +66,13 @@ export async function runAsTenant<Checked>(
   const db = c.var.database();
   const scoped = await scopeSession<{ caller: Checked | null }>(db, orgId, callerCheck);
   const caller = resolveCaller(scoped.caller);
+  // An Idempotency-Key on a route that creates (core/idempotency.ts): the stored response and the
+  // writes must commit together, so such a request runs in a transaction even on a route
+  // declared `transaction: false`.
+  const idempotent = await IdempotentRequest.of(c, orgId, caller.actor);
   const effects = new PendingEffects();
   let outcome: 'committed' | 'rolled_back' = 'rolled_back';
-  if (READ_ONLY_METHODS.has(c.req.method) || c.var.transactional === false) {
+  if (READ_ONLY_METHODS.has(c.req.method) || (c.var.transactional === false && !idempotent)) {
     // Each statement commits as it runs: effects follow the handler's success.
     c.set('tenant', { db, orgId, ...caller, effects });
     try {
@@ -80,9 +86,15 @@ export async function runAsTenant<Checked>(
   try {
     await db.transaction(async (tx) => {
       c.set('tenant', { db: tx, orgId, ...caller, effects });
+      const replay = await idempotent?.replayOrLock(tx, c);
+      if (replay) {
+        c.res = replay;
+        return;
+      }
       await next();
       // Hono has already turned a handler error into the failure response; undo its writes.
       if (c.error) throw new RollbackAfterHandlerError();
+      if (idempotent && c.res.status >= 200 && c.res.status < 300) await idempotent.store(tx, c.res);
     });
     outcome = 'committed';
   } catch (error) {

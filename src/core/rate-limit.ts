@@ -1,28 +1,100 @@
 /**
- * Rate limiting through the Workers Rate Limiting bindings (simulated by wrangler dev and the
- * test pool). Each key is counted separately; any key over its limit answers 429 + Retry-After.
+ * Rate limiting with counters that know what is left: each limited key is a fixed window of
+ * RATE_LIMIT_WINDOW_SECONDS aligned to the clock, counted by its own Durable Object
+ * (core/rate-limit-counter.ts). Every request the limiter ran for carries the IETF draft
+ * headers (draft-ietf-httpapi-ratelimit-headers-10):
+ *
+ *   RateLimit-Policy: "org";q=1200;w=60, "ip";q=1200;w=60
+ *   RateLimit: "org";r=1187;t=42, "ip";r=1195;t=42
+ *
+ * one list member per key counted (`q` requests per `w` seconds; `r` left, `t` seconds until the
+ * window ends). A request over any key's limit answers 429 with Retry-After = that window's `t`.
+ * No database round trip: the counters live at the edge, next to the Worker.
  */
 import type { Context } from 'hono';
+import type { Bindings } from '../env';
 import type { AppEnv } from './context';
 import { RateLimited } from './errors';
+import type { WindowState } from './rate-limit-counter';
 
-/** Both bindings are configured with a 60-second period in wrangler.toml. */
-const PERIOD_SECONDS = 60;
+export const RATE_LIMIT_WINDOW_SECONDS = 60;
+/** Defaults when wrangler.toml does not set API_RATE_LIMIT / AUTH_RATE_LIMIT (requests per window). */
+const DEFAULT_API_LIMIT = 1200;
+const DEFAULT_AUTH_LIMIT = 20;
 
 export function clientIp(c: Context<AppEnv>): string {
   return c.req.header('cf-connecting-ip') ?? 'unknown';
 }
 
-export async function enforceRateLimit(limiter: RateLimit | undefined, keys: string[]): Promise<void> {
-  if (!limiter) return;
-  const outcomes = await Promise.all(keys.map((key) => limiter.limit({ key })));
-  if (outcomes.some((outcome) => !outcome.success)) throw new RateLimited(PERIOD_SECONDS);
+interface Counted {
+  policy: string;
+  state: WindowState;
 }
 
+function limitOf(value: string | undefined, fallback: number): number {
+  const parsed = Number(value);
+  return Number.isSafeInteger(parsed) && parsed > 0 ? parsed : fallback;
+}
+
+/** The limits in force (requests per window), from wrangler.toml [vars]. */
+export function rateLimits(env: Bindings): { api: number; auth: number } {
+  return {
+    api: limitOf(env.API_RATE_LIMIT, DEFAULT_API_LIMIT),
+    auth: limitOf(env.AUTH_RATE_LIMIT, DEFAULT_AUTH_LIMIT),
+  };
+}
+
+/**
+ * Counts the request against every key (in parallel), sets the RateLimit headers and throws 429
+ * when a key is over its limit. Without the binding, or when a counter cannot be reached, the
+ * request goes through without headers: the headers never state a number nobody counted.
+ */
+export async function enforceRateLimit(
+  c: Context<AppEnv>,
+  limit: number,
+  keys: { policy: string; key: string }[],
+): Promise<void> {
+  const namespace = c.env.RATE_LIMITER;
+  if (!namespace) return;
+  let counted: Counted[];
+  try {
+    counted = await Promise.all(
+      keys.map(async ({ policy, key }) => ({
+        policy,
+        state: await namespace.get(namespace.idFromName(key)).hit(limit, RATE_LIMIT_WINDOW_SECONDS),
+      })),
+    );
+  } catch (error) {
+    console.warn(
+      JSON.stringify({
+        level: 'warn',
+        message: 'rate limit counter unreachable; request let through',
+        error: error instanceof Error ? error.message : String(error),
+      }),
+    );
+    return;
+  }
+  c.header(
+    'RateLimit-Policy',
+    counted.map(({ policy, state }) => `"${policy}";q=${state.limit};w=${RATE_LIMIT_WINDOW_SECONDS}`).join(', '),
+  );
+  c.header(
+    'RateLimit',
+    counted.map(({ policy, state }) => `"${policy}";r=${state.remaining};t=${state.resetSeconds}`).join(', '),
+  );
+  const refused = counted.filter(({ state }) => !state.allowed);
+  if (refused.length > 0) throw new RateLimited(Math.max(...refused.map(({ state }) => state.resetSeconds)));
+}
+
+/** Login and signup: per client IP. */
 export function limitAuthAttempts(c: Context<AppEnv>): Promise<void> {
-  return enforceRateLimit(c.env.AUTH_RATE_LIMITER, [`auth-ip:${clientIp(c)}`]);
+  return enforceRateLimit(c, rateLimits(c.env).auth, [{ policy: 'ip', key: `auth-ip:${clientIp(c)}` }]);
 }
 
+/** Authenticated routes (bearer and API key): per organization and per client IP. */
 export function limitApiCalls(c: Context<AppEnv>, orgId: number): Promise<void> {
-  return enforceRateLimit(c.env.API_RATE_LIMITER, [`org:${orgId}`, `ip:${clientIp(c)}`]);
+  return enforceRateLimit(c, rateLimits(c.env).api, [
+    { policy: 'org', key: `org:${orgId}` },
+    { policy: 'ip', key: `ip:${clientIp(c)}` },
+  ]);
 }

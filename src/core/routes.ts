@@ -6,11 +6,13 @@
  */
 import { createRoute, OpenAPIHono, z, type RouteConfig } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
+import { etag, RETAINED_304_HEADERS } from 'hono/etag';
 import { apiKeyAuth } from './auth/api-key';
 import { bearerAuth } from './auth/bearer';
 import { hasRole, type RoleName } from '../db/tenant';
 import type { AppEnv } from './context';
 import { BadRequest, Forbidden, UnsupportedMediaType, ValidationFailed, type FieldIssue } from './errors';
+import { applyContract } from './response-headers';
 
 export type AuthKind = 'bearer' | 'apiKey' | 'public';
 
@@ -26,6 +28,10 @@ export interface RegisteredRoute {
   query?: z.ZodType;
   body?: z.ZodType;
   bodyMediaType?: string;
+  /** POST answering 201 for a bearer or API-key caller: honours Idempotency-Key (core/idempotency.ts). */
+  idempotent: boolean;
+  /** JSON GET: ETag on 200, 304 for a matching If-None-Match. */
+  etag: boolean;
 }
 
 export const routeRegistry: RegisteredRoute[] = [];
@@ -188,13 +194,44 @@ const withoutTransaction: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
+/** Marks the request as one that honours Idempotency-Key (see core/idempotency.ts). */
+const withIdempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
+  c.set('idempotent', true);
+  await next();
+};
+
+/**
+ * ETag (strong: SHA-1 of the body) and 304 for If-None-Match on JSON GETs. A 304 keeps the
+ * rate-limit headers, which describe the request just counted, besides the standard ones.
+ */
+const jsonEtag = etag({ retainedHeaders: [...RETAINED_304_HEADERS, 'ratelimit', 'ratelimit-policy', 'x-request-id'] });
+
+function isJsonOnly(response: unknown): boolean {
+  const content = (response as { content?: Record<string, unknown> } | undefined)?.content;
+  return !!content && Object.keys(content).every((mediaType) => mediaType === 'application/json');
+}
+
 export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
   const { auth, roles, transaction, ...route } = config;
-  const authChain = transaction === false ? [withoutTransaction, ...authMiddleware[auth]] : authMiddleware[auth];
+  const method = route.method.toUpperCase();
+  // Creates (201) for a caller keys can be scoped to. Public routes have none before they run
+  // (signup); one that runs as a tenant can opt in through idempotencyScope.
+  const idempotent = method === 'POST' && auth !== 'public' && 201 in route.responses;
+  const etagged = method === 'GET' && isJsonOnly(route.responses[200]);
+  const authChain = [
+    ...(transaction === false ? [withoutTransaction] : []),
+    ...(idempotent ? [withIdempotency] : []),
+    ...authMiddleware[auth],
+  ];
   const content = route.request?.body?.content;
   const bodyMediaType = content ? Object.keys(content)[0] : undefined;
+  const contract = applyContract(
+    { ...sharedErrors(auth, roles, bodyMediaType), ...route.responses },
+    { rateLimited: auth !== 'public', etag: etagged, idempotent },
+    errorResponse,
+  );
   routeRegistry.push({
-    method: route.method.toUpperCase(),
+    method,
     path: route.path,
     auth,
     roles,
@@ -203,6 +240,8 @@ export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
     query: route.request?.query as z.ZodType | undefined,
     body: bodyMediaType ? (content?.[bodyMediaType] as { schema?: z.ZodType } | undefined)?.schema : undefined,
     bodyMediaType,
+    idempotent,
+    etag: etagged,
   });
   return createRoute({
     ...route,
@@ -211,9 +250,13 @@ export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
       ...(bodyMediaType ? [requireMediaType(bodyMediaType)] : []),
       ...authChain,
       ...(roles ? [requireRoles(roles)] : []),
+      ...(etagged ? [jsonEtag] : []),
     ],
     security: securityFor[auth],
-    responses: { ...sharedErrors(auth, roles, bodyMediaType), ...route.responses },
+    ...(contract.parameters.length > 0
+      ? { parameters: [...((route as { parameters?: unknown[] }).parameters ?? []), ...contract.parameters] }
+      : {}),
+    responses: contract.responses,
   } as Omit<C, 'auth' | 'roles' | 'transaction'> & { middleware: MiddlewareHandler<AppEnv>[] });
 }
 

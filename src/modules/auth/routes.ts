@@ -40,7 +40,8 @@ const loginRoute = defineRoute({
   responses: {
     200: { description: 'Token issued', ...grantContent },
     401: {
-      description: 'Wrong password (error.code invalid_credentials); an email without an account is a 404, as the spec requires',
+      description:
+        'Wrong password (error.code invalid_credentials); an email without an account is a 404, as the spec requires',
       content: { 'application/json': { schema: ErrorEnvelope } },
     },
     403: {

@@ -1,0 +1,185 @@
+/**
+ * Rate-limit headers (core/rate-limit.ts): every authenticated response states the quotas
+ * (RateLimit-Policy) and what is left of them (RateLimit), counted by the same Durable Objects
+ * that refuse; a 429's Retry-After is the seconds left in the window, equal to RateLimit's t.
+ */
+import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
+import { Hono } from 'hono';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { apiKeyAuth } from '../src/core/auth/api-key';
+import type { AppEnv } from '../src/core/context';
+import { databaseAccess } from '../src/core/database';
+import { handleError } from '../src/core/http';
+import { countRequest } from '../src/core/rate-limit-counter';
+import { call, expectFailure, randomIp, type SignedUp, signupOrganization } from './helpers/api';
+
+let org: SignedUp;
+
+beforeAll(async () => {
+  org = await signupOrganization('Rate limits');
+});
+
+interface Member {
+  name: string;
+  params: Record<string, number>;
+}
+
+/** Parses `"org";r=1187;t=42, "ip";r=1195;t=42` (a structured-field list of strings with integer parameters). */
+function parseList(value: string | null): Member[] {
+  expect(value).toBeTruthy();
+  return (value as string).split(',').map((member) => {
+    const [name, ...params] = member.trim().split(';');
+    expect(name).toMatch(/^"[a-z_]+"$/);
+    return {
+      name: name.slice(1, -1),
+      params: Object.fromEntries(
+        params.map((param) => {
+          const [k, v] = param.split('=');
+          expect(v).toMatch(/^\d+$/);
+          return [k, Number(v)];
+        }),
+      ),
+    };
+  });
+}
+
+function member(value: string | null, name: string): Record<string, number> {
+  const found = parseList(value).find((m) => m.name === name);
+  expect(found, `${name} in ${value}`).toBeDefined();
+  return (found as Member).params;
+}
+
+/** Waits for the next window when fewer than `seconds` are left of this one, so a test never straddles two. */
+async function awayFromWindowEnd(seconds = 8): Promise<void> {
+  const left = 60 - ((Date.now() / 1000) % 60);
+  if (left < seconds) await new Promise((resolve) => setTimeout(resolve, left * 1000 + 200));
+}
+
+/** Fills a counter to its limit through the Durable Object itself, as that many requests would. */
+async function exhaust(name: string, limit: number): Promise<void> {
+  const stub = env.RATE_LIMITER!.get(env.RATE_LIMITER!.idFromName(name));
+  for (let sent = 0; sent < limit; sent += 100) {
+    await Promise.all(Array.from({ length: Math.min(100, limit - sent) }, () => stub.hit(limit, 60)));
+  }
+}
+
+describe('bearer responses', () => {
+  it('carry RateLimit-Policy and RateLimit for the organization and the client IP; remaining decreases', async () => {
+    await awayFromWindowEnd();
+    const ip = randomIp();
+    const first = await call('GET', '/api/lead/list', { token: org.token, headers: { 'cf-connecting-ip': ip } });
+    const second = await call('GET', '/api/lead/list', { token: org.token, headers: { 'cf-connecting-ip': ip } });
+    expect(first.status).toBe(200);
+    const policy = first.headers.get('ratelimit-policy');
+    expect(member(policy, 'org')).toEqual({ q: 1200, w: 60 });
+    expect(member(policy, 'ip')).toEqual({ q: 1200, w: 60 });
+    const before = member(first.headers.get('ratelimit'), 'org');
+    const after = member(second.headers.get('ratelimit'), 'org');
+    expect(after.r).toBe(before.r - 1);
+    expect(member(second.headers.get('ratelimit'), 'ip').r).toBe(1200 - 2);
+    for (const t of [before.t, after.t]) {
+      expect(t).toBeGreaterThanOrEqual(1);
+      expect(t).toBeLessThanOrEqual(60);
+    }
+    expect(after.t).toBeLessThanOrEqual(before.t);
+  });
+
+  it('carry them on failures too (a 404 of a counted request) and on a 304', async () => {
+    const missing = await call('GET', '/api/lead/view/999999999', { token: org.token });
+    expect(missing.status).toBe(404);
+    expect(missing.headers.get('ratelimit')).toMatch(/"org";r=\d+;t=\d+/);
+    const list = await call('GET', '/api/lead/list', { token: org.token });
+    const notModified = await call('GET', '/api/lead/list', {
+      token: org.token,
+      headers: { 'if-none-match': list.headers.get('etag') as string },
+    });
+    expect(notModified.status).toBe(304);
+    expect(notModified.headers.get('ratelimit')).toMatch(/"org";r=\d+;t=\d+/);
+    expect(notModified.headers.get('ratelimit-policy')).toMatch(/"org";q=1200;w=60/);
+  });
+
+  it('a 429 carries Retry-After equal to the seconds left in the window, consistent with RateLimit t', async () => {
+    await awayFromWindowEnd();
+    const limited = await signupOrganization('Rate limited');
+    await exhaust(`org:${limited.orgId}`, 1200);
+    const refused = await call('GET', '/api/lead/list', { token: limited.token });
+    expectFailure(refused, 429, 'rate_limited');
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    const state = member(refused.headers.get('ratelimit'), 'org');
+    expect(state.r).toBe(0);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect(retryAfter).toBe(state.t);
+    const expected = Math.ceil(60 - ((Date.now() / 1000) % 60));
+    expect(Math.abs(retryAfter - expected)).toBeLessThanOrEqual(1);
+    // The refusal is per organization: another organization is served.
+    expect((await call('GET', '/api/lead/list', { token: org.token })).status).toBe(200);
+  });
+});
+
+describe('API-key responses', () => {
+  const probe = new Hono<AppEnv>();
+  probe.use('*', databaseAccess);
+  probe.onError(handleError);
+  probe.get('/probe', apiKeyAuth, (c) => c.json({ ok: true }));
+
+  it('carry the same headers, counted against the key’s organization', async () => {
+    await awayFromWindowEnd();
+    const created = await call('POST', '/api/api-keys/add', { token: org.token, body: { name: 'Limits' } });
+    expect(created.status, created.text).toBe(201);
+    const fetchProbe = async () => {
+      const ctx = createExecutionContext();
+      const response = await probe.fetch(
+        new Request('http://lead.test/probe', { headers: { 'x-api-key': created.body.data.key } }),
+        env,
+        ctx,
+      );
+      await waitOnExecutionContext(ctx);
+      return response;
+    };
+    const first = await fetchProbe();
+    const second = await fetchProbe();
+    expect(first.status).toBe(200);
+    expect(member(first.headers.get('ratelimit-policy'), 'org')).toEqual({ q: 1200, w: 60 });
+    expect(member(second.headers.get('ratelimit'), 'org').r).toBe(member(first.headers.get('ratelimit'), 'org').r - 1);
+  });
+});
+
+describe('public routes', () => {
+  it('health and the OpenAPI document carry no rate-limit headers', async () => {
+    for (const path of ['/api/health', '/api/openapi.json']) {
+      const response = await call('GET', path);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('ratelimit')).toBeNull();
+      expect(response.headers.get('ratelimit-policy')).toBeNull();
+    }
+  });
+
+  it('login over its per-IP limit answers 429 with the real seconds left as Retry-After', async () => {
+    await awayFromWindowEnd();
+    const ip = randomIp();
+    await exhaust(`auth-ip:${ip}`, 20);
+    const refused = await call('POST', '/api/auth/login', {
+      body: { email: 'nobody@example.com', password: 'whatever1' },
+      headers: { 'cf-connecting-ip': ip },
+    });
+    expectFailure(refused, 429, 'rate_limited');
+    const state = member(refused.headers.get('ratelimit'), 'ip');
+    expect(member(refused.headers.get('ratelimit-policy'), 'ip')).toEqual({ q: 20, w: 60 });
+    expect(state.r).toBe(0);
+    expect(Number(refused.headers.get('retry-after'))).toBe(state.t);
+  });
+});
+
+describe('the counter', () => {
+  it('counts in clock-aligned windows, does not count refusals, and reports the seconds to the window end', () => {
+    const state = { window: -1, count: 0 };
+    const start = 1_700_000_080_000; // 40 s into a minute
+    expect(countRequest(state, 2, 60, start)).toEqual({ limit: 2, remaining: 1, resetSeconds: 20, allowed: true });
+    expect(countRequest(state, 2, 60, start + 500)).toMatchObject({ remaining: 0, resetSeconds: 20, allowed: true });
+    expect(countRequest(state, 2, 60, start + 19_001)).toMatchObject({ remaining: 0, resetSeconds: 1, allowed: false });
+    expect(state.count).toBe(2);
+    // The next minute starts a new window.
+    expect(countRequest(state, 2, 60, start + 20_000)).toMatchObject({ remaining: 1, resetSeconds: 60, allowed: true });
+  });
+});
