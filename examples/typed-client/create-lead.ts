@@ -12,7 +12,10 @@ import createClient from 'openapi-fetch';
 import type { paths } from './schema';
 
 /** The body of a 409 from POST /api/lead/add: a live lead already has the email. */
-type DuplicateLead = paths['/api/lead/add']['post']['responses'][409]['content']['application/json'];
+type DuplicateLead = Extract<
+  paths['/api/lead/add']['post']['responses'][409]['content']['application/json'],
+  { error: { code: 'duplicate_lead' } }
+>;
 
 const baseUrl = process.env.LM_BASE_URL ?? 'http://127.0.0.1:8787';
 const client = createClient<paths>({ baseUrl });

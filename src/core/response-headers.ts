@@ -41,6 +41,12 @@ const retryAfter: HeaderObject = {
   schema: { type: 'integer', minimum: 1, maximum: 60 },
 };
 
+const requestIdHeader: HeaderObject = {
+  description:
+    'Identifies the request in our logs: the caller’s own x-request-id when it sent a well-formed one (letters, digits, _ = -; at most 128), else a new UUID. Quote it when reporting a problem',
+  schema: { type: 'string' },
+};
+
 const etagHeader: HeaderObject = {
   description:
     'Strong validator: SHA-1 of the exact response body. Send it back in If-None-Match to get 304 while the record or page is unchanged',
@@ -83,8 +89,8 @@ export function applyContract(
 ): { responses: Responses; parameters: (typeof idempotencyKeyParameter)[] } {
   const all: Responses = { ...responses };
   if (flags.idempotent) {
-    const inUse = `${IDEMPOTENCY_HEADER} in use by a request still running (error.code idempotency_key_in_use); retry shortly`;
-    all[409] = appendDescription(all[409], errorResponse(inUse), inUse);
+    // The 409 itself (idempotency_key_in_use, beside the route's own conflicts) is declared by
+    // defineRoute, which owns the conflict schemas.
     const reused = `or ${IDEMPOTENCY_HEADER} already used for a different request (error.code ${IDEMPOTENCY_HEADER})`;
     all[422] = appendDescription(all[422], errorResponse(reused), reused);
   }
@@ -93,12 +99,15 @@ export function applyContract(
   }
   const result: Responses = {};
   for (const [status, response] of Object.entries(all)) {
-    let headers: Record<string, HeaderObject> = flags.rateLimited ? { ...rateLimitHeaders } : {};
+    let headers: Record<string, HeaderObject> = {
+      'x-request-id': requestIdHeader,
+      ...(flags.rateLimited ? rateLimitHeaders : {}),
+    };
     if (status === '429') headers = { ...headers, 'Retry-After': retryAfter };
     if (flags.etag && (status === '200' || status === '304')) headers = { ...headers, ETag: etagHeader };
     if (flags.idempotent && status.startsWith('2'))
       headers = { ...headers, [IDEMPOTENT_REPLAYED_HEADER]: replayedHeader };
-    result[status] = Object.keys(headers).length > 0 ? withHeaders(response, headers) : response;
+    result[status] = withHeaders(response, headers);
   }
   return { responses: result, parameters: flags.idempotent ? [idempotencyKeyParameter] : [] };
 }

@@ -121,6 +121,34 @@ export function conflictResponse(name: string, description: string, variants: [C
   return { description, content: { 'application/json': { schema } } };
 }
 
+const IDEMPOTENCY_IN_USE =
+  'Idempotency-Key in use by a request still running (error.code idempotency_key_in_use); retry shortly';
+
+const IdempotencyKeyInUse = z
+  .object({
+    success: z.literal(false),
+    error: z.object({
+      message: z.string().openapi({ description: 'Human-readable explanation' }),
+      type: z.literal('conflict'),
+      code: z.literal('idempotency_key_in_use').openapi({ description: 'Why the request conflicts' }),
+    }),
+  })
+  .openapi('IdempotencyKeyInUseConflict', { description: IDEMPOTENCY_IN_USE });
+
+/** The 409 of a route that honours Idempotency-Key: its own conflicts, or the key still in use. */
+function withIdempotencyConflict(own: unknown) {
+  const response = own as { description: string; content: { 'application/json': { schema: z.ZodType } } } | undefined;
+  if (!response) {
+    return { description: IDEMPOTENCY_IN_USE, content: { 'application/json': { schema: IdempotencyKeyInUse } } };
+  }
+  return {
+    description: `${response.description}; or ${IDEMPOTENCY_IN_USE}`,
+    content: {
+      'application/json': { schema: z.union([response.content['application/json'].schema, IdempotencyKeyInUse]) },
+    },
+  };
+}
+
 const PAYLOAD_TOO_LARGE = errorResponse(
   'The body exceeds the size limit (1 MB for JSON; uploads: the route’s own limit)',
 );
@@ -186,6 +214,8 @@ export type DefinedRouteConfig = Omit<RouteConfig, 'middleware' | 'security' | '
      * fewer. Writes of authenticated routes otherwise run in one transaction.
      */
     transaction?: false;
+    /** A public route that still counts against a rate limit (login, signup): its responses carry the RateLimit headers. */
+    rateLimited?: true;
   };
 
 /** Marks the request as one whose writes need no transaction (see DefinedRouteConfig.transaction). */
@@ -212,7 +242,7 @@ function isJsonOnly(response: unknown): boolean {
 }
 
 export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
-  const { auth, roles, transaction, ...route } = config;
+  const { auth, roles, transaction, rateLimited, ...route } = config;
   const method = route.method.toUpperCase();
   // Creates (201) for a caller keys can be scoped to. Public routes have none before they run
   // (signup); one that runs as a tenant can opt in through idempotencyScope.
@@ -225,9 +255,11 @@ export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
   ];
   const content = route.request?.body?.content;
   const bodyMediaType = content ? Object.keys(content)[0] : undefined;
+  const declared: RouteConfig['responses'] = { ...sharedErrors(auth, roles, bodyMediaType), ...route.responses };
+  if (idempotent) declared[409] = withIdempotencyConflict(route.responses[409]);
   const contract = applyContract(
-    { ...sharedErrors(auth, roles, bodyMediaType), ...route.responses },
-    { rateLimited: auth !== 'public', etag: etagged, idempotent },
+    declared,
+    { rateLimited: auth !== 'public' || rateLimited === true, etag: etagged, idempotent },
     errorResponse,
   );
   routeRegistry.push({
@@ -257,7 +289,7 @@ export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
       ? { parameters: [...((route as { parameters?: unknown[] }).parameters ?? []), ...contract.parameters] }
       : {}),
     responses: contract.responses,
-  } as Omit<C, 'auth' | 'roles' | 'transaction'> & { middleware: MiddlewareHandler<AppEnv>[] });
+  } as Omit<C, 'auth' | 'roles' | 'transaction' | 'rateLimited'> & { middleware: MiddlewareHandler<AppEnv>[] });
 }
 
 /** A body of another media type than the route's is refused with 415, before authentication and validation. */
