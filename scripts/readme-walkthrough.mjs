@@ -9,15 +9,11 @@
 // running instance or its data; its working directory is a temporary one (the blocks write files).
 // Exits non-zero if a block fails or the stack does not come up; the stack is stopped either way.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { projectRoot, startLocalStack, stopGroup } from './lib/local-stack.mjs';
 
-const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const readmePath = join(projectRoot, 'README.md');
-const STARTUP_DEADLINE_MS = 180_000;
 const WALKTHROUGH_DEADLINE_MS = 120_000;
 
 /** The fenced shell blocks that call curl, in README order, with their line and section. */
@@ -44,76 +40,15 @@ export function curlBlocks(markdown) {
   return blocks;
 }
 
-function freePort() {
-  return new Promise((resolvePort, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolvePort(port));
-    });
-  });
-}
-
-async function healthy(base) {
-  try {
-    const response = await fetch(`${base}/api/health`, { signal: AbortSignal.timeout(2_000) });
-    await response.arrayBuffer();
-    return response.ok;
-  } catch {
-    return false;
-  }
-}
-
-/** Ends a process group this script started: SIGTERM, then SIGKILL if it is still there after 15 s. */
-async function stopGroup(child) {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((done) => child.once('exit', done));
-  try {
-    process.kill(-child.pid, 'SIGTERM');
-  } catch {
-    return;
-  }
-  const timer = new Promise((done) => setTimeout(() => done('timeout'), 15_000));
-  if ((await Promise.race([exited, timer])) === 'timeout') {
-    try {
-      process.kill(-child.pid, 'SIGKILL');
-    } catch {}
-    await exited;
-  }
-}
-
 async function main() {
   const blocks = curlBlocks(readFileSync(readmePath, 'utf8'));
   if (blocks.length === 0) throw new Error('README.md has no ```bash block calling curl');
 
-  const work = mkdtempSync(join(tmpdir(), 'lm-readme-'));
-  const port = await freePort();
-  const base = `http://127.0.0.1:${port}`;
-  const serverLog = join(work, 'server.log');
-  const logFd = openSync(serverLog, 'w');
-  const env = { ...process.env, PORT: String(port), LM_DATA_DIR: join(work, 'data') };
-  // A fresh embedded database and a secret of its own, whatever the caller's shell has set.
-  delete env.DATABASE_URL;
-  delete env.JWT_SECRET;
-
-  console.error(`readme:check: ${blocks.length} curl blocks of README.md; starting npm start on ${base}`);
-  const server = spawn('npm', ['start'], { cwd: projectRoot, env, stdio: ['ignore', logFd, logFd], detached: true });
-  let serverExited = false;
-  server.once('exit', () => {
-    serverExited = true;
-  });
-  const showServerLog = () => console.error(`--- npm start output (${serverLog}):\n${readFileSync(serverLog, 'utf8')}`);
-
+  console.error(`readme:check: ${blocks.length} curl blocks of README.md; starting npm start`);
+  const stack = await startLocalStack({ label: 'lm-readme' });
+  const { port, work } = stack;
   let failed = false;
   try {
-    const deadline = Date.now() + STARTUP_DEADLINE_MS;
-    while (!(await healthy(base))) {
-      if (serverExited) throw new Error('npm start exited before the API answered');
-      if (Date.now() > deadline) throw new Error(`the API did not answer ${base}/api/health in time`);
-      await new Promise((done) => setTimeout(done, 500));
-    }
-
     const script = [
       'set -euo pipefail',
       '# The one addition to the README: a call answered 4xx/5xx (or not at all) fails its step.',
@@ -155,11 +90,10 @@ async function main() {
   } catch (error) {
     failed = true;
     console.error(`readme:check: ${error.message}`);
-    showServerLog();
+    console.error(`--- npm start output:\n${stack.log()}`);
   } finally {
-    await stopGroup(server);
-    if (!failed) rmSync(work, { recursive: true, force: true });
-    else console.error(`readme:check: kept ${work} for inspection`);
+    await stack.stop(failed);
+    if (failed) console.error(`readme:check: kept ${work} for inspection`);
   }
   process.exitCode = failed ? 1 : 0;
 }

@@ -36,13 +36,16 @@ const fileIp = randomIp();
  */
 export async function fetchWorker(request: Request): Promise<Response> {
   const response = await exports.default.fetch(request);
-  const text = await response.clone().text();
+  const bytes = new Uint8Array(await response.clone().arrayBuffer());
+  // Only JSON and text are decoded: files are checked by status, content type and presence.
+  const textual = /json|^text\//.test(response.headers.get('content-type') ?? '');
   assertMatchesContract(
     request.method.toUpperCase(),
     new URL(request.url).pathname,
     response.status,
     response.headers,
-    text,
+    textual ? new TextDecoder().decode(bytes) : '',
+    bytes.length,
   );
   return response;
 }
