@@ -99,7 +99,7 @@ const logoutRoute = defineRoute({
   description:
     'Revokes the bearer token used for this request; other tokens of the same user stay valid. `data` is null.',
   auth: 'bearer',
-  responses: { 200: envelope(z.null(), 'Token revoked') },
+  responses: { 200: envelope(z.null().openapi({ description: 'Always null' }), 'Token revoked') },
 });
 
 authRoutes.openapi(logoutRoute, async (c) => {

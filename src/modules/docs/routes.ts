@@ -13,7 +13,7 @@ import { routeRegistry } from '../../core/routes';
 export const TAGS: Record<string, string> = {
   Authentication: 'Sign up, log in and log out. Login answers a bearer token (30 days) for `Authorization: Bearer`.',
   Users: 'The users of an organization: your profile, the user list, adding, updating and deleting users, passwords.',
-  Roles: 'Roles of the organization. Access rules use the built-in admin, manager and user roles.',
+  Roles: 'Roles of the organization. Access rules use the built-in admin, manager and sales_rep roles.',
   'API keys': 'Keys for server-to-server calls (header `x-api-key`), created and revoked by admins.',
   Leads: 'The lead record: create, read, update, soft-delete, list with filters, custom fields and bulk actions.',
   'Lead notes': 'Free-text notes on a lead; every change writes a feed entry.',

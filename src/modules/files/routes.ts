@@ -67,7 +67,7 @@ fileRoutes.openapi(
     tags,
     summary: 'Attach a stored file or a drive file to a lead, contact or company',
     description:
-      'Attaches a file to a lead, contact or company: a stored file (provider `storage`, `file_id`) or a file living in a drive (provider google_drive or onedrive, an https `web_url`). The subject and the stored file must belong to the organization (404 otherwise). Writes a feed entry on the subject.',
+      'Attaches a file to a lead, contact or company: a stored file (provider `storage`, `file_id`) or a file living in a drive (provider google_drive, onedrive, dropbox, box or sharepoint, with a `name` and an https `web_url`). The subject and the stored file must belong to the organization (404 otherwise). Writes a `file_attached` feed entry on the subject.',
     auth: 'bearer',
     request: { body: jsonBody(AttachFileBody) },
     responses: { 201: envelope(AttachmentSchema, 'File attached') },

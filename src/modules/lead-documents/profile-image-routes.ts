@@ -19,7 +19,7 @@ profileImageRoutes.openapi(
     tags,
     summary: 'Set a lead’s profile image (PNG, JPEG, GIF or WebP, checked by content); replaces the previous one',
     description:
-      "Sets a lead's profile image from a multipart upload (`file`). The type is checked from the bytes, not the file name: PNG, JPEG, GIF or WebP only (422 otherwise). The previous image is replaced and its bytes deleted.",
+      "Sets a lead's profile image from a multipart upload (field `image`). The type is checked from the bytes, not the file name: PNG, JPEG, GIF or WebP only (422 otherwise). The previous image is replaced (its bytes deleted unless something else uses them). Writes a `profile_image_updated` feed entry.",
     auth: 'bearer',
     request: {
       params: idParam(),

@@ -75,7 +75,7 @@ userRoutes.openapi(
     tags,
     summary: 'Update a user (yourself, or anyone as an admin)',
     description:
-      "Changes a user's profile. Any user may change their own name, email, phone, language and timezone; changing someone else, or anyone's `role_id` or `state_id`, needs the admin role (403 `admin_only`). A new role or state ends that user's existing tokens. You cannot deactivate yourself (403 `cannot_deactivate_self`), and the organization always keeps one active admin (409 `last_admin`). Only the fields sent change.",
+      "Changes a user's profile. Any user may change their own name, email, phone, language and timezone; changing someone else, or anyone's `role_id` or `state_id`, needs the admin role (403 `admin_only`). A new role or state ends that user's existing tokens. You cannot deactivate yourself (403 `cannot_deactivate_self`), and the organization always keeps one active admin (409 `last_admin`). `first_name`, `email` and `phone_no` are required (send the current values to keep them); an omitted optional field keeps its value, null clears it.",
     auth: 'bearer',
     request: { params: idParam(), body: jsonBody(UpdateUserBody) },
     responses: {
@@ -94,7 +94,7 @@ userRoutes.openapi(
     tags,
     summary: 'Change the caller’s password: every token issued before ends, and `data` is a fresh one for the caller',
     description:
-      "Changes the caller's password after checking the current one; `new_password` and `confirm_password` must match (422). Every token issued before ends, this one included: `data` is a fresh token for the caller.",
+      "Changes the caller's password after checking the current one (a wrong one is a 422 on current_password); `new_password` and `confirm_password` must match (422). Every token issued before ends, this one included: `data` is a fresh token for the caller.",
     auth: 'bearer',
     request: { body: jsonBody(ChangePasswordBody) },
     responses: { 200: envelope(FreshTokenSchema, 'Password changed') },
