@@ -129,7 +129,14 @@ leadRoutes.openapi(
       "Soft-deletes leads by id: they disappear from lists, views and search, and their email becomes free again. Unknown ids, already deleted ones and other organizations' ids change nothing; `data.deleted` counts the leads deleted by this request.",
     auth: 'bearer',
     request: { body: jsonBody(DeleteLeadsBody) },
-    responses: { 200: envelope(z.object({ deleted: z.number().int() }), 'Leads deleted') },
+    responses: {
+      200: envelope(
+        z
+          .object({ deleted: z.number().int().openapi({ description: 'How many leads this request deleted' }) })
+          .openapi({ description: 'The outcome' }),
+        'Leads deleted',
+      ),
+    },
   }),
   async (c) => {
     const deleted = await deleteLeads(c.var.tenant, c.req.valid('json').ids);

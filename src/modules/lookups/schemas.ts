@@ -63,7 +63,7 @@ export const LookupSchema = z
 export const lookupListFilters = {
   module_name: slug('Resource, e.g. lead', 'lead').optional(),
   type: slug('Lookup type: for lead, status, source, priority or tags', 'status').optional(),
-  is_active: booleanFlag,
+  is_active: booleanFlag.openapi({ description: '`true`: only active lookups; `false`: only deactivated ones' }),
   parent_id: idList('Parent lookup ids, comma-separated'),
 };
 

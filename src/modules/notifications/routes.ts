@@ -18,7 +18,7 @@ notificationRoutes.openapi(
     tags,
     summary: 'The caller’s notifications',
     description:
-      "The caller's own notifications (lead assignments, finished imports and exports), newest first by default; filter by `is_read`.",
+      "The caller's own notifications (lead assignments, finished imports, ready exports), newest first by default; filter by `is_read`.",
     auth: 'bearer',
     request: { query: NotificationListQuery },
     responses: { 200: listEnvelope(NotificationSchema) },
