@@ -51,26 +51,34 @@ const FieldIssueSchema = z
       .string()
       .openapi({ description: 'What is wrong with it, in plain words', example: 'must be a valid email address' }),
   })
-  .openapi('FieldIssue', { description: 'One invalid input' });
+  .openapi('FieldIssue', {
+    description: 'One invalid input',
+    example: { field: 'email', message: 'must be a valid email address' },
+  });
 
 export const ErrorEnvelope = z
   .object({
-    success: z.literal(false),
-    error: z.object({
-      message: z
-        .string()
-        .openapi({ description: 'Human-readable explanation', example: 'email: must be a valid email address' }),
-      type: z.string().openapi({
-        description:
-          'Error class: bad_request, validation_error, unauthorized, forbidden, not_found, method_not_allowed, conflict, payload_too_large, unsupported_media_type, rate_limited, service_unavailable or internal_error',
-        example: 'validation_error',
-      }),
-      code: z.union([z.string(), z.number(), z.null()]).openapi({
-        description: 'Machine-readable detail: the first invalid field for 400/422, a reason code otherwise, or null',
-        example: 'email',
-      }),
-      details: z.array(FieldIssueSchema).optional().openapi({ description: 'Every invalid field (400 and 422 only)' }),
-    }),
+    success: z.literal(false).openapi({ description: 'Always false on a failure' }),
+    error: z
+      .object({
+        message: z
+          .string()
+          .openapi({ description: 'Human-readable explanation', example: 'email: must be a valid email address' }),
+        type: z.string().openapi({
+          description:
+            'Error class: bad_request, validation_error, unauthorized, forbidden, not_found, method_not_allowed, conflict, payload_too_large, unsupported_media_type, rate_limited, service_unavailable or internal_error',
+          example: 'validation_error',
+        }),
+        code: z.union([z.string(), z.number(), z.null()]).openapi({
+          description: 'Machine-readable detail: the first invalid field for 400/422, a reason code otherwise, or null',
+          example: 'email',
+        }),
+        details: z
+          .array(FieldIssueSchema)
+          .optional()
+          .openapi({ description: 'Every invalid field (400 and 422 only)' }),
+      })
+      .openapi({ description: 'What went wrong' }),
   })
   .openapi('Error', {
     description: 'The failure envelope of every error response',
@@ -89,12 +97,18 @@ function errorResponse(description: string) {
   return { description, content: { 'application/json': { schema: ErrorEnvelope } } };
 }
 
-export interface ConflictVariant {
+export type ConflictVariant = {
   /** error.code of this conflict. */
   code: string;
-  /** error.details: what the client needs to act on the conflict (e.g. the existing record's id). */
-  details?: z.ZodObject;
-}
+} & (
+  | {
+      /** error.details: what the client needs to act on the conflict (e.g. the existing record's id). */
+      details: z.ZodObject;
+      /** A valid value of `details`, for the component's example. */
+      example: Record<string, unknown>;
+    }
+  | { details?: never; example?: never }
+);
 
 /**
  * A declared 409: the failure envelope with `type: conflict`, `code` one of the variants' codes,
@@ -104,19 +118,32 @@ export interface ConflictVariant {
 export function conflictResponse(name: string, description: string, variants: [ConflictVariant, ...ConflictVariant[]]) {
   const envelopes = variants.map((variant) =>
     z.object({
-      success: z.literal(false),
-      error: z.object({
-        message: z.string().openapi({ description: 'Human-readable explanation' }),
-        type: z.literal('conflict'),
-        code: z.literal(variant.code).openapi({ description: 'Why the request conflicts' }),
-        ...(variant.details ? { details: variant.details } : {}),
-      }),
+      success: z.literal(false).openapi({ description: 'Always false on a failure' }),
+      error: z
+        .object({
+          message: z.string().openapi({ description: 'Human-readable explanation' }),
+          type: z.literal('conflict').openapi({ description: 'Always conflict on a 409' }),
+          code: z.literal(variant.code).openapi({ description: 'Why the request conflicts' }),
+          ...(variant.details
+            ? { details: variant.details.openapi({ description: 'What the client needs to act on the conflict' }) }
+            : {}),
+        })
+        .openapi({ description: 'What conflicts' }),
     }),
   );
   const schema = (
     envelopes.length === 1 ? envelopes[0] : z.union(envelopes as unknown as [z.ZodObject, z.ZodObject])
   ).openapi(name, {
     description,
+    example: {
+      success: false,
+      error: {
+        message: description,
+        type: 'conflict',
+        code: variants[0].code,
+        ...(variants[0].example ? { details: variants[0].example } : {}),
+      },
+    },
   });
   return { description, content: { 'application/json': { schema } } };
 }
@@ -124,16 +151,9 @@ export function conflictResponse(name: string, description: string, variants: [C
 const IDEMPOTENCY_IN_USE =
   'Idempotency-Key in use by a request still running (error.code idempotency_key_in_use); retry shortly';
 
-const IdempotencyKeyInUse = z
-  .object({
-    success: z.literal(false),
-    error: z.object({
-      message: z.string().openapi({ description: 'Human-readable explanation' }),
-      type: z.literal('conflict'),
-      code: z.literal('idempotency_key_in_use').openapi({ description: 'Why the request conflicts' }),
-    }),
-  })
-  .openapi('IdempotencyKeyInUseConflict', { description: IDEMPOTENCY_IN_USE });
+const IdempotencyKeyInUse = conflictResponse('IdempotencyKeyInUseConflict', IDEMPOTENCY_IN_USE, [
+  { code: 'idempotency_key_in_use' },
+]).content['application/json'].schema;
 
 /** The 409 of a route that honours Idempotency-Key: its own conflicts, or the key still in use. */
 function withIdempotencyConflict(own: unknown) {
@@ -156,7 +176,7 @@ const PAYLOAD_TOO_LARGE = errorResponse(
 function sharedErrors(auth: AuthKind, roles: readonly RoleName[] | undefined, bodyMediaType: string | undefined) {
   const forbidden = roles
     ? `Forbidden: the caller's role is not ${roles.join(' or ')} (error.code ${forbiddenCode(roles)})`
-    : 'Forbidden';
+    : 'Forbidden: the caller may not do this; error.code names the rule';
   return {
     400: errorResponse('Malformed request: unparseable JSON, wrong content type or a malformed parameter'),
     ...(auth === 'public'
@@ -205,9 +225,14 @@ type AuthAndRoles =
   | { auth: 'bearer'; roles?: readonly [RoleName, ...RoleName[]] }
   | { auth: 'apiKey' | 'public'; roles?: never };
 
-export type DefinedRouteConfig = Omit<RouteConfig, 'middleware' | 'security' | 'operationId'> &
+export type DefinedRouteConfig = Omit<RouteConfig, 'middleware' | 'security' | 'operationId' | 'description'> &
   AuthAndRoles & {
     operationId: string;
+    /**
+     * What the operation does, its side effects and notable rules (Markdown). defineRoute appends
+     * the roles note and the "Errors" paragraph generated from the declared responses.
+     */
+    description: string;
     /**
      * `false`: the handler's writes are single statements that stand alone (each atomic by itself,
      * races settled by unique indexes), so the request runs without BEGIN/COMMIT, two round trips
@@ -277,7 +302,8 @@ export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
   });
   return createRoute({
     ...route,
-    ...(roles ? { description: withRolesNote(route.description, roles), 'x-roles': roles } : {}),
+    description: withErrors(roles ? withRolesNote(route.description, roles) : route.description, contract.responses),
+    ...(roles ? { 'x-roles': roles } : {}),
     middleware: [
       ...(bodyMediaType ? [requireMediaType(bodyMediaType)] : []),
       ...authChain,
@@ -322,9 +348,20 @@ export function allowedMethods(pathname: string): string[] {
   return [...methods].sort();
 }
 
-function withRolesNote(description: string | undefined, roles: readonly RoleName[]): string {
-  const note = `Requires the role ${roles.join(' or ')}; any other user gets 403.`;
-  return description ? `${description}\n\n${note}` : note;
+function withRolesNote(description: string, roles: readonly RoleName[]): string {
+  return `${description}\n\nRequires the role ${roles.join(' or ')}; any other user gets 403.`;
+}
+
+/**
+ * Appends the "Errors" paragraph: every declared error status with its response description, read
+ * from the route's final `responses` (shared errors included), so it cannot drift from them.
+ */
+function withErrors(description: string, responses: RouteConfig['responses']): string {
+  const errors = Object.entries(responses)
+    .filter(([status]) => Number(status) >= 400)
+    .sort(([a], [b]) => Number(a) - Number(b))
+    .map(([status, response]) => `- ${status} — ${(response as { description: string }).description}`);
+  return errors.length ? `${description}\n\n**Errors**\n\n${errors.join('\n')}` : description;
 }
 
 /** What a whole-input issue names: the body (JSON or form), or the query/path/header input. */
@@ -371,9 +408,22 @@ export function idParam<const N extends string = 'id'>(name: N = 'id' as N) {
       .int(`${name} must be a positive integer`)
       .positive(`${name} must be a positive integer`)
       .max(Number.MAX_SAFE_INTEGER)
-      .openapi({ param: { name, in: 'path' }, example: 1, type: 'integer', minimum: 1 }),
+      .openapi({
+        param: { name, in: 'path' },
+        description:
+          'Numeric id of the record (a positive integer); a record of another organization, or a deleted one, answers 404',
+        example: 1,
+        type: 'integer',
+        minimum: 1,
+      }),
   } as { [K in N]: z.ZodNumber });
 }
+
+const successFlag = z.literal(true).openapi({ description: 'Always true on a success' });
+const successMessage = z.string().openapi({
+  description: 'Human-readable outcome, for display or logs; do not parse it',
+  example: 'Lead created',
+});
 
 /** The success envelope schema for the OpenAPI document. */
 export function envelope<T extends z.ZodType>(data: T, description = 'OK') {
@@ -381,7 +431,7 @@ export function envelope<T extends z.ZodType>(data: T, description = 'OK') {
     description,
     content: {
       'application/json': {
-        schema: z.object({ success: z.literal(true), message: z.string(), data }),
+        schema: z.object({ success: successFlag, message: successMessage, data }),
       },
     },
   };
@@ -393,9 +443,9 @@ export function listEnvelope<T extends z.ZodType>(item: T, description = 'A page
     content: {
       'application/json': {
         schema: z.object({
-          success: z.literal(true),
-          message: z.string(),
-          data: z.array(item),
+          success: successFlag,
+          message: successMessage,
+          data: z.array(item).openapi({ description: 'The records of this page, in the requested order' }),
           total: z
             .number()
             .int()
@@ -404,8 +454,13 @@ export function listEnvelope<T extends z.ZodType>(item: T, description = 'A page
             description:
               "true when a filtered list matches more than 10 000 rows and total is the planner's estimate (never below 10 001); false when total is exact",
           }),
-          page: z.number().int(),
-          limit: z.number().int(),
+          page: z.number().int().openapi({
+            description: 'The `page` parameter as applied (1 when omitted); with a `cursor`, the cursor chose the rows',
+          }),
+          limit: z
+            .number()
+            .int()
+            .openapi({ description: 'The page size applied (the requested limit, capped at 100)' }),
           next_cursor: z
             .string()
             .nullable()

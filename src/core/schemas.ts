@@ -119,7 +119,9 @@ export const idsBody = z
   .max(10_000, 'at most 10000 ids per request');
 
 /** The answer of a delete route: the id that was deleted. */
-export const DeletedId = z.object({ id: z.number().int() });
+export const DeletedId = z
+  .object({ id: z.number().int().openapi({ description: 'The id of the record deleted' }) })
+  .openapi('DeletedId', { description: 'The record this request deleted', example: { id: 12 } });
 
 export function isoTimestamp(value: Date | string | null | undefined): string | null {
   if (value === null || value === undefined) return null;

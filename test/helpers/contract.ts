@@ -29,16 +29,20 @@ const COMPONENTS = 'https://contract.test/components/';
 let cached: { document: Document; operations: { pattern: RegExp; path: string; method: string; op: Operation }[] };
 const validators = new Map<string, Validator>();
 
-/** `$ref: '#/components/schemas/X'` → an absolute URI registered with the validator. */
-function absoluteRefs<T>(value: T): T {
-  if (Array.isArray(value)) return value.map(absoluteRefs) as T;
+/**
+ * `$ref: '#/components/schemas/X'` → an absolute URI registered with the validator. Examples are
+ * dropped: they are annotations, and the validator reads an example's `id` key as a schema `$id`.
+ */
+function absoluteRefs<T>(value: T, inProperties = false): T {
+  if (Array.isArray(value)) return value.map((item) => absoluteRefs(item)) as T;
   if (value && typeof value === 'object') {
     const copy: Record<string, unknown> = {};
     for (const [key, inner] of Object.entries(value)) {
+      if (!inProperties && (key === 'example' || key === 'examples')) continue;
       copy[key] =
         key === '$ref' && typeof inner === 'string'
           ? inner.replace('#/components/schemas/', COMPONENTS)
-          : absoluteRefs(inner);
+          : absoluteRefs(inner, !inProperties && key === 'properties');
     }
     return copy as T;
   }

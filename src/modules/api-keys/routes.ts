@@ -17,6 +17,8 @@ apiKeyRoutes.openapi(
     operationId: 'createApiKey',
     tags,
     summary: 'Create an API key (admins only); the plaintext key is in this response only',
+    description:
+      'Creates an API key for server-to-server calls (sent as the `x-api-key` header). The plaintext key is in this response only: the server keeps only its hash, so store it now.',
     auth: 'bearer',
     roles: ['admin'],
     request: { body: jsonBody(AddApiKeyBody) },
@@ -37,6 +39,7 @@ apiKeyRoutes.openapi(
     operationId: 'listApiKeys',
     tags,
     summary: 'Active API keys (never the key itself)',
+    description: "The organization's active (not revoked) API keys: name, prefix and dates; never the key itself.",
     auth: 'bearer',
     request: { query: ApiKeyListQuery },
     responses: { 200: listEnvelope(ApiKeySchema) },
@@ -51,6 +54,8 @@ apiKeyRoutes.openapi(
     operationId: 'revokeApiKey',
     tags,
     summary: 'Revoke an API key (admins only)',
+    description:
+      'Revokes an API key at once: requests with it answer 401 from now on. A key already revoked, or of another organization, is a 404.',
     auth: 'bearer',
     roles: ['admin'],
     request: { params: idParam() },

@@ -15,31 +15,78 @@ const domain = z
 
 export const AddApiKeyBody = z
   .object({
-    name: text(1, 100),
-    allowed_domains: z.array(domain).max(50).optional(),
+    name: text(1, 100).openapi({ description: 'A label to tell keys apart, 1 to 100 characters' }),
+    allowed_domains: z.array(domain).max(50).optional().openapi({
+      description:
+        'Hosts the calling page may have (Origin or Referer header), e.g. example.com or *.example.com; at most 50. Omitted or empty: any caller',
+    }),
     allowed_ips: z
       .array(z.string().trim().max(64).refine(isValidIpOrCidr, 'must be an IP address or CIDR range'))
       .max(50)
-      .optional(),
+      .optional()
+      .openapi({
+        description: 'IP addresses or CIDR ranges the caller must come from; at most 50. Omitted or empty: any address',
+      }),
     expires_at: z.iso
       .datetime({ offset: true, message: 'must be an ISO 8601 date-time' })
       .refine((value) => Date.parse(value) > Date.now(), 'must be in the future')
-      .nullish(),
+      .nullish()
+      .openapi({
+        description:
+          'When the key stops working (ISO 8601 with offset, in the future); after it the key answers 403 api_key_expired. Omitted or null: never',
+      }),
   })
-  .openapi('AddApiKeyRequest');
+  .openapi('AddApiKeyRequest', {
+    description: 'A new API key and its restrictions',
+    example: { name: 'Website form', allowed_domains: ['example.com'], expires_at: '2027-01-01T00:00:00Z' },
+  });
 export type AddApiKeyInput = z.infer<typeof AddApiKeyBody>;
 
 export const ApiKeySchema = z
   .object({
-    id: z.number().int(),
-    name: z.string(),
+    id: z.number().int().openapi({ description: 'The key’s id (for revoking it)' }),
+    name: z.string().openapi({ description: 'The key’s label' }),
     prefix: z.string().openapi({ description: 'First characters of the key, to tell keys apart' }),
-    allowed_domains: z.array(z.string()),
-    allowed_ips: z.array(z.string()),
-    expires_at: timestamp().nullable(),
-    last_used_at: timestamp().nullable(),
-    created_at: timestamp(),
+    allowed_domains: z.array(z.string()).openapi({ description: 'Hosts the calling page may have; empty: any caller' }),
+    allowed_ips: z
+      .array(z.string())
+      .openapi({ description: 'IP addresses or CIDR ranges allowed; empty: any address' }),
+    expires_at: timestamp('When the key stops working; null: never').nullable(),
+    last_used_at: timestamp(
+      'When the key last authenticated a request (updated at most once a minute); null: never used',
+    ).nullable(),
+    created_at: timestamp('When the key was created'),
   })
-  .openapi('ApiKey');
+  .openapi('ApiKey', {
+    description: 'An API key, without its secret',
+    example: {
+      id: 3,
+      name: 'Website form',
+      prefix: 'lm_live_Xy3k9Q',
+      allowed_domains: ['example.com'],
+      allowed_ips: [],
+      expires_at: null,
+      last_used_at: '2026-01-16T10:00:00.000Z',
+      created_at: '2026-01-15T09:30:00.000Z',
+    },
+  });
 
-export const CreatedApiKeySchema = ApiKeySchema.extend({ key: z.string().openapi({ example: 'lm_live_…' }) });
+export const CreatedApiKeySchema = ApiKeySchema.extend({
+  key: z.string().openapi({
+    description: 'The whole key, for the x-api-key header: shown in this response only (only its hash is stored)',
+    example: 'lm_live_…',
+  }),
+}).openapi({
+  description: 'The new key, with its secret',
+  example: {
+    id: 3,
+    name: 'Website form',
+    prefix: 'lm_live_Xy3k9Q',
+    allowed_domains: ['example.com'],
+    allowed_ips: [],
+    expires_at: null,
+    last_used_at: null,
+    created_at: '2026-01-15T09:30:00.000Z',
+    key: 'lm_live_Xy3k9QeT1v…',
+  },
+});

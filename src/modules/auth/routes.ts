@@ -36,6 +36,8 @@ const loginRoute = defineRoute({
   rateLimited: true,
   tags: ['Authentication'],
   summary: 'Exchange email and password for a 30-day bearer token',
+  description:
+    'Exchanges an email and password for a bearer token valid 30 days (send it as `Authorization: Bearer <token>`). Unknown email and wrong password give the same 401, so the answer does not reveal which emails have accounts. Repeated failures for one account are rate limited (429 with Retry-After).',
   auth: 'public',
   request: { body: jsonBody(LoginBody) },
   responses: {
@@ -72,6 +74,8 @@ const signupRoute = defineRoute({
   rateLimited: true,
   tags: ['Authentication'],
   summary: 'Create an organization, its default roles and its admin user; answers like login',
+  description:
+    'Creates a new organization with its default roles and lookup values, and its first user as admin, then answers like login with a token for that user. Emails are unique across organizations, since login is by email alone. Can be disabled per deployment (SIGNUP_ENABLED).',
   auth: 'public',
   request: { body: jsonBody(SignupBody) },
   responses: {
@@ -95,8 +99,10 @@ const logoutRoute = defineRoute({
   operationId: 'logout',
   tags: ['Authentication'],
   summary: 'Revoke the bearer token used for this request',
+  description:
+    'Revokes the bearer token used for this request; other tokens of the same user stay valid. `data` is null.',
   auth: 'bearer',
-  responses: { 200: envelope(z.null(), 'Token revoked') },
+  responses: { 200: envelope(z.null().openapi({ description: 'Always null' }), 'Token revoked') },
 });
 
 authRoutes.openapi(logoutRoute, async (c) => {

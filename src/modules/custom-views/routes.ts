@@ -18,6 +18,8 @@ customViewRoutes.openapi(
     operationId: 'listCustomViews',
     tags,
     summary: 'Your private views and the organization’s team and public views',
+    description:
+      'Saved list views the caller can see: its own private views and every team or public view of the organization, filtered by `module_name`.',
     auth: 'bearer',
     request: { query: ViewListQuery },
     responses: { 200: listEnvelope(ViewSchema) },
@@ -32,6 +34,8 @@ customViewRoutes.openapi(
     operationId: 'addCustomView',
     tags,
     summary: 'Save a view; filters are checked against the module’s list filters',
+    description:
+      "Saves a list view for a module: its filters (checked against that module's list filters, 422 naming the bad filter), columns and sorting. Private views exist only for their creator; team and public views are visible to the whole organization.",
     auth: 'bearer',
     request: { body: jsonBody(AddViewBody) },
     responses: { 201: envelope(ViewSchema, 'View created') },
@@ -46,6 +50,8 @@ customViewRoutes.openapi(
     operationId: 'updateCustomView',
     tags,
     summary: 'Change a view (its creator, or an admin for shared views)',
+    description:
+      'Changes a saved view; only the fields sent change and filters are checked as on add. A private view of someone else is a 404; a shared view can be changed only by its creator or an admin (403 `not_view_owner`).',
     auth: 'bearer',
     request: { params: idParam(), body: jsonBody(UpdateViewBody) },
     responses: { 200: envelope(ViewSchema, 'View updated') },
@@ -60,6 +66,8 @@ customViewRoutes.openapi(
     operationId: 'deleteCustomView',
     tags,
     summary: 'Delete a view (its creator, or an admin for shared views)',
+    description:
+      'Deletes a saved view. A private view of someone else is a 404; a shared view can be deleted only by its creator or an admin (403 `not_view_owner`).',
     auth: 'bearer',
     request: { params: idParam() },
     responses: { 200: envelope(DeletedId, 'View deleted') },

@@ -28,14 +28,36 @@ const filters = jsonObject({ maxKeyLength: 50, maxChars: 20_000 }).openapi({
 const columns = z
   .array(z.string().trim().min(1).max(100, 'must be at most 100 characters'))
   .max(100, 'at most 100 columns')
-  .openapi({ example: ['first_name', 'email', 'status_text'] });
+  .openapi({
+    description: 'Columns to show, in order: field names of the module’s records (422 for an unknown one); at most 100',
+    example: ['first_name', 'email', 'status_text'],
+  });
 
 const sorting = z
-  .object({ order_by: z.string().trim().max(50), order_in: z.enum(['ASC', 'DESC', 'asc', 'desc']).optional() })
+  .object({
+    order_by: z
+      .string()
+      .trim()
+      .max(50)
+      .openapi({ description: 'One of the module list’s order_by values (422 otherwise)' }),
+    order_in: z
+      .enum(['ASC', 'DESC', 'asc', 'desc'])
+      .optional()
+      .openapi({ description: 'Direction; stored upper-cased, DESC when omitted' }),
+  })
   .strict()
-  .openapi({ example: { order_by: 'created_at', order_in: 'DESC' } });
+  .openapi({
+    description: 'The list’s sort order',
+    example: { order_by: 'created_at', order_in: 'DESC' },
+  });
 
-const viewName = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters').nullish();
+const viewName = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(100, 'must be at most 100 characters')
+  .nullish()
+  .openapi({ description: 'Display name, 1 to 100 characters; null: unnamed' });
 
 export const AddViewBody = z
   .object({
@@ -46,7 +68,17 @@ export const AddViewBody = z
     columns: columns.optional(),
     sorting: sorting.optional(),
   })
-  .openapi('AddCustomViewRequest');
+  .openapi('AddCustomViewRequest', {
+    description: 'A view to save',
+    example: {
+      module_name: 'lead',
+      visibility: 'team',
+      view_name: 'Hot leads',
+      filters: { state_id: '3' },
+      columns: ['first_name', 'email', 'status_text'],
+      sorting: { order_by: 'created_at', order_in: 'DESC' },
+    },
+  });
 
 export const UpdateViewBody = z
   .object({
@@ -55,9 +87,12 @@ export const UpdateViewBody = z
     view_name: viewName,
     filters: filters.optional(),
     columns: columns.optional(),
-    sorting: sorting.nullish(),
+    sorting: sorting.nullish().openapi({ description: 'The list’s sort order; null clears it' }),
   })
-  .openapi('UpdateCustomViewRequest');
+  .openapi('UpdateCustomViewRequest', {
+    description: 'The view fields to change; omitted fields keep their value, filters and columns are replaced whole',
+    example: { view_name: 'Hot leads (EMEA)', visibility: 'private' },
+  });
 
 /** Filters of the list beyond the standard list parameters (the list itself: service.ts). */
 export const viewListFilters = {
@@ -66,18 +101,38 @@ export const viewListFilters = {
 
 export const ViewSchema = z
   .object({
-    id: z.number().int(),
-    module_name: z.string(),
-    view_name: z.string().nullable(),
-    visibility: z.enum(VISIBILITIES),
-    filters: z.record(z.string(), z.unknown()),
-    columns: z.array(z.string()),
-    sorting: z.record(z.string(), z.unknown()),
+    id: z.number().int().openapi({ description: 'The view’s id' }),
+    module_name: z.string().openapi({ description: 'The list the view belongs to (lead)' }),
+    view_name: z.string().nullable().openapi({ description: 'Display name; null: unnamed' }),
+    visibility: z
+      .enum(VISIBILITIES)
+      .openapi({ description: 'private: only its creator; team and public: everyone in the organization' }),
+    filters: z
+      .record(z.string(), z.unknown())
+      .openapi({ description: 'The saved list filters, as given (for lead: LeadFilters); {} when none' }),
+    columns: z.array(z.string()).openapi({ description: 'Columns to show, in order; [] when none' }),
+    sorting: z
+      .record(z.string(), z.unknown())
+      .openapi({ description: 'The sort order: {order_by, order_in} (order_in upper-cased), or {} when none' }),
     user_id: z.number().int().openapi({ description: 'Creator' }),
-    created_at: timestamp(),
-    updated_at: timestamp(),
+    created_at: timestamp('When the view was created'),
+    updated_at: timestamp('When the view last changed'),
   })
-  .openapi('CustomView');
+  .openapi('CustomView', {
+    description: 'A saved list view',
+    example: {
+      id: 4,
+      module_name: 'lead',
+      view_name: 'Hot leads',
+      visibility: 'team',
+      filters: { state_id: '3' },
+      columns: ['first_name', 'email', 'status_text'],
+      sorting: { order_by: 'created_at', order_in: 'DESC' },
+      user_id: 1,
+      created_at: '2026-01-15T09:30:00.000Z',
+      updated_at: '2026-01-15T09:30:00.000Z',
+    },
+  });
 
 export type AddViewInput = z.infer<typeof AddViewBody>;
 export type UpdateViewInput = z.infer<typeof UpdateViewBody>;

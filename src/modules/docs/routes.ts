@@ -6,6 +6,31 @@ import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../core/context';
 import { routeRegistry } from '../../core/routes';
 
+/**
+ * Every tag an operation uses, declared at the top level with its description, in the order the
+ * reference page shows them. A tag used by a route but missing here fails test/openapi-docs.test.ts.
+ */
+export const TAGS: Record<string, string> = {
+  Authentication: 'Sign up, log in and log out. Login answers a bearer token (30 days) for `Authorization: Bearer`.',
+  Users: 'The users of an organization: your profile, the user list, adding, updating and deleting users, passwords.',
+  Roles: 'Roles of the organization. Access rules use the built-in admin, manager and sales_rep roles.',
+  'API keys': 'Keys for server-to-server calls (header `x-api-key`), created and revoked by admins.',
+  Leads: 'The lead record: create, read, update, soft-delete, list with filters, custom fields and bulk actions.',
+  'Lead notes': 'Free-text notes on a lead; every change writes a feed entry.',
+  'Lead follow-ups': 'Scheduled follow-ups on a lead, with a date, notes and a status.',
+  'Lead documents': 'Files uploaded to a lead, and its profile image.',
+  Files: 'Uploads kept in storage, and attachments of stored or drive files to leads, contacts and companies.',
+  Imports: 'Asynchronous lead imports from CSV or XLSX files: the job, its progress and its per-row outcomes.',
+  Exports: 'Asynchronous exports of records to CSV or XLSX: the job, its progress and the file.',
+  Lookups: 'Per-organization pick lists: lead statuses, sources, priorities, tags and the like.',
+  'Saved views':
+    'Named list views (filters, columns, sorting), private to their creator or shared with the organization.',
+  'Activity feed': 'Who changed what and when: an entry per change of a record, with before/after values.',
+  Notifications: 'Per-user notices: lead assignments and finished imports and exports.',
+  Search: 'One search across the organization’s records.',
+  Health: 'Liveness of the service and its database.',
+};
+
 export function openApiConfig() {
   return {
     openapi: '3.1.0',
@@ -18,6 +43,7 @@ export function openApiConfig() {
     },
     // Relative: the document names whatever deployment serves it, never what a Host header claims.
     servers: [{ url: '/', description: 'This deployment' }],
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
   };
 }
 

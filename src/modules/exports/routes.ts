@@ -52,6 +52,8 @@ exportRoutes.openapi(
     operationId: 'listExports',
     tags,
     summary: 'Export jobs with status and progress',
+    description:
+      "The organization's export jobs with status and progress; filter by `export_type` and `status`. Download a completed one with GET /api/exports/download/{id}.",
     auth: 'bearer',
     request: { query: ExportListQuery },
     responses: { 200: listEnvelope(ExportJobSchema) },
@@ -66,6 +68,8 @@ exportRoutes.openapi(
     operationId: 'downloadExport',
     tags,
     summary: 'Download a completed export (streamed as an attachment)',
+    description:
+      'Streams a completed export file (CSV or XLSX) as an attachment. An export that is not completed yet is a 409 `export_not_ready` with its status in `error.details.status`.',
     auth: 'bearer',
     request: { params: idParam() },
     responses: {
@@ -77,6 +81,7 @@ exportRoutes.openapi(
         {
           code: 'export_not_ready',
           details: z.object({ status: z.enum(JOB_STATUSES).openapi({ description: 'The export’s current status' }) }),
+          example: { status: 'running' },
         },
       ]),
     },

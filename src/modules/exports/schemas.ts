@@ -22,10 +22,15 @@ export const CreateExportBody = z
             type: 'object',
             title: 'RecordFilters',
             properties: {
-              search_value: { type: 'string', maxLength: 200 },
-              start_date: { type: 'string', format: 'date' },
-              end_date: { type: 'string', format: 'date' },
+              search_value: { type: 'string', maxLength: 200, description: 'Free-text search, as on the lists' },
+              start_date: { type: 'string', format: 'date', description: 'Created on or after this date' },
+              end_date: {
+                type: 'string',
+                format: 'date',
+                description: 'Created on or before this date (inclusive day)',
+              },
             },
+            description: 'Filters of companies and contacts',
             additionalProperties: false,
           },
         ],
@@ -33,7 +38,7 @@ export const CreateExportBody = z
           'For leads and clients: the lead list filters (LeadFilters; unknown keys refused). For companies and contacts: search_value, start_date, end_date.',
         example: { state_id: '1,2', country: 'Germany' },
       }),
-    format: z.enum(['csv', 'xlsx']).default('csv'),
+    format: z.enum(['csv', 'xlsx']).default('csv').openapi({ description: 'File format; csv when omitted' }),
   })
   .superRefine((body, ctx) => {
     if (!body.filters) return;
@@ -42,31 +47,60 @@ export const CreateExportBody = z
     for (const issue of result.error.issues)
       ctx.addIssue({ code: 'custom', path: ['filters', ...issue.path.map(String)], message: issue.message });
   })
-  .openapi('CreateExportRequest');
+  .openapi('CreateExportRequest', {
+    description: 'What to export, filtered how, in which format',
+    example: { export_type: 'leads', filters: { state_id: '1,2', country: 'Germany' }, format: 'xlsx' },
+  });
 
 export const ExportJobSchema = z
   .object({
-    id: z.number().int(),
-    export_type: z.enum(EXPORT_TYPES),
-    format: z.enum(['csv', 'xlsx']),
-    filters: z.record(z.string(), z.unknown()),
-    status: z.enum(JOB_STATUSES),
+    id: z.number().int().openapi({ description: 'The export job’s id' }),
+    export_type: z.enum(EXPORT_TYPES).openapi({ description: 'What is exported' }),
+    format: z.enum(['csv', 'xlsx']).openapi({ description: 'File format' }),
+    filters: z.record(z.string(), z.unknown()).openapi({ description: 'The filters as sent; {} when none' }),
+    status: z.enum(JOB_STATUSES).openapi({
+      description: 'queued → running → completed, failed or cancelled; download once completed',
+    }),
     total: z.number().int().openapi({ description: 'Rows matching the filters (known once the job runs)' }),
-    processed: z.number().int(),
-    percentage: z.number().int().min(0).max(100),
-    file_id: z.number().int().nullable(),
+    processed: z.number().int().openapi({ description: 'Rows written so far' }),
+    percentage: z.number().int().min(0).max(100).openapi({ description: 'processed of total, 0 to 100' }),
+    file_id: z.number().int().nullable().openapi({ description: 'The stored export file; null until completed' }),
     download_url: z.string().nullable().openapi({ description: 'Path of the download once completed' }),
-    error: z.string().nullable(),
-    created_by: z.number().int().nullable(),
-    started_at: timestamp().nullable(),
-    finished_at: timestamp().nullable(),
-    created_at: timestamp(),
-    updated_at: timestamp(),
+    error: z.string().nullable().openapi({ description: 'Why the export failed; null unless failed' }),
+    created_by: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'The user who requested it; null when that user is gone' }),
+    started_at: timestamp('When a worker started it; null while queued').nullable(),
+    finished_at: timestamp('When it ended; null until then').nullable(),
+    created_at: timestamp('When it was requested'),
+    updated_at: timestamp('When its status or progress last changed'),
   })
-  .openapi('ExportJob');
+  .openapi('ExportJob', {
+    description: 'An asynchronous export and its progress',
+    example: {
+      id: 8,
+      export_type: 'leads',
+      format: 'csv',
+      filters: { state_id: '1,2' },
+      status: 'completed',
+      total: 1250,
+      processed: 1250,
+      percentage: 100,
+      file_id: 21,
+      download_url: '/api/exports/download/8',
+      error: null,
+      created_by: 1,
+      started_at: '2026-01-15T09:30:01.000Z',
+      finished_at: '2026-01-15T09:30:04.000Z',
+      created_at: '2026-01-15T09:30:00.000Z',
+      updated_at: '2026-01-15T09:30:04.000Z',
+    },
+  });
 
 /** Filters of the list beyond the standard list parameters (the list itself: service.ts). */
 export const exportListFilters = {
-  export_type: z.enum(EXPORT_TYPES).optional(),
-  status: z.enum(JOB_STATUSES).optional(),
+  export_type: z.enum(EXPORT_TYPES).optional().openapi({ description: 'Only exports of this type' }),
+  status: z.enum(JOB_STATUSES).optional().openapi({ description: 'Only exports in this status' }),
 };

@@ -17,6 +17,8 @@ feedRoutes.openapi(
     operationId: 'listFeed',
     tags: ['Activity feed'],
     summary: 'Activity-feed entries, e.g. ?model_type=lead&model_id=12 for one lead’s history',
+    description:
+      "The organization's activity feed: who changed what and when, with before/after of changed fields. Filter by `model_type` and `model_id` for one record's history (e.g. model_type=lead&model_id=12).",
     auth: 'bearer',
     request: { query: FeedListQuery },
     responses: { 200: listEnvelope(FeedEntrySchema) },

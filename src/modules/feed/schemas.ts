@@ -18,14 +18,49 @@ export const feedListFilters = {
 
 export const FeedEntrySchema = z
   .object({
-    id: z.number().int(),
-    model_type: z.string(),
-    model_id: z.number().int(),
-    action: z.string().openapi({ example: 'updated' }),
-    changes: z.record(z.string(), z.object({ from: z.unknown(), to: z.unknown() })),
-    actor_user_id: z.number().int().nullable(),
-    actor_name: z.string().nullable(),
-    actor_api_key_id: z.number().int().nullable(),
-    created_at: timestamp(),
+    id: z.number().int().openapi({ description: 'The entry’s id' }),
+    model_type: z.string().openapi({ description: 'Kind of record changed: lead, contact or company' }),
+    model_id: z.number().int().openapi({ description: 'Id of the record changed' }),
+    action: z.string().openapi({
+      description:
+        'What happened, e.g. created, updated, assigned, status_changed, note_added, document_added, file_attached',
+      example: 'updated',
+    }),
+    changes: z
+      .record(
+        z.string(),
+        z
+          .object({
+            from: z.unknown().openapi({ description: 'The value before; null when there was none' }),
+            to: z.unknown().openapi({ description: 'The value after; null when it was removed' }),
+          })
+          .openapi({ description: 'One changed field' }),
+      )
+      .openapi({ description: 'The changed fields by name, each with its value before and after' }),
+    actor_user_id: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'The user who made the change (an API key’s creator for key calls); null: none' }),
+    actor_name: z.string().nullable().openapi({ description: 'That user’s name; null when there is no such user' }),
+    actor_api_key_id: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'The API key the change came through; null for users’ own requests and jobs' }),
+    created_at: timestamp('When it happened'),
   })
-  .openapi('FeedEntry');
+  .openapi('FeedEntry', {
+    description: 'One change of a record',
+    example: {
+      id: 120,
+      model_type: 'lead',
+      model_id: 1,
+      action: 'status_changed',
+      changes: { status: { from: 1, to: 3 } },
+      actor_user_id: 1,
+      actor_name: 'Ada Lovelace',
+      actor_api_key_id: null,
+      created_at: '2026-01-15T09:30:00.000Z',
+    },
+  });

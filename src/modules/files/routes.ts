@@ -34,6 +34,8 @@ fileRoutes.openapi(
     operationId: 'uploadStorageFile',
     tags,
     summary: 'Upload a file to storage; attach it with /api/file/attach (provider storage)',
+    description:
+      "Uploads a file (multipart field `file`) to the organization's storage and answers its record; it is not attached to anything until POST /api/file/attach references its id with provider `storage`.",
     auth: 'bearer',
     request: { body: { required: true, content: { 'multipart/form-data': { schema: StorageFileForm } } } },
     responses: { 201: envelope(StoredFileSchema, 'File stored'), 413: tooLarge },
@@ -48,6 +50,8 @@ fileRoutes.openapi(
     operationId: 'downloadStorageFile',
     tags,
     summary: 'Download a stored file of the organization (streamed, with its content type)',
+    description:
+      'Streams a stored file of the organization with its stored content type (inline for images, attachment otherwise).',
     auth: 'bearer',
     request: { params: idParam() },
     responses: { 200: binaryDownload('The file, with its stored (sniffed) content type', STORED_CONTENT_TYPES) },
@@ -62,6 +66,8 @@ fileRoutes.openapi(
     operationId: 'attachFile',
     tags,
     summary: 'Attach a stored file or a drive file to a lead, contact or company',
+    description:
+      'Attaches a file to a lead, contact or company: a stored file (provider `storage`, `file_id`) or a file living in a drive (provider google_drive, onedrive, dropbox, box or sharepoint, with a `name` and an https `web_url`). The subject and the stored file must belong to the organization (404 otherwise). Writes a `file_attached` feed entry on the subject.',
     auth: 'bearer',
     request: { body: jsonBody(AttachFileBody) },
     responses: { 201: envelope(AttachmentSchema, 'File attached') },
@@ -76,6 +82,8 @@ fileRoutes.openapi(
     operationId: 'listFiles',
     tags,
     summary: 'Files attached to a lead, contact or company (lead documents included, category document)',
+    description:
+      'Files attached to one lead, contact or company (`subject_type` and `subject_id`), lead documents included (category `document`); filter by `provider` and `document_type`.',
     auth: 'bearer',
     request: { query: AttachmentListQuery },
     responses: { 200: listEnvelope(AttachmentSchema) },

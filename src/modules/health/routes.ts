@@ -17,6 +17,8 @@ healthRoutes.openapi(
     operationId: 'health',
     tags: ['Health'],
     summary: 'Service and database health',
+    description:
+      'Reports whether the Worker is up and its database answers a trivial query. Public: no credentials. Answers 503 with the same body shape when the database is unreachable; use it for load-balancer and uptime checks.',
     auth: 'public',
     responses: {
       200: envelope(HealthSchema),

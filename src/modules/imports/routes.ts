@@ -65,6 +65,8 @@ importRoutes.openapi(
     operationId: 'listImportJobs',
     tags,
     summary: 'Import jobs with status, counts and percentage',
+    description:
+      "The organization's lead-import jobs, newest first by default, with status, row counts and percentage; filter by `status`.",
     auth: 'bearer',
     request: { query: ImportJobListQuery },
     responses: { 200: listEnvelope(ImportJobSchema) },
@@ -79,6 +81,8 @@ importRoutes.openapi(
     operationId: 'listImportJobRows',
     tags,
     summary: 'Per-row errors and duplicates of one import job',
+    description:
+      'The rows of an import job that did not simply become new leads: rows refused as invalid (`error`) and duplicates skipped or merged into an existing lead, each with its row number and a message, so the file can be fixed and imported again. Filter by `outcome`.',
     auth: 'bearer',
     request: { params: idParam(), query: ImportJobRowsQuery },
     responses: { 200: listEnvelope(ImportJobRowSchema) },
@@ -104,6 +108,7 @@ importRoutes.openapi(
         {
           code: 'import_ended',
           details: z.object({ status: z.enum(JOB_STATUSES).openapi({ description: 'The status it ended with' }) }),
+          example: { status: 'completed' },
         },
       ]),
     },

@@ -102,11 +102,14 @@ export async function startLeadImport(
 // Declared here, not in schemas.ts: schemas.ts imports MAX_IMPORT_BYTES from this file.
 const importJobListFilters = {
   type: z.string().trim().max(50).optional().openapi({ description: 'Job type, e.g. `lead`' }),
-  status: z.enum(JOB_STATUSES).optional(),
+  status: z.enum(JOB_STATUSES).optional().openapi({ description: 'Only jobs in this status' }),
 };
 
 const importJobRowFilters = {
-  outcome: z.enum(['error', 'duplicate_skipped', 'duplicate_merged']).optional(),
+  outcome: z
+    .enum(['error', 'duplicate_skipped', 'duplicate_merged'])
+    .optional()
+    .openapi({ description: 'Only rows with this outcome' }),
 };
 
 export const importJobList = defineList({

@@ -18,6 +18,8 @@ profileImageRoutes.openapi(
     operationId: 'uploadLeadProfileImage',
     tags,
     summary: 'Set a lead’s profile image (PNG, JPEG, GIF or WebP, checked by content); replaces the previous one',
+    description:
+      "Sets a lead's profile image from a multipart upload (field `image`). The type is checked from the bytes, not the file name: PNG, JPEG, GIF or WebP only (422 otherwise). The previous image is replaced (its bytes deleted unless something else uses them). Writes a `profile_image_updated` feed entry.",
     auth: 'bearer',
     request: {
       params: idParam(),
@@ -46,6 +48,7 @@ profileImageRoutes.openapi(
     operationId: 'getLeadProfileImage',
     tags,
     summary: 'The lead’s profile image, served inline with its content type (404 when none)',
+    description: "Streams the lead's profile image inline, with its stored content type. A lead without one is a 404.",
     auth: 'bearer',
     request: { params: idParam() },
     responses: {

@@ -29,6 +29,8 @@ leadDocumentRoutes.openapi(
     operationId: 'listLeadDocuments',
     tags,
     summary: 'Documents of one lead; search_value matches the file name',
+    description:
+      'Documents uploaded to one lead (`lead_id`, required); `search_value` matches the file name. Download one with GET /api/lead/document/download/{id}.',
     auth: 'bearer',
     request: { query: DocumentListQuery },
     responses: { 200: listEnvelope(DocumentSchema) },
@@ -66,6 +68,8 @@ leadDocumentRoutes.openapi(
     operationId: 'downloadLeadDocument',
     tags,
     summary: 'Download a document (streamed, stored content type, Content-Disposition attachment)',
+    description:
+      "Streams a document's bytes with the content type it was stored with and `Content-Disposition: attachment` with its file name.",
     auth: 'bearer',
     request: { params: idParam() },
     responses: {
@@ -82,6 +86,7 @@ leadDocumentRoutes.openapi(
     operationId: 'deleteLeadDocument',
     tags,
     summary: 'Delete a document and its stored bytes',
+    description: 'Deletes a document and its stored bytes.',
     auth: 'bearer',
     request: { params: idParam() },
     responses: { 200: envelope(DeletedId, 'Document deleted') },

@@ -26,31 +26,64 @@ export const AddDocumentForm = z
       type: 'string',
       description: 'Free label, e.g. contract, proposal, invoice',
     }),
-    description: formText(1_000).openapi({ type: 'string' }),
+    description: formText(1_000).openapi({
+      type: 'string',
+      description: 'Free text, up to 1 000 characters; optional',
+    }),
   })
-  .openapi('AddLeadDocumentRequest');
+  .openapi('AddLeadDocumentRequest', {
+    description: 'A multipart form: the lead, the file and optional labels',
+    example: { lead_id: 1, file: '(binary)', document_type: 'proposal', description: 'Q1 proposal, signed' },
+  });
 
 /** Filters of the list beyond the standard list parameters (the list itself: service.ts). */
 export const documentListFilters = {
   lead_id: leadId,
-  document_type: z.string().trim().max(100).optional(),
+  document_type: z
+    .string()
+    .trim()
+    .max(100)
+    .optional()
+    .openapi({ description: 'Only documents with exactly this document_type' }),
 };
 
 export const DocumentSchema = z
   .object({
-    id: z.number().int(),
-    lead_id: z.number().int(),
-    file_id: z.number().int(),
-    file_name: z.string(),
+    id: z.number().int().openapi({ description: 'The document’s id' }),
+    lead_id: z.number().int().openapi({ description: 'The lead it belongs to' }),
+    file_id: z.number().int().openapi({ description: 'The stored file holding its bytes' }),
+    file_name: z.string().openapi({ description: 'The uploaded file’s name (made safe for storage)' }),
     content_type: z.string().openapi({ description: 'The type recognised from the bytes', example: 'application/pdf' }),
-    size_bytes: z.number().int(),
-    document_type: z.string().nullable(),
-    description: z.string().nullable(),
-    download_url: z.string().openapi({ example: '/api/lead/document/download/1' }),
-    created_by: z.number().int().nullable(),
-    created_at: timestamp(),
+    size_bytes: z.number().int().openapi({ description: 'Size in bytes' }),
+    document_type: z.string().nullable().openapi({ description: 'Free label given on upload; null: none' }),
+    description: z.string().nullable().openapi({ description: 'Free text given on upload; null: none' }),
+    download_url: z.string().openapi({
+      description: 'Relative URL streaming the bytes (same credentials)',
+      example: '/api/lead/document/download/1',
+    }),
+    created_by: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'Id of the user who created it; null when that user is gone' }),
+    created_at: timestamp('When it was uploaded'),
   })
-  .openapi('LeadDocument');
+  .openapi('LeadDocument', {
+    description: 'A document uploaded to a lead',
+    example: {
+      id: 1,
+      lead_id: 1,
+      file_id: 14,
+      file_name: 'proposal.pdf',
+      content_type: 'application/pdf',
+      size_bytes: 48213,
+      document_type: 'proposal',
+      description: 'Q1 proposal, signed',
+      download_url: '/api/lead/document/download/1',
+      created_by: 1,
+      created_at: '2026-01-15T09:30:00.000Z',
+    },
+  });
 
 export const ProfileImageForm = z
   .object({
@@ -58,17 +91,35 @@ export const ProfileImageForm = z
       `PNG, JPEG, GIF or WebP, recognised by its magic bytes (not its name or declared type); at most ${MAX_UPLOAD_MB} MB`,
     ),
   })
-  .openapi('UploadProfileImageRequest');
+  .openapi('UploadProfileImageRequest', {
+    description: 'A multipart form with the image',
+    example: { image: '(binary)' },
+  });
 
 export const ProfileImageSchema = z
   .object({
-    lead_id: z.number().int(),
-    file_id: z.number().int(),
-    file_name: z.string(),
-    content_type: z.enum(['image/png', 'image/jpeg', 'image/gif', 'image/webp']),
-    size_bytes: z.number().int(),
-    profile_image_url: z.string().openapi({ example: '/api/lead/1/profile-image' }),
+    lead_id: z.number().int().openapi({ description: 'The lead' }),
+    file_id: z.number().int().openapi({ description: 'The stored file holding the image' }),
+    file_name: z.string().openapi({ description: 'The uploaded file’s name' }),
+    content_type: z
+      .enum(['image/png', 'image/jpeg', 'image/gif', 'image/webp'])
+      .openapi({ description: 'The image type recognised from the bytes' }),
+    size_bytes: z.number().int().openapi({ description: 'Size in bytes' }),
+    profile_image_url: z.string().openapi({
+      description: 'Relative URL serving the image (same credentials)',
+      example: '/api/lead/1/profile-image',
+    }),
   })
-  .openapi('LeadProfileImage');
+  .openapi('LeadProfileImage', {
+    description: 'A lead’s new profile image',
+    example: {
+      lead_id: 1,
+      file_id: 15,
+      file_name: 'ada.png',
+      content_type: 'image/png',
+      size_bytes: 20480,
+      profile_image_url: '/api/lead/1/profile-image',
+    },
+  });
 
 export type AddDocumentInput = z.infer<typeof AddDocumentForm>;

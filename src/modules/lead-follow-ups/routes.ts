@@ -18,6 +18,8 @@ leadFollowUpRoutes.openapi(
     operationId: 'listLeadFollowUps',
     tags,
     summary: 'Follow-ups of one lead, filtered by status and follow-up date; search_value matches notes',
+    description:
+      'Follow-ups of one lead (`lead_id`, required), filtered by status and by follow-up date; `search_value` matches the notes.',
     auth: 'bearer',
     request: { query: FollowUpListQuery },
     responses: { 200: listEnvelope(FollowUpSchema) },
@@ -32,6 +34,7 @@ leadFollowUpRoutes.openapi(
     operationId: 'addLeadFollowUp',
     tags,
     summary: 'Schedule a follow-up on a lead (status defaults to 1 pending)',
+    description: 'Schedules a follow-up on a lead for a date and time. `status` defaults to 1 (pending).',
     auth: 'bearer',
     request: { body: jsonBody(AddFollowUpBody) },
     responses: { 201: envelope(FollowUpSchema, 'Follow-up added') },
@@ -46,6 +49,8 @@ leadFollowUpRoutes.openapi(
     operationId: 'updateLeadFollowUp',
     tags,
     summary: 'Change a follow-up’s date, notes or status (any status may follow any other)',
+    description:
+      "Changes a follow-up's date, notes or status; only the fields sent change, and any status may follow any other.",
     auth: 'bearer',
     request: { params: idParam(), body: jsonBody(UpdateFollowUpBody) },
     responses: { 200: envelope(FollowUpSchema, 'Follow-up updated') },
@@ -61,6 +66,7 @@ leadFollowUpRoutes.openapi(
     operationId: 'deleteLeadFollowUp',
     tags,
     summary: 'Delete a follow-up',
+    description: 'Deletes a follow-up for good.',
     auth: 'bearer',
     request: { params: idParam() },
     responses: { 200: envelope(DeletedId, 'Follow-up deleted') },

@@ -58,22 +58,28 @@ export const AddFollowUpBody = z
   .object({
     lead_id: leadId,
     follow_up_date: followUpDate,
-    notes: optionalText(5_000),
+    notes: optionalText(5_000).openapi({ description: 'Notes, up to 5 000 characters; optional' }),
     status: status.default(1),
   })
-  .openapi('AddFollowUpRequest');
+  .openapi('AddFollowUpRequest', {
+    description: 'A follow-up to schedule on a lead',
+    example: { lead_id: 1, follow_up_date: '2026-03-01T09:30:00Z', notes: 'Send the proposal', status: 1 },
+  });
 
 export const UpdateFollowUpBody = z
   .object({
     follow_up_date: followUpDate.optional(),
-    notes: optionalText(5_000),
+    notes: optionalText(5_000).openapi({ description: 'Notes, up to 5 000 characters; null clears them' }),
     status: status.optional(),
   })
   .refine((body) => body.follow_up_date !== undefined || body.notes !== undefined || body.status !== undefined, {
     message: 'give follow_up_date, notes or status',
     path: ['status'],
   })
-  .openapi('UpdateFollowUpRequest');
+  .openapi('UpdateFollowUpRequest', {
+    description: 'The follow-up fields to change (at least one); omitted ones keep their value',
+    example: { follow_up_date: '2026-03-08', status: 3 },
+  });
 
 const statusList = z
   .string()
@@ -107,17 +113,34 @@ export const followUpListFilters = {
 
 export const FollowUpSchema = z
   .object({
-    id: z.number().int(),
-    lead_id: z.number().int(),
-    follow_up_date: timestamp(),
-    notes: z.string().nullable(),
-    status: z.number().int(),
-    status_text: z.string(),
-    created_by: z.number().int().nullable(),
-    created_at: timestamp(),
-    updated_at: timestamp(),
+    id: z.number().int().openapi({ description: 'The follow-up’s id' }),
+    lead_id: z.number().int().openapi({ description: 'The lead it is on' }),
+    follow_up_date: timestamp('When to follow up (UTC; a date given alone is its midnight UTC)'),
+    notes: z.string().nullable().openapi({ description: 'Notes; null when none' }),
+    status: z.number().int().openapi({ description: statusDescription }),
+    status_text: z.string().openapi({ description: 'The status’s label (Pending, Completed …)' }),
+    created_by: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'Id of the user who created it; null when that user is gone' }),
+    created_at: timestamp('When it was scheduled'),
+    updated_at: timestamp('When it last changed'),
   })
-  .openapi('FollowUp');
+  .openapi('FollowUp', {
+    description: 'A scheduled follow-up on a lead',
+    example: {
+      id: 5,
+      lead_id: 1,
+      follow_up_date: '2026-03-01T09:30:00.000Z',
+      notes: 'Send the proposal',
+      status: 1,
+      status_text: 'Pending',
+      created_by: 1,
+      created_at: '2026-01-15T09:30:00.000Z',
+      updated_at: '2026-01-15T09:30:00.000Z',
+    },
+  });
 
 export type AddFollowUpInput = z.infer<typeof AddFollowUpBody>;
 export type UpdateFollowUpInput = z.infer<typeof UpdateFollowUpBody>;

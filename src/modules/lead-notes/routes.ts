@@ -17,6 +17,8 @@ leadNoteRoutes.openapi(
     operationId: 'listLeadNotes',
     tags,
     summary: 'Notes of one lead; search_value matches title and note',
+    description:
+      'Notes of one lead (`lead_id`, required), newest first by default; `search_value` matches the title and the text. A lead of another organization, or deleted, is a 404.',
     auth: 'bearer',
     request: { query: NoteListQuery },
     responses: { 200: listEnvelope(NoteSchema) },
@@ -31,6 +33,8 @@ leadNoteRoutes.openapi(
     operationId: 'addLeadNote',
     tags,
     summary: 'Add a note to a lead (feed entry note_added; updates last_activity_at)',
+    description:
+      "Adds a note to a lead. Writes a `note_added` feed entry and moves the lead's `last_activity_at` to now.",
     auth: 'bearer',
     request: { body: jsonBody(AddNoteBody) },
     responses: { 201: envelope(NoteSchema, 'Note added') },
@@ -45,6 +49,7 @@ leadNoteRoutes.openapi(
     operationId: 'updateLeadNote',
     tags,
     summary: 'Change a note’s title or text (feed entry note_updated)',
+    description: "Changes a note's title or text; only the fields sent change. Writes a `note_updated` feed entry.",
     auth: 'bearer',
     request: { params: idParam(), body: jsonBody(UpdateNoteBody) },
     responses: { 200: envelope(NoteSchema, 'Note updated') },
@@ -59,6 +64,7 @@ leadNoteRoutes.openapi(
     operationId: 'deleteLeadNote',
     tags,
     summary: 'Delete a note (feed entry note_deleted)',
+    description: 'Deletes a note for good. Writes a `note_deleted` feed entry.',
     auth: 'bearer',
     request: { params: idParam() },
     responses: { 200: envelope(DeletedId, 'Note deleted') },

@@ -69,5 +69,9 @@ export const tagIds = z
   .openapi({ example: [1] });
 
 export const TagRef = z
-  .object({ id: z.number().int(), name: z.string(), color: z.string().nullable() })
-  .openapi('TagRef');
+  .object({
+    id: z.number().int().openapi({ description: 'The tag lookup’s id' }),
+    name: z.string().openapi({ description: 'The tag’s name' }),
+    color: z.string().nullable().openapi({ description: 'The tag’s color (hex); null: none' }),
+  })
+  .openapi('TagRef', { description: 'A tag of the lead', example: { id: 12, name: 'VIP', color: '#A855F7' } });

@@ -69,7 +69,7 @@ const text = z.string().nullable();
 const integer = z.number().int().nullable();
 
 export const leadFields = {
-  id: { column: 'id', description: 'Read-only', read: z.number().int(), export: true },
+  id: { column: 'id', description: 'The lead’s id (read-only)', read: z.number().int(), export: true },
   first_name: {
     column: 'firstName',
     description: 'First name, 2 to 50 characters after trimming',
@@ -249,7 +249,12 @@ export const leadFields = {
     read: text,
     export: true,
   },
-  score: { column: 'score', description: 'Read-only', read: z.number().int(), export: true },
+  score: {
+    column: 'score',
+    description: 'Lead score, a whole number (read-only: no route sets it; 0 for a new lead)',
+    read: z.number().int(),
+    export: true,
+  },
   estimated_value: {
     column: 'estimatedValue',
     description: 'Estimated value, not negative',
@@ -323,8 +328,20 @@ export const leadFields = {
     read: timestamp().nullable(),
     present: isoOrNull,
   },
-  created_at: { column: 'createdAt', description: 'Read-only', read: timestamp(), present: iso, export: true },
-  updated_at: { column: 'updatedAt', description: 'Read-only', read: timestamp(), present: iso, export: true },
+  created_at: {
+    column: 'createdAt',
+    description: 'When the lead was created (read-only)',
+    read: timestamp(),
+    present: iso,
+    export: true,
+  },
+  updated_at: {
+    column: 'updatedAt',
+    description: 'When the lead last changed (read-only)',
+    read: timestamp(),
+    present: iso,
+    export: true,
+  },
 } as const satisfies Record<string, LeadFieldSpec>;
 
 export type LeadFields = typeof leadFields;

@@ -85,7 +85,14 @@ export const leadFilterShape = {
 };
 
 /** The `filters` object of bulk bodies, saved views and exports: unknown keys are refused. */
-export const leadFiltersObject = z.object(leadFilterShape).strict().openapi('LeadFilters');
+export const leadFiltersObject = z
+  .object(leadFilterShape)
+  .strict()
+  .openapi('LeadFilters', {
+    description:
+      'Lead filters, the same as the query parameters of GET /api/lead/list; all given filters must match (AND). Unknown keys are refused',
+    example: { state_id: '1,2', assigned_to: 'true', created_from: '2025-01-01' },
+  });
 export type LeadFilters = z.output<typeof leadFiltersObject>;
 
 function equalsIgnoringCase(column: SQL | { getSQL(): SQL }, value: string): SQL {

@@ -46,6 +46,7 @@ const duplicateLeadConflict = conflictResponse(
         lead_id: z.number().int().openapi({ description: 'The existing lead holding the email', example: 42 }),
         field: z.literal('email').openapi({ description: 'The field that collides' }),
       }),
+      example: { lead_id: 42, field: 'email' },
     },
   ],
 );
@@ -57,6 +58,8 @@ leadRoutes.openapi(
     operationId: 'listLeads',
     tags,
     summary: 'Leads of the organization, with the standard list parameters and every lead filter',
+    description:
+      'Leads of the organization (deleted leads never appear), with the standard list parameters (page or cursor, limit, order_by, order_in, search_value, start_date, end_date) and every lead filter. `search_value` matches first and last name, email, phone number, company and job title (substring, case-insensitive).',
     auth: 'bearer',
     request: { query: LeadListQuery },
     responses: { 200: listEnvelope(LeadSchema) },
@@ -71,6 +74,8 @@ leadRoutes.openapi(
     operationId: 'addLead',
     tags,
     summary: 'Create a lead (409 duplicate_lead when a live lead has the email)',
+    description:
+      "Creates a lead. `status`, `lead_source` and `priority` (lookup values) and `tags` (lookup ids) must be active lookups of the organization and `assigned_to` a user of it (422 naming the field otherwise). A non-empty email must not belong to another live lead of the organization (409 `duplicate_lead`, with that lead's id in `error.details.lead_id`). Writes a `created` feed entry; the assignee, if any, gets a notification.",
     auth: 'bearer',
     // One read, then one write statement (createLeadsBatch); the email's unique index settles races.
     transaction: false,
@@ -87,6 +92,8 @@ leadRoutes.openapi(
     operationId: 'viewLead',
     tags,
     summary: 'One lead',
+    description:
+      'One lead with its lookup labels (`*_text`), tags and custom fields. A deleted lead, or one of another organization, is a 404.',
     auth: 'bearer',
     request: { params: idParam() },
     responses: { 200: envelope(LeadSchema) },
@@ -102,6 +109,8 @@ leadRoutes.openapi(
     tags,
     summary:
       'Update a lead: any creatable field; custom_fields and ai_information merge key by key (null removes a key)',
+    description:
+      'Changes a lead: only the fields sent change; null clears a clearable field. `custom_fields` and `ai_information` merge key by key into the stored objects (a key sent as null is removed). The same reference checks as on add apply (422), and a changed email must stay unique among live leads (409 `duplicate_lead`). Writes an `updated` feed entry with before/after of the changed fields; a new assignee is notified.',
     auth: 'bearer',
     request: { params: idParam(), body: jsonBody(UpdateLeadBody) },
     responses: { 200: envelope(LeadSchema, 'Lead updated'), 409: duplicateLeadConflict },
@@ -116,9 +125,18 @@ leadRoutes.openapi(
     operationId: 'deleteLeads',
     tags,
     summary: 'Soft-delete leads by id; unknown ids and other organizations’ ids change nothing',
+    description:
+      "Soft-deletes leads by id: they disappear from lists, views and search, and their email becomes free again. Unknown ids, already deleted ones and other organizations' ids change nothing; `data.deleted` counts the leads deleted by this request.",
     auth: 'bearer',
     request: { body: jsonBody(DeleteLeadsBody) },
-    responses: { 200: envelope(z.object({ deleted: z.number().int() }), 'Leads deleted') },
+    responses: {
+      200: envelope(
+        z
+          .object({ deleted: z.number().int().openapi({ description: 'How many leads this request deleted' }) })
+          .openapi({ description: 'The outcome' }),
+        'Leads deleted',
+      ),
+    },
   }),
   async (c) => {
     const deleted = await deleteLeads(c.var.tenant, c.req.valid('json').ids);
@@ -133,6 +151,8 @@ leadRoutes.openapi(
     operationId: 'updateLeadCustomFields',
     tags,
     summary: 'Merge custom fields into a lead (null removes a key)',
+    description:
+      "Merges `custom_fields` into a lead's stored custom fields key by key: a key sent with a value replaces or adds it, a key sent as null removes it, keys not sent stay. Answers the whole lead.",
     auth: 'bearer',
     request: { body: jsonBody(UpdateCustomFieldsBody) },
     responses: { 200: envelope(LeadSchema, 'Custom fields updated') },
@@ -150,6 +170,8 @@ leadRoutes.openapi(
     operationId: 'setLeadCustomField',
     tags,
     summary: 'Set one custom field of a lead (no field_value removes it)',
+    description:
+      'Sets one custom field of a lead; `field_value` omitted or null removes that key. Answers the whole lead.',
     auth: 'bearer',
     request: { body: jsonBody(SetCustomFieldBody) },
     responses: { 200: envelope(LeadSchema, 'Custom field saved') },
@@ -177,6 +199,8 @@ leadRoutes.openapi(
     operationId: 'changeLeadStatus',
     tags,
     summary: `Set the status of many leads: ${bulkSummary}`,
+    description:
+      'Sets the status of many leads at once: explicit `ids`, or `select_all: true` with optional `filters` (the list filters). `status` must be the value of an active status lookup (422). Leads already at that status do not count; each changed lead gets a feed entry.',
     auth: 'bearer',
     request: { body: jsonBody(StatusChangeBody) },
     responses: { 200: envelope(BulkResult, 'Status changed') },
@@ -195,6 +219,8 @@ leadRoutes.openapi(
     operationId: 'assignLeads',
     tags,
     summary: `Assign many leads to a user (null unassigns); the assignee is notified: ${bulkSummary}`,
+    description:
+      'Assigns many leads to a user (`assigned_to`: null unassigns): explicit `ids`, or `select_all: true` with `filters`. The user must belong to the organization (422). Leads already assigned to that user do not count; each changed lead gets a feed entry, and the assignee one notification for all of them.',
     auth: 'bearer',
     request: { body: jsonBody(AssignUserBody) },
     responses: { 200: envelope(BulkResult, 'Leads assigned') },
@@ -213,6 +239,8 @@ leadRoutes.openapi(
     operationId: 'addLeadTags',
     tags,
     summary: `Add tags to many leads: ${bulkSummary}`,
+    description:
+      'Adds tags to many leads, keeping the tags they have: explicit `ids`, or `select_all: true` with `filters`. Tags must be active tag lookups (422 naming `tags.N`). A lead counts when it gained at least one tag.',
     auth: 'bearer',
     request: { body: jsonBody(AssignTagsBody) },
     responses: { 200: envelope(BulkResult, 'Tags added') },
@@ -231,6 +259,8 @@ leadRoutes.openapi(
     operationId: 'setLeadTags',
     tags,
     summary: `Replace the tags of many leads: ${bulkSummary}`,
+    description:
+      'Replaces the tags of many leads with exactly `tags` (an empty list removes all): explicit `ids`, or `select_all: true` with `filters`. A lead counts when its tags changed.',
     auth: 'bearer',
     request: { body: jsonBody(SetTagsBody) },
     responses: { 200: envelope(BulkResult, 'Tags replaced') },

@@ -28,10 +28,15 @@ const lookupConflict = conflictResponse(
       code: 'duplicate_lookup',
       details: z.object({
         lookup_id: z.number().int().openapi({ description: 'The lookup holding the name', example: 7 }),
-        field: z.literal('name'),
+        field: z.literal('name').openapi({ description: 'The field that collides' }),
       }),
+      example: { lookup_id: 7, field: 'name' },
     },
-    { code: 'duplicate_value', details: z.object({ field: z.literal('value') }) },
+    {
+      code: 'duplicate_value',
+      details: z.object({ field: z.literal('value').openapi({ description: 'The field that collides' }) }),
+      example: { field: 'value' },
+    },
   ],
 );
 
@@ -42,6 +47,8 @@ lookupRoutes.openapi(
     operationId: 'listLookups',
     tags,
     summary: 'Lookup values of the organization (filter by module_name, type, is_active, parent_id)',
+    description:
+      "The organization's lookup values (lead statuses, sources, priorities, tags and other pick lists), filtered by `module_name`, `type`, `is_active` and `parent_id`. A lead's `status`, `lead_source` and `priority` hold a lookup's `value`; its `tags` hold lookup ids.",
     auth: 'bearer',
     request: { query: LookupListQuery },
     responses: { 200: listEnvelope(LookupSchema) },
@@ -56,6 +63,8 @@ lookupRoutes.openapi(
     operationId: 'addLookup',
     tags,
     summary: 'Add a lookup value (admins and managers); status/source/priority get the next value when none is given',
+    description:
+      'Adds a lookup value. For status, lead_source and priority a missing `value` gets the next number of that type. Names and values are unique per type (409).',
     auth: 'bearer',
     roles: ['admin', 'manager'],
     request: { body: jsonBody(AddLookupBody) },
@@ -71,6 +80,8 @@ lookupRoutes.openapi(
     operationId: 'updateLookup',
     tags,
     summary: 'Change a lookup’s name, value, color or active flag (admins and managers)',
+    description:
+      "Changes a lookup's name, value, color or active flag; only the fields sent change. Changing the value of a lead status, source or priority moves the leads holding the old value, so no lead loses its label. A deactivated lookup stays readable on the records that use it but cannot be set anew.",
     auth: 'bearer',
     roles: ['admin', 'manager'],
     request: { params: idParam(), body: jsonBody(UpdateLookupBody) },

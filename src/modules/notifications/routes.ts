@@ -17,6 +17,8 @@ notificationRoutes.openapi(
     operationId: 'listNotifications',
     tags,
     summary: 'The caller’s notifications',
+    description:
+      "The caller's own notifications (lead assignments, finished imports, ready exports), newest first by default; filter by `is_read`.",
     auth: 'bearer',
     request: { query: NotificationListQuery },
     responses: { 200: listEnvelope(NotificationSchema) },
@@ -31,6 +33,8 @@ notificationRoutes.openapi(
     operationId: 'readNotifications',
     tags,
     summary: 'Mark the caller’s notifications read; anyone else’s ids change nothing',
+    description:
+      "Marks notifications of the caller read: the given `ids`, or all of them when `ids` is omitted. Ids of other users' notifications change nothing; `data.updated` counts those marked by this request.",
     auth: 'bearer',
     request: { body: jsonBody(ReadNotificationsBody) },
     responses: { 200: envelope(ReadNotificationsResult, 'Notifications marked read') },

@@ -16,6 +16,8 @@ roleRoutes.openapi(
     operationId: 'listRoles',
     tags,
     summary: 'Roles of the organization',
+    description:
+      "Roles of the caller's organization: the built-in admin, manager and sales_rep roles (created at signup), and any added ones.",
     auth: 'bearer',
     request: { query: RoleListQuery },
     responses: { 200: listEnvelope(RoleSchema) },
@@ -30,6 +32,8 @@ roleRoutes.openapi(
     operationId: 'addRole',
     tags,
     summary: 'Add a role (admins only)',
+    description:
+      'Adds a role to the organization. Role names are unique per organization (409 `role_exists`). Access rules name the built-in roles (admin, manager, sales_rep); an added role grants only what every user may do.',
     auth: 'bearer',
     roles: ['admin'],
     request: { body: jsonBody(AddRoleBody) },

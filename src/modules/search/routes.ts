@@ -16,6 +16,8 @@ searchRoutes.openapi(
     operationId: 'globalSearch',
     tags: ['Search'],
     summary: 'Search the organization’s records (users, and each module’s records as they are added)',
+    description:
+      "Searches the organization's records for `search_value` (case-insensitive substring) and answers one section per record type (`users`, `leads`), each with at most 10 matches; leads match as `search_value` does on GET /api/lead/list.",
     auth: 'bearer',
     request: { query: GlobalSearchQuery },
     responses: { 200: envelope(GlobalSearchResult) },

@@ -5,8 +5,21 @@ import { z } from '@hono/zod-openapi';
 import { LeadSchema } from '../leads/schemas';
 import { UserSchema } from '../users/schemas';
 
-export const GlobalSearchQuery = z.object({ search_value: z.string().trim().min(1, 'is required').max(200) });
+export const GlobalSearchQuery = z.object({
+  search_value: z
+    .string()
+    .trim()
+    .min(1, 'is required')
+    .max(200)
+    .openapi({ description: 'Text to find (1 to 200 characters; case-insensitive substring)', example: 'ada' }),
+});
 
 export const GlobalSearchResult = z
-  .object({ users: z.array(UserSchema), leads: z.array(LeadSchema) })
-  .openapi('GlobalSearchResult');
+  .object({
+    users: z.array(UserSchema).openapi({ description: 'Users whose name or email matches, at most 10' }),
+    leads: z.array(LeadSchema).openapi({ description: 'Live leads matching as on GET /api/lead/list, at most 10' }),
+  })
+  .openapi('GlobalSearchResult', {
+    description: 'Matches of the search, one section per record type',
+    example: { users: [], leads: [] },
+  });

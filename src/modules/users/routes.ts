@@ -27,6 +27,7 @@ userRoutes.openapi(
     operationId: 'getMyProfile',
     tags,
     summary: 'The caller’s profile, with its organization name',
+    description: "The calling user's own profile, with its role and the name of its organization.",
     auth: 'bearer',
     responses: { 200: envelope(MyProfileSchema) },
   }),
@@ -40,6 +41,8 @@ userRoutes.openapi(
     operationId: 'listUsers',
     tags,
     summary: 'Users of the organization',
+    description:
+      "Users of the caller's organization (deleted users are not listed), with the standard list parameters.",
     auth: 'bearer',
     request: { query: UserListQuery },
     responses: { 200: listEnvelope(UserSchema) },
@@ -54,6 +57,8 @@ userRoutes.openapi(
     operationId: 'addUser',
     tags,
     summary: 'Add a user (admins only)',
+    description:
+      "Creates a user in the caller's organization with the given role and password. The new user can log in at once. The email must be free across all organizations (409 `email_taken`).",
     auth: 'bearer',
     roles: ['admin'],
     request: { body: jsonBody(AddUserBody) },
@@ -69,6 +74,8 @@ userRoutes.openapi(
     operationId: 'updateUser',
     tags,
     summary: 'Update a user (yourself, or anyone as an admin)',
+    description:
+      "Changes a user's profile. Any user may change their own name, email, phone, language and timezone; changing someone else, or anyone's `role_id` or `state_id`, needs the admin role (403 `admin_only`). A new role or state ends that user's existing tokens. You cannot deactivate yourself (403 `cannot_deactivate_self`), and the organization always keeps one active admin (409 `last_admin`). `first_name`, `email` and `phone_no` are required (send the current values to keep them); an omitted optional field keeps its value, null clears it.",
     auth: 'bearer',
     request: { params: idParam(), body: jsonBody(UpdateUserBody) },
     responses: {
@@ -86,6 +93,8 @@ userRoutes.openapi(
     operationId: 'changePassword',
     tags,
     summary: 'Change the caller’s password: every token issued before ends, and `data` is a fresh one for the caller',
+    description:
+      "Changes the caller's password after checking the current one (a wrong one is a 422 on current_password); `new_password` and `confirm_password` must match (422). Every token issued before ends, this one included: `data` is a fresh token for the caller.",
     auth: 'bearer',
     request: { body: jsonBody(ChangePasswordBody) },
     responses: { 200: envelope(FreshTokenSchema, 'Password changed') },
@@ -103,6 +112,8 @@ userRoutes.openapi(
     operationId: 'deleteUser',
     tags,
     summary: 'Delete a user (admins only; not yourself)',
+    description:
+      'Deletes a user of the organization (soft delete: the user can no longer log in and disappears from lists). You cannot delete yourself (403 `cannot_delete_self`).',
     auth: 'bearer',
     roles: ['admin'],
     request: { body: jsonBody(DeleteUserBody) },

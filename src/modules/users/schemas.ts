@@ -6,24 +6,68 @@ const password = z.string().min(8, 'must be at least 8 characters').max(256, 'mu
 
 export const UserSchema = z
   .object({
-    id: z.number().int(),
-    first_name: z.string(),
-    last_name: z.string().nullable(),
-    name: z.string(),
-    email: z.string(),
-    phone_no: z.string().nullable(),
-    role_id: z.number().int(),
-    role_name: z.string(),
-    state_id: z.number().int().openapi({ description: '1 = active, 0 = inactive' }),
-    language: z.string().nullable(),
-    timezone: z.string().nullable(),
-    organization_id: z.string(),
-    created_at: timestamp(),
-    updated_at: timestamp(),
+    id: z.number().int().openapi({ description: 'The user’s id (read-only)' }),
+    first_name: z.string().openapi({ description: 'First name' }),
+    last_name: z.string().nullable().openapi({ description: 'Last name; null when none was given' }),
+    name: z.string().openapi({ description: 'First and last name joined by a space (read-only)' }),
+    email: z.string().openapi({ description: 'Login email, unique across all organizations; domain lower-cased' }),
+    phone_no: z.string().nullable().openapi({ description: 'Phone number; null when none is stored' }),
+    role_id: z.number().int().openapi({ description: 'Id of the user’s role (see GET /api/role/list)' }),
+    role_name: z
+      .string()
+      .openapi({ description: 'Name of the user’s role: admin, manager, sales_rep or an added role' }),
+    state_id: z.number().int().openapi({ description: '1 = active, 0 = inactive (an inactive user cannot log in)' }),
+    language: z.string().nullable().openapi({ description: 'Preferred language, as the client set it; null: not set' }),
+    timezone: z
+      .string()
+      .nullable()
+      .openapi({ description: 'Preferred time zone, as the client set it (e.g. Europe/London); null: not set' }),
+    organization_id: z.string().openapi({ description: 'The user’s organization id, as a string' }),
+    created_at: timestamp('When the user was created'),
+    updated_at: timestamp('When the user last changed'),
   })
-  .openapi('User');
+  .openapi('User', {
+    description: 'A user of the organization',
+    example: {
+      id: 1,
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      name: 'Ada Lovelace',
+      email: 'ada@example.com',
+      phone_no: '+44 20 7946 0000',
+      role_id: 1,
+      role_name: 'admin',
+      state_id: 1,
+      language: 'en',
+      timezone: 'Europe/London',
+      organization_id: '1',
+      created_at: '2026-01-15T09:30:00.000Z',
+      updated_at: '2026-01-15T09:30:00.000Z',
+    },
+  });
 
-export const MyProfileSchema = UserSchema.extend({ organization_name: z.string() }).openapi('MyProfile');
+export const MyProfileSchema = UserSchema.extend({
+  organization_name: z.string().openapi({ description: 'Name of the caller’s organization' }),
+}).openapi('MyProfile', {
+  description: 'The calling user, with the name of its organization',
+  example: {
+    id: 1,
+    first_name: 'Ada',
+    last_name: 'Lovelace',
+    name: 'Ada Lovelace',
+    email: 'ada@example.com',
+    phone_no: '+44 20 7946 0000',
+    role_id: 1,
+    role_name: 'admin',
+    state_id: 1,
+    language: 'en',
+    timezone: 'Europe/London',
+    organization_id: '1',
+    created_at: '2026-01-15T09:30:00.000Z',
+    updated_at: '2026-01-15T09:30:00.000Z',
+    organization_name: 'Analytical Engines Ltd',
+  },
+});
 
 /** GET /api/users/list filters beyond the standard list parameters (the list itself: service.ts `userList`). */
 export const userListFilters = {
@@ -33,40 +77,84 @@ export const userListFilters = {
 
 export const AddUserBody = z
   .object({
-    first_name: text(1, 50),
-    last_name: optionalText(50),
-    email,
-    phone_no: text(1, 30),
-    password,
+    first_name: text(1, 50).openapi({ description: 'First name, 1 to 50 characters' }),
+    last_name: optionalText(50).openapi({ description: 'Last name, up to 50 characters; optional' }),
+    email: email.openapi({
+      description: 'Login email; must not have an account in any organization (409 email_taken)',
+    }),
+    phone_no: text(1, 30).openapi({ description: 'Phone number, 1 to 30 characters' }),
+    password: password.openapi({ description: 'Initial password, 8 to 256 characters' }),
     role_id: positiveId.optional().openapi({ description: 'Defaults to the sales_rep role' }),
   })
-  .openapi('AddUserRequest');
+  .openapi('AddUserRequest', {
+    description: 'A new user of the caller’s organization',
+    example: {
+      first_name: 'Grace',
+      last_name: 'Hopper',
+      email: 'grace@example.com',
+      phone_no: '+1 202 555 0100',
+      password: 'a long passphrase',
+      role_id: 2,
+    },
+  });
 
 export const UpdateUserBody = z
   .object({
-    first_name: text(1, 50),
-    last_name: optionalText(50),
-    email,
-    phone_no: text(1, 30),
-    language: optionalText(20),
-    timezone: optionalText(64),
+    first_name: text(1, 50).openapi({ description: 'First name, 1 to 50 characters (required)' }),
+    last_name: optionalText(50).openapi({
+      description: 'Last name, up to 50 characters; omitted keeps it, null clears it',
+    }),
+    email: email.openapi({
+      description: 'Login email (required); another account’s email is a 409 email_taken',
+    }),
+    phone_no: text(1, 30).openapi({ description: 'Phone number, 1 to 30 characters (required)' }),
+    language: optionalText(20).openapi({ description: 'Preferred language, up to 20 characters; null clears it' }),
+    timezone: optionalText(64).openapi({
+      description: 'Preferred time zone, up to 64 characters (e.g. Europe/London); null clears it',
+    }),
     role_id: positiveId.optional().openapi({ description: 'Admins only' }),
     state_id: z
       .union([z.literal(0), z.literal(1)])
       .optional()
       .openapi({ description: 'Admins only: 1 active, 0 inactive' }),
   })
-  .openapi('UpdateUserRequest');
+  .openapi('UpdateUserRequest', {
+    description: 'A user’s new profile; role_id and state_id only for admins',
+    example: {
+      first_name: 'Grace',
+      last_name: 'Hopper',
+      email: 'grace@example.com',
+      phone_no: '+1 202 555 0100',
+      timezone: 'America/New_York',
+    },
+  });
 
 export const ChangePasswordBody = z
   .object({
-    current_password: z.string().min(1, 'is required').max(256),
-    new_password: password,
-    confirm_password: z.string().min(1, 'is required').max(256),
+    current_password: z
+      .string()
+      .min(1, 'is required')
+      .max(256)
+      .openapi({ description: 'The caller’s current password (checked)' }),
+    new_password: password.openapi({ description: 'The new password, 8 to 256 characters' }),
+    confirm_password: z
+      .string()
+      .min(1, 'is required')
+      .max(256)
+      .openapi({ description: 'new_password again; a mismatch is a 422' }),
   })
-  .openapi('ChangePasswordRequest');
+  .openapi('ChangePasswordRequest', {
+    description: 'The caller’s current password and the new one, twice',
+    example: {
+      current_password: 'correct horse',
+      new_password: 'battery staple 42',
+      confirm_password: 'battery staple 42',
+    },
+  });
 
-export const DeleteUserBody = z.object({ user_id: positiveId }).openapi('DeleteUserRequest');
+export const DeleteUserBody = z
+  .object({ user_id: positiveId.openapi({ description: 'Id of the user to delete (not the caller)' }) })
+  .openapi('DeleteUserRequest', { description: 'The user to delete', example: { user_id: 7 } });
 
 /** 409 when the email already has an account (emails are unique across organizations: login is by email alone). */
 export const emailTakenConflict = conflictResponse(
