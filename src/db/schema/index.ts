@@ -9,3 +9,4 @@ export * from './activity';
 export * from './jobs';
 export * from './outbox';
 export * from './counters';
+export * from './intent';
