@@ -31,6 +31,7 @@ import { leadDocumentRoutes } from './modules/lead-documents/routes';
 import { fileRoutes } from './modules/files/routes';
 import { importRoutes } from './modules/imports/routes';
 import { exportRoutes } from './modules/exports/routes';
+import { intentRoutes } from './modules/intent/routes';
 import { MAX_UPLOAD_BYTES } from './modules/files/upload-policy';
 import { MAX_IMPORT_BYTES } from './modules/imports/service';
 
@@ -61,6 +62,7 @@ export const routeModules = [
   notificationRoutes,
   fileRoutes,
   exportRoutes,
+  intentRoutes,
 ];
 
 export function buildApp() {
