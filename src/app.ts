@@ -32,6 +32,7 @@ import { fileRoutes } from './modules/files/routes';
 import { importRoutes } from './modules/imports/routes';
 import { exportRoutes } from './modules/exports/routes';
 import { intentRoutes } from './modules/intent/routes';
+import { trackingRoutes } from './modules/tracking/routes';
 import { MAX_UPLOAD_BYTES } from './modules/files/upload-policy';
 import { MAX_IMPORT_BYTES } from './modules/imports/service';
 
@@ -63,6 +64,7 @@ export const routeModules = [
   fileRoutes,
   exportRoutes,
   intentRoutes,
+  trackingRoutes,
 ];
 
 export function buildApp() {
