@@ -5,6 +5,7 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { observeStatements } from '../src/db/client';
 import { intentSignals, leadIntentScores } from '../src/db/schema';
 import { HOT_THRESHOLD, SIGNAL_TYPES } from '../src/modules/intent/scoring';
 import { call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
@@ -147,6 +148,18 @@ describe('intent signals', () => {
       occurred_at: new Date(Date.now() - 14 * DAY_MS).toISOString(),
     });
     expect(fortnight.intent_score).toBe(25);
+  });
+
+  it('sends 5 statements for a signal: scope, BEGIN, the guarded insert, the rescoring with its alert, COMMIT', async () => {
+    const leadId = await assignedLead(owner);
+    const statements: string[] = [];
+    const stop = observeStatements((text) => statements.push(text));
+    try {
+      await signal(owner, leadId, 'demo_requested');
+    } finally {
+      stop();
+    }
+    expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(5);
   });
 
   it('lists a lead’s signals newest first, paged', async () => {
