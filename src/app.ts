@@ -32,6 +32,8 @@ import { leadDocumentRoutes } from './modules/lead-documents/routes';
 import { fileRoutes } from './modules/files/routes';
 import { importRoutes } from './modules/imports/routes';
 import { exportRoutes } from './modules/exports/routes';
+import { intentRoutes } from './modules/intent/routes';
+import { trackingRoutes } from './modules/tracking/routes';
 import { MAX_UPLOAD_BYTES } from './modules/files/upload-policy';
 import { MAX_IMPORT_BYTES } from './modules/imports/service';
 
@@ -62,6 +64,8 @@ export const routeModules = [
   notificationRoutes,
   fileRoutes,
   exportRoutes,
+  intentRoutes,
+  trackingRoutes,
 ];
 
 export function buildApp() {

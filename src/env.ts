@@ -21,6 +21,10 @@ export interface Bindings {
   FILES: R2Bucket;
   /** Cloudflare Queue for async jobs (see src/jobs). */
   JOBS: Queue<import('./jobs/messages').JobMessage>;
+  /** Cloudflare Queue of tracking hits (pixel opens, link clicks), consumed by src/jobs/events-runner.ts. */
+  EVENTS: Queue<import('./modules/tracking/hits').TrackingHit>;
+  /** Key of tracking-token signatures; when unset, derived from JWT_SECRET (modules/tracking/token.ts). */
+  TRACKING_SECRET?: string;
   /** Workers Static Assets (.assets/): Scalar's bundle for the reference page, see src/modules/docs. */
   ASSETS: Fetcher;
 }
@@ -46,6 +50,10 @@ const configSchema = z.object({
       (secret) => !PUBLISHED_SECRETS.has(secret),
       'JWT_SECRET is a published development value: anyone could sign tokens with it',
     ),
+  TRACKING_SECRET: z
+    .string()
+    .refine((secret) => new TextEncoder().encode(secret).length >= 32, 'TRACKING_SECRET must be at least 32 bytes long')
+    .optional(),
   SIGNUP_ENABLED: z
     .string()
     .optional()

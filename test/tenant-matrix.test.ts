@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { call, signupOrganization, type SignedUp } from './helpers/api';
 import { fillPath, routeKey, routes, takesRecordReference } from './helpers/registry';
 import type { FixtureMap } from './cross-tenant/fixture';
+import type { RegisteredRoute } from '../src/core/routes';
 
 const fixtureModules = import.meta.glob<{ fixtures: FixtureMap }>('./cross-tenant/fixtures/*.ts', { eager: true });
 const fixtures: FixtureMap = Object.assign({}, ...Object.values(fixtureModules).map((module) => module.fixtures));
@@ -17,9 +18,23 @@ describe('cross-tenant matrix', () => {
   let owner: SignedUp;
   let intruder: SignedUp;
 
+  let intruderApiKey: string | undefined;
+
   beforeAll(async () => {
     [owner, intruder] = await Promise.all([signupOrganization('Owner'), signupOrganization('Intruder')]);
   });
+
+  /** The intruder's own credential of the route's kind: its bearer token, an API key of its organization, or none. */
+  async function intruderCredentials(auth: RegisteredRoute['auth']): Promise<{ token?: string; apiKey?: string }> {
+    if (auth === 'public') return {};
+    if (auth === 'bearer') return { token: intruder.token };
+    if (!intruderApiKey) {
+      const key = await call('POST', '/api/api-keys/add', { token: intruder.token, body: { name: 'intruder' } });
+      if (key.status !== 201) throw new Error(`api key: ${key.status} ${key.text}`);
+      intruderApiKey = key.body.data.key as string;
+    }
+    return { apiKey: intruderApiKey };
+  }
 
   it('has a fixture for every route that takes a record id', () => {
     const missing = idRoutes.map(routeKey).filter((key) => !fixtures[key]);
@@ -47,9 +62,10 @@ describe('cross-tenant matrix', () => {
       expect(before).not.toBeNull();
       const request = fixture.request(record, intruder);
       const path = fillPath(route.path, request.params);
+      const credentials = await intruderCredentials(route.auth);
       const response = request.form
-        ? await call(route.method, path, { token: intruder.token, rawBody: request.form(), query: request.query })
-        : await call(route.method, path, { token: intruder.token, body: request.body, query: request.query });
+        ? await call(route.method, path, { ...credentials, rawBody: request.form(), query: request.query })
+        : await call(route.method, path, { ...credentials, body: request.body, query: request.query });
       if ((fixture.outcome ?? 'not_found') === 'not_found') {
         expect(response.status, response.text).toBe(404);
         expect(response.body).toMatchObject({ success: false, error: { type: 'not_found' } });

@@ -10,3 +10,4 @@ export * from './jobs';
 export * from './outbox';
 export * from './counters';
 export * from './idempotency';
+export * from './intent';

@@ -12,7 +12,14 @@ import { booleanFlag, idList } from '../../core/schemas';
 import { isoTimestamp } from '../../core/schemas';
 
 /** type_id values (see the notifications table). */
-export const NOTIFICATION_TYPES = { leadAssigned: 1, importFinished: 2, exportReady: 3, followUpDue: 4 } as const;
+export const NOTIFICATION_TYPES = {
+  leadAssigned: 1,
+  importFinished: 2,
+  exportReady: 3,
+  followUpDue: 4,
+  // Written by the intent rescoring (modules/intent/scoring.ts) in the statement that raises the alert.
+  intentAlert: 5,
+} as const;
 
 /** Lead ids kept in one notification's data; the count says how many there were in all. */
 const MAX_LEAD_IDS = 100;
@@ -135,7 +142,9 @@ export const notificationList = defineList({
       enum: ['true', 'false'],
       description: 'true: read only; false: unread only',
     }),
-    type_id: idList('Types, comma-separated: 1 lead assigned, 2 import finished, 3 export ready, 4 follow-up due'),
+    type_id: idList(
+      'Types, comma-separated: 1 lead assigned, 2 import finished, 3 export ready, 4 follow-up due, 5 intent alert',
+    ),
   },
   search: (term) => ilike(notifications.title, containsPattern(term)),
   createdAt: notifications.createdAt,

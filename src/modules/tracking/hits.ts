@@ -1,0 +1,101 @@
+/**
+ * Tracking hits: the pixel and the click redirect put one message per valid hit on the events
+ * queue (after the response, in waitUntil); the consumer records them as intent signals in
+ * batches: ONE insert per organization for the whole batch, then one rescoring of the leads hit.
+ * Every hit carries a unique id, stored as the signal's dedupe_key, so a redelivered message
+ * inserts nothing. The third open of one token adds an email_opened_3x signal, once per token
+ * (dedupe_key `open3x:<token hash>`).
+ */
+import { sql } from 'drizzle-orm';
+import type { Transaction } from '../../db/client';
+import { rescoreLeads } from '../intent/scoring';
+
+export interface TrackingHit {
+  kind: 'open' | 'click';
+  /** Unique per hit: the dedupe key that makes redelivery harmless. */
+  hitId: string;
+  orgId: number;
+  leadId: number;
+  tokenHash: string;
+  campaign: string | null;
+  targetUrl: string | null;
+  /** When the hit happened (ISO 8601). */
+  at: string;
+}
+
+/** A message body is a hit we can record (anything else is dropped, and logged, by the consumer). */
+export function isTrackingHit(body: unknown): body is TrackingHit {
+  const hit = body as Partial<TrackingHit> | null;
+  return (
+    typeof hit === 'object' &&
+    hit !== null &&
+    (hit.kind === 'open' || hit.kind === 'click') &&
+    typeof hit.hitId === 'string' &&
+    Number.isSafeInteger(hit.orgId) &&
+    Number.isSafeInteger(hit.leadId) &&
+    typeof hit.tokenHash === 'string' &&
+    typeof hit.at === 'string' &&
+    !Number.isNaN(Date.parse(hit.at))
+  );
+}
+
+/** Opens of one token that make an email_opened_3x signal. */
+export const OPENS_FOR_3X = 3;
+
+/**
+ * Records the hits of ONE organization (the transaction is scoped to it) and rescores the leads
+ * they touched. Hits for a lead that is gone are skipped.
+ */
+export async function recordHits(tx: Transaction, orgId: number, hits: TrackingHit[]): Promise<number[]> {
+  const rows = hits.map((hit) => ({
+    hit_id: hit.hitId,
+    kind: hit.kind,
+    lead_id: hit.leadId,
+    token_hash: hit.tokenHash,
+    campaign: hit.campaign,
+    target_url: hit.targetUrl,
+    at: hit.at,
+  }));
+  const result = await tx.execute<{ lead_id: string }>(sql`
+    with hits as (
+      select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+        as h(hit_id text, kind text, lead_id bigint, token_hash text, campaign text, target_url text, at timestamptz)
+    ),
+    inserted as (
+      insert into intent_signals (organization_id, lead_id, signal_type, signal_detail, source, occurred_at, dedupe_key)
+      select ${orgId}, h.lead_id,
+        case h.kind when 'open' then 'email_opened' else 'link_clicked' end,
+        jsonb_strip_nulls(jsonb_build_object('token_hash', h.token_hash, 'campaign', h.campaign, 'target_url', h.target_url)),
+        case h.kind when 'open' then 'tracking_pixel' else 'tracking_link' end,
+        least(h.at, now()), 'hit:' || h.hit_id
+      from hits h
+      join leads l on l.id = h.lead_id and l.organization_id = ${orgId} and l.deleted_at is null
+      on conflict (organization_id, dedupe_key) do nothing
+      returning lead_id, signal_type, signal_detail->>'token_hash' as token_hash, occurred_at
+    ),
+    opens as (
+      select o.token_hash, o.lead_id, count(*) as opens, max(o.occurred_at) as last_open
+      from (
+        select s.signal_detail->>'token_hash' as token_hash, s.lead_id, s.occurred_at
+        from intent_signals s
+        where s.organization_id = ${orgId} and s.signal_type = 'email_opened'
+          and s.signal_detail->>'token_hash' in (select h.token_hash from hits h where h.kind = 'open')
+        union all
+        select i.token_hash, i.lead_id, i.occurred_at from inserted i where i.signal_type = 'email_opened'
+      ) o
+      group by o.token_hash, o.lead_id
+      having count(*) >= ${OPENS_FOR_3X}
+    ),
+    thrice as (
+      insert into intent_signals (organization_id, lead_id, signal_type, signal_detail, source, occurred_at, dedupe_key)
+      select ${orgId}, o.lead_id, 'email_opened_3x', jsonb_build_object('token_hash', o.token_hash, 'opens', o.opens),
+        'tracking_pixel', o.last_open, 'open3x:' || o.token_hash
+      from opens o
+      on conflict (organization_id, dedupe_key) do nothing
+      returning lead_id
+    )
+    select lead_id from inserted union select lead_id from thrice`);
+  const leadIds = result.rows.map((row) => Number(row.lead_id));
+  await rescoreLeads(tx, orgId, leadIds);
+  return leadIds;
+}

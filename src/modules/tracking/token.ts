@@ -1,0 +1,131 @@
+/**
+ * Tracking tokens: self-contained and signed, so the pixel and the click redirect need no
+ * database read. A token is `<payload>.<signature>`, both base64url without padding: the payload
+ * is the JSON `{ v: 1, o: organization id, l: lead id, u?: target URL, c?: campaign, t: issued
+ * at (unix seconds) }`, the signature HMAC-SHA256 over the payload text with the tracking key.
+ * The key is TRACKING_SECRET when set, else derived from JWT_SECRET with HKDF-SHA256 (its own
+ * salt and info, so a tracking signature is never a valid JWT signature and the reverse).
+ * Verification is WebCrypto's constant-time `verify`; anything malformed, unsigned or tampered
+ * is simply invalid.
+ */
+import { z } from '@hono/zod-openapi';
+import { base64url } from 'jose';
+
+export interface TrackingClaims {
+  organizationId: number;
+  leadId: number;
+  /** Where the click redirect sends the reader (http/https only); absent on open tokens. */
+  targetUrl: string | null;
+  campaign: string | null;
+  issuedAt: number;
+}
+
+/** Longest token accepted (a 2 048-character target URL and a campaign fit well within). */
+export const MAX_TOKEN_LENGTH = 4_096;
+
+const encoder = new TextEncoder();
+const keys = new Map<string, Promise<CryptoKey>>();
+
+/** http(s) URL with a host: the only targets a click may redirect to. */
+export function isWebUrl(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0;
+  } catch {
+    return false;
+  }
+}
+
+const claimsSchema = z.object({
+  v: z.literal(1),
+  o: z.number().int().positive(),
+  l: z.number().int().positive(),
+  u: z.string().max(2048).refine(isWebUrl).optional(),
+  c: z.string().max(200).optional(),
+  t: z.number().int().nonnegative(),
+});
+
+function trackingKey(secrets: { trackingSecret?: string; jwtSecret: string }): Promise<CryptoKey> {
+  const cacheKey = secrets.trackingSecret ? `t:${secrets.trackingSecret}` : `j:${secrets.jwtSecret}`;
+  let key = keys.get(cacheKey);
+  if (!key) {
+    key = secrets.trackingSecret
+      ? crypto.subtle.importKey(
+          'raw',
+          encoder.encode(secrets.trackingSecret),
+          { name: 'HMAC', hash: 'SHA-256' },
+          false,
+          ['sign', 'verify'],
+        )
+      : crypto.subtle.importKey('raw', encoder.encode(secrets.jwtSecret), 'HKDF', false, ['deriveKey']).then((base) =>
+          crypto.subtle.deriveKey(
+            {
+              name: 'HKDF',
+              hash: 'SHA-256',
+              salt: encoder.encode('lead-management/tracking-tokens'),
+              info: encoder.encode('hmac-sha256/v1'),
+            },
+            base,
+            { name: 'HMAC', hash: 'SHA-256', length: 256 },
+            false,
+            ['sign', 'verify'],
+          ),
+        );
+    keys.set(cacheKey, key);
+  }
+  return key;
+}
+
+export interface TrackingSecrets {
+  trackingSecret?: string;
+  jwtSecret: string;
+}
+
+export async function signTrackingToken(secrets: TrackingSecrets, claims: Omit<TrackingClaims, 'issuedAt'>) {
+  const body: z.input<typeof claimsSchema> = {
+    v: 1,
+    o: claims.organizationId,
+    l: claims.leadId,
+    ...(claims.targetUrl ? { u: claims.targetUrl } : {}),
+    ...(claims.campaign ? { c: claims.campaign } : {}),
+    t: Math.floor(Date.now() / 1000),
+  };
+  const payload = base64url.encode(encoder.encode(JSON.stringify(body)));
+  const signature = await crypto.subtle.sign('HMAC', await trackingKey(secrets), encoder.encode(payload));
+  return `${payload}.${base64url.encode(new Uint8Array(signature))}`;
+}
+
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]{43}$/;
+
+/** The token's claims when its signature is valid, else null (never throws). */
+export async function verifyTrackingToken(secrets: TrackingSecrets, token: string): Promise<TrackingClaims | null> {
+  if (token.length > MAX_TOKEN_LENGTH || !TOKEN_SHAPE.test(token)) return null;
+  const [payload, signature] = token.split('.');
+  try {
+    const valid = await crypto.subtle.verify(
+      'HMAC',
+      await trackingKey(secrets),
+      base64url.decode(signature),
+      encoder.encode(payload),
+    );
+    if (!valid) return null;
+    const parsed = claimsSchema.safeParse(JSON.parse(new TextDecoder().decode(base64url.decode(payload))));
+    if (!parsed.success) return null;
+    const claims = parsed.data;
+    return {
+      organizationId: claims.o,
+      leadId: claims.l,
+      targetUrl: claims.u ?? null,
+      campaign: claims.c ?? null,
+      issuedAt: claims.t,
+    };
+  } catch {
+    return null;
+  }
+}
+
+/** Identifies one token (for counting its opens) without storing the token itself. */
+export async function tokenHash(token: string): Promise<string> {
+  const digest = await crypto.subtle.digest('SHA-256', encoder.encode(token));
+  return [...new Uint8Array(digest).slice(0, 16)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
+}

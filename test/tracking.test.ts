@@ -1,0 +1,300 @@
+/**
+ * Tracking pixel and click redirect: minting signed tokens, the public routes (no database at
+ * all, the hit queued after the response), and the events-queue consumer that records hits as
+ * intent signals in batches, idempotently, with email_opened_3x on a token's third open.
+ */
+import { createExecutionContext, createMessageBatch, getQueueResult, waitOnExecutionContext } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { observeStatements } from '../src/db/client';
+import worker from '../src/index';
+import { EVENTS_DEAD_LETTER_QUEUE, EVENTS_QUEUE } from '../src/jobs/events-runner';
+import type { TrackingHit } from '../src/modules/tracking/hits';
+import { tokenHash, verifyTrackingToken } from '../src/modules/tracking/token';
+import { base64url } from 'jose';
+import { call, expectFailure, fetchWorker, signupOrganization, type SignedUp } from './helpers/api';
+import { createLead } from './helpers/leads';
+
+const GIF_HEADER = [0x47, 0x49, 0x46, 0x38, 0x39, 0x61];
+
+async function mint(owner: SignedUp, body: Record<string, unknown>) {
+  const response = await call('POST', '/api/tracking/tokens', { token: owner.token, body });
+  expect(response.status, response.text).toBe(201);
+  return response.body.data as {
+    open_token: string;
+    open_url: string;
+    click_token: string | null;
+    click_url: string | null;
+  };
+}
+
+async function get(path: string) {
+  const response = await fetchWorker(new Request(new URL(path, 'http://lead.test'), { redirect: 'manual' }));
+  return { status: response.status, headers: response.headers, bytes: new Uint8Array(await response.arrayBuffer()) };
+}
+
+/** A request through the Worker's fetch with a queue that records what is sent (hits are sent in waitUntil). */
+async function hitWithRecordingQueue(path: string) {
+  const sent: TrackingHit[] = [];
+  const queue = { send: async (hit: TrackingHit) => void sent.push(hit) } as unknown as Queue<TrackingHit>;
+  const ctx = createExecutionContext();
+  const response = await worker.fetch(
+    new Request(new URL(path, 'http://lead.test'), { redirect: 'manual' }) as Request<
+      unknown,
+      IncomingRequestCfProperties
+    >,
+    { ...env, EVENTS: queue },
+    ctx,
+  );
+  await waitOnExecutionContext(ctx);
+  return { response, sent };
+}
+
+async function deliver(queue: string, hits: TrackingHit[], ids = hits.map(() => crypto.randomUUID())) {
+  const batch = createMessageBatch<TrackingHit>(
+    queue,
+    hits.map((body, index) => ({ id: ids[index], timestamp: new Date(), attempts: 1, body })),
+  );
+  const ctx = createExecutionContext();
+  await worker.queue(batch, env);
+  return getQueueResult(batch, ctx);
+}
+
+async function hitOf(kind: TrackingHit['kind'], owner: SignedUp, leadId: number, token: string): Promise<TrackingHit> {
+  const claims = await verifyTrackingToken({ jwtSecret: env.JWT_SECRET as string }, token);
+  return {
+    kind,
+    hitId: crypto.randomUUID(),
+    orgId: owner.orgId,
+    leadId,
+    tokenHash: await tokenHash(token),
+    campaign: claims?.campaign ?? null,
+    targetUrl: claims?.targetUrl ?? null,
+    at: new Date().toISOString(),
+  };
+}
+
+async function signalsOf(owner: SignedUp, leadId: number) {
+  const response = await call('GET', `/api/intent-alert/lead/${leadId}`, { token: owner.token, query: { limit: 100 } });
+  expect(response.status, response.text).toBe(200);
+  return response.body.data as { signal_type: string; source: string; signal_detail: Record<string, unknown> }[];
+}
+
+/** Flips one character of the token's signature or payload. */
+function tamper(token: string, at: number): string {
+  const char = token[at] === 'A' ? 'B' : 'A';
+  return token.slice(0, at) + char + token.slice(at + 1);
+}
+
+describe('tracking tokens', () => {
+  let owner: SignedUp;
+  let other: SignedUp;
+  let leadId: number;
+
+  beforeAll(async () => {
+    [owner, other] = await Promise.all([signupOrganization('Tracking'), signupOrganization('Tracking other')]);
+    leadId = await createLead(owner);
+  });
+
+  it('mints absolute open and click URLs on the host the request reached', async () => {
+    const minted = await mint(owner, {
+      lead_id: leadId,
+      target_url: 'https://example.com/pricing?a=1',
+      campaign: 'spring',
+    });
+    expect(minted.open_url).toBe(`http://lead.test/api/v1/track/open/${minted.open_token}`);
+    expect(minted.click_url).toBe(`http://lead.test/api/v1/track/click/${minted.click_token}`);
+    const claims = await verifyTrackingToken({ jwtSecret: env.JWT_SECRET as string }, minted.click_token as string);
+    expect(claims).toMatchObject({
+      organizationId: owner.orgId,
+      leadId,
+      targetUrl: 'https://example.com/pricing?a=1',
+      campaign: 'spring',
+    });
+    const openOnly = await mint(owner, { lead_id: leadId });
+    expect(openOnly).toMatchObject({ click_token: null, click_url: null });
+  });
+
+  it('refuses a target that is not http or https with 422, and a lead of another organization with 404', async () => {
+    for (const target of ['javascript:alert(1)', 'ftp://example.com/file', 'not a url', 'data:text/html,hi']) {
+      const response = await call('POST', '/api/tracking/tokens', {
+        token: owner.token,
+        body: { lead_id: leadId, target_url: target },
+      });
+      expectFailure(response, 422, 'validation_error');
+      expect(response.body.error.code).toBe('target_url');
+    }
+    const foreign = await call('POST', '/api/tracking/tokens', { token: other.token, body: { lead_id: leadId } });
+    expectFailure(foreign, 404, 'not_found');
+  });
+});
+
+describe('the pixel and the click redirect', () => {
+  let owner: SignedUp;
+  let leadId: number;
+  let minted: Awaited<ReturnType<typeof mint>>;
+
+  beforeAll(async () => {
+    owner = await signupOrganization('Pixel');
+    leadId = await createLead(owner);
+    minted = await mint(owner, { lead_id: leadId, target_url: 'https://example.com/case-study', campaign: 'q3' });
+  });
+
+  it('answers a 1×1 GIF that is never cached, for a good token and for any other', async () => {
+    for (const token of [minted.open_token, tamper(minted.open_token, 5), 'garbage', 'a'.repeat(5000)]) {
+      const response = await get(`/api/v1/track/open/${token}`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('image/gif');
+      expect(response.headers.get('cache-control')).toContain('no-store');
+      expect([...response.bytes.slice(0, 6)]).toEqual(GIF_HEADER);
+      // 1×1 (logical screen width and height, little-endian), ending with the trailer.
+      expect([...response.bytes.slice(6, 10)]).toEqual([1, 0, 1, 0]);
+      expect(response.bytes.at(-1)).toBe(0x3b);
+    }
+  });
+
+  it('redirects a good click token to its target with 302', async () => {
+    const response = await get(`/api/v1/track/click/${minted.click_token}`);
+    expect(response.status).toBe(302);
+    expect(response.headers.get('location')).toBe('https://example.com/case-study');
+    expect(response.headers.get('cache-control')).toContain('no-store');
+  });
+
+  it('answers 404 to a tampered token, a token whose target was swapped, and an open token', async () => {
+    const token = minted.click_token as string;
+    const [payload, signature] = token.split('.');
+    const claims = JSON.parse(
+      new TextDecoder().decode(
+        Uint8Array.from(atob(payload.replaceAll('-', '+').replaceAll('_', '/')), (c) => c.charCodeAt(0)),
+      ),
+    );
+    const swapped = `${base64url.encode(new TextEncoder().encode(JSON.stringify({ ...claims, u: 'https://evil.example/' })))}.${signature}`;
+    for (const bad of [tamper(token, token.length - 3), tamper(token, 3), swapped, minted.open_token, 'x.y']) {
+      const response = await call('GET', `/api/v1/track/click/${bad}`);
+      expectFailure(response, 404, 'not_found');
+      expect(response.headers.get('location')).toBeNull();
+    }
+  });
+
+  it('sends one queue message per valid hit after the response, and none for a bad token', async () => {
+    const open = await hitWithRecordingQueue(`/api/v1/track/open/${minted.open_token}`);
+    expect(open.response.status).toBe(200);
+    expect(open.sent).toEqual([
+      expect.objectContaining({
+        kind: 'open',
+        orgId: owner.orgId,
+        leadId,
+        campaign: 'q3',
+        targetUrl: null,
+        tokenHash: await tokenHash(minted.open_token),
+      }),
+    ]);
+    const click = await hitWithRecordingQueue(`/api/v1/track/click/${minted.click_token}`);
+    expect(click.response.status).toBe(302);
+    expect(click.sent).toEqual([
+      expect.objectContaining({ kind: 'click', leadId, targetUrl: 'https://example.com/case-study' }),
+    ]);
+    const bad = await hitWithRecordingQueue(`/api/v1/track/open/${tamper(minted.open_token, 4)}`);
+    expect(bad.sent).toEqual([]);
+  });
+
+  it('sends no database statement at all (pixel, redirect, bad tokens)', async () => {
+    const statements: string[] = [];
+    const stop = observeStatements((text) => statements.push(text));
+    try {
+      await get(`/api/v1/track/open/${minted.open_token}`);
+      await get(`/api/v1/track/open/garbage`);
+      await get(`/api/v1/track/click/${minted.click_token}`);
+      await call('GET', `/api/v1/track/click/${tamper(minted.click_token as string, 2)}`);
+    } finally {
+      stop();
+    }
+    expect(statements).toEqual([]);
+  });
+});
+
+describe('the events queue consumer', () => {
+  let owner: SignedUp;
+  let other: SignedUp;
+
+  beforeAll(async () => {
+    [owner, other] = await Promise.all([signupOrganization('Events'), signupOrganization('Events other')]);
+  });
+
+  it('records opens and clicks of several organizations as signals, and a redelivered batch inserts nothing more', async () => {
+    const mine = await createLead(owner);
+    const theirs = await createLead(other);
+    const myTokens = await mint(owner, { lead_id: mine, target_url: 'https://example.com/a', campaign: 'c1' });
+    const theirTokens = await mint(other, { lead_id: theirs });
+    const hits = [
+      await hitOf('open', owner, mine, myTokens.open_token),
+      await hitOf('click', owner, mine, myTokens.click_token as string),
+      await hitOf('open', other, theirs, theirTokens.open_token),
+    ];
+    const ids = hits.map(() => crypto.randomUUID());
+    const first = await deliver(EVENTS_QUEUE, hits, ids);
+    expect(first.explicitAcks).toHaveLength(3);
+    const again = await deliver(EVENTS_QUEUE, hits, ids);
+    expect(again.explicitAcks).toHaveLength(3);
+    const signals = await signalsOf(owner, mine);
+    expect(signals.map((row) => row.signal_type).sort()).toEqual(['email_opened', 'link_clicked']);
+    expect(signals.find((row) => row.signal_type === 'link_clicked')).toMatchObject({
+      source: 'tracking_link',
+      signal_detail: { campaign: 'c1', target_url: 'https://example.com/a' },
+    });
+    expect((await signalsOf(other, theirs)).map((row) => row.signal_type)).toEqual(['email_opened']);
+  });
+
+  it('adds email_opened_3x once on the third open of a token, however the opens are batched or redelivered', async () => {
+    const leadId = await createLead(owner);
+    const { open_token: token } = await mint(owner, { lead_id: leadId });
+    const firstTwo = [await hitOf('open', owner, leadId, token), await hitOf('open', owner, leadId, token)];
+    await deliver(EVENTS_QUEUE, firstTwo);
+    expect((await signalsOf(owner, leadId)).map((row) => row.signal_type)).toEqual(['email_opened', 'email_opened']);
+    const third = [await hitOf('open', owner, leadId, token)];
+    await deliver(EVENTS_QUEUE, third);
+    await deliver(EVENTS_QUEUE, [...third, await hitOf('open', owner, leadId, token)]);
+    const types = (await signalsOf(owner, leadId)).map((row) => row.signal_type);
+    expect(types.filter((type) => type === 'email_opened')).toHaveLength(4);
+    expect(types.filter((type) => type === 'email_opened_3x')).toHaveLength(1);
+    // 4 opens × 5 + 15 for the third open.
+    const scored = await call('POST', '/api/intent-alert/signal', {
+      token: owner.token,
+      body: { lead_id: leadId, signal_type: 'manual' },
+    });
+    expect(scored.body.data.intent_score).toBeCloseTo(4 * 5 + 15 + 10, 1);
+  });
+
+  it('raises an alert when tracking hits make a lead hot', async () => {
+    const leadId = await createLead(owner);
+    await call('POST', '/api/intent-alert/signal', {
+      token: owner.token,
+      body: { lead_id: leadId, signal_type: 'demo_requested' },
+    });
+    const { click_token: token } = await mint(owner, { lead_id: leadId, target_url: 'https://example.com/' });
+    const click = () => hitOf('click', owner, leadId, token as string);
+    await deliver(EVENTS_QUEUE, [await click()]);
+    const cooler = await call('GET', '/api/intent-alert/list', { token: owner.token, query: { lead_id: leadId } });
+    expect(cooler.body.data).toEqual([]);
+    await deliver(EVENTS_QUEUE, [await click(), await click()]);
+    const alerts = await call('GET', '/api/intent-alert/list', { token: owner.token, query: { lead_id: leadId } });
+    expect(alerts.body.data).toHaveLength(1);
+    expect(alerts.body.data[0].score).toBeCloseTo(70, 1);
+  });
+
+  it('acknowledges hits for a lead that is gone and messages that are no hits, recording nothing', async () => {
+    const result = await deliver(EVENTS_QUEUE, [
+      { ...(await hitOf('open', owner, 2_000_000_000, 'x.y')) },
+      { nonsense: true } as unknown as TrackingHit,
+    ]);
+    expect(result.explicitAcks).toHaveLength(2);
+    expect(result.retryMessages).toEqual([]);
+  });
+
+  it('logs and acknowledges dead-lettered hits', async () => {
+    const leadId = await createLead(owner);
+    const result = await deliver(EVENTS_DEAD_LETTER_QUEUE, [await hitOf('open', owner, leadId, 'a.b')]);
+    expect(result.explicitAcks).toHaveLength(1);
+    expect(await signalsOf(owner, leadId)).toEqual([]);
+  });
+});
