@@ -6,26 +6,13 @@
  */
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { observeStatements } from '../src/db/client';
 import { companies } from '../src/db/schema';
-import { call, signupOrganization, uniqueEmail, type ApiResponse, type SignedUp } from './helpers/api';
+import { call, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
 import { inOrganization } from './helpers/leads';
+import { statementsOf } from './helpers/statements';
 
 let org: SignedUp;
 let leadId: number;
-
-async function statementsOf(
-  request: () => Promise<ApiResponse>,
-): Promise<{ response: ApiResponse; statements: string[] }> {
-  const statements: string[] = [];
-  const stop = observeStatements((text) => statements.push(text));
-  try {
-    const response = await request();
-    return { response, statements };
-  } finally {
-    stop();
-  }
-}
 
 beforeAll(async () => {
   org = await signupOrganization('Round trips');
