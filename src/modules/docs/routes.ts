@@ -29,6 +29,10 @@ export const TAGS: Record<string, string> = {
   Notifications: 'Per-user notices: lead assignments and finished imports and exports.',
   Search: 'One search across the organization’s records.',
   Health: 'Liveness of the service and its database.',
+  'Intent signals and alerts':
+    'Behavioural signals on leads, the decayed intent score built from them, alerts when a lead turns hot, and the hot-lead list.',
+  Tracking:
+    'Signed email-open pixels and click redirects: minted per lead, answered at the edge without a database read, recorded as intent signals through a queue.',
 };
 
 export function openApiConfig() {

@@ -81,7 +81,12 @@ intentRoutes.openapi(
     summary: 'Leads whose intent score is at or above the hot threshold now, hottest first, with the reasons',
     auth: 'bearer',
     request: { query: HotLeadsQuery },
-    responses: { 200: envelope(z.array(HotLeadSchema)) },
+    responses: {
+      200: envelope(
+        z.array(HotLeadSchema).openapi({ description: 'The hot leads, highest intent score first' }),
+        'Hot leads',
+      ),
+    },
   }),
   async (c) => ok(c, await hotLeads(c.var.tenant, c.req.valid('query'))),
 );

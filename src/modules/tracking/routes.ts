@@ -140,12 +140,17 @@ const MintBody = z
       .optional()
       .openapi({ description: 'A label kept on the signals the links record', example: 'spring-launch' }),
   })
-  .openapi('TrackingTokensRequest');
+  .openapi('TrackingTokensRequest', {
+    description: 'The lead to track and, for a click link, where it leads',
+    example: { lead_id: 1, target_url: 'https://example.com/pricing', campaign: 'spring-launch' },
+  });
 
 const MintedSchema = z
   .object({
-    lead_id: z.number().int(),
-    open_token: z.string(),
+    lead_id: z.number().int().openapi({ description: 'The tracked lead', example: 1 }),
+    open_token: z
+      .string()
+      .openapi({ description: 'Signed token of the open pixel (self-contained; no database read)' }),
     open_url: z.string().openapi({ description: 'Absolute URL of the open pixel, on the host this request reached' }),
     click_token: z.string().nullable().openapi({ description: 'null without target_url' }),
     click_url: z
@@ -153,7 +158,16 @@ const MintedSchema = z
       .nullable()
       .openapi({ description: 'Absolute URL of the click redirect; null without target_url' }),
   })
-  .openapi('TrackingTokens');
+  .openapi('TrackingTokens', {
+    description: 'Signed tracking links for a lead: the open pixel and, with a target URL, the click redirect',
+    example: {
+      lead_id: 1,
+      open_token: 'eyJ2IjoxLCJvIjoxfQ.c2lnbmF0dXJl',
+      open_url: 'https://api.example.com/api/v1/track/open/eyJ2IjoxLCJvIjoxfQ.c2lnbmF0dXJl',
+      click_token: 'eyJ2IjoxLCJ1IjoiaHR0cHMifQ.c2lnbmF0dXJl',
+      click_url: 'https://api.example.com/api/v1/track/click/eyJ2IjoxLCJ1IjoiaHR0cHMifQ.c2lnbmF0dXJl',
+    },
+  });
 
 trackingRoutes.openapi(
   defineRoute({
