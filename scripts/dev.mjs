@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { writeDocsAssets } from './docs-assets.mjs';
 import { localJwtSecret } from './lib/dev-secret.mjs';
 import { startLocalDatabase } from './lib/local-database.mjs';
+import { writeLocalWorkerConfigs } from './lib/worker-configs.mjs';
 
 const port = process.env.PORT ?? '8787';
 const localData = process.env.LM_DATA_DIR;
@@ -20,10 +21,26 @@ const database = await startLocalDatabase({ databaseUrl: process.env.DATABASE_UR
 // Random per checkout, kept in .data/jwt-secret: tokens of one checkout are worthless to another.
 const jwtSecret = process.env.JWT_SECRET ?? localJwtSecret(localData);
 
+// Both Workers read their local secrets from a `.dev.vars` file beside their configuration (a
+// `--var` or `--env-file` reaches only the first Worker of a multi-Worker `wrangler dev`), so the
+// configurations are copied into the data directory with absolute paths, and the secrets written
+// beside them there, never in the repository.
+const workerConfigs = writeLocalWorkerConfigs(join(localData ?? '.data', 'workers'), {
+  DATABASE_URL: database.url,
+  DB_WS_PROXY: database.relayAddress,
+  JWT_SECRET: jwtSecret,
+});
+
 const wrangler = spawn(
   'wrangler',
   [
     'dev',
+    // Two Workers in one process, as in production: the edge Worker (first: it serves the port)
+    // and the API Worker behind its service binding.
+    '-c',
+    workerConfigs.edge,
+    '-c',
+    workerConfigs.api,
     '--ip',
     '127.0.0.1',
     '--port',
@@ -32,12 +49,6 @@ const wrangler = spawn(
     wranglerState,
     '--show-interactive-dev-session=false',
     '--test-scheduled',
-    '--var',
-    `DATABASE_URL:${database.url}`,
-    '--var',
-    `DB_WS_PROXY:${database.relayAddress}`,
-    '--var',
-    `JWT_SECRET:${jwtSecret}`,
   ],
   { stdio: ['inherit', 'inherit', 'inherit'], env: { WRANGLER_SEND_METRICS: 'false', ...process.env } },
 );

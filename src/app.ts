@@ -33,6 +33,7 @@ import { fileRoutes } from './modules/files/routes';
 import { importRoutes } from './modules/imports/routes';
 import { exportRoutes } from './modules/exports/routes';
 import { intentRoutes } from './modules/intent/routes';
+import { trackingHitRoutes } from './modules/tracking/hit-routes';
 import { trackingRoutes } from './modules/tracking/routes';
 import { MAX_UPLOAD_BYTES } from './modules/files/upload-policy';
 import { MAX_IMPORT_BYTES } from './modules/imports/service';
@@ -66,6 +67,7 @@ export const routeModules = [
   exportRoutes,
   intentRoutes,
   trackingRoutes,
+  trackingHitRoutes,
 ];
 
 export function buildApp() {

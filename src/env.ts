@@ -32,17 +32,8 @@ export interface Bindings {
 /** Secrets that were once in this repository: a Worker configured with one refuses to serve. */
 const PUBLISHED_SECRETS = new Set(['local-development-secret-not-for-production-use']);
 
-const configSchema = z.object({
-  DATABASE_URL: z
-    .string()
-    .min(1, 'DATABASE_URL is not set')
-    // A request scopes its own connection with session-level settings (src/db/client.ts); behind
-    // a transaction-mode pooler another client could run on that session. Use the direct endpoint.
-    .refine(
-      (url) => !/^[^@/]*\/\/[^/]*-pooler\./.test(url) && !/[?&]pgbouncer=true/i.test(url),
-      'DATABASE_URL must be a direct endpoint, not a pooled one (-pooler / pgbouncer)',
-    ),
-  DB_WS_PROXY: z.string().optional(),
+/** What the edge Worker needs: the secrets that sign and verify tracking tokens (and web-form stamps). */
+const edgeConfigSchema = z.object({
   JWT_SECRET: z
     .string({ error: 'JWT_SECRET is not set' })
     .refine((secret) => new TextEncoder().encode(secret).length >= 32, 'JWT_SECRET must be at least 32 bytes long')
@@ -54,6 +45,19 @@ const configSchema = z.object({
     .string()
     .refine((secret) => new TextEncoder().encode(secret).length >= 32, 'TRACKING_SECRET must be at least 32 bytes long')
     .optional(),
+});
+
+const configSchema = edgeConfigSchema.extend({
+  DATABASE_URL: z
+    .string()
+    .min(1, 'DATABASE_URL is not set')
+    // A request scopes its own connection with session-level settings (src/db/client.ts); behind
+    // a transaction-mode pooler another client could run on that session. Use the direct endpoint.
+    .refine(
+      (url) => !/^[^@/]*\/\/[^/]*-pooler\./.test(url) && !/[?&]pgbouncer=true/i.test(url),
+      'DATABASE_URL must be a direct endpoint, not a pooled one (-pooler / pgbouncer)',
+    ),
+  DB_WS_PROXY: z.string().optional(),
   SIGNUP_ENABLED: z
     .string()
     .optional()
@@ -61,8 +65,10 @@ const configSchema = z.object({
 });
 
 export type Config = z.infer<typeof configSchema>;
+export type EdgeConfig = z.infer<typeof edgeConfigSchema>;
 
 const parsed = new WeakMap<object, Config>();
+const parsedEdge = new WeakMap<object, EdgeConfig>();
 
 export class ConfigurationError extends Error {}
 
@@ -74,5 +80,17 @@ export function readConfig(env: Bindings): Config {
     throw new ConfigurationError(result.error.issues.map((issue) => issue.message).join('; '));
   }
   parsed.set(env, result.data);
+  return result.data;
+}
+
+/** The edge Worker's configuration (no database): the API Worker reads the whole with readConfig. */
+export function readEdgeConfig(env: Pick<Bindings, 'JWT_SECRET' | 'TRACKING_SECRET'>): EdgeConfig {
+  const cached = parsedEdge.get(env);
+  if (cached) return cached;
+  const result = edgeConfigSchema.safeParse(env);
+  if (!result.success) {
+    throw new ConfigurationError(result.error.issues.map((issue) => issue.message).join('; '));
+  }
+  parsedEdge.set(env, result.data);
   return result.data;
 }

@@ -10,6 +10,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { base64url } from 'jose';
+import { type Bindings, readEdgeConfig } from '../../env';
 
 export interface TrackingClaims {
   organizationId: number;
@@ -79,6 +80,12 @@ function trackingKey(secrets: { trackingSecret?: string; jwtSecret: string }): P
 export interface TrackingSecrets {
   trackingSecret?: string;
   jwtSecret: string;
+}
+
+/** The signing secrets from the Worker's bindings (validated: readEdgeConfig throws on a weak secret). */
+export function trackingSecrets(env: Pick<Bindings, 'JWT_SECRET' | 'TRACKING_SECRET'>): TrackingSecrets {
+  const config = readEdgeConfig(env);
+  return { trackingSecret: config.TRACKING_SECRET || undefined, jwtSecret: config.JWT_SECRET };
 }
 
 export async function signTrackingToken(secrets: TrackingSecrets, claims: Omit<TrackingClaims, 'issuedAt'>) {
