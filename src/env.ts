@@ -67,30 +67,25 @@ const configSchema = edgeConfigSchema.extend({
 export type Config = z.infer<typeof configSchema>;
 export type EdgeConfig = z.infer<typeof edgeConfigSchema>;
 
-const parsed = new WeakMap<object, Config>();
-const parsedEdge = new WeakMap<object, EdgeConfig>();
-
 export class ConfigurationError extends Error {}
 
-export function readConfig(env: Bindings): Config {
-  const cached = parsed.get(env);
-  if (cached) return cached;
-  const result = configSchema.safeParse(env);
-  if (!result.success) {
-    throw new ConfigurationError(result.error.issues.map((issue) => issue.message).join('; '));
-  }
-  parsed.set(env, result.data);
-  return result.data;
+/** Parses `env` with `schema` once per isolate and env object; throws ConfigurationError naming every fault. */
+function parsedOnce<T>(schema: z.ZodType<T>): (env: object) => T {
+  const parsed = new WeakMap<object, T>();
+  return (env) => {
+    const cached = parsed.get(env);
+    if (cached) return cached;
+    const result = schema.safeParse(env);
+    if (!result.success) {
+      throw new ConfigurationError(result.error.issues.map((issue) => issue.message).join('; '));
+    }
+    parsed.set(env, result.data);
+    return result.data;
+  };
 }
 
+export const readConfig: (env: Bindings) => Config = parsedOnce(configSchema);
+
 /** The edge Worker's configuration (no database): the API Worker reads the whole with readConfig. */
-export function readEdgeConfig(env: Pick<Bindings, 'JWT_SECRET' | 'TRACKING_SECRET'>): EdgeConfig {
-  const cached = parsedEdge.get(env);
-  if (cached) return cached;
-  const result = edgeConfigSchema.safeParse(env);
-  if (!result.success) {
-    throw new ConfigurationError(result.error.issues.map((issue) => issue.message).join('; '));
-  }
-  parsedEdge.set(env, result.data);
-  return result.data;
-}
+export const readEdgeConfig: (env: Pick<Bindings, 'JWT_SECRET' | 'TRACKING_SECRET'>) => EdgeConfig =
+  parsedOnce(edgeConfigSchema);
