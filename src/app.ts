@@ -34,6 +34,8 @@ import { importRoutes } from './modules/imports/routes';
 import { exportRoutes } from './modules/exports/routes';
 import { intentRoutes } from './modules/intent/routes';
 import { trackingRoutes } from './modules/tracking/routes';
+import { companyRoutes } from './modules/companies/routes';
+import { contactRoutes } from './modules/contacts/routes';
 import { MAX_UPLOAD_BYTES } from './modules/files/upload-policy';
 import { MAX_IMPORT_BYTES } from './modules/imports/service';
 
@@ -66,6 +68,8 @@ export const routeModules = [
   exportRoutes,
   intentRoutes,
   trackingRoutes,
+  companyRoutes,
+  contactRoutes,
 ];
 
 export function buildApp() {
