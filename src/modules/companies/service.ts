@@ -58,7 +58,7 @@ export async function addCompany(ctx: TenantContext, bucket: R2Bucket, input: Ad
   const logo = input.company_logo ? await acceptUpload(input.company_logo, 'image', 'company_logo') : null;
   const conflict = await duplicateName(ctx, input.company_name);
   if (conflict) throw conflict;
-  const stored = logo ? await storeUpload(ctx, bucket, 'upload', logo) : null;
+  const stored = logo ? await storeUpload(ctx, bucket, 'company_logo', logo) : null;
   const [row] = await ctx.db
     .insert(companies)
     .values({
@@ -90,6 +90,8 @@ export async function updateCompany(ctx: TenantContext, id: number, input: Updat
     updatedAt: sql`now()`,
   };
   if (input.website !== undefined) set.websiteDomain = websiteDomain(input.website);
+  // A logo given as a URL replaces the uploaded one (its stored file stays with the organization's files).
+  if (input.company_logo !== undefined) set.logoFileId = null;
   // A value a person sets is theirs now: it no longer counts as enriched.
   const personSet = Object.keys(input).filter((key) => (input as Record<string, unknown>)[key] !== undefined);
   if (personSet.length > 0) set.enrichment = sql`${companies.enrichment} - ${sql.param(personSet)}::text[]`;
