@@ -165,6 +165,16 @@ describe('company enrichment', () => {
     expect(updated.body.data).toMatchObject({ country: 'Portugal', enrichment: {} });
   });
 
+  it('reads headcount hints as bands, numbers or ranges, a tie going to the larger band', async () => {
+    const domain = `bands-${crypto.randomUUID().slice(0, 6)}.example`;
+    const id = await createCompany(owner, { website: domain });
+    await addLead({ email: `a@${domain}`, custom_fields: { headcount: '30' } });
+    await addLead({ email: `b@${domain}`, custom_fields: { employee_count: '1,000 - 2,000' } });
+    await addLead({ email: `c@${domain}`, custom_fields: { employees: 'a lot' } });
+    const { job } = await enrich(id);
+    expect(job.result.filled.employee_size).toEqual({ value: '1001-5000', source: 'lead_headcount_hints' });
+  });
+
   it('derives the domain from the contact email when there is no website, and fills the website with it', async () => {
     const domain = `beta-${crypto.randomUUID().slice(0, 6)}.example`;
     const id = await createCompany(owner, { contact_email: `info@${domain}` });

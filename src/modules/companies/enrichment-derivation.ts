@@ -8,7 +8,7 @@
  */
 import { sql } from 'drizzle-orm';
 import type { Transaction } from '../../db/client';
-import { bandOfHint, FREE_MAIL_DOMAINS, websiteDomain } from './firmographics';
+import { bandOfHint, EMPLOYEE_SIZES, type EmployeeSize, FREE_MAIL_DOMAINS, websiteDomain } from './firmographics';
 
 /** The fields enrichment may fill, each an evaluation step of the job. */
 export const ENRICHABLE_FIELDS = ['website', 'industry_type', 'country', 'city', 'employee_size'] as const;
@@ -100,12 +100,13 @@ async function gatherEvidence(tx: Transaction, company: CompanyFacts, domain: st
 
 /** The most common band among the hints that read as one; ties go to the larger band. */
 function commonestBand(hints: unknown[]): string | null {
-  const counts = new Map<string, number>();
+  const counts = new Map<EmployeeSize, number>();
   for (const hint of hints) {
     const band = bandOfHint(hint);
     if (band) counts.set(band, (counts.get(band) ?? 0) + 1);
   }
-  const ranked = [...counts.entries()].sort((a, b) => b[1] - a[1] || b[0].localeCompare(a[0]));
+  const order = (band: EmployeeSize) => EMPLOYEE_SIZES.indexOf(band);
+  const ranked = [...counts.entries()].sort((a, b) => b[1] - a[1] || order(b[0]) - order(a[0]));
   return ranked[0]?.[0] ?? null;
 }
 
