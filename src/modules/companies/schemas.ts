@@ -39,7 +39,7 @@ export const CompanySchema = z.object(companyFields.readShape).openapi('Company'
 export const AddCompanyForm = z.object(companyFields.createShape).openapi('AddCompanyRequest', {
   description:
     'A multipart form: company_name is required, everything else optional; company_logo is an image file, technologies a comma-separated text',
-  example: { company_name: 'Analytical Engines Ltd', city: 'London', employee_size: '51-200', rating: '4' },
+  example: { company_name: 'Analytical Engines Ltd', city: 'London', employee_size: '51-200', rating: 4 },
 });
 export type AddCompanyInput = z.output<typeof AddCompanyForm>;
 
