@@ -105,6 +105,22 @@ describe('view and update', () => {
     });
   });
 
+  it('renames the company on the leads linked to it', async () => {
+    const id = await createCompany(owner, { company_name: `Old Name ${crypto.randomUUID().slice(0, 6)}` });
+    const lead = await call('POST', '/api/lead/add', {
+      token: owner.token,
+      body: { first_name: 'Linked', last_name: 'Lead', company_id: id },
+    });
+    const name = `New Name ${crypto.randomUUID().slice(0, 6)}`;
+    const renamed = await call('POST', `/api/company/update/${id}`, {
+      token: owner.token,
+      body: { company_name: name },
+    });
+    expect(renamed.body.data.company_name).toBe(name);
+    const leadView = await call('GET', `/api/lead/view/${lead.body.data.id}`, { token: owner.token });
+    expect(leadView.body.data).toMatchObject({ company_id: id, company: name });
+  });
+
   it('refuses bad values (422 naming the field), a taken name (409) and unknown ids (404)', async () => {
     const id = await createCompany(owner);
     await createCompany(owner, { company_name: 'Taken Name' });

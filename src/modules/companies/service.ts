@@ -5,7 +5,7 @@
  */
 import type { z } from '@hono/zod-openapi';
 import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
-import { companies, users } from '../../db/schema';
+import { companies, leads, users } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { Conflict, NotFound, ValidationFailed } from '../../core/errors';
 import { defineList } from '../../core/list';
@@ -105,6 +105,15 @@ export async function updateCompany(ctx: TenantContext, id: number, input: Updat
     .where(and(companyFilterWhere(ctx, {}), eq(companies.id, id)))
     .returning(companyFields.selection);
   if (!row) throw new NotFound('Company', id);
+  // Leads show their linked company's name (they link by name), so a rename reaches them too.
+  if (input.company_name) {
+    await ctx.db
+      .update(leads)
+      .set({ company: input.company_name })
+      .where(
+        tenantWhere(ctx, leads, eq(leads.companyId, id), sql`${leads.company} is distinct from ${input.company_name}`),
+      );
+  }
   return companyFields.present(row);
 }
 
