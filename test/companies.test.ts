@@ -81,6 +81,18 @@ describe('POST /api/company/add', () => {
   });
 });
 
+describe('concurrent adds', () => {
+  it('let exactly one company of a name through; the others get the declared 409', async () => {
+    const name = `Racing ${crypto.randomUUID().slice(0, 6)}`;
+    const answers = await Promise.all([1, 2, 3].map(() => postCompany(owner, { company_name: name })));
+    expect(answers.map((answer) => answer.status).sort()).toEqual([201, 409, 409]);
+    const winner = answers.find((answer) => answer.status === 201)?.body.data.id;
+    for (const loser of answers.filter((answer) => answer.status === 409)) {
+      expect(loser.body.error).toMatchObject({ code: 'duplicate_company', details: { company_id: winner } });
+    }
+  });
+});
+
 describe('view and update', () => {
   it('updates the fields sent, re-normalises the website and keeps the rest', async () => {
     const id = await createCompany(owner, { city: 'Berlin', rating: '2' });

@@ -107,6 +107,17 @@ describe('POST /api/contact/add', () => {
     await call('DELETE', `/api/contact/delete/${first}`, { token: owner.token });
     expect((await add({ name: 'Heir', company_id: company, email })).status).toBe(201);
   });
+
+  it('lets exactly one of two concurrent adds of one email through; the other gets the declared 409', async () => {
+    const email = uniqueEmail('race');
+    const answers = await Promise.all([1, 2, 3].map((n) => add({ name: `Racer ${n}`, company_id: company, email })));
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses).toEqual([201, 409, 409]);
+    const winner = answers.find((answer) => answer.status === 201)?.body.data.id;
+    for (const loser of answers.filter((answer) => answer.status === 409)) {
+      expect(loser.body.error).toMatchObject({ code: 'duplicate_contact', details: { contact_id: winner } });
+    }
+  });
 });
 
 describe('POST /api/contact/update/{id}', () => {

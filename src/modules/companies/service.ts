@@ -70,7 +70,11 @@ export async function addCompany(ctx: TenantContext, bucket: R2Bucket, input: Ad
       logoFileId: stored?.id ?? null,
       createdBy: ctx.userId,
     })
+    // A concurrent add of the same name loses here without aborting the transaction.
+    .onConflictDoNothing()
     .returning(companyFields.selection);
+  if (!row)
+    throw (await duplicateName(ctx, input.company_name)) ?? new Error('company insert skipped without a conflict');
   return companyFields.present(row);
 }
 

@@ -65,7 +65,13 @@ export async function addContact(ctx: TenantContext, input: AddContactInput): Pr
       organizationId: ctx.orgId,
       createdBy: ctx.userId,
     })
+    // A concurrent add of the same email loses here without aborting the transaction.
+    .onConflictDoNothing()
     .returning(contactFields.selection);
+  if (!row) {
+    await checkReferences(ctx, input);
+    throw new Error('contact insert skipped without a conflicting email');
+  }
   return contactFields.present(row);
 }
 
