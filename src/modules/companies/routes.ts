@@ -16,6 +16,7 @@ import {
 } from '../../core/routes';
 import { DeletedId } from '../../core/schemas';
 import { MAX_UPLOAD_MB } from '../files/schemas';
+import { DeletedCount } from './bulk-target';
 import { EnrichmentJobSchema, readEnrichmentJob, startEnrichment } from './enrichment';
 import {
   AddCompanyForm,
@@ -23,7 +24,6 @@ import {
   CompanyStatsQuery,
   CompanyStatsSchema,
   DeleteCompaniesBody,
-  DeletedCount,
   EnrichCompanyBody,
   SimilarCompanySchema,
   SimilarQuery,

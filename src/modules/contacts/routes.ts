@@ -14,7 +14,7 @@ import {
   listEnvelope,
 } from '../../core/routes';
 import { DeletedId } from '../../core/schemas';
-import { DeletedCount } from '../companies/schemas';
+import { DeletedCount } from '../companies/bulk-target';
 import { bulkUpdateContacts } from './bulk';
 import {
   AddContactBody,

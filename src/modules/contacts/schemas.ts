@@ -3,7 +3,7 @@
  * companies"). The contact's own shapes derive from its field table (fields.ts).
  */
 import { z } from '@hono/zod-openapi';
-import { bulkTargetBody } from '../companies/schemas';
+import { bulkTargetBody } from '../companies/bulk-target';
 import { integerInput } from '../leads/field-inputs';
 import { contactFields, contactTags, leadScore } from './fields';
 import { contactFiltersObject } from './filters';
