@@ -35,6 +35,8 @@ import { exportRoutes } from './modules/exports/routes';
 import { intentRoutes } from './modules/intent/routes';
 import { trackingHitRoutes } from './modules/tracking/hit-routes';
 import { trackingRoutes } from './modules/tracking/routes';
+import { companyRoutes } from './modules/companies/routes';
+import { contactRoutes } from './modules/contacts/routes';
 import { MAX_UPLOAD_BYTES } from './modules/files/upload-policy';
 import { MAX_IMPORT_BYTES } from './modules/imports/service';
 
@@ -68,6 +70,8 @@ export const routeModules = [
   intentRoutes,
   trackingRoutes,
   trackingHitRoutes,
+  companyRoutes,
+  contactRoutes,
 ];
 
 export function buildApp() {

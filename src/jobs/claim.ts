@@ -5,7 +5,7 @@
  */
 import { and, eq } from 'drizzle-orm';
 import { withTenant, type Database, type Transaction } from '../db/client';
-import type { exportJobs, importJobs } from '../db/schema';
+import type { companyEnrichmentJobs, exportJobs, importJobs } from '../db/schema';
 import { ENDED_JOB_STATUSES, type JobStatus } from './job-status';
 
 /**
@@ -18,7 +18,7 @@ export interface JobActor {
   userId: number | null;
 }
 
-type JobTable = typeof importJobs | typeof exportJobs;
+type JobTable = typeof importJobs | typeof exportJobs | typeof companyEnrichmentJobs;
 type JobRow<T extends JobTable> = T['$inferSelect'];
 
 /**

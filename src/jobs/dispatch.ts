@@ -3,6 +3,7 @@
  * messages.ts without a handler here does not compile, and nothing registers itself by being
  * imported. Handlers live beside their modules; src/jobs only routes messages to them.
  */
+import { companyEnrichmentJobHandler } from '../modules/companies/enrichment-job';
 import { exportJobHandler } from '../modules/exports/export-job';
 import { leadImportJobHandler } from '../modules/imports/import-job';
 import type { JobHandler } from './job-handler';
@@ -11,6 +12,7 @@ import type { JobKind, JobMessage } from './messages';
 export const jobHandlers = {
   'lead-import': leadImportJobHandler,
   export: exportJobHandler,
+  'company-enrichment': companyEnrichmentJobHandler,
 } satisfies { [K in JobKind]: JobHandler<K> };
 
 /** The handler of a message's own kind (the table's type guarantees one exists). */

@@ -4,6 +4,7 @@
  */
 export type JobMessage =
   | { kind: 'lead-import'; orgId: number; jobId: number }
-  | { kind: 'export'; orgId: number; jobId: number };
+  | { kind: 'export'; orgId: number; jobId: number }
+  | { kind: 'company-enrichment'; orgId: number; jobId: number };
 
 export type JobKind = JobMessage['kind'];

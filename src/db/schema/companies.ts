@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
-import { bigint, index, integer, pgTable, smallint, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, jsonb, pgTable, smallint, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { storedFiles } from './files';
 import { organizations, users } from './organizations';
 import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenancy';
 
@@ -20,7 +21,15 @@ export const companies = pgTable(
     contactEmail: text(),
     phoneNumber: text(),
     website: text(),
+    /** `website` reduced to its host (lower case, no www., no port): what leads and contacts are matched on. */
+    websiteDomain: text(),
     summary: text(),
+    technologies: text().array().notNull().default(sql`'{}'::text[]`),
+    assignedTo: bigint({ mode: 'number' }).references(() => users.id),
+    /** The stored file behind `company_logo` when the logo was uploaded (POST /api/company/add). */
+    logoFileId: bigint({ mode: 'number' }).references(() => storedFiles.id),
+    /** Values the enrichment job filled: {field: {source, value, at}}. A field a person set never appears here. */
+    enrichment: jsonb().$type<Record<string, { source: string; value: unknown; at: string }>>().notNull().default({}),
     createdBy: bigint({ mode: 'number' }).references(() => users.id),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -32,6 +41,9 @@ export const companies = pgTable(
       .on(table.organizationId, sql`lower(${table.companyName})`)
       .where(sql`${table.deletedAt} is null`),
     index('companies_organization_id_idx').on(table.organizationId, table.id),
+    index('companies_organization_created_idx').on(table.organizationId, table.createdAt),
+    index('companies_organization_domain_idx').on(table.organizationId, table.websiteDomain),
+    index('companies_organization_industry_idx').on(table.organizationId, sql`lower(${table.industryType})`),
     tenantPolicy('companies'),
   ],
 );
@@ -53,10 +65,50 @@ export const contacts = pgTable(
     profileUrl: text(),
     leadScore: integer(),
     status: integer(),
+    tags: text().array().notNull().default(sql`'{}'::text[]`),
     createdBy: bigint({ mode: 'number' }).references(() => users.id),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     deletedAt: timestamp({ withTimezone: true }),
   },
-  (table) => [index('contacts_organization_id_idx').on(table.organizationId, table.id), tenantPolicy('contacts')],
+  (table) => [
+    index('contacts_organization_id_idx').on(table.organizationId, table.id),
+    index('contacts_organization_company_idx').on(table.organizationId, table.companyId),
+    index('contacts_organization_created_idx').on(table.organizationId, table.createdAt),
+    // One live contact per email per organization (compared case-insensitively).
+    uniqueIndex('contacts_organization_email_key')
+      .on(table.organizationId, sql`lower(${table.email})`)
+      .where(sql`${table.deletedAt} is null and ${table.email} is not null`),
+    index('contacts_tags_idx').using('gin', table.tags),
+    tenantPolicy('contacts'),
+  ],
+);
+
+/**
+ * Company enrichment jobs (POST /api/company/enrich), run by the jobs queue consumer.
+ * status: queued, running, completed, failed. `result` holds what was filled, kept and left empty.
+ */
+export const companyEnrichmentJobs = pgTable(
+  'company_enrichment_jobs',
+  {
+    id: id(),
+    organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
+    companyId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => companies.id),
+    status: text().notNull().default('queued'),
+    totalSteps: integer().notNull().default(0),
+    processedSteps: integer().notNull().default(0),
+    result: jsonb().$type<Record<string, unknown>>(),
+    error: text(),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id),
+    startedAt: timestamp({ withTimezone: true }),
+    finishedAt: timestamp({ withTimezone: true }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [
+    index('company_enrichment_jobs_organization_id_idx').on(table.organizationId, table.id),
+    tenantPolicy('company_enrichment_jobs'),
+  ],
 );

@@ -67,6 +67,7 @@ export const leads = pgTable(
     index('leads_organization_created_idx').on(table.organizationId, table.createdAt),
     index('leads_organization_status_idx').on(table.organizationId, table.status),
     index('leads_organization_assigned_idx').on(table.organizationId, table.assignedTo),
+    index('leads_organization_company_idx').on(table.organizationId, table.companyId),
     // One live lead per email (any case) in an organization: the race-free dedupe of every insert.
     uniqueIndex('leads_organization_live_email_key')
       .on(table.organizationId, sql`lower(${table.email})`)

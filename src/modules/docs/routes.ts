@@ -19,6 +19,10 @@ export const TAGS: Record<string, string> = {
   'Lead notes': 'Free-text notes on a lead; every change writes a feed entry.',
   'Lead follow-ups': 'Scheduled follow-ups on a lead, with a date, notes and a status.',
   'Lead documents': 'Files uploaded to a lead, and its profile image.',
+  Companies:
+    'Companies (accounts): create with a logo, read, update, soft-delete, list and stats under one set of filters, similar companies, and offline enrichment as a queued job.',
+  Contacts:
+    'Contacts (people at a company): create, read, update, list with filters, set-based bulk update and soft delete; email unique per organization.',
   Files: 'Uploads kept in storage, and attachments of stored or drive files to leads, contacts and companies.',
   Imports: 'Asynchronous lead imports from CSV or XLSX files: the job, its progress and its per-row outcomes.',
   Exports: 'Asynchronous exports of records to CSV or XLSX: the job, its progress and the file.',

@@ -31,7 +31,7 @@ export const StoredFileSchema = z
     content_type: z.string().openapi({ description: 'The type recognised from the bytes', example: 'application/pdf' }),
     size_bytes: z.number().int().openapi({ description: 'Size in bytes' }),
     category: z.string().openapi({
-      description: 'Why it was stored: upload (this route), document (lead document) or profile_image',
+      description: 'Why it was stored: upload (this route), document (lead document), profile_image or company_logo',
       example: 'upload',
     }),
     created_at: timestamp('When it was stored'),

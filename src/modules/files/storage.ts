@@ -3,13 +3,13 @@
  * metadata in `stored_files`, and streaming them back only to the owning organization.
  */
 import { and, count, eq } from 'drizzle-orm';
-import { attachments, leads, storedFiles } from '../../db/schema';
+import { attachments, companies, leads, storedFiles } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { NotFound } from '../../core/errors';
 import { isoTimestamp } from '../../core/schemas';
 import type { AcceptedUpload } from './upload-policy';
 
-export type FileCategory = 'upload' | 'document' | 'profile_image' | 'import' | 'export';
+export type FileCategory = 'upload' | 'document' | 'profile_image' | 'company_logo' | 'import' | 'export';
 
 export interface StoredFile {
   id: number;
@@ -116,8 +116,8 @@ export function storeUpload(
 }
 
 /**
- * Removes a stored file (row and bytes) once nothing points at it any more: no attachment and
- * no lead profile image. The bytes go last, after every check and the row delete, so a refused
+ * Removes a stored file (row and bytes) once nothing points at it any more: no attachment, no
+ * lead profile image and no company logo. The bytes go last, after every check and the row delete, so a refused
  * delete never loses bytes; only a failed commit after this point could (a rare orphaned row).
  */
 export async function deleteStoredFileIfUnused(
@@ -133,7 +133,11 @@ export async function deleteStoredFileIfUnused(
     .select({ n: count() })
     .from(leads)
     .where(tenantWhere(ctx, leads, eq(leads.profileImageFileId, fileId)));
-  if (attached.n > 0 || portrait.n > 0) return false;
+  const [logo] = await ctx.db
+    .select({ n: count() })
+    .from(companies)
+    .where(tenantWhere(ctx, companies, eq(companies.logoFileId, fileId)));
+  if (attached.n > 0 || portrait.n > 0 || logo.n > 0) return false;
   const [removed] = await ctx.db
     .delete(storedFiles)
     .where(tenantWhere(ctx, storedFiles, eq(storedFiles.id, fileId)))

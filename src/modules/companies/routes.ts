@@ -1,0 +1,230 @@
+/**
+ * Company routes (spec "Contacts and companies"): the record, its list and stats under one set
+ * of filters, similar companies, soft delete, and enrichment as a queued job. HTTP only.
+ */
+import { z } from '@hono/zod-openapi';
+import { accepted, created, list, ok } from '../../core/http';
+import {
+  conflictResponse,
+  createRouter,
+  defineRoute,
+  envelope,
+  ErrorEnvelope,
+  idParam,
+  jsonBody,
+  listEnvelope,
+} from '../../core/routes';
+import { DeletedId } from '../../core/schemas';
+import { MAX_UPLOAD_MB } from '../files/schemas';
+import { DeletedCount } from './bulk-target';
+import { EnrichmentJobSchema, readEnrichmentJob, startEnrichment } from './enrichment';
+import {
+  AddCompanyForm,
+  CompanySchema,
+  CompanyStatsQuery,
+  CompanyStatsSchema,
+  DeleteCompaniesBody,
+  EnrichCompanyBody,
+  SimilarCompanySchema,
+  SimilarQuery,
+  UpdateCompanyBody,
+} from './schemas';
+import {
+  addCompany,
+  CompanyListQuery,
+  deleteCompanies,
+  deleteCompany,
+  listCompanies,
+  readCompany,
+  updateCompany,
+} from './service';
+import { similarCompanies } from './similar';
+import { companyStats } from './stats';
+
+export const companyRoutes = createRouter();
+const tags = ['Companies'];
+
+const duplicateCompany = conflictResponse(
+  'DuplicateCompanyConflict',
+  'Another live company of the organization has this name (any letter case); error.details.company_id is that company',
+  [
+    {
+      code: 'duplicate_company',
+      details: z.object({
+        company_id: z.number().int().openapi({ description: 'The existing company with the name', example: 3 }),
+        field: z.literal('company_name').openapi({ description: 'The field that collides' }),
+      }),
+      example: { company_id: 3, field: 'company_name' },
+    },
+  ],
+);
+
+const filtersNote =
+  'Filters: `my=true` (companies the caller created or is assigned to), `company_id` (comma-separated ids), `industry` (exact, any letter case), `start_date`/`end_date` (created, inclusive), `search_value` (name, website domain, industry, city, country).';
+
+companyRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/api/company/list',
+    operationId: 'listCompanies',
+    tags,
+    summary: 'Companies of the organization, with the standard list parameters and the company filters',
+    description: `Live companies of the organization with the standard list parameters. ${filtersNote}`,
+    auth: 'bearer',
+    request: { query: CompanyListQuery },
+    responses: { 200: listEnvelope(CompanySchema) },
+  }),
+  async (c) => list(c, await listCompanies(c.var.tenant, c.req.valid('query'))),
+);
+
+companyRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/api/company/stats',
+    operationId: 'companyStats',
+    tags,
+    summary: 'Counts by industry, size band and country, and lead/contact counts per company, under the list filters',
+    description: `Over the companies the list filters select: their total, counts by industry_type, by employee_size and by country (most first; null groups those without a value), and the \`limit\` companies with the most leads, with their lead and contact counts. One SQL statement. ${filtersNote}`,
+    auth: 'bearer',
+    request: { query: CompanyStatsQuery },
+    responses: { 200: envelope(CompanyStatsSchema) },
+  }),
+  async (c) => ok(c, await companyStats(c.var.tenant, c.req.valid('query'))),
+);
+
+companyRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/api/company/view/{id}',
+    operationId: 'viewCompany',
+    tags,
+    summary: 'One company',
+    description: 'One live company of the organization. A deleted company, or one of another organization, is a 404.',
+    auth: 'bearer',
+    request: { params: idParam() },
+    responses: { 200: envelope(CompanySchema) },
+  }),
+  async (c) => ok(c, await readCompany(c.var.tenant, c.req.valid('param').id)),
+);
+
+companyRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/api/company/similar/{id}',
+    operationId: 'similarCompanies',
+    tags,
+    summary: 'The organization’s companies most like this one, with a score and the reasons',
+    description:
+      'Ranks the organization’s other live companies by similarity to this one: same industry 3 points, same employee_size band 2 (adjacent band 1), same country 1, each shared technology 1 (at most 3), each shared summary keyword 0.5 (at most 1); score = points / 10. Companies scoring 0 are left out; each result lists why it matched.',
+    auth: 'bearer',
+    request: { params: idParam(), query: SimilarQuery },
+    responses: { 200: envelope(z.array(SimilarCompanySchema).openapi({ description: 'Most similar first' })) },
+  }),
+  async (c) => ok(c, await similarCompanies(c.var.tenant, c.req.valid('param').id, c.req.valid('query').limit)),
+);
+
+companyRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/api/company/add',
+    operationId: 'addCompany',
+    tags,
+    summary: 'Create a company from a multipart form, with an optional logo image',
+    description: `Creates a company from a multipart form: \`company_name\` is required; \`company_logo\` is an image file (PNG, JPEG, GIF or WebP by content, at most ${MAX_UPLOAD_MB} MB) stored with the organization's files, and \`company_logo\` in the answer is its download URL. \`website\` is normalised to \`website_domain\`; \`employee_size\` must be one of the bands; \`rating\` 1 to 5; \`assigned_to\` a user of the organization (422 naming the field otherwise). A live company with the same name (any letter case) is a 409 \`duplicate_company\`.`,
+    auth: 'bearer',
+    request: { body: { required: true, content: { 'multipart/form-data': { schema: AddCompanyForm } } } },
+    responses: {
+      201: envelope(CompanySchema, 'Company created'),
+      409: duplicateCompany,
+      413: {
+        description: `Logo larger than ${MAX_UPLOAD_MB} MB`,
+        content: { 'application/json': { schema: ErrorEnvelope } },
+      },
+    },
+  }),
+  async (c) => created(c, await addCompany(c.var.tenant, c.env.FILES, c.req.valid('form')), 'Company created'),
+);
+
+companyRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/api/company/update/{id}',
+    operationId: 'updateCompany',
+    tags,
+    summary: 'Update a company: any company field',
+    description:
+      'Changes a company: only the fields sent change; null clears a clearable one. The same rules as on add apply (422), `company_logo` is a URL here, and a new name must stay unique (409 `duplicate_company`). A field a person sets stops counting as enriched (its `enrichment` entry is removed).',
+    auth: 'bearer',
+    request: { params: idParam(), body: jsonBody(UpdateCompanyBody) },
+    responses: { 200: envelope(CompanySchema, 'Company updated'), 409: duplicateCompany },
+  }),
+  async (c) =>
+    ok(c, await updateCompany(c.var.tenant, c.req.valid('param').id, c.req.valid('json')), 'Company updated'),
+);
+
+companyRoutes.openapi(
+  defineRoute({
+    method: 'delete',
+    path: '/api/company/delete/{id}',
+    operationId: 'deleteCompany',
+    tags,
+    summary: 'Soft-delete one company; its contacts and leads keep their link and history',
+    description:
+      'Soft-deletes a company: it leaves lists, views and stats, and its name becomes free again. Its contacts and leads are not changed (they keep their company_id and company name).',
+    auth: 'bearer',
+    request: { params: idParam() },
+    responses: { 200: envelope(DeletedId, 'Company deleted') },
+  }),
+  async (c) => ok(c, await deleteCompany(c.var.tenant, c.req.valid('param').id), 'Company deleted'),
+);
+
+companyRoutes.openapi(
+  defineRoute({
+    method: 'delete',
+    path: '/api/company/delete',
+    operationId: 'deleteCompanies',
+    tags,
+    summary: 'Soft-delete companies by ids, or select_all with the list filters',
+    description:
+      'Soft-deletes companies in one statement: explicit `ids` (unknown, deleted and other organizations’ ids change nothing), or `select_all: true` with optional `filters` (the list filters). Contacts and leads keep their link and history. `data.deleted` counts the companies this request deleted.',
+    auth: 'bearer',
+    request: { body: jsonBody(DeleteCompaniesBody) },
+    responses: { 200: envelope(DeletedCount, 'Companies deleted') },
+  }),
+  async (c) => {
+    const deleted = await deleteCompanies(c.var.tenant, c.req.valid('json'));
+    return ok(c, { deleted }, `${deleted} compan${deleted === 1 ? 'y' : 'ies'} deleted`);
+  },
+);
+
+companyRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/api/company/enrich',
+    operationId: 'enrichCompany',
+    tags,
+    summary: 'Fill a company’s empty firmographic fields from the organization’s own data (asynchronous)',
+    description:
+      'Queues an enrichment job and answers 202 with it; follow it at GET /api/company/enrich/{id}. The job fills only EMPTY fields (website, industry_type, country, city, employee_size) from what can be derived offline: the company’s domain (website, else contact email, else the work-email domain of its linked leads and contacts) and the organization’s leads and contacts at that domain or linked to the company (most common industry, country and city; headcount hints in lead custom fields). Each filled value’s source is recorded in the company’s `enrichment`; a field nothing supports stays empty and the result says why.',
+    auth: 'bearer',
+    request: { body: jsonBody(EnrichCompanyBody) },
+    responses: { 202: envelope(EnrichmentJobSchema, 'Enrichment queued') },
+  }),
+  async (c) => accepted(c, await startEnrichment(c.var.tenant, c.req.valid('json').company_id), 'Enrichment queued'),
+);
+
+companyRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/api/company/enrich/{id}',
+    operationId: 'viewCompanyEnrichmentJob',
+    tags,
+    summary: 'An enrichment job: status, progress and result',
+    description:
+      'The enrichment job with its status, progress (fields evaluated) and, once completed, its result: the fields filled with their source, the fields kept because they had a value, and the fields left empty with the reason.',
+    auth: 'bearer',
+    request: { params: idParam() },
+    responses: { 200: envelope(EnrichmentJobSchema) },
+  }),
+  async (c) => ok(c, await readEnrichmentJob(c.var.tenant, c.req.valid('param').id)),
+);

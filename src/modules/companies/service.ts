@@ -1,0 +1,174 @@
+/**
+ * Companies: add (with an uploaded logo stored through the files module), view, list, update
+ * and soft delete. Deleting a company leaves its contacts and leads as they are (they keep their
+ * company_id and company name: their history); the company disappears from lists and views.
+ */
+import type { z } from '@hono/zod-openapi';
+import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
+import { companies, leads, users } from '../../db/schema';
+import { tenantWhere, type TenantContext } from '../../db/tenant';
+import { Conflict, NotFound, ValidationFailed } from '../../core/errors';
+import { defineList } from '../../core/list';
+import { storedFileDownloadUrl, storeUpload } from '../files/storage';
+import { acceptUpload } from '../files/upload-policy';
+import { columnValues } from './field-table';
+import { type CompanyView, companyFields } from './fields';
+import { companyFilterShape, companyFilterWhere, companySearch } from './filters';
+import { websiteDomain } from './firmographics';
+import type { AddCompanyInput, CompanyTarget, UpdateCompanyInput } from './schemas';
+
+const NOT_STORED = new Set(['company_logo']);
+
+async function requireAssignee(ctx: TenantContext, userId: number | null | undefined): Promise<void> {
+  if (userId === null || userId === undefined) return;
+  const [user] = await ctx.db
+    .select({ id: users.id })
+    .from(users)
+    .where(tenantWhere(ctx, users, eq(users.id, userId), isNull(users.deletedAt)));
+  if (!user) throw ValidationFailed.field('assigned_to', 'is not a user of this organization');
+}
+
+/**
+ * The 409 naming the live company (other than `exceptId`) that already has this name (any
+ * letter case); null when none does. Asked before writing: a failed insert would abort the
+ * request's transaction (the unique index still settles races).
+ */
+async function duplicateName(ctx: TenantContext, name: string, exceptId?: number): Promise<Conflict | null> {
+  const [existing] = await ctx.db
+    .select({ id: companies.id })
+    .from(companies)
+    .where(
+      tenantWhere(
+        ctx,
+        companies,
+        isNull(companies.deletedAt),
+        sql`lower(${companies.companyName}) = lower(${name})`,
+        exceptId ? sql`${companies.id} <> ${exceptId}` : undefined,
+      ),
+    );
+  if (!existing) return null;
+  return new Conflict(`A company named "${name}" already exists in this organization`, 'duplicate_company', {
+    company_id: existing.id,
+    field: 'company_name',
+  });
+}
+
+export async function addCompany(ctx: TenantContext, bucket: R2Bucket, input: AddCompanyInput): Promise<CompanyView> {
+  await requireAssignee(ctx, input.assigned_to);
+  const logo = input.company_logo ? await acceptUpload(input.company_logo, 'image', 'company_logo') : null;
+  const conflict = await duplicateName(ctx, input.company_name);
+  if (conflict) throw conflict;
+  const stored = logo ? await storeUpload(ctx, bucket, 'company_logo', logo) : null;
+  const [row] = await ctx.db
+    .insert(companies)
+    .values({
+      ...(columnValues(companyFields.writableColumns, input, NOT_STORED) as Partial<typeof companies.$inferInsert>),
+      companyName: input.company_name,
+      organizationId: ctx.orgId,
+      websiteDomain: websiteDomain(input.website),
+      companyLogo: stored ? storedFileDownloadUrl(stored.id) : null,
+      logoFileId: stored?.id ?? null,
+      createdBy: ctx.userId,
+    })
+    // A concurrent add of the same name loses here without aborting the transaction.
+    .onConflictDoNothing()
+    .returning(companyFields.selection);
+  if (!row)
+    throw (await duplicateName(ctx, input.company_name)) ?? new Error('company insert skipped without a conflict');
+  return companyFields.present(row);
+}
+
+export async function readCompany(ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId'>, id: number) {
+  const [row] = await ctx.db
+    .select(companyFields.selection)
+    .from(companies)
+    .where(and(companyFilterWhere(ctx, {}), eq(companies.id, id)));
+  if (!row) throw new NotFound('Company', id);
+  return companyFields.present(row);
+}
+
+export async function updateCompany(ctx: TenantContext, id: number, input: UpdateCompanyInput): Promise<CompanyView> {
+  await requireAssignee(ctx, input.assigned_to);
+  const set: Record<string, unknown> = {
+    ...columnValues(companyFields.writableColumns, input),
+    updatedAt: sql`now()`,
+  };
+  if (input.website !== undefined) set.websiteDomain = websiteDomain(input.website);
+  // A logo given as a URL replaces the uploaded one (its stored file stays with the organization's files).
+  if (input.company_logo !== undefined) set.logoFileId = null;
+  // A value a person sets is theirs now: it no longer counts as enriched.
+  const personSet = Object.keys(input).filter((key) => (input as Record<string, unknown>)[key] !== undefined);
+  if (personSet.length > 0) set.enrichment = sql`${companies.enrichment} - ${sql.param(personSet)}::text[]`;
+  if (input.company_name) {
+    const conflict = await duplicateName(ctx, input.company_name, id);
+    if (conflict) throw conflict;
+  }
+  const [row] = await ctx.db
+    .update(companies)
+    .set(set)
+    .where(and(companyFilterWhere(ctx, {}), eq(companies.id, id)))
+    .returning(companyFields.selection);
+  if (!row) throw new NotFound('Company', id);
+  // Leads show their linked company's name (they link by name), so a rename reaches them too.
+  if (input.company_name) {
+    await ctx.db
+      .update(leads)
+      .set({ company: input.company_name })
+      .where(
+        tenantWhere(ctx, leads, eq(leads.companyId, id), sql`${leads.company} is distinct from ${input.company_name}`),
+      );
+  }
+  return companyFields.present(row);
+}
+
+function targetWhere(ctx: TenantContext, target: CompanyTarget): SQL {
+  if (target.select_all) return companyFilterWhere(ctx, target.filters ?? {});
+  return and(companyFilterWhere(ctx, {}), sql`${companies.id} = any(${sql.param(target.ids ?? [])}::bigint[])`) as SQL;
+}
+
+/** Soft-deletes the targeted companies in one statement; answers how many this request deleted. */
+export async function deleteCompanies(ctx: TenantContext, target: CompanyTarget): Promise<number> {
+  const rows = await ctx.db
+    .update(companies)
+    .set({ deletedAt: sql`now()`, updatedAt: sql`now()` })
+    .where(targetWhere(ctx, target))
+    .returning({ id: companies.id });
+  return rows.length;
+}
+
+export async function deleteCompany(ctx: TenantContext, id: number): Promise<{ id: number }> {
+  const deleted = await deleteCompanies(ctx, { ids: [id] });
+  if (deleted === 0) throw new NotFound('Company', id);
+  return { id };
+}
+
+const sortColumns = {
+  id: companies.id,
+  company_name: companies.companyName,
+  industry_type: sql`coalesce(${companies.industryType}, '')`,
+  country: sql`coalesce(${companies.country}, '')`,
+  rating: sql`coalesce(${companies.rating}, 0)`,
+  created_at: companies.createdAt,
+  updated_at: companies.updatedAt,
+};
+
+export const companyList = defineList({
+  sort: sortColumns,
+  filters: companyFilterShape,
+  search: (term) => companySearch(term),
+  createdAt: companies.createdAt,
+  base: (ctx, params) => ({
+    rows: (columns) =>
+      ctx.db
+        .select({ ...companyFields.selection, ...columns })
+        .from(companies)
+        .$dynamic(),
+    where: companyFilterWhere(ctx, { ...params, search_value: undefined, start_date: undefined, end_date: undefined }),
+  }),
+});
+export const CompanyListQuery = companyList.query;
+
+export async function listCompanies(ctx: TenantContext, params: z.output<typeof CompanyListQuery>) {
+  const page = await companyList.run(ctx, params);
+  return { ...page, rows: page.rows.map((row) => companyFields.present(row)) };
+}

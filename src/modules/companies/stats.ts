@@ -1,0 +1,70 @@
+/**
+ * GET /api/company/stats: over the companies matching the list filters, counts by industry, by
+ * employee_size and by country, and the companies with the most leads with their lead and
+ * contact counts. One statement: the filtered set is a CTE the aggregates all read.
+ * (Open deals and open pipeline value per company join when the deals module lands.)
+ */
+import type { z } from '@hono/zod-openapi';
+import { sql } from 'drizzle-orm';
+import { companies, contacts, leads } from '../../db/schema';
+import type { TenantContext } from '../../db/tenant';
+import { companyFilterWhere } from './filters';
+import type { CompanyStatsQuery } from './schemas';
+
+interface Bucket {
+  value: string | null;
+  count: number;
+}
+
+type StatsRow = {
+  total: number | string;
+  by_industry: Bucket[];
+  by_employee_size: Bucket[];
+  by_country: Bucket[];
+  companies: { id: number | string; company_name: string; lead_count: number; contact_count: number }[];
+};
+
+/** `[{value, count}]` of one column of the filtered set, most first, then by value. */
+function bucketsOf(column: string) {
+  const name = sql.identifier(column);
+  return sql`(select coalesce(json_agg(json_build_object('value', value, 'count', n) order by n desc, value nulls last), '[]'::json)
+    from (select ${name} as value, count(*)::int as n from filtered group by ${name}) as buckets)`;
+}
+
+export async function companyStats(ctx: TenantContext, query: z.output<typeof CompanyStatsQuery>) {
+  const { limit, ...filters } = query;
+  const result = await ctx.db.execute<StatsRow>(sql`
+    with filtered as (
+      select ${companies.id} as id, ${companies.companyName} as company_name, ${companies.industryType} as industry_type,
+        ${companies.employeeSize} as employee_size, ${companies.country} as country
+      from ${companies} where ${companyFilterWhere(ctx, filters)}
+    ), lead_counts as (
+      select company_id, count(*)::int as n from ${leads}
+      where organization_id = ${ctx.orgId} and deleted_at is null and company_id in (select id from filtered)
+      group by company_id
+    ), contact_counts as (
+      select company_id, count(*)::int as n from ${contacts}
+      where organization_id = ${ctx.orgId} and deleted_at is null and company_id in (select id from filtered)
+      group by company_id
+    )
+    select
+      (select count(*)::int from filtered) as total,
+      ${bucketsOf('industry_type')} as by_industry,
+      ${bucketsOf('employee_size')} as by_employee_size,
+      ${bucketsOf('country')} as by_country,
+      (select coalesce(json_agg(json_build_object('id', id, 'company_name', company_name, 'lead_count', lead_count, 'contact_count', contact_count)
+          order by lead_count desc, id), '[]'::json)
+        from (
+          select f.id, f.company_name, coalesce(l.n, 0) as lead_count, coalesce(c.n, 0) as contact_count
+          from filtered f left join lead_counts l on l.company_id = f.id left join contact_counts c on c.company_id = f.id
+          order by lead_count desc, f.id limit ${limit}
+        ) as top) as companies`);
+  const row = result.rows[0];
+  return {
+    total: Number(row.total),
+    by_industry: row.by_industry,
+    by_employee_size: row.by_employee_size,
+    by_country: row.by_country,
+    companies: row.companies.map((company) => ({ ...company, id: Number(company.id) })),
+  };
+}

@@ -1,0 +1,54 @@
+/**
+ * POST /api/contact/bulk-update: sets company_id, lead_score and/or tags on explicit
+ * contact_ids or on every contact the filters select (the list's filter builder), in ONE
+ * statement. The new company is checked inside that statement: when it is not a live company of
+ * the organization nothing is updated and the answer is a 404. Contacts already holding every
+ * given value do not count as updated.
+ */
+import { sql, type SQL } from 'drizzle-orm';
+import type { TenantContext } from '../../db/tenant';
+import { NotFound } from '../../core/errors';
+import { contactTargetWhere } from './service';
+import type { ContactTarget } from './schemas';
+
+export interface ContactChanges {
+  company_id?: number;
+  lead_score?: number | null;
+  tags?: string[];
+}
+
+export async function bulkUpdateContacts(
+  ctx: TenantContext,
+  target: ContactTarget,
+  changes: ContactChanges,
+): Promise<number> {
+  const sets: SQL[] = [sql`updated_at = now()`];
+  const differs: SQL[] = [];
+  if (changes.company_id !== undefined) {
+    sets.push(sql`company_id = ${changes.company_id}::bigint`);
+    differs.push(sql`contacts.company_id is distinct from ${changes.company_id}::bigint`);
+  }
+  if (changes.lead_score !== undefined) {
+    sets.push(sql`lead_score = ${changes.lead_score}::int`);
+    differs.push(sql`contacts.lead_score is distinct from ${changes.lead_score}::int`);
+  }
+  if (changes.tags !== undefined) {
+    sets.push(sql`tags = ${sql.param(changes.tags)}::text[]`);
+    differs.push(sql`contacts.tags is distinct from ${sql.param(changes.tags)}::text[]`);
+  }
+  const companyFound =
+    changes.company_id === undefined
+      ? sql`true`
+      : sql`exists (select 1 from companies where organization_id = ${ctx.orgId} and deleted_at is null and id = ${changes.company_id}::bigint)`;
+  const result = await ctx.db.execute<{ company_found: boolean; updated: number }>(sql`
+    with found as (select ${companyFound} as ok),
+    changed as (
+      update contacts set ${sql.join(sets, sql`, `)}
+      where ${contactTargetWhere(ctx, target)} and (${sql.join(differs, sql` or `)}) and (select ok from found)
+      returning contacts.id
+    )
+    select (select ok from found) as company_found, (select count(*)::int from changed) as updated`);
+  const row = result.rows[0];
+  if (!row.company_found) throw new NotFound('Company', changes.company_id);
+  return Number(row.updated);
+}

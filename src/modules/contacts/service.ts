@@ -1,0 +1,145 @@
+/**
+ * Contacts: add, view, list, update, set-based bulk update and soft delete. A contact belongs
+ * to a live company of the organization (404 otherwise); its email is unique among the
+ * organization's live contacts (409 naming the contact that has it; the partial unique index
+ * contacts_organization_email_key settles races).
+ */
+import type { z } from '@hono/zod-openapi';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { contacts } from '../../db/schema';
+import type { TenantContext } from '../../db/tenant';
+import { Conflict, NotFound, ValidationFailed, type FieldIssue } from '../../core/errors';
+import { defineList } from '../../core/list';
+import { LEAD_LOOKUP_MODULE } from '../lookups/defaults';
+import { columnValues } from '../companies/field-table';
+import { type ContactView, contactFields } from './fields';
+import { contactFilterShape, contactFilterWhere, contactSearch } from './filters';
+import type { AddContactInput, ContactTarget, UpdateContactInput } from './schemas';
+
+interface References {
+  company_id?: number | null;
+  lead_id?: number | null;
+  status?: number | null;
+  email?: string | null;
+}
+
+type Found = { company: boolean; lead: boolean; status: boolean; email_holder: number | string | null };
+
+/**
+ * The company, lead and status a contact names, and the live contact (other than this one)
+ * already holding its email, checked in one statement before anything is written (a failed
+ * write would abort the request's transaction; the unique index still settles races).
+ */
+async function checkReferences(ctx: TenantContext, input: References, self: number | null = null): Promise<void> {
+  const result = await ctx.db.execute<Found>(sql`
+    select
+      exists (select 1 from companies where organization_id = ${ctx.orgId} and deleted_at is null and id = ${input.company_id ?? null}::bigint) as company,
+      exists (select 1 from leads where organization_id = ${ctx.orgId} and deleted_at is null and id = ${input.lead_id ?? null}::bigint) as lead,
+      exists (select 1 from lookups where organization_id = ${ctx.orgId} and module_name = ${LEAD_LOOKUP_MODULE}
+        and type = 'status' and is_active and value = ${input.status ?? null}::int) as status,
+      (select id from contacts where organization_id = ${ctx.orgId} and deleted_at is null
+        and lower(email) = lower(${input.email ?? null}::text) and id is distinct from ${self}::bigint limit 1) as email_holder`);
+  const found = result.rows[0];
+  if (input.company_id != null && !found.company) throw new NotFound('Company', input.company_id);
+  if (input.email && found.email_holder !== null) {
+    throw new Conflict(`A contact with the email ${input.email} already exists`, 'duplicate_contact', {
+      contact_id: Number(found.email_holder),
+      field: 'email',
+    });
+  }
+  const issues: FieldIssue[] = [];
+  if (input.lead_id != null && !found.lead)
+    issues.push({ field: 'lead_id', message: 'is not a lead of this organization' });
+  if (input.status != null && !found.status)
+    issues.push({ field: 'status', message: 'is not an active status of this organization' });
+  if (issues.length > 0) throw new ValidationFailed(issues);
+}
+
+export async function addContact(ctx: TenantContext, input: AddContactInput): Promise<ContactView> {
+  await checkReferences(ctx, input);
+  const [row] = await ctx.db
+    .insert(contacts)
+    .values({
+      ...(columnValues(contactFields.writableColumns, input) as Partial<typeof contacts.$inferInsert>),
+      name: input.name,
+      organizationId: ctx.orgId,
+      createdBy: ctx.userId,
+    })
+    // A concurrent add of the same email loses here without aborting the transaction.
+    .onConflictDoNothing()
+    .returning(contactFields.selection);
+  if (!row) {
+    await checkReferences(ctx, input);
+    throw new Error('contact insert skipped without a conflicting email');
+  }
+  return contactFields.present(row);
+}
+
+export async function readContact(ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId'>, id: number) {
+  const [row] = await ctx.db
+    .select(contactFields.selection)
+    .from(contacts)
+    .where(and(contactFilterWhere(ctx, {}), eq(contacts.id, id)));
+  if (!row) throw new NotFound('Contact', id);
+  return contactFields.present(row);
+}
+
+export async function updateContact(ctx: TenantContext, id: number, input: UpdateContactInput): Promise<ContactView> {
+  await checkReferences(ctx, input, id);
+  const [row] = await ctx.db
+    .update(contacts)
+    .set({ ...columnValues(contactFields.writableColumns, input), updatedAt: sql`now()` })
+    .where(and(contactFilterWhere(ctx, {}), eq(contacts.id, id)))
+    .returning(contactFields.selection);
+  if (!row) throw new NotFound('Contact', id);
+  return contactFields.present(row);
+}
+
+export function contactTargetWhere(ctx: TenantContext, target: ContactTarget): SQL {
+  if (target.select_all) return contactFilterWhere(ctx, target.filters ?? {});
+  const ids = target.contact_ids ?? target.ids ?? [];
+  return and(contactFilterWhere(ctx, {}), sql`${contacts.id} = any(${sql.param(ids)}::bigint[])`) as SQL;
+}
+
+/** Soft-deletes the targeted contacts in one statement; answers how many this request deleted. */
+export async function deleteContacts(ctx: TenantContext, target: ContactTarget): Promise<number> {
+  const rows = await ctx.db
+    .update(contacts)
+    .set({ deletedAt: sql`now()`, updatedAt: sql`now()` })
+    .where(contactTargetWhere(ctx, target))
+    .returning({ id: contacts.id });
+  return rows.length;
+}
+
+export async function deleteContact(ctx: TenantContext, id: number): Promise<{ id: number }> {
+  if ((await deleteContacts(ctx, { ids: [id] })) === 0) throw new NotFound('Contact', id);
+  return { id };
+}
+
+export const contactList = defineList({
+  sort: {
+    id: contacts.id,
+    name: contacts.name,
+    email: sql`coalesce(${contacts.email}, '')`,
+    lead_score: sql`coalesce(${contacts.leadScore}, -1)`,
+    created_at: contacts.createdAt,
+    updated_at: contacts.updatedAt,
+  },
+  filters: contactFilterShape,
+  search: (term) => contactSearch(term),
+  createdAt: contacts.createdAt,
+  base: (ctx, params) => ({
+    rows: (columns) =>
+      ctx.db
+        .select({ ...contactFields.selection, ...columns })
+        .from(contacts)
+        .$dynamic(),
+    where: contactFilterWhere(ctx, { ...params, search_value: undefined, start_date: undefined, end_date: undefined }),
+  }),
+});
+export const ContactListQuery = contactList.query;
+
+export async function listContacts(ctx: TenantContext, params: z.output<typeof ContactListQuery>) {
+  const page = await contactList.run(ctx, params);
+  return { ...page, rows: page.rows.map((row) => contactFields.present(row)) };
+}
