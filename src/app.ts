@@ -34,6 +34,9 @@ import { importRoutes } from './modules/imports/routes';
 import { exportRoutes } from './modules/exports/routes';
 import { intentRoutes } from './modules/intent/routes';
 import { trackingRoutes } from './modules/tracking/routes';
+import { pipelineRoutes } from './modules/pipelines/routes';
+import { dealRoutes } from './modules/deals/routes';
+import { forecastRoutes } from './modules/forecast/routes';
 import { MAX_UPLOAD_BYTES } from './modules/files/upload-policy';
 import { MAX_IMPORT_BYTES } from './modules/imports/service';
 
@@ -66,6 +69,9 @@ export const routeModules = [
   exportRoutes,
   intentRoutes,
   trackingRoutes,
+  pipelineRoutes,
+  dealRoutes,
+  forecastRoutes,
 ];
 
 export function buildApp() {

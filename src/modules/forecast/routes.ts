@@ -1,0 +1,2 @@
+import { createRouter } from '../../core/routes';
+export const forecastRoutes = createRouter();
