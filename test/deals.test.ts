@@ -173,6 +173,20 @@ describe('deals', () => {
     expect(history.every((row: { changed_by: number }) => row.changed_by === owner.userId)).toBe(true);
   });
 
+  it('refuses new deals in an inactive pipeline; its existing deals still change', async () => {
+    const paused = await addPipeline(owner, { name: 'Paused', stages: [{ name: 'One' }, { name: 'Two' }] });
+    const deal = await addDeal(owner, paused, { lead_id: leadId });
+    await call('PUT', `/api/pipelines/update/${paused.id}`, { token: owner.token, body: { state_id: 0 } });
+    const refused = await add(body({ pipeline_id: paused.id, stage_id: paused.stages[0].id }));
+    expectFailure(refused, 422, 'validation_error');
+    expect(refused.body.error.code).toBe('pipeline_id');
+    const elsewhere = await addDeal(owner, pipeline, { lead_id: leadId });
+    const moveIn = await update(elsewhere.id, { pipeline_id: paused.id, stage_id: paused.stages[0].id });
+    expect(moveIn.body.error.code).toBe('pipeline_id');
+    const moved = await update(deal.id, { stage_id: paused.stages[1].id });
+    expect(moved.status, moved.text).toBe(200);
+  });
+
   it('refuses a new pipeline without a stage of it, and an empty update', async () => {
     const deal = await addDeal(owner, pipeline, { lead_id: leadId });
     const second = await addPipeline(owner, { name: 'Move target', stages: [{ name: 'Landing' }] });
@@ -222,7 +236,7 @@ describe('deals', () => {
     expect((await view(deal.id)).body.data.title).toBe('Annual licence');
   });
 
-  it('stays within its statement budgets: list 2, view 2, stage move 9', async () => {
+  it('stays within its statement budgets: list 2, view 2, stage move 9, add 7', async () => {
     const deal = await addDeal(owner, pipeline, { lead_id: leadId });
     const listed = await statementsOf(() => call('GET', '/api/lead/deal/list', { token: owner.token }));
     expect(listed.response.status).toBe(200);
@@ -235,5 +249,9 @@ describe('deals', () => {
     expect(moved.response.status).toBe(200);
     // Scope and auth, BEGIN, lock the deal, check the targets, update, history, forecast, read, COMMIT.
     expect(moved.statements.length).toBeLessThanOrEqual(9);
+    const added = await statementsOf(() => add(body()));
+    expect(added.response.status).toBe(201);
+    // Scope and auth, BEGIN, check the targets, insert deal and history (one statement), forecast, read, COMMIT.
+    expect(added.statements.length).toBeLessThanOrEqual(7);
   });
 });

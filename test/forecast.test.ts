@@ -153,6 +153,13 @@ describe('forecasting', () => {
       ['2026-Q2', '2026-06-30', 43000, 14900],
       ['2026-Q3', '2026-09-30', 4000, 400],
     ]);
+    const overHttp = await call('GET', '/api/forecast/pipeline', {
+      token: owner.token,
+      query: { period: 'quarterly', months: 7 },
+    });
+    expect(overHttp.status, overHttp.text).toBe(200);
+    expect(overHttp.body.data).toHaveLength(3);
+    expect(overHttp.body.data[0].period).toMatch(/^\d{4}-Q[1-4]$/);
     const contributors = await call('GET', '/api/forecast/pipeline/contributors', {
       token: owner.token,
       query: { period_month: '2026-06' },
@@ -190,6 +197,18 @@ describe('forecasting', () => {
       [ids.F, 300, ['value_dropped']],
     ]);
     expect(await asTenant((ctx) => dealsAtRisk(ctx, { owner: 'all', limit: 1 }, NOW2))).toHaveLength(1);
+    // owner=me: C has no owner any more.
+    await inOrganization(owner.orgId, (tx) => tx.update(deals).set({ ownerId: null }).where(eq(deals.id, ids.C)));
+    const mine = await asTenant((ctx) => dealsAtRisk(ctx, { owner: 'me', limit: 10 }, NOW2));
+    expect(mine.map((row) => row.deal_id)).toEqual([ids.B, ids.F]);
+    // Over HTTP (the real clock: every seeded close date has passed), in the declared shape.
+    const overHttp = await call('GET', '/api/forecast/at-risk', { token: owner.token, query: { owner: 'me' } });
+    expect(overHttp.status, overHttp.text).toBe(200);
+    expect(overHttp.body.data.map((row: { deal_id: number }) => row.deal_id)).toContain(ids.B);
+    expect(overHttp.body.data.map((row: { deal_id: number }) => row.deal_id)).not.toContain(ids.C);
+    await inOrganization(owner.orgId, (tx) =>
+      tx.update(deals).set({ ownerId: owner.userId }).where(eq(deals.id, ids.C)),
+    );
     expect(await asTenant((ctx) => dealsAtRisk(ctx, { owner: 'all', limit: 10, status: 999999999 }, NOW2))).toEqual([]);
 
     // B at NOW2: 0.75 × 0.7 × 0.5 × 0.8 = 0.21 → 4200, down from 8400 as close_date_passed was added.

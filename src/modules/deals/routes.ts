@@ -50,7 +50,7 @@ dealRoutes.openapi(
     tags,
     summary: 'Create a deal on a lead in a stage of a pipeline',
     description:
-      'Creates a deal. The lead, pipeline and stage must be the organization’s (404 otherwise) and the stage inside the pipeline (422 `stage_id`); a value above the pipeline’s `max_deal_limit` is a 422 `value`. Creating it in a won or lost stage closes it at once. The creation is the first row of its stage history, and its forecast snapshot is recorded.',
+      'Creates a deal. The lead, pipeline and stage must be the organization’s (404 otherwise) and the stage inside the pipeline (422 `stage_id`); a value above the pipeline’s `max_deal_limit` is a 422 `value`, and an inactive pipeline (state_id 0) takes no new deals (422 `pipeline_id`). Creating it in a won or lost stage closes it at once. The creation is the first row of its stage history, and its forecast snapshot is recorded.',
     auth: 'bearer',
     request: { body: jsonBody(AddDealBody) },
     responses: { 201: envelope(DealView, 'Deal created') },

@@ -74,6 +74,7 @@ export async function addDeal(ctx: TenantContext, input: AddDealInput, now: Date
     pipelineId: input.pipeline_id,
     stageId: input.stage_id,
     value: input.value,
+    enteringPipeline: true,
   });
   const outcome = outcomeOf(target);
   const at = now.toISOString();
@@ -118,6 +119,7 @@ export async function updateDeal(ctx: TenantContext, id: number, input: UpdateDe
     pipelineId,
     stageId,
     value: input.value ?? current.value,
+    enteringPipeline: pipelineId !== current.pipelineId,
   });
   const set: Record<string, unknown> = {};
   for (const [wire, column] of dealFields.updateColumns) {
