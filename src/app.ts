@@ -37,6 +37,9 @@ import { trackingHitRoutes } from './modules/tracking/hit-routes';
 import { trackingRoutes } from './modules/tracking/routes';
 import { companyRoutes } from './modules/companies/routes';
 import { contactRoutes } from './modules/contacts/routes';
+import { pipelineRoutes } from './modules/pipelines/routes';
+import { dealRoutes } from './modules/deals/routes';
+import { forecastRoutes } from './modules/forecast/routes';
 import { MAX_UPLOAD_BYTES } from './modules/files/upload-policy';
 import { MAX_IMPORT_BYTES } from './modules/imports/service';
 
@@ -72,6 +75,9 @@ export const routeModules = [
   trackingHitRoutes,
   companyRoutes,
   contactRoutes,
+  pipelineRoutes,
+  dealRoutes,
+  forecastRoutes,
 ];
 
 export function buildApp() {

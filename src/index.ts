@@ -1,7 +1,7 @@
 /**
  * The Worker entry: HTTP requests go to the Hono app; queue batches (jobs and dead letters) to
  * the job runner, those of the events queue (tracking hits) to the events runner; the cron trigger sweeps the job outbox
- * and expired idempotency keys.
+ * and expired idempotency keys, and once a day snapshots every open deal's forecast.
  */
 import { buildApp } from './app';
 import { runIdempotencySweep } from './core/idempotency';
@@ -10,6 +10,7 @@ import { consumeEvents, isEventsQueue } from './jobs/events-runner';
 import type { JobMessage } from './jobs/messages';
 import { runOutboxSweep } from './jobs/outbox';
 import { consumeQueue } from './jobs/runner';
+import { runForecastSnapshots } from './modules/forecast/snapshots';
 import type { TrackingHit } from './modules/tracking/hits';
 
 export { RateLimitCounter } from './core/rate-limit-counter';
@@ -22,9 +23,14 @@ export default {
     isEventsQueue(batch.queue)
       ? consumeEvents(batch as MessageBatch<unknown>, env)
       : consumeQueue(batch as MessageBatch<JobMessage>, env),
-  scheduled: async (_controller, env) => {
-    // Independent sweeps: one failing does not keep the other from running.
-    const outcomes = await Promise.allSettled([runOutboxSweep(env), runIdempotencySweep(env)]);
+  scheduled: async (controller, env) => {
+    // Independent sweeps: one failing does not keep the others from running. The forecast
+    // snapshot claims its UTC day first, so of the minute's runs only the day's first does it.
+    const outcomes = await Promise.allSettled([
+      runOutboxSweep(env),
+      runIdempotencySweep(env),
+      runForecastSnapshots(env, new Date(controller.scheduledTime)),
+    ]);
     for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
   },
 } satisfies ExportedHandler<Bindings, JobMessage | TrackingHit>;

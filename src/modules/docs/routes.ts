@@ -31,6 +31,11 @@ export const TAGS: Record<string, string> = {
     'Named list views (filters, columns, sorting), private to their creator or shared with the organization.',
   'Activity feed': 'Who changed what and when: an entry per change of a record, with before/after values.',
   Notifications: 'Per-user notices: lead assignments and finished imports and exports.',
+  Pipelines:
+    'Sales pipelines and their ordered stages (won, lost, probability, max days in stage); the default pipeline’s Won and Lost stages are protected.',
+  Deals: 'Deals on leads: a value, an expected close date and a stage of a pipeline; every stage change is recorded.',
+  Forecasting:
+    'Deal forecasts (stage probability adjusted by documented factors), pipeline forecast by period, deals at risk and forecast accuracy.',
   Search: 'One search across the organization’s records.',
   Health: 'Liveness of the service and its database.',
   'Intent signals and alerts':

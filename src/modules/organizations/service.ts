@@ -7,6 +7,7 @@
 import type { Transaction } from '../../db/client';
 import { organizations, roles } from '../../db/schema';
 import { seedDefaultLookups } from '../lookups/defaults';
+import { seedDefaultPipeline } from '../pipelines/service';
 
 export const DEFAULT_ROLES = [
   { name: 'admin', description: 'Manages users, roles, API keys and every record' },
@@ -20,6 +21,7 @@ export async function seedOrganizationDefaults(tx: Transaction, organizationId: 
     .values(DEFAULT_ROLES.map((role) => ({ ...role, organizationId })))
     .returning({ id: roles.id, name: roles.name });
   await seedDefaultLookups(tx, organizationId);
+  await seedDefaultPipeline(tx, organizationId);
   return new Map(seeded.map((role) => [role.name, role.id]));
 }
 

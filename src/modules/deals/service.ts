@@ -1,0 +1,194 @@
+/**
+ * Deals: add, update (moving stages is recorded in deal_stage_history with the time spent in the
+ * stage left; a won or lost stage closes the deal), delete, view and list. Every write records
+ * the deal's forecast snapshot for the day (modules/forecast/snapshots.ts). `now` is the
+ * request's clock, passed in so tests can fix it.
+ */
+import type { z } from '@hono/zod-openapi';
+import { eq, ilike, inArray, sql } from 'drizzle-orm';
+import { deals, dealStageHistory } from '../../db/schema';
+import { tenantWhere, type TenantContext } from '../../db/tenant';
+import { NotFound, ValidationFailed } from '../../core/errors';
+import { containsPattern, defineList } from '../../core/list';
+import { isoTimestamp } from '../../core/schemas';
+import { recordDealForecasts } from '../forecast/snapshots';
+import { dealFields } from './fields';
+import { checkDealTarget, outcomeOf } from './references';
+import { type AddDealInput, dealListFilters, type DealViewValue, type UpdateDealInput } from './schemas';
+
+const present = (row: Record<string, unknown>) => dealFields.present(row) as DealViewValue;
+
+interface HistoryRow {
+  id: number;
+  from_stage_id: number | null;
+  from_stage_name: string | null;
+  to_stage_id: number;
+  to_stage_name: string | null;
+  changed_at: string;
+  changed_by: number | null;
+  seconds: number | null;
+}
+
+const stageHistory = sql<HistoryRow[]>`(select coalesce(json_agg(json_build_object(
+    'id', h.id, 'from_stage_id', h.from_stage_id, 'from_stage_name', fs.name, 'to_stage_id', h.to_stage_id,
+    'to_stage_name', ts.name, 'changed_at', h.changed_at, 'changed_by', h.changed_by, 'seconds', h.seconds_in_from_stage
+  ) order by h.id), '[]'::json)
+  from deal_stage_history h
+  left join stages fs on fs.id = h.from_stage_id
+  left join stages ts on ts.id = h.to_stage_id
+  where h.deal_id = "deals"."id")`;
+
+export async function viewDeal(ctx: TenantContext, id: number) {
+  const [row] = await ctx.db
+    .select({ ...dealFields.selection, history: stageHistory })
+    .from(deals)
+    .where(tenantWhere(ctx, deals, eq(deals.id, id)));
+  if (!row) throw new NotFound('Deal', id);
+  const { history, ...fields } = row as Record<string, unknown> & { history: HistoryRow[] };
+  return {
+    ...present(fields),
+    stage_history: history.map(({ seconds, ...change }) => ({
+      ...change,
+      id: Number(change.id),
+      from_stage_id: change.from_stage_id === null ? null : Number(change.from_stage_id),
+      to_stage_id: Number(change.to_stage_id),
+      changed_by: change.changed_by === null ? null : Number(change.changed_by),
+      changed_at: isoTimestamp(change.changed_at) as string,
+      days_in_from_stage: seconds === null ? null : Math.round((Number(seconds) / 86400) * 100) / 100,
+    })),
+  };
+}
+
+async function readDeal(ctx: TenantContext, id: number): Promise<DealViewValue> {
+  const [row] = await ctx.db
+    .select(dealFields.selection)
+    .from(deals)
+    .where(tenantWhere(ctx, deals, eq(deals.id, id)));
+  if (!row) throw new NotFound('Deal', id);
+  return present(row);
+}
+
+export async function addDeal(ctx: TenantContext, input: AddDealInput, now: Date) {
+  const target = await checkDealTarget(ctx, {
+    leadId: input.lead_id,
+    pipelineId: input.pipeline_id,
+    stageId: input.stage_id,
+    value: input.value,
+    enteringPipeline: true,
+  });
+  const outcome = outcomeOf(target);
+  const at = now.toISOString();
+  const result = await ctx.db.execute<{ id: number }>(sql`
+    with d as (
+      insert into ${deals} (organization_id, lead_id, pipeline_id, stage_id, title, value, expected_close_date, priority,
+        description, outcome, closed_at, stage_entered_at, owner_id, created_at, updated_at)
+      values (${ctx.orgId}, ${input.lead_id}, ${target.pipelineId}, ${target.stageId}, ${input.title}, ${input.value},
+        ${input.expected_close_date}::date, ${input.priority ?? null}, ${input.description ?? null}, ${outcome},
+        ${outcome === 'open' ? null : at}::timestamptz, ${at}::timestamptz, ${ctx.userId}, ${at}::timestamptz, ${at}::timestamptz)
+      returning id, organization_id, stage_id
+    ), h as (
+      insert into ${dealStageHistory} (organization_id, deal_id, from_stage_id, to_stage_id, changed_at, changed_by)
+      select organization_id, id, null, stage_id, ${at}::timestamptz, ${ctx.userId} from d
+    )
+    select id from d`);
+  const id = Number(result.rows[0].id);
+  await recordDealForecasts(ctx.db, ctx.orgId, now, [id]);
+  return readDeal(ctx, id);
+}
+
+export async function updateDeal(ctx: TenantContext, id: number, input: UpdateDealInput, now: Date) {
+  const [current] = await ctx.db
+    .select({
+      leadId: deals.leadId,
+      pipelineId: deals.pipelineId,
+      stageId: deals.stageId,
+      value: deals.value,
+      stageEnteredAt: deals.stageEnteredAt,
+    })
+    .from(deals)
+    .where(tenantWhere(ctx, deals, eq(deals.id, id)))
+    .for('update');
+  if (!current) throw new NotFound('Deal', id);
+  const pipelineId = input.pipeline_id ?? current.pipelineId;
+  if (pipelineId !== current.pipelineId && input.stage_id === undefined)
+    throw ValidationFailed.field('stage_id', 'is required when pipeline_id changes (a stage of the new pipeline)');
+  const stageId = input.stage_id ?? current.stageId;
+  const stageChanged = stageId !== current.stageId;
+  const target = await checkDealTarget(ctx, {
+    leadId: input.lead_id,
+    pipelineId,
+    stageId,
+    value: input.value ?? current.value,
+    enteringPipeline: pipelineId !== current.pipelineId,
+  });
+  const set: Record<string, unknown> = {};
+  for (const [wire, column] of dealFields.updateColumns) {
+    const value = (input as Record<string, unknown>)[wire];
+    if (value !== undefined) set[column] = value;
+  }
+  if (stageChanged) {
+    const outcome = outcomeOf(target);
+    Object.assign(set, { outcome, closedAt: outcome === 'open' ? null : now, stageEnteredAt: now });
+  }
+  await ctx.db
+    .update(deals)
+    .set({ ...set, updatedAt: now })
+    .where(tenantWhere(ctx, deals, eq(deals.id, id)));
+  if (stageChanged) {
+    const seconds = Math.max(0, Math.round((now.getTime() - current.stageEnteredAt.getTime()) / 1000));
+    await ctx.db.insert(dealStageHistory).values({
+      organizationId: ctx.orgId,
+      dealId: id,
+      fromStageId: current.stageId,
+      toStageId: stageId,
+      changedAt: now,
+      changedBy: ctx.userId,
+      secondsInFromStage: seconds,
+    });
+  }
+  await recordDealForecasts(ctx.db, ctx.orgId, now, [id]);
+  return readDeal(ctx, id);
+}
+
+/** Deletes deals of the organization (their history and forecasts with them); unknown ids change nothing. */
+export async function deleteDeals(ctx: TenantContext, ids: number[]): Promise<number> {
+  const deleted = await ctx.db
+    .delete(deals)
+    .where(tenantWhere(ctx, deals, inArray(deals.id, ids)))
+    .returning({ id: deals.id });
+  return deleted.length;
+}
+
+export const dealList = defineList({
+  sort: {
+    id: deals.id,
+    title: deals.title,
+    value: deals.value,
+    expected_close_date: deals.expectedCloseDate,
+    created_at: deals.createdAt,
+    updated_at: deals.updatedAt,
+  },
+  filters: dealListFilters,
+  search: (term) => ilike(deals.title, containsPattern(term)),
+  createdAt: deals.createdAt,
+  base: (ctx, params) => ({
+    rows: (columns) =>
+      ctx.db
+        .select({ ...dealFields.selection, ...columns })
+        .from(deals)
+        .$dynamic(),
+    where: tenantWhere(
+      ctx,
+      deals,
+      params.lead_id !== undefined ? eq(deals.leadId, params.lead_id) : undefined,
+      params.pipeline_id !== undefined ? eq(deals.pipelineId, params.pipeline_id) : undefined,
+      params.status !== undefined ? eq(deals.stageId, params.status) : undefined,
+    ),
+  }),
+});
+export const DealListQuery = dealList.query;
+
+export async function listDeals(ctx: TenantContext, params: z.output<typeof DealListQuery>) {
+  const page = await dealList.run(ctx, params);
+  return { ...page, rows: page.rows.map(present) };
+}

@@ -1,0 +1,76 @@
+/**
+ * Forecast snapshots: one per deal per UTC day, written by every deal change (that deal) and by
+ * the nightly run (every open deal of every organization). Both are the same upsert on
+ * (organization, deal, day): running it again the same day rewrites the day's row, never adds one.
+ */
+import { sql, type SQL } from 'drizzle-orm';
+import type { Queryable } from '../../db/client';
+import { openDatabase } from '../../db/client';
+import { forecastSnapshotRuns } from '../../db/schema';
+import type { Bindings } from '../../env';
+import { readConfig } from '../../env';
+import { adjustedProbability, appliedFactors, baseProbability, dayOf, forecastInputs } from './factors';
+
+/** Writes today's (per `now`) snapshot of the deals `where` selects (over `deals d`); returns how many. */
+export async function recordForecasts(db: Queryable, now: Date, where: SQL): Promise<number> {
+  const result = await db.execute(sql`
+    insert into deal_forecasts (organization_id, deal_id, pipeline_id, snapshot_date, taken_at, stage_id, outcome,
+      value, expected_close_date, base_probability, probability, weighted_value, factors, days_in_stage)
+    select d.organization_id, d.id, d.pipeline_id, ${dayOf(now)}::date, ${now.toISOString()}::timestamptz, d.stage_id,
+      d.outcome, d.value, d.expected_close_date, ${baseProbability}, p.probability,
+      round(d.value * p.probability::numeric, 2), ${appliedFactors}, x.days_in_stage
+    from deals d
+    join stages s on s.id = d.stage_id
+    ${forecastInputs(now)}
+    cross join lateral (select ${adjustedProbability} as probability) p
+    where ${where}
+    on conflict (organization_id, deal_id, snapshot_date) do update set
+      taken_at = excluded.taken_at, pipeline_id = excluded.pipeline_id, stage_id = excluded.stage_id,
+      outcome = excluded.outcome, value = excluded.value, expected_close_date = excluded.expected_close_date,
+      base_probability = excluded.base_probability, probability = excluded.probability,
+      weighted_value = excluded.weighted_value, factors = excluded.factors, days_in_stage = excluded.days_in_stage`);
+  return result.rowCount ?? 0;
+}
+
+/** The snapshot of these deals of the organization, after a change. */
+export function recordDealForecasts(db: Queryable, orgId: number, now: Date, dealIds: number[]): Promise<number> {
+  if (dealIds.length === 0) return Promise.resolve(0);
+  return recordForecasts(
+    db,
+    now,
+    sql`d.organization_id = ${orgId} and d.id in (${sql.join(
+      dealIds.map((id) => sql`${id}`),
+      sql`, `,
+    )})`,
+  );
+}
+
+/**
+ * The nightly snapshot of every open deal, across organizations, at most once per UTC day: the
+ * day's row in forecast_snapshot_runs is claimed in the same transaction, so the every-minute
+ * cron does the work on its first run of the day only (and again only if that run failed).
+ * Returns the snapshots written, or null when the day had already run.
+ */
+export async function snapshotAllOpenDeals(db: Queryable, now: Date): Promise<number | null> {
+  return db.transaction(async (tx) => {
+    const claimed = await tx
+      .insert(forecastSnapshotRuns)
+      .values({ day: dayOf(now), startedAt: now })
+      .onConflictDoNothing()
+      .returning({ day: forecastSnapshotRuns.day });
+    if (claimed.length === 0) return null;
+    const written = await recordForecasts(tx, now, sql`d.outcome = 'open'`);
+    await tx.execute(sql`update ${forecastSnapshotRuns} set snapshots = ${written} where day = ${dayOf(now)}::date`);
+    return written;
+  });
+}
+
+/** The cron trigger's entry: the nightly snapshot on its own connection. */
+export async function runForecastSnapshots(env: Bindings, now = new Date()): Promise<number | null> {
+  const handle = openDatabase(readConfig(env));
+  try {
+    return await snapshotAllOpenDeals(handle.db, now);
+  } finally {
+    await handle.close();
+  }
+}

@@ -1,0 +1,257 @@
+/**
+ * Deals: creation rules (references of the organization, the stage inside the pipeline, field
+ * limits, max_deal_limit), stage moves recorded with time in stage, won/lost closing the deal,
+ * list filters, delete, statement budgets, and other organizations kept out.
+ */
+import { and, eq, sql } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { deals } from '../src/db/schema';
+import { call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
+import { addDeal, addPipeline, defaultPipeline, type StageRow } from './helpers/deals';
+import { createLead, inOrganization, softDeleteLead } from './helpers/leads';
+import { statementsOf } from './helpers/statements';
+
+describe('deals', () => {
+  let owner: SignedUp;
+  let other: SignedUp;
+  let pipeline: { id: number; stages: StageRow[] };
+  let leadId: number;
+
+  beforeAll(async () => {
+    [owner, other] = await Promise.all([signupOrganization('Deals'), signupOrganization('Other')]);
+    pipeline = await defaultPipeline(owner);
+    leadId = await createLead(owner);
+  });
+
+  const stage = (name: string) => pipeline.stages.find((row) => row.name === name) as StageRow;
+  const body = (overrides: Record<string, unknown> = {}) => ({
+    lead_id: leadId,
+    pipeline_id: pipeline.id,
+    stage_id: stage('Prospecting').id,
+    title: 'Annual licence',
+    value: 1200,
+    expected_close_date: '2026-12-31',
+    ...overrides,
+  });
+  const add = (payload: unknown, who: SignedUp = owner) =>
+    call('POST', '/api/lead/deal/add', { token: who.token, body: payload });
+  const update = (id: number, payload: unknown, who: SignedUp = owner) =>
+    call('POST', `/api/lead/deal/update/${id}`, { token: who.token, body: payload });
+  const view = (id: number, who: SignedUp = owner) => call('GET', `/api/lead/deal/view/${id}`, { token: who.token });
+
+  it('creates an open deal, its creation the first row of its stage history', async () => {
+    const response = await add(body({ priority: 3, description: 'Renewal for 50 seats' }));
+    expect(response.status, response.text).toBe(201);
+    expect(response.body.data).toMatchObject({
+      lead_id: leadId,
+      lead_name: 'Grace Hopper',
+      pipeline_id: pipeline.id,
+      pipeline_name: 'Sales pipeline',
+      stage_id: stage('Prospecting').id,
+      stage_name: 'Prospecting',
+      title: 'Annual licence',
+      value: 1200,
+      expected_close_date: '2026-12-31',
+      priority: 3,
+      description: 'Renewal for 50 seats',
+      outcome: 'open',
+      closed_at: null,
+      owner_id: owner.userId,
+    });
+    const viewed = await view(response.body.data.id);
+    expect(viewed.body.data.stage_history).toEqual([
+      expect.objectContaining({
+        from_stage_id: null,
+        to_stage_id: stage('Prospecting').id,
+        to_stage_name: 'Prospecting',
+        changed_by: owner.userId,
+        days_in_from_stage: null,
+      }),
+    ]);
+  });
+
+  it('refuses each invalid field with 422 naming it', async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [{ title: 'A' }, 'title'],
+      [{ title: 'x'.repeat(51) }, 'title'],
+      [{ title: undefined }, 'title'],
+      [{ value: 0 }, 'value'],
+      [{ value: 0.5 }, 'value'],
+      [{ value: 'lots' }, 'value'],
+      [{ value: undefined }, 'value'],
+      [{ expected_close_date: 'soon' }, 'expected_close_date'],
+      [{ expected_close_date: '2026-02-30' }, 'expected_close_date'],
+      [{ expected_close_date: undefined }, 'expected_close_date'],
+      [{ priority: 0 }, 'priority'],
+      [{ priority: 5 }, 'priority'],
+      [{ priority: 2.5 }, 'priority'],
+      [{ description: 'd'.repeat(1001) }, 'description'],
+      [{ lead_id: undefined }, 'lead_id'],
+      [{ pipeline_id: undefined }, 'pipeline_id'],
+      [{ stage_id: undefined }, 'stage_id'],
+      [{ stage_id: 'first' }, 'stage_id'],
+    ];
+    for (const [overrides, field] of cases) {
+      const response = await add(body(overrides));
+      expectFailure(response, 422, 'validation_error');
+      expect(response.body.error.code, JSON.stringify(overrides)).toBe(field);
+    }
+    const longest = await add(body({ title: 'x'.repeat(50), description: 'd'.repeat(1000), value: 1, priority: 4 }));
+    expect(longest.status, longest.text).toBe(201);
+  });
+
+  it('answers 404 for a lead, pipeline or stage that is not the organization’s, 422 for a stage of another pipeline', async () => {
+    const foreignPipeline = await defaultPipeline(other);
+    const foreignLead = await createLead(other);
+    expect((await add(body({ lead_id: foreignLead }))).body.error.message).toContain('Lead');
+    expectFailure(await add(body({ lead_id: foreignLead })), 404, 'not_found');
+    expectFailure(await add(body({ pipeline_id: foreignPipeline.id })), 404, 'not_found');
+    expectFailure(await add(body({ stage_id: foreignPipeline.stages[0].id })), 404, 'not_found');
+    const deleted = await createLead(owner);
+    await softDeleteLead(owner, deleted);
+    expectFailure(await add(body({ lead_id: deleted })), 404, 'not_found');
+
+    const second = await addPipeline(owner, { name: 'Second', stages: [{ name: 'Elsewhere' }] });
+    const mismatch = await add(body({ stage_id: second.stages[0].id }));
+    expectFailure(mismatch, 422, 'validation_error');
+    expect(mismatch.body.error.code).toBe('stage_id');
+  });
+
+  it('refuses a value above the pipeline’s max_deal_limit on create and update (422 naming value)', async () => {
+    const capped = await addPipeline(owner, { name: 'Capped', max_deal_limit: 5000, stages: [{ name: 'Only' }] });
+    const over = await add(body({ pipeline_id: capped.id, stage_id: capped.stages[0].id, value: 5000.01 }));
+    expectFailure(over, 422, 'validation_error');
+    expect(over.body.error).toMatchObject({ code: 'value' });
+    expect(over.body.error.message).toContain('5000');
+    const atCap = await add(body({ pipeline_id: capped.id, stage_id: capped.stages[0].id, value: 5000 }));
+    expect(atCap.status, atCap.text).toBe(201);
+    const raised = await update(atCap.body.data.id, { value: 6000 });
+    expect(raised.body.error.code).toBe('value');
+    // Moving a large deal into the capped pipeline is refused too.
+    const big = await addDeal(owner, pipeline, { value: 9000, lead_id: leadId });
+    const moved = await update(big.id, { pipeline_id: capped.id, stage_id: capped.stages[0].id });
+    expect(moved.body.error.code).toBe('value');
+  });
+
+  it('records every stage move with time in stage; won and lost close the deal, reopening clears it', async () => {
+    const deal = await addDeal(owner, pipeline, { lead_id: leadId });
+    // The deal entered Prospecting two days ago.
+    await inOrganization(owner.orgId, (tx) =>
+      tx
+        .update(deals)
+        .set({ stageEnteredAt: sql`now() - interval '2 days'` })
+        .where(and(eq(deals.id, deal.id), eq(deals.organizationId, owner.orgId))),
+    );
+    const toProposal = await update(deal.id, { stage_id: stage('Proposal').id });
+    expect(toProposal.body.data).toMatchObject({ stage_name: 'Proposal', outcome: 'open', closed_at: null });
+    const won = await update(deal.id, { stage_id: stage('Won').id });
+    expect(won.body.data.outcome).toBe('won');
+    expect(won.body.data.closed_at).not.toBeNull();
+    const reopened = await update(deal.id, { stage_id: stage('Negotiation').id });
+    expect(reopened.body.data).toMatchObject({ outcome: 'open', closed_at: null });
+    const lost = await update(deal.id, { stage_id: stage('Lost').id });
+    expect(lost.body.data.outcome).toBe('lost');
+    // A change that is not a move adds no history.
+    await update(deal.id, { title: 'Renamed deal' });
+
+    const history = (await view(deal.id)).body.data.stage_history;
+    expect(
+      history.map((row: { from_stage_name: string | null; to_stage_name: string }) => [
+        row.from_stage_name,
+        row.to_stage_name,
+      ]),
+    ).toEqual([
+      [null, 'Prospecting'],
+      ['Prospecting', 'Proposal'],
+      ['Proposal', 'Won'],
+      ['Won', 'Negotiation'],
+      ['Negotiation', 'Lost'],
+    ]);
+    expect(history[1].days_in_from_stage).toBeGreaterThanOrEqual(2);
+    expect(history[1].days_in_from_stage).toBeLessThan(2.01);
+    expect(history[2].days_in_from_stage).toBeLessThan(0.01);
+    expect(history.every((row: { changed_by: number }) => row.changed_by === owner.userId)).toBe(true);
+  });
+
+  it('refuses new deals in an inactive pipeline; its existing deals still change', async () => {
+    const paused = await addPipeline(owner, { name: 'Paused', stages: [{ name: 'One' }, { name: 'Two' }] });
+    const deal = await addDeal(owner, paused, { lead_id: leadId });
+    await call('PUT', `/api/pipelines/update/${paused.id}`, { token: owner.token, body: { state_id: 0 } });
+    const refused = await add(body({ pipeline_id: paused.id, stage_id: paused.stages[0].id }));
+    expectFailure(refused, 422, 'validation_error');
+    expect(refused.body.error.code).toBe('pipeline_id');
+    const elsewhere = await addDeal(owner, pipeline, { lead_id: leadId });
+    const moveIn = await update(elsewhere.id, { pipeline_id: paused.id, stage_id: paused.stages[0].id });
+    expect(moveIn.body.error.code).toBe('pipeline_id');
+    const moved = await update(deal.id, { stage_id: paused.stages[1].id });
+    expect(moved.status, moved.text).toBe(200);
+  });
+
+  it('refuses a new pipeline without a stage of it, and an empty update', async () => {
+    const deal = await addDeal(owner, pipeline, { lead_id: leadId });
+    const second = await addPipeline(owner, { name: 'Move target', stages: [{ name: 'Landing' }] });
+    const noStage = await update(deal.id, { pipeline_id: second.id });
+    expectFailure(noStage, 422, 'validation_error');
+    expect(noStage.body.error.code).toBe('stage_id');
+    const wrongStage = await update(deal.id, { stage_id: second.stages[0].id });
+    expect(wrongStage.body.error.code).toBe('stage_id');
+    expectFailure(await update(deal.id, {}), 422, 'validation_error');
+    const moved = await update(deal.id, { pipeline_id: second.id, stage_id: second.stages[0].id });
+    expect(moved.body.data).toMatchObject({ pipeline_id: second.id, stage_name: 'Landing' });
+  });
+
+  it('lists deals filtered by lead, pipeline, stage (status) and date range', async () => {
+    const lead = await createLead(owner, 'Filter', 'Lead');
+    const filtered = await addPipeline(owner, { name: 'Filtered', stages: [{ name: 'S1' }, { name: 'S2' }] });
+    const first = await addDeal(owner, filtered, { lead_id: lead, title: 'First filter deal' });
+    const second = await addDeal(owner, filtered, { lead_id: lead, stage_id: filtered.stages[1].id });
+    const list = (query: Record<string, string | number>) =>
+      call('GET', '/api/lead/deal/list', { token: owner.token, query });
+    const ids = (response: { body: { data: { id: number }[] } }) => response.body.data.map((row) => row.id);
+    expect(ids(await list({ lead_id: lead }))).toEqual([second.id, first.id]);
+    expect(ids(await list({ pipeline_id: filtered.id, status: filtered.stages[1].id }))).toEqual([second.id]);
+    expect(ids(await list({ lead_id: lead, search_value: 'first filter' }))).toEqual([first.id]);
+    const today = new Date().toISOString().slice(0, 10);
+    expect(ids(await list({ lead_id: lead, start_date: today, end_date: today }))).toHaveLength(2);
+    expect(ids(await list({ lead_id: lead, end_date: '2020-01-01' }))).toEqual([]);
+    expectFailure(await list({ status: 'won' }), 400, 'bad_request');
+  });
+
+  it('deletes deals by id; other organizations’ ids change nothing', async () => {
+    const deal = await addDeal(owner, pipeline, { lead_id: leadId });
+    const intruder = await call('DELETE', '/api/lead/deal/delete', { token: other.token, body: { ids: [deal.id] } });
+    expect(intruder.body.data).toEqual({ deleted: 0 });
+    const deleted = await call('DELETE', '/api/lead/deal/delete', {
+      token: owner.token,
+      body: { ids: [deal.id, 99999999] },
+    });
+    expect(deleted.body.data).toEqual({ deleted: 1 });
+    expectFailure(await view(deal.id), 404, 'not_found');
+  });
+
+  it('keeps other organizations out of view and update (404)', async () => {
+    const deal = await addDeal(owner, pipeline, { lead_id: leadId });
+    expectFailure(await view(deal.id, other), 404, 'not_found');
+    expectFailure(await update(deal.id, { title: 'Hijacked' }, other), 404, 'not_found');
+    expect((await view(deal.id)).body.data.title).toBe('Annual licence');
+  });
+
+  it('stays within its statement budgets: list 2, view 2, stage move 9, add 7', async () => {
+    const deal = await addDeal(owner, pipeline, { lead_id: leadId });
+    const listed = await statementsOf(() => call('GET', '/api/lead/deal/list', { token: owner.token }));
+    expect(listed.response.status).toBe(200);
+    // Scope and auth, then the page with its total.
+    expect(listed.statements.length).toBeLessThanOrEqual(2);
+    const viewed = await statementsOf(() => view(deal.id));
+    expect(viewed.response.status).toBe(200);
+    expect(viewed.statements.length).toBeLessThanOrEqual(2);
+    const moved = await statementsOf(() => update(deal.id, { stage_id: stage('Proposal').id }));
+    expect(moved.response.status).toBe(200);
+    // Scope and auth, BEGIN, lock the deal, check the targets, update, history, forecast, read, COMMIT.
+    expect(moved.statements.length).toBeLessThanOrEqual(9);
+    const added = await statementsOf(() => add(body()));
+    expect(added.response.status).toBe(201);
+    // Scope and auth, BEGIN, check the targets, insert deal and history (one statement), forecast, read, COMMIT.
+    expect(added.statements.length).toBeLessThanOrEqual(7);
+  });
+});

@@ -1,0 +1,352 @@
+/**
+ * Forecasting with a fixed clock and hand-computed numbers. The service functions take `now`
+ * (the routes pass the request's clock); the seeded deals get explicit stage/creation dates and
+ * the snapshots written by their HTTP creation (today's) are cleared, so only fixed-clock
+ * snapshots count. Default stages: Prospecting 0.1 (max 14 days), Qualification 0.25 (14),
+ * Proposal 0.5 (21), Negotiation 0.75 (14), Won 1, Lost 0.
+ */
+import { env } from 'cloudflare:workers';
+import { and, eq, sql } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { openDatabase, type Transaction } from '../src/db/client';
+import { dealForecasts, deals, intentSignals } from '../src/db/schema';
+import type { TenantContext } from '../src/db/tenant';
+import { readConfig } from '../src/env';
+import { dealsAtRisk, forecastAccuracy } from '../src/modules/forecast/risk';
+import { pipelineForecast } from '../src/modules/forecast/pipeline-forecast';
+import { recordForecasts, snapshotAllOpenDeals } from '../src/modules/forecast/snapshots';
+import { call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
+import { addDeal, defaultPipeline, type StageRow } from './helpers/deals';
+import { inOrganization } from './helpers/leads';
+
+const NOW = new Date('2026-06-15T12:00:00Z');
+const NOW2 = new Date('2026-06-21T12:00:00Z');
+const NOW3 = new Date('2026-08-10T12:00:00Z');
+
+describe('forecasting', () => {
+  let owner: SignedUp;
+  let other: SignedUp;
+  const ids: Record<string, number> = {};
+
+  const asTenant = <T>(work: (ctx: TenantContext) => Promise<T>) =>
+    inOrganization(owner.orgId, (tx: Transaction) =>
+      work({
+        db: tx,
+        orgId: owner.orgId,
+        actor: { kind: 'user', userId: owner.userId, role: 'admin' },
+        userId: owner.userId,
+      }),
+    );
+  const snapshotAt = (now: Date) =>
+    asTenant((ctx) => recordForecasts(ctx.db, now, sql`d.organization_id = ${owner.orgId}`));
+
+  beforeAll(async () => {
+    [owner, other] = await Promise.all([signupOrganization('Forecast'), signupOrganization('Other')]);
+    const pipeline = await defaultPipeline(owner);
+    const stage = (name: string) => (pipeline.stages.find((row) => row.name === name) as StageRow).id;
+    const seed = [
+      // name, stage, value, close date, entered stage, created
+      ['A', 'Proposal', 10000, '2026-06-30', '2026-06-10', '2026-06-10'],
+      ['B', 'Negotiation', 20000, '2026-06-20', '2026-05-01', '2026-04-01'],
+      ['C', 'Qualification', 8000, '2026-06-01', '2026-06-05', '2026-06-05'],
+      ['D', 'Won', 5000, '2026-06-25', '2026-06-12', '2026-06-01'],
+      ['E', 'Lost', 3000, '2026-06-18', '2026-06-12', '2026-06-01'],
+      ['F', 'Prospecting', 4000, '2026-07-15', '2026-06-14', '2026-06-14'],
+    ] as const;
+    for (const [name, stageName, value, close, entered, createdOn] of seed) {
+      const deal = await addDeal(owner, pipeline, {
+        title: `Deal ${name}`,
+        stage_id: stage(stageName),
+        value,
+        expected_close_date: close,
+      });
+      ids[name] = deal.id;
+      await inOrganization(owner.orgId, (tx) =>
+        tx
+          .update(deals)
+          .set({
+            stageEnteredAt: new Date(`${entered}T12:00:00Z`),
+            createdAt: new Date(`${createdOn}T12:00:00Z`),
+            closedAt:
+              stageName === 'Won'
+                ? new Date('2026-06-25T10:00:00Z')
+                : stageName === 'Lost'
+                  ? new Date('2026-06-12T10:00:00Z')
+                  : null,
+          })
+          .where(eq(deals.id, deal.id)),
+      );
+    }
+    await inOrganization(owner.orgId, async (tx) => {
+      // Lead A had an intent signal three days before NOW: recent activity.
+      const [a] = await tx.select({ leadId: deals.leadId }).from(deals).where(eq(deals.id, ids.A));
+      await tx.insert(intentSignals).values({
+        organizationId: owner.orgId,
+        leadId: a.leadId,
+        signalType: 'demo_requested',
+        occurredAt: new Date('2026-06-12T09:00:00Z'),
+      });
+      // Only fixed-clock snapshots from here on.
+      await tx.delete(dealForecasts).where(eq(dealForecasts.organizationId, owner.orgId));
+    });
+    await snapshotAt(NOW);
+  }, 120_000);
+
+  it('records each deal’s probability with its factors (NOW = 2026-06-15)', async () => {
+    const forecast = await call('GET', `/api/forecast/deal/${ids.B}`, { token: owner.token });
+    expect(forecast.status, forecast.text).toBe(200);
+    // B: Negotiation 0.75; 45 days in stage > 14 → stalled ×0.7; created 2026-04-01, no lead
+    // activity → no_recent_activity ×0.8: 0.75 × 0.7 × 0.8 = 0.42; 20000 × 0.42 = 8400.
+    expect(forecast.body.data).toMatchObject({
+      deal_id: ids.B,
+      snapshot_date: '2026-06-15',
+      base_probability: 0.75,
+      probability: 0.42,
+      weighted_value: 8400,
+      days_in_stage: 45,
+      trend: 'flat',
+      previous: null,
+    });
+    expect(forecast.body.data.factors.map((factor: { factor: string }) => factor.factor)).toEqual([
+      'stalled',
+      'no_recent_activity',
+    ]);
+    const a = await call('GET', `/api/forecast/deal/${ids.A}`, { token: owner.token });
+    // A: Proposal 0.5, signal 3 days ago → recent_activity ×1.1: 0.55; 10000 × 0.55 = 5500.
+    expect(a.body.data).toMatchObject({ probability: 0.55, weighted_value: 5500 });
+    const c = await call('GET', `/api/forecast/deal/${ids.C}`, { token: owner.token });
+    // C: Qualification 0.25, close date 2026-06-01 passed → ×0.5: 0.125; 8000 × 0.125 = 1000.
+    expect(c.body.data).toMatchObject({ probability: 0.125, weighted_value: 1000 });
+    const d = await call('GET', `/api/forecast/deal/${ids.D}`, { token: owner.token });
+    expect(d.body.data).toMatchObject({ outcome: 'won', probability: 1, weighted_value: 5000, factors: [] });
+  });
+
+  it('sums the pipeline per month and per quarter by expected close date', async () => {
+    const monthly = await asTenant((ctx) => pipelineForecast(ctx, { period: 'monthly', months: 2 }, NOW));
+    // June: committed D 5000; best case A+B+C+D = 10000+20000+8000+5000 = 43000 (E lost);
+    // weighted A+B+C = 5500+8400+1000 = 14900; expected 5000+14900 = 19900; 4 deals.
+    // July: F 4000 at Prospecting 0.1 → 400.
+    expect(monthly).toEqual([
+      {
+        period: '2026-06',
+        start_date: '2026-06-01',
+        end_date: '2026-06-30',
+        committed: 5000,
+        best_case: 43000,
+        weighted_pipeline: 14900,
+        expected_total: 19900,
+        deal_count: 4,
+      },
+      {
+        period: '2026-07',
+        start_date: '2026-07-01',
+        end_date: '2026-07-31',
+        committed: 0,
+        best_case: 4000,
+        weighted_pipeline: 400,
+        expected_total: 400,
+        deal_count: 1,
+      },
+    ]);
+    const quarterly = await asTenant((ctx) => pipelineForecast(ctx, { period: 'quarterly', months: 6 }, NOW));
+    expect(quarterly.map((row) => [row.period, row.end_date, row.best_case, row.weighted_pipeline])).toEqual([
+      ['2026-Q2', '2026-06-30', 43000, 14900],
+      ['2026-Q3', '2026-09-30', 4000, 400],
+    ]);
+    const overHttp = await call('GET', '/api/forecast/pipeline', {
+      token: owner.token,
+      query: { period: 'quarterly', months: 7 },
+    });
+    expect(overHttp.status, overHttp.text).toBe(200);
+    expect(overHttp.body.data).toHaveLength(3);
+    expect(overHttp.body.data[0].period).toMatch(/^\d{4}-Q[1-4]$/);
+    const contributors = await call('GET', '/api/forecast/pipeline/contributors', {
+      token: owner.token,
+      query: { period_month: '2026-06' },
+    });
+    expect(contributors.status, contributors.text).toBe(200);
+    expect(contributors.body.total).toBe(4);
+    expect(
+      contributors.body.data.map((row: { id: number; weighted_value: number }) => [row.id, row.weighted_value]),
+    ).toEqual([
+      [ids.B, 8400],
+      [ids.A, 5500],
+      [ids.D, 5000],
+      [ids.C, 1000],
+    ]);
+    expect(contributors.body.data[0]).toMatchObject({ owner_id: owner.userId, owner_name: 'Ada Admin' });
+  });
+
+  it('lists deals at risk with reasons, by value at risk, and the trend of a deal that moved', async () => {
+    const atNow = await asTenant((ctx) => dealsAtRisk(ctx, { owner: 'all', limit: 10 }, NOW));
+    // B: 20000 × 0.75 = 15000 at risk (stalled, no activity); C: 8000 × 0.25 = 2000 (close date passed).
+    expect(atNow.map((row) => [row.deal_id, row.value_at_risk, row.reasons.map((reason) => reason.reason)])).toEqual([
+      [ids.B, 15000, ['stalled', 'no_activity']],
+      [ids.C, 2000, ['close_date_passed']],
+    ]);
+    expect(atNow[0].reasons[0].detail).toBe('45 days in Negotiation (max 14)');
+
+    // F's value falls from 4000 to 3000; a week later (NOW2 = 2026-06-21) B's close date has passed too.
+    await inOrganization(owner.orgId, (tx) => tx.update(deals).set({ value: 3000 }).where(eq(deals.id, ids.F)));
+    await snapshotAt(NOW2);
+    const atNow2 = await asTenant((ctx) => dealsAtRisk(ctx, { owner: 'all', limit: 10 }, NOW2));
+    // C: 16 days in Qualification > 14 → stalled too; F: 3000 × 0.1 = 300 (value dropped).
+    expect(atNow2.map((row) => [row.deal_id, row.value_at_risk, row.reasons.map((reason) => reason.reason)])).toEqual([
+      [ids.B, 15000, ['stalled', 'close_date_passed', 'no_activity']],
+      [ids.C, 2000, ['stalled', 'close_date_passed']],
+      [ids.F, 300, ['value_dropped']],
+    ]);
+    expect(await asTenant((ctx) => dealsAtRisk(ctx, { owner: 'all', limit: 1 }, NOW2))).toHaveLength(1);
+    // owner=me: C has no owner any more.
+    await inOrganization(owner.orgId, (tx) => tx.update(deals).set({ ownerId: null }).where(eq(deals.id, ids.C)));
+    const mine = await asTenant((ctx) => dealsAtRisk(ctx, { owner: 'me', limit: 10 }, NOW2));
+    expect(mine.map((row) => row.deal_id)).toEqual([ids.B, ids.F]);
+    // Over HTTP (the real clock: every seeded close date has passed), in the declared shape.
+    const overHttp = await call('GET', '/api/forecast/at-risk', { token: owner.token, query: { owner: 'me' } });
+    expect(overHttp.status, overHttp.text).toBe(200);
+    expect(overHttp.body.data.map((row: { deal_id: number }) => row.deal_id)).toContain(ids.B);
+    expect(overHttp.body.data.map((row: { deal_id: number }) => row.deal_id)).not.toContain(ids.C);
+    await inOrganization(owner.orgId, (tx) =>
+      tx.update(deals).set({ ownerId: owner.userId }).where(eq(deals.id, ids.C)),
+    );
+    expect(await asTenant((ctx) => dealsAtRisk(ctx, { owner: 'all', limit: 10, status: 999999999 }, NOW2))).toEqual([]);
+
+    // B at NOW2: 0.75 × 0.7 × 0.5 × 0.8 = 0.21 → 4200, down from 8400 as close_date_passed was added.
+    const b = await call('GET', `/api/forecast/deal/${ids.B}`, { token: owner.token });
+    expect(b.body.data).toMatchObject({
+      snapshot_date: '2026-06-21',
+      probability: 0.21,
+      weighted_value: 4200,
+      trend: 'down',
+      previous: { snapshot_date: '2026-06-15', weighted_value: 8400 },
+      changes: { probability: -0.21, weighted_value: -4200, factors_added: ['close_date_passed'], factors_removed: [] },
+    });
+    const history = await call('GET', `/api/forecast/deal/${ids.B}/history`, {
+      token: owner.token,
+      query: { limit: 5 },
+    });
+    expect(history.body.data.map((row: { snapshot_date: string }) => row.snapshot_date)).toEqual([
+      '2026-06-21',
+      '2026-06-15',
+    ]);
+    const one = await call('GET', `/api/forecast/deal/${ids.B}/history`, { token: owner.token, query: { limit: 1 } });
+    expect(one.body.data).toHaveLength(1);
+  });
+
+  it('measures accuracy per past month: the forecast at the month’s start against closed won', async () => {
+    // Seeded month-start snapshots: A 5000 (June), D 2500 (June, as of May 31), E lost (June), F 400 (July).
+    const snapshot = (deal: string, day: string, outcome: string, weighted: number, close: string) => ({
+      organizationId: owner.orgId,
+      dealId: ids[deal],
+      pipelineId: 0,
+      snapshotDate: day,
+      takenAt: new Date(`${day}T00:05:00Z`),
+      stageId: 0,
+      outcome,
+      value: weighted,
+      expectedCloseDate: close,
+      baseProbability: 0.5,
+      probability: 0.5,
+      weightedValue: weighted,
+      daysInStage: 0,
+    });
+    await inOrganization(owner.orgId, (tx) =>
+      tx
+        .insert(dealForecasts)
+        .values([
+          snapshot('A', '2026-06-01', 'open', 5000, '2026-06-30'),
+          snapshot('D', '2026-05-31', 'open', 2500, '2026-06-25'),
+          snapshot('E', '2026-06-01', 'lost', 900, '2026-06-18'),
+          snapshot('F', '2026-06-01', 'open', 400, '2026-07-15'),
+        ]),
+    );
+    const rows = await asTenant((ctx) => forecastAccuracy(ctx, { months: 2, format: 'json' }, NOW3));
+    // June: forecast A 5000 + D 2500 = 7500 (E lost counts 0); won in June: D 5000 → error 2500, 50 %.
+    // July: F's latest snapshot on or before July 1 is NOW2's: 3000 × 0.1 = 300; nothing won → error 300.
+    expect(rows).toEqual([
+      { month: '2026-06', forecast: 7500, actual: 5000, error: 2500, error_percent: 50 },
+      { month: '2026-07', forecast: 300, actual: 0, error: 300, error_percent: null },
+    ]);
+    const csv = await call('GET', '/api/forecast/accuracy', {
+      token: owner.token,
+      query: { format: 'csv', months: 3 },
+    });
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get('content-type')).toContain('text/csv');
+    const lines = csv.text.trim().split('\r\n');
+    expect(lines[0]).toBe('month,forecast,actual,error,error_percent');
+    expect(lines).toHaveLength(4);
+    const json = await call('GET', '/api/forecast/accuracy', { token: owner.token, query: { months: 3 } });
+    expect(json.body.data).toHaveLength(3);
+  });
+
+  it('records a snapshot on every deal change, one per deal per day', async () => {
+    const pipeline = await defaultPipeline(owner);
+    const deal = await addDeal(owner, pipeline, { value: 2000 });
+    const first = await call('GET', `/api/forecast/deal/${deal.id}/history`, { token: owner.token });
+    expect(first.body.data).toHaveLength(1);
+    expect(first.body.data[0]).toMatchObject({ value: 2000, base_probability: 0.1 });
+    await call('POST', `/api/lead/deal/update/${deal.id}`, {
+      token: owner.token,
+      body: { stage_id: pipeline.stages[2].id, value: 3000 },
+    });
+    const second = await call('GET', `/api/forecast/deal/${deal.id}/history`, { token: owner.token });
+    expect(second.body.data).toHaveLength(1);
+    expect(second.body.data[0]).toMatchObject({
+      value: 3000,
+      base_probability: 0.5,
+      snapshot_date: new Date().toISOString().slice(0, 10),
+    });
+  });
+
+  it('refuses bad parameters (400) and keeps other organizations out (404)', async () => {
+    for (const query of [{ period: 'weekly' }, { months: 0 }, { months: 25 }, { pipeline_id: 'x' }]) {
+      expectFailure(await call('GET', '/api/forecast/pipeline', { token: owner.token, query }), 400, 'bad_request');
+    }
+    expectFailure(
+      await call('GET', '/api/forecast/pipeline/contributors', {
+        token: owner.token,
+        query: { period_month: '2026-13' },
+      }),
+      400,
+      'bad_request',
+    );
+    expectFailure(
+      await call('GET', '/api/forecast/at-risk', { token: owner.token, query: { owner: 'team' } }),
+      400,
+      'bad_request',
+    );
+    expectFailure(
+      await call('GET', '/api/forecast/accuracy', { token: owner.token, query: { format: 'xml' } }),
+      400,
+      'bad_request',
+    );
+    expectFailure(await call('GET', `/api/forecast/deal/${ids.A}`, { token: other.token }), 404, 'not_found');
+    expectFailure(await call('GET', `/api/forecast/deal/${ids.A}/history`, { token: other.token }), 404, 'not_found');
+    const theirs = await call('GET', '/api/forecast/pipeline/contributors', {
+      token: other.token,
+      query: { period_month: '2026-06' },
+    });
+    expect(theirs.body.total).toBe(0);
+    const risk = await call('GET', '/api/forecast/at-risk', { token: other.token });
+    expect(risk.body.data).toEqual([]);
+  });
+
+  it('runs the nightly snapshot once per day, idempotently', async () => {
+    const handle = openDatabase(readConfig(env));
+    try {
+      const day = new Date('2031-03-03T00:01:00Z');
+      const written = await snapshotAllOpenDeals(handle.db, day);
+      expect(written).toBeGreaterThan(0);
+      expect(await snapshotAllOpenDeals(handle.db, new Date('2031-03-03T00:02:00Z'))).toBeNull();
+      const rows = await handle.db
+        .select({ count: sql<number>`count(*)::int` })
+        .from(dealForecasts)
+        .where(and(eq(dealForecasts.organizationId, owner.orgId), eq(dealForecasts.snapshotDate, '2031-03-03')));
+      // The open deals A, B, C, F and the one of the previous test.
+      expect(rows[0].count).toBe(5);
+    } finally {
+      await handle.close();
+    }
+  });
+});
