@@ -6,6 +6,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
 import type { AppEnv } from './core/context';
+import { bearerCors, ingestionCors } from './core/cors';
 import { databaseAccess } from './core/database';
 import { refuseNulCharacters } from './core/nul-guard';
 import { readConfig } from './env';
@@ -34,6 +35,9 @@ import { importRoutes } from './modules/imports/routes';
 import { exportRoutes } from './modules/exports/routes';
 import { intentRoutes } from './modules/intent/routes';
 import { trackingRoutes } from './modules/tracking/routes';
+import { ingestionRoutes } from './modules/ingestion/routes';
+import { webFormPageRoutes } from './modules/web-forms/page-routes';
+import { webFormRoutes } from './modules/web-forms/routes';
 import { MAX_UPLOAD_BYTES } from './modules/files/upload-policy';
 import { MAX_IMPORT_BYTES } from './modules/imports/service';
 
@@ -66,6 +70,9 @@ export const routeModules = [
   exportRoutes,
   intentRoutes,
   trackingRoutes,
+  ingestionRoutes,
+  webFormRoutes,
+  webFormPageRoutes,
 ];
 
 export function buildApp() {
@@ -78,6 +85,8 @@ export function buildApp() {
     await next();
   });
   app.use('*', secureHeaders({ crossOriginResourcePolicy: false }));
+  app.use('/api/v1/*', ingestionCors);
+  app.use('/api/*', (c, next) => (c.req.path.startsWith('/api/v1/') ? next() : bearerCors(c, next)));
   const jsonLimit = bodyLimit({
     maxSize: JSON_BODY_LIMIT_BYTES,
     onError: () => {

@@ -29,6 +29,10 @@ export const TAGS: Record<string, string> = {
   Notifications: 'Per-user notices: lead assignments and finished imports and exports.',
   Search: 'One search across the organization’s records.',
   Health: 'Liveness of the service and its database.',
+  'Ingestion by API key':
+    'Lead capture from other systems with `x-api-key`: create (with dedupe by email and profile URL, duplicate and merge) and list.',
+  'Web forms':
+    'Hosted lead-capture forms: manage them (bearer) and serve their public page and submissions (`/api/v1/web-form/{form_link}`).',
 };
 
 export function openApiConfig() {
