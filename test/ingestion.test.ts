@@ -249,6 +249,36 @@ describe('POST /api/v1/lead', () => {
   });
 });
 
+describe('profile URL dedupe on the bearer routes (the same createLeadsBatch and indexes)', () => {
+  it('answers 409 duplicate_lead naming profile_url on add and on update', async () => {
+    const owner = await signupOrganization('Profile');
+    const url = `https://www.linkedin.com/in/${crypto.randomUUID().slice(0, 8)}`;
+    const add = (body: Record<string, unknown>) =>
+      call('POST', '/api/lead/add', {
+        token: owner.token,
+        body: { first_name: 'Ada', last_name: 'Lovelace', ...body },
+      });
+    const first = await add({ profile_url: url });
+    expect(first.status, first.text).toBe(201);
+    const again = await add({ profile_url: `${url.replace('https://www.linkedin.com', 'http://WWW.LinkedIn.com')}/` });
+    expectFailure(again, 409, 'conflict');
+    expect(again.body.error.details).toEqual({ lead_id: first.body.data.id, field: 'profile_url' });
+    const other = await add({ profile_url: `${url}-other` });
+    const update = await call('POST', `/api/lead/update/${other.body.data.id}`, {
+      token: owner.token,
+      body: { profile_url: `http://www.linkedin.com/in/${url.split('/in/')[1]}?trk=x` },
+    });
+    expectFailure(update, 409, 'conflict');
+    expect(update.body.error.details).toEqual({ lead_id: first.body.data.id, field: 'profile_url' });
+    // Its own URL, written again in another form, is no conflict.
+    const same = await call('POST', `/api/lead/update/${first.body.data.id}`, {
+      token: owner.token,
+      body: { profile_url: `${url}/` },
+    });
+    expect(same.status, same.text).toBe(200);
+  });
+});
+
 describe('GET /api/v1/lead/lead-list', () => {
   it('lists the key’s organization’s leads with search, paging and order', async () => {
     const [owner, other] = await Promise.all([signupOrganization('List'), signupOrganization('List other')]);
