@@ -33,6 +33,8 @@ export default defineConfig(async () => {
             DB_WS_PROXY: `127.0.0.1:${process.env.LM_TEST_RELAY_PORT}`,
             JWT_SECRET: 'test-secret-that-is-long-enough-for-hs256-signing',
             SIGNUP_ENABLED: 'true',
+            // One origin the bearer API answers CORS for (test/cors.test.ts).
+            CORS_ORIGINS: 'https://app.example.test',
           },
         },
       }),

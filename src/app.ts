@@ -6,6 +6,7 @@ import { OpenAPIHono } from '@hono/zod-openapi';
 import { bodyLimit } from 'hono/body-limit';
 import { secureHeaders } from 'hono/secure-headers';
 import type { AppEnv } from './core/context';
+import { bearerCors, ingestionCors } from './core/cors';
 import { databaseAccess } from './core/database';
 import { refuseNulCharacters } from './core/nul-guard';
 import { readConfig } from './env';
@@ -40,6 +41,9 @@ import { contactRoutes } from './modules/contacts/routes';
 import { pipelineRoutes } from './modules/pipelines/routes';
 import { dealRoutes } from './modules/deals/routes';
 import { forecastRoutes } from './modules/forecast/routes';
+import { ingestionRoutes } from './modules/ingestion/routes';
+import { webFormPageRoutes } from './modules/web-forms/page-routes';
+import { webFormRoutes } from './modules/web-forms/routes';
 import { MAX_UPLOAD_BYTES } from './modules/files/upload-policy';
 import { MAX_IMPORT_BYTES } from './modules/imports/service';
 
@@ -78,6 +82,9 @@ export const routeModules = [
   pipelineRoutes,
   dealRoutes,
   forecastRoutes,
+  ingestionRoutes,
+  webFormRoutes,
+  webFormPageRoutes,
 ];
 
 export function buildApp() {
@@ -90,6 +97,8 @@ export function buildApp() {
     await next();
   });
   app.use('*', secureHeaders({ crossOriginResourcePolicy: false }));
+  app.use('/api/v1/*', ingestionCors);
+  app.use('/api/*', (c, next) => (c.req.path.startsWith('/api/v1/') ? next() : bearerCors(c, next)));
   const jsonLimit = bodyLimit({
     maxSize: JSON_BODY_LIMIT_BYTES,
     onError: () => {

@@ -23,6 +23,8 @@ export interface Bindings {
   JOBS: Queue<import('./jobs/messages').JobMessage>;
   /** Cloudflare Queue of tracking hits (pixel opens, link clicks), consumed by src/jobs/events-runner.ts. */
   EVENTS: Queue<import('./modules/tracking/hits').TrackingHit>;
+  /** Origins (comma-separated, e.g. "https://app.example.com") the bearer API answers CORS for; none by default. */
+  CORS_ORIGINS?: string;
   /** Key of tracking-token signatures; when unset, derived from JWT_SECRET (modules/tracking/token.ts). */
   TRACKING_SECRET?: string;
   /** Workers Static Assets (.assets/): Scalar's bundle for the reference page, see src/modules/docs. */
@@ -62,7 +64,28 @@ const configSchema = edgeConfigSchema.extend({
     .string()
     .optional()
     .transform((value) => value?.toLowerCase() !== 'false'),
+  CORS_ORIGINS: z
+    .string()
+    .optional()
+    .transform((value) =>
+      (value ?? '')
+        .split(',')
+        .map((origin) => origin.trim())
+        .filter((origin) => origin.length > 0),
+    )
+    .refine(
+      (origins) => origins.every(isOrigin),
+      'CORS_ORIGINS must list origins such as https://app.example.com (scheme, host and optional port; no path), comma-separated',
+    ),
 });
+
+function isOrigin(value: string): boolean {
+  try {
+    return new URL(value).origin === value;
+  } catch {
+    return false;
+  }
+}
 
 export type Config = z.infer<typeof configSchema>;
 export type EdgeConfig = z.infer<typeof edgeConfigSchema>;

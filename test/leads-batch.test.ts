@@ -84,8 +84,8 @@ describe('createLeadsBatch', () => {
     expect(result.created).toBe(1);
     const freshId = result.createdLeads[0].leadId;
     expect(result.skipped).toEqual([
-      { rowNumber: 1, leadId: created.body.data.id },
-      { rowNumber: 3, leadId: freshId },
+      { rowNumber: 1, leadId: created.body.data.id, field: 'email' },
+      { rowNumber: 3, leadId: freshId, field: 'email' },
     ]);
   });
 

@@ -69,6 +69,9 @@ describe('cross-tenant matrix', () => {
       if ((fixture.outcome ?? 'not_found') === 'not_found') {
         expect(response.status, response.text).toBe(404);
         expect(response.body).toMatchObject({ success: false, error: { type: 'not_found' } });
+      } else if (fixture.outcome === 'not_found_page') {
+        expect(response.status, response.text).toBe(404);
+        expect(response.headers.get('content-type')).toContain('text/html');
       } else {
         expect(response.status, response.text).toBeLessThan(300);
       }

@@ -16,7 +16,7 @@ import { openRequestDatabase, scopeSession, type DatabaseHandle } from '../db/cl
 import type { TenantContext } from '../db/tenant';
 import { readConfig } from '../env';
 import type { AppEnv } from './context';
-import { IdempotentRequest } from './idempotency';
+import { IdempotentRequest, isStorableResponse } from './idempotency';
 import { PendingEffects } from './transaction-effects';
 
 export const databaseAccess: MiddlewareHandler<AppEnv> = async (c, next) => {
@@ -94,7 +94,7 @@ export async function runAsTenant<Checked>(
       await next();
       // Hono has already turned a handler error into the failure response; undo its writes.
       if (c.error) throw new RollbackAfterHandlerError();
-      if (idempotent && c.res.status >= 200 && c.res.status < 300) await idempotent.store(tx, c.res);
+      if (idempotent && isStorableResponse(c.res.status)) await idempotent.store(tx, c.res);
     });
     outcome = 'committed';
   } catch (error) {

@@ -41,13 +41,22 @@ const notExpired = sql`now() - make_interval(hours => ${IDEMPOTENCY_TTL_HOURS})`
 
 /**
  * Whose keys these are. Keys never collide across callers: two users of one organization, or a
- * user and an API key, may use the same key for different requests. A public route that wants
- * keys (a web form run as its organization) would scope them by client IP here.
+ * user and an API key, may use the same key for different requests. A web-form submission (a
+ * public route run as the form's organization) scopes them by form and client IP.
  */
 export function idempotencyScope(actor: Actor): string | null {
   if (actor.kind === 'user') return `user:${actor.userId}`;
   if (actor.kind === 'apiKey') return `api_key:${actor.keyId}`;
+  if (actor.kind === 'webForm') return `web_form:${actor.formId}:ip:${actor.ip}`;
   return null;
+}
+
+/**
+ * Responses a key stores and replays: successes, and the 303 of a form post (its Location is kept
+ * as the stored body, since a redirect has none).
+ */
+export function isStorableResponse(status: number): boolean {
+  return (status >= 200 && status < 300) || status === 303;
 }
 
 /** The header's value, or undefined when absent; a malformed one is a 400 naming the header. */
@@ -154,6 +163,9 @@ export class IdempotentRequest {
           `This ${IDEMPOTENCY_HEADER} was already used for a different request (method, path or body); send a new key for a new request`,
         );
       }
+      if (stored.status === 303) {
+        return c.body(null, 303, { Location: stored.body, [IDEMPOTENT_REPLAYED_HEADER]: 'true' });
+      }
       return c.body(stored.body, stored.status as 200, {
         ...(stored.content_type ? { 'Content-Type': stored.content_type } : {}),
         [IDEMPOTENT_REPLAYED_HEADER]: 'true',
@@ -170,7 +182,7 @@ export class IdempotentRequest {
    * snapshot may predate it): then this request is refused and rolls back, so still only one writes.
    */
   async store(db: Queryable, response: Response): Promise<void> {
-    const body = await response.clone().text();
+    const body = response.status === 303 ? (response.headers.get('location') ?? '') : await response.clone().text();
     const stored = await db
       .insert(idempotencyKeys)
       .values({

@@ -105,7 +105,7 @@ export function applyContract(
     };
     if (status === '429') headers = { ...headers, 'Retry-After': retryAfter };
     if (flags.etag && (status === '200' || status === '304')) headers = { ...headers, ETag: etagHeader };
-    if (flags.idempotent && status.startsWith('2'))
+    if (flags.idempotent && (status.startsWith('2') || status === '303'))
       headers = { ...headers, [IDEMPOTENT_REPLAYED_HEADER]: replayedHeader };
     result[status] = withHeaders(response, headers);
   }

@@ -241,6 +241,11 @@ export type DefinedRouteConfig = Omit<RouteConfig, 'middleware' | 'security' | '
     transaction?: false;
     /** A public route that still counts against a rate limit (login, signup): its responses carry the RateLimit headers. */
     rateLimited?: true;
+    /**
+     * A public POST that runs as a tenant with a scope for keys (a web-form submission, see
+     * idempotencyScope): honours Idempotency-Key although it is public and answers no 201.
+     */
+    idempotency?: true;
   };
 
 /** Marks the request as one whose writes need no transaction (see DefinedRouteConfig.transaction). */
@@ -267,11 +272,11 @@ function isJsonOnly(response: unknown): boolean {
 }
 
 export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
-  const { auth, roles, transaction, rateLimited, ...route } = config;
+  const { auth, roles, transaction, rateLimited, idempotency, ...route } = config;
   const method = route.method.toUpperCase();
   // Creates (201) for a caller keys can be scoped to. Public routes have none before they run
-  // (signup); one that runs as a tenant can opt in through idempotencyScope.
-  const idempotent = method === 'POST' && auth !== 'public' && 201 in route.responses;
+  // (signup); one that runs as a tenant can opt in (`idempotency`, with a scope in idempotencyScope).
+  const idempotent = method === 'POST' && ((auth !== 'public' && 201 in route.responses) || idempotency === true);
   const etagged = method === 'GET' && isJsonOnly(route.responses[200]);
   const authChain = [
     ...(transaction === false ? [withoutTransaction] : []),
@@ -315,7 +320,9 @@ export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
       ? { parameters: [...((route as { parameters?: unknown[] }).parameters ?? []), ...contract.parameters] }
       : {}),
     responses: contract.responses,
-  } as Omit<C, 'auth' | 'roles' | 'transaction' | 'rateLimited'> & { middleware: MiddlewareHandler<AppEnv>[] });
+  } as Omit<C, 'auth' | 'roles' | 'transaction' | 'rateLimited' | 'idempotency'> & {
+    middleware: MiddlewareHandler<AppEnv>[];
+  });
 }
 
 /** A body of another media type than the route's is refused with 415, before authentication and validation. */

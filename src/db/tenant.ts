@@ -38,7 +38,16 @@ export interface JobActor {
   createdBy: number | null;
 }
 
-export type Actor = UserActor | ApiKeyActor | JobActor;
+/** A visitor submitting a hosted web form: credited to the form's creator, like a key to its creator. */
+export interface WebFormActor {
+  kind: 'webForm';
+  formId: number;
+  createdBy: number | null;
+  /** The visitor's IP: scopes the Idempotency-Key of the submission (core/idempotency.ts). */
+  ip: string;
+}
+
+export type Actor = UserActor | ApiKeyActor | JobActor | WebFormActor;
 
 export interface TenantContext {
   /** The request's scoped session, or its transaction when the request writes. */

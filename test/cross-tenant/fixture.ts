@@ -24,10 +24,11 @@ export interface TenantFixture {
   /** Reads the record as its owner, to prove it is unchanged afterwards. */
   snapshot(owner: SignedUp, record: Record<string, unknown>): Promise<unknown>;
   /**
-   * What the intruder gets: 'not_found' (404 envelope; the default) or 'no_effect' (bulk `ids`
-   * routes answer 2xx but change nothing, e.g. "0 deleted").
+   * What the intruder gets: 'not_found' (404 envelope; the default), 'not_found_page' (a public
+   * HTML page's 404, e.g. an unknown web-form link) or 'no_effect' (bulk `ids` routes answer 2xx
+   * but change nothing, e.g. "0 deleted").
    */
-  outcome?: 'not_found' | 'no_effect';
+  outcome?: 'not_found' | 'not_found_page' | 'no_effect';
 }
 
 export type FixtureMap = Record<string, TenantFixture>;

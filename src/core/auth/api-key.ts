@@ -1,15 +1,21 @@
 /**
  * API-key authentication for the ingestion routes (`x-api-key`): missing key 401; unknown,
  * revoked or expired key, or a caller IP / Origin host outside the key's allow-lists, 403.
+ * A key is looked up by hash at most once a minute per isolate (api-key-cache.ts): a warm
+ * isolate verifies it with no database round trip. When the key is accepted and the request
+ * carries an Origin, that Origin is reflected in Access-Control-Allow-Origin: the key's domain
+ * rules (or their absence) are what admit a browser caller (preflights: core/cors.ts).
  */
 import { eq, sql } from 'drizzle-orm';
 import type { Context, MiddlewareHandler } from 'hono';
 import { apiKeys } from '../../db/schema';
 import { actorContext } from '../../db/tenant';
 import type { AppEnv } from '../context';
+import { CORS_EXPOSED_HEADERS } from '../cors';
 import { runAsTenant } from '../database';
 import { Forbidden, Unauthorized } from '../errors';
 import { clientIp, limitApiCalls } from '../rate-limit';
+import { type CachedApiKey, cachedApiKey, rememberApiKey } from './api-key-cache';
 import { sha256Hex } from './api-key-secrets';
 import { ipMatches } from './ip-allow-list';
 
@@ -34,18 +40,34 @@ export function hostAllowed(host: string, allowed: string[]): boolean {
   });
 }
 
+/** The key of this hash: from the isolate's cache, else one database read (outside any tenant scope). */
+async function lookUpKey(c: Context<AppEnv>, hash: string, now: number): Promise<CachedApiKey | null> {
+  const cached = cachedApiKey(hash, now);
+  if (cached !== undefined) return cached;
+  const [row] = await c.var.database().select().from(apiKeys).where(eq(apiKeys.keyHash, hash));
+  const key =
+    row && !row.revokedAt
+      ? {
+          id: row.id,
+          organizationId: row.organizationId,
+          createdBy: row.createdBy,
+          allowedDomains: row.allowedDomains,
+          allowedIps: row.allowedIps,
+          expiresAt: row.expiresAt?.getTime() ?? null,
+          lastUsedAt: row.lastUsedAt?.getTime() ?? null,
+        }
+      : null;
+  rememberApiKey(hash, key, now);
+  return key;
+}
+
 export const apiKeyAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   const presented = c.req.header('x-api-key');
   if (!presented) throw new Unauthorized('Missing x-api-key header', 'missing_api_key');
-  const db = c.var.database();
-  // Looked up by hash before any organization is known, so outside the tenant scope.
-  const [key] = await db
-    .select()
-    .from(apiKeys)
-    .where(eq(apiKeys.keyHash, await sha256Hex(presented.trim())));
   const now = Date.now();
-  if (!key || key.revokedAt) throw new Forbidden('Invalid API key', 'invalid_api_key');
-  if (key.expiresAt && key.expiresAt.getTime() <= now) throw new Forbidden('API key expired', 'api_key_expired');
+  const key = await lookUpKey(c, await sha256Hex(presented.trim()), now);
+  if (!key) throw new Forbidden('Invalid API key', 'invalid_api_key');
+  if (key.expiresAt !== null && key.expiresAt <= now) throw new Forbidden('API key expired', 'api_key_expired');
   if (key.allowedIps.length > 0 && !key.allowedIps.some((entry) => ipMatches(clientIp(c), entry))) {
     throw new Forbidden('Calling IP address is not allowed for this API key', 'ip_not_allowed');
   }
@@ -54,14 +76,30 @@ export const apiKeyAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
     if (!host || !hostAllowed(host, key.allowedDomains))
       throw new Forbidden('Calling domain is not allowed for this API key', 'domain_not_allowed');
   }
+  const origin = c.req.header('origin');
+  if (origin) {
+    // Accepted by the key's domain rules (or a key without any): this page may read the answer.
+    c.header('Access-Control-Allow-Origin', origin);
+    c.header('Access-Control-Expose-Headers', CORS_EXPOSED_HEADERS.join(','));
+    c.header('Vary', 'Origin', { append: true });
+  }
   c.set('logOrgId', key.organizationId);
   await limitApiCalls(c, key.organizationId);
   // The scope statement checks nothing more: the key was checked above.
   await runAsTenant(c, next, key.organizationId, sql`null::json as caller`, () =>
     actorContext({ kind: 'apiKey', keyId: key.id, createdBy: key.createdBy }),
   );
-  // At most once a minute per key, so the usage stamp costs no round trip on most requests.
-  if (!key.lastUsedAt || now - key.lastUsedAt.getTime() > LAST_USED_RESOLUTION_MS) {
-    await db.update(apiKeys).set({ lastUsedAt: sql`now()` }).where(eq(apiKeys.id, key.id));
+  // At most once a minute per key and isolate, after the answer: the stamp is never on the response path.
+  if (key.lastUsedAt === null || now - key.lastUsedAt > LAST_USED_RESOLUTION_MS) {
+    key.lastUsedAt = now;
+    c.var.holdDatabaseUntil(
+      c.var
+        .database()
+        .update(apiKeys)
+        .set({ lastUsedAt: sql`now()` })
+        .where(eq(apiKeys.id, key.id))
+        .execute()
+        .catch(() => undefined),
+    );
   }
 };

@@ -12,3 +12,4 @@ export * from './counters';
 export * from './idempotency';
 export * from './intent';
 export * from './deals';
+export * from './web-forms';

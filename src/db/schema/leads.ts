@@ -1,4 +1,4 @@
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import {
   bigint,
   index,
@@ -22,6 +22,17 @@ import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenan
 export const leadSearchDocument = sql.raw(
   `(coalesce(first_name, '') || ' ' || coalesce(last_name, '') || ' ' || coalesce(email, '') || ' ' || coalesce(phone_number, '') || ' ' || coalesce(company, '') || ' ' || coalesce(job_title, ''))`,
 );
+
+/**
+ * A profile URL as dedupe compares it: without scheme (http and https are the same profile),
+ * host lower-cased, without query string or fragment, without trailing slashes. Path case is
+ * kept (some networks' paths are case-sensitive). Immutable SQL, so it can feed a generated
+ * column, and the writers compare incoming URLs by this same expression (leads/dedupe.ts).
+ */
+export function profileUrlKeySql(url: SQL): SQL<string | null> {
+  const bare = sql`regexp_replace(regexp_replace(trim(${url}), '[?#].*$', ''), '^[A-Za-z][A-Za-z0-9+.-]*://', '')`;
+  return sql`nullif(regexp_replace(lower(split_part(${bare}, '/', 1)) || substr(${bare}, length(split_part(${bare}, '/', 1)) + 1), '/+$', ''), '')`;
+}
 
 export const leads = pgTable(
   'leads',
@@ -61,6 +72,13 @@ export const leads = pgTable(
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     deletedAt: timestamp({ withTimezone: true }),
+    /**
+     * Set on a lead let in on purpose as a duplicate (POST /api/v1/lead with `duplicate: 1`): the
+     * live lead it repeats. Such leads stay out of the uniqueness indexes below.
+     */
+    duplicateOf: bigint({ mode: 'number' }),
+    /** The profile URL as dedupe compares it (see profileUrlKeySql); maintained by the database. */
+    profileUrlKey: text().generatedAlwaysAs(profileUrlKeySql(sql.raw('"profile_url"'))),
   },
   (table) => [
     index('leads_organization_id_idx').on(table.organizationId, table.id),
@@ -71,7 +89,11 @@ export const leads = pgTable(
     // One live lead per email (any case) in an organization: the race-free dedupe of every insert.
     uniqueIndex('leads_organization_live_email_key')
       .on(table.organizationId, sql`lower(${table.email})`)
-      .where(sql`${table.deletedAt} is null`),
+      .where(sql`${table.deletedAt} is null and ${table.duplicateOf} is null`),
+    // One live lead per normalised profile URL, the same way.
+    uniqueIndex('leads_organization_live_profile_url_key')
+      .on(table.organizationId, table.profileUrlKey)
+      .where(sql`${table.deletedAt} is null and ${table.duplicateOf} is null`),
     index('leads_organization_profile_url_idx').on(table.organizationId, table.profileUrl),
     index('leads_search_trgm_idx').using('gin', table.organizationId, sql`${leadSearchDocument} gin_trgm_ops`),
     uniqueIndex('leads_import_row_key').on(table.importJobId, table.importRow),

@@ -55,7 +55,7 @@ apiKeyRoutes.openapi(
     tags,
     summary: 'Revoke an API key (admins only)',
     description:
-      'Revokes an API key at once: requests with it answer 401 from now on. A key already revoked, or of another organization, is a 404.',
+      'Revokes an API key: requests with it answer 403 `invalid_api_key`, at once on the isolate that revoked it and within 60 seconds everywhere (isolates cache a verified key that long). A key already revoked, or of another organization, is a 404.',
     auth: 'bearer',
     roles: ['admin'],
     request: { params: idParam() },

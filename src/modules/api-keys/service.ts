@@ -6,6 +6,7 @@ import type { z } from '@hono/zod-openapi';
 import { and, eq, ilike, isNull, sql } from 'drizzle-orm';
 import { apiKeys } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
+import { forgetApiKey } from '../../core/auth/api-key-cache';
 import { generateApiKey } from '../../core/auth/api-key-secrets';
 import { NotFound } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
@@ -91,4 +92,6 @@ export async function revokeApiKey(ctx: TenantContext, id: number): Promise<void
     .where(tenantWhere(ctx, apiKeys, and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))))
     .returning({ id: apiKeys.id });
   if (revoked.length === 0) throw new NotFound('API key', id);
+  // Other isolates stop accepting it when their cache entry expires (core/auth/api-key-cache.ts).
+  forgetApiKey(id);
 }

@@ -42,6 +42,10 @@ export const TAGS: Record<string, string> = {
     'Behavioural signals on leads, the decayed intent score built from them, alerts when a lead turns hot, and the hot-lead list.',
   Tracking:
     'Signed email-open pixels and click redirects: minted per lead, answered at the edge without a database read, recorded as intent signals through a queue.',
+  'Ingestion by API key':
+    'Lead capture from other systems with `x-api-key`: create (with dedupe by email and profile URL, duplicate and merge) and list.',
+  'Web forms':
+    'Hosted lead-capture forms: manage them (bearer) and serve their public page and submissions (`/api/v1/web-form/{form_link}`).',
 };
 
 export function openApiConfig() {

@@ -355,6 +355,8 @@ export const INTERNAL_LEAD_COLUMNS = [
   'importRow',
   'createdBy',
   'deletedAt',
+  'duplicateOf',
+  'profileUrlKey',
 ] as const satisfies readonly LeadColumnKey[];
 
 /**

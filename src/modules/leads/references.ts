@@ -4,11 +4,11 @@
  * users, linked companies (and, for creation, the live leads holding the emails and new ids).
  */
 import { and, isNull, sql } from 'drizzle-orm';
-import { companies, leads, lookups, users } from '../../db/schema';
+import { companies, lookups, users } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import type { FieldIssue } from '../../core/errors';
 import { LEAD_LOOKUP_MODULE } from '../lookups/defaults';
-import type { LiveLeadByEmail } from './dedupe';
+import { holdersByKey, type HolderRow, liveHoldersSql, type LiveLeadByEmail, profileKeysSql } from './dedupe';
 import { type LeadLookupRow, type LeadLookups, leadLookupsFromRows } from './lead-lookups';
 
 /** The organization's active lead lookups (see lead-lookups.ts), plus the users and companies the checked leads name. */
@@ -29,8 +29,10 @@ export interface ReferencingInput {
 type Ctx = Pick<TenantContext, 'db' | 'orgId'>;
 
 export interface LeadWriteContext extends LeadReferences {
-  /** Live leads holding any of the given emails, by lower-cased email, in id order. */
+  /** Live leads holding any of the given emails or profile URLs, by dedupe key (dedupe.ts), counted ones first. */
   existing: Map<string, LiveLeadByEmail[]>;
+  /** Each given profile URL's normalised key (null: nothing left to compare). */
+  profileKeys: Record<string, string | null>;
   /** Lead ids allocated for the rows about to be inserted, in row order. */
   allocatedIds: number[];
 }
@@ -39,13 +41,15 @@ type WriteContextRow = {
   lookups: LeadLookupRow[];
   users: number[];
   companies: { id: number; name: string }[];
-  existing: { id: number; key: string; import_job_id: number | null; import_row: number | null }[];
+  existing: HolderRow[];
+  profile_keys: Record<string, string | null>;
   ids: number[];
 };
 
 /**
  * Everything writing leads needs to read, in one statement (one round trip): the active lead
- * lookups, the referenced users and companies, the live leads holding the emails, and ids for
+ * lookups, the referenced users and companies, the live leads holding the emails or profile
+ * URLs (with the URLs' normalised keys), and ids for
  * `newRows` new leads (allocated up front so their feed entries and notifications can be written
  * by the same statement as the leads).
  */
@@ -54,6 +58,7 @@ export async function loadLeadWriteContext(
   inputs: ReferencingInput[],
   emailKeys: string[],
   newRows: number,
+  profileUrls: string[] = [],
 ): Promise<LeadWriteContext> {
   const userIds = [
     ...new Set(inputs.map((input) => input.assigned_to).filter((id): id is number => typeof id === 'number')),
@@ -69,19 +74,11 @@ export async function loadLeadWriteContext(
         where organization_id = ${ctx.orgId} and deleted_at is null and id = any(${sql.param(userIds)}::bigint[])) as users,
       (select coalesce(json_agg(json_build_object('id', id, 'name', company_name)), '[]'::json) from ${companies}
         where organization_id = ${ctx.orgId} and deleted_at is null and id = any(${sql.param(companyIds)}::bigint[])) as companies,
-      (select coalesce(json_agg(json_build_object('id', id, 'key', lower(email), 'import_job_id', import_job_id, 'import_row', import_row) order by id), '[]'::json)
-        from ${leads} where organization_id = ${ctx.orgId} and deleted_at is null and lower(email) = any(${sql.param(emailKeys)}::text[])) as existing,
+      ${liveHoldersSql(ctx, emailKeys, profileUrls)} as existing,
+      ${profileKeysSql(profileUrls)} as profile_keys,
       (select coalesce(json_agg(nextval(pg_get_serial_sequence('leads', 'id'))), '[]'::json) from generate_series(1, ${newRows})) as ids`);
   const row = result.rows[0];
-  const existing = new Map<string, LiveLeadByEmail[]>();
-  for (const lead of row.existing) {
-    const holder = {
-      id: Number(lead.id),
-      importJobId: lead.import_job_id === null ? null : Number(lead.import_job_id),
-      importRow: lead.import_row,
-    };
-    existing.set(lead.key, [...(existing.get(lead.key) ?? []), holder]);
-  }
+  const existing: Map<string, LiveLeadByEmail[]> = holdersByKey(row.existing);
   return {
     ...leadLookupsFromRows(
       row.lookups.map((lookup) => ({
@@ -93,6 +90,7 @@ export async function loadLeadWriteContext(
     users: new Set(row.users.map(Number)),
     companies: new Map(row.companies.map((company) => [Number(company.id), company.name])),
     existing,
+    profileKeys: row.profile_keys,
     allocatedIds: row.ids.map(Number),
   };
 }

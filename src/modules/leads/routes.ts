@@ -36,15 +36,15 @@ export const leadRoutes = createRouter();
 const tags = ['Leads'];
 
 /** 409 on add and update: the email belongs to another live lead, whose id the client needs. */
-const duplicateLeadConflict = conflictResponse(
+export const duplicateLeadConflict = conflictResponse(
   'DuplicateLeadConflict',
-  'Another live lead of the organization has this email (compared case-insensitively); error.details.lead_id is that lead',
+  'Another live lead of the organization has this email (compared case-insensitively) or profile URL (compared normalised); error.details.lead_id is that lead, error.details.field the colliding field',
   [
     {
       code: 'duplicate_lead',
       details: z.object({
         lead_id: z.number().int().openapi({ description: 'The existing lead holding the email', example: 42 }),
-        field: z.literal('email').openapi({ description: 'The field that collides' }),
+        field: z.enum(['email', 'profile_url']).openapi({ description: 'The field that collides' }),
       }),
       example: { lead_id: 42, field: 'email' },
     },

@@ -1,7 +1,7 @@
 /**
  * Creating leads. `createLeadsBatch` is the one creation path: POST /api/lead/add sends one row,
  * the spreadsheet import sends batches of hundreds. Whatever the batch size, rows that create
- * take two statements: one read (references, the live leads holding the emails, new ids) and one
+ * take two statements: one read (references, the live leads holding the emails or profile URLs, new ids) and one
  * write (companies, leads, tags, feed entries, notifications); merges add a few more.
  */
 import { sql } from 'drizzle-orm';
@@ -10,7 +10,7 @@ import { ValidationFailed } from '../../core/errors';
 import { feedEntriesFrom } from '../feed/service';
 import { leadAssignmentNotices, notifyLeadAssignments } from '../notifications/service';
 import { mergeIntoExistingLeads } from './batch-merge';
-import { duplicateLead, emailKey, findLiveLeadsByEmail, type LiveLeadByEmail } from './dedupe';
+import { type DedupeField, dedupeKeys, duplicateLead, emailKey, fieldOfKey, findLiveHolders } from './dedupe';
 import { readLead } from './present';
 import { checkLeadReferences, ensureCompanies, loadLeadWriteContext, type LeadWriteContext } from './references';
 import type { AddLeadInput, LeadView } from './schemas';
@@ -28,56 +28,89 @@ export type { BatchRow } from './lead-writes';
 export interface BatchOptions {
   /** Set by the import: leads carry (import_job_id, import_row), so a redelivered batch inserts nothing twice. */
   importJobId?: number;
-  /** What happens to a row whose email a live lead (or an earlier row of the batch) already has. */
-  onDuplicate: 'skip' | 'merge';
+  /**
+   * What happens to a row whose email or profile URL a live lead (or an earlier row of the batch)
+   * already has: skipped (reported with the holder), merged into the holder, or created anyway as
+   * a flagged duplicate (`duplicate_of`, outside the uniqueness indexes).
+   */
+  onDuplicate: 'skip' | 'merge' | 'create';
+}
+
+/** What the insert returns of each created lead (the API-key ingestion answers with it). */
+export type CreatedLeadRecord = {
+  id: number;
+  email: string | null;
+  first_name: string;
+  company: string | null;
+  status: number;
+  priority: number | null;
+  score: number;
+  created_at: string;
+};
+
+export interface SkippedRow {
+  rowNumber: number;
+  leadId: number;
+  /** The field the row collides on. */
+  field: DedupeField;
 }
 
 export interface BatchResult {
   created: number;
   updated: number;
-  skipped: { rowNumber: number; leadId: number }[];
+  skipped: SkippedRow[];
   merged: { rowNumber: number; leadId: number }[];
   errors: { rowNumber: number; field: string; message: string }[];
   /** Which lead each created row became. */
-  createdLeads: { rowNumber: number; leadId: number }[];
+  createdLeads: { rowNumber: number; leadId: number; record: CreatedLeadRecord }[];
 }
 
 interface Plan {
   toCreate: BatchRow[];
   /** Existing lead id → the rows merged into it, in row order. */
   merges: Map<number, BatchRow[]>;
-  /** Rows that repeat an earlier row's email: their lead is the one the earlier row creates. */
+  /** Rows that repeat an earlier row's email or profile URL: their lead is the one the earlier row creates. */
   repeats: { row: BatchRow; first: BatchRow }[];
-  skipped: { rowNumber: number; leadId: number }[];
+  skipped: SkippedRow[];
+  /** onDuplicate 'create': the lead (or the earlier row's lead) each duplicate row repeats. */
+  duplicateOf: Map<BatchRow, number | BatchRow>;
 }
 
-function planBatch(rows: BatchRow[], existing: Map<string, LiveLeadByEmail[]>, options: BatchOptions): Plan {
-  const plan: Plan = { toCreate: [], merges: new Map(), repeats: [], skipped: [] };
-  const firstByEmail = new Map<string, BatchRow>();
+/** A row's dedupe keys (dedupe.ts), its profile URL normalised by the database's rule. */
+function keysOf(row: BatchRow, profileKeys: Record<string, string | null>): string[] {
+  const url = row.input.profile_url;
+  return dedupeKeys(row.input.email, url ? profileKeys[url] : null);
+}
+
+function planBatch(rows: BatchRow[], refs: LeadWriteContext, options: BatchOptions): Plan {
+  const plan: Plan = { toCreate: [], merges: new Map(), repeats: [], skipped: [], duplicateOf: new Map() };
+  const firstByKey = new Map<string, BatchRow>();
   // Copies, so folding repeats into a row never changes the caller's objects.
   for (const row of rows.map((given) => ({ rowNumber: given.rowNumber, input: given.input }))) {
-    const key = emailKey(row.input.email);
-    if (!key) {
-      plan.toCreate.push(row);
-      continue;
-    }
-    const holders = existing.get(key) ?? [];
+    const keys = keysOf(row, refs.profileKeys);
+    const held = keys.flatMap((key) => (refs.existing.get(key) ?? []).map((lead) => ({ lead, key })));
     // A redelivered import row finds the lead it created the first time: nothing to do.
     if (
       options.importJobId &&
-      holders.some((lead) => lead.importJobId === options.importJobId && lead.importRow === row.rowNumber)
+      held.some(({ lead }) => lead.importJobId === options.importJobId && lead.importRow === row.rowNumber)
     )
       continue;
-    const holder = holders[0];
-    if (holder && options.onDuplicate === 'skip') plan.skipped.push({ rowNumber: row.rowNumber, leadId: holder.id });
-    else if (holder) plan.merges.set(holder.id, [...(plan.merges.get(holder.id) ?? []), row]);
+    const holder = held[0];
+    const firstKey = holder ? undefined : keys.find((key) => firstByKey.has(key));
+    if (holder && options.onDuplicate === 'skip')
+      plan.skipped.push({ rowNumber: row.rowNumber, leadId: holder.lead.id, field: fieldOfKey(holder.key) });
+    else if (holder && options.onDuplicate === 'merge')
+      plan.merges.set(holder.lead.id, [...(plan.merges.get(holder.lead.id) ?? []), row]);
+    else if (holder) {
+      plan.duplicateOf.set(row, holder.lead.id);
+      plan.toCreate.push(row);
+    } else if (firstKey && options.onDuplicate === 'create') {
+      plan.duplicateOf.set(row, firstByKey.get(firstKey) as BatchRow);
+      plan.toCreate.push(row);
+    } else if (firstKey) plan.repeats.push({ row, first: firstByKey.get(firstKey) as BatchRow });
     else {
-      const first = firstByEmail.get(key);
-      if (first) plan.repeats.push({ row, first });
-      else {
-        firstByEmail.set(key, row);
-        plan.toCreate.push(row);
-      }
+      for (const key of keys) firstByKey.set(key, row);
+      plan.toCreate.push(row);
     }
   }
   return plan;
@@ -93,6 +126,7 @@ export const LEAD_INSERT_COLUMNS: readonly LeadColumnRef[] = [
   ...LEAD_CREATE_COLUMNS,
   leadColumn('importJobId', 'import_job_id'),
   leadColumn('importRow', 'import_row'),
+  leadColumn('duplicateOf', 'duplicate_of'),
 ];
 
 /** The insert's select list over `input r` joined to the upserted companies `c`: a row naming a company gets its link. */
@@ -115,16 +149,19 @@ const resolvedColumns = sql.join(
  */
 async function insertLeads(
   ctx: TenantContext,
-  rows: { row: BatchRow; id: number }[],
+  rows: { row: BatchRow; id: number; duplicateOf: number | null }[],
   refs: LeadWriteContext,
   options: BatchOptions,
 ) {
-  const records = rows.map(({ row, id }) => {
+  const records = rows.map(({ row, id, duplicateOf }) => {
     const input = row.input;
     const linked = input.company_id != null;
     return {
       ...input,
       id,
+      // API-key ingestion and web forms may create a lead without names (the columns are NOT NULL).
+      first_name: input.first_name ?? '',
+      last_name: input.last_name ?? '',
       company_id: linked ? input.company_id : null,
       company: linked ? (refs.companies.get(input.company_id as number) ?? null) : (input.company ?? null),
       status: input.status ?? refs.defaultStatus,
@@ -133,12 +170,13 @@ async function insertLeads(
       ...jsonFieldsToStore(input),
       import_job_id: options.importJobId ?? null,
       import_row: options.importJobId ? row.rowNumber : null,
+      duplicate_of: duplicateOf,
     };
   });
   const feedChanges = JSON.stringify(
     options.importJobId ? { import_job_id: { from: null, to: options.importJobId } } : {},
   );
-  const inserted = await ctx.db.execute<{ id: string }>(sql`
+  const inserted = await ctx.db.execute<CreatedLeadRecord>(sql`
     with input as (
       select * from jsonb_to_recordset(${JSON.stringify(records)}::jsonb) as r(${recordsetDefinition(LEAD_INSERT_COLUMNS)}, tag_ids bigint[])
     ), named_companies as (
@@ -156,7 +194,7 @@ async function insertLeads(
       -- In email order, so two concurrent batches wait on each other's emails in one order, never in a cycle.
       order by lower(r.email), r.id
       on conflict do nothing
-      returning id
+      returning id, email, first_name, company, status, priority, score, created_at
     ), tagged as (
       insert into lead_tags (organization_id, lead_id, tag_id)
       select ${ctx.orgId}, r.id, tag from input r join inserted i on i.id = r.id cross join unnest(r.tag_ids) as tag
@@ -166,9 +204,24 @@ async function insertLeads(
     ), notified as (
       ${leadAssignmentNotices(ctx, { from: sql`input r join inserted i on i.id = r.id`, userId: sql`r.assigned_to`, leadId: sql`r.id`, leadName: sql`r.first_name || ' ' || r.last_name` })}
     )
-    select id from inserted`);
-  const insertedIds = new Set(inserted.rows.map((row) => Number(row.id)));
-  return rows.filter((entry) => insertedIds.has(entry.id)).map((entry) => ({ row: entry.row, leadId: entry.id }));
+    select id, email, first_name, company, status, priority, score, created_at from inserted`);
+  const byId = new Map(
+    inserted.rows.map((row): [number, CreatedLeadRecord] => [
+      Number(row.id),
+      {
+        ...row,
+        id: Number(row.id),
+        status: Number(row.status),
+        priority: row.priority === null ? null : Number(row.priority),
+        score: Number(row.score),
+        created_at: new Date(row.created_at).toISOString(),
+      },
+    ]),
+  );
+  return rows.flatMap((entry) => {
+    const record = byId.get(entry.id);
+    return record ? [{ row: entry.row, leadId: entry.id, record }] : [];
+  });
 }
 
 /**
@@ -185,11 +238,13 @@ export async function createLeadsBatch(
   const result: BatchResult = { created: 0, updated: 0, skipped: [], merged: [], errors: [], createdLeads: [] };
   if (rows.length === 0) return result;
   const keys = [...new Set(rows.map((row) => emailKey(row.input.email)).filter((key): key is string => key !== null))];
+  const urls = [...new Set(rows.map((row) => row.input.profile_url).filter((url): url is string => !!url))];
   const refs = await loadLeadWriteContext(
     ctx,
     rows.map((row) => row.input),
     keys,
     rows.length,
+    urls,
   );
   const valid: BatchRow[] = [];
   for (const row of rows) {
@@ -197,28 +252,42 @@ export async function createLeadsBatch(
     if (issues.length > 0) result.errors.push(...issues.map((issue) => ({ rowNumber: row.rowNumber, ...issue })));
     else valid.push(row);
   }
-  const plan = planBatch(valid, refs.existing, options);
+  const plan = planBatch(valid, refs, options);
   if (options.onDuplicate === 'merge') {
     // Repeats of a new email fold into the row that creates the lead.
     for (const repeat of plan.repeats) repeat.first.input = foldLeadInput(repeat.first.input, repeat.row.input);
   }
 
-  const toCreate = plan.toCreate.map((row, index) => ({ row, id: refs.allocatedIds[index] }));
+  const allocated = new Map(plan.toCreate.map((row, index) => [row, refs.allocatedIds[index]]));
+  const toCreate = plan.toCreate.map((row) => {
+    const of = plan.duplicateOf.get(row);
+    return {
+      row,
+      id: allocated.get(row) as number,
+      duplicateOf: of === undefined ? null : typeof of === 'number' ? of : (allocated.get(of) ?? null),
+    };
+  });
   const created = toCreate.length > 0 ? await insertLeads(ctx, toCreate, refs, options) : [];
   result.created = created.length;
-  result.createdLeads = created.map((entry) => ({ rowNumber: entry.row.rowNumber, leadId: entry.leadId }));
+  result.createdLeads = created.map((entry) => ({
+    rowNumber: entry.row.rowNumber,
+    leadId: entry.leadId,
+    record: entry.record,
+  }));
   const idByRow = new Map(created.map((entry) => [entry.row, entry.leadId]));
   // Not inserted: a redelivered import row (its (job, row) key exists; nothing to report), or a
-  // row whose email a concurrent writer took after the read (reported as skipped).
-  const lost = plan.toCreate.filter((row) => !idByRow.has(row) && emailKey(row.input.email) !== null);
+  // row whose email or profile URL a concurrent writer took after the read (reported as skipped).
+  const lost = plan.toCreate.filter((row) => !idByRow.has(row) && keysOf(row, refs.profileKeys).length > 0);
   result.skipped.push(...(await holdersOf(ctx, lost)));
   for (const repeat of plan.repeats) {
     const leadId = idByRow.get(repeat.first);
     if (leadId === undefined) continue;
-    (options.onDuplicate === 'merge' ? result.merged : result.skipped).push({
-      rowNumber: repeat.row.rowNumber,
-      leadId,
-    });
+    const field = fieldOfKey(
+      keysOf(repeat.row, refs.profileKeys).find((key) => keysOf(repeat.first, refs.profileKeys).includes(key)) ??
+        'email:',
+    );
+    if (options.onDuplicate === 'merge') result.merged.push({ rowNumber: repeat.row.rowNumber, leadId });
+    else result.skipped.push({ rowNumber: repeat.row.rowNumber, leadId, field });
   }
   result.skipped.push(...plan.skipped);
   result.skipped.sort((a, b) => a.rowNumber - b.rowNumber);
@@ -239,14 +308,16 @@ export async function createLeadsBatch(
   return result;
 }
 
-/** Rows whose insert lost to a concurrent writer of the same email: the lead that holds it now. */
-async function holdersOf(ctx: TenantContext, rows: BatchRow[]): Promise<{ rowNumber: number; leadId: number }[]> {
-  const keys = rows.map((row) => emailKey(row.input.email)).filter((key): key is string => key !== null);
-  if (keys.length === 0) return [];
-  const holders = await findLiveLeadsByEmail(ctx, keys);
+/** Rows whose insert lost to a concurrent writer of the same email or profile URL: the lead that holds it now. */
+async function holdersOf(ctx: TenantContext, rows: BatchRow[]): Promise<SkippedRow[]> {
+  if (rows.length === 0) return [];
+  const emails = rows.map((row) => emailKey(row.input.email)).filter((key): key is string => key !== null);
+  const urls = rows.map((row) => row.input.profile_url).filter((url): url is string => !!url);
+  const { holders, profileKeys } = await findLiveHolders(ctx, emails, urls);
   return rows.flatMap((row) => {
-    const holder = holders.get(emailKey(row.input.email) as string)?.[0];
-    return holder ? [{ rowNumber: row.rowNumber, leadId: holder.id }] : [];
+    const key = keysOf(row, profileKeys).find((candidate) => holders.has(candidate));
+    const holder = key ? holders.get(key)?.[0] : undefined;
+    return key && holder ? [{ rowNumber: row.rowNumber, leadId: holder.id, field: fieldOfKey(key) }] : [];
   });
 }
 
@@ -255,6 +326,6 @@ export async function createLead(ctx: TenantContext, input: AddLeadInput): Promi
   const result = await createLeadsBatch(ctx, [{ rowNumber: 1, input }], { onDuplicate: 'skip' });
   if (result.errors.length > 0)
     throw new ValidationFailed(result.errors.map(({ field, message }) => ({ field, message })));
-  if (result.skipped[0]) throw duplicateLead(result.skipped[0].leadId);
+  if (result.skipped[0]) throw duplicateLead(result.skipped[0].leadId, result.skipped[0].field);
   return readLead(ctx, result.createdLeads[0].leadId);
 }

@@ -9,7 +9,7 @@ import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { NotFound, ValidationFailed } from '../../core/errors';
 import { feedEntriesFrom, recordFeed } from '../feed/service';
 import { notifyLeadAssignments } from '../notifications/service';
-import { assertEmailFree, emailKey } from './dedupe';
+import { assertEmailFree, assertProfileUrlFree, emailKey } from './dedupe';
 import { leadFilterWhere } from './filters';
 import { updateColumns } from './field-derivations';
 import type { LeadColumnKey } from './fields';
@@ -68,6 +68,8 @@ export async function updateLead(ctx: TenantContext, id: number, input: UpdateLe
   const issues = checkLeadReferences(input, refs, 'update');
   if (issues.length > 0) throw new ValidationFailed(issues);
   if (input.email && emailKey(input.email) !== emailKey(before.email)) await assertEmailFree(ctx, input.email, id);
+  if (input.profile_url && input.profile_url !== before.profile_url)
+    await assertProfileUrlFree(ctx, input.profile_url, id);
 
   const set: Record<string, unknown> = { updatedAt: sql`now()` };
   for (const [wire, column] of overwrittenFields) {

@@ -136,3 +136,32 @@ export async function tokenHash(token: string): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', encoder.encode(token));
   return [...new Uint8Array(digest).slice(0, 16)].map((byte) => byte.toString(16).padStart(2, '0')).join('');
 }
+
+/**
+ * HMAC-SHA256 with the tracking key over `purpose:text`, base64url: for other signed values that
+ * must be checked without a database read (the web form's render time). The purpose keeps each
+ * kind apart, and from tracking tokens, whose signed text is base64url and holds no ':'.
+ */
+export async function signWithTrackingKey(secrets: TrackingSecrets, purpose: string, text: string): Promise<string> {
+  const signature = await crypto.subtle.sign('HMAC', await trackingKey(secrets), encoder.encode(`${purpose}:${text}`));
+  return base64url.encode(new Uint8Array(signature));
+}
+
+/** Constant-time check of a signWithTrackingKey signature (false on anything malformed). */
+export async function verifyWithTrackingKey(
+  secrets: TrackingSecrets,
+  purpose: string,
+  text: string,
+  signature: string,
+): Promise<boolean> {
+  try {
+    return await crypto.subtle.verify(
+      'HMAC',
+      await trackingKey(secrets),
+      base64url.decode(signature),
+      encoder.encode(`${purpose}:${text}`),
+    );
+  } catch {
+    return false;
+  }
+}

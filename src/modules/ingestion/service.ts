@@ -1,0 +1,117 @@
+/**
+ * Lead ingestion (POST /api/v1/lead and hosted web-form submissions) through the one creation
+ * path, `createLeadsBatch`. A new lead costs two statements after the scope: the batch's read
+ * (references, live holders of the email / profile URL, a new id) and its insert; tag names add
+ * one statement that finds or creates their tag lookups. Races are settled by the uniqueness
+ * indexes: of two concurrent identical submissions one inserts and the other finds the holder.
+ */
+import { sql } from 'drizzle-orm';
+import type { TenantContext } from '../../db/tenant';
+import { ValidationFailed } from '../../core/errors';
+import { LEAD_LOOKUP_MODULE } from '../lookups/defaults';
+import { duplicateLead } from '../leads/dedupe';
+import { readLead } from '../leads/present';
+import type { AddLeadInput, LeadView } from '../leads/schemas';
+import { type BatchOptions, type BatchResult, type CreatedLeadRecord, createLeadsBatch } from '../leads/service';
+import { INGEST_FIELDS, type IngestLeadInput } from './schemas';
+
+/** Defaults of spec rule "status (integer, default 1), priority (1 to 4, default 2)". */
+const DEFAULT_STATUS = 1;
+const DEFAULT_PRIORITY = 2;
+
+export type IngestOutcome = { kind: 'created'; lead: CreatedLeadRecord } | { kind: 'merged'; lead: LeadView };
+
+/**
+ * The ids of the organization's active tag lookups with these names (any case), creating the
+ * missing ones, in one statement. Two first uses of one new name at the same instant may both
+ * create it (tag names carry no unique index); the lead gets one of them either way.
+ */
+export async function tagIdsFor(ctx: Pick<TenantContext, 'db' | 'orgId'>, names: string[]): Promise<number[]> {
+  const unique = [...new Map(names.toReversed().map((name) => [name.toLowerCase(), name])).values()];
+  if (unique.length === 0) return [];
+  const result = await ctx.db.execute<{ id: string }>(sql`
+    with wanted as (select name from unnest(${sql.param(unique)}::text[]) as name),
+    found as (
+      select distinct on (lower(l.name)) l.id, lower(l.name) as key from lookups l
+      where l.organization_id = ${ctx.orgId} and l.module_name = ${LEAD_LOOKUP_MODULE} and l.type = 'tags' and l.is_active
+        and lower(l.name) in (select lower(name) from wanted)
+      order by lower(l.name), l.id
+    ), created as (
+      insert into lookups (organization_id, module_name, type, name)
+      select ${ctx.orgId}, ${LEAD_LOOKUP_MODULE}, 'tags', name from wanted where lower(name) not in (select key from found)
+      returning id
+    )
+    select id from found union all select id from created`);
+  return result.rows.map((row) => Number(row.id));
+}
+
+/** The lead-creation input of an ingested lead: listed fields as given, unlisted ones into custom_fields. */
+export function toLeadInput(input: IngestLeadInput, tagIds: number[]): AddLeadInput {
+  const unlisted = Object.fromEntries(Object.entries(input).filter(([key]) => !(key in INGEST_FIELDS)));
+  return {
+    // Absent names stay absent: a merge keeps the stored ones, a create stores '' (leads/service.ts).
+    first_name: input.first_name,
+    last_name: input.last_name,
+    email: input.email ?? null,
+    phone_number: input.phone_number ?? null,
+    profile_url: input.profile_url ?? null,
+    company: input.company ?? null,
+    job_title: input.job_title ?? null,
+    status: input.status ?? DEFAULT_STATUS,
+    priority: input.priority ?? DEFAULT_PRIORITY,
+    lead_source: input.lead_source ?? null,
+    tags: tagIds,
+    custom_fields: { ...unlisted, ...input.custom_fields },
+  } as AddLeadInput;
+}
+
+/**
+ * Creates the lead, or, when a live lead holds its email or profile URL: 409 `duplicate_lead`
+ * (onDuplicate 'skip'), a flagged duplicate (`create`), or a merge into the holder (`merge`).
+ * The create is tried first in every mode (one read, one insert, no transaction); only a
+ * duplicate goes on to its mode's path, which also settles a create lost to a concurrent writer.
+ */
+export async function ingestLead(
+  ctx: TenantContext,
+  input: IngestLeadInput,
+  extra: { tags?: string[]; assignedTo?: number | null; onDuplicate?: BatchOptions['onDuplicate'] } = {},
+): Promise<IngestOutcome> {
+  const onDuplicate = extra.onDuplicate ?? (input.merge ? 'merge' : input.duplicate ? 'create' : 'skip');
+  const tagIds = await tagIdsFor(ctx, [...(input.tags ?? []), ...(extra.tags ?? [])]);
+  const rows = [
+    {
+      rowNumber: 1,
+      input: { ...toLeadInput(input, tagIds), ...(extra.assignedTo ? { assigned_to: extra.assignedTo } : {}) },
+    },
+  ];
+  const first = await createLeadsBatch(ctx, rows, { onDuplicate: onDuplicate === 'merge' ? 'skip' : onDuplicate });
+  const settled = outcomeOf(first);
+  if (settled) return present(ctx, settled);
+  if (onDuplicate === 'skip') refuse(first);
+  // A merge writes several statements: they commit together (a savepoint inside a request transaction).
+  const second =
+    onDuplicate === 'merge'
+      ? await ctx.db.transaction((tx) => createLeadsBatch({ ...ctx, db: tx }, rows, { onDuplicate }))
+      : await createLeadsBatch(ctx, rows, { onDuplicate });
+  const outcome = outcomeOf(second);
+  return outcome ? present(ctx, outcome) : refuse(second);
+}
+
+async function present(ctx: TenantContext, settled: Settled): Promise<IngestOutcome> {
+  return settled.kind === 'merged' ? { kind: 'merged', lead: await readLead(ctx, settled.leadId) } : settled;
+}
+
+type Settled = { kind: 'created'; lead: CreatedLeadRecord } | { kind: 'merged'; leadId: number };
+
+function outcomeOf(result: BatchResult): Settled | null {
+  if (result.errors.length > 0)
+    throw new ValidationFailed(result.errors.map(({ field, message }) => ({ field, message })));
+  if (result.createdLeads[0]) return { kind: 'created', lead: result.createdLeads[0].record };
+  if (result.merged[0]) return { kind: 'merged', leadId: result.merged[0].leadId };
+  return null;
+}
+
+function refuse(result: BatchResult): never {
+  const skipped = result.skipped[0];
+  throw duplicateLead(skipped.leadId, skipped.field);
+}

@@ -1,0 +1,293 @@
+/**
+ * Hosted web forms: the bearer CRUD (add, list, update, delete; form_link unguessable), the
+ * public page (escaped, CSP, 404 page) and its submissions (lead in the form's organization,
+ * merge on a duplicate, thank-you page or 303, spam drops, required fields, Idempotency-Key,
+ * statement budget).
+ */
+import { env } from 'cloudflare:workers';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { readConfig } from '../src/env';
+import { signRenderTime } from '../src/modules/web-forms/spam';
+import { call, expectFailure, fetchWorker, type SignedUp, signupOrganization, uniqueEmail } from './helpers/api';
+import { statementsOf } from './helpers/statements';
+
+const secrets = { trackingSecret: env.TRACKING_SECRET || undefined, jwtSecret: readConfig(env).JWT_SECRET };
+
+async function addForm(owner: SignedUp, body: Record<string, unknown> = {}) {
+  const response = await call('POST', '/api/web-forms/add', {
+    token: owner.token,
+    body: { name: 'Contact us', ...body },
+  });
+  expect(response.status, response.text).toBe(201);
+  return response.body.data as { id: number; form_link: string; url: string };
+}
+
+/** A render time signed long enough ago for a person to have filled the form. */
+function timing(formId: number, ageMs = 10_000) {
+  return signRenderTime(secrets, formId, Date.now() - ageMs);
+}
+
+function submit(
+  link: string,
+  fields: Record<string, string>,
+  options: { ip?: string; headers?: Record<string, string> } = {},
+) {
+  return fetchWorker(
+    new Request(`http://lead.test/api/v1/web-form/${link}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        'cf-connecting-ip': options.ip ?? `10.9.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`,
+        ...options.headers,
+      },
+      body: new URLSearchParams(fields),
+    }),
+  );
+}
+
+async function leadsMatching(owner: SignedUp, text: string) {
+  const response = await call('GET', '/api/lead/list', {
+    token: owner.token,
+    query: { search_value: text, limit: 100 },
+  });
+  return response.body.data as {
+    id: number;
+    email: string;
+    first_name: string;
+    tags: { name: string }[];
+    custom_fields: Record<string, unknown>;
+    company: string | null;
+    assigned_to: number | null;
+  }[];
+}
+
+describe('web form management', () => {
+  let owner: SignedUp;
+  let other: SignedUp;
+
+  beforeAll(async () => {
+    [owner, other] = await Promise.all([signupOrganization('Forms'), signupOrganization('Forms other')]);
+  });
+
+  it('creates a form with an unguessable link, lists, updates and deletes it', async () => {
+    const form = await addForm(owner, { tags: ['website'], thank_you_message: 'Thanks!' });
+    expect(form.form_link).toMatch(/^[A-Za-z0-9_-]{24}$/);
+    expect(form.url).toBe(`http://lead.test/api/v1/web-form/${form.form_link}`);
+    const second = await addForm(owner);
+    expect(second.form_link).not.toBe(form.form_link);
+    expect((form as unknown as { fields: unknown[] }).fields).toHaveLength(4);
+
+    const list = await call('GET', '/api/web-forms/list', {
+      token: owner.token,
+      query: { order_by: 'id', order_in: 'ASC' },
+    });
+    expect(list.body.data.map((row: { id: number }) => row.id)).toEqual([form.id, second.id]);
+    expect((await call('GET', '/api/web-forms/list', { token: other.token })).body.total).toBe(0);
+
+    const updated = await call('POST', `/api/web-forms/update/${form.id}`, {
+      token: owner.token,
+      body: {
+        name: 'Demo request',
+        redirect_url: 'https://example.com/thanks',
+        fields: [{ name: 'email', required: true }],
+      },
+    });
+    expect(updated.status, updated.text).toBe(200);
+    expect(updated.body.data).toMatchObject({
+      name: 'Demo request',
+      form_link: form.form_link,
+      redirect_url: 'https://example.com/thanks',
+    });
+
+    expect((await call('DELETE', `/api/web-forms/delete/${form.id}`, { token: owner.token })).status).toBe(200);
+    const gone = await call('GET', `/api/v1/web-form/${form.form_link}`);
+    expect(gone.status).toBe(404);
+    expect(gone.headers.get('content-type')).toContain('text/html');
+    expect((await call('DELETE', `/api/web-forms/delete/${form.id}`, { token: owner.token })).status).toBe(404);
+  });
+
+  it('refuses invalid settings with 422 naming the field', async () => {
+    for (const [body, field] of [
+      [{ name: 'x' }, 'name'],
+      [{ name: 'Form', fields: [{ name: 'first_name', required: true }] }, 'fields'],
+      [{ name: 'Form', fields: [{ name: 'password' }] }, 'fields.0.name'],
+      [{ name: 'Form', redirect_url: 'javascript:alert(1)' }, 'redirect_url'],
+      [{ name: 'Form', assigned_to: 999999 }, 'assigned_to'],
+    ] as const) {
+      const response = await call('POST', '/api/web-forms/add', { token: owner.token, body });
+      expectFailure(response, 422, 'validation_error');
+      expect(response.body.error.code).toBe(field);
+    }
+  });
+});
+
+describe('hosted web form page', () => {
+  let owner: SignedUp;
+
+  beforeAll(async () => {
+    owner = await signupOrganization('Form page');
+  });
+
+  it('renders an accessible form with the user text escaped, under a strict CSP', async () => {
+    const form = await addForm(owner, {
+      name: '<script>alert(1)</script> & Co',
+      fields: [
+        { name: 'email', required: true, label: 'Work "email" <b>' },
+        { name: 'company', required: false },
+      ],
+    });
+    const page = await call('GET', `/api/v1/web-form/${form.form_link}`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toContain('text/html');
+    expect(page.text).not.toContain('<script>');
+    expect(page.text).toContain('&lt;script&gt;alert(1)&lt;/script&gt; &amp; Co');
+    expect(page.text).toContain('Work &quot;email&quot; &lt;b&gt;');
+    expect(page.text).toContain('<meta name="viewport" content="width=device-width, initial-scale=1"');
+    expect(page.text).toMatch(/<label for="f-email">/);
+    expect(page.text).toMatch(/<input id="f-email" name="email" type="email"[^>]* required=""/);
+    const csp = page.headers.get('content-security-policy') ?? '';
+    const nonce = /'nonce-([^']+)'/.exec(csp)?.[1];
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).not.toMatch(/https?:/);
+    expect(page.text).toContain(`<style nonce="${nonce}">`);
+    expect(page.text).not.toMatch(/<script|<link|src=/);
+  });
+
+  it('answers an unknown link with the HTML 404 page', async () => {
+    for (const link of ['AAAAAAAAAAAAAAAAAAAAAAAA', 'short']) {
+      const response = await call('GET', `/api/v1/web-form/${link}`);
+      expect(response.status).toBe(404);
+      expect(response.text).toContain('Form not found');
+      expect(response.headers.get('content-security-policy')).toContain("default-src 'none'");
+      expect((await submit(link, { email: uniqueEmail('x') })).status).toBe(404);
+    }
+  });
+
+  it('creates the lead in the form’s organization with the form’s tags and assignee, then thanks', async () => {
+    const tag = `form-${crypto.randomUUID().slice(0, 6)}`;
+    const form = await addForm(owner, { tags: [tag], assigned_to: owner.userId, thank_you_message: 'We got it <3' });
+    const email = uniqueEmail('visitor');
+    const response = await submit(form.form_link, {
+      first_name: 'Vera',
+      last_name: 'Visitor',
+      email,
+      company: 'Visit Co',
+      status: '3',
+      merge: '0',
+      _t: await timing(form.id),
+      website: '',
+    });
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain('We got it &lt;3');
+    const [lead] = await leadsMatching(owner, email);
+    expect(lead).toMatchObject({ email, first_name: 'Vera', company: 'Visit Co', assigned_to: owner.userId });
+    expect(lead.tags.map((t) => t.name)).toEqual([tag]);
+    // Fields the form does not ask for are ignored.
+    expect(lead.custom_fields).toEqual({});
+
+    // The same email again merges into that lead: no error for the visitor, no second lead.
+    const again = await submit(form.form_link, {
+      first_name: 'Verity',
+      email: email.toUpperCase(),
+      _t: await timing(form.id),
+    });
+    expect(again.status).toBe(200);
+    const after = await leadsMatching(owner, email);
+    expect(after).toHaveLength(1);
+    expect(after[0].first_name).toBe('Verity');
+  });
+
+  it('accepts JSON and redirects with 303 to redirect_url', async () => {
+    const form = await addForm(owner, { redirect_url: 'https://example.com/thanks?from=form' });
+    const email = uniqueEmail('json');
+    const response = await fetchWorker(
+      new Request(`http://lead.test/api/v1/web-form/${form.form_link}`, {
+        method: 'POST',
+        redirect: 'manual',
+        headers: { 'content-type': 'application/json', 'cf-connecting-ip': '10.77.0.1' },
+        body: JSON.stringify({ first_name: 'Jay', email, _t: await timing(form.id) }),
+      }),
+    );
+    expect(response.status).toBe(303);
+    expect(response.headers.get('location')).toBe('https://example.com/thanks?from=form');
+    expect(await leadsMatching(owner, email)).toHaveLength(1);
+  });
+
+  it('answers the form again (422) with the missing and invalid fields marked', async () => {
+    const form = await addForm(owner);
+    const missing = await submit(form.form_link, { first_name: 'Al', _t: await timing(form.id) });
+    expect(missing.status).toBe(422);
+    const text = await missing.text();
+    expect(text).toMatch(/id="f-email"[^>]*aria-invalid="true"/);
+    expect(text).toContain('This field is required.');
+    expect(text).toContain('value="Al"');
+    const invalid = await submit(form.form_link, { first_name: 'Al', email: 'nope', _t: await timing(form.id) });
+    expect(invalid.status).toBe(422);
+    expect(await invalid.text()).toContain('Must be a valid email address.');
+  });
+
+  it('drops spam silently: honeypot filled, posted too fast, forged or foreign timing, over the IP limit', async () => {
+    const form = await addForm(owner);
+    const otherForm = await addForm(owner);
+    const marker = crypto.randomUUID().slice(0, 8);
+    const attempts: Record<string, string>[] = [
+      {
+        email: uniqueEmail(`${marker}-hp`),
+        first_name: 'Bot',
+        website: 'http://spam.example',
+        _t: await timing(form.id),
+      },
+      { email: uniqueEmail(`${marker}-fast`), first_name: 'Bot', _t: await timing(form.id, 500) },
+      { email: uniqueEmail(`${marker}-none`), first_name: 'Bot' },
+      { email: uniqueEmail(`${marker}-forged`), first_name: 'Bot', _t: `${Date.now() - 10_000}.${'A'.repeat(43)}` },
+      { email: uniqueEmail(`${marker}-foreign`), first_name: 'Bot', _t: await timing(otherForm.id) },
+    ];
+    for (const fields of attempts) {
+      const response = await submit(form.form_link, fields);
+      expect(response.status).toBe(200);
+      expect(await response.text()).toContain('Thank you');
+      expect(response.headers.get('ratelimit')).toBeNull();
+    }
+    expect(await leadsMatching(owner, marker)).toEqual([]);
+
+    const ip = '10.66.6.6';
+    const statuses: number[] = [];
+    for (let i = 0; i < 12; i++) {
+      const response = await submit(
+        form.form_link,
+        { email: uniqueEmail(`${marker}-flood${i}`), first_name: 'Flood', _t: await timing(form.id) },
+        { ip },
+      );
+      statuses.push(response.status);
+    }
+    expect(new Set(statuses)).toEqual(new Set([200]));
+    expect(await leadsMatching(owner, `${marker}-flood`)).toHaveLength(10);
+  });
+
+  it('replays a retry with the same Idempotency-Key: one lead however often a phone-only visitor retries', async () => {
+    const form = await addForm(owner, { fields: [{ name: 'phone_number', required: true }, { name: 'first_name' }] });
+    const phone = `+1 555 ${Math.floor(Math.random() * 9_000_000 + 1_000_000)}`;
+    const fields = { phone_number: phone, first_name: 'Phil', _t: await timing(form.id) };
+    const headers = { 'Idempotency-Key': crypto.randomUUID() };
+    const first = await submit(form.form_link, fields, { ip: '10.55.0.1', headers });
+    const retry = await submit(form.form_link, fields, { ip: '10.55.0.1', headers });
+    expect(first.status).toBe(200);
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(await leadsMatching(owner, phone)).toHaveLength(1);
+  });
+
+  it('costs at most 3 statements on a warm isolate: scope, the read, the insert', async () => {
+    const form = await addForm(owner);
+    await submit(form.form_link, { email: uniqueEmail('warm'), _t: await timing(form.id) });
+    const email = uniqueEmail('budget');
+    const fields = { email, first_name: 'Bud', _t: await timing(form.id) };
+    const { statements } = await statementsOf(async () => {
+      const response = await submit(form.form_link, fields);
+      return { status: response.status, body: null, headers: response.headers, text: await response.text() };
+    });
+    expect(statements, statements.join('\n---\n')).toHaveLength(3);
+    expect(await leadsMatching(owner, email)).toHaveLength(1);
+  });
+});
