@@ -11,3 +11,4 @@ export * from './outbox';
 export * from './counters';
 export * from './idempotency';
 export * from './intent';
+export * from './meetings';
