@@ -34,6 +34,8 @@ import { importRoutes } from './modules/imports/routes';
 import { exportRoutes } from './modules/exports/routes';
 import { intentRoutes } from './modules/intent/routes';
 import { trackingRoutes } from './modules/tracking/routes';
+import { meetingRoutes } from './modules/meetings/routes';
+import { bookingRoutes } from './modules/booking/routes';
 import { MAX_UPLOAD_BYTES } from './modules/files/upload-policy';
 import { MAX_IMPORT_BYTES } from './modules/imports/service';
 
@@ -66,6 +68,9 @@ export const routeModules = [
   exportRoutes,
   intentRoutes,
   trackingRoutes,
+  meetingRoutes,
+  // Public (no credential): an edge Worker can mount this router alone.
+  bookingRoutes,
 ];
 
 export function buildApp() {

@@ -29,6 +29,10 @@ export const TAGS: Record<string, string> = {
   Notifications: 'Per-user notices: lead assignments and finished imports and exports.',
   Search: 'One search across the organization’s records.',
   Health: 'Liveness of the service and its database.',
+  Meetings:
+    'Meetings of the reps with leads, contacts and companies, and a rep’s own free slots (the booking page’s engine).',
+  'Public booking':
+    'A rep’s public booking page and its API (no credential): profile, free slots in the visitor’s zone, and confirming a slot.',
 };
 
 export function openApiConfig() {
