@@ -202,6 +202,28 @@ describe('GET /api/v1/booking/{slug}', () => {
   });
 });
 
+describe('malformed slugs', () => {
+  it.each(['a b', 'x'.repeat(65), 'a.b', 'ümlaut'])(
+    'answer 400 naming slug for %j on every booking route',
+    async (slug) => {
+      const path = encodeURIComponent(slug);
+      for (const [method, url] of [
+        ['GET', `/api/v1/booking/${path}`],
+        ['GET', `/api/v1/booking/${path}/availability`],
+        ['POST', `/api/v1/booking/${path}/confirm`],
+      ]) {
+        const response = await call(
+          method,
+          url,
+          method === 'POST' ? { body: { start: `${MONDAY}T09:00:00Z`, end: `${MONDAY}T09:30:00Z`, ...visitor() } } : {},
+        );
+        expectFailure(response, 400, 'bad_request');
+        expect(response.body.error.code).toBe('slug');
+      }
+    },
+  );
+});
+
 describe('GET /api/v1/booking/{slug}/availability', () => {
   it('gives the rep’s free slots in the visitor’s zone, across the US daylight-saving change', async () => {
     const owner = await rep('Slots', { timezone: 'America/New_York' });
@@ -439,5 +461,36 @@ describe('edge cache of the booking reads', () => {
     const slots = await call('GET', `/api/v1/booking/${owner.slug}/availability`, { query: { date: MONDAY } });
     expect(slots.body.data.slots[0].start).toBe(`${MONDAY}T12:00:00+00:00`);
     expect(slots.body.data.slots).toHaveLength(5);
+  });
+});
+
+describe('GET /book/{slug}', () => {
+  it('serves the page with a strict nonce policy, every user text escaped', async () => {
+    const owner = await rep('Page <i>Org</i>', { job_title: '<script>alert(1)</script>' });
+    const me = await myProfile(owner);
+    await updateMe(owner, { ...me, first_name: '<b>Eve</b>' }, {});
+    const page = await call('GET', `/book/${owner.slug}`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    const policy = page.headers.get('content-security-policy') ?? '';
+    const nonce = /script-src 'nonce-([a-f0-9]+)'/.exec(policy)?.[1];
+    expect(nonce).toBeTruthy();
+    expect(policy).toContain("default-src 'none'");
+    expect(policy).not.toContain('unsafe-inline');
+    expect(page.text).toContain('&lt;b&gt;Eve&lt;/b&gt;');
+    expect(page.text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(page.text).toContain('Page &lt;i&gt;Org&lt;/i&gt;');
+    expect(page.text).not.toContain('<b>Eve</b>');
+    // Every script and style element carries this response's nonce; nothing is loaded from elsewhere.
+    expect(page.text.match(/<script/g)).toHaveLength(1);
+    expect(page.text).toContain(`<script nonce="${nonce}">`);
+    expect(page.text).not.toMatch(/src=|href=/);
+  });
+
+  it('answers a 404 page for an unknown slug', async () => {
+    const page = await call('GET', '/book/nobody-has-this-slug');
+    expect(page.status).toBe(404);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.text).toContain('Booking page not found');
   });
 });

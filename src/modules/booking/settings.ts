@@ -40,6 +40,7 @@ export const timeZoneInput = z
 
 const clock = z
   .string()
+  .max(5, 'must be a time HH:MM (00:00 to 24:00)')
   .regex(/^([01]\d|2[0-3]):[0-5]\d$|^24:00$/, 'must be a time HH:MM (00:00 to 24:00)')
   .openapi({ example: '09:00' });
 
@@ -136,10 +137,22 @@ export const bookingSettingsRead = {
     .nullable()
     .openapi({ description: 'Booking page address: /book/{booking_slug} and /api/v1/booking/{booking_slug}' }),
   booking_enabled: z.boolean().openapi({ description: 'Whether the public booking page answers (else 404)' }),
-  working_hours: z.record(z.string(), z.array(z.object({ start: z.string(), end: z.string() }))).openapi({
-    description: 'Working intervals per weekday (monday … sunday), local time in timezone',
-    example: DEFAULT_WORKING_HOURS,
-  }),
+  working_hours: z
+    .record(
+      z.string(),
+      z.array(
+        z
+          .object({
+            start: z.string().openapi({ description: 'Start, local time HH:MM' }),
+            end: z.string().openapi({ description: 'End, local time HH:MM (24:00: midnight)' }),
+          })
+          .openapi({ description: 'One working interval' }),
+      ),
+    )
+    .openapi({
+      description: 'Working intervals per weekday (monday … sunday), local time in timezone',
+      example: DEFAULT_WORKING_HOURS,
+    }),
   meeting_duration: z.number().int().openapi({ description: 'Default booked meeting length, minutes' }),
   buffer_minutes: z.number().int().openapi({ description: 'Minutes kept free before and after each meeting' }),
   min_notice_minutes: z.number().int().openapi({ description: 'Minimum minutes between now and a bookable slot' }),
