@@ -280,8 +280,10 @@ export async function deleteUser(ctx: TenantContext, id: number): Promise<void> 
     .update(users)
     .set({ deletedAt: sql`now()`, updatedAt: sql`now()` })
     .where(tenantWhere(ctx, users, eq(users.id, id), liveUser))
-    .returning({ id: users.id });
+    .returning({ id: users.id, slug: users.bookingSlug });
   if (deleted.length === 0) throw new NotFound('User', id);
+  // A deleted user's booking page answers 404: no cached copy may outlive that here.
+  await invalidateBookingCache(ctx, [deleted[0].slug]);
 }
 
 export async function searchUsers(ctx: TenantContext, term: string, limit = 10) {
