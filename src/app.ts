@@ -44,6 +44,8 @@ import { forecastRoutes } from './modules/forecast/routes';
 import { ingestionRoutes } from './modules/ingestion/routes';
 import { webFormPageRoutes } from './modules/web-forms/page-routes';
 import { webFormRoutes } from './modules/web-forms/routes';
+import { meetingRoutes } from './modules/meetings/routes';
+import { bookingRoutes } from './modules/booking/routes';
 import { MAX_UPLOAD_BYTES } from './modules/files/upload-policy';
 import { MAX_IMPORT_BYTES } from './modules/imports/service';
 
@@ -85,6 +87,9 @@ export const routeModules = [
   ingestionRoutes,
   webFormRoutes,
   webFormPageRoutes,
+  meetingRoutes,
+  // Public (no credential): an edge Worker can mount this router alone.
+  bookingRoutes,
 ];
 
 export function buildApp() {

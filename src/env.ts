@@ -17,6 +17,8 @@ export interface Bindings {
   API_RATE_LIMIT?: string;
   /** Login and signup attempts per minute per IP (default 20). */
   AUTH_RATE_LIMIT?: string;
+  /** Booking confirmations per minute per client IP (default 10; src/modules/booking). */
+  BOOKING_RATE_LIMIT?: string;
   /** R2: documents, images, imports, exports. */
   FILES: R2Bucket;
   /** Cloudflare Queue for async jobs (see src/jobs). */

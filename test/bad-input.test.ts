@@ -34,10 +34,15 @@ const swept = routes.filter((route) => !['/api/health', '/api/openapi.json', '/a
 const jsonRoutes = swept.filter((route) => route.bodyMediaType === 'application/json');
 const multipartRoutes = swept.filter((route) => route.bodyMediaType === 'multipart/form-data');
 const listRoutes = swept.filter((route) => 'order_by' in objectShape(route.query));
-// Tracking tokens and form links are opaque, not ids: the pixel answers its GIF to any token, the
-// click 404 (test/tracking.test.ts), an unknown form link the 404 page (test/web-forms.test.ts).
+// Tracking tokens, form links and booking slugs are opaque, not ids: the pixel answers its GIF to any
+// token, the click 404 (test/tracking.test.ts), an unknown form link the 404 page (test/web-forms.test.ts),
+// a slug nobody has 404 (test/booking.test.ts checks malformed ones).
 const idPathRoutes = swept.filter(
-  (route) => route.path.includes('{') && !route.path.includes('{token}') && !route.path.includes('{form_link}'),
+  (route) =>
+    route.path.includes('{') &&
+    !route.path.includes('{token}') &&
+    !route.path.includes('{form_link}') &&
+    !route.path.includes('{slug}'),
 );
 
 describe('bad-input sweep', () => {

@@ -12,7 +12,7 @@
  */
 import type { Context, MiddlewareHandler, Next } from 'hono';
 import type { SQL } from 'drizzle-orm';
-import { openRequestDatabase, scopeSession, type DatabaseHandle } from '../db/client';
+import { openRequestDatabase, scopeSession, type DatabaseHandle, type OrganizationLookup } from '../db/client';
 import type { TenantContext } from '../db/tenant';
 import { readConfig } from '../env';
 import type { AppEnv } from './context';
@@ -52,20 +52,23 @@ const READ_ONLY_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export type Caller = Omit<TenantContext, 'db' | 'orgId'>;
 
 /**
- * Scopes the request to `orgId` and runs the rest of it as that tenant. `callerCheck` is a
+ * Scopes the request to an organization (its id, or a lookup by a public key such as a booking
+ * slug, evaluated in the same statement) and runs the rest of it as that tenant. `callerCheck` is a
  * scalar SQL expression evaluated in the scoping statement (it must filter by organization
  * itself); `resolveCaller` turns its value into the caller, or throws 401/403.
  */
 export async function runAsTenant<Checked>(
   c: Context<AppEnv>,
   next: Next,
-  orgId: number,
+  organization: number | OrganizationLookup,
   callerCheck: SQL,
   resolveCaller: (checked: Checked | null) => Caller,
 ): Promise<void> {
   const db = c.var.database();
-  const scoped = await scopeSession<{ caller: Checked | null }>(db, orgId, callerCheck);
+  const scoped = await scopeSession<{ caller: Checked | null }>(db, organization, callerCheck);
+  // A lookup that found nothing scopes to no organization; resolveCaller refuses that request.
   const caller = resolveCaller(scoped.caller);
+  const orgId = typeof organization === 'number' ? organization : Number(scoped.scope);
   // An Idempotency-Key on a route that creates (core/idempotency.ts): the stored response and the
   // writes must commit together, so such a request runs in a transaction even on a route
   // declared `transaction: false`.

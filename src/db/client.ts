@@ -123,13 +123,25 @@ export function openDatabase(config: Pick<Config, 'DATABASE_URL' | 'DB_WS_PROXY'
  */
 export async function scopeSession<Row extends Record<string, unknown>>(
   db: Database,
-  organizationId: number,
+  organization: number | OrganizationLookup,
   select?: SQL,
-): Promise<Row> {
-  const result = await db.execute<Row>(
-    sql`select set_config('app.organization_id', ${String(organizationId)}, false) as scope, set_config('role', ${APP_ROLE}, false) as role${select ? sql`, ${select}` : sql``}`,
+): Promise<Row & { scope: string }> {
+  const organizationId =
+    typeof organization === 'number' ? sql`${String(organization)}` : sql`coalesce((${organization.sql})::text, '')`;
+  const result = await db.execute<Row & { scope: string }>(
+    sql`select set_config('app.organization_id', ${organizationId}, false) as scope, set_config('role', ${APP_ROLE}, false) as role${select ? sql`, ${select}` : sql``}`,
   );
-  return result.rows[0] as Row;
+  return result.rows[0] as Row & { scope: string };
+}
+
+/**
+ * An organization found by the scoping statement itself, for public routes that only know a
+ * public key of a record (a booking slug): a scalar subquery that runs with the connecting
+ * role's rights, before the role switch, so it must select the organization by a key unique
+ * across organizations. When it finds nothing the session is scoped to no organization ('').
+ */
+export interface OrganizationLookup {
+  sql: SQL;
 }
 
 /**

@@ -47,7 +47,16 @@ export interface WebFormActor {
   ip: string;
 }
 
-export type Actor = UserActor | ApiKeyActor | JobActor | WebFormActor;
+/**
+ * A visitor of a public page that runs in the page owner's organization (the booking page): a
+ * stranger, holding no role; writes are credited to the page's owner (`onBehalfOf`).
+ */
+export interface PublicActor {
+  kind: 'public';
+  onBehalfOf: number;
+}
+
+export type Actor = UserActor | ApiKeyActor | JobActor | WebFormActor | PublicActor;
 
 export interface TenantContext {
   /** The request's scoped session, or its transaction when the request writes. */
@@ -74,6 +83,7 @@ export interface TenantContext {
 export function actorContext(actor: Actor): Pick<TenantContext, 'actor' | 'userId' | 'apiKeyId'> {
   if (actor.kind === 'user') return { actor, userId: actor.userId };
   if (actor.kind === 'apiKey') return { actor, userId: actor.createdBy, apiKeyId: actor.keyId };
+  if (actor.kind === 'public') return { actor, userId: actor.onBehalfOf };
   return { actor, userId: actor.createdBy };
 }
 

@@ -13,3 +13,4 @@ export * from './idempotency';
 export * from './intent';
 export * from './deals';
 export * from './web-forms';
+export * from './meetings';

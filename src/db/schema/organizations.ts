@@ -1,6 +1,31 @@
-import { bigint, index, integer, pgTable, smallint, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  smallint,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
 import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenancy';
+
+export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
+export type Weekday = (typeof WEEKDAYS)[number];
+/** Local wall-clock intervals, "HH:MM" (end may be "24:00"). */
+export type WorkingHours = Partial<Record<Weekday, { start: string; end: string }[]>>;
+
+const NINE_TO_FIVE = [{ start: '09:00', end: '17:00' }];
+export const DEFAULT_WORKING_HOURS: WorkingHours = {
+  monday: NINE_TO_FIVE,
+  tuesday: NINE_TO_FIVE,
+  wednesday: NINE_TO_FIVE,
+  thursday: NINE_TO_FIVE,
+  friday: NINE_TO_FIVE,
+};
 
 export const organizations = pgTable(
   'organizations',
@@ -52,7 +77,28 @@ export const users = pgTable(
      */
     sessionGeneration: integer().notNull().default(0),
     language: text(),
-    timezone: text(),
+    /** IANA zone the booking page reads working hours in; null (users created before it) reads as UTC. */
+    timezone: text().default('UTC'),
+    /** Job title, shown on the public booking page. */
+    jobTitle: text(),
+    /**
+     * Public booking (modules/booking): the page's address, unique across ALL organizations since
+     * strangers reach it without one; chosen from the name at creation (`free_booking_slug`).
+     */
+    bookingSlug: text(),
+    bookingEnabled: boolean().notNull().default(true),
+    /** Weekday → working intervals in `timezone`, e.g. { monday: [{ start: '09:00', end: '17:00' }] }. */
+    workingHours: jsonb().$type<WorkingHours>().notNull().default(DEFAULT_WORKING_HOURS),
+    meetingDuration: integer().notNull().default(30),
+    bufferMinutes: integer().notNull().default(0),
+    minNoticeMinutes: integer().notNull().default(60),
+    /** meeting_tool of meetings booked through the page. */
+    bookingMeetingTool: text().notNull().default('none'),
+    /**
+     * Bumped in the same transaction as every write to the user's meetings or booking settings:
+     * the edge cache keys booking reads by it, and the bump's row lock serialises confirmations.
+     */
+    bookingVersion: integer().notNull().default(0),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     deletedAt: timestamp({ withTimezone: true }),
@@ -60,6 +106,8 @@ export const users = pgTable(
   (table) => [
     // Login finds a user by email alone, so emails are unique across organizations.
     uniqueIndex('users_email_key').on(sql`lower(${table.email})`).where(sql`${table.deletedAt} is null`),
+    // Slugs are stored lower-case (schemas enforce it), so a plain unique index decides.
+    uniqueIndex('users_booking_slug_key').on(table.bookingSlug),
     index('users_organization_id_idx').on(table.organizationId, table.id),
     tenantPolicy('users'),
   ],

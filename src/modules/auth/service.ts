@@ -11,6 +11,7 @@ import { ACCESS_TOKEN_TTL_SECONDS, issueAccessToken } from '../../core/auth/toke
 import { isUniqueViolation } from '../../db/errors';
 import { Conflict, Forbidden, NotFound, RateLimited, Unauthorized } from '../../core/errors';
 import { createOrganization } from '../organizations/service';
+import { freeSlugFor } from '../booking/settings';
 
 export interface TokenGrant {
   access_token: string;
@@ -95,6 +96,7 @@ export async function signup(db: Database, secret: string, input: SignupInput): 
           lastName: input.last_name ?? null,
           email: input.email,
           passwordHash,
+          bookingSlug: freeSlugFor(input.first_name, input.last_name),
         })
         .returning();
       return { ...admin, roleName: 'admin' };

@@ -46,6 +46,10 @@ export const TAGS: Record<string, string> = {
     'Lead capture from other systems with `x-api-key`: create (with dedupe by email and profile URL, duplicate and merge) and list.',
   'Web forms':
     'Hosted lead-capture forms: manage them (bearer) and serve their public page and submissions (`/api/v1/web-form/{form_link}`).',
+  Meetings:
+    'Meetings of the reps with leads, contacts and companies, and a rep’s own free slots (the booking page’s engine).',
+  'Public booking':
+    'A rep’s public booking page and its API (no credential): profile, free slots in the visitor’s zone, and confirming a slot.',
 };
 
 export function openApiConfig() {

@@ -1,6 +1,8 @@
 import { z } from '@hono/zod-openapi';
 import { email, idList, optionalText, positiveId, text, timestamp } from '../../core/schemas';
 import { conflictResponse } from '../../core/routes';
+import { bookingSettingsInput, bookingSettingsRead, timeZoneInput } from '../booking/settings';
+import { DEFAULT_WORKING_HOURS } from '../../db/schema';
 
 const password = z.string().min(8, 'must be at least 8 characters').max(256, 'must be at most 256 characters');
 
@@ -18,10 +20,10 @@ export const UserSchema = z
       .openapi({ description: 'Name of the user’s role: admin, manager, sales_rep or an added role' }),
     state_id: z.number().int().openapi({ description: '1 = active, 0 = inactive (an inactive user cannot log in)' }),
     language: z.string().nullable().openapi({ description: 'Preferred language, as the client set it; null: not set' }),
-    timezone: z
-      .string()
-      .nullable()
-      .openapi({ description: 'Preferred time zone, as the client set it (e.g. Europe/London); null: not set' }),
+    timezone: z.string().openapi({
+      description: 'IANA time zone (e.g. Europe/London; default UTC): the booking page reads working_hours in it',
+    }),
+    ...bookingSettingsRead,
     organization_id: z.string().openapi({ description: 'The user’s organization id, as a string' }),
     created_at: timestamp('When the user was created'),
     updated_at: timestamp('When the user last changed'),
@@ -40,6 +42,14 @@ export const UserSchema = z
       state_id: 1,
       language: 'en',
       timezone: 'Europe/London',
+      job_title: 'Head of Sales',
+      booking_slug: 'ada-lovelace',
+      booking_enabled: true,
+      working_hours: { ...DEFAULT_WORKING_HOURS, saturday: [], sunday: [] },
+      meeting_duration: 30,
+      buffer_minutes: 0,
+      min_notice_minutes: 60,
+      booking_meeting_tool: 'none',
       organization_id: '1',
       created_at: '2026-01-15T09:30:00.000Z',
       updated_at: '2026-01-15T09:30:00.000Z',
@@ -62,6 +72,14 @@ export const MyProfileSchema = UserSchema.extend({
     state_id: 1,
     language: 'en',
     timezone: 'Europe/London',
+    job_title: 'Head of Sales',
+    booking_slug: 'ada-lovelace',
+    booking_enabled: true,
+    working_hours: { ...DEFAULT_WORKING_HOURS, saturday: [], sunday: [] },
+    meeting_duration: 30,
+    buffer_minutes: 0,
+    min_notice_minutes: 60,
+    booking_meeting_tool: 'none',
     organization_id: '1',
     created_at: '2026-01-15T09:30:00.000Z',
     updated_at: '2026-01-15T09:30:00.000Z',
@@ -109,9 +127,11 @@ export const UpdateUserBody = z
     }),
     phone_no: text(1, 30).openapi({ description: 'Phone number, 1 to 30 characters (required)' }),
     language: optionalText(20).openapi({ description: 'Preferred language, up to 20 characters; null clears it' }),
-    timezone: optionalText(64).openapi({
-      description: 'Preferred time zone, up to 64 characters (e.g. Europe/London); null clears it',
+    timezone: timeZoneInput.nullish().openapi({
+      description:
+        'IANA time zone (e.g. Europe/London), checked against the runtime’s zone data; null resets it to UTC',
     }),
+    ...bookingSettingsInput,
     role_id: positiveId.optional().openapi({ description: 'Admins only' }),
     state_id: z
       .union([z.literal(0), z.literal(1)])
@@ -165,6 +185,6 @@ export const emailTakenConflict = conflictResponse(
 
 export const userUpdateConflict = conflictResponse(
   'UserUpdateConflict',
-  'The email belongs to another user (error.code email_taken), or the change would leave the organization without an active admin (error.code last_admin)',
-  [{ code: 'email_taken' }, { code: 'last_admin' }],
+  'The email belongs to another user (error.code email_taken), the booking_slug to another user of any organization (error.code booking_slug_taken), or the change would leave the organization without an active admin (error.code last_admin)',
+  [{ code: 'email_taken' }, { code: 'booking_slug_taken' }, { code: 'last_admin' }],
 );

@@ -15,6 +15,8 @@ import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import type { z } from '@hono/zod-openapi';
 import { userListFilters, type AddUserBody, type UpdateUserBody } from './schemas';
+import { invalidateBookingCache } from '../booking/booking-version';
+import { freeSlugFor, presentBookingSettings, type BookingSettingsRow } from '../booking/settings';
 
 const userFields = {
   id: users.id,
@@ -27,6 +29,14 @@ const userFields = {
   stateId: users.stateId,
   language: users.language,
   timezone: users.timezone,
+  jobTitle: users.jobTitle,
+  bookingSlug: users.bookingSlug,
+  bookingEnabled: users.bookingEnabled,
+  workingHours: users.workingHours,
+  meetingDuration: users.meetingDuration,
+  bufferMinutes: users.bufferMinutes,
+  minNoticeMinutes: users.minNoticeMinutes,
+  bookingMeetingTool: users.bookingMeetingTool,
   organizationId: users.organizationId,
   createdAt: users.createdAt,
   updatedAt: users.updatedAt,
@@ -46,7 +56,8 @@ type UserRow = Pick<
   | 'organizationId'
   | 'createdAt'
   | 'updatedAt'
-> & { roleName: string };
+> &
+  BookingSettingsRow & { roleName: string };
 
 export function presentUser(row: UserRow) {
   return {
@@ -60,7 +71,8 @@ export function presentUser(row: UserRow) {
     role_name: row.roleName,
     state_id: row.stateId,
     language: row.language,
-    timezone: row.timezone,
+    timezone: row.timezone ?? 'UTC',
+    ...presentBookingSettings(row),
     organization_id: String(row.organizationId),
     created_at: isoTimestamp(row.createdAt) as string,
     updated_at: isoTimestamp(row.updatedAt) as string,
@@ -129,13 +141,15 @@ async function requireRole(ctx: TenantContext, roleId: number): Promise<void> {
   if (!role) throw ValidationFailed.field('role_id', 'is not a role of this organization');
 }
 
-/** Emails are unique across organizations (login is by email alone); the unique index decides. */
+/** Emails and booking slugs are unique across organizations (login is by email alone); the unique indexes decide. */
 async function claimEmail<T>(write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (error) {
     if (isUniqueViolation(error, 'users_email_key'))
       throw new Conflict('A user with this email already exists', 'email_taken');
+    if (isUniqueViolation(error, 'users_booking_slug_key'))
+      throw new Conflict('This booking_slug belongs to another user', 'booking_slug_taken');
     throw error;
   }
 }
@@ -162,6 +176,7 @@ export async function addUser(ctx: TenantContext, input: z.infer<typeof AddUserB
         email: input.email,
         phoneNo: input.phone_no,
         passwordHash,
+        bookingSlug: freeSlugFor(input.first_name, input.last_name),
       })
       .returning({ id: users.id }),
   );
@@ -169,7 +184,7 @@ export async function addUser(ctx: TenantContext, input: z.infer<typeof AddUserB
 }
 
 export async function updateUser(ctx: TenantContext, id: number, input: z.infer<typeof UpdateUserBody>) {
-  await findUser(ctx, id);
+  const before = await findUser(ctx, id);
   const self = isUser(ctx.actor, id);
   if (!self && !isAdmin(ctx.actor)) throw new Forbidden('Only admins can update other users', 'admin_only');
   if ((input.role_id !== undefined || input.state_id !== undefined) && !isAdmin(ctx.actor)) {
@@ -187,7 +202,16 @@ export async function updateUser(ctx: TenantContext, id: number, input: z.infer<
         email: input.email,
         phoneNo: input.phone_no,
         language: input.language === undefined ? undefined : input.language,
-        timezone: input.timezone === undefined ? undefined : input.timezone,
+        timezone: input.timezone === undefined ? undefined : (input.timezone ?? 'UTC'),
+        jobTitle: input.job_title,
+        bookingSlug: input.booking_slug,
+        bookingEnabled: input.booking_enabled,
+        workingHours: input.working_hours,
+        meetingDuration: input.meeting_duration,
+        bufferMinutes: input.buffer_minutes,
+        minNoticeMinutes: input.min_notice_minutes,
+        bookingMeetingTool: input.booking_meeting_tool,
+        bookingVersion: sql`${users.bookingVersion} + 1`,
         roleId: input.role_id,
         stateId: input.state_id,
         // A new role or state ends the user's tokens: they carried the old one's rights.
@@ -197,6 +221,8 @@ export async function updateUser(ctx: TenantContext, id: number, input: z.infer<
       })
       .where(tenantWhere(ctx, users, eq(users.id, id))),
   );
+  // Name, title and every booking setting show on the public page: its cached reads move on.
+  await invalidateBookingCache(ctx, [before.bookingSlug, input.booking_slug]);
   return presentUser(await findUser(ctx, id));
 }
 
@@ -254,8 +280,10 @@ export async function deleteUser(ctx: TenantContext, id: number): Promise<void> 
     .update(users)
     .set({ deletedAt: sql`now()`, updatedAt: sql`now()` })
     .where(tenantWhere(ctx, users, eq(users.id, id), liveUser))
-    .returning({ id: users.id });
+    .returning({ id: users.id, slug: users.bookingSlug });
   if (deleted.length === 0) throw new NotFound('User', id);
+  // A deleted user's booking page answers 404: no cached copy may outlive that here.
+  await invalidateBookingCache(ctx, [deleted[0].slug]);
 }
 
 export async function searchUsers(ctx: TenantContext, term: string, limit = 10) {

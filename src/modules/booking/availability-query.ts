@@ -1,0 +1,154 @@
+/**
+ * The availability request both routes take (GET /api/v1/booking/{slug}/availability and
+ * GET /api/calendar/availability), its defaults, and the answer. Reading it costs one statement:
+ * the rep's live meetings in the window (the rep's schedule comes with the caller or slug check).
+ */
+import { z } from '@hono/zod-openapi';
+import { and, eq, gt, inArray, lt } from 'drizzle-orm';
+import { BadRequest } from '../../core/errors';
+import { isCalendarDate } from '../../core/schemas';
+import { LIVE_MEETING_STATUSES, meetings, type WorkingHours } from '../../db/schema';
+import { tenantWhere, type TenantContext } from '../../db/tenant';
+import {
+  type AvailabilityRequest,
+  busyWindow,
+  formatSlots,
+  freeSlots,
+  type Interval,
+  MAX_RANGE_DAYS,
+  type RepSchedule,
+} from './availability';
+import { dayIn, dayNumber, dayString, isValidTimeZone } from './time-zones';
+
+const day = (description: string) =>
+  z
+    .string()
+    .max(10)
+    .refine(isCalendarDate, 'must be a date YYYY-MM-DD that exists')
+    .optional()
+    .openapi({ description, example: '2026-03-09' });
+
+export const AvailabilityQuery = z.object({
+  date: day('One day to list (YYYY-MM-DD, in tz); overrides from/to'),
+  from: day('First day (YYYY-MM-DD, in tz); default today'),
+  to: day(`Last day, inclusive (YYYY-MM-DD, in tz); default from + 6 days; at most ${MAX_RANGE_DAYS} days from from`),
+  duration: z.coerce
+    .number({ error: 'must be a whole number of minutes' })
+    .int('must be a whole number of minutes')
+    .min(5, 'must be at least 5 minutes')
+    .max(480, 'must be at most 480 minutes')
+    .optional()
+    .openapi({ type: 'integer', description: 'Slot length in minutes (5 to 480); default the rep’s meeting_duration' }),
+  tz: z
+    .string()
+    .max(64)
+    .refine(isValidTimeZone, 'must be an IANA time zone such as America/New_York')
+    .optional()
+    .openapi({
+      description: 'Zone the days are read in and the slots written in (offset form); default the rep’s timezone',
+      example: 'America/New_York',
+    }),
+});
+export type AvailabilityParams = z.output<typeof AvailabilityQuery>;
+
+const SlotSchema = z
+  .object({
+    start: z.string().openapi({ description: 'Start, ISO 8601 in tz', example: '2026-03-09T09:00:00-04:00' }),
+    end: z.string().openapi({ description: 'End, ISO 8601 in tz', example: '2026-03-09T09:30:00-04:00' }),
+  })
+  .openapi('AvailabilitySlot', {
+    description: 'A free slot',
+    example: { start: '2026-03-09T09:00:00-04:00', end: '2026-03-09T09:30:00-04:00' },
+  });
+
+export const AvailabilitySchema = z
+  .object({
+    timezone: z.string().openapi({ description: 'The zone of the days and slots (the tz asked for)' }),
+    duration: z.number().int().openapi({ description: 'Slot length in minutes' }),
+    from: z.string().openapi({ description: 'First day listed (YYYY-MM-DD)' }),
+    to: z.string().openapi({ description: 'Last day listed, inclusive' }),
+    slots: z.array(SlotSchema).openapi({ description: 'Free slots, earliest first' }),
+  })
+  .openapi('Availability', {
+    description: 'Free slots of a rep',
+    example: {
+      timezone: 'America/New_York',
+      duration: 30,
+      from: '2026-03-09',
+      to: '2026-03-09',
+      slots: [{ start: '2026-03-09T09:00:00-04:00', end: '2026-03-09T09:30:00-04:00' }],
+    },
+  });
+
+/** A rep's schedule as read from the database. */
+export interface RepScheduleRow {
+  id: number;
+  timezone: string | null;
+  working_hours: WorkingHours;
+  meeting_duration: number;
+  buffer_minutes: number;
+  min_notice_minutes: number;
+}
+
+export function scheduleOf(rep: RepScheduleRow): RepSchedule {
+  return {
+    timezone: rep.timezone ?? 'UTC',
+    workingHours: rep.working_hours,
+    bufferMinutes: rep.buffer_minutes,
+    minNoticeMinutes: rep.min_notice_minutes,
+  };
+}
+
+/** The request with its defaults; a range over MAX_RANGE_DAYS days, or one ending before it starts: 400 on `to`. */
+export function resolveRequest(rep: RepScheduleRow, params: AvailabilityParams, now: number): AvailabilityRequest {
+  const timezone = params.tz ?? rep.timezone ?? 'UTC';
+  const from = params.date ?? params.from ?? dayString(dayIn(now, timezone));
+  const to = params.date ?? params.to ?? dayString(dayNumber(from) + 6);
+  const days = dayNumber(to) - dayNumber(from) + 1;
+  if (days < 1) throw new BadRequest('to: must not be before from', 'to');
+  if (days > MAX_RANGE_DAYS) throw new BadRequest(`to: the range may span at most ${MAX_RANGE_DAYS} days`, 'to');
+  return { from, to, timezone, durationMinutes: params.duration ?? rep.meeting_duration };
+}
+
+/** The rep's meetings that hold time (Scheduled, Rescheduled) overlapping `window`. */
+export async function busyIntervals(
+  ctx: Pick<TenantContext, 'db' | 'orgId'>,
+  repId: number,
+  window: Interval,
+): Promise<Interval[]> {
+  const rows = await ctx.db
+    .select({ start: meetings.startTime, end: meetings.endTime })
+    .from(meetings)
+    .where(
+      tenantWhere(
+        ctx,
+        meetings,
+        and(
+          eq(meetings.userId, repId),
+          inArray(meetings.status, [...LIVE_MEETING_STATUSES]),
+          lt(meetings.startTime, new Date(window.end)),
+          gt(meetings.endTime, new Date(window.start)),
+        ),
+      ),
+    );
+  return rows.map((row) => ({ start: row.start.getTime(), end: row.end.getTime() }));
+}
+
+/** The free slots of `rep` for the request: one statement. */
+export async function availabilityOf(
+  ctx: Pick<TenantContext, 'db' | 'orgId'>,
+  rep: RepScheduleRow,
+  params: AvailabilityParams,
+  now = Date.now(),
+) {
+  const schedule = scheduleOf(rep);
+  const request = resolveRequest(rep, params, now);
+  const busy = await busyIntervals(ctx, rep.id, busyWindow(schedule, request));
+  return {
+    timezone: request.timezone,
+    duration: request.durationMinutes,
+    from: request.from,
+    to: request.to,
+    slots: formatSlots(freeSlots(schedule, request, busy, now), request.timezone),
+  };
+}

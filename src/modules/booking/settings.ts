@@ -1,0 +1,184 @@
+/**
+ * A user's booking settings: how they are validated on POST /api/user/update/:id, how they read
+ * in GET /api/user/my, and the slug chosen from a name at signup or user creation. Defaults live
+ * on the columns (db/schema/organizations.ts): enabled, UTC, Monday-Friday 09:00-17:00, 30-minute
+ * meetings, no buffer, 60 minutes of notice, meeting tool `none`.
+ */
+import { z } from '@hono/zod-openapi';
+import { sql, type SQL } from 'drizzle-orm';
+import { DEFAULT_WORKING_HOURS, MEETING_TOOLS, WEEKDAYS, type WorkingHours } from '../../db/schema';
+import { minutesOf } from './availability';
+import { isValidTimeZone } from './time-zones';
+
+export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+const MAX_SLUG_LENGTH = 40;
+
+/** "José  O'Neil" → "jose-o-neil": lower-case ASCII letters, digits and single dashes; "user" when nothing is left. */
+export function slugBase(...names: (string | null | undefined)[]): string {
+  const base = names
+    .filter(Boolean)
+    .join(' ')
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .slice(0, MAX_SLUG_LENGTH)
+    .replace(/^-+|-+$/g, '');
+  return base || 'user';
+}
+
+/** The insert value of a new user's slug: the base if free across all organizations, else base-2, base-3 … */
+export function freeSlugFor(firstName: string, lastName: string | null | undefined): SQL<string> {
+  return sql<string>`free_booking_slug(${slugBase(firstName, lastName)})`;
+}
+
+export const timeZoneInput = z
+  .string()
+  .trim()
+  .max(64, 'must be at most 64 characters')
+  .refine(isValidTimeZone, 'must be an IANA time zone such as Europe/Berlin or UTC');
+
+const clock = z
+  .string()
+  .max(5, 'must be a time HH:MM (00:00 to 24:00)')
+  .regex(/^([01]\d|2[0-3]):[0-5]\d$|^24:00$/, 'must be a time HH:MM (00:00 to 24:00)')
+  .openapi({ example: '09:00' });
+
+const intervals = z
+  .array(
+    z
+      .object({
+        start: clock.openapi({ description: 'Start, local time HH:MM' }),
+        end: clock.openapi({ description: 'End, local time HH:MM (24:00 for midnight)' }),
+      })
+      .refine((interval) => minutesOf(interval.start) < minutesOf(interval.end), {
+        message: 'start must be before end',
+        path: ['end'],
+      })
+      .openapi({ description: 'One working interval of the day' }),
+  )
+  .max(6, 'at most 6 intervals per day')
+  .superRefine((list, ctx) => {
+    const sorted = [...list].sort((a, b) => minutesOf(a.start) - minutesOf(b.start));
+    for (let i = 1; i < sorted.length; i++) {
+      if (minutesOf(sorted[i].start) < minutesOf(sorted[i - 1].end))
+        ctx.addIssue({ code: 'custom', message: 'intervals of a day must not overlap' });
+    }
+  });
+
+export const workingHoursInput = z
+  .strictObject(
+    Object.fromEntries(
+      WEEKDAYS.map((day) => [day, intervals.optional().openapi({ description: `Working intervals on ${day}` })]),
+    ) as Record<(typeof WEEKDAYS)[number], z.ZodOptional<typeof intervals>>,
+  )
+  .openapi({
+    description:
+      'Working hours per weekday, local time in `timezone`; a day left out (or []) is not worked. Replaces the whole week',
+    example: DEFAULT_WORKING_HOURS,
+  });
+
+export const meetingToolInput = z.enum(MEETING_TOOLS);
+
+/** The booking fields of UpdateUserRequest (all optional; an omitted one keeps its value). */
+export const bookingSettingsInput = {
+  job_title: z
+    .string()
+    .trim()
+    .max(100, 'must be at most 100 characters')
+    .nullish()
+    .openapi({ description: 'Job title shown on the public booking page, up to 100 characters; null clears it' }),
+  booking_slug: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .min(3, 'must be at least 3 characters')
+    .max(MAX_SLUG_LENGTH, `must be at most ${MAX_SLUG_LENGTH} characters`)
+    .regex(SLUG_PATTERN, 'must be lower-case letters, digits and single dashes (e.g. ada-lovelace)')
+    .optional()
+    .openapi({
+      description:
+        'The booking page address (/book/{slug}), unique across all organizations (409 booking_slug_taken); 3 to 40 lower-case letters, digits and dashes',
+      example: 'ada-lovelace',
+    }),
+  booking_enabled: z.boolean().optional().openapi({ description: 'false hides the booking page and its API (404)' }),
+  working_hours: workingHoursInput.optional(),
+  meeting_duration: z
+    .number()
+    .int('must be a whole number of minutes')
+    .min(5, 'must be at least 5 minutes')
+    .max(480, 'must be at most 480 minutes')
+    .optional()
+    .openapi({ description: 'Default length of a booked meeting, 5 to 480 minutes' }),
+  buffer_minutes: z
+    .number()
+    .int('must be a whole number of minutes')
+    .min(0, 'must not be negative')
+    .max(240, 'must be at most 240 minutes')
+    .optional()
+    .openapi({ description: 'Free minutes kept before and after every meeting, 0 to 240' }),
+  min_notice_minutes: z
+    .number()
+    .int('must be a whole number of minutes')
+    .min(0, 'must not be negative')
+    .max(43_200, 'must be at most 43200 minutes (30 days)')
+    .optional()
+    .openapi({ description: 'How soon a visitor may book: no slot starts sooner than this from now (0 to 43200)' }),
+  booking_meeting_tool: meetingToolInput
+    .optional()
+    .openapi({ description: 'meeting_tool of meetings booked on the page: tool_a, tool_b, tool_c, custom or none' }),
+};
+
+/** The booking fields of User / MyProfile. */
+export const bookingSettingsRead = {
+  job_title: z.string().nullable().openapi({ description: 'Job title shown on the booking page; null: none' }),
+  booking_slug: z
+    .string()
+    .nullable()
+    .openapi({ description: 'Booking page address: /book/{booking_slug} and /api/v1/booking/{booking_slug}' }),
+  booking_enabled: z.boolean().openapi({ description: 'Whether the public booking page answers (else 404)' }),
+  working_hours: z
+    .record(
+      z.string(),
+      z.array(
+        z
+          .object({
+            start: z.string().openapi({ description: 'Start, local time HH:MM' }),
+            end: z.string().openapi({ description: 'End, local time HH:MM (24:00: midnight)' }),
+          })
+          .openapi({ description: 'One working interval' }),
+      ),
+    )
+    .openapi({
+      description: 'Working intervals per weekday (monday … sunday), local time in timezone',
+      example: DEFAULT_WORKING_HOURS,
+    }),
+  meeting_duration: z.number().int().openapi({ description: 'Default booked meeting length, minutes' }),
+  buffer_minutes: z.number().int().openapi({ description: 'Minutes kept free before and after each meeting' }),
+  min_notice_minutes: z.number().int().openapi({ description: 'Minimum minutes between now and a bookable slot' }),
+  booking_meeting_tool: z.enum(MEETING_TOOLS).openapi({ description: 'meeting_tool of meetings booked on the page' }),
+};
+
+export interface BookingSettingsRow {
+  jobTitle: string | null;
+  bookingSlug: string | null;
+  bookingEnabled: boolean;
+  workingHours: WorkingHours;
+  meetingDuration: number;
+  bufferMinutes: number;
+  minNoticeMinutes: number;
+  bookingMeetingTool: string;
+}
+
+export function presentBookingSettings(row: BookingSettingsRow) {
+  return {
+    job_title: row.jobTitle,
+    booking_slug: row.bookingSlug,
+    booking_enabled: row.bookingEnabled,
+    working_hours: Object.fromEntries(WEEKDAYS.map((day) => [day, row.workingHours[day] ?? []])),
+    meeting_duration: row.meetingDuration,
+    buffer_minutes: row.bufferMinutes,
+    min_notice_minutes: row.minNoticeMinutes,
+    booking_meeting_tool: row.bookingMeetingTool as (typeof MEETING_TOOLS)[number],
+  };
+}

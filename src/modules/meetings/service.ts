@@ -1,0 +1,216 @@
+/**
+ * Meetings of the organization's reps (spec "Meeting"). Every write bumps the booking version of
+ * the reps whose time it changes (booking/booking-version.ts), in the same transaction, so the
+ * booking page's cached availability moves on and confirmations serialise with these writes.
+ */
+import { z } from '@hono/zod-openapi';
+import { eq, getTableColumns, ilike, inArray, isNull, lt, sql } from 'drizzle-orm';
+import { NotFound, ValidationFailed } from '../../core/errors';
+import { containsPattern, defineList } from '../../core/list';
+import { idList, isoTimestamp, positiveId } from '../../core/schemas';
+import { companies, contacts, leads, meetings, users } from '../../db/schema';
+import { tenantWhere, type TenantContext } from '../../db/tenant';
+import { bumpBookingVersion } from '../booking/booking-version';
+import { touchLeadActivity } from '../leads/access';
+import { type AddMeetingInput, statusText, type UpdateMeetingInput } from './schemas';
+
+type MeetingRow = typeof meetings.$inferSelect;
+const meetingColumns = getTableColumns(meetings);
+
+export function presentMeeting(row: MeetingRow) {
+  return {
+    id: row.id,
+    user_id: row.userId,
+    lead_id: row.leadId,
+    contact_id: row.contactId,
+    company_id: row.companyId,
+    title: row.title,
+    description: row.description,
+    location: row.location,
+    start_time: isoTimestamp(row.startTime) as string,
+    end_time: isoTimestamp(row.endTime) as string,
+    timezone: row.timezone,
+    attendees: row.attendees.map((attendee) => ({ email: attendee.email, name: attendee.name ?? null })),
+    meeting_url: row.meetingUrl,
+    meeting_tool: row.meetingTool,
+    status: row.status,
+    status_text: statusText(row.status),
+    source: row.source as 'app' | 'booking',
+    created_by: row.createdBy,
+    created_at: isoTimestamp(row.createdAt) as string,
+    updated_at: isoTimestamp(row.updatedAt) as string,
+  };
+}
+
+const instantFilter = (description: string) =>
+  z
+    .string()
+    .max(40)
+    .refine((value) => !Number.isNaN(Date.parse(value)), 'must be an ISO 8601 date or date-time')
+    .optional()
+    .openapi({ description, example: '2026-03-09T00:00:00Z' });
+
+export const meetingFilters = {
+  lead_id: positiveId.optional().openapi({ type: 'integer', description: 'Meetings linked to this lead' }),
+  contact_id: positiveId.optional().openapi({ type: 'integer', description: 'Meetings linked to this contact' }),
+  company_id: positiveId.optional().openapi({ type: 'integer', description: 'Meetings linked to this company' }),
+  user_id: positiveId.optional().openapi({ type: 'integer', description: 'Meetings of this rep' }),
+  status: idList('Statuses, comma-separated (1 Scheduled, 2 Rescheduled, 3 Held, 4 Cancelled, 5 No Show)'),
+  from: instantFilter('Meetings ending after this instant (a date means its midnight UTC)'),
+  to: instantFilter('Meetings starting before this instant'),
+};
+
+export const meetingList = defineList({
+  sort: { id: meetings.id, start_time: meetings.startTime, created_at: meetings.createdAt },
+  filters: meetingFilters,
+  search: (term) => ilike(meetings.title, containsPattern(term)),
+  createdAt: meetings.createdAt,
+  base: (ctx, params) => ({
+    rows: (columns) =>
+      ctx.db
+        .select({ ...meetingColumns, ...columns })
+        .from(meetings)
+        .$dynamic(),
+    where: tenantWhere(
+      ctx,
+      meetings,
+      params.lead_id ? eq(meetings.leadId, params.lead_id) : undefined,
+      params.contact_id ? eq(meetings.contactId, params.contact_id) : undefined,
+      params.company_id ? eq(meetings.companyId, params.company_id) : undefined,
+      params.user_id ? eq(meetings.userId, params.user_id) : undefined,
+      params.status ? inArray(meetings.status, params.status) : undefined,
+      params.from ? sql`${meetings.endTime} > ${new Date(params.from)}` : undefined,
+      params.to ? lt(meetings.startTime, new Date(params.to)) : undefined,
+    ),
+  }),
+});
+export const MeetingListQuery = meetingList.query;
+
+export async function listMeetings(ctx: TenantContext, params: z.output<typeof MeetingListQuery>) {
+  const page = await meetingList.run(ctx, params);
+  return { ...page, rows: page.rows.map(presentMeeting) };
+}
+
+async function findMeeting(ctx: TenantContext, id: number): Promise<MeetingRow> {
+  const [row] = await ctx.db
+    .select()
+    .from(meetings)
+    .where(tenantWhere(ctx, meetings, eq(meetings.id, id)));
+  if (!row) throw new NotFound('Meeting', id);
+  return row;
+}
+
+export async function readMeeting(ctx: TenantContext, id: number) {
+  return presentMeeting(await findMeeting(ctx, id));
+}
+
+interface References {
+  user_id?: number;
+  lead_id?: number | null;
+  contact_id?: number | null;
+  company_id?: number | null;
+}
+
+/**
+ * One statement: each referenced record must be a live record of the organization (404 naming it
+ * otherwise, as for any record of another organization); answers the owner's timezone.
+ */
+async function checkReferences(ctx: TenantContext, refs: References, ownerId: number): Promise<string> {
+  const exists = (table: typeof leads | typeof contacts | typeof companies, id: number | null | undefined) =>
+    id
+      ? sql<boolean>`exists (select 1 from ${table} where ${tenantWhere(ctx, table, eq(table.id, id), isNull(table.deletedAt))})`
+      : sql<boolean>`true`;
+  const [row] = await ctx.db
+    .select({
+      ownerTimezone: sql<
+        string | null
+      >`(select ${users.timezone} from ${users} where ${tenantWhere(ctx, users, eq(users.id, ownerId), isNull(users.deletedAt))})`,
+      owner: sql<boolean>`exists (select 1 from ${users} where ${tenantWhere(ctx, users, eq(users.id, ownerId), isNull(users.deletedAt))})`,
+      lead: exists(leads, refs.lead_id),
+      contact: exists(contacts, refs.contact_id),
+      company: exists(companies, refs.company_id),
+    })
+    .from(sql`(select 1) as one`);
+  if (!row.owner) throw new NotFound('User', ownerId);
+  if (!row.lead) throw new NotFound('Lead', refs.lead_id as number);
+  if (!row.contact) throw new NotFound('Contact', refs.contact_id as number);
+  if (!row.company) throw new NotFound('Company', refs.company_id as number);
+  return row.ownerTimezone ?? 'UTC';
+}
+
+function assertEndAfterStart(start: Date, end: Date): void {
+  if (end.getTime() <= start.getTime()) throw ValidationFailed.field('end_time', 'must be after start_time');
+}
+
+export async function addMeeting(ctx: TenantContext, input: AddMeetingInput) {
+  assertEndAfterStart(input.start_time, input.end_time);
+  const ownerId = input.user_id ?? (ctx.userId as number);
+  const ownerTimezone = await checkReferences(ctx, input, ownerId);
+  await bumpBookingVersion(ctx, [ownerId]);
+  const [row] = await ctx.db
+    .insert(meetings)
+    .values({
+      organizationId: ctx.orgId,
+      userId: ownerId,
+      leadId: input.lead_id ?? null,
+      contactId: input.contact_id ?? null,
+      companyId: input.company_id ?? null,
+      title: input.title,
+      description: input.description ?? null,
+      location: input.location ?? null,
+      startTime: input.start_time,
+      endTime: input.end_time,
+      timezone: input.timezone ?? ownerTimezone,
+      attendees: input.attendees ?? [],
+      meetingUrl: input.meeting_url ?? null,
+      meetingTool: input.meeting_tool ?? 'none',
+      status: input.status ?? 1,
+      createdBy: ctx.userId,
+    })
+    .returning();
+  if (row.leadId) await touchLeadActivity(ctx, [row.leadId]);
+  return presentMeeting(row);
+}
+
+export async function updateMeeting(ctx: TenantContext, id: number, input: UpdateMeetingInput) {
+  const before = await findMeeting(ctx, id);
+  assertEndAfterStart(input.start_time ?? before.startTime, input.end_time ?? before.endTime);
+  const ownerId = input.user_id ?? before.userId;
+  await checkReferences(ctx, input, ownerId);
+  await bumpBookingVersion(ctx, [before.userId, ownerId]);
+  const [row] = await ctx.db
+    .update(meetings)
+    .set({
+      userId: input.user_id,
+      leadId: input.lead_id,
+      contactId: input.contact_id,
+      companyId: input.company_id,
+      title: input.title,
+      description: input.description,
+      location: input.location,
+      startTime: input.start_time,
+      endTime: input.end_time,
+      timezone: input.timezone,
+      attendees: input.attendees,
+      meetingUrl: input.meeting_url,
+      meetingTool: input.meeting_tool,
+      status: input.status,
+      updatedAt: sql`now()`,
+    })
+    .where(tenantWhere(ctx, meetings, eq(meetings.id, id)))
+    .returning();
+  if (row.leadId) await touchLeadActivity(ctx, [row.leadId]);
+  return presentMeeting(row);
+}
+
+export async function deleteMeeting(ctx: TenantContext, id: number): Promise<void> {
+  const before = await findMeeting(ctx, id);
+  await bumpBookingVersion(ctx, [before.userId]);
+  await ctx.db.delete(meetings).where(tenantWhere(ctx, meetings, eq(meetings.id, id)));
+}
+
+/** Transcripts come with the AI issue: until then no meeting has one (404 after the meeting check). */
+export async function meetingTranscript(ctx: TenantContext, id: number): Promise<never> {
+  await findMeeting(ctx, id);
+  throw new NotFound(`Transcript of meeting ${id}`);
+}

@@ -1,0 +1,496 @@
+/**
+ * Booking settings (GET /api/user/my, POST /api/user/update/:id) and the public booking routes
+ * (/api/v1/booking/{slug}…): defaults and their validation, the public profile, free slots in the
+ * visitor's zone, confirmation (lead found or created, meeting created, every refusal, the race
+ * of two confirmations), the edge cache (a hit sends no statement, a cold availability read two,
+ * a write is seen at once in this data centre), and the per-IP rate limit.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { call, expectFailure, randomIp, signupOrganization, type SignedUp } from './helpers/api';
+import { statementsOf } from './helpers/statements';
+
+interface Rep extends SignedUp {
+  slug: string;
+}
+
+async function rep(label: string, settings: Record<string, unknown> = {}): Promise<Rep> {
+  const owner = await signupOrganization(label);
+  const me = await call('GET', '/api/user/my', { token: owner.token });
+  if (Object.keys(settings).length > 0) {
+    const updated = await updateMe(owner, me.body.data, settings);
+    if (updated.status !== 200) throw new Error(`settings: ${updated.status} ${updated.text}`);
+    return { ...owner, slug: updated.body.data.booking_slug };
+  }
+  return { ...owner, slug: me.body.data.booking_slug };
+}
+
+function updateMe(owner: SignedUp, me: Record<string, unknown>, settings: Record<string, unknown>) {
+  return call('POST', `/api/user/update/${owner.userId}`, {
+    token: owner.token,
+    body: { first_name: me.first_name, email: me.email, phone_no: '+15550100', ...settings },
+  });
+}
+
+async function myProfile(owner: SignedUp) {
+  return (await call('GET', '/api/user/my', { token: owner.token })).body.data;
+}
+
+function confirm(slug: string, body: Record<string, unknown>, ip = randomIp()) {
+  return call('POST', `/api/v1/booking/${slug}/confirm`, { body, headers: { 'cf-connecting-ip': ip } });
+}
+
+const visitor = (overrides: Record<string, unknown> = {}) => ({
+  name: 'Grace Hopper',
+  email: `grace-${crypto.randomUUID().slice(0, 8)}@example.com`,
+  company: 'Navy Labs',
+  ...overrides,
+});
+
+// Monday 2027-03-01; far enough ahead that the minimum notice never bites.
+const MONDAY = '2027-03-01';
+
+describe('booking settings', () => {
+  it('are defaulted at signup, with a slug from the name and a numeric suffix on collision', async () => {
+    const first = await signupOrganization('Slugs');
+    const second = await signupOrganization('Slugs');
+    const [a, b] = [await myProfile(first), await myProfile(second)];
+    expect(a).toMatchObject({
+      booking_enabled: true,
+      timezone: 'UTC',
+      meeting_duration: 30,
+      buffer_minutes: 0,
+      min_notice_minutes: 60,
+      booking_meeting_tool: 'none',
+      job_title: null,
+      working_hours: {
+        monday: [{ start: '09:00', end: '17:00' }],
+        friday: [{ start: '09:00', end: '17:00' }],
+        saturday: [],
+        sunday: [],
+      },
+    });
+    // Every test organization's admin is "Ada Admin": one slug each, never the same.
+    expect(a.booking_slug).toMatch(/^ada-admin(-\d+)?$/);
+    expect(b.booking_slug).toMatch(/^ada-admin-\d+$/);
+    expect(a.booking_slug).not.toBe(b.booking_slug);
+  });
+
+  it('gives a user added by an admin a slug from their name', async () => {
+    const admin = await signupOrganization('Added');
+    const added = await call('POST', '/api/user/add', {
+      token: admin.token,
+      body: {
+        first_name: 'José',
+        last_name: "O'Neil",
+        email: `jose-${crypto.randomUUID().slice(0, 6)}@example.com`,
+        phone_no: '+1555',
+        password: 'password123',
+      },
+    });
+    expect(added.status, added.text).toBe(201);
+    expect(added.body.data.booking_slug).toMatch(/^jose-o-neil(-\d+)?$/);
+  });
+
+  it('are changed through POST /api/user/update/:id and read back', async () => {
+    const owner = await signupOrganization('Settings');
+    const me = await myProfile(owner);
+    const slug = `rep-${crypto.randomUUID().slice(0, 8)}`;
+    const response = await updateMe(owner, me, {
+      booking_slug: slug,
+      timezone: 'Europe/Berlin',
+      job_title: 'Head of Sales',
+      working_hours: {
+        tuesday: [
+          { start: '08:00', end: '12:00' },
+          { start: '13:00', end: '24:00' },
+        ],
+      },
+      meeting_duration: 45,
+      buffer_minutes: 10,
+      min_notice_minutes: 0,
+      booking_meeting_tool: 'tool_a',
+      booking_enabled: false,
+    });
+    expect(response.status, response.text).toBe(200);
+    expect(await myProfile(owner)).toMatchObject({
+      booking_slug: slug,
+      timezone: 'Europe/Berlin',
+      job_title: 'Head of Sales',
+      working_hours: {
+        monday: [],
+        tuesday: [
+          { start: '08:00', end: '12:00' },
+          { start: '13:00', end: '24:00' },
+        ],
+      },
+      meeting_duration: 45,
+      buffer_minutes: 10,
+      min_notice_minutes: 0,
+      booking_meeting_tool: 'tool_a',
+      booking_enabled: false,
+    });
+    // null resets the zone to UTC.
+    const reset = await updateMe(owner, me, { timezone: null });
+    expect(reset.body.data.timezone).toBe('UTC');
+  });
+
+  it.each([
+    ['timezone', { timezone: 'Europe/Atlantis' }],
+    ['booking_slug', { booking_slug: 'no spaces!' }],
+    ['booking_slug', { booking_slug: 'ab' }],
+    ['working_hours.monday.0.start', { working_hours: { monday: [{ start: '9:00', end: '17:00' }] } }],
+    ['working_hours.monday.0.end', { working_hours: { monday: [{ start: '17:00', end: '09:00' }] } }],
+    [
+      'working_hours.monday',
+      {
+        working_hours: {
+          monday: [
+            { start: '09:00', end: '12:00' },
+            { start: '11:00', end: '13:00' },
+          ],
+        },
+      },
+    ],
+    ['working_hours', { working_hours: { someday: [] } }],
+    ['meeting_duration', { meeting_duration: 1 }],
+    ['buffer_minutes', { buffer_minutes: -5 }],
+    ['min_notice_minutes', { min_notice_minutes: 1.5 }],
+    ['booking_meeting_tool', { booking_meeting_tool: 'skype' }],
+  ])('refuse a bad %s with 422 naming it', async (field, settings) => {
+    const owner = await signupOrganization('Bad settings');
+    const response = await updateMe(owner, await myProfile(owner), settings);
+    expectFailure(response, 422, 'validation_error');
+    expect(response.body.error.code).toBe(field);
+  });
+
+  it('refuse a slug another organization’s user holds with 409 booking_slug_taken', async () => {
+    const holder = await rep('Holder');
+    const owner = await signupOrganization('Taker');
+    const response = await updateMe(owner, await myProfile(owner), { booking_slug: holder.slug });
+    expectFailure(response, 409, 'conflict');
+    expect(response.body.error.code).toBe('booking_slug_taken');
+  });
+});
+
+describe('GET /api/v1/booking/{slug}', () => {
+  it('shows the public profile and nothing private', async () => {
+    const owner = await rep('Profile', { job_title: 'Closer', timezone: 'America/New_York', meeting_duration: 20 });
+    const response = await call('GET', `/api/v1/booking/${owner.slug}`);
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.data).toEqual({
+      slug: owner.slug,
+      name: 'Ada Admin',
+      title: 'Closer',
+      organization_name: expect.stringMatching(/^Profile /),
+      duration: 20,
+      timezone: 'America/New_York',
+    });
+    expect(response.text).not.toContain(owner.email);
+    expect(response.text).not.toContain('15550100');
+  });
+
+  it('answers 404 for an unknown slug and for a disabled page', async () => {
+    expectFailure(await call('GET', '/api/v1/booking/nobody-here-at-all'), 404, 'not_found');
+    const owner = await rep('Disabled', { booking_enabled: false });
+    expectFailure(await call('GET', `/api/v1/booking/${owner.slug}`), 404, 'not_found');
+    expectFailure(await call('GET', `/api/v1/booking/${owner.slug}/availability`), 404, 'not_found');
+    expectFailure(
+      await confirm(owner.slug, { start: `${MONDAY}T09:00:00Z`, end: `${MONDAY}T09:30:00Z`, ...visitor() }),
+      404,
+      'not_found',
+    );
+  });
+});
+
+describe('malformed slugs', () => {
+  it.each(['a b', 'x'.repeat(65), 'a.b', 'ümlaut'])(
+    'answer 400 naming slug for %j on every booking route',
+    async (slug) => {
+      const path = encodeURIComponent(slug);
+      for (const [method, url] of [
+        ['GET', `/api/v1/booking/${path}`],
+        ['GET', `/api/v1/booking/${path}/availability`],
+        ['POST', `/api/v1/booking/${path}/confirm`],
+      ]) {
+        const response = await call(
+          method,
+          url,
+          method === 'POST' ? { body: { start: `${MONDAY}T09:00:00Z`, end: `${MONDAY}T09:30:00Z`, ...visitor() } } : {},
+        );
+        expectFailure(response, 400, 'bad_request');
+        expect(response.body.error.code).toBe('slug');
+      }
+    },
+  );
+});
+
+describe('GET /api/v1/booking/{slug}/availability', () => {
+  it('gives the rep’s free slots in the visitor’s zone, across the US daylight-saving change', async () => {
+    const owner = await rep('Slots', { timezone: 'America/New_York' });
+    // 2027-03-14 is the US change; Friday before: 09:00 EST = 14:00Z, Monday after: 09:00 EDT = 13:00Z.
+    const response = await call('GET', `/api/v1/booking/${owner.slug}/availability`, {
+      query: { from: '2027-03-12', to: '2027-03-15', tz: 'UTC' },
+    });
+    expect(response.status, response.text).toBe(200);
+    const slots = response.body.data.slots as { start: string }[];
+    expect(slots).toHaveLength(32);
+    expect(slots[0].start).toBe('2027-03-12T14:00:00+00:00');
+    expect(slots[16].start).toBe('2027-03-15T13:00:00+00:00');
+    const local = await call('GET', `/api/v1/booking/${owner.slug}/availability`, {
+      query: { date: '2027-03-15', tz: 'Europe/Berlin', duration: 60 },
+    });
+    // Berlin is still on CET (+01:00) that Monday: 13:00Z is 14:00 there.
+    expect(local.body.data).toMatchObject({
+      timezone: 'Europe/Berlin',
+      duration: 60,
+      from: '2027-03-15',
+      to: '2027-03-15',
+    });
+    expect(local.body.data.slots[0]).toEqual({ start: '2027-03-15T14:00:00+01:00', end: '2027-03-15T15:00:00+01:00' });
+  });
+
+  it.each([
+    ['tz', { tz: 'Not/AZone' }],
+    ['to', { from: '2027-01-01', to: '2027-03-04' }],
+    ['date', { date: 'monday' }],
+    ['duration', { duration: 'long' }],
+  ])('answers 400 naming %s', async (field, query) => {
+    const owner = await rep('Bad availability');
+    const response = await call('GET', `/api/v1/booking/${owner.slug}/availability`, { query });
+    expectFailure(response, 400, 'bad_request');
+    expect(response.body.error.code).toBe(field);
+  });
+});
+
+describe('POST /api/v1/booking/{slug}/confirm', () => {
+  let owner: Rep;
+  beforeAll(async () => {
+    owner = await rep('Confirm', { booking_meeting_tool: 'tool_c', job_title: 'Rep' });
+  });
+
+  it('creates the meeting and the lead, then reuses the lead for the same email', async () => {
+    const guest = visitor({ phone: '+1 202 555 0100', notes: 'Pricing' });
+    const response = await confirm(owner.slug, { start: `${MONDAY}T09:00:00Z`, end: `${MONDAY}T09:30:00Z`, ...guest });
+    expect(response.status, response.text).toBe(201);
+    expect(response.body.data).toMatchObject({
+      title: 'Meeting with Grace Hopper',
+      start: `${MONDAY}T09:00:00+00:00`,
+      end: `${MONDAY}T09:30:00+00:00`,
+      timezone: 'UTC',
+      with: 'Ada Admin',
+    });
+    const meeting = await call('GET', `/api/meeting/view/${response.body.data.meeting_id}`, { token: owner.token });
+    expect(meeting.body.data).toMatchObject({
+      user_id: owner.userId,
+      status: 1,
+      meeting_tool: 'tool_c',
+      source: 'booking',
+      description: 'Pricing',
+      attendees: [{ email: guest.email, name: 'Grace Hopper' }],
+      start_time: `${MONDAY}T09:00:00.000Z`,
+    });
+    const lead = await call('GET', `/api/lead/view/${meeting.body.data.lead_id}`, { token: owner.token });
+    expect(lead.body.data).toMatchObject({
+      first_name: 'Grace',
+      last_name: 'Hopper',
+      email: guest.email,
+      company: 'Navy Labs',
+      phone_number: '+1 202 555 0100',
+      assigned_to: owner.userId,
+    });
+    const again = await confirm(owner.slug, {
+      start: `${MONDAY}T10:00:00Z`,
+      end: `${MONDAY}T10:30:00Z`,
+      ...guest,
+      email: guest.email.toUpperCase(),
+    });
+    expect(again.status, again.text).toBe(201);
+    const second = await call('GET', `/api/meeting/view/${again.body.data.meeting_id}`, { token: owner.token });
+    expect(second.body.data.lead_id).toBe(meeting.body.data.lead_id);
+  });
+
+  it.each([
+    ['a Saturday', '2027-03-06T09:00:00Z', '2027-03-06T09:30:00Z'],
+    ['a slot off the grid', `${MONDAY}T11:10:00Z`, `${MONDAY}T11:40:00Z`],
+    ['a slot past the working day', `${MONDAY}T16:45:00Z`, `${MONDAY}T17:15:00Z`],
+  ])('answers 409 slot_unavailable for %s, creating nothing', async (_label, start, end) => {
+    const before = await call('GET', '/api/meeting/list', { token: owner.token });
+    const response = await confirm(owner.slug, { start, end, ...visitor() });
+    expectFailure(response, 409, 'conflict');
+    expect(response.body.error.code).toBe('slot_unavailable');
+    const after = await call('GET', '/api/meeting/list', { token: owner.token });
+    expect(after.body.total).toBe(before.body.total);
+  });
+
+  it('answers 409 slot_unavailable for a slot booked already', async () => {
+    const slot = { start: `${MONDAY}T15:00:00Z`, end: `${MONDAY}T15:30:00Z` };
+    expect((await confirm(owner.slug, { ...slot, ...visitor() })).status).toBe(201);
+    const again = await confirm(owner.slug, { ...slot, ...visitor() });
+    expectFailure(again, 409, 'conflict');
+    expect(again.body.error.code).toBe('slot_unavailable');
+  });
+
+  it('answers 409 for a slot sooner than the minimum notice, and books one after it', async () => {
+    const allWeek = { start: '00:00', end: '24:00' };
+    const eager = await rep('Notice', {
+      min_notice_minutes: 2 * 24 * 60,
+      working_hours: Object.fromEntries(
+        ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((day) => [day, [allWeek]]),
+      ),
+    });
+    const noonIn = (days: number) => {
+      const day = new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
+      return { start: `${day}T12:00:00Z`, end: `${day}T12:30:00Z` };
+    };
+    const tooSoon = await confirm(eager.slug, { ...noonIn(1), ...visitor() });
+    expectFailure(tooSoon, 409, 'conflict');
+    expect((await confirm(eager.slug, { ...noonIn(4), ...visitor() })).status).toBe(201);
+  });
+
+  it.each([
+    ['end', { start: `${MONDAY}T12:00:00Z`, end: `${MONDAY}T12:00:00Z` }],
+    ['email', { email: 'not-an-email' }],
+    ['name', { name: '' }],
+    ['start', { start: 'Monday 9am' }],
+  ])('answers 422 naming %s', async (field, override) => {
+    const response = await confirm(owner.slug, {
+      start: `${MONDAY}T12:00:00Z`,
+      end: `${MONDAY}T12:30:00Z`,
+      ...visitor(),
+      ...override,
+    });
+    expectFailure(response, 422, 'validation_error');
+    expect(response.body.error.code).toBe(field);
+  });
+
+  it('lets exactly one of two simultaneous confirmations of one slot through; the other gets 409', async () => {
+    const racer = await rep('Race');
+    const body = { start: `${MONDAY}T14:00:00Z`, end: `${MONDAY}T14:30:00Z` };
+    const results = await Promise.all([
+      confirm(racer.slug, { ...body, ...visitor() }),
+      confirm(racer.slug, { ...body, ...visitor() }),
+      confirm(racer.slug, { ...body, ...visitor() }),
+    ]);
+    expect(results.map((result) => result.status).sort()).toEqual([201, 409, 409]);
+    const meetings = await call('GET', '/api/meeting/list', { token: racer.token });
+    expect(meetings.body.total).toBe(1);
+  });
+
+  it('keeps the buffer around a booked meeting free', async () => {
+    const buffered = await rep('Buffer', { buffer_minutes: 15 });
+    expect(
+      (await confirm(buffered.slug, { start: `${MONDAY}T10:00:00Z`, end: `${MONDAY}T10:30:00Z`, ...visitor() })).status,
+    ).toBe(201);
+    const next = await confirm(buffered.slug, {
+      start: `${MONDAY}T10:30:00Z`,
+      end: `${MONDAY}T11:00:00Z`,
+      ...visitor(),
+    });
+    expectFailure(next, 409, 'conflict');
+    expect(
+      (await confirm(buffered.slug, { start: `${MONDAY}T11:00:00Z`, end: `${MONDAY}T11:30:00Z`, ...visitor() })).status,
+    ).toBe(201);
+  });
+
+  it('limits confirmations per client IP (429 with Retry-After)', async () => {
+    const ip = randomIp();
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) {
+      const response = await confirm(
+        owner.slug,
+        { start: '2027-03-06T09:00:00Z', end: '2027-03-06T09:30:00Z', ...visitor() },
+        ip,
+      );
+      statuses.push(response.status);
+      if (response.status === 429) expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+    expect(statuses.slice(0, 10).every((status) => status === 409)).toBe(true);
+    expect(statuses[10]).toBe(429);
+  });
+});
+
+describe('edge cache of the booking reads', () => {
+  it('answers a repeated profile read from the cache with no statement', async () => {
+    const owner = await rep('Cache profile');
+    const cold = await statementsOf(() => call('GET', `/api/v1/booking/${owner.slug}`));
+    expect(cold.response.headers.get('x-booking-cache')).toBe('MISS');
+    expect(cold.statements).toHaveLength(1);
+    const warm = await statementsOf(() => call('GET', `/api/v1/booking/${owner.slug}`));
+    expect(warm.response.status).toBe(200);
+    expect(warm.response.headers.get('x-booking-cache')).toBe('HIT');
+    expect(warm.statements).toEqual([]);
+    expect(warm.response.body).toEqual(cold.response.body);
+  });
+
+  it('reads cold availability in two statements and warm in none; a booking is seen at once', async () => {
+    const owner = await rep('Cache slots');
+    const query = { date: MONDAY, tz: 'UTC' };
+    const cold = await statementsOf(() => call('GET', `/api/v1/booking/${owner.slug}/availability`, { query }));
+    expect(cold.response.status, cold.response.text).toBe(200);
+    expect(cold.statements.length, cold.statements.join('\n---\n')).toBeLessThanOrEqual(2);
+    const warm = await statementsOf(() => call('GET', `/api/v1/booking/${owner.slug}/availability`, { query }));
+    expect(warm.statements).toEqual([]);
+    expect(warm.response.body.data.slots).toHaveLength(16);
+    // The parameters' order does not matter to the cache key.
+    const reordered = await statementsOf(() =>
+      call('GET', `/api/v1/booking/${owner.slug}/availability?tz=UTC&date=${MONDAY}`),
+    );
+    expect(reordered.statements).toEqual([]);
+
+    expect(
+      (await confirm(owner.slug, { start: `${MONDAY}T09:00:00Z`, end: `${MONDAY}T09:30:00Z`, ...visitor() })).status,
+    ).toBe(201);
+    const after = await call('GET', `/api/v1/booking/${owner.slug}/availability`, { query });
+    expect(after.headers.get('x-booking-cache')).toBe('MISS');
+    expect(after.body.data.slots).toHaveLength(15);
+    expect(after.body.data.slots[0].start).toBe(`${MONDAY}T09:30:00+00:00`);
+  });
+
+  it('shows a settings change and a meeting added through the API at once', async () => {
+    const owner = await rep('Cache settings');
+    await call('GET', `/api/v1/booking/${owner.slug}`);
+    await call('GET', `/api/v1/booking/${owner.slug}/availability`, { query: { date: MONDAY } });
+    await updateMe(owner, await myProfile(owner), { meeting_duration: 60 });
+    const profile = await call('GET', `/api/v1/booking/${owner.slug}`);
+    expect(profile.body.data.duration).toBe(60);
+    const add = await call('POST', '/api/meeting/add', {
+      token: owner.token,
+      body: { title: 'Busy', start_time: `${MONDAY}T09:00:00Z`, end_time: `${MONDAY}T12:00:00Z` },
+    });
+    expect(add.status).toBe(201);
+    const slots = await call('GET', `/api/v1/booking/${owner.slug}/availability`, { query: { date: MONDAY } });
+    expect(slots.body.data.slots[0].start).toBe(`${MONDAY}T12:00:00+00:00`);
+    expect(slots.body.data.slots).toHaveLength(5);
+  });
+});
+
+describe('GET /book/{slug}', () => {
+  it('serves the page with a strict nonce policy, every user text escaped', async () => {
+    const owner = await rep('Page <i>Org</i>', { job_title: '<script>alert(1)</script>' });
+    const me = await myProfile(owner);
+    await updateMe(owner, { ...me, first_name: '<b>Eve</b>' }, {});
+    const page = await call('GET', `/book/${owner.slug}`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    const policy = page.headers.get('content-security-policy') ?? '';
+    const nonce = /script-src 'nonce-([a-f0-9]+)'/.exec(policy)?.[1];
+    expect(nonce).toBeTruthy();
+    expect(policy).toContain("default-src 'none'");
+    expect(policy).not.toContain('unsafe-inline');
+    expect(page.text).toContain('&lt;b&gt;Eve&lt;/b&gt;');
+    expect(page.text).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(page.text).toContain('Page &lt;i&gt;Org&lt;/i&gt;');
+    expect(page.text).not.toContain('<b>Eve</b>');
+    // Every script and style element carries this response's nonce; nothing is loaded from elsewhere.
+    expect(page.text.match(/<script/g)).toHaveLength(1);
+    expect(page.text).toContain(`<script nonce="${nonce}">`);
+    expect(page.text).not.toMatch(/src=|href=/);
+  });
+
+  it('answers a 404 page for an unknown slug', async () => {
+    const page = await call('GET', '/book/nobody-has-this-slug');
+    expect(page.status).toBe(404);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(page.text).toContain('Booking page not found');
+  });
+});
