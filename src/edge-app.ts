@@ -2,7 +2,8 @@
  * The edge Worker's app (entry src/edge.ts). It runs next to the caller (default placement) and
  * answers what needs no database there: the tracking pixel and the click redirect (signed tokens,
  * the hit queued in waitUntil). GETs that the API Worker marks shareable (`Cache-Control` with
- * `s-maxage`, e.g. public booking reads) are answered from the data centre's cache while fresh.
+ * `s-maxage`) are answered from the data centre's cache while fresh, and so are the public booking
+ * reads, through the booking module's own versioned cache.
  * Everything else goes unchanged through the service binding `API` to the API Worker, which runs
  * next to the database (`[placement]` in wrangler.toml), so a request's many statements cross
  * the short distance and only one hop crosses the long one.
@@ -15,6 +16,13 @@ import { handleError } from './core/http';
 import { requestLogger } from './core/log';
 import { validationHook } from './core/routes';
 import type { Bindings } from './env';
+import {
+  BOOKING_VERSION_HEADER,
+  CACHEABLE_SLUG,
+  forgetBookingVersion,
+  readCachedBooking,
+  storeBooking,
+} from './modules/booking/edge-cache';
 import { trackingHitRoutes } from './modules/tracking/hit-routes';
 
 export type EdgeBindings = Pick<Bindings, 'EVENTS' | 'JWT_SECRET' | 'TRACKING_SECRET'> & {
@@ -51,6 +59,47 @@ async function forwardToApi(c: Context<AppEnv>): Promise<Response> {
   return servedBy(response, 'api');
 }
 
+/**
+ * Public booking reads from this data centre's copy of the booking cache (the same module and keys
+ * as the API Worker's, src/modules/booking/edge-cache.ts): a hit answers here; a miss goes to the
+ * API Worker, and an answer it read from the database (it says under which version) is kept here.
+ */
+async function bookingRead(c: Context<AppEnv>): Promise<Response> {
+  const slug = c.req.param('slug')?.toLowerCase();
+  if (!slug || !CACHEABLE_SLUG.test(slug) || c.req.header('authorization')) return forwardToApi(c);
+  const url = c.req.path.endsWith('/availability')
+    ? c.req.url
+    : new URL(`/api/v1/booking/${slug}`, c.req.url).toString();
+  const hit = await readCachedBooking(url, slug);
+  if (hit) {
+    return c.body(hit, 200, {
+      'content-type': 'application/json',
+      'cache-control': 'no-cache',
+      'x-booking-cache': 'HIT',
+      [SERVED_BY_HEADER]: 'cache',
+    });
+  }
+  const response = await forwardToApi(c);
+  const version = Number(response.headers.get(BOOKING_VERSION_HEADER));
+  if (response.status === 200 && response.headers.has(BOOKING_VERSION_HEADER) && Number.isInteger(version)) {
+    c.executionCtx.waitUntil(
+      response
+        .clone()
+        .text()
+        .then((body) => storeBooking(url, slug, version, body)),
+    );
+  }
+  return response;
+}
+
+/** A confirmation forwarded and accepted: this data centre's booking reads of the rep go to the database again. */
+async function bookingConfirm(c: Context<AppEnv>): Promise<Response> {
+  const response = await forwardToApi(c);
+  const slug = c.req.param('slug')?.toLowerCase();
+  if (response.status === 201 && slug) await forgetBookingVersion([slug]);
+  return response;
+}
+
 export function buildEdgeApp() {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
   app.use('*', requestLogger);
@@ -61,6 +110,9 @@ export function buildEdgeApp() {
     if (!c.res.headers.has(SERVED_BY_HEADER)) c.res.headers.set(SERVED_BY_HEADER, 'edge');
   });
   app.route('/', trackingHitRoutes);
+  app.get('/api/v1/booking/:slug', bookingRead);
+  app.get('/api/v1/booking/:slug/availability', bookingRead);
+  app.post('/api/v1/booking/:slug/confirm', bookingConfirm);
   // Whatever the edge does not answer itself (other methods on the tracking paths included, so the
   // API Worker's 405 stays the one answer).
   app.all('*', forwardToApi);

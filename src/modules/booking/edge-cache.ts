@@ -15,6 +15,12 @@
  */
 export const BOOKING_CACHE_TTL_SECONDS = 30;
 
+/** Response header of a read answered from the database: the rep's version it was read under. */
+export const BOOKING_VERSION_HEADER = 'x-booking-version';
+
+/** Slugs the cache may hold (the route's own check, 1 to 64 letters, digits and dashes). */
+export const CACHEABLE_SLUG = /^[a-z0-9-]{1,64}$/i;
+
 /** Query parameters that change the answer; anything else is dropped from the key. */
 const KEY_PARAMETERS = ['date', 'from', 'to', 'duration', 'tz'];
 const CACHE_HOST = 'https://booking-cache.internal';

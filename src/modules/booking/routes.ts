@@ -15,7 +15,7 @@ import { createRouter, defineRoute, envelope, jsonBody } from '../../core/routes
 import { actorContext } from '../../db/tenant';
 import { bookingPage, bookingNotFoundPage, bookingPagePolicy } from '../../pages/booking-page';
 import { AvailabilityQuery, AvailabilitySchema } from './availability-query';
-import { readCachedBooking, storeBooking } from './edge-cache';
+import { BOOKING_VERSION_HEADER, readCachedBooking, storeBooking } from './edge-cache';
 import {
   BookingConfirmationSchema,
   BookingProfileSchema,
@@ -46,21 +46,23 @@ async function cachedRead(
   cacheUrl: string,
   slug: string,
   load: () => Promise<{ version: number; data: unknown }>,
-): Promise<{ body: string; hit: boolean }> {
+): Promise<{ body: string; hit: boolean; version?: number }> {
   const hit = await readCachedBooking(cacheUrl, slug);
   if (hit) return { body: hit, hit: true };
   const { version, data } = await load();
   const body = JSON.stringify({ success: true, message: 'OK', data });
   await storeBooking(cacheUrl, slug, version, body);
-  return { body, hit: false };
+  return { body, hit: false, version };
 }
 
-function jsonFromCache(c: Context<AppEnv>, read: { body: string; hit: boolean }) {
+function jsonFromCache(c: Context<AppEnv>, read: { body: string; hit: boolean; version?: number }) {
   return c.body(read.body, 200, {
     'content-type': 'application/json',
     // Browsers revalidate (ETag): a visitor who just booked never sees the old slots from their own cache.
     'cache-control': 'no-cache',
     'x-booking-cache': read.hit ? 'HIT' : 'MISS',
+    // The version this answer was read under, for the edge Worker's copy of the cache (src/edge-app.ts).
+    ...(read.version === undefined ? {} : { [BOOKING_VERSION_HEADER]: String(read.version) }),
   });
 }
 
