@@ -228,7 +228,7 @@ describe('POST /api/v1/lead', () => {
     expect(foreign.headers.get('access-control-allow-origin')).toBeNull();
   });
 
-  it('costs at most 3 statements on a warm key: scope, the read, the insert', async () => {
+  it('costs 2 statements on a warm key: the scope carrying the read, then the insert', async () => {
     const warm = await newKey(owner);
     // The first use looks the key up and stamps last_used_at; later ones within the minute do neither.
     expect((await ingest(warm.key, { email: uniqueEmail('warm') })).status).toBe(201);
@@ -239,13 +239,19 @@ describe('POST /api/v1/lead', () => {
       statements.some((text) => text.includes('api_keys')),
       statements.join('\n'),
     ).toBe(false);
-    expect(statements, statements.join('\n---\n')).toHaveLength(3);
+    expect(statements, statements.join('\n---\n')).toHaveLength(2);
+    expect(statements[0]).toMatch(/set_config\('app.organization_id'/);
+    expect(statements[1]).toMatch(/insert into leads/);
     // A duplicate is refused after the read: no insert.
     const email = uniqueEmail('budget-dup');
     await ingest(warm.key, { email });
     const duplicate = await statementsOf(() => ingest(warm.key, { email }));
     expect(duplicate.response.status).toBe(409);
-    expect(duplicate.statements).toHaveLength(2);
+    expect(duplicate.statements).toHaveLength(1);
+    // Tag names add the statement that finds or creates their tag lookups.
+    const tagged = await statementsOf(() => ingest(warm.key, { email: uniqueEmail('budget-tag'), tags: ['budget'] }));
+    expect(tagged.response.status).toBe(201);
+    expect(tagged.statements).toHaveLength(3);
   });
 });
 

@@ -2,6 +2,7 @@
  * The typed Hono environment every module shares: bindings plus the per-request variables
  * that middleware sets (request id, database, the authenticated caller).
  */
+import type { SQL } from 'drizzle-orm';
 import type { Database } from '../db/client';
 import type { TenantContext } from '../db/tenant';
 import type { Bindings, Config } from '../env';
@@ -22,6 +23,12 @@ export interface Variables {
   idempotent: boolean;
   /** Organization id for the request log line, once known. */
   logOrgId: number;
+  /**
+   * A read the route wants carried by the API-key scope statement (a scalar SQL expression that
+   * filters by the organization itself), and what it returned: saves the route a round trip.
+   */
+  scopeRead: ((orgId: number) => SQL) | undefined;
+  scopeReadResult: unknown;
 }
 
 export interface AppEnv {

@@ -246,6 +246,8 @@ export type DefinedRouteConfig = Omit<RouteConfig, 'middleware' | 'security' | '
      * idempotencyScope): honours Idempotency-Key although it is public and answers no 201.
      */
     idempotency?: true;
+    /** Route middleware that runs before authentication (e.g. one that sets c.var.scopeRead). */
+    beforeAuth?: MiddlewareHandler<AppEnv>[];
   };
 
 /** Marks the request as one whose writes need no transaction (see DefinedRouteConfig.transaction). */
@@ -272,7 +274,7 @@ function isJsonOnly(response: unknown): boolean {
 }
 
 export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
-  const { auth, roles, transaction, rateLimited, idempotency, ...route } = config;
+  const { auth, roles, transaction, rateLimited, idempotency, beforeAuth, ...route } = config;
   const method = route.method.toUpperCase();
   // Creates (201) for a caller keys can be scoped to. Public routes have none before they run
   // (signup); one that runs as a tenant can opt in (`idempotency`, with a scope in idempotencyScope).
@@ -311,6 +313,7 @@ export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
     ...(roles ? { 'x-roles': roles } : {}),
     middleware: [
       ...(bodyMediaType ? [requireMediaType(bodyMediaType)] : []),
+      ...(beforeAuth ?? []),
       ...authChain,
       ...(roles ? [requireRoles(roles)] : []),
       ...(etagged ? [jsonEtag] : []),
@@ -320,7 +323,7 @@ export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
       ? { parameters: [...((route as { parameters?: unknown[] }).parameters ?? []), ...contract.parameters] }
       : {}),
     responses: contract.responses,
-  } as Omit<C, 'auth' | 'roles' | 'transaction' | 'rateLimited' | 'idempotency'> & {
+  } as Omit<C, 'auth' | 'roles' | 'transaction' | 'rateLimited' | 'idempotency' | 'beforeAuth'> & {
     middleware: MiddlewareHandler<AppEnv>[];
   });
 }

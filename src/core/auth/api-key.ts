@@ -85,9 +85,18 @@ export const apiKeyAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
   c.set('logOrgId', key.organizationId);
   await limitApiCalls(c, key.organizationId);
-  // The scope statement checks nothing more: the key was checked above.
-  await runAsTenant(c, next, key.organizationId, sql`null::json as caller`, () =>
-    actorContext({ kind: 'apiKey', keyId: key.id, createdBy: key.createdBy }),
+  // The scope statement checks nothing more (the key was checked above); it carries the route's
+  // own first read when the route asked for one (c.var.scopeRead).
+  const read = c.var.scopeRead;
+  await runAsTenant<unknown>(
+    c,
+    next,
+    key.organizationId,
+    read ? sql`${read(key.organizationId)} as caller` : sql`null::json as caller`,
+    (checked) => {
+      if (read) c.set('scopeReadResult', checked);
+      return actorContext({ kind: 'apiKey', keyId: key.id, createdBy: key.createdBy });
+    },
   );
   // At most once a minute per key and isolate, after the answer: the stamp is never on the response path.
   if (key.lastUsedAt === null || now - key.lastUsedAt > LAST_USED_RESOLUTION_MS) {

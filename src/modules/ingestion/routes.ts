@@ -8,6 +8,7 @@ import { LeadListQuery, listLeads } from '../leads/listing';
 import { duplicateLeadConflict } from '../leads/routes';
 import { LeadSchema } from '../leads/schemas';
 import { IngestedLeadSchema, IngestLeadBody } from './schemas';
+import { prefetchedContext, prefetchLeadWriteContext } from './prefetch';
 import { ingestLead } from './service';
 
 export const ingestionRoutes = createRouter();
@@ -28,8 +29,10 @@ ingestionRoutes.openapi(
       'Send `Idempotency-Key` when retrying on timeouts: a retry with the same key replays the first answer and creates nothing.',
     ].join('\n'),
     auth: 'apiKey',
-    // The create is one insert after one read (createLeadsBatch); a merge opens its own transaction.
+    // The batch's read rides on the scope statement (prefetch.ts): a create is then one insert.
+    // A merge opens its own transaction.
     transaction: false,
+    beforeAuth: [prefetchLeadWriteContext],
     request: { body: jsonBody(IngestLeadBody) },
     responses: {
       201: envelope(IngestedLeadSchema, 'Lead created'),
@@ -38,7 +41,9 @@ ingestionRoutes.openapi(
     },
   }),
   async (c) => {
-    const outcome = await ingestLead(c.var.tenant, c.req.valid('json'));
+    const outcome = await ingestLead(c.var.tenant, c.req.valid('json'), {
+      context: prefetchedContext(c.var.scopeReadResult),
+    });
     return outcome.kind === 'created'
       ? created(c, outcome.lead, 'Lead created')
       : ok(c, outcome.lead, 'Lead merged into the existing lead');

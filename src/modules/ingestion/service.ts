@@ -11,6 +11,7 @@ import { ValidationFailed } from '../../core/errors';
 import { LEAD_LOOKUP_MODULE } from '../lookups/defaults';
 import { duplicateLead } from '../leads/dedupe';
 import { readLead } from '../leads/present';
+import type { LeadWriteContext } from '../leads/references';
 import type { AddLeadInput, LeadView } from '../leads/schemas';
 import { type BatchOptions, type BatchResult, type CreatedLeadRecord, createLeadsBatch } from '../leads/service';
 import { INGEST_FIELDS, type IngestLeadInput } from './schemas';
@@ -74,7 +75,13 @@ export function toLeadInput(input: IngestLeadInput, tagIds: number[]): AddLeadIn
 export async function ingestLead(
   ctx: TenantContext,
   input: IngestLeadInput,
-  extra: { tags?: string[]; assignedTo?: number | null; onDuplicate?: BatchOptions['onDuplicate'] } = {},
+  extra: {
+    tags?: string[];
+    assignedTo?: number | null;
+    onDuplicate?: BatchOptions['onDuplicate'];
+    /** The batch's read, carried by the scope statement (prefetch.ts); made for this input. */
+    context?: LeadWriteContext;
+  } = {},
 ): Promise<IngestOutcome> {
   const onDuplicate = extra.onDuplicate ?? (input.merge ? 'merge' : input.duplicate ? 'create' : 'skip');
   const tagIds = await tagIdsFor(ctx, [...(input.tags ?? []), ...(extra.tags ?? [])]);
@@ -84,7 +91,12 @@ export async function ingestLead(
       input: { ...toLeadInput(input, tagIds), ...(extra.assignedTo ? { assigned_to: extra.assignedTo } : {}) },
     },
   ];
-  const first = await createLeadsBatch(ctx, rows, { onDuplicate: onDuplicate === 'merge' ? 'skip' : onDuplicate });
+  // Tags found or created just now are active tag lookups: the prefetched read predates them.
+  for (const id of tagIds) extra.context?.tags.add(id);
+  const first = await createLeadsBatch(ctx, rows, {
+    onDuplicate: onDuplicate === 'merge' ? 'skip' : onDuplicate,
+    context: extra.context,
+  });
   const settled = outcomeOf(first);
   if (settled) return present(ctx, settled);
   if (onDuplicate === 'skip') refuse(first);

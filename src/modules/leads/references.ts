@@ -3,7 +3,7 @@
  * leads are checked: status/priority/source values and tag ids of its active lookups, assigned
  * users, linked companies (and, for creation, the live leads holding the emails and new ids).
  */
-import { and, isNull, sql } from 'drizzle-orm';
+import { and, isNull, type SQL, sql } from 'drizzle-orm';
 import { companies, lookups, users } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import type { FieldIssue } from '../../core/errors';
@@ -60,24 +60,46 @@ export async function loadLeadWriteContext(
   newRows: number,
   profileUrls: string[] = [],
 ): Promise<LeadWriteContext> {
+  const result = await ctx.db.execute<{ context: WriteContextRow }>(
+    sql`select ${leadWriteContextSql(ctx, inputs, emailKeys, newRows, profileUrls)} as context`,
+  );
+  return leadWriteContextFrom(result.rows[0].context);
+}
+
+/**
+ * The read of `loadLeadWriteContext` as one scalar JSON expression, so that a statement the
+ * request sends anyway can carry it: the API-key scope statement does for POST /api/v1/lead
+ * (modules/ingestion/prefetch.ts). Every subquery filters by organization itself.
+ */
+export function leadWriteContextSql(
+  ctx: Pick<Ctx, 'orgId'>,
+  inputs: ReferencingInput[],
+  emailKeys: string[],
+  newRows: number,
+  profileUrls: string[] = [],
+): SQL {
   const userIds = [
     ...new Set(inputs.map((input) => input.assigned_to).filter((id): id is number => typeof id === 'number')),
   ];
   const companyIds = [
     ...new Set(inputs.map((input) => input.company_id).filter((id): id is number => typeof id === 'number')),
   ];
-  const result = await ctx.db.execute<WriteContextRow>(sql`
-    select
-      (select coalesce(json_agg(json_build_object('id', id, 'type', type, 'value', value) order by value, id), '[]'::json)
-        from ${lookups} where organization_id = ${ctx.orgId} and module_name = ${LEAD_LOOKUP_MODULE} and is_active) as lookups,
-      (select coalesce(json_agg(id), '[]'::json) from ${users}
-        where organization_id = ${ctx.orgId} and deleted_at is null and id = any(${sql.param(userIds)}::bigint[])) as users,
-      (select coalesce(json_agg(json_build_object('id', id, 'name', company_name)), '[]'::json) from ${companies}
-        where organization_id = ${ctx.orgId} and deleted_at is null and id = any(${sql.param(companyIds)}::bigint[])) as companies,
-      ${liveHoldersSql(ctx, emailKeys, profileUrls)} as existing,
-      ${profileKeysSql(profileUrls)} as profile_keys,
-      (select coalesce(json_agg(nextval(pg_get_serial_sequence('leads', 'id'))), '[]'::json) from generate_series(1, ${newRows})) as ids`);
-  const row = result.rows[0];
+  return sql`json_build_object(
+      'lookups', (select coalesce(json_agg(json_build_object('id', id, 'type', type, 'value', value) order by value, id), '[]'::json)
+        from ${lookups} where organization_id = ${ctx.orgId} and module_name = ${LEAD_LOOKUP_MODULE} and is_active),
+      'users', (select coalesce(json_agg(id), '[]'::json) from ${users}
+        where organization_id = ${ctx.orgId} and deleted_at is null and id = any(${sql.param(userIds)}::bigint[])),
+      'companies', (select coalesce(json_agg(json_build_object('id', id, 'name', company_name)), '[]'::json) from ${companies}
+        where organization_id = ${ctx.orgId} and deleted_at is null and id = any(${sql.param(companyIds)}::bigint[])),
+      'existing', ${liveHoldersSql(ctx, emailKeys, profileUrls)},
+      'profile_keys', ${profileKeysSql(profileUrls)},
+      'ids', (select coalesce(json_agg(nextval(pg_get_serial_sequence('leads', 'id'))), '[]'::json) from generate_series(1, ${newRows})))`;
+}
+
+export type LeadWriteContextRow = WriteContextRow;
+
+/** The write context from the JSON that leadWriteContextSql selects. */
+export function leadWriteContextFrom(row: WriteContextRow): LeadWriteContext {
   const existing: Map<string, LiveLeadByEmail[]> = holdersByKey(row.existing);
   return {
     ...leadLookupsFromRows(

@@ -34,6 +34,11 @@ export interface BatchOptions {
    * a flagged duplicate (`duplicate_of`, outside the uniqueness indexes).
    */
   onDuplicate: 'skip' | 'merge' | 'create';
+  /**
+   * The batch's read, already done by a statement the request sent anyway (the API-key scope
+   * statement: modules/ingestion/prefetch.ts), for exactly these rows: the batch skips its own read.
+   */
+  context?: LeadWriteContext;
 }
 
 /** What the insert returns of each created lead (the API-key ingestion answers with it). */
@@ -239,13 +244,15 @@ export async function createLeadsBatch(
   if (rows.length === 0) return result;
   const keys = [...new Set(rows.map((row) => emailKey(row.input.email)).filter((key): key is string => key !== null))];
   const urls = [...new Set(rows.map((row) => row.input.profile_url).filter((url): url is string => !!url))];
-  const refs = await loadLeadWriteContext(
-    ctx,
-    rows.map((row) => row.input),
-    keys,
-    rows.length,
-    urls,
-  );
+  const refs =
+    options.context ??
+    (await loadLeadWriteContext(
+      ctx,
+      rows.map((row) => row.input),
+      keys,
+      rows.length,
+      urls,
+    ));
   const valid: BatchRow[] = [];
   for (const row of rows) {
     const issues = checkLeadReferences(row.input, refs, 'create');

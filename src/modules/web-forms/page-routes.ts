@@ -16,7 +16,9 @@ import { createRouter, defineRoute, ErrorEnvelope } from '../../core/routes';
 import { actorContext } from '../../db/tenant';
 import { formPage, notFoundPage, type PageField, thankYouPage, webFormPolicy } from '../../pages/web-form';
 import { IngestLeadBody } from '../ingestion/schemas';
+import { dedupeInputsOf, prefetchedContext } from '../ingestion/prefetch';
 import { ingestLead } from '../ingestion/service';
+import { type LeadWriteContext, leadWriteContextSql } from '../leads/references';
 import { FORM_FIELD_LABELS, type FormFieldName } from './schemas';
 import { findFormByLink, formPagePath } from './service';
 import {
@@ -216,19 +218,33 @@ webFormPageRoutes.openapi(
     if (Object.keys(errors).length > 0 || !parsed.success) return renderForm(c, form, 422, values, errors);
 
     try {
-      await runAsTenant(
+      // The batch's read rides on the scope statement: a new lead is then one insert.
+      const { emails, urls } = dedupeInputsOf(parsed.data);
+      const read = leadWriteContextSql(
+        { orgId: form.organizationId },
+        [{ assigned_to: form.assignedTo }],
+        emails,
+        1,
+        urls,
+      );
+      let context: LeadWriteContext | undefined;
+      await runAsTenant<unknown>(
         c,
         async () => {
           await ingestLead(c.var.tenant, parsed.data, {
             tags: form.tags,
             assignedTo: form.assignedTo,
             onDuplicate: 'merge',
+            context,
           });
           c.res = thanks(c, form);
         },
         form.organizationId,
-        sql`null::json as caller`,
-        () => actorContext({ kind: 'webForm', formId: form.id, createdBy: form.createdBy, ip: clientIp(c) }),
+        sql`${read} as caller`,
+        (checked) => {
+          context = prefetchedContext(checked);
+          return actorContext({ kind: 'webForm', formId: form.id, createdBy: form.createdBy, ip: clientIp(c) });
+        },
       );
     } catch (error) {
       // A field the form asks for that the organization refuses (e.g. its assignee left): the form again.
