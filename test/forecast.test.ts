@@ -9,7 +9,7 @@ import { env } from 'cloudflare:workers';
 import { and, eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Transaction } from '../src/db/client';
-import { dealForecasts, deals, intentSignals } from '../src/db/schema';
+import { dealForecasts, deals, forecastSnapshotRuns, intentSignals } from '../src/db/schema';
 import type { TenantContext } from '../src/db/tenant';
 import { readConfig } from '../src/env';
 import { dealsAtRisk, forecastAccuracy } from '../src/modules/forecast/risk';
@@ -336,6 +336,8 @@ describe('forecasting', () => {
     const handle = openDatabase(readConfig(env));
     try {
       const day = new Date('2031-03-03T00:01:00Z');
+      // A database kept between runs (TEST_DATABASE_URL) may hold the day's claim from the last one.
+      await handle.db.delete(forecastSnapshotRuns).where(eq(forecastSnapshotRuns.day, '2031-03-03'));
       const written = await snapshotAllOpenDeals(handle.db, day);
       expect(written).toBeGreaterThan(0);
       expect(await snapshotAllOpenDeals(handle.db, new Date('2031-03-03T00:02:00Z'))).toBeNull();
