@@ -142,7 +142,9 @@ describe('deals', () => {
         .set({ stageEnteredAt: sql`now() - interval '2 days'` })
         .where(and(eq(deals.id, deal.id), eq(deals.organizationId, owner.orgId))),
     );
+    expect((await view(deal.id)).body.data.days_in_stage).toBe(2);
     const toProposal = await update(deal.id, { stage_id: stage('Proposal').id });
+    expect(toProposal.body.data.days_in_stage).toBe(0);
     expect(toProposal.body.data).toMatchObject({ stage_name: 'Proposal', outcome: 'open', closed_at: null });
     const won = await update(deal.id, { stage_id: stage('Won').id });
     expect(won.body.data.outcome).toBe('won');
