@@ -8,7 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { deals } from '../src/db/schema';
 import { call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
 import { addDeal, addPipeline, defaultPipeline, type StageRow } from './helpers/deals';
-import { createLead, inOrganization, softDeleteLead } from './helpers/leads';
+import { createLead, feedOf, inOrganization, softDeleteLead } from './helpers/leads';
 import { statementsOf } from './helpers/statements';
 
 describe('deals', () => {
@@ -142,7 +142,9 @@ describe('deals', () => {
         .set({ stageEnteredAt: sql`now() - interval '2 days'` })
         .where(and(eq(deals.id, deal.id), eq(deals.organizationId, owner.orgId))),
     );
+    expect((await view(deal.id)).body.data.days_in_stage).toBe(2);
     const toProposal = await update(deal.id, { stage_id: stage('Proposal').id });
+    expect(toProposal.body.data.days_in_stage).toBe(0);
     expect(toProposal.body.data).toMatchObject({ stage_name: 'Proposal', outcome: 'open', closed_at: null });
     const won = await update(deal.id, { stage_id: stage('Won').id });
     expect(won.body.data.outcome).toBe('won');
@@ -171,6 +173,25 @@ describe('deals', () => {
     expect(history[1].days_in_from_stage).toBeLessThan(2.01);
     expect(history[2].days_in_from_stage).toBeLessThan(0.01);
     expect(history.every((row: { changed_by: number }) => row.changed_by === owner.userId)).toBe(true);
+
+    const feed = await feedOf(owner, 'deal', deal.id);
+    expect(feed.map((entry) => entry.action)).toEqual([
+      'deal_added',
+      'deal_stage_changed',
+      'deal_stage_changed',
+      'deal_stage_changed',
+      'deal_stage_changed',
+      'deal_updated',
+    ]);
+    expect(feed[0].changes).toMatchObject({
+      title: { from: null, to: 'Annual licence' },
+      value: { from: null, to: 1000 },
+    });
+    expect(feed[1].changes).toEqual({ stage_id: { from: stage('Prospecting').id, to: stage('Proposal').id } });
+    expect(feed[5]).toMatchObject({
+      actorUserId: owner.userId,
+      changes: { title: { from: 'Annual licence', to: 'Renamed deal' } },
+    });
   });
 
   it('refuses new deals in an inactive pipeline; its existing deals still change', async () => {
@@ -226,6 +247,10 @@ describe('deals', () => {
       body: { ids: [deal.id, 99999999] },
     });
     expect(deleted.body.data).toEqual({ deleted: 1 });
+    expect((await feedOf(owner, 'deal', deal.id)).at(-1)).toMatchObject({
+      action: 'deal_deleted',
+      changes: { title: { from: 'Annual licence', to: null } },
+    });
     expectFailure(await view(deal.id), 404, 'not_found');
   });
 

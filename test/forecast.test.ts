@@ -9,7 +9,7 @@ import { env } from 'cloudflare:workers';
 import { and, eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Transaction } from '../src/db/client';
-import { dealForecasts, deals, intentSignals } from '../src/db/schema';
+import { dealForecasts, deals, forecastSnapshotRuns, intentSignals } from '../src/db/schema';
 import type { TenantContext } from '../src/db/tenant';
 import { readConfig } from '../src/env';
 import { dealsAtRisk, forecastAccuracy } from '../src/modules/forecast/risk';
@@ -89,6 +89,16 @@ describe('forecasting', () => {
       // Only fixed-clock snapshots from here on.
       await tx.delete(dealForecasts).where(eq(dealForecasts.organizationId, owner.orgId));
     });
+    // Another file's cron call (test/outbox.test.ts) would otherwise snapshot these deals today.
+    const handle = openDatabase(readConfig(env));
+    try {
+      await handle.db
+        .insert(forecastSnapshotRuns)
+        .values({ day: new Date().toISOString().slice(0, 10) })
+        .onConflictDoNothing();
+    } finally {
+      await handle.close();
+    }
     await snapshotAt(NOW);
   }, 120_000);
 
@@ -336,14 +346,18 @@ describe('forecasting', () => {
     const handle = openDatabase(readConfig(env));
     try {
       const day = new Date('2031-03-03T00:01:00Z');
-      const written = await snapshotAllOpenDeals(handle.db, day);
-      expect(written).toBeGreaterThan(0);
-      expect(await snapshotAllOpenDeals(handle.db, new Date('2031-03-03T00:02:00Z'))).toBeNull();
+      // A database kept between runs (TEST_DATABASE_URL) may hold the day's claim from the last one.
+      await handle.db.delete(forecastSnapshotRuns).where(eq(forecastSnapshotRuns.day, '2031-03-03'));
+      // The open deals A, B, C, F and the one of the previous test.
+      expect(await snapshotAllOpenDeals(handle.db, day, owner.orgId)).toBe(5);
+      expect(await snapshotAllOpenDeals(handle.db, new Date('2031-03-03T00:02:00Z'), owner.orgId)).toBeNull();
+      // Even with the day's claim gone, a second run adds nothing: one row per deal and day.
+      await handle.db.delete(forecastSnapshotRuns).where(eq(forecastSnapshotRuns.day, '2031-03-03'));
+      expect(await snapshotAllOpenDeals(handle.db, new Date('2031-03-03T00:03:00Z'), owner.orgId)).toBe(0);
       const rows = await handle.db
         .select({ count: sql<number>`count(*)::int` })
         .from(dealForecasts)
         .where(and(eq(dealForecasts.organizationId, owner.orgId), eq(dealForecasts.snapshotDate, '2031-03-03')));
-      // The open deals A, B, C, F and the one of the previous test.
       expect(rows[0].count).toBe(5);
     } finally {
       await handle.close();

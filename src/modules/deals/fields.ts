@@ -125,6 +125,11 @@ export const dealFields = defineFields(deals, {
     read: timestamp(),
     present: iso,
   },
+  days_in_stage: {
+    select: sql<number>`floor(extract(epoch from now() - "deals"."stage_entered_at") / 86400)::int`,
+    description: 'Whole days in the current stage (read-only)',
+    read: z.number().int(),
+  },
   owner_id: {
     column: 'ownerId',
     description: 'The user who owns the deal: its creator (read-only)',

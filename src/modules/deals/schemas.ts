@@ -50,6 +50,7 @@ const exampleDeal = {
   outcome: 'open',
   closed_at: null,
   stage_entered_at: '2026-01-15T09:30:00.000Z',
+  days_in_stage: 4,
   owner_id: 1,
   created_at: '2026-01-15T09:30:00.000Z',
   updated_at: '2026-01-15T09:30:00.000Z',

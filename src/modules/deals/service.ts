@@ -2,15 +2,17 @@
  * Deals: add, update (moving stages is recorded in deal_stage_history with the time spent in the
  * stage left; a won or lost stage closes the deal), delete, view and list. Every write records
  * the deal's forecast snapshot for the day (modules/forecast/snapshots.ts). `now` is the
- * request's clock, passed in so tests can fix it.
+ * request's clock, passed in so tests can fix it. Every write is an activity-feed entry
+ * (model_type deal: deal_added, deal_updated, deal_stage_changed, deal_deleted).
  */
 import type { z } from '@hono/zod-openapi';
-import { eq, ilike, inArray, sql } from 'drizzle-orm';
-import { deals, dealStageHistory } from '../../db/schema';
+import { eq, ilike, inArray, sql, type SQL } from 'drizzle-orm';
+import { deals } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { NotFound, ValidationFailed } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
+import { feedEntriesFrom } from '../feed/service';
 import { recordDealForecasts } from '../forecast/snapshots';
 import { dealFields } from './fields';
 import { checkDealTarget, outcomeOf } from './references';
@@ -87,8 +89,10 @@ export async function addDeal(ctx: TenantContext, input: AddDealInput, now: Date
         ${outcome === 'open' ? null : at}::timestamptz, ${at}::timestamptz, ${ctx.userId}, ${at}::timestamptz, ${at}::timestamptz)
       returning id, organization_id, stage_id
     ), h as (
-      insert into ${dealStageHistory} (organization_id, deal_id, from_stage_id, to_stage_id, changed_at, changed_by)
+      insert into deal_stage_history (organization_id, deal_id, from_stage_id, to_stage_id, changed_at, changed_by)
       select organization_id, id, null, stage_id, ${at}::timestamptz, ${ctx.userId} from d
+    ), feed as (
+      ${feedEntriesFrom(ctx, { from: sql`d`, modelType: 'deal', modelId: sql`d.id`, action: 'deal_added', changes: sql`${JSON.stringify(createdChanges(input, target.stageId))}::jsonb` })}
     )
     select id from d`);
   const id = Number(result.rows[0].id);
@@ -96,19 +100,35 @@ export async function addDeal(ctx: TenantContext, input: AddDealInput, now: Date
   return readDeal(ctx, id);
 }
 
+/** The feed's `changes` of a creation: every field given, from null. */
+function createdChanges(input: AddDealInput, stageId: number) {
+  const given = { ...input, stage_id: stageId } as Record<string, unknown>;
+  return Object.fromEntries(
+    Object.entries(given)
+      .filter(([, value]) => value !== undefined && value !== null)
+      .map(([field, value]) => [field, { from: null, to: value }]),
+  );
+}
+
+/** Every updatable field's column, keyed by wire name, for reading a deal's values before a change. */
+const updatableSelection = Object.fromEntries(
+  dealFields.updateColumns.map(([wire, column]) => [wire, (deals as unknown as Record<string, SQL>)[column]]),
+);
+
 export async function updateDeal(ctx: TenantContext, id: number, input: UpdateDealInput, now: Date) {
-  const [current] = await ctx.db
-    .select({
-      leadId: deals.leadId,
-      pipelineId: deals.pipelineId,
-      stageId: deals.stageId,
-      value: deals.value,
-      stageEnteredAt: deals.stageEnteredAt,
-    })
+  const [row] = await ctx.db
+    .select({ ...updatableSelection, stageEnteredAt: deals.stageEnteredAt })
     .from(deals)
     .where(tenantWhere(ctx, deals, eq(deals.id, id)))
     .for('update');
-  if (!current) throw new NotFound('Deal', id);
+  if (!row) throw new NotFound('Deal', id);
+  const before = row as Record<string, unknown>;
+  const current = {
+    pipelineId: Number(before.pipeline_id),
+    stageId: Number(before.stage_id),
+    value: Number(before.value),
+    stageEnteredAt: before.stageEnteredAt as Date,
+  };
   const pipelineId = input.pipeline_id ?? current.pipelineId;
   if (pipelineId !== current.pipelineId && input.stage_id === undefined)
     throw ValidationFailed.field('stage_id', 'is required when pipeline_id changes (a stage of the new pipeline)');
@@ -122,9 +142,13 @@ export async function updateDeal(ctx: TenantContext, id: number, input: UpdateDe
     enteringPipeline: pipelineId !== current.pipelineId,
   });
   const set: Record<string, unknown> = {};
+  const changes: Record<string, { from: unknown; to: unknown }> = {};
   for (const [wire, column] of dealFields.updateColumns) {
     const value = (input as Record<string, unknown>)[wire];
-    if (value !== undefined) set[column] = value;
+    if (value === undefined) continue;
+    set[column] = value;
+    const previous = before[wire] === null ? null : wire === 'value' ? Number(before[wire]) : before[wire];
+    if (JSON.stringify(previous) !== JSON.stringify(value)) changes[wire] = { from: previous, to: value };
   }
   if (stageChanged) {
     const outcome = outcomeOf(target);
@@ -134,29 +158,39 @@ export async function updateDeal(ctx: TenantContext, id: number, input: UpdateDe
     .update(deals)
     .set({ ...set, updatedAt: now })
     .where(tenantWhere(ctx, deals, eq(deals.id, id)));
-  if (stageChanged) {
-    const seconds = Math.max(0, Math.round((now.getTime() - current.stageEnteredAt.getTime()) / 1000));
-    await ctx.db.insert(dealStageHistory).values({
-      organizationId: ctx.orgId,
-      dealId: id,
-      fromStageId: current.stageId,
-      toStageId: stageId,
-      changedAt: now,
-      changedBy: ctx.userId,
-      secondsInFromStage: seconds,
-    });
-  }
+  // The move (if any) and the feed entry, in one statement.
+  const seconds = Math.max(0, Math.round((now.getTime() - current.stageEnteredAt.getTime()) / 1000));
+  await ctx.db.execute(sql`
+    with history as (
+      insert into deal_stage_history (organization_id, deal_id, from_stage_id, to_stage_id, changed_at, changed_by, seconds_in_from_stage)
+      select ${ctx.orgId}, ${id}, ${current.stageId}, ${stageId}, ${now.toISOString()}::timestamptz, ${ctx.userId}, ${seconds}
+      where ${stageChanged}
+    )
+    ${feedEntriesFrom(ctx, {
+      from: sql`(select 1) as one`,
+      modelType: 'deal',
+      modelId: sql`${id}::bigint`,
+      action: stageChanged ? 'deal_stage_changed' : 'deal_updated',
+      changes: sql`${JSON.stringify(changes)}::jsonb`,
+    })}`);
   await recordDealForecasts(ctx.db, ctx.orgId, now, [id]);
   return readDeal(ctx, id);
 }
 
 /** Deletes deals of the organization (their history and forecasts with them); unknown ids change nothing. */
 export async function deleteDeals(ctx: TenantContext, ids: number[]): Promise<number> {
-  const deleted = await ctx.db
-    .delete(deals)
-    .where(tenantWhere(ctx, deals, inArray(deals.id, ids)))
-    .returning({ id: deals.id });
-  return deleted.length;
+  const result = await ctx.db.execute(sql`
+    with removed as (
+      delete from ${deals} where ${tenantWhere(ctx, deals, inArray(deals.id, ids))} returning id, title
+    )
+    ${feedEntriesFrom(ctx, {
+      from: sql`removed`,
+      modelType: 'deal',
+      modelId: sql`removed.id`,
+      action: 'deal_deleted',
+      changes: sql`jsonb_build_object('title', jsonb_build_object('from', removed.title, 'to', null))`,
+    })}`);
+  return result.rowCount ?? 0;
 }
 
 export const dealList = defineList({

@@ -1,7 +1,7 @@
 /**
  * Forecast snapshots: one per deal per UTC day, written by every deal change (that deal) and by
- * the nightly run (every open deal of every organization). Both are the same upsert on
- * (organization, deal, day): running it again the same day rewrites the day's row, never adds one.
+ * the nightly run (every open deal of every organization). Both write the row of (organization,
+ * deal, day), never a second one: a change rewrites it, the nightly run leaves an existing one.
  */
 import { sql, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../../db/client';
@@ -11,8 +11,12 @@ import type { Bindings } from '../../env';
 import { readConfig } from '../../env';
 import { adjustedProbability, appliedFactors, baseProbability, dayOf, forecastInputs } from './factors';
 
-/** Writes today's (per `now`) snapshot of the deals `where` selects (over `deals d`); returns how many. */
-export async function recordForecasts(db: Queryable, now: Date, where: SQL): Promise<number> {
+/**
+ * Writes today's (per `now`) snapshot of the deals `where` selects (over `deals d`); returns how
+ * many. `replace`: a deal's change rewrites the day's row; the nightly run keeps a row the day
+ * already has (a change that day is as new or newer).
+ */
+export async function recordForecasts(db: Queryable, now: Date, where: SQL, replace = true): Promise<number> {
   const result = await db.execute(sql`
     insert into deal_forecasts (organization_id, deal_id, pipeline_id, snapshot_date, taken_at, stage_id, outcome,
       value, expected_close_date, base_probability, probability, weighted_value, factors, days_in_stage)
@@ -24,11 +28,15 @@ export async function recordForecasts(db: Queryable, now: Date, where: SQL): Pro
     ${forecastInputs(now)}
     cross join lateral (select ${adjustedProbability} as probability) p
     where ${where}
-    on conflict (organization_id, deal_id, snapshot_date) do update set
+    on conflict (organization_id, deal_id, snapshot_date) ${
+      replace
+        ? sql`do update set
       taken_at = excluded.taken_at, pipeline_id = excluded.pipeline_id, stage_id = excluded.stage_id,
       outcome = excluded.outcome, value = excluded.value, expected_close_date = excluded.expected_close_date,
       base_probability = excluded.base_probability, probability = excluded.probability,
-      weighted_value = excluded.weighted_value, factors = excluded.factors, days_in_stage = excluded.days_in_stage`);
+      weighted_value = excluded.weighted_value, factors = excluded.factors, days_in_stage = excluded.days_in_stage`
+        : sql`do nothing`
+    }`);
   return result.rowCount ?? 0;
 }
 
@@ -51,7 +59,12 @@ export function recordDealForecasts(db: Queryable, orgId: number, now: Date, dea
  * cron does the work on its first run of the day only (and again only if that run failed).
  * Returns the snapshots written, or null when the day had already run.
  */
-export async function snapshotAllOpenDeals(db: Queryable, now: Date): Promise<number | null> {
+export async function snapshotAllOpenDeals(
+  db: Queryable,
+  now: Date,
+  /** Tests: only this organization's deals, so a run does not touch other test files' organizations. */
+  onlyOrganization?: number,
+): Promise<number | null> {
   return db.transaction(async (tx) => {
     const claimed = await tx
       .insert(forecastSnapshotRuns)
@@ -59,7 +72,8 @@ export async function snapshotAllOpenDeals(db: Queryable, now: Date): Promise<nu
       .onConflictDoNothing()
       .returning({ day: forecastSnapshotRuns.day });
     if (claimed.length === 0) return null;
-    const written = await recordForecasts(tx, now, sql`d.outcome = 'open'`);
+    const scope = onlyOrganization === undefined ? sql`` : sql` and d.organization_id = ${onlyOrganization}`;
+    const written = await recordForecasts(tx, now, sql`d.outcome = 'open'${scope}`, false);
     await tx.execute(sql`update ${forecastSnapshotRuns} set snapshots = ${written} where day = ${dayOf(now)}::date`);
     return written;
   });
