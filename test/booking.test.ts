@@ -409,7 +409,18 @@ describe('POST /api/v1/booking/{slug}/confirm', () => {
   });
 });
 
-describe('edge cache of the booking reads', () => {
+describe('round trips and the edge cache', () => {
+  it('confirms in at most 9 statements, in one transaction', async () => {
+    const owner = await rep('Confirm budget');
+    const { response, statements } = await statementsOf(() =>
+      confirm(owner.slug, { start: `${MONDAY}T13:00:00Z`, end: `${MONDAY}T13:30:00Z`, ...visitor() }),
+    );
+    expect(response.status, response.text).toBe(201);
+    // scope + rep, BEGIN, version bump (the lock), meetings, lead read, lead write, meeting, lead activity, COMMIT.
+    expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(9);
+    expect(statements.filter((text) => /^\s*(begin|commit)/i.test(text))).toHaveLength(2);
+  });
+
   it('answers a repeated profile read from the cache with no statement', async () => {
     const owner = await rep('Cache profile');
     const cold = await statementsOf(() => call('GET', `/api/v1/booking/${owner.slug}`));
