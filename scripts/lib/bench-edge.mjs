@@ -212,6 +212,8 @@ export async function measureEdge(stack, { leads, connections, seconds, workerdD
       ),
     },
   };
+  // The process running both Workers (its peak is the sampler's: both isolates and the runtime).
+  output.workerd_memory_mb = stack.workerdMemory();
   if (workerdDirect) {
     deadline('measuring the edge Worker in workerd directly');
     output.workerd_direct = await measureWorkerdDirect({

@@ -17,6 +17,19 @@ import { writeLocalWorkerConfigs } from './worker-configs.mjs';
 
 const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 
+/**
+ * The environment wrangler runs in: node_modules/.bin first, as `npm run` does, so wrangler runs
+ * on the project's node (22), also when this script was started with `node scripts/bench.mjs`
+ * and an older node on PATH.
+ */
+export function wranglerEnv() {
+  return {
+    ...process.env,
+    PATH: `${join(projectRoot, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`,
+    WRANGLER_SEND_METRICS: 'false',
+  };
+}
+
 export const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 
 function freePort() {
@@ -53,6 +66,22 @@ function descendants(root) {
   };
   walk(root);
   return found;
+}
+
+/**
+ * Whether `pid` is the workerd that runs the Workers. `wrangler dev` starts two: its own proxy
+ * (on the port callers reach, started first) and the runtime of the Workers themselves, the one
+ * started with an inspector address.
+ */
+function isWorkersRuntime(pid) {
+  try {
+    if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'workerd') return false;
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+      .split('\0')
+      .some((arg) => arg.startsWith('--inspector-addr'));
+  } catch {
+    return false; // the process ended meanwhile
+  }
 }
 
 export function memoryOf(pid) {
@@ -140,13 +169,7 @@ export async function startBenchStack({ databaseUrl, throwawayPostgres, log, dea
       {
         cwd: projectRoot,
         stdio: ['ignore', 'ignore', 'inherit'],
-        // node_modules/.bin first, as `npm run` does: wrangler runs on the project's node (22), also
-        // when this script was started with `node scripts/bench.mjs` and an older node on PATH.
-        env: {
-          ...process.env,
-          PATH: `${join(projectRoot, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`,
-          WRANGLER_SEND_METRICS: 'false',
-        },
+        env: wranglerEnv(),
       },
     );
     stops.push(async () => {
@@ -158,8 +181,7 @@ export async function startBenchStack({ databaseUrl, throwawayPostgres, log, dea
     let workerd = null;
     let peakRss = 0;
     const sampler = setInterval(() => {
-      workerd ??=
-        descendants(wrangler.pid).find((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'workerd') ?? null;
+      workerd ??= descendants(wrangler.pid).find(isWorkersRuntime) ?? null;
       const memory = workerd && memoryOf(workerd);
       if (memory) peakRss = Math.max(peakRss, memory.rss);
     }, 100);
@@ -202,7 +224,9 @@ export async function startBenchStack({ databaseUrl, throwawayPostgres, log, dea
       if (health?.ok) break;
       await sleep(500);
     }
-    log(`worker up (workerd pid ${workerd ?? 'unknown'})`);
+    // Both Workers run in that one process, so its memory figures are the API Worker's plus the
+    // edge Worker's isolate (and the runtime's own).
+    log(`workers up (workerd pid ${workerd ?? 'unknown'})`);
     return {
       engine,
       /** The edge Worker's address (what a caller reaches), for the load tool. */

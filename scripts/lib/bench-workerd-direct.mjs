@@ -2,9 +2,12 @@
 // proxy in front (which caps a trivial route near 800 requests/s on a 2-core machine and could
 // hide the app's own cost). The edge Worker is built as `wrangler deploy` would upload it
 // (`--dry-run --outdir`), and run by miniflare's Node API (wrangler's own miniflare) with its
-// bindings: the signing secret, the events queue (no consumer: only the send is measured), and
-// the service binding API pointed at a stub Worker that answers the 404 envelope, since only the
-// pixel, the redirect and the unknown-path baseline are measured here.
+// bindings: the signing secret, the events queue (its consumer here a sink that acknowledges each
+// batch, so the queue never backs up; the API Worker's consumer records them), and the service
+// binding API pointed at a stub Worker that answers the 404 envelope, since only the pixel, the
+// redirect and the unknown-path baseline are measured here. The pixel is also measured with a
+// token that fails verification (same GIF, no queue send), which splits the pixel's cost between
+// the signature check and the send.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -14,10 +17,13 @@ import { fileURLToPath } from 'node:url';
 import { NOT_FOUND_PATH } from './bench-edge-fixtures.mjs';
 import { loadRoute } from './bench-load.mjs';
 import { round } from './bench-measure.mjs';
-import { BENCH_JWT_SECRET } from './bench-stack.mjs';
+import { BENCH_JWT_SECRET, wranglerEnv } from './bench-stack.mjs';
 
 const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
 const BUILD_TIMEOUT_MS = 120_000;
+
+/** Acknowledges every batch of the events queue. */
+const EVENTS_SINK = `export default { queue(batch) { batch.ackAll(); } };`;
 
 const API_STUB = `export default {
   fetch() {
@@ -37,7 +43,7 @@ function buildEdgeWorker(outdir) {
       {
         cwd: projectRoot,
         stdio: ['ignore', 'ignore', 'pipe'],
-        env: { ...process.env, WRANGLER_SEND_METRICS: 'false' },
+        env: wranglerEnv(),
       },
     );
     let stderr = '';
@@ -103,30 +109,46 @@ export async function measureWorkerdDirect({ openPath, clickPath, connections, s
             manifest: { mainModule: 'stub.js', modules: { 'stub.js': { type: 'esm', contents: API_STUB } } },
           },
         },
+        {
+          config: {
+            name: 'events-sink',
+            compatibilityDate: compatibility().compatibilityDate,
+            triggers: [{ type: 'queue', name: 'lead-management-events', maxBatchSize: 100, maxBatchTimeout: 1 }],
+            manifest: { mainModule: 'sink.js', modules: { 'sink.js': { type: 'esm', contents: EVENTS_SINK } } },
+          },
+        },
       ],
     });
     const url = await miniflare.ready;
     const base = url.origin;
+    // A token whose signature fails: the signature's first character (six significant bits) changed.
+    const badToken = openPath.replace(/\.(.)/, (_, first) => `.${first === 'A' ? 'B' : 'A'}`);
     const routes = {
-      not_found_baseline: { path: NOT_FOUND_PATH, expect: [404] },
-      pixel: { path: openPath, expect: [200] },
-      redirect: { path: clickPath, expect: [302] },
+      not_found_baseline: {
+        route: `GET ${NOT_FOUND_PATH} (forwarded to the API stub)`,
+        path: NOT_FOUND_PATH,
+        expect: [404],
+      },
+      pixel: { route: 'GET /api/v1/track/open/:token', path: openPath, expect: [200] },
+      pixel_bad_signature: {
+        route: 'GET /api/v1/track/open/:token with a bad signature (verify only, nothing queued)',
+        path: badToken,
+        expect: [200],
+      },
+      redirect: { route: 'GET /api/v1/track/click/:token', path: clickPath, expect: [302] },
     };
     const measured = {};
-    for (const [key, { path, expect }] of Object.entries(routes)) {
+    for (const [key, { route, path, expect }] of Object.entries(routes)) {
       const result = await loadRoute(base, { method: 'GET', path }, { expect, connections, seconds });
-      measured[key] = {
-        route: key === 'not_found_baseline' ? `GET ${NOT_FOUND_PATH} (API stub)` : path.replace(/[^/]+$/, ':token'),
-        ...result,
-      };
+      measured[key] = { route, ...result };
       log(
-        `workerd direct, ${measured[key].route}: ${result.requests_per_second} requests/s, p50 ${result.p50_ms} ms, p99 ${result.p99_ms} ms`,
+        `workerd direct, ${route}: ${result.requests_per_second} requests/s, p50 ${result.p50_ms} ms, p99 ${result.p99_ms} ms`,
       );
     }
     const ratio = (a, b) => (a > 0 && b > 0 ? round(a / b, 2) : null);
     const atMost = (value, limit) => ({ value, target: `<= ${limit}`, holds: value == null ? null : value <= limit });
     return {
-      how: 'edge Worker bundle (wrangler deploy --dry-run) in workerd through miniflare, no wrangler dev proxy; the API service binding is a stub answering 404',
+      how: 'edge Worker bundle (wrangler deploy --dry-run) in workerd through miniflare, no wrangler dev proxy; the API service binding is a stub answering 404; the events queue is acknowledged by a sink',
       measured,
       worker_log_lines: logLines,
       ratios: {
