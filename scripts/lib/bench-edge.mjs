@@ -212,7 +212,8 @@ export async function measureEdge(stack, { leads, connections, seconds, workerdD
       ),
     },
   };
-  // The process running both Workers (its peak is the sampler's: both isolates and the runtime).
+  // The workerd running both Workers, now (rss) and at its peak (hwm): both isolates, the runtime
+  // and miniflare's own services, so an upper bound for the API Worker's isolate.
   output.workerd_memory_mb = stack.workerdMemory();
   if (workerdDirect) {
     deadline('measuring the edge Worker in workerd directly');
