@@ -1,6 +1,10 @@
 // `npm run bench [-- options]`: measures the API end to end on a stack it starts itself
 // (a database, the relay, a delay proxy, `wrangler dev` with the queue consumer and simulated
-// R2). Sections, all by default, or some with --only rtt,lists,import:
+// R2; the edge Worker in front of the API Worker, as `npm start` runs them). Sections, all by
+// default, or some with --only edge,rtt,lists,import:
+//   edge    each public or hot route under load (autocannon, --connections for --load-seconds)
+//           against a no-database 404 baseline and health, through the edge Worker; also the
+//           edge Worker in workerd directly (miniflare), unless --skip-workerd-direct
 //   rtt     sequential database round trips per request, from the latency with and without a
 //           delay of --db-rtt ms (default 40) between the relay and the database
 //   lists   list throughput at --leads leads (default 100 000) against health, a small
@@ -10,12 +14,13 @@
 // (a throwaway server from Debian's binaries, stopped at the end). Progress goes to stderr,
 // one JSON result to stdout. Bounded: every wait has a deadline, everything started is stopped.
 import { parseArgs } from 'node:util';
+import { measureEdge } from './lib/bench-edge.mjs';
 import { measureImportExport } from './lib/bench-import-export.mjs';
 import { measureListScaling } from './lib/bench-list-scaling.mjs';
 import { measureRoundTrips } from './lib/bench-round-trips.mjs';
 import { startBenchStack } from './lib/bench-stack.mjs';
 
-const SECTIONS = ['rtt', 'lists', 'import'];
+const SECTIONS = ['edge', 'rtt', 'lists', 'import'];
 
 const { values: options } = parseArgs({
   options: {
@@ -27,6 +32,9 @@ const { values: options } = parseArgs({
     seconds: { type: 'string', default: '5' },
     'cursor-walk-seconds': { type: 'string', default: '240' },
     rows: { type: 'string', default: '100000' },
+    connections: { type: 'string', default: '10' },
+    'load-seconds': { type: 'string', default: '5' },
+    'skip-workerd-direct': { type: 'boolean', default: false },
     'database-url': { type: 'string' },
     postgres: { type: 'boolean', default: false },
     'deadline-minutes': { type: 'string', default: '30' },
@@ -63,6 +71,8 @@ const settings = {
   seconds: positive('seconds', { integer: false }),
   cursorWalkSeconds: positive('cursor-walk-seconds', { integer: false }),
   rows: positive('rows'),
+  connections: positive('connections'),
+  loadSeconds: positive('load-seconds', { integer: false }),
   deadlineMs: positive('deadline-minutes', { integer: false }) * 60 * 1000,
 };
 const started = Date.now();
@@ -108,12 +118,27 @@ async function main() {
   const output = { database: stack.engine, sections: only };
   try {
     // Import first: its workerd memory figures start from a fresh process, as they did before
-    // the other sections existed (the lists' concurrent clients grow the process's RSS).
+    // the other sections existed (the lists' concurrent clients grow the process's RSS). Edge
+    // next: its check that the 404 baseline sends nothing to the database needs the database
+    // quiet, before the rtt section's pixel hits keep the events queue's consumer busy.
     if (only.includes('import')) {
       log(`section import (${settings.rows} rows)`);
       const { lost_rows: lost, result } = await measureImportExport(stack, { rows: settings.rows, log, deadline });
       output.import = result;
       if (lost) process.exitCode = 1;
+    }
+    if (only.includes('edge')) {
+      log(
+        `section edge (${settings.connections} connections, ${settings.loadSeconds} s a route, ${settings.leads} leads)`,
+      );
+      output.edge = await measureEdge(stack, {
+        leads: settings.leads,
+        connections: settings.connections,
+        seconds: settings.loadSeconds,
+        workerdDirect: !options['skip-workerd-direct'],
+        log,
+        deadline,
+      });
     }
     if (only.includes('rtt')) {
       log(`section rtt (${settings.rttMs} ms, ${settings.requests} requests per median)`);

@@ -3,39 +3,12 @@
 // Worker's own path would take minutes); then requests/s with concurrent clients over a fixed
 // duration for health, list page 1, a narrow search, page 1 of the small organization, and the
 // page reached by following next_cursor 999 times. Targets from issue 6.
-import pg from 'pg';
 import { expectOk, median, round, throughput, timeOne } from './bench-measure.mjs';
+import { SEARCH_TERM, seedLeads } from './bench-seed-leads.mjs';
 
-const SEARCH_TERM = 'Quixotic Zephyr';
 const PAGE_SIZE = 100;
 /** Page 1000 at 100 leads a page; a smaller --leads (for a quick try) goes as deep as it can. */
 const CURSOR_PAGE = 1000;
-
-/** Inserts leads into `orgId` after its one lead `seedId` (whose lookups they copy), as the app does: role lm_app, RLS on. */
-async function loadLeads(client, { orgId, seedId, count }) {
-  await client.query('begin');
-  try {
-    await client.query(`select set_config('app.organization_id', $1, true), set_config('role', 'lm_app', true)`, [
-      String(orgId),
-    ]);
-    await client.query(
-      `insert into leads (organization_id, first_name, last_name, email, company, job_title, city, status, priority, lead_source, created_by, created_at, updated_at)
-       select s.organization_id, 'First' || g, 'Last' || g, 'lead' || g || '-' || s.organization_id || '@scale.example', 'Company ' || (g % 500),
-         -- a few leads (one in 25 000) carry the search term, so the search returns a handful
-         case when g % 25000 = 12345 then $3 else 'Buyer' end,
-         case when g % 2 = 0 then 'Even City' else 'Odd City' end, s.status, s.priority, s.lead_source, s.created_by,
-         -- distinct creation times, as real data has, so the default order is not a tie on created_at
-         s.created_at - g * interval '1 second', s.created_at - g * interval '1 second'
-       from leads s, generate_series(1, $2::int) as g
-       where s.id = $1`,
-      [seedId, count, SEARCH_TERM],
-    );
-    await client.query('commit');
-  } catch (error) {
-    await client.query('rollback');
-    throw error;
-  }
-}
 
 export async function measureListScaling(stack, { leads, clients, seconds, cursorWalkSeconds, log, deadline }) {
   const { api } = stack;
@@ -43,32 +16,14 @@ export async function measureListScaling(stack, { leads, clients, seconds, curso
   const cursorDepth = Math.max(2, Math.min(CURSOR_PAGE, Math.floor(leads / PAGE_SIZE)));
   const big = await stack.signup(`Bench lists ${leads} ${Date.now()}`);
   const small = await stack.signup(`Bench lists ${smallCount} ${Date.now()}`);
-  const seed = async (org) =>
-    JSON.parse(
-      await expectOk('seeding a lead', () =>
-        api('POST', '/api/lead/add', {
-          token: org.token,
-          json: { first_name: 'Seed', last_name: 'Lead', email: `seed-${org.orgId}@example.com` },
-        }),
-      ),
-    ).data.id;
-
-  const client = new pg.Client({ connectionString: stack.databaseUrl });
-  await client.connect();
-  try {
-    for (const [org, count] of [
-      [big, leads],
-      [small, smallCount],
-    ]) {
-      const started = Date.now();
-      await loadLeads(client, { orgId: org.orgId, seedId: await seed(org), count: count - 1 });
-      log(`loaded ${count} leads into organization ${org.orgId} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    }
-    // Fresh statistics, as autovacuum would have after a bulk load.
-    await client.query('analyze leads');
-  } finally {
-    await client.end();
-  }
+  await seedLeads(
+    stack,
+    [
+      { org: big, count: leads },
+      { org: small, count: smallCount },
+    ],
+    { log },
+  );
 
   const list = (org, query) => () => api('GET', `/api/lead/list?${query}`, { token: org.token });
   const sample = async (what, request) => {

@@ -10,18 +10,22 @@ export function median(values) {
 export const round = (value, digits = 1) =>
   value == null || !Number.isFinite(value) ? null : Number(value.toFixed(digits));
 
-/** Sends `request()` and reads the body; throws on a non-2xx answer, naming `what`. */
-export async function expectOk(what, request) {
+/**
+ * Sends `request()` and reads the body; throws on an answer that is not 2xx (or not one of
+ * `statuses`, e.g. [302] for a redirect), naming `what`.
+ */
+export async function expectOk(what, request, statuses = null) {
   const response = await request();
   const text = await response.text();
-  if (!response.ok) throw new Error(`${what}: ${response.status} ${text.slice(0, 300)}`);
+  const expected = statuses ? statuses.includes(response.status) : response.ok;
+  if (!expected) throw new Error(`${what}: ${response.status} ${text.slice(0, 300)}`);
   return text;
 }
 
 /** Wall time of one call, its body read. */
-export async function timeOne(what, request) {
+export async function timeOne(what, request, statuses = null) {
   const started = performance.now();
-  await expectOk(what, request);
+  await expectOk(what, request, statuses);
   return performance.now() - started;
 }
 

@@ -1,14 +1,118 @@
 // `--only rtt`: sequential database round trips per request. Each route's median latency is
 // measured with the delay proxy forwarding at once and with it holding every chunk for rtt/2 ms
 // each way; the difference divided by the rtt is the number of round trips the request waits
-// for in turn (statements pipelined in one round trip count once). Budgets from issue 6.
+// for in turn (statements pipelined in one round trip count once). Budgets from issue 6 (health,
+// view, list, add) and issue 9 (the routes the edge Worker answers or that strangers call: the
+// 404 baseline, pixel, redirect, ingestion, availability cold and cached; confirm has no budget).
+// A route of another branch that answers 404 here is reported `unavailable`.
+import { NOT_FOUND_PATH, prepareEdgeFixtures, probe, slotsOf } from './bench-edge-fixtures.mjs';
 import { expectOk, median, round, timeOne } from './bench-measure.mjs';
 
-export const ROUND_TRIP_BUDGETS = { health: 2, view: 3, list: 3, add: 5 };
+export const ROUND_TRIP_BUDGETS = {
+  health: 2,
+  view: 3,
+  list: 3,
+  add: 5,
+  not_found: 0,
+  pixel: 0,
+  redirect: 0,
+  ingest: 3,
+  availability_cold: 2,
+  availability_cached: 0,
+  confirm: null,
+};
+
+const NO_BOOKING_SLUG = 'GET /api/user/my has no booking_slug: the booking settings are not on this branch';
+
+/**
+ * The routes of issue 9, each with its request (a new email, query string or slot each time
+ * where the route needs one), or `unavailable` with the reason when this branch lacks it.
+ */
+async function edgeRoutes(stack, org, { requests, warmup }) {
+  const { api } = stack;
+  const fixtures = await prepareEdgeFixtures(stack, org);
+  let ingested = 0;
+  let coldReads = 0;
+  const ingest = () =>
+    api('POST', '/api/v1/lead', {
+      headers: { 'content-type': 'application/json', 'x-api-key': fixtures.apiKey },
+      body: fixtures.ingestBody(++ingested),
+    });
+  const routes = [
+    {
+      key: 'not_found',
+      route: `GET ${NOT_FOUND_PATH} (404, no database)`,
+      statuses: [404],
+      request: () => api('GET', NOT_FOUND_PATH),
+    },
+    { key: 'pixel', route: 'GET /api/v1/track/open/:token', request: () => api('GET', fixtures.openPath) },
+    {
+      key: 'redirect',
+      route: 'GET /api/v1/track/click/:token',
+      statuses: [302],
+      request: () => api('GET', fixtures.clickPath, { redirect: 'manual' }),
+    },
+  ];
+  const found = async (key, route, path, request, statuses) => {
+    const result = await probe(route, path, request, statuses, NO_BOOKING_SLUG);
+    if (!result.available) routes.push({ key, route, unavailable: result.reason });
+    return result;
+  };
+  if ((await found('ingest', 'POST /api/v1/lead', '/api/v1/lead', ingest, [201])).available)
+    routes.push({
+      key: 'ingest',
+      route: 'POST /api/v1/lead (a new email each time)',
+      statuses: [201],
+      request: ingest,
+    });
+  const cold = () => api('GET', fixtures.coldAvailabilityPath(++coldReads));
+  const coldRoute = 'GET /api/v1/booking/:slug/availability (cold: a new query each time)';
+  if ((await found('availability_cold', coldRoute, fixtures.coldAvailabilityPath(0), cold, [200])).available)
+    routes.push({ key: 'availability_cold', route: coldRoute, request: cold });
+  const cached = () => api('GET', fixtures.cachedAvailabilityPath);
+  const cachedRoute = 'GET /api/v1/booking/:slug/availability (cached: one URL repeated)';
+  if ((await found('availability_cached', cachedRoute, fixtures.cachedAvailabilityPath, cached, [200])).available)
+    routes.push({ key: 'availability_cached', route: cachedRoute, request: cached });
+  // Confirmations last: each one takes a slot and changes the rep's availability. Each takes a
+  // free slot of the coming 30 days, from one availability answer read before the timing.
+  const confirmRoute = 'POST /api/v1/booking/:slug/confirm';
+  const listing = await found('confirm', confirmRoute, fixtures.slotsPath, () => api('GET', fixtures.slotsPath), [200]);
+  if (listing.available) {
+    const slots = slotsOf(listing.body);
+    const needed = 2 * (warmup + requests) + 1;
+    if (slots.length < needed) {
+      routes.push({
+        key: 'confirm',
+        route: confirmRoute,
+        unavailable: `only ${slots.length} free slots in 30 days, ${needed} needed`,
+      });
+    } else {
+      let booked = 0;
+      const confirm = () => {
+        const slot = slots[booked++];
+        // A fresh address each time: confirmations are rate limited per IP.
+        return api('POST', fixtures.confirmPath, {
+          ip: `127.3.${Math.floor(booked / 250)}.${(booked % 250) + 1}`,
+          json: {
+            start: slot.start,
+            end: slot.end,
+            name: `Bench Visitor ${booked}`,
+            email: `visitor-${booked}-${org.orgId}@bench.example`,
+          },
+        });
+      };
+      const probeConfirm = await probe(confirmRoute, fixtures.confirmPath, confirm, [201]);
+      if (probeConfirm.available)
+        routes.push({ key: 'confirm', route: confirmRoute, statuses: [201], request: confirm });
+      else routes.push({ key: 'confirm', route: confirmRoute, unavailable: probeConfirm.reason });
+    }
+  }
+  return routes;
+}
 
 export async function measureRoundTrips(stack, { rttMs, requests, warmup, log, deadline }) {
   const { api, proxy } = stack;
-  const { token } = await stack.signup(`Bench round trips ${Date.now()}`);
+  const { token, orgId } = await stack.signup(`Bench round trips ${Date.now()}`);
   let added = 0;
   const addLead = () =>
     api('POST', '/api/lead/add', {
@@ -29,24 +133,30 @@ export async function measureRoundTrips(stack, { rttMs, requests, warmup, log, d
     { key: 'view', route: 'GET /api/lead/view/:id', request: () => api('GET', `/api/lead/view/${viewId}`, { token }) },
     { key: 'list', route: 'GET /api/lead/list', request: () => api('GET', '/api/lead/list', { token }) },
     { key: 'add', route: 'POST /api/lead/add (with company)', request: addLead },
+    ...(await edgeRoutes(stack, { token, orgId }, { requests, warmup })),
   ];
   const results = {};
-  for (const { key, route, request } of routes) {
+  for (const { key, route, request, statuses = null, unavailable } of routes) {
     deadline(`measuring round trips of ${route}`);
+    if (unavailable) {
+      results[key] = { route, unavailable: true, reason: unavailable, budget: ROUND_TRIP_BUDGETS[key] };
+      log(`${route}: unavailable (${unavailable})`);
+      continue;
+    }
     // Untimed warm-up in both modes, then the two alternate request by request, so a change
     // in the machine's load during the run weighs on both medians alike.
     for (const ms of [0, rttMs]) {
       proxy.setRtt(ms);
-      for (let i = 0; i < warmup; i++) await timeOne(route, request);
+      for (let i = 0; i < warmup; i++) await timeOne(route, request, statuses);
     }
     proxy.resetApplied();
     const directTimes = [];
     const delayedTimes = [];
     for (let i = 0; i < requests; i++) {
       proxy.setRtt(0);
-      directTimes.push(await timeOne(route, request));
+      directTimes.push(await timeOne(route, request, statuses));
       proxy.setRtt(rttMs);
-      delayedTimes.push(await timeOne(route, request));
+      delayedTimes.push(await timeOne(route, request, statuses));
     }
     proxy.setRtt(0);
     const direct = median(directTimes);
@@ -67,10 +177,10 @@ export async function measureRoundTrips(stack, { rttMs, requests, warmup, log, d
       // the tenth left over is the proxy's and the event loop's scheduling, the same on every route.
       whole_round_trips: Math.round(implied),
       budget,
-      within_budget: Math.round(implied) <= budget,
+      within_budget: budget == null ? null : Math.round(implied) <= budget,
     };
     log(
-      `${route}: ${round(direct, 1)} ms direct, ${round(delayed, 1)} ms at ${rttMs} ms rtt: ${implied} round trips at the applied ${round(applied, 1)} ms (budget ${budget})`,
+      `${route}: ${round(direct, 1)} ms direct, ${round(delayed, 1)} ms at ${rttMs} ms rtt: ${implied} round trips at the applied ${round(applied, 1)} ms (budget ${budget ?? 'none'})`,
     );
   }
   return {

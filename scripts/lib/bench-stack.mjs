@@ -1,19 +1,34 @@
 // The stack one bench run measures: a database (in-memory PGlite, a server named by URL, or a
 // throwaway Debian PostgreSQL), the migrations, the WebSocket relay, the delay proxy between
-// the relay and the database, and `wrangler dev` with the queue consumer and simulated R2.
+// the relay and the database, and `wrangler dev` running both Workers as `npm start` does (the
+// edge Worker on the port, the API Worker with the queue consumers and simulated R2 behind it).
 // Everything started here is stopped by stop(), whatever failed in between.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeDocsAssets } from '../docs-assets.mjs';
 import { startDelayProxy } from './delay-proxy.mjs';
 import { startLocalDatabase } from './local-database.mjs';
 import { startThrowawayPostgres } from './throwaway-postgres.mjs';
+import { writeLocalWorkerConfigs } from './worker-configs.mjs';
 
 const projectRoot = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * The environment wrangler runs in: node_modules/.bin first, as `npm run` does, so wrangler runs
+ * on the project's node (22), also when this script was started with `node scripts/bench.mjs`
+ * and an older node on PATH.
+ */
+export function wranglerEnv() {
+  return {
+    ...process.env,
+    PATH: `${join(projectRoot, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`,
+    WRANGLER_SEND_METRICS: 'false',
+  };
+}
 
 export const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
 
@@ -53,6 +68,22 @@ function descendants(root) {
   return found;
 }
 
+/**
+ * Whether `pid` is the workerd that runs the Workers. `wrangler dev` starts two: its own proxy
+ * (on the port callers reach, started first) and the runtime of the Workers themselves, the one
+ * started with an inspector address.
+ */
+function isWorkersRuntime(pid) {
+  try {
+    if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'workerd') return false;
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+      .split('\0')
+      .some((arg) => arg.startsWith('--inspector-addr'));
+  } catch {
+    return false; // the process ended meanwhile
+  }
+}
+
 export function memoryOf(pid) {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -64,21 +95,16 @@ export function memoryOf(pid) {
 }
 
 /**
- * wrangler.toml with the project's main as an absolute path and the rate limits lifted: the
- * bench sends thousands of requests a minute from one organization, and 429s would be counted
- * as fast answers. The limiter call itself still runs on every request.
+ * Both Workers' configurations as `npm start` writes them (scripts/lib/worker-configs.mjs), with
+ * the rate limits lifted: the bench sends thousands of requests a minute from one organization,
+ * and 429s would be counted as fast answers. The limiter call itself still runs on every request.
+ * The limits go in the `.dev.vars` beside the configurations, whose entries wrangler puts over the
+ * `[vars]` of wrangler.toml (a `--var` would reach only the first Worker, the edge).
  */
-function benchWranglerConfig(directory) {
-  const original = readFileSync(join(projectRoot, 'wrangler.toml'), 'utf8');
-  const config = original
-    .replace(/^main\s*=\s*"([^"]+)"/m, (_, main) => `main = ${JSON.stringify(resolve(projectRoot, main))}`)
-    .replace(/^directory\s*=\s*"([^"]+)"/m, (_, dir) => `directory = ${JSON.stringify(resolve(projectRoot, dir))}`)
-    .replace(/^(API|AUTH)_RATE_LIMIT\s*=\s*"\d+"/gm, '$1_RATE_LIMIT = "100000000"');
-  writeDocsAssets();
-  const path = join(directory, 'wrangler.toml');
-  writeFileSync(path, config);
-  return path;
-}
+/** The Workers' signing secret (also the tracking tokens'; the direct workerd run needs it too). */
+export const BENCH_JWT_SECRET = 'bench-secret-that-is-long-enough-for-hs256-signing';
+
+const LIFTED_RATE_LIMITS = { API_RATE_LIMIT: '100000000', AUTH_RATE_LIMIT: '100000000' };
 
 /** The same URL with host and port replaced (credentials, database and options kept). */
 function retarget(url, host, port) {
@@ -110,41 +136,40 @@ export async function startBenchStack({ databaseUrl, throwawayPostgres, log, dea
     const proxy = await startDelayProxy({ targetHost: target.hostname, targetPort: Number(target.port || 5432) });
     stops.push(proxy.stop);
 
-    log('starting wrangler dev');
+    log('starting wrangler dev (the edge Worker in front of the API Worker)');
     const port = await freePort();
     const persist = mkdtempSync(join(tmpdir(), 'lm-bench-'));
     stops.push(async () => rmSync(persist, { recursive: true, force: true }));
+    writeDocsAssets();
+    const configs = writeLocalWorkerConfigs(join(persist, 'workers'), {
+      // The API Worker reaches the database through the relay and then the delay proxy.
+      DATABASE_URL: retarget(database.url, proxy.host, proxy.port),
+      DB_WS_PROXY: database.relayAddress,
+      JWT_SECRET: BENCH_JWT_SECRET,
+      ...LIFTED_RATE_LIMITS,
+    });
     const wrangler = spawn(
       join(projectRoot, 'node_modules', '.bin', 'wrangler'),
       [
         'dev',
-        '--config',
-        benchWranglerConfig(persist),
+        // As `npm start` runs them: the edge Worker first (it serves the port), the API Worker
+        // behind its service binding; every request of every section goes through the edge.
+        '-c',
+        configs.edge,
+        '-c',
+        configs.api,
         '--ip',
         '127.0.0.1',
         '--port',
         String(port),
         '--persist-to',
-        persist,
+        join(persist, 'state'),
         '--show-interactive-dev-session=false',
-        // The Worker reaches the database through the relay and then the delay proxy.
-        '--var',
-        `DATABASE_URL:${retarget(database.url, proxy.host, proxy.port)}`,
-        '--var',
-        `DB_WS_PROXY:${database.relayAddress}`,
-        '--var',
-        'JWT_SECRET:bench-secret-that-is-long-enough-for-hs256-signing',
       ],
       {
         cwd: projectRoot,
         stdio: ['ignore', 'ignore', 'inherit'],
-        // node_modules/.bin first, as `npm run` does: wrangler runs on the project's node (22), also
-        // when this script was started with `node scripts/bench.mjs` and an older node on PATH.
-        env: {
-          ...process.env,
-          PATH: `${join(projectRoot, 'node_modules', '.bin')}:${process.env.PATH ?? ''}`,
-          WRANGLER_SEND_METRICS: 'false',
-        },
+        env: wranglerEnv(),
       },
     );
     stops.push(async () => {
@@ -156,8 +181,7 @@ export async function startBenchStack({ databaseUrl, throwawayPostgres, log, dea
     let workerd = null;
     let peakRss = 0;
     const sampler = setInterval(() => {
-      workerd ??=
-        descendants(wrangler.pid).find((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'workerd') ?? null;
+      workerd ??= descendants(wrangler.pid).find(isWorkersRuntime) ?? null;
       const memory = workerd && memoryOf(workerd);
       if (memory) peakRss = Math.max(peakRss, memory.rss);
     }, 100);
@@ -165,12 +189,15 @@ export async function startBenchStack({ databaseUrl, throwawayPostgres, log, dea
 
     const base = `http://127.0.0.1:${port}`;
     let ipCounter = 0;
-    /** One request; `ip` defaults to a fixed address (signups pass a fresh one each: the auth limit is per IP). */
-    const api = (method, path, { token, json, body, ip = '127.0.0.9' } = {}) => {
-      const headers = { 'cf-connecting-ip': ip };
+    /**
+     * One request; `ip` defaults to a fixed address (signups pass a fresh one each: the auth limit
+     * is per IP). `headers` adds to them (an `x-api-key`); `redirect: 'manual'` keeps a 302 as the answer.
+     */
+    const api = (method, path, { token, json, body, ip = '127.0.0.9', headers: extra, redirect } = {}) => {
+      const headers = { 'cf-connecting-ip': ip, ...extra };
       if (token) headers.authorization = `Bearer ${token}`;
       if (json) headers['content-type'] = 'application/json';
-      return fetch(`${base}${path}`, { method, headers, body: json ? JSON.stringify(json) : body });
+      return fetch(`${base}${path}`, { method, headers, body: json ? JSON.stringify(json) : body, redirect });
     };
     const signup = async (name) => {
       ipCounter++;
@@ -197,9 +224,13 @@ export async function startBenchStack({ databaseUrl, throwawayPostgres, log, dea
       if (health?.ok) break;
       await sleep(500);
     }
-    log(`worker up (workerd pid ${workerd ?? 'unknown'})`);
+    // Both Workers run in that one process, so its memory figures are the API Worker's plus the
+    // edge Worker's isolate (and the runtime's own).
+    log(`workers up (workerd pid ${workerd ?? 'unknown'})`);
     return {
       engine,
+      /** The edge Worker's address (what a caller reaches), for the load tool. */
+      base,
       /** Direct to the database (not through the proxy), for loading data with `pg`. */
       databaseUrl: database.url,
       proxy,
