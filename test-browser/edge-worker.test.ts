@@ -88,4 +88,34 @@ describe('edge Worker in front of the API Worker', () => {
       )
       .toEqual(['email_opened', 'link_clicked']);
   });
+
+  it('serves a repeated booking read from its own cache and reads again after a confirmation it forwarded', async () => {
+    const token = await signUp();
+    const me = await json('/api/user/my', { token });
+    const slug = me.body.data.booking_slug as string;
+    const path = `/api/v1/booking/${slug}/availability?tz=UTC`;
+
+    const first = await fetch(`${base}${path}`);
+    expect(first.status).toBe(200);
+    expect(first.headers.get('x-served-by')).toBe('api');
+    const slots = (await first.json()).data.slots as { start: string; end: string }[];
+    expect(slots.length).toBeGreaterThan(0);
+    // The edge keeps the answer after responding (waitUntil): the next read is served from it.
+    await expect
+      .poll(async () => (await fetch(`${base}${path}`)).headers.get('x-served-by'), { timeout: 10_000, interval: 200 })
+      .toBe('cache');
+
+    const confirmed = await json(`/api/v1/booking/${slug}/confirm`, {
+      method: 'POST',
+      body: JSON.stringify({ ...slots[0], name: 'Grace Hopper', email: `grace-${crypto.randomUUID()}@example.com` }),
+    });
+    expect(confirmed.response.status, JSON.stringify(confirmed.body)).toBe(201);
+
+    // The confirmation went through this edge, which forgot the rep's version: the next read goes
+    // to the API Worker and no longer offers the booked slot.
+    const after = await fetch(`${base}${path}`);
+    expect(after.headers.get('x-served-by')).toBe('api');
+    const remaining = ((await after.json()).data.slots as { start: string }[]).map((slot) => slot.start);
+    expect(remaining).not.toContain(slots[0].start);
+  });
 });
