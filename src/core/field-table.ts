@@ -38,6 +38,8 @@ export interface FieldTable<F> {
   present(row: Record<string, unknown>): { [W in keyof Picked<F, 'read'>]: z.output<Picked<F, 'read'>[W] & z.ZodType> };
   /** Update body key (wire name) → column key, for the fields an update sets as given. */
   updateColumns: [string, string][];
+  /** Wire name → column key of every stored field a create or an update may set. */
+  writableColumns: [string, string][];
 }
 
 export function defineFields<T extends PgTable, const F extends Record<string, FieldSpec<T>>>(
@@ -71,5 +73,21 @@ export function defineFields<T extends PgTable, const F extends Record<string, F
       return view as ReturnType<FieldTable<F>['present']>;
     },
     updateColumns: entries.flatMap(([wire, field]) => (field.update && field.column ? [[wire, field.column]] : [])),
+    writableColumns: entries.flatMap(([wire, field]) =>
+      (field.create || field.update) && field.column ? [[wire, field.column]] : [],
+    ),
   };
+}
+
+/** The columns to set from a validated body: only the fields it gives (undefined leaves a field as it is). */
+export function columnValues(
+  writable: readonly [string, string][],
+  input: Record<string, unknown>,
+  skip: ReadonlySet<string> = new Set(),
+): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  for (const [wire, column] of writable) {
+    if (!skip.has(wire) && input[wire] !== undefined) values[column] = input[wire];
+  }
+  return values;
 }

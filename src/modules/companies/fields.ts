@@ -2,7 +2,7 @@
  * The company's one field table (spec "Company"): every wire field with its column, description,
  * response schema and write schemas. The add form (multipart: every value arrives as text), the
  * update body, the Company component, the selection and the presenter derive from it
- * (field-table.ts). The create schemas accept form text (numbers and lists as text); the update
+ * (core/field-table.ts). The create schemas accept form text (numbers and lists as text); the update
  * schemas accept the same values as JSON.
  */
 import { z } from '@hono/zod-openapi';
@@ -10,7 +10,7 @@ import { companies } from '../../db/schema';
 import { blankableText, isoTimestamp, MAX_TEXT, nullishAs, text, timestamp, webAddress } from '../../core/schemas';
 import { integerInput, leadEmail } from '../leads/field-inputs';
 import { fileField, MAX_UPLOAD_MB } from '../files/schemas';
-import { deriveFields } from './field-table';
+import { defineFields } from '../../core/field-table';
 import { EMPLOYEE_SIZES, employeeSizeInput } from './firmographics';
 
 const nullableText = z.string().nullable();
@@ -37,76 +37,84 @@ const technologyText = z
   )
   .pipe(technologyList);
 
-export const companyFields = deriveFields(companies, {
+export const companyFields = defineFields(companies, {
   id: { column: 'id', description: 'The company’s id (read-only)', read: z.number().int() },
   company_name: {
     column: 'companyName',
     description: 'Name, 1 to 200 characters; unique among the organization’s live companies (any letter case)',
     read: z.string(),
-    write: { create: text(1, 200).openapi({ example: 'Analytical Engines Ltd' }), update: text(1, 200).optional() },
+    create: text(1, 200).openapi({ example: 'Analytical Engines Ltd' }),
+    update: text(1, 200).optional(),
   },
   industry_type: {
     column: 'industryType',
     description: 'Industry, up to 200 characters',
     read: nullableText,
-    write: { create: blankableText(200), update: blankableText(200) },
+    create: blankableText(200),
+    update: blankableText(200),
   },
   company_logo: {
     column: 'companyLogo',
     description: `Logo URL. On add: an uploaded image (PNG, JPEG, GIF or WebP by content, at most ${MAX_UPLOAD_MB} MB) stored with the organization's files, answered as its download URL; on update: an http/https URL`,
     read: nullableText,
-    write: {
-      create: fileField('The logo image').optional(),
-      update: webAddress(2048),
-    },
+    create: fileField('The logo image').optional(),
+    update: webAddress(2048),
   },
   address: {
     column: 'address',
     description: 'Street address, up to 500 characters',
     read: nullableText,
-    write: { create: blankableText(500), update: blankableText(500) },
+    create: blankableText(500),
+    update: blankableText(500),
   },
   city: {
     column: 'city',
     description: 'City, up to 200 characters',
     read: nullableText,
-    write: { create: blankableText(200), update: blankableText(200) },
+    create: blankableText(200),
+    update: blankableText(200),
   },
   country: {
     column: 'country',
     description: 'Country, up to 200 characters',
     read: nullableText,
-    write: { create: blankableText(200), update: blankableText(200) },
+    create: blankableText(200),
+    update: blankableText(200),
   },
   employee_size: {
     column: 'employeeSize',
     description: `Headcount range, one of ${EMPLOYEE_SIZES.join(', ')}`,
     read: nullableText,
-    write: { create: employeeSizeInput, update: employeeSizeInput },
+    create: employeeSizeInput,
+    update: employeeSizeInput,
   },
   rating: {
     column: 'rating',
     description: 'Rating, a whole number from 1 to 5',
     read: z.number().int().nullable(),
-    write: { create: nullishAs(rating, 'integer'), update: nullishAs(rating, 'integer') },
+    create: nullishAs(rating, 'integer'),
+    update: nullishAs(rating, 'integer'),
   },
   contact_email: {
     column: 'contactEmail',
     description: 'The company’s contact email',
     read: nullableText,
-    write: { create: leadEmail, update: leadEmail },
+    create: leadEmail,
+    update: leadEmail,
   },
   phone_number: {
     column: 'phoneNumber',
     description: 'Phone number, up to 50 characters',
     read: nullableText,
-    write: { create: blankableText(50), update: blankableText(50) },
+    create: blankableText(50),
+    update: blankableText(50),
   },
   website: {
     column: 'website',
     description: 'Website: a bare host (example.com) or an http/https URL, up to 2048 characters',
     read: nullableText,
-    write: { create: webAddress(2048), update: webAddress(2048) },
+    create: webAddress(2048),
+    update: webAddress(2048),
   },
   website_domain: {
     column: 'websiteDomain',
@@ -118,20 +126,23 @@ export const companyFields = deriveFields(companies, {
     column: 'summary',
     description: `Summary, up to ${MAX_TEXT} characters; its keywords count in the similarity score`,
     read: nullableText,
-    write: { create: blankableText(MAX_TEXT), update: blankableText(MAX_TEXT) },
+    create: blankableText(MAX_TEXT),
+    update: blankableText(MAX_TEXT),
   },
   technologies: {
     column: 'technologies',
     description:
       'Technologies the company uses (at most 50, each up to 50 characters); in the add form a comma-separated text',
     read: z.array(z.string()),
-    write: { create: technologyText.optional(), update: technologyList.optional() },
+    create: technologyText.optional(),
+    update: technologyList.optional(),
   },
   assigned_to: {
     column: 'assignedTo',
     description: 'User id of the rep who owns the account (a user of the organization)',
     read: z.number().int().nullable(),
-    write: { create: nullishAs(integerInput, 'integer'), update: nullishAs(integerInput, 'integer') },
+    create: nullishAs(integerInput, 'integer'),
+    update: nullishAs(integerInput, 'integer'),
   },
   enrichment: {
     column: 'enrichment',

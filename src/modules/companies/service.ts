@@ -11,7 +11,7 @@ import { Conflict, NotFound, ValidationFailed } from '../../core/errors';
 import { defineList } from '../../core/list';
 import { storedFileDownloadUrl, storeUpload } from '../files/storage';
 import { acceptUpload } from '../files/upload-policy';
-import { columnValues } from './field-table';
+import { columnValues } from '../../core/field-table';
 import { type CompanyView, companyFields } from './fields';
 import { companyFilterShape, companyFilterWhere, companySearch } from './filters';
 import { websiteDomain } from './firmographics';

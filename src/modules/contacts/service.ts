@@ -11,7 +11,7 @@ import type { TenantContext } from '../../db/tenant';
 import { Conflict, NotFound, ValidationFailed, type FieldIssue } from '../../core/errors';
 import { defineList } from '../../core/list';
 import { LEAD_LOOKUP_MODULE } from '../lookups/defaults';
-import { columnValues } from '../companies/field-table';
+import { columnValues } from '../../core/field-table';
 import { type ContactView, contactFields } from './fields';
 import { contactFilterShape, contactFilterWhere, contactSearch } from './filters';
 import type { AddContactInput, ContactTarget, UpdateContactInput } from './schemas';
