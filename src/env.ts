@@ -15,6 +15,8 @@ export interface Bindings {
   RATE_LIMITER?: DurableObjectNamespace<import('./core/rate-limit-counter').RateLimitCounter>;
   /** Requests per minute per organization and per IP on authenticated routes (default 1200). */
   API_RATE_LIMIT?: string;
+  /** Requests per minute per API key, besides its organization's and IP's limits (default 600). */
+  API_KEY_RATE_LIMIT?: string;
   /** Login and signup attempts per minute per IP (default 20). */
   AUTH_RATE_LIMIT?: string;
   /** Booking confirmations per minute per client IP (default 10; src/modules/booking). */

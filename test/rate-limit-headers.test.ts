@@ -142,6 +142,21 @@ describe('API-key responses', () => {
     expect(first.status).toBe(200);
     expect(member(first.headers.get('ratelimit-policy'), 'org')).toEqual({ q: 1200, w: 60 });
     expect(member(second.headers.get('ratelimit'), 'org').r).toBe(member(first.headers.get('ratelimit'), 'org').r - 1);
+    expect(member(first.headers.get('ratelimit-policy'), 'key')).toEqual({ q: 600, w: 60 });
+    expect(member(second.headers.get('ratelimit'), 'key').r).toBe(member(first.headers.get('ratelimit'), 'key').r - 1);
+  });
+
+  it('a key over its own limit answers 429 with Retry-After while its organization still has room', async () => {
+    await awayFromWindowEnd();
+    const created = await call('POST', '/api/api-keys/add', { token: org.token, body: { name: 'Runaway' } });
+    expect(created.status, created.text).toBe(201);
+    await exhaust(`api-key:${created.body.data.id}`, 600);
+    const refused = await call('GET', '/api/v1/lead/lead-list', { apiKey: created.body.data.key });
+    expectFailure(refused, 429, 'rate_limited');
+    const state = member(refused.headers.get('ratelimit'), 'key');
+    expect(state.r).toBe(0);
+    expect(member(refused.headers.get('ratelimit'), 'org').r).toBeGreaterThan(0);
+    expect(Number(refused.headers.get('retry-after'))).toBe(state.t);
   });
 });
 

@@ -104,7 +104,11 @@ export function memoryOf(pid) {
 /** The Workers' signing secret (also the tracking tokens'; the direct workerd run needs it too). */
 export const BENCH_JWT_SECRET = 'bench-secret-that-is-long-enough-for-hs256-signing';
 
-const LIFTED_RATE_LIMITS = { API_RATE_LIMIT: '100000000', AUTH_RATE_LIMIT: '100000000' };
+const LIFTED_RATE_LIMITS = {
+  API_RATE_LIMIT: '100000000',
+  API_KEY_RATE_LIMIT: '100000000',
+  AUTH_RATE_LIMIT: '100000000',
+};
 
 /** The same URL with host and port replaced (credentials, database and options kept). */
 function retarget(url, host, port) {

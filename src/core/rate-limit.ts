@@ -21,6 +21,8 @@ export const RATE_LIMIT_WINDOW_SECONDS = 60;
 /** Defaults when wrangler.toml does not set API_RATE_LIMIT / AUTH_RATE_LIMIT (requests per window). */
 const DEFAULT_API_LIMIT = 1200;
 const DEFAULT_AUTH_LIMIT = 20;
+/** Per API key: half the organization's default, so one runaway integration leaves the rest room. */
+const DEFAULT_API_KEY_LIMIT = 600;
 
 export function clientIp(c: Context<AppEnv>): string {
   return c.req.header('cf-connecting-ip') ?? 'unknown';
@@ -37,10 +39,11 @@ function limitOf(value: string | undefined, fallback: number): number {
 }
 
 /** The limits in force (requests per window), from wrangler.toml [vars]. */
-export function rateLimits(env: Bindings): { api: number; auth: number } {
+export function rateLimits(env: Bindings): { api: number; auth: number; apiKey: number } {
   return {
     api: limitOf(env.API_RATE_LIMIT, DEFAULT_API_LIMIT),
     auth: limitOf(env.AUTH_RATE_LIMIT, DEFAULT_AUTH_LIMIT),
+    apiKey: limitOf(env.API_KEY_RATE_LIMIT, DEFAULT_API_KEY_LIMIT),
   };
 }
 
@@ -52,16 +55,17 @@ export function rateLimits(env: Bindings): { api: number; auth: number } {
 export async function enforceRateLimit(
   c: Context<AppEnv>,
   limit: number,
-  keys: { policy: string; key: string }[],
+  /** A key's own `limit`, when it has one, replaces the shared one. */
+  keys: { policy: string; key: string; limit?: number }[],
 ): Promise<void> {
   const namespace = c.env.RATE_LIMITER;
   if (!namespace) return;
   let counted: Counted[];
   try {
     counted = await Promise.all(
-      keys.map(async ({ policy, key }) => ({
+      keys.map(async ({ policy, key, limit: own }) => ({
         policy,
-        state: await namespace.get(namespace.idFromName(key)).hit(limit, RATE_LIMIT_WINDOW_SECONDS),
+        state: await namespace.get(namespace.idFromName(key)).hit(own ?? limit, RATE_LIMIT_WINDOW_SECONDS),
       })),
     );
   } catch (error) {
@@ -91,10 +95,12 @@ export function limitAuthAttempts(c: Context<AppEnv>): Promise<void> {
   return enforceRateLimit(c, rateLimits(c.env).auth, [{ policy: 'ip', key: `auth-ip:${clientIp(c)}` }]);
 }
 
-/** Authenticated routes (bearer and API key): per organization and per client IP. */
-export function limitApiCalls(c: Context<AppEnv>, orgId: number): Promise<void> {
-  return enforceRateLimit(c, rateLimits(c.env).api, [
+/** Authenticated routes (bearer and API key): per organization and per client IP, and per key for an API key. */
+export function limitApiCalls(c: Context<AppEnv>, orgId: number, apiKeyId?: number): Promise<void> {
+  const limits = rateLimits(c.env);
+  return enforceRateLimit(c, limits.api, [
     { policy: 'org', key: `org:${orgId}` },
     { policy: 'ip', key: `ip:${clientIp(c)}` },
+    ...(apiKeyId === undefined ? [] : [{ policy: 'key', key: `api-key:${apiKeyId}`, limit: limits.apiKey }]),
   ]);
 }

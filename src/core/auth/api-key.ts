@@ -84,7 +84,7 @@ export const apiKeyAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
     c.header('Vary', 'Origin', { append: true });
   }
   c.set('logOrgId', key.organizationId);
-  await limitApiCalls(c, key.organizationId);
+  await limitApiCalls(c, key.organizationId, key.id);
   // The scope statement checks nothing more (the key was checked above); it carries the route's
   // own first read when the route asked for one (c.var.scopeRead).
   const read = c.var.scopeRead;

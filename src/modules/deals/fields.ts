@@ -126,7 +126,8 @@ export const dealFields = defineFields(deals, {
     present: iso,
   },
   days_in_stage: {
-    select: sql<number>`floor(extract(epoch from now() - "deals"."stage_entered_at") / 86400)::int`,
+    // now() is the transaction's start: a move in this very transaction stamps a later instant, so never below 0.
+    select: sql<number>`greatest(floor(extract(epoch from now() - "deals"."stage_entered_at") / 86400), 0)::int`,
     description: 'Whole days in the current stage (read-only)',
     read: z.number().int(),
   },
