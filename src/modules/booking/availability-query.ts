@@ -141,9 +141,20 @@ export async function availabilityOf(
   params: AvailabilityParams,
   now = Date.now(),
 ) {
+  const request = resolveRequest(rep, params, now);
+  const busy = await busyIntervals(ctx, rep.id, busyWindow(scheduleOf(rep), request));
+  return availabilityFrom(rep, params, busy, now);
+}
+
+/** The free slots of `rep` given its busy intervals (read by the caller, over at least the request's window). */
+export function availabilityFrom(
+  rep: RepScheduleRow,
+  params: AvailabilityParams,
+  busy: readonly Interval[],
+  now = Date.now(),
+) {
   const schedule = scheduleOf(rep);
   const request = resolveRequest(rep, params, now);
-  const busy = await busyIntervals(ctx, rep.id, busyWindow(schedule, request));
   return {
     timezone: request.timezone,
     duration: request.durationMinutes,

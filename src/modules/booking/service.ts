@@ -1,22 +1,22 @@
 /**
  * Public booking: a rep's profile, free slots and confirmation, reached by the rep's slug before
- * any organization is known. The slug finds the rep in the statement that scopes the session
- * (like an API key's hash), so a cold availability read costs two statements: scope + rep, then
- * the rep's meetings. A confirmation runs in one transaction that first bumps the rep's booking
+ * any organization is known. A profile or a cold availability read is one statement before any
+ * tenant scope (the slug, unique across organizations, is the key, as an API key's hash is; the
+ * meetings are selected by the rep's own organization and id). A confirmation runs in one transaction that first bumps the rep's booking
  * version (a row lock: concurrent confirmations of one rep queue there), then re-reads the
  * meetings and re-computes the slot, so of two confirmations of one slot exactly one commits.
  */
 import { eq, sql, type SQL } from 'drizzle-orm';
 import { Conflict, NotFound, ValidationFailed } from '../../core/errors';
 import type { Database, OrganizationLookup } from '../../db/client';
-import { scopeSession } from '../../db/client';
-import { meetings, organizations, users } from '../../db/schema';
+import { LIVE_MEETING_STATUSES, meetings, organizations, users } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { touchLeadActivity } from '../leads/access';
 import { createLeadsBatch } from '../leads/service';
 import type { AddLeadInput } from '../leads/schemas';
-import { busyWindow, freeSlots } from './availability';
+import { busyWindow, freeSlots, type Interval } from './availability';
 import {
+  availabilityFrom,
   availabilityOf,
   type AvailabilityParams,
   busyIntervals,
@@ -46,8 +46,9 @@ export interface BookingRep extends RepScheduleRow {
 }
 
 /** The rep's schedule and booking fields as one JSON value, for the scoping statement's caller check. */
-export function repOfSlug(slug: string): SQL {
-  return sql`(select json_build_object(
+/** The rep's schedule and booking fields as one JSON value (of the `users` row in scope). */
+function repJson(): SQL {
+  return sql`json_build_object(
       'id', ${users.id},
       'name', concat_ws(' ', ${users.firstName}, ${users.lastName}),
       'booking_slug', ${users.bookingSlug},
@@ -57,8 +58,12 @@ export function repOfSlug(slug: string): SQL {
       'working_hours', ${users.workingHours},
       'meeting_duration', ${users.meetingDuration},
       'buffer_minutes', ${users.bufferMinutes},
-      'min_notice_minutes', ${users.minNoticeMinutes})
-    from ${users} where ${liveRep(slug)}) as caller`;
+      'min_notice_minutes', ${users.minNoticeMinutes})`;
+}
+
+/** The rep as the scoping statement's caller check (confirmations). */
+export function repOfSlug(slug: string): SQL {
+  return sql`(select ${repJson()} from ${users} where ${liveRep(slug)}) as caller`;
 }
 
 /** GET /api/v1/booking/{slug}: one statement, before any tenant scope (the slug is the key). */
@@ -91,13 +96,44 @@ export async function bookingProfile(db: Database, slug: string) {
   };
 }
 
-/** GET /api/v1/booking/{slug}/availability: scope + rep in one statement, the meetings in a second. */
-export async function bookingAvailability(db: Database, slug: string, params: AvailabilityParams) {
-  const scoped = await scopeSession<{ caller: BookingRep | null }>(db, organizationOfSlug(slug), repOfSlug(slug));
-  if (!scoped.caller) throw new NotFound('Booking page', slug);
-  const rep = scoped.caller;
-  const availability = await availabilityOf({ db, orgId: Number(scoped.scope) }, rep, params);
-  return { version: rep.booking_version, availability };
+const DAY_MS = 86_400_000;
+
+/**
+ * A window that surely holds the request's days in any zone (offsets lie within ±14 hours), the
+ * rep's buffer (at most 4 hours) and a slot (at most 8 hours): the exact window needs the rep's
+ * zone, which the same statement reads. Meetings outside the exact window change no slot.
+ */
+function coarseWindow(params: AvailabilityParams, now: number): Interval {
+  const first = params.date ?? params.from;
+  const startDay = first ? Date.parse(`${first}T00:00:00Z`) : now;
+  const last = params.date ?? params.to;
+  const endDay = last ? Date.parse(`${last}T00:00:00Z`) : startDay + 6 * DAY_MS;
+  return { start: startDay - 2 * DAY_MS, end: Math.max(endDay, startDay) + 3 * DAY_MS };
+}
+
+/**
+ * GET /api/v1/booking/{slug}/availability: one statement, before any tenant scope (the slug is the
+ * key, as for the profile): the rep and its live meetings in a window wide enough for any zone,
+ * the meetings selected by the rep's own organization and id.
+ */
+export async function bookingAvailability(db: Database, slug: string, params: AvailabilityParams, now = Date.now()) {
+  const window = coarseWindow(params, now);
+  const result = await db.execute<{ rep: BookingRep; busy: { start: string; end: string }[] }>(sql`
+    select ${repJson()} as rep,
+      (select coalesce(json_agg(json_build_object('start', ${meetings.startTime}, 'end', ${meetings.endTime})), '[]'::json)
+         from ${meetings}
+        where ${meetings.organizationId} = ${users.organizationId} and ${meetings.userId} = ${users.id}
+          and ${meetings.status} in (${sql.join(
+            LIVE_MEETING_STATUSES.map((status) => sql`${status}`),
+            sql`, `,
+          )})
+          and ${meetings.startTime} < ${new Date(window.end).toISOString()}
+          and ${meetings.endTime} > ${new Date(window.start).toISOString()}) as busy
+    from ${users} where ${liveRep(slug)}`);
+  const row = result.rows[0];
+  if (!row) throw new NotFound('Booking page', slug);
+  const busy = row.busy.map((meeting) => ({ start: Date.parse(meeting.start), end: Date.parse(meeting.end) }));
+  return { version: row.rep.booking_version, availability: availabilityFrom(row.rep, params, busy, now) };
 }
 
 /** GET /api/calendar/availability: the caller's own slots, same engine. */
