@@ -5,6 +5,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
 import { createCompany, createContact, pngFile, postCompany } from './helpers/accounts';
+import { addDeal, defaultPipeline, type StageRow } from './helpers/deals';
 import { statementsOf } from './helpers/statements';
 
 let owner: SignedUp;
@@ -250,9 +251,30 @@ describe('GET /api/company/stats', () => {
         { value: 'France', count: 1 },
       ],
       companies: [
-        { id: b, company_name: expect.any(String), lead_count: 2, contact_count: 1 },
-        { id: a, company_name: expect.any(String), lead_count: 0, contact_count: 1 },
-        { id: c, company_name: expect.any(String), lead_count: 0, contact_count: 0 },
+        {
+          id: b,
+          company_name: expect.any(String),
+          lead_count: 2,
+          contact_count: 1,
+          open_deal_count: 0,
+          open_pipeline_value: 0,
+        },
+        {
+          id: a,
+          company_name: expect.any(String),
+          lead_count: 0,
+          contact_count: 1,
+          open_deal_count: 0,
+          open_pipeline_value: 0,
+        },
+        {
+          id: c,
+          company_name: expect.any(String),
+          lead_count: 0,
+          contact_count: 0,
+          open_deal_count: 0,
+          open_pipeline_value: 0,
+        },
       ],
     });
     const counted = await statementsOf(() => call('GET', '/api/company/stats', { token: org.token }));
@@ -346,5 +368,53 @@ describe('deleting companies', () => {
     const neither = await call('DELETE', '/api/company/delete', { token: owner.token, body: {} });
     expectFailure(neither, 422, 'validation_error');
     expect(neither.body.error.code).toBe('ids');
+  });
+
+  it('refuses a company with open deals (409 naming it, nothing deleted) unless forced; won deals do not hold it', async () => {
+    const pipeline = await defaultPipeline(owner);
+    const won = pipeline.stages.find((stage) => stage.is_won) as StageRow;
+    const held = await createCompany(owner, { company_name: `Held ${crypto.randomUUID().slice(0, 6)}` });
+    const free = await createCompany(owner, { company_name: `Free ${crypto.randomUUID().slice(0, 6)}` });
+    const heldLead = await call('POST', '/api/lead/add', {
+      token: owner.token,
+      body: { first_name: 'Open', last_name: 'Deal', company_id: held },
+    });
+    const freeLead = await call('POST', '/api/lead/add', {
+      token: owner.token,
+      body: { first_name: 'Won', last_name: 'Deal', company_id: free },
+    });
+    await addDeal(owner, pipeline, { lead_id: heldLead.body.data.id, value: 1500 });
+    await addDeal(owner, pipeline, { lead_id: heldLead.body.data.id, value: 2500 });
+    await addDeal(owner, pipeline, { lead_id: freeLead.body.data.id, stage_id: won.id, value: 9000 });
+
+    const stats = await call('GET', '/api/company/stats', { token: owner.token, query: { company_id: held } });
+    expect(stats.body.data.companies).toEqual([
+      expect.objectContaining({ id: held, lead_count: 1, open_deal_count: 2, open_pipeline_value: 4000 }),
+    ]);
+    const freeStats = await call('GET', '/api/company/stats', { token: owner.token, query: { company_id: free } });
+    expect(freeStats.body.data.companies).toEqual([
+      expect.objectContaining({ id: free, open_deal_count: 0, open_pipeline_value: 0 }),
+    ]);
+
+    const refused = await call('DELETE', `/api/company/delete/${held}`, { token: owner.token });
+    expectFailure(refused, 409, 'conflict');
+    expect(refused.body.error).toMatchObject({ code: 'company_has_open_deals', details: { company_ids: [held] } });
+    const refusedBulk = await call('DELETE', '/api/company/delete', {
+      token: owner.token,
+      body: { ids: [held, free] },
+    });
+    expectFailure(refusedBulk, 409, 'conflict');
+    expect(refusedBulk.body.error.details).toEqual({ company_ids: [held] });
+    expect((await view(held)).status).toBe(200);
+    expect((await view(free)).status).toBe(200);
+
+    const forced = await call('DELETE', `/api/company/delete/${held}`, {
+      token: owner.token,
+      query: { force: 'true' },
+    });
+    expect(forced.status, forced.text).toBe(200);
+    expectFailure(await view(held), 404, 'not_found');
+    const freed = await call('DELETE', '/api/company/delete', { token: owner.token, body: { ids: [free] } });
+    expect(freed.body.data).toEqual({ deleted: 1 });
   });
 });

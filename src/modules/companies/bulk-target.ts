@@ -6,7 +6,11 @@ import { z } from '@hono/zod-openapi';
 import { integerInput } from '../leads/field-inputs';
 
 /** Which records a bulk route touches: explicit ids (`idsKey`), or `select_all: true` with optional `filters`. */
-export function bulkTargetBody<F extends z.ZodType, S extends z.ZodRawShape = {}>(options: {
+export function bulkTargetBody<
+  F extends z.ZodType,
+  S extends z.ZodRawShape = {},
+  O extends z.ZodRawShape = {},
+>(options: {
   name: string;
   idsKey: string;
   noun: string;
@@ -14,10 +18,13 @@ export function bulkTargetBody<F extends z.ZodType, S extends z.ZodRawShape = {}
   example: Record<string, unknown>;
   /** What a bulk update sets; at least one of these keys must be given. */
   changes?: S;
+  /** Optional settings of the request itself (e.g. a delete's `force`). */
+  options?: O;
 }) {
   return z
     .object({
       ...(options.changes as S),
+      ...(options.options as O),
       [options.idsKey]: z
         .array(integerInput)
         .min(1, 'must contain at least one id')

@@ -24,6 +24,7 @@ import {
   CompanyStatsQuery,
   CompanyStatsSchema,
   DeleteCompaniesBody,
+  DeleteCompanyQuery,
   EnrichCompanyBody,
   SimilarCompanySchema,
   SimilarQuery,
@@ -43,6 +44,22 @@ import { companyStats } from './stats';
 
 export const companyRoutes = createRouter();
 const tags = ['Companies'];
+
+const companyHasOpenDeals = conflictResponse(
+  'CompanyHasOpenDealsConflict',
+  'A targeted company has open deals (deals of its linked leads whose outcome is open); nothing was deleted. Move or close the deals, or send force',
+  [
+    {
+      code: 'company_has_open_deals',
+      details: z.object({
+        company_ids: z
+          .array(z.number().int())
+          .openapi({ description: 'The targeted companies that have open deals', example: [3] }),
+      }),
+      example: { company_ids: [3] },
+    },
+  ],
+);
 
 const duplicateCompany = conflictResponse(
   'DuplicateCompanyConflict',
@@ -170,12 +187,17 @@ companyRoutes.openapi(
     tags,
     summary: 'Soft-delete one company; its contacts and leads keep their link and history',
     description:
-      'Soft-deletes a company: it leaves lists, views and stats, and its name becomes free again. Its contacts and leads are not changed (they keep their company_id and company name).',
+      'Soft-deletes a company: it leaves lists, views and stats, and its name becomes free again. Its contacts and leads are not changed (they keep their company_id and company name). A company with open deals (deals of its linked leads whose outcome is open) is refused with 409 `company_has_open_deals` unless `force=true`; its deals are never changed.',
     auth: 'bearer',
-    request: { params: idParam() },
-    responses: { 200: envelope(DeletedId, 'Company deleted') },
+    request: { params: idParam(), query: DeleteCompanyQuery },
+    responses: { 200: envelope(DeletedId, 'Company deleted'), 409: companyHasOpenDeals },
   }),
-  async (c) => ok(c, await deleteCompany(c.var.tenant, c.req.valid('param').id), 'Company deleted'),
+  async (c) =>
+    ok(
+      c,
+      await deleteCompany(c.var.tenant, c.req.valid('param').id, c.req.valid('query').force === true),
+      'Company deleted',
+    ),
 );
 
 companyRoutes.openapi(
@@ -186,13 +208,14 @@ companyRoutes.openapi(
     tags,
     summary: 'Soft-delete companies by ids, or select_all with the list filters',
     description:
-      'Soft-deletes companies in one statement: explicit `ids` (unknown, deleted and other organizations’ ids change nothing), or `select_all: true` with optional `filters` (the list filters). Contacts and leads keep their link and history. `data.deleted` counts the companies this request deleted.',
+      'Soft-deletes companies in one statement: explicit `ids` (unknown, deleted and other organizations’ ids change nothing), or `select_all: true` with optional `filters` (the list filters). Contacts and leads keep their link and history. `data.deleted` counts the companies this request deleted. When any targeted company has open deals the request is refused whole with 409 `company_has_open_deals` (`error.details.company_ids`) unless `force: true`.',
     auth: 'bearer',
     request: { body: jsonBody(DeleteCompaniesBody) },
-    responses: { 200: envelope(DeletedCount, 'Companies deleted') },
+    responses: { 200: envelope(DeletedCount, 'Companies deleted'), 409: companyHasOpenDeals },
   }),
   async (c) => {
-    const deleted = await deleteCompanies(c.var.tenant, c.req.valid('json'));
+    const body = c.req.valid('json');
+    const deleted = await deleteCompanies(c.var.tenant, body, body.force === true);
     return ok(c, { deleted }, `${deleted} compan${deleted === 1 ? 'y' : 'ies'} deleted`);
   },
 );

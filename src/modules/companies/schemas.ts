@@ -3,7 +3,7 @@
  * companies"). The company's own shapes derive from its field table (fields.ts).
  */
 import { z } from '@hono/zod-openapi';
-import { positiveId } from '../../core/schemas';
+import { booleanFlag, positiveId } from '../../core/schemas';
 import { bulkTargetBody } from './bulk-target';
 import { companyFields } from './fields';
 import { companyFilterShape, companyFiltersObject } from './filters';
@@ -55,8 +55,22 @@ export const DeleteCompaniesBody = bulkTargetBody({
   noun: 'companies',
   filters: companyFiltersObject,
   example: { ids: [3, 4] },
+  options: {
+    force: z.boolean().optional().openapi({
+      description:
+        'true: delete companies that still have open deals too (the deals stay, on their leads); otherwise such a request is refused whole with 409 company_has_open_deals',
+    }),
+  },
 });
 export type CompanyTarget = { ids?: number[]; select_all?: boolean; filters?: z.output<typeof companyFiltersObject> };
+
+export const DeleteCompanyQuery = z.object({
+  force: booleanFlag
+    .optional()
+    .openapi({
+      description: 'true: delete the company even though it has open deals (else 409 company_has_open_deals)',
+    }),
+});
 
 const countRow = z
   .object({
@@ -79,6 +93,13 @@ export const CompanyStatsSchema = z
             company_name: z.string().openapi({ description: 'Its name' }),
             lead_count: z.number().int().openapi({ description: 'Live leads linked to it (company_id)' }),
             contact_count: z.number().int().openapi({ description: 'Live contacts of it' }),
+            open_deal_count: z
+              .number()
+              .int()
+              .openapi({ description: 'Open deals (outcome open) of its linked leads', example: 2 }),
+            open_pipeline_value: z
+              .number()
+              .openapi({ description: 'Sum of the values of those open deals', example: 15000 }),
           })
           .openapi({ description: 'A company with its counts' }),
       )
@@ -94,7 +115,16 @@ export const CompanyStatsSchema = z
         { value: null, count: 1 },
       ],
       by_country: [{ value: 'Germany', count: 2 }],
-      companies: [{ id: 3, company_name: 'Analytical Engines Ltd', lead_count: 12, contact_count: 3 }],
+      companies: [
+        {
+          id: 3,
+          company_name: 'Analytical Engines Ltd',
+          lead_count: 12,
+          contact_count: 3,
+          open_deal_count: 2,
+          open_pipeline_value: 15000,
+        },
+      ],
     },
   });
 

@@ -5,7 +5,7 @@
  */
 import type { z } from '@hono/zod-openapi';
 import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
-import { companies, leads, users } from '../../db/schema';
+import { companies, deals, leads, users } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { Conflict, NotFound, ValidationFailed } from '../../core/errors';
 import { defineList } from '../../core/list';
@@ -126,18 +126,39 @@ function targetWhere(ctx: TenantContext, target: CompanyTarget): SQL {
   return and(companyFilterWhere(ctx, {}), sql`${companies.id} = any(${sql.param(target.ids ?? [])}::bigint[])`) as SQL;
 }
 
-/** Soft-deletes the targeted companies in one statement; answers how many this request deleted. */
-export async function deleteCompanies(ctx: TenantContext, target: CompanyTarget): Promise<number> {
-  const rows = await ctx.db
-    .update(companies)
-    .set({ deletedAt: sql`now()`, updatedAt: sql`now()` })
-    .where(targetWhere(ctx, target))
-    .returning({ id: companies.id });
-  return rows.length;
+/**
+ * Soft-deletes the targeted companies in one statement; answers how many this request deleted.
+ * A company with open deals (deals of its linked leads whose outcome is open) is not deleted
+ * unless `force`: then nothing is deleted and the request is a 409 naming those companies.
+ */
+export async function deleteCompanies(ctx: TenantContext, target: CompanyTarget, force = false): Promise<number> {
+  const result = await ctx.db.execute<{ deleted: number; blocked: (number | string)[] }>(sql`
+    with target as (
+      select ${companies.id} as id from ${companies} where ${targetWhere(ctx, target)}
+    ), blocked as (
+      select distinct l.company_id from ${deals} d join ${leads} l on l.id = d.lead_id and l.organization_id = ${ctx.orgId}
+      where d.organization_id = ${ctx.orgId} and d.outcome = 'open' and l.company_id in (select id from target)
+    ), deleted as (
+      update ${companies} set deleted_at = now(), updated_at = now()
+      where ${companies.id} in (select id from target) and (${force} or not exists (select 1 from blocked))
+      returning ${companies.id}
+    )
+    select (select count(*)::int from deleted) as deleted,
+      (select coalesce(json_agg(company_id order by company_id), '[]'::json) from blocked) as blocked`);
+  const row = result.rows[0];
+  if (!force && row.blocked.length > 0) {
+    const companyIds = row.blocked.map(Number);
+    throw new Conflict(
+      `${companyIds.length === 1 ? 'The company has' : 'Companies have'} open deals; move or close them first, or send force: true`,
+      'company_has_open_deals',
+      { company_ids: companyIds },
+    );
+  }
+  return Number(row.deleted);
 }
 
-export async function deleteCompany(ctx: TenantContext, id: number): Promise<{ id: number }> {
-  const deleted = await deleteCompanies(ctx, { ids: [id] });
+export async function deleteCompany(ctx: TenantContext, id: number, force = false): Promise<{ id: number }> {
+  const deleted = await deleteCompanies(ctx, { ids: [id] }, force);
   if (deleted === 0) throw new NotFound('Company', id);
   return { id };
 }

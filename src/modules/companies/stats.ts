@@ -1,12 +1,12 @@
 /**
  * GET /api/company/stats: over the companies matching the list filters, counts by industry, by
  * employee_size and by country, and the companies with the most leads with their lead and
- * contact counts. One statement: the filtered set is a CTE the aggregates all read.
- * (Open deals and open pipeline value per company join when the deals module lands.)
+ * contact counts, open deals and open pipeline value (deals of the company's linked leads whose
+ * outcome is open). One statement: the filtered set is a CTE the aggregates all read.
  */
 import type { z } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
-import { companies, contacts, leads } from '../../db/schema';
+import { companies, contacts, deals, leads } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import { companyFilterWhere } from './filters';
 import type { CompanyStatsQuery } from './schemas';
@@ -21,7 +21,14 @@ type StatsRow = {
   by_industry: Bucket[];
   by_employee_size: Bucket[];
   by_country: Bucket[];
-  companies: { id: number | string; company_name: string; lead_count: number; contact_count: number }[];
+  companies: {
+    id: number | string;
+    company_name: string;
+    lead_count: number;
+    contact_count: number;
+    open_deal_count: number;
+    open_pipeline_value: number | string;
+  }[];
 };
 
 /** `[{value, count}]` of one column of the filtered set, most first, then by value. */
@@ -46,17 +53,25 @@ export async function companyStats(ctx: TenantContext, query: z.output<typeof Co
       select company_id, count(*)::int as n from ${contacts}
       where organization_id = ${ctx.orgId} and deleted_at is null and company_id in (select id from filtered)
       group by company_id
+    ), deal_sums as (
+      select l.company_id, count(*)::int as n, sum(d.value) as v
+      from ${deals} d join ${leads} l on l.id = d.lead_id and l.organization_id = ${ctx.orgId}
+      where d.organization_id = ${ctx.orgId} and d.outcome = 'open' and l.company_id in (select id from filtered)
+      group by l.company_id
     )
     select
       (select count(*)::int from filtered) as total,
       ${bucketsOf('industry_type')} as by_industry,
       ${bucketsOf('employee_size')} as by_employee_size,
       ${bucketsOf('country')} as by_country,
-      (select coalesce(json_agg(json_build_object('id', id, 'company_name', company_name, 'lead_count', lead_count, 'contact_count', contact_count)
+      (select coalesce(json_agg(json_build_object('id', id, 'company_name', company_name, 'lead_count', lead_count, 'contact_count', contact_count,
+          'open_deal_count', open_deal_count, 'open_pipeline_value', open_pipeline_value)
           order by lead_count desc, id), '[]'::json)
         from (
-          select f.id, f.company_name, coalesce(l.n, 0) as lead_count, coalesce(c.n, 0) as contact_count
+          select f.id, f.company_name, coalesce(l.n, 0) as lead_count, coalesce(c.n, 0) as contact_count,
+            coalesce(ds.n, 0) as open_deal_count, coalesce(ds.v, 0) as open_pipeline_value
           from filtered f left join lead_counts l on l.company_id = f.id left join contact_counts c on c.company_id = f.id
+            left join deal_sums ds on ds.company_id = f.id
           order by lead_count desc, f.id limit ${limit}
         ) as top) as companies`);
   const row = result.rows[0];
@@ -65,6 +80,10 @@ export async function companyStats(ctx: TenantContext, query: z.output<typeof Co
     by_industry: row.by_industry,
     by_employee_size: row.by_employee_size,
     by_country: row.by_country,
-    companies: row.companies.map((company) => ({ ...company, id: Number(company.id) })),
+    companies: row.companies.map((company) => ({
+      ...company,
+      id: Number(company.id),
+      open_pipeline_value: Number(company.open_pipeline_value),
+    })),
   };
 }
