@@ -65,11 +65,9 @@ export const DeleteCompaniesBody = bulkTargetBody({
 export type CompanyTarget = { ids?: number[]; select_all?: boolean; filters?: z.output<typeof companyFiltersObject> };
 
 export const DeleteCompanyQuery = z.object({
-  force: booleanFlag
-    .optional()
-    .openapi({
-      description: 'true: delete the company even though it has open deals (else 409 company_has_open_deals)',
-    }),
+  force: booleanFlag.optional().openapi({
+    description: 'true: delete the company even though it has open deals (else 409 company_has_open_deals)',
+  }),
 });
 
 const countRow = z

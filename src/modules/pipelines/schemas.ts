@@ -74,20 +74,22 @@ export const DeletePipelinesBody = z
   .object({ ids: idsBody.openapi({ description: 'Ids of pipelines to delete', example: [3] }) })
   .openapi('DeletePipelinesRequest', { description: 'Pipelines to delete', example: { ids: [3] } });
 
+const STAGE_EXAMPLE = {
+  id: 12,
+  pipeline_id: 3,
+  name: 'Proposal',
+  color: '#3B82F6',
+  position: 2,
+  is_won: false,
+  is_lost: false,
+  probability: 0.5,
+  max_days_in_stage: 21,
+  is_protected: false,
+};
+
 export const StageView = z.object(stageFields.readShape).openapi('Stage', {
   description: 'A stage of a pipeline',
-  example: {
-    id: 12,
-    pipeline_id: 3,
-    name: 'Proposal',
-    color: '#3B82F6',
-    position: 2,
-    is_won: false,
-    is_lost: false,
-    probability: 0.5,
-    max_days_in_stage: 21,
-    is_protected: false,
-  },
+  example: STAGE_EXAMPLE,
 });
 
 export const StageWithTotals = StageView.extend({
@@ -96,16 +98,7 @@ export const StageWithTotals = StageView.extend({
 }).openapi('StageWithTotals', {
   description: 'A stage with the number and total value of its deals',
   example: {
-    id: 12,
-    pipeline_id: 3,
-    name: 'Proposal',
-    color: '#3B82F6',
-    position: 2,
-    is_won: false,
-    is_lost: false,
-    probability: 0.5,
-    max_days_in_stage: 21,
-    is_protected: false,
+    ...STAGE_EXAMPLE,
     deal_count: 4,
     total_value: 120000,
   },
