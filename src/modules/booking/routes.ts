@@ -66,6 +66,29 @@ function jsonFromCache(c: Context<AppEnv>, read: { body: string; hit: boolean; v
   });
 }
 
+/** The 200 of a cached booking read, with the headers that say where it came from. */
+function cachedReadResponse<T extends z.ZodType>(schema: T) {
+  return {
+    ...envelope(schema),
+    headers: {
+      'x-booking-cache': {
+        description:
+          '`HIT`: served from the booking cache of the data centre (no database); `MISS`: read from the database',
+        schema: { type: 'string' as const, enum: ['HIT', 'MISS'] },
+      },
+      [BOOKING_VERSION_HEADER]: {
+        description:
+          "On a MISS: the rep's booking version the answer was read under (the edge Worker keeps its copy under it)",
+        schema: { type: 'integer' as const },
+      },
+      'Cache-Control': {
+        description: '`no-cache`: browsers revalidate with the ETag',
+        schema: { type: 'string' as const },
+      },
+    },
+  };
+}
+
 const profileUrl = (c: Context<AppEnv>, slug: string) => new URL(`/api/v1/booking/${slug}`, c.req.url).toString();
 
 bookingRoutes.openapi(
@@ -79,7 +102,7 @@ bookingRoutes.openapi(
       'Name, job title, organization name, default meeting length and time zone of the rep with this booking slug; nothing private (no email, no phone). An unknown slug, a disabled page or an inactive rep: 404. Cached at the edge for 30 seconds (header `x-booking-cache: HIT` when served from it).',
     auth: 'public',
     request: { params: SlugParam },
-    responses: { 200: envelope(BookingProfileSchema) },
+    responses: { 200: cachedReadResponse(BookingProfileSchema) },
   }),
   async (c) => {
     const slug = c.req.valid('param').slug.toLowerCase();
@@ -102,7 +125,7 @@ bookingRoutes.openapi(
       'Free slots of the rep: working hours in the rep’s timezone, minus Scheduled and Rescheduled meetings widened by the rep’s buffer, minus the minimum notice. `date` (one day) or `from`/`to` (default: 7 days from today) are days in `tz` (default: the rep’s timezone); slots are ISO 8601 in `tz` with its offset (2026-03-09T09:00:00-04:00). More than 62 days, `to` before `from`, or an unknown tz: 400 naming the parameter. Cached at the edge for 30 seconds under the rep’s booking version; a confirmation always re-checks.',
     auth: 'public',
     request: { params: SlugParam, query: AvailabilityQuery },
-    responses: { 200: envelope(AvailabilitySchema) },
+    responses: { 200: cachedReadResponse(AvailabilitySchema) },
   }),
   async (c) => {
     const slug = c.req.valid('param').slug.toLowerCase();
