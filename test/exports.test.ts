@@ -18,6 +18,7 @@ import {
   exportAndWait,
   importAndWait,
 } from './cross-tenant/fixtures/jobs';
+import { createCompany, createContact } from './helpers/accounts';
 
 const VOLATILE = new Set(['id', 'created_at', 'updated_at']);
 
@@ -204,6 +205,7 @@ describe('exports', () => {
       [{ export_type: 'leads', filters: { colour: 'red' } }, 'filters'],
       [{ export_type: 'leads', filters: { created_from: '2025-02-30' } }, 'filters.created_from'],
       [{ export_type: 'companies', filters: { country: 'UK' } }, 'filters'],
+      [{ export_type: 'contacts', filters: { lead_score: 'high' } }, 'filters.lead_score'],
       [{ export_type: 'leads', format: 'pdf' }, 'format'],
     ] as const) {
       const response = await call('POST', '/api/exports/create', { token: owner.token, body });
@@ -238,6 +240,54 @@ describe('exports', () => {
         designation: 'Officer',
       }),
     ]);
+  });
+
+  it('writes every company and contact field, and applies each list’s own filters', async () => {
+    const firm = await signupOrganization('Firmographics');
+    const acme = await createCompany(firm, {
+      company_name: 'Acme Rockets',
+      industry_type: 'Aerospace',
+      website: 'https://www.acme-rockets.example/about',
+      technologies: 'react, postgres',
+      assigned_to: String(firm.userId),
+    });
+    await createCompany(firm, { company_name: 'Bakery Ltd', industry_type: 'Food' });
+    await createContact(firm, {
+      name: 'Wile Coyote',
+      company_id: acme,
+      email: 'wile@acme-rockets.example',
+      tags: ['vip', 'emea'],
+    });
+    await createContact(firm, { name: 'Road Runner', company_id: acme, tags: ['apac'] });
+
+    const companyFile = await exportCsv(firm, { export_type: 'companies', filters: { industry: 'aerospace' } });
+    const companyHeader = companyFile.text
+      .replace(/^\uFEFF/, '')
+      .split('\r\n')[0]
+      .split(',');
+    expect(companyHeader).toEqual(
+      expect.arrayContaining(['website_domain', 'technologies', 'assigned_to', 'created_by']),
+    );
+    expect(companyHeader).not.toContain('enrichment');
+    expect(comparableRows(companyFile.text)).toEqual([
+      expect.objectContaining({
+        company_name: 'Acme Rockets',
+        website_domain: 'acme-rockets.example',
+        technologies: 'react, postgres',
+        assigned_to: String(firm.userId),
+      }),
+    ]);
+
+    const contactFile = await exportCsv(firm, { export_type: 'contacts', filters: { tags: 'emea' } });
+    expect(comparableRows(contactFile.text)).toEqual([
+      expect.objectContaining({ name: 'Wile Coyote', tags: 'vip, emea', company_id: String(acme) }),
+    ]);
+    const mine = await exportCsv(firm, { export_type: 'contacts', filters: { company_id: String(acme), my: 'true' } });
+    expect(
+      comparableRows(mine.text)
+        .map((row) => row.name)
+        .sort(),
+    ).toEqual(['Road Runner', 'Wile Coyote']);
   });
 
   it('answers 409 export_not_ready until the export is completed, and 404 to another organization', async () => {

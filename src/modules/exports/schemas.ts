@@ -18,24 +18,11 @@ export const CreateExportBody = z
       .openapi({
         anyOf: [
           { $ref: '#/components/schemas/LeadFilters' },
-          {
-            type: 'object',
-            title: 'RecordFilters',
-            properties: {
-              search_value: { type: 'string', maxLength: 200, description: 'Free-text search, as on the lists' },
-              start_date: { type: 'string', format: 'date', description: 'Created on or after this date' },
-              end_date: {
-                type: 'string',
-                format: 'date',
-                description: 'Created on or before this date (inclusive day)',
-              },
-            },
-            description: 'Filters of companies and contacts',
-            additionalProperties: false,
-          },
+          { $ref: '#/components/schemas/CompanyFilters' },
+          { $ref: '#/components/schemas/ContactFilters' },
         ],
         description:
-          'For leads and clients: the lead list filters (LeadFilters; unknown keys refused). For companies and contacts: search_value, start_date, end_date.',
+          'The filters of the exported type’s list: LeadFilters for leads and clients, CompanyFilters for companies, ContactFilters for contacts (unknown keys refused)',
         example: { state_id: '1,2', country: 'Germany' },
       }),
     format: z.enum(['csv', 'xlsx']).default('csv').openapi({ description: 'File format; csv when omitted' }),

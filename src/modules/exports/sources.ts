@@ -6,12 +6,14 @@
  * none. Lead columns come from the lead field table; the import reads them back, so an export
  * re-imports cleanly.
  */
-import { z } from '@hono/zod-openapi';
-import { and, asc, count, gt, ilike, isNull, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, gt, sql, type SQL } from 'drizzle-orm';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { companies, contacts, leads, lookups } from '../../db/schema';
-import { tenantWhere, type TenantContext } from '../../db/tenant';
-import { containsPattern, dateRange, listParamsShape } from '../../core/list';
-import { isoTimestamp } from '../../core/schemas';
+import type { TenantContext } from '../../db/tenant';
+import { companyFields } from '../companies/fields';
+import { companyFilterWhere, companyFiltersObject, type CompanyFilters } from '../companies/filters';
+import { contactFields } from '../contacts/fields';
+import { contactFilterWhere, contactFiltersObject, type ContactFilters } from '../contacts/filters';
 import { LEAD_EXPORT_COLUMNS, leadExportSelection, presentField } from '../leads/field-derivations';
 import { leadFilterWhere, leadFiltersObject, type LeadFilters } from '../leads/filters';
 import { LEAD_LOOKUP_MODULE } from '../lookups/defaults';
@@ -29,17 +31,11 @@ export interface ExportSource {
   page(ctx: TenantContext, afterId: number): Promise<{ rows: Cell[][]; lastId: number | null }>;
 }
 
-/** Filters of companies and contacts: the standard list filters that apply to any record. */
-export const basicFiltersObject = z
-  .object({
-    search_value: listParamsShape.search_value,
-    start_date: listParamsShape.start_date,
-    end_date: listParamsShape.end_date,
-  })
-  .strict();
-
+/** Each type's filters: those of its list (GET /api/lead/list, /api/company/list, /api/contact/list). */
 export function filterSchemaFor(type: ExportType) {
-  return type === 'leads' || type === 'clients' ? leadFiltersObject : basicFiltersObject;
+  if (type === 'companies') return companyFiltersObject;
+  if (type === 'contacts') return contactFiltersObject;
+  return leadFiltersObject;
 }
 
 /** The lead file's columns: the field table's exportable fields (labels, tag names and custom fields resolved in the page's query). */
@@ -70,131 +66,64 @@ function leadSource(filters: LeadFilters, clientsOnly: boolean): ExportSource {
   };
 }
 
-const COMPANY_COLUMNS = [
-  'id',
-  'company_name',
-  'industry_type',
-  'company_logo',
-  'address',
-  'city',
-  'country',
-  'employee_size',
-  'rating',
-  'contact_email',
-  'phone_number',
-  'website',
-  'summary',
-  'created_at',
-  'updated_at',
-] as const;
+/** A presented field as a cell: lists (technologies, tags) as "a, b"; other objects as JSON. */
+function recordCell(value: unknown): Cell {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'number' || typeof value === 'string') return value;
+  if (Array.isArray(value)) return value.join(', ');
+  if (typeof value === 'boolean') return value ? 'true' : 'false';
+  return JSON.stringify(value);
+}
 
-function companySource(filters: z.output<typeof basicFiltersObject>): ExportSource {
-  const where = (ctx: TenantContext) =>
-    tenantWhere(
-      ctx,
-      companies,
-      isNull(companies.deletedAt),
-      dateRange(companies.createdAt, filters),
-      filters.search_value ? ilike(companies.companyName, containsPattern(filters.search_value)) : undefined,
-    );
+/**
+ * A company or contact file: every field of the resource's field table but those named in
+ * `leaveOut`, in table order, read with the table's selection and presenter, filtered by the
+ * resource's own list filter builder (so an export matches the list with the same filters).
+ */
+function recordSource<T extends PgTable & { id: PgColumn }>(
+  table: T,
+  fields: { selection: Record<string, SQL | PgColumn>; present(row: Record<string, unknown>): object },
+  leaveOut: readonly string[],
+  where: (ctx: TenantContext) => SQL,
+): ExportSource {
+  const columns = Object.keys(fields.selection).filter((wire) => !leaveOut.includes(wire));
   return {
-    columns: COMPANY_COLUMNS,
-    count: async (ctx) => (await ctx.db.select({ n: count() }).from(companies).where(where(ctx)))[0].n,
+    columns,
+    count: async (ctx) =>
+      (
+        await ctx.db
+          .select({ n: count() })
+          .from(table as PgTable)
+          .where(where(ctx))
+      )[0].n,
     page: async (ctx, afterId) => {
-      const rows = await ctx.db
-        .select()
-        .from(companies)
-        .where(and(where(ctx), gt(companies.id, afterId)))
-        .orderBy(asc(companies.id))
-        .limit(EXPORT_PAGE_ROWS);
-      const cells = rows.map((c): Cell[] => [
-        c.id,
-        c.companyName,
-        c.industryType,
-        c.companyLogo,
-        c.address,
-        c.city,
-        c.country,
-        c.employeeSize,
-        c.rating,
-        c.contactEmail,
-        c.phoneNumber,
-        c.website,
-        c.summary,
-        isoTimestamp(c.createdAt),
-        isoTimestamp(c.updatedAt),
-      ]);
-      return { rows: cells, lastId: rows.length ? rows[rows.length - 1].id : null };
+      const rows = (await ctx.db
+        .select(fields.selection)
+        .from(table as PgTable)
+        .where(and(where(ctx), gt(table.id, afterId)))
+        .orderBy(asc(table.id))
+        .limit(EXPORT_PAGE_ROWS)) as Record<string, unknown>[];
+      const cells = rows.map((row): Cell[] => {
+        const view = fields.present(row) as Record<string, unknown>;
+        return columns.map((wire) => recordCell(view[wire]));
+      });
+      return { rows: cells, lastId: rows.length ? Number(rows[rows.length - 1].id) : null };
     },
   };
 }
 
-const CONTACT_COLUMNS = [
-  'id',
-  'name',
-  'email',
-  'phone_number',
-  'company_id',
-  'lead_id',
-  'designation',
-  'seniority',
-  'decision_maker',
-  'profile_url',
-  'lead_score',
-  'status',
-  'created_at',
-  'updated_at',
-] as const;
+/** Company files leave out `enrichment` (the per-field provenance object; the values are in their own columns). */
+const companySource = (filters: CompanyFilters) =>
+  recordSource(companies, companyFields, ['enrichment'], (ctx) => companyFilterWhere(ctx, filters));
 
-function contactSource(filters: z.output<typeof basicFiltersObject>): ExportSource {
-  const where = (ctx: TenantContext) =>
-    tenantWhere(
-      ctx,
-      contacts,
-      isNull(contacts.deletedAt),
-      dateRange(contacts.createdAt, filters),
-      filters.search_value
-        ? or(
-            ilike(contacts.name, containsPattern(filters.search_value)),
-            ilike(contacts.email, containsPattern(filters.search_value)),
-          )
-        : undefined,
-    );
-  return {
-    columns: CONTACT_COLUMNS,
-    count: async (ctx) => (await ctx.db.select({ n: count() }).from(contacts).where(where(ctx)))[0].n,
-    page: async (ctx, afterId) => {
-      const rows = await ctx.db
-        .select()
-        .from(contacts)
-        .where(and(where(ctx), gt(contacts.id, afterId)))
-        .orderBy(asc(contacts.id))
-        .limit(EXPORT_PAGE_ROWS);
-      const cells = rows.map((c): Cell[] => [
-        c.id,
-        c.name,
-        c.email,
-        c.phoneNumber,
-        c.companyId,
-        c.leadId,
-        c.designation,
-        c.seniority,
-        c.decisionMaker,
-        c.profileUrl,
-        c.leadScore,
-        c.status,
-        isoTimestamp(c.createdAt),
-        isoTimestamp(c.updatedAt),
-      ]);
-      return { rows: cells, lastId: rows.length ? rows[rows.length - 1].id : null };
-    },
-  };
-}
+const contactSource = (filters: ContactFilters) =>
+  recordSource(contacts, contactFields, [], (ctx) => contactFilterWhere(ctx, filters));
 
 /** The source for a stored job; the stored filters are validated again (they were at create). */
 export function exportSource(type: ExportType, rawFilters: Record<string, unknown>): ExportSource {
   if (type === 'leads' || type === 'clients')
     return leadSource(leadFiltersObject.parse(rawFilters), type === 'clients');
-  const filters = basicFiltersObject.parse(rawFilters);
-  return type === 'companies' ? companySource(filters) : contactSource(filters);
+  return type === 'companies'
+    ? companySource(companyFiltersObject.parse(rawFilters))
+    : contactSource(contactFiltersObject.parse(rawFilters));
 }
