@@ -6,6 +6,32 @@ import { DEFAULT_WORKING_HOURS } from '../../db/schema';
 
 const password = z.string().min(8, 'must be at least 8 characters').max(256, 'must be at most 256 characters');
 
+/** One user, the example of User and (with its organization's name) of MyProfile. */
+const userExample = {
+  id: 1,
+  first_name: 'Ada',
+  last_name: 'Lovelace',
+  name: 'Ada Lovelace',
+  email: 'ada@example.com',
+  phone_no: '+44 20 7946 0000',
+  role_id: 1,
+  role_name: 'admin',
+  state_id: 1,
+  language: 'en',
+  timezone: 'Europe/London',
+  job_title: 'Head of Sales',
+  booking_slug: 'ada-lovelace',
+  booking_enabled: true,
+  working_hours: { ...DEFAULT_WORKING_HOURS, saturday: [], sunday: [] },
+  meeting_duration: 30,
+  buffer_minutes: 0,
+  min_notice_minutes: 60,
+  booking_meeting_tool: 'none',
+  organization_id: '1',
+  created_at: '2026-01-15T09:30:00.000Z',
+  updated_at: '2026-01-15T09:30:00.000Z',
+};
+
 export const UserSchema = z
   .object({
     id: z.number().int().openapi({ description: 'The user’s id (read-only)' }),
@@ -30,61 +56,14 @@ export const UserSchema = z
   })
   .openapi('User', {
     description: 'A user of the organization',
-    example: {
-      id: 1,
-      first_name: 'Ada',
-      last_name: 'Lovelace',
-      name: 'Ada Lovelace',
-      email: 'ada@example.com',
-      phone_no: '+44 20 7946 0000',
-      role_id: 1,
-      role_name: 'admin',
-      state_id: 1,
-      language: 'en',
-      timezone: 'Europe/London',
-      job_title: 'Head of Sales',
-      booking_slug: 'ada-lovelace',
-      booking_enabled: true,
-      working_hours: { ...DEFAULT_WORKING_HOURS, saturday: [], sunday: [] },
-      meeting_duration: 30,
-      buffer_minutes: 0,
-      min_notice_minutes: 60,
-      booking_meeting_tool: 'none',
-      organization_id: '1',
-      created_at: '2026-01-15T09:30:00.000Z',
-      updated_at: '2026-01-15T09:30:00.000Z',
-    },
+    example: userExample,
   });
 
 export const MyProfileSchema = UserSchema.extend({
   organization_name: z.string().openapi({ description: 'Name of the caller’s organization' }),
 }).openapi('MyProfile', {
   description: 'The calling user, with the name of its organization',
-  example: {
-    id: 1,
-    first_name: 'Ada',
-    last_name: 'Lovelace',
-    name: 'Ada Lovelace',
-    email: 'ada@example.com',
-    phone_no: '+44 20 7946 0000',
-    role_id: 1,
-    role_name: 'admin',
-    state_id: 1,
-    language: 'en',
-    timezone: 'Europe/London',
-    job_title: 'Head of Sales',
-    booking_slug: 'ada-lovelace',
-    booking_enabled: true,
-    working_hours: { ...DEFAULT_WORKING_HOURS, saturday: [], sunday: [] },
-    meeting_duration: 30,
-    buffer_minutes: 0,
-    min_notice_minutes: 60,
-    booking_meeting_tool: 'none',
-    organization_id: '1',
-    created_at: '2026-01-15T09:30:00.000Z',
-    updated_at: '2026-01-15T09:30:00.000Z',
-    organization_name: 'Analytical Engines Ltd',
-  },
+  example: { ...userExample, organization_name: 'Analytical Engines Ltd' },
 });
 
 /** GET /api/users/list filters beyond the standard list parameters (the list itself: service.ts `userList`). */
