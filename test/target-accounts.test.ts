@@ -308,7 +308,7 @@ describe('target accounts', () => {
       call('GET', `/api/target-accounts/${added.response.body.data.id}/outreach-plans`, { token: owner.token }),
     );
     expect(plans.response.status).toBe(200);
-    // Scope and auth, the account, the page.
+    // Scope and auth, the (empty) page, then whether the account exists.
     expect(plans.statements.length).toBeLessThanOrEqual(3);
   });
 });

@@ -99,18 +99,22 @@ export async function listOutreachPlans(
   accountId: number,
   params: z.output<typeof OutreachPlanListQuery>,
 ) {
-  const [account] = await ctx.db
-    .select({ id: targetAccounts.id })
-    .from(targetAccounts)
-    .where(
-      tenantWhere(
-        ctx,
-        targetAccounts,
-        eq(targetAccounts.id, accountId),
-        sql`exists (select 1 from companies c where c.id = ${targetAccounts.companyId} and c.deleted_at is null)`,
-      ),
-    );
-  if (!account) throw new NotFound('Target account', accountId);
+  // The page is scoped to the organization, so another organization's account lists nothing; only
+  // an empty page asks whether the account exists at all (404), after the cursor has been checked.
   const page = await outreachPlanList.run(ctx, params, { where: eq(outreachPlans.targetAccountId, accountId) });
+  if (page.rows.length === 0) {
+    const [account] = await ctx.db
+      .select({ id: targetAccounts.id })
+      .from(targetAccounts)
+      .where(
+        tenantWhere(
+          ctx,
+          targetAccounts,
+          eq(targetAccounts.id, accountId),
+          sql`exists (select 1 from companies c where c.id = ${targetAccounts.companyId} and c.deleted_at is null)`,
+        ),
+      );
+    if (!account) throw new NotFound('Target account', accountId);
+  }
   return { ...page, rows: page.rows.map(presentPlan) };
 }
