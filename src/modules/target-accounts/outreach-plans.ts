@@ -89,7 +89,13 @@ export const outreachPlanList = defineList({
         .select({ ...planSelection, ...columns })
         .from(outreachPlans)
         .$dynamic(),
-    where: tenantWhere(ctx, outreachPlans),
+    // Plans of an account whose company is soft-deleted are gone with it.
+    where: tenantWhere(
+      ctx,
+      outreachPlans,
+      sql`exists (select 1 from ${targetAccounts} t join companies c on c.id = t.company_id and c.deleted_at is null
+        where t.id = ${outreachPlans.targetAccountId})`,
+    ),
   }),
 });
 export const OutreachPlanListQuery = outreachPlanList.query;
