@@ -83,6 +83,7 @@ describe('target accounts', () => {
       [{ company_id: otherCompanyId, icp_fit_score: 101 }, 'icp_fit_score'],
       [{ company_id: otherCompanyId, icp_fit_score: -1 }, 'icp_fit_score'],
       [{ company_id: otherCompanyId, tier: 4 }, 'tier'],
+      [{ company_id: otherCompanyId, tier: '1' }, 'tier'],
       [{ company_id: otherCompanyId, status: 'won' }, 'status'],
       [{ company_id: otherCompanyId, estimated_decision_makers: 1.5 }, 'estimated_decision_makers'],
       [{}, 'company_id'],

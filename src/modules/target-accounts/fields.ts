@@ -19,7 +19,7 @@ export const DEFAULT_TIER = 3;
 /** active: being worked; paused: on hold; archived: no longer targeted (kept for history). */
 export const ACCOUNT_STATUSES = ['active', 'paused', 'archived'] as const;
 
-const tier = z.coerce
+const tier = z
   .number()
   .int('must be 1, 2 or 3')
   .min(1, 'must be 1, 2 or 3')
