@@ -46,6 +46,7 @@ import { webFormPageRoutes } from './modules/web-forms/page-routes';
 import { webFormRoutes } from './modules/web-forms/routes';
 import { meetingRoutes } from './modules/meetings/routes';
 import { bookingRoutes } from './modules/booking/routes';
+import { targetAccountRoutes } from './modules/target-accounts/routes';
 import { MAX_UPLOAD_BYTES } from './modules/files/upload-policy';
 import { MAX_IMPORT_BYTES } from './modules/imports/service';
 
@@ -88,6 +89,7 @@ export const routeModules = [
   webFormRoutes,
   webFormPageRoutes,
   meetingRoutes,
+  targetAccountRoutes,
   // Public (no credential): an edge Worker can mount this router alone.
   bookingRoutes,
 ];

@@ -51,6 +51,9 @@ export const meetings = pgTable(
     index('meetings_user_start_idx').on(table.organizationId, table.userId, table.startTime),
     index('meetings_organization_id_idx').on(table.organizationId, table.id),
     index('meetings_lead_idx').on(table.organizationId, table.leadId),
+    // A target account's health counts the meetings of its company and of its contacts.
+    index('meetings_company_idx').on(table.organizationId, table.companyId),
+    index('meetings_contact_idx').on(table.organizationId, table.contactId),
     check('meetings_end_after_start', sql`${table.endTime} > ${table.startTime}`),
     tenantPolicy('meetings'),
   ],

@@ -48,6 +48,8 @@ export const TAGS: Record<string, string> = {
     'Hosted lead-capture forms: manage them (bearer) and serve their public page and submissions (`/api/v1/web-form/{form_link}`).',
   Meetings:
     'Meetings of the reps with leads, contacts and companies, and a rep’s own free slots (the booking page’s engine).',
+  'Target accounts':
+    'Account-based marketing: companies targeted as accounts with a computed account health, their stakeholders and outreach plans, bulk email (refused until a mail account exists), and the ABM funnel and top-engaged reports.',
   'Public booking':
     'A rep’s public booking page and its API (no credential): profile, free slots in the visitor’s zone, and confirming a slot.',
 };

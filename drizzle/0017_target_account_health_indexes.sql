@@ -1,0 +1,2 @@
+CREATE INDEX "meetings_company_idx" ON "meetings" USING btree ("organization_id","company_id");--> statement-breakpoint
+CREATE INDEX "meetings_contact_idx" ON "meetings" USING btree ("organization_id","contact_id");

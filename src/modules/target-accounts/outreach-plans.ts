@@ -1,0 +1,126 @@
+/**
+ * Outreach plans of a target account: who (a live contact of the account's company, stakeholder
+ * or not), how (channel), when, and who does it (a user of the organization; the caller when
+ * absent). The list is a standard list scoped to the account.
+ */
+import type { z } from '@hono/zod-openapi';
+import { eq, ilike, or, sql } from 'drizzle-orm';
+import { contacts, outreachPlans, targetAccounts } from '../../db/schema';
+import { tenantWhere, type TenantContext } from '../../db/tenant';
+import { NotFound, ValidationFailed } from '../../core/errors';
+import { containsPattern, defineList } from '../../core/list';
+import { isoTimestamp } from '../../core/schemas';
+import { checkAccountContact } from './stakeholders';
+import type { AddOutreachPlanInput, OUTREACH_CHANNELS } from './schemas';
+
+type Channel = (typeof OUTREACH_CHANNELS)[number];
+
+const contactName = sql<string | null>`(select c.name from ${contacts} c where c.id = ${outreachPlans.contactId})`;
+
+const planSelection = {
+  id: outreachPlans.id,
+  target_account_id: outreachPlans.targetAccountId,
+  contact_id: outreachPlans.contactId,
+  contact_name: contactName,
+  channel: sql<Channel>`${outreachPlans.channel}`,
+  scheduled_at: outreachPlans.scheduledAt,
+  assigned_to: outreachPlans.assignedTo,
+  notes: outreachPlans.notes,
+  created_by: outreachPlans.createdBy,
+  created_at: outreachPlans.createdAt,
+};
+
+function presentPlan(row: { scheduled_at: Date; created_at: Date; [key: string]: unknown }) {
+  return {
+    ...row,
+    scheduled_at: isoTimestamp(row.scheduled_at) as string,
+    created_at: isoTimestamp(row.created_at) as string,
+  } as {
+    id: number;
+    target_account_id: number;
+    contact_id: number;
+    contact_name: string | null;
+    channel: Channel;
+    scheduled_at: string;
+    assigned_to: number | null;
+    notes: string | null;
+    created_by: number | null;
+    created_at: string;
+  };
+}
+
+export async function addOutreachPlan(ctx: TenantContext, accountId: number, input: AddOutreachPlanInput) {
+  await checkAccountContact(ctx, accountId, input.contact_id, 'contact_id');
+  const assignee = input.assigned_to ?? ctx.userId;
+  if (input.assigned_to !== undefined && input.assigned_to !== null) {
+    const result = await ctx.db.execute(
+      sql`select 1 from users where organization_id = ${ctx.orgId} and id = ${input.assigned_to} and deleted_at is null`,
+    );
+    if (result.rows.length === 0)
+      throw ValidationFailed.field('assigned_to', `user ${input.assigned_to} is not a user of this organization`);
+  }
+  const [row] = await ctx.db
+    .insert(outreachPlans)
+    .values({
+      organizationId: ctx.orgId,
+      targetAccountId: accountId,
+      contactId: input.contact_id,
+      channel: input.channel,
+      scheduledAt: input.scheduled_at,
+      assignedTo: assignee,
+      notes: input.notes === '' ? null : (input.notes ?? null),
+      createdBy: ctx.userId,
+    })
+    .returning(planSelection);
+  return presentPlan(row);
+}
+
+export const outreachPlanList = defineList({
+  sort: {
+    id: outreachPlans.id,
+    scheduled_at: outreachPlans.scheduledAt,
+    created_at: outreachPlans.createdAt,
+  },
+  search: (term) => or(ilike(outreachPlans.notes, containsPattern(term)), ilike(contactName, containsPattern(term))),
+  createdAt: outreachPlans.createdAt,
+  base: (ctx) => ({
+    rows: (columns) =>
+      ctx.db
+        .select({ ...planSelection, ...columns })
+        .from(outreachPlans)
+        .$dynamic(),
+    // Plans of an account whose company is soft-deleted are gone with it.
+    where: tenantWhere(
+      ctx,
+      outreachPlans,
+      sql`exists (select 1 from ${targetAccounts} t join companies c on c.id = t.company_id and c.deleted_at is null
+        where t.id = ${outreachPlans.targetAccountId})`,
+    ),
+  }),
+});
+export const OutreachPlanListQuery = outreachPlanList.query;
+
+export async function listOutreachPlans(
+  ctx: TenantContext,
+  accountId: number,
+  params: z.output<typeof OutreachPlanListQuery>,
+) {
+  // The page is scoped to the organization, so another organization's account lists nothing; only
+  // an empty page asks whether the account exists at all (404), after the cursor has been checked.
+  const page = await outreachPlanList.run(ctx, params, { where: eq(outreachPlans.targetAccountId, accountId) });
+  if (page.rows.length === 0) {
+    const [account] = await ctx.db
+      .select({ id: targetAccounts.id })
+      .from(targetAccounts)
+      .where(
+        tenantWhere(
+          ctx,
+          targetAccounts,
+          eq(targetAccounts.id, accountId),
+          sql`exists (select 1 from companies c where c.id = ${targetAccounts.companyId} and c.deleted_at is null)`,
+        ),
+      );
+    if (!account) throw new NotFound('Target account', accountId);
+  }
+  return { ...page, rows: page.rows.map(presentPlan) };
+}
