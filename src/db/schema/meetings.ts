@@ -50,6 +50,8 @@ export const meetings = pgTable(
     // Availability reads one rep's meetings in a time window.
     index('meetings_user_start_idx').on(table.organizationId, table.userId, table.startTime),
     index('meetings_organization_id_idx').on(table.organizationId, table.id),
+    // Dashboard analytics: meetings held in a period, meetings of the engagement window.
+    index('meetings_organization_start_idx').on(table.organizationId, table.startTime),
     index('meetings_lead_idx').on(table.organizationId, table.leadId),
     check('meetings_end_after_start', sql`${table.endTime} > ${table.startTime}`),
     tenantPolicy('meetings'),
