@@ -30,7 +30,8 @@ export async function leadAging(ctx: TenantContext, now: Date) {
       count(*) filter (where idle is null)::int as never
     from (
       select greatest(floor(extract(epoch from ${at} - l.created_at) / 86400), 0)::int as age,
-        greatest(floor(extract(epoch from ${at} - l.last_activity_at) / 86400), 0)::int as idle
+        -- greatest() skips nulls: a lead without activity must stay null (never).
+        case when l.last_activity_at is not null then greatest(floor(extract(epoch from ${at} - l.last_activity_at) / 86400), 0)::int end as idle
       from leads l
       where l.organization_id = ${ctx.orgId} and l.deleted_at is null and l.created_at <= ${at}
         and l.status not in ${statusValuesNamed(ctx, 'converted')} and l.status not in ${statusValuesNamed(ctx, 'lost')}

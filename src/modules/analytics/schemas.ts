@@ -22,7 +22,7 @@ export const PeriodQuery = z.object({
 });
 
 export const TopAccountsQuery = z.object({
-  order_by: z
+  rank_by: z
     .enum(['pipeline_value', 'engagement'])
     .default('pipeline_value')
     .openapi({ description: 'Rank by open pipeline value (default) or by engagement score' }),

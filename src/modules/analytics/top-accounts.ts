@@ -25,7 +25,7 @@ export async function topAccounts(ctx: TenantContext, query: z.output<typeof Top
   const at = sql`${now.toISOString()}::timestamptz`;
   const since = sql`${new Date(now.getTime() - ENGAGEMENT_DAYS * 86_400_000).toISOString()}::timestamptz`;
   const order =
-    query.order_by === 'engagement'
+    query.rank_by === 'engagement'
       ? sql`engagement_score desc, open_pipeline_value desc, id`
       : sql`open_pipeline_value desc, engagement_score desc, id`;
   const result = await ctx.db.execute<AccountRow>(sql`
