@@ -12,7 +12,7 @@ import { seedLeads } from './bench-seed-leads.mjs';
 const TARGET_RATIO = 5;
 
 /** Adds the history the aggregates read to `orgId`, whose `count` leads are already loaded. */
-async function seedHistory(client, { orgId, userId, count }) {
+export async function seedHistory(client, { orgId, userId, count }) {
   await client.query('begin');
   try {
     await client.query(`select set_config('app.organization_id', $1, true), set_config('role', 'lm_app', true)`, [

@@ -10,32 +10,38 @@ import type { TenantContext } from '../../db/tenant';
 import { statusValuesNamed } from './overview';
 import { AGING_BUCKETS } from './period';
 
-const inBucket = (column: SQL, bucket: (typeof AGING_BUCKETS)[number]) =>
-  bucket.max === null ? sql`${column} >= ${bucket.min}` : sql`${column} between ${bucket.min} and ${bucket.max}`;
+const DAY_MS = 86_400_000;
+
+/**
+ * `column`'s whole days before `now` fall in the bucket, as bounds on the column itself (so the
+ * scan compares timestamps, with no arithmetic per row): days in [min, max] ⟺ now − (max + 1)
+ * days < column <= now − min days. The first bucket has no upper bound: a time after `now`
+ * (activity recorded after a fixed clock) counts as 0 days.
+ */
+function inBucket(column: SQL, bucket: (typeof AGING_BUCKETS)[number], now: Date): SQL {
+  const daysBefore = (days: number) => sql`${new Date(now.getTime() - days * DAY_MS).toISOString()}::timestamptz`;
+  const parts = [sql`${column} is not null`];
+  if (bucket.max !== null) parts.push(sql`${column} > ${daysBefore(bucket.max + 1)}`);
+  if (bucket.min > 0) parts.push(sql`${column} <= ${daysBefore(bucket.min)}`);
+  return sql.join(parts, sql` and `);
+}
 
 export async function leadAging(ctx: TenantContext, now: Date) {
   const at = sql`${now.toISOString()}::timestamptz`;
-  const age = sql.raw('age');
-  const idle = sql.raw('idle');
   const counts = (column: SQL, prefix: string) =>
     sql.join(
       AGING_BUCKETS.map(
         (bucket, index) =>
-          sql`count(*) filter (where ${inBucket(column, bucket)})::int as ${sql.identifier(`${prefix}${index}`)}`,
+          sql`count(*) filter (where ${inBucket(column, bucket, now)})::int as ${sql.identifier(`${prefix}${index}`)}`,
       ),
       sql`, `,
     );
   const result = await ctx.db.execute<Record<string, number>>(sql`
-    select count(*)::int as total, ${counts(age, 'created_')}, ${counts(idle, 'activity_')},
-      count(*) filter (where idle is null)::int as never
-    from (
-      select greatest(floor(extract(epoch from ${at} - l.created_at) / 86400), 0)::int as age,
-        -- greatest() skips nulls: a lead without activity must stay null (never).
-        case when l.last_activity_at is not null then greatest(floor(extract(epoch from ${at} - l.last_activity_at) / 86400), 0)::int end as idle
-      from leads l
-      where l.organization_id = ${ctx.orgId} and l.deleted_at is null and l.created_at <= ${at}
-        and l.status not in ${statusValuesNamed(ctx, 'converted')} and l.status not in ${statusValuesNamed(ctx, 'lost')}
-    ) open_leads`);
+    select count(*)::int as total, ${counts(sql`l.created_at`, 'created_')}, ${counts(sql`l.last_activity_at`, 'activity_')},
+      count(*) filter (where l.last_activity_at is null)::int as never
+    from leads l
+    where l.organization_id = ${ctx.orgId} and l.deleted_at is null and l.created_at <= ${at}
+      and l.status not in ${statusValuesNamed(ctx, ['converted', 'lost'])}`);
   const row = result.rows[0];
   const buckets = (prefix: string) =>
     AGING_BUCKETS.map((bucket, index) => ({

@@ -35,10 +35,14 @@ type OverviewRow = Record<
   Pair
 >;
 
-/** The status values of the organization's lead status lookups named `name` (any case). */
-export function statusValuesNamed(ctx: TenantContext, name: string) {
+/** The status values of the organization's lead status lookups named one of `names` (lower case; any case matches). */
+export function statusValuesNamed(ctx: TenantContext, names: string[]) {
   return sql`(select lk.value from lookups lk where lk.organization_id = ${ctx.orgId}
-    and lk.module_name = ${LEAD_LOOKUP_MODULE} and lk.type = 'status' and lower(lk.name) = ${name} and lk.value is not null)`;
+    and lk.module_name = ${LEAD_LOOKUP_MODULE} and lk.type = 'status' and lk.value is not null
+    and lower(lk.name) in (${sql.join(
+      names.map((name) => sql`${name}`),
+      sql`, `,
+    )}))`;
 }
 
 export async function dashboardOverview(
@@ -57,8 +61,9 @@ export async function dashboardOverview(
         count(*) filter (where l.created_at >= ${cf} and c.converted)::int as converted,
         count(*) filter (where l.created_at < ${cf} and c.converted)::int as converted_prev
       from leads l
-      cross join lateral (select l.status in ${statusValuesNamed(ctx, 'converted')} or exists (
-        select 1 from deals d where d.organization_id = ${ctx.orgId} and d.lead_id = l.id and d.outcome = 'won') as converted) c
+      -- Uncorrelated IN subqueries: hashed once, not probed per lead.
+      cross join lateral (select l.status in ${statusValuesNamed(ctx, ['converted'])} or l.id in (
+        select d.lead_id from deals d where d.organization_id = ${ctx.orgId} and d.outcome = 'won') as converted) c
       where l.organization_id = ${ctx.orgId} and l.deleted_at is null and l.created_at >= ${pf} and l.created_at < ${ct}
     ), closed as (
       select d.outcome, d.closed_at >= ${cf} as current, d.value,
