@@ -29,16 +29,20 @@ export async function topAccounts(ctx: TenantContext, query: z.output<typeof Top
       ? sql`engagement_score desc, open_pipeline_value desc, id`
       : sql`open_pipeline_value desc, engagement_score desc, id`;
   const result = await ctx.db.execute<AccountRow>(sql`
-    with open_deals as (
-      select l.company_id, count(*)::int as n, sum(d.value) as v
-      from deals d join leads l on l.id = d.lead_id and l.organization_id = ${ctx.orgId}
-      where d.organization_id = ${ctx.orgId} and d.outcome = 'open' and l.company_id is not null
-      group by l.company_id
-    ), signals as (
-      select l.company_id, count(*)::int as n
-      from intent_signals i join leads l on l.id = i.lead_id and l.organization_id = ${ctx.orgId}
+    -- Per lead first (open deals, window signals), then one pass over the leads for their company.
+    with per_lead as (
+      select d.lead_id, count(*)::int as deals, sum(d.value) as value, 0 as signals
+      from deals d where d.organization_id = ${ctx.orgId} and d.outcome = 'open'
+      group by d.lead_id
+      union all
+      select i.lead_id, 0, 0, count(*)::int
+      from intent_signals i
       where i.organization_id = ${ctx.orgId} and i.occurred_at >= ${since} and i.occurred_at <= ${at}
-        and l.company_id is not null
+      group by i.lead_id
+    ), per_company as (
+      select l.company_id, sum(p.deals)::int as deals, sum(p.value) as value, sum(p.signals)::int as signals
+      from per_lead p join leads l on l.id = p.lead_id and l.organization_id = ${ctx.orgId}
+      where l.company_id is not null
       group by l.company_id
     ), meeting_counts as (
       select coalesce(m.company_id, l.company_id) as company_id, count(*)::int as n
@@ -48,15 +52,14 @@ export async function topAccounts(ctx: TenantContext, query: z.output<typeof Top
       group by 1
     )
     select * from (
-      select c.id, c.company_name, coalesce(od.n, 0) as open_deals, coalesce(od.v, 0) as open_pipeline_value,
-        coalesce(s.n, 0) as intent_signals, coalesce(mc.n, 0) as meetings,
-        coalesce(s.n, 0) + ${MEETING_WEIGHT} * coalesce(mc.n, 0) as engagement_score
+      select c.id, c.company_name, coalesce(pc.deals, 0) as open_deals, coalesce(pc.value, 0) as open_pipeline_value,
+        coalesce(pc.signals, 0) as intent_signals, coalesce(mc.n, 0) as meetings,
+        coalesce(pc.signals, 0) + ${MEETING_WEIGHT} * coalesce(mc.n, 0) as engagement_score
       from companies c
-        left join open_deals od on od.company_id = c.id
-        left join signals s on s.company_id = c.id
+        left join per_company pc on pc.company_id = c.id
         left join meeting_counts mc on mc.company_id = c.id
       where c.organization_id = ${ctx.orgId} and c.deleted_at is null
-        and (od.n is not null or s.n is not null or mc.n is not null)
+        and (pc.company_id is not null or mc.company_id is not null)
     ) ranked
     order by ${order}
     limit ${query.limit}`);
