@@ -1,7 +1,7 @@
 // `npm run bench [-- options]`: measures the API end to end on a stack it starts itself
 // (a database, the relay, a delay proxy, `wrangler dev` with the queue consumer and simulated
 // R2; the edge Worker in front of the API Worker, as `npm start` runs them). Sections, all by
-// default, or some with --only edge,rtt,lists,import:
+// default, or some with --only edge,rtt,lists,import,analytics:
 //   edge    each public or hot route under load (autocannon, --connections for --load-seconds)
 //           against a no-database 404 baseline and health, through the edge Worker; also the
 //           edge Worker in workerd directly (miniflare), unless --skip-workerd-direct
@@ -10,17 +10,20 @@
 //   lists   list throughput at --leads leads (default 100 000) against health, a small
 //           organization, a search and cursor page 1000
 //   import  a CSV import and an export of --rows rows (default 100 000) and a tenth of them
+//   analytics  the dashboard aggregates' p99 against health's p99 (one client, --samples
+//           requests each, default 200) at --leads leads with deals, meetings and signals
 // Database: in-memory PGlite, or --database-url postgres://… (migrated first), or --postgres
 // (a throwaway server from Debian's binaries, stopped at the end). Progress goes to stderr,
 // one JSON result to stdout. Bounded: every wait has a deadline, everything started is stopped.
 import { parseArgs } from 'node:util';
+import { measureAnalytics } from './lib/bench-analytics.mjs';
 import { measureEdge } from './lib/bench-edge.mjs';
 import { measureImportExport } from './lib/bench-import-export.mjs';
 import { measureListScaling } from './lib/bench-list-scaling.mjs';
 import { measureRoundTrips } from './lib/bench-round-trips.mjs';
 import { startBenchStack } from './lib/bench-stack.mjs';
 
-const SECTIONS = ['edge', 'rtt', 'lists', 'import'];
+const SECTIONS = ['edge', 'rtt', 'lists', 'import', 'analytics'];
 
 const { values: options } = parseArgs({
   options: {
@@ -32,6 +35,7 @@ const { values: options } = parseArgs({
     seconds: { type: 'string', default: '5' },
     'cursor-walk-seconds': { type: 'string', default: '240' },
     rows: { type: 'string', default: '100000' },
+    samples: { type: 'string', default: '200' },
     connections: { type: 'string', default: '10' },
     'load-seconds': { type: 'string', default: '5' },
     'skip-workerd-direct': { type: 'boolean', default: false },
@@ -71,6 +75,7 @@ const settings = {
   seconds: positive('seconds', { integer: false }),
   cursorWalkSeconds: positive('cursor-walk-seconds', { integer: false }),
   rows: positive('rows'),
+  samples: positive('samples'),
   connections: positive('connections'),
   loadSeconds: positive('load-seconds', { integer: false }),
   deadlineMs: positive('deadline-minutes', { integer: false }) * 60 * 1000,
@@ -153,6 +158,15 @@ async function main() {
     if (only.includes('lists')) {
       log(`section lists (${settings.leads} leads, ${settings.clients} clients, ${settings.seconds} s each)`);
       output.lists = await measureListScaling(stack, { ...settings, log, deadline });
+    }
+    if (only.includes('analytics')) {
+      log(`section analytics (${settings.leads} leads, ${settings.samples} requests each)`);
+      output.analytics = await measureAnalytics(stack, {
+        leads: settings.leads,
+        samples: settings.samples,
+        log,
+        deadline,
+      });
     }
     output.seconds = Math.round((Date.now() - started) / 1000);
     console.log(JSON.stringify(output, null, 2));

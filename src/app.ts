@@ -41,6 +41,7 @@ import { contactRoutes } from './modules/contacts/routes';
 import { pipelineRoutes } from './modules/pipelines/routes';
 import { dealRoutes } from './modules/deals/routes';
 import { forecastRoutes } from './modules/forecast/routes';
+import { analyticsRoutes } from './modules/analytics/routes';
 import { ingestionRoutes } from './modules/ingestion/routes';
 import { webFormPageRoutes } from './modules/web-forms/page-routes';
 import { webFormRoutes } from './modules/web-forms/routes';
@@ -85,6 +86,7 @@ export const routeModules = [
   pipelineRoutes,
   dealRoutes,
   forecastRoutes,
+  analyticsRoutes,
   ingestionRoutes,
   webFormRoutes,
   webFormPageRoutes,

@@ -102,6 +102,10 @@ export const deals = pgTable(
     index('deals_organization_id_idx').on(table.organizationId, table.id),
     index('deals_organization_lead_idx').on(table.organizationId, table.leadId),
     index('deals_organization_pipeline_stage_idx').on(table.organizationId, table.pipelineId, table.stageId),
+    // Dashboard analytics: deals won and lost in a period.
+    index('deals_organization_closed_idx')
+      .on(table.organizationId, table.closedAt)
+      .where(sql`${table.closedAt} is not null`),
     index('deals_organization_close_date_idx').on(table.organizationId, table.expectedCloseDate),
     tenantPolicy('deals'),
   ],

@@ -37,6 +37,8 @@ export const intentSignals = pgTable(
   },
   (table) => [
     index('intent_signals_organization_lead_idx').on(table.organizationId, table.leadId, table.occurredAt),
+    // Dashboard analytics: the signals of the engagement window.
+    index('intent_signals_organization_occurred_idx').on(table.organizationId, table.occurredAt),
     uniqueIndex('intent_signals_dedupe_key').on(table.organizationId, table.dedupeKey),
     // Opens of one tracking token, counted to derive email_opened_3x.
     index('intent_signals_open_token_idx')

@@ -83,6 +83,12 @@ export const leads = pgTable(
   (table) => [
     index('leads_organization_id_idx').on(table.organizationId, table.id),
     index('leads_organization_created_idx').on(table.organizationId, table.createdAt),
+    // Dashboard analytics (period counts by status/source, conversion, lead aging): index-only over live leads.
+    index('leads_organization_live_created_idx')
+      .on(table.organizationId, table.createdAt, table.status, table.leadSource, table.lastActivityAt, table.id)
+      .where(sql`${table.deletedAt} is null`),
+    // Dashboard analytics (top accounts): a lead's company by its id without reading the row.
+    index('leads_organization_id_company_idx').on(table.organizationId, table.id, table.companyId),
     index('leads_organization_status_idx').on(table.organizationId, table.status),
     index('leads_organization_assigned_idx').on(table.organizationId, table.assignedTo),
     index('leads_organization_company_idx').on(table.organizationId, table.companyId),

@@ -50,6 +50,8 @@ export const meetings = pgTable(
     // Availability reads one rep's meetings in a time window.
     index('meetings_user_start_idx').on(table.organizationId, table.userId, table.startTime),
     index('meetings_organization_id_idx').on(table.organizationId, table.id),
+    // Dashboard analytics: meetings held in a period, meetings of the engagement window.
+    index('meetings_organization_start_idx').on(table.organizationId, table.startTime),
     index('meetings_lead_idx').on(table.organizationId, table.leadId),
     // A target account's health counts the meetings of its company and of its contacts.
     index('meetings_company_idx').on(table.organizationId, table.companyId),

@@ -34,6 +34,8 @@ export const TAGS: Record<string, string> = {
   Pipelines:
     'Sales pipelines and their ordered stages (won, lost, probability, max days in stage); the default pipeline’s Won and Lost stages are protected.',
   Deals: 'Deals on leads: a value, an expected close date and a stage of a pipeline; every stage change is recorded.',
+  Analytics:
+    'Dashboard numbers: a period’s headline numbers and breakdowns against the previous period, open-lead aging and the top accounts.',
   Forecasting:
     'Deal forecasts (stage probability adjusted by documented factors), pipeline forecast by period, deals at risk and forecast accuracy.',
   Search: 'One search across the organization’s records.',

@@ -1,0 +1,120 @@
+/**
+ * GET /api/dashboard/overview: the headline numbers of a period and of the previous period of
+ * equal length, in one statement. A lead is converted when its status is the organization's
+ * Converted status lookup (module lead, type status, name Converted, any case) or it has a won
+ * deal. Deals count by closed_at; the pipeline value is that of the deals open at the end of
+ * each period (created before it ends and not closed by then), at their current value.
+ */
+import { sql } from 'drizzle-orm';
+import type { TenantContext } from '../../db/tenant';
+import { LEAD_LOOKUP_MODULE } from '../lookups/defaults';
+import { compared, numberOrNull, resolvePeriods } from './period';
+
+type Pair = number | string | null;
+type OverviewRow = Record<
+  | 'created'
+  | 'created_prev'
+  | 'converted'
+  | 'converted_prev'
+  | 'won'
+  | 'won_prev'
+  | 'won_value'
+  | 'won_value_prev'
+  | 'lost'
+  | 'lost_prev'
+  | 'lost_value'
+  | 'lost_value_prev'
+  | 'days_to_convert'
+  | 'days_to_convert_prev'
+  | 'pipeline'
+  | 'pipeline_prev'
+  | 'open_deals'
+  | 'open_deals_prev'
+  | 'meetings'
+  | 'meetings_prev',
+  Pair
+>;
+
+/** The status values of the organization's lead status lookups named one of `names` (lower case; any case matches). */
+export function statusValuesNamed(ctx: TenantContext, names: string[]) {
+  return sql`(select lk.value from lookups lk where lk.organization_id = ${ctx.orgId}
+    and lk.module_name = ${LEAD_LOOKUP_MODULE} and lk.type = 'status' and lk.value is not null
+    and lower(lk.name) in (${sql.join(
+      names.map((name) => sql`${name}`),
+      sql`, `,
+    )}))`;
+}
+
+export async function dashboardOverview(
+  ctx: TenantContext,
+  query: { start_date?: string; end_date?: string },
+  now: Date,
+) {
+  const periods = resolvePeriods(query, now);
+  const pf = sql`${periods.previousFrom}::timestamptz`;
+  const cf = sql`${periods.from}::timestamptz`;
+  const ct = sql`${periods.to}::timestamptz`;
+  const result = await ctx.db.execute<OverviewRow>(sql`
+    with lead_numbers as (
+      select count(*) filter (where l.created_at >= ${cf})::int as created,
+        count(*) filter (where l.created_at < ${cf})::int as created_prev,
+        count(*) filter (where l.created_at >= ${cf} and c.converted)::int as converted,
+        count(*) filter (where l.created_at < ${cf} and c.converted)::int as converted_prev
+      from leads l
+      -- Uncorrelated IN subqueries: hashed once, not probed per lead.
+      cross join lateral (select l.status in ${statusValuesNamed(ctx, ['converted'])} or l.id in (
+        select d.lead_id from deals d where d.organization_id = ${ctx.orgId} and d.outcome = 'won') as converted) c
+      where l.organization_id = ${ctx.orgId} and l.deleted_at is null and l.created_at >= ${pf} and l.created_at < ${ct}
+    ), closed as (
+      select d.outcome, d.closed_at >= ${cf} as current, d.value,
+        extract(epoch from d.closed_at - l.created_at) / 86400 as days
+      from deals d join leads l on l.id = d.lead_id and l.organization_id = ${ctx.orgId}
+      where d.organization_id = ${ctx.orgId} and d.outcome in ('won', 'lost')
+        and d.closed_at >= ${pf} and d.closed_at < ${ct}
+    ), deal_numbers as (
+      select count(*) filter (where outcome = 'won' and current)::int as won,
+        count(*) filter (where outcome = 'won' and not current)::int as won_prev,
+        coalesce(sum(value) filter (where outcome = 'won' and current), 0) as won_value,
+        coalesce(sum(value) filter (where outcome = 'won' and not current), 0) as won_value_prev,
+        count(*) filter (where outcome = 'lost' and current)::int as lost,
+        count(*) filter (where outcome = 'lost' and not current)::int as lost_prev,
+        coalesce(sum(value) filter (where outcome = 'lost' and current), 0) as lost_value,
+        coalesce(sum(value) filter (where outcome = 'lost' and not current), 0) as lost_value_prev,
+        round(avg(days) filter (where outcome = 'won' and current), 1)::float8 as days_to_convert,
+        round(avg(days) filter (where outcome = 'won' and not current), 1)::float8 as days_to_convert_prev
+      from closed
+    ), pipeline as (
+      select coalesce(sum(d.value) filter (where d.closed_at is null or d.closed_at >= ${ct}), 0) as pipeline,
+        coalesce(sum(d.value) filter (where d.created_at < ${cf} and (d.closed_at is null or d.closed_at >= ${cf})), 0) as pipeline_prev,
+        count(*) filter (where d.closed_at is null or d.closed_at >= ${ct})::int as open_deals,
+        count(*) filter (where d.created_at < ${cf} and (d.closed_at is null or d.closed_at >= ${cf}))::int as open_deals_prev
+      from deals d
+      where d.organization_id = ${ctx.orgId} and d.created_at < ${ct} and (d.closed_at is null or d.closed_at >= ${cf})
+    ), meeting_numbers as (
+      select count(*) filter (where m.start_time >= ${cf})::int as meetings,
+        count(*) filter (where m.start_time < ${cf})::int as meetings_prev
+      from meetings m
+      where m.organization_id = ${ctx.orgId} and m.status = 3 and m.start_time >= ${pf} and m.start_time < ${ct}
+    )
+    select * from lead_numbers, deal_numbers, pipeline, meeting_numbers`);
+  const row = result.rows[0];
+  const pair = (value: keyof OverviewRow, previous: keyof OverviewRow) =>
+    compared(numberOrNull(row[value]), numberOrNull(row[previous]));
+  const rate = (converted: Pair, created: Pair) =>
+    Number(created) === 0 ? null : Math.round((10000 * Number(converted)) / Number(created)) / 100;
+  return {
+    period: periods.current,
+    previous_period: periods.previous,
+    leads_created: pair('created', 'created_prev'),
+    converted_leads: pair('converted', 'converted_prev'),
+    conversion_rate: compared(rate(row.converted, row.created), rate(row.converted_prev, row.created_prev)),
+    deals_won: pair('won', 'won_prev'),
+    deals_won_value: pair('won_value', 'won_value_prev'),
+    deals_lost: pair('lost', 'lost_prev'),
+    deals_lost_value: pair('lost_value', 'lost_value_prev'),
+    pipeline_value: pair('pipeline', 'pipeline_prev'),
+    open_deals: pair('open_deals', 'open_deals_prev'),
+    meetings_held: pair('meetings', 'meetings_prev'),
+    avg_days_to_convert: pair('days_to_convert', 'days_to_convert_prev'),
+  };
+}
