@@ -45,6 +45,8 @@ import { ingestionRoutes } from './modules/ingestion/routes';
 import { webFormPageRoutes } from './modules/web-forms/page-routes';
 import { webFormRoutes } from './modules/web-forms/routes';
 import { meetingRoutes } from './modules/meetings/routes';
+import { savedQueryRoutes } from './modules/saved-queries/routes';
+import { dashboardRoutes } from './modules/dashboards/routes';
 import { bookingRoutes } from './modules/booking/routes';
 import { MAX_UPLOAD_BYTES } from './modules/files/upload-policy';
 import { MAX_IMPORT_BYTES } from './modules/imports/service';
@@ -88,6 +90,8 @@ export const routeModules = [
   webFormRoutes,
   webFormPageRoutes,
   meetingRoutes,
+  savedQueryRoutes,
+  dashboardRoutes,
   // Public (no credential): an edge Worker can mount this router alone.
   bookingRoutes,
 ];

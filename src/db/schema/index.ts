@@ -14,3 +14,4 @@ export * from './intent';
 export * from './deals';
 export * from './web-forms';
 export * from './meetings';
+export * from './dashboards';

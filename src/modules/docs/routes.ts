@@ -48,6 +48,10 @@ export const TAGS: Record<string, string> = {
     'Hosted lead-capture forms: manage them (bearer) and serve their public page and submissions (`/api/v1/web-form/{form_link}`).',
   Meetings:
     'Meetings of the reps with leads, contacts and companies, and a rep’s own free slots (the booking page’s engine).',
+  'Saved queries':
+    'Declarative aggregates over leads, deals and companies (module, filters, metric, group_by, date bucket from allow-lists), run as one parameterised statement and shaped for a widget.',
+  Dashboards:
+    'Saved dashboards: widgets over saved queries and built-in metrics, personal to their owner or shared with the organization.',
   'Public booking':
     'A rep’s public booking page and its API (no credential): profile, free slots in the visitor’s zone, and confirming a slot.',
 };
