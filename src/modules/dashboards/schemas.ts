@@ -51,13 +51,11 @@ const Widget = z
       .openapi({ description: 'How it is drawn (and the execute widgetType)', example: 'bar' }),
     source: z
       .object({
-        saved_query_id: positiveId
-          .optional()
-          .openapi({
-            type: 'integer',
-            description: 'A saved query you can see (shared dashboards: a shared query)',
-            example: 3,
-          }),
+        saved_query_id: positiveId.optional().openapi({
+          type: 'integer',
+          description: 'A saved query you can see (shared dashboards: a shared query)',
+          example: 3,
+        }),
         metric: z.enum(BUILT_IN_METRICS).optional().openapi({ description: 'A built-in metric', example: 'overview' }),
       })
       .strict()
@@ -112,6 +110,7 @@ export const AddDashboardBody = z
   .object({
     dashboard_id: z
       .string()
+      .max(64, 'must be at most 64 characters')
       .regex(/^[a-z0-9_-]{1,64}$/, 'must be 1 to 64 characters of a-z, 0-9, _ and -')
       .openapi({
         description: 'Your stable key for the dashboard, unique in the organization (409 on reuse)',

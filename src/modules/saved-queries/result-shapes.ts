@@ -123,9 +123,10 @@ const TableResult = z
     },
   });
 
-export const QueryResult = z
-  .union([NumberResult, SeriesResult, TableResult])
-  .openapi('SavedQueryResult', { description: 'The result, shaped for the widget type' });
+export const QueryResult = z.union([NumberResult, SeriesResult, TableResult]).openapi('SavedQueryResult', {
+  description: 'The result, shaped for the widget type',
+  example: { query_id: 3, metric: 'count', widget_type: 'number', value: 42 },
+});
 export type QueryResultValue = z.output<typeof QueryResult>;
 
 interface Shape {
