@@ -369,6 +369,59 @@ describe('visibility', () => {
   });
 });
 
+describe('deal buckets and averages', () => {
+  it('buckets a date column by quarter and averages deal values to two decimals', async () => {
+    const query = await addQuery(dealOrg.token, {
+      definition: {
+        module: 'deals',
+        metric: { op: 'avg', field: 'value' },
+        group_by: 'outcome',
+        bucket: { field: 'expected_close_date', unit: 'quarter' },
+      },
+    });
+    expect(query.status).toBe(201);
+    const table = await execute(dealOrg.token, query.body.data.id);
+    // Every deal closes (expected) on 2026-12-31: Q4. open (100+250+400)/3, won (1000+500)/2, lost 700.
+    expect(table.body.data).toMatchObject({
+      columns: ['outcome', 'expected_close_date_quarter', 'avg_value'],
+      rows: [
+        ['won', '2026-10-01', 750],
+        ['lost', '2026-10-01', 700],
+        ['open', '2026-10-01', 250],
+      ],
+    });
+    const all = await execute(dealOrg.token, query.body.data.id, { widgetType: 'number' });
+    expect(all.body.data.value).toBe(491.67);
+  });
+});
+
+describe('seeding', () => {
+  it('signup seeds the defaults in one statement, and seeding again inserts nothing twice', async () => {
+    const { response, statements } = await statementsOf(() =>
+      call('POST', '/api/auth/signup', {
+        body: {
+          organization_name: 'Seeded',
+          first_name: 'Sam',
+          last_name: 'Seed',
+          email: uniqueEmail('seed'),
+          password: 'correct horse battery',
+        },
+        headers: { 'cf-connecting-ip': `10.9.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}` },
+      }),
+    );
+    expect(response.status).toBe(201);
+    expect(statements.filter((text) => /saved_quer/.test(text))).toHaveLength(1);
+    const orgId = Number(response.body.user.organization_id);
+    const counted = await inOrganization(orgId, async (tx) => {
+      await tx.execute(sql`select seed_default_saved_queries(${orgId}::bigint)`);
+      return tx.execute<{ n: number }>(
+        sql`select count(*)::int as n from saved_queries where organization_id = ${orgId}`,
+      );
+    });
+    expect(counted.rows[0].n).toBe(5);
+  });
+});
+
 describe('round trips', () => {
   it('executing a query reads it and aggregates in one statement each', async () => {
     const id = (await defaults(leadOrg)).get('Leads by source per month') as number;
