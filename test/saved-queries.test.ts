@@ -7,6 +7,7 @@ import { eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { deals, leads, lookups } from '../src/db/schema';
 import { call, expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
+import { createCompany, createContact } from './helpers/accounts';
 import { addDeal, defaultPipeline } from './helpers/deals';
 import { inOrganization } from './helpers/leads';
 import { statementsOf } from './helpers/statements';
@@ -392,6 +393,40 @@ describe('deal buckets and averages', () => {
     });
     const all = await execute(dealOrg.token, query.body.data.id, { widgetType: 'number' });
     expect(all.body.data.value).toBe(491.67);
+  });
+});
+
+describe('contacts and companies', () => {
+  it('counts contacts per company (labelled by name) and averages their lead score', async () => {
+    const org = await signupOrganization('Contact queries');
+    const [acme, globex] = await Promise.all([
+      createCompany(org, { company_name: 'Acme', industry_type: 'Software' }),
+      createCompany(org, { company_name: 'Globex', industry_type: 'Software' }),
+    ]);
+    await createContact(org, { company_id: acme, lead_score: 10 });
+    await createContact(org, { company_id: acme, lead_score: 30 });
+    await createContact(org, { company_id: globex, lead_score: 50 });
+    // No score: averages skip it.
+    await createContact(org, { company_id: acme });
+    const byCompany = await addQuery(org.token, {
+      definition: { module: 'contacts', metric: { op: 'avg', field: 'lead_score' }, group_by: 'company' },
+    });
+    expect(byCompany.status).toBe(201);
+    const table = await execute(org.token, byCompany.body.data.id);
+    expect(table.body.data.rows).toEqual([
+      ['Globex', 50],
+      ['Acme', 20],
+    ]);
+    const industries = await addQuery(org.token, {
+      definition: {
+        module: 'companies',
+        metric: { op: 'count' },
+        group_by: 'industry',
+        filters: { industry: 'software' },
+      },
+    });
+    const counted = await execute(org.token, industries.body.data.id, { widgetType: 'pie' });
+    expect(counted.body.data.series).toEqual([{ name: 'count', points: [{ x: 'Software', y: 2 }] }]);
   });
 });
 

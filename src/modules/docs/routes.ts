@@ -49,7 +49,7 @@ export const TAGS: Record<string, string> = {
   Meetings:
     'Meetings of the reps with leads, contacts and companies, and a rep’s own free slots (the booking page’s engine).',
   'Saved queries':
-    'Declarative aggregates over leads, deals and companies (module, filters, metric, group_by, date bucket from allow-lists), run as one parameterised statement and shaped for a widget.',
+    'Declarative aggregates over leads, deals, companies and contacts (module, filters, metric, group_by, date bucket from allow-lists), run as one parameterised statement and shaped for a widget.',
   Dashboards:
     'Saved dashboards: widgets over saved queries and built-in metrics, personal to their owner or shared with the organization.',
   'Public booking':

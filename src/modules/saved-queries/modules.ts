@@ -8,9 +8,10 @@ import { z } from '@hono/zod-openapi';
 import { and, eq, ilike, isNull, type SQL } from 'drizzle-orm';
 import { sql } from 'drizzle-orm';
 import { containsPattern, dateRange, listParamsShape } from '../../core/list';
-import { companies, deals, leads } from '../../db/schema';
+import { companies, contacts, deals, leads } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import { companyFiltersObject, companyFilterWhere } from '../companies/filters';
+import { contactFiltersObject, contactFilterWhere } from '../contacts/filters';
 import { dealListFilters } from '../deals/schemas';
 import { DEAL_OUTCOMES } from '../deals/fields';
 import { leadFiltersObject, leadFilterWhere } from '../leads/filters';
@@ -44,8 +45,8 @@ function lookupLabel(type: 'status' | 'source' | 'priority') {
 
 const userLabel = () =>
   sql`(select trim(u.first_name || ' ' || coalesce(u.last_name, '')) from users u where u.id = ${groupKey})`;
-const nameLabel = (table: 'stages' | 'pipelines') => () =>
-  sql`(select t.name from ${sql.identifier(table)} t where t.id = ${groupKey})`;
+const nameLabel = (table: 'stages' | 'pipelines' | 'companies') => () =>
+  sql`(select ${sql.identifier(table === 'companies' ? 'company_name' : 'name')} from ${sql.identifier(table)} t where t.id = ${groupKey})`;
 
 const dealFilters = z
   .object({
@@ -60,7 +61,7 @@ const dealFilters = z
   })
   .strict();
 
-export const queryModules: Record<'leads' | 'deals' | 'companies', QueryModule> = {
+export const queryModules: Record<'leads' | 'deals' | 'companies' | 'contacts', QueryModule> = {
   leads: {
     from: sql`${leads}`,
     filters: leadFiltersObject as unknown as z.ZodType<Record<string, unknown>>,
@@ -131,6 +132,21 @@ export const queryModules: Record<'leads' | 'deals' | 'companies', QueryModule> 
     numbers: {},
     dates: { created_at: sql`${companies.createdAt}`, updated_at: sql`${companies.updatedAt}` },
     createdAt: sql`${companies.createdAt}`,
+  },
+  contacts: {
+    from: sql`${contacts}`,
+    filters: contactFiltersObject as unknown as z.ZodType<Record<string, unknown>>,
+    where: (ctx, filters) => contactFilterWhere(ctx, filters as z.output<typeof contactFiltersObject>),
+    groups: {
+      company: { key: sql`${contacts.companyId}`, label: nameLabel('companies') },
+      designation: { key: sql`${contacts.designation}` },
+      seniority: { key: sql`${contacts.seniority}` },
+      decision_maker: { key: sql`${contacts.decisionMaker}` },
+      created_by: { key: sql`${contacts.createdBy}`, label: userLabel },
+    },
+    numbers: { lead_score: sql`${contacts.leadScore}` },
+    dates: { created_at: sql`${contacts.createdAt}`, updated_at: sql`${contacts.updatedAt}` },
+    createdAt: sql`${contacts.createdAt}`,
   },
 };
 

@@ -21,7 +21,7 @@ const fieldName = (description: string, example: string) =>
 
 const filters = jsonObject({ maxKeyLength: 50, maxChars: 20_000 }).openapi({
   description:
-    "The module's list filters (leads: LeadFilters; deals: search_value, start_date, end_date, lead_id, pipeline_id, status, outcome; companies: CompanyFilters). Unknown keys are refused",
+    "The module's list filters (leads: LeadFilters; deals: search_value, start_date, end_date, lead_id, pipeline_id, status, outcome; companies: CompanyFilters; contacts: ContactFilters). Unknown keys are refused",
   example: { state_id: '1,2' },
 });
 
@@ -32,9 +32,15 @@ export const QueryDefinition = z
     metric: z
       .object({
         op: z.enum(METRIC_OPS).openapi({ description: 'count rows, or sum / avg a numeric field', example: 'count' }),
-        field: fieldName('The numeric field of sum and avg (leads: score, estimated_value; deals: value)', 'value')
+        field: fieldName(
+          'The numeric field of sum and avg (leads: score, estimated_value; deals: value; contacts: lead_score)',
+          'value',
+        )
           .optional()
-          .openapi({ description: 'The numeric field of sum and avg (leads: score, estimated_value; deals: value)' }),
+          .openapi({
+            description:
+              'The numeric field of sum and avg (leads: score, estimated_value; deals: value; contacts: lead_score)',
+          }),
       })
       .strict()
       .openapi({ description: 'What each row of the result measures', example: { op: 'sum', field: 'value' } }),
