@@ -5,8 +5,7 @@
  * date columns it may bucket. Identifiers reach SQL only from these tables; values are bound.
  */
 import { z } from '@hono/zod-openapi';
-import { and, eq, ilike, isNull, type SQL } from 'drizzle-orm';
-import { sql } from 'drizzle-orm';
+import { and, eq, ilike, sql, type SQL } from 'drizzle-orm';
 import { containsPattern, dateRange, listParamsShape } from '../../core/list';
 import { companies, contacts, deals, leads } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
@@ -118,11 +117,7 @@ export const queryModules: Record<'leads' | 'deals' | 'companies' | 'contacts', 
   companies: {
     from: sql`${companies}`,
     filters: companyFiltersObject as unknown as z.ZodType<Record<string, unknown>>,
-    where: (ctx, filters) =>
-      and(
-        companyFilterWhere(ctx, filters as z.output<typeof companyFiltersObject>),
-        isNull(companies.deletedAt),
-      ) as SQL,
+    where: (ctx, filters) => companyFilterWhere(ctx, filters as z.output<typeof companyFiltersObject>),
     groups: {
       industry: { key: sql`${companies.industryType}` },
       country: { key: sql`${companies.country}` },
