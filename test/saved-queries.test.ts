@@ -317,6 +317,46 @@ describe('POST /api/queries', () => {
   });
 });
 
+describe('PUT /api/queries/:id and the list filters', () => {
+  it('checks a new definition as on create, replaces it whole, and lists by module and scope', async () => {
+    const created = await addQuery(leadOrg.token, {
+      name: 'To change',
+      scope: 'team',
+      definition: { module: 'leads', metric: { op: 'count' }, group_by: 'status' },
+    });
+    const id = created.body.data.id;
+    const bad = await call('PUT', `/api/queries/${id}`, {
+      token: leadOrg.token,
+      body: { definition: { module: 'deals', metric: { op: 'count' }, group_by: 'status' } },
+    });
+    expectFailure(bad, 422, 'validation_error');
+    expect(bad.body.error.code).toBe('definition.group_by');
+    const changed = await call('PUT', `/api/queries/${id}`, {
+      token: leadOrg.token,
+      body: { definition: { module: 'deals', metric: { op: 'count' } }, description: 'Deals' },
+    });
+    expect(changed.body.data).toMatchObject({
+      module: 'deals',
+      description: 'Deals',
+      definition: { module: 'deals', filters: {}, metric: { op: 'count' }, group_by: null, bucket: null },
+    });
+    const deals = await call('GET', '/api/queries', { token: leadOrg.token, query: { module: 'deals', limit: 100 } });
+    const ids = deals.body.data.map((query: { id: number }) => query.id);
+    expect(ids).toContain(id);
+    expect(deals.body.data.every((query: { module: string }) => query.module === 'deals')).toBe(true);
+    const personal = await call('GET', '/api/queries', {
+      token: leadOrg.token,
+      query: { scope: 'personal', limit: 100 },
+    });
+    expect(personal.body.data.map((query: { id: number }) => query.id)).not.toContain(id);
+    expectFailure(
+      await call('GET', '/api/queries', { token: leadOrg.token, query: { module: 'spaceships' } }),
+      400,
+      'bad_request',
+    );
+  });
+});
+
 describe('visibility', () => {
   it('a personal query is its owner’s alone; shared ones are changed by their owner or an admin', async () => {
     const definition = { module: 'leads', metric: { op: 'count' } };
