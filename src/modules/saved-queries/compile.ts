@@ -119,10 +119,11 @@ export function groupedStatement(
   const bucket = definition.bucket;
   const key = group ? group.key : sql`null::text`;
   const bucketKey = bucket
-    ? sql`to_char(date_trunc(${bucket.unit}, (${module.dates[bucket.field]})::timestamptz at time zone 'UTC'), 'YYYY-MM-DD')`
-    : sql`null::text`;
+    ? sql`date_trunc(${bucket.unit}, (${module.dates[bucket.field]})::timestamptz at time zone 'UTC')`
+    : sql`null::timestamp`;
   const label = group?.label ? group.label(ctx) : sql.raw('g.k::text');
-  return sql`select ${label} as label, g.bucket, g.value from (
+  // Periods are formatted once per group, not once per row.
+  return sql`select ${label} as label, to_char(g.bucket, 'YYYY-MM-DD') as bucket, g.value from (
       select ${key} as k, ${bucketKey} as bucket, ${aggregate(query)} as value
       from ${module.from} where ${whereOf(ctx, query, range)} group by 1, 2
     ) g order by g.bucket asc nulls last, g.value desc nulls last, 1 asc nulls last
