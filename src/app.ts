@@ -46,6 +46,8 @@ import { ingestionRoutes } from './modules/ingestion/routes';
 import { webFormPageRoutes } from './modules/web-forms/page-routes';
 import { webFormRoutes } from './modules/web-forms/routes';
 import { meetingRoutes } from './modules/meetings/routes';
+import { savedQueryRoutes } from './modules/saved-queries/routes';
+import { dashboardRoutes } from './modules/dashboards/routes';
 import { bookingRoutes } from './modules/booking/routes';
 import { targetAccountRoutes } from './modules/target-accounts/routes';
 import { MAX_UPLOAD_BYTES } from './modules/files/upload-policy';
@@ -92,6 +94,8 @@ export const routeModules = [
   webFormPageRoutes,
   meetingRoutes,
   targetAccountRoutes,
+  savedQueryRoutes,
+  dashboardRoutes,
   // Public (no credential): an edge Worker can mount this router alone.
   bookingRoutes,
 ];

@@ -15,3 +15,4 @@ export * from './deals';
 export * from './web-forms';
 export * from './meetings';
 export * from './target-accounts';
+export * from './dashboards';

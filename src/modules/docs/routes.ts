@@ -52,6 +52,10 @@ export const TAGS: Record<string, string> = {
     'Meetings of the reps with leads, contacts and companies, and a rep’s own free slots (the booking page’s engine).',
   'Target accounts':
     'Account-based marketing: companies targeted as accounts with a computed account health, their stakeholders and outreach plans, bulk email (refused until a mail account exists), and the ABM funnel and top-engaged reports.',
+  'Saved queries':
+    'Declarative aggregates over leads, deals, companies and contacts (module, filters, metric, group_by, date bucket from allow-lists), run as one parameterised statement and shaped for a widget.',
+  Dashboards:
+    'Saved dashboards: widgets over saved queries and built-in metrics, personal to their owner or shared with the organization.',
   'Public booking':
     'A rep’s public booking page and its API (no credential): profile, free slots in the visitor’s zone, and confirming a slot.',
 };

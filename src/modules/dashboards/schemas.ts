@@ -1,0 +1,174 @@
+/**
+ * Request and response shapes of the saved dashboards: a definition is a list of widgets, each
+ * showing a saved query or a built-in metric as a chart.
+ */
+import { z } from '@hono/zod-openapi';
+import { positiveId, timestamp } from '../../core/schemas';
+import { scope, SCOPES, WIDGET_TYPES } from '../saved-queries/schemas';
+
+export const MAX_WIDGETS = 24;
+
+/**
+ * The built-in metrics a widget may show: the analytics endpoints (GET /api/dashboard/overview,
+ * /stats, /lead-aging, /top-accounts) and the single figures of the overview. The dashboard only
+ * names them; the client reads them from those endpoints.
+ */
+export const BUILT_IN_METRICS = [
+  'overview',
+  'stats',
+  'lead_aging',
+  'top_accounts',
+  'leads_created',
+  'leads_by_status',
+  'leads_by_source',
+  'conversion_rate',
+  'deals_won',
+  'deals_lost',
+  'pipeline_value',
+  'meetings_held',
+  'average_time_to_convert',
+] as const;
+
+const layoutNumber = (description: string, min: number) =>
+  z
+    .number()
+    .int('must be a whole number')
+    .min(min, `must be at least ${min}`)
+    .max(48, 'must be at most 48')
+    .optional()
+    .openapi({ description });
+
+const Widget = z
+  .object({
+    title: z
+      .string()
+      .trim()
+      .min(1, 'must not be empty')
+      .max(100, 'must be at most 100 characters')
+      .openapi({ description: 'Heading, 1 to 100 characters', example: 'Leads by status' }),
+    chart_type: z
+      .enum(WIDGET_TYPES)
+      .openapi({ description: 'How it is drawn (and the execute widgetType)', example: 'bar' }),
+    source: z
+      .object({
+        saved_query_id: positiveId.optional().openapi({
+          type: 'integer',
+          description: 'A saved query you can see (shared dashboards: a shared query)',
+          example: 3,
+        }),
+        metric: z.enum(BUILT_IN_METRICS).optional().openapi({ description: 'A built-in metric', example: 'overview' }),
+      })
+      .strict()
+      .refine(
+        (source) => (source.saved_query_id === undefined) !== (source.metric === undefined),
+        'give exactly one of saved_query_id or metric',
+      )
+      .openapi({
+        description: 'What it shows: exactly one of saved_query_id and metric',
+        example: { saved_query_id: 3 },
+      }),
+    layout: z
+      .object({
+        x: layoutNumber('Column, from 0', 0),
+        y: layoutNumber('Row, from 0', 0),
+        w: layoutNumber('Width in columns', 1),
+        h: layoutNumber('Height in rows', 1),
+      })
+      .strict()
+      .optional()
+      .openapi({
+        description: 'Grid placement hints (0 to 48; width and height at least 1)',
+        example: { x: 0, y: 0, w: 6, h: 4 },
+      }),
+  })
+  .strict()
+  .openapi('DashboardWidget', {
+    description: 'One widget',
+    example: {
+      title: 'Leads by status',
+      chart_type: 'bar',
+      source: { saved_query_id: 3 },
+      layout: { x: 0, y: 0, w: 6, h: 4 },
+    },
+  });
+export type WidgetValue = z.output<typeof Widget>;
+
+const definition = z
+  .array(Widget)
+  .max(MAX_WIDGETS, `at most ${MAX_WIDGETS} widgets`)
+  .openapi({ description: `The widgets, in order; at most ${MAX_WIDGETS}` });
+
+const dashboardName = z
+  .string()
+  .trim()
+  .min(1, 'must not be empty')
+  .max(100, 'must be at most 100 characters')
+  .nullish()
+  .openapi({ description: 'Display name, 1 to 100 characters; null: unnamed', example: 'Sales overview' });
+
+export const AddDashboardBody = z
+  .object({
+    dashboard_id: z
+      .string()
+      .max(64, 'must be at most 64 characters')
+      .regex(/^[a-z0-9_-]{1,64}$/, 'must be 1 to 64 characters of a-z, 0-9, _ and -')
+      .openapi({
+        description: 'Your stable key for the dashboard, unique in the organization (409 on reuse)',
+        example: 'sales-overview',
+      }),
+    name: dashboardName,
+    scope: scope.optional().openapi({ description: 'Who sees it; personal when omitted' }),
+    definition: definition.optional(),
+  })
+  .openapi('AddDashboardRequest', {
+    description: 'A dashboard to save',
+    example: {
+      dashboard_id: 'sales-overview',
+      name: 'Sales overview',
+      scope: 'team',
+      definition: [{ title: 'Leads by status', chart_type: 'bar', source: { saved_query_id: 3 } }],
+    },
+  });
+
+export const UpdateDashboardBody = z
+  .object({ name: dashboardName, scope: scope.optional(), definition: definition.optional() })
+  .refine((body) => Object.values(body).some((value) => value !== undefined), {
+    message: 'give at least one field to change',
+    path: ['name'],
+  })
+  .openapi('UpdateDashboardRequest', {
+    description: 'The fields to change; the definition is replaced whole',
+    example: { name: 'Team overview', scope: 'team' },
+  });
+
+export const dashboardListFilters = {
+  scope: z.enum(SCOPES).optional().openapi({ description: 'Only dashboards of this scope' }),
+};
+
+export const DashboardSchema = z
+  .object({
+    id: z.number().int().openapi({ description: 'The dashboard’s id (the path id of PUT and DELETE)' }),
+    dashboard_id: z.string().openapi({ description: 'Your stable key for it' }),
+    name: z.string().nullable().openapi({ description: 'Display name; null: unnamed' }),
+    scope: z.enum(SCOPES).openapi({ description: 'personal: its owner only; team, workspace: the organization' }),
+    definition: z.array(Widget).openapi({ description: 'The widgets, in order' }),
+    user_id: z.number().int().openapi({ description: 'Owner' }),
+    created_at: timestamp('When it was created'),
+    updated_at: timestamp('When it last changed'),
+  })
+  .openapi('Dashboard', {
+    description: 'A saved dashboard',
+    example: {
+      id: 2,
+      dashboard_id: 'sales-overview',
+      name: 'Sales overview',
+      scope: 'team',
+      definition: [{ title: 'Leads by status', chart_type: 'bar', source: { saved_query_id: 3 } }],
+      user_id: 1,
+      created_at: '2026-01-15T09:30:00.000Z',
+      updated_at: '2026-01-15T09:30:00.000Z',
+    },
+  });
+
+export type AddDashboardInput = z.output<typeof AddDashboardBody>;
+export type UpdateDashboardInput = z.output<typeof UpdateDashboardBody>;

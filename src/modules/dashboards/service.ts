@@ -1,0 +1,151 @@
+/**
+ * Saved dashboards: list, add, update, delete. Scopes follow the saved-query rules
+ * (saved-queries/visibility.ts): a personal dashboard exists only for its owner (404 for anyone
+ * else); team and workspace ones are the organization's, changed or deleted only by their owner
+ * or an admin (403 `not_dashboard_owner`). Every widget's saved query must be one the caller
+ * sees, and a shared dashboard may show shared queries only (422 naming the widget).
+ */
+import type { z } from '@hono/zod-openapi';
+import { eq, ilike, inArray, sql } from 'drizzle-orm';
+import { Conflict, Forbidden, NotFound, ValidationFailed, type FieldIssue } from '../../core/errors';
+import { containsPattern, defineList } from '../../core/list';
+import { isoTimestamp } from '../../core/schemas';
+import { dashboards, savedQueries } from '../../db/schema';
+import { actingUser, isAdmin, isUser, tenantWhere, type TenantContext } from '../../db/tenant';
+import { checkScopeAllowed, type Scope, visibleTo } from '../saved-queries/visibility';
+import { type AddDashboardInput, dashboardListFilters, type UpdateDashboardInput, type WidgetValue } from './schemas';
+
+type DashboardRow = typeof dashboards.$inferSelect;
+
+function presentDashboard(row: DashboardRow) {
+  return {
+    id: row.id,
+    dashboard_id: row.dashboardKey,
+    name: row.name,
+    scope: row.scope as Scope,
+    definition: row.definition as WidgetValue[],
+    user_id: row.userId,
+    created_at: isoTimestamp(row.createdAt) as string,
+    updated_at: isoTimestamp(row.updatedAt) as string,
+  };
+}
+
+/** One statement: the widgets' saved queries must be visible to the caller, and shared for a shared dashboard. */
+async function checkWidgets(ctx: TenantContext, widgets: WidgetValue[], scope: Scope) {
+  const ids = [...new Set(widgets.flatMap((widget) => widget.source.saved_query_id ?? []))];
+  if (ids.length === 0) return;
+  const found = await ctx.db
+    .select({ id: savedQueries.id, scope: savedQueries.scope })
+    .from(savedQueries)
+    .where(tenantWhere(ctx, savedQueries, inArray(savedQueries.id, ids), visibleTo(ctx, savedQueries)));
+  const scopes = new Map(found.map((query) => [query.id, query.scope]));
+  const issues: FieldIssue[] = [];
+  widgets.forEach((widget, index) => {
+    const id = widget.source.saved_query_id;
+    if (id === undefined) return;
+    const field = `definition.${index}.source.saved_query_id`;
+    const queryScope = scopes.get(id);
+    if (queryScope === undefined) issues.push({ field, message: `${id} is not a saved query you can see` });
+    else if (scope !== 'personal' && queryScope === 'personal')
+      issues.push({ field, message: `${id} is a personal query: a shared dashboard shows shared queries only` });
+  });
+  if (issues.length > 0) throw new ValidationFailed(issues);
+}
+
+export const dashboardList = defineList({
+  sort: {
+    id: dashboards.id,
+    name: sql`coalesce(${dashboards.name}, '')`,
+    dashboard_id: dashboards.dashboardKey,
+    created_at: dashboards.createdAt,
+    updated_at: dashboards.updatedAt,
+  },
+  filters: dashboardListFilters,
+  search: (term) => ilike(dashboards.name, containsPattern(term)),
+  createdAt: dashboards.createdAt,
+  base: (ctx, params) => ({
+    rows: (columns) =>
+      ctx.db
+        .select({ row: dashboards, ...columns })
+        .from(dashboards)
+        .$dynamic(),
+    where: tenantWhere(
+      ctx,
+      dashboards,
+      visibleTo(ctx, dashboards),
+      params.scope ? eq(dashboards.scope, params.scope) : undefined,
+    ),
+  }),
+});
+export const DashboardListQuery = dashboardList.query;
+
+export async function listDashboards(ctx: TenantContext, params: z.output<typeof DashboardListQuery>) {
+  const page = await dashboardList.run(ctx, params);
+  return { ...page, rows: page.rows.map((entry) => presentDashboard(entry.row)) };
+}
+
+export async function addDashboard(ctx: TenantContext, input: AddDashboardInput) {
+  const scope = input.scope ?? 'personal';
+  checkScopeAllowed(ctx, scope);
+  const definition = input.definition ?? [];
+  await checkWidgets(ctx, definition, scope);
+  const [row] = await ctx.db
+    .insert(dashboards)
+    .values({
+      organizationId: ctx.orgId,
+      dashboardKey: input.dashboard_id,
+      userId: actingUser(ctx).userId,
+      name: input.name ?? null,
+      scope,
+      definition,
+    })
+    .onConflictDoNothing({ target: [dashboards.organizationId, dashboards.dashboardKey] })
+    .returning();
+  if (row) return presentDashboard(row);
+  // The key is taken: name the existing dashboard by its id when the caller may see it.
+  const [existing] = await ctx.db
+    .select({ id: dashboards.id })
+    .from(dashboards)
+    .where(tenantWhere(ctx, dashboards, eq(dashboards.dashboardKey, input.dashboard_id), visibleTo(ctx, dashboards)));
+  throw new Conflict(`A dashboard with dashboard_id "${input.dashboard_id}" already exists`, 'dashboard_id_taken', {
+    dashboard_id: input.dashboard_id,
+    id: existing?.id ?? null,
+  });
+}
+
+/** A dashboard the caller may change: 404 when it cannot see it, 403 when not its owner or an admin. */
+async function ownedDashboard(ctx: TenantContext, id: number): Promise<DashboardRow> {
+  const [row] = await ctx.db
+    .select()
+    .from(dashboards)
+    .where(tenantWhere(ctx, dashboards, eq(dashboards.id, id), visibleTo(ctx, dashboards)));
+  if (!row) throw new NotFound('Dashboard', id);
+  if (!isUser(ctx.actor, row.userId) && !isAdmin(ctx.actor))
+    throw new Forbidden('Only the owner of a shared dashboard or an admin can change it', 'not_dashboard_owner');
+  return row;
+}
+
+export async function updateDashboard(ctx: TenantContext, id: number, input: UpdateDashboardInput) {
+  const current = await ownedDashboard(ctx, id);
+  checkScopeAllowed(ctx, input.scope);
+  const scope = input.scope ?? (current.scope as Scope);
+  // A new definition is checked; so is the kept one when the dashboard becomes shared.
+  const widgets = input.definition ?? (scope !== current.scope ? (current.definition as WidgetValue[]) : []);
+  await checkWidgets(ctx, widgets, scope);
+  const [row] = await ctx.db
+    .update(dashboards)
+    .set({
+      name: input.name === undefined ? undefined : input.name,
+      scope: input.scope,
+      definition: input.definition,
+      updatedAt: sql`now()`,
+    })
+    .where(tenantWhere(ctx, dashboards, eq(dashboards.id, id)))
+    .returning();
+  return presentDashboard(row);
+}
+
+export async function deleteDashboard(ctx: TenantContext, id: number): Promise<void> {
+  await ownedDashboard(ctx, id);
+  await ctx.db.delete(dashboards).where(tenantWhere(ctx, dashboards, eq(dashboards.id, id)));
+}

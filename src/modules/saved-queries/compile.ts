@@ -1,0 +1,136 @@
+/**
+ * A saved query's definition, checked against its module (every unknown name is a 422 naming
+ * it) and compiled to ONE parameterised statement: identifiers only from the module's
+ * allow-lists (modules.ts), every value bound.
+ */
+import { and, sql, type SQL } from 'drizzle-orm';
+import { type FieldIssue, ValidationFailed } from '../../core/errors';
+import { dateRange } from '../../core/list';
+import type { TenantContext } from '../../db/tenant';
+import { queryModules, type QueryModule, type QueryModuleName } from './modules';
+import type { QueryDefinitionValue } from './schemas';
+
+export interface CheckedQuery {
+  module: QueryModule;
+  definition: QueryDefinitionValue;
+  filters: Record<string, unknown>;
+}
+
+/** The zod issues of a filter object, as field issues under `prefix` (unknown keys named one by one). */
+function filterIssues(module: QueryModule, filters: Record<string, unknown>, prefix: string) {
+  const parsed = module.filters.safeParse(filters);
+  if (parsed.success) return { issues: [] as FieldIssue[], value: parsed.data };
+  const issues: FieldIssue[] = [];
+  for (const issue of parsed.error.issues) {
+    const keys = issue.code === 'unrecognized_keys' ? issue.keys : [issue.path.map(String).join('.')];
+    for (const key of keys)
+      issues.push({
+        field: key ? `${prefix}.${key}` : prefix,
+        message: issue.code === 'unrecognized_keys' ? 'is not a filter of this module' : issue.message,
+      });
+  }
+  return { issues, value: {} };
+}
+
+const allowed = (names: Record<string, unknown>) =>
+  Object.keys(names).length > 0 ? `must be one of ${Object.keys(names).join(', ')}` : 'this module has none';
+
+/**
+ * Checks the definition (and, at execution, filter overrides merged over its filters); throws a
+ * 422 listing every bad name. `prefix` is where the definition sits in the request body.
+ */
+export function checkQuery(
+  definition: QueryDefinitionValue,
+  prefix = 'definition',
+  overrides?: { filters?: Record<string, unknown>; prefix: string },
+): CheckedQuery {
+  const module = queryModules[definition.module as QueryModuleName];
+  if (!module) throw ValidationFailed.field(`${prefix}.module`, allowed(queryModules));
+  const issues: FieldIssue[] = [];
+  const saved = filterIssues(module, definition.filters ?? {}, `${prefix}.filters`);
+  issues.push(...saved.issues);
+  let filters = saved.value as Record<string, unknown>;
+  if (overrides?.filters) {
+    const merged = filterIssues(module, { ...(definition.filters ?? {}), ...overrides.filters }, overrides.prefix);
+    issues.push(...merged.issues);
+    filters = merged.value as Record<string, unknown>;
+  }
+  const { metric, group_by: groupBy, bucket } = definition;
+  if (metric.op === 'count' && metric.field !== undefined)
+    issues.push({ field: `${prefix}.metric.field`, message: 'count takes no field' });
+  if (metric.op !== 'count' && (metric.field === undefined || !(metric.field in module.numbers)))
+    issues.push({ field: `${prefix}.metric.field`, message: allowed(module.numbers) });
+  if (groupBy != null && !(groupBy in module.groups))
+    issues.push({ field: `${prefix}.group_by`, message: allowed(module.groups) });
+  if (bucket != null && !(bucket.field in module.dates))
+    issues.push({ field: `${prefix}.bucket.field`, message: allowed(module.dates) });
+  if (issues.length > 0) throw new ValidationFailed(issues);
+  return { module, definition, filters };
+}
+
+function aggregate({ module, definition }: CheckedQuery): SQL {
+  const { op, field } = definition.metric;
+  if (op === 'count') return sql`count(*)::int`;
+  const column = module.numbers[field as string];
+  if (op === 'sum') return sql`coalesce(sum(${column}), 0)::float8`;
+  return sql`round(avg(${column})::numeric, 2)::float8`;
+}
+
+/** The WHERE: the module's filters, then start_date/end_date on the bucketed date (else creation). */
+function whereOf(ctx: TenantContext, query: CheckedQuery, range: { start_date?: string; end_date?: string }): SQL {
+  const { module, definition } = query;
+  const dateColumn = definition.bucket ? module.dates[definition.bucket.field] : module.createdAt;
+  return and(
+    module.where(ctx, query.filters),
+    definition.bucket ? sql`${dateColumn} is not null` : undefined,
+    dateRange(dateColumn, range),
+  ) as SQL;
+}
+
+/** At most this many result rows; the answer says when there were more. */
+export const MAX_RESULT_ROWS = 1000;
+
+export type ResultRow = {
+  label: string | null;
+  bucket: string | null;
+  value: number | null;
+};
+
+/** One statement: the metric over every matching row (the number widget ignores groups and buckets). */
+export function totalStatement(
+  ctx: TenantContext,
+  query: CheckedQuery,
+  range: { start_date?: string; end_date?: string },
+) {
+  return sql`select ${aggregate(query)} as value from ${query.module.from} where ${whereOf(ctx, query, range)}`;
+}
+
+/**
+ * One statement: the metric per group and/or bucket. Rows are grouped by the raw key first and
+ * labelled after (a lookup per group, not per row); buckets are the UTC start day of the period.
+ */
+export function groupedStatement(
+  ctx: TenantContext,
+  query: CheckedQuery,
+  range: { start_date?: string; end_date?: string },
+) {
+  const { module, definition } = query;
+  const group = definition.group_by != null ? module.groups[definition.group_by] : undefined;
+  const bucket = definition.bucket;
+  const key = group ? group.key : sql`null::text`;
+  const bucketKey = bucket
+    ? sql`date_trunc(${bucket.unit}, (${module.dates[bucket.field]})::timestamptz at time zone 'UTC')`
+    : sql`null::timestamp`;
+  const label = group?.label ? group.label(ctx) : sql.raw('g.k::text');
+  // Periods are formatted once per group, not once per row.
+  return sql`select ${label} as label, to_char(g.bucket, 'YYYY-MM-DD') as bucket, g.value from (
+      select ${key} as k, ${bucketKey} as bucket, ${aggregate(query)} as value
+      from ${module.from} where ${whereOf(ctx, query, range)} group by 1, 2
+    ) g order by g.bucket asc nulls last, g.value desc nulls last, 1 asc nulls last
+    limit ${MAX_RESULT_ROWS + 1}`;
+}
+
+/** The name of the metric column: count, sum_value, avg_score… */
+export function metricName(definition: QueryDefinitionValue): string {
+  return definition.metric.op === 'count' ? 'count' : `${definition.metric.op}_${definition.metric.field}`;
+}

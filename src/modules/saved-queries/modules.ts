@@ -1,0 +1,151 @@
+/**
+ * What a saved query may ask of each module: its filters (the module's own list filter schema and
+ * WHERE builder, so a query counts exactly what the list shows), the columns it may group by
+ * (with how a group's key reads as a label), the numeric fields it may sum or average and the
+ * date columns it may bucket. Identifiers reach SQL only from these tables; values are bound.
+ */
+import { z } from '@hono/zod-openapi';
+import { and, eq, ilike, sql, type SQL } from 'drizzle-orm';
+import { containsPattern, dateRange, listParamsShape } from '../../core/list';
+import { companies, contacts, deals, leads } from '../../db/schema';
+import type { TenantContext } from '../../db/tenant';
+import { companyFiltersObject, companyFilterWhere } from '../companies/filters';
+import { contactFiltersObject, contactFilterWhere } from '../contacts/filters';
+import { dealListFilters } from '../deals/schemas';
+import { DEAL_OUTCOMES } from '../deals/fields';
+import { leadFiltersObject, leadFilterWhere } from '../leads/filters';
+
+type Scope = Pick<TenantContext, 'orgId' | 'userId'>;
+
+export interface GroupColumn {
+  /** The grouped expression, over the module's table. */
+  key: SQL;
+  /** The group's label, from its key (the column `g.k` of the grouped rows); the key as text when absent. */
+  label?: (ctx: Scope) => SQL;
+}
+
+export interface QueryModule {
+  from: SQL;
+  filters: z.ZodType<Record<string, unknown>>;
+  where: (ctx: Scope, filters: Record<string, unknown>) => SQL;
+  groups: Record<string, GroupColumn>;
+  numbers: Record<string, SQL>;
+  /** Date columns (timestamptz or date) that may be bucketed and bound by start_date/end_date. */
+  dates: Record<string, SQL>;
+  createdAt: SQL;
+}
+
+const groupKey = sql.raw('g.k');
+
+function lookupLabel(type: 'status' | 'source' | 'priority') {
+  return (ctx: Scope) =>
+    sql`coalesce((select l.name from lookups l where l.organization_id = ${ctx.orgId} and l.module_name = 'lead' and l.type = ${type} and l.value = ${groupKey}), ${groupKey}::text)`;
+}
+
+const userLabel = () =>
+  sql`(select trim(u.first_name || ' ' || coalesce(u.last_name, '')) from users u where u.id = ${groupKey})`;
+const nameLabel = (table: 'stages' | 'pipelines' | 'companies') => () =>
+  sql`(select ${sql.identifier(table === 'companies' ? 'company_name' : 'name')} from ${sql.identifier(table)} t where t.id = ${groupKey})`;
+
+const dealFilters = z
+  .object({
+    search_value: listParamsShape.search_value,
+    start_date: listParamsShape.start_date,
+    end_date: listParamsShape.end_date,
+    ...dealListFilters,
+    outcome: z
+      .enum(DEAL_OUTCOMES)
+      .optional()
+      .openapi({ description: 'open, won or lost (a saved-query filter beyond the deal list’s)' }),
+  })
+  .strict();
+
+export const queryModules: Record<'leads' | 'deals' | 'companies' | 'contacts', QueryModule> = {
+  leads: {
+    from: sql`${leads}`,
+    filters: leadFiltersObject as unknown as z.ZodType<Record<string, unknown>>,
+    where: (ctx, filters) => leadFilterWhere(ctx, filters as z.output<typeof leadFiltersObject>),
+    groups: {
+      status: { key: sql`${leads.status}`, label: lookupLabel('status') },
+      lead_source: { key: sql`${leads.leadSource}`, label: lookupLabel('source') },
+      priority: { key: sql`${leads.priority}`, label: lookupLabel('priority') },
+      assigned_to: { key: sql`${leads.assignedTo}`, label: userLabel },
+      country: { key: sql`${leads.country}` },
+      city: { key: sql`${leads.city}` },
+      industry: { key: sql`${leads.industry}` },
+      company: { key: sql`${leads.company}` },
+    },
+    numbers: { score: sql`${leads.score}`, estimated_value: sql`${leads.estimatedValue}` },
+    dates: {
+      created_at: sql`${leads.createdAt}`,
+      updated_at: sql`${leads.updatedAt}`,
+      last_activity_at: sql`${leads.lastActivityAt}`,
+    },
+    createdAt: sql`${leads.createdAt}`,
+  },
+  deals: {
+    from: sql`${deals}`,
+    filters: dealFilters as unknown as z.ZodType<Record<string, unknown>>,
+    where: (ctx, raw) => {
+      const f = raw as z.output<typeof dealFilters>;
+      return and(
+        eq(deals.organizationId, ctx.orgId),
+        f.search_value ? ilike(deals.title, containsPattern(f.search_value)) : undefined,
+        dateRange(deals.createdAt, f),
+        f.lead_id !== undefined ? eq(deals.leadId, f.lead_id) : undefined,
+        f.pipeline_id !== undefined ? eq(deals.pipelineId, f.pipeline_id) : undefined,
+        f.status !== undefined ? eq(deals.stageId, f.status) : undefined,
+        f.outcome ? eq(deals.outcome, f.outcome) : undefined,
+      ) as SQL;
+    },
+    groups: {
+      stage: { key: sql`${deals.stageId}`, label: nameLabel('stages') },
+      pipeline: { key: sql`${deals.pipelineId}`, label: nameLabel('pipelines') },
+      outcome: { key: sql`${deals.outcome}` },
+      owner: { key: sql`${deals.ownerId}`, label: userLabel },
+      priority: { key: sql`${deals.priority}` },
+    },
+    numbers: { value: sql`${deals.value}` },
+    dates: {
+      created_at: sql`${deals.createdAt}`,
+      closed_at: sql`${deals.closedAt}`,
+      expected_close_date: sql`${deals.expectedCloseDate}`,
+      stage_entered_at: sql`${deals.stageEnteredAt}`,
+    },
+    createdAt: sql`${deals.createdAt}`,
+  },
+  companies: {
+    from: sql`${companies}`,
+    filters: companyFiltersObject as unknown as z.ZodType<Record<string, unknown>>,
+    where: (ctx, filters) => companyFilterWhere(ctx, filters as z.output<typeof companyFiltersObject>),
+    groups: {
+      industry: { key: sql`${companies.industryType}` },
+      country: { key: sql`${companies.country}` },
+      employee_size: { key: sql`${companies.employeeSize}` },
+      assigned_to: { key: sql`${companies.assignedTo}`, label: userLabel },
+    },
+    numbers: {},
+    dates: { created_at: sql`${companies.createdAt}`, updated_at: sql`${companies.updatedAt}` },
+    createdAt: sql`${companies.createdAt}`,
+  },
+  contacts: {
+    from: sql`${contacts}`,
+    filters: contactFiltersObject as unknown as z.ZodType<Record<string, unknown>>,
+    where: (ctx, filters) => contactFilterWhere(ctx, filters as z.output<typeof contactFiltersObject>),
+    groups: {
+      company: { key: sql`${contacts.companyId}`, label: nameLabel('companies') },
+      designation: { key: sql`${contacts.designation}` },
+      seniority: { key: sql`${contacts.seniority}` },
+      decision_maker: { key: sql`${contacts.decisionMaker}` },
+      created_by: { key: sql`${contacts.createdBy}`, label: userLabel },
+    },
+    numbers: { lead_score: sql`${contacts.leadScore}` },
+    dates: { created_at: sql`${contacts.createdAt}`, updated_at: sql`${contacts.updatedAt}` },
+    createdAt: sql`${contacts.createdAt}`,
+  },
+};
+
+export type QueryModuleName = keyof typeof queryModules;
+export const QUERY_MODULES = Object.keys(queryModules) as [QueryModuleName, ...QueryModuleName[]];
+export const METRIC_OPS = ['count', 'sum', 'avg'] as const;
+export const BUCKET_UNITS = ['day', 'week', 'month', 'quarter'] as const;
