@@ -68,6 +68,8 @@ describe('POST /api/dashboards', () => {
       widget({ saved_query_id: sharedQuery }, { layout: { x: 0, y: 0, w: 6, h: 4 } }),
       widget({ saved_query_id: personalQuery }, { chart_type: 'table' }),
       widget({ metric: 'overview' }, { chart_type: 'number', title: 'Overview' }),
+      // A figure of GET /api/dashboard/overview, named as that endpoint's field.
+      widget({ metric: 'avg_days_to_convert' }, { chart_type: 'number', title: 'Days to convert' }),
     ];
     const response = await addDashboard(rep.token, { dashboard_id: 'my-board', name: 'Mine', definition });
     expect(response.status).toBe(201);

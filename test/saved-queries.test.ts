@@ -5,7 +5,7 @@
  */
 import { eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { deals, leads, lookups } from '../src/db/schema';
+import { deals, leads, lookups, meetings } from '../src/db/schema';
 import { call, expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
 import { createCompany, createContact } from './helpers/accounts';
 import { addDeal, defaultPipeline } from './helpers/deals';
@@ -467,6 +467,57 @@ describe('contacts and companies', () => {
     });
     const counted = await execute(org.token, industries.body.data.id, { widgetType: 'pie' });
     expect(counted.body.data.series).toEqual([{ name: 'count', points: [{ x: 'Software', y: 2 }] }]);
+  });
+});
+
+describe('meetings', () => {
+  it('counts a rep’s meetings per status (labelled by name) by month, and averages their minutes', async () => {
+    const org = await signupOrganization('Meeting queries');
+    const other = await member(org, 'otherrep');
+    const at = (day: string, hour: number, minutes: number) => ({
+      startTime: new Date(`${day}T${String(hour).padStart(2, '0')}:00:00Z`),
+      endTime: new Date(Date.parse(`${day}T${String(hour).padStart(2, '0')}:00:00Z`) + minutes * 60_000),
+    });
+    await inOrganization(org.orgId, (tx) =>
+      tx.insert(meetings).values([
+        { organizationId: org.orgId, userId: org.userId, title: 'Intro', status: 3, ...at('2026-03-02', 9, 30) },
+        { organizationId: org.orgId, userId: org.userId, title: 'Demo', status: 3, ...at('2026-03-20', 9, 60) },
+        { organizationId: org.orgId, userId: org.userId, title: 'Call', status: 4, ...at('2026-03-21', 9, 15) },
+        { organizationId: org.orgId, userId: org.userId, title: 'Review', status: 3, ...at('2026-04-02', 9, 45) },
+        // Another rep's meeting: left out by the user_id filter.
+        { organizationId: org.orgId, userId: other.userId, title: 'Theirs', status: 3, ...at('2026-03-05', 9, 90) },
+      ]),
+    );
+    const perStatus = await addQuery(org.token, {
+      definition: {
+        module: 'meetings',
+        filters: { user_id: org.userId },
+        metric: { op: 'count' },
+        group_by: 'status',
+        bucket: { field: 'start_time', unit: 'month' },
+      },
+    });
+    expect(perStatus.status, perStatus.text).toBe(201);
+    const table = await execute(org.token, perStatus.body.data.id);
+    expect(table.body.data.rows).toEqual([
+      ['Held', '2026-03-01', 2],
+      ['Cancelled', '2026-03-01', 1],
+      ['Held', '2026-04-01', 1],
+    ]);
+    const minutes = await addQuery(org.token, {
+      definition: { module: 'meetings', filters: { status: '3' }, metric: { op: 'avg', field: 'duration_minutes' } },
+    });
+    const held = await execute(org.token, minutes.body.data.id, { widgetType: 'number' });
+    // Held: 30, 60, 45 and the other rep's 90.
+    expect(held.body.data.value).toBe(56.25);
+    const bad = await addQuery(org.token, {
+      definition: { module: 'meetings', metric: { op: 'sum', field: 'value' }, group_by: 'stage' },
+    });
+    expectFailure(bad, 422, 'validation_error');
+    expect(bad.body.error.details.map((issue: { field: string }) => issue.field).sort()).toEqual([
+      'definition.group_by',
+      'definition.metric.field',
+    ]);
   });
 });
 

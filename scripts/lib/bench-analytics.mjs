@@ -104,6 +104,17 @@ export async function measureAnalytics(stack, { leads, samples, log, deadline })
   log(`seeded the history (${JSON.stringify(seeded)}) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
   const get = (path) => () => api('GET', path, { token: org.token });
+  // The default saved queries signup gives every organization, found by name.
+  const savedQueries = JSON.parse(await expectOk('saved queries', get('/api/queries?limit=100'))).data;
+  const savedQuery = (name) => {
+    const query = savedQueries.find((row) => row.name === name);
+    if (!query) throw new Error(`no default saved query named ${name}`);
+    return query.id;
+  };
+  const execute = (name, widgetType) => {
+    const id = savedQuery(name);
+    return () => api('POST', `/api/queries/${id}/execute`, { token: org.token, json: { widgetType } });
+  };
   const cases = {
     health: { what: 'GET /api/health', request: () => api('GET', '/api/health') },
     overview: { what: 'GET /api/dashboard/overview (last 30 days)', request: get('/api/dashboard/overview') },
@@ -117,6 +128,18 @@ export async function measureAnalytics(stack, { leads, samples, log, deadline })
     top_accounts_engagement: {
       what: 'GET /api/dashboard/top-accounts?rank_by=engagement',
       request: get('/api/dashboard/top-accounts?rank_by=engagement'),
+    },
+    saved_query_leads_by_source_month: {
+      what: 'POST /api/queries/:id/execute (Leads by source per month, line)',
+      request: execute('Leads by source per month', 'line'),
+    },
+    saved_query_open_pipeline_by_stage: {
+      what: 'POST /api/queries/:id/execute (Open pipeline by stage, bar)',
+      request: execute('Open pipeline by stage', 'bar'),
+    },
+    saved_query_average_score_by_owner: {
+      what: 'POST /api/queries/:id/execute (Average lead score by owner, table)',
+      request: execute('Average lead score by owner', 'table'),
     },
   };
   const measured = {};

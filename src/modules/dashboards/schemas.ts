@@ -3,31 +3,29 @@
  * showing a saved query or a built-in metric as a chart.
  */
 import { z } from '@hono/zod-openapi';
+import { Overview } from '../analytics/schemas';
 import { positiveId, timestamp } from '../../core/schemas';
 import { scope, SCOPES, WIDGET_TYPES } from '../saved-queries/schemas';
 
 export const MAX_WIDGETS = 24;
 
 /**
- * The built-in metrics a widget may show: the analytics endpoints (GET /api/dashboard/overview,
- * /stats, /lead-aging, /top-accounts) and the single figures of the overview. The dashboard only
- * names them; the client reads them from those endpoints.
+ * The built-in metrics a widget may show: the analytics endpoints themselves (`overview`, `stats`,
+ * `lead_aging`, `top_accounts` for GET /api/dashboard/overview, /stats, /lead-aging, /top-accounts),
+ * the single figures of the overview (its field names, taken from the DashboardOverview schema so
+ * the two cannot drift apart), and the stats breakdowns. The dashboard only names them; the client
+ * reads them from those endpoints.
  */
+const OVERVIEW_FIGURES = Object.keys(Overview.shape).filter((key) => !key.endsWith('period'));
 export const BUILT_IN_METRICS = [
   'overview',
   'stats',
   'lead_aging',
   'top_accounts',
-  'leads_created',
+  ...OVERVIEW_FIGURES,
   'leads_by_status',
   'leads_by_source',
-  'conversion_rate',
-  'deals_won',
-  'deals_lost',
-  'pipeline_value',
-  'meetings_held',
-  'average_time_to_convert',
-] as const;
+] as [string, ...string[]];
 
 const layoutNumber = (description: string, min: number) =>
   z

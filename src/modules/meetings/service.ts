@@ -4,7 +4,7 @@
  * booking page's cached availability moves on and confirmations serialise with these writes.
  */
 import { z } from '@hono/zod-openapi';
-import { eq, getTableColumns, ilike, inArray, isNull, lt, sql } from 'drizzle-orm';
+import { eq, getTableColumns, ilike, inArray, isNull, lt, sql, type SQL } from 'drizzle-orm';
 import { NotFound, ValidationFailed } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
 import { idList, isoTimestamp, positiveId } from '../../core/schemas';
@@ -71,19 +71,26 @@ export const meetingList = defineList({
         .select({ ...meetingColumns, ...columns })
         .from(meetings)
         .$dynamic(),
-    where: tenantWhere(
-      ctx,
-      meetings,
-      params.lead_id ? eq(meetings.leadId, params.lead_id) : undefined,
-      params.contact_id ? eq(meetings.contactId, params.contact_id) : undefined,
-      params.company_id ? eq(meetings.companyId, params.company_id) : undefined,
-      params.user_id ? eq(meetings.userId, params.user_id) : undefined,
-      params.status ? inArray(meetings.status, params.status) : undefined,
-      params.from ? sql`${meetings.endTime} > ${new Date(params.from)}` : undefined,
-      params.to ? lt(meetings.startTime, new Date(params.to)) : undefined,
-    ),
+    where: meetingFilterWhere(ctx, params),
   }),
 });
+
+export type MeetingFilters = z.output<z.ZodObject<typeof meetingFilters>>;
+
+/** The meeting filters as one WHERE in the caller's organization: the list's and the saved queries'. */
+export function meetingFilterWhere(ctx: Pick<TenantContext, 'orgId'>, params: MeetingFilters): SQL {
+  return tenantWhere(
+    ctx,
+    meetings,
+    params.lead_id ? eq(meetings.leadId, params.lead_id) : undefined,
+    params.contact_id ? eq(meetings.contactId, params.contact_id) : undefined,
+    params.company_id ? eq(meetings.companyId, params.company_id) : undefined,
+    params.user_id ? eq(meetings.userId, params.user_id) : undefined,
+    params.status ? inArray(meetings.status, params.status) : undefined,
+    params.from ? sql`${meetings.endTime} > ${new Date(params.from)}` : undefined,
+    params.to ? lt(meetings.startTime, new Date(params.to)) : undefined,
+  );
+}
 export const MeetingListQuery = meetingList.query;
 
 export async function listMeetings(ctx: TenantContext, params: z.output<typeof MeetingListQuery>) {

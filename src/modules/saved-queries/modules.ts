@@ -7,13 +7,14 @@
 import { z } from '@hono/zod-openapi';
 import { and, eq, ilike, sql, type SQL } from 'drizzle-orm';
 import { containsPattern, dateRange, listParamsShape } from '../../core/list';
-import { companies, contacts, deals, leads } from '../../db/schema';
+import { companies, contacts, deals, leads, MEETING_STATUSES, meetings } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import { companyFiltersObject, companyFilterWhere } from '../companies/filters';
 import { contactFiltersObject, contactFilterWhere } from '../contacts/filters';
 import { dealListFilters } from '../deals/schemas';
 import { DEAL_OUTCOMES } from '../deals/fields';
 import { leadFiltersObject, leadFilterWhere } from '../leads/filters';
+import { meetingFilters, meetingFilterWhere, type MeetingFilters } from '../meetings/service';
 
 type Scope = Pick<TenantContext, 'orgId' | 'userId'>;
 
@@ -60,7 +61,24 @@ const dealFilters = z
   })
   .strict();
 
-export const queryModules: Record<'leads' | 'deals' | 'companies' | 'contacts', QueryModule> = {
+/** The meeting list's filters (GET /api/meetings/list), with its search and creation range. */
+const meetingQueryFilters = z
+  .object({
+    search_value: listParamsShape.search_value,
+    start_date: listParamsShape.start_date,
+    end_date: listParamsShape.end_date,
+    ...meetingFilters,
+  })
+  .strict();
+
+/** A meeting status value as its name (1 Scheduled … 5 No Show). */
+const meetingStatusLabel = () =>
+  sql`(case ${groupKey} ${sql.join(
+    Object.entries(MEETING_STATUSES).map(([value, name]) => sql`when ${Number(value)} then ${name}`),
+    sql` `,
+  )} else ${groupKey}::text end)`;
+
+export const queryModules: Record<'leads' | 'deals' | 'companies' | 'contacts' | 'meetings', QueryModule> = {
   leads: {
     from: sql`${leads}`,
     filters: leadFiltersObject as unknown as z.ZodType<Record<string, unknown>>,
@@ -142,6 +160,28 @@ export const queryModules: Record<'leads' | 'deals' | 'companies' | 'contacts', 
     numbers: { lead_score: sql`${contacts.leadScore}` },
     dates: { created_at: sql`${contacts.createdAt}`, updated_at: sql`${contacts.updatedAt}` },
     createdAt: sql`${contacts.createdAt}`,
+  },
+  meetings: {
+    from: sql`${meetings}`,
+    filters: meetingQueryFilters as unknown as z.ZodType<Record<string, unknown>>,
+    where: (ctx, raw) => {
+      const f = raw as z.output<typeof meetingQueryFilters>;
+      return and(
+        meetingFilterWhere(ctx, f as MeetingFilters),
+        f.search_value ? ilike(meetings.title, containsPattern(f.search_value)) : undefined,
+        dateRange(meetings.createdAt, f),
+      ) as SQL;
+    },
+    groups: {
+      status: { key: sql`${meetings.status}`, label: meetingStatusLabel },
+      rep: { key: sql`${meetings.userId}`, label: userLabel },
+      company: { key: sql`${meetings.companyId}`, label: nameLabel('companies') },
+      meeting_tool: { key: sql`${meetings.meetingTool}` },
+      source: { key: sql`${meetings.source}` },
+    },
+    numbers: { duration_minutes: sql`(extract(epoch from ${meetings.endTime} - ${meetings.startTime}) / 60)` },
+    dates: { start_time: sql`${meetings.startTime}`, created_at: sql`${meetings.createdAt}` },
+    createdAt: sql`${meetings.createdAt}`,
   },
 };
 

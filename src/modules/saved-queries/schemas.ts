@@ -21,7 +21,7 @@ const fieldName = (description: string, example: string) =>
 
 const filters = jsonObject({ maxKeyLength: 50, maxChars: 20_000 }).openapi({
   description:
-    "The module's list filters (leads: LeadFilters; deals: search_value, start_date, end_date, lead_id, pipeline_id, status, outcome; companies: CompanyFilters; contacts: ContactFilters). Unknown keys are refused",
+    "The module's list filters (leads: LeadFilters; deals: search_value, start_date, end_date, lead_id, pipeline_id, status, outcome; companies: CompanyFilters; contacts: ContactFilters; meetings: search_value, start_date, end_date, lead_id, contact_id, company_id, user_id, status, from, to). Unknown keys are refused",
   example: { state_id: '1,2' },
 });
 
