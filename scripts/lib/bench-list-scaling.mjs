@@ -2,7 +2,7 @@
 // `leads` leads, a second one a hundredth of them, loaded with one SQL statement each (the
 // Worker's own path would take minutes); then requests/s with concurrent clients over a fixed
 // duration for health, list page 1, a narrow search, page 1 of the small organization, and the
-// page reached by following next_cursor 999 times; and a saved-query aggregate (issue 10). Targets from issues 6 and 10.
+// page reached by following next_cursor 999 times. Targets from issue 6.
 import { expectOk, median, round, throughput, timeOne } from './bench-measure.mjs';
 import { SEARCH_TERM, seedLeads } from './bench-seed-leads.mjs';
 
@@ -59,15 +59,6 @@ export async function measureListScaling(stack, { leads, clients, seconds, curso
   const walkSeconds = (Date.now() - walkStarted) / 1000;
   if (!cursor) throw new Error(`no cursor for page ${cursorDepth}`);
 
-  // A saved-query aggregate over the whole organization: the default "Leads by source per month"
-  // (count per source and month, one statement), executed as a line chart.
-  const queries = JSON.parse(
-    await expectOk('saved queries', () =>
-      api('GET', `/api/queries?search_value=${encodeURIComponent('Leads by source per month')}`, { token: big.token }),
-    ),
-  );
-  const monthlyQueryId = queries.data[0].id;
-
   const cases = {
     health: { what: 'GET /api/health', request: () => api('GET', '/api/health') },
     list_page1: {
@@ -86,19 +77,11 @@ export async function measureListScaling(stack, { leads, clients, seconds, curso
       what: `GET /api/lead/list?limit=${PAGE_SIZE}&cursor=<page ${cursorDepth}> at ${leads} leads`,
       request: list(big, `limit=${PAGE_SIZE}&cursor=${encodeURIComponent(cursor)}`),
     },
-    saved_query_line: {
-      what: `POST /api/queries/{id}/execute (leads by source per month, line) at ${leads} leads`,
-      request: () =>
-        api('POST', `/api/queries/${monthlyQueryId}/execute`, {
-          token: big.token,
-          json: { widgetType: 'line' },
-        }),
-    },
   };
   const measured = {};
   for (const [key, { what, request }] of Object.entries(cases)) {
     deadline(`measuring ${what}`);
-    const shape = key === 'health' || key === 'saved_query_line' ? {} : await sample(what, request);
+    const shape = key === 'health' ? {} : await sample(what, request);
     const result = await throughput(request, { clients, seconds });
     // One client's latency beside the throughput: with 8 clients on a small machine the
     // single-threaded workerd can be the bottleneck and hide database time that runs meanwhile
@@ -147,8 +130,6 @@ export async function measureListScaling(stack, { leads, clients, seconds, curso
       // Throughput ratios (higher is better).
       list_vs_health: atLeast(ratio(rps('list_page1'), rps('health')), 0.5),
       search_vs_health: atLeast(ratio(rps('search_page1'), rps('health')), 0.5),
-      // Issue 10: an aggregate costs at most 5x health.
-      saved_query_vs_health: atLeast(ratio(rps('saved_query_line'), rps('health')), 0.2),
       // Cost ratios: time per request, i.e. the inverse throughput ratio (lower is better).
       page1_cost_at_large_vs_small: atMost(ratio(rps('list_page1_small'), rps('list_page1')), 1.5),
       cursor_deep_page_cost_vs_page1: atMost(ratio(rps('list_page1'), rps('cursor_deep_page')), 1.2),
