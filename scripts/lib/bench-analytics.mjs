@@ -65,13 +65,19 @@ export async function seedHistory(client, { orgId, userId, count }) {
        from leads l where l.organization_id = $1 and l.id % 2 = 0`,
       [orgId],
     );
+    // Every fifth company is a target account: the ABM list and reports compute each one's health.
+    await client.query(
+      `insert into target_accounts (organization_id, company_id, owner_id, tier, icp_fit_score, created_by)
+       select $1, c.id, $2, 1 + c.id % 3, c.id % 101, $2 from companies c where c.organization_id = $1 and c.id % 5 = 0`,
+      [orgId, userId],
+    );
     await client.query('commit');
   } catch (error) {
     await client.query('rollback');
     throw error;
   }
   // As autovacuum would after a bulk load: the visibility map lets the aggregates read their indexes only.
-  await client.query('vacuum analyze leads, companies, deals, meetings, intent_signals');
+  await client.query('vacuum analyze leads, companies, deals, meetings, intent_signals, target_accounts');
 }
 
 /** The `q`-th quantile (0..1) of `values`, nearest rank. */
@@ -94,7 +100,8 @@ export async function measureAnalytics(stack, { leads, samples, log, deadline })
       `select (select count(*) from deals where organization_id = $1)::int as deals,
          (select count(*) from meetings where organization_id = $1)::int as meetings,
          (select count(*) from intent_signals where organization_id = $1)::int as intent_signals,
-         (select count(*) from companies where organization_id = $1)::int as companies`,
+         (select count(*) from companies where organization_id = $1)::int as companies,
+         (select count(*) from target_accounts where organization_id = $1)::int as target_accounts`,
       [org.orgId],
     );
     seeded = counts.rows[0];
@@ -129,6 +136,14 @@ export async function measureAnalytics(stack, { leads, samples, log, deadline })
       what: 'GET /api/dashboard/top-accounts?rank_by=engagement',
       request: get('/api/dashboard/top-accounts?rank_by=engagement'),
     },
+    company_stats: { what: 'GET /api/company/stats', request: get('/api/company/stats') },
+    forecast_pipeline: { what: 'GET /api/forecast/pipeline', request: get('/api/forecast/pipeline') },
+    target_accounts_list: {
+      what: 'GET /api/target-accounts?limit=100 (each row’s health)',
+      request: get('/api/target-accounts?limit=100'),
+    },
+    abm_funnel: { what: 'GET /api/reports/abm/funnel', request: get('/api/reports/abm/funnel') },
+    abm_top_engaged: { what: 'GET /api/reports/abm/top-engaged', request: get('/api/reports/abm/top-engaged') },
     saved_query_leads_by_source_month: {
       what: 'POST /api/queries/:id/execute (Leads by source per month, line)',
       request: execute('Leads by source per month', 'line'),
