@@ -141,7 +141,13 @@ describe('visibility and ownership', () => {
     expect(rep2Sees).not.toContain(personal);
     expect(await visibleIds(admin.token)).not.toContain(personal);
     expect(await visibleIds(rep.token, { scope: 'team' })).not.toContain(personal);
+    const own = await call('GET', `/api/dashboards/${personal}`, { token: rep.token });
+    expect(own.status).toBe(200);
+    expect(own.body.data).toMatchObject({ id: personal, scope: 'personal' });
+    const shared = await call('GET', `/api/dashboards/${team}`, { token: rep2.token });
+    expect(shared.body.data).toMatchObject({ id: team, scope: 'team' });
     for (const token of [rep2.token, admin.token]) {
+      expectFailure(await call('GET', `/api/dashboards/${personal}`, { token }), 404, 'not_found');
       expectFailure(await call('PUT', `/api/dashboards/${personal}`, { token, body: { name: 'x' } }), 404, 'not_found');
       expectFailure(await call('DELETE', `/api/dashboards/${personal}`, { token }), 404, 'not_found');
     }

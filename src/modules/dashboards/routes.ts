@@ -15,7 +15,14 @@ import {
   listEnvelope,
 } from '../../core/routes';
 import { AddDashboardBody, DashboardSchema, UpdateDashboardBody } from './schemas';
-import { addDashboard, DashboardListQuery, deleteDashboard, listDashboards, updateDashboard } from './service';
+import {
+  addDashboard,
+  DashboardListQuery,
+  deleteDashboard,
+  listDashboards,
+  updateDashboard,
+  viewDashboard,
+} from './service';
 
 export const dashboardRoutes = createRouter();
 const tags = ['Dashboards'];
@@ -74,6 +81,21 @@ dashboardRoutes.openapi(
     responses: { 201: envelope(DashboardSchema, 'Dashboard saved'), 409: dashboardIdTaken },
   }),
   async (c) => created(c, await addDashboard(c.var.tenant, c.req.valid('json')), 'Dashboard saved'),
+);
+
+dashboardRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/api/dashboards/{id}',
+    operationId: 'viewDashboard',
+    tags,
+    summary: 'One dashboard you can see, with its widgets',
+    description: `The dashboard with its definition (added beside the spec's routes, so a client opens one dashboard without paging the list). ${visibility}`,
+    auth: 'bearer',
+    request: { params: idParam() },
+    responses: { 200: envelope(DashboardSchema, 'The dashboard') },
+  }),
+  async (c) => ok(c, await viewDashboard(c.var.tenant, c.req.valid('param').id)),
 );
 
 dashboardRoutes.openapi(

@@ -113,13 +113,23 @@ export async function addDashboard(ctx: TenantContext, input: AddDashboardInput)
   });
 }
 
-/** A dashboard the caller may change: 404 when it cannot see it, 403 when not its owner or an admin. */
-async function ownedDashboard(ctx: TenantContext, id: number): Promise<DashboardRow> {
+/** A dashboard the caller can see: 404 for another organization's and for someone else's personal one. */
+async function visibleDashboard(ctx: TenantContext, id: number): Promise<DashboardRow> {
   const [row] = await ctx.db
     .select()
     .from(dashboards)
     .where(tenantWhere(ctx, dashboards, eq(dashboards.id, id), visibleTo(ctx, dashboards)));
   if (!row) throw new NotFound('Dashboard', id);
+  return row;
+}
+
+export async function viewDashboard(ctx: TenantContext, id: number) {
+  return presentDashboard(await visibleDashboard(ctx, id));
+}
+
+/** A dashboard the caller may change: 404 when it cannot see it, 403 when not its owner or an admin. */
+async function ownedDashboard(ctx: TenantContext, id: number): Promise<DashboardRow> {
+  const row = await visibleDashboard(ctx, id);
   if (!isUser(ctx.actor, row.userId) && !isAdmin(ctx.actor))
     throw new Forbidden('Only the owner of a shared dashboard or an admin can change it', 'not_dashboard_owner');
   return row;
