@@ -30,32 +30,32 @@ const org = targetAccounts.organizationId;
 const company = targetAccounts.companyId;
 
 /**
- * Ids of the account's leads (see the header). Two branches joined by UNION rather than one OR,
- * so each reads an index (leads by company, contacts by company) instead of every lead of the
- * organization once per account and subquery.
+ * `left join lateral <this> on true`: one row of counts per target account, named `health`.
+ * The account's lead ids (two index lookups joined by UNION: leads by company, and leads its
+ * contacts point at) and contact ids are gathered once per account into arrays (`offset 0` keeps
+ * the planner from re-running them per use); signals, meetings and deals are then index lookups
+ * by `= any(array)`, so an account costs a few index probes however large the organization is.
  */
-const accountLeads = sql`select l.id from leads l
-    where l.organization_id = ${org} and l.company_id = ${company} and l.deleted_at is null
-  union
-  select l.id from contacts c join leads l on l.id = c.lead_id and l.organization_id = ${org} and l.deleted_at is null
-    where c.organization_id = ${org} and c.company_id = ${company} and c.deleted_at is null`;
-
-/** `left join lateral <this> on true`: one row of counts per target account, named `health`. */
-export const healthLateral = sql`(select
-    (select count(*)::int from intent_signals s
-      where s.organization_id = ${org} and s.lead_id in (${accountLeads})
-        and s.occurred_at > now() - make_interval(days => ${SIGNAL_WINDOW_DAYS}) and s.occurred_at <= now()) as signal_count,
-    (select max(s.occurred_at) from intent_signals s
-      where s.organization_id = ${org} and s.lead_id in (${accountLeads})) as last_signal_at,
-    (select count(*)::int from meetings m
-      where m.organization_id = ${org} and m.status in (1, 2, 3)
-        and m.start_time >= now() - make_interval(days => ${MEETING_PAST_DAYS})
-        and m.start_time <= now() + make_interval(days => ${MEETING_AHEAD_DAYS})
-        and (m.company_id = ${company}
-          or m.contact_id in (select c.id from contacts c where c.organization_id = ${org} and c.company_id = ${company} and c.deleted_at is null)
-          or m.lead_id in (${accountLeads}))) as meeting_count,
-    (select count(*) filter (where d.outcome = 'open')::int from deals d where d.organization_id = ${org} and d.lead_id in (${accountLeads})) as open_deals,
-    (select count(*) filter (where d.outcome = 'won')::int from deals d where d.organization_id = ${org} and d.lead_id in (${accountLeads})) as won_deals
+export const healthLateral = sql`(select sig.signal_count, sig.last_signal_at, mt.meeting_count, dl.open_deals, dl.won_deals
+  from (select
+      array(select l.id from leads l where l.organization_id = ${org} and l.company_id = ${company} and l.deleted_at is null
+        union
+        select l.id from contacts c join leads l on l.id = c.lead_id and l.organization_id = ${org} and l.deleted_at is null
+        where c.organization_id = ${org} and c.company_id = ${company} and c.deleted_at is null) as lead_ids,
+      array(select c.id from contacts c where c.organization_id = ${org} and c.company_id = ${company} and c.deleted_at is null) as contact_ids
+    offset 0) acc
+  cross join lateral (select
+      count(*) filter (where s.occurred_at > now() - make_interval(days => ${SIGNAL_WINDOW_DAYS}) and s.occurred_at <= now())::int as signal_count,
+      max(s.occurred_at) as last_signal_at
+    from intent_signals s where s.organization_id = ${org} and s.lead_id = any(acc.lead_ids)) sig
+  cross join lateral (select count(*)::int as meeting_count from meetings m
+    where m.organization_id = ${org} and m.status in (1, 2, 3)
+      and m.start_time >= now() - make_interval(days => ${MEETING_PAST_DAYS})
+      and m.start_time <= now() + make_interval(days => ${MEETING_AHEAD_DAYS})
+      and (m.company_id = ${company} or m.contact_id = any(acc.contact_ids) or m.lead_id = any(acc.lead_ids))) mt
+  cross join lateral (select count(*) filter (where d.outcome = 'open')::int as open_deals,
+      count(*) filter (where d.outcome = 'won')::int as won_deals
+    from deals d where d.organization_id = ${org} and d.lead_id = any(acc.lead_ids)) dl
   ) as health`;
 
 const signalPoints = sql`least(${SIGNAL_POINTS_MAX}, ${POINTS_PER_SIGNAL} * health.signal_count)`;
