@@ -4,7 +4,9 @@
  */
 import { z } from '@hono/zod-openapi';
 import { Overview } from '../analytics/schemas';
-import { positiveId, timestamp } from '../../core/schemas';
+import { defineFields } from '../../core/field-table';
+import { isoTimestamp, positiveId, timestamp } from '../../core/schemas';
+import { dashboards } from '../../db/schema';
 import { scope, SCOPES, WIDGET_TYPES } from '../saved-queries/schemas';
 
 export const MAX_WIDGETS = 24;
@@ -94,7 +96,7 @@ export type WidgetValue = z.output<typeof Widget>;
 const definition = z
   .array(Widget)
   .max(MAX_WIDGETS, `at most ${MAX_WIDGETS} widgets`)
-  .openapi({ description: `The widgets, in order; at most ${MAX_WIDGETS}` });
+  .openapi({ example: [{ title: 'Leads by status', chart_type: 'bar', source: { saved_query_id: 3 } }] });
 
 const dashboardName = z
   .string()
@@ -102,34 +104,68 @@ const dashboardName = z
   .min(1, 'must not be empty')
   .max(100, 'must be at most 100 characters')
   .nullish()
-  .openapi({ description: 'Display name, 1 to 100 characters; null: unnamed', example: 'Sales overview' });
+  .openapi({ example: 'Sales overview' });
 
-export const AddDashboardBody = z
-  .object({
-    dashboard_id: z
-      .string()
-      .max(64, 'must be at most 64 characters')
-      .regex(/^[a-z0-9_-]{1,64}$/, 'must be 1 to 64 characters of a-z, 0-9, _ and -')
-      .openapi({
-        description: 'Your stable key for the dashboard, unique in the organization (409 on reuse)',
-        example: 'sales-overview',
-      }),
-    name: dashboardName,
-    scope: scope.optional().openapi({ description: 'Who sees it; personal when omitted' }),
-    definition: definition.optional(),
-  })
-  .openapi('AddDashboardRequest', {
-    description: 'A dashboard to save',
-    example: {
-      dashboard_id: 'sales-overview',
-      name: 'Sales overview',
-      scope: 'team',
-      definition: [{ title: 'Leads by status', chart_type: 'bar', source: { saved_query_id: 3 } }],
-    },
-  });
+const dashboardKey = z
+  .string()
+  .max(64, 'must be at most 64 characters')
+  .regex(/^[a-z0-9_-]{1,64}$/, 'must be 1 to 64 characters of a-z, 0-9, _ and -')
+  .openapi({ example: 'sales-overview' });
+
+const iso = (value: Date) => isoTimestamp(value) as string;
+
+/** The dashboard's one field table: the bodies, the Dashboard component, the selection and the presenter derive from it. */
+export const dashboardFields = defineFields(dashboards, {
+  id: {
+    column: 'id',
+    description: 'The dashboard’s id (the path id of GET, PUT and DELETE)',
+    read: z.number().int(),
+  },
+  dashboard_id: {
+    column: 'dashboardKey',
+    description:
+      'Your stable key for the dashboard: 1 to 64 of a-z, 0-9, _ and -, unique in the organization (409 on reuse); it cannot change',
+    read: z.string(),
+    create: dashboardKey,
+  },
+  name: {
+    column: 'name',
+    description: 'Display name, 1 to 100 characters; null: unnamed',
+    read: z.string().nullable(),
+    create: dashboardName,
+    update: dashboardName,
+  },
+  scope: {
+    column: 'scope',
+    description: 'Who sees it: personal (its owner only; the default), team or workspace (the whole organization)',
+    read: z.enum(SCOPES),
+    create: scope.optional(),
+    update: scope.optional(),
+  },
+  definition: {
+    column: 'definition',
+    description: `The widgets, in order; at most ${MAX_WIDGETS}. An update replaces them whole`,
+    read: z.array(Widget),
+    create: definition.optional(),
+    update: definition.optional(),
+  },
+  user_id: { column: 'userId', description: 'The owner (the user who saved it)', read: z.number().int() },
+  created_at: { column: 'createdAt', description: 'When it was created', read: timestamp(), present: iso },
+  updated_at: { column: 'updatedAt', description: 'When it last changed', read: timestamp(), present: iso },
+});
+
+export const AddDashboardBody = z.object(dashboardFields.createShape).openapi('AddDashboardRequest', {
+  description: 'A dashboard to save',
+  example: {
+    dashboard_id: 'sales-overview',
+    name: 'Sales overview',
+    scope: 'team',
+    definition: [{ title: 'Leads by status', chart_type: 'bar', source: { saved_query_id: 3 } }],
+  },
+});
 
 export const UpdateDashboardBody = z
-  .object({ name: dashboardName, scope: scope.optional(), definition: definition.optional() })
+  .object(dashboardFields.updateShape)
   .refine((body) => Object.values(body).some((value) => value !== undefined), {
     message: 'give at least one field to change',
     path: ['name'],
@@ -143,30 +179,20 @@ export const dashboardListFilters = {
   scope: z.enum(SCOPES).optional().openapi({ description: 'Only dashboards of this scope' }),
 };
 
-export const DashboardSchema = z
-  .object({
-    id: z.number().int().openapi({ description: 'The dashboard’s id (the path id of PUT and DELETE)' }),
-    dashboard_id: z.string().openapi({ description: 'Your stable key for it' }),
-    name: z.string().nullable().openapi({ description: 'Display name; null: unnamed' }),
-    scope: z.enum(SCOPES).openapi({ description: 'personal: its owner only; team, workspace: the organization' }),
-    definition: z.array(Widget).openapi({ description: 'The widgets, in order' }),
-    user_id: z.number().int().openapi({ description: 'Owner' }),
-    created_at: timestamp('When it was created'),
-    updated_at: timestamp('When it last changed'),
-  })
-  .openapi('Dashboard', {
-    description: 'A saved dashboard',
-    example: {
-      id: 2,
-      dashboard_id: 'sales-overview',
-      name: 'Sales overview',
-      scope: 'team',
-      definition: [{ title: 'Leads by status', chart_type: 'bar', source: { saved_query_id: 3 } }],
-      user_id: 1,
-      created_at: '2026-01-15T09:30:00.000Z',
-      updated_at: '2026-01-15T09:30:00.000Z',
-    },
-  });
+export const DashboardSchema = z.object(dashboardFields.readShape).openapi('Dashboard', {
+  description: 'A saved dashboard',
+  example: {
+    id: 2,
+    dashboard_id: 'sales-overview',
+    name: 'Sales overview',
+    scope: 'team',
+    definition: [{ title: 'Leads by status', chart_type: 'bar', source: { saved_query_id: 3 } }],
+    user_id: 1,
+    created_at: '2026-01-15T09:30:00.000Z',
+    updated_at: '2026-01-15T09:30:00.000Z',
+  },
+});
 
+export type DashboardView = ReturnType<typeof dashboardFields.present>;
 export type AddDashboardInput = z.output<typeof AddDashboardBody>;
 export type UpdateDashboardInput = z.output<typeof UpdateDashboardBody>;

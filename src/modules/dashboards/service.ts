@@ -8,27 +8,21 @@
 import type { z } from '@hono/zod-openapi';
 import { eq, ilike, inArray, sql } from 'drizzle-orm';
 import { Conflict, Forbidden, NotFound, ValidationFailed, type FieldIssue } from '../../core/errors';
+import { columnValues } from '../../core/field-table';
 import { containsPattern, defineList } from '../../core/list';
-import { isoTimestamp } from '../../core/schemas';
 import { dashboards, savedQueries } from '../../db/schema';
 import { actingUser, isAdmin, isUser, tenantWhere, type TenantContext } from '../../db/tenant';
 import { checkScopeAllowed, type Scope, visibleTo } from '../saved-queries/visibility';
-import { type AddDashboardInput, dashboardListFilters, type UpdateDashboardInput, type WidgetValue } from './schemas';
+import {
+  type AddDashboardInput,
+  dashboardFields,
+  dashboardListFilters,
+  type DashboardView,
+  type UpdateDashboardInput,
+  type WidgetValue,
+} from './schemas';
 
-type DashboardRow = typeof dashboards.$inferSelect;
-
-function presentDashboard(row: DashboardRow) {
-  return {
-    id: row.id,
-    dashboard_id: row.dashboardKey,
-    name: row.name,
-    scope: row.scope as Scope,
-    definition: row.definition as WidgetValue[],
-    user_id: row.userId,
-    created_at: isoTimestamp(row.createdAt) as string,
-    updated_at: isoTimestamp(row.updatedAt) as string,
-  };
-}
+const presentDashboard = (row: Record<string, unknown>): DashboardView => dashboardFields.present(row);
 
 /** One statement: the widgets' saved queries must be visible to the caller, and shared for a shared dashboard. */
 async function checkWidgets(ctx: TenantContext, widgets: WidgetValue[], scope: Scope) {
@@ -66,7 +60,7 @@ export const dashboardList = defineList({
   base: (ctx, params) => ({
     rows: (columns) =>
       ctx.db
-        .select({ row: dashboards, ...columns })
+        .select({ ...dashboardFields.selection, ...columns })
         .from(dashboards)
         .$dynamic(),
     where: tenantWhere(
@@ -81,7 +75,7 @@ export const DashboardListQuery = dashboardList.query;
 
 export async function listDashboards(ctx: TenantContext, params: z.output<typeof DashboardListQuery>) {
   const page = await dashboardList.run(ctx, params);
-  return { ...page, rows: page.rows.map((entry) => presentDashboard(entry.row)) };
+  return { ...page, rows: page.rows.map((row) => presentDashboard(row)) };
 }
 
 export async function addDashboard(ctx: TenantContext, input: AddDashboardInput) {
@@ -92,15 +86,15 @@ export async function addDashboard(ctx: TenantContext, input: AddDashboardInput)
   const [row] = await ctx.db
     .insert(dashboards)
     .values({
+      ...columnValues(dashboardFields.writableColumns, input),
       organizationId: ctx.orgId,
       dashboardKey: input.dashboard_id,
       userId: actingUser(ctx).userId,
-      name: input.name ?? null,
       scope,
       definition,
     })
     .onConflictDoNothing({ target: [dashboards.organizationId, dashboards.dashboardKey] })
-    .returning();
+    .returning(dashboardFields.selection);
   if (row) return presentDashboard(row);
   // The key is taken: name the existing dashboard by its id when the caller may see it.
   const [existing] = await ctx.db
@@ -114,23 +108,23 @@ export async function addDashboard(ctx: TenantContext, input: AddDashboardInput)
 }
 
 /** A dashboard the caller can see: 404 for another organization's and for someone else's personal one. */
-async function visibleDashboard(ctx: TenantContext, id: number): Promise<DashboardRow> {
+async function visibleDashboard(ctx: TenantContext, id: number): Promise<DashboardView> {
   const [row] = await ctx.db
-    .select()
+    .select(dashboardFields.selection)
     .from(dashboards)
     .where(tenantWhere(ctx, dashboards, eq(dashboards.id, id), visibleTo(ctx, dashboards)));
   if (!row) throw new NotFound('Dashboard', id);
-  return row;
+  return presentDashboard(row);
 }
 
 export async function viewDashboard(ctx: TenantContext, id: number) {
-  return presentDashboard(await visibleDashboard(ctx, id));
+  return visibleDashboard(ctx, id);
 }
 
 /** A dashboard the caller may change: 404 when it cannot see it, 403 when not its owner or an admin. */
-async function ownedDashboard(ctx: TenantContext, id: number): Promise<DashboardRow> {
+async function ownedDashboard(ctx: TenantContext, id: number): Promise<DashboardView> {
   const row = await visibleDashboard(ctx, id);
-  if (!isUser(ctx.actor, row.userId) && !isAdmin(ctx.actor))
+  if (!isUser(ctx.actor, row.user_id) && !isAdmin(ctx.actor))
     throw new Forbidden('Only the owner of a shared dashboard or an admin can change it', 'not_dashboard_owner');
   return row;
 }
@@ -138,20 +132,15 @@ async function ownedDashboard(ctx: TenantContext, id: number): Promise<Dashboard
 export async function updateDashboard(ctx: TenantContext, id: number, input: UpdateDashboardInput) {
   const current = await ownedDashboard(ctx, id);
   checkScopeAllowed(ctx, input.scope);
-  const scope = input.scope ?? (current.scope as Scope);
+  const scope = input.scope ?? current.scope;
   // A new definition is checked; so is the kept one when the dashboard becomes shared.
-  const widgets = input.definition ?? (scope !== current.scope ? (current.definition as WidgetValue[]) : []);
+  const widgets = input.definition ?? (scope !== current.scope ? current.definition : []);
   await checkWidgets(ctx, widgets, scope);
   const [row] = await ctx.db
     .update(dashboards)
-    .set({
-      name: input.name === undefined ? undefined : input.name,
-      scope: input.scope,
-      definition: input.definition,
-      updatedAt: sql`now()`,
-    })
+    .set({ ...columnValues(dashboardFields.updateColumns, input), updatedAt: sql`now()` })
     .where(tenantWhere(ctx, dashboards, eq(dashboards.id, id)))
-    .returning();
+    .returning(dashboardFields.selection);
   return presentDashboard(row);
 }
 
