@@ -7,17 +7,21 @@
 import type { z } from '@hono/zod-openapi';
 import { eq, ilike, sql } from 'drizzle-orm';
 import { Conflict, Forbidden, NotFound } from '../../core/errors';
+import { columnValues } from '../../core/field-table';
 import { containsPattern, defineList } from '../../core/list';
-import { isoTimestamp } from '../../core/schemas';
 import { dashboards, savedQueries } from '../../db/schema';
 import { actingUser, isAdmin, isUser, tenantWhere, type TenantContext } from '../../db/tenant';
 import { checkQuery, groupedStatement, metricName, type ResultRow, totalStatement } from './compile';
-import type { QueryModuleName } from './modules';
 import { type ExecuteQueryInput, numberResult, shapeRows } from './result-shapes';
-import { type AddQueryInput, type QueryDefinitionValue, queryListFilters, type UpdateQueryInput } from './schemas';
+import {
+  type AddQueryInput,
+  type QueryDefinitionValue,
+  queryListFilters,
+  savedQueryFields,
+  type SavedQueryView,
+  type UpdateQueryInput,
+} from './schemas';
 import { checkScopeAllowed, type Scope, visibleTo } from './visibility';
-
-type QueryRow = typeof savedQueries.$inferSelect;
 
 /** Stored definitions are normalised: every key present, so reads are uniform. */
 function normalDefinition(definition: QueryDefinitionValue): QueryDefinitionValue {
@@ -30,20 +34,7 @@ function normalDefinition(definition: QueryDefinitionValue): QueryDefinitionValu
   };
 }
 
-function presentQuery(row: QueryRow) {
-  return {
-    id: row.id,
-    name: row.name,
-    description: row.description,
-    scope: row.scope as Scope,
-    module: row.module as QueryModuleName,
-    definition: row.definition as QueryDefinitionValue,
-    user_id: row.userId,
-    is_default: row.defaultKey !== null,
-    created_at: isoTimestamp(row.createdAt) as string,
-    updated_at: isoTimestamp(row.updatedAt) as string,
-  };
-}
+const presentQuery = (row: Record<string, unknown>): SavedQueryView => savedQueryFields.present(row);
 
 export const queryList = defineList({
   sort: {
@@ -58,7 +49,7 @@ export const queryList = defineList({
   base: (ctx, params) => ({
     rows: (columns) =>
       ctx.db
-        .select({ row: savedQueries, ...columns })
+        .select({ ...savedQueryFields.selection, ...columns })
         .from(savedQueries)
         .$dynamic(),
     where: tenantWhere(
@@ -74,26 +65,26 @@ export const QueryListQuery = queryList.query;
 
 export async function listQueries(ctx: TenantContext, params: z.output<typeof QueryListQuery>) {
   const page = await queryList.run(ctx, params);
-  return { ...page, rows: page.rows.map((entry) => presentQuery(entry.row)) };
+  return { ...page, rows: page.rows.map((row) => presentQuery(row)) };
 }
 
-async function visibleQuery(ctx: TenantContext, id: number): Promise<QueryRow> {
+async function visibleQuery(ctx: TenantContext, id: number): Promise<SavedQueryView> {
   const [row] = await ctx.db
-    .select()
+    .select(savedQueryFields.selection)
     .from(savedQueries)
     .where(tenantWhere(ctx, savedQueries, eq(savedQueries.id, id), visibleTo(ctx, savedQueries)));
   if (!row) throw new NotFound('Saved query', id);
-  return row;
+  return presentQuery(row);
 }
 
 export async function viewQuery(ctx: TenantContext, id: number) {
-  return presentQuery(await visibleQuery(ctx, id));
+  return visibleQuery(ctx, id);
 }
 
 /** A query the caller may change: 404 when it cannot see it, 403 `not_query_owner` when not its owner or an admin. */
-async function ownedQuery(ctx: TenantContext, id: number): Promise<QueryRow> {
+async function ownedQuery(ctx: TenantContext, id: number): Promise<SavedQueryView> {
   const row = await visibleQuery(ctx, id);
-  if (!isUser(ctx.actor, row.userId) && !isAdmin(ctx.actor))
+  if (!isUser(ctx.actor, row.user_id) && !isAdmin(ctx.actor))
     throw new Forbidden('Only the owner of a shared query or an admin can change it', 'not_query_owner');
   return row;
 }
@@ -105,15 +96,15 @@ export async function addQuery(ctx: TenantContext, input: AddQueryInput) {
   const [row] = await ctx.db
     .insert(savedQueries)
     .values({
+      ...columnValues(savedQueryFields.writableColumns, input),
       organizationId: ctx.orgId,
       userId: actingUser(ctx).userId,
       name: input.name,
-      description: input.description ?? null,
       scope: input.scope ?? 'personal',
       module: definition.module,
       definition,
     })
-    .returning();
+    .returning(savedQueryFields.selection);
   return presentQuery(row);
 }
 
@@ -121,12 +112,12 @@ export async function addQuery(ctx: TenantContext, input: AddQueryInput) {
  * Dashboards that show the query and that the change would break: any, for a deletion; for a
  * move to personal scope, those that are shared or belong to someone else.
  */
-async function refuseIfShown(ctx: TenantContext, row: QueryRow, change: 'delete' | 'personal') {
+async function refuseIfShown(ctx: TenantContext, row: SavedQueryView, change: 'delete' | 'personal') {
   const shows = sql`${dashboards.definition} @> ${JSON.stringify([{ source: { saved_query_id: row.id } }])}::jsonb`;
   const breaks =
     change === 'delete'
       ? shows
-      : sql`${shows} and (${dashboards.scope} <> 'personal' or ${dashboards.userId} is distinct from ${row.userId})`;
+      : sql`${shows} and (${dashboards.scope} <> 'personal' or ${dashboards.userId} is distinct from ${row.user_id})`;
   const [{ count }] = await ctx.db
     .select({ count: sql<number>`count(*)::int` })
     .from(dashboards)
@@ -148,15 +139,13 @@ export async function updateQuery(ctx: TenantContext, id: number, input: UpdateQ
   const [row] = await ctx.db
     .update(savedQueries)
     .set({
-      name: input.name,
-      description: input.description,
-      scope: input.scope,
+      ...columnValues(savedQueryFields.updateColumns, input),
       module: definition?.module,
       definition,
       updatedAt: sql`now()`,
     })
     .where(tenantWhere(ctx, savedQueries, eq(savedQueries.id, id)))
-    .returning();
+    .returning(savedQueryFields.selection);
   return presentQuery(row);
 }
 
@@ -169,7 +158,7 @@ export async function deleteQuery(ctx: TenantContext, id: number): Promise<void>
 /** Runs a visible query: one statement to read it, ONE statement for the aggregate. */
 export async function executeQuery(ctx: TenantContext, id: number, input: ExecuteQueryInput) {
   const row = await visibleQuery(ctx, id);
-  const stored = row.definition as QueryDefinitionValue;
+  const stored = row.definition;
   const parameters = input.parameters ?? {};
   const checked = checkQuery(stored, 'definition', { filters: parameters.filters, prefix: 'parameters.filters' });
   const shape = {
