@@ -21,7 +21,7 @@ import {
   type SavedQueryView,
   type UpdateQueryInput,
 } from './schemas';
-import { checkScopeAllowed, type Scope, visibleTo } from './visibility';
+import { checkScopeAllowed, visibleTo } from './visibility';
 
 /** Stored definitions are normalised: every key present, so reads are uniform. */
 function normalDefinition(definition: QueryDefinitionValue): QueryDefinitionValue {
