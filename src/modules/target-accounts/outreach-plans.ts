@@ -5,49 +5,15 @@
  */
 import type { z } from '@hono/zod-openapi';
 import { eq, ilike, or, sql } from 'drizzle-orm';
-import { contacts, outreachPlans, targetAccounts } from '../../db/schema';
+import { outreachPlans, targetAccounts } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { NotFound, ValidationFailed } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
-import { isoTimestamp } from '../../core/schemas';
 import { checkAccountContact } from './stakeholders';
-import type { AddOutreachPlanInput, OUTREACH_CHANNELS } from './schemas';
+import { contactName, type OutreachPlanRecord, outreachPlanFields } from './outreach-plan-fields';
+import type { AddOutreachPlanInput } from './schemas';
 
-type Channel = (typeof OUTREACH_CHANNELS)[number];
-
-const contactName = sql<string | null>`(select c.name from ${contacts} c where c.id = ${outreachPlans.contactId})`;
-
-const planSelection = {
-  id: outreachPlans.id,
-  target_account_id: outreachPlans.targetAccountId,
-  contact_id: outreachPlans.contactId,
-  contact_name: contactName,
-  channel: sql<Channel>`${outreachPlans.channel}`,
-  scheduled_at: outreachPlans.scheduledAt,
-  assigned_to: outreachPlans.assignedTo,
-  notes: outreachPlans.notes,
-  created_by: outreachPlans.createdBy,
-  created_at: outreachPlans.createdAt,
-};
-
-function presentPlan(row: { scheduled_at: Date; created_at: Date; [key: string]: unknown }) {
-  return {
-    ...row,
-    scheduled_at: isoTimestamp(row.scheduled_at) as string,
-    created_at: isoTimestamp(row.created_at) as string,
-  } as {
-    id: number;
-    target_account_id: number;
-    contact_id: number;
-    contact_name: string | null;
-    channel: Channel;
-    scheduled_at: string;
-    assigned_to: number | null;
-    notes: string | null;
-    created_by: number | null;
-    created_at: string;
-  };
-}
+const presentPlan = (row: Record<string, unknown>): OutreachPlanRecord => outreachPlanFields.present(row);
 
 export async function addOutreachPlan(ctx: TenantContext, accountId: number, input: AddOutreachPlanInput) {
   await checkAccountContact(ctx, accountId, input.contact_id, 'contact_id');
@@ -71,7 +37,7 @@ export async function addOutreachPlan(ctx: TenantContext, accountId: number, inp
       notes: input.notes === '' ? null : (input.notes ?? null),
       createdBy: ctx.userId,
     })
-    .returning(planSelection);
+    .returning(outreachPlanFields.selection);
   return presentPlan(row);
 }
 
@@ -86,7 +52,7 @@ export const outreachPlanList = defineList({
   base: (ctx) => ({
     rows: (columns) =>
       ctx.db
-        .select({ ...planSelection, ...columns })
+        .select({ ...outreachPlanFields.selection, ...columns })
         .from(outreachPlans)
         .$dynamic(),
     // Plans of an account whose company is soft-deleted are gone with it.
@@ -122,5 +88,5 @@ export async function listOutreachPlans(
       );
     if (!account) throw new NotFound('Target account', accountId);
   }
-  return { ...page, rows: page.rows.map(presentPlan) };
+  return { ...page, rows: page.rows.map((row) => presentPlan(row)) };
 }

@@ -5,6 +5,9 @@
 import { z } from '@hono/zod-openapi';
 import { MAX_TEXT, nullishAs, positiveId, text, timestamp } from '../../core/schemas';
 import { targetAccountFields } from './fields';
+import { outreachPlanFields } from './outreach-plan-fields';
+
+export { OUTREACH_CHANNELS } from './outreach-plan-fields';
 
 export const STAKEHOLDER_ROLES = [
   'decision_maker',
@@ -16,7 +19,6 @@ export const STAKEHOLDER_ROLES = [
   'blocker',
   'other',
 ] as const;
-export const OUTREACH_CHANNELS = ['email', 'phone', 'linkedin', 'meeting', 'other'] as const;
 export const BULK_EMAIL_MODES = ['individual', 'bcc'] as const;
 export const MAX_BULK_RECIPIENTS = 500;
 
@@ -120,66 +122,26 @@ export const TargetAccountDetail = TargetAccountView.extend({
   example: { ...exampleAccount, stakeholders: [] },
 });
 
-const instant = z.iso
-  .datetime({ offset: true, message: 'must be an ISO 8601 date-time with a time zone (2026-03-09T09:00:00Z)' })
-  .transform((value) => new Date(value))
-  .openapi({ type: 'string', format: 'date-time', example: '2026-03-09T09:00:00Z' });
+export const AddOutreachPlanBody = z.object(outreachPlanFields.createShape).openapi('AddOutreachPlanRequest', {
+  description: 'One planned outreach step of a target account',
+  example: { contact_id: 11, channel: 'email', scheduled_at: '2026-03-09T09:00:00Z', notes: 'Intro to the new VP' },
+});
 
-export const AddOutreachPlanBody = z
-  .object({
-    contact_id: positiveId.openapi({
-      type: 'integer',
-      description: 'Who to reach: a live contact of the account’s company (a stakeholder or not)',
-      example: 11,
-    }),
-    channel: z
-      .enum(OUTREACH_CHANNELS, { error: `must be one of ${OUTREACH_CHANNELS.join(', ')}` })
-      .openapi({ description: `How: ${OUTREACH_CHANNELS.join(', ')}` }),
-    scheduled_at: instant.openapi({ description: 'When, ISO 8601 with a time zone (Z or an offset)' }),
-    assigned_to: nullishAs(positiveId, 'integer').openapi({
-      description: 'The user who does it (a user of the organization); absent: the caller',
-      example: 4,
-    }),
-    notes: z
-      .string()
-      .trim()
-      .max(MAX_TEXT, `must be at most ${MAX_TEXT} characters`)
-      .nullish()
-      .openapi({ description: `Notes, up to ${MAX_TEXT} characters` }),
-  })
-  .openapi('AddOutreachPlanRequest', {
-    description: 'One planned outreach step of a target account',
-    example: { contact_id: 11, channel: 'email', scheduled_at: '2026-03-09T09:00:00Z', notes: 'Intro to the new VP' },
-  });
-
-export const OutreachPlanView = z
-  .object({
-    id: z.number().int().openapi({ description: 'The plan’s id' }),
-    target_account_id: z.number().int().openapi({ description: 'The target account' }),
-    contact_id: z.number().int().openapi({ description: 'Who to reach' }),
-    contact_name: z.string().nullable().openapi({ description: 'The contact’s name' }),
-    channel: z.enum(OUTREACH_CHANNELS).openapi({ description: 'How' }),
-    scheduled_at: timestamp('When (UTC)'),
-    assigned_to: z.number().int().nullable().openapi({ description: 'The user who does it; null: nobody' }),
-    notes: z.string().nullable().openapi({ description: 'Notes' }),
-    created_by: z.number().int().nullable().openapi({ description: 'The user who planned it' }),
-    created_at: timestamp('When it was planned'),
-  })
-  .openapi('OutreachPlan', {
-    description: 'A planned outreach step',
-    example: {
-      id: 5,
-      target_account_id: 8,
-      contact_id: 11,
-      contact_name: 'Peter Gibbons',
-      channel: 'email',
-      scheduled_at: '2026-03-09T09:00:00.000Z',
-      assigned_to: 4,
-      notes: 'Intro to the new VP',
-      created_by: 1,
-      created_at: '2026-01-15T09:30:00.000Z',
-    },
-  });
+export const OutreachPlanView = z.object(outreachPlanFields.readShape).openapi('OutreachPlan', {
+  description: 'A planned outreach step',
+  example: {
+    id: 5,
+    target_account_id: 8,
+    contact_id: 11,
+    contact_name: 'Peter Gibbons',
+    channel: 'email',
+    scheduled_at: '2026-03-09T09:00:00.000Z',
+    assigned_to: 4,
+    notes: 'Intro to the new VP',
+    created_by: 1,
+    created_at: '2026-01-15T09:30:00.000Z',
+  },
+});
 
 export const SendBulkEmailBody = z
   .object({
