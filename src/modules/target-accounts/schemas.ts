@@ -3,7 +3,7 @@
  * table), its stakeholders, its outreach plans and the bulk email request.
  */
 import { z } from '@hono/zod-openapi';
-import { MAX_TEXT, nullishAs, positiveId, text, timestamp } from '../../core/schemas';
+import { nullishAs, positiveId, text, timestamp } from '../../core/schemas';
 import { targetAccountFields } from './fields';
 import { outreachPlanFields } from './outreach-plan-fields';
 
