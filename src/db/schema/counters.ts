@@ -1,4 +1,4 @@
-import { bigint, index, pgTable, text } from 'drizzle-orm/pg-core';
+import { bigint, date, index, integer, pgTable, smallint, text } from 'drizzle-orm/pg-core';
 import { id, organizationRef, tenantPolicy } from './tenancy';
 
 /**
@@ -20,5 +20,53 @@ export const liveRowCounts = pgTable(
   (table) => [
     index('live_row_counts_organization_relation_idx').on(table.organizationId, table.relation),
     tenantPolicy('live_row_counts'),
+  ],
+);
+
+/**
+ * Rollups of live leads maintained by the writes, so the dashboard aggregates over a period cost
+ * the number of days and keys, not the number of leads. Same scheme as live_row_counts: a
+ * statement-level trigger on leads (drizzle/0023_lead_rollups_sql.sql) appends each statement's
+ * net change per key and folds the key's unlocked rows into it (SKIP LOCKED), so writers never
+ * wait on each other and a key keeps about one row. A count is SUM(delta) over the key's rows.
+ *
+ * lead_day_counts: live leads by UTC day of creation, status and source (GET
+ * /api/dashboard/overview, saved lead counts by creation period, status and source).
+ */
+export const leadDayCounts = pgTable(
+  'lead_day_counts',
+  {
+    id: id(),
+    organizationId: organizationRef(),
+    day: date({ mode: 'string' }).notNull(),
+    status: integer().notNull(),
+    leadSource: smallint(),
+    delta: integer().notNull(),
+  },
+  (table) => [
+    // Covering: a period's sums read the index only.
+    index('lead_day_counts_organization_day_idx').on(
+      table.organizationId,
+      table.day,
+      table.status,
+      table.leadSource,
+      table.delta,
+    ),
+    tenantPolicy('lead_day_counts'),
+  ],
+);
+
+/** Live leads per company (GET /api/company/stats). Same scheme as lead_day_counts. */
+export const companyLeadCounts = pgTable(
+  'company_lead_counts',
+  {
+    id: id(),
+    organizationId: organizationRef(),
+    companyId: bigint({ mode: 'number' }).notNull(),
+    delta: integer().notNull(),
+  },
+  (table) => [
+    index('company_lead_counts_organization_company_idx').on(table.organizationId, table.companyId, table.delta),
+    tenantPolicy('company_lead_counts'),
   ],
 );

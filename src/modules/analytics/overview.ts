@@ -3,11 +3,14 @@
  * equal length, in one statement. A lead is converted when its status is the organization's
  * Converted status lookup (module lead, type status, name Converted, any case) or it has a won
  * deal. Deals count by closed_at; the pipeline value is that of the deals open at the end of
- * each period (created before it ends and not closed by then), at their current value.
+ * each period (created before it ends and not closed by then), at their current value. Leads
+ * created per period come from the lead rollup (lead-rollup.ts), so a year costs its days, not
+ * its leads.
  */
 import { sql } from 'drizzle-orm';
 import type { TenantContext } from '../../db/tenant';
 import { LEAD_LOOKUP_MODULE } from '../lookups/defaults';
+import { periodLeadCounts } from './lead-rollup';
 import { compared, numberOrNull, resolvePeriods } from './period';
 
 type Pair = number | string | null;
@@ -55,16 +58,25 @@ export async function dashboardOverview(
   const cf = sql`${periods.from}::timestamptz`;
   const ct = sql`${periods.to}::timestamptz`;
   const result = await ctx.db.execute<OverviewRow>(sql`
-    with lead_numbers as (
-      select count(*) filter (where l.created_at >= ${cf})::int as created,
-        count(*) filter (where l.created_at < ${cf})::int as created_prev,
-        count(*) filter (where l.created_at >= ${cf} and c.converted)::int as converted,
-        count(*) filter (where l.created_at < ${cf} and c.converted)::int as converted_prev
+    -- Leads by creation day and status come from the rollup; a lead whose status is not
+    -- Converted but has a won deal is counted from the (few) won deals.
+    with converted_status as ${statusValuesNamed(ctx, ['converted'])},
+    by_status as (
+      select coalesce(sum(r.n) filter (where r.current), 0)::int as created,
+        coalesce(sum(r.n) filter (where not r.current), 0)::int as created_prev,
+        coalesce(sum(r.n) filter (where r.current and r.status in (select value from converted_status)), 0)::int as converted,
+        coalesce(sum(r.n) filter (where not r.current and r.status in (select value from converted_status)), 0)::int as converted_prev
+      from ${periodLeadCounts(ctx, periods)} r
+    ), won_otherwise as (
+      select count(*) filter (where l.created_at >= ${cf})::int as converted,
+        count(*) filter (where l.created_at < ${cf})::int as converted_prev
       from leads l
-      -- Uncorrelated IN subqueries: hashed once, not probed per lead.
-      cross join lateral (select l.status in ${statusValuesNamed(ctx, ['converted'])} or l.id in (
-        select d.lead_id from deals d where d.organization_id = ${ctx.orgId} and d.outcome = 'won') as converted) c
       where l.organization_id = ${ctx.orgId} and l.deleted_at is null and l.created_at >= ${pf} and l.created_at < ${ct}
+        and l.status not in (select value from converted_status)
+        and l.id in (select d.lead_id from deals d where d.organization_id = ${ctx.orgId} and d.outcome = 'won')
+    ), lead_numbers as (
+      select s.created, s.created_prev, s.converted + w.converted as converted, s.converted_prev + w.converted_prev as converted_prev
+      from by_status s, won_otherwise w
     ), closed as (
       select d.outcome, d.closed_at >= ${cf} as current, d.value,
         extract(epoch from d.closed_at - l.created_at) / 86400 as days

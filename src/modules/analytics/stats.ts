@@ -1,11 +1,13 @@
 /**
  * GET /api/dashboard/stats: the breakdowns of a period against the previous period of equal
  * length, in one statement: leads created by (current) status and by source, and deals closed
- * won and lost per pipeline. Names come from the organization's lookups and pipelines.
+ * won and lost per pipeline. Names come from the organization's lookups and pipelines. Leads
+ * per status and source come from the lead rollup (lead-rollup.ts).
  */
 import { sql } from 'drizzle-orm';
 import type { TenantContext } from '../../db/tenant';
 import { LEAD_LOOKUP_MODULE } from '../lookups/defaults';
+import { periodLeadCounts } from './lead-rollup';
 import { compared, resolvePeriods } from './period';
 
 interface CountRow {
@@ -34,8 +36,9 @@ function countsBy(ctx: TenantContext, column: 'status' | 'lead_source', type: 's
         where lk.organization_id = ${ctx.orgId} and lk.module_name = ${LEAD_LOOKUP_MODULE} and lk.type = ${type}
           and lk.value = g.key order by lk.id limit 1), 'n', g.n, 'n_prev', g.n_prev)
       order by g.n desc, g.n_prev desc, g.key nulls last), '[]'::json)
-    from (select ${name} as key, count(*) filter (where current)::int as n, count(*) filter (where not current)::int as n_prev
-      from period_leads group by ${name}) g)`;
+    from (select ${name} as key, coalesce(sum(n) filter (where current), 0)::int as n,
+        coalesce(sum(n) filter (where not current), 0)::int as n_prev
+      from period_leads group by ${name} having sum(n) <> 0) g)`;
 }
 
 export async function dashboardStats(ctx: TenantContext, query: { start_date?: string; end_date?: string }, now: Date) {
@@ -44,11 +47,7 @@ export async function dashboardStats(ctx: TenantContext, query: { start_date?: s
   const cf = sql`${periods.from}::timestamptz`;
   const ct = sql`${periods.to}::timestamptz`;
   const result = await ctx.db.execute<{ by_status: CountRow[]; by_source: CountRow[]; by_pipeline: PipelineRow[] }>(sql`
-    with period_leads as materialized (
-      select l.status, l.lead_source, l.created_at >= ${cf} as current
-      from leads l
-      where l.organization_id = ${ctx.orgId} and l.deleted_at is null and l.created_at >= ${pf} and l.created_at < ${ct}
-    ), pipeline_outcomes as (
+    with period_leads as materialized ${periodLeadCounts(ctx, periods)}, pipeline_outcomes as (
       select d.pipeline_id,
         count(*) filter (where d.outcome = 'won' and d.closed_at >= ${cf})::int as won,
         count(*) filter (where d.outcome = 'won' and d.closed_at < ${cf})::int as won_prev,

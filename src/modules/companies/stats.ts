@@ -6,7 +6,7 @@
  */
 import type { z } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
-import { companies, contacts, deals, leads } from '../../db/schema';
+import { companies, companyLeadCounts, contacts, deals, leads } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import { companyFilterWhere } from './filters';
 import type { CompanyStatsQuery } from './schemas';
@@ -46,8 +46,9 @@ export async function companyStats(ctx: TenantContext, query: z.output<typeof Co
         ${companies.employeeSize} as employee_size, ${companies.country} as country
       from ${companies} where ${companyFilterWhere(ctx, filters)}
     ), lead_counts as (
-      select company_id, count(*)::int as n from ${leads}
-      where organization_id = ${ctx.orgId} and deleted_at is null and company_id in (select id from filtered)
+      -- The live-lead rollup per company (kept by triggers on leads): the companies' counter rows, not their leads.
+      select company_id, sum(delta)::int as n from ${companyLeadCounts}
+      where organization_id = ${ctx.orgId} and company_id in (select id from filtered)
       group by company_id
     ), contact_counts as (
       select company_id, count(*)::int as n from ${contacts}

@@ -76,15 +76,59 @@ function aggregate({ module, definition }: CheckedQuery): SQL {
   return sql`round(avg(${column})::numeric, 2)::float8`;
 }
 
-/** The WHERE: the module's filters, then start_date/end_date on the bucketed date (else creation). */
-function whereOf(ctx: TenantContext, query: CheckedQuery, range: { start_date?: string; end_date?: string }): SQL {
+/** What one statement reads: the module's rows, or its rollup when the rollup holds the query. */
+interface Source {
+  from: SQL;
+  where: SQL;
+  value: SQL;
+  group?: SQL;
+  /** The bucketed date as a UTC timestamp, when the definition buckets. */
+  bucket?: SQL;
+  /** Rollup rows may sum to nothing: such groups are left out, as the rows they stand for are gone. */
+  having?: SQL;
+}
+
+/** start_date/end_date bound the bucketed date, else creation. */
+function rangeOf(column: SQL, definition: QueryDefinitionValue, range: { start_date?: string; end_date?: string }) {
+  return and(definition.bucket ? sql`${column} is not null` : undefined, dateRange(column, range));
+}
+
+/**
+ * The module's rollup, when it holds everything the query asks (a count, its filters, its group
+ * and its bucket): the same numbers from rows that grow with days and keys, not with records.
+ */
+function rollupSource(ctx: TenantContext, query: CheckedQuery, range: { start_date?: string; end_date?: string }) {
+  const { module, definition } = query;
+  const rollup = module.rollup;
+  if (!rollup || definition.metric.op !== 'count') return null;
+  if (definition.group_by != null && !(definition.group_by in rollup.groups)) return null;
+  if (definition.bucket && !(definition.bucket.field in rollup.dates)) return null;
+  const filtered = rollup.where(ctx, query.filters);
+  if (filtered === null) return null;
+  const dateColumn = definition.bucket ? rollup.dates[definition.bucket.field] : rollup.createdAt;
+  return {
+    from: rollup.from,
+    where: and(filtered, rangeOf(dateColumn, definition, range)) as SQL,
+    value: sql`coalesce(sum(${rollup.delta}), 0)::int`,
+    group: definition.group_by != null ? rollup.groups[definition.group_by] : undefined,
+    // A UTC day already: midnight of it, whatever the session's time zone.
+    bucket: definition.bucket ? sql`(${dateColumn})::timestamp` : undefined,
+    having: sql`sum(${rollup.delta}) <> 0`,
+  } satisfies Source;
+}
+
+function sourceOf(ctx: TenantContext, query: CheckedQuery, range: { start_date?: string; end_date?: string }): Source {
+  const rolled = rollupSource(ctx, query, range);
+  if (rolled) return rolled;
   const { module, definition } = query;
   const dateColumn = definition.bucket ? module.dates[definition.bucket.field] : module.createdAt;
-  return and(
-    module.where(ctx, query.filters),
-    definition.bucket ? sql`${dateColumn} is not null` : undefined,
-    dateRange(dateColumn, range),
-  ) as SQL;
+  return {
+    from: module.from,
+    where: and(module.where(ctx, query.filters), rangeOf(dateColumn, definition, range)) as SQL,
+    value: aggregate(query),
+    group: definition.group_by != null ? module.groups[definition.group_by].key : undefined,
+    bucket: definition.bucket ? sql`(${dateColumn})::timestamptz at time zone 'UTC'` : undefined,
+  };
 }
 
 /** At most this many result rows; the answer says when there were more. */
@@ -102,7 +146,9 @@ export function totalStatement(
   query: CheckedQuery,
   range: { start_date?: string; end_date?: string },
 ) {
-  return sql`select ${aggregate(query)} as value from ${query.module.from} where ${whereOf(ctx, query, range)}`;
+  // The total ignores the group, so a rollup need not hold it (the bucket's date still bounds the range).
+  const source = sourceOf(ctx, { ...query, definition: { ...query.definition, group_by: undefined } }, range);
+  return sql`select ${source.value} as value from ${source.from} where ${source.where}`;
 }
 
 /**
@@ -115,17 +161,19 @@ export function groupedStatement(
   range: { start_date?: string; end_date?: string },
 ) {
   const { module, definition } = query;
+  const source = sourceOf(ctx, query, range);
   const group = definition.group_by != null ? module.groups[definition.group_by] : undefined;
-  const bucket = definition.bucket;
-  const key = group ? group.key : sql`null::text`;
-  const bucketKey = bucket
-    ? sql`date_trunc(${bucket.unit}, (${module.dates[bucket.field]})::timestamptz at time zone 'UTC')`
-    : sql`null::timestamp`;
+  const key = source.group ?? sql`null::text`;
+  const bucketKey =
+    definition.bucket && source.bucket
+      ? sql`date_trunc(${definition.bucket.unit}, ${source.bucket})`
+      : sql`null::timestamp`;
   const label = group?.label ? group.label(ctx) : sql.raw('g.k::text');
+  const having = source.having ? sql` having ${source.having}` : sql``;
   // Periods are formatted once per group, not once per row.
   return sql`select ${label} as label, to_char(g.bucket, 'YYYY-MM-DD') as bucket, g.value from (
-      select ${key} as k, ${bucketKey} as bucket, ${aggregate(query)} as value
-      from ${module.from} where ${whereOf(ctx, query, range)} group by 1, 2
+      select ${key} as k, ${bucketKey} as bucket, ${source.value} as value
+      from ${source.from} where ${source.where} group by 1, 2${having}
     ) g order by g.bucket asc nulls last, g.value desc nulls last, 1 asc nulls last
     limit ${MAX_RESULT_ROWS + 1}`;
 }

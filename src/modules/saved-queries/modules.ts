@@ -5,9 +5,9 @@
  * date columns it may bucket. Identifiers reach SQL only from these tables; values are bound.
  */
 import { z } from '@hono/zod-openapi';
-import { and, eq, ilike, sql, type SQL } from 'drizzle-orm';
+import { and, eq, ilike, inArray, sql, type SQL } from 'drizzle-orm';
 import { containsPattern, dateRange, listParamsShape } from '../../core/list';
-import { companies, contacts, deals, leads, MEETING_STATUSES, meetings } from '../../db/schema';
+import { companies, contacts, deals, leadDayCounts, leads, MEETING_STATUSES, meetings } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import { companyFiltersObject, companyFilterWhere } from '../companies/filters';
 import { contactFiltersObject, contactFilterWhere } from '../contacts/filters';
@@ -25,6 +25,22 @@ export interface GroupColumn {
   label?: (ctx: Scope) => SQL;
 }
 
+/**
+ * A rollup kept by the writes that answers the module's counts without reading its rows, when a
+ * query asks only for what it holds: count, filters among `filters`, groups among `groups`, a
+ * bucket among `dates`. Each row carries `delta`, a count to sum.
+ */
+export interface QueryRollup {
+  from: SQL;
+  /** The WHERE for the filters, or null when a filter is one the rollup does not hold. */
+  where: (ctx: Scope, filters: Record<string, unknown>) => SQL | null;
+  groups: Record<string, SQL>;
+  dates: Record<string, SQL>;
+  /** The rollup's column for the module's createdAt (the default date range). */
+  createdAt: SQL;
+  delta: SQL;
+}
+
 export interface QueryModule {
   from: SQL;
   filters: z.ZodType<Record<string, unknown>>;
@@ -34,6 +50,7 @@ export interface QueryModule {
   /** Date columns (timestamptz or date) that may be bucketed and bound by start_date/end_date. */
   dates: Record<string, SQL>;
   createdAt: SQL;
+  rollup?: QueryRollup;
 }
 
 const groupKey = sql.raw('g.k');
@@ -78,6 +95,30 @@ const meetingStatusLabel = () =>
     sql` `,
   )} else ${groupKey}::text end)`;
 
+/** The lead filters lead_day_counts holds: status, source and creation days (whole UTC days). */
+const LEAD_DAY_FILTERS = new Set(['state_id', 'lead_source', 'start_date', 'end_date', 'created_from', 'created_to']);
+
+/** Live-lead counts by creation day, status and source (src/db/schema/counters.ts). */
+const leadDayRollup: QueryRollup = {
+  from: sql`${leadDayCounts}`,
+  where: (ctx, raw) => {
+    if (Object.entries(raw).some(([key, value]) => value !== undefined && !LEAD_DAY_FILTERS.has(key))) return null;
+    const f = raw as z.output<typeof leadFiltersObject>;
+    return and(
+      eq(leadDayCounts.organizationId, ctx.orgId),
+      dateRange(leadDayCounts.day, f),
+      f.lead_source ? inArray(leadDayCounts.leadSource, f.lead_source) : undefined,
+      f.state_id ? inArray(leadDayCounts.status, f.state_id) : undefined,
+      f.created_from ? sql`${leadDayCounts.day} >= ${f.created_from}::date` : undefined,
+      f.created_to ? sql`${leadDayCounts.day} <= ${f.created_to}::date` : undefined,
+    ) as SQL;
+  },
+  groups: { status: sql`${leadDayCounts.status}`, lead_source: sql`${leadDayCounts.leadSource}` },
+  dates: { created_at: sql`${leadDayCounts.day}` },
+  createdAt: sql`${leadDayCounts.day}`,
+  delta: sql`${leadDayCounts.delta}`,
+};
+
 export const queryModules: Record<'leads' | 'deals' | 'companies' | 'contacts' | 'meetings', QueryModule> = {
   leads: {
     from: sql`${leads}`,
@@ -100,6 +141,7 @@ export const queryModules: Record<'leads' | 'deals' | 'companies' | 'contacts' |
       last_activity_at: sql`${leads.lastActivityAt}`,
     },
     createdAt: sql`${leads.createdAt}`,
+    rollup: leadDayRollup,
   },
   deals: {
     from: sql`${deals}`,

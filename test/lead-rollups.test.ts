@@ -1,0 +1,250 @@
+/**
+ * The lead rollups kept by triggers on leads (drizzle/0023_lead_rollups_sql.sql): live leads by
+ * UTC creation day, status and source, and live leads per company. They must equal a count of
+ * the live leads through every write path, stay folded, stay inside their organization, and
+ * answer saved lead counts with the same numbers a scan of the leads gives.
+ */
+import { sql } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { csvOf, importAndWait, leadRows } from './cross-tenant/fixtures/jobs';
+import { call, signupOrganization, type SignedUp } from './helpers/api';
+import { createCompany } from './helpers/accounts';
+import { createLead, inOrganization } from './helpers/leads';
+import { statementsOf } from './helpers/statements';
+
+type Counted = Record<string, number>;
+
+/** key → count, both from the rollup (summed deltas) and from the leads themselves. */
+async function dayCounts(owner: SignedUp) {
+  return inOrganization(owner.orgId, async (tx) => {
+    const rolled = await tx.execute<{ k: string; n: number }>(sql`
+      select day::text || '|' || status || '|' || coalesce(lead_source::text, '-') as k, sum(delta)::int as n
+      from lead_day_counts group by 1 having sum(delta) <> 0`);
+    const counted = await tx.execute<{ k: string; n: number }>(sql`
+      select (created_at at time zone 'UTC')::date::text || '|' || status || '|' || coalesce(lead_source::text, '-') as k,
+        count(*)::int as n
+      from leads where deleted_at is null group by 1`);
+    const rows = await tx.execute<{ n: number }>(sql`select count(*)::int as n from lead_day_counts`);
+    const asMap = (list: { k: string; n: number }[]): Counted => Object.fromEntries(list.map((r) => [r.k, r.n]));
+    return { rolled: asMap(rolled.rows), counted: asMap(counted.rows), rows: rows.rows[0].n };
+  });
+}
+
+async function companyCounts(owner: SignedUp) {
+  return inOrganization(owner.orgId, async (tx) => {
+    const rolled = await tx.execute<{ k: string; n: number }>(sql`
+      select company_id::text as k, sum(delta)::int as n from company_lead_counts group by 1 having sum(delta) <> 0`);
+    const counted = await tx.execute<{ k: string; n: number }>(sql`
+      select company_id::text as k, count(*)::int as n from leads
+      where deleted_at is null and company_id is not null group by 1`);
+    const asMap = (list: { k: string; n: number }[]): Counted => Object.fromEntries(list.map((r) => [r.k, r.n]));
+    return { rolled: asMap(rolled.rows), counted: asMap(counted.rows) };
+  });
+}
+
+let owner: SignedUp;
+let other: SignedUp;
+let acme: number;
+let globex: number;
+
+beforeAll(async () => {
+  [owner, other] = await Promise.all([signupOrganization('Rollups'), signupOrganization('Rollups other')]);
+  [acme, globex] = [
+    await createCompany(owner, { company_name: 'Acme' }),
+    await createCompany(owner, { company_name: 'Globex' }),
+  ];
+  await createLead(other, 'Elsewhere', 'Lead');
+});
+
+describe('the lead rollups', () => {
+  it('equal a count of the live leads through API writes, an import and raw statements', async () => {
+    for (const name of ['Ada', 'Grace', 'Edsger', 'Barbara']) await createLead(owner, name, 'Rolled');
+    await importAndWait(owner, csvOf(leadRows(5, `rollup-${crypto.randomUUID().slice(0, 8)}`)));
+    const ids = await inOrganization(owner.orgId, async (tx) => {
+      const rows = await tx.execute<{ id: number }>(sql`select id from leads order by id`);
+      return rows.rows.map((row) => Number(row.id));
+    });
+    expect(ids).toHaveLength(9);
+    const deleted = await call('DELETE', '/api/lead/delete', { token: owner.token, body: { ids: [ids[0]] } });
+    expect(deleted.status, deleted.text).toBe(200);
+    await inOrganization(owner.orgId, async (tx) => {
+      // Moved between every key: days (one across a month end), status, source, company.
+      await tx.execute(sql`update leads set created_at = '2026-01-31T23:30:00Z' where id = ${ids[1]}`);
+      await tx.execute(
+        sql`update leads set created_at = '2026-02-01T00:30:00Z', lead_source = null where id = ${ids[2]}`,
+      );
+      await tx.execute(sql`update leads set status = status + 1 where id in (${ids[3]}, ${ids[4]})`);
+      await tx.execute(sql`update leads set company_id = ${acme} where id in (${ids[3]}, ${ids[4]}, ${ids[5]})`);
+      await tx.execute(sql`update leads set company_id = ${globex} where id = ${ids[6]}`);
+      // Soft delete, restore, a move of a deleted lead (counts nowhere), a hard delete.
+      await tx.execute(sql`update leads set deleted_at = now() where id in (${ids[5]}, ${ids[6]})`);
+      await tx.execute(sql`update leads set deleted_at = null where id = ${ids[6]}`);
+      await tx.execute(sql`update leads set status = status + 1, company_id = ${globex} where id = ${ids[5]}`);
+      await tx.execute(sql`delete from leads where id = ${ids[7]}`);
+      await tx.execute(sql`update leads set company_id = ${globex} where id = ${ids[4]}`);
+    });
+    const days = await dayCounts(owner);
+    expect(days.rolled).toEqual(days.counted);
+    expect(Object.values(days.counted).reduce((sum, n) => sum + n, 0)).toBe(6);
+    const keys = Object.keys(days.counted);
+    expect(keys.some((key) => key.startsWith('2026-01-31|'))).toBe(true);
+    expect(keys.some((key) => key.startsWith('2026-02-01|') && key.endsWith('|-'))).toBe(true);
+    // Folded as it goes: one row per key once the writers are done.
+    expect(days.rows).toBe(Object.keys(days.counted).length);
+    const companies = await companyCounts(owner);
+    expect(companies.rolled).toEqual(companies.counted);
+    expect(companies.counted).toMatchObject({ [acme]: 1, [globex]: 2 });
+  }, 180_000);
+
+  it('write nothing for an update that moves no lead between keys', async () => {
+    const before = await inOrganization(owner.orgId, (tx) =>
+      tx.execute<{ ids: string }>(sql`select string_agg(id::text, ',' order by id) as ids from lead_day_counts`),
+    );
+    await inOrganization(owner.orgId, (tx) =>
+      tx.execute(sql`update leads set city = 'Nowhere', score = score + 1, last_activity_at = now()`),
+    );
+    const after = await inOrganization(owner.orgId, (tx) =>
+      tx.execute<{ ids: string }>(sql`select string_agg(id::text, ',' order by id) as ids from lead_day_counts`),
+    );
+    expect(after.rows[0].ids).toBe(before.rows[0].ids);
+  });
+
+  it('are visible only to their own organization (row-level security)', async () => {
+    for (const table of ['lead_day_counts', 'company_lead_counts']) {
+      const seen = await inOrganization(other.orgId, (tx) =>
+        tx.execute<{ orgs: number; rows: number }>(
+          sql`select count(distinct organization_id)::int as orgs, count(*)::int as rows from ${sql.identifier(table)}`,
+        ),
+      );
+      expect(seen.rows[0].orgs, table).toBeLessThanOrEqual(1);
+      const foreign = await inOrganization(other.orgId, (tx) =>
+        tx.execute<{ n: number }>(
+          sql`select count(*)::int as n from ${sql.identifier(table)} where organization_id = ${owner.orgId}`,
+        ),
+      );
+      expect(foreign.rows[0].n, table).toBe(0);
+    }
+  });
+});
+
+describe('saved lead counts', () => {
+  let counts: SignedUp;
+  beforeAll(async () => {
+    counts = await signupOrganization('Rollup queries');
+    await inOrganization(counts.orgId, async (tx) => {
+      await tx.execute(sql`insert into leads (organization_id, first_name, last_name, status, lead_source, country, created_at, deleted_at)
+        select ${counts.orgId}, 'L' || g, 'Rolled', 1 + g % 3, case when g % 4 = 0 then null else 1 + g % 2 end,
+          case when g % 5 = 0 then 'France' else 'Peru' end,
+          '2026-01-01T00:00:00Z'::timestamptz + (g * interval '37 hours'),
+          case when g % 11 = 0 then now() end
+        from generate_series(1, 120) g`);
+    });
+  });
+
+  /** What a scan of the leads says: count per (group, month), live leads of the filters. */
+  async function scanned(group: 'lead_source' | 'status', where = sql`true`) {
+    const result = await inOrganization(counts.orgId, (tx) =>
+      tx.execute<{ k: string | null; bucket: string; n: number }>(sql`
+        select ${sql.identifier(group)}::text as k, to_char(date_trunc('month', created_at at time zone 'UTC'), 'YYYY-MM-DD') as bucket,
+          count(*)::int as n
+        from leads where deleted_at is null and ${where} group by 1, 2`),
+    );
+    return Object.fromEntries(result.rows.map((row) => [`${row.k ?? '-'}|${row.bucket}`, row.n]));
+  }
+
+  async function run(definition: Record<string, unknown>, body: Record<string, unknown> = {}) {
+    const added = await call('POST', '/api/queries', { token: counts.token, body: { name: 'Rolled', definition } });
+    expect(added.status, added.text).toBe(201);
+    const { response, statements } = await statementsOf(() =>
+      call('POST', `/api/queries/${added.body.data.id}/execute`, {
+        token: counts.token,
+        body: { widgetType: 'table', ...body },
+      }),
+    );
+    expect(response.status, response.text).toBe(200);
+    return { data: response.body.data, sql: statements.join('\n') };
+  }
+
+  /** The table rows keyed like `scanned`; labels are looked up, so map them back through the group's lookups. */
+  async function keyed(rows: (string | number | null)[][], group: 'lead_source' | 'status') {
+    const names = await inOrganization(counts.orgId, (tx) =>
+      tx.execute<{ name: string; value: number }>(
+        sql`select name, value from lookups where module_name = 'lead' and type = ${group === 'status' ? 'status' : 'source'}`,
+      ),
+    );
+    const valueOf = new Map(names.rows.map((row) => [row.name, String(row.value)]));
+    return Object.fromEntries(
+      rows.map(([label, bucket, n]) => [
+        `${label === null ? '-' : (valueOf.get(String(label)) ?? label)}|${bucket}`,
+        n,
+      ]),
+    );
+  }
+
+  it('by source per month come from the rollup and equal the scan', async () => {
+    const { data, sql: text } = await run({
+      module: 'leads',
+      metric: { op: 'count' },
+      group_by: 'lead_source',
+      bucket: { field: 'created_at', unit: 'month' },
+    });
+    expect(text).toContain('lead_day_counts');
+    expect(text).not.toMatch(/from "leads"/);
+    expect(data.columns).toEqual(['lead_source', 'created_at_month', 'count']);
+    const expected = await scanned('lead_source');
+    expect(Object.keys(expected).length).toBeGreaterThan(4);
+    expect(await keyed(data.rows, 'lead_source')).toEqual(expected);
+  });
+
+  it('with status and source filters and a date range, from the rollup, equal the scan', async () => {
+    const { data, sql: text } = await run(
+      {
+        module: 'leads',
+        metric: { op: 'count' },
+        group_by: 'status',
+        bucket: { field: 'created_at', unit: 'month' },
+        filters: { state_id: '1,2', lead_source: [1] },
+      },
+      { parameters: { start_date: '2026-01-15', end_date: '2026-03-10' } },
+    );
+    expect(text).toContain('lead_day_counts');
+    const expected = await scanned(
+      'status',
+      sql`status in (1, 2) and lead_source = 1 and created_at >= '2026-01-15T00:00:00Z' and created_at < '2026-03-11T00:00:00Z'`,
+    );
+    expect(await keyed(data.rows, 'status')).toEqual(expected);
+  });
+
+  it('with a filter the rollup does not hold read the leads, with the same answer shape', async () => {
+    const { data, sql: text } = await run({
+      module: 'leads',
+      metric: { op: 'count' },
+      group_by: 'lead_source',
+      bucket: { field: 'created_at', unit: 'month' },
+      filters: { country: 'France' },
+    });
+    expect(text).not.toContain('lead_day_counts');
+    expect(await keyed(data.rows, 'lead_source')).toEqual(await scanned('lead_source', sql`country = 'France'`));
+  });
+
+  it('as a number, from the rollup, equal the count of live leads in the range', async () => {
+    const added = await call('POST', '/api/queries', {
+      token: counts.token,
+      body: { name: 'Total', definition: { module: 'leads', metric: { op: 'count' }, group_by: 'country' } },
+    });
+    const { response, statements } = await statementsOf(() =>
+      call('POST', `/api/queries/${added.body.data.id}/execute`, {
+        token: counts.token,
+        body: { widgetType: 'number', parameters: { start_date: '2026-02-01', end_date: '2026-02-28' } },
+      }),
+    );
+    expect(response.status, response.text).toBe(200);
+    expect(statements.join('\n')).toContain('lead_day_counts');
+    const expected = await inOrganization(counts.orgId, (tx) =>
+      tx.execute<{ n: number }>(sql`select count(*)::int as n from leads where deleted_at is null
+        and created_at >= '2026-02-01T00:00:00Z' and created_at < '2026-03-01T00:00:00Z'`),
+    );
+    expect(expected.rows[0].n).toBeGreaterThan(0);
+    expect(response.body.data.value).toBe(expected.rows[0].n);
+  });
+});
