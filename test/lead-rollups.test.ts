@@ -172,10 +172,10 @@ describe('saved lead counts', () => {
         sql`select name, value from lookups where module_name = 'lead' and type = ${group === 'status' ? 'status' : 'source'}`,
       ),
     );
-    const valueOf = new Map(names.rows.map((row) => [row.name, String(row.value)]));
+    const valueByName = new Map(names.rows.map((row) => [row.name, String(row.value)]));
     return Object.fromEntries(
       rows.map(([label, bucket, n]) => [
-        `${label === null ? '-' : (valueOf.get(String(label)) ?? label)}|${bucket}`,
+        `${label === null ? '-' : (valueByName.get(String(label)) ?? label)}|${bucket}`,
         n,
       ]),
     );
