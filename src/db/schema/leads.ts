@@ -91,7 +91,9 @@ export const leads = pgTable(
     index('leads_organization_id_company_idx').on(table.organizationId, table.id, table.companyId),
     index('leads_organization_status_idx').on(table.organizationId, table.status),
     index('leads_organization_assigned_idx').on(table.organizationId, table.assignedTo),
-    index('leads_organization_company_idx').on(table.organizationId, table.companyId),
+    // A company's leads (renames reach all of them; account health and company stats read the live
+    // ones' ids): deleted_at and id in the key make the live ones an index-only range.
+    index('leads_organization_company_live_idx').on(table.organizationId, table.companyId, table.deletedAt, table.id),
     // One live lead per email (any case) in an organization: the race-free dedupe of every insert.
     uniqueIndex('leads_organization_live_email_key')
       .on(table.organizationId, sql`lower(${table.email})`)

@@ -68,12 +68,14 @@ export async function dashboardOverview(
         coalesce(sum(r.n) filter (where not r.current and r.status in (select value from converted_status)), 0)::int as converted_prev
       from ${periodLeadCounts(ctx, periods)} r
     ), won_otherwise as (
+      -- From the won deals to their leads (a probe each, offset 0 keeps it one), not from the leads.
       select count(*) filter (where l.created_at >= ${cf})::int as converted,
         count(*) filter (where l.created_at < ${cf})::int as converted_prev
-      from leads l
-      where l.organization_id = ${ctx.orgId} and l.deleted_at is null and l.created_at >= ${pf} and l.created_at < ${ct}
-        and l.status not in (select value from converted_status)
-        and l.id in (select d.lead_id from deals d where d.organization_id = ${ctx.orgId} and d.outcome = 'won')
+      from (select distinct d.lead_id from deals d where d.organization_id = ${ctx.orgId} and d.outcome = 'won') w
+      cross join lateral (select l.created_at from leads l
+        where l.organization_id = ${ctx.orgId} and l.id = w.lead_id and l.deleted_at is null
+          and l.created_at >= ${pf} and l.created_at < ${ct} and l.status not in (select value from converted_status)
+        offset 0) l
     ), lead_numbers as (
       select s.created, s.created_prev, s.converted + w.converted as converted, s.converted_prev + w.converted_prev as converted_prev
       from by_status s, won_otherwise w
