@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { csvOf, importAndWait, leadRows } from './cross-tenant/fixtures/jobs';
 import { call, signupOrganization, type SignedUp } from './helpers/api';
 import { createCompany } from './helpers/accounts';
+import { addDeal, defaultPipeline } from './helpers/deals';
 import { createLead, inOrganization } from './helpers/leads';
 import { statementsOf } from './helpers/statements';
 
@@ -18,10 +19,11 @@ type Counted = Record<string, number>;
 async function dayCounts(owner: SignedUp) {
   return inOrganization(owner.orgId, async (tx) => {
     const rolled = await tx.execute<{ k: string; n: number }>(sql`
-      select day::text || '|' || status || '|' || coalesce(lead_source::text, '-') as k, sum(delta)::int as n
+      select day::text || '|' || status || '|' || coalesce(lead_source::text, '-') || '|' || won_deal as k, sum(delta)::int as n
       from lead_day_counts group by 1 having sum(delta) <> 0`);
     const counted = await tx.execute<{ k: string; n: number }>(sql`
-      select (created_at at time zone 'UTC')::date::text || '|' || status || '|' || coalesce(lead_source::text, '-') as k,
+      select (created_at at time zone 'UTC')::date::text || '|' || status || '|' || coalesce(lead_source::text, '-')
+          || '|' || exists (select 1 from deals d where d.lead_id = leads.id and d.outcome = 'won') as k,
         count(*)::int as n
       from leads where deleted_at is null group by 1`);
     const rows = await tx.execute<{ n: number }>(sql`select count(*)::int as n from lead_day_counts`);
@@ -88,13 +90,36 @@ describe('the lead rollups', () => {
     expect(Object.values(days.counted).reduce((sum, n) => sum + n, 0)).toBe(6);
     const keys = Object.keys(days.counted);
     expect(keys.some((key) => key.startsWith('2026-01-31|'))).toBe(true);
-    expect(keys.some((key) => key.startsWith('2026-02-01|') && key.endsWith('|-'))).toBe(true);
+    expect(keys.some((key) => key.startsWith('2026-02-01|') && key.includes('|-|'))).toBe(true);
     // Folded as it goes: one row per key once the writers are done.
     expect(days.rows).toBe(Object.keys(days.counted).length);
     const companies = await companyCounts(owner);
     expect(companies.rolled).toEqual(companies.counted);
     expect(companies.counted).toMatchObject({ [acme]: 1, [globex]: 2 });
   }, 180_000);
+
+  it('count a lead with a won deal as won, through deal writes of every kind', async () => {
+    const pipeline = await defaultPipeline(owner);
+    const stage = (name: string) => pipeline.stages.find((row) => row.name === name)?.id as number;
+    const leadId = await createLead(owner, 'Winner', 'Rolled');
+    const wonFlag = async () =>
+      inOrganization(owner.orgId, async (tx) => {
+        const rows = await tx.execute<{ won_deal: boolean }>(sql`select won_deal from leads where id = ${leadId}`);
+        return rows.rows[0].won_deal;
+      });
+    const won = await addDeal(owner, pipeline, { lead_id: leadId, stage_id: stage('Won') });
+    expect(await wonFlag()).toBe(true);
+    const second = await addDeal(owner, pipeline, { lead_id: leadId, stage_id: stage('Won') });
+    await inOrganization(owner.orgId, (tx) => tx.execute(sql`update deals set outcome = 'open' where id = ${won.id}`));
+    expect(await wonFlag()).toBe(true);
+    await inOrganization(owner.orgId, (tx) => tx.execute(sql`delete from deals where id = ${second.id}`));
+    expect(await wonFlag()).toBe(false);
+    await inOrganization(owner.orgId, (tx) => tx.execute(sql`update deals set outcome = 'won' where id = ${won.id}`));
+    expect(await wonFlag()).toBe(true);
+    const days = await dayCounts(owner);
+    expect(days.rolled).toEqual(days.counted);
+    expect(Object.keys(days.counted).some((key) => key.endsWith('|true'))).toBe(true);
+  });
 
   it('write nothing for an update that moves no lead between keys', async () => {
     const before = await inOrganization(owner.orgId, (tx) =>

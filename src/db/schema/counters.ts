@@ -1,4 +1,4 @@
-import { bigint, date, index, integer, pgTable, smallint, text } from 'drizzle-orm/pg-core';
+import { bigint, boolean, date, index, integer, pgTable, smallint, text } from 'drizzle-orm/pg-core';
 import { id, organizationRef, tenantPolicy } from './tenancy';
 
 /**
@@ -30,7 +30,7 @@ export const liveRowCounts = pgTable(
  * net change per key and folds the key's unlocked rows into it (SKIP LOCKED), so writers never
  * wait on each other and a key keeps about one row. A count is SUM(delta) over the key's rows.
  *
- * lead_day_counts: live leads by UTC day of creation, status and source (GET
+ * lead_day_counts: live leads by UTC day of creation, status, source and won_deal (GET
  * /api/dashboard/overview, saved lead counts by creation period, status and source).
  */
 export const leadDayCounts = pgTable(
@@ -41,6 +41,8 @@ export const leadDayCounts = pgTable(
     day: date({ mode: 'string' }).notNull(),
     status: integer().notNull(),
     leadSource: smallint(),
+    /** leads.won_deal: with status, whether the lead counts as converted. */
+    wonDeal: boolean().notNull(),
     delta: integer().notNull(),
   },
   (table) => [
@@ -50,6 +52,7 @@ export const leadDayCounts = pgTable(
       table.day,
       table.status,
       table.leadSource,
+      table.wonDeal,
       table.delta,
     ),
     tenantPolicy('lead_day_counts'),

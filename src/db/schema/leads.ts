@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import {
+  boolean,
   bigint,
   index,
   integer,
@@ -71,6 +72,8 @@ export const leads = pgTable(
     createdBy: bigint({ mode: 'number' }).references(() => users.id),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
+    /** Has a won deal (kept by a trigger on deals, drizzle/0023_lead_rollups_sql.sql): a converted lead without a probe. */
+    wonDeal: boolean().notNull().default(false),
     deletedAt: timestamp({ withTimezone: true }),
     /**
      * Set on a lead let in on purpose as a duplicate (POST /api/v1/lead with `duplicate: 1`): the

@@ -58,31 +58,23 @@ export async function dashboardOverview(
   const cf = sql`${periods.from}::timestamptz`;
   const ct = sql`${periods.to}::timestamptz`;
   const result = await ctx.db.execute<OverviewRow>(sql`
-    -- Leads by creation day and status come from the rollup; a lead whose status is not
-    -- Converted but has a won deal is counted from the (few) won deals.
+    -- Leads by creation day, status and won deal come from the rollup: no lead is read.
     with converted_status as ${statusValuesNamed(ctx, ['converted'])},
-    by_status as (
-      select coalesce(sum(r.n) filter (where r.current), 0)::int as created,
-        coalesce(sum(r.n) filter (where not r.current), 0)::int as created_prev,
-        coalesce(sum(r.n) filter (where r.current and r.status in (select value from converted_status)), 0)::int as converted,
-        coalesce(sum(r.n) filter (where not r.current and r.status in (select value from converted_status)), 0)::int as converted_prev
+    period_leads as (
+      select r.current, r.n, r.won_deal or r.status in (select value from converted_status) as converted
       from ${periodLeadCounts(ctx, periods)} r
-    ), won_otherwise as (
-      -- From the won deals to their leads (a probe each, offset 0 keeps it one), not from the leads.
-      select count(*) filter (where l.created_at >= ${cf})::int as converted,
-        count(*) filter (where l.created_at < ${cf})::int as converted_prev
-      from (select distinct d.lead_id from deals d where d.organization_id = ${ctx.orgId} and d.outcome = 'won') w
-      cross join lateral (select l.created_at from leads l
-        where l.organization_id = ${ctx.orgId} and l.id = w.lead_id and l.deleted_at is null
-          and l.created_at >= ${pf} and l.created_at < ${ct} and l.status not in (select value from converted_status)
-        offset 0) l
     ), lead_numbers as (
-      select s.created, s.created_prev, s.converted + w.converted as converted, s.converted_prev + w.converted_prev as converted_prev
-      from by_status s, won_otherwise w
+      select coalesce(sum(n) filter (where current), 0)::int as created,
+        coalesce(sum(n) filter (where not current), 0)::int as created_prev,
+        coalesce(sum(n) filter (where current and converted), 0)::int as converted,
+        coalesce(sum(n) filter (where not current and converted), 0)::int as converted_prev
+      from period_leads
     ), closed as (
+      -- Days to convert (won deals only, so only they read their lead): lead created to deal won.
       select d.outcome, d.closed_at >= ${cf} as current, d.value,
-        extract(epoch from d.closed_at - l.created_at) / 86400 as days
-      from deals d join leads l on l.id = d.lead_id and l.organization_id = ${ctx.orgId}
+        case when d.outcome = 'won' then (select extract(epoch from d.closed_at - l.created_at) / 86400
+          from leads l where l.id = d.lead_id and l.organization_id = ${ctx.orgId}) end as days
+      from deals d
       where d.organization_id = ${ctx.orgId} and d.outcome in ('won', 'lost')
         and d.closed_at >= ${pf} and d.closed_at < ${ct}
     ), deal_numbers as (

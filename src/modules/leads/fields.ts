@@ -347,7 +347,7 @@ export const leadFields = {
 export type LeadFields = typeof leadFields;
 export type LeadFieldName = keyof LeadFields;
 
-/** Columns of `leads` that are not fields of the wire's Lead (scope, provenance, soft delete). */
+/** Columns of `leads` that are not fields of the wire's Lead (scope, provenance, soft delete, derived flags). */
 export const INTERNAL_LEAD_COLUMNS = [
   'organizationId',
   'profileImageFileId',
@@ -357,6 +357,8 @@ export const INTERNAL_LEAD_COLUMNS = [
   'deletedAt',
   'duplicateOf',
   'profileUrlKey',
+  // Derived from the lead's deals by a trigger, for the dashboard rollups; the deals say it on the wire.
+  'wonDeal',
 ] as const satisfies readonly LeadColumnKey[];
 
 /**
