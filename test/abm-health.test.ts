@@ -5,7 +5,7 @@
  * days (max 40) + 10 per meeting from 90 days ago to 30 days ahead, not cancelled or no-show
  * (max 30) + 30 with a won deal, else 20 with an open deal; hot from 60, warm from 30.
  */
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { intentSignals, leads, meetings } from '../src/db/schema';
 import { call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
@@ -201,6 +201,27 @@ describe('account health and ABM reports', () => {
     });
     // Scope and auth, then the one statement.
     expect(statements.length).toBeLessThanOrEqual(2);
+
+    // The funnel's cheaper stage test agrees with the health's stage; Five, engaged by a signal
+    // alone, counts as engaged once it is no longer archived.
+    const setFive = (status: string) =>
+      inOrganization(owner.orgId, (tx) =>
+        tx.execute(sql`update target_accounts set status = ${status} where id = ${account.Five}`),
+      );
+    await setFive('active');
+    try {
+      const funnel = await call('GET', '/api/reports/abm/funnel', { token: owner.token });
+      const listed = await call('GET', '/api/target-accounts', { token: owner.token, query: { limit: 100 } });
+      const stages = listed.body.data.map((row: { health: { stage: string } }) => row.health.stage);
+      expect(funnel.body.data.stages.map((stage: { count: number }) => stage.count)).toEqual(
+        ['targeted', 'engaged', 'opportunity', 'customer'].map(
+          (name) => stages.filter((s: string) => s === name).length,
+        ),
+      );
+      expect(funnel.body.data.stages[1]).toMatchObject({ stage: 'engaged', count: 2 });
+    } finally {
+      await setFive('archived');
+    }
 
     const empty = await signupOrganization('ABM empty');
     const none = await call('GET', '/api/reports/abm/funnel', { token: empty.token });

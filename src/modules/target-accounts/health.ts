@@ -30,33 +30,53 @@ const org = targetAccounts.organizationId;
 const company = targetAccounts.companyId;
 
 /**
- * `left join lateral <this> on true`: one row of counts per target account, named `health`.
  * The account's lead ids (two index lookups joined by UNION: leads by company, and leads its
- * contacts point at) and contact ids are gathered once per account into arrays (`offset 0` keeps
- * the planner from re-running them per use); signals, meetings and deals are then index lookups
+ * contacts point at) and contact ids, gathered once per account into arrays (`offset 0` keeps
+ * the planner from re-running them per use): signals, meetings and deals are then index lookups
  * by `= any(array)`, so an account costs a few index probes however large the organization is.
  */
-export const healthLateral = sql`(select sig.signal_count, sig.last_signal_at, mt.meeting_count, dl.open_deals, dl.won_deals
-  from (select
+const accountIds = sql`(select
       array(select l.id from leads l where l.organization_id = ${org} and l.company_id = ${company} and l.deleted_at is null
         union
         select l.id from contacts c join leads l on l.id = c.lead_id and l.organization_id = ${org} and l.deleted_at is null
         where c.organization_id = ${org} and c.company_id = ${company} and c.deleted_at is null) as lead_ids,
       array(select c.id from contacts c where c.organization_id = ${org} and c.company_id = ${company} and c.deleted_at is null) as contact_ids
-    offset 0) acc
-  cross join lateral (select
-      count(*) filter (where s.occurred_at > now() - make_interval(days => ${SIGNAL_WINDOW_DAYS}) and s.occurred_at <= now())::int as signal_count,
-      max(s.occurred_at) as last_signal_at
-    from intent_signals s where s.organization_id = ${org} and s.lead_id = any(acc.lead_ids)) sig
-  cross join lateral (select count(*)::int as meeting_count from meetings m
-    where m.organization_id = ${org} and m.status in (1, 2, 3)
+    offset 0) acc`;
+
+/** An intent signal `s` of the account's leads inside the signal window. */
+const signalInWindow = sql`s.occurred_at > now() - make_interval(days => ${SIGNAL_WINDOW_DAYS}) and s.occurred_at <= now()`;
+
+/** A meeting `m` that counts: not cancelled or no-show, in the meeting window, with the company, a contact or a lead. */
+const meetingCounts = sql`m.organization_id = ${org} and m.status in (1, 2, 3)
       and m.start_time >= now() - make_interval(days => ${MEETING_PAST_DAYS})
       and m.start_time <= now() + make_interval(days => ${MEETING_AHEAD_DAYS})
-      and (m.company_id = ${company} or m.contact_id = any(acc.contact_ids) or m.lead_id = any(acc.lead_ids))) mt
-  cross join lateral (select count(*) filter (where d.outcome = 'open')::int as open_deals,
+      and (m.company_id = ${company} or m.contact_id = any(acc.contact_ids) or m.lead_id = any(acc.lead_ids))`;
+
+/** `dl`: the account's open and won deals. */
+const dealCounts = sql`(select count(*) filter (where d.outcome = 'open')::int as open_deals,
       count(*) filter (where d.outcome = 'won')::int as won_deals
-    from deals d where d.organization_id = ${org} and d.lead_id = any(acc.lead_ids)) dl
+    from deals d where d.organization_id = ${org} and d.lead_id = any(acc.lead_ids)) dl`;
+
+/** `left join lateral <this> on true`: one row of counts per target account, named `health`. */
+export const healthLateral = sql`(select sig.signal_count, sig.last_signal_at, mt.meeting_count, dl.open_deals, dl.won_deals
+  from ${accountIds}
+  cross join lateral (select count(*) filter (where ${signalInWindow})::int as signal_count, max(s.occurred_at) as last_signal_at
+    from intent_signals s where s.organization_id = ${org} and s.lead_id = any(acc.lead_ids)) sig
+  cross join lateral (select count(*)::int as meeting_count from meetings m where ${meetingCounts}) mt
+  cross join lateral ${dealCounts}
   ) as health`;
+
+/**
+ * `left join lateral <this> on true`: the account's funnel stage only, named `funnel` (column
+ * `stage`), the same as `abmStage` over `healthLateral` but cheaper: engagement is a test that
+ * stops at the first signal or meeting, asked only of accounts without deals.
+ */
+export const stageLateral = sql`(select case when dl.won_deals > 0 then 'customer' when dl.open_deals > 0 then 'opportunity'
+      when exists (select 1 from intent_signals s where s.organization_id = ${org} and s.lead_id = any(acc.lead_ids) and ${signalInWindow})
+        or exists (select 1 from meetings m where ${meetingCounts}) then 'engaged'
+      else 'targeted' end as stage
+  from ${accountIds} cross join lateral ${dealCounts}
+  ) as funnel`;
 
 const signalPoints = sql`least(${SIGNAL_POINTS_MAX}, ${POINTS_PER_SIGNAL} * health.signal_count)`;
 const meetingPoints = sql`least(${MEETING_POINTS_MAX}, ${POINTS_PER_MEETING} * health.meeting_count)`;
