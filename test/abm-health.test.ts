@@ -202,8 +202,8 @@ describe('account health and ABM reports', () => {
     // Scope and auth, then the one statement.
     expect(statements.length).toBeLessThanOrEqual(2);
 
-    // The funnel's cheaper stage test agrees with the health's stage; Five, engaged by a signal
-    // alone, counts as engaged once it is no longer archived.
+    // The funnel agrees with each account's health stage; Five, engaged by a signal alone, counts
+    // as engaged once it is no longer archived.
     const setFive = (status: string) =>
       inOrganization(owner.orgId, (tx) =>
         tx.execute(sql`update target_accounts set status = ${status} where id = ${account.Five}`),

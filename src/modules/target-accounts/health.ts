@@ -66,18 +66,6 @@ export const healthLateral = sql`(select sig.signal_count, sig.last_signal_at, m
   cross join lateral ${dealCounts}
   ) as health`;
 
-/**
- * `left join lateral <this> on true`: the account's funnel stage only, named `funnel` (column
- * `stage`), the same as `abmStage` over `healthLateral` but cheaper: engagement is a test that
- * stops at the first signal or meeting, asked only of accounts without deals.
- */
-export const stageLateral = sql`(select case when dl.won_deals > 0 then 'customer' when dl.open_deals > 0 then 'opportunity'
-      when exists (select 1 from intent_signals s where s.organization_id = ${org} and s.lead_id = any(acc.lead_ids) and ${signalInWindow})
-        or exists (select 1 from meetings m where ${meetingCounts}) then 'engaged'
-      else 'targeted' end as stage
-  from ${accountIds} cross join lateral ${dealCounts}
-  ) as funnel`;
-
 const signalPoints = sql`least(${SIGNAL_POINTS_MAX}, ${POINTS_PER_SIGNAL} * health.signal_count)`;
 const meetingPoints = sql`least(${MEETING_POINTS_MAX}, ${POINTS_PER_MEETING} * health.meeting_count)`;
 const dealPoints = sql`(case when health.won_deals > 0 then ${DEAL_WON_POINTS} when health.open_deals > 0 then ${DEAL_OPEN_POINTS} else 0 end)`;

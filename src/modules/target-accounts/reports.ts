@@ -7,7 +7,7 @@ import { z } from '@hono/zod-openapi';
 import { desc, asc, sql } from 'drizzle-orm';
 import { companies, targetAccounts } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
-import { ABM_STAGES, healthLateral, healthReasons, healthScore, stageLateral } from './health';
+import { ABM_STAGES, abmStage, healthLateral, healthReasons, healthScore } from './health';
 import { targetAccountFields } from './fields';
 
 export const TOP_ENGAGED_DEFAULT = 10;
@@ -41,16 +41,15 @@ function conversion(reached: number, before: number | undefined): number | null 
 }
 
 export async function abmFunnel(ctx: TenantContext) {
-  const stage = sql.raw('funnel.stage');
   const [row] = await ctx.db
     .select({
-      targeted: sql<number>`count(*) filter (where ${stage} = 'targeted')`.mapWith(Number),
-      engaged: sql<number>`count(*) filter (where ${stage} = 'engaged')`.mapWith(Number),
-      opportunity: sql<number>`count(*) filter (where ${stage} = 'opportunity')`.mapWith(Number),
-      customer: sql<number>`count(*) filter (where ${stage} = 'customer')`.mapWith(Number),
+      targeted: sql<number>`count(*) filter (where ${abmStage} = 'targeted')`.mapWith(Number),
+      engaged: sql<number>`count(*) filter (where ${abmStage} = 'engaged')`.mapWith(Number),
+      opportunity: sql<number>`count(*) filter (where ${abmStage} = 'opportunity')`.mapWith(Number),
+      customer: sql<number>`count(*) filter (where ${abmStage} = 'customer')`.mapWith(Number),
     })
     .from(targetAccounts)
-    .leftJoinLateral(stageLateral, sql`true`)
+    .leftJoinLateral(healthLateral, sql`true`)
     .where(reportScope(ctx));
   const counts = ABM_STAGES.map((stage) => row[stage]);
   // An account at a later stage has passed the earlier ones: reached = at this stage or later.
