@@ -1,6 +1,6 @@
 -- Rollups of live leads (a lead is live while deleted_at is null), kept by the writes so the
 -- dashboard aggregates over a period cost the days and keys they cover, not the leads:
---   lead_day_counts      live leads by UTC day of creation, status, source and won_deal;
+--   lead_day_counts      live leads by UTC day of creation, status, source and won deal (won_deals > 0);
 --   company_lead_counts  live leads per company.
 -- The scheme is live_row_counts' (0007): one statement-level AFTER trigger with transition tables,
 -- so every writing path (single insert, bulk CTE, import, merge, restore, cascade) keeps them;
@@ -52,7 +52,7 @@ BEGIN
   IF TG_OP = 'INSERT' THEN
     SELECT array_agg(organization_id), array_agg(day), array_agg(status), array_agg(lead_source), array_agg(won_deal), array_agg(n)
       INTO orgs, days, statuses, sources, won, deltas
-    FROM (SELECT organization_id, (created_at AT TIME ZONE 'UTC')::date AS day, status, lead_source, won_deal, count(*)::integer AS n
+    FROM (SELECT organization_id, (created_at AT TIME ZONE 'UTC')::date AS day, status, lead_source, won_deals > 0 AS won_deal, count(*)::integer AS n
       FROM new_rows WHERE deleted_at IS NULL GROUP BY 1, 2, 3, 4, 5) AS c;
     SELECT array_agg(organization_id), array_agg(company_id), array_agg(n) INTO company_orgs, company_ids, company_deltas
     FROM (SELECT organization_id, company_id, count(*)::integer AS n
@@ -60,7 +60,7 @@ BEGIN
   ELSIF TG_OP = 'DELETE' THEN
     SELECT array_agg(organization_id), array_agg(day), array_agg(status), array_agg(lead_source), array_agg(won_deal), array_agg(n)
       INTO orgs, days, statuses, sources, won, deltas
-    FROM (SELECT organization_id, (created_at AT TIME ZONE 'UTC')::date AS day, status, lead_source, won_deal, -count(*)::integer AS n
+    FROM (SELECT organization_id, (created_at AT TIME ZONE 'UTC')::date AS day, status, lead_source, won_deals > 0 AS won_deal, -count(*)::integer AS n
       FROM old_rows WHERE deleted_at IS NULL GROUP BY 1, 2, 3, 4, 5) AS c;
     SELECT array_agg(organization_id), array_agg(company_id), array_agg(n) INTO company_orgs, company_ids, company_deltas
     FROM (SELECT organization_id, company_id, -count(*)::integer AS n
@@ -69,10 +69,10 @@ BEGIN
     SELECT array_agg(organization_id), array_agg(day), array_agg(status), array_agg(lead_source), array_agg(won_deal), array_agg(n)
       INTO orgs, days, statuses, sources, won, deltas
     FROM (SELECT organization_id, day, status, lead_source, won_deal, sum(d)::integer AS n FROM (
-        SELECT organization_id, (created_at AT TIME ZONE 'UTC')::date AS day, status, lead_source, won_deal, 1 AS d
+        SELECT organization_id, (created_at AT TIME ZONE 'UTC')::date AS day, status, lead_source, won_deals > 0 AS won_deal, 1 AS d
         FROM new_rows WHERE deleted_at IS NULL
         UNION ALL
-        SELECT organization_id, (created_at AT TIME ZONE 'UTC')::date, status, lead_source, won_deal, -1
+        SELECT organization_id, (created_at AT TIME ZONE 'UTC')::date, status, lead_source, won_deals > 0, -1
         FROM old_rows WHERE deleted_at IS NULL
       ) AS moved GROUP BY 1, 2, 3, 4, 5 HAVING sum(d) <> 0) AS c;
     SELECT array_agg(organization_id), array_agg(company_id), array_agg(n) INTO company_orgs, company_ids, company_deltas
@@ -94,40 +94,56 @@ BEGIN
   RETURN NULL;
 END $$;
 --> statement-breakpoint
--- leads.won_deal: whether the lead has a won deal, kept by the writes of deals (any path), so the
--- rollup can count converted leads (status Converted or a won deal) without reading deals. Only
--- leads whose flag actually changes are updated; that update moves them between rollup keys.
-CREATE FUNCTION "mark_won_deal_leads"() RETURNS trigger LANGUAGE plpgsql AS $$
+-- leads.open_deals and leads.won_deals: the lead's deals by outcome, kept by the writes of deals
+-- (any path), so the rollup can count converted leads (status Converted or a won deal) and account
+-- health can sum an account's deals from the leads' company index, without reading deals. Only
+-- deals whose outcome or lead changes touch a lead, and only leads whose counts change are written
+-- (that write moves them between rollup keys).
+CREATE FUNCTION "count_lead_deals"() RETURNS trigger LANGUAGE plpgsql AS $$
 DECLARE
   lead_ids bigint[];
 BEGIN
   IF TG_OP = 'INSERT' THEN
-    SELECT array_agg(DISTINCT lead_id) INTO lead_ids FROM new_rows WHERE outcome = 'won';
+    SELECT array_agg(DISTINCT lead_id) INTO lead_ids FROM new_rows WHERE outcome IN ('open', 'won');
   ELSIF TG_OP = 'DELETE' THEN
-    SELECT array_agg(DISTINCT lead_id) INTO lead_ids FROM old_rows WHERE outcome = 'won';
+    SELECT array_agg(DISTINCT lead_id) INTO lead_ids FROM old_rows WHERE outcome IN ('open', 'won');
   ELSE
     SELECT array_agg(DISTINCT lead_id) INTO lead_ids FROM (
-      SELECT lead_id FROM new_rows WHERE outcome = 'won' UNION SELECT lead_id FROM old_rows WHERE outcome = 'won') AS touched;
+      SELECT n.lead_id FROM new_rows n JOIN old_rows o ON o.id = n.id
+      WHERE n.outcome IS DISTINCT FROM o.outcome OR n.lead_id IS DISTINCT FROM o.lead_id
+      UNION
+      SELECT o.lead_id FROM new_rows n JOIN old_rows o ON o.id = n.id
+      WHERE n.outcome IS DISTINCT FROM o.outcome OR n.lead_id IS DISTINCT FROM o.lead_id
+    ) AS touched;
   END IF;
   IF lead_ids IS NOT NULL THEN
-    UPDATE leads l SET won_deal = w.won
-    FROM (SELECT l2.id, EXISTS (SELECT 1 FROM deals d WHERE d.organization_id = l2.organization_id AND d.lead_id = l2.id AND d.outcome = 'won') AS won
-      FROM leads l2 WHERE l2.id = ANY (lead_ids)) AS w
-    WHERE l.id = w.id AND l.won_deal <> w.won;
+    UPDATE leads l SET open_deals = c.open_deals, won_deals = c.won_deals
+    FROM (
+      SELECT l2.id, d.open_deals, d.won_deals FROM leads l2
+      CROSS JOIN LATERAL (SELECT count(*) FILTER (WHERE x.outcome = 'open')::integer AS open_deals,
+          count(*) FILTER (WHERE x.outcome = 'won')::integer AS won_deals
+        FROM deals x WHERE x.organization_id = l2.organization_id AND x.lead_id = l2.id) AS d
+      WHERE l2.id = ANY (lead_ids)
+    ) AS c
+    WHERE l.id = c.id AND (l.open_deals <> c.open_deals OR l.won_deals <> c.won_deals);
   END IF;
   RETURN NULL;
 END $$;
 --> statement-breakpoint
-CREATE TRIGGER "deals_won_insert" AFTER INSERT ON "deals" REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION mark_won_deal_leads();--> statement-breakpoint
-CREATE TRIGGER "deals_won_update" AFTER UPDATE ON "deals" REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION mark_won_deal_leads();--> statement-breakpoint
-CREATE TRIGGER "deals_won_delete" AFTER DELETE ON "deals" REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION mark_won_deal_leads();--> statement-breakpoint
-UPDATE "leads" SET "won_deal" = true WHERE "id" IN (SELECT "lead_id" FROM "deals" WHERE "outcome" = 'won');--> statement-breakpoint
+CREATE TRIGGER "deals_lead_counts_insert" AFTER INSERT ON "deals" REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION count_lead_deals();--> statement-breakpoint
+CREATE TRIGGER "deals_lead_counts_update" AFTER UPDATE ON "deals" REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION count_lead_deals();--> statement-breakpoint
+CREATE TRIGGER "deals_lead_counts_delete" AFTER DELETE ON "deals" REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION count_lead_deals();--> statement-breakpoint
+UPDATE "leads" SET "open_deals" = c.open_deals, "won_deals" = c.won_deals
+  FROM (SELECT lead_id, count(*) FILTER (WHERE outcome = 'open')::integer AS open_deals,
+      count(*) FILTER (WHERE outcome = 'won')::integer AS won_deals
+    FROM deals GROUP BY lead_id) AS c
+  WHERE "leads"."id" = c.lead_id AND (c.open_deals > 0 OR c.won_deals > 0);--> statement-breakpoint
 CREATE TRIGGER "leads_rollups_insert" AFTER INSERT ON "leads" REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION roll_up_leads();--> statement-breakpoint
 CREATE TRIGGER "leads_rollups_update" AFTER UPDATE ON "leads" REFERENCING OLD TABLE AS old_rows NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION roll_up_leads();--> statement-breakpoint
 CREATE TRIGGER "leads_rollups_delete" AFTER DELETE ON "leads" REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION roll_up_leads();--> statement-breakpoint
 CREATE TRIGGER "leads_rollups_truncate" AFTER TRUNCATE ON "leads" FOR EACH STATEMENT EXECUTE FUNCTION forget_lead_rollups();--> statement-breakpoint
 INSERT INTO "lead_day_counts" ("organization_id", "day", "status", "lead_source", "won_deal", "delta")
-  SELECT organization_id, (created_at AT TIME ZONE 'UTC')::date, status, lead_source, won_deal, count(*) FROM leads
+  SELECT organization_id, (created_at AT TIME ZONE 'UTC')::date, status, lead_source, won_deals > 0, count(*) FROM leads
   WHERE deleted_at IS NULL GROUP BY 1, 2, 3, 4, 5;--> statement-breakpoint
 INSERT INTO "company_lead_counts" ("organization_id", "company_id", "delta")
   SELECT organization_id, company_id, count(*) FROM leads

@@ -104,8 +104,13 @@ describe('the lead rollups', () => {
     const leadId = await createLead(owner, 'Winner', 'Rolled');
     const wonFlag = async () =>
       inOrganization(owner.orgId, async (tx) => {
-        const rows = await tx.execute<{ won_deal: boolean }>(sql`select won_deal from leads where id = ${leadId}`);
-        return rows.rows[0].won_deal;
+        // The lead's counts equal its deals', and the flag the rollup keys on follows them.
+        const rows = await tx.execute<{ won: boolean; counts_match: boolean }>(sql`select l.won_deals > 0 as won,
+            (l.open_deals, l.won_deals) = (select count(*) filter (where d.outcome = 'open'), count(*) filter (where d.outcome = 'won')
+              from deals d where d.lead_id = l.id) as counts_match
+          from leads l where l.id = ${leadId}`);
+        expect(rows.rows[0].counts_match).toBe(true);
+        return rows.rows[0].won;
       });
     const won = await addDeal(owner, pipeline, { lead_id: leadId, stage_id: stage('Won') });
     expect(await wonFlag()).toBe(true);

@@ -30,7 +30,7 @@ export const liveRowCounts = pgTable(
  * net change per key and folds the key's unlocked rows into it (SKIP LOCKED), so writers never
  * wait on each other and a key keeps about one row. A count is SUM(delta) over the key's rows.
  *
- * lead_day_counts: live leads by UTC day of creation, status, source and won_deal (GET
+ * lead_day_counts: live leads by UTC day of creation, status, source and whether it has a won deal (GET
  * /api/dashboard/overview, saved lead counts by creation period, status and source).
  */
 export const leadDayCounts = pgTable(
@@ -41,7 +41,7 @@ export const leadDayCounts = pgTable(
     day: date({ mode: 'string' }).notNull(),
     status: integer().notNull(),
     leadSource: smallint(),
-    /** leads.won_deal: with status, whether the lead counts as converted. */
+    /** leads.won_deals > 0: with status, whether the lead counts as converted. */
     wonDeal: boolean().notNull(),
     delta: integer().notNull(),
   },

@@ -1,6 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
 import {
-  boolean,
   bigint,
   index,
   integer,
@@ -72,8 +71,12 @@ export const leads = pgTable(
     createdBy: bigint({ mode: 'number' }).references(() => users.id),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
-    /** Has a won deal (kept by a trigger on deals, drizzle/0023_lead_rollups_sql.sql): a converted lead without a probe. */
-    wonDeal: boolean().notNull().default(false),
+    /**
+     * The lead's open and won deals, kept by a trigger on deals (drizzle/0023_lead_rollups_sql.sql):
+     * a converted lead (won) and an account's deals without reading the deals.
+     */
+    openDeals: integer().notNull().default(0),
+    wonDeals: integer().notNull().default(0),
     deletedAt: timestamp({ withTimezone: true }),
     /**
      * Set on a lead let in on purpose as a duplicate (POST /api/v1/lead with `duplicate: 1`): the
@@ -94,9 +97,16 @@ export const leads = pgTable(
     index('leads_organization_id_company_idx').on(table.organizationId, table.id, table.companyId),
     index('leads_organization_status_idx').on(table.organizationId, table.status),
     index('leads_organization_assigned_idx').on(table.organizationId, table.assignedTo),
-    // A company's leads (renames reach all of them; account health and company stats read the live
-    // ones' ids): deleted_at and id in the key make the live ones an index-only range.
-    index('leads_organization_company_live_idx').on(table.organizationId, table.companyId, table.deletedAt, table.id),
+    // A company's leads (renames reach all of them; account health reads the live ones' ids and
+    // deal counts, company stats their ids): the live ones are an index-only range.
+    index('leads_organization_company_live_idx').on(
+      table.organizationId,
+      table.companyId,
+      table.deletedAt,
+      table.id,
+      table.openDeals,
+      table.wonDeals,
+    ),
     // One live lead per email (any case) in an organization: the race-free dedupe of every insert.
     uniqueIndex('leads_organization_live_email_key')
       .on(table.organizationId, sql`lower(${table.email})`)

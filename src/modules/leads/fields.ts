@@ -357,8 +357,9 @@ export const INTERNAL_LEAD_COLUMNS = [
   'deletedAt',
   'duplicateOf',
   'profileUrlKey',
-  // Derived from the lead's deals by a trigger, for the dashboard rollups; the deals say it on the wire.
-  'wonDeal',
+  // Derived from the lead's deals by a trigger, for the rollups and account health; the deals say it on the wire.
+  'openDeals',
+  'wonDeals',
 ] as const satisfies readonly LeadColumnKey[];
 
 /**

@@ -30,17 +30,21 @@ const org = targetAccounts.organizationId;
 const company = targetAccounts.companyId;
 
 /**
- * The account's lead ids (two index lookups joined by UNION: leads by company, and leads its
- * contacts point at) and contact ids, gathered once per account into arrays (`offset 0` keeps
- * the planner from re-running them per use): signals, meetings and deals are then index lookups
- * by `= any(array)`, so an account costs a few index probes however large the organization is.
+ * `acc`: the account's lead ids and their deals, and its contact ids, gathered once per account
+ * (`offset 0` keeps the planner from re-running them per use). The leads are two lookups joined
+ * by UNION: leads by company, an index-only range of `leads_organization_company_live_idx` that
+ * also holds each lead's open and won deal counts (kept by a trigger on deals), and the leads its
+ * contacts point at. Signals and meetings are then index lookups by `= any(array)`, so an account
+ * costs a few index probes however large the organization is.
  */
-const accountIds = sql`(select
-      array(select l.id from leads l where l.organization_id = ${org} and l.company_id = ${company} and l.deleted_at is null
-        union
-        select l.id from contacts c join leads l on l.id = c.lead_id and l.organization_id = ${org} and l.deleted_at is null
-        where c.organization_id = ${org} and c.company_id = ${company} and c.deleted_at is null) as lead_ids,
+const accountIds = sql`(select leads_of.ids as lead_ids, leads_of.open_deals, leads_of.won_deals,
       array(select c.id from contacts c where c.organization_id = ${org} and c.company_id = ${company} and c.deleted_at is null) as contact_ids
+    from (select array_agg(u.id) as ids, coalesce(sum(u.open_deals), 0)::int as open_deals, coalesce(sum(u.won_deals), 0)::int as won_deals
+      from (select l.id, l.open_deals, l.won_deals from leads l
+          where l.organization_id = ${org} and l.company_id = ${company} and l.deleted_at is null
+        union
+        select l.id, l.open_deals, l.won_deals from contacts c join leads l on l.id = c.lead_id and l.organization_id = ${org} and l.deleted_at is null
+          where c.organization_id = ${org} and c.company_id = ${company} and c.deleted_at is null) u) leads_of
     offset 0) acc`;
 
 /** An intent signal `s` of the account's leads inside the signal window. */
@@ -52,18 +56,12 @@ const meetingCounts = sql`m.organization_id = ${org} and m.status in (1, 2, 3)
       and m.start_time <= now() + make_interval(days => ${MEETING_AHEAD_DAYS})
       and (m.company_id = ${company} or m.contact_id = any(acc.contact_ids) or m.lead_id = any(acc.lead_ids))`;
 
-/** `dl`: the account's open and won deals. */
-const dealCounts = sql`(select count(*) filter (where d.outcome = 'open')::int as open_deals,
-      count(*) filter (where d.outcome = 'won')::int as won_deals
-    from deals d where d.organization_id = ${org} and d.lead_id = any(acc.lead_ids)) dl`;
-
 /** `left join lateral <this> on true`: one row of counts per target account, named `health`. */
-export const healthLateral = sql`(select sig.signal_count, sig.last_signal_at, mt.meeting_count, dl.open_deals, dl.won_deals
+export const healthLateral = sql`(select sig.signal_count, sig.last_signal_at, mt.meeting_count, acc.open_deals, acc.won_deals
   from ${accountIds}
   cross join lateral (select count(*) filter (where ${signalInWindow})::int as signal_count, max(s.occurred_at) as last_signal_at
     from intent_signals s where s.organization_id = ${org} and s.lead_id = any(acc.lead_ids)) sig
   cross join lateral (select count(*)::int as meeting_count from meetings m where ${meetingCounts}) mt
-  cross join lateral ${dealCounts}
   ) as health`;
 
 const signalPoints = sql`least(${SIGNAL_POINTS_MAX}, ${POINTS_PER_SIGNAL} * health.signal_count)`;
