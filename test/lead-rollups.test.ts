@@ -15,6 +15,8 @@ import { statementsOf } from './helpers/statements';
 
 type Counted = Record<string, number>;
 
+const asMap = (list: { k: string; n: number }[]): Counted => Object.fromEntries(list.map((r) => [r.k, r.n]));
+
 /** key → count, both from the rollup (summed deltas) and from the leads themselves. */
 async function dayCounts(owner: SignedUp) {
   return inOrganization(owner.orgId, async (tx) => {
@@ -27,7 +29,6 @@ async function dayCounts(owner: SignedUp) {
         count(*)::int as n
       from leads where deleted_at is null group by 1`);
     const rows = await tx.execute<{ n: number }>(sql`select count(*)::int as n from lead_day_counts`);
-    const asMap = (list: { k: string; n: number }[]): Counted => Object.fromEntries(list.map((r) => [r.k, r.n]));
     return { rolled: asMap(rolled.rows), counted: asMap(counted.rows), rows: rows.rows[0].n };
   });
 }
@@ -39,7 +40,6 @@ async function companyCounts(owner: SignedUp) {
     const counted = await tx.execute<{ k: string; n: number }>(sql`
       select company_id::text as k, count(*)::int as n from leads
       where deleted_at is null and company_id is not null group by 1`);
-    const asMap = (list: { k: string; n: number }[]): Counted => Object.fromEntries(list.map((r) => [r.k, r.n]));
     return { rolled: asMap(rolled.rows), counted: asMap(counted.rows) };
   });
 }
@@ -211,13 +211,15 @@ describe('saved lead counts', () => {
     );
   }
 
+  const bySourcePerMonth = {
+    module: 'leads',
+    metric: { op: 'count' },
+    group_by: 'lead_source',
+    bucket: { field: 'created_at', unit: 'month' },
+  };
+
   it('by source per month come from the rollup and equal the scan', async () => {
-    const { data, sql: text } = await run({
-      module: 'leads',
-      metric: { op: 'count' },
-      group_by: 'lead_source',
-      bucket: { field: 'created_at', unit: 'month' },
-    });
+    const { data, sql: text } = await run(bySourcePerMonth);
     expect(text).toContain('lead_day_counts');
     expect(text).not.toMatch(/from "leads"/);
     expect(data.columns).toEqual(['lead_source', 'created_at_month', 'count']);
@@ -246,13 +248,7 @@ describe('saved lead counts', () => {
   });
 
   it('with a filter the rollup does not hold read the leads, with the same answer shape', async () => {
-    const { data, sql: text } = await run({
-      module: 'leads',
-      metric: { op: 'count' },
-      group_by: 'lead_source',
-      bucket: { field: 'created_at', unit: 'month' },
-      filters: { country: 'France' },
-    });
+    const { data, sql: text } = await run({ ...bySourcePerMonth, filters: { country: 'France' } });
     expect(text).not.toContain('lead_day_counts');
     expect(await keyed(data.rows, 'lead_source')).toEqual(await scanned('lead_source', sql`country = 'France'`));
   });
