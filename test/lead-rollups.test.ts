@@ -102,13 +102,13 @@ describe('the lead rollups', () => {
     const pipeline = await defaultPipeline(owner);
     const stage = (name: string) => pipeline.stages.find((row) => row.name === name)?.id as number;
     const leadId = await createLead(owner, 'Winner', 'Rolled');
-    const wonFlag = async () =>
+    const wonFlag = async (id = leadId) =>
       inOrganization(owner.orgId, async (tx) => {
         // The lead's counts equal its deals', and the flag the rollup keys on follows them.
         const rows = await tx.execute<{ won: boolean; counts_match: boolean }>(sql`select l.won_deals > 0 as won,
             (l.open_deals, l.won_deals) = (select count(*) filter (where d.outcome = 'open'), count(*) filter (where d.outcome = 'won')
               from deals d where d.lead_id = l.id) as counts_match
-          from leads l where l.id = ${leadId}`);
+          from leads l where l.id = ${id}`);
         expect(rows.rows[0].counts_match).toBe(true);
         return rows.rows[0].won;
       });
@@ -121,6 +121,13 @@ describe('the lead rollups', () => {
     expect(await wonFlag()).toBe(false);
     await inOrganization(owner.orgId, (tx) => tx.execute(sql`update deals set outcome = 'won' where id = ${won.id}`));
     expect(await wonFlag()).toBe(true);
+    // A deal moved to another lead moves its count with it.
+    const other = await createLead(owner, 'Receiver', 'Rolled');
+    await inOrganization(owner.orgId, (tx) =>
+      tx.execute(sql`update deals set lead_id = ${other} where id = ${won.id}`),
+    );
+    expect(await wonFlag()).toBe(false);
+    expect(await wonFlag(other)).toBe(true);
     const days = await dayCounts(owner);
     expect(days.rolled).toEqual(days.counted);
     expect(Object.keys(days.counted).some((key) => key.endsWith('|true'))).toBe(true);
@@ -136,6 +143,7 @@ describe('the lead rollups', () => {
     const after = await inOrganization(owner.orgId, (tx) =>
       tx.execute<{ ids: string }>(sql`select string_agg(id::text, ',' order by id) as ids from lead_day_counts`),
     );
+    expect(before.rows[0].ids).toMatch(/^\d+(,\d+)*$/);
     expect(after.rows[0].ids).toBe(before.rows[0].ids);
   });
 
@@ -153,6 +161,11 @@ describe('the lead rollups', () => {
         ),
       );
       expect(foreign.rows[0].n, table).toBe(0);
+      // …while the owner sees its own rows, so the zero above is the policy, not an empty table.
+      const own = await inOrganization(owner.orgId, (tx) =>
+        tx.execute<{ n: number }>(sql`select count(*)::int as n from ${sql.identifier(table)}`),
+      );
+      expect(own.rows[0].n, table).toBeGreaterThan(0);
     }
   });
 });
