@@ -44,7 +44,7 @@ async function seed(org: SignedUp, scale: 'full' | 'small'): Promise<Seeded> {
           ['L2', '2026-06-10', 5, 1, null, null, false],
           ['L3', '2026-06-20', 2, 2, null, null, false],
           ['L4', '2026-06-30T23:00:00Z', 1, null, 'C2', null, false],
-          ['L5', '2026-06-15', 1, 1, null, null, true],
+          ['L5', '2026-06-15', 1, 1, 'C1', null, true],
           ['P1', '2026-05-05', 1, 2, 'C3', '2026-05-01T12:00:00Z', false],
           ['P2', '2026-05-31T23:59:00Z', 5, 2, null, null, false],
           ['O1', '2026-04-01', 6, 1, null, null, false],
@@ -114,22 +114,20 @@ async function seed(org: SignedUp, scale: 'full' | 'small'): Promise<Seeded> {
       deal('P1', 'Lost', 1500, '2026-05-06', '2026-05-07'), // lost before
       deal('O2', 'Proposal', 50000, '2026-07-02', null), // after the period; its company is deleted
     ]);
-    await tx
-      .insert(meetings)
-      .values([
-        meeting('2026-06-05T10:00:00Z', 3, { companyId: companyIds.C2 }),
-        meeting('2026-06-29T10:00:00Z', 3, { leadId: ids.L4 }),
-        meeting('2026-06-10T10:00:00Z', 1, { leadId: ids.L1 }),
-        meeting('2026-06-12T10:00:00Z', 4, { companyId: companyIds.C3 }),
-        meeting('2026-05-15T10:00:00Z', 3, { leadId: ids.P1 }),
-      ]);
-    await tx
-      .insert(intentSignals)
-      .values([
-        signal('L1', '2026-06-20T10:00:00Z'),
-        signal('L1', '2026-05-01T10:00:00Z'),
-        ...[1, 2, 3, 4].map((day) => signal('P1', `2026-06-2${day}T10:00:00Z`)),
-      ]);
+    await tx.insert(meetings).values([
+      meeting('2026-06-05T10:00:00Z', 3, { companyId: companyIds.C2 }),
+      meeting('2026-06-29T10:00:00Z', 3, { leadId: ids.L4 }),
+      meeting('2026-06-10T10:00:00Z', 1, { leadId: ids.L1 }),
+      meeting('2026-06-12T10:00:00Z', 4, { companyId: companyIds.C3 }),
+      meeting('2026-05-15T10:00:00Z', 3, { leadId: ids.P1 }),
+      meeting('2026-06-11T10:00:00Z', 1, { leadId: ids.L5 }), // a deleted lead's: not C1's
+    ]);
+    await tx.insert(intentSignals).values([
+      signal('L1', '2026-06-20T10:00:00Z'),
+      signal('L1', '2026-05-01T10:00:00Z'),
+      ...[1, 2, 3, 4].map((day) => signal('P1', `2026-06-2${day}T10:00:00Z`)),
+      signal('L5', '2026-06-22T10:00:00Z'), // a deleted lead's: not C1's
+    ]);
     await tx
       .update(companies)
       .set({ deletedAt: at('2026-06-01') })
@@ -289,7 +287,7 @@ describe('dashboard analytics', () => {
     });
     // C1: L1's open 7000, one signal in the window, the scheduled meeting with L1. C2: L4's open
     // 2000, the meeting with C2 and the one with L4. C3: P1's four signals (its meeting was
-    // cancelled). C4 has nothing; C5 is deleted.
+    // cancelled). C4 has nothing; C5 is deleted. L5 (C1's, deleted) adds nothing.
     const byValue = await asTenant(owner, (ctx) => topAccounts(ctx, { rank_by: 'pipeline_value', limit: 10 }, NOW));
     expect(byValue).toEqual([row(C.C1, 1, 7000, 1, 1), row(C.C2, 1, 2000, 0, 2), row(C.C3, 0, 0, 4, 0)]);
     const byEngagement = await asTenant(owner, (ctx) => topAccounts(ctx, { rank_by: 'engagement', limit: 2 }, NOW));

@@ -34,11 +34,22 @@ export const intentSignals = pgTable(
     occurredAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     createdAt: createdAt(),
     dedupeKey: text(),
+    /**
+     * The company of the signal's lead while the lead is live (null otherwise), kept by triggers
+     * (drizzle/0024_lead_company_sql.sql): an account's signals are one index range. Not on the wire.
+     */
+    leadCompanyId: bigint({ mode: 'number' }),
   },
   (table) => [
     index('intent_signals_organization_lead_idx').on(table.organizationId, table.leadId, table.occurredAt),
     // Dashboard analytics: the signals of the engagement window.
     index('intent_signals_organization_occurred_idx').on(table.organizationId, table.occurredAt),
+    // Account health and top accounts: the signals of a company's live leads in a window.
+    index('intent_signals_organization_lead_company_idx').on(
+      table.organizationId,
+      table.leadCompanyId,
+      table.occurredAt,
+    ),
     uniqueIndex('intent_signals_dedupe_key').on(table.organizationId, table.dedupeKey),
     // Opens of one tracking token, counted to derive email_opened_3x.
     index('intent_signals_open_token_idx')

@@ -45,6 +45,11 @@ export const meetings = pgTable(
     createdBy: bigint({ mode: 'number' }).references(() => users.id),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
+    /**
+     * The company of the meeting's lead while the lead is live (null otherwise), kept by triggers
+     * (drizzle/0024_lead_company_sql.sql): an account's meetings are a few index ranges. Not on the wire.
+     */
+    leadCompanyId: bigint({ mode: 'number' }),
   },
   (table) => [
     // Availability reads one rep's meetings in a time window.
@@ -56,6 +61,7 @@ export const meetings = pgTable(
     // A target account's health counts the meetings of its company and of its contacts.
     index('meetings_company_idx').on(table.organizationId, table.companyId),
     index('meetings_contact_idx').on(table.organizationId, table.contactId),
+    index('meetings_organization_lead_company_idx').on(table.organizationId, table.leadCompanyId, table.startTime),
     check('meetings_end_after_start', sql`${table.endTime} > ${table.startTime}`),
     tenantPolicy('meetings'),
   ],

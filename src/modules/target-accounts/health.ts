@@ -30,37 +30,50 @@ const org = targetAccounts.organizationId;
 const company = targetAccounts.companyId;
 
 /**
- * `acc`: the account's lead ids and their deals, and its contact ids, gathered once per account
- * (`offset 0` keeps the planner from re-running them per use). The leads are two lookups joined
- * by UNION: leads by company, an index-only range of `leads_organization_company_live_idx` that
- * also holds each lead's open and won deal counts (kept by a trigger on deals), and the leads its
- * contacts point at. Signals and meetings are then index lookups by `= any(array)`, so an account
- * costs a few index probes however large the organization is.
+ * `acc`: the account's deals and its contact ids, gathered once per account (`offset 0` keeps the
+ * planner from re-running them per use). The account's leads are two lookups joined by UNION:
+ * leads by company, an index-only range of `leads_organization_company_live_idx` that also holds
+ * each lead's open and won deal counts (kept by a trigger on deals), and the leads its contacts
+ * point at. `other_lead_ids` are the latter that belong to no company or another one: the signals
+ * and meetings of the company's own leads carry `lead_company_id` (kept by triggers, drizzle/0025),
+ * so they are index ranges by company, and only these few leads are probed by `= any(array)`.
+ * An account costs a few index ranges however large the organization is.
  */
-const accountIds = sql`(select leads_of.ids as lead_ids, leads_of.open_deals, leads_of.won_deals,
-      array(select c.id from contacts c where c.organization_id = ${org} and c.company_id = ${company} and c.deleted_at is null) as contact_ids
-    from (select array_agg(u.id) as ids, coalesce(sum(u.open_deals), 0)::int as open_deals, coalesce(sum(u.won_deals), 0)::int as won_deals
+const accountIds = sql`(select leads_of.open_deals, leads_of.won_deals, contacts_of.contact_ids, contacts_of.other_lead_ids
+    from (select coalesce(sum(u.open_deals), 0)::int as open_deals, coalesce(sum(u.won_deals), 0)::int as won_deals
       from (select l.id, l.open_deals, l.won_deals from leads l
           where l.organization_id = ${org} and l.company_id = ${company} and l.deleted_at is null
         union
         select l.id, l.open_deals, l.won_deals from contacts c join leads l on l.id = c.lead_id and l.organization_id = ${org} and l.deleted_at is null
-          where c.organization_id = ${org} and c.company_id = ${company} and c.deleted_at is null) u) leads_of
+          where c.organization_id = ${org} and c.company_id = ${company} and c.deleted_at is null) u) leads_of,
+      (select array_agg(c.id) as contact_ids,
+          array_agg(distinct l.id) filter (where l.id is not null and l.company_id is distinct from ${company}) as other_lead_ids
+        from contacts c left join leads l on l.id = c.lead_id and l.organization_id = ${org} and l.deleted_at is null
+        where c.organization_id = ${org} and c.company_id = ${company} and c.deleted_at is null) contacts_of
     offset 0) acc`;
 
-/** An intent signal `s` of the account's leads inside the signal window. */
+/** An intent signal `s` inside the signal window. */
 const signalInWindow = sql`s.occurred_at > now() - make_interval(days => ${SIGNAL_WINDOW_DAYS}) and s.occurred_at <= now()`;
+
+/** The company's live leads' signals `s` (one index range), and its contacts' other leads' signals. */
+const companySignals = sql`s.organization_id = ${org} and s.lead_company_id = ${company}`;
+const otherLeadSignals = sql`s.organization_id = ${org} and s.lead_id = any(acc.other_lead_ids)`;
 
 /** A meeting `m` that counts: not cancelled or no-show, in the meeting window, with the company, a contact or a lead. */
 const meetingCounts = sql`m.organization_id = ${org} and m.status in (1, 2, 3)
       and m.start_time >= now() - make_interval(days => ${MEETING_PAST_DAYS})
       and m.start_time <= now() + make_interval(days => ${MEETING_AHEAD_DAYS})
-      and (m.company_id = ${company} or m.contact_id = any(acc.contact_ids) or m.lead_id = any(acc.lead_ids))`;
+      and (m.company_id = ${company} or m.lead_company_id = ${company}
+        or m.contact_id = any(acc.contact_ids) or m.lead_id = any(acc.other_lead_ids))`;
 
 /** `left join lateral <this> on true`: one row of counts per target account, named `health`. */
 export const healthLateral = sql`(select sig.signal_count, sig.last_signal_at, mt.meeting_count, acc.open_deals, acc.won_deals
   from ${accountIds}
-  cross join lateral (select count(*) filter (where ${signalInWindow})::int as signal_count, max(s.occurred_at) as last_signal_at
-    from intent_signals s where s.organization_id = ${org} and s.lead_id = any(acc.lead_ids)) sig
+  cross join lateral (select
+      (select count(*) from intent_signals s where ${companySignals} and ${signalInWindow})::int
+        + (select count(*) from intent_signals s where ${otherLeadSignals} and ${signalInWindow})::int as signal_count,
+      greatest((select max(s.occurred_at) from intent_signals s where ${companySignals}),
+        (select max(s.occurred_at) from intent_signals s where ${otherLeadSignals})) as last_signal_at) sig
   cross join lateral (select count(*)::int as meeting_count from meetings m where ${meetingCounts}) mt
   ) as health`;
 
