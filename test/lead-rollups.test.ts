@@ -6,6 +6,10 @@
  */
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
+import type { Transaction } from '../src/db/client';
+import type { TenantContext } from '../src/db/tenant';
+import { leadAging } from '../src/modules/analytics/lead-aging';
+import { AGING_BUCKETS } from '../src/modules/analytics/period';
 import { csvOf, importAndWait, leadRows } from './cross-tenant/fixtures/jobs';
 import { call, signupOrganization, type SignedUp } from './helpers/api';
 import { createCompany } from './helpers/accounts';
@@ -285,5 +289,117 @@ describe('saved lead counts', () => {
     );
     expect(expected.rows[0].n).toBeGreaterThan(0);
     expect(response.body.data.value).toBe(expected.rows[0].n);
+  });
+});
+
+describe('lead aging from the rollups', () => {
+  // A clock in the past, off any whole hour, so leads land on both sides of each bound instant.
+  const NOW = new Date('2026-07-01T09:17:23Z');
+  const DAY = 86_400_000;
+  let aging: SignedUp;
+
+  const asTenant = <T>(work: (ctx: TenantContext) => Promise<T>) =>
+    inOrganization(aging.orgId, (tx: Transaction) =>
+      work({
+        db: tx,
+        orgId: aging.orgId,
+        actor: { kind: 'user', userId: aging.userId, role: 'admin' },
+        userId: aging.userId,
+      }),
+    );
+
+  /** Lead aging by a plain reading of every lead, bucketed by whole days in JavaScript. */
+  async function scanned() {
+    const { leadRows, closed } = await inOrganization(aging.orgId, async (tx) => {
+      const rows = await tx.execute<{ created_at: string; last_activity_at: string | null; status: number }>(sql`
+        select created_at, last_activity_at, status from leads where deleted_at is null`);
+      const statuses = await tx.execute<{ value: number }>(sql`
+        select value from lookups where module_name = 'lead' and type = 'status' and lower(name) in ('converted', 'lost')`);
+      return { leadRows: rows.rows, closed: new Set(statuses.rows.map((row) => Number(row.value))) };
+    });
+    const open = leadRows.filter(
+      (row) => !closed.has(Number(row.status)) && Date.parse(row.created_at) <= NOW.getTime(),
+    );
+    const daysOf = (at: string) => Math.max(0, Math.floor((NOW.getTime() - Date.parse(at)) / DAY));
+    const bucketOf = (days: number) =>
+      AGING_BUCKETS.findIndex((b) => days >= b.min && (b.max === null || days <= b.max));
+    const count = (values: number[]) => AGING_BUCKETS.map((_, index) => values.filter((v) => v === index).length);
+    return {
+      open_leads: open.length,
+      created: count(open.map((row) => bucketOf(daysOf(row.created_at)))),
+      activity: [
+        ...count(
+          open.filter((row) => row.last_activity_at).map((row) => bucketOf(daysOf(row.last_activity_at as string))),
+        ),
+        open.filter((row) => !row.last_activity_at).length,
+      ],
+    };
+  }
+
+  async function expectAgingEqualsScan() {
+    const [rolled, scan] = [await asTenant((ctx) => leadAging(ctx, NOW)), await scanned()];
+    expect({
+      open_leads: rolled.open_leads,
+      created: rolled.by_created.map((b) => b.count),
+      activity: rolled.by_last_activity.map((b) => b.count),
+    }).toEqual(scan);
+    return scan;
+  }
+
+  beforeAll(async () => {
+    aging = await signupOrganization('Rollup aging');
+    // Leads within 20 hours either side of each bound (now, now − 8, 31 and 91 days), spread over
+    // 200 days, and after now; statuses among all six (Converted and Lost are closed); activity
+    // none, before, on the bounds, or after now.
+    await inOrganization(aging.orgId, (tx) =>
+      tx.execute(sql`insert into leads (organization_id, first_name, last_name, status, created_at, last_activity_at, deleted_at)
+        select ${aging.orgId}, 'A' || g, 'Aging', 1 + g % 6,
+          case when g % 3 = 0 then ${NOW.toISOString()}::timestamptz - (g % 200) * interval '1 day' - (g * 7 % 24) * interval '1 hour'
+            else ${NOW.toISOString()}::timestamptz - (array[0, 8, 31, 91])[1 + g % 4] * interval '1 day'
+              + ((g * 37 % 2400) - 1200) * interval '1 minute' end,
+          case g % 5 when 0 then null
+            when 1 then ${NOW.toISOString()}::timestamptz - (array[8, 31, 91])[1 + g % 3] * interval '1 day' + ((g * 53 % 2400) - 1200) * interval '1 minute'
+            when 2 then ${NOW.toISOString()}::timestamptz + (g % 3) * interval '1 day' + interval '2 hours'
+            else ${NOW.toISOString()}::timestamptz - (g % 150) * interval '1 day' - (g * 11 % 24) * interval '1 hour' end,
+          case when g % 17 = 0 then now() end
+        from generate_series(1, 600) g`),
+    );
+  });
+
+  it('equal a plain bucketing of every open lead, around each bound and across writes', async () => {
+    const scan = await expectAgingEqualsScan();
+    // The seed reaches every bucket, and leads created after now on both sides.
+    expect(scan.created.every((n) => n > 0)).toBe(true);
+    expect(scan.activity.every((n) => n > 0)).toBe(true);
+    const unborn = await inOrganization(aging.orgId, (tx) =>
+      tx.execute<{ n: number }>(
+        sql`select count(*)::int as n from leads where created_at > ${NOW.toISOString()}::timestamptz`,
+      ),
+    );
+    expect(unborn.rows[0].n).toBeGreaterThan(10);
+
+    // Activity moves (into another day, on the same day), status changes, deletion and restore.
+    await inOrganization(aging.orgId, async (tx) => {
+      await tx.execute(sql`update leads set last_activity_at = ${NOW.toISOString()}::timestamptz - interval '30 days 23 hours'
+        where id in (select id from leads order by id limit 40)`);
+      await tx.execute(sql`update leads set last_activity_at = last_activity_at + interval '1 minute'
+        where last_activity_at is not null and id in (select id from leads order by id desc limit 40)`);
+      await tx.execute(sql`update leads set status = 1 + (status + 2) % 6 where id % 7 = 0`);
+      await tx.execute(sql`update leads set deleted_at = now() where id % 13 = 0`);
+      await tx.execute(sql`update leads set deleted_at = null where id % 17 = 0`);
+      await tx.execute(sql`delete from leads where id % 19 = 0`);
+    });
+    await expectAgingEqualsScan();
+  });
+
+  it('reads the rollups, in one statement after the tenant scope', async () => {
+    const { response, statements } = await statementsOf(() =>
+      call('GET', '/api/dashboard/lead-aging', { token: aging.token }),
+    );
+    expect(response.status, response.text).toBe(200);
+    const aggregate = statements.filter((text) => text.includes('closed_status'));
+    expect(aggregate).toHaveLength(1);
+    expect(aggregate[0]).toContain('lead_day_counts');
+    expect(aggregate[0]).toContain('lead_activity_day_counts');
   });
 });

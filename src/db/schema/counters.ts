@@ -73,3 +73,28 @@ export const companyLeadCounts = pgTable(
     tenantPolicy('company_lead_counts'),
   ],
 );
+
+/**
+ * Live leads by UTC day of their last activity (`day` null: no activity yet) and status, for lead
+ * aging (GET /api/dashboard/lead-aging). Same scheme as lead_day_counts. A lead moves between keys
+ * on its first activity of a UTC day, a status change, deletion or restore.
+ */
+export const leadActivityDayCounts = pgTable(
+  'lead_activity_day_counts',
+  {
+    id: id(),
+    organizationId: organizationRef(),
+    day: date({ mode: 'string' }),
+    status: integer().notNull(),
+    delta: integer().notNull(),
+  },
+  (table) => [
+    index('lead_activity_day_counts_organization_day_idx').on(
+      table.organizationId,
+      table.day,
+      table.status,
+      table.delta,
+    ),
+    tenantPolicy('lead_activity_day_counts'),
+  ],
+);

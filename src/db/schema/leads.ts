@@ -89,9 +89,14 @@ export const leads = pgTable(
   (table) => [
     index('leads_organization_id_idx').on(table.organizationId, table.id),
     index('leads_organization_created_idx').on(table.organizationId, table.createdAt),
-    // Dashboard analytics (period counts by status/source, conversion, lead aging): index-only over live leads.
+    // Dashboard analytics (period counts by status/source, conversion, lead aging's days around its
+    // bucket bounds): index-only over live leads.
     index('leads_organization_live_created_idx')
-      .on(table.organizationId, table.createdAt, table.status, table.leadSource, table.lastActivityAt, table.id)
+      .on(table.organizationId, table.createdAt, table.status, table.leadSource, table.id)
+      .where(sql`${table.deletedAt} is null`),
+    // Lead aging by last activity: the live leads of the days around its bucket bounds, index-only.
+    index('leads_organization_live_activity_idx')
+      .on(table.organizationId, table.lastActivityAt, table.status, table.createdAt)
       .where(sql`${table.deletedAt} is null`),
     // Dashboard analytics (top accounts): a lead's company by its id without reading the row.
     index('leads_organization_id_company_idx').on(table.organizationId, table.id, table.companyId),
