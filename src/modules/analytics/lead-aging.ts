@@ -53,8 +53,8 @@ function dayInBucket(day: SQL, bucket: Bucket, now: Date): SQL {
   return sql.join(parts, sql` and `);
 }
 
-/** The bucket's index (0..), or -1 (never: no value), by the bucket test given. */
-const bucketIndex = (value: SQL, test: (bucket: Bucket) => SQL) =>
+/** The bucket's index (0..) by the bucket test given, or -1 (never: no value, or a bound day by day). */
+const bucketIndex = (test: (bucket: Bucket) => SQL) =>
   sql`(case ${sql.join(
     AGING_BUCKETS.map((bucket, index) => sql`when ${test(bucket)} then ${index}`),
     sql` `,
@@ -66,8 +66,8 @@ export async function leadAging(ctx: TenantContext, now: Date) {
   const activityBounds = BOUND_DAYS.map((days) => dayBefore(now, days));
   const createdBounds = [today, ...activityBounds];
   const days = (list: string[]) => sql`${`{${list.join(',')}}`}::date[]`;
-  const exact = (column: SQL) => bucketIndex(column, (bucket) => inBucket(column, bucket, now));
-  const byDay = (day: SQL) => bucketIndex(day, (bucket) => dayInBucket(day, bucket, now));
+  const exact = (column: SQL) => bucketIndex((bucket) => inBucket(column, bucket, now));
+  const byDay = (day: SQL) => bucketIndex((bucket) => dayInBucket(day, bucket, now));
   /** The live open leads of the given UTC days whose `column` is in that day, index-only. */
   const leadsOfDays = (column: SQL, list: string[], columns: SQL) => sql`unnest(${days(list)}) as bound(day)
       cross join lateral (select ${columns} from leads l
