@@ -48,6 +48,20 @@ async function companyCounts(owner: SignedUp) {
   });
 }
 
+/** (owner|status|source) → "count|score sum", from lead_owner_counts and from the leads. */
+async function ownerCounts(org: SignedUp) {
+  return inOrganization(org.orgId, async (tx) => {
+    const key = sql`coalesce(assigned_to::text, '-') || '|' || status || '|' || coalesce(lead_source::text, '-')`;
+    const rolled = await tx.execute<{ k: string; v: string }>(sql`
+      select ${key} as k, sum(delta) || '|' || sum(score_sum) as v from lead_owner_counts group by 1
+      having sum(delta) <> 0 or sum(score_sum) <> 0`);
+    const counted = await tx.execute<{ k: string; v: string }>(sql`
+      select ${key} as k, count(*) || '|' || sum(score) as v from leads where deleted_at is null group by 1`);
+    const map = (rows: { k: string; v: string }[]) => Object.fromEntries(rows.map((row) => [row.k, row.v]));
+    return { rolled: map(rolled.rows), counted: map(counted.rows) };
+  });
+}
+
 let owner: SignedUp;
 let other: SignedUp;
 let acme: number;
@@ -88,6 +102,12 @@ describe('the lead rollups', () => {
       await tx.execute(sql`update leads set status = status + 1, company_id = ${globex} where id = ${ids[5]}`);
       await tx.execute(sql`delete from leads where id = ${ids[7]}`);
       await tx.execute(sql`update leads set company_id = ${globex} where id = ${ids[4]}`);
+      // Owner and score moves (the owner rollup's keys and sums).
+      await tx.execute(
+        sql`update leads set assigned_to = ${owner.userId}, score = 30 where id in (${ids[2]}, ${ids[3]})`,
+      );
+      await tx.execute(sql`update leads set score = score + 5 where id = ${ids[3]}`);
+      await tx.execute(sql`update leads set assigned_to = null where id = ${ids[2]}`);
     });
     const days = await dayCounts(owner);
     expect(days.rolled).toEqual(days.counted);
@@ -100,6 +120,9 @@ describe('the lead rollups', () => {
     const companies = await companyCounts(owner);
     expect(companies.rolled).toEqual(companies.counted);
     expect(companies.counted).toMatchObject({ [acme]: 1, [globex]: 2 });
+    const owners = await ownerCounts(owner);
+    expect(owners.rolled).toEqual(owners.counted);
+    expect(Object.keys(owners.counted).some((key) => key.startsWith(`${owner.userId}|`))).toBe(true);
   }, 180_000);
 
   it('count a lead with a won deal as won, through deal writes of every kind', async () => {
@@ -289,6 +312,48 @@ describe('saved lead counts', () => {
     );
     expect(expected.rows[0].n).toBeGreaterThan(0);
     expect(response.body.data.value).toBe(expected.rows[0].n);
+  });
+  it('average and sum of the score by owner come from the owner rollup and equal the scan', async () => {
+    await inOrganization(counts.orgId, async (tx) => {
+      await tx.execute(sql`update leads set assigned_to = case when id % 3 = 0 then ${counts.userId}::bigint end,
+        score = (id * 7) % 100`);
+      await tx.execute(sql`update leads set score = score + 1 where id % 4 = 0`);
+    });
+    const scan = await inOrganization(counts.orgId, (tx) =>
+      tx.execute<{ owner: number | null; avg: number; sum: number }>(sql`
+        select assigned_to as owner, round(avg(score)::numeric, 2)::float8 as avg, sum(score)::float8 as sum
+        from leads where deleted_at is null group by 1`),
+    );
+    expect(scan.rows).toHaveLength(2);
+    const byOwner = (rows: (string | number | null)[][]) =>
+      Object.fromEntries(rows.map((row) => [row[0] === null ? '-' : 'owner', row[row.length - 1]]));
+    const expected = (pick: 'avg' | 'sum') =>
+      Object.fromEntries(scan.rows.map((row) => [row.owner === null ? '-' : 'owner', Number(row[pick])]));
+    for (const op of ['avg', 'sum'] as const) {
+      const { data, sql: text } = await run({
+        module: 'leads',
+        metric: { op, field: 'score' },
+        group_by: 'assigned_to',
+      });
+      expect(text).toContain('lead_owner_counts');
+      expect(text).not.toMatch(/from "leads"/);
+      expect(byOwner(data.rows)).toEqual(expected(op));
+    }
+    // Filtered by owner: still the rollup; with a creation range it holds no date, so the leads are read.
+    const mine = await run(
+      { module: 'leads', metric: { op: 'avg', field: 'score' }, filters: { assigned_to: 'true' } },
+      {
+        widgetType: 'number',
+      },
+    );
+    expect(mine.sql).toContain('lead_owner_counts');
+    expect(mine.data.value).toBe(expected('avg').owner);
+    const ranged = await run(
+      { module: 'leads', metric: { op: 'avg', field: 'score' }, group_by: 'assigned_to' },
+      { parameters: { start_date: '2026-01-01', end_date: '2026-12-31' } },
+    );
+    expect(ranged.sql).not.toContain('lead_owner_counts');
+    expect(byOwner(ranged.data.rows)).toEqual(expected('avg'));
   });
 });
 

@@ -98,3 +98,33 @@ export const leadActivityDayCounts = pgTable(
     tenantPolicy('lead_activity_day_counts'),
   ],
 );
+
+/**
+ * Live leads and the sum of their scores by assigned user (null: nobody), status and source, for
+ * saved lead queries by owner, status or source with count, sum or average of the score and no
+ * date (saved-queries/modules.ts). Same scheme as lead_day_counts; a score change writes it too.
+ */
+export const leadOwnerCounts = pgTable(
+  'lead_owner_counts',
+  {
+    id: id(),
+    organizationId: organizationRef(),
+    assignedTo: bigint({ mode: 'number' }),
+    status: integer().notNull(),
+    leadSource: smallint(),
+    delta: integer().notNull(),
+    scoreSum: bigint({ mode: 'number' }).notNull(),
+  },
+  (table) => [
+    // Covering: an organization's sums read the index only.
+    index('lead_owner_counts_organization_owner_idx').on(
+      table.organizationId,
+      table.assignedTo,
+      table.status,
+      table.leadSource,
+      table.delta,
+      table.scoreSum,
+    ),
+    tenantPolicy('lead_owner_counts'),
+  ],
+);

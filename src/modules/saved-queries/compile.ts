@@ -94,27 +94,39 @@ function rangeOf(column: SQL, definition: QueryDefinitionValue, range: { start_d
 }
 
 /**
- * The module's rollup, when it holds everything the query asks (a count, its filters, its group
- * and its bucket): the same numbers from rows that grow with days and keys, not with records.
+ * The first of the module's rollups that holds everything the query asks (its metric, filters,
+ * group, bucket and date range): the same numbers from rows that grow with keys, not with records.
  */
 function rollupSource(ctx: TenantContext, query: CheckedQuery, range: { start_date?: string; end_date?: string }) {
   const { module, definition } = query;
-  const rollup = module.rollup;
-  if (!rollup || definition.metric.op !== 'count') return null;
-  if (definition.group_by != null && !(definition.group_by in rollup.groups)) return null;
-  if (definition.bucket && !(definition.bucket.field in rollup.dates)) return null;
-  const filtered = rollup.where(ctx, query.filters);
-  if (filtered === null) return null;
-  const dateColumn = definition.bucket ? rollup.dates[definition.bucket.field] : rollup.createdAt;
-  return {
-    from: rollup.from,
-    where: and(filtered, rangeOf(dateColumn, definition, range)) as SQL,
-    value: sql`coalesce(sum(${rollup.delta}), 0)::int`,
-    group: definition.group_by != null ? rollup.groups[definition.group_by] : undefined,
-    // A UTC day already: midnight of it, whatever the session's time zone.
-    bucket: definition.bucket ? sql`(${dateColumn})::timestamp` : undefined,
-    having: sql`sum(${rollup.delta}) <> 0`,
-  } satisfies Source;
+  const { op, field } = definition.metric;
+  for (const rollup of module.rollups ?? []) {
+    if (op !== 'count' && !(field !== undefined && field in rollup.sums)) continue;
+    if (definition.group_by != null && !(definition.group_by in rollup.groups)) continue;
+    if (definition.bucket && !(definition.bucket.field in rollup.dates)) continue;
+    const dateColumn = definition.bucket ? rollup.dates[definition.bucket.field] : rollup.createdAt;
+    if (dateColumn === null && (range.start_date !== undefined || range.end_date !== undefined)) continue;
+    const filtered = rollup.where(ctx, query.filters);
+    if (filtered === null) continue;
+    const summed = op === 'count' ? undefined : rollup.sums[field as string];
+    // The scan's aggregate (see `aggregate`) over the records the rows stand for.
+    const value =
+      summed === undefined
+        ? sql`coalesce(sum(${rollup.delta}), 0)::int`
+        : op === 'sum'
+          ? sql`coalesce(sum(${summed}), 0)::float8`
+          : sql`round(sum(${summed})::numeric / nullif(sum(${rollup.delta}), 0), 2)::float8`;
+    return {
+      from: rollup.from,
+      where: (dateColumn === null ? filtered : and(filtered, rangeOf(dateColumn, definition, range))) as SQL,
+      value,
+      group: definition.group_by != null ? rollup.groups[definition.group_by] : undefined,
+      // A UTC day already: midnight of it, whatever the session's time zone.
+      bucket: definition.bucket && dateColumn !== null ? sql`(${dateColumn})::timestamp` : undefined,
+      having: sql`sum(${rollup.delta}) <> 0`,
+    } satisfies Source;
+  }
+  return null;
 }
 
 function sourceOf(ctx: TenantContext, query: CheckedQuery, range: { start_date?: string; end_date?: string }): Source {

@@ -5,9 +5,18 @@
  * date columns it may bucket. Identifiers reach SQL only from these tables; values are bound.
  */
 import { z } from '@hono/zod-openapi';
-import { and, eq, ilike, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, eq, ilike, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import { containsPattern, dateRange, listParamsShape } from '../../core/list';
-import { companies, contacts, deals, leadDayCounts, leads, MEETING_STATUSES, meetings } from '../../db/schema';
+import {
+  companies,
+  contacts,
+  deals,
+  leadDayCounts,
+  leadOwnerCounts,
+  leads,
+  MEETING_STATUSES,
+  meetings,
+} from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import { companyFiltersObject, companyFilterWhere } from '../companies/filters';
 import { contactFiltersObject, contactFilterWhere } from '../contacts/filters';
@@ -26,9 +35,10 @@ export interface GroupColumn {
 }
 
 /**
- * A rollup kept by the writes that answers the module's counts without reading its rows, when a
- * query asks only for what it holds: count, filters among `filters`, groups among `groups`, a
- * bucket among `dates`. Each row carries `delta`, a count to sum.
+ * A rollup kept by the writes that answers the module's aggregates without reading its rows, when
+ * a query asks only for what it holds: a count, or a sum or average of a field among `sums`;
+ * filters among those `where` accepts; a group among `groups`; a bucket among `dates`. Each row
+ * carries `delta`, a count to sum, and a summed column per field of `sums`.
  */
 export interface QueryRollup {
   from: SQL;
@@ -36,9 +46,11 @@ export interface QueryRollup {
   where: (ctx: Scope, filters: Record<string, unknown>) => SQL | null;
   groups: Record<string, SQL>;
   dates: Record<string, SQL>;
-  /** The rollup's column for the module's createdAt (the default date range). */
-  createdAt: SQL;
+  /** The rollup's column for the module's createdAt (the default date range); null: it holds no date. */
+  createdAt: SQL | null;
   delta: SQL;
+  /** Numeric field → the rollup's column holding its sum over the row's records. */
+  sums: Record<string, SQL>;
 }
 
 export interface QueryModule {
@@ -50,7 +62,8 @@ export interface QueryModule {
   /** Date columns (timestamptz or date) that may be bucketed and bound by start_date/end_date. */
   dates: Record<string, SQL>;
   createdAt: SQL;
-  rollup?: QueryRollup;
+  /** Tried in order; the first that holds the query answers it, else the module's rows do. */
+  rollups?: QueryRollup[];
 }
 
 const groupKey = sql.raw('g.k');
@@ -95,6 +108,10 @@ const meetingStatusLabel = () =>
     sql` `,
   )} else ${groupKey}::text end)`;
 
+/** Whether every given filter is one of `held`. */
+const holdsFilters = (raw: Record<string, unknown>, held: Set<string>) =>
+  Object.entries(raw).every(([key, value]) => value === undefined || held.has(key));
+
 /** The lead filters lead_day_counts holds: status, source and creation days (whole UTC days). */
 const LEAD_DAY_FILTERS = new Set(['state_id', 'lead_source', 'start_date', 'end_date', 'created_from', 'created_to']);
 
@@ -102,7 +119,7 @@ const LEAD_DAY_FILTERS = new Set(['state_id', 'lead_source', 'start_date', 'end_
 const leadDayRollup: QueryRollup = {
   from: sql`${leadDayCounts}`,
   where: (ctx, raw) => {
-    if (Object.entries(raw).some(([key, value]) => value !== undefined && !LEAD_DAY_FILTERS.has(key))) return null;
+    if (!holdsFilters(raw, LEAD_DAY_FILTERS)) return null;
     const f = raw as z.output<typeof leadFiltersObject>;
     return and(
       eq(leadDayCounts.organizationId, ctx.orgId),
@@ -117,6 +134,39 @@ const leadDayRollup: QueryRollup = {
   dates: { created_at: sql`${leadDayCounts.day}` },
   createdAt: sql`${leadDayCounts.day}`,
   delta: sql`${leadDayCounts.delta}`,
+  sums: {},
+};
+
+/** The lead filters lead_owner_counts holds: owner, status and source (no date). */
+const LEAD_OWNER_FILTERS = new Set(['assigned_to', 'unassigned', 'state_id', 'lead_source']);
+
+/** Live-lead counts and score sums by owner, status and source (src/db/schema/counters.ts). */
+const leadOwnerRollup: QueryRollup = {
+  from: sql`${leadOwnerCounts}`,
+  where: (ctx, raw) => {
+    if (!holdsFilters(raw, LEAD_OWNER_FILTERS)) return null;
+    const f = raw as z.output<typeof leadFiltersObject>;
+    let assigned: SQL | undefined;
+    if (f.assigned_to === 'me')
+      assigned = ctx.userId === null ? sql`false` : eq(leadOwnerCounts.assignedTo, ctx.userId);
+    else if (f.assigned_to) assigned = inArray(leadOwnerCounts.assignedTo, f.assigned_to);
+    return and(
+      eq(leadOwnerCounts.organizationId, ctx.orgId),
+      assigned,
+      f.unassigned ? isNull(leadOwnerCounts.assignedTo) : undefined,
+      f.lead_source ? inArray(leadOwnerCounts.leadSource, f.lead_source) : undefined,
+      f.state_id ? inArray(leadOwnerCounts.status, f.state_id) : undefined,
+    ) as SQL;
+  },
+  groups: {
+    assigned_to: sql`${leadOwnerCounts.assignedTo}`,
+    status: sql`${leadOwnerCounts.status}`,
+    lead_source: sql`${leadOwnerCounts.leadSource}`,
+  },
+  dates: {},
+  createdAt: null,
+  delta: sql`${leadOwnerCounts.delta}`,
+  sums: { score: sql`${leadOwnerCounts.scoreSum}` },
 };
 
 export const queryModules: Record<'leads' | 'deals' | 'companies' | 'contacts' | 'meetings', QueryModule> = {
@@ -141,7 +191,7 @@ export const queryModules: Record<'leads' | 'deals' | 'companies' | 'contacts' |
       last_activity_at: sql`${leads.lastActivityAt}`,
     },
     createdAt: sql`${leads.createdAt}`,
-    rollup: leadDayRollup,
+    rollups: [leadDayRollup, leadOwnerRollup],
   },
   deals: {
     from: sql`${deals}`,
