@@ -68,12 +68,22 @@ export async function leadAging(ctx: TenantContext, now: Date) {
   const days = (list: string[]) => sql`${`{${list.join(',')}}`}::date[]`;
   const exact = (column: SQL) => bucketIndex((bucket) => inBucket(column, bucket, now));
   const byDay = (day: SQL) => bucketIndex((bucket) => dayInBucket(day, bucket, now));
-  /** The live open leads of the given UTC days whose `column` is in that day, index-only. */
-  const leadsOfDays = (column: SQL, list: string[], columns: SQL) => sql`unnest(${days(list)}) as bound(day)
-      cross join lateral (select ${columns} from leads l
+  /**
+   * The live open leads whose `column` falls in one of the UTC days, as one index-only range per
+   * day with constant bounds (a join against the days would hide the ranges from the planner).
+   */
+  const leadsOfDays = (column: SQL, list: string[], columns: SQL) =>
+    sql`(${sql.join(
+      list.map((day) => {
+        const start = `${day}T00:00:00.000Z`;
+        const end = new Date(Date.parse(start) + DAY_MS).toISOString();
+        return sql`select ${columns} from leads l
         where l.organization_id = ${ctx.orgId} and l.deleted_at is null
-          and ${column} >= bound.day::timestamp at time zone 'UTC' and ${column} < (bound.day + 1)::timestamp at time zone 'UTC'
-          and l.created_at <= ${at} and l.status not in (select value from closed_status)) l`;
+          and ${column} >= ${start}::timestamptz and ${column} < ${end}::timestamptz
+          and l.created_at <= ${at} and l.status not in (select value from closed_status)`;
+      }),
+      sql` union all `,
+    )}) l`;
   const result = await ctx.db.execute<{ kind: string; bucket: number; n: number }>(sql`
     with closed_status as ${statusValuesNamed(ctx, ['converted', 'lost'])},
     created as (
