@@ -1,5 +1,5 @@
 /**
- * `lead_company_id` on intent signals and meetings (drizzle/0025_lead_company_sql.sql): the
+ * `lead_company_id` on intent signals, meetings and deals (drizzle/0025 and 0031): the
  * company of the row's lead while that lead is live, kept by triggers through every write path,
  * so account health reads an account's signals and meetings as ranges by company. It must equal
  * what a join with the leads says after each kind of write, and health must count each signal
@@ -9,6 +9,7 @@ import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, signupOrganization, type SignedUp } from './helpers/api';
 import { createCompany, createContact } from './helpers/accounts';
+import { addDeal, defaultPipeline } from './helpers/deals';
 import { createLead, inOrganization, softDeleteLead } from './helpers/leads';
 
 const DAY = 86_400_000;
@@ -62,7 +63,11 @@ async function carried() {
       union all
       select 'meeting', m.id::int, m.lead_company_id::int,
         (select l.company_id::int from leads l where l.id = m.lead_id and l.deleted_at is null)
-      from meetings m`);
+      from meetings m
+      union all
+      select 'deal', d.id::int, d.lead_company_id::int,
+        (select l.company_id::int from leads l where l.id = d.lead_id and l.deleted_at is null)
+      from deals d`);
     return rows.rows;
   });
 }
@@ -74,7 +79,7 @@ async function expectCarried(expected: Record<string, number | null>) {
   expect(byKey).toMatchObject(expected);
 }
 
-describe('the lead company on signals and meetings', () => {
+describe('the lead company on signals, meetings and deals', () => {
   it('follows the lead through inserts, company changes, deletion, restore, moves and hard deletes', async () => {
     const [ada, grace] = [await createLead(owner, 'Ada', 'Carried'), await createLead(owner, 'Grace', 'Carried')];
     await setCompany(ada, acme);
@@ -82,11 +87,20 @@ describe('the lead company on signals and meetings', () => {
     const m1 = await meeting({ lead_id: ada });
     const s2 = await signal(grace);
     const m2 = await meeting({ lead_id: grace });
-    await expectCarried({ [`signal ${s1}`]: acme, [`meeting ${m1}`]: acme, [`signal ${s2}`]: null });
+    const pipeline = await defaultPipeline(owner);
+    const d1 = (await addDeal(owner, pipeline, { lead_id: ada })).id;
+    const d2 = (await addDeal(owner, pipeline, { lead_id: grace })).id;
+    await expectCarried({
+      [`signal ${s1}`]: acme,
+      [`meeting ${m1}`]: acme,
+      [`deal ${d1}`]: acme,
+      [`signal ${s2}`]: null,
+      [`deal ${d2}`]: null,
+    });
 
     // The lead changes company through the API, and in one statement with another lead.
     await setCompany(ada, globex);
-    await expectCarried({ [`signal ${s1}`]: globex, [`meeting ${m1}`]: globex });
+    await expectCarried({ [`signal ${s1}`]: globex, [`meeting ${m1}`]: globex, [`deal ${d1}`]: globex });
     await inOrganization(owner.orgId, (tx) =>
       tx.execute(sql`update leads set company_id = ${acme} where id in (${ada}, ${grace})`),
     );
@@ -99,9 +113,14 @@ describe('the lead company on signals and meetings', () => {
 
     // Deleted, a lead's rows belong to no company; restored, they are back.
     await softDeleteLead(owner, grace);
-    await expectCarried({ [`signal ${s2}`]: null, [`meeting ${m2}`]: null, [`signal ${s1}`]: acme });
+    await expectCarried({
+      [`signal ${s2}`]: null,
+      [`meeting ${m2}`]: null,
+      [`deal ${d2}`]: null,
+      [`signal ${s1}`]: acme,
+    });
     await inOrganization(owner.orgId, (tx) => tx.execute(sql`update leads set deleted_at = null where id = ${grace}`));
-    await expectCarried({ [`signal ${s2}`]: acme, [`meeting ${m2}`]: acme });
+    await expectCarried({ [`signal ${s2}`]: acme, [`meeting ${m2}`]: acme, [`deal ${d2}`]: acme });
 
     // A meeting moved to another lead (API) and a signal moved to another lead take that lead's company.
     const edsger = await createLead(owner, 'Edsger', 'Carried');
@@ -111,7 +130,13 @@ describe('the lead company on signals and meetings', () => {
     await inOrganization(owner.orgId, (tx) =>
       tx.execute(sql`update intent_signals set lead_id = ${edsger} where id = ${s1}`),
     );
-    await expectCarried({ [`signal ${s1}`]: globex, [`meeting ${m1}`]: globex });
+    const dealMoved = await call('POST', `/api/lead/deal/update/${d2}`, {
+      token: owner.token,
+      body: { lead_id: edsger },
+    });
+    expect(dealMoved.status, dealMoved.text).toBe(200);
+    await expectCarried({ [`signal ${s1}`]: globex, [`meeting ${m1}`]: globex, [`deal ${d2}`]: globex });
+    await inOrganization(owner.orgId, (tx) => tx.execute(sql`delete from deals where id = ${d2}`));
 
     // A hard-deleted lead's meetings keep no lead and no company (its signals go with it).
     await inOrganization(owner.orgId, (tx) => tx.execute(sql`delete from leads where id = ${edsger}`));
@@ -135,6 +160,35 @@ describe('the lead company on signals and meetings', () => {
       tx.execute<{ xmin: string }>(sql`select xmin::text from intent_signals where id = ${s}`),
     );
     expect(after.rows[0].xmin).toBe(before.rows[0].xmin);
+  });
+});
+
+describe('company aggregates through the carried company', () => {
+  it('count the open deals of a company’s live leads: a deleted lead’s leave, a restored lead’s return', async () => {
+    const company = await createCompany(owner, { company_name: 'Umbrella' });
+    const pipeline = await defaultPipeline(owner);
+    const [kept, gone] = [await createLead(owner, 'Kept', 'Umbrella'), await createLead(owner, 'Gone', 'Umbrella')];
+    await setCompany(kept, company);
+    await setCompany(gone, company);
+    await addDeal(owner, pipeline, { lead_id: kept, value: 1000 });
+    await addDeal(owner, pipeline, { lead_id: gone, value: 250 });
+    const numbers = async () => {
+      const stats = await call('GET', '/api/company/stats', { token: owner.token, query: { company_id: company } });
+      expect(stats.status, stats.text).toBe(200);
+      const top = await call('GET', '/api/dashboard/top-accounts', { token: owner.token, query: { limit: 100 } });
+      expect(top.status, top.text).toBe(200);
+      const row = stats.body.data.companies.find((c: { id: number }) => c.id === company);
+      const ranked = top.body.data.find((c: { id: number }) => c.id === company);
+      return {
+        stats: [row.open_deal_count, row.open_pipeline_value],
+        top: ranked ? [ranked.open_deals, ranked.open_pipeline_value] : null,
+      };
+    };
+    expect(await numbers()).toEqual({ stats: [2, 1250], top: [2, 1250] });
+    await softDeleteLead(owner, gone);
+    expect(await numbers()).toEqual({ stats: [1, 1000], top: [1, 1000] });
+    await inOrganization(owner.orgId, (tx) => tx.execute(sql`update leads set deleted_at = null where id = ${gone}`));
+    expect(await numbers()).toEqual({ stats: [2, 1250], top: [2, 1250] });
   });
 });
 

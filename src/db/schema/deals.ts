@@ -97,9 +97,21 @@ export const deals = pgTable(
     ownerId: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
+    /**
+     * The company of the deal's lead while the lead is live (null otherwise), kept by triggers
+     * (drizzle/0025 and 0031): a company's deals are one index range. Not on the wire.
+     */
+    leadCompanyId: bigint({ mode: 'number' }),
   },
   (table) => [
     index('deals_organization_id_idx').on(table.organizationId, table.id),
+    // Company stats and top accounts: a company's open deals and their value, index-only.
+    index('deals_organization_lead_company_idx').on(
+      table.organizationId,
+      table.leadCompanyId,
+      table.outcome,
+      table.value,
+    ),
     index('deals_organization_lead_idx').on(table.organizationId, table.leadId),
     index('deals_organization_pipeline_stage_idx').on(table.organizationId, table.pipelineId, table.stageId),
     // Dashboard analytics: deals won and lost in a period.

@@ -1,6 +1,6 @@
 /**
  * GET /api/dashboard/top-accounts: live companies ranked by open pipeline value (open deals of
- * the company's leads, as GET /api/company/stats counts it) or by engagement in the last
+ * the company's live leads, as GET /api/company/stats counts it) or by engagement in the last
  * ENGAGEMENT_DAYS days: intent signals of its live leads plus MEETING_WEIGHT × its meetings
  * (meetings of the company or of one of its live leads, not cancelled). Companies with neither an open deal nor
  * engagement are left out. One statement.
@@ -29,18 +29,13 @@ export async function topAccounts(ctx: TenantContext, query: z.output<typeof Top
       ? sql`engagement_score desc, open_pipeline_value desc, id`
       : sql`open_pipeline_value desc, engagement_score desc, id`;
   const result = await ctx.db.execute<AccountRow>(sql`
-    -- Open deals per lead first, then one pass over those leads for their company; signals and
-    -- meetings carry their live lead's company (lead_company_id, kept by triggers), so the window's
-    -- rows are counted by company without reading the leads.
-    with per_lead as (
-      select d.lead_id, count(*)::int as deals, sum(d.value) as value
-      from deals d where d.organization_id = ${ctx.orgId} and d.outcome = 'open'
-      group by d.lead_id
-    ), deal_companies as (
-      select l.company_id, sum(p.deals)::int as deals, sum(p.value) as value
-      from per_lead p join leads l on l.id = p.lead_id and l.organization_id = ${ctx.orgId}
-      where l.company_id is not null
-      group by l.company_id
+    -- Deals, signals and meetings carry their live lead's company (lead_company_id, kept by
+    -- triggers), so they are counted by company without reading the leads.
+    with deal_companies as (
+      select d.lead_company_id as company_id, count(*)::int as deals, sum(d.value) as value
+      from deals d
+      where d.organization_id = ${ctx.orgId} and d.outcome = 'open' and d.lead_company_id is not null
+      group by 1
     ), signal_counts as (
       select s.lead_company_id as company_id, count(*)::int as n
       from intent_signals s

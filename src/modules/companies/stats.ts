@@ -6,7 +6,7 @@
  */
 import type { z } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
-import { companies, companyLeadCounts, contacts, deals, leads } from '../../db/schema';
+import { companies, companyLeadCounts, contacts, deals } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import { companyFilterWhere } from './filters';
 import type { CompanyStatsQuery } from './schemas';
@@ -55,10 +55,11 @@ export async function companyStats(ctx: TenantContext, query: z.output<typeof Co
       where organization_id = ${ctx.orgId} and deleted_at is null and company_id in (select id from filtered)
       group by company_id
     ), deal_sums as (
-      select l.company_id, count(*)::int as n, sum(d.value) as v
-      from ${deals} d join ${leads} l on l.id = d.lead_id and l.organization_id = ${ctx.orgId}
-      where d.organization_id = ${ctx.orgId} and d.outcome = 'open' and l.company_id in (select id from filtered)
-      group by l.company_id
+      -- Open deals of the companies' live leads: deals carry their live lead's company (kept by triggers).
+      select d.lead_company_id as company_id, count(*)::int as n, sum(d.value) as v
+      from ${deals} d
+      where d.organization_id = ${ctx.orgId} and d.outcome = 'open' and d.lead_company_id in (select id from filtered)
+      group by d.lead_company_id
     )
     select
       (select count(*)::int from filtered) as total,

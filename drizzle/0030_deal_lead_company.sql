@@ -1,0 +1,2 @@
+ALTER TABLE "deals" ADD COLUMN "lead_company_id" bigint;--> statement-breakpoint
+CREATE INDEX "deals_organization_lead_company_idx" ON "deals" USING btree ("organization_id","lead_company_id","outcome","value");
