@@ -62,6 +62,25 @@ async function ownerCounts(org: SignedUp) {
   });
 }
 
+/** (day|event) → "count|value|days to convert", from deal_day_counts and from the deals and their leads. */
+async function dealDayCounts(org: SignedUp) {
+  return inOrganization(org.orgId, async (tx) => {
+    const rolled = await tx.execute<{ k: string; v: string }>(sql`
+      select day::text || '|' || event as k, sum(delta) || '|' || round(sum(value_sum), 2) || '|' || round(sum(convert_days_sum), 6) as v
+      from deal_day_counts group by 1 having sum(delta) <> 0 or sum(value_sum) <> 0 or sum(convert_days_sum) <> 0`);
+    const counted = await tx.execute<{ k: string; v: string }>(sql`
+      select k, count(*) || '|' || round(sum(v), 2) || '|' || round(sum(c), 6) as v from (
+        select (created_at at time zone 'UTC')::date::text || '|created' as k, value::numeric as v, 0::numeric as c from deals
+        union all
+        select (d.closed_at at time zone 'UTC')::date::text || '|' || d.outcome, d.value,
+          case when d.outcome = 'won' then extract(epoch from d.closed_at - l.created_at) / 86400 else 0 end
+        from deals d join leads l on l.id = d.lead_id where d.closed_at is not null) e
+      group by k`);
+    const map = (rows: { k: string; v: string }[]) => Object.fromEntries(rows.map((row) => [row.k, row.v]));
+    return { rolled: map(rolled.rows), counted: map(counted.rows) };
+  });
+}
+
 let owner: SignedUp;
 let other: SignedUp;
 let acme: number;
@@ -158,6 +177,29 @@ describe('the lead rollups', () => {
     const days = await dayCounts(owner);
     expect(days.rolled).toEqual(days.counted);
     expect(Object.keys(days.counted).some((key) => key.endsWith('|true'))).toBe(true);
+
+    // The deal rollup through the same writes, then a value change, a lost deal, a reopened one,
+    // and a change of the lead's creation time (days to convert follow it).
+    const lost = await addDeal(owner, pipeline, { lead_id: leadId, stage_id: stage('Lost'), value: 300 });
+    const reopened = await addDeal(owner, pipeline, { lead_id: other, stage_id: stage('Won'), value: 700 });
+    const moved = await call('POST', `/api/lead/deal/update/${reopened.id}`, {
+      token: owner.token,
+      body: { stage_id: pipeline.stages[0].id, value: 750 },
+    });
+    expect(moved.status, moved.text).toBe(200);
+    await inOrganization(owner.orgId, async (tx) => {
+      await tx.execute(sql`update deals set value = value + 1 where id = ${lost.id}`);
+      await tx.execute(sql`update deals set closed_at = closed_at + interval '3 days' where id = ${won.id}`);
+      await tx.execute(sql`update leads set created_at = created_at - interval '10 days 5 hours' where id = ${other}`);
+    });
+    const deals = await dealDayCounts(owner);
+    expect(deals.rolled).toEqual(deals.counted);
+    const keys = Object.keys(deals.counted);
+    expect(keys.some((key) => key.endsWith('|won'))).toBe(true);
+    expect(keys.some((key) => key.endsWith('|lost'))).toBe(true);
+    // Days to convert of the won deal: 3 days after creation + the lead made 10 days 5 hours older.
+    const won3 = Object.entries(deals.counted).find(([key]) => key.endsWith('|won'))?.[1] ?? '';
+    expect(Number(won3.split('|')[2])).toBeGreaterThan(13.2);
   });
 
   it('write nothing for an update that moves no lead between keys', async () => {

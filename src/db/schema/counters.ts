@@ -1,4 +1,4 @@
-import { bigint, boolean, date, index, integer, pgTable, smallint, text } from 'drizzle-orm/pg-core';
+import { bigint, boolean, date, index, integer, numeric, pgTable, smallint, text } from 'drizzle-orm/pg-core';
 import { id, organizationRef, tenantPolicy } from './tenancy';
 
 /**
@@ -126,5 +126,39 @@ export const leadOwnerCounts = pgTable(
       table.scoreSum,
     ),
     tenantPolicy('lead_owner_counts'),
+  ],
+);
+
+/**
+ * Deals by UTC day and event, for the overview's deal numbers (GET /api/dashboard/overview): every
+ * deal counts once under `created` on its day of creation, and once more under its outcome on its
+ * day of closing when `closed_at` is set. Each row carries the deals' count (`delta`), their summed
+ * value and, for won deals, their summed days from the lead's creation to closing. Same scheme as
+ * lead_day_counts, kept by statement triggers on deals.
+ */
+export const dealDayCounts = pgTable(
+  'deal_day_counts',
+  {
+    id: id(),
+    organizationId: organizationRef(),
+    day: date({ mode: 'string' }).notNull(),
+    /** created, or the outcome (won, lost) of a deal closed that day. */
+    event: text().notNull(),
+    delta: integer().notNull(),
+    valueSum: numeric().notNull(),
+    /** Won deals: the sum of (closed_at − the lead's created_at) in days. */
+    convertDaysSum: numeric().notNull(),
+  },
+  (table) => [
+    // Covering: a period's sums read the index only.
+    index('deal_day_counts_organization_day_idx').on(
+      table.organizationId,
+      table.day,
+      table.event,
+      table.delta,
+      table.valueSum,
+      table.convertDaysSum,
+    ),
+    tenantPolicy('deal_day_counts'),
   ],
 );

@@ -102,6 +102,8 @@ export const deals = pgTable(
      * (drizzle/0025 and 0031): a company's deals are one index range. Not on the wire.
      */
     leadCompanyId: bigint({ mode: 'number' }),
+    /** The creation time of the deal's lead, kept by the same triggers: days to convert without reading the lead. */
+    leadCreatedAt: timestamp({ withTimezone: true }),
   },
   (table) => [
     index('deals_organization_id_idx').on(table.organizationId, table.id),

@@ -57,6 +57,8 @@ export async function dashboardOverview(
   const pf = sql`${periods.previousFrom}::timestamptz`;
   const cf = sql`${periods.from}::timestamptz`;
   const ct = sql`${periods.to}::timestamptz`;
+  // The periods' bounds as UTC days, for the day rollups.
+  const [pfDay, cfDay, ctDay] = [periods.previousFrom, periods.from, periods.to].map((at) => at.slice(0, 10));
   const result = await ctx.db.execute<OverviewRow>(sql`
     -- Leads by creation day, status and won deal come from the rollup: no lead is read.
     with converted_status as ${statusValuesNamed(ctx, ['converted'])},
@@ -70,32 +72,38 @@ export async function dashboardOverview(
         coalesce(sum(n) filter (where not current and converted), 0)::int as converted_prev
       from period_leads
     ), closed as (
-      -- Days to convert (won deals only, so only they read their lead): lead created to deal won.
-      select d.outcome, d.closed_at >= ${cf} as current, d.value,
-        case when d.outcome = 'won' then (select extract(epoch from d.closed_at - l.created_at) / 86400
-          from leads l where l.id = d.lead_id and l.organization_id = ${ctx.orgId}) end as days
-      from deals d
-      where d.organization_id = ${ctx.orgId} and d.outcome in ('won', 'lost')
-        and d.closed_at >= ${pf} and d.closed_at < ${ct}
+      -- Deals won and lost by day of closing, with their value and days to convert (lead created
+      -- to deal won), from the deal rollup: no deal or lead is read.
+      select r.event as outcome, r.day >= ${cfDay}::date as current, r.delta as n, r.value_sum as value, r.convert_days_sum as days
+      from deal_day_counts r
+      where r.organization_id = ${ctx.orgId} and r.event in ('won', 'lost') and r.day >= ${pfDay}::date and r.day < ${ctDay}::date
     ), deal_numbers as (
-      select count(*) filter (where outcome = 'won' and current)::int as won,
-        count(*) filter (where outcome = 'won' and not current)::int as won_prev,
+      select coalesce(sum(n) filter (where outcome = 'won' and current), 0)::int as won,
+        coalesce(sum(n) filter (where outcome = 'won' and not current), 0)::int as won_prev,
         coalesce(sum(value) filter (where outcome = 'won' and current), 0) as won_value,
         coalesce(sum(value) filter (where outcome = 'won' and not current), 0) as won_value_prev,
-        count(*) filter (where outcome = 'lost' and current)::int as lost,
-        count(*) filter (where outcome = 'lost' and not current)::int as lost_prev,
+        coalesce(sum(n) filter (where outcome = 'lost' and current), 0)::int as lost,
+        coalesce(sum(n) filter (where outcome = 'lost' and not current), 0)::int as lost_prev,
         coalesce(sum(value) filter (where outcome = 'lost' and current), 0) as lost_value,
         coalesce(sum(value) filter (where outcome = 'lost' and not current), 0) as lost_value_prev,
-        round(avg(days) filter (where outcome = 'won' and current), 1)::float8 as days_to_convert,
-        round(avg(days) filter (where outcome = 'won' and not current), 1)::float8 as days_to_convert_prev
+        round(sum(days) filter (where outcome = 'won' and current)
+          / nullif(sum(n) filter (where outcome = 'won' and current), 0), 1)::float8 as days_to_convert,
+        round(sum(days) filter (where outcome = 'won' and not current)
+          / nullif(sum(n) filter (where outcome = 'won' and not current), 0), 1)::float8 as days_to_convert_prev
       from closed
     ), pipeline as (
-      select coalesce(sum(d.value) filter (where d.closed_at is null or d.closed_at >= ${ct}), 0) as pipeline,
-        coalesce(sum(d.value) filter (where d.created_at < ${cf} and (d.closed_at is null or d.closed_at >= ${cf})), 0) as pipeline_prev,
-        count(*) filter (where d.closed_at is null or d.closed_at >= ${ct})::int as open_deals,
-        count(*) filter (where d.created_at < ${cf} and (d.closed_at is null or d.closed_at >= ${cf}))::int as open_deals_prev
-      from deals d
-      where d.organization_id = ${ctx.orgId} and d.created_at < ${ct} and (d.closed_at is null or d.closed_at >= ${cf})
+      -- Open at a day boundary T: created before T and not closed before T (a deal closes after
+      -- it is created), so the deals created before T less those closed before T.
+      select coalesce(sum(r.value_sum) filter (where r.event = 'created'), 0)
+          - coalesce(sum(r.value_sum) filter (where r.event <> 'created'), 0) as pipeline,
+        coalesce(sum(r.value_sum) filter (where r.event = 'created' and r.day < ${cfDay}::date), 0)
+          - coalesce(sum(r.value_sum) filter (where r.event <> 'created' and r.day < ${cfDay}::date), 0) as pipeline_prev,
+        (coalesce(sum(r.delta) filter (where r.event = 'created'), 0)
+          - coalesce(sum(r.delta) filter (where r.event <> 'created'), 0))::int as open_deals,
+        (coalesce(sum(r.delta) filter (where r.event = 'created' and r.day < ${cfDay}::date), 0)
+          - coalesce(sum(r.delta) filter (where r.event <> 'created' and r.day < ${cfDay}::date), 0))::int as open_deals_prev
+      from deal_day_counts r
+      where r.organization_id = ${ctx.orgId} and r.day < ${ctDay}::date
     ), meeting_numbers as (
       select count(*) filter (where m.start_time >= ${cf})::int as meetings,
         count(*) filter (where m.start_time < ${cf})::int as meetings_prev
