@@ -363,4 +363,41 @@ describe('forecasting', () => {
       await handle.close();
     }
   });
+
+  it('sums the pipeline from a rollup that equals the deals and their latest snapshots, through every write', async () => {
+    /** (pipeline|month|outcome) → "count|value|weighted", from the rollup and from the deals. */
+    const compare = () =>
+      inOrganization(owner.orgId, async (tx) => {
+        const rolled = await tx.execute<{ k: string; v: string }>(sql`
+          select pipeline_id || '|' || month || '|' || outcome as k,
+            sum(delta) || '|' || round(sum(value_sum), 2) || '|' || round(sum(weighted_sum), 2) as v
+          from deal_close_month_counts group by 1 having sum(delta) <> 0 or sum(value_sum) <> 0 or sum(weighted_sum) <> 0`);
+        const counted = await tx.execute<{ k: string; v: string }>(sql`
+          select d.pipeline_id || '|' || date_trunc('month', d.expected_close_date::timestamp)::date || '|' || d.outcome as k,
+            count(*) || '|' || round(sum(d.value), 2) || '|' || round(coalesce(sum(w.weighted_value), 0), 2) as v
+          from deals d left join lateral (select f.weighted_value from deal_forecasts f
+            where f.deal_id = d.id order by f.snapshot_date desc limit 1) w on true
+          group by 1`);
+        const map = (rows: { k: string; v: string }[]) => Object.fromEntries(rows.map((row) => [row.k, row.v]));
+        expect(map(rolled.rows)).toEqual(map(counted.rows));
+        return Object.keys(map(counted.rows)).length;
+      });
+    expect(await compare()).toBeGreaterThan(2);
+    const pipeline = await defaultPipeline(owner);
+    const won = pipeline.stages.find((row) => row.is_won)?.id as number;
+    // A move to won with a new close date and value (a snapshot is rewritten), a deal deleted,
+    // and the latest snapshot of another removed (the one before becomes the latest again).
+    const moved = await call('POST', `/api/lead/deal/update/${ids.F}`, {
+      token: owner.token,
+      body: { stage_id: won, expected_close_date: '2026-09-03', value: 4500 },
+    });
+    expect(moved.status, moved.text).toBe(200);
+    const removed = await call('DELETE', '/api/lead/deal/delete', { token: owner.token, body: { ids: [ids.C] } });
+    expect(removed.status, removed.text).toBe(200);
+    await inOrganization(owner.orgId, (tx) =>
+      tx.execute(sql`delete from deal_forecasts where deal_id = ${ids.B}
+        and snapshot_date = (select max(snapshot_date) from deal_forecasts where deal_id = ${ids.B})`),
+    );
+    expect(await compare()).toBeGreaterThan(2);
+  });
 });

@@ -162,3 +162,36 @@ export const dealDayCounts = pgTable(
     tenantPolicy('deal_day_counts'),
   ],
 );
+
+/**
+ * Deals by pipeline, month of expected close and outcome, with their count, summed value and
+ * summed weighted value of their latest forecast snapshot, for GET /api/forecast/pipeline. Same
+ * scheme as lead_day_counts, kept by statement triggers on deals.
+ */
+export const dealCloseMonthCounts = pgTable(
+  'deal_close_month_counts',
+  {
+    id: id(),
+    organizationId: organizationRef(),
+    pipelineId: bigint({ mode: 'number' }).notNull(),
+    /** The first day of the month of expected_close_date. */
+    month: date({ mode: 'string' }).notNull(),
+    outcome: text().notNull(),
+    delta: integer().notNull(),
+    valueSum: numeric().notNull(),
+    weightedSum: numeric().notNull(),
+  },
+  (table) => [
+    // Covering: a horizon's sums read the index only.
+    index('deal_close_month_counts_organization_month_idx').on(
+      table.organizationId,
+      table.month,
+      table.pipelineId,
+      table.outcome,
+      table.delta,
+      table.valueSum,
+      table.weightedSum,
+    ),
+    tenantPolicy('deal_close_month_counts'),
+  ],
+);

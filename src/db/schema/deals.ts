@@ -104,6 +104,12 @@ export const deals = pgTable(
     leadCompanyId: bigint({ mode: 'number' }),
     /** The creation time of the deal's lead, kept by the same triggers: days to convert without reading the lead. */
     leadCreatedAt: timestamp({ withTimezone: true }),
+    /**
+     * The weighted value and day of the deal's latest forecast snapshot, kept by a trigger on
+     * deal_forecasts (drizzle/0035), so the pipeline forecast sums them from a rollup. Not on the wire.
+     */
+    forecastWeightedValue: numeric({ precision: 14, scale: 2, mode: 'number' }),
+    forecastSnapshotDate: date({ mode: 'string' }),
   },
   (table) => [
     index('deals_organization_id_idx').on(table.organizationId, table.id),

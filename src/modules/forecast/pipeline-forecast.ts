@@ -36,19 +36,17 @@ export async function pipelineForecast(ctx: TenantContext, query: z.output<typeo
         date_trunc(${unit}, ${dayOf(now)}::date) + make_interval(months => ${step * (count - 1)}),
         make_interval(months => ${step})) g
     )
+    -- Deals by pipeline, month of expected close and outcome, with their latest weighted value,
+    -- come from the rollup kept by triggers on deals: no deal or snapshot is read.
     select p.start_date::text as start_date, (p.next_start - 1)::text as end_date,
-      coalesce(sum(d.value) filter (where d.outcome = 'won'), 0) as committed,
-      coalesce(sum(d.value) filter (where d.outcome <> 'lost'), 0) as best_case,
-      coalesce(sum(w.weighted_value) filter (where d.outcome = 'open'), 0) as weighted_pipeline,
-      count(d.id) filter (where d.outcome <> 'lost')::int as deal_count
+      coalesce(sum(r.value_sum) filter (where r.outcome = 'won'), 0) as committed,
+      coalesce(sum(r.value_sum) filter (where r.outcome <> 'lost'), 0) as best_case,
+      coalesce(sum(r.weighted_sum) filter (where r.outcome = 'open'), 0) as weighted_pipeline,
+      coalesce(sum(r.delta) filter (where r.outcome <> 'lost'), 0)::int as deal_count
     from periods p
-    left join deals d on d.organization_id = ${ctx.orgId}
-      and d.expected_close_date >= p.start_date and d.expected_close_date < p.next_start
-      ${query.pipeline_id === undefined ? sql`` : sql`and d.pipeline_id = ${query.pipeline_id}`}
-    left join lateral (
-      select f.weighted_value from deal_forecasts f
-      where f.organization_id = d.organization_id and f.deal_id = d.id order by f.snapshot_date desc limit 1
-    ) w on true
+    left join deal_close_month_counts r on r.organization_id = ${ctx.orgId}
+      and r.month >= p.start_date and r.month < p.next_start
+      ${query.pipeline_id === undefined ? sql`` : sql`and r.pipeline_id = ${query.pipeline_id}`}
     group by p.start_date, p.next_start
     order by p.start_date`);
   return result.rows.map((row) => {
