@@ -126,7 +126,15 @@ export interface ListDefinition<S extends ListSort, F extends z.ZodRawShape, Q e
   base: (
     ctx: TenantContext,
     params: ListQueryParams<S, F>,
-  ) => { rows: (columns: ListColumns) => Q; where: SQL | undefined };
+  ) => {
+    rows: (columns: ListColumns) => Q;
+    where: SQL | undefined;
+    /**
+     * What the bounded total counts, when cheaper than `rows` and matched by the same WHERE: the
+     * base table without joins that compute per-row values (a lateral the planner cannot drop).
+     */
+    countRows?: () => PgSelect;
+  };
 }
 
 export interface ListRunOptions {
@@ -186,7 +194,8 @@ export function defineList<const S extends ListSort, Q extends PgSelect, F exten
       ? sql`(${sortColumn}, ${idColumn}) ${descending ? sql`<` : sql`>`} (${cursor.value}, ${cursor.id})`
       : undefined;
 
-    const countable = () => scope.rows({ sortKey: sql`null`, sortId: sql`null`, total: sql`null` }).where(where);
+    const countable = () =>
+      (scope.countRows?.() ?? scope.rows({ sortKey: sql`null`, sortId: sql`null`, total: sql`null` })).where(where);
     const plan: TotalPlan = cursor?.total
       ? { kind: 'carried', total: cursor.total }
       : definition.counter && !filtered

@@ -131,6 +131,11 @@ export const targetAccountList = defineList({
         .from(targetAccounts)
         .leftJoinLateral(healthLateral, sql`true`)
         .$dynamic(),
+    // The total needs an account's health only to filter by its band.
+    countRows:
+      params.health === undefined
+        ? () => ctx.db.select({ id: targetAccounts.id }).from(targetAccounts).$dynamic()
+        : undefined,
     where: accountWhere(
       ctx,
       params.health !== undefined ? sql`${healthBand} = ${params.health}` : undefined,
