@@ -9,13 +9,12 @@ import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Transaction } from '../src/db/client';
 import { companies, deals, intentSignals, leads, meetings } from '../src/db/schema';
-import type { TenantContext } from '../src/db/tenant';
 import { leadAging } from '../src/modules/analytics/lead-aging';
 import { topAccounts } from '../src/modules/analytics/top-accounts';
 import { createCompany } from './helpers/accounts';
 import { call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
 import { defaultPipeline, type StageRow } from './helpers/deals';
-import { inOrganization } from './helpers/leads';
+import { asTenant, inOrganization } from './helpers/leads';
 import { statementsOf } from './helpers/statements';
 
 const NOW = new Date('2026-07-01T12:00:00Z');
@@ -141,16 +140,6 @@ describe('dashboard analytics', () => {
   let other: SignedUp;
   let seeded: Seeded;
   let otherSeeded: Seeded;
-
-  const asTenant = <T>(org: SignedUp, work: (ctx: TenantContext) => Promise<T>) =>
-    inOrganization(org.orgId, (tx: Transaction) =>
-      work({
-        db: tx,
-        orgId: org.orgId,
-        actor: { kind: 'user', userId: org.userId, role: 'admin' },
-        userId: org.userId,
-      }),
-    );
 
   beforeAll(async () => {
     [owner, other] = await Promise.all([signupOrganization('Analytics'), signupOrganization('Analytics other')]);

@@ -8,7 +8,7 @@
 import { env } from 'cloudflare:workers';
 import { and, eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Transaction } from '../src/db/client';
+import { openDatabase } from '../src/db/client';
 import { dealForecasts, deals, forecastSnapshotRuns, intentSignals } from '../src/db/schema';
 import type { TenantContext } from '../src/db/tenant';
 import { readConfig } from '../src/env';
@@ -17,7 +17,7 @@ import { pipelineForecast } from '../src/modules/forecast/pipeline-forecast';
 import { recordForecasts, snapshotAllOpenDeals } from '../src/modules/forecast/snapshots';
 import { call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
 import { addDeal, defaultPipeline, type StageRow } from './helpers/deals';
-import { inOrganization } from './helpers/leads';
+import { asTenant, inOrganization } from './helpers/leads';
 
 const NOW = new Date('2026-06-15T12:00:00Z');
 const NOW2 = new Date('2026-06-21T12:00:00Z');
@@ -28,17 +28,9 @@ describe('forecasting', () => {
   let other: SignedUp;
   const ids: Record<string, number> = {};
 
-  const asTenant = <T>(work: (ctx: TenantContext) => Promise<T>) =>
-    inOrganization(owner.orgId, (tx: Transaction) =>
-      work({
-        db: tx,
-        orgId: owner.orgId,
-        actor: { kind: 'user', userId: owner.userId, role: 'admin' },
-        userId: owner.userId,
-      }),
-    );
+  const asOwner = <T>(work: (ctx: TenantContext) => Promise<T>) => asTenant(owner, work);
   const snapshotAt = (now: Date) =>
-    asTenant((ctx) => recordForecasts(ctx.db, now, sql`d.organization_id = ${owner.orgId}`));
+    asOwner((ctx) => recordForecasts(ctx.db, now, sql`d.organization_id = ${owner.orgId}`));
 
   beforeAll(async () => {
     [owner, other] = await Promise.all([signupOrganization('Forecast'), signupOrganization('Other')]);
@@ -132,7 +124,7 @@ describe('forecasting', () => {
   });
 
   it('sums the pipeline per month and per quarter by expected close date', async () => {
-    const monthly = await asTenant((ctx) => pipelineForecast(ctx, { period: 'monthly', months: 2 }, NOW));
+    const monthly = await asOwner((ctx) => pipelineForecast(ctx, { period: 'monthly', months: 2 }, NOW));
     // June: committed D 5000; best case A+B+C+D = 10000+20000+8000+5000 = 43000 (E lost);
     // weighted A+B+C = 5500+8400+1000 = 14900; expected 5000+14900 = 19900; 4 deals.
     // July: F 4000 at Prospecting 0.1 → 400.
@@ -158,7 +150,7 @@ describe('forecasting', () => {
         deal_count: 1,
       },
     ]);
-    const quarterly = await asTenant((ctx) => pipelineForecast(ctx, { period: 'quarterly', months: 6 }, NOW));
+    const quarterly = await asOwner((ctx) => pipelineForecast(ctx, { period: 'quarterly', months: 6 }, NOW));
     expect(quarterly.map((row) => [row.period, row.end_date, row.best_case, row.weighted_pipeline])).toEqual([
       ['2026-Q2', '2026-06-30', 43000, 14900],
       ['2026-Q3', '2026-09-30', 4000, 400],
@@ -188,7 +180,7 @@ describe('forecasting', () => {
   });
 
   it('lists deals at risk with reasons, by value at risk, and the trend of a deal that moved', async () => {
-    const atNow = await asTenant((ctx) => dealsAtRisk(ctx, { owner: 'all', limit: 10 }, NOW));
+    const atNow = await asOwner((ctx) => dealsAtRisk(ctx, { owner: 'all', limit: 10 }, NOW));
     // B: 20000 × 0.75 = 15000 at risk (stalled, no activity); C: 8000 × 0.25 = 2000 (close date passed).
     expect(atNow.map((row) => [row.deal_id, row.value_at_risk, row.reasons.map((reason) => reason.reason)])).toEqual([
       [ids.B, 15000, ['stalled', 'no_activity']],
@@ -199,17 +191,17 @@ describe('forecasting', () => {
     // F's value falls from 4000 to 3000; a week later (NOW2 = 2026-06-21) B's close date has passed too.
     await inOrganization(owner.orgId, (tx) => tx.update(deals).set({ value: 3000 }).where(eq(deals.id, ids.F)));
     await snapshotAt(NOW2);
-    const atNow2 = await asTenant((ctx) => dealsAtRisk(ctx, { owner: 'all', limit: 10 }, NOW2));
+    const atNow2 = await asOwner((ctx) => dealsAtRisk(ctx, { owner: 'all', limit: 10 }, NOW2));
     // C: 16 days in Qualification > 14 → stalled too; F: 3000 × 0.1 = 300 (value dropped).
     expect(atNow2.map((row) => [row.deal_id, row.value_at_risk, row.reasons.map((reason) => reason.reason)])).toEqual([
       [ids.B, 15000, ['stalled', 'close_date_passed', 'no_activity']],
       [ids.C, 2000, ['stalled', 'close_date_passed']],
       [ids.F, 300, ['value_dropped']],
     ]);
-    expect(await asTenant((ctx) => dealsAtRisk(ctx, { owner: 'all', limit: 1 }, NOW2))).toHaveLength(1);
+    expect(await asOwner((ctx) => dealsAtRisk(ctx, { owner: 'all', limit: 1 }, NOW2))).toHaveLength(1);
     // owner=me: C has no owner any more.
     await inOrganization(owner.orgId, (tx) => tx.update(deals).set({ ownerId: null }).where(eq(deals.id, ids.C)));
-    const mine = await asTenant((ctx) => dealsAtRisk(ctx, { owner: 'me', limit: 10 }, NOW2));
+    const mine = await asOwner((ctx) => dealsAtRisk(ctx, { owner: 'me', limit: 10 }, NOW2));
     expect(mine.map((row) => row.deal_id)).toEqual([ids.B, ids.F]);
     // Over HTTP (the real clock: every seeded close date has passed), in the declared shape.
     const overHttp = await call('GET', '/api/forecast/at-risk', { token: owner.token, query: { owner: 'me' } });
@@ -219,7 +211,7 @@ describe('forecasting', () => {
     await inOrganization(owner.orgId, (tx) =>
       tx.update(deals).set({ ownerId: owner.userId }).where(eq(deals.id, ids.C)),
     );
-    expect(await asTenant((ctx) => dealsAtRisk(ctx, { owner: 'all', limit: 10, status: 999999999 }, NOW2))).toEqual([]);
+    expect(await asOwner((ctx) => dealsAtRisk(ctx, { owner: 'all', limit: 10, status: 999999999 }, NOW2))).toEqual([]);
 
     // B at NOW2: 0.75 × 0.7 × 0.5 × 0.8 = 0.21 → 4200, down from 8400 as close_date_passed was added.
     const b = await call('GET', `/api/forecast/deal/${ids.B}`, { token: owner.token });
@@ -270,7 +262,7 @@ describe('forecasting', () => {
           snapshot('F', '2026-06-01', 'open', 400, '2026-07-15'),
         ]),
     );
-    const rows = await asTenant((ctx) => forecastAccuracy(ctx, { months: 2, format: 'json' }, NOW3));
+    const rows = await asOwner((ctx) => forecastAccuracy(ctx, { months: 2, format: 'json' }, NOW3));
     // June: forecast A 5000 + D 2500 = 7500 (E lost counts 0); won in June: D 5000 → error 2500, 50 %.
     // July: F's latest snapshot on or before July 1 is NOW2's: 3000 × 0.1 = 300; nothing won → error 300.
     expect(rows).toEqual([

@@ -6,15 +6,13 @@
  */
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Transaction } from '../src/db/client';
-import type { TenantContext } from '../src/db/tenant';
 import { leadAging } from '../src/modules/analytics/lead-aging';
 import { AGING_BUCKETS } from '../src/modules/analytics/period';
 import { csvOf, importAndWait, leadRows } from './cross-tenant/fixtures/jobs';
 import { call, signupOrganization, type SignedUp } from './helpers/api';
 import { createCompany } from './helpers/accounts';
 import { addDeal, defaultPipeline } from './helpers/deals';
-import { createLead, inOrganization } from './helpers/leads';
+import { asTenant, createLead, inOrganization } from './helpers/leads';
 import { statementsOf } from './helpers/statements';
 
 type Counted = Record<string, number>;
@@ -405,16 +403,6 @@ describe('lead aging from the rollups', () => {
   const DAY = 86_400_000;
   let aging: SignedUp;
 
-  const asTenant = <T>(work: (ctx: TenantContext) => Promise<T>) =>
-    inOrganization(aging.orgId, (tx: Transaction) =>
-      work({
-        db: tx,
-        orgId: aging.orgId,
-        actor: { kind: 'user', userId: aging.userId, role: 'admin' },
-        userId: aging.userId,
-      }),
-    );
-
   /** Lead aging by a plain reading of every lead, bucketed by whole days in JavaScript. */
   async function scanned() {
     const { leadRows, closed } = await inOrganization(aging.orgId, async (tx) => {
@@ -444,7 +432,7 @@ describe('lead aging from the rollups', () => {
   }
 
   async function expectAgingEqualsScan() {
-    const [rolled, scan] = [await asTenant((ctx) => leadAging(ctx, NOW)), await scanned()];
+    const [rolled, scan] = [await asTenant(aging, (ctx) => leadAging(ctx, NOW)), await scanned()];
     expect({
       open_leads: rolled.open_leads,
       created: rolled.by_created.map((b) => b.count),

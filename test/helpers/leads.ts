@@ -6,6 +6,7 @@ import { env } from 'cloudflare:workers';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { openDatabase, withTenant, type Transaction } from '../../src/db/client';
 import { feedEntries, leads } from '../../src/db/schema';
+import { actorContext, type TenantContext } from '../../src/db/tenant';
 import { readConfig } from '../../src/env';
 import { call, type SignedUp } from './api';
 
@@ -17,6 +18,13 @@ export async function inOrganization<T>(orgId: number, work: (tx: Transaction) =
   } finally {
     await handle.close();
   }
+}
+
+/** Runs a service function as the organization's admin, inside its tenant scope. */
+export function asTenant<T>(org: SignedUp, work: (ctx: TenantContext) => Promise<T>): Promise<T> {
+  return inOrganization(org.orgId, (tx) =>
+    work({ db: tx, orgId: org.orgId, ...actorContext({ kind: 'user', userId: org.userId, role: 'admin' }) }),
+  );
 }
 
 export async function createLead(owner: SignedUp, firstName = 'Grace', lastName = 'Hopper'): Promise<number> {
