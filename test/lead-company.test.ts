@@ -201,7 +201,11 @@ describe('account health through the carried company', () => {
     const health = async () => {
       const view = await call('GET', `/api/target-accounts/${accountId}`, { token: owner.token });
       expect(view.status, view.text).toBe(200);
-      return view.body.data.health as { signals: { count: number }; meetings: { count: number } };
+      return view.body.data.health as {
+        signals: { count: number };
+        meetings: { count: number };
+        deals: { open: number; won: number };
+      };
     };
 
     // A company lead that a contact also points at: its signal and meeting count once.
@@ -221,7 +225,16 @@ describe('account health through the carried company', () => {
     await signal(away);
     await signal(away, 45); // outside the 30-day window
     await meeting({ lead_id: away, contact_id: awayContact });
-    expect(await health()).toMatchObject({ signals: { count: 2 }, meetings: { count: 2 } });
+    // A won deal on the company's lead, an open one on the contact's lead elsewhere.
+    const pipeline = await defaultPipeline(owner);
+    const wonStage = pipeline.stages.find((stage) => stage.is_won)?.id as number;
+    await addDeal(owner, pipeline, { lead_id: own, stage_id: wonStage });
+    await addDeal(owner, pipeline, { lead_id: away });
+    expect(await health()).toMatchObject({
+      signals: { count: 2 },
+      meetings: { count: 2 },
+      deals: { open: 1, won: 1 },
+    });
 
     // The company's lead leaves for another company: its signal and meeting go with it, except
     // the meeting that also names the account's contact.
@@ -229,7 +242,7 @@ describe('account health through the carried company', () => {
     await inOrganization(owner.orgId, (tx) =>
       tx.execute(sql`update contacts set lead_id = null where id = ${ownContact}`),
     );
-    expect(await health()).toMatchObject({ signals: { count: 1 }, meetings: { count: 2 } });
+    expect(await health()).toMatchObject({ signals: { count: 1 }, meetings: { count: 2 }, deals: { open: 1, won: 0 } });
     // A lead joining the company brings its signals.
     const joiner = await createLead(owner, 'Joiner', 'Initech');
     await signal(joiner);

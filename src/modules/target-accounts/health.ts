@@ -30,26 +30,26 @@ const org = targetAccounts.organizationId;
 const company = targetAccounts.companyId;
 
 /**
- * `acc`: the account's deals and its contact ids, gathered once per account (`offset 0` keeps the
- * planner from re-running them per use). The account's leads are two lookups joined by UNION:
- * leads by company, an index-only range of `leads_organization_company_live_idx` that also holds
- * each lead's open and won deal counts (kept by a trigger on deals), and the leads its contacts
- * point at. `other_lead_ids` are the latter that belong to no company or another one: the signals
- * and meetings of the company's own leads carry `lead_company_id` (kept by triggers, drizzle/0025),
- * so they are index ranges by company, and only these few leads are probed by `= any(array)`.
+ * `acc`: the account's contact ids, the leads its contacts point at outside the company
+ * (`other_lead_ids`), and its open and won deals, gathered once per account (`offset 0` keeps the
+ * planner from re-running them per use). Deals, signals and meetings carry their live lead's
+ * company (`lead_company_id`, kept by triggers: drizzle/0025 and 0031), so those of the company's
+ * own leads are index ranges by company; only the contacts' other leads are probed by
+ * `= any(array)`, and they belong to another company or none, so nothing is counted twice.
  * An account costs a few index ranges however large the organization is.
  */
-const accountIds = sql`(select leads_of.open_deals, leads_of.won_deals, contacts_of.contact_ids, contacts_of.other_lead_ids
-    from (select coalesce(sum(u.open_deals), 0)::int as open_deals, coalesce(sum(u.won_deals), 0)::int as won_deals
-      from (select l.id, l.open_deals, l.won_deals from leads l
-          where l.organization_id = ${org} and l.company_id = ${company} and l.deleted_at is null
-        union
-        select l.id, l.open_deals, l.won_deals from contacts c join leads l on l.id = c.lead_id and l.organization_id = ${org} and l.deleted_at is null
-          where c.organization_id = ${org} and c.company_id = ${company} and c.deleted_at is null) u) leads_of,
-      (select array_agg(c.id) as contact_ids,
+const accountIds = sql`(select contacts_of.contact_ids, contacts_of.other_lead_ids, deals_of.open_deals, deals_of.won_deals
+    from (select array_agg(c.id) as contact_ids,
           array_agg(distinct l.id) filter (where l.id is not null and l.company_id is distinct from ${company}) as other_lead_ids
         from contacts c left join leads l on l.id = c.lead_id and l.organization_id = ${org} and l.deleted_at is null
         where c.organization_id = ${org} and c.company_id = ${company} and c.deleted_at is null) contacts_of
+      cross join lateral (select count(*) filter (where x.outcome = 'open')::int as open_deals,
+          count(*) filter (where x.outcome = 'won')::int as won_deals
+        from (select d.outcome from deals d
+            where d.organization_id = ${org} and d.lead_company_id = ${company} and d.outcome in ('open', 'won')
+          union all
+          select d.outcome from deals d
+            where d.organization_id = ${org} and d.lead_id = any(contacts_of.other_lead_ids) and d.outcome in ('open', 'won')) x) deals_of
     offset 0) acc`;
 
 /** An intent signal `s` inside the signal window. */
