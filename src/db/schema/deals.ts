@@ -116,8 +116,8 @@ export const deals = pgTable(
     // Company stats and top accounts: a company's open deals and their value, index-only.
     index('deals_organization_lead_company_idx').on(
       table.organizationId,
-      table.leadCompanyId,
       table.outcome,
+      table.leadCompanyId,
       table.value,
     ),
     index('deals_organization_lead_idx').on(table.organizationId, table.leadId),

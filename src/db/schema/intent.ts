@@ -42,8 +42,8 @@ export const intentSignals = pgTable(
   },
   (table) => [
     index('intent_signals_organization_lead_idx').on(table.organizationId, table.leadId, table.occurredAt),
-    // Dashboard analytics: the signals of the engagement window.
-    index('intent_signals_organization_occurred_idx').on(table.organizationId, table.occurredAt),
+    // Dashboard analytics: the signals of the engagement window, by the company they carry (index-only).
+    index('intent_signals_organization_occurred_idx').on(table.organizationId, table.occurredAt, table.leadCompanyId),
     // Account health and top accounts: the signals of a company's live leads in a window.
     index('intent_signals_organization_lead_company_idx').on(
       table.organizationId,
