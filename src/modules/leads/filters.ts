@@ -7,6 +7,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { and, eq, gte, inArray, isNull, lte, sql, type SQL } from 'drizzle-orm';
+import type { PgColumn } from 'drizzle-orm/pg-core';
 import { containsPattern, dateRange, listParamsShape } from '../../core/list';
 import { leads, leadSearchScope, leadTags } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
@@ -100,6 +101,30 @@ function equalsIgnoringCase(column: SQL | { getSQL(): SQL }, value: string): SQL
 }
 
 /**
+ * The filters on a lead's keys (owner, status, source) against the columns given: the lead's own,
+ * or those of a rollup keyed the same way (saved-queries/modules.ts), so both read them alike.
+ * Without `assignedTo` the owner filters are not built: a rollup without the owner says so first.
+ */
+export function leadKeyFilters(
+  ctx: Pick<TenantContext, 'userId'>,
+  f: Pick<LeadFilters, 'assigned_to' | 'unassigned' | 'state_id' | 'lead_source'>,
+  columns: { assignedTo?: PgColumn; status: PgColumn; leadSource: PgColumn },
+): (SQL | undefined)[] {
+  const owner = columns.assignedTo;
+  let assigned: SQL | undefined;
+  if (owner && f.assigned_to) {
+    if (f.assigned_to === 'me') assigned = ctx.userId === null ? sql`false` : eq(owner, ctx.userId);
+    else assigned = inArray(owner, f.assigned_to);
+  }
+  return [
+    assigned,
+    owner && f.unassigned ? isNull(owner) : undefined,
+    f.lead_source ? inArray(columns.leadSource, f.lead_source) : undefined,
+    f.state_id ? inArray(columns.status, f.state_id) : undefined,
+  ];
+}
+
+/**
  * Every lead filter as one WHERE: always the caller's organization and live leads only.
  * search_value is an ILIKE on the trigram-indexed search document, asked of the
  * `lead_search_scope` view so that `leads_search_trgm_idx` serves it under row-level security
@@ -108,9 +133,6 @@ function equalsIgnoringCase(column: SQL | { getSQL(): SQL }, value: string): SQL
  */
 export function leadFilterWhere(ctx: Pick<TenantContext, 'orgId' | 'userId'>, filters: LeadFilters): SQL {
   const f = filters;
-  let assigned: SQL | undefined;
-  if (f.assigned_to === 'me') assigned = ctx.userId === null ? sql`false` : eq(leads.assignedTo, ctx.userId);
-  else if (f.assigned_to) assigned = inArray(leads.assignedTo, f.assigned_to);
   return and(
     eq(leads.organizationId, ctx.orgId),
     isNull(leads.deletedAt),
@@ -120,11 +142,8 @@ export function leadFilterWhere(ctx: Pick<TenantContext, 'orgId' | 'userId'>, fi
     dateRange(leads.createdAt, f),
     f.score_min !== undefined ? gte(leads.score, f.score_min) : undefined,
     f.score_max !== undefined ? lte(leads.score, f.score_max) : undefined,
-    assigned,
-    f.unassigned ? isNull(leads.assignedTo) : undefined,
-    f.lead_source ? inArray(leads.leadSource, f.lead_source) : undefined,
+    ...leadKeyFilters(ctx, f, { assignedTo: leads.assignedTo, status: leads.status, leadSource: leads.leadSource }),
     f.priority ? inArray(leads.priority, f.priority) : undefined,
-    f.state_id ? inArray(leads.status, f.state_id) : undefined,
     f.tags
       ? sql`exists (select 1 from ${leadTags} where ${leadTags.leadId} = ${leads.id} and ${leadTags.tagId} in ${f.tags})`
       : undefined,

@@ -5,7 +5,7 @@
  * date columns it may bucket. Identifiers reach SQL only from these tables; values are bound.
  */
 import { z } from '@hono/zod-openapi';
-import { and, eq, ilike, inArray, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, eq, ilike, sql, type SQL } from 'drizzle-orm';
 import { containsPattern, dateRange, listParamsShape } from '../../core/list';
 import {
   companies,
@@ -22,7 +22,7 @@ import { companyFiltersObject, companyFilterWhere } from '../companies/filters';
 import { contactFiltersObject, contactFilterWhere } from '../contacts/filters';
 import { dealListFilters } from '../deals/schemas';
 import { DEAL_OUTCOMES } from '../deals/fields';
-import { leadFiltersObject, leadFilterWhere } from '../leads/filters';
+import { leadFiltersObject, leadFilterWhere, leadKeyFilters } from '../leads/filters';
 import { meetingFilters, meetingFilterWhere, type MeetingFilters } from '../meetings/service';
 
 type Scope = Pick<TenantContext, 'orgId' | 'userId'>;
@@ -124,8 +124,7 @@ const leadDayRollup: QueryRollup = {
     return and(
       eq(leadDayCounts.organizationId, ctx.orgId),
       dateRange(leadDayCounts.day, f),
-      f.lead_source ? inArray(leadDayCounts.leadSource, f.lead_source) : undefined,
-      f.state_id ? inArray(leadDayCounts.status, f.state_id) : undefined,
+      ...leadKeyFilters(ctx, f, { status: leadDayCounts.status, leadSource: leadDayCounts.leadSource }),
       f.created_from ? sql`${leadDayCounts.day} >= ${f.created_from}::date` : undefined,
       f.created_to ? sql`${leadDayCounts.day} <= ${f.created_to}::date` : undefined,
     ) as SQL;
@@ -146,16 +145,13 @@ const leadOwnerRollup: QueryRollup = {
   where: (ctx, raw) => {
     if (!holdsFilters(raw, LEAD_OWNER_FILTERS)) return null;
     const f = raw as z.output<typeof leadFiltersObject>;
-    let assigned: SQL | undefined;
-    if (f.assigned_to === 'me')
-      assigned = ctx.userId === null ? sql`false` : eq(leadOwnerCounts.assignedTo, ctx.userId);
-    else if (f.assigned_to) assigned = inArray(leadOwnerCounts.assignedTo, f.assigned_to);
     return and(
       eq(leadOwnerCounts.organizationId, ctx.orgId),
-      assigned,
-      f.unassigned ? isNull(leadOwnerCounts.assignedTo) : undefined,
-      f.lead_source ? inArray(leadOwnerCounts.leadSource, f.lead_source) : undefined,
-      f.state_id ? inArray(leadOwnerCounts.status, f.state_id) : undefined,
+      ...leadKeyFilters(ctx, f, {
+        assignedTo: leadOwnerCounts.assignedTo,
+        status: leadOwnerCounts.status,
+        leadSource: leadOwnerCounts.leadSource,
+      }),
     ) as SQL;
   },
   groups: {
