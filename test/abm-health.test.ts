@@ -160,6 +160,8 @@ describe('account health and ABM reports', () => {
     const ids = async (query: Record<string, string | number>) => {
       const response = await call('GET', '/api/target-accounts', { token: owner.token, query });
       expect(response.status, response.text).toBe(200);
+      // The total counts the same accounts as the page (every page here holds them all).
+      expect(response.body.total).toBe(response.body.data.length);
       return response.body.data.map((row: { id: number }) => row.id);
     };
     expect(await ids({ health: 'hot' })).toEqual([account.Two]);
@@ -183,6 +185,21 @@ describe('account health and ABM reports', () => {
       query: { sort: '-health_score', limit: 2, cursor: first.body.next_cursor },
     });
     expect([...first.body.data, ...second.body.data].map((row: { id: number }) => row.id)).toEqual(ranked.slice(0, 4));
+  });
+
+  it('counts the list’s total without computing health, unless it filters by the band', async () => {
+    const totalOf = async (query: Record<string, string>) => {
+      const { response, statements } = await statementsOf(() =>
+        call('GET', '/api/target-accounts', { token: owner.token, query: { limit: '1', ...query } }),
+      );
+      expect(response.status, response.text).toBe(200);
+      const counted = /select count\(\*\) from \((.*)\) as bounded/s.exec(statements.join('\n'))?.[1];
+      expect(counted, 'the bounded total').toBeDefined();
+      return { total: response.body.total, countReadsSignals: (counted as string).includes('intent_signals') };
+    };
+    expect(await totalOf({})).toEqual({ total: 5, countReadsSignals: false });
+    expect(await totalOf({ search: 'Health T' })).toEqual({ total: 2, countReadsSignals: false });
+    expect(await totalOf({ health: 'cold' })).toEqual({ total: 3, countReadsSignals: true });
   });
 
   it('counts the funnel by stage with conversion between stages, archived accounts left out', async () => {
