@@ -215,14 +215,14 @@ export const TopAccount = z
   .object({
     id: z.number().int().openapi({ description: 'The company', example: 7 }),
     company_name: z.string().openapi({ description: 'Its name', example: 'Acme' }),
-    open_deals: z.number().int().openapi({ description: 'Open deals of its leads', example: 2 }),
+    open_deals: z.number().int().openapi({ description: 'Open deals of its live leads', example: 2 }),
     open_pipeline_value: z.number().openapi({ description: 'Their total value', example: 30000 }),
     intent_signals: z
       .number()
       .int()
-      .openapi({ description: 'Intent signals of its leads in the last 30 days', example: 5 }),
+      .openapi({ description: 'Intent signals of its live leads in the last 30 days', example: 5 }),
     meetings: z.number().int().openapi({
-      description: 'Meetings (not cancelled) of the company or its leads starting in the last 30 days',
+      description: 'Meetings (not cancelled) of the company or its live leads starting in the last 30 days',
       example: 1,
     }),
     engagement_score: z.number().int().openapi({ description: 'intent_signals + 3 × meetings', example: 8 }),

@@ -94,7 +94,7 @@ export const CompanyStatsSchema = z
             open_deal_count: z
               .number()
               .int()
-              .openapi({ description: 'Open deals (outcome open) of its linked leads', example: 2 }),
+              .openapi({ description: 'Open deals (outcome open) of its live linked leads', example: 2 }),
             open_pipeline_value: z
               .number()
               .openapi({ description: 'Sum of the values of those open deals', example: 15000 }),

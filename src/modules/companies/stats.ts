@@ -1,8 +1,8 @@
 /**
  * GET /api/company/stats: over the companies matching the list filters, counts by industry, by
  * employee_size and by country, and the companies with the most leads with their lead and
- * contact counts, open deals and open pipeline value (deals of the company's linked leads whose
- * outcome is open). One statement: the filtered set is a CTE the aggregates all read.
+ * contact counts, open deals and open pipeline value (deals of the company's live linked leads whose
+ * outcome is open, by the company each deal carries). One statement: the filtered set is a CTE the aggregates all read.
  */
 import type { z } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
