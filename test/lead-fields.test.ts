@@ -6,13 +6,16 @@
  */
 import Papa from 'papaparse';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type LeadFieldSpec, leadFields } from '../src/modules/leads/fields';
+import type { FieldSpec } from '../src/core/field-table';
+import type { leads } from '../src/db/schema';
+import { leadFields } from '../src/modules/leads/fields';
 import { planColumns } from '../src/modules/imports/header-mapping';
 import { call, signupOrganization, type SignedUp } from './helpers/api';
 import { createLead } from './helpers/leads';
 import { download, exportAndWait } from './cross-tenant/fixtures/jobs';
 
-const table = Object.entries(leadFields) as [string, LeadFieldSpec][];
+type LeadFieldSpec = FieldSpec<typeof leads>;
+const table = Object.entries(leadFields.spec) as [string, LeadFieldSpec][];
 const names = (keep: (field: LeadFieldSpec) => boolean) =>
   table.filter(([, field]) => keep(field)).map(([wire]) => wire);
 
@@ -33,13 +36,13 @@ describe('the lead field table', () => {
 
   it('gives the add body the fields writable on create and the update body those writable on update', () => {
     expect(Object.keys(document.components.schemas.AddLeadRequest.properties)).toEqual(
-      names((field) => field.write?.create !== undefined),
+      names((field) => field.create !== undefined),
     );
     expect(Object.keys(document.components.schemas.UpdateLeadRequest.properties)).toEqual(
-      names((field) => field.write !== undefined),
+      names((field) => field.update !== undefined),
     );
     // Read-only fields exist and are in neither body.
-    expect(names((field) => field.write === undefined)).toEqual(
+    expect(names((field) => field.create === undefined && field.update === undefined)).toEqual(
       expect.arrayContaining(['id', 'score', 'status_text', 'created_at']),
     );
   });
@@ -59,7 +62,7 @@ describe('the lead field table', () => {
     const exported = names((field) => field.export !== undefined);
     const plans = planColumns(exported);
     exported.forEach((wire, index) => {
-      const field = leadFields[wire as keyof typeof leadFields] as LeadFieldSpec;
+      const field = leadFields.spec[wire as keyof typeof leadFields.spec] as LeadFieldSpec;
       if (field.importAliases) expect(plans[index], wire).toEqual({ kind: 'field', field: wire });
       else if (wire === 'custom_fields') expect(plans[index]).toEqual({ kind: 'custom_json' });
       else expect(plans[index], wire).toEqual({ kind: 'ignore' });
@@ -70,7 +73,7 @@ describe('the lead field table', () => {
     const aliases = table.flatMap(([wire, field]) => (field.importAliases ?? []).map((alias) => ({ wire, alias })));
     const spelled = aliases.map((entry) => entry.alias);
     expect(spelled).toHaveLength(new Set(spelled).size);
-    expect(spelled.filter((alias) => alias in leadFields)).toEqual([]);
+    expect(spelled.filter((alias) => alias in leadFields.spec)).toEqual([]);
     for (const { wire, alias } of aliases)
       expect(planColumns([alias])[0], alias).toEqual({ kind: 'field', field: wire });
   });

@@ -27,99 +27,107 @@ export const contactTags = z
   .transform((tags) => [...new Set(tags)])
   .openapi({ example: ['decision-maker', 'emea'] });
 
-export const contactFields = defineFields(contacts, {
-  id: { column: 'id', description: 'The contact’s id (read-only)', read: z.number().int() },
-  name: {
-    column: 'name',
-    description: 'Full name, 1 to 200 characters',
-    read: z.string(),
-    create: text(1, 200).openapi({ example: 'Ada Lovelace' }),
-    update: text(1, 200).optional(),
+export const contactFields = defineFields(
+  contacts,
+  {
+    id: { column: 'id', description: 'The contact’s id (read-only)', read: z.number().int() },
+    name: {
+      column: 'name',
+      description: 'Full name, 1 to 200 characters',
+      read: z.string(),
+      create: text(1, 200).openapi({ example: 'Ada Lovelace' }),
+      update: text(1, 200).optional(),
+    },
+    email: {
+      column: 'email',
+      description: 'Email, unique among the organization’s live contacts (compared case-insensitively)',
+      read: nullableText,
+      create: leadEmail,
+      update: leadEmail,
+    },
+    phone_number: {
+      column: 'phoneNumber',
+      description: 'Phone number, up to 50 characters',
+      read: nullableText,
+      create: blankableText(50),
+      update: blankableText(50),
+    },
+    company_id: {
+      column: 'companyId',
+      description: 'A live company of the organization (404 otherwise); required on add',
+      read: nullableInteger,
+      create: integerInput.openapi({ example: 3 }),
+      update: integerInput.optional(),
+    },
+    lead_id: {
+      column: 'leadId',
+      description: 'A live lead of the organization this contact came from (422 otherwise)',
+      read: nullableInteger,
+      create: nullishAs(integerInput, 'integer'),
+      update: nullishAs(integerInput, 'integer'),
+    },
+    designation: {
+      column: 'designation',
+      description: 'Job title, up to 200 characters',
+      read: nullableText,
+      create: blankableText(200),
+      update: blankableText(200),
+    },
+    seniority: {
+      column: 'seniority',
+      description: 'Seniority (e.g. C-level, VP, Manager), up to 100 characters',
+      read: nullableText,
+      create: blankableText(100),
+      update: blankableText(100),
+    },
+    decision_maker: {
+      column: 'decisionMaker',
+      description: 'Decision-maker role or flag as text (e.g. yes, economic buyer), up to 100 characters',
+      read: nullableText,
+      create: blankableText(100),
+      update: blankableText(100),
+    },
+    profile_url: {
+      column: 'profileUrl',
+      description: 'Profile URL: a bare host and path or an http/https URL, up to 2048 characters',
+      read: nullableText,
+      create: webAddress(2048),
+      update: webAddress(2048),
+    },
+    lead_score: {
+      column: 'leadScore',
+      description: 'Score, a whole number from 0 to 100',
+      read: nullableInteger,
+      create: nullishAs(leadScore, 'integer'),
+      update: nullishAs(leadScore, 'integer'),
+    },
+    status: {
+      column: 'status',
+      description: 'Value of an active status lookup of the organization (the leads’ statuses)',
+      read: nullableInteger,
+      create: nullishAs(integerInput, 'integer'),
+      update: nullishAs(integerInput, 'integer'),
+    },
+    tags: {
+      column: 'tags',
+      description:
+        'Free-form tags (at most 50, each 1 to 50 characters); on update the list replaces the contact’s tags',
+      read: z.array(z.string()),
+      create: contactTags.optional(),
+      update: contactTags.optional(),
+    },
+    created_by: {
+      column: 'createdBy',
+      description: 'The user who created the contact (read-only)',
+      read: nullableInteger,
+    },
+    created_at: { column: 'createdAt', description: 'When created (read-only)', read: timestamp(), present: iso },
+    updated_at: { column: 'updatedAt', description: 'When last changed (read-only)', read: timestamp(), present: iso },
   },
-  email: {
-    column: 'email',
-    description: 'Email, unique among the organization’s live contacts (compared case-insensitively)',
-    read: nullableText,
-    create: leadEmail,
-    update: leadEmail,
+  {
+    // Scope and the soft delete.
+    internal: ['organizationId', 'deletedAt'],
   },
-  phone_number: {
-    column: 'phoneNumber',
-    description: 'Phone number, up to 50 characters',
-    read: nullableText,
-    create: blankableText(50),
-    update: blankableText(50),
-  },
-  company_id: {
-    column: 'companyId',
-    description: 'A live company of the organization (404 otherwise); required on add',
-    read: nullableInteger,
-    create: integerInput.openapi({ example: 3 }),
-    update: integerInput.optional(),
-  },
-  lead_id: {
-    column: 'leadId',
-    description: 'A live lead of the organization this contact came from (422 otherwise)',
-    read: nullableInteger,
-    create: nullishAs(integerInput, 'integer'),
-    update: nullishAs(integerInput, 'integer'),
-  },
-  designation: {
-    column: 'designation',
-    description: 'Job title, up to 200 characters',
-    read: nullableText,
-    create: blankableText(200),
-    update: blankableText(200),
-  },
-  seniority: {
-    column: 'seniority',
-    description: 'Seniority (e.g. C-level, VP, Manager), up to 100 characters',
-    read: nullableText,
-    create: blankableText(100),
-    update: blankableText(100),
-  },
-  decision_maker: {
-    column: 'decisionMaker',
-    description: 'Decision-maker role or flag as text (e.g. yes, economic buyer), up to 100 characters',
-    read: nullableText,
-    create: blankableText(100),
-    update: blankableText(100),
-  },
-  profile_url: {
-    column: 'profileUrl',
-    description: 'Profile URL: a bare host and path or an http/https URL, up to 2048 characters',
-    read: nullableText,
-    create: webAddress(2048),
-    update: webAddress(2048),
-  },
-  lead_score: {
-    column: 'leadScore',
-    description: 'Score, a whole number from 0 to 100',
-    read: nullableInteger,
-    create: nullishAs(leadScore, 'integer'),
-    update: nullishAs(leadScore, 'integer'),
-  },
-  status: {
-    column: 'status',
-    description: 'Value of an active status lookup of the organization (the leads’ statuses)',
-    read: nullableInteger,
-    create: nullishAs(integerInput, 'integer'),
-    update: nullishAs(integerInput, 'integer'),
-  },
-  tags: {
-    column: 'tags',
-    description: 'Free-form tags (at most 50, each 1 to 50 characters); on update the list replaces the contact’s tags',
-    read: z.array(z.string()),
-    create: contactTags.optional(),
-    update: contactTags.optional(),
-  },
-  created_by: {
-    column: 'createdBy',
-    description: 'The user who created the contact (read-only)',
-    read: nullableInteger,
-  },
-  created_at: { column: 'createdAt', description: 'When created (read-only)', read: timestamp(), present: iso },
-  updated_at: { column: 'updatedAt', description: 'When last changed (read-only)', read: timestamp(), present: iso },
-});
+);
 
 export type ContactView = ReturnType<typeof contactFields.present>;

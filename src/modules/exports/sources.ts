@@ -14,7 +14,7 @@ import { companyFields } from '../companies/fields';
 import { companyFilterWhere, companyFiltersObject, type CompanyFilters } from '../companies/filters';
 import { contactFields } from '../contacts/fields';
 import { contactFilterWhere, contactFiltersObject, type ContactFilters } from '../contacts/filters';
-import { LEAD_EXPORT_COLUMNS, leadExportSelection, presentField } from '../leads/field-derivations';
+import { leadFields } from '../leads/fields';
 import { leadFilterWhere, leadFiltersObject, type LeadFilters } from '../leads/filters';
 import { LEAD_LOOKUP_MODULE } from '../lookups/defaults';
 
@@ -39,7 +39,7 @@ export function filterSchemaFor(type: ExportType) {
 }
 
 /** The lead file's columns: the field table's exportable fields (labels, tag names and custom fields resolved in the page's query). */
-const LEAD_COLUMNS = LEAD_EXPORT_COLUMNS.map((column) => column.header);
+const LEAD_COLUMNS = leadFields.exportColumns.map((column) => column.header);
 
 /** `status = <the Converted status value>`, or a condition matching nothing. */
 const convertedStatus = (ctx: TenantContext): SQL =>
@@ -53,13 +53,13 @@ function leadSource(filters: LeadFilters, clientsOnly: boolean): ExportSource {
     count: async (ctx) => (await ctx.db.select({ n: count() }).from(leads).where(where(ctx)))[0].n,
     page: async (ctx, afterId) => {
       const rows = await ctx.db
-        .select(leadExportSelection)
+        .select(leadFields.exportSelection)
         .from(leads)
         .where(and(where(ctx), gt(leads.id, afterId)))
         .orderBy(asc(leads.id))
         .limit(EXPORT_PAGE_ROWS);
       const cells = rows.map((row): Cell[] =>
-        LEAD_EXPORT_COLUMNS.map((column) => column.cell(presentField(column.field, row[column.field]))),
+        leadFields.exportColumns.map((column) => column.cell(leadFields.presentField(column.field, row[column.field]))),
       );
       return { rows: cells, lastId: rows.length ? rows[rows.length - 1].id : null };
     },

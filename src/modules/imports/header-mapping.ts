@@ -7,12 +7,14 @@
  * column holding a JSON object is merged into custom fields; every other column becomes a
  * custom field named by its header.
  */
-import { LEAD_IMPORT_ALIASES, type LeadImportField } from '../leads/field-derivations';
 import { type LeadFieldName, leadFields } from '../leads/fields';
 
+/** The lead fields a spreadsheet column may set. */
+export type LeadImportField = keyof typeof leadFields.importAliases;
+/** Their header aliases: from the lead field table. */
+const LEAD_IMPORT_ALIASES = leadFields.importAliases;
 /** The lead fields a column may set, and their header aliases: from the lead field table. */
 export const LEAD_IMPORT_FIELDS = Object.keys(LEAD_IMPORT_ALIASES) as LeadImportField[];
-export type { LeadImportField };
 
 const ALIASES: Record<string, LeadImportField> = Object.fromEntries(
   LEAD_IMPORT_FIELDS.flatMap((field) => LEAD_IMPORT_ALIASES[field].map((alias) => [alias, field])),
@@ -23,7 +25,7 @@ const CUSTOM_FIELDS_COLUMN = 'custom_fields' satisfies LeadFieldName;
 const FULL_NAME = new Set(['name', 'full_name', 'fullname', 'contact_name', 'lead_name']);
 /** Read-only or derived fields (as our export writes them) and internal columns: never stored from a file. */
 const IGNORED = new Set([
-  ...(Object.keys(leadFields) as LeadFieldName[]).filter(
+  ...(Object.keys(leadFields.spec) as LeadFieldName[]).filter(
     (field) => !(field in LEAD_IMPORT_ALIASES) && field !== CUSTOM_FIELDS_COLUMN,
   ),
   'deleted_at',

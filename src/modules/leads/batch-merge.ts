@@ -11,24 +11,25 @@ import type { LeadAssignment } from '../notifications/service';
 import { leadChanges, readLeads } from './present';
 import type { LeadReferences } from './references';
 import { addLeadTags, companyOf, foldLeadInput, jsonFieldsToStore, type BatchRow } from './lead-writes';
-import {
-  LEAD_MERGE_KEYS_COLUMNS,
-  LEAD_MERGE_OVERWRITE_COLUMNS,
-  leadColumn,
-  recordsetDefinition,
-} from './field-derivations';
+import { recordsetDefinition, tableColumn } from '../../core/field-columns';
+import { leads } from '../../db/schema';
+import { leadFields } from './fields';
 
+/** Stored fields an import merge overwrites when the row gives a value (company links resolved beforehand). */
+const overwritten = leadFields.columns('create', ['overwrite', 'resolved']);
+/** Stored JSON fields an import merge merges key by key. */
+const mergedKeys = leadFields.columns('create', ['merge_keys']);
 /** The record of one merged lead: its id, then the stored fields a row overwrites or merges (field table). */
-const patchColumns = [leadColumn('id'), ...LEAD_MERGE_OVERWRITE_COLUMNS, ...LEAD_MERGE_KEYS_COLUMNS];
+const patchColumns = [tableColumn(leads, 'id'), ...overwritten, ...mergedKeys];
 
 /** Given values win; JSON objects merge key by key into the stored ones. */
 const patchAssignments = sql.join(
   [
-    ...LEAD_MERGE_OVERWRITE_COLUMNS.map(
+    ...overwritten.map(
       (c) =>
         sql`${sql.identifier(c.sqlName)} = coalesce(p.${sql.identifier(c.key)}, leads.${sql.identifier(c.sqlName)})`,
     ),
-    ...LEAD_MERGE_KEYS_COLUMNS.map(
+    ...mergedKeys.map(
       (c) =>
         sql`${sql.identifier(c.sqlName)} = leads.${sql.identifier(c.sqlName)} || coalesce(p.${sql.identifier(c.key)}, '{}'::jsonb)`,
     ),

@@ -2,14 +2,15 @@
  * The lead's one field table: every field of the wire's Lead, in wire order, with its column
  * (or how it is derived on read), its description (the OpenAPI document's only one), how it is
  * validated on create and update and how a write applies it, how it is presented, exported and
- * imported. Everything else is derived from it (field-derivations.ts): the zod shapes, the
- * selection and presenter, the insert/merge/update column lists, the export columns and the
- * import aliases. The type checks at the end make a column without a field, a field without a
- * column, or a presenter/export cell that does not fit its types a compile error.
+ * imported. Everything else derives from it (core/field-table.ts): the zod shapes, the selection
+ * and presenter, the insert/merge/update column lists, the export columns and the import aliases.
+ * `defineFields` makes a column without a field, a field without a column, or a presenter/export
+ * cell that does not fit its types a compile error.
  */
 import { z } from '@hono/zod-openapi';
 import { sql, type SQL } from 'drizzle-orm';
-import type { leads } from '../../db/schema';
+import { leads } from '../../db/schema';
+import { type ColumnKey, defineFields, type SelectedRow } from '../../core/field-table';
 import { blankableText, isoTimestamp, MAX_TEXT, nullishAs, timestamp, webAddress } from '../../core/schemas';
 import {
   aiInformationInput,
@@ -23,43 +24,7 @@ import {
 } from './field-inputs';
 import { leadLookupLabel, leadTagRefs } from './lead-lookups';
 
-type LeadColumns = typeof leads.$inferSelect;
-export type LeadColumnKey = keyof LeadColumns;
-export type ExportCell = string | number | null;
-
-/**
- * How a write applies a given value (an omitted value never changes anything):
- * - `overwrite`: replaces the stored value (on an import merge, only when the row has one);
- * - `company_link`: overwrite, resolved through the company link (`company_id` wins over `company`);
- * - `merge_keys`: a JSON object merged key by key into the stored one (null removes a key on update);
- * - `tags`: tag ids, added on create and on an import merge, replacing the lead's tags on update.
- */
-export type WriteRule = 'overwrite' | 'company_link' | 'merge_keys' | 'tags';
-
-export interface FieldWrite {
-  /** Schema in the add body; absent: the field cannot be given on create. */
-  create?: z.ZodType;
-  /** Schema in the update body. */
-  update: z.ZodType;
-  rule: WriteRule;
-}
-
-/** A field is read from its column, or from a `select` expression when it is derived. */
-type Source = { column: LeadColumnKey; select?: never } | { column?: never; select: SQL };
-
-export type LeadFieldSpec = Source & {
-  description: string;
-  /** The response schema. */
-  read: z.ZodType;
-  /** Selected value → wire value; identity when absent (then the selected type must fit `read`). */
-  present?: (value: never) => unknown;
-  /** Absent: read-only. */
-  write?: FieldWrite;
-  /** Absent: not exported. `true`: the wire value is the cell, under the wire name. */
-  export?: true | { header?: string; cell: (value: never) => ExportCell };
-  /** Present: the import maps a column of the wire name or one of these (normalized) headers to the field. */
-  importAliases?: readonly string[];
-};
+export type LeadColumnKey = ColumnKey<typeof leads>;
 
 /** Drizzle renders columns inside `sql` unqualified, which a correlated subquery would resolve against its own tables. */
 const outer = (column: string): SQL => sql.raw(`"leads"."${column}"`);
@@ -68,380 +33,341 @@ const isoOrNull = (value: Date | null) => isoTimestamp(value);
 const text = z.string().nullable();
 const integer = z.number().int().nullable();
 
-export const leadFields = {
-  id: { column: 'id', description: 'The lead’s id (read-only)', read: z.number().int(), export: true },
-  first_name: {
-    column: 'firstName',
-    description: 'First name, 2 to 50 characters after trimming',
-    read: z.string(),
-    write: { create: personName('Ada'), update: personName('Ada').optional(), rule: 'overwrite' },
-    export: true,
-    importAliases: ['firstname', 'first', 'given_name', 'forename'],
+export const leadFields = defineFields(
+  leads,
+  {
+    id: { column: 'id', description: 'The lead’s id (read-only)', read: z.number().int(), export: true },
+    first_name: {
+      column: 'firstName',
+      description: 'First name, 2 to 50 characters after trimming',
+      read: z.string(),
+      create: personName('Ada'),
+      update: personName('Ada').optional(),
+      export: true,
+      importAliases: ['firstname', 'first', 'given_name', 'forename'],
+    },
+    last_name: {
+      column: 'lastName',
+      description: 'Last name, 2 to 50 characters after trimming',
+      read: z.string(),
+      create: personName('Lovelace'),
+      update: personName('Lovelace').optional(),
+      export: true,
+      importAliases: ['lastname', 'last', 'surname', 'family_name'],
+    },
+    email: {
+      column: 'email',
+      description: 'Unique among the organization’s live leads; domain lower-cased',
+      read: text,
+      create: leadEmail,
+      update: leadEmail,
+      export: true,
+      importAliases: ['email_address', 'e_mail', 'mail', 'email_id', 'work_email'],
+    },
+    phone_number: {
+      column: 'phoneNumber',
+      description: 'Phone number, up to 50 characters',
+      read: text,
+      create: blankableText(50),
+      update: blankableText(50),
+      export: true,
+      importAliases: [
+        'phone',
+        'phone_no',
+        'telephone',
+        'tel',
+        'mobile',
+        'mobile_number',
+        'mobile_phone',
+        'cell',
+        'contact_number',
+      ],
+    },
+    company: {
+      column: 'company',
+      description: 'Company name: linked case-insensitively to the organization’s company, or created',
+      read: text,
+      create: blankableText(200),
+      update: blankableText(200),
+      write: 'resolved',
+      export: true,
+      importAliases: ['company_name', 'organization', 'organisation', 'account_name', 'employer'],
+    },
+    company_id: {
+      column: 'companyId',
+      description: 'Id of the linked company of the organization (on write it wins over `company`)',
+      read: integer,
+      create: nullishAs(integerInput, 'integer'),
+      update: nullishAs(integerInput, 'integer'),
+      write: 'resolved',
+    },
+    job_title: {
+      column: 'jobTitle',
+      description: 'Job title, up to 200 characters',
+      read: text,
+      create: blankableText(200),
+      update: blankableText(200),
+      export: true,
+      importAliases: ['title', 'position', 'designation'],
+    },
+    industry: {
+      column: 'industry',
+      description: 'Industry, up to 200 characters',
+      read: text,
+      create: blankableText(200),
+      update: blankableText(200),
+      export: true,
+      importAliases: [],
+    },
+    website: {
+      column: 'website',
+      description:
+        'Website: a bare host (example.com) or an http/https URL, up to 2048 characters; other schemes are refused',
+      read: text,
+      create: webAddress(2048),
+      update: webAddress(2048),
+      export: true,
+      importAliases: ['web_site', 'homepage', 'url'],
+    },
+    address: {
+      column: 'address',
+      description: 'Street address, up to 500 characters',
+      read: text,
+      create: blankableText(500),
+      update: blankableText(500),
+      export: true,
+      importAliases: ['street', 'street_address', 'address_line_1'],
+    },
+    city: {
+      column: 'city',
+      description: 'City, up to 200 characters',
+      read: text,
+      create: blankableText(200),
+      update: blankableText(200),
+      export: true,
+      importAliases: ['town'],
+    },
+    state: {
+      column: 'state',
+      description: 'State or region, up to 200 characters',
+      read: text,
+      create: blankableText(200),
+      update: blankableText(200),
+      export: true,
+      importAliases: ['province', 'region', 'state_province'],
+    },
+    country: {
+      column: 'country',
+      description: 'Country, up to 200 characters',
+      read: text,
+      create: blankableText(200),
+      update: blankableText(200),
+      export: true,
+      importAliases: [],
+    },
+    pin_code: {
+      column: 'pinCode',
+      description: 'Postal code, up to 20 characters',
+      read: text,
+      create: blankableText(20),
+      update: blankableText(20),
+      export: true,
+      importAliases: ['pincode', 'zip', 'zip_code', 'zipcode', 'postal_code', 'postcode'],
+    },
+    status: {
+      column: 'status',
+      description: 'Value of an active status lookup; the first status when omitted',
+      read: z.number().int(),
+      create: nullishAs(integerInput, 'integer'),
+      update: nullishAs(integerInput, 'integer'),
+      export: true,
+      importAliases: ['lead_status'],
+    },
+    status_text: {
+      select: leadLookupLabel('status', outer('status'), outer('organization_id')),
+      description: 'Label of the status lookup (read-only)',
+      read: text,
+      export: true,
+    },
+    priority: {
+      column: 'priority',
+      description: 'Value of an active priority lookup (1 Low … 4 Urgent by default)',
+      read: integer,
+      create: nullishAs(integerInput, 'integer'),
+      update: nullishAs(integerInput, 'integer'),
+      export: true,
+      importAliases: [],
+    },
+    priority_text: {
+      select: leadLookupLabel('priority', outer('priority'), outer('organization_id')),
+      description: 'Label of the priority lookup (read-only)',
+      read: text,
+      export: true,
+    },
+    lead_source: {
+      column: 'leadSource',
+      description: 'Value of an active source lookup (1 Website … 5 Direct by default)',
+      read: integer,
+      create: nullishAs(integerInput, 'integer'),
+      update: nullishAs(integerInput, 'integer'),
+      export: true,
+      importAliases: ['source'],
+    },
+    lead_source_text: {
+      select: leadLookupLabel('source', outer('lead_source'), outer('organization_id')),
+      description: 'Label of the source lookup (read-only)',
+      read: text,
+      export: true,
+    },
+    score: {
+      column: 'score',
+      description: 'Lead score, a whole number (read-only: no route sets it; 0 for a new lead)',
+      read: z.number().int(),
+      export: true,
+    },
+    estimated_value: {
+      column: 'estimatedValue',
+      description: 'Estimated value, not negative',
+      read: z.number().nullable(),
+      create: nullishAs(amount, 'number'),
+      update: nullishAs(amount, 'number'),
+      export: true,
+      importAliases: ['value', 'deal_value'],
+    },
+    assigned_to: {
+      column: 'assignedTo',
+      description: 'User id of a rep of the organization',
+      read: integer,
+      create: nullishAs(integerInput, 'integer'),
+      update: nullishAs(integerInput, 'integer'),
+      export: true,
+      importAliases: ['owner_id', 'assigned_user_id'],
+    },
+    profile_url: {
+      column: 'profileUrl',
+      description:
+        'Profile URL (e.g. LinkedIn): a bare host and path or an http/https URL, up to 2048 characters; other schemes are refused',
+      read: text,
+      create: webAddress(2048),
+      update: webAddress(2048),
+      export: true,
+      importAliases: ['profile'],
+    },
+    tags: {
+      select: leadTagRefs(outer('id')),
+      description: 'Ids of the organization’s tag lookups on write; {id, name, color} on read',
+      read: z.array(TagRef),
+      present: (value: { id: number; name: string; color: string | null }[]) =>
+        value.map((tag) => ({ id: Number(tag.id), name: tag.name, color: tag.color })),
+      create: tagIds.nullish(),
+      update: tagIds.nullish(),
+      write: 'relation',
+      // Tag names, so the file reads well and re-imports (the import resolves names).
+      export: {
+        cell: (value: { name: string }[]) =>
+          value
+            .map((tag) => tag.name)
+            .sort()
+            .join(', ') || null,
+      },
+      importAliases: ['tag'],
+    },
+    custom_fields: {
+      column: 'customFields',
+      description: 'Key/value custom fields, merged key by key on update (a null value removes the key)',
+      read: z.record(z.string(), z.unknown()),
+      create: customFieldsInput.nullish(),
+      update: customFieldsInput.nullish(),
+      write: 'merge_keys',
+      export: { cell: (value: Record<string, unknown>) => (Object.keys(value).length ? JSON.stringify(value) : null) },
+    },
+    notes: {
+      column: 'notes',
+      description: `Notes, up to ${MAX_TEXT} characters`,
+      read: text,
+      create: blankableText(MAX_TEXT),
+      update: blankableText(MAX_TEXT),
+      export: true,
+      importAliases: ['note', 'comments', 'comment', 'description'],
+    },
+    ai_information: {
+      column: 'aiInformation',
+      description: 'AI enrichment data: read-only on create; merged key by key on update',
+      read: z.record(z.string(), z.unknown()),
+      update: aiInformationInput.nullish(),
+      write: 'merge_keys',
+    },
+    last_activity_at: {
+      column: 'lastActivityAt',
+      description: 'When a note, follow-up or other activity last touched the lead (read-only)',
+      read: timestamp().nullable(),
+      present: isoOrNull,
+    },
+    created_at: {
+      column: 'createdAt',
+      description: 'When the lead was created (read-only)',
+      read: timestamp(),
+      present: iso,
+      export: true,
+    },
+    updated_at: {
+      column: 'updatedAt',
+      description: 'When the lead last changed (read-only)',
+      read: timestamp(),
+      present: iso,
+      export: true,
+    },
   },
-  last_name: {
-    column: 'lastName',
-    description: 'Last name, 2 to 50 characters after trimming',
-    read: z.string(),
-    write: { create: personName('Lovelace'), update: personName('Lovelace').optional(), rule: 'overwrite' },
-    export: true,
-    importAliases: ['lastname', 'last', 'surname', 'family_name'],
-  },
-  email: {
-    column: 'email',
-    description: 'Unique among the organization’s live leads; domain lower-cased',
-    read: text,
-    write: { create: leadEmail, update: leadEmail, rule: 'overwrite' },
-    export: true,
-    importAliases: ['email_address', 'e_mail', 'mail', 'email_id', 'work_email'],
-  },
-  phone_number: {
-    column: 'phoneNumber',
-    description: 'Phone number, up to 50 characters',
-    read: text,
-    write: { create: blankableText(50), update: blankableText(50), rule: 'overwrite' },
-    export: true,
-    importAliases: [
-      'phone',
-      'phone_no',
-      'telephone',
-      'tel',
-      'mobile',
-      'mobile_number',
-      'mobile_phone',
-      'cell',
-      'contact_number',
+  {
+    /** Columns of `leads` that are not fields of the wire's Lead (scope, provenance, soft delete, derived flags). */
+    internal: [
+      'organizationId',
+      'profileImageFileId',
+      'importJobId',
+      'importRow',
+      'createdBy',
+      'deletedAt',
+      'duplicateOf',
+      'profileUrlKey',
+      // Derived from the lead's deals by a trigger, for the rollups and account health; the deals say it on the wire.
+      'openDeals',
+      'wonDeals',
+    ],
+    /** The order files have always had (notes before custom_fields, unlike the wire). */
+    exportOrder: [
+      'id',
+      'first_name',
+      'last_name',
+      'email',
+      'phone_number',
+      'company',
+      'job_title',
+      'industry',
+      'website',
+      'address',
+      'city',
+      'state',
+      'country',
+      'pin_code',
+      'status',
+      'status_text',
+      'priority',
+      'priority_text',
+      'lead_source',
+      'lead_source_text',
+      'score',
+      'estimated_value',
+      'assigned_to',
+      'profile_url',
+      'tags',
+      'notes',
+      'custom_fields',
+      'created_at',
+      'updated_at',
     ],
   },
-  company: {
-    column: 'company',
-    description: 'Company name: linked case-insensitively to the organization’s company, or created',
-    read: text,
-    write: { create: blankableText(200), update: blankableText(200), rule: 'company_link' },
-    export: true,
-    importAliases: ['company_name', 'organization', 'organisation', 'account_name', 'employer'],
-  },
-  company_id: {
-    column: 'companyId',
-    description: 'Id of the linked company of the organization (on write it wins over `company`)',
-    read: integer,
-    write: {
-      create: nullishAs(integerInput, 'integer'),
-      update: nullishAs(integerInput, 'integer'),
-      rule: 'company_link',
-    },
-  },
-  job_title: {
-    column: 'jobTitle',
-    description: 'Job title, up to 200 characters',
-    read: text,
-    write: { create: blankableText(200), update: blankableText(200), rule: 'overwrite' },
-    export: true,
-    importAliases: ['title', 'position', 'designation'],
-  },
-  industry: {
-    column: 'industry',
-    description: 'Industry, up to 200 characters',
-    read: text,
-    write: { create: blankableText(200), update: blankableText(200), rule: 'overwrite' },
-    export: true,
-    importAliases: [],
-  },
-  website: {
-    column: 'website',
-    description:
-      'Website: a bare host (example.com) or an http/https URL, up to 2048 characters; other schemes are refused',
-    read: text,
-    write: { create: webAddress(2048), update: webAddress(2048), rule: 'overwrite' },
-    export: true,
-    importAliases: ['web_site', 'homepage', 'url'],
-  },
-  address: {
-    column: 'address',
-    description: 'Street address, up to 500 characters',
-    read: text,
-    write: { create: blankableText(500), update: blankableText(500), rule: 'overwrite' },
-    export: true,
-    importAliases: ['street', 'street_address', 'address_line_1'],
-  },
-  city: {
-    column: 'city',
-    description: 'City, up to 200 characters',
-    read: text,
-    write: { create: blankableText(200), update: blankableText(200), rule: 'overwrite' },
-    export: true,
-    importAliases: ['town'],
-  },
-  state: {
-    column: 'state',
-    description: 'State or region, up to 200 characters',
-    read: text,
-    write: { create: blankableText(200), update: blankableText(200), rule: 'overwrite' },
-    export: true,
-    importAliases: ['province', 'region', 'state_province'],
-  },
-  country: {
-    column: 'country',
-    description: 'Country, up to 200 characters',
-    read: text,
-    write: { create: blankableText(200), update: blankableText(200), rule: 'overwrite' },
-    export: true,
-    importAliases: [],
-  },
-  pin_code: {
-    column: 'pinCode',
-    description: 'Postal code, up to 20 characters',
-    read: text,
-    write: { create: blankableText(20), update: blankableText(20), rule: 'overwrite' },
-    export: true,
-    importAliases: ['pincode', 'zip', 'zip_code', 'zipcode', 'postal_code', 'postcode'],
-  },
-  status: {
-    column: 'status',
-    description: 'Value of an active status lookup; the first status when omitted',
-    read: z.number().int(),
-    write: {
-      create: nullishAs(integerInput, 'integer'),
-      update: nullishAs(integerInput, 'integer'),
-      rule: 'overwrite',
-    },
-    export: true,
-    importAliases: ['lead_status'],
-  },
-  status_text: {
-    select: leadLookupLabel('status', outer('status'), outer('organization_id')),
-    description: 'Label of the status lookup (read-only)',
-    read: text,
-    export: true,
-  },
-  priority: {
-    column: 'priority',
-    description: 'Value of an active priority lookup (1 Low … 4 Urgent by default)',
-    read: integer,
-    write: {
-      create: nullishAs(integerInput, 'integer'),
-      update: nullishAs(integerInput, 'integer'),
-      rule: 'overwrite',
-    },
-    export: true,
-    importAliases: [],
-  },
-  priority_text: {
-    select: leadLookupLabel('priority', outer('priority'), outer('organization_id')),
-    description: 'Label of the priority lookup (read-only)',
-    read: text,
-    export: true,
-  },
-  lead_source: {
-    column: 'leadSource',
-    description: 'Value of an active source lookup (1 Website … 5 Direct by default)',
-    read: integer,
-    write: {
-      create: nullishAs(integerInput, 'integer'),
-      update: nullishAs(integerInput, 'integer'),
-      rule: 'overwrite',
-    },
-    export: true,
-    importAliases: ['source'],
-  },
-  lead_source_text: {
-    select: leadLookupLabel('source', outer('lead_source'), outer('organization_id')),
-    description: 'Label of the source lookup (read-only)',
-    read: text,
-    export: true,
-  },
-  score: {
-    column: 'score',
-    description: 'Lead score, a whole number (read-only: no route sets it; 0 for a new lead)',
-    read: z.number().int(),
-    export: true,
-  },
-  estimated_value: {
-    column: 'estimatedValue',
-    description: 'Estimated value, not negative',
-    read: z.number().nullable(),
-    write: { create: nullishAs(amount, 'number'), update: nullishAs(amount, 'number'), rule: 'overwrite' },
-    export: true,
-    importAliases: ['value', 'deal_value'],
-  },
-  assigned_to: {
-    column: 'assignedTo',
-    description: 'User id of a rep of the organization',
-    read: integer,
-    write: {
-      create: nullishAs(integerInput, 'integer'),
-      update: nullishAs(integerInput, 'integer'),
-      rule: 'overwrite',
-    },
-    export: true,
-    importAliases: ['owner_id', 'assigned_user_id'],
-  },
-  profile_url: {
-    column: 'profileUrl',
-    description:
-      'Profile URL (e.g. LinkedIn): a bare host and path or an http/https URL, up to 2048 characters; other schemes are refused',
-    read: text,
-    write: { create: webAddress(2048), update: webAddress(2048), rule: 'overwrite' },
-    export: true,
-    importAliases: ['profile'],
-  },
-  tags: {
-    select: leadTagRefs(outer('id')),
-    description: 'Ids of the organization’s tag lookups on write; {id, name, color} on read',
-    read: z.array(TagRef),
-    present: (value: { id: number; name: string; color: string | null }[]) =>
-      value.map((tag) => ({ id: Number(tag.id), name: tag.name, color: tag.color })),
-    write: { create: tagIds.nullish(), update: tagIds.nullish(), rule: 'tags' },
-    // Tag names, so the file reads well and re-imports (the import resolves names).
-    export: {
-      cell: (value: { name: string }[]) =>
-        value
-          .map((tag) => tag.name)
-          .sort()
-          .join(', ') || null,
-    },
-    importAliases: ['tag'],
-  },
-  custom_fields: {
-    column: 'customFields',
-    description: 'Key/value custom fields, merged key by key on update (a null value removes the key)',
-    read: z.record(z.string(), z.unknown()),
-    write: { create: customFieldsInput.nullish(), update: customFieldsInput.nullish(), rule: 'merge_keys' },
-    export: { cell: (value: Record<string, unknown>) => (Object.keys(value).length ? JSON.stringify(value) : null) },
-  },
-  notes: {
-    column: 'notes',
-    description: `Notes, up to ${MAX_TEXT} characters`,
-    read: text,
-    write: { create: blankableText(MAX_TEXT), update: blankableText(MAX_TEXT), rule: 'overwrite' },
-    export: true,
-    importAliases: ['note', 'comments', 'comment', 'description'],
-  },
-  ai_information: {
-    column: 'aiInformation',
-    description: 'AI enrichment data: read-only on create; merged key by key on update',
-    read: z.record(z.string(), z.unknown()),
-    write: { update: aiInformationInput.nullish(), rule: 'merge_keys' },
-  },
-  last_activity_at: {
-    column: 'lastActivityAt',
-    description: 'When a note, follow-up or other activity last touched the lead (read-only)',
-    read: timestamp().nullable(),
-    present: isoOrNull,
-  },
-  created_at: {
-    column: 'createdAt',
-    description: 'When the lead was created (read-only)',
-    read: timestamp(),
-    present: iso,
-    export: true,
-  },
-  updated_at: {
-    column: 'updatedAt',
-    description: 'When the lead last changed (read-only)',
-    read: timestamp(),
-    present: iso,
-    export: true,
-  },
-} as const satisfies Record<string, LeadFieldSpec>;
+);
 
-export type LeadFields = typeof leadFields;
-export type LeadFieldName = keyof LeadFields;
-
-/** Columns of `leads` that are not fields of the wire's Lead (scope, provenance, soft delete, derived flags). */
-export const INTERNAL_LEAD_COLUMNS = [
-  'organizationId',
-  'profileImageFileId',
-  'importJobId',
-  'importRow',
-  'createdBy',
-  'deletedAt',
-  'duplicateOf',
-  'profileUrlKey',
-  // Derived from the lead's deals by a trigger, for the rollups and account health; the deals say it on the wire.
-  'openDeals',
-  'wonDeals',
-] as const satisfies readonly LeadColumnKey[];
-
-/**
- * Export column order: the exportable fields, exactly (checked below), in the order files have
- * always had (notes before custom_fields, unlike the wire).
- */
-export const LEAD_EXPORT_ORDER = [
-  'id',
-  'first_name',
-  'last_name',
-  'email',
-  'phone_number',
-  'company',
-  'job_title',
-  'industry',
-  'website',
-  'address',
-  'city',
-  'state',
-  'country',
-  'pin_code',
-  'status',
-  'status_text',
-  'priority',
-  'priority_text',
-  'lead_source',
-  'lead_source_text',
-  'score',
-  'estimated_value',
-  'assigned_to',
-  'profile_url',
-  'tags',
-  'notes',
-  'custom_fields',
-  'created_at',
-  'updated_at',
-] as const satisfies readonly ExportableField[];
-
-// ---- Compile-time checks: each resolves to `true` or fails naming the offending columns/fields. ----
-
-/** The type a field's selection yields: its column's, or its `select` expression's. */
-export type SelectedOf<F> = F extends { column: infer K extends LeadColumnKey }
-  ? LeadColumns[K]
-  : F extends { select: SQL<infer S> }
-    ? S
-    : never;
-type WireOf<F> = F extends { read: infer R extends z.ZodType } ? z.output<R> : never;
-
-type PresentFits<F> = F extends { present: (value: infer P) => infer O }
-  ? [SelectedOf<F>] extends [P]
-    ? [O] extends [WireOf<F>]
-      ? true
-      : false
-    : false
-  : [SelectedOf<F>] extends [WireOf<F>]
-    ? true
-    : false;
-type ExportFits<F> = F extends { export: true }
-  ? [WireOf<F>] extends [ExportCell]
-    ? true
-    : false
-  : F extends { export: { cell: (value: infer P) => ExportCell } }
-    ? [WireOf<F>] extends [P]
-      ? true
-      : false
-    : true;
-
-type MappedColumn = { [W in LeadFieldName]: LeadFields[W] extends { column: infer K } ? K : never }[LeadFieldName];
-type ColumnsWithoutField = Exclude<LeadColumnKey, MappedColumn | (typeof INTERNAL_LEAD_COLUMNS)[number]>;
-type ExportableField = { [W in LeadFieldName]: LeadFields[W] extends { export: unknown } ? W : never }[LeadFieldName];
-
-type Check<Names> = [Names] extends [never] ? true : { failing: Names };
-export const leadFieldChecks: {
-  everyColumnHasAField: Check<ColumnsWithoutField>;
-  internalColumnsAreNotFields: Check<Extract<MappedColumn, (typeof INTERNAL_LEAD_COLUMNS)[number]>>;
-  presentersFit: Check<{ [W in LeadFieldName]: PresentFits<LeadFields[W]> extends true ? never : W }[LeadFieldName]>;
-  exportCellsFit: Check<{ [W in LeadFieldName]: ExportFits<LeadFields[W]> extends true ? never : W }[LeadFieldName]>;
-  exportOrderListsEveryExportable: Check<Exclude<ExportableField, (typeof LEAD_EXPORT_ORDER)[number]>>;
-} = {
-  everyColumnHasAField: true,
-  internalColumnsAreNotFields: true,
-  presentersFit: true,
-  exportCellsFit: true,
-  exportOrderListsEveryExportable: true,
-};
+export type LeadFieldName = keyof typeof leadFields.spec;
+/** A row selected with `leadFields.selection`, keyed by wire name. */
+export type LeadRow = SelectedRow<typeof leads, typeof leadFields.spec>;

@@ -4,8 +4,7 @@
  */
 import { sql } from 'drizzle-orm';
 import type { TenantContext } from '../../db/tenant';
-import { LEAD_FOLD_RULES, LEAD_MERGE_KEYS_COLUMNS } from './field-derivations';
-import type { LeadFieldName } from './fields';
+import { type LeadFieldName, leadFields } from './fields';
 import type { LeadReferences } from './references';
 import type { AddLeadInput } from './schemas';
 
@@ -19,10 +18,10 @@ export function foldLeadInput(base: AddLeadInput, next: AddLeadInput): AddLeadIn
   const folded: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(next)) {
     if (value === null || value === undefined) continue;
-    const rule = LEAD_FOLD_RULES[key as LeadFieldName];
+    const rule = leadFields.writeRules[key as LeadFieldName];
     if (rule === 'merge_keys')
       folded[key] = { ...((folded[key] as object | null | undefined) ?? {}), ...(value as object) };
-    else if (rule === 'tags')
+    else if (rule === 'relation')
       folded[key] = [...new Set([...((folded[key] as number[] | null | undefined) ?? []), ...(value as number[])])];
     else folded[key] = value;
   }
@@ -32,7 +31,7 @@ export function foldLeadInput(base: AddLeadInput, next: AddLeadInput): AddLeadIn
 /** The input's JSON-object fields (merged key by key) as a create or import merge stores them: null values dropped, {} when absent. */
 export function jsonFieldsToStore(input: AddLeadInput): Record<string, Record<string, unknown>> {
   return Object.fromEntries(
-    LEAD_MERGE_KEYS_COLUMNS.map((column) => {
+    leadFields.columns('create', ['merge_keys']).map((column) => {
       const given = (input[column.key as keyof AddLeadInput] as Record<string, unknown> | null | undefined) ?? {};
       return [column.key, Object.fromEntries(Object.entries(given).filter(([, value]) => value !== null))];
     }),

@@ -8,20 +8,17 @@ import { leads } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import { NotFound } from '../../core/errors';
 import { diffFields } from '../feed/service';
-import { type LeadRow, leadSelection, presentField } from './field-derivations';
-import { type LeadFieldName, leadFields } from './fields';
+import { type LeadRow, leadFields } from './fields';
 import { leadFilterWhere } from './filters';
 import type { LeadView } from './schemas';
 
-export { leadSelection, type LeadRow } from './field-derivations';
-
-const fieldNames = Object.keys(leadFields) as LeadFieldName[];
+export type { LeadRow } from './fields';
+/** Every field of the Lead, for `db.select(leadSelection)`; status/priority/source labels and tags resolved in the same statement. */
+export const leadSelection = leadFields.selection;
 
 /** A selected row in its wire form, field by field as the field table says. */
 export function presentLead(row: LeadRow): LeadView {
-  const view: Record<string, unknown> = {};
-  for (const wire of fieldNames) view[wire] = presentField(wire, row[wire]);
-  return view as LeadView;
+  return leadFields.present(row);
 }
 
 /** Live leads of the organization with these ids, in id order. */

@@ -7,7 +7,7 @@
 import { z } from '@hono/zod-openapi';
 import { idsBody } from '../../core/schemas';
 import { customFieldsInput, customValue, integerInput } from './field-inputs';
-import { leadCreateShape, leadReadShape, leadUpdateShape } from './field-derivations';
+import { leadFields } from './fields';
 import { leadFiltersObject } from './filters';
 
 /** A lead as the API answers it: the example of the Lead component. */
@@ -46,7 +46,7 @@ const leadExample = {
   updated_at: '2026-01-16T10:00:00.000Z',
 };
 
-export const AddLeadBody = z.object(leadCreateShape).openapi('AddLeadRequest', {
+export const AddLeadBody = z.object(leadFields.createShape).openapi('AddLeadRequest', {
   description:
     'A new lead: first_name and last_name are required, everything else optional. Read-only fields (id, score, *_text, timestamps) are ignored if sent',
   example: {
@@ -62,14 +62,14 @@ export const AddLeadBody = z.object(leadCreateShape).openapi('AddLeadRequest', {
 });
 export type AddLeadInput = z.infer<typeof AddLeadBody>;
 
-export const UpdateLeadBody = z.object(leadUpdateShape).openapi('UpdateLeadRequest', {
+export const UpdateLeadBody = z.object(leadFields.updateShape).openapi('UpdateLeadRequest', {
   description:
     'The lead fields to change: omitted fields keep their value, null clears a clearable one; custom_fields and ai_information merge key by key (null removes a key); tags replace the lead’s tags',
   example: { status: 3, assigned_to: null, custom_fields: { budget: null, plan: 'annual' } },
 });
 export type UpdateLeadInput = z.infer<typeof UpdateLeadBody>;
 
-export const LeadSchema = z.object(leadReadShape).openapi('Lead', {
+export const LeadSchema = z.object(leadFields.readShape).openapi('Lead', {
   description: 'A lead of the organization, with its lookup labels, tags and custom fields',
   example: leadExample,
 });

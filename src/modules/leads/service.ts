@@ -15,13 +15,9 @@ import { readLead } from './present';
 import { checkLeadReferences, ensureCompanies, loadLeadWriteContext, type LeadWriteContext } from './references';
 import type { AddLeadInput, LeadView } from './schemas';
 import { foldLeadInput, jsonFieldsToStore, type BatchRow } from './lead-writes';
-import {
-  columnList,
-  LEAD_CREATE_COLUMNS,
-  leadColumn,
-  type LeadColumnRef,
-  recordsetDefinition,
-} from './field-derivations';
+import { type ColumnRef, columnList, recordsetDefinition, tableColumn } from '../../core/field-columns';
+import { leads } from '../../db/schema';
+import { leadFields } from './fields';
 
 export type { BatchRow } from './lead-writes';
 
@@ -126,12 +122,12 @@ function planBatch(rows: BatchRow[], refs: LeadWriteContext, options: BatchOptio
  * beforehand, the stored fields a create sets (field table), and the import's provenance.
  * Records are keyed by the wire names (`import_job_id`, `import_row` for the provenance).
  */
-export const LEAD_INSERT_COLUMNS: readonly LeadColumnRef[] = [
-  leadColumn('id'),
-  ...LEAD_CREATE_COLUMNS,
-  leadColumn('importJobId', 'import_job_id'),
-  leadColumn('importRow', 'import_row'),
-  leadColumn('duplicateOf', 'duplicate_of'),
+export const LEAD_INSERT_COLUMNS: readonly ColumnRef[] = [
+  tableColumn(leads, 'id'),
+  ...leadFields.columns('create'),
+  tableColumn(leads, 'importJobId', 'import_job_id'),
+  tableColumn(leads, 'importRow', 'import_row'),
+  tableColumn(leads, 'duplicateOf', 'duplicate_of'),
 ];
 
 /** The insert's select list over `input r` joined to the upserted companies `c`: a row naming a company gets its link. */

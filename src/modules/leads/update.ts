@@ -11,16 +11,17 @@ import { feedEntriesFrom, recordFeed } from '../feed/service';
 import { notifyLeadAssignments } from '../notifications/service';
 import { assertEmailFree, assertProfileUrlFree, emailKey } from './dedupe';
 import { leadFilterWhere } from './filters';
-import { updateColumns } from './field-derivations';
-import type { LeadColumnKey } from './fields';
+import { type LeadColumnKey, leadFields } from './fields';
 import { companyOf } from './lead-writes';
 import { leadChanges, readLead } from './present';
 import { checkLeadReferences, ensureCompanies, loadLeadReferences } from './references';
 import type { LeadView, UpdateLeadInput } from './schemas';
 
 /** Stored fields by write rule (field table): a given value replaces, or merges key by key. */
-const overwrittenFields = updateColumns('overwrite');
-const mergedFields = updateColumns('merge_keys');
+const overwrittenFields = leadFields.updateColumns;
+const mergedFields = leadFields
+  .columns('update', ['merge_keys'])
+  .map((column) => [column.key as keyof UpdateLeadInput, column.column as LeadColumnKey] as const);
 
 /** `stored || patch - removed`: keys set to null are removed, others replace or add. */
 function mergeJson(column: LeadColumnKey, patch: Record<string, unknown>): SQL {

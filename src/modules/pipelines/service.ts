@@ -3,7 +3,6 @@
  * full stage list), delete (refused while deals remain), the stage board with per-stage deal
  * count and value, and the default pipeline every organization starts with.
  */
-import type { z } from '@hono/zod-openapi';
 import { and, asc, eq, ilike, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../../db/client';
 import { pipelines, stages } from '../../db/schema';
@@ -249,13 +248,17 @@ export async function pipelineStages(ctx: TenantContext, id: number) {
     .where(tenantWhere(ctx, pipelines, eq(pipelines.id, id)))
     .orderBy(asc(stages.position));
   if (rows.length === 0) throw new NotFound('Pipeline', id);
-  return rows
-    .filter((row) => row.stage?.id != null)
-    .map((row) => ({
-      ...(stageFields.present(row.stage) as StageViewValue),
-      deal_count: row.dealCount,
-      total_value: row.totalValue,
-    }));
+  return rows.flatMap((row) =>
+    row.stage?.id != null
+      ? [
+          {
+            ...(stageFields.present(row.stage) as StageViewValue),
+            deal_count: row.dealCount,
+            total_value: row.totalValue,
+          },
+        ]
+      : [],
+  );
 }
 
 export const pipelineList = defineList({
@@ -275,10 +278,8 @@ export const pipelineList = defineList({
       params.state_id !== undefined ? eq(pipelines.stateId, Number(params.state_id)) : undefined,
     ),
   }),
+  present: (row) => pipelineFields.present(row) as PipelineViewValue,
 });
 export const PipelineListQuery = pipelineList.query;
 
-export async function listPipelines(ctx: TenantContext, params: z.output<typeof PipelineListQuery>) {
-  const page = await pipelineList.run(ctx, params);
-  return { ...page, rows: page.rows.map((row) => pipelineFields.present(row) as PipelineViewValue) };
-}
+export const listPipelines = pipelineList.run;

@@ -1,128 +1,15 @@
 /**
- * Request and response shapes of the saved-query endpoints: the declarative definition
- * grammar (module, filters, metric, group_by, bucket), the execute parameters and the result
- * shapes per widget type.
+ * Request and response shapes of the saved-query endpoints: the bodies and the SavedQuery
+ * component (from the field table, fields.ts), the list filters; the definition grammar is in
+ * definition.ts.
  */
 import { z } from '@hono/zod-openapi';
-import { sql } from 'drizzle-orm';
-import { defineFields } from '../../core/field-table';
-import { isoTimestamp, jsonObject, timestamp } from '../../core/schemas';
-import { savedQueries } from '../../db/schema';
-import { BUCKET_UNITS, METRIC_OPS, QUERY_MODULES } from './modules';
+import { QUERY_MODULES } from './modules';
+import { SCOPES } from './definition';
+import { savedQueryFields } from './fields';
 
-export const SCOPES = ['personal', 'team', 'workspace'] as const;
-export const WIDGET_TYPES = ['number', 'bar', 'line', 'pie', 'table'] as const;
-
-export const scope = z.enum(SCOPES).openapi({
-  description:
-    'personal: only its owner sees it; team and workspace: the whole organization. Workspace scope is set by admins and managers only',
-  example: 'team',
-});
-
-const fieldName = (description: string, example: string) =>
-  z.string().trim().min(1, 'is required').max(64, 'must be at most 64 characters').openapi({ description, example });
-
-const filters = jsonObject({ maxKeyLength: 50, maxChars: 20_000 }).openapi({
-  description:
-    "The module's list filters (leads: LeadFilters; deals: search_value, start_date, end_date, lead_id, pipeline_id, status, outcome; companies: CompanyFilters; contacts: ContactFilters; meetings: search_value, start_date, end_date, lead_id, contact_id, company_id, user_id, status, from, to). Unknown keys are refused",
-  example: { state_id: '1,2' },
-});
-
-const numericFields =
-  'The numeric field of sum and avg (leads: score, estimated_value; deals: value; contacts: lead_score; meetings: duration_minutes)';
-
-export const QueryDefinition = z
-  .object({
-    module: z.enum(QUERY_MODULES).openapi({ description: 'The records queried', example: 'leads' }),
-    filters: filters.optional(),
-    metric: z
-      .object({
-        op: z.enum(METRIC_OPS).openapi({ description: 'count rows, or sum / avg a numeric field', example: 'count' }),
-        field: fieldName(numericFields, 'value').optional().openapi({ description: numericFields }),
-      })
-      .strict()
-      .openapi({ description: 'What each row of the result measures', example: { op: 'sum', field: 'value' } }),
-    group_by: fieldName('A groupable column of the module (see the README grammar)', 'status')
-      .nullish()
-      .openapi({ description: 'A groupable column of the module (see the README grammar); null: no grouping' }),
-    bucket: z
-      .object({
-        field: fieldName('A date column of the module', 'created_at'),
-        unit: z.enum(BUCKET_UNITS).openapi({ description: 'Period length', example: 'month' }),
-      })
-      .strict()
-      .nullish()
-      .openapi({
-        description: 'Group by period of a date column (UTC); null: no periods',
-        example: { field: 'created_at', unit: 'month' },
-      }),
-  })
-  .strict()
-  .openapi('SavedQueryDefinition', {
-    description:
-      'A declarative aggregate: never SQL. Names come from per-module allow-lists; a bad one is a 422 naming it',
-    example: { module: 'leads', filters: {}, metric: { op: 'count' }, group_by: 'status', bucket: null },
-  });
-export type QueryDefinitionValue = z.output<typeof QueryDefinition>;
-
-const name = z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
-const description = z.string().trim().max(500, 'must be at most 500 characters').nullish();
-const iso = (value: Date) => isoTimestamp(value) as string;
-
-/** The saved query's one field table: the bodies, the SavedQuery component, the selection and the presenter derive from it. */
-export const savedQueryFields = defineFields(savedQueries, {
-  id: {
-    column: 'id',
-    description: 'The query’s id (the path id of GET, PUT, DELETE and execute)',
-    read: z.number().int(),
-  },
-  name: {
-    column: 'name',
-    description: 'Display name, 1 to 100 characters',
-    read: z.string(),
-    create: name.openapi({ example: 'Leads by status' }),
-    update: name.optional(),
-  },
-  description: {
-    column: 'description',
-    description: 'What it shows, up to 500 characters; null clears it',
-    read: z.string().nullable(),
-    create: description,
-    update: description,
-  },
-  scope: {
-    column: 'scope',
-    description:
-      'Who sees it: personal (its owner only; the default), team or workspace (the whole organization). Workspace scope is set by admins and managers only',
-    read: z.enum(SCOPES),
-    create: scope.optional(),
-    update: scope.optional(),
-  },
-  module: {
-    column: 'module',
-    description: 'The records queried: the definition’s module (read-only)',
-    read: z.enum(QUERY_MODULES),
-  },
-  definition: {
-    column: 'definition',
-    description: 'The declarative aggregate (SavedQueryDefinition); an update replaces it whole',
-    read: QueryDefinition,
-    create: QueryDefinition,
-    update: QueryDefinition.optional(),
-  },
-  user_id: {
-    column: 'userId',
-    description: 'The owner; null for the organization’s default queries',
-    read: z.number().int().nullable(),
-  },
-  is_default: {
-    select: sql<boolean>`${savedQueries.defaultKey} is not null`,
-    description: 'One of the queries every organization starts with (read-only)',
-    read: z.boolean(),
-  },
-  created_at: { column: 'createdAt', description: 'When it was created', read: timestamp(), present: iso },
-  updated_at: { column: 'updatedAt', description: 'When it last changed', read: timestamp(), present: iso },
-});
+export { QueryDefinition, type QueryDefinitionValue, scope, SCOPES, WIDGET_TYPES } from './definition';
+export { savedQueryFields } from './fields';
 
 export const AddQueryBody = z.object(savedQueryFields.createShape).openapi('AddSavedQueryRequest', {
   description: 'A query to save',

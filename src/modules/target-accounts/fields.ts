@@ -5,7 +5,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
-import { defineFields } from '../../core/field-table';
+import { defineFields, storedAs } from '../../core/field-table';
 import { isoTimestamp, nullishAs, positiveId, timestamp } from '../../core/schemas';
 import { targetAccounts } from '../../db/schema';
 import { HEALTH_BANDS, healthJson, type HealthJson, presentHealth } from './health';
@@ -38,65 +38,73 @@ const decisionMakers = z
 const status = z.enum(ACCOUNT_STATUSES, { error: `must be one of ${ACCOUNT_STATUSES.join(', ')}` });
 const userId = positiveId.openapi({ type: 'integer', example: 4 });
 
-export const targetAccountFields = defineFields(targetAccounts, {
-  id: { column: 'id', description: 'The target account’s id (read-only)', read: z.number().int() },
-  company_id: {
-    column: 'companyId',
-    description:
-      'The company targeted: a live company of the organization, targeted at most once (read-only after create)',
-    read: z.number().int(),
-    create: positiveId.openapi({ type: 'integer', example: 3 }),
+export const targetAccountFields = defineFields(
+  targetAccounts,
+  {
+    id: { column: 'id', description: 'The target account’s id (read-only)', read: z.number().int() },
+    company_id: {
+      column: 'companyId',
+      description:
+        'The company targeted: a live company of the organization, targeted at most once (read-only after create)',
+      read: z.number().int(),
+      create: positiveId.openapi({ type: 'integer', example: 3 }),
+    },
+    company_name: {
+      select: sql<string>`(select c.company_name from companies c where c.id = ${targetAccounts.companyId})`,
+      description: 'The company’s name (read-only)',
+      read: z.string(),
+    },
+    owner_id: {
+      column: 'ownerId',
+      description: 'The user who owns the account (a user of the organization); null: nobody',
+      read: z.number().int().nullable(),
+      create: nullishAs(userId, 'integer'),
+      update: nullishAs(userId, 'integer'),
+    },
+    tier: {
+      column: 'tier',
+      description: 'ABM tier: 1 one-to-one (strategic), 2 one-to-few, 3 one-to-many (the default)',
+      read: z.number().int(),
+      create: tier.optional(),
+      update: tier.optional(),
+    },
+    estimated_decision_makers: {
+      column: 'estimatedDecisionMakers',
+      description: 'How many people are expected in the buying group, 0 to 10000; null: unknown',
+      read: z.number().int().nullable(),
+      create: nullishAs(decisionMakers, 'integer'),
+    },
+    icp_fit_score: {
+      column: 'icpFitScore',
+      description: 'How well the company fits the ideal customer profile, 0 to 100; null: not scored',
+      read: z.number().int().nullable(),
+      create: nullishAs(icpFitScore, 'integer'),
+      update: nullishAs(icpFitScore, 'integer'),
+    },
+    status: {
+      column: 'status',
+      description: `Account status: ${ACCOUNT_STATUSES.join(', ')} (active by default)`,
+      read: z.enum(ACCOUNT_STATUSES),
+      present: storedAs<(typeof ACCOUNT_STATUSES)[number]>(),
+      create: status.optional(),
+      update: status.optional(),
+    },
+    health: {
+      select: healthJson,
+      description: `Account health: score 0 to 100, band (${HEALTH_BANDS.join(', ')}), funnel stage and the components that made it (see the README's account health)`,
+      read: AccountHealth,
+      present: (value: HealthJson) => presentHealth(value),
+    },
+    created_by: {
+      column: 'createdBy',
+      description: 'The user who targeted the company (read-only)',
+      read: z.number().int().nullable(),
+    },
+    created_at: { column: 'createdAt', description: 'When it was created', read: timestamp(), present: iso },
+    updated_at: { column: 'updatedAt', description: 'When it last changed', read: timestamp(), present: iso },
   },
-  company_name: {
-    select: sql<string>`(select c.company_name from companies c where c.id = ${targetAccounts.companyId})`,
-    description: 'The company’s name (read-only)',
-    read: z.string(),
+  {
+    // Scope.
+    internal: ['organizationId'],
   },
-  owner_id: {
-    column: 'ownerId',
-    description: 'The user who owns the account (a user of the organization); null: nobody',
-    read: z.number().int().nullable(),
-    create: nullishAs(userId, 'integer'),
-    update: nullishAs(userId, 'integer'),
-  },
-  tier: {
-    column: 'tier',
-    description: 'ABM tier: 1 one-to-one (strategic), 2 one-to-few, 3 one-to-many (the default)',
-    read: z.number().int(),
-    create: tier.optional(),
-    update: tier.optional(),
-  },
-  estimated_decision_makers: {
-    column: 'estimatedDecisionMakers',
-    description: 'How many people are expected in the buying group, 0 to 10000; null: unknown',
-    read: z.number().int().nullable(),
-    create: nullishAs(decisionMakers, 'integer'),
-  },
-  icp_fit_score: {
-    column: 'icpFitScore',
-    description: 'How well the company fits the ideal customer profile, 0 to 100; null: not scored',
-    read: z.number().int().nullable(),
-    create: nullishAs(icpFitScore, 'integer'),
-    update: nullishAs(icpFitScore, 'integer'),
-  },
-  status: {
-    column: 'status',
-    description: `Account status: ${ACCOUNT_STATUSES.join(', ')} (active by default)`,
-    read: z.enum(ACCOUNT_STATUSES),
-    create: status.optional(),
-    update: status.optional(),
-  },
-  health: {
-    select: healthJson,
-    description: `Account health: score 0 to 100, band (${HEALTH_BANDS.join(', ')}), funnel stage and the components that made it (see the README's account health)`,
-    read: AccountHealth,
-    present: (value: HealthJson) => presentHealth(value),
-  },
-  created_by: {
-    column: 'createdBy',
-    description: 'The user who targeted the company (read-only)',
-    read: z.number().int().nullable(),
-  },
-  created_at: { column: 'createdAt', description: 'When it was created', read: timestamp(), present: iso },
-  updated_at: { column: 'updatedAt', description: 'When it last changed', read: timestamp(), present: iso },
-});
+);
