@@ -1,5 +1,5 @@
 /**
- * Every list of the API is one `defineList({ sort, filters, search, createdAt, counter?, base })`.
+ * Every list of the API is one `defineList({ sort, filters, search, createdAt, counter?, base, present? })`.
  * From that single definition come both the query schema (the standard parameters, the
  * `order_by` allow-list written once as the keys of `sort`, the module's filters) and the runner,
  * which fetches the page and its total from the SAME rows and WHERE in ONE statement:
@@ -8,6 +8,7 @@
  *   - any other list counts exactly up to a bound (10 000) and beyond it answers the planner's
  *     estimate with `totalIsEstimate`, so no page costs more than the bound, whatever the size.
  * `order_by` values come only from `sort`, so user input never reaches SQL as an identifier.
+ * `present` turns each selected row into its wire form, so a list route answers `run`'s page as is.
  */
 import { z } from '@hono/zod-openapi';
 import { and, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
@@ -104,7 +105,7 @@ export type ListQuerySchema<S extends ListSort, F extends z.ZodRawShape> = z.Zod
 >;
 export type ListQueryParams<S extends ListSort, F extends z.ZodRawShape> = z.output<ListQuerySchema<S, F>>;
 
-export interface ListDefinition<S extends ListSort, F extends z.ZodRawShape, Q extends PgSelect> {
+export interface ListDefinition<S extends ListSort, F extends z.ZodRawShape, Q extends PgSelect, V> {
   /** The `order_by` allow-list, written once: its first key is the default. */
   sort: S;
   /** The module's own query parameters (zod), beyond the standard ones. Any of them given makes the list "filtered". */
@@ -135,6 +136,8 @@ export interface ListDefinition<S extends ListSort, F extends z.ZodRawShape, Q e
      */
     countRows?: () => PgSelect;
   };
+  /** A selected row (without the runner's columns) in its wire form; absent: the rows as selected. */
+  present?: (row: NoInfer<ListRow<Q>>) => V;
 }
 
 export interface ListRunOptions {
@@ -146,16 +149,16 @@ export interface ListRunOptions {
 
 export type ListRow<Q extends PgSelect> = Omit<Q['_']['result'][number], keyof ListColumns>;
 
-export interface DefinedList<S extends ListSort, F extends z.ZodRawShape, Q extends PgSelect> {
+export interface DefinedList<S extends ListSort, F extends z.ZodRawShape, V> {
   query: ListQuerySchema<S, F>;
-  run(ctx: TenantContext, params: ListQueryParams<S, F>, options?: ListRunOptions): Promise<Page<ListRow<Q>>>;
+  run(ctx: TenantContext, params: ListQueryParams<S, F>, options?: ListRunOptions): Promise<Page<V>>;
 }
 
 const STANDARD_FILTERS = ['search_value', 'start_date', 'end_date'] as const;
 
-export function defineList<const S extends ListSort, Q extends PgSelect, F extends z.ZodRawShape = {}>(
-  definition: ListDefinition<S, F, Q>,
-): DefinedList<S, F, Q> {
+export function defineList<const S extends ListSort, Q extends PgSelect, F extends z.ZodRawShape = {}, V = ListRow<Q>>(
+  definition: ListDefinition<S, F, Q, V>,
+): DefinedList<S, F, V> {
   const sortKeys = Object.keys(definition.sort) as [keyof S & string, ...(keyof S & string)[]];
   const filterKeys = [...STANDARD_FILTERS, ...Object.keys(definition.filters ?? {})];
   const query = z.object({
@@ -171,7 +174,7 @@ export function defineList<const S extends ListSort, Q extends PgSelect, F exten
     ctx: TenantContext,
     params: ListQueryParams<S, F>,
     options: ListRunOptions = {},
-  ): Promise<Page<ListRow<Q>>> {
+  ): Promise<Page<V>> {
     const bound = options.exactUpTo ?? EXACT_TOTAL_UP_TO;
     const values = params as Record<string, unknown> & ListQueryParams<ListSort, {}>;
     const sortColumn = definition.sort[values.order_by];
@@ -244,10 +247,12 @@ export function defineList<const S extends ListSort, Q extends PgSelect, F exten
             total: counted,
           })
         : null;
+    const selected = pageRows.map(
+      ({ sortKey: _sortKey, sortId: _sortId, total: _total, ...row }) => row as unknown as ListRow<Q>,
+    );
+    const present = definition.present;
     return {
-      rows: pageRows.map(
-        ({ sortKey: _sortKey, sortId: _sortId, total: _total, ...row }) => row as unknown as ListRow<Q>,
-      ),
+      rows: present ? selected.map((row) => present(row)) : (selected as unknown as V[]),
       total: counted.total,
       totalIsEstimate: counted.estimate,
       page: values.page,

@@ -2,7 +2,6 @@
  * API keys for the ingestion routes: created by admins (routes.ts declares who), shown in plaintext once, stored as a
  * SHA-256 hash, optionally restricted to domains and IP ranges, revoked by delete.
  */
-import type { z } from '@hono/zod-openapi';
 import { and, eq, ilike, isNull, sql } from 'drizzle-orm';
 import { apiKeys } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
@@ -77,13 +76,11 @@ export const apiKeyList = defineList({
         .$dynamic(),
     where: tenantWhere(ctx, apiKeys, isNull(apiKeys.revokedAt)),
   }),
+  present: (row) => presentKey(row),
 });
 export const ApiKeyListQuery = apiKeyList.query;
 
-export async function listApiKeys(ctx: TenantContext, params: z.output<typeof ApiKeyListQuery>) {
-  const page = await apiKeyList.run(ctx, params);
-  return { ...page, rows: page.rows.map(presentKey) };
-}
+export const listApiKeys = apiKeyList.run;
 
 export async function revokeApiKey(ctx: TenantContext, id: number): Promise<void> {
   const revoked = await ctx.db

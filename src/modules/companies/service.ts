@@ -3,7 +3,6 @@
  * and soft delete. Deleting a company leaves its contacts and leads as they are (they keep their
  * company_id and company name: their history); the company disappears from lists and views.
  */
-import type { z } from '@hono/zod-openapi';
 import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import { companies, deals, leads, users } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
@@ -186,10 +185,8 @@ export const companyList = defineList({
         .$dynamic(),
     where: companyFilterWhere(ctx, { ...params, search_value: undefined, start_date: undefined, end_date: undefined }),
   }),
+  present: (row) => companyFields.present(row),
 });
 export const CompanyListQuery = companyList.query;
 
-export async function listCompanies(ctx: TenantContext, params: z.output<typeof CompanyListQuery>) {
-  const page = await companyList.run(ctx, params);
-  return { ...page, rows: page.rows.map((row) => companyFields.present(row)) };
-}
+export const listCompanies = companyList.run;

@@ -4,7 +4,6 @@
  * organization's live contacts (409 naming the contact that has it; the partial unique index
  * contacts_organization_email_key settles races).
  */
-import type { z } from '@hono/zod-openapi';
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { contacts } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
@@ -136,10 +135,8 @@ export const contactList = defineList({
         .$dynamic(),
     where: contactFilterWhere(ctx, { ...params, search_value: undefined, start_date: undefined, end_date: undefined }),
   }),
+  present: (row) => contactFields.present(row),
 });
 export const ContactListQuery = contactList.query;
 
-export async function listContacts(ctx: TenantContext, params: z.output<typeof ContactListQuery>) {
-  const page = await contactList.run(ctx, params);
-  return { ...page, rows: page.rows.map((row) => contactFields.present(row)) };
-}
+export const listContacts = contactList.run;

@@ -3,7 +3,6 @@
  * and public views are visible to the whole organization, and only their creator or an admin
  * changes or deletes them. Filters, columns and sorting are checked against the module's list.
  */
-import type { z } from '@hono/zod-openapi';
 import { eq, ilike, inArray, or, sql, type SQL } from 'drizzle-orm';
 import { customViews } from '../../db/schema';
 import { actingUser, isAdmin, isUser, tenantWhere, type TenantContext } from '../../db/tenant';
@@ -93,13 +92,11 @@ export const viewList = defineList({
       params.module_name ? eq(customViews.moduleName, params.module_name) : undefined,
     ),
   }),
+  present: (entry) => presentView(entry.row),
 });
 export const ViewListQuery = viewList.query;
 
-export async function listViews(ctx: TenantContext, params: z.output<typeof ViewListQuery>) {
-  const page = await viewList.run(ctx, params);
-  return { ...page, rows: page.rows.map((entry) => presentView(entry.row)) };
-}
+export const listViews = viewList.run;
 
 export async function addView(ctx: TenantContext, input: AddViewInput) {
   checkContents(input);

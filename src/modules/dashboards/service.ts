@@ -5,7 +5,6 @@
  * or an admin (403 `not_dashboard_owner`). Every widget's saved query must be one the caller
  * sees, and a shared dashboard may show shared queries only (422 naming the widget).
  */
-import type { z } from '@hono/zod-openapi';
 import { eq, ilike, inArray, sql } from 'drizzle-orm';
 import { Conflict, Forbidden, NotFound, ValidationFailed, type FieldIssue } from '../../core/errors';
 import { columnValues } from '../../core/field-table';
@@ -70,13 +69,11 @@ export const dashboardList = defineList({
       params.scope ? eq(dashboards.scope, params.scope) : undefined,
     ),
   }),
+  present: (row) => presentDashboard(row),
 });
 export const DashboardListQuery = dashboardList.query;
 
-export async function listDashboards(ctx: TenantContext, params: z.output<typeof DashboardListQuery>) {
-  const page = await dashboardList.run(ctx, params);
-  return { ...page, rows: page.rows.map((row) => presentDashboard(row)) };
-}
+export const listDashboards = dashboardList.run;
 
 export async function addDashboard(ctx: TenantContext, input: AddDashboardInput) {
   const scope = input.scope ?? 'personal';

@@ -5,7 +5,6 @@
  * request's clock, passed in so tests can fix it. Every write is an activity-feed entry
  * (model_type deal: deal_added, deal_updated, deal_stage_changed, deal_deleted).
  */
-import type { z } from '@hono/zod-openapi';
 import { eq, ilike, inArray, sql, type SQL } from 'drizzle-orm';
 import { deals } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
@@ -219,10 +218,8 @@ export const dealList = defineList({
       params.status !== undefined ? eq(deals.stageId, params.status) : undefined,
     ),
   }),
+  present: (row) => present(row),
 });
 export const DealListQuery = dealList.query;
 
-export async function listDeals(ctx: TenantContext, params: z.output<typeof DealListQuery>) {
-  const page = await dealList.run(ctx, params);
-  return { ...page, rows: page.rows.map(present) };
-}
+export const listDeals = dealList.run;

@@ -4,7 +4,6 @@
  * job's file, only to its organization). The queue consumer's side is export-job.ts and
  * job-progress.ts.
  */
-import type { z } from '@hono/zod-openapi';
 import { eq, sql } from 'drizzle-orm';
 import { exportJobs } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
@@ -86,13 +85,11 @@ export const exportList = defineList({
       params.status ? eq(exportJobs.status, params.status) : undefined,
     ),
   }),
+  present: (row) => presentExportJob(row.job),
 });
 export const ExportListQuery = exportList.query;
 
-export async function listExports(ctx: TenantContext, params: z.output<typeof ExportListQuery>) {
-  const page = await exportList.run(ctx, params);
-  return { ...page, rows: page.rows.map((row) => presentExportJob(row.job)) };
-}
+export const listExports = exportList.run;
 
 export async function downloadExport(ctx: TenantContext, bucket: R2Bucket, id: number): Promise<Response> {
   const [job] = await ctx.db

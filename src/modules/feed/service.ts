@@ -3,7 +3,6 @@
  * before/after values of changed fields) through one writer, `feedEntriesFrom`, for single and
  * set-based writes alike (many entries in one statement), and reading them.
  */
-import type { z } from '@hono/zod-openapi';
 import { eq, ilike, sql, type SQL } from 'drizzle-orm';
 import { feedEntries, users } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
@@ -101,23 +100,18 @@ export const feedList = defineList({
       params.model_id ? eq(feedEntries.modelId, params.model_id) : undefined,
     ),
   }),
+  present: ({ entry, firstName, lastName }) => ({
+    id: entry.id,
+    model_type: entry.modelType,
+    model_id: entry.modelId,
+    action: entry.action,
+    changes: entry.changes,
+    actor_user_id: entry.actorUserId,
+    actor_name: firstName ? [firstName, lastName].filter(Boolean).join(' ') : null,
+    actor_api_key_id: entry.actorApiKeyId,
+    created_at: isoTimestamp(entry.createdAt) as string,
+  }),
 });
 export const FeedListQuery = feedList.query;
 
-export async function listFeed(ctx: TenantContext, params: z.output<typeof FeedListQuery>) {
-  const page = await feedList.run(ctx, params);
-  return {
-    ...page,
-    rows: page.rows.map(({ entry, firstName, lastName }) => ({
-      id: entry.id,
-      model_type: entry.modelType,
-      model_id: entry.modelId,
-      action: entry.action,
-      changes: entry.changes,
-      actor_user_id: entry.actorUserId,
-      actor_name: firstName ? [firstName, lastName].filter(Boolean).join(' ') : null,
-      actor_api_key_id: entry.actorApiKeyId,
-      created_at: isoTimestamp(entry.createdAt) as string,
-    })),
-  };
-}
+export const listFeed = feedList.run;

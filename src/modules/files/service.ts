@@ -156,11 +156,11 @@ export const attachmentList = defineList({
       params.provider ? eq(attachments.provider, params.provider) : undefined,
     ),
   }),
+  present: (row) => presentAttachment(row),
 });
 export const AttachmentListQuery = attachmentList.query;
 
 export async function listAttachments(ctx: TenantContext, params: z.output<typeof AttachmentListQuery>) {
   await requireSubject(ctx, params.subject_type, params.subject_id);
-  const page = await attachmentList.run(ctx, params);
-  return { ...page, rows: page.rows.map(presentAttachment) };
+  return attachmentList.run(ctx, params);
 }

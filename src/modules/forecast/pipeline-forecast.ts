@@ -104,6 +104,7 @@ export const contributorList = defineList({
       params.pipeline_id === undefined ? undefined : sql`${deals.pipelineId} = ${params.pipeline_id}`,
     ),
   }),
+  present: (row) => ({ ...row, owner_id: row.owner_id ?? null }),
 });
 export const ContributorListQuery = contributorList.query;
 
@@ -115,8 +116,7 @@ export async function forecastContributors(
 ) {
   const month = params.period_month ?? dayOf(now).slice(0, 7);
   const start = `${month}-01`;
-  const page = await contributorList.run(ctx, params, {
+  return contributorList.run(ctx, params, {
     where: sql`${deals.expectedCloseDate} >= ${start}::date and ${deals.expectedCloseDate} < (${start}::date + interval '1 month')`,
   });
-  return { ...page, rows: page.rows.map((row) => ({ ...row, owner_id: row.owner_id ?? null })) };
 }

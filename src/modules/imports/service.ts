@@ -130,13 +130,11 @@ export const importJobList = defineList({
       params.status ? eq(importJobs.status, params.status) : undefined,
     ),
   }),
+  present: (row) => presentImportJob(row.job),
 });
 export const ImportJobListQuery = importJobList.query;
 
-export async function listImportJobs(ctx: TenantContext, params: z.output<typeof ImportJobListQuery>) {
-  const page = await importJobList.run(ctx, params);
-  return { ...page, rows: page.rows.map((row) => presentImportJob(row.job)) };
-}
+export const listImportJobs = importJobList.run;
 
 /**
  * Stops a queued or running import: the consumer sees the status at its next batch and stops
@@ -175,6 +173,15 @@ export const importJobRowList = defineList({
         .$dynamic(),
     where: tenantWhere(ctx, importJobRows, params.outcome ? eq(importJobRows.outcome, params.outcome) : undefined),
   }),
+  present: ({ row }) => ({
+    id: row.id,
+    row_number: row.rowNumber,
+    outcome: row.outcome as ImportRowOutcome,
+    field: row.field,
+    message: row.message,
+    lead_id: row.leadId,
+    created_at: isoTimestamp(row.createdAt) as string,
+  }),
 });
 export const ImportJobRowsQuery = importJobRowList.query;
 
@@ -186,16 +193,5 @@ export async function listImportJobRows(
   const page = await importJobRowList.run(ctx, params, { where: eq(importJobRows.importJobId, jobId) });
   // After the paging parameters are checked, so a malformed cursor is a 400 whatever the id.
   await requireImportJob(ctx, jobId);
-  return {
-    ...page,
-    rows: page.rows.map(({ row }) => ({
-      id: row.id,
-      row_number: row.rowNumber,
-      outcome: row.outcome as ImportRowOutcome,
-      field: row.field,
-      message: row.message,
-      lead_id: row.leadId,
-      created_at: isoTimestamp(row.createdAt) as string,
-    })),
-  };
+  return page;
 }

@@ -77,13 +77,11 @@ const alertList = defineList({
       params.to_date ? sql`${intentAlerts.createdAt} < (${params.to_date}::date + 1)` : undefined,
     ),
   }),
+  present: (row) => presentAlert(row),
 });
 export const AlertListQuery = alertList.query;
 
-export async function listAlerts(ctx: TenantContext, params: z.output<typeof AlertListQuery>) {
-  const page = await alertList.run(ctx, params);
-  return { ...page, rows: page.rows.map(presentAlert) };
-}
+export const listAlerts = alertList.run;
 
 /** Marks the alert acknowledged by the caller; acknowledging again keeps the first time and user. */
 export async function acknowledgeAlert(ctx: TenantContext, id: number) {

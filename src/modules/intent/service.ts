@@ -79,6 +79,7 @@ const signalList = defineList({
         .$dynamic(),
     where: tenantWhere(ctx, intentSignals),
   }),
+  present: (row) => presentSignal(row),
 });
 export const LeadSignalsQuery = signalList.query;
 
@@ -91,5 +92,5 @@ export async function listLeadSignals(ctx: TenantContext, leadId: number, params
   const liveLead = sql`exists (select 1 from leads l where l.id = ${leadId} and l.organization_id = ${ctx.orgId} and l.deleted_at is null)`;
   const page = await signalList.run(ctx, params, { where: and(eq(intentSignals.leadId, leadId), liveLead) });
   if (page.rows.length === 0) await requireLead(ctx, leadId);
-  return { ...page, rows: page.rows.map(presentSignal) };
+  return page;
 }

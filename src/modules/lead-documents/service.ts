@@ -131,13 +131,13 @@ export const documentList = defineList({
       params.document_type ? eq(attachments.documentType, params.document_type) : undefined,
     ),
   }),
+  present: (row) => presentDocument(row),
 });
 export const DocumentListQuery = documentList.query;
 
 export async function listDocuments(ctx: TenantContext, params: z.output<typeof DocumentListQuery>) {
   await requireLead(ctx, params.lead_id);
-  const page = await documentList.run(ctx, params);
-  return { ...page, rows: page.rows.map(presentDocument) };
+  return documentList.run(ctx, params);
 }
 
 export async function downloadDocument(ctx: TenantContext, bucket: R2Bucket, id: number): Promise<Response> {

@@ -159,11 +159,11 @@ export const followUpList = defineList({
       params.follow_up_to ? followUpUpperBound(params.follow_up_to) : undefined,
     ),
   }),
+  present: (row) => presentFollowUp(row),
 });
 export const FollowUpListQuery = followUpList.query;
 
 export async function listFollowUps(ctx: TenantContext, params: z.output<typeof FollowUpListQuery>) {
   await requireLead(ctx, params.lead_id);
-  const page = await followUpList.run(ctx, params);
-  return { ...page, rows: page.rows.map(presentFollowUp) };
+  return followUpList.run(ctx, params);
 }

@@ -124,11 +124,11 @@ export const noteList = defineList({
         .$dynamic(),
     where: tenantWhere(ctx, leadNotes, eq(leadNotes.leadId, params.lead_id)),
   }),
+  present: (row) => presentNote(row),
 });
 export const NoteListQuery = noteList.query;
 
 export async function listNotes(ctx: TenantContext, params: z.output<typeof NoteListQuery>) {
   await requireLead(ctx, params.lead_id);
-  const page = await noteList.run(ctx, params);
-  return { ...page, rows: page.rows.map(presentNote) };
+  return noteList.run(ctx, params);
 }

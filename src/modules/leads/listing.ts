@@ -2,7 +2,6 @@
  * GET /api/lead/list and the leads section of global search: the standard list parameters
  * plus every lead filter, all through `leadFilterWhere`.
  */
-import type { z } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
 import { leads } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
@@ -49,13 +48,11 @@ export const leadList = defineList({
         .$dynamic(),
     where: leadFilterWhere(ctx, { ...params, search_value: undefined, start_date: undefined, end_date: undefined }),
   }),
+  present: (row) => presentLead(row),
 });
 export const LeadListQuery = leadList.query;
 
-export async function listLeads(ctx: TenantContext, params: z.output<typeof LeadListQuery>) {
-  const page = await leadList.run(ctx, params);
-  return { ...page, rows: page.rows.map(presentLead) };
-}
+export const listLeads = leadList.run;
 
 export async function searchLeads(ctx: TenantContext, term: string, limit = 10) {
   const rows = await ctx.db

@@ -4,7 +4,6 @@
  * priority always has a unique value; changing it moves the leads that hold the old value, so
  * no lead loses its label. Deactivated lookups stay readable on the records that use them.
  */
-import type { z } from '@hono/zod-openapi';
 import { count, eq, inArray, ne, sql } from 'drizzle-orm';
 import { leads, lookups } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
@@ -64,13 +63,11 @@ export const lookupList = defineList({
       params.parent_id ? inArray(lookups.parentId, params.parent_id) : undefined,
     ),
   }),
+  present: (entry) => presentLookup(entry.row),
 });
 export const LookupListQuery = lookupList.query;
 
-export async function listLookups(ctx: TenantContext, params: z.output<typeof LookupListQuery>) {
-  const page = await lookupList.run(ctx, params);
-  return { ...page, rows: page.rows.map((entry) => presentLookup(entry.row)) };
-}
+export const listLookups = lookupList.run;
 
 async function findLookup(ctx: TenantContext, id: number): Promise<LookupRow> {
   const [row] = await ctx.db

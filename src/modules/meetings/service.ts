@@ -73,6 +73,7 @@ export const meetingList = defineList({
         .$dynamic(),
     where: meetingFilterWhere(ctx, params),
   }),
+  present: (row) => presentMeeting(row),
 });
 
 export type MeetingFilters = z.output<z.ZodObject<typeof meetingFilters>>;
@@ -93,10 +94,7 @@ export function meetingFilterWhere(ctx: Pick<TenantContext, 'orgId'>, params: Me
 }
 export const MeetingListQuery = meetingList.query;
 
-export async function listMeetings(ctx: TenantContext, params: z.output<typeof MeetingListQuery>) {
-  const page = await meetingList.run(ctx, params);
-  return { ...page, rows: page.rows.map(presentMeeting) };
-}
+export const listMeetings = meetingList.run;
 
 async function findMeeting(ctx: TenantContext, id: number): Promise<MeetingRow> {
   const [row] = await ctx.db

@@ -3,7 +3,6 @@
  * them through the functions here: lead assignment, and the end of the caller's own import or
  * export job (type 4, follow-up reminders, is reserved for the scheduler).
  */
-import type { z } from '@hono/zod-openapi';
 import { and, eq, ilike, inArray, sql, type SQL } from 'drizzle-orm';
 import { notifications } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
@@ -163,13 +162,11 @@ export const notificationList = defineList({
       params.type_id ? inArray(notifications.typeId, params.type_id) : undefined,
     ),
   }),
+  present: (row) => presentNotification(row),
 });
 export const NotificationListQuery = notificationList.query;
 
-export async function listNotifications(ctx: TenantContext, params: z.output<typeof NotificationListQuery>) {
-  const page = await notificationList.run(ctx, params);
-  return { ...page, rows: page.rows.map(presentNotification) };
-}
+export const listNotifications = notificationList.run;
 
 /** Marks the caller's own notifications read; ids of anyone else's change nothing. */
 export async function markNotificationsRead(ctx: TenantContext, ids: number[]): Promise<number> {

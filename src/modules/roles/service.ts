@@ -43,13 +43,11 @@ export const roleList = defineList({
         .$dynamic(),
     where: tenantWhere(ctx, roles, params.state_id ? inArray(roles.stateId, params.state_id) : undefined),
   }),
+  present: (row) => presentRole(row),
 });
 export const RoleListQuery = roleList.query;
 
-export async function listRoles(ctx: TenantContext, params: z.output<typeof RoleListQuery>) {
-  const page = await roleList.run(ctx, params);
-  return { ...page, rows: page.rows.map(presentRole) };
-}
+export const listRoles = roleList.run;
 
 export async function addRole(ctx: TenantContext, input: z.infer<typeof AddRoleBody>) {
   try {

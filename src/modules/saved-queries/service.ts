@@ -4,7 +4,6 @@
  * and only their owner or an admin changes or deletes them (the seeded defaults, owned by
  * nobody: admins only). Workspace scope is given by admins and managers only.
  */
-import type { z } from '@hono/zod-openapi';
 import { eq, ilike, sql } from 'drizzle-orm';
 import { Conflict, Forbidden, NotFound } from '../../core/errors';
 import { columnValues } from '../../core/field-table';
@@ -60,13 +59,11 @@ export const queryList = defineList({
       params.scope ? eq(savedQueries.scope, params.scope) : undefined,
     ),
   }),
+  present: (row) => presentQuery(row),
 });
 export const QueryListQuery = queryList.query;
 
-export async function listQueries(ctx: TenantContext, params: z.output<typeof QueryListQuery>) {
-  const page = await queryList.run(ctx, params);
-  return { ...page, rows: page.rows.map((row) => presentQuery(row)) };
-}
+export const listQueries = queryList.run;
 
 async function visibleQuery(ctx: TenantContext, id: number): Promise<SavedQueryView> {
   const [row] = await ctx.db

@@ -63,6 +63,7 @@ export const outreachPlanList = defineList({
         where t.id = ${outreachPlans.targetAccountId})`,
     ),
   }),
+  present: (row) => presentPlan(row),
 });
 export const OutreachPlanListQuery = outreachPlanList.query;
 
@@ -88,5 +89,5 @@ export async function listOutreachPlans(
       );
     if (!account) throw new NotFound('Target account', accountId);
   }
-  return { ...page, rows: page.rows.map((row) => presentPlan(row)) };
+  return page;
 }

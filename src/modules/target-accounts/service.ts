@@ -144,6 +144,7 @@ export const targetAccountList = defineList({
       params.search !== undefined ? ilike(companyName, containsPattern(params.search)) : undefined,
     ),
   }),
+  present: (row) => present(row),
 });
 export const TargetAccountListQuery = targetAccountList.query;
 
@@ -156,6 +157,5 @@ export async function listTargetAccounts(ctx: TenantContext, params: z.output<ty
         order_in: params.sort.startsWith('-') ? ('DESC' as const) : ('ASC' as const),
       }
     : params;
-  const page = await targetAccountList.run(ctx, ordered);
-  return { ...page, rows: page.rows.map((row) => present(row as Record<string, unknown>)) };
+  return targetAccountList.run(ctx, ordered);
 }

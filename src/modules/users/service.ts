@@ -125,13 +125,11 @@ export const userList = defineList({
       params.state_id ? inArray(users.stateId, params.state_id) : undefined,
     ),
   }),
+  present: (row) => presentUser(row),
 });
 export const UserListQuery = userList.query;
 
-export async function listUsers(ctx: TenantContext, params: z.output<typeof UserListQuery>) {
-  const page = await userList.run(ctx, params);
-  return { ...page, rows: page.rows.map(presentUser) };
-}
+export const listUsers = userList.run;
 
 async function requireRole(ctx: TenantContext, roleId: number): Promise<void> {
   const [role] = await ctx.db
