@@ -9,11 +9,9 @@
  */
 import { type LeadFieldName, leadFields } from '../leads/fields';
 
-/** The lead fields a spreadsheet column may set. */
+/** The lead fields a spreadsheet column may set, and their header aliases: from the lead field table. */
 export type LeadImportField = keyof typeof leadFields.importAliases;
-/** Their header aliases: from the lead field table. */
 const LEAD_IMPORT_ALIASES = leadFields.importAliases;
-/** The lead fields a column may set, and their header aliases: from the lead field table. */
 export const LEAD_IMPORT_FIELDS = Object.keys(LEAD_IMPORT_ALIASES) as LeadImportField[];
 
 const ALIASES: Record<string, LeadImportField> = Object.fromEntries(
