@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { bigint, index, integer, jsonb, pgTable, smallint, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { storedFiles } from './files';
 import { organizations, users } from './organizations';
+import { jobLease, openJobsIndex } from './job-lease';
 import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenancy';
 
 /** Companies (spec "Company"); shared by leads (linked by name) and the contacts/companies module. */
@@ -106,9 +107,11 @@ export const companyEnrichmentJobs = pgTable(
     finishedAt: timestamp({ withTimezone: true }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
+    ...jobLease(),
   },
   (table) => [
     index('company_enrichment_jobs_organization_id_idx').on(table.organizationId, table.id),
+    openJobsIndex('company_enrichment_jobs_open_lease_idx', table),
     tenantPolicy('company_enrichment_jobs'),
   ],
 );

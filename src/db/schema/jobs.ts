@@ -1,6 +1,7 @@
 import { bigint, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import { storedFiles } from './files';
 import { organizations, users } from './organizations';
+import { jobLease, openJobsIndex } from './job-lease';
 import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenancy';
 
 /**
@@ -34,8 +35,13 @@ export const importJobs = pgTable(
     finishedAt: timestamp({ withTimezone: true }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
+    ...jobLease(),
   },
-  (table) => [index('import_jobs_organization_id_idx').on(table.organizationId, table.id), tenantPolicy('import_jobs')],
+  (table) => [
+    index('import_jobs_organization_id_idx').on(table.organizationId, table.id),
+    openJobsIndex('import_jobs_open_lease_idx', table),
+    tenantPolicy('import_jobs'),
+  ],
 );
 
 /** Per-row outcomes of an import that were not a plain create: errors and skipped duplicates. */
@@ -80,6 +86,11 @@ export const exportJobs = pgTable(
     finishedAt: timestamp({ withTimezone: true }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
+    ...jobLease(),
   },
-  (table) => [index('export_jobs_organization_id_idx').on(table.organizationId, table.id), tenantPolicy('export_jobs')],
+  (table) => [
+    index('export_jobs_organization_id_idx').on(table.organizationId, table.id),
+    openJobsIndex('export_jobs_open_lease_idx', table),
+    tenantPolicy('export_jobs'),
+  ],
 );

@@ -1,0 +1,20 @@
+/**
+ * The lease every job table carries (see src/jobs/lease-sweep.ts). A delivery that claims a job
+ * holds it until `lease_expires_at` and renews the lease with each checkpoint; a job still open
+ * once its lease has expired (or, never claimed, its creation plus the lease) stopped without
+ * failing, and the cron sweep sends its message again. `lease_resends` counts those re-sends, so
+ * a job that keeps stopping fails after a bounded number of them instead of looping for ever.
+ */
+import { type SQL, sql } from 'drizzle-orm';
+import { type AnyPgColumn, index, integer, timestamp } from 'drizzle-orm/pg-core';
+
+export const jobLease = () => ({
+  leaseExpiresAt: timestamp({ withTimezone: true }),
+  leaseResends: integer().notNull().default(0),
+});
+
+/** Only open jobs are swept, so the index holds only them. */
+export function openJobsIndex(name: string, table: { status: AnyPgColumn; leaseExpiresAt: AnyPgColumn }) {
+  const open: SQL = sql`${table.status} in ('queued', 'running')`;
+  return index(name).on(table.leaseExpiresAt).where(open);
+}
