@@ -4,6 +4,8 @@
  * and answers 500 without saying which secret (the log says it).
  */
 import { z } from 'zod';
+import type { RateLimitCounter } from './core/rate-limit-counter';
+import type { JobMessage, TrackingHit } from './jobs/messages';
 
 export interface Bindings {
   DATABASE_URL?: string;
@@ -12,7 +14,7 @@ export interface Bindings {
   JWT_SECRET?: string;
   SIGNUP_ENABLED?: string;
   /** Rate-limit counters, one Durable Object per limited key (core/rate-limit-counter.ts). */
-  RATE_LIMITER?: DurableObjectNamespace<import('./core/rate-limit-counter').RateLimitCounter>;
+  RATE_LIMITER?: DurableObjectNamespace<RateLimitCounter>;
   /** Requests per minute per organization and per IP on authenticated routes (default 1200). */
   API_RATE_LIMIT?: string;
   /** Requests per minute per API key, besides its organization's and IP's limits (default 600). */
@@ -24,9 +26,9 @@ export interface Bindings {
   /** R2: documents, images, imports, exports. */
   FILES: R2Bucket;
   /** Cloudflare Queue for async jobs (see src/jobs). */
-  JOBS: Queue<import('./jobs/messages').JobMessage>;
+  JOBS: Queue<JobMessage>;
   /** Cloudflare Queue of tracking hits (pixel opens, link clicks), consumed by src/jobs/events-runner.ts. */
-  EVENTS: Queue<import('./modules/tracking/hits').TrackingHit>;
+  EVENTS: Queue<TrackingHit>;
   /** Origins (comma-separated, e.g. "https://app.example.com") the bearer API answers CORS for; none by default. */
   CORS_ORIGINS?: string;
   /** Key of tracking-token signatures; when unset, derived from JWT_SECRET (modules/tracking/token.ts). */

@@ -7,11 +7,10 @@ import { buildApp } from './app';
 import { runIdempotencySweep } from './core/idempotency';
 import type { Bindings } from './env';
 import { consumeEvents, isEventsQueue } from './jobs/events-runner';
-import type { JobMessage } from './jobs/messages';
+import type { JobMessage, TrackingHit } from './jobs/messages';
 import { runOutboxSweep } from './jobs/outbox';
 import { consumeQueue } from './jobs/runner';
 import { runForecastSnapshots } from './modules/forecast/snapshots';
-import type { TrackingHit } from './modules/tracking/hits';
 
 export { RateLimitCounter } from './core/rate-limit-counter';
 

@@ -15,6 +15,7 @@ import type { Context } from 'hono';
 import type { Bindings } from '../env';
 import type { AppEnv } from './context';
 import { RateLimited } from './errors';
+import { errorText, log } from './log';
 import type { WindowState } from './rate-limit-counter';
 
 export const RATE_LIMIT_WINDOW_SECONDS = 60;
@@ -69,13 +70,7 @@ export async function enforceRateLimit(
       })),
     );
   } catch (error) {
-    console.warn(
-      JSON.stringify({
-        level: 'warn',
-        message: 'rate limit counter unreachable; request let through',
-        error: error instanceof Error ? error.message : String(error),
-      }),
-    );
+    log.warn('rate limit counter unreachable; request let through', { error: errorText(error) });
     return;
   }
   c.header(

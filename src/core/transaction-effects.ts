@@ -11,6 +11,7 @@
  */
 import type { Database } from '../db/client';
 import type { Bindings } from '../env';
+import { errorText, log } from './log';
 
 export interface EffectContext {
   /** The request's database handle, outside any transaction (owner role, no tenant scope). */
@@ -49,13 +50,7 @@ export class PendingEffects implements TransactionEffects {
       try {
         await effect(context);
       } catch (error) {
-        console.error(
-          JSON.stringify({
-            level: 'error',
-            message: `effect after ${outcome} failed`,
-            error: error instanceof Error ? error.message : String(error),
-          }),
-        );
+        log.error(`effect after ${outcome} failed`, { error: errorText(error) });
       }
     }
   }

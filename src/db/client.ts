@@ -10,6 +10,7 @@
 import { Client, Pool, neonConfig, type PoolClient } from '@neondatabase/serverless';
 import { sql, type SQL } from 'drizzle-orm';
 import { drizzle, type NeonDatabase } from 'drizzle-orm/neon-serverless';
+import { log } from '../core/log';
 import type { Config } from '../env';
 import * as schema from './schema';
 
@@ -65,8 +66,7 @@ export function openRequestDatabase(config: Pick<Config, 'DATABASE_URL' | 'DB_WS
   let connecting: Promise<void> | undefined;
   let closing = false;
   client.on('error', (error: Error) => {
-    if (!closing)
-      console.warn(JSON.stringify({ level: 'warn', message: 'database connection error', error: error.message }));
+    if (!closing) log.warn('database connection error', { error: error.message });
   });
   const send = client.query.bind(client) as (query: unknown, values?: unknown) => Promise<unknown>;
   Object.assign(client, {
@@ -99,8 +99,7 @@ export function openDatabase(config: Pick<Config, 'DATABASE_URL' | 'DB_WS_PROXY'
   // a listener node-postgres rethrows that as an uncaught exception. Queries in flight still
   // reject with the error; after close() it is expected and not logged.
   const onConnectionError = (error: Error) => {
-    if (!closing)
-      console.warn(JSON.stringify({ level: 'warn', message: 'database connection error', error: error.message }));
+    if (!closing) log.warn('database connection error', { error: error.message });
   };
   pool.on('error', onConnectionError);
   pool.on('connect', (client: PoolClient) => client.on('error', onConnectionError));

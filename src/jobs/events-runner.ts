@@ -6,9 +6,11 @@
  * max_retries a message goes to the dead-letter queue, whose consumer logs it and acknowledges:
  * a lost open or click costs a few points of intent score, not worth more machinery.
  */
+import { errorText, log } from '../core/log';
 import { openDatabase, withTenant } from '../db/client';
 import { readConfig, type Bindings } from '../env';
-import { isTrackingHit, recordHits, type TrackingHit } from '../modules/tracking/hits';
+import { isTrackingHit, recordHits } from '../modules/tracking/hits';
+import type { TrackingHit } from './messages';
 
 export const EVENTS_QUEUE = 'lead-management-events';
 export const EVENTS_DEAD_LETTER_QUEUE = 'lead-management-events-dlq';
@@ -17,15 +19,11 @@ export function isEventsQueue(queue: string): boolean {
   return queue === EVENTS_QUEUE || queue === EVENTS_DEAD_LETTER_QUEUE;
 }
 
-function log(level: 'warn' | 'error', message: string, extra: Record<string, unknown>): void {
-  console[level === 'warn' ? 'warn' : 'error'](JSON.stringify({ level, message, ...extra }));
-}
-
 export async function runEventsBatch(batch: MessageBatch<unknown>, env: Bindings): Promise<void> {
   const groups = new Map<number, { hits: TrackingHit[]; messages: Message<unknown>[] }>();
   for (const message of batch.messages) {
     if (!isTrackingHit(message.body)) {
-      log('warn', 'events queue: dropped a message that is not a tracking hit', { message_id: message.id });
+      log.warn('events queue: dropped a message that is not a tracking hit', { message_id: message.id });
       message.ack();
       continue;
     }
@@ -42,10 +40,10 @@ export async function runEventsBatch(batch: MessageBatch<unknown>, env: Bindings
         await withTenant(handle.db, orgId, (tx) => recordHits(tx, orgId, group.hits));
         for (const message of group.messages) message.ack();
       } catch (error) {
-        log('error', 'events queue: recording hits failed, retrying', {
+        log.error('events queue: recording hits failed, retrying', {
           org_id: orgId,
           hits: group.hits.length,
-          error: error instanceof Error ? error.message : String(error),
+          error: errorText(error),
         });
         for (const message of group.messages) {
           message.retry({ delaySeconds: Math.min(60, 2 ** message.attempts) });
@@ -61,7 +59,7 @@ export async function runEventsBatch(batch: MessageBatch<unknown>, env: Bindings
 export async function runEventsDeadLetterBatch(batch: MessageBatch<unknown>): Promise<void> {
   for (const message of batch.messages) {
     const hit = isTrackingHit(message.body) ? message.body : null;
-    log('error', 'events queue: tracking hit dead-lettered, not recorded', {
+    log.error('events queue: tracking hit dead-lettered, not recorded', {
       message_id: message.id,
       attempts: message.attempts,
       kind: hit?.kind ?? null,

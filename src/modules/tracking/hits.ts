@@ -8,20 +8,11 @@
  */
 import { sql } from 'drizzle-orm';
 import type { Transaction } from '../../db/client';
+import type { TrackingHit } from '../../jobs/messages';
 import { rescoreLeads } from '../intent/scoring';
 
-export interface TrackingHit {
-  kind: 'open' | 'click';
-  /** Unique per hit: the dedupe key that makes redelivery harmless. */
-  hitId: string;
-  orgId: number;
-  leadId: number;
-  tokenHash: string;
-  campaign: string | null;
-  targetUrl: string | null;
-  /** When the hit happened (ISO 8601). */
-  at: string;
-}
+/** The events queue's message (declared with the other queue messages, which env.ts names). */
+export type { TrackingHit };
 
 /** A message body is a hit we can record (anything else is dropped, and logged, by the consumer). */
 export function isTrackingHit(body: unknown): body is TrackingHit {
