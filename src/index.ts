@@ -1,13 +1,14 @@
 /**
  * The Worker entry: HTTP requests go to the Hono app; queue batches (jobs and dead letters) to
- * the job runner, those of the events queue (tracking hits) to the events runner; the cron trigger sweeps the job outbox
- * and expired idempotency keys, and once a day snapshots every open deal's forecast.
+ * the job runner, those of the events queue (tracking hits) to the events runner; the cron trigger sweeps the job outbox,
+ * the jobs whose lease expired (jobs/lease-sweep.ts) and expired idempotency keys, and once a day snapshots every open deal's forecast.
  */
 import { buildApp } from './app';
 import { runIdempotencySweep } from './core/idempotency';
 import type { Bindings } from './env';
 import { consumeEvents, isEventsQueue } from './jobs/events-runner';
 import type { JobMessage, TrackingHit } from './jobs/messages';
+import { runLeaseSweep } from './jobs/lease-sweep';
 import { runOutboxSweep } from './jobs/outbox';
 import { consumeQueue } from './jobs/runner';
 import { runForecastSnapshots } from './modules/forecast/snapshots';
@@ -27,6 +28,7 @@ export default {
     // snapshot claims its UTC day first, so of the minute's runs only the day's first does it.
     const outcomes = await Promise.allSettled([
       runOutboxSweep(env),
+      runLeaseSweep(env),
       runIdempotencySweep(env),
       runForecastSnapshots(env, new Date(controller.scheduledTime)),
     ]);

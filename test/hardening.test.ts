@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { base64url } from 'jose';
-import { userFacingJobError } from '../src/jobs/job-status';
+import { userFacingJobError } from '../src/jobs/faults';
 import { csvOf, importAndWait } from './cross-tenant/fixtures/jobs';
 import { call, expectFailure, signupOrganization } from './helpers/api';
 

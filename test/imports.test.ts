@@ -7,10 +7,7 @@ import { env } from 'cloudflare:workers';
 import { and, eq, sql } from 'drizzle-orm';
 import { strToU8, zipSync } from 'fflate';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../src/db/client';
 import { importJobs, leads, leadTags, lookups } from '../src/db/schema';
-import { readConfig } from '../src/env';
-import { runLeadImport } from '../src/modules/imports/import-job';
 import { call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
 import {
   asOrganization,
@@ -360,16 +357,10 @@ describe('lead imports', () => {
     const count = 6_000;
     const tag = crypto.randomUUID().slice(0, 8);
     const jobId = await unqueuedImportJob(owner, csvOf(leadRows(count, `crash-${tag}`)));
-    const handle = openDatabase(readConfig(env));
-    try {
-      // The first read counts the rows (a first delivery checks the row cap); the crash hits the import's read.
-      const crashingEnv = { ...env, FILES: bucketFailingAfter(env.FILES, 400 * 1024, 1) };
-      await expect(
-        runLeadImport({ orgId: owner.orgId, jobId }, { db: handle.db, env: crashingEnv, attempts: 1 }),
-      ).rejects.toThrow(/simulated crash/);
-    } finally {
-      await handle.close();
-    }
+    // The first read counts the rows (a first delivery checks the row cap); the crash hits the import's read.
+    const crashingEnv = { ...env, FILES: bucketFailingAfter(env.FILES, 400 * 1024, 1) };
+    const failed = await deliverJobs([{ kind: 'lead-import', orgId: owner.orgId, jobId }], 1, crashingEnv);
+    expect(failed.retryMessages).toHaveLength(1);
     const crashed = await jobState(owner.orgId, jobId);
     expect(crashed.status).toBe('running');
     // The checkpoint is the file line of the last committed row: whole batches of 500 after the header line.

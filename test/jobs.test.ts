@@ -14,7 +14,8 @@ import worker from '../src/index';
 import type { JobMessage } from '../src/jobs/messages';
 import { DEAD_LETTER_QUEUE } from '../src/jobs/runner';
 import { EXPORT_DEAD_LETTER_REASON } from '../src/modules/exports/export-job';
-import { claimExportJob, exportContext } from '../src/modules/exports/job-progress';
+import { jobTenantContext } from '../src/jobs/lifecycle';
+import { claimExportJob } from '../src/modules/exports/job-progress';
 import { hasRole } from '../src/db/tenant';
 import { IMPORT_DEAD_LETTER_REASON } from '../src/modules/imports/import-job';
 import { call, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
@@ -168,9 +169,9 @@ describe('job handling', () => {
         const jobId = await exportJob(owner, { createdBy });
         const handle = openDatabase(readConfig(env));
         try {
-          const claim = await claimExportJob(handle.db, owner.orgId, jobId);
+          const claim = await claimExportJob(handle.db, { orgId: owner.orgId, jobId });
           if (!claim) throw new Error('not claimed');
-          const ctx = exportContext(claim, handle.db);
+          const ctx = jobTenantContext(claim, handle.db);
           return {
             actor: ctx.actor,
             userId: ctx.userId,

@@ -31,10 +31,16 @@ export interface ApiKeyActor {
   createdBy: number | null;
 }
 
-/** A queued job (import, export) working for the user who started it; like a key, it holds no role. */
+/**
+ * A queued job (import, export, enrichment) working for the user who started it. It acts as
+ * itself and holds no role, so it never has more rights than the least privileged user, whatever
+ * became of its creator; the creator is kept only to credit the job's writes and to receive its
+ * notice (src/jobs/lifecycle.ts).
+ */
 export interface JobActor {
   kind: 'job';
   jobId: number;
+  /** The job's creator (kept for created_by and the notice even if the user is gone). */
   createdBy: number | null;
 }
 

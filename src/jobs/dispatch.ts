@@ -1,7 +1,7 @@
 /**
  * Every job kind's handler, in one table typed over the message union: a kind added to
  * messages.ts without a handler here does not compile, and nothing registers itself by being
- * imported. Handlers live beside their modules; src/jobs only routes messages to them.
+ * imported. Handlers live beside their modules; src/jobs runs their lifecycle.
  */
 import { companyEnrichmentJobHandler } from '../modules/companies/enrichment-job';
 import { exportJobHandler } from '../modules/exports/export-job';
@@ -18,4 +18,12 @@ export const jobHandlers = {
 /** The handler of a message's own kind (the table's type guarantees one exists). */
 export function handlerFor<K extends JobKind>(message: Extract<JobMessage, { kind: K }>): JobHandler<K> {
   return (jobHandlers as { [Kind in JobKind]: JobHandler<Kind> })[message.kind as K];
+}
+
+/** Every kind with its handler, for the sweeps that visit every job table. */
+export function everyJobKind(): { kind: JobKind; handler: JobHandler<JobKind> }[] {
+  return (Object.keys(jobHandlers) as JobKind[]).map((kind) => ({
+    kind,
+    handler: jobHandlers[kind] as JobHandler<JobKind>,
+  }));
 }

@@ -1,9 +1,14 @@
 /**
- * What a job kind provides to the dispatcher (src/jobs/dispatch.ts): how to run one delivery of
- * its message, and how to end the job once the queue has given up on the message.
+ * What a job kind provides to the runner (src/jobs/runner.ts): its row and lease (JobSpec), its
+ * retry policy, the reasons its creator reads when the queue or the lease sweep gives up, and
+ * how to run one delivery. Everything else (claim, heartbeat, finish, fail, dead letters,
+ * stalled jobs, notices) is the shared lifecycle's (src/jobs/lifecycle.ts); docs/notes/jobs.md
+ * says how to add a kind.
  */
 import type { Database } from '../db/client';
 import type { Bindings } from '../env';
+import type { RetryPolicy } from './faults';
+import type { JobSpec, JobTable } from './lifecycle';
 import type { JobKind, JobMessage } from './messages';
 
 export interface JobContext {
@@ -15,12 +20,22 @@ export interface JobContext {
 
 export type MessageOf<K extends JobKind> = Extract<JobMessage, { kind: K }>;
 
-export interface JobHandler<K extends JobKind> {
-  /** One delivery; throwing asks the queue to retry it (then to dead-letter it). */
-  run(message: MessageOf<K>, context: JobContext): Promise<void>;
+export interface JobHandler<K extends JobKind, T extends JobTable = JobTable> extends JobSpec<T> {
   /**
-   * The message dead-lettered after its last retry: mark the job failed with a reason fit for
-   * the user (never raw database text) and notify its creator, once even if redelivered.
+   * Which failures of `run` end the job at once (with a reason for the user) and which the
+   * queue retries; after wrangler.toml's max_retries the message dead-letters.
    */
-  deadLettered(message: MessageOf<K>, context: Omit<JobContext, 'attempts'>): Promise<void>;
+  retry: RetryPolicy;
+  /** Reasons fit for the user (never raw database text) when the job is given up on. */
+  reasons: {
+    /** The queue retried the message until its last attempt. */
+    deadLettered: string;
+    /** The job kept stopping without failing: the lease sweep re-sent it MAX_LEASE_RESENDS times. */
+    stalled: string;
+  };
+  /**
+   * One delivery: claim the job (claimJob), work with a heartbeat at each checkpoint, finish it
+   * (finishJob). Throwing hands the error to the retry policy; JobSuperseded stops quietly.
+   */
+  run(message: MessageOf<K>, context: JobContext): Promise<void>;
 }

@@ -7,6 +7,7 @@
  * which job handlers tolerate (they claim and checkpoint in Postgres).
  */
 import { and, eq, inArray, lt, sql } from 'drizzle-orm';
+import { log } from '../core/log';
 import { openDatabase, type Database } from '../db/client';
 import { jobOutbox } from '../db/schema';
 import type { TenantContext } from '../db/tenant';
@@ -76,14 +77,7 @@ export async function runOutboxSweep(env: Bindings): Promise<number> {
   const handle = openDatabase(readConfig(env));
   try {
     const sent = await sweepOutbox(handle.db, env.JOBS);
-    if (sent > 0)
-      console.warn(
-        JSON.stringify({
-          level: 'warn',
-          message: 'outbox sweep sent messages whose send after commit had not happened',
-          sent,
-        }),
-      );
+    if (sent > 0) log.warn('outbox sweep sent messages whose send after commit had not happened', { sent });
     return sent;
   } finally {
     await handle.close();

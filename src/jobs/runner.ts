@@ -1,54 +1,86 @@
 /**
- * The queue consumers. The jobs queue runs each message's handler; a handler that throws is
- * retried by the queue with a backoff and, after wrangler.toml's max_retries, moved to the
- * dead-letter queue, whose consumer ends the job as failed and tells its creator. Handlers are
- * idempotent (claims and checkpoints in Postgres), so redelivery and the outbox sweep's
- * occasional second send are harmless.
+ * The queue consumers. The jobs queue runs each message's handler and applies its retry policy
+ * to a failure: a permanent fault fails the job at once with the handler's reason; a transient
+ * one is noted on the job and retried by the queue with a backoff and, after wrangler.toml's
+ * max_retries, moved to the dead-letter queue, whose consumer fails the job with the handler's
+ * reason. Either way the creator is told once. Handlers are idempotent (claims and checkpoints
+ * in Postgres), so redelivery, the outbox sweep's occasional second send and the lease sweep's
+ * re-sends are harmless.
  */
-import { openDatabase } from '../db/client';
+import { errorText, log } from '../core/log';
+import { openDatabase, type Database } from '../db/client';
 import { readConfig, type Bindings } from '../env';
 import { handlerFor } from './dispatch';
+import { JobSuperseded, userFacingJobError } from './faults';
+import { failJob, noteRetry } from './lifecycle';
 import type { JobMessage } from './messages';
 
 /** wrangler.toml's dead_letter_queue of the jobs queue. */
 export const DEAD_LETTER_QUEUE = 'lead-management-jobs-dlq';
 
 function logFailure(message: Message<JobMessage>, stage: string, error: unknown): void {
-  console.error(
-    JSON.stringify({
-      level: 'error',
-      stage,
-      job: message.body.kind,
-      attempt: message.attempts,
-      message: error instanceof Error ? error.message : String(error),
-    }),
-  );
+  log.error('job delivery failed', {
+    stage,
+    job: message.body.kind,
+    org_id: message.body.orgId,
+    job_id: message.body.jobId,
+    attempt: message.attempts,
+    error: errorText(error),
+  });
+}
+
+/** One delivery of one message, with the handler's retry policy applied: whether to acknowledge it. */
+async function deliver(message: Message<JobMessage>, db: Database, env: Bindings): Promise<'ack' | 'retry'> {
+  const handler = handlerFor(message.body);
+  try {
+    await handler.run(message.body, { db, env, attempts: message.attempts });
+    return 'ack';
+  } catch (error) {
+    if (error instanceof JobSuperseded) return 'ack';
+    logFailure(message, 'run', error);
+    const reason = handler.retry.permanentReason(error);
+    if (reason !== null) {
+      await failJob(db, handler, message.body, reason);
+      return 'ack';
+    }
+    // Best effort: the note only informs; the retry must happen even if the database is the fault.
+    await noteRetry(
+      db,
+      handler,
+      message.body,
+      `attempt ${message.attempts} failed, retrying: ${userFacingJobError(error)}`,
+    ).catch((noteError) => logFailure(message, 'note retry', noteError));
+    return 'retry';
+  }
 }
 
 export async function runJobBatch(batch: MessageBatch<JobMessage>, env: Bindings): Promise<void> {
   const handle = openDatabase(readConfig(env));
   try {
     for (const message of batch.messages) {
+      let outcome: 'ack' | 'retry' = 'retry';
       try {
-        await handlerFor(message.body).run(message.body, { db: handle.db, env, attempts: message.attempts });
-        message.ack();
+        outcome = await deliver(message, handle.db, env);
       } catch (error) {
-        logFailure(message, 'run', error);
-        message.retry({ delaySeconds: Math.min(60, 2 ** message.attempts) });
+        // Failing the job itself failed (the database is gone): the redelivery tries again.
+        logFailure(message, 'fail', error);
       }
+      if (outcome === 'ack') message.ack();
+      else message.retry({ delaySeconds: Math.min(60, 2 ** message.attempts) });
     }
   } finally {
     await handle.close();
   }
 }
 
-/** Messages the jobs queue gave up on: each job is marked failed with a reason, once. */
+/** Messages the jobs queue gave up on: each job is marked failed with its handler's reason, once. */
 export async function runDeadLetterBatch(batch: MessageBatch<JobMessage>, env: Bindings): Promise<void> {
   const handle = openDatabase(readConfig(env));
   try {
     for (const message of batch.messages) {
       try {
-        await handlerFor(message.body).deadLettered(message.body, { db: handle.db, env });
+        const handler = handlerFor(message.body);
+        await failJob(handle.db, handler, message.body, handler.reasons.deadLettered);
         message.ack();
       } catch (error) {
         logFailure(message, 'dead-letter', error);

@@ -4,13 +4,15 @@
  * organization, re-locks the job and the company, derives what it can (enrichment-derivation.ts),
  * fills only the fields that are still empty, records each filled value's source in the
  * company's `enrichment`, and completes the job with the result. A redelivered message finds the
- * job completed and does nothing; a delivery that died before its commit left nothing behind.
+ * job completed and does nothing; a delivery that died before its commit left nothing behind, so
+ * every failure is retried. The job notifies nobody: its creator reads the result on the job.
  */
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { withTenant, type Database } from '../../db/client';
 import { companies, companyEnrichmentJobs } from '../../db/schema';
-import { claimJob } from '../../jobs/claim';
+import { retryUnlessPermanent } from '../../jobs/faults';
 import type { JobHandler } from '../../jobs/job-handler';
+import { claimJob, failJobIn, finishJob, type JobRef, type JobSpec, lockRunningJob } from '../../jobs/lifecycle';
 import { deriveFirmographics, ENRICHABLE_FIELDS, type EnrichableField } from './enrichment-derivation';
 import { websiteDomain } from './firmographics';
 
@@ -22,43 +24,27 @@ const COLUMN_OF: Record<EnrichableField, 'website' | 'industryType' | 'country' 
   employee_size: 'employeeSize',
 };
 
-async function claim(db: Database, message: { orgId: number; jobId: number }): Promise<boolean> {
-  const claimed = await claimJob(db, companyEnrichmentJobs, message, async (tx) => {
-    await tx
-      .update(companyEnrichmentJobs)
-      .set({
-        status: 'running',
-        startedAt: sql`coalesce(${companyEnrichmentJobs.startedAt}, now())`,
-        totalSteps: ENRICHABLE_FIELDS.length,
-        processedSteps: 0,
-        updatedAt: sql`now()`,
-      })
-      .where(eq(companyEnrichmentJobs.id, message.jobId));
-    return true;
-  });
-  return claimed === true;
-}
+const enrichmentJobSpec: JobSpec<typeof companyEnrichmentJobs> = {
+  table: companyEnrichmentJobs,
+  // One transaction, a few queries: a lease long enough for a slow database.
+  leaseSeconds: 120,
+};
 
-async function enrich(db: Database, message: { orgId: number; jobId: number }): Promise<void> {
+async function enrich(db: Database, message: JobRef): Promise<void> {
   await withTenant(db, message.orgId, async (tx) => {
-    const [job] = await tx
-      .select()
-      .from(companyEnrichmentJobs)
-      .where(and(eq(companyEnrichmentJobs.organizationId, message.orgId), eq(companyEnrichmentJobs.id, message.jobId)))
-      .for('update');
-    if (job?.status !== 'running') return;
-    const finish = (values: Partial<typeof companyEnrichmentJobs.$inferInsert>) =>
-      tx
-        .update(companyEnrichmentJobs)
-        .set({ ...values, finishedAt: sql`now()`, updatedAt: sql`now()` })
-        .where(eq(companyEnrichmentJobs.id, job.id));
+    const job = await lockRunningJob(tx, enrichmentJobSpec, message);
     const [company] = await tx
       .select()
       .from(companies)
       .where(and(eq(companies.organizationId, message.orgId), eq(companies.id, job.companyId)))
       .for('update');
     if (!company || company.deletedAt) {
-      await finish({ status: 'failed', error: `Company ${job.companyId} was deleted before it could be enriched` });
+      await failJobIn(
+        tx,
+        enrichmentJobSpec,
+        message,
+        `Company ${job.companyId} was deleted before it could be enriched`,
+      );
       return;
     }
     const derivation = await deriveFirmographics(tx, {
@@ -99,8 +85,7 @@ async function enrich(db: Database, message: { orgId: number; jobId: number }): 
         })
         .where(and(eq(companies.organizationId, message.orgId), eq(companies.id, company.id)));
     }
-    await finish({
-      status: 'completed',
+    await finishJob(tx, enrichmentJobSpec, message, {
       processedSteps: ENRICHABLE_FIELDS.length,
       result: {
         domain: derivation.domain ? { value: derivation.domain.value, source: derivation.domain.source } : null,
@@ -115,28 +100,17 @@ async function enrich(db: Database, message: { orgId: number; jobId: number }): 
 
 export const ENRICHMENT_DEAD_LETTER_REASON = 'The enrichment could not run: every attempt failed. Please ask again.';
 
-export const companyEnrichmentJobHandler: JobHandler<'company-enrichment'> = {
+export const ENRICHMENT_STALLED_REASON = 'The enrichment kept stopping before it finished. Please ask again.';
+
+export const companyEnrichmentJobHandler: JobHandler<'company-enrichment', typeof companyEnrichmentJobs> = {
+  ...enrichmentJobSpec,
+  retry: retryUnlessPermanent,
+  reasons: { deadLettered: ENRICHMENT_DEAD_LETTER_REASON, stalled: ENRICHMENT_STALLED_REASON },
   run: async (message, { db }) => {
-    if (!(await claim(db, message))) return;
-    await enrich(db, message);
-  },
-  deadLettered: async (message, { db }) => {
-    await withTenant(db, message.orgId, (tx) =>
-      tx
-        .update(companyEnrichmentJobs)
-        .set({
-          status: 'failed',
-          error: ENRICHMENT_DEAD_LETTER_REASON,
-          finishedAt: sql`now()`,
-          updatedAt: sql`now()`,
-        })
-        .where(
-          and(
-            eq(companyEnrichmentJobs.organizationId, message.orgId),
-            eq(companyEnrichmentJobs.id, message.jobId),
-            inArray(companyEnrichmentJobs.status, ['queued', 'running']),
-          ),
-        ),
-    );
+    const claim = await claimJob(db, enrichmentJobSpec, message, () => ({
+      totalSteps: ENRICHABLE_FIELDS.length,
+      processedSteps: 0,
+    }));
+    if (claim) await enrich(db, message);
   },
 };

@@ -3,24 +3,23 @@
  * upload from R2, maps and validates each row, and writes leads in batches of IMPORT_BATCH_ROWS
  * through the leads service, committing each batch with the job's counters and checkpoint. A retried or redelivered message skips
  * the rows up to the checkpoint, so no row is imported twice (the (import_job_id, import_row)
- * unique index backs this up). Unreadable files fail at once; other errors are retried by the
- * queue, and the job is marked failed when the message is dead-lettered.
+ * unique index backs this up). Its retry policy: an unreadable file fails at once; any other
+ * error is retried by the queue (the job is failed when the message is dead-lettered).
  */
 import type { Database } from '../../db/client';
 import { pgError } from '../../db/errors';
+import type { importJobs } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
+import { PermanentJobFault } from '../../jobs/faults';
 import type { JobContext, JobHandler } from '../../jobs/job-handler';
-import { userFacingJobError } from '../../jobs/job-status';
 import type { AddLeadInput } from '../leads/schemas';
 import { type BatchOptions, type BatchResult, type BatchRow, createLeadsBatch } from '../leads/service';
 import { planColumns, type ColumnPlan } from './header-mapping';
 import {
   claimImportJob,
   commitImportBatch,
-  failImportJob,
   finishImportJob,
-  ImportSuperseded,
-  noteImportRetry,
+  importJobSpec,
   type BatchTally,
   type ClaimedImport,
   type RowOutcome,
@@ -188,45 +187,36 @@ async function importRows(db: Database, claim: ClaimedImport, sheet: Spreadsheet
   await flush();
 }
 
-/** A short reason: a database error's own message, not the failed SQL with its parameters. */
-
 /**
- * One delivery. An unreadable file fails the job at once; any other error is noted on the job
- * and rethrown, so the queue retries the message and, after its last retry (wrangler.toml's
- * max_retries), dead-letters it: the dead-letter consumer then fails the job (deadLettered).
+ * One delivery: claim, count the rows on a first delivery, import from the checkpoint, finish.
+ * Any error is the runner's (src/jobs/runner.ts) to judge by the retry policy below.
  */
-export async function runLeadImport(
-  message: { orgId: number; jobId: number },
-  { db, env, attempts }: JobContext,
-): Promise<void> {
-  const claim = await claimImportJob(db, message.orgId, message.jobId);
+export async function runLeadImport(message: { orgId: number; jobId: number }, { db, env }: JobContext): Promise<void> {
+  const claim = await claimImportJob(db, message);
   if (!claim) return;
-  try {
-    if (!claim.storageKey) throw new UnreadableFile('the uploaded file record is missing');
-    // A first delivery counts the rows before importing any; a redelivery resumes a file that passed.
-    if (claim.checkpointRow === 0) {
-      await assertRowsWithin(await openStoredSpreadsheet(env.FILES, claim.storageKey, claim.options.format));
-    }
-    const sheet = await openStoredSpreadsheet(env.FILES, claim.storageKey, claim.options.format);
-    await importRows(db, claim, sheet);
-    await finishImportJob(db, claim);
-  } catch (error) {
-    if (error instanceof ImportSuperseded) return;
-    if (error instanceof UnreadableFile) {
-      await failImportJob(db, claim, error.message);
-      return;
-    }
-    await noteImportRetry(db, claim, `attempt ${attempts} failed, retrying: ${userFacingJobError(error)}`);
-    throw error;
+  if (!claim.storageKey) throw new UnreadableFile('the uploaded file record is missing');
+  // A first delivery counts the rows before importing any; a redelivery resumes a file that passed.
+  if (claim.checkpointRow === 0) {
+    await assertRowsWithin(await openStoredSpreadsheet(env.FILES, claim.storageKey, claim.options.format));
   }
+  const sheet = await openStoredSpreadsheet(env.FILES, claim.storageKey, claim.options.format);
+  await importRows(db, claim, sheet);
+  await finishImportJob(db, claim);
 }
 
 export const IMPORT_DEAD_LETTER_REASON =
   'The import stopped: every attempt failed. Rows already imported are kept; upload the file again to import the rest.';
 
-export const leadImportJobHandler: JobHandler<'lead-import'> = {
-  run: runLeadImport,
-  deadLettered: async (message, { db }) => {
-    await failImportJob(db, message, IMPORT_DEAD_LETTER_REASON);
+export const IMPORT_STALLED_REASON =
+  'The import kept stopping before it finished. Rows already imported are kept; upload the file again to import the rest.';
+
+export const leadImportJobHandler: JobHandler<'lead-import', typeof importJobs> = {
+  ...importJobSpec,
+  retry: {
+    // The file is what it is: no retry reads it differently. Anything else may pass.
+    permanentReason: (error) =>
+      error instanceof UnreadableFile || error instanceof PermanentJobFault ? error.message : null,
   },
+  reasons: { deadLettered: IMPORT_DEAD_LETTER_REASON, stalled: IMPORT_STALLED_REASON },
+  run: runLeadImport,
 };

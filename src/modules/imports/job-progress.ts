@@ -1,61 +1,61 @@
 /**
- * The queue consumer's side of an import job, each step its own short transaction scoped to
- * the job's organization: claim (queued/running → running, through the shared claimJob),
- * commit one batch (leads + per-row outcomes + counters + checkpoint, atomically), note a
- * retry, finish, fail (at once for an unreadable file, or when the message is dead-lettered).
- * The job row is locked (FOR UPDATE) while a batch commits and the checkpoint is compared with
- * the one the batch started from, so two deliveries of one message never both commit a batch.
+ * The import job's row and its steps beyond the shared lifecycle (src/jobs/lifecycle.ts): the
+ * claim reads the stored file and the checkpoint; each batch commits its leads, per-row
+ * outcomes, counters and checkpoint atomically, and renews the lease (the heartbeat) in the
+ * same statement. The job row is locked while a batch commits and the checkpoint is compared
+ * with the one the batch started from, so two deliveries of one message never both commit a batch.
  */
-import { and, eq, inArray, sql } from 'drizzle-orm';
-import { withTenant, type Database, type Transaction } from '../../db/client';
+import { eq, sql } from 'drizzle-orm';
+import { withTenant, type Database } from '../../db/client';
 import { importJobRows, importJobs, storedFiles } from '../../db/schema';
-import { actorContext, type TenantContext } from '../../db/tenant';
-import { claimJob, type JobActor } from '../../jobs/claim';
-import { NOTIFICATION_TYPES, notifyJobEnded } from '../notifications/service';
+import type { TenantContext } from '../../db/tenant';
+import { JobSuperseded } from '../../jobs/faults';
+import {
+  claimJob,
+  finishJob,
+  heartbeat,
+  type JobClaim,
+  type JobRef,
+  type JobSpec,
+  jobTenantContext,
+  lockRunningJob,
+} from '../../jobs/lifecycle';
+import { NOTIFICATION_TYPES } from '../notifications/service';
 import type { ImportJobOptions, ImportRowOutcome } from './service';
 
-export interface ClaimedImport extends JobActor {
-  jobId: number;
-  orgId: number;
+export const importJobSpec: JobSpec<typeof importJobs> = {
+  table: importJobs,
+  // A batch of 500 rows commits in seconds; the first delivery also counts the file's rows first.
+  leaseSeconds: 300,
+  notice: {
+    typeId: NOTIFICATION_TYPES.importFinished,
+    completed: (job) => ({
+      title: `Import of ${job.fileName} finished: ${job.createdCount} created, ${job.updatedCount} updated, ${job.skippedCount} skipped, ${job.failedCount} failed`,
+      data: { import_job_id: job.id, status: 'completed' },
+    }),
+    failed: (job) => ({ title: `Import of ${job.fileName} failed`, data: { import_job_id: job.id, status: 'failed' } }),
+  },
+};
+
+export interface ClaimedImport extends JobClaim<typeof importJobs> {
   storageKey: string;
   options: ImportJobOptions;
   checkpointRow: number;
 }
 
-/** Another delivery of the same message has moved the job on; this one stops quietly. */
-export class ImportSuperseded extends Error {}
-
-type JobRow = typeof importJobs.$inferSelect;
-
-async function lockJob(tx: Transaction, orgId: number, jobId: number): Promise<JobRow | undefined> {
-  const [job] = await tx
-    .select()
-    .from(importJobs)
-    .where(and(eq(importJobs.organizationId, orgId), eq(importJobs.id, jobId)))
-    .for('update');
-  return job;
-}
-
 /** Marks the job running; null when it has ended already (see claimJob). */
-export async function claimImportJob(db: Database, orgId: number, jobId: number): Promise<ClaimedImport | null> {
-  return claimJob(db, importJobs, { orgId, jobId }, async (tx, job, actor) => {
-    await tx
-      .update(importJobs)
-      .set({ status: 'running', startedAt: job.startedAt ?? sql`now()`, updatedAt: sql`now()` })
-      .where(eq(importJobs.id, jobId));
-    const [file] = await tx
-      .select({ storageKey: storedFiles.storageKey })
-      .from(storedFiles)
-      .where(eq(storedFiles.id, job.fileId));
-    return {
-      jobId,
-      orgId,
-      ...actor,
-      storageKey: file?.storageKey ?? '',
-      options: job.options as unknown as ImportJobOptions,
-      checkpointRow: job.checkpointRow,
-    };
-  });
+export async function claimImportJob(db: Database, ref: JobRef): Promise<ClaimedImport | null> {
+  const claim = await claimJob(db, importJobSpec, ref);
+  if (!claim) return null;
+  const [file] = await withTenant(db, ref.orgId, (tx) =>
+    tx.select({ storageKey: storedFiles.storageKey }).from(storedFiles).where(eq(storedFiles.id, claim.job.fileId)),
+  );
+  return {
+    ...claim,
+    storageKey: file?.storageKey ?? '',
+    options: claim.job.options as unknown as ImportJobOptions,
+    checkpointRow: claim.job.checkpointRow,
+  };
 }
 
 export interface RowOutcome {
@@ -88,13 +88,9 @@ export async function commitImportBatch(
   work: (ctx: TenantContext) => Promise<BatchTally>,
 ): Promise<BatchTally> {
   return withTenant(db, claim.orgId, async (tx) => {
-    const job = await lockJob(tx, claim.orgId, claim.jobId);
-    if (!job || job.checkpointRow !== startCheckpoint || job.status !== 'running') throw new ImportSuperseded();
-    const tally = await work({
-      db: tx,
-      orgId: claim.orgId,
-      ...actorContext({ kind: 'job', jobId: claim.jobId, createdBy: claim.userId }),
-    });
+    const job = await lockRunningJob(tx, importJobSpec, claim);
+    if (job.checkpointRow !== startCheckpoint) throw new JobSuperseded();
+    const tally = await work(jobTenantContext(claim, tx));
     for (let start = 0; start < tally.outcomes.length; start += 1000) {
       await tx.insert(importJobRows).values(
         tally.outcomes.slice(start, start + 1000).map((outcome) => ({
@@ -118,76 +114,16 @@ export async function commitImportBatch(
         failedCount: sql`${importJobs.failedCount} + ${tally.failed}`,
         checkpointRow: tally.lastRowNumber,
         totalRows: sql`greatest(${tally.estimatedTotal}, ${importJobs.processedRows} + ${tally.processed})`,
-        updatedAt: sql`now()`,
+        ...heartbeat(importJobSpec),
       })
       .where(eq(importJobs.id, claim.jobId));
     return tally;
   });
 }
 
+/** Completes the job (its total is now exact) and tells its creator the counts. */
 export async function finishImportJob(db: Database, claim: ClaimedImport): Promise<void> {
-  await withTenant(db, claim.orgId, async (tx) => {
-    const [done] = await tx
-      .update(importJobs)
-      .set({
-        status: 'completed',
-        totalRows: sql`${importJobs.processedRows}`,
-        error: null,
-        finishedAt: sql`now()`,
-        updatedAt: sql`now()`,
-      })
-      .where(and(eq(importJobs.id, claim.jobId), eq(importJobs.status, 'running')))
-      .returning();
-    if (!done) return;
-    await notifyJobEnded(tx, {
-      orgId: claim.orgId,
-      userId: claim.userId,
-      typeId: NOTIFICATION_TYPES.importFinished,
-      title: `Import of ${done.fileName} finished: ${done.createdCount} created, ${done.updatedCount} updated, ${done.skippedCount} skipped, ${done.failedCount} failed`,
-      data: { import_job_id: done.id, status: 'completed' },
-    });
-  });
-}
-
-/** A delivery failed and the queue will retry it: the reason is shown while the job waits. */
-export async function noteImportRetry(db: Database, claim: ClaimedImport, message: string): Promise<void> {
   await withTenant(db, claim.orgId, (tx) =>
-    tx
-      .update(importJobs)
-      .set({ error: message.slice(0, 1000), updatedAt: sql`now()` })
-      .where(and(eq(importJobs.id, claim.jobId), inArray(importJobs.status, ['queued', 'running']))),
+    finishJob(tx, importJobSpec, claim, { totalRows: sql`${importJobs.processedRows}` }),
   );
-}
-
-/**
- * Fails the job for good with `reason` and notifies its creator. Only a queued or running job
- * changes, so a second call (a redelivered message) neither overwrites nor notifies again.
- */
-export async function failImportJob(
-  db: Database,
-  job: { orgId: number; jobId: number },
-  reason: string,
-): Promise<boolean> {
-  return withTenant(db, job.orgId, async (tx) => {
-    const [failed] = await tx
-      .update(importJobs)
-      .set({ status: 'failed', error: reason.slice(0, 1000), finishedAt: sql`now()`, updatedAt: sql`now()` })
-      .where(
-        and(
-          eq(importJobs.organizationId, job.orgId),
-          eq(importJobs.id, job.jobId),
-          inArray(importJobs.status, ['queued', 'running']),
-        ),
-      )
-      .returning({ id: importJobs.id, fileName: importJobs.fileName, createdBy: importJobs.createdBy });
-    if (!failed) return false;
-    await notifyJobEnded(tx, {
-      orgId: job.orgId,
-      userId: failed.createdBy,
-      typeId: NOTIFICATION_TYPES.importFinished,
-      title: `Import of ${failed.fileName} failed`,
-      data: { import_job_id: failed.id, status: 'failed' },
-    });
-    return true;
-  });
 }

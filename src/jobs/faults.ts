@@ -1,0 +1,79 @@
+/**
+ * What may end a job delivery, and what each ending means. A handler declares its retry policy
+ * (`RetryPolicy`): a transient fault (the database connection dropped, a provider or storage
+ * answered 5xx or 429) is retried by the queue; a permanent one fails the job at once with a
+ * reason the user reads. Another delivery owning the job is neither: the delivery stops quietly.
+ */
+import { errorText, log } from '../core/log';
+import { pgError } from '../db/errors';
+
+/** Another delivery of the same message has moved the job on, or it ended: this one stops, acknowledged. */
+export class JobSuperseded extends Error {
+  constructor() {
+    super('the job is owned by another delivery or has ended');
+  }
+}
+
+/** A fault outside our code that may pass (a provider's 5xx or 429): provider adapters throw it. */
+export class TransientFault extends Error {}
+
+/** A fault no retry can mend; its message is the reason the user reads on the job. */
+export class PermanentJobFault extends Error {}
+
+export interface RetryPolicy {
+  /** The reason, fit for the user, to fail the job at once; null to let the queue retry the delivery. */
+  permanentReason(error: unknown): string | null;
+}
+
+/**
+ * SQLSTATEs of a lost or refused connection and of conflicts that pass on their own: class 08
+ * (connection exception), the server shutting down or starting (57P01-57P03), too many
+ * connections (53300), serialization failures and deadlocks (40001, 40P01).
+ */
+const TRANSIENT_SQLSTATE = /^(08...|57P0[1-3]|53300|40001|40P01)$/;
+/** How a dropped socket shows in the driver (node-postgres over Neon's WebSocket) when it has no SQLSTATE. */
+const DROPPED_CONNECTION =
+  /connection terminated|connection (was )?(closed|reset|refused)|ECONNRESET|ECONNREFUSED|ETIMEDOUT|EPIPE|socket hang up|websocket/i;
+/** R2's Workers API ends an error message with its code: internal error, unavailable, too many requests. */
+const TRANSIENT_R2_CODE = /\((10001|10043|10058)\)\s*$/;
+
+/** Whether `error` (or any error in its `cause` chain) is a fault that a later attempt may not meet. */
+export function isTransientFault(error: unknown): boolean {
+  const code = pgError(error)?.code;
+  if (code) return TRANSIENT_SQLSTATE.test(code);
+  for (let current = error, depth = 0; current && depth < 5; depth++) {
+    if (current instanceof TransientFault) return true;
+    const message = current instanceof Error ? current.message : String(current);
+    if (DROPPED_CONNECTION.test(message) || TRANSIENT_R2_CODE.test(message)) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}
+
+/** Fails at once only on a PermanentJobFault (its message is the reason); retries anything else. */
+export const retryUnlessPermanent: RetryPolicy = {
+  permanentReason: (error) => (error instanceof PermanentJobFault ? error.message : null),
+};
+
+/** Retries transient faults only; anything else fails the job at once with `reason(error)`. */
+export function retryTransientOnly(reason: (error: unknown) => string): RetryPolicy {
+  return {
+    permanentReason: (error) => {
+      if (error instanceof PermanentJobFault) return error.message;
+      return isTransientFault(error) ? null : reason(error);
+    },
+  };
+}
+
+/**
+ * What a job's `error` may say about a failure that is not the user's file or input: never the
+ * database's or the runtime's own text (it can name tables, constraints and values of other
+ * rows), only that the failure was internal, with the SQLSTATE for support when there is one.
+ * The full error goes to the log.
+ */
+export function userFacingJobError(error: unknown): string {
+  log.error('job failure', { error: errorText(error) });
+  const code = pgError(error)?.code;
+  if (code) return `an internal database error (SQLSTATE ${code})`;
+  return 'an internal error';
+}

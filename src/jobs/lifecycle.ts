@@ -1,0 +1,224 @@
+/**
+ * One job's lifecycle, written once for every kind that keeps a row in a `*_jobs` table: claim
+ * (queued/running → running, taking the lease), heartbeat (renew the lease with each
+ * checkpoint), finish, fail, and the creator's notice. Every step is a short transaction scoped
+ * to the job's organization, or runs inside the caller's. A step that finds the job no longer
+ * this delivery's throws JobSuperseded; a step that ends a job changes it only while it is
+ * open, so a redelivered message neither overwrites an ending nor notifies twice.
+ */
+import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import type { PgColumn, PgTable, PgUpdateSetSource } from 'drizzle-orm/pg-core';
+import { withTenant, type Database, type Queryable, type Transaction } from '../db/client';
+import { actorContext, type JobActor, type TenantContext } from '../db/tenant';
+import { type JobNotice, notifyJobEnded } from '../modules/notifications/service';
+import { JobSuperseded } from './faults';
+import { ENDED_JOB_STATUSES, type JobStatus, OPEN_JOB_STATUSES } from './job-status';
+
+/** The columns the lifecycle reads and writes; every job table has them (db/schema/job-lease.ts). */
+export type JobTable = PgTable & {
+  id: PgColumn;
+  organizationId: PgColumn;
+  status: PgColumn;
+  error: PgColumn;
+  createdBy: PgColumn;
+  startedAt: PgColumn;
+  finishedAt: PgColumn;
+  createdAt: PgColumn;
+  updatedAt: PgColumn;
+  leaseExpiresAt: PgColumn;
+  leaseResends: PgColumn;
+};
+export type JobRow<T extends JobTable> = T['$inferSelect'];
+/** Values of an UPDATE of the job's row. */
+export type JobValues<T extends JobTable> = PgUpdateSetSource<T>;
+
+/** What the creator reads when a job ends (title and data; the organization and user come from the job). */
+export type JobNoticeText = Pick<JobNotice, 'title' | 'data'>;
+
+/** A job kind's row and the rules the lifecycle applies to it. */
+export interface JobSpec<T extends JobTable> {
+  table: T;
+  /**
+   * How long a delivery holds the job without a heartbeat. Longer than the slowest step between
+   * two checkpoints; once it has passed, the lease sweep takes the job for stopped and sends it again.
+   */
+  leaseSeconds: number;
+  /** The creator's notice when the job ends; a kind without one notifies nobody. */
+  notice?: {
+    typeId: JobNotice['typeId'];
+    completed(job: JobRow<T>): JobNoticeText;
+    failed(job: JobRow<T>): JobNoticeText;
+  };
+}
+
+/** One delivery's hold on a job: whom it acts as, and the row as the claim left it. */
+export interface JobClaim<T extends JobTable> {
+  orgId: number;
+  jobId: number;
+  actor: JobActor;
+  job: JobRow<T>;
+}
+
+/** The job's identity, as a message carries it. */
+export interface JobRef {
+  orgId: number;
+  jobId: number;
+}
+
+/** `now() + the spec's lease`: the value of lease_expires_at at a claim or a heartbeat. */
+export function leaseUntil(spec: Pick<JobSpec<JobTable>, 'leaseSeconds'>): SQL {
+  return sql`now() + make_interval(secs => ${spec.leaseSeconds})`;
+}
+
+/** Values to spread into a checkpoint's own UPDATE: the heartbeat costs no extra statement. */
+export function heartbeat(spec: Pick<JobSpec<JobTable>, 'leaseSeconds'>): { leaseExpiresAt: SQL; updatedAt: SQL } {
+  return { leaseExpiresAt: leaseUntil(spec), updatedAt: sql`now()` };
+}
+
+function jobIs<T extends JobTable>(spec: JobSpec<T>, job: JobRef, ...conditions: (SQL | undefined)[]): SQL {
+  return and(eq(spec.table.organizationId, job.orgId), eq(spec.table.id, job.jobId), ...conditions) as SQL;
+}
+
+function whereOpen<T extends JobTable>(spec: JobSpec<T>, job: JobRef, owned?: SQL): SQL {
+  return jobIs(spec, job, inArray(spec.table.status, [...OPEN_JOB_STATUSES]), owned);
+}
+
+/** The context a job's service calls run in: the job acts as itself, credited to its creator. */
+export function jobTenantContext(claim: JobClaim<JobTable>, db: Queryable): TenantContext {
+  return { db, orgId: claim.orgId, ...actorContext(claim.actor) };
+}
+
+/**
+ * Claims the job for this delivery: locks its row, marks it running and takes the lease, in one
+ * transaction scoped to the job's organization; `values` are the kind's own columns to set (a
+ * step count, a fresh claim stamp). Null when the job has ended already (nothing to do). Throws
+ * when the job is not visible, so the queue redelivers the message; with the outbox a message
+ * only leaves after its job committed, so this means the organization is gone and the message
+ * dead-letters.
+ */
+export async function claimJob<T extends JobTable>(
+  db: Database,
+  spec: JobSpec<T>,
+  ref: JobRef,
+  values: (job: JobRow<T>) => JobValues<T> = () => ({}),
+): Promise<JobClaim<T> | null> {
+  const table: JobTable = spec.table;
+  return withTenant(db, ref.orgId, async (tx) => {
+    const [job] = (await tx.select().from(table).where(jobIs(spec, ref)).for('update')) as JobRow<T>[];
+    if (!job) throw new Error(`job ${ref.jobId} of organization ${ref.orgId} not found`);
+    if (ENDED_JOB_STATUSES.includes((job as { status: JobStatus }).status)) return null;
+    const [claimed] = (await tx
+      .update(table)
+      .set({
+        status: 'running',
+        startedAt: sql`coalesce(${table.startedAt}, now())`,
+        leaseExpiresAt: leaseUntil(spec),
+        updatedAt: sql`now()`,
+        ...values(job),
+      } as JobValues<JobTable>)
+      .where(jobIs(spec, ref))
+      .returning()) as JobRow<T>[];
+    const createdBy = (job as { createdBy: number | null }).createdBy;
+    return { ...ref, actor: { kind: 'job', jobId: ref.jobId, createdBy }, job: claimed };
+  });
+}
+
+/**
+ * Locks the job's row in `tx` while it is running (and `owned`, the kind's test that this
+ * delivery still holds it); throws JobSuperseded otherwise.
+ */
+export async function lockRunningJob<T extends JobTable>(
+  tx: Transaction,
+  spec: JobSpec<T>,
+  claim: JobRef,
+  owned?: SQL,
+): Promise<JobRow<T>> {
+  const table: JobTable = spec.table;
+  const [job] = (await tx
+    .select()
+    .from(table)
+    .where(jobIs(spec, claim, eq(table.status, 'running'), owned))
+    .for('update')) as JobRow<T>[];
+  if (!job) throw new JobSuperseded();
+  return job;
+}
+
+/**
+ * Completes the running job in `tx` with the kind's final `values`, releases the lease and
+ * tells the creator. Throws JobSuperseded when the job is no longer this delivery's.
+ */
+export async function finishJob<T extends JobTable>(
+  tx: Transaction,
+  spec: JobSpec<T>,
+  claim: JobRef,
+  values: JobValues<T> = {},
+  owned?: SQL,
+): Promise<JobRow<T>> {
+  const table: JobTable = spec.table;
+  const [done] = (await tx
+    .update(table)
+    .set({
+      status: 'completed',
+      error: null,
+      finishedAt: sql`now()`,
+      updatedAt: sql`now()`,
+      leaseExpiresAt: null,
+      ...values,
+    } as JobValues<JobTable>)
+    .where(jobIs(spec, claim, eq(table.status, 'running'), owned))
+    .returning()) as JobRow<T>[];
+  if (!done) throw new JobSuperseded();
+  if (spec.notice) await notify(tx, spec.notice.typeId, done, spec.notice.completed(done));
+  return done;
+}
+
+/**
+ * Fails the job in `tx` with `reason` (fit for the user; cut to 1 000 characters) and tells the
+ * creator. Only an open job (and `owned`, when given) changes, so a second call neither
+ * overwrites the first ending nor notifies again; false when nothing changed.
+ */
+export async function failJobIn<T extends JobTable>(
+  tx: Queryable,
+  spec: JobSpec<T>,
+  job: JobRef,
+  reason: string,
+  owned?: SQL,
+): Promise<boolean> {
+  const table: JobTable = spec.table;
+  const [failed] = (await tx
+    .update(table)
+    .set({
+      status: 'failed',
+      error: reason.slice(0, 1000),
+      finishedAt: sql`now()`,
+      updatedAt: sql`now()`,
+      leaseExpiresAt: null,
+    } as JobValues<JobTable>)
+    .where(whereOpen(spec, job, owned))
+    .returning()) as JobRow<T>[];
+  if (!failed) return false;
+  if (spec.notice) await notify(tx, spec.notice.typeId, failed, spec.notice.failed(failed));
+  return true;
+}
+
+/** failJobIn in a transaction of its own, scoped to the job's organization. */
+export function failJob<T extends JobTable>(db: Database, spec: JobSpec<T>, job: JobRef, reason: string) {
+  return withTenant(db, job.orgId, (tx) => failJobIn(tx, spec, job, reason));
+}
+
+/** A delivery failed and the queue will retry it: the reason shows on the job while it waits. */
+export async function noteRetry<T extends JobTable>(db: Database, spec: JobSpec<T>, job: JobRef, text: string) {
+  const table: JobTable = spec.table;
+  await withTenant(db, job.orgId, (tx) =>
+    tx
+      .update(table)
+      .set({ error: text.slice(0, 1000), updatedAt: sql`now()` } as JobValues<JobTable>)
+      .where(whereOpen(spec, job)),
+  );
+}
+
+/** Sent only from the statement that ended the job, so a redelivered message cannot notify twice. */
+function notify(tx: Queryable, typeId: JobNotice['typeId'], job: object, text: JobNoticeText): Promise<void> {
+  const row = job as { organizationId: number; createdBy: number | null };
+  return notifyJobEnded(tx, { orgId: row.organizationId, userId: row.createdBy, typeId, ...text });
+}
