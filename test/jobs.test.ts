@@ -14,6 +14,7 @@ import worker from '../src/index';
 import type { JobMessage } from '../src/jobs/messages';
 import { DEAD_LETTER_QUEUE } from '../src/jobs/runner';
 import { EXPORT_DEAD_LETTER_REASON } from '../src/modules/exports/export-job';
+import { isTransientFault, TransientFault } from '../src/jobs/faults';
 import { jobTenantContext } from '../src/jobs/lifecycle';
 import { claimExportJob } from '../src/modules/exports/job-progress';
 import { hasRole } from '../src/db/tenant';
@@ -141,6 +142,85 @@ describe('job handling', () => {
       );
       expect(job).toMatchObject({ status: 'completed', error: null });
       expect(await notificationsAbout(owner, 'export_id', jobId)).toEqual([]);
+    });
+  });
+
+  describe('retry policies', () => {
+    /** The real bucket, except that starting an upload fails with `message` (R2 ends its messages with the code). */
+    const bucketRefusingUploads = (message: string) =>
+      ({
+        head: (key: string) => env.FILES.head(key),
+        get: (key: string) => env.FILES.get(key),
+        delete: (keys: string | string[]) => env.FILES.delete(keys),
+        createMultipartUpload: async () => Promise.reject(new Error(message)),
+      }) as unknown as R2Bucket;
+
+    async function exportState(jobId: number) {
+      const [job] = await asOrganization(owner.orgId, (tx) =>
+        tx.select().from(exportJobs).where(eq(exportJobs.id, jobId)),
+      );
+      return job;
+    }
+
+    it('retries an export whose storage was briefly unavailable, and the retry completes it', async () => {
+      const jobId = await exportJob(owner);
+      const message: JobMessage = { kind: 'export', orgId: owner.orgId, jobId };
+      const unavailable = bucketRefusingUploads(
+        'createMultipartUpload: We encountered an internal error. Please try again. (10001)',
+      );
+      const first = await deliver('lead-management-jobs', [message], { bindings: { ...env, FILES: unavailable } });
+      expect(first.explicitAcks).toEqual([]);
+      expect(first.retryMessages).toHaveLength(1);
+      expect(await exportState(jobId)).toMatchObject({
+        status: 'running',
+        error: 'attempt 1 failed, retrying: an internal error',
+      });
+      expect(await notificationsAbout(owner, 'export_id', jobId)).toEqual([]);
+
+      const second = await deliver('lead-management-jobs', [message], { attempts: 2 });
+      expect(second.explicitAcks).toHaveLength(1);
+      expect(await exportState(jobId)).toMatchObject({ status: 'completed', error: null, leaseExpiresAt: null });
+      const notices = await notificationsAbout(owner, 'export_id', jobId);
+      expect(notices).toEqual([
+        expect.objectContaining({ type_id: 3, data: expect.objectContaining({ status: 'completed' }) }),
+      ]);
+    });
+
+    it('fails an export at once on a fault no retry mends, with a reason for the user, and tells its creator once', async () => {
+      const jobId = await exportJob(owner);
+      const message: JobMessage = { kind: 'export', orgId: owner.orgId, jobId };
+      const refusing = bucketRefusingUploads('createMultipartUpload: the object key is not valid (10020)');
+      const result = await deliver('lead-management-jobs', [message, message], {
+        bindings: { ...env, FILES: refusing },
+      });
+      expect(result.explicitAcks).toHaveLength(2);
+      expect(result.retryMessages).toEqual([]);
+      expect(await exportState(jobId)).toMatchObject({
+        status: 'failed',
+        error: 'The export failed: an internal error. Please request it again.',
+        leaseExpiresAt: null,
+      });
+      const notices = await notificationsAbout(owner, 'export_id', jobId);
+      expect(notices).toEqual([expect.objectContaining({ type_id: 3, data: { export_id: jobId, status: 'failed' } })]);
+    });
+
+    it('tells a transient fault (a lost connection, a refused one, storage unavailable) from a permanent one', () => {
+      const transient = [
+        { code: '08006' },
+        { code: '57P01' },
+        new Error('Failed query: select 1', { cause: new Error('Connection terminated unexpectedly') }),
+        new Error('connect ECONNREFUSED 127.0.0.1:5432'),
+        new Error('put: Reduce your concurrent request rate for the same object. (10058)'),
+        new TransientFault('the provider answered 503'),
+      ];
+      const permanent = [
+        { code: '23505' },
+        { code: '22P02' },
+        new Error('export type unknown'),
+        new Error('put: Your metadata headers exceed the maximum allowed metadata size. (10012)'),
+      ];
+      expect(transient.map(isTransientFault)).toEqual(transient.map(() => true));
+      expect(permanent.map(isTransientFault)).toEqual(permanent.map(() => false));
     });
   });
 

@@ -1,0 +1,164 @@
+/**
+ * Jobs that stop without failing are picked up again: a delivery ends mid-job and its message
+ * is gone (a Worker reloaded under it, an eviction, the wall-time limit), so the job stays open
+ * with nothing to finish or fail it. The cron sweep re-sends a job whose lease has expired; the
+ * checkpoint makes the re-run safe; after MAX_LEASE_RESENDS re-sends the job fails with a reason
+ * for its creator. The sweep runs through the Worker's scheduled() export with a queue that
+ * records what it is sent (and delivers nothing), so each test hands the messages on itself.
+ */
+import { createScheduledController } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { and, eq, sql } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { importJobs, leads } from '../src/db/schema';
+import worker from '../src/index';
+import { MAX_LEASE_RESENDS } from '../src/jobs/lease-sweep';
+import type { JobMessage } from '../src/jobs/messages';
+import { IMPORT_STALLED_REASON } from '../src/modules/imports/import-job';
+import { call, signupOrganization, type SignedUp } from './helpers/api';
+import { asOrganization, csvOf, deliverJobs, leadRows, unqueuedImportJob } from './cross-tenant/fixtures/jobs';
+
+/** Runs the cron trigger with a jobs queue that records what is sent; answers what it sent for `orgId`. */
+async function sweep(orgId: number): Promise<JobMessage[]> {
+  const sent: JobMessage[] = [];
+  const queue = {
+    send: async (body: JobMessage) => void sent.push(body),
+    sendBatch: async (messages: Iterable<MessageSendRequest<JobMessage>>) => {
+      for (const message of messages) sent.push(message.body);
+    },
+  } as unknown as Queue<JobMessage>;
+  await worker.scheduled(createScheduledController({ cron: '* * * * *' }), { ...env, JOBS: queue });
+  return sent.filter((message) => message.orgId === orgId);
+}
+
+async function jobState(orgId: number, jobId: number) {
+  const [job] = await asOrganization(orgId, (tx) => tx.select().from(importJobs).where(eq(importJobs.id, jobId)));
+  return job;
+}
+
+/** What a lease that ran out looks like: the last heartbeat was longer ago than the lease. */
+async function expireLease(orgId: number, jobId: number) {
+  await asOrganization(orgId, (tx) =>
+    tx.update(importJobs).set({ leaseExpiresAt: sql`now() - interval '1 second'` }).where(eq(importJobs.id, jobId)),
+  );
+}
+
+/** A bucket whose object bodies fail after `limit` bytes, once `wholeReads` reads have gone through whole. */
+function bucketFailingAfter(bucket: R2Bucket, limit: number, wholeReads: number): R2Bucket {
+  let reads = 0;
+  return {
+    head: (key: string) => bucket.head(key),
+    get: async (key: string) => {
+      const object = await bucket.get(key);
+      if (!object) return null;
+      reads += 1;
+      if (reads <= wholeReads) return object;
+      let seen = 0;
+      const body = object.body.pipeThrough(
+        new TransformStream<Uint8Array, Uint8Array>({
+          transform(chunk, controller) {
+            seen += chunk.byteLength;
+            if (seen > limit) controller.error(new Error('the consumer was stopped mid-file'));
+            else controller.enqueue(chunk);
+          },
+        }),
+      );
+      return { size: object.size, body };
+    },
+  } as unknown as R2Bucket;
+}
+
+describe('job leases', () => {
+  let owner: SignedUp;
+
+  beforeAll(async () => {
+    owner = await signupOrganization('Leases');
+  });
+
+  it('re-sends an import that stopped mid-file once its lease expires, and it finishes with every row exactly once', async () => {
+    const count = 6_000;
+    const jobId = await unqueuedImportJob(owner, csvOf(leadRows(count, `lease-${crypto.randomUUID().slice(0, 8)}`)));
+    const message: JobMessage = { kind: 'lead-import', orgId: owner.orgId, jobId };
+
+    // The consumer stops mid-file, and its message is never delivered again (the queue lost it).
+    const stopping = { ...env, FILES: bucketFailingAfter(env.FILES, 400 * 1024, 1) };
+    await deliverJobs([message], 1, stopping);
+    const stopped = await jobState(owner.orgId, jobId);
+    expect(stopped.status).toBe('running');
+    expect(stopped.checkpointRow).toBeGreaterThan(1);
+    expect(stopped.checkpointRow).toBeLessThan(count + 1);
+    expect(stopped.leaseExpiresAt?.getTime()).toBeGreaterThan(Date.now());
+
+    // While the lease holds, the sweep leaves the job to whoever holds it.
+    expect(await sweep(owner.orgId)).toEqual([]);
+
+    await expireLease(owner.orgId, jobId);
+    expect(await sweep(owner.orgId)).toEqual([message]);
+    const resent = await jobState(owner.orgId, jobId);
+    expect(resent).toMatchObject({ status: 'running', leaseResends: 1 });
+    // The re-sent message gets a fresh lease: the next sweep does not send it again.
+    expect(resent.leaseExpiresAt?.getTime()).toBeGreaterThan(Date.now());
+    expect(await sweep(owner.orgId)).toEqual([]);
+
+    const delivered = await deliverJobs([message]);
+    expect(delivered.explicitAcks).toHaveLength(1);
+    const done = await jobState(owner.orgId, jobId);
+    expect(done).toMatchObject({
+      status: 'completed',
+      processedRows: count,
+      createdCount: count,
+      failedCount: 0,
+      checkpointRow: count + 1,
+      error: null,
+      leaseExpiresAt: null,
+    });
+    const [stats] = await asOrganization(owner.orgId, (tx) =>
+      tx
+        .select({
+          total: sql<number>`count(*)::int`,
+          distinctRows: sql<number>`count(distinct ${leads.importRow})::int`,
+        })
+        .from(leads)
+        .where(and(eq(leads.organizationId, owner.orgId), eq(leads.importJobId, jobId))),
+    );
+    expect(stats).toEqual({ total: count, distinctRows: count });
+    // A job that has ended holds no lease and is never swept.
+    await expireLease(owner.orgId, jobId);
+    expect(await sweep(owner.orgId)).toEqual([]);
+  });
+
+  it('re-sends a queued job whose message was lost, and fails a job that keeps stopping after the bound, telling its creator once', async () => {
+    const jobId = await unqueuedImportJob(owner, csvOf(leadRows(2, `lost-${crypto.randomUUID().slice(0, 8)}`)));
+    const message: JobMessage = { kind: 'lead-import', orgId: owner.orgId, jobId };
+    // Never claimed: the job's lease runs from its creation.
+    expect(await sweep(owner.orgId)).toEqual([]);
+    await asOrganization(owner.orgId, (tx) =>
+      tx.update(importJobs).set({ createdAt: sql`now() - interval '1 hour'` }).where(eq(importJobs.id, jobId)),
+    );
+    for (let resend = 1; resend <= MAX_LEASE_RESENDS; resend++) {
+      expect(await sweep(owner.orgId)).toEqual([message]);
+      expect(await jobState(owner.orgId, jobId)).toMatchObject({ status: 'queued', leaseResends: resend });
+      await expireLease(owner.orgId, jobId);
+    }
+    expect(await sweep(owner.orgId)).toEqual([]);
+    const failed = await jobState(owner.orgId, jobId);
+    expect(failed).toMatchObject({ status: 'failed', error: IMPORT_STALLED_REASON, leaseExpiresAt: null });
+    expect(failed.finishedAt).toEqual(expect.any(Date));
+    expect(await sweep(owner.orgId)).toEqual([]);
+
+    const listed = await call('GET', '/api/notification/list', { token: owner.token, query: { limit: 100 } });
+    const notices = (listed.body.data as { data: Record<string, unknown>; title: string }[]).filter(
+      (notice) => notice.data.import_job_id === jobId,
+    );
+    expect(notices).toEqual([
+      expect.objectContaining({
+        title: 'Import of unqueued.csv failed',
+        data: { import_job_id: jobId, status: 'failed' },
+      }),
+    ]);
+    // A message still in flight finds the job ended and does nothing.
+    const late = await deliverJobs([message]);
+    expect(late.explicitAcks).toHaveLength(1);
+    expect(await jobState(owner.orgId, jobId)).toMatchObject({ status: 'failed', createdCount: 0 });
+  });
+});
