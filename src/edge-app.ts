@@ -7,14 +7,16 @@
  * Everything else goes unchanged through the service binding `API` to the API Worker, which runs
  * next to the database (`[placement]` in wrangler.toml), so a request's many statements cross
  * the short distance and only one hop crosses the long one.
+ *
+ * Its imports reach no database driver, ORM, zod or OpenAPI code (plain Hono routes, hand-checked
+ * inputs): a cold isolate parses a small script. `npm run edge:check` (scripts/edge-size.mjs, run
+ * in CI) builds it and fails when it grows past its budget or pulls one of those packages in.
  */
-import { OpenAPIHono } from '@hono/zod-openapi';
-import type { Context } from 'hono';
+import { type Context, Hono } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
 import type { AppEnv } from './core/context';
 import { handleError } from './core/http';
 import { requestLogger } from './core/log';
-import { validationHook } from './core/routes';
 import type { Bindings } from './env';
 import {
   BOOKING_VERSION_HEADER,
@@ -23,7 +25,7 @@ import {
   readCachedBooking,
   storeBooking,
 } from './modules/booking/edge-cache';
-import { trackingHitRoutes } from './modules/tracking/hit-routes';
+import { mountTrackingHits } from './modules/tracking/hit-handlers';
 
 export type EdgeBindings = Pick<Bindings, 'EVENTS' | 'JWT_SECRET' | 'TRACKING_SECRET'> & {
   /** Service binding to the API Worker (lead-management-api). */
@@ -101,7 +103,7 @@ async function bookingConfirm(c: Context<AppEnv>): Promise<Response> {
 }
 
 export function buildEdgeApp() {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const app = new Hono<AppEnv>();
   app.use('*', requestLogger);
   app.use('/api/v1/track/*', secureHeaders({ crossOriginResourcePolicy: false }));
   app.use('/api/v1/track/*', async (c, next) => {
@@ -109,7 +111,7 @@ export function buildEdgeApp() {
     // Forwarded responses (another method on a tracking path) already say `api`.
     if (!c.res.headers.has(SERVED_BY_HEADER)) c.res.headers.set(SERVED_BY_HEADER, 'edge');
   });
-  app.route('/', trackingHitRoutes);
+  mountTrackingHits(app);
   app.get('/api/v1/booking/:slug', bookingRead);
   app.get('/api/v1/booking/:slug/availability', bookingRead);
   app.post('/api/v1/booking/:slug/confirm', bookingConfirm);

@@ -5,7 +5,10 @@
  */
 import { z } from 'zod';
 import type { RateLimitCounter } from './core/rate-limit-counter';
+import { ConfigurationError, jwtSecretFault, trackingSecretFault } from './edge-config';
 import type { JobMessage, TrackingHit } from './jobs/messages';
+
+export { ConfigurationError, type EdgeConfig, readEdgeConfig } from './edge-config';
 
 export interface Bindings {
   DATABASE_URL?: string;
@@ -37,21 +40,18 @@ export interface Bindings {
   ASSETS: Fetcher;
 }
 
-/** Secrets that were once in this repository: a Worker configured with one refuses to serve. */
-const PUBLISHED_SECRETS = new Set(['local-development-secret-not-for-production-use']);
-
-/** What the edge Worker needs: the secrets that sign and verify tracking tokens (and web-form stamps). */
+/** The edge Worker's part, checked by the same functions as its zod-free readEdgeConfig (src/edge-config.ts). */
 const edgeConfigSchema = z.object({
-  JWT_SECRET: z
-    .string({ error: 'JWT_SECRET is not set' })
-    .refine((secret) => new TextEncoder().encode(secret).length >= 32, 'JWT_SECRET must be at least 32 bytes long')
-    .refine(
-      (secret) => !PUBLISHED_SECRETS.has(secret),
-      'JWT_SECRET is a published development value: anyone could sign tokens with it',
-    ),
+  JWT_SECRET: z.string({ error: 'JWT_SECRET is not set' }).superRefine((secret, ctx) => {
+    const fault = jwtSecretFault(secret);
+    if (fault) ctx.addIssue({ code: 'custom', message: fault });
+  }),
   TRACKING_SECRET: z
     .string()
-    .refine((secret) => new TextEncoder().encode(secret).length >= 32, 'TRACKING_SECRET must be at least 32 bytes long')
+    .superRefine((secret, ctx) => {
+      const fault = trackingSecretFault(secret);
+      if (fault) ctx.addIssue({ code: 'custom', message: fault });
+    })
     .optional(),
 });
 
@@ -94,9 +94,6 @@ function isOrigin(value: string): boolean {
 }
 
 export type Config = z.infer<typeof configSchema>;
-export type EdgeConfig = z.infer<typeof edgeConfigSchema>;
-
-export class ConfigurationError extends Error {}
 
 /** Parses `env` with `schema` once per isolate and env object; throws ConfigurationError naming every fault. */
 function parsedOnce<T>(schema: z.ZodType<T>): (env: object) => T {
@@ -114,7 +111,3 @@ function parsedOnce<T>(schema: z.ZodType<T>): (env: object) => T {
 }
 
 export const readConfig: (env: Bindings) => Config = parsedOnce(configSchema);
-
-/** The edge Worker's configuration (no database): the API Worker reads the whole with readConfig. */
-export const readEdgeConfig: (env: Pick<Bindings, 'JWT_SECRET' | 'TRACKING_SECRET'>) => EdgeConfig =
-  parsedOnce(edgeConfigSchema);

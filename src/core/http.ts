@@ -5,7 +5,7 @@
 import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import { ConfigurationError } from '../env';
+import { ConfigurationError } from '../edge-config';
 import { ApiError, RateLimited } from './errors';
 import { logError } from './log';
 

@@ -3,40 +3,16 @@
  * no database: the token is verified by its signature, the hit goes to the events queue after the
  * response (waitUntil), and a bad token records nothing. The click redirect only ever sends the
  * reader to the http(s) URL the token's signature covers; any other token is a 404, so it is no
- * open redirect. Both Workers mount these routes: the edge Worker answers them next to the reader,
- * and the API Worker too, so a single-Worker deployment serves them as well.
+ * open redirect. These are the API Worker's documented routes (a single-Worker deployment serves
+ * them too); the edge Worker mounts the same handlers (hit-handlers.ts) without the OpenAPI
+ * machinery, and answers them next to the reader.
  */
 import { z } from '@hono/zod-openapi';
-import type { Context } from 'hono';
-import type { AppEnv } from '../../core/context';
-import { NotFound } from '../../core/errors';
-import { logError } from '../../core/log';
 import { createRouter, defineRoute } from '../../core/routes';
-import type { TrackingHit } from './hits';
-import { isWebUrl, tokenHash, trackingSecrets, verifyTrackingToken, type TrackingClaims } from './token';
+import { trackClick, trackOpen } from './hit-handlers';
 
 export const trackingHitRoutes = createRouter();
 const tags = ['Tracking'];
-
-/** A transparent 1×1 GIF (42 bytes). */
-const PIXEL = Uint8Array.from(atob('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7'), (char) =>
-  char.charCodeAt(0),
-);
-
-/** Sends the hit to the events queue after the response; a failed send is logged, never surfaced. */
-async function publishHit(c: Context<AppEnv>, kind: TrackingHit['kind'], token: string, claims: TrackingClaims) {
-  const hit: TrackingHit = {
-    kind,
-    hitId: crypto.randomUUID(),
-    orgId: claims.organizationId,
-    leadId: claims.leadId,
-    tokenHash: await tokenHash(token),
-    campaign: claims.campaign,
-    targetUrl: claims.targetUrl,
-    at: new Date().toISOString(),
-  };
-  c.executionCtx.waitUntil(c.env.EVENTS.send(hit).catch((error: unknown) => logError(c, error)));
-}
 
 const TokenParam = z.object({
   token: z
@@ -63,15 +39,7 @@ trackingHitRoutes.openapi(
       },
     },
   }),
-  async (c) => {
-    const { token } = c.req.valid('param');
-    const claims = await verifyTrackingToken(trackingSecrets(c.env), token);
-    if (claims) await publishHit(c, 'open', token, claims);
-    return c.body(PIXEL, 200, {
-      'Content-Type': 'image/gif',
-      'Cache-Control': 'no-store, max-age=0',
-    });
-  },
+  (c) => trackOpen(c, c.req.valid('param').token),
 );
 
 trackingHitRoutes.openapi(
@@ -95,13 +63,5 @@ trackingHitRoutes.openapi(
       },
     },
   }),
-  async (c) => {
-    const { token } = c.req.valid('param');
-    const claims = await verifyTrackingToken(trackingSecrets(c.env), token);
-    // Open tokens carry no target; a tampered or foreign token verifies to nothing.
-    if (!claims?.targetUrl || !isWebUrl(claims.targetUrl)) throw new NotFound('Tracking link');
-    await publishHit(c, 'click', token, claims);
-    c.header('Cache-Control', 'no-store, max-age=0');
-    return c.redirect(claims.targetUrl, 302);
-  },
+  (c) => trackClick(c, c.req.valid('param').token),
 );

@@ -1,0 +1,121 @@
+/**
+ * The edge Worker's app (src/edge-app.ts) in workerd: it answers the pixel and the click redirect
+ * itself with the zod-free token check and configuration (the same tokens the API Worker mints),
+ * and forwards everything else through its service binding, here the API Worker of this test run.
+ */
+import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
+import { env, exports } from 'cloudflare:workers';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildEdgeApp, type EdgeBindings, SERVED_BY_HEADER } from '../src/edge-app';
+import type { TrackingHit } from '../src/modules/tracking/hits';
+import { tokenHash } from '../src/modules/tracking/token';
+import { call, signupOrganization, type SignedUp } from './helpers/api';
+import { createLead } from './helpers/leads';
+
+const edge = buildEdgeApp();
+
+/** A request to the edge app, with a queue that records what it sends (hits are sent in waitUntil). */
+async function atEdge(path: string, init: RequestInit = {}, secrets: Partial<EdgeBindings> = {}) {
+  const sent: TrackingHit[] = [];
+  const bindings: EdgeBindings = {
+    JWT_SECRET: env.JWT_SECRET,
+    TRACKING_SECRET: env.TRACKING_SECRET,
+    EVENTS: { send: async (hit: TrackingHit) => void sent.push(hit) } as unknown as Queue<TrackingHit>,
+    API: { fetch: (request: Request) => exports.default.fetch(request) } as unknown as Fetcher,
+    ...secrets,
+  };
+  const ctx = createExecutionContext();
+  const response = await edge.fetch(
+    new Request(new URL(path, 'http://lead.test'), { redirect: 'manual', ...init }),
+    bindings,
+    ctx,
+  );
+  const body = new Uint8Array(await response.arrayBuffer());
+  await waitOnExecutionContext(ctx);
+  return { response, body, sent };
+}
+
+function tamper(token: string, at: number): string {
+  return token.slice(0, at) + (token[at] === 'A' ? 'B' : 'A') + token.slice(at + 1);
+}
+
+describe('edge Worker app', () => {
+  let owner: SignedUp;
+  let leadId: number;
+  let minted: { open_token: string; click_token: string };
+
+  beforeAll(async () => {
+    owner = await signupOrganization('Edge app');
+    leadId = await createLead(owner);
+    const response = await call('POST', '/api/tracking/tokens', {
+      token: owner.token,
+      body: { lead_id: leadId, target_url: 'https://example.com/pricing', campaign: 'launch' },
+    });
+    expect(response.status, response.text).toBe(201);
+    minted = response.body.data;
+  });
+
+  it('answers the pixel itself and queues the open of a valid token, nothing for another', async () => {
+    const open = await atEdge(`/api/v1/track/open/${minted.open_token}`);
+    expect(open.response.status).toBe(200);
+    expect(open.response.headers.get('content-type')).toBe('image/gif');
+    expect(open.response.headers.get('cache-control')).toContain('no-store');
+    expect(open.response.headers.get(SERVED_BY_HEADER)).toBe('edge');
+    expect(open.body.byteLength).toBe(42);
+    expect(open.sent).toEqual([
+      expect.objectContaining({
+        kind: 'open',
+        orgId: owner.orgId,
+        leadId,
+        campaign: 'launch',
+        targetUrl: null,
+        tokenHash: await tokenHash(minted.open_token),
+      }),
+    ]);
+    for (const token of [tamper(minted.open_token, 4), 'garbage', 'a'.repeat(5000)]) {
+      const bad = await atEdge(`/api/v1/track/open/${token}`);
+      expect(bad.response.status).toBe(200);
+      expect(bad.body.byteLength).toBe(42);
+      expect(bad.sent).toEqual([]);
+    }
+  });
+
+  it('redirects a valid click token and refuses any other with the 404 envelope, redirecting nowhere', async () => {
+    const click = await atEdge(`/api/v1/track/click/${minted.click_token}`);
+    expect(click.response.status).toBe(302);
+    expect(click.response.headers.get('location')).toBe('https://example.com/pricing');
+    expect(click.response.headers.get(SERVED_BY_HEADER)).toBe('edge');
+    expect(click.sent).toEqual([
+      expect.objectContaining({ kind: 'click', leadId, targetUrl: 'https://example.com/pricing' }),
+    ]);
+    for (const token of [tamper(minted.click_token, minted.click_token.length - 3), minted.open_token, 'x.y']) {
+      const bad = await atEdge(`/api/v1/track/click/${token}`);
+      expect(bad.response.status).toBe(404);
+      expect(bad.response.headers.get('location')).toBeNull();
+      expect(JSON.parse(new TextDecoder().decode(bad.body))).toMatchObject({
+        success: false,
+        error: { type: 'not_found' },
+      });
+      expect(bad.sent).toEqual([]);
+    }
+  });
+
+  it('forwards what it does not answer to the API Worker, other methods on the tracking paths included', async () => {
+    const health = await atEdge('/api/health');
+    expect(health.response.status).toBe(200);
+    expect(health.response.headers.get(SERVED_BY_HEADER)).toBe('api');
+    const post = await atEdge(`/api/v1/track/open/${minted.open_token}`, { method: 'POST' });
+    expect(post.response.status).toBe(405);
+    expect(post.response.headers.get(SERVED_BY_HEADER)).toBe('api');
+    expect(post.sent).toEqual([]);
+  });
+
+  it('refuses to verify tokens with a weak or published secret: 500, and nothing queued', async () => {
+    for (const JWT_SECRET of ['short', 'local-development-secret-not-for-production-use', undefined]) {
+      const open = await atEdge(`/api/v1/track/open/${minted.open_token}`, {}, { JWT_SECRET });
+      expect(open.response.status).toBe(500);
+      expect(JSON.parse(new TextDecoder().decode(open.body))).toMatchObject({ error: { type: 'internal_error' } });
+      expect(open.sent).toEqual([]);
+    }
+  });
+});
