@@ -11,7 +11,7 @@ import { leadList } from '../src/modules/leads/listing';
 import { csvOf, importAndWait, leadRows } from './cross-tenant/fixtures/jobs';
 import { addDocument, documentForm, fileOf, samples } from './cross-tenant/fixtures/lead-activity';
 import { call, signupOrganization, type SignedUp } from './helpers/api';
-import { createLead, inOrganization } from './helpers/leads';
+import { createLead, inOrganization, softDeleteLead } from './helpers/leads';
 
 async function leadTotal(owner: SignedUp, query: Record<string, string | number> = {}) {
   const response = await call('GET', '/api/lead/list', { token: owner.token, query });
@@ -181,5 +181,30 @@ describe('searches that filter count what they fetch', () => {
     const found = await call('GET', '/api/exports/list', { token: owner.token, query: { search_value: 'contacts' } });
     expect(found.body).toMatchObject({ total: 1, total_is_estimate: false });
     expect(found.body.data.map((job: { export_type: string }) => job.export_type)).toEqual(['contacts']);
+  });
+});
+
+describe('a lead search with no other filter', () => {
+  it('totals its matches among the live leads of the organization only, and equals the rows fetched', async () => {
+    const owner = await signupOrganization('Search total');
+    const other = await signupOrganization('Search total other');
+    const ids: number[] = [];
+    for (const name of ['Ann', 'Bob', 'Cid', 'Dee']) ids.push(await createLead(owner, name, 'Wideshare'));
+    await createLead(owner, 'Eve', 'Elsewhere');
+    await createLead(other, 'Fay', 'Wideshare');
+    await softDeleteLead(owner, ids[0]);
+
+    const searched = await leadTotal(owner, { search_value: 'wideshare', limit: 100 });
+    expect(searched).toMatchObject({ total: 3, total_is_estimate: false });
+    expect(searched.data.map((lead) => lead.id).sort((a, b) => a - b)).toEqual(ids.slice(1).sort((a, b) => a - b));
+    // A page of two: the total is still every match; the cursor page carries it.
+    const first = await leadTotal(owner, { search_value: 'wideshare', limit: 2 });
+    expect(first).toMatchObject({ total: 3, total_is_estimate: false });
+    expect(first.data).toHaveLength(2);
+    // With another filter the total is the page's own count again, and agrees with it.
+    const filtered = await leadTotal(owner, { search_value: 'wideshare', created_from: '2000-01-01', limit: 100 });
+    expect(filtered).toMatchObject({ total: 3, total_is_estimate: false });
+    const dated = await leadTotal(owner, { search_value: 'wideshare', start_date: '2000-01-01', limit: 100 });
+    expect(dated).toMatchObject({ total: 3, total_is_estimate: false });
   });
 });

@@ -7,7 +7,7 @@
 // and its p99 is compared with health's p99 (target: under 5x, issue 10).
 import pg from 'pg';
 import { expectOk, median, round } from './bench-measure.mjs';
-import { seedLeads } from './bench-seed-leads.mjs';
+import { assertKeptLeads, benchOrganization, seedLeads } from './bench-seed-leads.mjs';
 
 const TARGET_RATIO = 5;
 
@@ -86,16 +86,23 @@ function quantile(values, q) {
   return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
 }
 
-export async function measureAnalytics(stack, { leads, samples, log, deadline }) {
+export async function measureAnalytics(stack, { leads, samples, keepSeed = false, log, deadline }) {
   const { api } = stack;
-  const org = await stack.signup(`Bench analytics ${leads} ${Date.now()}`);
-  await seedLeads(stack, [{ org, count: leads }], { log });
+  const org = await benchOrganization(stack, {
+    name: `Bench analytics ${leads} ${Date.now()}`,
+    key: `analytics-${leads}`,
+    keepSeed,
+  });
+  if (org.existing) {
+    await assertKeptLeads(stack, org, leads);
+    log(`reusing the kept organization ${org.orgId} (${leads} leads and their history)`);
+  } else await seedLeads(stack, [{ org, count: leads }], { log });
   const started = Date.now();
   const client = new pg.Client({ connectionString: stack.databaseUrl });
   await client.connect();
   let seeded;
   try {
-    await seedHistory(client, { orgId: org.orgId, userId: org.userId, count: leads });
+    if (!org.existing) await seedHistory(client, { orgId: org.orgId, userId: org.userId, count: leads });
     const counts = await client.query(
       `select (select count(*) from deals where organization_id = $1)::int as deals,
          (select count(*) from meetings where organization_id = $1)::int as meetings,
@@ -105,10 +112,16 @@ export async function measureAnalytics(stack, { leads, samples, log, deadline })
       [org.orgId],
     );
     seeded = counts.rows[0];
+    if (org.existing && seeded.intent_signals === 0) {
+      throw new Error(
+        `--keep-seed: organization ${org.orgId} has no history (an interrupted seeding?); use a fresh database`,
+      );
+    }
   } finally {
     await client.end();
   }
-  log(`seeded the history (${JSON.stringify(seeded)}) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  if (!org.existing)
+    log(`seeded the history (${JSON.stringify(seeded)}) in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 
   const get = (path) => () => api('GET', path, { token: org.token });
   // The default saved queries signup gives every organization, found by name.

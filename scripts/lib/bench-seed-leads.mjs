@@ -9,6 +9,13 @@ import { expectOk } from './bench-measure.mjs';
 /** A few leads (one in 25 000) carry this job title, so a search for it returns a handful. */
 export const SEARCH_TERM = 'Quixotic Zephyr';
 
+/**
+ * One lead in 45 (2.2 %, about 2 200 of 100 000) has an email at this company domain, the others
+ * at scale.example: a search for it matches a realistic share of the organization, not a handful.
+ */
+export const WIDE_SEARCH_TERM = 'northwind-traders.example';
+const WIDE_SEARCH_EVERY = 45;
+
 /** Inserts leads into `orgId` after its one lead `seedId` (whose lookups they copy), as the app does: role lm_app, RLS on. */
 async function loadLeads(client, { orgId, seedId, count }) {
   await client.query('begin');
@@ -18,14 +25,16 @@ async function loadLeads(client, { orgId, seedId, count }) {
     ]);
     await client.query(
       `insert into leads (organization_id, first_name, last_name, email, company, job_title, city, status, priority, lead_source, created_by, created_at, updated_at)
-       select s.organization_id, 'First' || g, 'Last' || g, 'lead' || g || '-' || s.organization_id || '@scale.example', 'Company ' || (g % 500),
+       select s.organization_id, 'First' || g, 'Last' || g,
+         'lead' || g || '-' || s.organization_id || case when g % $4 = 7 then '@' || $5 else '@scale.example' end,
+         'Company ' || (g % 500),
          case when g % 25000 = 12345 then $3 else 'Buyer' end,
          case when g % 2 = 0 then 'Even City' else 'Odd City' end, s.status, s.priority, s.lead_source, s.created_by,
          -- distinct creation times, as real data has, so the default order is not a tie on created_at
          s.created_at - g * interval '1 second', s.created_at - g * interval '1 second'
        from leads s, generate_series(1, $2::int) as g
        where s.id = $1`,
-      [seedId, count, SEARCH_TERM],
+      [seedId, count, SEARCH_TERM, WIDE_SEARCH_EVERY, WIDE_SEARCH_TERM],
     );
     await client.query('commit');
   } catch (error) {
@@ -57,6 +66,30 @@ export async function seedLeads(stack, organizations, { log }) {
       log(`loaded ${count} leads into organization ${org.orgId} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     }
     await client.query('analyze leads');
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * The organization a section fills: a new one (stack.signup), or with --keep-seed the one kept in
+ * this database under `key`, which is filled on its first run only (`existing` says it was).
+ */
+export async function benchOrganization(stack, { name, key, keepSeed }) {
+  return keepSeed ? stack.keptOrganization(key) : { ...(await stack.signup(name)), existing: false };
+}
+
+/** A kept organization must hold what a finished seeding left: else it was interrupted, and is refused. */
+export async function assertKeptLeads(stack, org, count) {
+  const client = new pg.Client({ connectionString: stack.databaseUrl });
+  await client.connect();
+  try {
+    const result = await client.query('select count(*)::int as n from leads where organization_id = $1', [org.orgId]);
+    if (result.rows[0].n !== count) {
+      throw new Error(
+        `--keep-seed: organization ${org.orgId} holds ${result.rows[0].n} leads, not ${count} (an interrupted seeding?); use a fresh database`,
+      );
+    }
   } finally {
     await client.end();
   }

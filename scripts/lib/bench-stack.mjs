@@ -104,6 +104,8 @@ export function memoryOf(pid) {
 /** The Workers' signing secret (also the tracking tokens'; the direct workerd run needs it too). */
 export const BENCH_JWT_SECRET = 'bench-secret-that-is-long-enough-for-hs256-signing';
 
+const BENCH_PASSWORD = 'correct horse battery';
+
 const LIFTED_RATE_LIMITS = {
   API_RATE_LIMIT: '100000000',
   API_KEY_RATE_LIMIT: '100000000',
@@ -203,22 +205,34 @@ export async function startBenchStack({ databaseUrl, throwawayPostgres, log, dea
       if (json) headers['content-type'] = 'application/json';
       return fetch(`${base}${path}`, { method, headers, body: json ? JSON.stringify(json) : body, redirect });
     };
-    const signup = async (name) => {
+    const nextIp = () => {
       ipCounter++;
+      return `127.1.${Math.floor(ipCounter / 250)}.${(ipCounter % 250) + 1}`;
+    };
+    const grantOf = (body) => ({
+      token: body.access_token,
+      orgId: Number(body.user.organization_id),
+      userId: body.user.id,
+    });
+    const signup = async (name, email = `bench-${ipCounter + 1}-${Date.now()}@example.com`) => {
       const response = await api('POST', '/api/auth/signup', {
-        ip: `127.1.${Math.floor(ipCounter / 250)}.${(ipCounter % 250) + 1}`,
-        json: {
-          organization_name: name,
-          first_name: 'Bench',
-          last_name: 'Mark',
-          email: `bench-${ipCounter}-${Date.now()}@example.com`,
-          password: 'correct horse battery',
-        },
+        ip: nextIp(),
+        json: { organization_name: name, first_name: 'Bench', last_name: 'Mark', email, password: BENCH_PASSWORD },
       });
       const body = await response.json();
       if (response.status !== 201 || !body.access_token)
         throw new Error(`signup failed: ${response.status} ${JSON.stringify(body)}`);
-      return { token: body.access_token, orgId: Number(body.user.organization_id), userId: body.user.id };
+      return grantOf(body);
+    };
+    /**
+     * With --keep-seed: the organization kept under `key` in this database (`existing: true`,
+     * logged in as its user), or a new one under that key, which the caller then seeds.
+     */
+    const keptOrganization = async (key) => {
+      const email = `bench-kept-${key}@example.com`;
+      const login = await api('POST', '/api/auth/login', { ip: nextIp(), json: { email, password: BENCH_PASSWORD } });
+      if (login.status === 200) return { ...grantOf(await login.json()), existing: true };
+      return { ...(await signup(`Bench kept ${key}`, email)), existing: false };
     };
 
     for (;;) {
@@ -240,6 +254,7 @@ export async function startBenchStack({ databaseUrl, throwawayPostgres, log, dea
       proxy,
       api,
       signup,
+      keptOrganization,
       workerdMemory: () => (workerd ? memoryOf(workerd) : null),
       resetPeakRss: (value) => {
         peakRss = value;

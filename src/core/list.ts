@@ -4,7 +4,8 @@
  * `order_by` allow-list written once as the keys of `sort`, the module's filters) and the runner,
  * which fetches the page and its total from the SAME rows and WHERE in ONE statement:
  *   - a cursor page carries the total of its first page forward (it is inside the cursor);
- *   - an unfiltered list with a `counter` reads the organization's live-row counter (list-total.ts);
+ *   - an unfiltered list with a `counter` reads the organization's live-row counter (list-total.ts),
+ *     and one whose only filter is a search counts the search's own matches (`searchTotal`);
  *   - any other list counts exactly up to a bound (10 000) and beyond it answers the planner's
  *     estimate with `totalIsEstimate`, so no page costs more than the bound, whatever the size.
  * `order_by` values come only from `sort`, so user input never reaches SQL as an identifier.
@@ -120,6 +121,13 @@ export interface ListDefinition<S extends ListSort, F extends z.ZodRawShape, Q e
    */
   counter?: string;
   /**
+   * With `counter`: the rows `search_value` alone matches among those live rows, from the search's
+   * own index path, counted for the total when the search is the list's only filter. Counting the
+   * page's select instead joins every row of the organization to the matches (a search matching
+   * 2 % of 100 000 leads spent most of its time there, issue 17); this counts the matches alone.
+   */
+  searchTotal?: (term: string, ctx: TenantContext) => PgSelect;
+  /**
    * The rows and the scope: `rows` builds `ctx.db.select({ ...fields, ...columns }).from(…).join(…).$dynamic()`
    * WITHOUT where/order/limit (the runner adds them); `where` holds the tenant scope and the module's filters.
    * The page and its total both come from exactly this select and WHERE.
@@ -197,8 +205,14 @@ export function defineList<const S extends ListSort, Q extends PgSelect, F exten
       ? sql`(${sortColumn}, ${idColumn}) ${descending ? sql`<` : sql`>`} (${cursor.value}, ${cursor.id})`
       : undefined;
 
+    const searchOnly =
+      values.search_value !== undefined &&
+      options.where === undefined &&
+      filterKeys.every((key) => key === 'search_value' || values[key] === undefined);
     const countable = () =>
-      (scope.countRows?.() ?? scope.rows({ sortKey: sql`null`, sortId: sql`null`, total: sql`null` })).where(where);
+      definition.counter && definition.searchTotal && searchOnly && values.search_value
+        ? definition.searchTotal(values.search_value, ctx)
+        : (scope.countRows?.() ?? scope.rows({ sortKey: sql`null`, sortId: sql`null`, total: sql`null` })).where(where);
     const plan: TotalPlan = cursor?.total
       ? { kind: 'carried', total: cursor.total }
       : definition.counter && !filtered

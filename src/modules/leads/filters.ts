@@ -124,6 +124,17 @@ export function leadKeyFilters(
   ];
 }
 
+/** The ids of the organization's live leads that `term` matches, through the trigram index (lead_search_scope). */
+export function leadSearchMatches(ctx: Pick<TenantContext, 'db' | 'orgId'>, term: string) {
+  return ctx.db
+    .select({ id: leadSearchScope.id })
+    .from(leadSearchScope)
+    .where(
+      sql`${leadSearchScope.organizationId} = ${ctx.orgId} and ${leadSearchScope.searchDocument} ilike ${containsPattern(term)}`,
+    )
+    .$dynamic();
+}
+
 /**
  * Every lead filter as one WHERE: always the caller's organization and live leads only.
  * search_value is an ILIKE on the trigram-indexed search document, asked of the

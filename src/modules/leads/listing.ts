@@ -6,7 +6,7 @@ import { sql } from 'drizzle-orm';
 import { leads } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import { defineList } from '../../core/list';
-import { leadFilterShape, leadFilterWhere } from './filters';
+import { leadFilterShape, leadFilterWhere, leadSearchMatches } from './filters';
 import { leadSelection, presentLead } from './present';
 
 /** Keyset paging needs non-null sort keys, so nullable columns sort with a fallback. */
@@ -32,12 +32,14 @@ export const LEAD_ORDER_BY = Object.keys(sortColumns) as (keyof typeof sortColum
 /**
  * search_value and start/end_date are applied by the list runner, through leadFilterWhere like
  * every other lead filter (search via the lead_search_scope view); the base takes the rest.
- * Unfiltered, the total is the organization's live-lead counter.
+ * Unfiltered, the total is the organization's live-lead counter; searched and otherwise
+ * unfiltered, the count of the search's matches in lead_search_scope (its live leads).
  */
 export const leadList = defineList({
   sort: sortColumns,
   filters: leadFilterShape,
   search: (term, ctx) => leadFilterWhere(ctx, { search_value: term }),
+  searchTotal: (term, ctx) => leadSearchMatches(ctx, term),
   createdAt: leads.createdAt,
   counter: 'leads',
   base: (ctx, params) => ({
