@@ -2,7 +2,8 @@
  * GET /api/company/stats: over the companies matching the list filters, counts by industry, by
  * employee_size and by country, and the companies with the most leads with their lead and
  * contact counts, open deals and open pipeline value (deals of the company's live linked leads whose
- * outcome is open, by the company each deal carries). One statement: the filtered set is a CTE the aggregates all read.
+ * outcome is open, by the company each deal carries). One statement: the filtered set is a CTE the aggregates all read;
+ * contacts and deals are counted for the page of top companies only, so the cost is the companies, not their deals.
  */
 import type { z } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
@@ -50,15 +51,21 @@ export async function companyStats(ctx: TenantContext, query: z.output<typeof Co
       select company_id, sum(delta)::int as n from ${companyLeadCounts}
       where organization_id = ${ctx.orgId} and company_id in (select id from filtered)
       group by company_id
+    ), top as (
+      -- The page of companies with the most leads: only these need contacts and deals counted.
+      select f.id, f.company_name, coalesce(l.n, 0) as lead_count
+      from filtered f left join lead_counts l on l.company_id = f.id
+      order by lead_count desc, f.id limit ${limit}
     ), contact_counts as (
       select company_id, count(*)::int as n from ${contacts}
-      where organization_id = ${ctx.orgId} and deleted_at is null and company_id in (select id from filtered)
+      where organization_id = ${ctx.orgId} and deleted_at is null and company_id in (select id from top)
       group by company_id
     ), deal_sums as (
-      -- Open deals of the companies' live leads: deals carry their live lead's company (kept by triggers).
+      -- Open deals of the companies' live leads: deals carry their live lead's company (kept by
+      -- triggers), so each top company's open deals are one index-only range.
       select d.lead_company_id as company_id, count(*)::int as n, sum(d.value) as v
       from ${deals} d
-      where d.organization_id = ${ctx.orgId} and d.outcome = 'open' and d.lead_company_id in (select id from filtered)
+      where d.organization_id = ${ctx.orgId} and d.outcome = 'open' and d.lead_company_id in (select id from top)
       group by d.lead_company_id
     )
     select
@@ -70,12 +77,10 @@ export async function companyStats(ctx: TenantContext, query: z.output<typeof Co
           'open_deal_count', open_deal_count, 'open_pipeline_value', open_pipeline_value)
           order by lead_count desc, id), '[]'::json)
         from (
-          select f.id, f.company_name, coalesce(l.n, 0) as lead_count, coalesce(c.n, 0) as contact_count,
+          select t.id, t.company_name, t.lead_count, coalesce(c.n, 0) as contact_count,
             coalesce(ds.n, 0) as open_deal_count, coalesce(ds.v, 0) as open_pipeline_value
-          from filtered f left join lead_counts l on l.company_id = f.id left join contact_counts c on c.company_id = f.id
-            left join deal_sums ds on ds.company_id = f.id
-          order by lead_count desc, f.id limit ${limit}
-        ) as top) as companies`);
+          from top t left join contact_counts c on c.company_id = t.id left join deal_sums ds on ds.company_id = t.id
+        ) as ranked) as companies`);
   const row = result.rows[0];
   return {
     total: Number(row.total),
