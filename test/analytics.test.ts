@@ -279,6 +279,12 @@ describe('dashboard analytics', () => {
     // cancelled). C4 has nothing; C5 is deleted. L5 (C1's, deleted) adds nothing.
     const byValue = await asTenant(owner, (ctx) => topAccounts(ctx, { rank_by: 'pipeline_value', limit: 10 }, NOW));
     expect(byValue).toEqual([row(C.C1, 1, 7000, 1, 1), row(C.C2, 1, 2000, 0, 2), row(C.C3, 0, 0, 4, 0)]);
+    // Pages no longer than the companies with open deals count engagement for those alone; a longer
+    // one is filled by engagement, as above.
+    for (const limit of [1, 2, 3]) {
+      const page = await asTenant(owner, (ctx) => topAccounts(ctx, { rank_by: 'pipeline_value', limit }, NOW));
+      expect(page).toEqual(byValue.slice(0, limit));
+    }
     const byEngagement = await asTenant(owner, (ctx) => topAccounts(ctx, { rank_by: 'engagement', limit: 2 }, NOW));
     expect(byEngagement).toEqual([row(C.C2, 1, 2000, 0, 2), row(C.C1, 1, 7000, 1, 1)]);
     // Today the June engagement is out of the window: only the open deals rank.

@@ -3,10 +3,11 @@
  * the company's live leads, as GET /api/company/stats counts it) or by engagement in the last
  * ENGAGEMENT_DAYS days: intent signals of its live leads plus MEETING_WEIGHT × its meetings
  * (meetings of the company or of one of its live leads, not cancelled). Companies with neither an open deal nor
- * engagement are left out. One statement.
+ * engagement are left out. One statement; ranked by value, only the companies that can make the
+ * page have their engagement counted.
  */
 import type { z } from '@hono/zod-openapi';
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { TenantContext } from '../../db/tenant';
 import { ENGAGEMENT_DAYS, MEETING_WEIGHT } from './period';
 import type { TopAccountsQuery } from './schemas';
@@ -24,28 +25,48 @@ type AccountRow = {
 export async function topAccounts(ctx: TenantContext, query: z.output<typeof TopAccountsQuery>, now: Date) {
   const at = sql`${now.toISOString()}::timestamptz`;
   const since = sql`${new Date(now.getTime() - ENGAGEMENT_DAYS * 86_400_000).toISOString()}::timestamptz`;
-  const order =
+  const result = await ctx.db.execute<AccountRow>(
     query.rank_by === 'engagement'
-      ? sql`engagement_score desc, open_pipeline_value desc, id`
-      : sql`open_pipeline_value desc, engagement_score desc, id`;
-  const result = await ctx.db.execute<AccountRow>(sql`
-    -- Deals, signals and meetings carry their live lead's company (lead_company_id, kept by
-    -- triggers), so they are counted by company without reading the leads.
-    with deal_companies as (
+      ? byEngagement(ctx.orgId, query.limit, since, at)
+      : byPipelineValue(ctx.orgId, query.limit, since, at),
+  );
+  return result.rows.map((row) => ({
+    ...row,
+    id: Number(row.id),
+    open_pipeline_value: Number(row.open_pipeline_value),
+    open_deals: Number(row.open_deals),
+    intent_signals: Number(row.intent_signals),
+    meetings: Number(row.meetings),
+    engagement_score: Number(row.engagement_score),
+  }));
+}
+
+/** Open deals by the company they carry (their live lead's, kept by triggers): no lead is read. */
+function dealCompanies(orgId: number) {
+  return sql`deal_companies as (
       select d.lead_company_id as company_id, count(*)::int as deals, sum(d.value) as value
       from deals d
-      where d.organization_id = ${ctx.orgId} and d.outcome = 'open' and d.lead_company_id is not null
+      where d.organization_id = ${orgId} and d.outcome = 'open' and d.lead_company_id is not null
       group by 1
-    ), signal_counts as (
+    )`;
+}
+
+/**
+ * Every company's engagement is needed to rank by it: the window's signals and meetings grouped
+ * by the company they carry (index-only ranges), joined to the open deals and the live companies.
+ */
+function byEngagement(orgId: number, limit: number, since: SQL, at: SQL): SQL {
+  return sql`
+    with ${dealCompanies(orgId)}, signal_counts as (
       select s.lead_company_id as company_id, count(*)::int as n
       from intent_signals s
-      where s.organization_id = ${ctx.orgId} and s.occurred_at >= ${since} and s.occurred_at <= ${at}
+      where s.organization_id = ${orgId} and s.occurred_at >= ${since} and s.occurred_at <= ${at}
         and s.lead_company_id is not null
       group by 1
     ), meeting_counts as (
       select coalesce(m.company_id, m.lead_company_id) as company_id, count(*)::int as n
       from meetings m
-      where m.organization_id = ${ctx.orgId} and m.status <> 4 and m.start_time >= ${since} and m.start_time <= ${at}
+      where m.organization_id = ${orgId} and m.status <> 4 and m.start_time >= ${since} and m.start_time <= ${at}
         and coalesce(m.company_id, m.lead_company_id) is not null
       group by 1
     )
@@ -57,18 +78,51 @@ export async function topAccounts(ctx: TenantContext, query: z.output<typeof Top
         left join deal_companies dc on dc.company_id = c.id
         left join signal_counts sc on sc.company_id = c.id
         left join meeting_counts mc on mc.company_id = c.id
-      where c.organization_id = ${ctx.orgId} and c.deleted_at is null
+      where c.organization_id = ${orgId} and c.deleted_at is null
         and (dc.company_id is not null or sc.company_id is not null or mc.company_id is not null)
     ) ranked
-    order by ${order}
-    limit ${query.limit}`);
-  return result.rows.map((row) => ({
-    ...row,
-    id: Number(row.id),
-    open_pipeline_value: Number(row.open_pipeline_value),
-    open_deals: Number(row.open_deals),
-    intent_signals: Number(row.intent_signals),
-    meetings: Number(row.meetings),
-    engagement_score: Number(row.engagement_score),
-  }));
+    order by engagement_score desc, open_pipeline_value desc, id
+    limit ${limit}`;
+}
+
+/**
+ * Ranked by open pipeline value, only the companies at or above the `limit`-th value (ties
+ * included) can make the page, so only theirs need engagement, each one index range of signals
+ * and of meetings by company. When fewer live companies than `limit` have open deals, companies
+ * with engagement alone fill the page: then every live company is a candidate.
+ */
+function byPipelineValue(orgId: number, limit: number, since: SQL, at: SQL): SQL {
+  return sql`
+    with ${dealCompanies(orgId)}, valued as (
+      select dc.company_id, dc.value
+      from deal_companies dc join companies c on c.id = dc.company_id
+      where c.organization_id = ${orgId} and c.deleted_at is null
+    ), cutoff as (
+      select value from valued order by value desc offset ${limit - 1} limit 1
+    ), candidates as (
+      select company_id as id from valued where value >= (select value from cutoff)
+      union all
+      select c.id from companies c
+      where c.organization_id = ${orgId} and c.deleted_at is null and not exists (select 1 from cutoff)
+    )
+    select * from (
+      select c.id, c.company_name, coalesce(dc.deals, 0) as open_deals, coalesce(dc.value, 0) as open_pipeline_value,
+        sc.n as intent_signals, mc.n as meetings, sc.n + ${MEETING_WEIGHT} * mc.n as engagement_score
+      from candidates k
+        join companies c on c.id = k.id and c.organization_id = ${orgId}
+        left join deal_companies dc on dc.company_id = c.id
+        cross join lateral (
+          select count(*)::int as n from intent_signals s
+          where s.organization_id = ${orgId} and s.lead_company_id = c.id
+            and s.occurred_at >= ${since} and s.occurred_at <= ${at}
+        ) sc
+        cross join lateral (
+          select count(*)::int as n from meetings m
+          where m.organization_id = ${orgId} and m.status <> 4 and m.start_time >= ${since} and m.start_time <= ${at}
+            and (m.company_id = c.id or (m.company_id is null and m.lead_company_id = c.id))
+        ) mc
+    ) ranked
+    where open_deals > 0 or engagement_score > 0
+    order by open_pipeline_value desc, engagement_score desc, id
+    limit ${limit}`;
 }
