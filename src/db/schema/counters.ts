@@ -195,3 +195,33 @@ export const dealCloseMonthCounts = pgTable(
     tenantPolicy('deal_close_month_counts'),
   ],
 );
+
+/**
+ * Deals by the company they carry (`deals.lead_company_id`: their live lead's company) and
+ * outcome, with their count and summed value, for top accounts and company stats (open pipeline
+ * by company). Same scheme as lead_day_counts, kept by statement triggers on deals; deals of no
+ * live lead's company are not held.
+ */
+export const companyDealCounts = pgTable(
+  'company_deal_counts',
+  {
+    id: id(),
+    organizationId: organizationRef(),
+    companyId: bigint({ mode: 'number' }).notNull(),
+    outcome: text().notNull(),
+    delta: integer().notNull(),
+    valueSum: numeric().notNull(),
+  },
+  (table) => [
+    // Covering: an outcome's sums by company read the index only.
+    index('company_deal_counts_organization_outcome_idx').on(
+      table.organizationId,
+      table.outcome,
+      table.companyId,
+      table.delta,
+      table.valueSum,
+    ),
+    tenantPolicy('company_deal_counts'),
+  ],
+);
+
