@@ -72,11 +72,29 @@ async function carried() {
   });
 }
 
+/** (company|outcome) → "count|value", from the company_deal_counts rollup and from the deals and their live leads. */
+async function companyDealCounts() {
+  return inOrganization(owner.orgId, async (tx) => {
+    const rolled = await tx.execute<{ k: string; v: string }>(sql`
+      select company_id || '|' || outcome as k, sum(delta) || '|' || sum(value_sum)::numeric(14, 2) as v
+      from company_deal_counts group by 1 having sum(delta) <> 0 or sum(value_sum) <> 0`);
+    const counted = await tx.execute<{ k: string; v: string }>(sql`
+      select l.company_id || '|' || d.outcome as k, count(*) || '|' || sum(d.value)::numeric(14, 2) as v
+      from deals d join leads l on l.id = d.lead_id and l.deleted_at is null
+      where l.company_id is not null group by 1`);
+    const map = (rows: { k: string; v: string }[]) => Object.fromEntries(rows.map((row) => [row.k, row.v]));
+    return { rolled: map(rolled.rows), counted: map(counted.rows) };
+  });
+}
+
 async function expectCarried(expected: Record<string, number | null>) {
   const rows = await carried();
   for (const row of rows) expect(row.carried, `${row.kind} ${row.id}`).toBe(row.derived);
   const byKey = Object.fromEntries(rows.map((row) => [`${row.kind} ${row.id}`, row.carried]));
   expect(byKey).toMatchObject(expected);
+  // The rollup of deals by company follows the same writes.
+  const deals = await companyDealCounts();
+  expect(deals.rolled).toEqual(deals.counted);
 }
 
 describe('the lead company on signals, meetings and deals', () => {
@@ -189,6 +207,19 @@ describe('company aggregates through the carried company', () => {
     expect(await numbers()).toEqual({ stats: [1, 1000], top: [1, 1000] });
     await inOrganization(owner.orgId, (tx) => tx.execute(sql`update leads set deleted_at = null where id = ${gone}`));
     expect(await numbers()).toEqual({ stats: [2, 1250], top: [2, 1250] });
+    // A value change, a deal won and one deleted move the rollup's open pipeline with them.
+    const pipelineDeals = await inOrganization(owner.orgId, (tx) =>
+      tx.execute<{ id: number }>(sql`select id::int as id from deals where lead_id in (${kept}, ${gone}) order by id`),
+    );
+    const [first, second] = pipelineDeals.rows.map((row) => row.id);
+    await inOrganization(owner.orgId, async (tx) => {
+      await tx.execute(sql`update deals set value = 1500 where id = ${first}`);
+      await tx.execute(sql`update deals set outcome = 'won' where id = ${second}`);
+    });
+    expect(await numbers()).toEqual({ stats: [1, 1500], top: [1, 1500] });
+    await inOrganization(owner.orgId, (tx) => tx.execute(sql`delete from deals where id = ${first}`));
+    expect((await numbers()).stats).toEqual([0, 0]);
+    await expectCarried({});
   });
 });
 

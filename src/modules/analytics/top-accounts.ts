@@ -41,13 +41,16 @@ export async function topAccounts(ctx: TenantContext, query: z.output<typeof Top
   }));
 }
 
-/** Open deals by the company they carry (their live lead's, kept by triggers): no lead is read. */
+/**
+ * Open deals by the company they carry (their live lead's), from the company_deal_counts rollup
+ * kept by triggers on deals: a few rows per company, no deal or lead is read.
+ */
 function dealCompanies(orgId: number) {
   return sql`deal_companies as (
-      select d.lead_company_id as company_id, count(*)::int as deals, sum(d.value) as value
-      from deals d
-      where d.organization_id = ${orgId} and d.outcome = 'open' and d.lead_company_id is not null
-      group by 1
+      select r.company_id, sum(r.delta)::int as deals, sum(r.value_sum) as value
+      from company_deal_counts r
+      where r.organization_id = ${orgId} and r.outcome = 'open'
+      group by 1 having sum(r.delta) > 0
     )`;
 }
 

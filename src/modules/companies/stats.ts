@@ -7,7 +7,7 @@
  */
 import type { z } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
-import { companies, companyLeadCounts, contacts, deals } from '../../db/schema';
+import { companies, companyDealCounts, companyLeadCounts, contacts } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import { companyFilterWhere } from './filters';
 import type { CompanyStatsQuery } from './schemas';
@@ -61,12 +61,12 @@ export async function companyStats(ctx: TenantContext, query: z.output<typeof Co
       where organization_id = ${ctx.orgId} and deleted_at is null and company_id in (select id from top)
       group by company_id
     ), deal_sums as (
-      -- Open deals of the companies' live leads: deals carry their live lead's company (kept by
-      -- triggers), so each top company's open deals are one index-only range.
-      select d.lead_company_id as company_id, count(*)::int as n, sum(d.value) as v
-      from ${deals} d
-      where d.organization_id = ${ctx.orgId} and d.outcome = 'open' and d.lead_company_id in (select id from top)
-      group by d.lead_company_id
+      -- Open deals of the companies' live leads, from the rollup of deals by the company they carry
+      -- (company_deal_counts, kept by triggers on deals).
+      select r.company_id, sum(r.delta)::int as n, sum(r.value_sum) as v
+      from ${companyDealCounts} r
+      where r.organization_id = ${ctx.orgId} and r.outcome = 'open' and r.company_id in (select id from top)
+      group by r.company_id
     )
     select
       (select count(*)::int from filtered) as total,
