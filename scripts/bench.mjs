@@ -11,7 +11,8 @@
 //           organization, a search and cursor page 1000
 //   import  a CSV import and an export of --rows rows (default 100 000) and a tenth of them
 //   analytics  the dashboard aggregates' p99 against health's p99 (one client, --samples
-//           requests each, default 200) at --leads leads with deals, meetings and signals
+//           requests each, default 200) at --leads leads with deals, meetings and signals;
+//           --analytics-cases top_accounts,company_stats,… times only those (and health)
 // Database: in-memory PGlite, or --database-url postgres://… (migrated first), or --postgres
 // (a throwaway server from Debian's binaries, stopped at the end). With --database-url,
 // --keep-seed fills the lists' and analytics' organizations on the first run only and measures
@@ -45,6 +46,7 @@ const { values: options } = parseArgs({
     'database-url': { type: 'string' },
     postgres: { type: 'boolean', default: false },
     'keep-seed': { type: 'boolean', default: false },
+    'analytics-cases': { type: 'string' },
     'deadline-minutes': { type: 'string', default: '30' },
   },
 });
@@ -174,6 +176,7 @@ async function main() {
         leads: settings.leads,
         samples: settings.samples,
         keepSeed: settings.keepSeed,
+        cases: options['analytics-cases']?.split(',').map((name) => name.trim()) ?? null,
         log,
         deadline,
       });

@@ -86,7 +86,7 @@ function quantile(values, q) {
   return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)];
 }
 
-export async function measureAnalytics(stack, { leads, samples, keepSeed = false, log, deadline }) {
+export async function measureAnalytics(stack, { leads, samples, keepSeed = false, cases: only = null, log, deadline }) {
   const { api } = stack;
   const org = await benchOrganization(stack, {
     name: `Bench analytics ${leads} ${Date.now()}`,
@@ -170,8 +170,12 @@ export async function measureAnalytics(stack, { leads, samples, keepSeed = false
       request: execute('Average lead score by owner', 'table'),
     },
   };
+  const unknown = (only ?? []).filter((key) => !(key in cases));
+  if (unknown.length) throw new Error(`--analytics-cases: no case ${unknown.join(', ')}; cases: ${Object.keys(cases)}`);
+  // Health always: every ratio is against it, in the same run.
+  const selected = Object.entries(cases).filter(([key]) => !only || key === 'health' || only.includes(key));
   const measured = {};
-  for (const [key, { what, request }] of Object.entries(cases)) {
+  for (const [key, { what, request }] of selected) {
     deadline(`measuring ${what}`);
     for (let i = 0; i < 3; i++) await expectOk(what, request);
     const times = [];
@@ -191,7 +195,7 @@ export async function measureAnalytics(stack, { leads, samples, keepSeed = false
   }
   const healthP99 = measured.health.p99_ms;
   const ratios = {};
-  for (const key of Object.keys(cases).filter((name) => name !== 'health')) {
+  for (const key of selected.map(([name]) => name).filter((name) => name !== 'health')) {
     const value = healthP99 > 0 ? round(measured[key].p99_ms / healthP99, 2) : null;
     ratios[`${key}_p99_vs_health_p99`] = {
       value,
