@@ -225,3 +225,32 @@ export const companyDealCounts = pgTable(
   ],
 );
 
+/**
+ * Intent signals by the company they carry (`intent_signals.lead_company_id`) and 5-day bucket of
+ * their UTC occurrence day (`engagement_bucket`, drizzle/0041), for top accounts ranked by
+ * engagement: a 30-day window is its whole buckets from here plus the signals of its two partial
+ * ends, a third of the signals to read. Same scheme as lead_day_counts, kept by statement
+ * triggers on intent_signals.
+ */
+export const companySignalCounts = pgTable(
+  'company_signal_counts',
+  {
+    id: id(),
+    organizationId: organizationRef(),
+    companyId: bigint({ mode: 'number' }).notNull(),
+    /** The first UTC day of the bucket (buckets of ENGAGEMENT_BUCKET_DAYS from 1970-01-01). */
+    bucket: date({ mode: 'string' }).notNull(),
+    delta: integer().notNull(),
+  },
+  (table) => [
+    // Covering: a range of buckets by company reads the index only.
+    index('company_signal_counts_organization_bucket_idx').on(
+      table.organizationId,
+      table.bucket,
+      table.companyId,
+      table.delta,
+    ),
+    tenantPolicy('company_signal_counts'),
+  ],
+);
+
