@@ -5,7 +5,7 @@
  * functions (the routes pass the request's clock). Default lookups: statuses 1 New, 2 Contacted,
  * 3 Qualified, 4 Unqualified, 5 Converted, 6 Lost; sources 1 Website, 2 Referral.
  */
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Transaction } from '../src/db/client';
 import { companies, deals, intentSignals, leads, meetings } from '../src/db/schema';
@@ -341,5 +341,55 @@ describe('dashboard analytics', () => {
 
   it('refuses a caller without a token', async () => {
     expectFailure(await call('GET', '/api/dashboard/overview'), 401, 'unauthorized');
+  });
+});
+
+describe('top accounts by engagement over the 5-day signal buckets', () => {
+  it('counts every signal of the window once, whatever bucket bounds and window ends it falls on', async () => {
+    const org = await signupOrganization('Engagement buckets');
+    const company = await createCompany(org, { company_name: 'Bucketed' });
+    const lead = await call('POST', '/api/lead/add', {
+      token: org.token,
+      body: { first_name: 'Buck', last_name: 'Eted', company_id: company },
+    });
+    expect(lead.status, lead.text).toBe(201);
+    const leadId = lead.body.data.id as number;
+    // Signals on every 7th hour over 50 days, and on the instants around bucket starts.
+    const start = Date.parse('2026-05-01T00:00:00Z');
+    const instants = Array.from({ length: 50 * 24 }, (_, hour) => start + hour * 7 * 3_600_000 + 1_234);
+    for (const day of ['2026-05-30', '2026-06-04', '2026-06-09', '2026-06-14']) {
+      const at = Date.parse(`${day}T00:00:00Z`);
+      instants.push(at - 1, at, at + 1);
+    }
+    await inOrganization(org.orgId, (tx) =>
+      tx.execute(sql`insert into intent_signals (organization_id, lead_id, signal_type, occurred_at)
+        select ${org.orgId}, ${leadId}, 'pricing_page_visit', to_timestamp(ms / 1000.0)
+        from unnest(${sql.raw(`array[${instants.join(',')}]::float8[]`)}) as ms`),
+    );
+    const windowCount = async (now: Date) => {
+      const since = new Date(now.getTime() - 30 * 86_400_000);
+      const rows = await inOrganization(org.orgId, (tx) =>
+        tx.execute<{ n: number }>(sql`select count(*)::int as n from intent_signals
+          where occurred_at >= ${since.toISOString()}::timestamptz and occurred_at <= ${now.toISOString()}::timestamptz`),
+      );
+      return rows.rows[0].n;
+    };
+    // Window ends mid-bucket, on a bucket start, a millisecond either side of one, and on signals.
+    for (const now of [
+      '2026-06-13T12:00:00Z',
+      '2026-06-14T00:00:00Z',
+      '2026-06-13T23:59:59.999Z',
+      '2026-06-14T00:00:00.001Z',
+      '2026-06-29T00:00:00Z',
+      '2026-06-03T00:00:00.001Z',
+    ].map((value) => new Date(value))) {
+      const [ranked] = await asTenant(org, (ctx) => topAccounts(ctx, { rank_by: 'engagement', limit: 10 }, now));
+      const expected = await windowCount(now);
+      expect(expected).toBeGreaterThan(0);
+      expect({ now: now.toISOString(), signals: ranked?.intent_signals }).toEqual({
+        now: now.toISOString(),
+        signals: expected,
+      });
+    }
   });
 });

@@ -87,14 +87,32 @@ async function companyDealCounts() {
   });
 }
 
+/** (company|5-day bucket) → count, from the company_signal_counts rollup and from the signals and their live leads. */
+async function companySignalCounts() {
+  return inOrganization(owner.orgId, async (tx) => {
+    const rolled = await tx.execute<{ k: string; n: number }>(sql`
+      select company_id || '|' || bucket as k, sum(delta)::int as n
+      from company_signal_counts group by 1 having sum(delta) <> 0`);
+    const counted = await tx.execute<{ k: string; n: number }>(sql`
+      select l.company_id || '|' || (date '1970-01-01' + (floor(((s.occurred_at at time zone 'UTC')::date - date '1970-01-01') / 5.0) * 5)::int) as k,
+        count(*)::int as n
+      from intent_signals s join leads l on l.id = s.lead_id and l.deleted_at is null
+      where l.company_id is not null group by 1`);
+    const map = (rows: { k: string; n: number }[]) => Object.fromEntries(rows.map((row) => [row.k, row.n]));
+    return { rolled: map(rolled.rows), counted: map(counted.rows) };
+  });
+}
+
 async function expectCarried(expected: Record<string, number | null>) {
   const rows = await carried();
   for (const row of rows) expect(row.carried, `${row.kind} ${row.id}`).toBe(row.derived);
   const byKey = Object.fromEntries(rows.map((row) => [`${row.kind} ${row.id}`, row.carried]));
   expect(byKey).toMatchObject(expected);
-  // The rollup of deals by company follows the same writes.
+  // The rollups of deals and of signals by company follow the same writes.
   const deals = await companyDealCounts();
   expect(deals.rolled).toEqual(deals.counted);
+  const signals = await companySignalCounts();
+  expect(signals.rolled).toEqual(signals.counted);
 }
 
 describe('the lead company on signals, meetings and deals', () => {

@@ -24,10 +24,11 @@ type AccountRow = {
 
 export async function topAccounts(ctx: TenantContext, query: z.output<typeof TopAccountsQuery>, now: Date) {
   const at = sql`${now.toISOString()}::timestamptz`;
-  const since = sql`${new Date(now.getTime() - ENGAGEMENT_DAYS * 86_400_000).toISOString()}::timestamptz`;
+  const sinceDate = new Date(now.getTime() - ENGAGEMENT_DAYS * DAY_MS);
+  const since = sql`${sinceDate.toISOString()}::timestamptz`;
   const result = await ctx.db.execute<AccountRow>(
     query.rank_by === 'engagement'
-      ? byEngagement(ctx.orgId, query.limit, since, at)
+      ? byEngagement(ctx.orgId, query.limit, { since: sinceDate, at: now }, since, at)
       : byPipelineValue(ctx.orgId, query.limit, since, at),
   );
   return result.rows.map((row) => ({
@@ -54,18 +55,53 @@ function dealCompanies(orgId: number) {
     )`;
 }
 
+const DAY_MS = 86_400_000;
+/** Days of a company_signal_counts bucket: engagement_bucket() in drizzle/0040 uses the same. */
+export const ENGAGEMENT_BUCKET_DAYS = 5;
+const BUCKET_MS = ENGAGEMENT_BUCKET_DAYS * DAY_MS;
+
+interface EngagementWindow {
+  since: Date;
+  at: Date;
+}
+
 /**
- * Every company's engagement is needed to rank by it: the window's signals and meetings grouped
- * by the company they carry (index-only ranges), joined to the open deals and the live companies.
+ * The window [since, at] as its whole buckets [firstBucket, endBucket) (counted from the rollup)
+ * and the two ends outside them, [since, headEnd) and [tailStart, at] (counted from the signals).
+ * Buckets start every ENGAGEMENT_BUCKET_DAYS UTC days from 1970-01-01. A window holding no whole
+ * bucket is all tail.
  */
-function byEngagement(orgId: number, limit: number, since: SQL, at: SQL): SQL {
+export function bucketedWindow({ since, at }: EngagementWindow) {
+  let first = Math.ceil(since.getTime() / BUCKET_MS) * BUCKET_MS;
+  let end = Math.floor(at.getTime() / BUCKET_MS) * BUCKET_MS;
+  if (first >= end) first = end = since.getTime();
+  const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+  const instant = (ms: number) => new Date(ms).toISOString();
+  return { firstBucket: day(first), endBucket: day(end), headEnd: instant(first), tailStart: instant(end) };
+}
+
+/**
+ * Every company's engagement is needed to rank by it: the window's signals by the company they
+ * carry (whole 5-day buckets from company_signal_counts, the two partial ends as index-only
+ * ranges of intent_signals) and its meetings, joined to the open deals and the live companies.
+ */
+function byEngagement(orgId: number, limit: number, window: EngagementWindow, since: SQL, at: SQL): SQL {
+  const parts = bucketedWindow(window);
   return sql`
     with ${dealCompanies(orgId)}, signal_counts as (
-      select s.lead_company_id as company_id, count(*)::int as n
-      from intent_signals s
-      where s.organization_id = ${orgId} and s.occurred_at >= ${since} and s.occurred_at <= ${at}
-        and s.lead_company_id is not null
-      group by 1
+      select w.company_id, sum(w.n)::int as n from (
+        select r.company_id, r.delta as n from company_signal_counts r
+        where r.organization_id = ${orgId} and r.bucket >= ${parts.firstBucket}::date and r.bucket < ${parts.endBucket}::date
+        union all
+        select s.lead_company_id, 1 from intent_signals s
+        where s.organization_id = ${orgId} and s.occurred_at >= ${since} and s.occurred_at < ${parts.headEnd}::timestamptz
+          and s.lead_company_id is not null
+        union all
+        select s.lead_company_id, 1 from intent_signals s
+        where s.organization_id = ${orgId} and s.occurred_at >= ${parts.tailStart}::timestamptz and s.occurred_at <= ${at}
+          and s.lead_company_id is not null
+      ) w
+      group by 1 having sum(w.n) > 0
     ), meeting_counts as (
       select coalesce(m.company_id, m.lead_company_id) as company_id, count(*)::int as n
       from meetings m
