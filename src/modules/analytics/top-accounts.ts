@@ -56,7 +56,7 @@ function dealCompanies(orgId: number) {
 }
 
 const DAY_MS = 86_400_000;
-/** Days of a company_signal_counts bucket: engagement_bucket() in drizzle/0040 uses the same. */
+/** Days of a company_signal_counts bucket: engagement_bucket() in drizzle/0041 uses the same. */
 export const ENGAGEMENT_BUCKET_DAYS = 5;
 const BUCKET_MS = ENGAGEMENT_BUCKET_DAYS * DAY_MS;
 
