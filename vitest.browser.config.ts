@@ -1,5 +1,5 @@
 /**
- * Browser tests: real pages (the reference page, hosted forms, booking) in Debian's Chromium
+ * Browser tests: real pages (the reference page, hosted forms, booking) in Chromium (CHROMIUM_PATH, a system one, else the npm build from @sparticuz/chromium; see test-browser/chromium.ts)
  * driven by playwright-core, against the local stack as `npm start` runs it (global setup starts
  * it on a free port with its data in a temporary directory). They run in Node, not workerd.
  */
