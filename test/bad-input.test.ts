@@ -31,8 +31,17 @@ function samplePath(route: RegisteredRoute, value: string | number = 999_999_999
 }
 
 const swept = routes.filter((route) => !['/api/health', '/api/openapi.json', '/api/docs'].includes(route.path));
-const jsonRoutes = swept.filter((route) => route.bodyMediaType === 'application/json');
-const multipartRoutes = swept.filter((route) => route.bodyMediaType === 'multipart/form-data');
+/**
+ * A route taking several body media types (company add and update: JSON or multipart) is swept as
+ * each: `bodyOf` views it with that media type's schema.
+ */
+function bodyOf(route: RegisteredRoute, mediaType: string): RegisteredRoute | undefined {
+  const declared = route.bodies.find((body) => body.mediaType === mediaType);
+  return declared ? { ...route, body: declared.schema, bodyMediaType: mediaType } : undefined;
+}
+const jsonRoutes = swept.flatMap((route) => bodyOf(route, 'application/json') ?? []);
+const multipartRoutes = swept.flatMap((route) => bodyOf(route, 'multipart/form-data') ?? []);
+const bodyRoutes = swept.filter((route) => route.bodies.length > 0);
 const listRoutes = swept.filter((route) => 'order_by' in objectShape(route.query));
 // Tracking tokens, form links and booking slugs are opaque, not ids: the pixel answers its GIF to any
 // token, the click 404 (test/tracking.test.ts), an unknown form link the 404 page (test/web-forms.test.ts),
@@ -76,7 +85,8 @@ describe('bad-input sweep', () => {
   });
 
   function sweeperFor(route: RegisteredRoute): Sweeper {
-    return sweepers[routes.indexOf(route) % SWEEPERS];
+    const index = routes.findIndex((other) => other.method === route.method && other.path === route.path);
+    return sweepers[index % SWEEPERS];
   }
 
   function auth(route: RegisteredRoute) {
@@ -87,12 +97,36 @@ describe('bad-input sweep', () => {
     return { headers };
   }
 
-  it('gives every string field of every body a maximum length', () => {
+  it('gives every string field of every body a maximum length, in each media type it takes', () => {
     const unbounded = swept.flatMap((route) =>
-      unboundedStrings(route.body).map((path) => `${routeKey(route)} ${path}`),
+      route.bodies.flatMap((body) =>
+        unboundedStrings(body.schema).map((path) => `${routeKey(route)} ${body.mediaType} ${path}`),
+      ),
     );
     expect(unbounded).toEqual([]);
   });
+
+  it('finds the routes that take both JSON and multipart bodies', () => {
+    const both = bodyRoutes.filter((route) => route.bodies.length > 1).map(routeKey);
+    expect(both.sort()).toEqual(['POST /api/company/add', 'POST /api/company/update/{id}']);
+  });
+
+  for (const route of bodyRoutes) {
+    const accepted = route.bodies.map((body) => body.mediaType).join(' or ');
+    it(`${routeKey(route)} refuses any other content type with 415 naming ${accepted}`, async () => {
+      for (const type of ['text/plain', 'application/xml', 'application/x-www-form-urlencoded']) {
+        if (route.bodies.some((body) => body.mediaType === type)) continue;
+        const response = await call(route.method, samplePath(route), {
+          ...auth(route),
+          rawBody: 'a=1',
+          headers: { ...auth(route).headers, 'content-type': type },
+        });
+        expectClientFailure(response, type);
+        expect([response.status, response.body.error.type], type).toEqual([415, 'unsupported_media_type']);
+        expect(response.body.error.message, type).toContain(accepted);
+      }
+    });
+  }
 
   for (const route of jsonRoutes) {
     it(`${routeKey(route)} refuses unparseable JSON with 400`, async () => {
@@ -140,11 +174,13 @@ describe('bad-input sweep', () => {
   }
 
   for (const route of multipartRoutes) {
-    it(`${routeKey(route)} refuses JSON and empty multipart bodies`, async () => {
-      expectClientFailure(
-        await call(route.method, samplePath(route), { ...auth(route), body: { file: 'not a file' } }),
-        'json to multipart',
-      );
+    it(`${routeKey(route)} refuses JSON (unless it takes JSON too) and empty multipart bodies`, async () => {
+      if (!bodyOf(route, 'application/json')) {
+        expectClientFailure(
+          await call(route.method, samplePath(route), { ...auth(route), body: { file: 'not a file' } }),
+          'json to multipart',
+        );
+      }
       expectClientFailure(
         await call(route.method, samplePath(route), { ...auth(route), rawBody: new FormData() }),
         'empty form',

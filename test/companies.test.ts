@@ -1,10 +1,10 @@
 /**
- * Companies: add (multipart, logo stored in R2), view, update, list filters, stats, similar,
+ * Companies: add and update (JSON, or multipart with the logo stored in R2), view, list filters, stats, similar,
  * delete; every refusal names its field; list and view cost at most 2 statements.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
-import { createCompany, createContact, pngFile, postCompany } from './helpers/accounts';
+import { companyForm, createCompany, createContact, pngFile, postCompany } from './helpers/accounts';
 import { addDeal, defaultPipeline, type StageRow } from './helpers/deals';
 import { statementsOf } from './helpers/statements';
 
@@ -49,6 +49,57 @@ describe('POST /api/company/add', () => {
     expect(logo.status).toBe(200);
     expect(logo.headers.get('content-type')).toBe('image/png');
     expect((await view(company.id)).body.data).toEqual(company);
+  });
+
+  it('creates a company from JSON, with company_logo as a URL and technologies as a list', async () => {
+    const response = await call('POST', '/api/company/add', {
+      token: owner.token,
+      body: {
+        company_name: 'Json Engines',
+        website: 'https://www.json-engines.example',
+        rating: 3,
+        technologies: ['react', 'kafka'],
+        company_logo: 'https://cdn.example.com/json-engines.png',
+      },
+    });
+    expect(response.status, response.text).toBe(201);
+    expect(response.body.data).toMatchObject({
+      company_name: 'Json Engines',
+      website_domain: 'json-engines.example',
+      rating: 3,
+      technologies: ['react', 'kafka'],
+      company_logo: 'https://cdn.example.com/json-engines.png',
+    });
+    const missingName = await call('POST', '/api/company/add', { token: owner.token, body: { city: 'Paris' } });
+    expectFailure(missingName, 422, 'validation_error');
+    expect(missingName.body.error.code).toBe('company_name');
+    const badLogo = await call('POST', '/api/company/add', {
+      token: owner.token,
+      body: { company_name: 'Json Bad Logo', company_logo: 'javascript:alert(1)' },
+    });
+    expectFailure(badLogo, 422, 'validation_error');
+    expect(badLogo.body.error.code).toBe('company_logo');
+  });
+
+  it('takes company_logo as a URL in the form too', async () => {
+    const response = await postCompany(owner, {
+      company_name: 'Form Url Logo',
+      company_logo: 'https://cdn.example.com/form.png',
+    });
+    expect(response.status, response.text).toBe(201);
+    expect(response.body.data.company_logo).toBe('https://cdn.example.com/form.png');
+  });
+
+  it('refuses a third media type, and a body without one, with 415 naming both it takes', async () => {
+    for (const headers of [{ 'content-type': 'text/plain' }, {} as Record<string, string>]) {
+      const response = await call('POST', '/api/company/add', {
+        token: owner.token,
+        rawBody: 'company_name=Plain',
+        headers,
+      });
+      expectFailure(response, 415, 'unsupported_media_type');
+      expect(response.body.error.message).toContain('application/json or multipart/form-data');
+    }
   });
 
   it('refuses each invalid field with a 422 naming it', async () => {
@@ -116,6 +167,44 @@ describe('view and update', () => {
       employee_size: null,
       company_logo: 'https://cdn.example.com/logo.png',
     });
+  });
+
+  it('updates from a multipart form: an uploaded logo is stored, a URL replaces it, an empty field clears', async () => {
+    const id = await createCompany(owner, { city: 'Lisbon', rating: '2' });
+    const uploaded = await call('POST', `/api/company/update/${id}`, {
+      token: owner.token,
+      rawBody: companyForm({ company_logo: pngFile(), rating: '4', technologies: 'rust, go', city: '' }),
+    });
+    expect(uploaded.status, uploaded.text).toBe(200);
+    expect(uploaded.body.data).toMatchObject({ rating: 4, technologies: ['rust', 'go'], city: null });
+    expect(uploaded.body.data.company_logo).toMatch(/^\/api\/storage-file\/download\/\d+$/);
+    const logo = await call('GET', uploaded.body.data.company_logo, { token: owner.token });
+    expect([logo.status, logo.headers.get('content-type')]).toEqual([200, 'image/png']);
+
+    const byUrl = await call('POST', `/api/company/update/${id}`, {
+      token: owner.token,
+      rawBody: companyForm({ company_logo: 'https://cdn.example.com/new.png' }),
+    });
+    expect(byUrl.status, byUrl.text).toBe(200);
+    expect(byUrl.body.data).toMatchObject({ company_logo: 'https://cdn.example.com/new.png', rating: 4 });
+
+    const notImage = await call('POST', `/api/company/update/${id}`, {
+      token: owner.token,
+      rawBody: companyForm({ company_logo: new File(['<svg/>'], 'logo.svg', { type: 'image/svg+xml' }) }),
+    });
+    expectFailure(notImage, 422, 'validation_error');
+    expect(notImage.body.error.code).toBe('company_logo');
+    const unknown = await call('POST', '/api/company/update/999999999', {
+      token: owner.token,
+      rawBody: companyForm({ company_logo: pngFile() }),
+    });
+    expectFailure(unknown, 404, 'not_found');
+    const plain = await call('POST', `/api/company/update/${id}`, {
+      token: owner.token,
+      rawBody: 'rating=3',
+      headers: { 'content-type': 'text/plain' },
+    });
+    expectFailure(plain, 415, 'unsupported_media_type');
   });
 
   it('renames the company on the leads linked to it', async () => {

@@ -5,7 +5,7 @@
  * bad-input and role test sweeps.
  */
 import { createRoute, OpenAPIHono, z, type RouteConfig } from '@hono/zod-openapi';
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { etag, RETAINED_304_HEADERS } from 'hono/etag';
 import { apiKeyAuth } from './auth/api-key';
 import { bearerAuth } from './auth/bearer';
@@ -26,8 +26,12 @@ export interface RegisteredRoute {
   operationId: string;
   params?: z.ZodType;
   query?: z.ZodType;
+  /** The first declared body media type's schema (the only one on most routes). */
   body?: z.ZodType;
+  /** The first declared body media type. */
   bodyMediaType?: string;
+  /** Every body media type the route takes (JSON and multipart on company add/update), with its schema. */
+  bodies: { mediaType: string; schema: z.ZodType }[];
   /** POST answering 201 for a bearer or API-key caller: honours Idempotency-Key (core/idempotency.ts). */
   idempotent: boolean;
   /** JSON GET: ETag on 200, 304 for a matching If-None-Match. */
@@ -286,8 +290,12 @@ export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
     ...authMiddleware[auth],
   ];
   const content = route.request?.body?.content;
-  const bodyMediaType = content ? Object.keys(content)[0] : undefined;
-  const declared: RouteConfig['responses'] = { ...sharedErrors(auth, roles, bodyMediaType), ...route.responses };
+  const bodyMediaTypes = content ? Object.keys(content) : [];
+  const bodyMediaType = bodyMediaTypes[0];
+  const declared: RouteConfig['responses'] = {
+    ...sharedErrors(auth, roles, bodyMediaTypes.length ? bodyMediaTypes.join(' or ') : undefined),
+    ...route.responses,
+  };
   if (idempotent) declared[409] = withIdempotencyConflict(route.responses[409]);
   const contract = applyContract(
     declared,
@@ -304,6 +312,10 @@ export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
     query: route.request?.query as z.ZodType | undefined,
     body: bodyMediaType ? (content?.[bodyMediaType] as { schema?: z.ZodType } | undefined)?.schema : undefined,
     bodyMediaType,
+    bodies: bodyMediaTypes.flatMap((mediaType) => {
+      const schema = (content?.[mediaType] as { schema?: z.ZodType } | undefined)?.schema;
+      return schema ? [{ mediaType, schema }] : [];
+    }),
     idempotent,
     etag: etagged,
   });
@@ -312,7 +324,7 @@ export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
     description: withErrors(roles ? withRolesNote(route.description, roles) : route.description, contract.responses),
     ...(roles ? { 'x-roles': roles } : {}),
     middleware: [
-      ...(bodyMediaType ? [requireMediaType(bodyMediaType)] : []),
+      ...(bodyMediaTypes.length ? [requireMediaType(bodyMediaTypes)] : []),
       ...(beforeAuth ?? []),
       ...authChain,
       ...(roles ? [requireRoles(roles)] : []),
@@ -328,13 +340,24 @@ export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
   });
 }
 
-/** A body of another media type than the route's is refused with 415, before authentication and validation. */
-function requireMediaType(mediaType: string): MiddlewareHandler<AppEnv> {
+/**
+ * A body of another media type than the route's is refused with 415, before authentication and
+ * validation. A route that takes several (JSON or multipart) also refuses a body without a
+ * Content-Type: nothing says which of its schemas applies.
+ */
+function requireMediaType(mediaTypes: readonly string[]): MiddlewareHandler<AppEnv> {
+  const expected = mediaTypes.join(' or ');
   return async (c, next) => {
     const given = c.req.header('content-type')?.split(';')[0].trim().toLowerCase();
-    if (given && given !== mediaType) throw new UnsupportedMediaType(mediaType);
+    if (given ? !mediaTypes.includes(given) : mediaTypes.length > 1) throw new UnsupportedMediaType(expected);
     await next();
   };
+}
+
+/** On a route that takes JSON or multipart: whether this request's body is the form. */
+export function sentAsForm(c: Context): boolean {
+  const given = c.req.header('content-type')?.split(';')[0].trim().toLowerCase();
+  return given === 'multipart/form-data' || given === 'application/x-www-form-urlencoded';
 }
 
 const pathPatterns = new Map<string, RegExp>();
@@ -406,8 +429,31 @@ export function bodyIssuesAreBadRequest(result: ValidationResult): undefined {
   throw badRequestFrom(issuesOf(result.error, result.target));
 }
 
+/**
+ * The router every module registers its routes on. A required body declared in several media
+ * types (JSON or multipart) is validated by the schema of the media type sent: the library
+ * validates every declared type of a required body, so the route is registered with the body
+ * optional (each validator then runs only for its own Content-Type; requireMediaType refuses a
+ * body with none) and the document still says it is required.
+ */
 export function createRouter() {
-  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const router = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  const register = router.openapi;
+  router.openapi = ((route: RouteConfig, ...rest: unknown[]) => {
+    const body = route.request?.body;
+    if (!body?.required || Object.keys(body.content).length < 2) {
+      return (register as (...args: unknown[]) => unknown)(route, ...rest);
+    }
+    const optional = { ...body, required: false };
+    const registered = (register as (...args: unknown[]) => unknown)(
+      { ...route, request: { ...route.request, body: optional } },
+      ...rest,
+    );
+    // The document reads the same request object after registration: it says required.
+    optional.required = true;
+    return registered;
+  }) as typeof register;
+  return router;
 }
 
 /** Path parameter for numeric ids: anything but a positive safe integer is a 400 naming the parameter. */
@@ -447,7 +493,17 @@ export function envelope<T extends z.ZodType>(data: T, description = 'OK') {
   };
 }
 
-export function listEnvelope<T extends z.ZodType>(item: T, description = 'A page of records') {
+/**
+ * The list envelope of every answer whose `data` is an array. `whole`: a list answered whole in one
+ * page (a top-N ranking, a record's small child list; see `wholeList` in http.ts): the same fields,
+ * described as what they hold there.
+ */
+export function listEnvelope<T extends z.ZodType>(
+  item: T,
+  description = 'A page of records',
+  options: { whole?: boolean; rows?: string } = {},
+) {
+  const whole = options.whole === true;
   return {
     description,
     content: {
@@ -455,26 +511,47 @@ export function listEnvelope<T extends z.ZodType>(item: T, description = 'A page
         schema: z.object({
           success: successFlag,
           message: successMessage,
-          data: z.array(item).openapi({ description: 'The records of this page, in the requested order' }),
+          data: z.array(item).openapi({
+            description:
+              options.rows ?? (whole ? 'Every row of the list' : 'The records of this page, in the requested order'),
+          }),
           total: z
             .number()
             .int()
-            .openapi({ description: 'Rows matching the filters: exact, except when total_is_estimate is true' }),
+            .openapi({
+              description: whole
+                ? 'How many rows the list holds (all of them are in data)'
+                : 'Rows matching the filters: exact, except when total_is_estimate is true',
+            }),
           total_is_estimate: z.boolean().openapi({
-            description:
-              "true when a filtered list matches more than 10 000 rows and total is the planner's estimate (never below 10 001); false when total is exact",
+            description: whole
+              ? 'Always false: the total is counted'
+              : "true when a filtered list matches more than 10 000 rows and total is the planner's estimate (never below 10 001); false when total is exact",
           }),
-          page: z.number().int().openapi({
-            description: 'The `page` parameter as applied (1 when omitted); with a `cursor`, the cursor chose the rows',
-          }),
+          page: z
+            .number()
+            .int()
+            .openapi({
+              description: whole
+                ? 'Always 1: the list is answered whole'
+                : 'The `page` parameter as applied (1 when omitted); with a `cursor`, the cursor chose the rows',
+            }),
           limit: z
             .number()
             .int()
-            .openapi({ description: 'The page size applied (the requested limit, capped at 100)' }),
+            .openapi({
+              description: whole
+                ? 'The `limit` applied when the list takes one, else the number of rows'
+                : 'The page size applied (the requested limit, capped at 100)',
+            }),
           next_cursor: z
             .string()
             .nullable()
-            .openapi({ description: 'Pass as `cursor` for the next page (keyset); null on the last page' }),
+            .openapi({
+              description: whole
+                ? 'Always null: there is no next page'
+                : 'Pass as `cursor` for the next page (keyset); null on the last page',
+            }),
         }),
       },
     },

@@ -3,7 +3,7 @@
  * of filters, similar companies, soft delete, and enrichment as a queued job. HTTP only.
  */
 import { z } from '@hono/zod-openapi';
-import { accepted, created, list, ok } from '../../core/http';
+import { accepted, created, list, ok, wholeList } from '../../core/http';
 import {
   conflictResponse,
   createRouter,
@@ -13,12 +13,14 @@ import {
   idParam,
   jsonBody,
   listEnvelope,
+  sentAsForm,
 } from '../../core/routes';
 import { DeletedId } from '../../core/schemas';
 import { MAX_UPLOAD_MB } from '../files/schemas';
 import { DeletedCount } from './bulk-target';
 import { EnrichmentJobSchema, readEnrichmentJob, startEnrichment } from './enrichment';
 import {
+  AddCompanyBody,
   AddCompanyForm,
   CompanySchema,
   CompanyStatsQuery,
@@ -29,6 +31,7 @@ import {
   SimilarCompanySchema,
   SimilarQuery,
   UpdateCompanyBody,
+  UpdateCompanyForm,
 } from './schemas';
 import {
   addCompany,
@@ -135,9 +138,17 @@ companyRoutes.openapi(
       'Ranks the organization’s other live companies by similarity to this one: same industry 3 points, same employee_size band 2 (adjacent band 1), same country 1, each shared technology 1 (at most 3), each shared summary keyword 0.5 (at most 1); score = points / 10. Companies scoring 0 are left out; each result lists why it matched.',
     auth: 'bearer',
     request: { params: idParam(), query: SimilarQuery },
-    responses: { 200: envelope(z.array(SimilarCompanySchema).openapi({ description: 'Most similar first' })) },
+    responses: {
+      200: listEnvelope(SimilarCompanySchema, 'Similar companies', {
+        whole: true,
+        rows: 'Most similar first (at most `limit`)',
+      }),
+    },
   }),
-  async (c) => ok(c, await similarCompanies(c.var.tenant, c.req.valid('param').id, c.req.valid('query').limit)),
+  async (c) => {
+    const { limit } = c.req.valid('query');
+    return list(c, wholeList(await similarCompanies(c.var.tenant, c.req.valid('param').id, limit), limit));
+  },
 );
 
 companyRoutes.openapi(
@@ -146,10 +157,18 @@ companyRoutes.openapi(
     path: '/api/company/add',
     operationId: 'addCompany',
     tags,
-    summary: 'Create a company from a multipart form, with an optional logo image',
-    description: `Creates a company from a multipart form: \`company_name\` is required; \`company_logo\` is an image file (PNG, JPEG, GIF or WebP by content, at most ${MAX_UPLOAD_MB} MB) stored with the organization's files, and \`company_logo\` in the answer is its download URL. \`website\` is normalised to \`website_domain\`; \`employee_size\` must be one of the bands; \`rating\` 1 to 5; \`assigned_to\` a user of the organization (422 naming the field otherwise). A live company with the same name (any letter case) is a 409 \`duplicate_company\`.`,
+    summary: 'Create a company from JSON, or from a multipart form with an optional logo image',
+    description: `Creates a company. The body is JSON (\`company_logo\` an http/https URL, \`technologies\` a list) or a multipart form (\`company_logo\` an image file or a URL, \`technologies\` a comma-separated text); any other Content-Type is a 415. \`company_name\` is required. An uploaded \`company_logo\` (PNG, JPEG, GIF or WebP by content, at most ${MAX_UPLOAD_MB} MB) is stored with the organization's files, and \`company_logo\` in the answer is its download URL. \`website\` is normalised to \`website_domain\`; \`employee_size\` must be one of the bands; \`rating\` 1 to 5; \`assigned_to\` a user of the organization (422 naming the field otherwise). A live company with the same name (any letter case) is a 409 \`duplicate_company\`.`,
     auth: 'bearer',
-    request: { body: { required: true, content: { 'multipart/form-data': { schema: AddCompanyForm } } } },
+    request: {
+      body: {
+        required: true,
+        content: {
+          'application/json': { schema: AddCompanyBody },
+          'multipart/form-data': { schema: AddCompanyForm },
+        },
+      },
+    },
     responses: {
       201: envelope(CompanySchema, 'Company created'),
       409: duplicateCompany,
@@ -159,7 +178,12 @@ companyRoutes.openapi(
       },
     },
   }),
-  async (c) => created(c, await addCompany(c.var.tenant, c.env.FILES, c.req.valid('form')), 'Company created'),
+  async (c) =>
+    created(
+      c,
+      await addCompany(c.var.tenant, c.env.FILES, sentAsForm(c) ? c.req.valid('form') : c.req.valid('json')),
+      'Company created',
+    ),
 );
 
 companyRoutes.openapi(
@@ -169,14 +193,38 @@ companyRoutes.openapi(
     operationId: 'updateCompany',
     tags,
     summary: 'Update a company: any company field',
-    description:
-      'Changes a company: only the fields sent change; null clears a clearable one. The same rules as on add apply (422), `company_logo` is a URL here, and a new name must stay unique (409 `duplicate_company`). A field a person sets stops counting as enriched (its `enrichment` entry is removed).',
+    description: `Changes a company: only the fields sent change; null (in a form: an empty field) clears a clearable one. The body is JSON (\`company_logo\` an http/https URL) or a multipart form (\`company_logo\` an image file, at most ${MAX_UPLOAD_MB} MB, stored with the organization's files, or a URL); any other Content-Type is a 415. The same rules as on add apply (422), and a new name must stay unique (409 \`duplicate_company\`). A field a person sets stops counting as enriched (its \`enrichment\` entry is removed).`,
     auth: 'bearer',
-    request: { params: idParam(), body: jsonBody(UpdateCompanyBody) },
-    responses: { 200: envelope(CompanySchema, 'Company updated'), 409: duplicateCompany },
+    request: {
+      params: idParam(),
+      body: {
+        required: true,
+        content: {
+          'application/json': { schema: UpdateCompanyBody },
+          'multipart/form-data': { schema: UpdateCompanyForm },
+        },
+      },
+    },
+    responses: {
+      200: envelope(CompanySchema, 'Company updated'),
+      409: duplicateCompany,
+      413: {
+        description: `Logo larger than ${MAX_UPLOAD_MB} MB`,
+        content: { 'application/json': { schema: ErrorEnvelope } },
+      },
+    },
   }),
   async (c) =>
-    ok(c, await updateCompany(c.var.tenant, c.req.valid('param').id, c.req.valid('json')), 'Company updated'),
+    ok(
+      c,
+      await updateCompany(
+        c.var.tenant,
+        c.env.FILES,
+        c.req.valid('param').id,
+        sentAsForm(c) ? c.req.valid('form') : c.req.valid('json'),
+      ),
+      'Company updated',
+    ),
 );
 
 companyRoutes.openapi(

@@ -3,7 +3,8 @@
  * companies"). The company's own shapes derive from its field table (fields.ts).
  */
 import { z } from '@hono/zod-openapi';
-import { booleanFlag, positiveId } from '../../core/schemas';
+import { booleanFlag, positiveId, webAddress } from '../../core/schemas';
+import { fileField, MAX_UPLOAD_MB } from '../files/schemas';
 import { bulkTargetBody } from './bulk-target';
 import { companyFields } from './fields';
 import { companyFilterShape, companyFiltersObject } from './filters';
@@ -36,18 +37,55 @@ export const CompanySchema = z.object(companyFields.readShape).openapi('Company'
   example: companyExample,
 });
 
-export const AddCompanyForm = z.object(companyFields.createShape).openapi('AddCompanyRequest', {
-  description:
-    'A multipart form: company_name is required, everything else optional; company_logo is an image file, technologies a comma-separated text',
-  example: { company_name: 'Analytical Engines Ltd', city: 'London', employee_size: '51-200', rating: 4 },
-});
-export type AddCompanyInput = z.output<typeof AddCompanyForm>;
+/** In a form, company_logo is an image file to store, or the URL of one (a text field). */
+const logoFormField = z
+  .union([
+    fileField(`The logo image (PNG, JPEG, GIF or WebP by content, at most ${MAX_UPLOAD_MB} MB)`),
+    webAddress(2048),
+  ])
+  .optional()
+  .openapi({ description: 'The logo: an image file to store with the organization’s files, or an http/https URL' });
+
+export const AddCompanyForm = z
+  .object({ ...companyFields.createShape, company_logo: logoFormField })
+  .openapi('AddCompanyForm', {
+    description:
+      'A multipart form: company_name is required, everything else optional; company_logo is an image file or a URL, technologies a comma-separated text',
+    example: { company_name: 'Analytical Engines Ltd', city: 'London', employee_size: '51-200', rating: 4 },
+  });
+
+export const AddCompanyBody = z
+  .object({ ...companyFields.updateShape, company_name: companyFields.createShape.company_name })
+  .openapi('AddCompanyRequest', {
+    description:
+      'A JSON body: company_name is required, everything else optional; company_logo is an http/https URL, technologies a list',
+    example: {
+      company_name: 'Analytical Engines Ltd',
+      city: 'London',
+      employee_size: '51-200',
+      rating: 4,
+      company_logo: 'https://www.example.com/logo.png',
+      technologies: ['react', 'postgres'],
+    },
+  });
+/** Add as JSON or as a form: company_logo a URL, or (form only) an uploaded file. */
+export type AddCompanyInput = z.output<typeof AddCompanyForm> | z.output<typeof AddCompanyBody>;
 
 export const UpdateCompanyBody = z.object(companyFields.updateShape).openapi('UpdateCompanyRequest', {
   description: 'The company fields to change: omitted fields keep their value, null clears a clearable one',
   example: { industry_type: 'Fintech', rating: 5, technologies: ['react', 'kafka'] },
 });
-export type UpdateCompanyInput = z.output<typeof UpdateCompanyBody>;
+
+export const UpdateCompanyForm = z
+  .object({ ...companyFields.createShape, company_logo: logoFormField })
+  .partial()
+  .openapi('UpdateCompanyForm', {
+    description:
+      'A multipart form of the fields to change: omitted fields keep their value, an empty one clears a clearable one; company_logo is an image file or a URL, technologies a comma-separated text',
+    example: { industry_type: 'Fintech', rating: '5' },
+  });
+/** Update as JSON or as a form: company_logo a URL, or (form only) an uploaded file. */
+export type UpdateCompanyInput = z.output<typeof UpdateCompanyBody> | z.output<typeof UpdateCompanyForm>;
 
 export const DeleteCompaniesBody = bulkTargetBody({
   name: 'DeleteCompaniesRequest',

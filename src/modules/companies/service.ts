@@ -52,9 +52,19 @@ async function duplicateName(ctx: TenantContext, name: string, exceptId?: number
   });
 }
 
+/** An uploaded logo file, checked (an image by content, within the size limit); null when the logo is a URL or absent. */
+async function logoUpload(logo: File | string | null | undefined) {
+  return logo instanceof File ? await acceptUpload(logo, 'image', 'company_logo') : null;
+}
+
+/** A logo given as a URL (JSON, or a form's text field); null when it is a file or cleared. */
+function logoUrl(logo: File | string | null | undefined): string | null | undefined {
+  return logo instanceof File ? undefined : logo;
+}
+
 export async function addCompany(ctx: TenantContext, bucket: R2Bucket, input: AddCompanyInput): Promise<CompanyView> {
   await requireAssignee(ctx, input.assigned_to);
-  const logo = input.company_logo ? await acceptUpload(input.company_logo, 'image', 'company_logo') : null;
+  const logo = await logoUpload(input.company_logo);
   const conflict = await duplicateName(ctx, input.company_name);
   if (conflict) throw conflict;
   const stored = logo ? await storeUpload(ctx, bucket, 'company_logo', logo) : null;
@@ -65,7 +75,7 @@ export async function addCompany(ctx: TenantContext, bucket: R2Bucket, input: Ad
       companyName: input.company_name,
       organizationId: ctx.orgId,
       websiteDomain: websiteDomain(input.website),
-      companyLogo: stored ? storedFileDownloadUrl(stored.id) : null,
+      companyLogo: stored ? storedFileDownloadUrl(stored.id) : (logoUrl(input.company_logo) ?? null),
       logoFileId: stored?.id ?? null,
       createdBy: ctx.userId,
     })
@@ -86,21 +96,37 @@ export async function readCompany(ctx: Pick<TenantContext, 'db' | 'orgId' | 'use
   return companyFields.present(row);
 }
 
-export async function updateCompany(ctx: TenantContext, id: number, input: UpdateCompanyInput): Promise<CompanyView> {
+export async function updateCompany(
+  ctx: TenantContext,
+  bucket: R2Bucket,
+  id: number,
+  input: UpdateCompanyInput,
+): Promise<CompanyView> {
   await requireAssignee(ctx, input.assigned_to);
+  const logo = await logoUpload(input.company_logo);
   const set: Record<string, unknown> = {
-    ...columnValues(companyFields.writableColumns, input),
+    ...columnValues(companyFields.writableColumns, input, NOT_STORED),
     updatedAt: sql`now()`,
   };
   if (input.website !== undefined) set.websiteDomain = websiteDomain(input.website);
   // A logo given as a URL replaces the uploaded one (its stored file stays with the organization's files).
-  if (input.company_logo !== undefined) set.logoFileId = null;
+  if (input.company_logo !== undefined && !logo) {
+    set.companyLogo = logoUrl(input.company_logo) ?? null;
+    set.logoFileId = null;
+  }
   // A value a person sets is theirs now: it no longer counts as enriched.
   const personSet = Object.keys(input).filter((key) => (input as Record<string, unknown>)[key] !== undefined);
   if (personSet.length > 0) set.enrichment = sql`${companies.enrichment} - ${sql.param(personSet)}::text[]`;
   if (input.company_name) {
     const conflict = await duplicateName(ctx, input.company_name, id);
     if (conflict) throw conflict;
+  }
+  if (logo) {
+    // Only a company of the organization gets the file: an unknown id stores nothing.
+    await readCompany(ctx, id);
+    const stored = await storeUpload(ctx, bucket, 'company_logo', logo);
+    set.companyLogo = storedFileDownloadUrl(stored.id);
+    set.logoFileId = stored.id;
   }
   const [row] = await ctx.db
     .update(companies)
