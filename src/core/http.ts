@@ -31,6 +31,15 @@ export interface Page<T> {
   nextCursor: string | null;
 }
 
+/**
+ * A list answered whole (a ranking's top `limit`, a pipeline's stages, a deal's forecast history):
+ * one page holding every row, so `total` is its length and nothing follows. `limit` is the cap the
+ * request applied, or the row count when the list has none.
+ */
+export function wholeList<T>(rows: T[], limit: number = rows.length): Page<T> {
+  return { rows, total: rows.length, totalIsEstimate: false, page: 1, limit, nextCursor: null };
+}
+
 export function list<T>(c: Context, page: Page<T>, message = 'OK') {
   return c.json(
     {

@@ -2,9 +2,8 @@
  * Dashboard analytics: headline numbers and breakdowns of a period against the previous one,
  * open-lead aging and the top accounts. Each answers from one SQL statement.
  */
-import { z } from '@hono/zod-openapi';
-import { ok } from '../../core/http';
-import { createRouter, defineRoute, envelope } from '../../core/routes';
+import { list, ok, wholeList } from '../../core/http';
+import { createRouter, defineRoute, envelope, listEnvelope } from '../../core/routes';
 import { leadAging } from './lead-aging';
 import { dashboardOverview } from './overview';
 import { AGING_BUCKETS, DEFAULT_PERIOD_DAYS, ENGAGEMENT_DAYS, MAX_PERIOD_DAYS, MEETING_WEIGHT } from './period';
@@ -71,8 +70,14 @@ analyticsRoutes.openapi(
     auth: 'bearer',
     request: { query: TopAccountsQuery },
     responses: {
-      200: envelope(z.array(TopAccount).openapi({ description: 'The companies, best first' }), 'Top accounts'),
+      200: listEnvelope(TopAccount, 'Top accounts', {
+        whole: true,
+        rows: 'The companies, best first (at most `limit`)',
+      }),
     },
   }),
-  async (c) => ok(c, await topAccounts(c.var.tenant, c.req.valid('query'), new Date()), 'Top accounts'),
+  async (c) => {
+    const query = c.req.valid('query');
+    return list(c, wholeList(await topAccounts(c.var.tenant, query, new Date()), query.limit), 'Top accounts');
+  },
 );

@@ -3,7 +3,7 @@
  * deals behind a month, deals at risk, and forecast accuracy (JSON or CSV).
  */
 import { z } from '@hono/zod-openapi';
-import { list, ok } from '../../core/http';
+import { list, ok, wholeList } from '../../core/http';
 import { createRouter, defineRoute, envelope, idParam, listEnvelope } from '../../core/routes';
 import { dealForecast, dealForecastHistory } from './deal-forecast';
 import { ContributorListQuery, forecastContributors, pipelineForecast } from './pipeline-forecast';
@@ -52,15 +52,17 @@ forecastRoutes.openapi(
     auth: 'bearer',
     request: { params: idParam(), query: HistoryQuery },
     responses: {
-      200: envelope(z.array(ForecastSnapshot).openapi({ description: 'Snapshots, newest first' }), 'Forecast history'),
+      200: listEnvelope(ForecastSnapshot, 'Forecast history', {
+        whole: true,
+        rows: 'Snapshots, newest first (at most `limit`)',
+      }),
     },
   }),
-  async (c) =>
-    ok(
-      c,
-      await dealForecastHistory(c.var.tenant, c.req.valid('param').id, c.req.valid('query').limit),
-      'Forecast history',
-    ),
+  async (c) => {
+    const { limit } = c.req.valid('query');
+    const snapshots = await dealForecastHistory(c.var.tenant, c.req.valid('param').id, limit);
+    return list(c, wholeList(snapshots, limit), 'Forecast history');
+  },
 );
 
 forecastRoutes.openapi(
@@ -75,10 +77,11 @@ forecastRoutes.openapi(
     auth: 'bearer',
     request: { query: PipelineForecastQuery },
     responses: {
-      200: envelope(z.array(PipelinePeriod).openapi({ description: 'The periods in order' }), 'Pipeline forecast'),
+      200: listEnvelope(PipelinePeriod, 'Pipeline forecast', { whole: true, rows: 'The periods in order' }),
     },
   }),
-  async (c) => ok(c, await pipelineForecast(c.var.tenant, c.req.valid('query'), new Date()), 'Pipeline forecast'),
+  async (c) =>
+    list(c, wholeList(await pipelineForecast(c.var.tenant, c.req.valid('query'), new Date())), 'Pipeline forecast'),
 );
 
 forecastRoutes.openapi(
@@ -108,9 +111,17 @@ forecastRoutes.openapi(
       'Open deals with at least one reason: stalled (days in stage > the stage’s max_days_in_stage), close_date_passed, no_activity (nothing on the lead nor the deal’s creation in 30 days), value_dropped (value below its highest snapshot of the last 30 days). Ordered by value at risk (value × stage probability), largest first. `owner=me` keeps the caller’s deals, `status` a stage.',
     auth: 'bearer',
     request: { query: AtRiskQuery },
-    responses: { 200: envelope(z.array(AtRiskDeal).openapi({ description: 'Deals at risk' }), 'Deals at risk') },
+    responses: {
+      200: listEnvelope(AtRiskDeal, 'Deals at risk', {
+        whole: true,
+        rows: 'Deals at risk, largest value at risk first (at most `limit`)',
+      }),
+    },
   }),
-  async (c) => ok(c, await dealsAtRisk(c.var.tenant, c.req.valid('query'), new Date()), 'Deals at risk'),
+  async (c) => {
+    const query = c.req.valid('query');
+    return list(c, wholeList(await dealsAtRisk(c.var.tenant, query, new Date()), query.limit), 'Deals at risk');
+  },
 );
 
 forecastRoutes.openapi(
@@ -128,7 +139,7 @@ forecastRoutes.openapi(
       200: {
         description: 'The months, oldest first (JSON envelope, or CSV with format=csv)',
         content: {
-          ...envelope(z.array(AccuracyMonth).openapi({ description: 'The months, oldest first' }), 'Forecast accuracy')
+          ...listEnvelope(AccuracyMonth, 'Forecast accuracy', { whole: true, rows: 'The months, oldest first' })
             .content,
           'text/csv': { schema: z.string().openapi({ description: 'month,forecast,actual,error,error_percent rows' }) },
         },
@@ -139,6 +150,6 @@ forecastRoutes.openapi(
     const query = c.req.valid('query');
     const rows = await forecastAccuracy(c.var.tenant, query, new Date());
     if (query.format === 'csv') return c.body(accuracyCsv(rows), 200, { 'content-type': 'text/csv; charset=utf-8' });
-    return ok(c, rows, 'Forecast accuracy');
+    return list(c, wholeList(rows), 'Forecast accuracy');
   },
 );

@@ -3,8 +3,7 @@
  * alert list, the hot leads, a lead's signals, and acknowledging an alert. A lead or alert of
  * another organization is a 404.
  */
-import { z } from '@hono/zod-openapi';
-import { created, list, ok } from '../../core/http';
+import { created, list, ok, wholeList } from '../../core/http';
 import { createRouter, defineRoute, envelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
 import { acknowledgeAlert, AlertListQuery, hotLeads, listAlerts } from './alerts';
 import {
@@ -82,13 +81,16 @@ intentRoutes.openapi(
     auth: 'bearer',
     request: { query: HotLeadsQuery },
     responses: {
-      200: envelope(
-        z.array(HotLeadSchema).openapi({ description: 'The hot leads, highest intent score first' }),
-        'Hot leads',
-      ),
+      200: listEnvelope(HotLeadSchema, 'Hot leads', {
+        whole: true,
+        rows: 'The hot leads, highest intent score first (at most `limit`)',
+      }),
     },
   }),
-  async (c) => ok(c, await hotLeads(c.var.tenant, c.req.valid('query'))),
+  async (c) => {
+    const query = c.req.valid('query');
+    return list(c, wholeList(await hotLeads(c.var.tenant, query), query.limit), 'Hot leads');
+  },
 );
 
 intentRoutes.openapi(

@@ -3,7 +3,7 @@
  * delete, and the stage board of one pipeline.
  */
 import { z } from '@hono/zod-openapi';
-import { created, list, ok } from '../../core/http';
+import { created, list, ok, wholeList } from '../../core/http';
 import {
   conflictResponse,
   createRouter,
@@ -144,8 +144,8 @@ pipelineRoutes.openapi(
     auth: 'bearer',
     request: { params: idParam() },
     responses: {
-      200: envelope(z.array(StageWithTotals).openapi({ description: 'The stages in position order' }), 'Stages'),
+      200: listEnvelope(StageWithTotals, 'Stages', { whole: true, rows: 'The stages in position order' }),
     },
   }),
-  async (c) => ok(c, await pipelineStages(c.var.tenant, c.req.valid('param').id), 'Stages'),
+  async (c) => list(c, wholeList(await pipelineStages(c.var.tenant, c.req.valid('param').id)), 'Stages'),
 );

@@ -4,7 +4,7 @@
  * of the organization works accounts.
  */
 import { z } from '@hono/zod-openapi';
-import { created, list, ok } from '../../core/http';
+import { created, list, ok, wholeList } from '../../core/http';
 import {
   conflictResponse,
   createRouter,
@@ -250,11 +250,14 @@ targetAccountRoutes.openapi(
     auth: 'bearer',
     request: { query: TopEngagedQuery },
     responses: {
-      200: envelope(
-        z.array(EngagedAccount).openapi({ description: 'The accounts, most engaged first' }),
-        'Most engaged accounts',
-      ),
+      200: listEnvelope(EngagedAccount, 'Most engaged accounts', {
+        whole: true,
+        rows: 'The accounts, most engaged first (at most `limit`)',
+      }),
     },
   }),
-  async (c) => ok(c, await topEngagedAccounts(c.var.tenant, c.req.valid('query').limit), 'Most engaged accounts'),
+  async (c) => {
+    const { limit } = c.req.valid('query');
+    return list(c, wholeList(await topEngagedAccounts(c.var.tenant, limit), limit), 'Most engaged accounts');
+  },
 );
