@@ -248,3 +248,50 @@ describe('GET /api/custom-lookups/list', () => {
     );
   });
 });
+
+describe('the spec’s spelling: module_name status, source or priority', () => {
+  it('lists what module_name=lead&type=<that> lists', async () => {
+    for (const alias of ['status', 'source', 'priority']) {
+      const spelled = await lookups(org, { module_name: alias });
+      const stored = await lookups(org, { module_name: 'lead', type: alias });
+      expect(spelled.length, alias).toBeGreaterThan(0);
+      expect(spelled, alias).toEqual(stored);
+      expect(await lookups(org, { module_name: alias, type: alias }), alias).toEqual(stored);
+    }
+  });
+
+  it('refuses a type that contradicts the alias with 400 naming type', async () => {
+    const response = await call('GET', '/api/custom-lookups/list', {
+      token: org.token,
+      query: { module_name: 'status', type: 'source' },
+    });
+    expectFailure(response, 400, 'bad_request');
+    expect(response.body.error.code).toBe('type');
+  });
+
+  it('adds under the alias (type may be omitted) as module lead of that type, with the next value', async () => {
+    const before = await lookups(org, { module_name: 'lead', type: 'source' });
+    const added = await call('POST', '/api/custom-lookups/add', {
+      token: org.token,
+      body: { module_name: 'source', name: 'Podcast' },
+    });
+    expect(added.status, added.text).toBe(201);
+    expect(added.body.data).toMatchObject({
+      module_name: 'lead',
+      type: 'source',
+      name: 'Podcast',
+      value: Math.max(...before.map((lookup) => lookup.value ?? 0)) + 1,
+    });
+    const listed = await lookups(org, { module_name: 'source' });
+    expect(listed.map((lookup) => lookup.id)).toContain(added.body.data.id);
+
+    for (const [body, field] of [
+      [{ module_name: 'status', type: 'tags', name: 'Mixed' }, 'type'],
+      [{ module_name: 'lead', name: 'No type' }, 'type'],
+    ] as const) {
+      const response = await call('POST', '/api/custom-lookups/add', { token: org.token, body });
+      expectFailure(response, 422, 'validation_error');
+      expect(response.body.error.code, JSON.stringify(body)).toBe(field);
+    }
+  });
+});

@@ -13,6 +13,26 @@ export const LEAD_LOOKUP_MODULE = 'lead';
 export const LEAD_LOOKUP_TYPES = ['status', 'source', 'priority', 'tags'] as const;
 export type LeadLookupType = (typeof LEAD_LOOKUP_TYPES)[number];
 
+/**
+ * The spec's spelling: lead statuses are "defined by lookup records (module `status`)". Here they
+ * are module `lead` of type `status`; `module_name=status` (likewise `source`, `priority`) means that.
+ */
+export const LEAD_LOOKUP_MODULE_ALIASES: readonly string[] = ['status', 'source', 'priority'];
+
+/**
+ * The stored (module_name, type) a request names: an alias becomes `lead` and its type. `conflict`
+ * when a `type` given along an alias names another type.
+ */
+export function canonicalLookupKey(
+  moduleName: string | undefined,
+  type: string | undefined,
+): { module_name: string | undefined; type: string | undefined; conflict: boolean } {
+  if (!moduleName || !LEAD_LOOKUP_MODULE_ALIASES.includes(moduleName)) {
+    return { module_name: moduleName, type, conflict: false };
+  }
+  return { module_name: LEAD_LOOKUP_MODULE, type: moduleName, conflict: type !== undefined && type !== moduleName };
+}
+
 /** Types whose lookups are referenced by `value`, which is therefore required and unique. */
 export const VALUED_TYPES: readonly string[] = ['status', 'source', 'priority'];
 

@@ -48,7 +48,7 @@ lookupRoutes.openapi(
     tags,
     summary: 'Lookup values of the organization (filter by module_name, type, is_active, parent_id)',
     description:
-      "The organization's lookup values (lead statuses, sources, priorities, tags and other pick lists), filtered by `module_name`, `type`, `is_active` and `parent_id`. A lead's `status`, `lead_source` and `priority` hold a lookup's `value`; its `tags` hold lookup ids.",
+      "The organization's lookup values (lead statuses, sources, priorities, tags and other pick lists), filtered by `module_name`, `type`, `is_active` and `parent_id`. `module_name=status` (likewise `source`, `priority`) is the spec's spelling of `module_name=lead&type=status`, and lists the same lookups; a `type` naming another type along it is a 400. A lead's `status`, `lead_source` and `priority` hold a lookup's `value`; its `tags` hold lookup ids.",
     auth: 'bearer',
     request: { query: LookupListQuery },
     responses: { 200: listEnvelope(LookupSchema) },
@@ -64,7 +64,7 @@ lookupRoutes.openapi(
     tags,
     summary: 'Add a lookup value (admins and managers); status/source/priority get the next value when none is given',
     description:
-      'Adds a lookup value. For status, lead_source and priority a missing `value` gets the next number of that type. Names and values are unique per type (409).',
+      'Adds a lookup value. For status, lead_source and priority a missing `value` gets the next number of that type. Names and values are unique per type (409). `module_name` `status` (likewise `source`, `priority`) is the spec’s spelling of `module_name` `lead` with that `type`: `type` may be omitted, and the lookup is stored and answered as module `lead`; a `type` naming another type is a 422.',
     auth: 'bearer',
     roles: ['admin', 'manager'],
     request: { body: jsonBody(AddLookupBody) },

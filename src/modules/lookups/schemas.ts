@@ -61,7 +61,10 @@ export const LookupSchema = z
 
 /** Filters of the list beyond the standard list parameters (the list itself: service.ts). */
 export const lookupListFilters = {
-  module_name: slug('Resource, e.g. lead', 'lead').optional(),
+  module_name: slug(
+    'Resource, e.g. lead. `status`, `source` and `priority` are the spec’s spelling of `lead` with that type: `module_name=status` lists what `module_name=lead&type=status` lists',
+    'lead',
+  ).optional(),
   type: slug('Lookup type: for lead, status, source, priority or tags', 'status').optional(),
   is_active: booleanFlag.openapi({ description: '`true`: only active lookups; `false`: only deactivated ones' }),
   parent_id: idList('Parent lookup ids, comma-separated'),
@@ -69,8 +72,14 @@ export const lookupListFilters = {
 
 export const AddLookupBody = z
   .object({
-    module_name: slug('Resource the lookup belongs to, e.g. lead', 'lead'),
-    type: slug('For lead: status, source, priority or tags', 'status'),
+    module_name: slug(
+      'Resource the lookup belongs to, e.g. lead. `status`, `source` and `priority` are the spec’s spelling of `lead` with that type (`type` may then be omitted; the lookup is stored and answered as module_name lead)',
+      'lead',
+    ),
+    type: slug(
+      'For lead: status, source, priority or tags. Required unless module_name is status, source or priority',
+      'status',
+    ).optional(),
     name: text(1, 100).openapi({ description: 'Display name, 1 to 100 characters, unique within its type (409)' }),
     value: value
       .nullish()

@@ -8,10 +8,10 @@ import { count, eq, inArray, ne, sql } from 'drizzle-orm';
 import { leads, lookups } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { isUniqueViolation } from '../../db/errors';
-import { Conflict, NotFound, ValidationFailed } from '../../core/errors';
+import { BadRequest, Conflict, NotFound, ValidationFailed } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
-import { LEAD_LOOKUP_MODULE, LEAD_LOOKUP_TYPES, VALUED_TYPES } from './defaults';
+import { canonicalLookupKey, LEAD_LOOKUP_MODULE, LEAD_LOOKUP_TYPES, VALUED_TYPES } from './defaults';
 import { lookupListFilters, type AddLookupInput, type UpdateLookupInput } from './schemas';
 
 type LookupRow = typeof lookups.$inferSelect;
@@ -48,21 +48,30 @@ export const lookupList = defineList({
   filters: lookupListFilters,
   search: (term) => sql`${lookups.name} ilike ${containsPattern(term)}`,
   createdAt: lookups.createdAt,
-  base: (ctx, params) => ({
-    rows: (columns) =>
-      ctx.db
-        .select({ row: lookups, ...columns })
-        .from(lookups)
-        .$dynamic(),
-    where: tenantWhere(
-      ctx,
-      lookups,
-      params.module_name ? eq(lookups.moduleName, params.module_name) : undefined,
-      params.type ? eq(lookups.type, params.type) : undefined,
-      params.is_active === undefined ? undefined : eq(lookups.isActive, params.is_active),
-      params.parent_id ? inArray(lookups.parentId, params.parent_id) : undefined,
-    ),
-  }),
+  base: (ctx, params) => {
+    const key = canonicalLookupKey(params.module_name, params.type);
+    if (key.conflict) {
+      throw new BadRequest(
+        `type must be ${key.type} or omitted with module_name=${key.type} (module_name=lead&type=${key.type})`,
+        'type',
+      );
+    }
+    return {
+      rows: (columns) =>
+        ctx.db
+          .select({ row: lookups, ...columns })
+          .from(lookups)
+          .$dynamic(),
+      where: tenantWhere(
+        ctx,
+        lookups,
+        key.module_name ? eq(lookups.moduleName, key.module_name) : undefined,
+        key.type ? eq(lookups.type, key.type) : undefined,
+        params.is_active === undefined ? undefined : eq(lookups.isActive, params.is_active),
+        params.parent_id ? inArray(lookups.parentId, params.parent_id) : undefined,
+      ),
+    };
+  },
   present: (entry) => presentLookup(entry.row),
 });
 export const LookupListQuery = lookupList.query;
@@ -115,7 +124,16 @@ async function saveUnique<T>(write: () => Promise<T>): Promise<T> {
   }
 }
 
-export async function addLookup(ctx: TenantContext, input: AddLookupInput) {
+export async function addLookup(ctx: TenantContext, body: AddLookupInput) {
+  const key = canonicalLookupKey(body.module_name, body.type);
+  if (key.conflict) {
+    throw ValidationFailed.field(
+      'type',
+      `must be ${key.type} or omitted with module_name ${key.type} (module_name lead, type ${key.type})`,
+    );
+  }
+  if (!key.type) throw ValidationFailed.field('type', 'is required');
+  const input = { ...body, module_name: key.module_name as string, type: key.type };
   if (input.module_name === LEAD_LOOKUP_MODULE && !(LEAD_LOOKUP_TYPES as readonly string[]).includes(input.type)) {
     throw ValidationFailed.field('type', `must be one of ${LEAD_LOOKUP_TYPES.join(', ')} for module lead`);
   }
