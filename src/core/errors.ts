@@ -93,7 +93,12 @@ export class RateLimited extends ApiError {
 }
 
 export class ServiceUnavailable extends ApiError {
-  constructor(message: string) {
-    super(503, 'service_unavailable', message, null);
+  /** `retryAfterSeconds`: a transient fault (the database connection lost): answered with Retry-After. */
+  constructor(
+    message: string,
+    code: string | null = null,
+    readonly retryAfterSeconds?: number,
+  ) {
+    super(503, 'service_unavailable', message, code);
   }
 }

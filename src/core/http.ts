@@ -6,7 +6,8 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { ConfigurationError } from '../edge-config';
-import { ApiError, RateLimited } from './errors';
+import { isDatabaseUnavailable } from '../db/errors';
+import { ApiError, RateLimited, ServiceUnavailable } from './errors';
 import { logError } from './log';
 
 export function ok<T>(c: Context, data: T, message = 'OK') {
@@ -98,10 +99,22 @@ function fromDatabaseError(error: unknown): ApiError | null {
   return null;
 }
 
+/** Seconds a client waits before retrying a request the lost database connection failed. */
+export const DATABASE_RETRY_AFTER_SECONDS = 2;
+
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof HTTPException) return fromHttpException(error);
   if (error instanceof ConfigurationError) return new ApiError(500, 'internal_error', 'Internal server error');
+  // A dropped or refused connection is transient: 503 with Retry-After, so clients and the edge
+  // Worker retry (with their Idempotency-Key on writes). Our own faults stay 500.
+  if (isDatabaseUnavailable(error)) {
+    return new ServiceUnavailable(
+      'The database is unavailable for a moment; retry after Retry-After seconds',
+      'database_unavailable',
+      DATABASE_RETRY_AFTER_SECONDS,
+    );
+  }
   return fromDatabaseError(error) ?? new ApiError(500, 'internal_error', 'Internal server error');
 }
 
@@ -109,6 +122,8 @@ export function handleError(error: unknown, c: Context): Response {
   const apiError = toApiError(error);
   if (apiError.status >= 500) logError(c, error);
   if (apiError instanceof RateLimited) c.header('Retry-After', String(apiError.retryAfterSeconds));
+  if (apiError instanceof ServiceUnavailable && apiError.retryAfterSeconds !== undefined)
+    c.header('Retry-After', String(apiError.retryAfterSeconds));
   return c.json(failureBody(apiError), apiError.status as ContentfulStatusCode);
 }
 

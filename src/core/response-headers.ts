@@ -36,6 +36,12 @@ const rateLimitHeaders: Record<string, HeaderObject> = {
   },
 };
 
+const retryAfterUnavailable: HeaderObject = {
+  description:
+    'On a lost or refused database connection: seconds to wait before retrying (a few). Absent when the fault needs an operator (error.code names it)',
+  schema: { type: 'integer', minimum: 1, maximum: 60 },
+};
+
 const retryAfter: HeaderObject = {
   description: 'Seconds until the window that refused the request ends (1 to 60); equal to t in RateLimit',
   schema: { type: 'integer', minimum: 1, maximum: 60 },
@@ -104,6 +110,7 @@ export function applyContract(
       ...(flags.rateLimited ? rateLimitHeaders : {}),
     };
     if (status === '429') headers = { ...headers, 'Retry-After': retryAfter };
+    if (status === '503') headers = { ...headers, 'Retry-After': retryAfterUnavailable };
     if (flags.etag && (status === '200' || status === '304')) headers = { ...headers, ETag: etagHeader };
     if (flags.idempotent && (status.startsWith('2') || status === '303'))
       headers = { ...headers, [IDEMPOTENT_REPLAYED_HEADER]: replayedHeader };

@@ -173,6 +173,10 @@ function withIdempotencyConflict(own: unknown) {
   };
 }
 
+const DATABASE_UNAVAILABLE = errorResponse(
+  'The database is unavailable for a moment (its connection was lost or refused; error.code database_unavailable): retry after Retry-After seconds, with the same Idempotency-Key on a create',
+);
+
 const PAYLOAD_TOO_LARGE = errorResponse(
   'The body exceeds the size limit (1 MB for JSON; uploads: the route’s own limit)',
 );
@@ -193,6 +197,7 @@ function sharedErrors(auth: AuthKind, roles: readonly RoleName[] | undefined, bo
     422: errorResponse('Validation failed; error.code names the first field, error.details lists every field'),
     429: errorResponse('Rate limited; retry after Retry-After seconds'),
     500: errorResponse('Server error'),
+    503: DATABASE_UNAVAILABLE,
   };
 }
 

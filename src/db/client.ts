@@ -65,8 +65,15 @@ export function openRequestDatabase(config: Pick<Config, 'DATABASE_URL' | 'DB_WS
   const client = new Client({ connectionString: config.DATABASE_URL });
   let connecting: Promise<void> | undefined;
   let closing = false;
+  // A connection the database dropped (or never opened) cannot be ended: ending it would write
+  // to a closed socket and wait for an answer that never comes.
+  let lost = false;
   client.on('error', (error: Error) => {
+    lost = true;
     if (!closing) log.warn('database connection error', { error: error.message });
+  });
+  client.on('end', () => {
+    lost = true;
   });
   const send = client.query.bind(client) as (query: unknown, values?: unknown) => Promise<unknown>;
   Object.assign(client, {
@@ -83,7 +90,7 @@ export function openRequestDatabase(config: Pick<Config, 'DATABASE_URL' | 'DB_WS
       closing = true;
       if (connecting)
         await connecting.then(
-          () => client.end(),
+          () => (lost ? undefined : client.end()),
           () => undefined,
         );
     },
