@@ -6,7 +6,7 @@ import type { Context } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { ConfigurationError } from '../edge-config';
-import { isDatabaseUnavailable } from '../db/errors';
+import { isDatabaseUnavailable, pgError } from '../db/errors';
 import { ApiError, RateLimited, ServiceUnavailable } from './errors';
 import { logError } from './log';
 
@@ -102,12 +102,32 @@ function fromDatabaseError(error: unknown): ApiError | null {
 /** Seconds a client waits before retrying a request the lost database connection failed. */
 export const DATABASE_RETRY_AFTER_SECONDS = 2;
 
+export const APP_ROLE_NOT_GRANTED = 'app_role_not_granted';
+
+/**
+ * The role the Worker connects as may not SET ROLE lm_app: every tenant request fails until an
+ * operator grants it. A 503 that says what to run (no Retry-After: waiting does not fix it).
+ */
+export function appRoleNotGranted(): ServiceUnavailable {
+  return new ServiceUnavailable(
+    'The database role the Worker connects as cannot SET ROLE lm_app. As a role with ADMIN OPTION on lm_app, run: GRANT lm_app TO <that role>',
+    APP_ROLE_NOT_GRANTED,
+  );
+}
+
+/** `permission denied to set role "lm_app"`: the scoping statement of a request, refused (see appRoleNotGranted). */
+function isAppRoleRefused(error: unknown): boolean {
+  const pg = pgError(error);
+  return pg?.code === '42501' && /set role/i.test(pg.message ?? '');
+}
+
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof HTTPException) return fromHttpException(error);
   if (error instanceof ConfigurationError) return new ApiError(500, 'internal_error', 'Internal server error');
   // A dropped or refused connection is transient: 503 with Retry-After, so clients and the edge
   // Worker retry (with their Idempotency-Key on writes). Our own faults stay 500.
+  if (isAppRoleRefused(error)) return appRoleNotGranted();
   if (isDatabaseUnavailable(error)) {
     return new ServiceUnavailable(
       'The database is unavailable for a moment; retry after Retry-After seconds',

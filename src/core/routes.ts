@@ -174,7 +174,7 @@ function withIdempotencyConflict(own: unknown) {
 }
 
 const DATABASE_UNAVAILABLE = errorResponse(
-  'The database is unavailable for a moment (its connection was lost or refused; error.code database_unavailable): retry after Retry-After seconds, with the same Idempotency-Key on a create',
+  'The database is unavailable: for a moment when its connection was lost or refused (error.code database_unavailable; retry after Retry-After seconds, with the same Idempotency-Key on a create), or until an operator grants the connecting role lm_app (error.code app_role_not_granted)',
 );
 
 const PAYLOAD_TOO_LARGE = errorResponse(
