@@ -82,7 +82,7 @@ export const UpdateCompanyForm = z
   .openapi('UpdateCompanyForm', {
     description:
       'A multipart form of the fields to change: omitted fields keep their value, an empty one clears a clearable one; company_logo is an image file or a URL, technologies a comma-separated text',
-    example: { industry_type: 'Fintech', rating: '5' },
+    example: { industry_type: 'Fintech', rating: 5 },
   });
 /** Update as JSON or as a form: company_logo a URL, or (form only) an uploaded file. */
 export type UpdateCompanyInput = z.output<typeof UpdateCompanyBody> | z.output<typeof UpdateCompanyForm>;
