@@ -1,6 +1,6 @@
 /**
  * Leads at scale: 20 000 leads in one organization. A select_all bulk action over all of them
- * is one statement (timed here; the README quotes the time), and the search_value predicate
+ * is one statement (timed here; docs/domains/leads.md quotes the time), and the search_value predicate
  * matches the trigram GIN index inside the tenant transaction, shown with EXPLAIN.
  */
 import { env } from 'cloudflare:test';

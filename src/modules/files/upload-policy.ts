@@ -17,7 +17,7 @@
  *
  * The signatures are matched here, not with the file-type package: it runs in workerd but adds
  * 159 KiB to the bundle and would still leave the OOXML, legacy-Office and text checks to this
- * file (README, "Libraries over hand-written code").
+ * file (docs/libraries.md, "Libraries over hand-written code").
  */
 import { PayloadTooLarge, ValidationFailed } from '../../core/errors';
 import { fileRangeSource, readZipDirectory, startsWithZipMagic } from '../../core/zip-directory';

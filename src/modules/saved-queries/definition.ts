@@ -38,9 +38,15 @@ export const QueryDefinition = z
       })
       .strict()
       .openapi({ description: 'What each row of the result measures', example: { op: 'sum', field: 'value' } }),
-    group_by: fieldName('A groupable column of the module (see the README grammar)', 'status')
+    group_by: fieldName(
+      'A groupable column of the module (see docs/domains/saved-queries.md, the definition grammar)',
+      'status',
+    )
       .nullish()
-      .openapi({ description: 'A groupable column of the module (see the README grammar); null: no grouping' }),
+      .openapi({
+        description:
+          'A groupable column of the module (see docs/domains/saved-queries.md, the definition grammar); null: no grouping',
+      }),
     bucket: z
       .object({
         field: fieldName('A date column of the module', 'created_at'),

@@ -91,7 +91,7 @@ export const targetAccountFields = defineFields(
     },
     health: {
       select: healthJson,
-      description: `Account health: score 0 to 100, band (${HEALTH_BANDS.join(', ')}), funnel stage and the components that made it (see the README's account health)`,
+      description: `Account health: score 0 to 100, band (${HEALTH_BANDS.join(', ')}), funnel stage and the components that made it (see docs/domains/target-accounts.md, Account health)`,
       read: AccountHealth,
       present: (value: HealthJson) => presentHealth(value),
     },
