@@ -200,7 +200,7 @@ describe('list, bulk update and delete share one filter builder', () => {
     );
     // a and c already have 10.
     expect(byIds.response.body.data).toEqual({ updated: 0 });
-    const updates = byIds.statements.filter((text) => /update\s+contacts/i.test(text));
+    const updates = byIds.statements.filter((text) => /update\s+"?contacts"?/i.test(text));
     expect(updates).toHaveLength(1);
 
     const byFilter = await call('POST', '/api/contact/bulk-update', {

@@ -4,9 +4,10 @@
  * company_id and company name: their history); the company disappears from lists and views.
  */
 import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
-import { companies, deals, leads, users } from '../../db/schema';
+import { referencesExist } from '../../db/references';
+import { companies, deals, leads } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
-import { Conflict, NotFound, ValidationFailed } from '../../core/errors';
+import { Conflict, NotFound } from '../../core/errors';
 import { defineList } from '../../core/list';
 import { storedFileDownloadUrl, storeUpload } from '../files/storage';
 import { acceptUpload } from '../files/upload-policy';
@@ -17,15 +18,6 @@ import { websiteDomain } from './firmographics';
 import type { AddCompanyInput, CompanyTarget, UpdateCompanyInput } from './schemas';
 
 const NOT_STORED = new Set(['company_logo']);
-
-async function requireAssignee(ctx: TenantContext, userId: number | null | undefined): Promise<void> {
-  if (userId === null || userId === undefined) return;
-  const [user] = await ctx.db
-    .select({ id: users.id })
-    .from(users)
-    .where(tenantWhere(ctx, users, eq(users.id, userId), isNull(users.deletedAt)));
-  if (!user) throw ValidationFailed.field('assigned_to', 'is not a user of this organization');
-}
 
 /**
  * The 409 naming the live company (other than `exceptId`) that already has this name (any
@@ -63,7 +55,7 @@ function logoUrl(logo: File | string | null | undefined): string | null | undefi
 }
 
 export async function addCompany(ctx: TenantContext, bucket: R2Bucket, input: AddCompanyInput): Promise<CompanyView> {
-  await requireAssignee(ctx, input.assigned_to);
+  await referencesExist(ctx, { assigned_to: input.assigned_to });
   const logo = await logoUpload(input.company_logo);
   const conflict = await duplicateName(ctx, input.company_name);
   if (conflict) throw conflict;
@@ -102,7 +94,7 @@ export async function updateCompany(
   id: number,
   input: UpdateCompanyInput,
 ): Promise<CompanyView> {
-  await requireAssignee(ctx, input.assigned_to);
+  await referencesExist(ctx, { assigned_to: input.assigned_to });
   const logo = await logoUpload(input.company_logo);
   const set: Record<string, unknown> = {
     ...columnValues(companyFields.writableColumns, input, NOT_STORED),

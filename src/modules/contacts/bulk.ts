@@ -6,8 +6,10 @@
  * given value do not count as updated.
  */
 import { sql, type SQL } from 'drizzle-orm';
+import { referenceChecks, referenceIssues } from '../../db/references';
+import { contacts } from '../../db/schema';
+import { bare } from '../../db/sql-names';
 import type { TenantContext } from '../../db/tenant';
-import { NotFound } from '../../core/errors';
 import { contactTargetWhere } from './service';
 import type { ContactTarget } from './schemas';
 
@@ -22,33 +24,30 @@ export async function bulkUpdateContacts(
   target: ContactTarget,
   changes: ContactChanges,
 ): Promise<number> {
-  const sets: SQL[] = [sql`updated_at = now()`];
+  const sets: SQL[] = [sql`${bare(contacts.updatedAt)} = now()`];
   const differs: SQL[] = [];
   if (changes.company_id !== undefined) {
-    sets.push(sql`company_id = ${changes.company_id}::bigint`);
-    differs.push(sql`contacts.company_id is distinct from ${changes.company_id}::bigint`);
+    sets.push(sql`${bare(contacts.companyId)} = ${changes.company_id}::bigint`);
+    differs.push(sql`${contacts.companyId} is distinct from ${changes.company_id}::bigint`);
   }
   if (changes.lead_score !== undefined) {
-    sets.push(sql`lead_score = ${changes.lead_score}::int`);
-    differs.push(sql`contacts.lead_score is distinct from ${changes.lead_score}::int`);
+    sets.push(sql`${bare(contacts.leadScore)} = ${changes.lead_score}::int`);
+    differs.push(sql`${contacts.leadScore} is distinct from ${changes.lead_score}::int`);
   }
   if (changes.tags !== undefined) {
-    sets.push(sql`tags = ${sql.param(changes.tags)}::text[]`);
-    differs.push(sql`contacts.tags is distinct from ${sql.param(changes.tags)}::text[]`);
+    sets.push(sql`${bare(contacts.tags)} = ${sql.param(changes.tags)}::text[]`);
+    differs.push(sql`${contacts.tags} is distinct from ${sql.param(changes.tags)}::text[]`);
   }
-  const companyFound =
-    changes.company_id === undefined
-      ? sql`true`
-      : sql`exists (select 1 from companies where organization_id = ${ctx.orgId} and deleted_at is null and id = ${changes.company_id}::bigint)`;
+  const refs = { company_id: changes.company_id };
   const result = await ctx.db.execute<{ company_found: boolean; updated: number }>(sql`
-    with found as (select ${companyFound} as ok),
+    with found as (select ${referenceChecks(ctx, refs).company_id ?? sql`true`} as ok),
     changed as (
-      update contacts set ${sql.join(sets, sql`, `)}
+      update ${contacts} set ${sql.join(sets, sql`, `)}
       where ${contactTargetWhere(ctx, target)} and (${sql.join(differs, sql` or `)}) and (select ok from found)
-      returning contacts.id
+      returning ${contacts.id}
     )
     select (select ok from found) as company_found, (select count(*)::int from changed) as updated`);
   const row = result.rows[0];
-  if (!row.company_found) throw new NotFound('Company', changes.company_id);
+  referenceIssues(refs, { company_id: row.company_found }, { notFound: ['company_id'] });
   return Number(row.updated);
 }

@@ -4,10 +4,11 @@
  * organization's live contacts (409 naming the contact that has it; the partial unique index
  * contacts_organization_email_key settles races).
  */
-import { and, eq, sql, type SQL } from 'drizzle-orm';
-import { contacts } from '../../db/schema';
-import type { TenantContext } from '../../db/tenant';
-import { Conflict, NotFound, ValidationFailed, type FieldIssue } from '../../core/errors';
+import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
+import { readReferences, referenceIssues } from '../../db/references';
+import { contacts, lookups } from '../../db/schema';
+import { type TenantContext, tenantWhere } from '../../db/tenant';
+import { Conflict, NotFound, ValidationFailed } from '../../core/errors';
 import { defineList } from '../../core/list';
 import { LEAD_LOOKUP_MODULE } from '../lookups/defaults';
 import { columnValues } from '../../core/field-table';
@@ -22,34 +23,39 @@ interface References {
   email?: string | null;
 }
 
-type Found = { company: boolean; lead: boolean; status: boolean; email_holder: number | string | null };
-
 /**
  * The company, lead and status a contact names, and the live contact (other than this one)
  * already holding its email, checked in one statement before anything is written (a failed
  * write would abort the request's transaction; the unique index still settles races).
  */
 async function checkReferences(ctx: TenantContext, input: References, self: number | null = null): Promise<void> {
-  const result = await ctx.db.execute<Found>(sql`
-    select
-      exists (select 1 from companies where organization_id = ${ctx.orgId} and deleted_at is null and id = ${input.company_id ?? null}::bigint) as company,
-      exists (select 1 from leads where organization_id = ${ctx.orgId} and deleted_at is null and id = ${input.lead_id ?? null}::bigint) as lead,
-      exists (select 1 from lookups where organization_id = ${ctx.orgId} and module_name = ${LEAD_LOOKUP_MODULE}
-        and type = 'status' and is_active and value = ${input.status ?? null}::int) as status,
-      (select id from contacts where organization_id = ${ctx.orgId} and deleted_at is null
-        and lower(email) = lower(${input.email ?? null}::text) and id is distinct from ${self}::bigint limit 1) as email_holder`);
-  const found = result.rows[0];
-  if (input.company_id != null && !found.company) throw new NotFound('Company', input.company_id);
-  if (input.email && found.email_holder !== null) {
+  const refs = { company_id: input.company_id, lead_id: input.lead_id };
+  const { found, values } = await readReferences(ctx, refs, {
+    status: sql<boolean>`exists (select 1 from ${lookups} where ${tenantWhere(
+      ctx,
+      lookups,
+      eq(lookups.moduleName, LEAD_LOOKUP_MODULE),
+      eq(lookups.type, 'status'),
+      eq(lookups.isActive, true),
+      sql`${lookups.value} = ${input.status ?? null}::int`,
+    )})`,
+    emailHolder: sql<number | string | null>`(select ${contacts.id} from ${contacts} where ${tenantWhere(
+      ctx,
+      contacts,
+      isNull(contacts.deletedAt),
+      sql`lower(${contacts.email}) = lower(${input.email ?? null}::text)`,
+      sql`${contacts.id} is distinct from ${self}::bigint`,
+    )} limit 1)`,
+  });
+  // A missing company is a 404 (the contact's parent), before the email's 409 and the 422s.
+  const issues = referenceIssues(refs, found, { notFound: ['company_id'] });
+  if (input.email && values.emailHolder !== null) {
     throw new Conflict(`A contact with the email ${input.email} already exists`, 'duplicate_contact', {
-      contact_id: Number(found.email_holder),
+      contact_id: Number(values.emailHolder),
       field: 'email',
     });
   }
-  const issues: FieldIssue[] = [];
-  if (input.lead_id != null && !found.lead)
-    issues.push({ field: 'lead_id', message: 'is not a lead of this organization' });
-  if (input.status != null && !found.status)
+  if (input.status != null && !values.status)
     issues.push({ field: 'status', message: 'is not an active status of this organization' });
   if (issues.length > 0) throw new ValidationFailed(issues);
 }

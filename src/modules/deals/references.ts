@@ -4,8 +4,10 @@
  * the value within the pipeline's max_deal_limit, and an active pipeline for a deal entering it
  * (else 422 naming the field).
  */
-import { sql } from 'drizzle-orm';
-import type { TenantContext } from '../../db/tenant';
+import { eq, sql } from 'drizzle-orm';
+import { referenceChecks, referenceIssues } from '../../db/references';
+import { pipelines, stages } from '../../db/schema';
+import { type TenantContext, tenantWhere } from '../../db/tenant';
 import { NotFound, ValidationFailed } from '../../core/errors';
 
 export interface DealTarget {
@@ -19,47 +21,41 @@ export async function checkDealTarget(
   ctx: TenantContext,
   refs: { leadId?: number; pipelineId: number; stageId: number; value: number; enteringPipeline: boolean },
 ): Promise<DealTarget> {
-  const result = await ctx.db.execute<{
-    lead_found: boolean;
-    pipeline_id: number | null;
-    state_id: number | null;
-    max_deal_limit: string | null;
-    stage_id: number | null;
-    stage_pipeline_id: number | null;
-    is_won: boolean | null;
-    is_lost: boolean | null;
-  }>(sql`
-    select
-      ${
-        refs.leadId === undefined
-          ? sql`true`
-          : sql`exists (select 1 from leads l where l.organization_id = ${ctx.orgId} and l.id = ${refs.leadId} and l.deleted_at is null)`
-      } as lead_found,
-      p.id as pipeline_id, p.state_id, p.max_deal_limit, s.id as stage_id, s.pipeline_id as stage_pipeline_id, s.is_won, s.is_lost
-    from (select 1) as one
-    left join pipelines p on p.organization_id = ${ctx.orgId} and p.id = ${refs.pipelineId}
-    left join stages s on s.organization_id = ${ctx.orgId} and s.id = ${refs.stageId}`);
-  const row = result.rows[0];
-  if (!row.lead_found) throw new NotFound('Lead', refs.leadId);
-  if (row.pipeline_id === null) throw new NotFound('Pipeline', refs.pipelineId);
-  if (row.stage_id === null) throw new NotFound('Stage', refs.stageId);
-  if (refs.enteringPipeline && Number(row.state_id) !== 1)
+  const lead = { lead_id: refs.leadId };
+  const [row] = await ctx.db
+    .select({
+      leadFound: referenceChecks(ctx, lead).lead_id ?? sql<boolean>`true`,
+      pipelineId: pipelines.id,
+      stateId: pipelines.stateId,
+      maxDealLimit: pipelines.maxDealLimit,
+      stageId: stages.id,
+      stagePipelineId: stages.pipelineId,
+      isWon: stages.isWon,
+      isLost: stages.isLost,
+    })
+    .from(sql`(select 1) as one`)
+    .leftJoin(pipelines, tenantWhere(ctx, pipelines, eq(pipelines.id, refs.pipelineId)))
+    .leftJoin(stages, tenantWhere(ctx, stages, eq(stages.id, refs.stageId)));
+  referenceIssues(lead, { lead_id: row.leadFound }, { notFound: ['lead_id'] });
+  if (row.pipelineId === null) throw new NotFound('Pipeline', refs.pipelineId);
+  if (row.stageId === null) throw new NotFound('Stage', refs.stageId);
+  if (refs.enteringPipeline && Number(row.stateId) !== 1)
     throw ValidationFailed.field(
       'pipeline_id',
       `pipeline ${refs.pipelineId} is inactive (state_id 0): it takes no new deals`,
     );
-  if (Number(row.stage_pipeline_id) !== Number(row.pipeline_id))
+  if (Number(row.stagePipelineId) !== Number(row.pipelineId))
     throw ValidationFailed.field('stage_id', `stage ${refs.stageId} is not a stage of pipeline ${refs.pipelineId}`);
-  if (row.max_deal_limit !== null && refs.value > Number(row.max_deal_limit))
+  if (row.maxDealLimit !== null && refs.value > Number(row.maxDealLimit))
     throw ValidationFailed.field(
       'value',
-      `must be at most ${Number(row.max_deal_limit)}, the max_deal_limit of pipeline ${refs.pipelineId}`,
+      `must be at most ${Number(row.maxDealLimit)}, the max_deal_limit of pipeline ${refs.pipelineId}`,
     );
   return {
-    pipelineId: Number(row.pipeline_id),
-    stageId: Number(row.stage_id),
-    isWon: row.is_won === true,
-    isLost: row.is_lost === true,
+    pipelineId: Number(row.pipelineId),
+    stageId: Number(row.stageId),
+    isWon: row.isWon === true,
+    isLost: row.isLost === true,
   };
 }
 

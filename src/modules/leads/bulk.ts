@@ -4,9 +4,10 @@
  * and write a feed entry per changed lead (and, for assignment, the assignee's notification),
  * so 100 000 leads cost one round trip. The answer counts the leads that actually changed.
  */
-import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
-import { leads, users } from '../../db/schema';
-import { tenantWhere, type TenantContext } from '../../db/tenant';
+import { and, sql, type SQL } from 'drizzle-orm';
+import { referencesExist } from '../../db/references';
+import { leads } from '../../db/schema';
+import type { TenantContext } from '../../db/tenant';
 import { ValidationFailed } from '../../core/errors';
 import { leadFilterWhere } from './filters';
 import { leadLookups } from './lead-lookups';
@@ -53,13 +54,7 @@ export async function changeLeadStatus(ctx: TenantContext, target: BulkTarget, s
 }
 
 export async function assignLeads(ctx: TenantContext, target: BulkTarget, assignedTo: number | null): Promise<number> {
-  if (assignedTo !== null) {
-    const [user] = await ctx.db
-      .select({ id: users.id })
-      .from(users)
-      .where(tenantWhere(ctx, users, eq(users.id, assignedTo), isNull(users.deletedAt)));
-    if (!user) throw ValidationFailed.field('assigned_to', 'is not a user of this organization');
-  }
+  await referencesExist(ctx, { assigned_to: assignedTo });
   return updatedCount(
     ctx,
     sql`

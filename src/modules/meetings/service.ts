@@ -8,7 +8,8 @@ import { eq, getTableColumns, ilike, inArray, isNull, lt, sql, type SQL } from '
 import { NotFound, ValidationFailed } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
 import { idList, isoTimestamp, positiveId } from '../../core/schemas';
-import { companies, contacts, leads, meetings, users } from '../../db/schema';
+import { referencesExist } from '../../db/references';
+import { meetings, users } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { bumpBookingVersion } from '../booking/booking-version';
 import { touchLeadActivity } from '../leads/access';
@@ -121,26 +122,19 @@ interface References {
  * otherwise, as for any record of another organization); answers the owner's timezone.
  */
 async function checkReferences(ctx: TenantContext, refs: References, ownerId: number): Promise<string> {
-  const exists = (table: typeof leads | typeof contacts | typeof companies, id: number | null | undefined) =>
-    id
-      ? sql<boolean>`exists (select 1 from ${table} where ${tenantWhere(ctx, table, eq(table.id, id), isNull(table.deletedAt))})`
-      : sql<boolean>`true`;
-  const [row] = await ctx.db
-    .select({
+  // An API key whose creator is gone names no owner: no user to find.
+  if (ownerId == null) throw new NotFound('User', ownerId);
+  const { ownerTimezone } = await referencesExist(
+    ctx,
+    { user_id: ownerId, lead_id: refs.lead_id, contact_id: refs.contact_id, company_id: refs.company_id },
+    { notFound: ['user_id', 'lead_id', 'contact_id', 'company_id'] },
+    {
       ownerTimezone: sql<
         string | null
       >`(select ${users.timezone} from ${users} where ${tenantWhere(ctx, users, eq(users.id, ownerId), isNull(users.deletedAt))})`,
-      owner: sql<boolean>`exists (select 1 from ${users} where ${tenantWhere(ctx, users, eq(users.id, ownerId), isNull(users.deletedAt))})`,
-      lead: exists(leads, refs.lead_id),
-      contact: exists(contacts, refs.contact_id),
-      company: exists(companies, refs.company_id),
-    })
-    .from(sql`(select 1) as one`);
-  if (!row.owner) throw new NotFound('User', ownerId);
-  if (!row.lead) throw new NotFound('Lead', refs.lead_id as number);
-  if (!row.contact) throw new NotFound('Contact', refs.contact_id as number);
-  if (!row.company) throw new NotFound('Company', refs.company_id as number);
-  return row.ownerTimezone ?? 'UTC';
+    },
+  );
+  return ownerTimezone ?? 'UTC';
 }
 
 function assertEndAfterStart(start: Date, end: Date): void {

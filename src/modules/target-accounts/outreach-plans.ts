@@ -5,9 +5,10 @@
  */
 import type { z } from '@hono/zod-openapi';
 import { eq, ilike, or, sql } from 'drizzle-orm';
+import { referencesExist } from '../../db/references';
 import { outreachPlans, targetAccounts } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
-import { NotFound, ValidationFailed } from '../../core/errors';
+import { NotFound } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
 import { checkAccountContact } from './stakeholders';
 import { contactName, type OutreachPlanRecord, outreachPlanFields } from './outreach-plan-fields';
@@ -18,13 +19,11 @@ const presentPlan = (row: Record<string, unknown>): OutreachPlanRecord => outrea
 export async function addOutreachPlan(ctx: TenantContext, accountId: number, input: AddOutreachPlanInput) {
   await checkAccountContact(ctx, accountId, input.contact_id, 'contact_id');
   const assignee = input.assigned_to ?? ctx.userId;
-  if (input.assigned_to !== undefined && input.assigned_to !== null) {
-    const result = await ctx.db.execute(
-      sql`select 1 from users where organization_id = ${ctx.orgId} and id = ${input.assigned_to} and deleted_at is null`,
-    );
-    if (result.rows.length === 0)
-      throw ValidationFailed.field('assigned_to', `user ${input.assigned_to} is not a user of this organization`);
-  }
+  await referencesExist(
+    ctx,
+    { assigned_to: input.assigned_to },
+    { messages: { assigned_to: `user ${input.assigned_to} is not a user of this organization` } },
+  );
   const [row] = await ctx.db
     .insert(outreachPlans)
     .values({

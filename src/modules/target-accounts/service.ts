@@ -6,9 +6,10 @@
  */
 import type { z } from '@hono/zod-openapi';
 import { eq, ilike, sql, type SQL } from 'drizzle-orm';
+import { referencesExist } from '../../db/references';
 import { companies, targetAccounts } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
-import { Conflict, NotFound, ValidationFailed } from '../../core/errors';
+import { Conflict, NotFound } from '../../core/errors';
 import { columnValues } from '../../core/field-table';
 import { containsPattern, defineList } from '../../core/list';
 import { targetAccountFields } from './fields';
@@ -37,15 +38,7 @@ export async function readTargetAccount(ctx: TenantContext, id: number) {
   return { ...present(fields), stakeholders: stakeholders.map(presentStakeholder) };
 }
 
-/** A user id of the organization (live), else 422 naming `field`. One statement, skipped for null/absent. */
-export async function requireUser(ctx: TenantContext, field: string, userId: number | null | undefined) {
-  if (userId === null || userId === undefined) return;
-  const result = await ctx.db.execute(
-    sql`select 1 from users where organization_id = ${ctx.orgId} and id = ${userId} and deleted_at is null`,
-  );
-  if (result.rows.length === 0)
-    throw ValidationFailed.field(field, `user ${userId} is not a user of this organization`);
-}
+const notAUser = (userId: number | null | undefined) => `user ${userId} is not a user of this organization`;
 
 function duplicate(existingId: number, companyId: number) {
   return new Conflict(`Company ${companyId} is already a target account (${existingId})`, 'duplicate_target_account', {
@@ -56,17 +49,17 @@ function duplicate(existingId: number, companyId: number) {
 
 export async function createTargetAccount(ctx: TenantContext, input: CreateTargetAccountInput) {
   // The company, the owner and an existing account of the company, in one statement.
-  const check = await ctx.db.execute<{ company: boolean; owner: boolean; existing: number | string | null }>(sql`
-    select
-      exists (select 1 from ${companies} c where c.organization_id = ${ctx.orgId} and c.id = ${input.company_id} and c.deleted_at is null) as company,
-      (${input.owner_id ?? null}::bigint is null or exists (
-        select 1 from users u where u.organization_id = ${ctx.orgId} and u.id = ${input.owner_id ?? null}::bigint and u.deleted_at is null)) as owner,
-      (select t.id from ${targetAccounts} t where t.organization_id = ${ctx.orgId} and t.company_id = ${input.company_id}) as existing`);
-  const found = check.rows[0];
-  if (!found.company) throw new NotFound('Company', input.company_id);
-  if (!found.owner)
-    throw ValidationFailed.field('owner_id', `user ${input.owner_id} is not a user of this organization`);
-  if (found.existing !== null) throw duplicate(Number(found.existing), input.company_id);
+  const { existing } = await referencesExist(
+    ctx,
+    { company_id: input.company_id, owner_id: input.owner_id },
+    { notFound: ['company_id'], messages: { owner_id: notAUser(input.owner_id) } },
+    {
+      existing: sql<
+        number | string | null
+      >`(select ${targetAccounts.id} from ${targetAccounts} where ${tenantWhere(ctx, targetAccounts, eq(targetAccounts.companyId, input.company_id))})`,
+    },
+  );
+  if (existing !== null) throw duplicate(Number(existing), input.company_id);
   const [row] = await ctx.db
     .insert(targetAccounts)
     .values({
@@ -89,7 +82,7 @@ export async function createTargetAccount(ctx: TenantContext, input: CreateTarge
 }
 
 export async function updateTargetAccount(ctx: TenantContext, id: number, input: UpdateTargetAccountInput) {
-  await requireUser(ctx, 'owner_id', input.owner_id);
+  await referencesExist(ctx, { owner_id: input.owner_id }, { messages: { owner_id: notAUser(input.owner_id) } });
   const [row] = await ctx.db
     .update(targetAccounts)
     .set({ ...columnValues(targetAccountFields.updateColumns, input), updatedAt: sql`now()` })

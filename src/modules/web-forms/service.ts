@@ -3,13 +3,14 @@
  * form of another organization is a 404 like any record.
  */
 import type { z } from '@hono/zod-openapi';
-import { and, eq, ilike, isNull, sql } from 'drizzle-orm';
+import { and, eq, ilike, sql } from 'drizzle-orm';
 import { base64url } from 'jose';
-import { users, webForms } from '../../db/schema';
+import { referencesExist } from '../../db/references';
+import { webForms } from '../../db/schema';
 import type { WebFormField } from '../../db/schema';
 import type { Queryable } from '../../db/client';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
-import { NotFound, ValidationFailed } from '../../core/errors';
+import { NotFound } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import { type AddWebFormInput, DEFAULT_FORM_FIELDS, type UpdateWebFormInput, type WebFormView } from './schemas';
@@ -41,17 +42,8 @@ export function presentForm(row: WebFormRow, origin: string): WebFormView {
   } as WebFormView;
 }
 
-async function assertAssignee(ctx: TenantContext, userId: number | null | undefined): Promise<void> {
-  if (userId == null) return;
-  const [user] = await ctx.db
-    .select({ id: users.id })
-    .from(users)
-    .where(tenantWhere(ctx, users, eq(users.id, userId), isNull(users.deletedAt)));
-  if (!user) throw ValidationFailed.field('assigned_to', 'is not a user of this organization');
-}
-
 export async function createWebForm(ctx: TenantContext, input: AddWebFormInput, origin: string) {
-  await assertAssignee(ctx, input.assigned_to);
+  await referencesExist(ctx, { assigned_to: input.assigned_to });
   const [row] = await ctx.db
     .insert(webForms)
     .values({
@@ -70,7 +62,7 @@ export async function createWebForm(ctx: TenantContext, input: AddWebFormInput, 
 }
 
 export async function updateWebForm(ctx: TenantContext, id: number, input: UpdateWebFormInput, origin: string) {
-  await assertAssignee(ctx, input.assigned_to);
+  await referencesExist(ctx, { assigned_to: input.assigned_to });
   const set: Record<string, unknown> = { updatedAt: sql`now()` };
   if (input.name !== undefined) set.name = input.name;
   if (input.fields !== undefined) set.fields = input.fields as WebFormField[];
