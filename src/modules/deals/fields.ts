@@ -6,7 +6,7 @@ import { z } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
 import { defineFields, storedAs } from '../../core/field-table';
 import { blankableText, isCalendarDate, isoTimestamp, positiveId, text, timestamp } from '../../core/schemas';
-import { deals } from '../../db/schema';
+import { deals, stages, pipelines, leads } from '../../db/schema';
 import { MAX_DEAL_VALUE } from '../pipelines/fields';
 
 const iso = (value: Date) => isoTimestamp(value) as string;
@@ -49,7 +49,7 @@ export const dealFields = defineFields(
     lead_name: {
       select: sql<
         string | null
-      >`(select l.first_name || ' ' || l.last_name from leads l where l.id = "deals"."lead_id")`,
+      >`(select l.first_name || ' ' || l.last_name from ${leads} l where l.id = "deals"."lead_id")`,
       description: 'The lead’s name (read-only)',
       read: z.string().nullable(),
     },
@@ -61,7 +61,7 @@ export const dealFields = defineFields(
       update: id(3).optional(),
     },
     pipeline_name: {
-      select: sql<string>`(select p.name from pipelines p where p.id = "deals"."pipeline_id")`,
+      select: sql<string>`(select p.name from ${pipelines} p where p.id = "deals"."pipeline_id")`,
       description: 'The pipeline’s name (read-only)',
       read: z.string(),
     },
@@ -73,7 +73,7 @@ export const dealFields = defineFields(
       update: id(12).optional(),
     },
     stage_name: {
-      select: sql<string>`(select s.name from stages s where s.id = "deals"."stage_id")`,
+      select: sql<string>`(select s.name from ${stages} s where s.id = "deals"."stage_id")`,
       description: 'The stage’s name (read-only)',
       read: z.string(),
     },

@@ -6,7 +6,7 @@
  * (model_type deal: deal_added, deal_updated, deal_stage_changed, deal_deleted).
  */
 import { eq, ilike, inArray, sql, type SQL } from 'drizzle-orm';
-import { deals } from '../../db/schema';
+import { deals, dealStageHistory, stages } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { NotFound, ValidationFailed } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
@@ -34,9 +34,9 @@ const stageHistory = sql<HistoryRow[]>`(select coalesce(json_agg(json_build_obje
     'id', h.id, 'from_stage_id', h.from_stage_id, 'from_stage_name', fs.name, 'to_stage_id', h.to_stage_id,
     'to_stage_name', ts.name, 'changed_at', h.changed_at, 'changed_by', h.changed_by, 'seconds', h.seconds_in_from_stage
   ) order by h.id), '[]'::json)
-  from deal_stage_history h
-  left join stages fs on fs.id = h.from_stage_id
-  left join stages ts on ts.id = h.to_stage_id
+  from ${dealStageHistory} h
+  left join ${stages} fs on fs.id = h.from_stage_id
+  left join ${stages} ts on ts.id = h.to_stage_id
   where h.deal_id = "deals"."id")`;
 
 export async function viewDeal(ctx: TenantContext, id: number) {
@@ -88,7 +88,7 @@ export async function addDeal(ctx: TenantContext, input: AddDealInput, now: Date
         ${outcome === 'open' ? null : at}::timestamptz, ${at}::timestamptz, ${ctx.userId}, ${at}::timestamptz, ${at}::timestamptz)
       returning id, organization_id, stage_id
     ), h as (
-      insert into deal_stage_history (organization_id, deal_id, from_stage_id, to_stage_id, changed_at, changed_by)
+      insert into ${dealStageHistory} (organization_id, deal_id, from_stage_id, to_stage_id, changed_at, changed_by)
       select organization_id, id, null, stage_id, ${at}::timestamptz, ${ctx.userId} from d
     ), feed as (
       ${feedEntriesFrom(ctx, { from: sql`d`, modelType: 'deal', modelId: sql`d.id`, action: 'deal_added', changes: sql`${JSON.stringify(createdChanges(input, target.stageId))}::jsonb` })}
@@ -161,7 +161,7 @@ export async function updateDeal(ctx: TenantContext, id: number, input: UpdateDe
   const seconds = Math.max(0, Math.round((now.getTime() - current.stageEnteredAt.getTime()) / 1000));
   await ctx.db.execute(sql`
     with history as (
-      insert into deal_stage_history (organization_id, deal_id, from_stage_id, to_stage_id, changed_at, changed_by, seconds_in_from_stage)
+      insert into ${dealStageHistory} (organization_id, deal_id, from_stage_id, to_stage_id, changed_at, changed_by, seconds_in_from_stage)
       select ${ctx.orgId}, ${id}, ${current.stageId}, ${stageId}, ${now.toISOString()}::timestamptz, ${ctx.userId}, ${seconds}
       where ${stageChanged}
     )

@@ -62,7 +62,7 @@ export const pipelineFields = defineFields(
       read: z.boolean(),
     },
     stage_count: {
-      select: sql<number>`(select count(*)::int from stages s where s.pipeline_id = "pipelines"."id")`,
+      select: sql<number>`(select count(*)::int from ${stages} s where s.pipeline_id = "pipelines"."id")`,
       description: 'How many stages it has (read-only)',
       read: z.number().int(),
     },

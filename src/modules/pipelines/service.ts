@@ -5,7 +5,7 @@
  */
 import { and, asc, eq, ilike, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../../db/client';
-import { pipelines, stages } from '../../db/schema';
+import { pipelines, stages, deals } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { Conflict, NotFound } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
@@ -124,7 +124,7 @@ async function lockPipelineStages(ctx: TenantContext, id: number): Promise<Curre
       probability: stages.probability,
       maxDaysInStage: stages.maxDaysInStage,
       isProtected: stages.isProtected,
-      dealCount: sql<number>`(select count(*)::int from deals d where d.stage_id = "stages"."id")`.mapWith(Number),
+      dealCount: sql<number>`(select count(*)::int from ${deals} d where d.stage_id = "stages"."id")`.mapWith(Number),
     })
     .from(stages)
     .where(tenantWhere(ctx, stages, eq(stages.pipelineId, id)));
@@ -193,7 +193,7 @@ export async function deletePipelines(ctx: TenantContext, ids: number[]): Promis
     .select({
       id: pipelines.id,
       isDefault: pipelines.isDefault,
-      dealCount: sql<number>`(select count(*)::int from deals d where d.pipeline_id = "pipelines"."id")`.mapWith(
+      dealCount: sql<number>`(select count(*)::int from ${deals} d where d.pipeline_id = "pipelines"."id")`.mapWith(
         Number,
       ),
     })
@@ -241,7 +241,7 @@ export async function pipelineStages(ctx: TenantContext, id: number) {
     .from(pipelines)
     .leftJoin(stages, eq(stages.pipelineId, pipelines.id))
     .leftJoin(
-      sql`lateral (select count(*) as deal_count, sum(d.value) as total_value from deals d
+      sql`lateral (select count(*) as deal_count, sum(d.value) as total_value from ${deals} d
         where d.organization_id = ${ctx.orgId} and d.stage_id = "stages"."id") t`,
       sql`true`,
     )
