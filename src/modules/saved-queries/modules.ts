@@ -16,7 +16,12 @@ import {
   leads,
   MEETING_STATUSES,
   meetings,
+  users,
+  lookups,
+  pipelines,
+  stages,
 } from '../../db/schema';
+import { bare } from '../../db/sql-names';
 import type { TenantContext } from '../../db/tenant';
 import { companyFiltersObject, companyFilterWhere } from '../companies/filters';
 import { contactFiltersObject, contactFilterWhere } from '../contacts/filters';
@@ -70,13 +75,13 @@ const groupKey = sql.raw('g.k');
 
 function lookupLabel(type: 'status' | 'source' | 'priority') {
   return (ctx: Scope) =>
-    sql`coalesce((select l.name from lookups l where l.organization_id = ${ctx.orgId} and l.module_name = 'lead' and l.type = ${type} and l.value = ${groupKey}), ${groupKey}::text)`;
+    sql`coalesce((select l.name from ${lookups} l where l.organization_id = ${ctx.orgId} and l.module_name = 'lead' and l.type = ${type} and l.value = ${groupKey}), ${groupKey}::text)`;
 }
 
 const userLabel = () =>
-  sql`(select trim(u.first_name || ' ' || coalesce(u.last_name, '')) from users u where u.id = ${groupKey})`;
-const nameLabel = (table: 'stages' | 'pipelines' | 'companies') => () =>
-  sql`(select ${sql.identifier(table === 'companies' ? 'company_name' : 'name')} from ${sql.identifier(table)} t where t.id = ${groupKey})`;
+  sql`(select trim(u.first_name || ' ' || coalesce(u.last_name, '')) from ${users} u where u.id = ${groupKey})`;
+const nameLabel = (name: typeof stages.name | typeof pipelines.name | typeof companies.companyName) => () =>
+  sql`(select ${bare(name)} from ${name.table} t where t.id = ${groupKey})`;
 
 const dealFilters = z
   .object({
@@ -205,8 +210,8 @@ export const queryModules: Record<'leads' | 'deals' | 'companies' | 'contacts' |
       ) as SQL;
     },
     groups: {
-      stage: { key: sql`${deals.stageId}`, label: nameLabel('stages') },
-      pipeline: { key: sql`${deals.pipelineId}`, label: nameLabel('pipelines') },
+      stage: { key: sql`${deals.stageId}`, label: nameLabel(stages.name) },
+      pipeline: { key: sql`${deals.pipelineId}`, label: nameLabel(pipelines.name) },
       outcome: { key: sql`${deals.outcome}` },
       owner: { key: sql`${deals.ownerId}`, label: userLabel },
       priority: { key: sql`${deals.priority}` },
@@ -239,7 +244,7 @@ export const queryModules: Record<'leads' | 'deals' | 'companies' | 'contacts' |
     filters: contactFiltersObject as unknown as z.ZodType<Record<string, unknown>>,
     where: (ctx, filters) => contactFilterWhere(ctx, filters as z.output<typeof contactFiltersObject>),
     groups: {
-      company: { key: sql`${contacts.companyId}`, label: nameLabel('companies') },
+      company: { key: sql`${contacts.companyId}`, label: nameLabel(companies.companyName) },
       designation: { key: sql`${contacts.designation}` },
       seniority: { key: sql`${contacts.seniority}` },
       decision_maker: { key: sql`${contacts.decisionMaker}` },
@@ -263,7 +268,7 @@ export const queryModules: Record<'leads' | 'deals' | 'companies' | 'contacts' |
     groups: {
       status: { key: sql`${meetings.status}`, label: meetingStatusLabel },
       rep: { key: sql`${meetings.userId}`, label: userLabel },
-      company: { key: sql`${meetings.companyId}`, label: nameLabel('companies') },
+      company: { key: sql`${meetings.companyId}`, label: nameLabel(companies.companyName) },
       meeting_tool: { key: sql`${meetings.meetingTool}` },
       source: { key: sql`${meetings.source}` },
     },
