@@ -12,6 +12,7 @@
  * the bound days are read, as index-only ranges, and bucketed by their instants. Leads created
  * after `now` (a clock in the past) are subtracted from the activity counts.
  */
+import { leads, leadActivityDayCounts, leadDayCounts } from '../../db/schema';
 import { sql, type SQL } from 'drizzle-orm';
 import type { TenantContext } from '../../db/tenant';
 import { statusValuesNamed } from './overview';
@@ -77,7 +78,7 @@ export async function leadAging(ctx: TenantContext, now: Date) {
       list.map((day) => {
         const start = `${day}T00:00:00.000Z`;
         const end = new Date(Date.parse(start) + DAY_MS).toISOString();
-        return sql`select ${columns} from leads l
+        return sql`select ${columns} from ${leads} l
         where l.organization_id = ${ctx.orgId} and l.deleted_at is null
           and ${column} >= ${start}::timestamptz and ${column} < ${end}::timestamptz
           and l.created_at <= ${at} and l.status not in (select value from closed_status)`;
@@ -87,13 +88,13 @@ export async function leadAging(ctx: TenantContext, now: Date) {
   const result = await ctx.db.execute<{ kind: string; bucket: number; n: number }>(sql`
     with closed_status as ${statusValuesNamed(ctx, ['converted', 'lost'])},
     created as (
-      select ${byDay(sql`r.day`)} as bucket, r.delta as n from lead_day_counts r
+      select ${byDay(sql`r.day`)} as bucket, r.delta as n from ${leadDayCounts} r
       where r.organization_id = ${ctx.orgId} and r.day < ${today}::date and r.day <> all(${days(createdBounds)})
         and r.status not in (select value from closed_status)
       union all
       select ${exact(sql`l.created_at`)}, 1 from ${leadsOfDays(sql`l.created_at`, createdBounds, sql`l.created_at`)}
     ), activity as (
-      select ${byDay(sql`r.day`)} as bucket, r.delta as n from lead_activity_day_counts r
+      select ${byDay(sql`r.day`)} as bucket, r.delta as n from ${leadActivityDayCounts} r
       where r.organization_id = ${ctx.orgId} and (r.day is null or r.day <> all(${days(activityBounds)}))
         and r.status not in (select value from closed_status)
       union all
@@ -101,7 +102,7 @@ export async function leadAging(ctx: TenantContext, now: Date) {
       from ${leadsOfDays(sql`l.last_activity_at`, activityBounds, sql`l.last_activity_at`)}
       union all
       -- Counted by day above, but created after now: taken back out.
-      select ${exact(sql`l.last_activity_at`)}, -1 from leads l
+      select ${exact(sql`l.last_activity_at`)}, -1 from ${leads} l
       where l.organization_id = ${ctx.orgId} and l.deleted_at is null and l.created_at > ${at}
         and l.status not in (select value from closed_status)
         and (l.last_activity_at is null or (l.last_activity_at at time zone 'UTC')::date <> all(${days(activityBounds)}))

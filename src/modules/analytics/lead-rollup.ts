@@ -4,6 +4,7 @@
  * so every read sums `delta`. Periods are whole UTC days, so a day range is exactly the same
  * leads as the creation-time range.
  */
+import { leadDayCounts } from '../../db/schema';
 import { sql, type SQL } from 'drizzle-orm';
 import type { TenantContext } from '../../db/tenant';
 import type { ResolvedPeriods } from './period';
@@ -14,7 +15,7 @@ import type { ResolvedPeriods } from './period';
  */
 export function periodLeadCounts(ctx: Pick<TenantContext, 'orgId'>, periods: ResolvedPeriods): SQL {
   return sql`(select r.day, r.status, r.lead_source, r.won_deal, r.day >= ${periods.current.start_date}::date as current, r.delta as n
-    from lead_day_counts r
+    from ${leadDayCounts} r
     where r.organization_id = ${ctx.orgId} and r.day >= ${periods.previous.start_date}::date
       and r.day <= ${periods.current.end_date}::date)`;
 }

@@ -7,6 +7,7 @@
  * created per period come from the lead rollup (lead-rollup.ts), so a year costs its days, not
  * its leads.
  */
+import { meetings, dealDayCounts, lookups } from '../../db/schema';
 import { sql } from 'drizzle-orm';
 import type { TenantContext } from '../../db/tenant';
 import { LEAD_LOOKUP_MODULE } from '../lookups/defaults';
@@ -40,7 +41,7 @@ type OverviewRow = Record<
 
 /** The status values of the organization's lead status lookups named one of `names` (lower case; any case matches). */
 export function statusValuesNamed(ctx: TenantContext, names: string[]) {
-  return sql`(select lk.value from lookups lk where lk.organization_id = ${ctx.orgId}
+  return sql`(select lk.value from ${lookups} lk where lk.organization_id = ${ctx.orgId}
     and lk.module_name = ${LEAD_LOOKUP_MODULE} and lk.type = 'status' and lk.value is not null
     and lower(lk.name) in (${sql.join(
       names.map((name) => sql`${name}`),
@@ -75,7 +76,7 @@ export async function dashboardOverview(
       -- Deals won and lost by day of closing, with their value and days to convert (lead created
       -- to deal won), from the deal rollup: no deal or lead is read.
       select r.event as outcome, r.day >= ${cfDay}::date as current, r.delta as n, r.value_sum as value, r.convert_days_sum as days
-      from deal_day_counts r
+      from ${dealDayCounts} r
       where r.organization_id = ${ctx.orgId} and r.event in ('won', 'lost') and r.day >= ${pfDay}::date and r.day < ${ctDay}::date
     ), deal_numbers as (
       select coalesce(sum(n) filter (where outcome = 'won' and current), 0)::int as won,
@@ -102,12 +103,12 @@ export async function dashboardOverview(
           - coalesce(sum(r.delta) filter (where r.event <> 'created'), 0))::int as open_deals,
         (coalesce(sum(r.delta) filter (where r.event = 'created' and r.day < ${cfDay}::date), 0)
           - coalesce(sum(r.delta) filter (where r.event <> 'created' and r.day < ${cfDay}::date), 0))::int as open_deals_prev
-      from deal_day_counts r
+      from ${dealDayCounts} r
       where r.organization_id = ${ctx.orgId} and r.day < ${ctDay}::date
     ), meeting_numbers as (
       select count(*) filter (where m.start_time >= ${cf})::int as meetings,
         count(*) filter (where m.start_time < ${cf})::int as meetings_prev
-      from meetings m
+      from ${meetings} m
       where m.organization_id = ${ctx.orgId} and m.status = 3 and m.start_time >= ${pf} and m.start_time < ${ct}
     )
     select * from lead_numbers, deal_numbers, pipeline, meeting_numbers`);

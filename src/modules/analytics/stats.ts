@@ -4,6 +4,7 @@
  * won and lost per pipeline. Names come from the organization's lookups and pipelines. Leads
  * per status and source come from the lead rollup (lead-rollup.ts).
  */
+import { pipelines, deals, lookups } from '../../db/schema';
 import { sql } from 'drizzle-orm';
 import type { TenantContext } from '../../db/tenant';
 import { LEAD_LOOKUP_MODULE } from '../lookups/defaults';
@@ -32,7 +33,7 @@ interface PipelineRow {
 /** `[{key, name, n, n_prev}]` of the period's leads grouped by `column`, named by the lookups of `type`. */
 function countsBy(ctx: TenantContext, column: 'status' | 'lead_source', type: 'status' | 'source') {
   const name = sql.identifier(column);
-  return sql`(select coalesce(json_agg(json_build_object('key', g.key, 'name', (select lk.name from lookups lk
+  return sql`(select coalesce(json_agg(json_build_object('key', g.key, 'name', (select lk.name from ${lookups} lk
         where lk.organization_id = ${ctx.orgId} and lk.module_name = ${LEAD_LOOKUP_MODULE} and lk.type = ${type}
           and lk.value = g.key order by lk.id limit 1), 'n', g.n, 'n_prev', g.n_prev)
       order by g.n desc, g.n_prev desc, g.key nulls last), '[]'::json)
@@ -57,7 +58,7 @@ export async function dashboardStats(ctx: TenantContext, query: { start_date?: s
         count(*) filter (where d.outcome = 'lost' and d.closed_at < ${cf})::int as lost_prev,
         coalesce(sum(d.value) filter (where d.outcome = 'lost' and d.closed_at >= ${cf}), 0) as lost_value,
         coalesce(sum(d.value) filter (where d.outcome = 'lost' and d.closed_at < ${cf}), 0) as lost_value_prev
-      from deals d
+      from ${deals} d
       where d.organization_id = ${ctx.orgId} and d.outcome in ('won', 'lost') and d.closed_at >= ${pf} and d.closed_at < ${ct}
       group by d.pipeline_id
     )
@@ -67,7 +68,7 @@ export async function dashboardStats(ctx: TenantContext, query: { start_date?: s
           'won_value', o.won_value, 'won_value_prev', o.won_value_prev, 'lost', o.lost, 'lost_prev', o.lost_prev,
           'lost_value', o.lost_value, 'lost_value_prev', o.lost_value_prev)
         order by o.won_value desc, o.pipeline_id), '[]'::json)
-        from pipeline_outcomes o join pipelines p on p.id = o.pipeline_id and p.organization_id = ${ctx.orgId}) as by_pipeline`);
+        from pipeline_outcomes o join ${pipelines} p on p.id = o.pipeline_id and p.organization_id = ${ctx.orgId}) as by_pipeline`);
   const row = result.rows[0];
   return {
     period: periods.current,

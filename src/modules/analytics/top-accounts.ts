@@ -6,6 +6,7 @@
  * engagement are left out. One statement; ranked by value, only the companies that can make the
  * page have their engagement counted.
  */
+import { meetings, intentSignals, companies, companySignalCounts, companyDealCounts } from '../../db/schema';
 import type { z } from '@hono/zod-openapi';
 import { type SQL, sql } from 'drizzle-orm';
 import type { TenantContext } from '../../db/tenant';
@@ -49,7 +50,7 @@ export async function topAccounts(ctx: TenantContext, query: z.output<typeof Top
 function dealCompanies(orgId: number) {
   return sql`deal_companies as (
       select r.company_id, sum(r.delta)::int as deals, sum(r.value_sum) as value
-      from company_deal_counts r
+      from ${companyDealCounts} r
       where r.organization_id = ${orgId} and r.outcome = 'open'
       group by 1 having sum(r.delta) > 0
     )`;
@@ -90,21 +91,21 @@ function byEngagement(orgId: number, limit: number, window: EngagementWindow, si
   return sql`
     with ${dealCompanies(orgId)}, signal_counts as (
       select w.company_id, sum(w.n)::int as n from (
-        select r.company_id, r.delta as n from company_signal_counts r
+        select r.company_id, r.delta as n from ${companySignalCounts} r
         where r.organization_id = ${orgId} and r.bucket >= ${parts.firstBucket}::date and r.bucket < ${parts.endBucket}::date
         union all
-        select s.lead_company_id, 1 from intent_signals s
+        select s.lead_company_id, 1 from ${intentSignals} s
         where s.organization_id = ${orgId} and s.occurred_at >= ${since} and s.occurred_at < ${parts.headEnd}::timestamptz
           and s.lead_company_id is not null
         union all
-        select s.lead_company_id, 1 from intent_signals s
+        select s.lead_company_id, 1 from ${intentSignals} s
         where s.organization_id = ${orgId} and s.occurred_at >= ${parts.tailStart}::timestamptz and s.occurred_at <= ${at}
           and s.lead_company_id is not null
       ) w
       group by 1 having sum(w.n) > 0
     ), meeting_counts as (
       select coalesce(m.company_id, m.lead_company_id) as company_id, count(*)::int as n
-      from meetings m
+      from ${meetings} m
       where m.organization_id = ${orgId} and m.status <> 4 and m.start_time >= ${since} and m.start_time <= ${at}
         and coalesce(m.company_id, m.lead_company_id) is not null
       group by 1
@@ -113,7 +114,7 @@ function byEngagement(orgId: number, limit: number, window: EngagementWindow, si
       select c.id, c.company_name, coalesce(dc.deals, 0) as open_deals, coalesce(dc.value, 0) as open_pipeline_value,
         coalesce(sc.n, 0) as intent_signals, coalesce(mc.n, 0) as meetings,
         coalesce(sc.n, 0) + ${MEETING_WEIGHT} * coalesce(mc.n, 0) as engagement_score
-      from companies c
+      from ${companies} c
         left join deal_companies dc on dc.company_id = c.id
         left join signal_counts sc on sc.company_id = c.id
         left join meeting_counts mc on mc.company_id = c.id
@@ -134,29 +135,29 @@ function byPipelineValue(orgId: number, limit: number, since: SQL, at: SQL): SQL
   return sql`
     with ${dealCompanies(orgId)}, valued as (
       select dc.company_id, dc.value
-      from deal_companies dc join companies c on c.id = dc.company_id
+      from deal_companies dc join ${companies} c on c.id = dc.company_id
       where c.organization_id = ${orgId} and c.deleted_at is null
     ), cutoff as (
       select value from valued order by value desc offset ${limit - 1} limit 1
     ), candidates as (
       select company_id as id from valued where value >= (select value from cutoff)
       union all
-      select c.id from companies c
+      select c.id from ${companies} c
       where c.organization_id = ${orgId} and c.deleted_at is null and not exists (select 1 from cutoff)
     )
     select * from (
       select c.id, c.company_name, coalesce(dc.deals, 0) as open_deals, coalesce(dc.value, 0) as open_pipeline_value,
         sc.n as intent_signals, mc.n as meetings, sc.n + ${MEETING_WEIGHT} * mc.n as engagement_score
       from candidates k
-        join companies c on c.id = k.id and c.organization_id = ${orgId}
+        join ${companies} c on c.id = k.id and c.organization_id = ${orgId}
         left join deal_companies dc on dc.company_id = c.id
         cross join lateral (
-          select count(*)::int as n from intent_signals s
+          select count(*)::int as n from ${intentSignals} s
           where s.organization_id = ${orgId} and s.lead_company_id = c.id
             and s.occurred_at >= ${since} and s.occurred_at <= ${at}
         ) sc
         cross join lateral (
-          select count(*)::int as n from meetings m
+          select count(*)::int as n from ${meetings} m
           where m.organization_id = ${orgId} and m.status <> 4 and m.start_time >= ${since} and m.start_time <= ${at}
             and (m.company_id = c.id or (m.company_id is null and m.lead_company_id = c.id))
         ) mc

@@ -2,6 +2,7 @@
  * A deal's forecast snapshots: the latest with its trend and what moved it since the one before,
  * and the history, newest first.
  */
+import { deals, dealForecasts } from '../../db/schema';
 import { sql } from 'drizzle-orm';
 import type { TenantContext } from '../../db/tenant';
 import { NotFound } from '../../core/errors';
@@ -29,9 +30,9 @@ async function snapshots(ctx: TenantContext, dealId: number, limit: number) {
     select d.id as deal_found, f.snapshot_date::text as snapshot_date, f.taken_at, f.stage_id, f.outcome, f.value,
       f.expected_close_date::text as expected_close_date, f.days_in_stage, f.base_probability, f.probability,
       f.weighted_value, f.factors
-    from deals d
+    from ${deals} d
     left join lateral (
-      select * from deal_forecasts f where f.organization_id = d.organization_id and f.deal_id = d.id
+      select * from ${dealForecasts} f where f.organization_id = d.organization_id and f.deal_id = d.id
       order by f.snapshot_date desc limit ${limit}
     ) f on true
     where d.organization_id = ${ctx.orgId} and d.id = ${dealId}

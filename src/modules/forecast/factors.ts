@@ -15,6 +15,7 @@
  * The lead's activity is the latest of: its last_activity_at (notes, follow-ups …), its intent
  * signals and its activity-feed entries, each only up to `now` (so a fixed clock sees the past).
  */
+import { feedEntries, intentSignals, leads } from '../../db/schema';
 import { sql, type SQL } from 'drizzle-orm';
 
 export const FACTORS = {
@@ -44,10 +45,10 @@ export function forecastInputs(now: Date): SQL {
   return sql`
     cross join lateral (
       select greatest(
-        (select l.last_activity_at from leads l where l.id = d.lead_id and l.last_activity_at <= ${at}),
-        (select max(i.occurred_at) from intent_signals i
+        (select l.last_activity_at from ${leads} l where l.id = d.lead_id and l.last_activity_at <= ${at}),
+        (select max(i.occurred_at) from ${intentSignals} i
           where i.organization_id = d.organization_id and i.lead_id = d.lead_id and i.occurred_at <= ${at}),
-        (select max(fe.created_at) from feed_entries fe
+        (select max(fe.created_at) from ${feedEntries} fe
           where fe.organization_id = d.organization_id and fe.model_type = 'lead' and fe.model_id = d.lead_id
             and fe.created_at <= ${at})
       ) as last_activity,

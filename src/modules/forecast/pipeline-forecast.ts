@@ -4,16 +4,16 @@
  */
 import type { z } from '@hono/zod-openapi';
 import { ilike, sql } from 'drizzle-orm';
-import { deals } from '../../db/schema';
+import { deals, stages, users, dealCloseMonthCounts, dealForecasts } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { containsPattern, defineList } from '../../core/list';
 import { dayOf } from './factors';
 import { contributorFilters, type PipelineForecastQuery } from './schemas';
 
-const latestWeighted = sql<number>`coalesce((select f.weighted_value from deal_forecasts f
+const latestWeighted = sql<number>`coalesce((select f.weighted_value from ${dealForecasts} f
   where f.organization_id = "deals"."organization_id" and f.deal_id = "deals"."id"
   order by f.snapshot_date desc limit 1), 0)`;
-const latestProbability = sql<number>`coalesce((select f.probability from deal_forecasts f
+const latestProbability = sql<number>`coalesce((select f.probability from ${dealForecasts} f
   where f.organization_id = "deals"."organization_id" and f.deal_id = "deals"."id"
   order by f.snapshot_date desc limit 1), 0)`;
 
@@ -44,7 +44,7 @@ export async function pipelineForecast(ctx: TenantContext, query: z.output<typeo
       coalesce(sum(r.weighted_sum) filter (where r.outcome = 'open'), 0) as weighted_pipeline,
       coalesce(sum(r.delta) filter (where r.outcome <> 'lost'), 0)::int as deal_count
     from periods p
-    left join deal_close_month_counts r on r.organization_id = ${ctx.orgId}
+    left join ${dealCloseMonthCounts} r on r.organization_id = ${ctx.orgId}
       and r.month >= p.start_date and r.month < p.next_start
       ${query.pipeline_id === undefined ? sql`` : sql`and r.pipeline_id = ${query.pipeline_id}`}
     group by p.start_date, p.next_start
@@ -85,9 +85,9 @@ export const contributorList = defineList({
           owner_id: deals.ownerId,
           owner_name: sql<
             string | null
-          >`(select u.first_name || coalesce(' ' || u.last_name, '') from users u where u.id = "deals"."owner_id")`,
+          >`(select u.first_name || coalesce(' ' || u.last_name, '') from ${users} u where u.id = "deals"."owner_id")`,
           stage_id: deals.stageId,
-          stage_name: sql<string>`(select s.name from stages s where s.id = "deals"."stage_id")`,
+          stage_name: sql<string>`(select s.name from ${stages} s where s.id = "deals"."stage_id")`,
           outcome: deals.outcome,
           expected_close_date: deals.expectedCloseDate,
           value: deals.value,

@@ -10,6 +10,7 @@
  * or before M's first day, for deals that snapshot expected to close in M (lost ones count 0);
  * actual = the value of deals closed won in M (closed_at); error = forecast − actual.
  */
+import { deals, dealForecasts, stages } from '../../db/schema';
 import type { z } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
 import type { TenantContext } from '../../db/tenant';
@@ -44,10 +45,10 @@ export async function dealsAtRisk(ctx: TenantContext, query: z.output<typeof AtR
       select d.id as deal_id, d.title, d.lead_id, d.owner_id, d.pipeline_id, d.stage_id, s.name as stage_name, d.value,
         round(d.value * s.probability::numeric, 2) as value_at_risk, x.days_in_stage, s.max_days_in_stage,
         d.expected_close_date::text as expected_close_date, x.last_activity, x.stalled, x.overdue, x.idle,
-        (select max(f.value) from deal_forecasts f where f.organization_id = d.organization_id and f.deal_id = d.id
+        (select max(f.value) from ${dealForecasts} f where f.organization_id = d.organization_id and f.deal_id = d.id
           and f.taken_at >= ${at} - make_interval(days => ${NO_ACTIVITY_DAYS}) and f.taken_at <= ${at}) as peak_value
-      from deals d
-      join stages s on s.id = d.stage_id
+      from ${deals} d
+      join ${stages} s on s.id = d.stage_id
       ${forecastInputs(now)}
       where d.organization_id = ${ctx.orgId} and d.outcome = 'open'
         ${query.pipeline_id === undefined ? sql`` : sql`and d.pipeline_id = ${query.pipeline_id}`}
@@ -101,14 +102,14 @@ export async function forecastAccuracy(ctx: TenantContext, query: z.output<typeo
     select m.month_start::text as month_start,
       coalesce((
         select sum(case when f.outcome = 'lost' then 0 else f.weighted_value end) from (
-          select distinct on (f.deal_id) f.* from deal_forecasts f
+          select distinct on (f.deal_id) f.* from ${dealForecasts} f
           where f.organization_id = ${ctx.orgId} and f.snapshot_date <= m.month_start ${pipeline('f.pipeline_id')}
           order by f.deal_id, f.snapshot_date desc
         ) f
         where f.expected_close_date >= m.month_start and f.expected_close_date < (m.month_start + interval '1 month')::date
       ), 0) as forecast,
       coalesce((
-        select sum(d.value) from deals d
+        select sum(d.value) from ${deals} d
         where d.organization_id = ${ctx.orgId} and d.outcome = 'won' ${pipeline('d.pipeline_id')}
           and d.closed_at >= (m.month_start::timestamp at time zone 'UTC')
           and d.closed_at < ((m.month_start + interval '1 month')::timestamp at time zone 'UTC')

@@ -6,7 +6,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../../db/client';
 import { openDatabase } from '../../db/client';
-import { forecastSnapshotRuns } from '../../db/schema';
+import { forecastSnapshotRuns, deals, stages, dealForecasts } from '../../db/schema';
 import type { Bindings } from '../../env';
 import { readConfig } from '../../env';
 import { adjustedProbability, appliedFactors, baseProbability, dayOf, forecastInputs } from './factors';
@@ -18,13 +18,13 @@ import { adjustedProbability, appliedFactors, baseProbability, dayOf, forecastIn
  */
 export async function recordForecasts(db: Queryable, now: Date, where: SQL, replace = true): Promise<number> {
   const result = await db.execute(sql`
-    insert into deal_forecasts (organization_id, deal_id, pipeline_id, snapshot_date, taken_at, stage_id, outcome,
+    insert into ${dealForecasts} (organization_id, deal_id, pipeline_id, snapshot_date, taken_at, stage_id, outcome,
       value, expected_close_date, base_probability, probability, weighted_value, factors, days_in_stage)
     select d.organization_id, d.id, d.pipeline_id, ${dayOf(now)}::date, ${now.toISOString()}::timestamptz, d.stage_id,
       d.outcome, d.value, d.expected_close_date, ${baseProbability}, p.probability,
       round(d.value * p.probability::numeric, 2), ${appliedFactors}, x.days_in_stage
-    from deals d
-    join stages s on s.id = d.stage_id
+    from ${deals} d
+    join ${stages} s on s.id = d.stage_id
     ${forecastInputs(now)}
     cross join lateral (select ${adjustedProbability} as probability) p
     where ${where}
