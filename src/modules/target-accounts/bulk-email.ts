@@ -11,7 +11,7 @@
  * records, which the mail sender's handler delivers idempotently.
  */
 import { sql } from 'drizzle-orm';
-import { targetAccounts } from '../../db/schema';
+import { targetAccounts, companies, contacts, targetAccountContacts } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import { ApiError, NotFound, ValidationFailed } from '../../core/errors';
 import type { SendBulkEmailInput } from './schemas';
@@ -47,13 +47,13 @@ type Recipients = {
 /** The recipients, checked in one statement: given ids must be live contacts of the account's company with an email. */
 export async function resolveRecipients(ctx: TenantContext, accountId: number, contactIds: number[] | undefined) {
   const chosen = contactIds
-    ? sql`select c.id, c.email from contacts c, target where c.organization_id = ${ctx.orgId} and c.id = any(${sql.param(contactIds)}::bigint[])
+    ? sql`select c.id, c.email from ${contacts} c, target where c.organization_id = ${ctx.orgId} and c.id = any(${sql.param(contactIds)}::bigint[])
         and c.company_id = target.company_id and c.deleted_at is null and c.email is not null`
-    : sql`select c.id, c.email from contacts c join target_account_contacts s on s.contact_id = c.id, target
+    : sql`select c.id, c.email from ${contacts} c join ${targetAccountContacts} s on s.contact_id = c.id, target
         where s.target_account_id = target.id and c.deleted_at is null and c.email is not null`;
   const result = await ctx.db.execute<Recipients>(sql`
     with target as (
-      select t.id, t.company_id from ${targetAccounts} t join companies co on co.id = t.company_id and co.deleted_at is null
+      select t.id, t.company_id from ${targetAccounts} t join ${companies} co on co.id = t.company_id and co.deleted_at is null
       where t.organization_id = ${ctx.orgId} and t.id = ${accountId}
     ), chosen as (${chosen})
     select exists (select 1 from target) as found,

@@ -7,7 +7,7 @@ import { z } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
 import { defineFields, storedAs } from '../../core/field-table';
 import { isoTimestamp, nullishAs, positiveId, timestamp } from '../../core/schemas';
-import { targetAccounts } from '../../db/schema';
+import { targetAccounts, companies } from '../../db/schema';
 import { HEALTH_BANDS, healthJson, type HealthJson, presentHealth } from './health';
 import { AccountHealth } from './health-schema';
 
@@ -50,7 +50,7 @@ export const targetAccountFields = defineFields(
       create: positiveId.openapi({ type: 'integer', example: 3 }),
     },
     company_name: {
-      select: sql<string>`(select c.company_name from companies c where c.id = ${targetAccounts.companyId})`,
+      select: sql<string>`(select c.company_name from ${companies} c where c.id = ${targetAccounts.companyId})`,
       description: 'The company’s name (read-only)',
       read: z.string(),
     },

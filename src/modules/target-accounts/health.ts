@@ -10,7 +10,7 @@
  * health in its one statement. `now()` is the transaction's clock.
  */
 import { sql, type SQL } from 'drizzle-orm';
-import { targetAccounts } from '../../db/schema';
+import { targetAccounts, meetings, intentSignals, deals, contacts, leads } from '../../db/schema';
 
 export const SIGNAL_WINDOW_DAYS = 30;
 export const POINTS_PER_SIGNAL = 5;
@@ -41,14 +41,14 @@ const company = targetAccounts.companyId;
 const accountIds = sql`(select contacts_of.contact_ids, contacts_of.other_lead_ids, deals_of.open_deals, deals_of.won_deals
     from (select array_agg(c.id) as contact_ids,
           array_agg(distinct l.id) filter (where l.id is not null and l.company_id is distinct from ${company}) as other_lead_ids
-        from contacts c left join leads l on l.id = c.lead_id and l.organization_id = ${org} and l.deleted_at is null
+        from ${contacts} c left join ${leads} l on l.id = c.lead_id and l.organization_id = ${org} and l.deleted_at is null
         where c.organization_id = ${org} and c.company_id = ${company} and c.deleted_at is null) contacts_of
       cross join lateral (select count(*) filter (where x.outcome = 'open')::int as open_deals,
           count(*) filter (where x.outcome = 'won')::int as won_deals
-        from (select d.outcome from deals d
+        from (select d.outcome from ${deals} d
             where d.organization_id = ${org} and d.lead_company_id = ${company} and d.outcome in ('open', 'won')
           union all
-          select d.outcome from deals d
+          select d.outcome from ${deals} d
             where d.organization_id = ${org} and d.lead_id = any(contacts_of.other_lead_ids) and d.outcome in ('open', 'won')) x) deals_of
     offset 0) acc`;
 
@@ -70,11 +70,11 @@ const meetingCounts = sql`m.organization_id = ${org} and m.status in (1, 2, 3)
 export const healthLateral = sql`(select sig.signal_count, sig.last_signal_at, mt.meeting_count, acc.open_deals, acc.won_deals
   from ${accountIds}
   cross join lateral (select
-      (select count(*) from intent_signals s where ${companySignals} and ${signalInWindow})::int
-        + (select count(*) from intent_signals s where ${otherLeadSignals} and ${signalInWindow})::int as signal_count,
-      greatest((select max(s.occurred_at) from intent_signals s where ${companySignals}),
-        (select max(s.occurred_at) from intent_signals s where ${otherLeadSignals})) as last_signal_at) sig
-  cross join lateral (select count(*)::int as meeting_count from meetings m where ${meetingCounts}) mt
+      (select count(*) from ${intentSignals} s where ${companySignals} and ${signalInWindow})::int
+        + (select count(*) from ${intentSignals} s where ${otherLeadSignals} and ${signalInWindow})::int as signal_count,
+      greatest((select max(s.occurred_at) from ${intentSignals} s where ${companySignals}),
+        (select max(s.occurred_at) from ${intentSignals} s where ${otherLeadSignals})) as last_signal_at) sig
+  cross join lateral (select count(*)::int as meeting_count from ${meetings} m where ${meetingCounts}) mt
   ) as health`;
 
 const signalPoints = sql`least(${SIGNAL_POINTS_MAX}, ${POINTS_PER_SIGNAL} * health.signal_count)`;

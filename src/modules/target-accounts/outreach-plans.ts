@@ -6,7 +6,7 @@
 import type { z } from '@hono/zod-openapi';
 import { eq, ilike, or, sql } from 'drizzle-orm';
 import { referencesExist } from '../../db/references';
-import { outreachPlans, targetAccounts } from '../../db/schema';
+import { outreachPlans, targetAccounts, companies } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { NotFound } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
@@ -58,7 +58,7 @@ export const outreachPlanList = defineList({
     where: tenantWhere(
       ctx,
       outreachPlans,
-      sql`exists (select 1 from ${targetAccounts} t join companies c on c.id = t.company_id and c.deleted_at is null
+      sql`exists (select 1 from ${targetAccounts} t join ${companies} c on c.id = t.company_id and c.deleted_at is null
         where t.id = ${outreachPlans.targetAccountId})`,
     ),
   }),
@@ -83,7 +83,7 @@ export async function listOutreachPlans(
           ctx,
           targetAccounts,
           eq(targetAccounts.id, accountId),
-          sql`exists (select 1 from companies c where c.id = ${targetAccounts.companyId} and c.deleted_at is null)`,
+          sql`exists (select 1 from ${companies} c where c.id = ${targetAccounts.companyId} and c.deleted_at is null)`,
         ),
       );
     if (!account) throw new NotFound('Target account', accountId);

@@ -4,7 +4,7 @@
  * role replaced when a role is given; a new one answers 201.
  */
 import { sql } from 'drizzle-orm';
-import { targetAccountContacts, targetAccounts } from '../../db/schema';
+import { targetAccountContacts, targetAccounts, contacts, companies } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import { NotFound, ValidationFailed } from '../../core/errors';
 import { isoTimestamp } from '../../core/schemas';
@@ -38,7 +38,7 @@ export const stakeholdersOf = sql<StakeholderRow[]>`(select coalesce(json_agg(js
     'id', s.id, 'target_account_id', s.target_account_id, 'contact_id', s.contact_id, 'contact_name', c.name,
     'contact_email', c.email, 'designation', c.designation, 'stakeholder_role', s.stakeholder_role,
     'created_at', s.created_at, 'updated_at', s.updated_at) order by s.id), '[]'::json)
-  from target_account_contacts s join contacts c on c.id = s.contact_id
+  from ${targetAccountContacts} s join ${contacts} c on c.id = s.contact_id
   where s.target_account_id = ${targetAccounts.id})`;
 
 /**
@@ -48,9 +48,9 @@ export const stakeholdersOf = sql<StakeholderRow[]>`(select coalesce(json_agg(js
 export async function checkAccountContact(ctx: TenantContext, accountId: number, contactId: number, field: string) {
   const result = await ctx.db.execute<{ company_id: number | string; contact_ok: boolean }>(sql`
     select t.company_id, exists (
-      select 1 from contacts c where c.organization_id = ${ctx.orgId} and c.id = ${contactId}
+      select 1 from ${contacts} c where c.organization_id = ${ctx.orgId} and c.id = ${contactId}
         and c.company_id = t.company_id and c.deleted_at is null) as contact_ok
-    from ${targetAccounts} t join companies co on co.id = t.company_id and co.deleted_at is null
+    from ${targetAccounts} t join ${companies} co on co.id = t.company_id and co.deleted_at is null
     where t.organization_id = ${ctx.orgId} and t.id = ${accountId}`);
   const row = result.rows[0];
   if (!row) throw new NotFound('Target account', accountId);
@@ -73,7 +73,7 @@ export async function addStakeholder(ctx: TenantContext, accountId: number, inpu
     )
     select saved.id, saved.target_account_id, saved.contact_id, c.name as contact_name, c.email as contact_email,
       c.designation, saved.stakeholder_role, saved.created_at, saved.updated_at, saved.inserted
-    from saved join contacts c on c.id = saved.contact_id`);
+    from saved join ${contacts} c on c.id = saved.contact_id`);
   const { inserted, ...row } = result.rows[0];
   return { stakeholder: presentStakeholder(row), inserted: inserted === true };
 }
