@@ -7,7 +7,7 @@ import { and, eq, ilike, isNull, sql } from 'drizzle-orm';
 import { NotFound } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
-import { intentAlerts, leads, type IntentReason } from '../../db/schema';
+import { intentAlerts, leads, type IntentReason, intentSignals, leadIntentScores } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { alertListFilters, type HotLeadsQuery } from './schemas';
 import { pointsNow, withinHorizon } from './scoring';
@@ -87,16 +87,16 @@ export const listAlerts = alertList.run;
 export async function acknowledgeAlert(ctx: TenantContext, id: number) {
   const result = await ctx.db.execute<AlertRow>(sql`
     with updated as (
-      update intent_alerts set
+      update ${intentAlerts} set
         acknowledged_at = coalesce(acknowledged_at, now()),
         acknowledged_by = case when acknowledged_at is null then ${ctx.userId}::bigint else acknowledged_by end
       where organization_id = ${ctx.orgId} and id = ${id}
-        and exists (select 1 from leads l where l.id = intent_alerts.lead_id and l.organization_id = ${ctx.orgId} and l.deleted_at is null)
+        and exists (select 1 from ${leads} l where l.id = intent_alerts.lead_id and l.organization_id = ${ctx.orgId} and l.deleted_at is null)
       returning *
     )
     select u.id, u.lead_id, l.first_name || ' ' || l.last_name as lead_name, l.assigned_to as assigned_to_id,
       u.score, u.reasons, u.created_at, u.acknowledged_at, u.acknowledged_by
-    from updated u join leads l on l.id = u.lead_id`);
+    from updated u join ${leads} l on l.id = u.lead_id`);
   const row = result.rows[0];
   if (!row) throw new NotFound('Intent alert', id);
   return presentAlert(row);
@@ -136,27 +136,27 @@ type HotLeadRow = {
 export async function hotLeads(ctx: TenantContext, params: z.output<typeof HotLeadsQuery>) {
   const result = await ctx.db.execute<HotLeadRow>(sql`
     select st.lead_id, l.first_name, l.last_name, l.email, l.assigned_to, st.last_crossed_at, scored.score, scored.top, recent.signals as recent
-    from lead_intent_scores st
-    join leads l on l.id = st.lead_id and l.organization_id = st.organization_id and l.deleted_at is null
+    from ${leadIntentScores} st
+    join ${leads} l on l.id = st.lead_id and l.organization_id = st.organization_id and l.deleted_at is null
     cross join lateral (
       select coalesce(sum(c.points), 0)::float8 as score,
         coalesce(jsonb_path_query_array(jsonb_agg(jsonb_build_object('signal_type', c.signal_type,
           'age_seconds', greatest(extract(epoch from now() - c.occurred_at), 0), 'points', round(c.points::numeric, 1))
           order by c.points desc), '$[0 to 2]'), '[]'::jsonb) as top
-      from (select s.signal_type, s.occurred_at, ${pointsNow('s')} as points from intent_signals s
+      from (select s.signal_type, s.occurred_at, ${pointsNow('s')} as points from ${intentSignals} s
             where s.organization_id = st.organization_id and s.lead_id = st.lead_id and ${withinHorizon('s')}) c
     ) scored
     cross join lateral (
       select coalesce(jsonb_agg(to_jsonb(r) order by r.occurred_at desc, r.id desc), '[]'::jsonb) as signals
       from (select s.id, s.lead_id, s.signal_type, s.signal_detail, s.source, s.occurred_at, s.created_at
-            from intent_signals s where s.organization_id = st.organization_id and s.lead_id = st.lead_id
+            from ${intentSignals} s where s.organization_id = st.organization_id and s.lead_id = st.lead_id
             order by s.occurred_at desc, s.id desc limit 5) r
     ) recent
     where st.organization_id = ${ctx.orgId} and st.hot_until > now()
       ${params.assigned_to_id ? sql`and l.assigned_to = ${params.assigned_to_id}` : sql``}
       ${
         params.signal_type
-          ? sql`and exists (select 1 from intent_signals x where x.organization_id = st.organization_id
+          ? sql`and exists (select 1 from ${intentSignals} x where x.organization_id = st.organization_id
               and x.lead_id = st.lead_id and x.signal_type = ${params.signal_type} and x.occurred_at > now() - interval '30 days')`
           : sql``
       }

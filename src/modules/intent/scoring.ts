@@ -6,6 +6,7 @@
  * rise when signals are added, so an upward crossing can only happen in a rescoring, which is
  * where alerts are created: once per crossing, never per signal.
  */
+import { leads, notifications, intentAlerts, leadIntentScores, intentSignals } from '../../db/schema';
 import { sql, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../../db/client';
 import { NOTIFICATION_TYPES } from '../notifications/service';
@@ -87,7 +88,7 @@ export async function rescoreLeads(db: Queryable, orgId: number, leadIds: number
   const result = await db.execute<{ lead_id: string; score: number; hot: boolean; alert_id: string | null }>(sql`
     with contributions as (
       select s.lead_id, s.signal_type, s.occurred_at, ${pointsNow('s')} as points
-      from intent_signals s
+      from ${intentSignals} s
       where s.organization_id = ${orgId} and s.lead_id = any(${ids}::bigint[]) and ${withinHorizon('s')}
     ),
     scored as (
@@ -100,7 +101,7 @@ export async function rescoreLeads(db: Queryable, orgId: number, leadIds: number
       group by c.lead_id
     ),
     upserted as (
-      insert into lead_intent_scores as st (organization_id, lead_id, score, scored_at, hot_until, last_crossed_at)
+      insert into ${leadIntentScores} as st (organization_id, lead_id, score, scored_at, hot_until, last_crossed_at)
       select ${orgId}, sc.lead_id, sc.score, now(),
         case when sc.score >= ${threshold}
           then now() + make_interval(secs => ${HALF_LIFE_SECONDS}::float8 * ln(sc.score / ${threshold}) / ln(2::float8)) end,
@@ -116,18 +117,18 @@ export async function rescoreLeads(db: Queryable, orgId: number, leadIds: number
       returning st.lead_id, st.score, st.hot_until, st.last_crossed_at is not distinct from statement_timestamp() as crossed
     ),
     alerts as (
-      insert into intent_alerts (organization_id, lead_id, score, reasons)
+      insert into ${intentAlerts} (organization_id, lead_id, score, reasons)
       select ${orgId}, u.lead_id, u.score, sc.reasons
       from upserted u join scored sc on sc.lead_id = u.lead_id
       where u.crossed
       returning id, lead_id, score
     ),
     notices as (
-      insert into notifications (organization_id, user_id, type_id, title, data)
+      insert into ${notifications} (organization_id, user_id, type_id, title, data)
       select ${orgId}, l.assigned_to, ${INTENT_ALERT_NOTIFICATION_TYPE}::smallint,
         'Hot lead: ' || l.first_name || ' ' || l.last_name,
         jsonb_build_object('lead_id', a.lead_id, 'intent_alert_id', a.id, 'intent_score', round(a.score::numeric, 2))
-      from alerts a join leads l on l.id = a.lead_id and l.organization_id = ${orgId}
+      from alerts a join ${leads} l on l.id = a.lead_id and l.organization_id = ${orgId}
       where l.assigned_to is not null and l.deleted_at is null
     )
     select u.lead_id, u.score, coalesce(u.hot_until > now(), false) as hot, a.id as alert_id

@@ -7,7 +7,7 @@ import { and, eq, ilike, sql } from 'drizzle-orm';
 import { NotFound } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
-import { intentSignals } from '../../db/schema';
+import { intentSignals, leads } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { requireLead } from '../leads/access';
 import { rescoreLeads } from './scoring';
@@ -41,10 +41,10 @@ export function presentSignal(row: SignalRow) {
  */
 export async function recordSignal(ctx: TenantContext, input: SignalInput, defaultSource: string) {
   const inserted = await ctx.db.execute<SignalRow>(sql`
-    insert into intent_signals (organization_id, lead_id, signal_type, signal_detail, source, occurred_at)
+    insert into ${intentSignals} (organization_id, lead_id, signal_type, signal_detail, source, occurred_at)
     select ${ctx.orgId}, l.id, ${input.signal_type}, ${JSON.stringify(input.signal_detail ?? {})}::jsonb,
       ${input.source ?? defaultSource}, coalesce(${input.occurred_at?.toISOString() ?? null}::timestamptz, now())
-    from leads l
+    from ${leads} l
     where l.organization_id = ${ctx.orgId} and l.id = ${input.lead_id} and l.deleted_at is null
     returning id, lead_id, signal_type, signal_detail, source, occurred_at, created_at`);
   const row = inserted.rows[0];
@@ -89,7 +89,7 @@ export const LeadSignalsQuery = signalList.query;
  * costs the second statement that tells "no signals" from "no such lead".
  */
 export async function listLeadSignals(ctx: TenantContext, leadId: number, params: z.output<typeof LeadSignalsQuery>) {
-  const liveLead = sql`exists (select 1 from leads l where l.id = ${leadId} and l.organization_id = ${ctx.orgId} and l.deleted_at is null)`;
+  const liveLead = sql`exists (select 1 from ${leads} l where l.id = ${leadId} and l.organization_id = ${ctx.orgId} and l.deleted_at is null)`;
   const page = await signalList.run(ctx, params, { where: and(eq(intentSignals.leadId, leadId), liveLead) });
   if (page.rows.length === 0) await requireLead(ctx, leadId);
   return page;

@@ -6,6 +6,7 @@
  * inserts nothing. The third open of one token adds an email_opened_3x signal, once per token
  * (dedupe_key `open3x:<token hash>`).
  */
+import { intentSignals, leads } from '../../db/schema';
 import { sql } from 'drizzle-orm';
 import type { Transaction } from '../../db/client';
 import type { TrackingHit } from '../../jobs/messages';
@@ -53,14 +54,14 @@ export async function recordHits(tx: Transaction, orgId: number, hits: TrackingH
         as h(hit_id text, kind text, lead_id bigint, token_hash text, campaign text, target_url text, at timestamptz)
     ),
     inserted as (
-      insert into intent_signals (organization_id, lead_id, signal_type, signal_detail, source, occurred_at, dedupe_key)
+      insert into ${intentSignals} (organization_id, lead_id, signal_type, signal_detail, source, occurred_at, dedupe_key)
       select ${orgId}, h.lead_id,
         case h.kind when 'open' then 'email_opened' else 'link_clicked' end,
         jsonb_strip_nulls(jsonb_build_object('token_hash', h.token_hash, 'campaign', h.campaign, 'target_url', h.target_url)),
         case h.kind when 'open' then 'tracking_pixel' else 'tracking_link' end,
         least(h.at, now()), 'hit:' || h.hit_id
       from hits h
-      join leads l on l.id = h.lead_id and l.organization_id = ${orgId} and l.deleted_at is null
+      join ${leads} l on l.id = h.lead_id and l.organization_id = ${orgId} and l.deleted_at is null
       on conflict (organization_id, dedupe_key) do nothing
       returning lead_id, signal_type, signal_detail->>'token_hash' as token_hash, occurred_at
     ),
@@ -68,7 +69,7 @@ export async function recordHits(tx: Transaction, orgId: number, hits: TrackingH
       select o.token_hash, o.lead_id, count(*) as opens, max(o.occurred_at) as last_open
       from (
         select s.signal_detail->>'token_hash' as token_hash, s.lead_id, s.occurred_at
-        from intent_signals s
+        from ${intentSignals} s
         where s.organization_id = ${orgId} and s.signal_type = 'email_opened'
           and s.signal_detail->>'token_hash' in (select h.token_hash from hits h where h.kind = 'open')
         union all
@@ -78,7 +79,7 @@ export async function recordHits(tx: Transaction, orgId: number, hits: TrackingH
       having count(*) >= ${OPENS_FOR_3X}
     ),
     thrice as (
-      insert into intent_signals (organization_id, lead_id, signal_type, signal_detail, source, occurred_at, dedupe_key)
+      insert into ${intentSignals} (organization_id, lead_id, signal_type, signal_detail, source, occurred_at, dedupe_key)
       select ${orgId}, o.lead_id, 'email_opened_3x', jsonb_build_object('token_hash', o.token_hash, 'opens', o.opens),
         'tracking_pixel', o.last_open, 'open3x:' || o.token_hash
       from opens o
