@@ -241,7 +241,7 @@ describe('POST /api/v1/lead', () => {
     ).toBe(false);
     expect(statements, statements.join('\n---\n')).toHaveLength(2);
     expect(statements[0]).toMatch(/set_config\('app.organization_id'/);
-    expect(statements[1]).toMatch(/insert into leads/);
+    expect(statements[1]).toMatch(/insert into "?leads"?/);
     // A duplicate is refused after the read: no insert.
     const email = uniqueEmail('budget-dup');
     await ingest(warm.key, { email });

@@ -6,6 +6,7 @@
  * custom fields hint at (keys employee_size, employees, company_size, headcount,
  * employee_count). Nothing is guessed: a value no evidence supports is reported as unresolved.
  */
+import { contacts, leads } from '../../db/schema';
 import { sql } from 'drizzle-orm';
 import type { Transaction } from '../../db/client';
 import { bandOfHint, EMPLOYEE_SIZES, type EmployeeSize, FREE_MAIL_DOMAINS, websiteDomain } from './firmographics';
@@ -48,10 +49,10 @@ function domainOfEmail(email: string | null): string | null {
 async function peopleDomain(tx: Transaction, company: CompanyFacts): Promise<string | null> {
   const result = await tx.execute<{ domain: string }>(sql`
     select domain from (
-      select ${emailDomain('email')} as domain from leads
+      select ${emailDomain('email')} as domain from ${leads}
       where organization_id = ${company.orgId} and deleted_at is null and company_id = ${company.id} and email is not null
       union all
-      select ${emailDomain('email')} from contacts
+      select ${emailDomain('email')} from ${contacts}
       where organization_id = ${company.orgId} and deleted_at is null and company_id = ${company.id} and email is not null
     ) as emails
     where domain <> '' and not (domain = any(${sql.param([...FREE_MAIL_DOMAINS])}::text[]))
@@ -76,12 +77,12 @@ const commonest = (column: string) =>
 async function gatherEvidence(tx: Transaction, company: CompanyFacts, domain: string | null): Promise<Evidence> {
   const result = await tx.execute<Evidence>(sql`
     with people_leads as (
-      select industry, country, city, custom_fields from leads
+      select industry, country, city, custom_fields from ${leads}
       where organization_id = ${company.orgId} and deleted_at is null
         and (company_id = ${company.id} or (${domain}::text is not null
           and (${emailDomain('email')} = ${domain}::text or ${leadWebsiteDomain} = ${domain}::text)))
     ), people_contacts as (
-      select id from contacts
+      select id from ${contacts}
       where organization_id = ${company.orgId} and deleted_at is null
         and (company_id = ${company.id} or (${domain}::text is not null and ${emailDomain('email')} = ${domain}::text))
     )

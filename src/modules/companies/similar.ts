@@ -8,6 +8,7 @@
  *   - each shared summary keyword (a word of 4+ letters or digits, stop words left out): 0.5, at most 1
  * Companies scoring 0 are left out; ties go to the lower id. One statement.
  */
+import { companies } from '../../db/schema';
 import { sql } from 'drizzle-orm';
 import type { TenantContext } from '../../db/tenant';
 import { NotFound } from '../../core/errors';
@@ -90,7 +91,7 @@ export async function similarCompanies(ctx: TenantContext, id: number, limit: nu
       select id, lower(industry_type) as industry, employee_size, lower(country) as country,
         array(select distinct lower(t) from unnest(technologies) as t) as technologies,
         array(select distinct w from ${words('summary')} as w where length(w) >= 4 and not (w = any(${sql.param(STOP_WORDS)}::text[]))) as keywords
-      from companies where organization_id = ${ctx.orgId} and id = ${id} and deleted_at is null
+      from ${companies} where organization_id = ${ctx.orgId} and id = ${id} and deleted_at is null
     ), scored as (
       select c.id, c.company_name, c.industry_type, c.employee_size, c.country,
         coalesce(lower(c.industry_type) = t.industry, false) as same_industry,
@@ -98,7 +99,7 @@ export async function similarCompanies(ctx: TenantContext, id: number, limit: nu
         coalesce(lower(c.country) = t.country, false) as same_country,
         array(select distinct lower(x) from unnest(c.technologies) as x where lower(x) = any(t.technologies) order by 1) as shared_technologies,
         array(select distinct w from ${words('c.summary')} as w where w = any(t.keywords) order by 1) as shared_keywords
-      from companies c cross join target t
+      from ${companies} c cross join target t
       where c.organization_id = ${ctx.orgId} and c.deleted_at is null and c.id <> t.id
     ), ranked as (
       select *, (

@@ -5,6 +5,7 @@
  * one statement that finds or creates their tag lookups. Races are settled by the uniqueness
  * indexes: of two concurrent identical submissions one inserts and the other finds the holder.
  */
+import { lookups } from '../../db/schema';
 import { sql } from 'drizzle-orm';
 import type { TenantContext } from '../../db/tenant';
 import { ValidationFailed } from '../../core/errors';
@@ -33,12 +34,12 @@ export async function tagIdsFor(ctx: Pick<TenantContext, 'db' | 'orgId'>, names:
   const result = await ctx.db.execute<{ id: string }>(sql`
     with wanted as (select name from unnest(${sql.param(unique)}::text[]) as name),
     found as (
-      select distinct on (lower(l.name)) l.id, lower(l.name) as key from lookups l
+      select distinct on (lower(l.name)) l.id, lower(l.name) as key from ${lookups} l
       where l.organization_id = ${ctx.orgId} and l.module_name = ${LEAD_LOOKUP_MODULE} and l.type = 'tags' and l.is_active
         and lower(l.name) in (select lower(name) from wanted)
       order by lower(l.name), l.id
     ), created as (
-      insert into lookups (organization_id, module_name, type, name)
+      insert into ${lookups} (organization_id, module_name, type, name)
       select ${ctx.orgId}, ${LEAD_LOOKUP_MODULE}, 'tags', name from wanted where lower(name) not in (select key from found)
       returning id
     )
