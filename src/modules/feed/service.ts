@@ -37,7 +37,7 @@ export interface FeedRows {
  * its entries in the same statement.
  */
 export function feedEntriesFrom(ctx: FeedActor, rows: FeedRows): SQL {
-  return sql`insert into feed_entries (organization_id, model_type, model_id, action, actor_user_id, actor_api_key_id, changes)
+  return sql`insert into ${feedEntries} (organization_id, model_type, model_id, action, actor_user_id, actor_api_key_id, changes)
     select ${ctx.orgId}::bigint, ${rows.modelType}::text, ${rows.modelId}, ${rows.action}::text, ${ctx.userId}::bigint, ${ctx.apiKeyId ?? null}::bigint,
       ${rows.changes ?? sql`'{}'::jsonb`}
     from ${rows.from}`;

@@ -4,6 +4,7 @@
  * key, tags add up). All merged leads are updated by one statement; feed entries record
  * before/after per lead.
  */
+import { leads } from '../../db/schema';
 import { sql } from 'drizzle-orm';
 import type { TenantContext } from '../../db/tenant';
 import { recordFeed } from '../feed/service';
@@ -72,7 +73,7 @@ export async function mergeIntoExistingLeads(
   });
   const before = await readLeads(ctx, ids);
   await ctx.db.execute(sql`
-    update leads set ${patchAssignments}, updated_at = now()
+    update ${leads} set ${patchAssignments}, updated_at = now()
     from jsonb_to_recordset(${JSON.stringify(patches.map((patch) => patch.record))}::jsonb) as p(${recordsetDefinition(patchColumns)})
     where leads.id = p.id and leads.organization_id = ${ctx.orgId} and leads.deleted_at is null`);
   await addLeadTags(

@@ -6,7 +6,7 @@
  */
 import { and, sql, type SQL } from 'drizzle-orm';
 import { referencesExist } from '../../db/references';
-import { leads } from '../../db/schema';
+import { leads, leadTags } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import { ValidationFailed } from '../../core/errors';
 import { leadFilterWhere } from './filters';
@@ -37,7 +37,7 @@ export async function changeLeadStatus(ctx: TenantContext, target: BulkTarget, s
       where ${targetWhere(ctx, target)} and ${leads.status} is distinct from ${status}::int
       for update
     ), changed as (
-      update leads set status = ${status}::int, updated_at = now() from target
+      update ${leads} set status = ${status}::int, updated_at = now() from target
       where leads.id = target.id and leads.organization_id = ${ctx.orgId}
       returning leads.id, target.old
     ), feed as (
@@ -63,7 +63,7 @@ export async function assignLeads(ctx: TenantContext, target: BulkTarget, assign
       where ${targetWhere(ctx, target)} and ${leads.assignedTo} is distinct from ${assignedTo}::bigint
       for update
     ), changed as (
-      update leads set assigned_to = ${assignedTo}::bigint, updated_at = now() from target
+      update ${leads} set assigned_to = ${assignedTo}::bigint, updated_at = now() from target
       where leads.id = target.id and leads.organization_id = ${ctx.orgId}
       returning leads.id, target.old, leads.first_name || ' ' || leads.last_name as name
     ), feed as (
@@ -103,12 +103,12 @@ export async function addTagsToLeads(ctx: TenantContext, target: BulkTarget, tag
     with target as (
       select ${leads.id} as id from ${leads} where ${targetWhere(ctx, target)}
     ), added as (
-      insert into lead_tags (organization_id, lead_id, tag_id)
+      insert into ${leadTags} (organization_id, lead_id, tag_id)
       select ${ctx.orgId}, target.id, tag from target cross join unnest(${sql.param(tagIds)}::bigint[]) as tag
       on conflict do nothing
       returning lead_id, tag_id
     ), existing as (
-      select lt.lead_id, lt.tag_id from lead_tags lt
+      select lt.lead_id, lt.tag_id from ${leadTags} lt
       where lt.organization_id = ${ctx.orgId} and lt.lead_id in (select lead_id from added)
     ), changes as (
       select lead_id as id,
@@ -117,7 +117,7 @@ export async function addTagsToLeads(ctx: TenantContext, target: BulkTarget, tag
       from (select lead_id, tag_id, true as is_new from added union all select lead_id, tag_id, false from existing) as pairs
       group by lead_id
     ), touched as (
-      update leads set updated_at = now() where leads.organization_id = ${ctx.orgId} and leads.id in (select id from changes)
+      update ${leads} set updated_at = now() where leads.organization_id = ${ctx.orgId} and leads.id in (select id from changes)
     ), feed as (
       ${feedEntriesFrom(ctx, {
         from: sql`changes`,
@@ -144,11 +144,11 @@ export async function setLeadTags(ctx: TenantContext, target: BulkTarget, tags: 
     with target as (
       select ${leads.id} as id from ${leads} where ${targetWhere(ctx, target)}
     ), removed as (
-      delete from lead_tags
+      delete from ${leadTags}
       where lead_tags.organization_id = ${ctx.orgId} and lead_tags.lead_id in (select id from target) and not (lead_tags.tag_id = any(${wanted}))
       returning lead_id, tag_id
     ), added as (
-      insert into lead_tags (organization_id, lead_id, tag_id)
+      insert into ${leadTags} (organization_id, lead_id, tag_id)
       select ${ctx.orgId}, target.id, tag from target cross join unnest(${wanted}) as tag
       on conflict do nothing
       returning lead_id, tag_id
@@ -159,7 +159,7 @@ export async function setLeadTags(ctx: TenantContext, target: BulkTarget, tags: 
       from (select lead_id, tag_id, true as is_removed from removed union all select lead_id, tag_id, false from added) as pairs
       group by lead_id
     ), touched as (
-      update leads set updated_at = now() where leads.organization_id = ${ctx.orgId} and leads.id in (select id from changes)
+      update ${leads} set updated_at = now() where leads.organization_id = ${ctx.orgId} and leads.id in (select id from changes)
     ), feed as (
       ${feedEntriesFrom(ctx, {
         from: sql`changes`,

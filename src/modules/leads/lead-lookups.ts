@@ -5,7 +5,7 @@
  * resolve inactive lookups too (old records stay readable); only active ones may be written.
  */
 import { eq, sql, type SQL } from 'drizzle-orm';
-import { lookups } from '../../db/schema';
+import { lookups, leadTags } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { LEAD_LOOKUP_MODULE } from '../lookups/defaults';
 
@@ -65,10 +65,10 @@ export function leadLookupsFromRows(rows: LeadLookupRow[]): LeadLookups {
 export function leadLookupLabel(type: ValueLookupType, value: SQL, organizationId: SQL): SQL<string | null> {
   return sql<
     string | null
-  >`(select lk.name from lookups lk where lk.organization_id = ${organizationId} and lk.module_name = ${LEAD_LOOKUP_MODULE} and lk.type = ${type} and lk.value = ${value} limit 1)`;
+  >`(select lk.name from ${lookups} lk where lk.organization_id = ${organizationId} and lk.module_name = ${LEAD_LOOKUP_MODULE} and lk.type = ${type} and lk.value = ${value} limit 1)`;
 }
 
 /** SQL: the tags of the lead `leadId` as a JSON array of {id, name, color}, in id order. */
 export function leadTagRefs(leadId: SQL): SQL<{ id: number; name: string; color: string | null }[]> {
-  return sql`coalesce((select json_agg(json_build_object('id', tg.id, 'name', tg.name, 'color', tg.color_code) order by tg.id) from lead_tags lt join lookups tg on tg.id = lt.tag_id where lt.lead_id = ${leadId}), '[]'::json)`;
+  return sql`coalesce((select json_agg(json_build_object('id', tg.id, 'name', tg.name, 'color', tg.color_code) order by tg.id) from ${leadTags} lt join ${lookups} tg on tg.id = lt.tag_id where lt.lead_id = ${leadId}), '[]'::json)`;
 }

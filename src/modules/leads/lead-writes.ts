@@ -2,6 +2,7 @@
  * Pieces shared by the lead write paths (batch create, merge, update): folding rows, company
  * links and tag pairs.
  */
+import { leadTags } from '../../db/schema';
 import { sql } from 'drizzle-orm';
 import type { TenantContext } from '../../db/tenant';
 import { type LeadFieldName, leadFields } from './fields';
@@ -60,7 +61,7 @@ export async function addLeadTags(
 ): Promise<void> {
   if (pairs.length === 0) return;
   await ctx.db.execute(sql`
-    insert into lead_tags (organization_id, lead_id, tag_id)
+    insert into ${leadTags} (organization_id, lead_id, tag_id)
     select ${ctx.orgId}, p.lead_id, p.tag_id from jsonb_to_recordset(${JSON.stringify(pairs.map((p) => ({ lead_id: p.leadId, tag_id: p.tagId })))}::jsonb)
       as p(lead_id bigint, tag_id bigint)
     on conflict do nothing`);

@@ -161,7 +161,7 @@ export async function ensureCompanies(
   if (byKey.size === 0) return new Map();
   // The partial unique index on (organization_id, lower(company_name)) makes this race-free.
   await ctx.db.execute(sql`
-    insert into companies (organization_id, company_name, created_by)
+    insert into ${companies} (organization_id, company_name, created_by)
     select ${ctx.orgId}, name, ${ctx.userId} from unnest(${sql.param([...byKey.values()])}::text[]) as name
     on conflict (organization_id, lower(company_name)) where deleted_at is null do nothing`);
   const rows = await ctx.db

@@ -4,6 +4,7 @@
  * take two statements: one read (references, the live leads holding the emails or profile URLs, new ids) and one
  * write (companies, leads, tags, feed entries, notifications); merges add a few more.
  */
+import { leadTags, leads, companies } from '../../db/schema';
 import { sql } from 'drizzle-orm';
 import type { TenantContext } from '../../db/tenant';
 import { ValidationFailed } from '../../core/errors';
@@ -181,14 +182,14 @@ async function insertLeads(
     with input as (
       select * from jsonb_to_recordset(${JSON.stringify(records)}::jsonb) as r(${recordsetDefinition(LEAD_INSERT_COLUMNS)}, tag_ids bigint[])
     ), named_companies as (
-      insert into companies (organization_id, company_name, created_by)
+      insert into ${companies} (organization_id, company_name, created_by)
       select distinct on (lower(company)) ${ctx.orgId}, company, ${ctx.userId} from input
       where company_id is null and company is not null
       order by lower(company), id
       on conflict (organization_id, lower(company_name)) where deleted_at is null do update set company_name = companies.company_name
       returning id, company_name
     ), inserted as (
-      insert into leads (organization_id, created_by, ${columnList(LEAD_INSERT_COLUMNS)})
+      insert into ${leads} (organization_id, created_by, ${columnList(LEAD_INSERT_COLUMNS)})
       overriding system value
       select ${ctx.orgId}, ${ctx.userId}, ${resolvedColumns}
       from input r left join named_companies c on r.company_id is null and lower(c.company_name) = lower(r.company)
@@ -197,7 +198,7 @@ async function insertLeads(
       on conflict do nothing
       returning id, email, first_name, company, status, priority, score, created_at
     ), tagged as (
-      insert into lead_tags (organization_id, lead_id, tag_id)
+      insert into ${leadTags} (organization_id, lead_id, tag_id)
       select ${ctx.orgId}, r.id, tag from input r join inserted i on i.id = r.id cross join unnest(r.tag_ids) as tag
       on conflict do nothing
     ), feed as (

@@ -4,7 +4,7 @@
  * every change writes a feed entry with before/after of the changed fields.
  */
 import { eq, isNull, sql, type SQL } from 'drizzle-orm';
-import { leads } from '../../db/schema';
+import { leads, leadTags } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { NotFound, ValidationFailed } from '../../core/errors';
 import { feedEntriesFrom, recordFeed } from '../feed/service';
@@ -41,10 +41,10 @@ async function lockLead(ctx: TenantContext, id: number): Promise<void> {
 
 async function replaceTags(ctx: TenantContext, leadId: number, tags: number[]): Promise<void> {
   await ctx.db.execute(
-    sql`delete from lead_tags where organization_id = ${ctx.orgId} and lead_id = ${leadId} and not (tag_id = any(${sql.param(tags)}::bigint[]))`,
+    sql`delete from ${leadTags} where organization_id = ${ctx.orgId} and lead_id = ${leadId} and not (tag_id = any(${sql.param(tags)}::bigint[]))`,
   );
   await ctx.db.execute(sql`
-    insert into lead_tags (organization_id, lead_id, tag_id)
+    insert into ${leadTags} (organization_id, lead_id, tag_id)
     select ${ctx.orgId}, ${leadId}, tag from unnest(${sql.param(tags)}::bigint[]) as tag
     on conflict do nothing`);
 }
@@ -122,7 +122,7 @@ export function setLeadCustomField(
 export async function deleteLeads(ctx: TenantContext, ids: number[]): Promise<number> {
   const result = await ctx.db.execute<{ deleted: number }>(sql`
     with deleted as (
-      update leads set deleted_at = now(), updated_at = now()
+      update ${leads} set deleted_at = now(), updated_at = now()
       where ${leadFilterWhere(ctx, {})} and ${leads.id} = any(${sql.param(ids)}::bigint[])
       returning id
     ), feed as (

@@ -45,7 +45,7 @@ export interface LeadAssignmentRows {
  * embedded in a data-modifying CTE, so a bulk assignment notifies in its own statement.
  */
 export function leadAssignmentNotices(ctx: Pick<TenantContext, 'orgId' | 'userId'>, rows: LeadAssignmentRows): SQL {
-  return sql`insert into notifications (organization_id, user_id, type_id, title, data)
+  return sql`insert into ${notifications} (organization_id, user_id, type_id, title, data)
     select ${ctx.orgId}::bigint, a.user_id, ${NOTIFICATION_TYPES.leadAssigned}::int,
       case when count(*) = 1 then 'Lead assigned to you' || coalesce(': ' || min(a.lead_name), '') else count(*) || ' leads assigned to you' end,
       jsonb_build_object('lead_ids', to_jsonb((array_agg(a.lead_id order by a.lead_id))[1:${MAX_LEAD_IDS}::int]), 'count', count(*), 'assigned_by', ${ctx.userId}::bigint)
