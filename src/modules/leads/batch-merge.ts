@@ -13,7 +13,6 @@ import { leadChanges, readLeads } from './present';
 import type { LeadReferences } from './references';
 import { addLeadTags, companyOf, foldLeadInput, jsonFieldsToStore, type BatchRow } from './lead-writes';
 import { recordsetDefinition, tableColumn } from '../../core/field-columns';
-import { leads } from '../../db/schema';
 import { leadFields } from './fields';
 
 /** Stored fields an import merge overwrites when the row gives a value (company links resolved beforehand). */

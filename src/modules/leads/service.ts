@@ -17,7 +17,6 @@ import { checkLeadReferences, ensureCompanies, loadLeadWriteContext, type LeadWr
 import type { AddLeadInput, LeadView } from './schemas';
 import { foldLeadInput, jsonFieldsToStore, type BatchRow } from './lead-writes';
 import { type ColumnRef, columnList, recordsetDefinition, tableColumn } from '../../core/field-columns';
-import { leads } from '../../db/schema';
 import { leadFields } from './fields';
 
 export type { BatchRow } from './lead-writes';
