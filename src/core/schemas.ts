@@ -4,6 +4,7 @@
  * declaring their own; builders with different meanings have different names.
  */
 import { z } from '@hono/zod-openapi';
+import { WEB_URL_MESSAGES, webUrlProblem } from './web-url';
 
 export const MAX_TEXT = 5_000;
 
@@ -34,22 +35,53 @@ export function blankableText(max: number) {
     .nullish();
 }
 
-/** The scheme of a URL-like value (`javascript:`, `https://`), or null for a bare host or path (`example.com`, `host:8080`). */
-function schemeOf(value: string): string | null {
-  const match = /^([a-z][a-z0-9+.-]*):(?!\d+(?:[/?#]|$))/i.exec(value);
-  return match ? match[1].toLowerCase() : null;
+function webUrlIssue(bareHost: boolean) {
+  return (value: string | null | undefined, ctx: z.RefinementCtx) => {
+    if (value === null || value === undefined) return;
+    const problem = webUrlProblem(value, { bareHost });
+    if (problem) ctx.addIssue({ code: 'custom', message: WEB_URL_MESSAGES[problem] });
+  };
 }
 
 /**
- * A blankable web address: a bare host (`example.com`) or an `http`/`https` URL; any other scheme
- * (`javascript:`, `data:`, `file:`) is refused, since clients render these fields as links.
+ * Surrounding spaces go (as on every text field), but a control character or line break anywhere
+ * in the raw text is refused first: trimming must not turn `…/\r\n` into an accepted value.
+ */
+function trimmedUrlText(max: number) {
+  return z
+    .string()
+    .max(max, `must be at most ${max} characters`)
+    .refine((value) => !/[\p{Cc}\u2028\u2029]/u.test(value), {
+      message: WEB_URL_MESSAGES.unsafe,
+      abort: true,
+    })
+    .trim();
+}
+
+/**
+ * An absolute http(s) URL by the one URL rule (core/web-url.ts): click targets, form redirects and
+ * any URL we later put in a header or call. Text outside ASCII is stored in its ASCII form
+ * (`https://bücher.example/ä` → `https://xn--bcher-kva.example/%C3%A4`), the only form a
+ * Location header can carry; ASCII input is stored as given.
+ */
+export function webUrl(max = 2048) {
+  return trimmedUrlText(max)
+    .superRefine(webUrlIssue(false))
+    .transform((value) => (/^[\x21-\x7e]*$/.test(value) ? value : new URL(value).href))
+    .openapi({ type: 'string', format: 'uri', maxLength: max, example: 'https://example.com/pricing' });
+}
+
+/**
+ * A blankable web address by the one URL rule: an `http`/`https` URL or a bare host
+ * (`example.com`, judged as `http://example.com`); any other scheme (`javascript:`, `data:`,
+ * `file:`) is refused, since clients render these fields as links.
  */
 export function webAddress(max: number) {
-  return blankableText(max).refine((value) => {
-    if (value === null || value === undefined) return true;
-    const scheme = schemeOf(value);
-    return scheme === null || scheme === 'http' || scheme === 'https';
-  }, 'must be a web address (http or https)');
+  return trimmedUrlText(max)
+    .transform((value) => (value === '' ? null : value))
+    .superRefine(webUrlIssue(true))
+    .nullish()
+    .openapi({ type: ['string', 'null'], format: 'uri', maxLength: max });
 }
 
 /** Trimmed, domain lower-cased; syntax checked. */

@@ -3,7 +3,7 @@
  * multipart file field every upload route declares.
  */
 import { z } from '@hono/zod-openapi';
-import { positiveId, text, timestamp } from '../../core/schemas';
+import { positiveId, text, timestamp, webUrl } from '../../core/schemas';
 import { DOCUMENT_TYPES_DESCRIPTION, MAX_UPLOAD_BYTES } from './upload-policy';
 
 /** A multipart field holding one file; missing or not a file is a 422 naming the field. */
@@ -58,14 +58,6 @@ export const SUBJECT_TYPES = ['lead', 'contact', 'company'] as const;
 export const EXTERNAL_PROVIDERS = ['google_drive', 'onedrive', 'dropbox', 'box', 'sharepoint'] as const;
 export const PROVIDERS = ['storage', ...EXTERNAL_PROVIDERS] as const;
 
-function isHttpsUrl(value: string): boolean {
-  try {
-    return new URL(value).protocol === 'https:';
-  } catch {
-    return false;
-  }
-}
-
 export const AttachFileBody = z
   .object({
     provider: z.enum(PROVIDERS).openapi({
@@ -89,11 +81,8 @@ export const AttachFileBody = z
           .regex(/^[\w.+-]+\/[\w.+-]+$/, 'must be a media type such as application/pdf')
           .optional()
           .openapi({ description: 'Other providers: the file’s media type, e.g. application/pdf; optional' }),
-        web_url: z
-          .string()
-          .trim()
-          .max(2048)
-          .refine(isHttpsUrl, 'must be an https URL')
+        web_url: webUrl(2048)
+          .refine((value) => value.slice(0, 6).toLowerCase() === 'https:', 'must be an https URL')
           .optional()
           .openapi({ description: 'Required for other providers' }),
       })

@@ -4,10 +4,10 @@
  */
 import { z } from '@hono/zod-openapi';
 import { created } from '../../core/http';
-import { positiveId } from '../../core/schemas';
+import { positiveId, webUrl } from '../../core/schemas';
 import { createRouter, defineRoute, envelope, jsonBody } from '../../core/routes';
 import { requireLead } from '../leads/access';
-import { isWebUrl, signTrackingToken, trackingSecrets } from './token';
+import { signTrackingToken, trackingSecrets } from './token';
 
 export const trackingRoutes = createRouter();
 const tags = ['Tracking'];
@@ -15,16 +15,10 @@ const tags = ['Tracking'];
 const MintBody = z
   .object({
     lead_id: positiveId.openapi({ description: 'A lead of the organization', example: 1, type: 'integer' }),
-    target_url: z
-      .string()
-      .trim()
-      .max(2048, 'must be at most 2048 characters')
-      .refine(isWebUrl, 'must be an http or https URL')
-      .optional()
-      .openapi({
-        description: 'Where the click link redirects (http or https)',
-        example: 'https://example.com/pricing',
-      }),
+    target_url: webUrl(2048).optional().openapi({
+      description: 'Where the click link redirects (http or https)',
+      example: 'https://example.com/pricing',
+    }),
     campaign: z
       .string()
       .trim()

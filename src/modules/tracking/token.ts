@@ -11,6 +11,7 @@
 import { base64url } from 'jose';
 import { readEdgeConfig } from '../../edge-config';
 import type { Bindings } from '../../env';
+import { isWebUrl } from '../../core/web-url';
 
 export interface TrackingClaims {
   organizationId: number;
@@ -27,15 +28,8 @@ export const MAX_TOKEN_LENGTH = 4_096;
 const encoder = new TextEncoder();
 const keys = new Map<string, Promise<CryptoKey>>();
 
-/** http(s) URL with a host: the only targets a click may redirect to. */
-export function isWebUrl(value: string): boolean {
-  try {
-    const url = new URL(value);
-    return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname.length > 0;
-  } catch {
-    return false;
-  }
-}
+/** The click redirect's targets follow the one URL rule; a token minted before it (a CR/LF in the URL) no longer verifies. */
+export { isWebUrl };
 
 /** The signed payload's JSON. */
 interface ClaimsBody {

@@ -12,6 +12,7 @@ import type { AppEnv } from '../../core/context';
 import { runAsTenant } from '../../core/database';
 import { ApiError } from '../../core/errors';
 import { clientIp } from '../../core/rate-limit';
+import { parseWebUrl } from '../../core/web-url';
 import { createRouter, defineRoute, ErrorEnvelope } from '../../core/routes';
 import { actorContext } from '../../db/tenant';
 import { formPage, notFoundPage, type PageField, thankYouPage, webFormPolicy } from '../../pages/web-form';
@@ -73,8 +74,13 @@ function pageFields(form: Form, values: Record<string, string> = {}, errors: Rec
   }));
 }
 
+/** A redirect stored before the one URL rule (a CR/LF, a `;` in the host) counts as none: it can reach no header. */
+function redirectTarget(form: Form): URL | null {
+  return form.redirectUrl ? parseWebUrl(form.redirectUrl) : null;
+}
+
 function redirectOrigin(form: Form): string | null {
-  return form.redirectUrl ? new URL(form.redirectUrl).origin : null;
+  return redirectTarget(form)?.origin ?? null;
 }
 
 /** An HTML answer under the page CSP, never cached (each carries its own nonce and timing). */
@@ -105,9 +111,9 @@ async function renderForm(c: Context<AppEnv>, form: Form, status: 200 | 422, val
 }
 
 function thanks(c: Context<AppEnv>, form: Form) {
-  if (form.redirectUrl) {
+  if (redirectTarget(form)) {
     c.header('Cache-Control', 'no-store');
-    return c.redirect(form.redirectUrl, 303);
+    return c.redirect(form.redirectUrl as string, 303);
   }
   return page(
     c,

@@ -3,7 +3,7 @@
  * submission, and what every lead it creates gets (tags, assignee).
  */
 import { z } from '@hono/zod-openapi';
-import { isWebUrl } from '../tracking/token';
+import { webUrl } from '../../core/schemas';
 import { integerInput } from '../leads/field-inputs';
 
 /** The lead fields a form may ask for, in the order a form shows them by default, with their labels. */
@@ -59,11 +59,7 @@ const fieldsInput = z
       'The lead fields to ask for, in order (first_name, last_name, email, phone_number, company, job_title, profile_url), each possibly required; at least one of email, phone_number, profile_url',
   });
 
-const redirectUrl = z
-  .string()
-  .trim()
-  .max(2048, 'must be at most 2048 characters')
-  .refine(isWebUrl, 'must be an http or https URL')
+const redirectUrl = webUrl(2048)
   .nullish()
   .openapi({ description: 'Where the visitor is sent (303) after submitting; null: the thank-you page' });
 
