@@ -17,7 +17,7 @@ import type { PgSelect } from 'drizzle-orm/pg-core';
 import type { TenantContext } from '../db/tenant';
 import type { Page } from './http';
 import { BadRequest } from './errors';
-import { isCalendarDate } from './schemas';
+import { dateInput } from './schemas';
 import { decodeCursor, encodeCursor } from './list-cursor';
 import {
   boundedCount,
@@ -32,13 +32,7 @@ export { EXACT_TOTAL_UP_TO } from './list-total';
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 10;
 
-const isoDate = z
-  .string()
-  .max(40)
-  .refine(
-    (value) => !Number.isNaN(Date.parse(value)) && isCalendarDate(value.slice(0, 10)),
-    'must be an ISO 8601 date (YYYY-MM-DD) that exists',
-  );
+const isoDate = dateInput();
 
 export const listParamsShape = {
   page: z.coerce.number().int().min(1).max(1_000_000).default(1).openapi({

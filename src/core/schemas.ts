@@ -4,6 +4,7 @@
  * declaring their own; builders with different meanings have different names.
  */
 import { z } from '@hono/zod-openapi';
+import { FIRST_DAY, isCalendarDate, LAST_DAY, parseTimestamp, type TimestampRules, timeZoneName } from './calendar';
 import { WEB_URL_MESSAGES, webUrlProblem } from './web-url';
 
 export const MAX_TEXT = 5_000;
@@ -194,12 +195,51 @@ export function jsonObject(options: { maxKeyLength: number; maxChars: number }) 
     );
 }
 
-/** A real calendar day written YYYY-MM-DD (2025-02-30 is not one, though Date.parse accepts it). */
-export function isCalendarDate(value: string): boolean {
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(value)) return false;
-  const date = new Date(`${value}T00:00:00Z`);
-  return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
+export { isCalendarDate };
+
+const DAY_MESSAGE = `must be a real date YYYY-MM-DD from ${FIRST_DAY} to ${LAST_DAY}`;
+
+/** A day that exists, YYYY-MM-DD, within the calendar (core/calendar.ts): every date field and date parameter. */
+export function dateInput(description?: string) {
+  return z
+    .string()
+    .trim()
+    .max(10, DAY_MESSAGE)
+    .refine(isCalendarDate, DAY_MESSAGE)
+    .openapi({ format: 'date', example: '2026-06-30', description });
 }
+
+/**
+ * An ISO 8601 instant within the calendar (core/calendar.ts), as a Date: every timestamp field and
+ * parameter. `offset: 'required'` for times a person books (meetings), `'optional'` where a
+ * date-time without one has always meant UTC; `dateOnly` also takes a bare date (its midnight UTC).
+ */
+export function timestampInput(rules: TimestampRules, description?: string) {
+  const form = rules.offset === 'required' ? 'an ISO 8601 date-time with a time zone' : 'an ISO 8601 date-time';
+  const message = `must be ${rules.dateOnly ? `a date or ${form.slice(3)}` : form} (2026-03-09T09:00:00-04:00) from ${FIRST_DAY} to ${LAST_DAY}`;
+  return z
+    .string()
+    .trim()
+    .max(40, message)
+    .refine((value) => parseTimestamp(value, rules) !== null, message)
+    .transform((value) => new Date(parseTimestamp(value, rules) as number))
+    .openapi({
+      type: 'string',
+      format: 'date-time',
+      maxLength: 40,
+      example: '2026-03-09T09:00:00-04:00',
+      description,
+    });
+}
+
+/** An IANA zone name or UTC (core/calendar.ts); `utc` is written `UTC`. Offsets (`+05:00`) and `Factory` are refused. */
+export const timeZone = z
+  .string()
+  .trim()
+  .max(64, 'must be at most 64 characters')
+  .refine((value) => timeZoneName(value) !== null, 'must be an IANA time zone such as Europe/Berlin, or UTC')
+  .transform((value) => timeZoneName(value) as string)
+  .openapi({ type: 'string', maxLength: 64, example: 'Europe/Berlin' });
 
 /** A response instant: ISO 8601 in UTC with milliseconds (`2026-01-15T09:30:00.000Z`). */
 export function timestamp(description?: string) {

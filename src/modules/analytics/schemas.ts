@@ -2,16 +2,10 @@
  * Query and response shapes of the dashboard analytics endpoints (GET /api/dashboard/*).
  */
 import { z } from '@hono/zod-openapi';
-import { isCalendarDate } from '../../core/schemas';
+import { dateInput } from '../../core/schemas';
 import { AGING_BUCKETS, MAX_PERIOD_DAYS } from './period';
 
-const day = (description: string, example: string) =>
-  z
-    .string()
-    .max(10)
-    .refine(isCalendarDate, 'must be a date YYYY-MM-DD that exists')
-    .optional()
-    .openapi({ description, example });
+const day = (description: string, example: string) => dateInput().optional().openapi({ description, example });
 
 export const PeriodQuery = z.object({
   start_date: day('First day of the period (UTC, YYYY-MM-DD); default end_date − 29 days', '2026-06-01'),

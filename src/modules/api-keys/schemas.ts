@@ -4,7 +4,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { isValidIpOrCidr } from '../../core/auth/ip-allow-list';
-import { text, timestamp } from '../../core/schemas';
+import { text, timestamp, timestampInput } from '../../core/schemas';
 
 const domain = z
   .string()
@@ -27,9 +27,8 @@ export const AddApiKeyBody = z
       .openapi({
         description: 'IP addresses or CIDR ranges the caller must come from; at most 50. Omitted or empty: any address',
       }),
-    expires_at: z.iso
-      .datetime({ offset: true, message: 'must be an ISO 8601 date-time' })
-      .refine((value) => Date.parse(value) > Date.now(), 'must be in the future')
+    expires_at: timestampInput({ offset: 'required' })
+      .refine((value) => value.getTime() > Date.now(), 'must be in the future')
       .nullish()
       .openapi({
         description:

@@ -5,8 +5,9 @@
  */
 import { z } from '@hono/zod-openapi';
 import { and, eq, gt, inArray, lt } from 'drizzle-orm';
+import { clampToCalendar, LAST_DAY } from '../../core/calendar';
 import { BadRequest } from '../../core/errors';
-import { isCalendarDate } from '../../core/schemas';
+import { dateInput, timeZone } from '../../core/schemas';
 import { LIVE_MEETING_STATUSES, meetings, type WorkingHours } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import {
@@ -18,15 +19,9 @@ import {
   MAX_RANGE_DAYS,
   type RepSchedule,
 } from './availability';
-import { dayIn, dayNumber, dayString, isValidTimeZone } from './time-zones';
+import { dayIn, dayNumber, dayString } from './time-zones';
 
-const day = (description: string) =>
-  z
-    .string()
-    .max(10)
-    .refine(isCalendarDate, 'must be a date YYYY-MM-DD that exists')
-    .optional()
-    .openapi({ description, example: '2026-03-09' });
+const day = (description: string) => dateInput().optional().openapi({ description, example: '2026-03-09' });
 
 export const AvailabilityQuery = z.object({
   date: day('One day to list (YYYY-MM-DD, in tz); overrides from/to'),
@@ -39,15 +34,10 @@ export const AvailabilityQuery = z.object({
     .max(480, 'must be at most 480 minutes')
     .optional()
     .openapi({ type: 'integer', description: 'Slot length in minutes (5 to 480); default the rep’s meeting_duration' }),
-  tz: z
-    .string()
-    .max(64)
-    .refine(isValidTimeZone, 'must be an IANA time zone such as America/New_York')
-    .optional()
-    .openapi({
-      description: 'Zone the days are read in and the slots written in (offset form); default the rep’s timezone',
-      example: 'America/New_York',
-    }),
+  tz: timeZone.optional().openapi({
+    description: 'Zone the days are read in and the slots written in (offset form); default the rep’s timezone',
+    example: 'America/New_York',
+  }),
 });
 export type AvailabilityParams = z.output<typeof AvailabilityQuery>;
 
@@ -103,7 +93,8 @@ export function scheduleOf(rep: RepScheduleRow): RepSchedule {
 export function resolveRequest(rep: RepScheduleRow, params: AvailabilityParams, now: number): AvailabilityRequest {
   const timezone = params.tz ?? rep.timezone ?? 'UTC';
   const from = params.date ?? params.from ?? dayString(dayIn(now, timezone));
-  const to = params.date ?? params.to ?? dayString(dayNumber(from) + 6);
+  // The default week stops at the calendar's last day (core/calendar.ts).
+  const to = params.date ?? params.to ?? dayString(Math.min(dayNumber(from) + 6, dayNumber(LAST_DAY)));
   const days = dayNumber(to) - dayNumber(from) + 1;
   if (days < 1) throw new BadRequest('to: must not be before from', 'to');
   if (days > MAX_RANGE_DAYS) throw new BadRequest(`to: the range may span at most ${MAX_RANGE_DAYS} days`, 'to');
@@ -126,8 +117,8 @@ export async function busyIntervals(
         and(
           eq(meetings.userId, repId),
           inArray(meetings.status, [...LIVE_MEETING_STATUSES]),
-          lt(meetings.startTime, new Date(window.end)),
-          gt(meetings.endTime, new Date(window.start)),
+          lt(meetings.startTime, new Date(clampToCalendar(window.end))),
+          gt(meetings.endTime, new Date(clampToCalendar(window.start))),
         ),
       ),
     );

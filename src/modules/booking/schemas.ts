@@ -1,6 +1,6 @@
 /** Shapes of the public booking routes. */
 import { z } from '@hono/zod-openapi';
-import { email } from '../../core/schemas';
+import { email, timestampInput } from '../../core/schemas';
 import { conflictResponse } from '../../core/routes';
 
 export const SlugParam = z.object({
@@ -32,10 +32,7 @@ export const BookingProfileSchema = z
     },
   });
 
-const instant = z.iso
-  .datetime({ offset: true, message: 'must be an ISO 8601 date-time with a time zone (2026-03-09T09:00:00-04:00)' })
-  .transform((value) => new Date(value))
-  .openapi({ type: 'string', format: 'date-time', example: '2026-03-09T09:00:00-04:00' });
+const instant = timestampInput({ offset: 'required' });
 
 export const ConfirmBookingBody = z
   .object({

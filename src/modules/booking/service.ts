@@ -6,6 +6,7 @@
  * version (a row lock: concurrent confirmations of one rep queue there), then re-reads the
  * meetings and re-computes the slot, so of two confirmations of one slot exactly one commits.
  */
+import { clampToCalendar } from '../../core/calendar';
 import { eq, sql, type SQL } from 'drizzle-orm';
 import { Conflict, NotFound, ValidationFailed } from '../../core/errors';
 import type { Database, OrganizationLookup } from '../../db/client';
@@ -127,8 +128,8 @@ export async function bookingAvailability(db: Database, slug: string, params: Av
             LIVE_MEETING_STATUSES.map((status) => sql`${status}`),
             sql`, `,
           )})
-          and ${meetings.startTime} < ${new Date(window.end).toISOString()}
-          and ${meetings.endTime} > ${new Date(window.start).toISOString()}) as busy
+          and ${meetings.startTime} < ${new Date(clampToCalendar(window.end)).toISOString()}
+          and ${meetings.endTime} > ${new Date(clampToCalendar(window.start)).toISOString()}) as busy
     from ${users} where ${liveRep(slug)}`);
   const row = result.rows[0];
   if (!row) throw new NotFound('Booking page', slug);

@@ -8,7 +8,7 @@ import { z } from '@hono/zod-openapi';
 import { sql, type SQL } from 'drizzle-orm';
 import { DEFAULT_WORKING_HOURS, MEETING_TOOLS, WEEKDAYS, type WorkingHours } from '../../db/schema';
 import { minutesOf } from './availability';
-import { isValidTimeZone } from './time-zones';
+import { timeZone } from '../../core/schemas';
 
 export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const MAX_SLUG_LENGTH = 40;
@@ -32,11 +32,8 @@ export function freeSlugFor(firstName: string, lastName: string | null | undefin
   return sql<string>`free_booking_slug(${slugBase(firstName, lastName)})`;
 }
 
-export const timeZoneInput = z
-  .string()
-  .trim()
-  .max(64, 'must be at most 64 characters')
-  .refine(isValidTimeZone, 'must be an IANA time zone such as Europe/Berlin or UTC');
+/** The one time-zone schema (core/schemas.ts): IANA names and UTC. */
+export const timeZoneInput = timeZone;
 
 const clock = z
   .string()

@@ -5,7 +5,7 @@
 import { z } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
 import { defineFields, storedAs } from '../../core/field-table';
-import { blankableText, isCalendarDate, isoTimestamp, positiveId, text, timestamp } from '../../core/schemas';
+import { blankableText, dateInput, isoTimestamp, positiveId, text, timestamp } from '../../core/schemas';
 import { deals, stages, pipelines, leads } from '../../db/schema';
 import { MAX_DEAL_VALUE } from '../pipelines/fields';
 
@@ -20,12 +20,7 @@ const dealValue = z
   .max(MAX_DEAL_VALUE, 'is too large')
   .openapi({ example: 25_000 });
 
-export const calendarDate = z
-  .string()
-  .trim()
-  .max(10, 'must be a date YYYY-MM-DD')
-  .refine(isCalendarDate, 'must be a real date YYYY-MM-DD')
-  .openapi({ format: 'date', example: '2026-06-30' });
+export const calendarDate = dateInput();
 
 const priority = z
   .number()

@@ -2,7 +2,7 @@
  * Request and response shapes of the intent signal and intent alert endpoints.
  */
 import { z } from '@hono/zod-openapi';
-import { jsonObject, positiveId, timestamp } from '../../core/schemas';
+import { dateInput, jsonObject, positiveId, timestamp, timestampInput } from '../../core/schemas';
 import { SIGNAL_TYPES } from './scoring';
 
 /** How far in the future occurred_at may be (clock skew of the sender). */
@@ -14,12 +14,8 @@ export const signalType = z
   .enum(SIGNAL_TYPES, { error: `must be one of ${SIGNAL_TYPES.join(', ')}` })
   .openapi({ description: 'What happened', example: 'demo_requested' });
 
-const occurredAt = z
-  .string()
-  .max(40)
-  .refine((value) => !Number.isNaN(Date.parse(value)), 'must be an ISO 8601 date or date-time')
-  .refine((value) => Date.parse(value) <= Date.now() + FUTURE_SKEW_MS, 'must not be in the future')
-  .transform((value) => new Date(value))
+const occurredAt = timestampInput({ dateOnly: true, offset: 'optional' })
+  .refine((value) => value.getTime() <= Date.now() + FUTURE_SKEW_MS, 'must not be in the future')
   .openapi({
     type: 'string',
     format: 'date-time',
@@ -209,6 +205,6 @@ export const alertListFilters = {
   assigned_to_id: positiveId
     .optional()
     .openapi({ description: 'Alerts of leads assigned to this user', type: 'integer' }),
-  from_date: z.iso.date('must be a date YYYY-MM-DD').optional().openapi({ description: 'Raised on or after this day' }),
-  to_date: z.iso.date('must be a date YYYY-MM-DD').optional().openapi({ description: 'Raised on or before this day' }),
+  from_date: dateInput('Raised on or after this day').optional(),
+  to_date: dateInput('Raised on or before this day').optional(),
 };

@@ -2,6 +2,7 @@
  * Request and response shapes of the lead follow-up endpoints, and the follow-up statuses.
  */
 import { z } from '@hono/zod-openapi';
+import { parseTimestamp } from '../../core/calendar';
 import { optionalText, positiveId, timestamp } from '../../core/schemas';
 
 /**
@@ -28,18 +29,17 @@ const status = z.coerce
   .max(6, 'must be 1 to 6')
   .openapi({ description: statusDescription, example: 1 });
 
-const ISO_INSTANT = /^(\d{4}-\d{2}-\d{2})(T([01]\d|2[0-3]):[0-5]\d(:[0-5]\d(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2}))?$/;
-
+/** The calendar's rule (core/calendar.ts): a day that exists, within 1900 to 9999. */
 function isIsoInstant(value: string): boolean {
-  const match = ISO_INSTANT.exec(value);
-  // The calendar check refuses 2026-02-30, which Date.parse would roll over to March.
-  return (
-    !!match && !Number.isNaN(Date.parse(value)) && new Date(`${match[1]}T00:00:00Z`).toISOString().startsWith(match[1])
-  );
+  return parseTimestamp(value, { dateOnly: true, offset: 'required' }) !== null;
 }
 
 /** ISO 8601: a date-time with offset (2026-03-01T09:30:00Z) or a date (midnight UTC). */
-const isoInstant = z.string().trim().max(40).refine(isIsoInstant, 'must be an ISO 8601 date or date-time with offset');
+const isoInstant = z
+  .string()
+  .trim()
+  .max(40)
+  .refine(isIsoInstant, 'must be an ISO 8601 date or date-time with offset, from 1900-01-01 to 9999-12-31');
 
 export const isDateOnly = (value: string) => value.length === 10;
 

@@ -11,7 +11,7 @@ import type { PgColumn } from 'drizzle-orm/pg-core';
 import { containsPattern, dateRange, listParamsShape } from '../../core/list';
 import { leads, leadSearchScope, leadTags } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
-import { booleanFlag, idList, isCalendarDate, parseIdList } from '../../core/schemas';
+import { booleanFlag, dateInput, idList, parseIdList } from '../../core/schemas';
 
 const scalar = z.union([z.string().max(2_000), z.number()]);
 
@@ -33,13 +33,7 @@ function scoreFilter(description: string) {
 }
 
 function dayFilter(description: string) {
-  return z
-    .string()
-    .trim()
-    .max(10, 'must be a date YYYY-MM-DD')
-    .refine(isCalendarDate, 'must be a real date YYYY-MM-DD')
-    .optional()
-    .openapi({ description, example: '2025-01-31' });
+  return dateInput().optional().openapi({ description, example: '2025-01-31' });
 }
 
 function textFilter(description: string) {

@@ -3,14 +3,11 @@
  * to the spec's values, instants as ISO 8601 with an offset.
  */
 import { z } from '@hono/zod-openapi';
-import { MAX_TEXT, positiveId, timestamp, webAddress } from '../../core/schemas';
+import { MAX_TEXT, positiveId, timestamp, timestampInput, webAddress } from '../../core/schemas';
 import { MEETING_STATUSES, MEETING_TOOLS } from '../../db/schema';
 import { timeZoneInput } from '../booking/settings';
 
-const instant = z.iso
-  .datetime({ offset: true, message: 'must be an ISO 8601 date-time with a time zone (2026-03-09T09:00:00-04:00)' })
-  .transform((value) => new Date(value))
-  .openapi({ type: 'string', format: 'date-time', example: '2026-03-09T09:00:00-04:00' });
+const instant = timestampInput({ offset: 'required' });
 
 const statusValue = z
   .union([z.literal(1), z.literal(2), z.literal(3), z.literal(4), z.literal(5)], {

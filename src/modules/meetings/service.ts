@@ -3,11 +3,11 @@
  * the reps whose time it changes (booking/booking-version.ts), in the same transaction, so the
  * booking page's cached availability moves on and confirmations serialise with these writes.
  */
-import { z } from '@hono/zod-openapi';
+import type { z } from '@hono/zod-openapi';
 import { eq, getTableColumns, ilike, inArray, isNull, lt, sql, type SQL } from 'drizzle-orm';
 import { NotFound, ValidationFailed } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
-import { idList, isoTimestamp, positiveId } from '../../core/schemas';
+import { idList, isoTimestamp, positiveId, timestampInput } from '../../core/schemas';
 import { referencesExist } from '../../db/references';
 import { meetings, users } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
@@ -44,10 +44,7 @@ export function presentMeeting(row: MeetingRow) {
 }
 
 const instantFilter = (description: string) =>
-  z
-    .string()
-    .max(40)
-    .refine((value) => !Number.isNaN(Date.parse(value)), 'must be an ISO 8601 date or date-time')
+  timestampInput({ dateOnly: true, offset: 'optional' })
     .optional()
     .openapi({ description, example: '2026-03-09T00:00:00Z' });
 

@@ -4,18 +4,11 @@
  * table → {columns, rows}.
  */
 import { z } from '@hono/zod-openapi';
-import { isCalendarDate } from '../../core/schemas';
+import { dateInput } from '../../core/schemas';
 import { MAX_RESULT_ROWS, type ResultRow } from './compile';
 import { WIDGET_TYPES } from './schemas';
 
-const dayParameter = (description: string) =>
-  z
-    .string()
-    .trim()
-    .max(10, 'must be a date YYYY-MM-DD')
-    .refine(isCalendarDate, 'must be a real date YYYY-MM-DD')
-    .optional()
-    .openapi({ description, example: '2026-01-01' });
+const dayParameter = (description: string) => dateInput().optional().openapi({ description, example: '2026-01-01' });
 
 export const ExecuteQueryBody = z
   .object({

@@ -5,17 +5,14 @@
 import { z } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
 import { defineFields, storedAs } from '../../core/field-table';
-import { isoTimestamp, MAX_TEXT, nullishAs, positiveId, timestamp } from '../../core/schemas';
+import { isoTimestamp, MAX_TEXT, nullishAs, positiveId, timestamp, timestampInput } from '../../core/schemas';
 import { contacts, outreachPlans } from '../../db/schema';
 
 export const OUTREACH_CHANNELS = ['email', 'phone', 'linkedin', 'meeting', 'other'] as const;
 
 const iso = (value: Date) => isoTimestamp(value) as string;
 
-const instant = z.iso
-  .datetime({ offset: true, message: 'must be an ISO 8601 date-time with a time zone (2026-03-09T09:00:00Z)' })
-  .transform((value) => new Date(value))
-  .openapi({ type: 'string', format: 'date-time', example: '2026-03-09T09:00:00Z' });
+const instant = timestampInput({ offset: 'required' });
 
 /** The contact's name, for the plan's selection and the list's search. */
 export const contactName = sql<
