@@ -14,8 +14,9 @@ export type LeadImportField = keyof typeof leadFields.importAliases;
 const LEAD_IMPORT_ALIASES = leadFields.importAliases;
 export const LEAD_IMPORT_FIELDS = Object.keys(LEAD_IMPORT_ALIASES) as LeadImportField[];
 
-const ALIASES: Record<string, LeadImportField> = Object.fromEntries(
-  LEAD_IMPORT_FIELDS.flatMap((field) => LEAD_IMPORT_ALIASES[field].map((alias) => [alias, field])),
+/** A Map, so a header named `constructor` or `__proto__` finds no field (an object would answer its prototype's). */
+const ALIASES = new Map<string, LeadImportField>(
+  LEAD_IMPORT_FIELDS.flatMap((field) => LEAD_IMPORT_ALIASES[field].map((alias) => [alias, field] as const)),
 );
 
 /** The column holding custom fields as one JSON object (our export writes it). */
@@ -24,7 +25,7 @@ const FULL_NAME = new Set(['name', 'full_name', 'fullname', 'contact_name', 'lea
 /** Read-only or derived fields (as our export writes them) and internal columns: never stored from a file. */
 const IGNORED = new Set([
   ...(Object.keys(leadFields.spec) as LeadFieldName[]).filter(
-    (field) => !(field in LEAD_IMPORT_ALIASES) && field !== CUSTOM_FIELDS_COLUMN,
+    (field) => !Object.hasOwn(LEAD_IMPORT_ALIASES, field) && field !== CUSTOM_FIELDS_COLUMN,
   ),
   'deleted_at',
   'organization_id',
@@ -59,7 +60,7 @@ export function planColumns(headers: string[]): ColumnPlan[] {
     if (!normalized || IGNORED.has(normalized)) return { kind: 'ignore' };
     const field = (LEAD_IMPORT_FIELDS as readonly string[]).includes(normalized)
       ? (normalized as LeadImportField)
-      : ALIASES[normalized];
+      : ALIASES.get(normalized);
     if (field && !taken.has(field)) {
       taken.add(field);
       return { kind: 'field', field };

@@ -89,7 +89,7 @@ export const IngestLeadBody = z
     if (body.duplicate && body.merge) {
       ctx.addIssue({ code: 'custom', path: ['merge'], message: 'send duplicate or merge, not both' });
     }
-    const unlisted = Object.keys(body).filter((key) => !(key in INGEST_FIELDS));
+    const unlisted = Object.keys(body).filter((key) => !Object.hasOwn(INGEST_FIELDS, key));
     if (unlisted.length + Object.keys(body.custom_fields ?? {}).length > 200) {
       ctx.addIssue({ code: 'custom', path: ['custom_fields'], message: 'at most 200 custom fields in all' });
     }

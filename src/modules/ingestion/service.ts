@@ -49,7 +49,7 @@ export async function tagIdsFor(ctx: Pick<TenantContext, 'db' | 'orgId'>, names:
 
 /** The lead-creation input of an ingested lead: listed fields as given, unlisted ones into custom_fields. */
 export function toLeadInput(input: IngestLeadInput, tagIds: number[]): AddLeadInput {
-  const unlisted = Object.fromEntries(Object.entries(input).filter(([key]) => !(key in INGEST_FIELDS)));
+  const unlisted = Object.fromEntries(Object.entries(input).filter(([key]) => !Object.hasOwn(INGEST_FIELDS, key)));
   return {
     // Absent names stay absent: a merge keeps the stored ones, a create stores '' (leads/service.ts).
     first_name: input.first_name,

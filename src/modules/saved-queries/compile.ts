@@ -44,7 +44,10 @@ export function checkQuery(
   prefix = 'definition',
   overrides?: { filters?: Record<string, unknown>; prefix: string },
 ): CheckedQuery {
-  const module = queryModules[definition.module as QueryModuleName];
+  // Own keys only: `constructor` or `__proto__` is in every object, and no field of any module.
+  const module = Object.hasOwn(queryModules, definition.module)
+    ? queryModules[definition.module as QueryModuleName]
+    : undefined;
   if (!module) throw ValidationFailed.field(`${prefix}.module`, allowed(queryModules));
   const issues: FieldIssue[] = [];
   const saved = filterIssues(module, definition.filters ?? {}, `${prefix}.filters`);
@@ -58,11 +61,11 @@ export function checkQuery(
   const { metric, group_by: groupBy, bucket } = definition;
   if (metric.op === 'count' && metric.field !== undefined)
     issues.push({ field: `${prefix}.metric.field`, message: 'count takes no field' });
-  if (metric.op !== 'count' && (metric.field === undefined || !(metric.field in module.numbers)))
+  if (metric.op !== 'count' && (metric.field === undefined || !Object.hasOwn(module.numbers, metric.field)))
     issues.push({ field: `${prefix}.metric.field`, message: allowed(module.numbers) });
-  if (groupBy != null && !(groupBy in module.groups))
+  if (groupBy != null && !Object.hasOwn(module.groups, groupBy))
     issues.push({ field: `${prefix}.group_by`, message: allowed(module.groups) });
-  if (bucket != null && !(bucket.field in module.dates))
+  if (bucket != null && !Object.hasOwn(module.dates, bucket.field))
     issues.push({ field: `${prefix}.bucket.field`, message: allowed(module.dates) });
   if (issues.length > 0) throw new ValidationFailed(issues);
   return { module, definition, filters };
@@ -101,9 +104,9 @@ function rollupSource(ctx: TenantContext, query: CheckedQuery, range: { start_da
   const { module, definition } = query;
   const { op, field } = definition.metric;
   for (const rollup of module.rollups ?? []) {
-    if (op !== 'count' && !(field !== undefined && field in rollup.sums)) continue;
-    if (definition.group_by != null && !(definition.group_by in rollup.groups)) continue;
-    if (definition.bucket && !(definition.bucket.field in rollup.dates)) continue;
+    if (op !== 'count' && !(field !== undefined && Object.hasOwn(rollup.sums, field))) continue;
+    if (definition.group_by != null && !Object.hasOwn(rollup.groups, definition.group_by)) continue;
+    if (definition.bucket && !Object.hasOwn(rollup.dates, definition.bucket.field)) continue;
     const dateColumn = definition.bucket ? rollup.dates[definition.bucket.field] : rollup.createdAt;
     if (dateColumn === null && (range.start_date !== undefined || range.end_date !== undefined)) continue;
     const filtered = rollup.where(ctx, query.filters);
