@@ -5,7 +5,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, randomIp, signupOrganization, type ApiResponse, type SignedUp } from './helpers/api';
-import { objectShape, routeKey, routes, unboundedStrings } from './helpers/registry';
+import { dateField, objectShape, routeKey, routes, unboundedStrings, urlField } from './helpers/registry';
 import type { RegisteredRoute } from '../src/core/routes';
 import { base64url } from 'jose';
 
@@ -299,6 +299,136 @@ describe('bad-input sweep', () => {
         const query = { ...requiredQuery(route), cursor };
         const response = await call(route.method, samplePath(route), { ...auth(route), query });
         expect([response.status, response.body.error?.code], JSON.stringify(v)).toEqual([400, 'cursor']);
+      }
+    });
+  }
+
+  /** Whether the failure names `key`, as error.code or among error.details. */
+  function names(response: ApiResponse, key: string): boolean {
+    const details: { field?: string }[] = response.body?.error?.details ?? [];
+    return response.body?.error?.code === key || details.some((detail) => detail.field === key);
+  }
+
+  /** Sends `{ key: value }` as the route's body (JSON or form) or query. */
+  function sendField(route: RegisteredRoute, where: 'body' | 'query', key: string, value: string) {
+    if (where === 'query') return call(route.method, samplePath(route), { ...auth(route), query: { [key]: value } });
+    if (route.bodyMediaType === 'multipart/form-data') {
+      const form = new FormData();
+      form.append(key, value);
+      return call(route.method, samplePath(route), { ...auth(route), rawBody: form });
+    }
+    return call(route.method, samplePath(route), { ...auth(route), body: { [key]: value } });
+  }
+
+  const bodyRoutes = [...jsonRoutes, ...multipartRoutes];
+  const urlKeys = bodyRoutes.map((route) => ({
+    route,
+    keys: Object.entries(objectShape(route.body)).filter(([key, field]) => urlField(key, field).isUrl),
+  }));
+
+  it('puts every body field named like a URL under the URL rule, and finds the known ones', () => {
+    const loose = bodyRoutes.flatMap((route) =>
+      Object.entries(objectShape(route.body))
+        .filter(([key, field]) => urlField(key, field).named && !urlField(key, field).isUrl)
+        .map(([key]) => `${routeKey(route)} ${key}`),
+    );
+    expect(loose).toEqual([]);
+    const found = new Set(urlKeys.flatMap(({ keys }) => keys.map(([key]) => key)));
+    for (const key of ['target_url', 'redirect_url', 'website', 'profile_url', 'company_logo', 'meeting_url']) {
+      expect(found, key).toContain(key);
+    }
+  });
+
+  const HEADER_BREAKERS = [
+    'https://example.com/\r\nSet-Cookie: a=1',
+    'https://exa\nmple.com/',
+    'https://example.com/\r',
+    'https://a;sandbox',
+  ];
+
+  for (const { route, keys } of urlKeys.filter(({ keys }) => keys.length > 0)) {
+    it(`${routeKey(route)} refuses CR/LF and hosts no header can carry in every URL field, naming it`, async () => {
+      for (const [key] of keys) {
+        for (const value of HEADER_BREAKERS) {
+          const response = await sendField(route, 'body', key, value);
+          expectClientFailure(response, `${key} ${JSON.stringify(value)}`);
+          expect([response.status, names(response, key)], `${key} ${JSON.stringify(value)}`).toEqual([422, true]);
+        }
+      }
+    });
+  }
+
+  /** Past the calendar, or no day at all: refused, naming the field. */
+  const OUTSIDE_CALENDAR = [
+    '0001-01-01',
+    '1899-12-31',
+    '2026-02-30',
+    '10000-01-01',
+    '+275760-09-13',
+    '-271821-04-20T00:00:00Z',
+    '2026-02-30T10:00:00Z',
+    '9999-12-31T23:59:60Z',
+  ];
+  /** The calendar's own edges: answered without a 500, whatever else the route asks for. */
+  const CALENDAR_EDGES = ['1900-01-01', '9999-12-31', '1900-01-01T00:00:00Z', '9999-12-31T23:59:59Z'];
+
+  const dateKeys = swept.flatMap((route) =>
+    (['body', 'query'] as const).flatMap((where) =>
+      Object.entries(objectShape(where === 'body' ? route.body : route.query))
+        .filter(([, field]) => dateField(field))
+        .map(([key]) => ({ route, where, key })),
+    ),
+  );
+
+  it('finds the date fields of the calendar rule', () => {
+    const found = new Set(dateKeys.map(({ route, key }) => `${routeKey(route)} ${key}`));
+    for (const known of [
+      'GET /api/v1/booking/{slug}/availability date',
+      'GET /api/calendar/availability from',
+      'GET /api/meeting/list to',
+      'POST /api/intent-alert/signal occurred_at',
+      'POST /api/v1/intent-signal occurred_at',
+    ]) {
+      expect(found, known).toContain(known);
+    }
+  });
+
+  for (const { route, where, key } of dateKeys) {
+    it(`${routeKey(route)} refuses ${key} outside the calendar, naming it, and answers its edges without a 500`, async () => {
+      const status = where === 'query' ? 400 : 422;
+      for (const value of OUTSIDE_CALENDAR) {
+        const response = await sendField(route, where, key, value);
+        expectClientFailure(response, `${key}=${value}`);
+        expect([response.status, names(response, key)], `${key}=${value}`).toEqual([status, true]);
+      }
+      for (const value of CALENDAR_EDGES) {
+        const response = await sendField(route, where, key, value);
+        expect(response.status, `${key}=${value}: ${response.text.slice(0, 300)}`).toBeLessThan(500);
+      }
+    });
+  }
+
+  /** Names every object inherits: in no allow-list. */
+  const INHERITED = ['constructor', '__proto__', 'hasOwnProperty'];
+
+  for (const route of swept.filter(
+    (route) => route.bodyMediaType || Object.keys(objectShape(route.query)).length > 0,
+  )) {
+    it(`${routeKey(route)} refuses inherited names in every field that refuses an unlisted name`, async () => {
+      const fields = [
+        ...Object.keys(objectShape(route.body)).map((key) => ({ where: 'body' as const, key })),
+        ...Object.keys(objectShape(route.query)).map((key) => ({ where: 'query' as const, key })),
+      ];
+      for (const { where, key } of fields) {
+        // Enum-like: the route itself refuses a name not on its list (schema or service check).
+        const unlisted = await sendField(route, where, key, 'zzznotlisted');
+        if (unlisted.status >= 500 || !names(unlisted, key)) continue;
+        for (const name of INHERITED) {
+          const response = await sendField(route, where, key, name);
+          expectClientFailure(response, `${key}=${name}`);
+          expect(names(response, key), `${key}=${name}: ${response.text.slice(0, 300)}`).toBe(true);
+          expect(response.text).not.toContain('native code');
+        }
       }
     });
   }

@@ -68,3 +68,27 @@ export function unboundedStrings(schema: z.ZodType | undefined, path = '$'): str
   }
   return [];
 }
+
+function accepts(field: z.ZodType, value: unknown): boolean {
+  return field.safeParse(value).success;
+}
+
+/**
+ * A body field under the one URL rule: it takes an https URL and refuses a `javascript:` one.
+ * `named` is true for a field whose name says it holds a URL (…_url, website, …logo), which must be one.
+ */
+export function urlField(key: string, field: z.ZodType): { isUrl: boolean; named: boolean } {
+  const takesText = accepts(field, 'https://example.com/');
+  return {
+    isUrl: takesText && !accepts(field, 'javascript:alert(1)'),
+    named: takesText && /(^|_)(url|website|logo)$/.test(key),
+  };
+}
+
+/** A field that takes a day or an instant and refuses other text: a date field of the calendar rule. */
+export function dateField(field: z.ZodType): boolean {
+  const takesDate = ['2026-03-09', '2026-03-09T09:00:00Z', '2026-03-09T09:00:00-04:00'].some((value) =>
+    accepts(field, value),
+  );
+  return takesDate && !accepts(field, 'notadate');
+}

@@ -2,6 +2,7 @@
  * The period an analytics request covers and the previous period it is compared with, both as
  * whole UTC days, plus the value/previous/change shape every compared number takes.
  */
+import { LAST_DAY } from '../../core/calendar';
 import { BadRequest } from '../../core/errors';
 
 export const DEFAULT_PERIOD_DAYS = 30;
@@ -45,6 +46,8 @@ export function resolvePeriods(query: { start_date?: string; end_date?: string }
   const end = query.end_date ? dayNumber(query.end_date) : today;
   const start = query.start_date ? dayNumber(query.start_date) : end - (DEFAULT_PERIOD_DAYS - 1);
   if (start > end) throw new BadRequest('start_date: must not be after end_date', 'start_date');
+  // The period is bounded by the day after it, which must be a day of the calendar (core/calendar.ts).
+  if (end >= dayNumber(LAST_DAY)) throw new BadRequest(`end_date: must be before ${LAST_DAY}`, 'end_date');
   const days = end - start + 1;
   if (days > MAX_PERIOD_DAYS) {
     throw new BadRequest(`end_date: the period may span at most ${MAX_PERIOD_DAYS} days`, 'end_date');

@@ -13,7 +13,7 @@ import { topAccounts } from './top-accounts';
 
 export const analyticsRoutes = createRouter();
 const tags = ['Analytics'];
-const PERIOD_NOTE = `The period is start_date to end_date, whole UTC days, inclusive (default the last ${DEFAULT_PERIOD_DAYS} days to today; at most ${MAX_PERIOD_DAYS} days); the previous period is as long and ends the day before start_date. A date that is not a real YYYY-MM-DD day, start_date after end_date or a longer range answers 400 naming the field.`;
+const PERIOD_NOTE = `The period is start_date to end_date, whole UTC days, inclusive (default the last ${DEFAULT_PERIOD_DAYS} days to today; at most ${MAX_PERIOD_DAYS} days); the previous period is as long and ends the day before start_date. A date that is not a real YYYY-MM-DD day from 1900-01-01, an end_date not before 9999-12-31, start_date after end_date or a longer range answers 400 naming the field.`;
 
 analyticsRoutes.openapi(
   defineRoute({
