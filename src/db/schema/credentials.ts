@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { bigint, index, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, index, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { organizations, users } from './organizations';
 import { createdAt, id, organizationRef, tenantPolicy } from './tenancy';
 
@@ -44,16 +44,34 @@ export const revokedTokens = pgTable(
 );
 
 /**
- * Failed logins per account (by lower-cased email), for the per-account limit that bounds password
- * guessing however many addresses it comes from. Not tenant data: only the login (owner role,
- * before any organization is known) reads it; RLS is on with no policy, so `lm_app` sees nothing.
+ * Failed logins per account (by lower-cased email) and the address they came from, for the login
+ * limits (modules/auth/login-limits.ts): per account and address, and a softer one per account.
+ * Not tenant data: only the login (owner role, before any organization is known) reads it; RLS is
+ * on with no policy, so `lm_app` sees nothing.
  */
 export const loginFailures = pgTable(
   'login_failures',
   {
     id: id(),
     emailKey: text().notNull(),
+    /** The client address of the attempt; null on rows written before addresses were kept. */
+    ip: text(),
     failedAt: createdAt(),
   },
   (table) => [index('login_failures_email_idx').on(table.emailKey, table.failedAt)],
+).enableRLS();
+
+/**
+ * The addresses each account last logged in from: a sign-in from one of them within
+ * TRUSTED_ADDRESS_DAYS is never held back by failures from other addresses. Not tenant data, as
+ * login_failures.
+ */
+export const loginSuccesses = pgTable(
+  'login_successes',
+  {
+    emailKey: text().notNull(),
+    ip: text().notNull(),
+    succeededAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (table) => [primaryKey({ columns: [table.emailKey, table.ip] })],
 ).enableRLS();
