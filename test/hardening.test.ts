@@ -176,7 +176,7 @@ describe('hardening', () => {
     expect(userFacingJobError(new Error('storage unavailable at 10.0.0.7'))).toBe('an internal error');
   });
 
-  it('bounds password guessing per account: after 10 failures in 15 minutes even the right password gets 429 with Retry-After, from any address', async () => {
+  it('bounds password guessing per account: after 10 failures in 15 minutes an address it never logged in from waits a doubling delay (429 with Retry-After)', async () => {
     const org = await signupOrganization('Hardening');
     const attempt = (password: string, i: number) =>
       call('POST', '/api/auth/login', {
@@ -187,8 +187,8 @@ describe('hardening', () => {
     const limited = await attempt(org.password, 11);
     expectFailure(limited, 429, 'rate_limited');
     const retryAfter = Number(limited.headers.get('retry-after'));
-    expect(retryAfter).toBeGreaterThan(800);
-    expect(retryAfter).toBeLessThanOrEqual(900);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(2);
     // Another account is not affected.
     const other = await signupOrganization('Hardening');
     expect(

@@ -7,7 +7,7 @@ import type { Context } from 'hono';
 import type { AppEnv } from '../../core/context';
 import { Forbidden } from '../../core/errors';
 import { ok } from '../../core/http';
-import { limitAuthAttempts } from '../../core/rate-limit';
+import { clientIp, limitAuthAttempts } from '../../core/rate-limit';
 import {
   bodyIssuesAreBadRequest,
   createRouter,
@@ -37,7 +37,7 @@ const loginRoute = defineRoute({
   tags: ['Authentication'],
   summary: 'Exchange email and password for a 30-day bearer token',
   description:
-    'Exchanges an email and password for a bearer token valid 30 days (send it as `Authorization: Bearer <token>`). Unknown email and wrong password give the same 401, so the answer does not reveal which emails have accounts. Repeated failures for one account are rate limited (429 with Retry-After).',
+    'Exchanges an email and password for a bearer token valid 30 days (send it as `Authorization: Bearer <token>`). Unknown email and wrong password give the same 401, so the answer does not reveal which emails have accounts. Failed logins are limited (429 with Retry-After) without locking the account out: 5 failures for one account from one address hold that address back until the oldest leaves the 15-minute window; from 10 failures for one account (from any addresses) within the window, each further attempt waits a delay that doubles (1 s, 2 s, 4 s … at most 15 minutes) after the latest failure, except from an address the account logged in from within 30 days, which only its own failures hold back. A successful login forgets the account’s failures.',
   auth: 'public',
   request: { body: jsonBody(LoginBody) },
   responses: {
@@ -60,7 +60,7 @@ authRoutes.openapi(
   async (c) => {
     await limitAuthAttempts(c);
     const { email, password } = c.req.valid('json');
-    const grant = await login(c.var.database(), readConfig(c.env).JWT_SECRET, email, password);
+    const grant = await login(c.var.database(), readConfig(c.env).JWT_SECRET, email, password, clientIp(c));
     c.set('logOrgId', Number(grant.user.organization_id));
     return grantResponse(c, grant, 'Logged in', 200);
   },

@@ -4,7 +4,8 @@
  */
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client';
-import { loginFailures, organizations, revokedTokens, roles, users } from '../../db/schema';
+import { organizations, revokedTokens, roles, users } from '../../db/schema';
+import { limitColumns, recordFailure, recordSuccess, retryAfterSeconds } from './login-limits';
 import type { TenantContext } from '../../db/tenant';
 import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../core/auth/passwords';
 import { ACCESS_TOKEN_TTL_SECONDS, issueAccessToken } from '../../core/auth/tokens';
@@ -105,13 +106,18 @@ export async function signup(db: Database, secret: string, input: SignupInput): 
   return grantFor(secret, user);
 }
 
-/** Failed logins an account takes in LOGIN_FAILURE_WINDOW_MINUTES before further attempts get 429. */
-export const MAX_LOGIN_FAILURES = 10;
-export const LOGIN_FAILURE_WINDOW_MINUTES = 15;
-
-export async function login(db: Database, secret: string, email: string, password: string): Promise<TokenGrant> {
-  const emailKey = email.trim().toLowerCase();
-  const recent = sql`${loginFailures.emailKey} = ${emailKey} and ${loginFailures.failedAt} > now() - make_interval(mins => ${LOGIN_FAILURE_WINDOW_MINUTES})`;
+/**
+ * Checks the password within the login limits (login-limits.ts): `ip` is the client address, for
+ * the per-address limit and the trusted addresses.
+ */
+export async function login(
+  db: Database,
+  secret: string,
+  email: string,
+  password: string,
+  ip: string,
+): Promise<TokenGrant> {
+  const attempt = { emailKey: email.trim().toLowerCase(), ip };
   const [account] = await db
     .select({
       id: users.id,
@@ -124,34 +130,27 @@ export async function login(db: Database, secret: string, email: string, passwor
       roleName: roles.name,
       sessionGeneration: users.sessionGeneration,
       organizationState: organizations.stateId,
-      // The account's recent failures, read with the account: the limit costs no round trip.
-      recentFailures: sql<number>`(select count(*)::int from ${loginFailures} where ${recent})`,
-      retryAfterSeconds: sql<number>`(select ceil(extract(epoch from min(${loginFailures.failedAt}) + make_interval(mins => ${LOGIN_FAILURE_WINDOW_MINUTES}) - now()))::int from ${loginFailures} where ${recent})`,
+      // The account's recent failures, read with the account: the limits cost no round trip.
+      ...limitColumns(attempt),
     })
     .from(users)
     .innerJoin(roles, eq(roles.id, users.roleId))
     .leftJoin(organizations, eq(organizations.id, users.organizationId))
-    .where(and(sql`lower(${users.email}) = ${emailKey}`, isNull(users.deletedAt)));
+    .where(and(sql`lower(${users.email}) = ${attempt.emailKey}`, isNull(users.deletedAt)));
   if (!account) {
     // Same cost as a real check, so response time does not tell more than the status does.
     await verifyPassword(password, DUMMY_PASSWORD_HASH);
     throw new NotFound('Account');
   }
-  // Password guessing is bounded per account, however many addresses it comes from.
-  if (Number(account.recentFailures) >= MAX_LOGIN_FAILURES)
-    throw new RateLimited(Math.max(1, Number(account.retryAfterSeconds)));
+  const wait = retryAfterSeconds(account);
+  if (wait > 0) throw new RateLimited(wait);
   if (!(await verifyPassword(password, account.passwordHash))) {
-    await db.execute(sql`
-      with pruned as (
-        delete from ${loginFailures}
-        where ${loginFailures.emailKey} = ${emailKey} and ${loginFailures.failedAt} <= now() - make_interval(mins => ${LOGIN_FAILURE_WINDOW_MINUTES})
-      )
-      insert into ${loginFailures} (email_key) values (${emailKey})`);
+    await db.execute(recordFailure(attempt));
     throw new Unauthorized('Invalid email or password', 'invalid_credentials');
   }
   if (account.stateId !== 1) throw new Forbidden('Account is inactive', 'account_inactive');
   if (account.organizationState !== 1) throw new Forbidden('Account has no active organization', 'no_organization');
-  if (Number(account.recentFailures) > 0) await db.delete(loginFailures).where(eq(loginFailures.emailKey, emailKey));
+  await db.execute(recordSuccess(attempt));
   return grantFor(secret, account);
 }
 
