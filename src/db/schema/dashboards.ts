@@ -39,7 +39,11 @@ export const dashboards = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    /** The client's stable key (POST's `dashboard_id`), unique in the organization. */
+    /**
+     * The client's stable key (POST's `dashboard_id`): a shared (team, workspace) dashboard's is
+     * unique among the organization's shared ones, a personal one's among its owner's personal
+     * ones, so a key a colleague uses privately is never refused (nor revealed).
+     */
     dashboardKey: text().notNull(),
     userId: bigint({ mode: 'number' })
       .notNull()
@@ -52,7 +56,12 @@ export const dashboards = pgTable(
   },
   (table) => [
     index('dashboards_organization_id_idx').on(table.organizationId, table.id),
-    uniqueIndex('dashboards_organization_key').on(table.organizationId, table.dashboardKey),
+    uniqueIndex('dashboards_shared_key')
+      .on(table.organizationId, table.dashboardKey)
+      .where(sql`${table.scope} <> 'personal'`),
+    uniqueIndex('dashboards_personal_key')
+      .on(table.organizationId, table.userId, table.dashboardKey)
+      .where(sql`${table.scope} = 'personal'`),
     tenantPolicy('dashboards'),
   ],
 );
