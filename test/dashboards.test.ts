@@ -84,11 +84,27 @@ describe('POST /api/dashboards', () => {
       code: 'dashboard_id_taken',
       details: { dashboard_id: 'team-board', id: first.body.data.id },
     });
-    const hidden = await addDashboard(rep.token, { dashboard_id: 'hidden-board' });
-    const clash = await addDashboard(rep2.token, { dashboard_id: 'hidden-board' });
-    expect(clash.body.error.details).toEqual({ dashboard_id: 'hidden-board', id: null });
-    expect(hidden.status).toBe(201);
     expect((await addDashboard(other.token, { dashboard_id: 'team-board' })).status).toBe(201);
+  });
+
+  it('scopes personal keys per owner: a key a colleague uses privately is free, and never revealed', async () => {
+    const mine = await addDashboard(rep.token, { dashboard_id: 'hidden-board' });
+    expect(mine.status, mine.text).toBe(201);
+    const theirs = await addDashboard(rep2.token, { dashboard_id: 'hidden-board' });
+    expect(theirs.status, theirs.text).toBe(201);
+    expect(theirs.body.data.id).not.toBe(mine.body.data.id);
+    const shared = await addDashboard(rep2.token, { dashboard_id: 'hidden-board', scope: 'team' });
+    expect(shared.status, shared.text).toBe(201);
+    // Keys the caller can see still conflict: its own personal one, and a shared one.
+    const own = await addDashboard(rep.token, { dashboard_id: 'hidden-board' });
+    expectFailure(own, 409, 'conflict');
+    expect(own.body.error.details).toEqual({ dashboard_id: 'hidden-board', id: mine.body.data.id });
+    const opened = await call('PUT', `/api/dashboards/${mine.body.data.id}`, {
+      token: rep.token,
+      body: { scope: 'team' },
+    });
+    expectFailure(opened, 409, 'conflict');
+    expect(opened.body.error.details).toEqual({ dashboard_id: 'hidden-board', id: shared.body.data.id });
   });
 
   it('refuses bad widgets with a 422 naming the widget', async () => {

@@ -36,7 +36,7 @@ const widgets =
 
 const dashboardIdTaken = conflictResponse(
   'DashboardIdTakenConflict',
-  'The organization already has a dashboard with this dashboard_id',
+  'You can already see a dashboard with this dashboard_id: a shared one, or one of your personal ones',
   [
     {
       code: 'dashboard_id_taken',
@@ -46,7 +46,7 @@ const dashboardIdTaken = conflictResponse(
           .number()
           .int()
           .nullable()
-          .openapi({ description: 'The existing dashboard; null when it is someone else’s personal one', example: 2 }),
+          .openapi({ description: 'The existing dashboard; null only when it was deleted meanwhile', example: 2 }),
       }),
       example: { dashboard_id: 'sales-overview', id: 2 },
     },
@@ -75,7 +75,7 @@ dashboardRoutes.openapi(
     operationId: 'addDashboard',
     tags,
     summary: 'Save a dashboard under your stable dashboard_id',
-    description: `Saves a dashboard. \`dashboard_id\` is the client's stable key (1 to 64 of a-z, 0-9, _ and -), unique in the organization: reusing it is a 409 \`dashboard_id_taken\` naming the existing dashboard. Scope is personal when omitted. ${widgets} ${ownership}`,
+    description: `Saves a dashboard. \`dashboard_id\` is the client's stable key (1 to 64 of a-z, 0-9, _ and -): a shared (team, workspace) dashboard's is unique among the organization's shared dashboards, a personal one's among its owner's personal dashboards and the shared ones. Reusing a key you can see is a 409 \`dashboard_id_taken\` naming that dashboard; a key a colleague uses for a personal dashboard is free for you (and never revealed). Scope is personal when omitted. ${widgets} ${ownership}`,
     auth: 'bearer',
     request: { body: jsonBody(AddDashboardBody) },
     responses: { 201: envelope(DashboardSchema, 'Dashboard saved'), 409: dashboardIdTaken },
@@ -105,10 +105,10 @@ dashboardRoutes.openapi(
     operationId: 'updateDashboard',
     tags,
     summary: 'Change a dashboard (its owner, or an admin for shared ones)',
-    description: `Changes the fields sent; a new definition replaces the old one whole. Making a dashboard shared checks its widgets again. ${widgets} ${visibility} ${ownership}`,
+    description: `Changes the fields sent; a new definition replaces the old one whole. Making a dashboard shared checks its widgets again; a change of scope keeps the key, and answers 409 \`dashboard_id_taken\` when the new scope already holds it. ${widgets} ${visibility} ${ownership}`,
     auth: 'bearer',
     request: { params: idParam(), body: jsonBody(UpdateDashboardBody) },
-    responses: { 200: envelope(DashboardSchema, 'Dashboard updated') },
+    responses: { 200: envelope(DashboardSchema, 'Dashboard updated'), 409: dashboardIdTaken },
   }),
   async (c) =>
     ok(c, await updateDashboard(c.var.tenant, c.req.valid('param').id, c.req.valid('json')), 'Dashboard updated'),

@@ -5,7 +5,7 @@
  * or an admin (403 `not_dashboard_owner`). Every widget's saved query must be one the caller
  * sees, and a shared dashboard may show shared queries only (422 naming the widget).
  */
-import { eq, ilike, inArray, sql } from 'drizzle-orm';
+import { and, eq, ilike, inArray, ne, or, sql } from 'drizzle-orm';
 import { Conflict, Forbidden, NotFound, ValidationFailed, type FieldIssue } from '../../core/errors';
 import { columnValues } from '../../core/field-table';
 import { containsPattern, defineList } from '../../core/list';
@@ -80,6 +80,32 @@ export async function addDashboard(ctx: TenantContext, input: AddDashboardInput)
   checkScopeAllowed(ctx, scope);
   const definition = input.definition ?? [];
   await checkWidgets(ctx, definition, scope);
+  // The key is taken only by a dashboard the caller sees: a shared one, or one of its own personal ones.
+  const taken = () =>
+    ctx.db
+      .select({ id: dashboards.id })
+      .from(dashboards)
+      .where(
+        tenantWhere(
+          ctx,
+          dashboards,
+          eq(dashboards.dashboardKey, input.dashboard_id),
+          scope === 'personal'
+            ? or(ne(dashboards.scope, 'personal'), eq(dashboards.userId, actingUser(ctx).userId))
+            : ne(dashboards.scope, 'personal'),
+        ),
+      )
+      .limit(1);
+  const conflict = (id: number | null) =>
+    new Conflict(`A dashboard with dashboard_id "${input.dashboard_id}" already exists`, 'dashboard_id_taken', {
+      dashboard_id: input.dashboard_id,
+      id,
+    });
+  // A personal key must not shadow a shared one (the shared index does not see personal rows).
+  if (scope === 'personal') {
+    const [shared] = await taken();
+    if (shared) throw conflict(shared.id);
+  }
   const [row] = await ctx.db
     .insert(dashboards)
     .values({
@@ -90,18 +116,39 @@ export async function addDashboard(ctx: TenantContext, input: AddDashboardInput)
       scope,
       definition,
     })
-    .onConflictDoNothing({ target: [dashboards.organizationId, dashboards.dashboardKey] })
+    .onConflictDoNothing()
     .returning(dashboardFields.selection);
   if (row) return presentDashboard(row);
-  // The key is taken: name the existing dashboard by its id when the caller may see it.
-  const [existing] = await ctx.db
+  // Lost a race for the key: name the dashboard that holds it.
+  const [existing] = await taken();
+  throw conflict(existing?.id ?? null);
+}
+
+/**
+ * A dashboard changing scope keeps its key: 409 `dashboard_id_taken` when the key is taken in the
+ * new scope (by a shared dashboard, or by another personal one of the owner), both visible to the caller.
+ */
+async function checkKeyFree(ctx: TenantContext, current: DashboardView, scope: Scope) {
+  const [holder] = await ctx.db
     .select({ id: dashboards.id })
     .from(dashboards)
-    .where(tenantWhere(ctx, dashboards, eq(dashboards.dashboardKey, input.dashboard_id), visibleTo(ctx, dashboards)));
-  throw new Conflict(`A dashboard with dashboard_id "${input.dashboard_id}" already exists`, 'dashboard_id_taken', {
-    dashboard_id: input.dashboard_id,
-    id: existing?.id ?? null,
-  });
+    .where(
+      tenantWhere(
+        ctx,
+        dashboards,
+        eq(dashboards.dashboardKey, current.dashboard_id),
+        ne(dashboards.id, current.id),
+        scope === 'personal'
+          ? and(eq(dashboards.scope, 'personal'), eq(dashboards.userId, current.user_id))
+          : ne(dashboards.scope, 'personal'),
+      ),
+    )
+    .limit(1);
+  if (holder)
+    throw new Conflict(`A dashboard with dashboard_id "${current.dashboard_id}" already exists`, 'dashboard_id_taken', {
+      dashboard_id: current.dashboard_id,
+      id: holder.id,
+    });
 }
 
 /** A dashboard the caller can see: 404 for another organization's and for someone else's personal one. */
@@ -133,6 +180,7 @@ export async function updateDashboard(ctx: TenantContext, id: number, input: Upd
   // A new definition is checked; so is the kept one when the dashboard becomes shared.
   const widgets = input.definition ?? (scope !== current.scope ? current.definition : []);
   await checkWidgets(ctx, widgets, scope);
+  if (scope !== current.scope) await checkKeyFree(ctx, current, scope);
   const [row] = await ctx.db
     .update(dashboards)
     .set({ ...columnValues(dashboardFields.updateColumns, input), updatedAt: sql`now()` })
