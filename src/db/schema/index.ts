@@ -16,3 +16,4 @@ export * from './web-forms';
 export * from './meetings';
 export * from './target-accounts';
 export * from './dashboards';
+export * from './connections';
