@@ -17,3 +17,4 @@ export * from './meetings';
 export * from './target-accounts';
 export * from './dashboards';
 export * from './connections';
+export * from './mail';
