@@ -32,6 +32,12 @@ export default defineConfig(async () => {
             DATABASE_URL: databaseUrl,
             DB_WS_PROXY: `127.0.0.1:${process.env.LM_TEST_RELAY_PORT}`,
             JWT_SECRET: 'test-secret-that-is-long-enough-for-hs256-signing',
+            // Seals stored credentials (src/providers/secrets.ts); OAuth clients for token refreshes.
+            CREDENTIALS_KEY: 'test-credentials-key-that-is-at-least-32-bytes',
+            GOOGLE_CLIENT_ID: 'test-google-client',
+            GOOGLE_CLIENT_SECRET: 'test-google-client-secret',
+            MICROSOFT_CLIENT_ID: 'test-microsoft-client',
+            MICROSOFT_CLIENT_SECRET: 'test-microsoft-client-secret',
             SIGNUP_ENABLED: 'true',
             // One origin the bearer API answers CORS for (test/cors.test.ts).
             CORS_ORIGINS: 'https://app.example.test',

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeDocsAssets } from './docs-assets.mjs';
-import { localJwtSecret } from './lib/dev-secret.mjs';
+import { localCredentialsKey, localJwtSecret } from './lib/dev-secret.mjs';
 import { startLocalDatabase } from './lib/local-database.mjs';
 import { writeLocalWorkerConfigs } from './lib/worker-configs.mjs';
 
@@ -20,6 +20,8 @@ writeDocsAssets();
 const database = await startLocalDatabase({ databaseUrl: process.env.DATABASE_URL, dataDir });
 // Random per checkout, kept in .data/jwt-secret: tokens of one checkout are worthless to another.
 const jwtSecret = process.env.JWT_SECRET ?? localJwtSecret(localData);
+// Likewise the key that seals mail and calendar credentials (src/providers/secrets.ts).
+const credentialsKey = process.env.CREDENTIALS_KEY ?? localCredentialsKey(localData);
 
 // Both Workers read their local secrets from a `.dev.vars` file beside their configuration (a
 // `--var` or `--env-file` reaches only the first Worker of a multi-Worker `wrangler dev`), so the
@@ -29,6 +31,7 @@ const workerConfigs = writeLocalWorkerConfigs(join(localData ?? '.data', 'worker
   DATABASE_URL: database.url,
   DB_WS_PROXY: database.relayAddress,
   JWT_SECRET: jwtSecret,
+  CREDENTIALS_KEY: credentialsKey,
 });
 
 const wrangler = spawn(

@@ -36,6 +36,21 @@ export interface Bindings {
   CORS_ORIGINS?: string;
   /** Key of tracking-token signatures; when unset, derived from JWT_SECRET (modules/tracking/token.ts). */
   TRACKING_SECRET?: string;
+  /**
+   * Key (at least 32 bytes) that seals stored credentials: OAuth tokens, API tokens, SMTP
+   * passwords (src/providers/secrets.ts). Without it, routes that need credentials answer 503.
+   */
+  CREDENTIALS_KEY?: string;
+  /** Former CREDENTIALS_KEY values, comma-separated: they still open what they sealed (rotation). */
+  CREDENTIALS_KEYS_PREVIOUS?: string;
+  /** OAuth client of the Google Cloud project (Gmail, Google Calendar): refreshes access tokens. */
+  GOOGLE_CLIENT_ID?: string;
+  GOOGLE_CLIENT_SECRET?: string;
+  /** OAuth client of the Microsoft Entra app registration (Outlook mail, calendar). */
+  MICROSOFT_CLIENT_ID?: string;
+  MICROSOFT_CLIENT_SECRET?: string;
+  /** Entra tenant of the token endpoint: `common` (default), `organizations` or a tenant id. */
+  MICROSOFT_TENANT?: string;
   /** Workers Static Assets (.assets/): Scalar's bundle for the reference page, see src/modules/docs. */
   ASSETS: Fetcher;
 }

@@ -5,7 +5,17 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export function localJwtSecret(dir = '.data') {
-  const file = join(dir, 'jwt-secret');
+  return localSecret(dir, 'jwt-secret');
+}
+
+// The key that seals stored credentials (CREDENTIALS_KEY) of a local checkout, made and kept the
+// same way: losing it only means reconnecting the local mail accounts.
+export function localCredentialsKey(dir = '.data') {
+  return localSecret(dir, 'credentials-key');
+}
+
+function localSecret(dir, name) {
+  const file = join(dir, name);
   if (existsSync(file)) {
     const kept = readFileSync(file, 'utf8').trim();
     if (kept.length >= 32) return kept;
