@@ -50,6 +50,9 @@ import { savedQueryRoutes } from './modules/saved-queries/routes';
 import { dashboardRoutes } from './modules/dashboards/routes';
 import { bookingRoutes } from './modules/booking/routes';
 import { targetAccountRoutes } from './modules/target-accounts/routes';
+import { mailConfigurationRoutes } from './modules/mail/routes';
+import { inboxRoutes } from './modules/mail/inbox-routes';
+import { unsubscribeRoutes } from './modules/mail/unsubscribe-routes';
 import { MAX_UPLOAD_BYTES } from './modules/files/upload-policy';
 import { MAX_IMPORT_BYTES } from './modules/imports/service';
 
@@ -96,6 +99,10 @@ export const routeModules = [
   targetAccountRoutes,
   savedQueryRoutes,
   dashboardRoutes,
+  mailConfigurationRoutes,
+  inboxRoutes,
+  // Public (the signed token is the credential).
+  unsubscribeRoutes,
   // Public (no credential): an edge Worker can mount this router alone.
   bookingRoutes,
 ];

@@ -8,7 +8,11 @@
 export type JobMessage =
   | { kind: 'lead-import'; orgId: number; jobId: number }
   | { kind: 'export'; orgId: number; jobId: number }
-  | { kind: 'company-enrichment'; orgId: number; jobId: number };
+  | { kind: 'company-enrichment'; orgId: number; jobId: number }
+  /** Sends recorded mail_messages rows (modules/mail/send-job.ts); each row is sent at most once. */
+  | { kind: 'mail-send'; orgId: number; messageIds: number[] }
+  /** A signed one-click unsubscribe (modules/mail/unsubscribe-job.ts): sent by the public route itself, no outbox. */
+  | { kind: 'mail-unsubscribe'; orgId: number; address: string; at: string };
 
 export type JobKind = JobMessage['kind'];
 

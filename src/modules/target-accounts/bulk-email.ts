@@ -1,30 +1,49 @@
 /**
  * POST /api/target-accounts/{id}/send-bulk-email. The request is validated in full (account,
- * recipients: live contacts of the account's company with an email, the stakeholders by default)
- * and then needs a mail account to send from. The system has none yet (the mail issue adds
- * them), so `findMailAccount` answers null and the request is a 422 `mail_not_configured`:
- * nothing is recorded and nothing is queued, so no send is ever pretended.
+ * recipients: live contacts of the account's company with an email, the stakeholders by default),
+ * then needs a mail account to send from: `findMailAccount` answers the caller's own active
+ * account, else the organization's oldest active one. Without any, the request is a 422
+ * `mail_not_configured` and nothing is recorded or queued.
  *
- * The seam for the mail issue: `findMailAccount` returns the organization's sending account;
- * with one, `sendBulkEmail` records one outreach activity per recipient (or one per bcc email)
- * and enqueues a job message through the outbox (jobs/outbox.ts `enqueueJob`) naming those
- * records, which the mail sender's handler delivers idempotently.
+ * With one, the sends go through the same path as the inbox (modules/mail/compose.ts): one
+ * message per recipient (`individual`), each recorded as the recipient contact's outreach
+ * activity with the target account, or one message with every recipient in Bcc (`bcc`); each
+ * carries List-Unsubscribe, suppressed addresses are skipped and reported, and the mail-send job
+ * delivers them through the outbox.
  */
-import { sql } from 'drizzle-orm';
-import { targetAccounts, companies, contacts, targetAccountContacts } from '../../db/schema';
-import type { TenantContext } from '../../db/tenant';
+import { asc, eq, isNull, sql } from 'drizzle-orm';
+import { companies, connections, contacts, targetAccountContacts, targetAccounts } from '../../db/schema';
+import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { ApiError, NotFound, ValidationFailed } from '../../core/errors';
+import type { ConnectionRow } from '../../providers/connections';
+import type { ComposeContext } from '../mail/compose';
+import { recordSends } from '../mail/compose';
 import type { SendBulkEmailInput } from './schemas';
 
-/** A mailbox the organization sends from (the mail issue defines its fields). */
-export interface MailAccount {
-  id: number;
-  fromAddress: string;
-}
+/** A mailbox the organization sends from: an active mail configuration. */
+export type MailAccount = ConnectionRow;
 
-/** The organization's mail account to send from; none can exist until the mail issue adds them. */
-export async function findMailAccount(_ctx: TenantContext): Promise<MailAccount | null> {
-  return null;
+/** The caller's own active mail account, else the organization's oldest active one; null when there is none. */
+export async function findMailAccount(ctx: TenantContext): Promise<MailAccount | null> {
+  const [account] = await ctx.db
+    .select()
+    .from(connections)
+    .where(
+      tenantWhere(
+        ctx,
+        connections,
+        eq(connections.kind, 'mail'),
+        eq(connections.state, 'active'),
+        isNull(connections.deletedAt),
+      ),
+    )
+    .orderBy(
+      sql`(${connections.ownerId} is not distinct from ${ctx.userId}) desc`,
+      asc(connections.createdAt),
+      asc(connections.id),
+    )
+    .limit(1);
+  return account ?? null;
 }
 
 export class MailNotConfigured extends ApiError {
@@ -72,10 +91,23 @@ export async function resolveRecipients(ctx: TenantContext, accountId: number, c
   return row.recipients.map((recipient) => ({ contactId: Number(recipient.contact_id), email: recipient.email }));
 }
 
-export async function sendBulkEmail(ctx: TenantContext, accountId: number, input: SendBulkEmailInput) {
-  await resolveRecipients(ctx, accountId, input.contact_ids);
+export async function sendBulkEmail(compose: ComposeContext, accountId: number, input: SendBulkEmailInput) {
+  const { ctx } = compose;
+  const recipients = await resolveRecipients(ctx, accountId, input.contact_ids);
   const account = await findMailAccount(ctx);
   if (!account) throw new MailNotConfigured();
-  // Unreachable until the mail issue: it records the outreach activities and enqueues the send here.
-  throw new Error(`sending from mail account ${account.id} is the mail issue's to build`);
+  const base = { kind: 'bulk' as const, subject: input.subject, body: input.body, bodyFormat: 'text' as const };
+  const drafts =
+    input.mode === 'bcc'
+      ? [{ ...base, to: [account.identity], cc: [], bcc: recipients.map((r) => r.email), targetAccountId: accountId }]
+      : recipients.map((recipient) => ({
+          ...base,
+          to: [recipient.email],
+          cc: [],
+          bcc: [],
+          contactId: recipient.contactId,
+          targetAccountId: accountId,
+        }));
+  const result = await recordSends(compose, account, drafts);
+  return { queued: result.messages.length, suppressed: result.suppressed, config_id: account.id };
 }

@@ -1,6 +1,6 @@
 /**
- * Target accounts (ABM): the account CRUD, stakeholders, outreach plans, the bulk email (refused
- * until a mail account exists) and the ABM reports. HTTP only. No route declares roles: any user
+ * Target accounts (ABM): the account CRUD, stakeholders, outreach plans, the bulk email (sent through
+ * the organization’s mail account) and the ABM reports. HTTP only. No route declares roles: any user
  * of the organization works accounts.
  */
 import { z } from '@hono/zod-openapi';
@@ -169,24 +169,30 @@ targetAccountRoutes.openapi(
     path: '/api/target-accounts/{id}/send-bulk-email',
     operationId: 'sendTargetAccountBulkEmail',
     tags,
-    summary:
-      'Email the account’s stakeholders or chosen contacts: refused (422 mail_not_configured) until a mail account exists',
+    summary: 'Email the account’s stakeholders or chosen contacts from the organization’s mail account (202 queued)',
     description:
-      'Validates the email and its recipients (`contact_ids`: live contacts of the account’s company with an email, 422 `contact_ids` naming the others; absent: every stakeholder with an email). No mail account can be configured yet, so a valid request answers 422 with error.code `mail_not_configured`: nothing is sent, recorded or queued.',
+      'Validates the email and its recipients (`contact_ids`: live contacts of the account’s company with an email, 422 `contact_ids` naming the others; absent: every stakeholder with an email), then sends from the caller’s own active mail account, else the organization’s oldest (422 `mail_not_configured` while there is none: nothing is recorded or queued). `individual`: one message per recipient, each recorded as that contact’s outreach activity with the account; `bcc`: one message, recipients in Bcc. Every message carries a signed one-click List-Unsubscribe (RFC 8058), the open pixel and click-rewritten links; addresses on the suppression list are skipped and listed in `suppressed`. The queue delivers the messages (see POST /api/inbox/send).',
     auth: 'bearer',
     request: { params: idParam(), body: jsonBody(SendBulkEmailBody) },
     responses: {
       202: envelope(
         z
-          .object({ queued: z.number().int().openapi({ description: 'Emails queued for sending' }) })
+          .object({
+            queued: z.number().int().openapi({ description: 'Messages queued for sending' }),
+            suppressed: z
+              .array(z.string())
+              .openapi({ description: 'Recipients skipped: they are on the suppression list' }),
+            config_id: z.number().int().openapi({ description: 'The mail account they are sent from' }),
+          })
           .openapi({ description: 'What was queued' }),
-        'Emails queued (once a mail account exists)',
+        'Emails queued',
       ),
     },
   }),
   async (c) => {
-    await sendBulkEmail(c.var.tenant, c.req.valid('param').id, c.req.valid('json'));
-    return c.json({ success: true as const, message: 'Emails queued', data: { queued: 0 } }, 202);
+    const compose = { ctx: c.var.tenant, env: c.env, origin: new URL(c.req.url).origin };
+    const result = await sendBulkEmail(compose, c.req.valid('param').id, c.req.valid('json'));
+    return c.json({ success: true as const, message: 'Emails queued', data: result }, 202);
   },
 );
 

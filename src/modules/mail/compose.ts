@@ -1,0 +1,149 @@
+/**
+ * Recording mail to send, in the request's transaction, for every path that sends (inbox send and
+ * reply, target-account bulk email): the suppression list is checked (a suppressed recipient is
+ * left out and reported, never sent to), each message is tied to the lead its first recipient is,
+ * its HTML gets the tracking pixel and click-rewritten links, mail that is not a reply gets a
+ * signed List-Unsubscribe with One-Click (RFC 8058), the rows are inserted `queued`, and the
+ * mail-send job is enqueued through the outbox, so it leaves only if the rows commit.
+ */
+import { sql } from 'drizzle-orm';
+import type { Bindings } from '../../env';
+import { leads, mailMessages, mailSuppressions, type MailKind } from '../../db/schema';
+import type { TenantContext } from '../../db/tenant';
+import { enqueueJob } from '../../jobs/outbox';
+import type { ConnectionRow } from '../../providers/connections';
+import { trackingSecrets } from '../tracking/token';
+import { textToHtml, trackHtml, withUnsubscribeFooter } from './tracked-html';
+import { signUnsubscribeToken, unsubscribeUrl } from './unsubscribe-token';
+
+export interface Draft {
+  kind: MailKind;
+  to: string[];
+  cc: string[];
+  bcc: string[];
+  subject: string;
+  body: string;
+  bodyFormat: 'text' | 'html';
+  inReplyTo?: string | null;
+  references?: string[];
+  providerThreadId?: string | null;
+  replyToProviderMessageId?: string | null;
+  contactId?: number | null;
+  targetAccountId?: number | null;
+}
+
+export interface ComposeContext {
+  ctx: TenantContext;
+  env: Bindings;
+  /** Where the public tracking and unsubscribe routes answer: the origin the request reached. */
+  origin: string;
+}
+
+/** Messages per mail-send job message: a bulk email is sent by several deliveries in parallel. */
+const MESSAGES_PER_JOB = 50;
+
+export type RecordedMessage = typeof mailMessages.$inferSelect;
+
+function lower(addresses: string[]): string[] {
+  return addresses.map((address) => address.toLowerCase());
+}
+
+/** One statement: which of the addresses are suppressed, and the live lead of each. */
+async function recipientFacts(ctx: TenantContext, addresses: string[]) {
+  const result = await ctx.db.execute<{
+    suppressed: string[] | null;
+    leads: { email: string; id: number }[] | null;
+  }>(sql`
+    select
+      (select array_agg(${mailSuppressions.address}) from ${mailSuppressions}
+        where ${mailSuppressions.organizationId} = ${ctx.orgId} and ${mailSuppressions.address} = any(${sql.param(addresses)}::text[])) as suppressed,
+      (select json_agg(json_build_object('email', lower(${leads.email}), 'id', ${leads.id})) from ${leads}
+        where ${leads.organizationId} = ${ctx.orgId} and ${leads.deletedAt} is null
+          and lower(${leads.email}) = any(${sql.param(addresses)}::text[])) as leads`);
+  const row = result.rows[0];
+  return {
+    suppressed: new Set(row.suppressed ?? []),
+    leadOf: new Map((row.leads ?? []).map((lead) => [lead.email, Number(lead.id)])),
+  };
+}
+
+function messageIdFor(fromAddress: string): string {
+  const domain = fromAddress.slice(fromAddress.lastIndexOf('@') + 1) || 'localhost';
+  return `<${crypto.randomUUID()}@${domain}>`;
+}
+
+/**
+ * Records the drafts as queued messages and enqueues their sending. Answers the messages recorded
+ * and the recipients left out; a draft none of whose recipients remain is not recorded.
+ */
+export async function recordSends(compose: ComposeContext, connection: ConnectionRow, drafts: Draft[]) {
+  const { ctx, env } = compose;
+  const all = [...new Set(drafts.flatMap((draft) => lower([...draft.to, ...draft.cc, ...draft.bcc])))];
+  const facts = await recipientFacts(ctx, all);
+  const kept = (addresses: string[]) => addresses.filter((address) => !facts.suppressed.has(address.toLowerCase()));
+  const secrets = trackingSecrets(env);
+  const rows: (typeof mailMessages.$inferInsert)[] = [];
+  const suppressed = new Set<string>();
+  for (const draft of drafts) {
+    for (const address of [...draft.to, ...draft.cc, ...draft.bcc]) {
+      if (facts.suppressed.has(address.toLowerCase())) suppressed.add(address.toLowerCase());
+    }
+    const to = kept(draft.to);
+    const cc = kept(draft.cc);
+    const bcc = kept(draft.bcc);
+    if (to.length + cc.length + bcc.length === 0) continue;
+    const first = (to[0] ?? cc[0] ?? bcc[0]).toLowerCase();
+    const leadId = facts.leadOf.get(first) ?? null;
+    let html = draft.bodyFormat === 'html' ? draft.body : textToHtml(draft.body);
+    if (leadId) {
+      html = await trackHtml(html, {
+        secrets,
+        origin: compose.origin,
+        orgId: ctx.orgId,
+        leadId,
+        campaign: draft.kind === 'bulk' ? 'bulk-email' : 'inbox',
+      });
+    }
+    const headers: string[] = [];
+    if (draft.kind !== 'reply') {
+      const link = unsubscribeUrl(
+        compose.origin,
+        await signUnsubscribeToken(secrets, { orgId: ctx.orgId, address: first }),
+      );
+      html = withUnsubscribeFooter(html, link);
+      headers.push(`List-Unsubscribe: <${link}>`, 'List-Unsubscribe-Post: List-Unsubscribe=One-Click');
+    }
+    rows.push({
+      organizationId: ctx.orgId,
+      connectionId: connection.id,
+      direction: 'outbound',
+      status: 'queued',
+      kind: draft.kind,
+      rfcMessageId: messageIdFor(connection.identity),
+      inReplyTo: draft.inReplyTo ?? null,
+      references: draft.references ?? [],
+      providerThreadId: draft.providerThreadId ?? null,
+      replyToProviderMessageId: draft.replyToProviderMessageId ?? null,
+      fromAddress: connection.identity,
+      fromName: connection.displayName,
+      toAddresses: to,
+      ccAddresses: cc,
+      bccAddresses: bcc,
+      subject: draft.subject,
+      bodyText: draft.bodyFormat === 'text' ? draft.body : draft.body.replace(/<[^>]*>/g, ''),
+      bodyHtml: html,
+      headers,
+      leadId,
+      contactId: draft.contactId ?? null,
+      targetAccountId: draft.targetAccountId ?? null,
+      suppressed: lower([...draft.to, ...draft.cc, ...draft.bcc]).filter((address) => facts.suppressed.has(address)),
+      createdBy: ctx.userId,
+    });
+  }
+  const messages = rows.length > 0 ? await ctx.db.insert(mailMessages).values(rows).returning() : [];
+  for (let start = 0; start < messages.length; start += MESSAGES_PER_JOB) {
+    const messageIds = messages.slice(start, start + MESSAGES_PER_JOB).map((message) => message.id);
+    await enqueueJob(ctx, { kind: 'mail-send', messageIds });
+  }
+  return { messages, suppressed: [...suppressed].sort() };
+}

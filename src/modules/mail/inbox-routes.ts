@@ -1,0 +1,124 @@
+/**
+ * The inbox of a mail configuration (spec "Mail, inbox, calendar, meetings"): list, view, send,
+ * reply, each naming its `config_id` (another organization's is a 404, another user's a 403 unless
+ * the caller is an admin); and the local mailbox's inbound route. Sends answer 202 `queued`: the
+ * message is recorded in the request's transaction and the queue delivers it.
+ */
+import type { Context } from 'hono';
+import type { AppEnv } from '../../core/context';
+import { accepted, created, ok } from '../../core/http';
+import { createRouter, defineRoute, envelope, jsonBody } from '../../core/routes';
+import type { ComposeContext } from './compose';
+import { listInbox, replyToMessage, sendMessage, viewMessage } from './inbox';
+import { LocalInboundBody, receiveLocal } from './local-inbound';
+import { accountConflict, providerUnavailable } from './responses';
+import {
+  ConfigIdQuery,
+  InboxMessageSchema,
+  InboxPageSchema,
+  InboxQuery,
+  MessageParams,
+  OutgoingSchema,
+  ReplyMailBody,
+  SendMailBody,
+} from './schemas';
+
+export const inboxRoutes = createRouter();
+const tags = ['Mail'];
+
+function composeContext(c: Context<AppEnv>): ComposeContext {
+  return { ctx: c.var.tenant, env: c.env, origin: new URL(c.req.url).origin };
+}
+
+const SENDING = `The message is recorded in this request's transaction (status \`queued\`, tied to the lead its first recipient is) and delivered by the queue; its status then becomes \`sent\`, or \`failed\` with \`failure_reason\`. A redelivered queue message never sends it twice. Its HTML carries the open pixel and click-rewritten links, so opens and clicks become intent signals on the lead. Recipients on the organization's suppression list are left out and listed in \`suppressed\` (all of them: 422).`;
+
+inboxRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/api/inbox/list',
+    operationId: 'listInbox',
+    tags,
+    summary: 'A page of a mail account’s folder, from its provider',
+    description:
+      'Lists `folder` (inbox by default) through the account’s provider: Gmail messages.list, Graph mailFolders/{folder}/messages, or the local mailbox. `search` is the provider’s own search; `unreadOnly`; `start_date`/`end_date` bound the day (UTC). Pages: pass `next_cursor` as `page_token`. A message that replies to mail sent from this account records one `reply_received` signal on its lead, however often it is listed. The provider down or throttling: 503 with Retry-After; the account’s credentials refused: 409 `connection_needs_reconnect` (and its owner is told once).',
+    auth: 'bearer',
+    request: { query: InboxQuery },
+    responses: {
+      200: { description: 'A page of messages', content: { 'application/json': { schema: InboxPageSchema } } },
+      409: accountConflict,
+      503: providerUnavailable,
+    },
+  }),
+  async (c) => {
+    const page = await listInbox(c.var.tenant, c.env, c.req.valid('query'));
+    return c.json({ success: true as const, message: 'OK', data: page.messages, next_cursor: page.nextCursor }, 200);
+  },
+);
+
+inboxRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/api/inbox/view/{messageId}',
+    operationId: 'viewInboxMessage',
+    tags,
+    summary: 'One message of a mail account, whole',
+    description:
+      'Reads one message through the provider (Gmail messages.get in raw form, parsed; Graph messages/{id}; the local mailbox). A reply to mail sent from this account records its `reply_received` signal (once). Failures as for the list.',
+    auth: 'bearer',
+    request: { params: MessageParams, query: ConfigIdQuery },
+    responses: { 200: envelope(InboxMessageSchema), 409: accountConflict, 503: providerUnavailable },
+  }),
+  async (c) =>
+    ok(c, await viewMessage(c.var.tenant, c.env, c.req.valid('query').config_id, c.req.valid('param').messageId)),
+);
+
+inboxRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/api/inbox/send',
+    operationId: 'sendInboxMessage',
+    tags,
+    summary: 'Send a new message from a mail account (202 queued)',
+    description: `${SENDING} A new message carries \`List-Unsubscribe\` with a signed one-click link and \`List-Unsubscribe-Post: List-Unsubscribe=One-Click\` (RFC 8058).`,
+    auth: 'bearer',
+    request: { body: jsonBody(SendMailBody) },
+    responses: { 202: envelope(OutgoingSchema, 'Message queued'), 409: accountConflict },
+  }),
+  async (c) => accepted(c, await sendMessage(composeContext(c), c.req.valid('json')), 'Message queued'),
+);
+
+inboxRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/api/inbox/reply/{messageId}',
+    operationId: 'replyInboxMessage',
+    tags,
+    summary: 'Reply in a message’s thread (202 queued)',
+    description: `Reads the message (a synchronous provider call), then records the reply to its sender (or, for a message we sent, to its recipients), threaded: \`In-Reply-To\` and \`References\`, Gmail's \`threadId\`, Graph's messages/{id}/reply. ${SENDING} A one-to-one reply carries no List-Unsubscribe.`,
+    auth: 'bearer',
+    request: { params: MessageParams, body: jsonBody(ReplyMailBody) },
+    responses: { 202: envelope(OutgoingSchema, 'Reply queued'), 409: accountConflict, 503: providerUnavailable },
+  }),
+  async (c) =>
+    accepted(
+      c,
+      await replyToMessage(composeContext(c), c.req.valid('param').messageId, c.req.valid('json')),
+      'Reply queued',
+    ),
+);
+
+inboxRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/api/inbox/local/receive',
+    operationId: 'receiveLocalMail',
+    tags,
+    summary: 'Drop a message into a local mailbox (offline development and tests)',
+    description:
+      'Puts a message in the inbox of a `local` mail account, as a provider would deliver it: `raw` (an RFC 5322 message, parsed with postal-mime) or `from`, `subject` and `body`, with `in_reply_to`/`references` to thread it. A reply to mail sent from the account records one `reply_received` signal on that mail’s lead. Any other mailer: 422 naming config_id. Beyond the spec.',
+    auth: 'bearer',
+    request: { body: jsonBody(LocalInboundBody) },
+    responses: { 201: envelope(InboxMessageSchema, 'Message received') },
+  }),
+  async (c) => created(c, await receiveLocal(c.var.tenant, c.req.valid('json')), 'Message received'),
+);

@@ -1,0 +1,124 @@
+/**
+ * Mail arriving in a local mailbox: the offline stand-in for what Gmail or Graph would deliver,
+ * so a reply to a sent message can be dropped into its thread under `npm start` and in tests.
+ * Given `raw` (an RFC 5322 message), it is parsed with postal-mime; else the fields make one.
+ * A reply to one of our messages records its reply_received signal at once.
+ */
+import { z } from '@hono/zod-openapi';
+import { ValidationFailed } from '../../core/errors';
+import { email, text } from '../../core/schemas';
+import { mailMessages } from '../../db/schema';
+import type { TenantContext } from '../../db/tenant';
+import { findConnection } from '../../providers/connections';
+import { presentLocalMessage, threadOf } from '../../providers/mail/local';
+import { parseMime } from '../../providers/mail/mime';
+import { recordReplies } from './replies';
+import { configId } from './schemas';
+
+const messageIdHeader = z
+  .string()
+  .trim()
+  .max(998, 'must be at most 998 characters')
+  .regex(/^<[^<>\s]+>$/, 'must be a Message-ID in angle brackets (<id@host>)');
+
+export const LocalInboundBody = z
+  .object({
+    config_id: configId,
+    raw: z.string().max(1_000_000, 'must be at most 1000000 characters').optional().openapi({
+      description: 'A whole RFC 5322 message; when given, the other fields are read from it',
+    }),
+    from: email.optional().openapi({ description: 'The sender (without raw: required)' }),
+    from_name: text(1, 100).optional(),
+    subject: text(1, 255).optional().openapi({ description: 'Without raw: required' }),
+    body: text(1, 50_000).optional().openapi({ description: 'Plain text (without raw: required)' }),
+    in_reply_to: messageIdHeader.optional().openapi({ description: 'The Message-ID it answers' }),
+    references: z.array(messageIdHeader).max(100, 'at most 100 references').optional(),
+  })
+  .openapi('LocalInboundRequest', {
+    description: 'A message arriving in a local mailbox',
+    example: {
+      config_id: 1,
+      from: 'grace@example.com',
+      subject: 'Re: Following up',
+      body: 'Sounds good!',
+      in_reply_to: '<0b6c…@example.com>',
+    },
+  });
+
+export async function receiveLocal(ctx: TenantContext, input: z.output<typeof LocalInboundBody>) {
+  const connection = await findConnection(ctx, 'mail', input.config_id);
+  if (connection.provider !== 'local') {
+    throw ValidationFailed.field('config_id', 'only a local mailbox receives mail this way');
+  }
+  let fields: {
+    from: string;
+    fromName: string | null;
+    subject: string;
+    body: string;
+    html: string | null;
+    messageId: string;
+    inReplyTo: string | null;
+    references: string[];
+    to: string[];
+  };
+  if (input.raw) {
+    const parsed = await parseMime(input.raw, { id: '', thread_id: null, is_read: false });
+    if (!parsed.from) throw ValidationFailed.field('raw', 'the message has no From address');
+    fields = {
+      from: parsed.from.address,
+      fromName: parsed.from.name,
+      subject: parsed.subject.slice(0, 255),
+      body: parsed.body_text ?? '',
+      html: parsed.body_html ?? null,
+      messageId: parsed.message_id ?? `<${crypto.randomUUID()}@local.invalid>`,
+      inReplyTo: parsed.in_reply_to,
+      references: parsed.references,
+      to: parsed.to.length > 0 ? parsed.to : [connection.identity],
+    };
+  } else {
+    const missing = (['from', 'subject', 'body'] as const).filter((field) => !input[field]);
+    if (missing.length > 0) {
+      throw new ValidationFailed(missing.map((field) => ({ field, message: 'is required without raw' })));
+    }
+    fields = {
+      from: input.from as string,
+      fromName: input.from_name ?? null,
+      subject: input.subject as string,
+      body: input.body as string,
+      html: null,
+      messageId: `<${crypto.randomUUID()}@local.invalid>`,
+      inReplyTo: input.in_reply_to ?? null,
+      references: input.references ?? (input.in_reply_to ? [input.in_reply_to] : []),
+      to: [connection.identity],
+    };
+  }
+  const [row] = await ctx.db
+    .insert(mailMessages)
+    .values({
+      organizationId: ctx.orgId,
+      connectionId: connection.id,
+      direction: 'inbound',
+      status: 'received',
+      kind: 'one_to_one',
+      rfcMessageId: fields.messageId,
+      inReplyTo: fields.inReplyTo,
+      references: fields.references,
+      providerThreadId: threadOf({
+        messageId: fields.messageId,
+        inReplyTo: fields.inReplyTo,
+        references: fields.references,
+      }),
+      fromAddress: fields.from,
+      fromName: fields.fromName,
+      toAddresses: fields.to,
+      subject: fields.subject,
+      bodyText: fields.body,
+      bodyHtml: fields.html,
+      sentAt: new Date(),
+      createdBy: ctx.userId,
+    })
+    .returning();
+  const message = presentLocalMessage(row, true);
+  await recordReplies(ctx.db, connection, [message]);
+  return { ...message, provider: connection.provider };
+}

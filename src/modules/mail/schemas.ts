@@ -1,0 +1,278 @@
+/**
+ * Shapes of mail configurations (an organization's mail accounts) and of the inbox: requests with
+ * every string bounded, responses without any secret.
+ */
+import { z } from '@hono/zod-openapi';
+import { booleanFlag, email, positiveId, text, timestamp } from '../../core/schemas';
+import { CONNECTION_STATES, MAIL_KINDS, MAIL_STATUSES } from '../../db/schema';
+import { MAIL_FOLDERS, MAILERS } from '../../providers/mail/interface';
+
+/** state_id of a mail configuration: 1 active, 2 needs_reconnect, 3 disabled. */
+export const STATE_IDS = { active: 1, needs_reconnect: 2, disabled: 3 } as const;
+
+const secretText = (description: string) =>
+  z.string().min(1, 'is required').max(8_192, 'must be at most 8192 characters').openapi({ description });
+
+const mailerValue = z.enum(MAILERS, { error: `must be one of ${MAILERS.join(', ')}` });
+
+const smtpFields = {
+  smtp_host: z
+    .string()
+    .trim()
+    .min(1, 'is required')
+    .max(253, 'must be at most 253 characters')
+    .regex(/^[A-Za-z0-9.-]+$/, 'must be a host name')
+    .optional()
+    .openapi({ description: 'smtp only: the relay’s host', example: 'smtp.example.com' }),
+  smtp_port: z
+    .number({ error: 'must be a port number' })
+    .int('must be a port number')
+    .min(1, 'must be a port number')
+    .max(65_535, 'must be a port number')
+    .optional()
+    .openapi({ description: 'smtp only: the relay’s port (465: TLS; 587 or 25: STARTTLS)', example: 587 }),
+  smtp_username: z
+    .string()
+    .trim()
+    .min(1, 'is required')
+    .max(254, 'must be at most 254 characters')
+    .optional()
+    .openapi({ description: 'smtp only: the login, when it is not from_address' }),
+};
+
+const oauthFields = {
+  refresh_token: secretText(
+    'gmail/outlook: the OAuth refresh token, so the access token can be renewed (never returned)',
+  ).optional(),
+  expires_in: z
+    .number({ error: 'must be a number of seconds' })
+    .int('must be a whole number of seconds')
+    .min(1, 'must be at least 1')
+    .max(31_536_000, 'must be at most 31536000')
+    .optional()
+    .openapi({ description: 'gmail/outlook: seconds until the access token expires (default 3600)' }),
+};
+
+export const AddMailConfigurationBody = z
+  .object({
+    mailer: mailerValue.openapi({ description: 'gmail, outlook, smtp or local (offline, for development)' }),
+    from_address: email.openapi({ description: 'The address mail is sent from' }),
+    from_name: text(1, 100).openapi({ description: 'The sender’s display name', example: 'Ada Lovelace' }),
+    password: secretText(
+      'gmail/outlook: an OAuth access token; smtp: the relay’s password; local: ignored. Sealed at rest, never returned',
+    ).optional(),
+    ...oauthFields,
+    ...smtpFields,
+  })
+  .openapi('AddMailConfigurationRequest', {
+    description: 'A mail account to connect; checked with one call to the provider before it is stored',
+    example: { mailer: 'local', from_address: 'ada@example.com', from_name: 'Ada Lovelace' },
+  });
+
+export const UpdateMailConfigurationBody = z
+  .object({
+    from_name: text(1, 100).optional().openapi({ description: 'The sender’s display name' }),
+    password: secretText('A new credential (reconnects the account; checked with the provider first)').optional(),
+    ...oauthFields,
+    ...smtpFields,
+    state: z
+      .enum(['active', 'disabled'], { error: 'must be active or disabled' })
+      .optional()
+      .openapi({ description: 'disabled: stop using the account; active: use it again (not a reconnect)' }),
+  })
+  .openapi('UpdateMailConfigurationRequest', {
+    description: 'The fields to change; a new password reconnects an account that needs it',
+    example: { from_name: 'Ada L.' },
+  });
+
+export const MailConfigurationSchema = z
+  .object({
+    id: z.number().int().openapi({ description: 'The configuration id (config_id of the inbox routes)' }),
+    mailer: mailerValue.openapi({ description: 'gmail, outlook, smtp or local' }),
+    provider: z.string().openapi({ description: 'Who produced it: the mailer; `local` for the offline mailbox' }),
+    from_address: z.string().openapi({ description: 'The address mail is sent from' }),
+    from_name: z.string().nullable().openapi({ description: 'The sender’s display name' }),
+    state: z.enum(CONNECTION_STATES).openapi({ description: 'active, needs_reconnect or disabled' }),
+    state_id: z.number().int().openapi({ description: '1 active, 2 needs_reconnect, 3 disabled' }),
+    last_error: z.string().nullable().openapi({ description: 'Why it last failed, in plain words' }),
+    last_success_at: timestamp('When the provider last accepted a call').nullable(),
+    owner_id: z.number().int().nullable().openapi({ description: 'The user who connected it' }),
+    smtp_host: z.string().nullable().openapi({ description: 'smtp only' }),
+    smtp_port: z.number().int().nullable().openapi({ description: 'smtp only' }),
+    has_refresh_token: z.boolean().openapi({ description: 'Whether a refresh token is stored (never the token)' }),
+    created_at: timestamp(),
+    updated_at: timestamp(),
+  })
+  .openapi('MailConfiguration', {
+    description: 'A mail account of the organization; its credentials are never returned',
+    example: {
+      id: 1,
+      mailer: 'local',
+      provider: 'local',
+      from_address: 'ada@example.com',
+      from_name: 'Ada Lovelace',
+      state: 'active',
+      state_id: 1,
+      last_error: null,
+      last_success_at: null,
+      owner_id: 1,
+      smtp_host: null,
+      smtp_port: null,
+      has_refresh_token: false,
+      created_at: '2026-01-15T09:30:00.000Z',
+      updated_at: '2026-01-15T09:30:00.000Z',
+    },
+  });
+
+export const mailConfigurationFilters = {
+  mailer: mailerValue.optional().openapi({ description: 'Only configurations of this mailer' }),
+  state_id: z.coerce
+    .number({ error: 'must be 1, 2 or 3' })
+    .int('must be 1, 2 or 3')
+    .min(1, 'must be 1, 2 or 3')
+    .max(3, 'must be 1, 2 or 3')
+    .optional()
+    .openapi({ type: 'integer', description: '1 active, 2 needs_reconnect, 3 disabled' }),
+};
+
+export const configId = positiveId.openapi({
+  type: 'integer',
+  description: 'The mail configuration (GET /api/mail-configurations/list); another organization’s is a 404',
+  example: 1,
+});
+
+const recipients = (description: string) =>
+  z
+    .union([email, z.array(email).min(1, 'must name at least one address').max(50, 'at most 50 addresses')])
+    .transform((value) => (Array.isArray(value) ? value : [value]))
+    .openapi({ description, example: 'grace@example.com' });
+
+export const SendMailBody = z
+  .object({
+    config_id: configId,
+    to: recipients('An address, or up to 50'),
+    cc: recipients('Copies: an address, or up to 50').optional(),
+    bcc: recipients('Blind copies: an address, or up to 50').optional(),
+    subject: text(1, 255).openapi({ description: 'The subject', example: 'Following up' }),
+    body: text(1, 50_000).openapi({ description: 'The body (plain text unless body_format is html)' }),
+    body_format: z
+      .enum(['text', 'html'], { error: 'must be text or html' })
+      .default('text')
+      .openapi({ description: 'text (default): links are found and made clickable; html: sent as given' }),
+  })
+  .openapi('SendMailRequest', {
+    description: 'A new message from a mail account',
+    example: { config_id: 1, to: 'grace@example.com', subject: 'Following up', body: 'Hello Grace, …' },
+  });
+
+export const ReplyMailBody = z
+  .object({
+    config_id: configId,
+    body: text(1, 50_000).openapi({ description: 'The reply (plain text unless body_format is html)' }),
+    body_format: z
+      .enum(['text', 'html'], { error: 'must be text or html' })
+      .default('text')
+      .openapi({ description: 'text (default) or html' }),
+  })
+  .openapi('ReplyMailRequest', {
+    description: 'A reply in the message’s thread',
+    example: { config_id: 1, body: 'Thanks!' },
+  });
+
+export const InboxQuery = z.object({
+  config_id: configId,
+  folder: z
+    .enum(MAIL_FOLDERS, { error: `must be one of ${MAIL_FOLDERS.join(', ')}` })
+    .default('inbox')
+    .openapi({ description: 'inbox (default), sent, drafts, spam or trash' }),
+  search: z.string().trim().max(200, 'must be at most 200 characters').optional().openapi({
+    description: 'Words to find (the provider’s own search)',
+  }),
+  unreadOnly: booleanFlag.openapi({ description: 'Only unread messages' }),
+  start_date: z.iso
+    .date('must be a date (YYYY-MM-DD)')
+    .optional()
+    .openapi({ description: 'On or after this day (UTC)' }),
+  end_date: z.iso
+    .date('must be a date (YYYY-MM-DD)')
+    .optional()
+    .openapi({ description: 'On or before this day (UTC)' }),
+  limit: z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(1, 'must be at least 1')
+    .max(50, 'must be at most 50')
+    .default(20)
+    .openapi({ type: 'integer', description: 'Messages per page, 1 to 50 (default 20)' }),
+  page_token: z.string().max(4_096, 'must be at most 4096 characters').optional().openapi({
+    description: 'The next_cursor of the previous page',
+  }),
+});
+
+export const ConfigIdQuery = z.object({ config_id: configId });
+
+const MessageIdParam = z
+  .string()
+  .min(1)
+  .max(512, 'must be at most 512 characters')
+  .regex(/^[A-Za-z0-9_=+-]+$/, 'must be a message id from the inbox list')
+  .openapi({ param: { name: 'messageId', in: 'path' }, description: 'A message id from GET /api/inbox/list' });
+export const MessageParams = z.object({ messageId: MessageIdParam });
+
+const address = z.object({ address: z.string(), name: z.string().nullable() });
+
+export const InboxMessageSchema = z
+  .object({
+    id: z.string().openapi({ description: 'The provider’s message id' }),
+    provider: z.string().openapi({ description: 'gmail, outlook or local: who produced the message' }),
+    thread_id: z
+      .string()
+      .nullable()
+      .openapi({ description: 'The provider’s thread (Gmail threadId, Graph conversationId)' }),
+    message_id: z.string().nullable().openapi({ description: 'The Message-ID header' }),
+    in_reply_to: z.string().nullable(),
+    references: z.array(z.string()),
+    from: address.nullable(),
+    to: z.array(z.string()),
+    cc: z.array(z.string()),
+    subject: z.string(),
+    snippet: z.string(),
+    body_text: z.string().nullable().optional().openapi({ description: 'View only' }),
+    body_html: z.string().nullable().optional().openapi({ description: 'View only' }),
+    date: z.string().nullable().openapi({ description: 'When it was sent or received (ISO 8601)' }),
+    is_read: z.boolean(),
+    status: z.string().optional().openapi({ description: 'Local mailbox only: our delivery status of a sent message' }),
+  })
+  .openapi('InboxMessage', { description: 'A message of a mail account' });
+
+export const InboxPageSchema = z.object({
+  success: z.literal(true),
+  message: z.string(),
+  data: z.array(InboxMessageSchema),
+  next_cursor: z.string().nullable().openapi({ description: 'Pass as page_token for the next page; null on the last' }),
+});
+
+export const OutgoingSchema = z
+  .object({
+    id: z.number().int().openapi({ description: 'The recorded message' }),
+    status: z
+      .enum(MAIL_STATUSES)
+      .openapi({ description: 'queued: the queue sends it; then sent, or failed with failure_reason' }),
+    kind: z.enum(MAIL_KINDS),
+    config_id: z.number().int(),
+    message_id: z.string().openapi({ description: 'Its Message-ID header' }),
+    to: z.array(z.string()),
+    cc: z.array(z.string()),
+    bcc: z.array(z.string()),
+    subject: z.string(),
+    lead_id: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'The lead its first recipient is (opens and clicks count there)' }),
+    contact_id: z.number().int().nullable(),
+    suppressed: z.array(z.string()).openapi({ description: 'Recipients left out: they are on the suppression list' }),
+    failure_reason: z.string().nullable(),
+    created_at: timestamp(),
+  })
+  .openapi('OutgoingMail', { description: 'A message recorded for sending' });

@@ -1,0 +1,171 @@
+/**
+ * The mail-send job: delivers recorded messages (compose.ts) through their connection's provider,
+ * each at most once, however often the queue delivers the job message:
+ *   1. claim: under the row's lock, only a `queued` message moves to `sending` (committed);
+ *   2. send through the provider, outside any transaction;
+ *   3. `sent` with the provider's ids, or back to `queued` for a temporary failure (the queue
+ *      retries with backoff), or `failed` with a reason for the user.
+ * A second delivery finds `sent`, `failed`, or a fresh `sending` (another delivery is under way:
+ * it retries later). A `sending` older than the lease means a delivery died between the provider's
+ * answer and the commit: the message may have gone out, so it is marked failed, never resent.
+ */
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { ApiError } from '../../core/errors';
+import { withTenant, type Database } from '../../db/client';
+import { connections, mailMessages } from '../../db/schema';
+import type { JobHandler } from '../../jobs/job-handler';
+import { markNeedsReconnect, poolWriter, type ConnectionRow } from '../../providers/connections';
+import { ConnectionNeedsReconnect, ProviderFailure } from '../../providers/failures';
+import type { OutgoingMail } from '../../providers/mail/interface';
+import { mailProviderFor } from '../../providers/mail/select';
+import type { Bindings } from '../../env';
+
+/** How long a delivery may stay in `sending` before it is taken for dead. */
+export const SENDING_LEASE_SECONDS = 300;
+
+export const REASONS = {
+  reconnect: 'The mail account needs to be reconnected (its credentials were refused); nothing was sent',
+  disconnected: 'The mail account was disconnected before the message was sent',
+  disabled: 'The mail account is disabled',
+  interrupted:
+    'Sending was interrupted after the message was handed to the mail provider: it may have been sent; check the Sent folder before sending it again',
+  gaveUp: 'The mail provider stayed unavailable through every retry; nothing was sent',
+} as const;
+
+type MessageRow = typeof mailMessages.$inferSelect;
+type Claim = { message: MessageRow; connection: ConnectionRow } | 'busy' | null;
+
+class DeliveryBusy extends Error {}
+
+function setStatus(status: MessageRow['status'], failureReason: string | null = null) {
+  return { status, failureReason, updatedAt: sql`now()` };
+}
+
+async function claim(db: Database, orgId: number, messageId: number): Promise<Claim> {
+  return withTenant(db, orgId, async (tx) => {
+    const where = and(eq(mailMessages.organizationId, orgId), eq(mailMessages.id, messageId));
+    const [row] = await tx
+      .select({
+        message: mailMessages,
+        stale: sql<boolean>`${mailMessages.updatedAt} < now() - make_interval(secs => ${SENDING_LEASE_SECONDS})`,
+      })
+      .from(mailMessages)
+      .where(where)
+      .for('update');
+    if (!row) return null;
+    const fail = async (reason: string) => {
+      await tx.update(mailMessages).set(setStatus('failed', reason)).where(where);
+      return null;
+    };
+    if (row.message.status === 'sending') return row.stale ? fail(REASONS.interrupted) : 'busy';
+    if (row.message.status !== 'queued') return null;
+    const [connection] = await tx
+      .select()
+      .from(connections)
+      .where(and(eq(connections.organizationId, orgId), eq(connections.id, row.message.connectionId)));
+    if (!connection || connection.deletedAt) return fail(REASONS.disconnected);
+    if (connection.state === 'needs_reconnect') return fail(REASONS.reconnect);
+    if (connection.state === 'disabled') return fail(REASONS.disabled);
+    await tx
+      .update(mailMessages)
+      .set({ ...setStatus('sending'), attempts: sql`${mailMessages.attempts} + 1` })
+      .where(where);
+    return { message: row.message, connection };
+  });
+}
+
+export function outgoingOf(message: MessageRow): OutgoingMail {
+  const headers = Object.fromEntries(
+    message.headers.map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]),
+  );
+  return {
+    from: { address: message.fromAddress, name: message.fromName },
+    to: message.toAddresses,
+    cc: message.ccAddresses,
+    bcc: message.bccAddresses,
+    subject: message.subject,
+    text: message.bodyText,
+    html: message.bodyHtml ?? message.bodyText,
+    messageId: message.rfcMessageId,
+    inReplyTo: message.inReplyTo,
+    references: message.references,
+    headers,
+    providerThreadId: message.providerThreadId,
+    replyToProviderMessageId: message.replyToProviderMessageId,
+  };
+}
+
+/** Sends one claimed message and records the outcome; throws when the queue should retry. */
+async function deliver(db: Database, env: Bindings, message: MessageRow, connection: ConnectionRow): Promise<void> {
+  const orgId = message.organizationId;
+  const where = and(eq(mailMessages.organizationId, orgId), eq(mailMessages.id, message.id));
+  const writer = poolWriter(db);
+  try {
+    const provider = await mailProviderFor({ env, db, writer }, connection);
+    const sent = await provider.send(outgoingOf(message));
+    await withTenant(db, orgId, async (tx) => {
+      await tx
+        .update(mailMessages)
+        .set({
+          ...setStatus('sent'),
+          sentAt: sql`now()`,
+          providerMessageId: sent.providerMessageId,
+          providerThreadId: sent.providerThreadId ?? message.providerThreadId,
+        })
+        .where(where);
+      await tx
+        .update(connections)
+        .set({ lastSuccessAt: sql`now()`, lastError: null })
+        .where(and(eq(connections.organizationId, orgId), eq(connections.id, connection.id)));
+    });
+  } catch (error) {
+    const fail = (reason: string) =>
+      withTenant(db, orgId, (tx) => tx.update(mailMessages).set(setStatus('failed', reason)).where(where));
+    if (error instanceof ConnectionNeedsReconnect) return void (await fail(REASONS.reconnect));
+    if (error instanceof ProviderFailure && error.kind === 'auth') {
+      await writer.run(orgId, (tx) => markNeedsReconnect(tx, connection, error.reason));
+      return void (await fail(REASONS.reconnect));
+    }
+    if (error instanceof ProviderFailure && error.kind !== 'unavailable') return void (await fail(error.reason));
+    // Temporary (the provider, the credentials key, the OAuth client): queued again, retried by the queue.
+    const retryable = error instanceof ProviderFailure || (error instanceof ApiError && error.status === 503);
+    await withTenant(db, orgId, (tx) =>
+      tx
+        .update(mailMessages)
+        .set(setStatus('queued', retryable ? (error as Error).message : null))
+        .where(where),
+    );
+    throw error;
+  }
+}
+
+export const mailSendJobHandler: JobHandler<'mail-send'> = {
+  run: async (job, { db, env }) => {
+    let retry: unknown = null;
+    for (const messageId of job.messageIds) {
+      try {
+        const claimed = await claim(db, job.orgId, messageId);
+        if (claimed === 'busy') throw new DeliveryBusy(`message ${messageId} is being sent by another delivery`);
+        if (claimed) await deliver(db, env, claimed.message, claimed.connection);
+      } catch (error) {
+        // The others still go out; this delivery ends in a retry, which skips what was sent.
+        retry ??= error;
+      }
+    }
+    if (retry) throw retry;
+  },
+  deadLettered: async (job, { db }) => {
+    await withTenant(db, job.orgId, (tx) =>
+      tx
+        .update(mailMessages)
+        .set(setStatus('failed', REASONS.gaveUp))
+        .where(
+          and(
+            eq(mailMessages.organizationId, job.orgId),
+            inArray(mailMessages.id, job.messageIds),
+            inArray(mailMessages.status, ['queued', 'sending']),
+          ),
+        ),
+    );
+  },
+};

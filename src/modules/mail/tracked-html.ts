@@ -1,0 +1,62 @@
+/**
+ * The HTML a sent message carries: the body (plain text escaped, its URLs made links; or the
+ * caller's HTML), every http(s) link rewritten to the tracking click redirect, the open pixel at
+ * the end, and for mail that is not a reply an unsubscribe link (never rewritten, so a click on it
+ * is not counted as interest). Tokens are minted by modules/tracking/token.ts, so opens and clicks
+ * become intent signals on the recipient's lead through the events queue.
+ */
+import { signTrackingToken, type TrackingSecrets } from '../tracking/token';
+
+const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+export function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (char) => ESCAPES[char]);
+}
+
+const URL_IN_TEXT = /https?:\/\/[^\s<>"']+[^\s<>"'.,;:!?)]/g;
+
+/** Plain text as HTML: escaped, URLs as links, line breaks kept. */
+export function textToHtml(text: string): string {
+  const linked = escapeHtml(text).replace(URL_IN_TEXT, (url) => `<a href="${url}">${url}</a>`);
+  return `<div>${linked.replace(/\r?\n/g, '<br>\n')}</div>`;
+}
+
+const HREF = /href\s*=\s*(["'])(https?:\/\/[^"']+)\1/gi;
+
+function decodeEntities(url: string): string {
+  return url.replace(/&amp;/g, '&');
+}
+
+export interface Tracking {
+  secrets: TrackingSecrets;
+  /** Where the public tracking routes answer (the origin the request reached). */
+  origin: string;
+  orgId: number;
+  leadId: number;
+  campaign: string;
+}
+
+/** Rewrites every http(s) href to a click redirect and appends the open pixel. */
+export async function trackHtml(html: string, tracking: Tracking): Promise<string> {
+  const claims = { organizationId: tracking.orgId, leadId: tracking.leadId, campaign: tracking.campaign };
+  const targets = new Map<string, string>();
+  for (const match of html.matchAll(HREF)) {
+    const target = decodeEntities(match[2]);
+    if (target.length <= 2048 && !targets.has(target)) {
+      const token = await signTrackingToken(tracking.secrets, { ...claims, targetUrl: target });
+      targets.set(target, `${tracking.origin}/api/v1/track/click/${token}`);
+    }
+  }
+  const rewritten = html.replace(HREF, (whole, quote: string, url: string) => {
+    const click = targets.get(decodeEntities(url));
+    return click ? `href=${quote}${click}${quote}` : whole;
+  });
+  const open = await signTrackingToken(tracking.secrets, { ...claims, targetUrl: null });
+  const pixel = `<img src="${tracking.origin}/api/v1/track/open/${open}" width="1" height="1" alt="" style="display:none">`;
+  return `${rewritten}\n${pixel}`;
+}
+
+/** The unsubscribe footer (after tracking, so its link is never a click redirect). */
+export function withUnsubscribeFooter(html: string, unsubscribeUrl: string): string {
+  return `${html}\n<p style="font-size:12px;color:#888888"><a href="${escapeHtml(unsubscribeUrl)}">Unsubscribe</a> from these emails.</p>`;
+}

@@ -1,0 +1,89 @@
+/**
+ * What the rest of the code may ask of a mail provider: check the account, send one message,
+ * list a folder page by page, read one message. Each provider (local.ts, gmail.ts, outlook.ts,
+ * smtp.ts) speaks its own wire format behind this; failures are ProviderFailure
+ * (providers/failures.ts), never the provider's own text.
+ */
+
+/** The mailers a mail configuration may use. */
+export const MAILERS = ['gmail', 'outlook', 'smtp', 'local'] as const;
+export type Mailer = (typeof MAILERS)[number];
+
+/** Folders every provider maps onto its own (Gmail labels, Graph well-known folders, local direction). */
+export const MAIL_FOLDERS = ['inbox', 'sent', 'drafts', 'spam', 'trash'] as const;
+export type MailFolder = (typeof MAIL_FOLDERS)[number];
+
+export interface OutgoingMail {
+  from: { address: string; name: string | null };
+  to: string[];
+  cc: string[];
+  bcc: string[];
+  subject: string;
+  text: string;
+  html: string;
+  /** The Message-ID header, angle brackets included: ours, so replies can be matched. */
+  messageId: string;
+  inReplyTo: string | null;
+  references: string[];
+  /** Extra headers (List-Unsubscribe, List-Unsubscribe-Post). */
+  headers: Record<string, string>;
+  /** Gmail: the thread a reply joins. */
+  providerThreadId: string | null;
+  /** Graph: the message a reply answers (sent through messages/{id}/reply). */
+  replyToProviderMessageId: string | null;
+}
+
+export interface SentMail {
+  /** The provider's id of the sent message, when it tells (Graph's sendMail answers 202 without one). */
+  providerMessageId: string | null;
+  providerThreadId: string | null;
+}
+
+export interface InboxQuery {
+  folder: MailFolder;
+  search?: string;
+  unreadOnly: boolean;
+  /** Messages at or after / before these instants. */
+  after?: Date;
+  before?: Date;
+  limit: number;
+  /** The provider's page token from the previous page. */
+  pageToken?: string;
+}
+
+export interface InboxMessage {
+  /** The provider's message id (what GET /api/inbox/view/{messageId} takes). */
+  id: string;
+  thread_id: string | null;
+  /** The Message-ID header. */
+  message_id: string | null;
+  in_reply_to: string | null;
+  references: string[];
+  from: { address: string; name: string | null } | null;
+  to: string[];
+  cc: string[];
+  subject: string;
+  snippet: string;
+  /** Present when the message was read whole (view), absent in lists. */
+  body_text?: string | null;
+  body_html?: string | null;
+  /** ISO 8601. */
+  date: string | null;
+  is_read: boolean;
+  /** Our delivery status, for messages we sent through a local mailbox. */
+  status?: string;
+}
+
+export interface InboxPage {
+  messages: InboxMessage[];
+  nextPageToken: string | null;
+}
+
+export interface MailProvider {
+  readonly mailer: Mailer;
+  /** One cheap call proving the credential works; answers the account's address. */
+  verify(): Promise<{ address: string }>;
+  send(mail: OutgoingMail): Promise<SentMail>;
+  list(query: InboxQuery): Promise<InboxPage>;
+  view(messageId: string): Promise<InboxMessage>;
+}

@@ -1,0 +1,75 @@
+/**
+ * RFC 5322 messages: built with mimetext (its browser build: no Node APIs) and parsed with
+ * postal-mime, never by hand. Bodies travel base64-encoded so any text survives any relay.
+ */
+import { createMimeMessage } from 'mimetext/browser';
+import PostalMime from 'postal-mime';
+import { base64url } from 'jose';
+import type { InboxMessage, OutgoingMail } from './interface';
+
+function utf8Base64(text: string): string {
+  const bytes = new TextEncoder().encode(text);
+  let binary = '';
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return btoa(binary);
+}
+
+/** The message as RFC 5322 text (CRLF line ends). */
+export function buildMime(mail: OutgoingMail): string {
+  const message = createMimeMessage();
+  message.setSender(mail.from.name ? { name: mail.from.name, addr: mail.from.address } : mail.from.address);
+  message.setTo(mail.to);
+  if (mail.cc.length > 0) message.setCc(mail.cc);
+  if (mail.bcc.length > 0) message.setBcc(mail.bcc);
+  message.setSubject(mail.subject);
+  message.setHeader('Message-ID', mail.messageId);
+  if (mail.inReplyTo) message.setHeader('In-Reply-To', mail.inReplyTo);
+  if (mail.references.length > 0) message.setHeader('References', mail.references.join(' '));
+  for (const [name, value] of Object.entries(mail.headers)) message.setHeader(name, value);
+  message.addMessage({ contentType: 'text/plain', encoding: 'base64', data: utf8Base64(mail.text) });
+  message.addMessage({ contentType: 'text/html', encoding: 'base64', data: utf8Base64(mail.html) });
+  return message.asRaw();
+}
+
+/** base64url of the message, as Gmail's messages.send takes it in `raw`. */
+export function rawBase64Url(mail: OutgoingMail): string {
+  return base64url.encode(new TextEncoder().encode(buildMime(mail)));
+}
+
+/** base64 of the message, as Graph's sendMail takes it in MIME form. */
+export function rawBase64(mail: OutgoingMail): string {
+  return utf8Base64(buildMime(mail));
+}
+
+function idList(value: string | undefined): string[] {
+  return value ? (value.match(/<[^<>\s]+>/g) ?? []) : [];
+}
+
+/** A parsed raw message as an inbox message (id, thread and read state come from the provider). */
+export async function parseMime(
+  raw: string | ArrayBuffer | Uint8Array,
+  known: { id: string; thread_id: string | null; is_read: boolean },
+): Promise<InboxMessage> {
+  const email = await PostalMime.parse(raw);
+  const addresses = (list: typeof email.to) =>
+    (list ?? []).flatMap((entry) =>
+      'group' in entry && entry.group ? entry.group.map((member) => member.address) : [entry.address ?? ''],
+    );
+  const text = email.text ?? null;
+  return {
+    id: known.id,
+    thread_id: known.thread_id,
+    message_id: email.messageId ?? null,
+    in_reply_to: idList(email.inReplyTo)[0] ?? null,
+    references: idList(email.references),
+    from: email.from?.address ? { address: email.from.address, name: email.from.name || null } : null,
+    to: addresses(email.to).filter(Boolean),
+    cc: addresses(email.cc).filter(Boolean),
+    subject: email.subject ?? '',
+    snippet: (text ?? '').replace(/\s+/g, ' ').trim().slice(0, 200),
+    body_text: text,
+    body_html: email.html ?? null,
+    date: email.date ? new Date(email.date).toISOString() : null,
+    is_read: known.is_read,
+  };
+}

@@ -1,0 +1,87 @@
+/**
+ * An SMTP relay, send only, over `cloudflare:sockets` through worker-mailer (needs the
+ * nodejs_compat flag, set in wrangler.toml). The library is young, so it stays behind this file:
+ * it is imported only when an SMTP account is used (never at start-up, so the OpenAPI export and
+ * the other providers do not load it), and replacing it touches nothing else. Verification opens
+ * a session and authenticates (SMTP AUTH); a send opens one per message.
+ */
+import { ProviderFailure } from '../failures';
+import type { MailProvider, OutgoingMail } from './interface';
+
+export interface SmtpSettings {
+  host: string;
+  port: number;
+  /** `tls`: TLS from the start (port 465); `starttls`: upgrade after EHLO (587). */
+  security: 'tls' | 'starttls';
+}
+
+export interface SmtpCredentials {
+  username: string;
+  password: string;
+}
+
+/** The relay's reply codes are the only detail kept: the server's text may echo what we sent. */
+function smtpFailure(error: unknown, what: string): ProviderFailure {
+  const text = error instanceof Error ? error.message : String(error);
+  const code = /\b([45]\d\d)\b/.exec(text)?.[1];
+  if (code?.startsWith('535') || /auth/i.test(text)) {
+    return new ProviderFailure('auth', 'smtp', 535, 'the SMTP relay refused the username or password');
+  }
+  if (code?.startsWith('5')) {
+    return new ProviderFailure('rejected', 'smtp', Number(code), `the SMTP relay refused the ${what} (${code})`);
+  }
+  return new ProviderFailure('unavailable', 'smtp', code ? Number(code) : null, `the SMTP relay is unavailable`, 60);
+}
+
+export function smtpRelay(settings: SmtpSettings, credentials: SmtpCredentials, from: string): MailProvider {
+  const options = () => ({
+    host: settings.host,
+    port: settings.port,
+    secure: settings.security === 'tls',
+    startTls: settings.security === 'starttls',
+    credentials: { username: credentials.username, password: credentials.password },
+    authType: ['plain', 'login'] as ('plain' | 'login')[],
+    socketTimeoutMs: 15_000,
+    responseTimeoutMs: 15_000,
+  });
+  const unsupported = () =>
+    Promise.reject(
+      new ProviderFailure('rejected', 'smtp', null, 'an SMTP account sends only: it has no inbox to read'),
+    );
+  return {
+    mailer: 'smtp',
+    async verify() {
+      const { WorkerMailer } = await import('worker-mailer');
+      try {
+        const mailer = await WorkerMailer.connect(options());
+        await mailer.close();
+      } catch (error) {
+        throw smtpFailure(error, 'login');
+      }
+      return { address: from };
+    },
+    async send(mail: OutgoingMail) {
+      const { WorkerMailer } = await import('worker-mailer');
+      const headers: Record<string, string> = { 'Message-ID': mail.messageId, ...mail.headers };
+      if (mail.inReplyTo) headers['In-Reply-To'] = mail.inReplyTo;
+      if (mail.references.length > 0) headers.References = mail.references.join(' ');
+      try {
+        await WorkerMailer.send(options(), {
+          from: mail.from.name ? { name: mail.from.name, email: mail.from.address } : mail.from.address,
+          to: mail.to,
+          ...(mail.cc.length > 0 ? { cc: mail.cc } : {}),
+          ...(mail.bcc.length > 0 ? { bcc: mail.bcc } : {}),
+          subject: mail.subject,
+          text: mail.text,
+          html: mail.html,
+          headers,
+        });
+      } catch (error) {
+        throw smtpFailure(error, 'message');
+      }
+      return { providerMessageId: mail.messageId, providerThreadId: null };
+    },
+    list: unsupported,
+    view: unsupported,
+  };
+}

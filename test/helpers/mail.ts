@@ -1,0 +1,72 @@
+/**
+ * Mail in tests: requests whose jobs-queue sends are recorded instead of delivered (so a test
+ * delivers them itself, as often as it likes, through the Worker's own queue handler), and the
+ * mail accounts a test needs.
+ */
+import { createExecutionContext, createMessageBatch, getQueueResult, waitOnExecutionContext } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import worker from '../../src/index';
+import type { JobMessage } from '../../src/jobs/messages';
+import { call, randomIp, type SignedUp } from './api';
+
+const ip = randomIp();
+
+/** A request through the Worker whose jobs queue only records (nothing is delivered in the background). */
+export async function requestRecordingJobs(
+  method: string,
+  path: string,
+  options: { token?: string; body?: unknown; rawBody?: BodyInit; headers?: Record<string, string> } = {},
+) {
+  const sent: JobMessage[] = [];
+  const queue = {
+    send: async (body: JobMessage) => void sent.push(body),
+    sendBatch: async (messages: Iterable<MessageSendRequest<JobMessage>>) =>
+      void sent.push(...[...messages].map((message) => message.body)),
+  } as unknown as Queue<JobMessage>;
+  const headers: Record<string, string> = { 'cf-connecting-ip': ip, ...options.headers };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  let body = options.rawBody;
+  if (body === undefined && options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] = 'application/json';
+  }
+  const ctx = createExecutionContext();
+  const response = await worker.fetch(
+    new Request(new URL(path, 'http://lead.test'), { method, headers, body }) as Request<
+      unknown,
+      IncomingRequestCfProperties
+    >,
+    { ...env, JOBS: queue },
+    ctx,
+  );
+  await waitOnExecutionContext(ctx);
+  const text = await response.text();
+  let parsed: unknown = text;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    // HTML pages stay text.
+  }
+  // biome-ignore lint/suspicious/noExplicitAny: test responses are read loosely, like call()'s.
+  return { status: response.status, headers: response.headers, body: parsed as any, text, sent };
+}
+
+/** Delivers job messages to the Worker's queue handler, as the queue would (attempt `attempts`). */
+export async function deliverJobs(messages: JobMessage[], attempts = 1) {
+  const batch = createMessageBatch<JobMessage>(
+    'lead-management-jobs',
+    messages.map((body) => ({ id: crypto.randomUUID(), timestamp: new Date(), attempts, body })),
+  );
+  const ctx = createExecutionContext();
+  await worker.queue(batch as MessageBatch<never>, env);
+  return getQueueResult(batch, ctx);
+}
+
+export async function addLocalAccount(owner: SignedUp, address: string): Promise<number> {
+  const response = await call('POST', '/api/mail-configurations/add', {
+    token: owner.token,
+    body: { mailer: 'local', from_address: address, from_name: 'Rep Local' },
+  });
+  if (response.status !== 201) throw new Error(`local account: ${response.status} ${response.text}`);
+  return response.body.data.id;
+}

@@ -1,0 +1,331 @@
+/**
+ * Mail end to end with the local mailbox: an account is connected, a message is recorded (202
+ * queued) and delivered by the queue once however often the job message is redelivered, it shows
+ * in the sent folder with its tracking pixel and click links (an open becomes email_opened on the
+ * lead), a reply dropped into its thread records one reply_received, a reply goes out threaded,
+ * the one-click unsubscribe suppresses the address for every later send, and target-account
+ * bulk email sends through the account.
+ */
+import { createExecutionContext, createMessageBatch, waitOnExecutionContext } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { and, eq } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { intentSignals, mailMessages, mailSuppressions } from '../src/db/schema';
+import worker from '../src/index';
+import { EVENTS_QUEUE } from '../src/jobs/events-runner';
+import type { JobMessage } from '../src/jobs/messages';
+import type { TrackingHit } from '../src/modules/tracking/hits';
+import { call, expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
+import { createCompany, createContact } from './helpers/accounts';
+import { inOrganization } from './helpers/leads';
+import { addLocalAccount, deliverJobs, requestRecordingJobs } from './helpers/mail';
+
+let owner: SignedUp;
+let configId: number;
+let leadId: number;
+let leadEmail: string;
+const repAddress = uniqueEmail('rep');
+
+async function signals(type: string) {
+  return inOrganization(owner.orgId, (tx) =>
+    tx
+      .select()
+      .from(intentSignals)
+      .where(and(eq(intentSignals.leadId, leadId), eq(intentSignals.signalType, type))),
+  );
+}
+
+async function messageRow(id: number) {
+  const [row] = await inOrganization(owner.orgId, (tx) =>
+    tx.select().from(mailMessages).where(eq(mailMessages.id, id)),
+  );
+  return row;
+}
+
+async function send(body: Record<string, unknown>) {
+  return requestRecordingJobs('POST', '/api/inbox/send', {
+    token: owner.token,
+    body: { config_id: configId, ...body },
+  });
+}
+
+beforeAll(async () => {
+  owner = await signupOrganization('Mail');
+  leadEmail = uniqueEmail('grace');
+  const lead = await call('POST', '/api/lead/add', {
+    token: owner.token,
+    body: { first_name: 'Grace', last_name: 'Hopper', email: leadEmail },
+  });
+  expect(lead.status, lead.text).toBe(201);
+  leadId = lead.body.data.id;
+  configId = await addLocalAccount(owner, repAddress);
+});
+
+describe('mail configurations', () => {
+  it('lists the local account, active, with no secret; filters by mailer and state', async () => {
+    const listed = await call('GET', '/api/mail-configurations/list', { token: owner.token });
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.body.data).toEqual([
+      expect.objectContaining({
+        id: configId,
+        mailer: 'local',
+        provider: 'local',
+        from_address: repAddress,
+        state: 'active',
+        state_id: 1,
+        has_refresh_token: false,
+      }),
+    ]);
+    const none = await call('GET', '/api/mail-configurations/list', {
+      token: owner.token,
+      query: { mailer: 'gmail', state_id: 1 },
+    });
+    expect(none.body.data).toEqual([]);
+    expectFailure(
+      await call('GET', '/api/mail-configurations/list', { token: owner.token, query: { state_id: 4 } }),
+      400,
+      'bad_request',
+    );
+  });
+
+  it('refuses a real mailer without its credential, naming the field', async () => {
+    const refused = await call('POST', '/api/mail-configurations/add', {
+      token: owner.token,
+      body: { mailer: 'smtp', from_address: uniqueEmail('smtp'), from_name: 'Relay', password: 'pw' },
+    });
+    expectFailure(refused, 422, 'validation_error');
+    expect(refused.body.error.details.map((detail: { field: string }) => detail.field)).toEqual([
+      'smtp_host',
+      'smtp_port',
+    ]);
+    const gmail = await call('POST', '/api/mail-configurations/add', {
+      token: owner.token,
+      body: { mailer: 'gmail', from_address: uniqueEmail('g'), from_name: 'G' },
+    });
+    expectFailure(gmail, 422, 'validation_error');
+    expect(gmail.body.error.code).toBe('password');
+  });
+});
+
+describe('sending from a local account', () => {
+  let sentId: number;
+  let sentMessageId: string;
+
+  it('answers 202 queued, records the message on the lead, and the queue sends it once under redelivery', async () => {
+    const response = await send({
+      to: leadEmail,
+      subject: 'Our pricing',
+      body: 'Hello Grace,\nsee https://example.com/pricing?plan=team for the plans.',
+    });
+    expect(response.status, response.text).toBe(202);
+    expect(response.body.data).toMatchObject({
+      status: 'queued',
+      kind: 'one_to_one',
+      config_id: configId,
+      to: [leadEmail],
+      lead_id: leadId,
+      suppressed: [],
+    });
+    sentId = response.body.data.id;
+    sentMessageId = response.body.data.message_id;
+    expect(response.sent).toEqual([{ kind: 'mail-send', orgId: owner.orgId, messageIds: [sentId] }]);
+
+    // Delivered twice (a redelivery), and once more concurrently: one send, one attempt.
+    await Promise.all([deliverJobs(response.sent), deliverJobs(response.sent)]);
+    await deliverJobs(response.sent, 2);
+    const row = await messageRow(sentId);
+    expect(row).toMatchObject({ status: 'sent', attempts: 1, failureReason: null });
+    expect(row.sentAt).not.toBeNull();
+  });
+
+  it('shows in the local sent folder as sent, with the pixel, click links and List-Unsubscribe', async () => {
+    const listed = await call('GET', '/api/inbox/list', {
+      token: owner.token,
+      query: { config_id: configId, folder: 'sent' },
+    });
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.body.data[0]).toMatchObject({
+      id: String(sentId),
+      provider: 'local',
+      status: 'sent',
+      subject: 'Our pricing',
+      message_id: sentMessageId,
+    });
+    const viewed = await call('GET', `/api/inbox/view/${sentId}`, {
+      token: owner.token,
+      query: { config_id: configId },
+    });
+    expect(viewed.status, viewed.text).toBe(200);
+    const html = viewed.body.data.body_html as string;
+    expect(html).toMatch(/href="http:\/\/lead\.test\/api\/v1\/track\/click\/[\w-]+\.[\w-]+"/);
+    expect(html).not.toContain('href="https://example.com/pricing');
+    expect(html).toMatch(/<img src="http:\/\/lead\.test\/api\/v1\/track\/open\/[\w-]+\.[\w-]+"/);
+    const row = await messageRow(sentId);
+    expect(row.headers).toEqual([
+      expect.stringMatching(/^List-Unsubscribe: <http:\/\/lead\.test\/api\/v1\/mail\/unsubscribe\/[\w-]+\.[\w-]+>$/),
+      'List-Unsubscribe-Post: List-Unsubscribe=One-Click',
+    ]);
+  });
+
+  it('an open of the sent pixel records email_opened on the lead', async () => {
+    const html = (await messageRow(sentId)).bodyHtml as string;
+    const pixel = /src="http:\/\/lead\.test(\/api\/v1\/track\/open\/[^"]+)"/.exec(html)?.[1] as string;
+    const hits: TrackingHit[] = [];
+    const ctx = createExecutionContext();
+    const response = await worker.fetch(
+      new Request(`http://lead.test${pixel}`) as Request<unknown, IncomingRequestCfProperties>,
+      { ...env, EVENTS: { send: async (hit: TrackingHit) => void hits.push(hit) } as unknown as Queue<TrackingHit> },
+      ctx,
+    );
+    await waitOnExecutionContext(ctx);
+    expect(response.status).toBe(200);
+    expect(hits).toHaveLength(1);
+    const batch = createMessageBatch<TrackingHit>(EVENTS_QUEUE, [
+      { id: crypto.randomUUID(), timestamp: new Date(), attempts: 1, body: hits[0] },
+    ]);
+    await worker.queue(batch as MessageBatch<never>, env);
+    expect(await signals('email_opened')).toHaveLength(1);
+  });
+
+  it('a reply dropped into the thread records one reply_received, however often it is seen', async () => {
+    const received = await call('POST', '/api/inbox/local/receive', {
+      token: owner.token,
+      body: {
+        config_id: configId,
+        from: leadEmail,
+        subject: 'Re: Our pricing',
+        body: 'Tell me more',
+        in_reply_to: sentMessageId,
+      },
+    });
+    expect(received.status, received.text).toBe(201);
+    expect(received.body.data).toMatchObject({ provider: 'local', in_reply_to: sentMessageId, is_read: false });
+    for (let i = 0; i < 2; i++) {
+      const inbox = await call('GET', '/api/inbox/list', { token: owner.token, query: { config_id: configId } });
+      expect(inbox.body.data.map((message: { id: string }) => message.id)).toContain(received.body.data.id);
+    }
+    await call('GET', `/api/inbox/view/${received.body.data.id}`, {
+      token: owner.token,
+      query: { config_id: configId },
+    });
+    const replies = await signals('reply_received');
+    expect(replies).toHaveLength(1);
+    expect(replies[0].signalDetail).toMatchObject({ config_id: configId, sent_message_id: sentId });
+
+    // A raw RFC 5322 reply (parsed with postal-mime) is threaded the same way: a second reply, a second signal.
+    const raw = [
+      `From: Grace <${leadEmail}>`,
+      `To: ${repAddress}`,
+      'Subject: Re: Our pricing',
+      '<raw-reply@example.com>'.replace(/^/, 'Message-ID: '),
+      `In-Reply-To: ${sentMessageId}`,
+      `References: ${sentMessageId}`,
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      'One more question.',
+    ].join('\r\n');
+    const parsed = await call('POST', '/api/inbox/local/receive', {
+      token: owner.token,
+      body: { config_id: configId, raw },
+    });
+    expect(parsed.status, parsed.text).toBe(201);
+    expect(parsed.body.data).toMatchObject({
+      message_id: '<raw-reply@example.com>',
+      body_text: expect.stringContaining('One more question'),
+    });
+    expect(await signals('reply_received')).toHaveLength(2);
+  });
+
+  it('replies in the thread, with In-Reply-To and References, and no List-Unsubscribe', async () => {
+    const inbox = await call('GET', '/api/inbox/list', { token: owner.token, query: { config_id: configId } });
+    const incoming = inbox.body.data.find((message: { subject: string }) => message.subject === 'Re: Our pricing');
+    const reply = await requestRecordingJobs('POST', `/api/inbox/reply/${incoming.id}`, {
+      token: owner.token,
+      body: { config_id: configId, body: 'Here is more.' },
+    });
+    expect(reply.status, reply.text).toBe(202);
+    expect(reply.body.data).toMatchObject({
+      kind: 'reply',
+      to: [leadEmail],
+      subject: 'Re: Our pricing',
+      lead_id: leadId,
+    });
+    const row = await messageRow(reply.body.data.id);
+    expect(row.inReplyTo).toBe(incoming.message_id);
+    expect(row.references).toEqual([...incoming.references, incoming.message_id]);
+    expect(row.providerThreadId).toBe(sentMessageId);
+    expect(row.headers).toEqual([]);
+    await deliverJobs(reply.sent);
+    expect((await messageRow(reply.body.data.id)).status).toBe('sent');
+  });
+
+  it('the signed one-click unsubscribe suppresses the address; GET changes nothing; later sends skip it', async () => {
+    const header = (await messageRow(sentId)).headers[0];
+    const path = /<http:\/\/lead\.test([^>]+)>/.exec(header)?.[1] as string;
+    const page = await requestRecordingJobs('GET', path);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(leadEmail.toLowerCase());
+    expect(page.sent).toEqual([]);
+    const tampered = await requestRecordingJobs('POST', `${path.slice(0, -2)}xx`);
+    expect(tampered.status).toBe(404);
+    expect(tampered.sent).toEqual([]);
+    const clicked = await requestRecordingJobs('POST', path, {
+      rawBody: 'List-Unsubscribe=One-Click',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(clicked.status).toBe(200);
+    expect(clicked.sent).toEqual([
+      { kind: 'mail-unsubscribe', orgId: owner.orgId, address: leadEmail.toLowerCase(), at: expect.any(String) },
+    ]);
+    await deliverJobs(clicked.sent as JobMessage[]);
+    await deliverJobs(clicked.sent as JobMessage[]);
+    const suppressed = await inOrganization(owner.orgId, (tx) => tx.select().from(mailSuppressions));
+    expect(suppressed).toEqual([expect.objectContaining({ address: leadEmail.toLowerCase(), reason: 'unsubscribed' })]);
+
+    const refused = await send({ to: leadEmail, subject: 'Again', body: 'Hello' });
+    expectFailure(refused, 422, 'validation_error');
+    expect(refused.body.error.code).toBe('to');
+    expect(refused.sent).toEqual([]);
+    const other = uniqueEmail('other');
+    const partly = await send({ to: [leadEmail.toUpperCase(), other], subject: 'Again', body: 'Hello' });
+    expect(partly.status, partly.text).toBe(202);
+    expect(partly.body.data).toMatchObject({ to: [other], suppressed: [leadEmail.toLowerCase()] });
+  });
+});
+
+describe('target-account bulk email', () => {
+  it('sends through the organization’s mail account: one message per recipient, each with List-Unsubscribe', async () => {
+    const company = await createCompany(owner);
+    const contacts: number[] = [];
+    for (const name of ['Ada', 'Alan']) {
+      contacts.push(
+        await createContact(owner, {
+          name: `${name} Bulk`,
+          email: uniqueEmail(name.toLowerCase()),
+          company_id: company,
+        }),
+      );
+    }
+    const account = await call('POST', '/api/target-accounts', {
+      token: owner.token,
+      body: { company_id: company },
+    });
+    expect(account.status, account.text).toBe(201);
+    const sent = await requestRecordingJobs('POST', `/api/target-accounts/${account.body.data.id}/send-bulk-email`, {
+      token: owner.token,
+      body: { subject: 'Roadmap', body: 'Hello', contact_ids: contacts },
+    });
+    expect(sent.status, sent.text).toBe(202);
+    expect(sent.body.data).toEqual({ queued: 2, suppressed: [], config_id: configId });
+    expect(sent.sent).toHaveLength(1);
+    const ids = (sent.sent[0] as Extract<JobMessage, { kind: 'mail-send' }>).messageIds;
+    await deliverJobs(sent.sent);
+    const rows = await inOrganization(owner.orgId, (tx) =>
+      tx.select().from(mailMessages).where(eq(mailMessages.targetAccountId, account.body.data.id)),
+    );
+    expect(rows.map((row) => [row.kind, row.status, row.contactId, row.headers.length]).sort()).toEqual(
+      contacts.map((contact) => ['bulk', 'sent', contact, 2]).sort(),
+    );
+    expect(rows.map((row) => row.id).sort()).toEqual([...ids].sort());
+  });
+});
