@@ -9,6 +9,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { companies } from '../src/db/schema';
 import { call, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
 import { inOrganization } from './helpers/leads';
+import { addLocalAccount } from './helpers/mail';
 import { statementsOf } from './helpers/statements';
 
 let org: SignedUp;
@@ -146,5 +147,61 @@ describe('statements per request (connection start-up not included)', () => {
     const { response, statements } = await statementsOf(() => call('GET', '/api/lead/list', { token: other.token }));
     expect(response.status).toBe(401);
     expect(statements).toHaveLength(1);
+  });
+
+  describe('mail (a local account)', () => {
+    let configId: number;
+    let messageId: string;
+
+    beforeAll(async () => {
+      configId = await addLocalAccount(org, uniqueEmail('rep'));
+      const received = await call('POST', '/api/inbox/local/receive', {
+        token: org.token,
+        body: { config_id: configId, from: uniqueEmail('sender'), subject: 'Hello', body: 'Hi' },
+      });
+      expect(received.status, received.text).toBe(201);
+      messageId = received.body.data.id;
+    });
+
+    it('GET /api/mail-configurations/list sends at most 2: the scope, then the page with its total', async () => {
+      const { response, statements } = await statementsOf(() =>
+        call('GET', '/api/mail-configurations/list', { token: org.token }),
+      );
+      expect(response.status).toBe(200);
+      expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(2);
+    });
+
+    it('POST /api/mail-configurations/add (local) sends at most 2: the scope, the insert (no BEGIN/COMMIT)', async () => {
+      const { response, statements } = await statementsOf(() =>
+        call('POST', '/api/mail-configurations/add', {
+          token: org.token,
+          body: { mailer: 'local', from_address: uniqueEmail('rep'), from_name: 'Rep' },
+        }),
+      );
+      expect(response.status, response.text).toBe(201);
+      expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(2);
+    });
+
+    it('GET /api/inbox/list and view (local) send at most 4: scope, the account, the page, the reply check', async () => {
+      for (const path of ['/api/inbox/list', `/api/inbox/view/${messageId}`]) {
+        const { response, statements } = await statementsOf(() =>
+          call('GET', path, { token: org.token, query: { config_id: configId } }),
+        );
+        expect(response.status, response.text).toBe(200);
+        expect(statements.length, `${path}\n${statements.join('\n---\n')}`).toBeLessThanOrEqual(4);
+      }
+    });
+
+    it('POST /api/inbox/send sends at most 7: scope, BEGIN, the account, suppressions and leads in one, the message, the outbox row, COMMIT', async () => {
+      const { response, statements } = await statementsOf(() =>
+        call('POST', '/api/inbox/send', {
+          token: org.token,
+          body: { config_id: configId, to: uniqueEmail('to'), subject: 'Hi', body: 'Hello' },
+        }),
+      );
+      expect(response.status, response.text).toBe(202);
+      const ownStatements = statements.filter((text) => !/job_outbox" where|mail_messages" set|for update/.test(text));
+      expect(ownStatements.length, statements.join('\n---\n')).toBeLessThanOrEqual(7);
+    });
   });
 });

@@ -47,7 +47,6 @@ export async function requestRecordingJobs(
   } catch {
     // HTML pages stay text.
   }
-  // biome-ignore lint/suspicious/noExplicitAny: test responses are read loosely, like call()'s.
   return { status: response.status, headers: response.headers, body: parsed as any, text, sent };
 }
 

@@ -47,6 +47,8 @@ mailConfigurationRoutes.openapi(
 
 A refused credential is a 422 naming \`password\`; an account other than \`from_address\` a 422 naming \`from_address\`. Credentials are sealed (AES-GCM under the server's CREDENTIALS_KEY) and never returned or logged; a server without that key answers 503 \`credentials_key_missing\` for every mailer but local.`,
     auth: 'bearer',
+    // One insert, after the provider's check: nothing to roll back together.
+    transaction: false,
     request: { body: jsonBody(AddMailConfigurationBody) },
     responses: { 201: envelope(MailConfigurationSchema, 'Mail account connected'), 503: providerUnavailable },
   }),

@@ -211,11 +211,14 @@ export const InboxQuery = z.object({
 
 export const ConfigIdQuery = z.object({ config_id: configId });
 
+/** Local ids are row ids (digits); Gmail's and Graph's are longer tokens of letters, digits and -_=+. */
 const MessageIdParam = z
   .string()
-  .min(1)
   .max(512, 'must be at most 512 characters')
-  .regex(/^[A-Za-z0-9_=+-]+$/, 'must be a message id from the inbox list')
+  .refine(
+    (value) => (/^\d+$/.test(value) ? value.length <= 18 : /^[A-Za-z0-9_=+-]{8,}$/.test(value)),
+    'must be a message id from the inbox list',
+  )
   .openapi({ param: { name: 'messageId', in: 'path' }, description: 'A message id from GET /api/inbox/list' });
 export const MessageParams = z.object({ messageId: MessageIdParam });
 
