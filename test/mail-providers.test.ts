@@ -1,0 +1,383 @@
+/**
+ * The Gmail and Microsoft Graph adapters against their documented wire formats, with the network
+ * mocked at fetch: the exact requests (URL, method, Authorization, body) and the documented
+ * answers replayed, paging and errors included. Then the same providers behind the routes: an
+ * account checked on add and stored sealed (no plaintext at rest, in a response or a log line),
+ * a throttled provider answering 503 with Retry-After, refused credentials marking the account
+ * needs_reconnect with one notice to its owner, and a queued send that goes out once.
+ */
+import { env } from 'cloudflare:workers';
+import { and, eq } from 'drizzle-orm';
+import PostalMime from 'postal-mime';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { connections, mailMessages, notifications } from '../src/db/schema';
+import { RECONNECT_NOTICE_TYPE } from '../src/providers/connections';
+import { ProviderFailure } from '../src/providers/failures';
+import { gmailMailbox } from '../src/providers/mail/gmail';
+import type { OutgoingMail } from '../src/providers/mail/interface';
+import { outlookMailbox } from '../src/providers/mail/outlook';
+import { expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
+import { inOrganization } from './helpers/leads';
+import { deliverJobs, requestRecordingJobs } from './helpers/mail';
+
+interface Seen {
+  url: string;
+  method: string;
+  authorization: string | null;
+  contentType: string | null;
+  body: string;
+}
+
+/** Replays `answers` in order for every fetch, recording each request. */
+function mockFetch(answers: (Response | ((request: Seen) => Response))[]) {
+  const seen: Seen[] = [];
+  vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
+    const request = new Request(input, init);
+    const entry = {
+      url: request.url,
+      method: request.method,
+      authorization: request.headers.get('authorization'),
+      contentType: request.headers.get('content-type'),
+      body: new TextDecoder().decode(await request.arrayBuffer()),
+    };
+    seen.push(entry);
+    const answer = answers[Math.min(seen.length - 1, answers.length - 1)];
+    return typeof answer === 'function' ? answer(entry) : answer.clone();
+  });
+  return seen;
+}
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+
+const token = async () => 'ya29.access-token';
+
+const outgoing: OutgoingMail = {
+  from: { address: 'rep@example.com', name: 'Rep' },
+  to: ['grace@example.com'],
+  cc: [],
+  bcc: ['boss@example.com'],
+  subject: 'Pricing',
+  text: 'Hello',
+  html: '<p>Hello</p>',
+  messageId: '<m1@example.com>',
+  inReplyTo: null,
+  references: [],
+  headers: {
+    'List-Unsubscribe': '<https://api.example.com/api/v1/mail/unsubscribe/t>',
+    'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+  },
+  providerThreadId: null,
+  replyToProviderMessageId: null,
+};
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('Gmail API adapter', () => {
+  const api = 'https://gmail.googleapis.com/gmail/v1/users/me';
+
+  it('verify reads users/me/profile with the bearer token', async () => {
+    const seen = mockFetch([json(200, { emailAddress: 'rep@example.com', messagesTotal: 3, threadsTotal: 2 })]);
+    await expect(gmailMailbox(token).verify()).resolves.toEqual({ address: 'rep@example.com' });
+    expect(seen).toEqual([
+      expect.objectContaining({ url: `${api}/profile`, method: 'GET', authorization: 'Bearer ya29.access-token' }),
+    ]);
+  });
+
+  it('send posts raw = base64url of an RFC 5322 message, with the threadId of a reply', async () => {
+    const seen = mockFetch([json(200, { id: '18c1', threadId: '18c0', labelIds: ['SENT'] })]);
+    const sent = await gmailMailbox(token).send({
+      ...outgoing,
+      providerThreadId: '18c0',
+      inReplyTo: '<x@y>',
+      references: ['<x@y>'],
+    });
+    expect(sent).toEqual({ providerMessageId: '18c1', providerThreadId: '18c0' });
+    expect(seen[0]).toMatchObject({
+      url: `${api}/messages/send`,
+      method: 'POST',
+      authorization: 'Bearer ya29.access-token',
+    });
+    const body = JSON.parse(seen[0].body) as { raw: string; threadId: string };
+    expect(body.threadId).toBe('18c0');
+    expect(body.raw).toMatch(/^[A-Za-z0-9_-]+$/);
+    const mime = new TextDecoder().decode(
+      Uint8Array.from(atob(body.raw.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0)),
+    );
+    const parsed = await PostalMime.parse(mime);
+    expect([parsed.messageId, parsed.inReplyTo, parsed.subject, parsed.html?.trim(), parsed.text?.trim()]).toEqual([
+      '<m1@example.com>',
+      '<x@y>',
+      'Pricing',
+      '<p>Hello</p>',
+      'Hello',
+    ]);
+    expect(mime).toMatch(/^List-Unsubscribe-Post: List-Unsubscribe=One-Click\r$/m);
+    expect(mime).toMatch(/^Bcc: <boss@example.com>\r$/m);
+  });
+
+  it('list pages with labelIds, q and pageToken, reading each message’s metadata', async () => {
+    const seen = mockFetch([
+      json(200, { messages: [{ id: 'a1', threadId: 't1' }], nextPageToken: 'page-2', resultSizeEstimate: 2 }),
+      json(200, {
+        id: 'a1',
+        threadId: 't1',
+        labelIds: ['INBOX', 'UNREAD'],
+        snippet: 'Sounds good',
+        internalDate: '1767225600000',
+        payload: {
+          headers: [
+            { name: 'From', value: 'Grace Hopper <grace@example.com>' },
+            { name: 'To', value: 'rep@example.com' },
+            { name: 'Subject', value: 'Re: Pricing' },
+            { name: 'Message-ID', value: '<r1@example.com>' },
+            { name: 'In-Reply-To', value: '<m1@example.com>' },
+          ],
+        },
+      }),
+    ]);
+    const page = await gmailMailbox(token).list({
+      folder: 'inbox',
+      search: 'pricing',
+      unreadOnly: true,
+      after: new Date('2026-01-01T00:00:00Z'),
+      limit: 1,
+      pageToken: 'page-1',
+    });
+    const list = new URL(seen[0].url);
+    expect(list.origin + list.pathname).toBe(`${api}/messages`);
+    expect(Object.fromEntries(list.searchParams)).toEqual({
+      maxResults: '1',
+      labelIds: 'INBOX',
+      q: 'pricing is:unread after:1767225600',
+      pageToken: 'page-1',
+    });
+    const get = new URL(seen[1].url);
+    expect(get.pathname).toBe('/gmail/v1/users/me/messages/a1');
+    expect(get.searchParams.get('format')).toBe('metadata');
+    expect(get.searchParams.getAll('metadataHeaders')).toContain('In-Reply-To');
+    expect(page).toEqual({
+      nextPageToken: 'page-2',
+      messages: [
+        expect.objectContaining({
+          id: 'a1',
+          thread_id: 't1',
+          from: { address: 'grace@example.com', name: 'Grace Hopper' },
+          in_reply_to: '<m1@example.com>',
+          is_read: false,
+          date: '2026-01-01T00:00:00.000Z',
+        }),
+      ],
+    });
+  });
+
+  it('a 429 is temporary with its Retry-After; a 401 is an auth failure; neither keeps the body', async () => {
+    mockFetch([json(429, { error: { code: 429, message: 'Rate Limit Exceeded' } }, { 'retry-after': '17' })]);
+    const throttled = await gmailMailbox(token)
+      .verify()
+      .catch((error: unknown) => error);
+    expect(throttled).toBeInstanceOf(ProviderFailure);
+    expect(throttled).toMatchObject({ kind: 'unavailable', status: 429, retryAfterSeconds: 17 });
+    expect(String((throttled as Error).message)).not.toContain('Rate Limit Exceeded');
+    vi.restoreAllMocks();
+    mockFetch([json(401, { error: { code: 401, status: 'UNAUTHENTICATED' } })]);
+    await expect(gmailMailbox(token).verify()).rejects.toMatchObject({ kind: 'auth', status: 401 });
+  });
+});
+
+describe('Microsoft Graph adapter', () => {
+  const graph = 'https://graph.microsoft.com/v1.0';
+
+  it('sendMail takes the MIME message base64-encoded as text/plain and answers 202 without a body', async () => {
+    const seen = mockFetch([new Response(null, { status: 202 })]);
+    await expect(outlookMailbox(token).send(outgoing)).resolves.toEqual({
+      providerMessageId: null,
+      providerThreadId: null,
+    });
+    expect(seen[0]).toMatchObject({
+      url: `${graph}/me/sendMail`,
+      method: 'POST',
+      authorization: 'Bearer ya29.access-token',
+      contentType: 'text/plain',
+    });
+    const mime = atob(seen[0].body);
+    expect(mime).toMatch(/^Message-ID: <m1@example.com>\r$/m);
+    expect(mime).toMatch(/^List-Unsubscribe: <https:\/\/api\.example\.com\/api\/v1\/mail\/unsubscribe\/t>\r$/m);
+  });
+
+  it('a reply goes through messages/{id}/reply with the HTML body', async () => {
+    const seen = mockFetch([new Response(null, { status: 202 })]);
+    await outlookMailbox(token).send({ ...outgoing, replyToProviderMessageId: 'AAMkAD=' });
+    expect(seen[0]).toMatchObject({
+      url: `${graph}/me/messages/AAMkAD%3D/reply`,
+      method: 'POST',
+      contentType: 'application/json',
+    });
+    expect(JSON.parse(seen[0].body)).toEqual({ message: { body: { contentType: 'HTML', content: '<p>Hello</p>' } } });
+  });
+
+  it('lists mailFolders/{folder}/messages with $top and $filter, and follows @odata.nextLink only on Graph', async () => {
+    const next = `${graph}/me/mailFolders/inbox/messages?$skip=1`;
+    const seen = mockFetch([
+      json(200, {
+        value: [
+          {
+            id: 'AAMk1',
+            conversationId: 'conv-1',
+            internetMessageId: '<r1@example.com>',
+            subject: 'Re: Pricing',
+            bodyPreview: 'Yes',
+            from: { emailAddress: { name: 'Grace', address: 'grace@example.com' } },
+            toRecipients: [{ emailAddress: { address: 'rep@example.com' } }],
+            receivedDateTime: '2026-01-02T10:00:00Z',
+            isRead: false,
+            internetMessageHeaders: [{ name: 'In-Reply-To', value: '<m1@example.com>' }],
+          },
+        ],
+        '@odata.nextLink': next,
+      }),
+    ]);
+    const page = await outlookMailbox(token).list({ folder: 'inbox', unreadOnly: true, limit: 1 });
+    const url = new URL(seen[0].url);
+    expect(url.origin + url.pathname).toBe(`${graph}/me/mailFolders/inbox/messages`);
+    expect(url.searchParams.get('$top')).toBe('1');
+    expect(url.searchParams.get('$filter')).toBe('isRead eq false');
+    expect(page.nextPageToken).toBe(next);
+    expect(page.messages[0]).toMatchObject({
+      id: 'AAMk1',
+      thread_id: 'conv-1',
+      in_reply_to: '<m1@example.com>',
+      is_read: false,
+    });
+    await outlookMailbox(token).list({ folder: 'inbox', unreadOnly: false, limit: 1, pageToken: next });
+    expect(seen[1].url).toBe(next);
+    await expect(
+      outlookMailbox(token).list({
+        folder: 'inbox',
+        unreadOnly: false,
+        limit: 1,
+        pageToken: 'https://evil.example/steal',
+      }),
+    ).rejects.toMatchObject({ kind: 'rejected' });
+    expect(seen).toHaveLength(2);
+  });
+});
+
+describe('a Gmail account behind the routes', () => {
+  let owner: SignedUp;
+  let configId: number;
+  const address = uniqueEmail('gmail-rep');
+  const accessToken = 'ya29.secret-access-token-never-shown';
+  const refreshToken = '1//secret-refresh-token-never-shown';
+
+  beforeAll(async () => {
+    owner = await signupOrganization('Gmail');
+  });
+
+  /** Through this module's Worker, so the fetch mock sees the provider calls the route makes. */
+  const route = (method: string, path: string, body?: unknown) =>
+    requestRecordingJobs(method, path, { token: owner.token, body });
+
+  it('is checked with users/me/profile, then stored sealed: no token in the row, the response or a log line', async () => {
+    const logged: string[] = [];
+    for (const level of ['log', 'error', 'warn'] as const) {
+      vi.spyOn(console, level).mockImplementation((...args: unknown[]) => void logged.push(args.map(String).join(' ')));
+    }
+    const wrong = mockFetch([json(200, { emailAddress: 'someone-else@example.com' })]);
+    const mismatch = await route('POST', '/api/mail-configurations/add', {
+      mailer: 'gmail',
+      from_address: address,
+      from_name: 'Rep',
+      password: accessToken,
+    });
+    expectFailure(mismatch, 422, 'validation_error');
+    expect(mismatch.body.error.code).toBe('from_address');
+    expect(wrong[0].authorization).toBe(`Bearer ${accessToken}`);
+    vi.mocked(globalThis.fetch).mockRestore();
+    mockFetch([json(401, { error: { code: 401 } })]);
+    const refused = await route('POST', '/api/mail-configurations/add', {
+      mailer: 'gmail',
+      from_address: address,
+      from_name: 'Rep',
+      password: 'bad-token',
+    });
+    expectFailure(refused, 422, 'validation_error');
+    expect(refused.body.error.code).toBe('password');
+    vi.mocked(globalThis.fetch).mockRestore();
+    mockFetch([json(200, { emailAddress: address })]);
+    const added = await route('POST', '/api/mail-configurations/add', {
+      mailer: 'gmail',
+      from_address: address,
+      from_name: 'Rep',
+      password: accessToken,
+      refresh_token: refreshToken,
+      expires_in: 3600,
+    });
+    expect(added.status, added.text).toBe(201);
+    expect(added.body.data).toMatchObject({ mailer: 'gmail', state: 'active', has_refresh_token: true });
+    configId = added.body.data.id;
+    const listed = await route('GET', '/api/mail-configurations/list');
+    const [row] = await inOrganization(owner.orgId, (tx) =>
+      tx.select().from(connections).where(eq(connections.id, configId)),
+    );
+    for (const text of [added.text, listed.text, JSON.stringify(row), logged.join('\n')]) {
+      expect(text).not.toContain(accessToken);
+      expect(text).not.toContain(refreshToken);
+      expect(text).not.toContain('secret-');
+    }
+    expect(row.secret).toMatch(/^v1\.[0-9a-f]{16}\./);
+  });
+
+  it('a throttled Gmail answers the inbox list with 503 provider_unavailable and its Retry-After', async () => {
+    mockFetch([json(429, { error: { code: 429 } }, { 'retry-after': '42' })]);
+    const listed = await route('GET', '/api/inbox/list?config_id=' + configId);
+    expectFailure(listed, 503, 'service_unavailable');
+    expect(listed.body.error.code).toBe('provider_unavailable');
+    expect(listed.headers.get('retry-after')).toBe('42');
+  });
+
+  it('a queued send goes out once through messages.send, even delivered twice', async () => {
+    const seen = mockFetch([json(200, { id: 'g-sent-1', threadId: 'g-thread-1', labelIds: ['SENT'] })]);
+    const queued = await requestRecordingJobs('POST', '/api/inbox/send', {
+      token: owner.token,
+      body: { config_id: configId, to: uniqueEmail('to'), subject: 'Hello', body: 'Hi there' },
+    });
+    expect(queued.status, queued.text).toBe(202);
+    expect(seen).toHaveLength(0);
+    await deliverJobs(queued.sent);
+    await deliverJobs(queued.sent, 2);
+    expect(seen.filter((request) => request.url.endsWith('/messages/send'))).toHaveLength(1);
+    const [row] = await inOrganization(owner.orgId, (tx) =>
+      tx.select().from(mailMessages).where(eq(mailMessages.id, queued.body.data.id)),
+    );
+    expect(row).toMatchObject({ status: 'sent', providerMessageId: 'g-sent-1', providerThreadId: 'g-thread-1' });
+  });
+
+  it('refused credentials mark the account needs_reconnect, notify its owner once, and answer 409 naming it', async () => {
+    mockFetch([json(401, { error: { code: 401 } })]);
+    const first = await route('GET', '/api/inbox/list?config_id=' + configId);
+    expectFailure(first, 409, 'conflict');
+    expect(first.body.error).toMatchObject({
+      code: 'connection_needs_reconnect',
+      details: { connection_id: configId, provider: 'gmail' },
+    });
+    const again = await route('GET', '/api/inbox/list?config_id=' + configId);
+    expect(again.body.error.code).toBe('connection_needs_reconnect');
+    const queued = await requestRecordingJobs('POST', '/api/inbox/send', {
+      token: owner.token,
+      body: { config_id: configId, to: uniqueEmail('to'), subject: 'Hello', body: 'Hi' },
+    });
+    expect(queued.status).toBe(409);
+    const listed = await route('GET', '/api/mail-configurations/list?state_id=2');
+    expect(listed.body.data).toEqual([
+      expect.objectContaining({ id: configId, state: 'needs_reconnect', state_id: 2 }),
+    ]);
+    const notices = await inOrganization(owner.orgId, (tx) =>
+      tx
+        .select()
+        .from(notifications)
+        .where(and(eq(notifications.userId, owner.userId), eq(notifications.typeId, RECONNECT_NOTICE_TYPE))),
+    );
+    expect(notices).toHaveLength(1);
+  });
+});
