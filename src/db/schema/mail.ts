@@ -15,7 +15,33 @@ import { connections } from './connections';
 import { leads } from './leads';
 import { organizations, users } from './organizations';
 import { targetAccounts } from './target-accounts';
+import { jobLease, openJobsIndex } from './job-lease';
 import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenancy';
+
+/**
+ * A batch of messages the mail-send job delivers (src/jobs lifecycle: claim, lease, finish,
+ * fail); each message keeps its own delivery status in mail_messages.
+ */
+export const mailSendJobs = pgTable(
+  'mail_send_jobs',
+  {
+    id: id(),
+    organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
+    status: text().notNull().default('queued'),
+    error: text(),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
+    startedAt: timestamp({ withTimezone: true }),
+    finishedAt: timestamp({ withTimezone: true }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    ...jobLease(),
+  },
+  (table) => [
+    index('mail_send_jobs_organization_idx').on(table.organizationId, table.id),
+    openJobsIndex('mail_send_jobs_open_lease_idx', table),
+    tenantPolicy('mail_send_jobs'),
+  ],
+);
 
 /** queued → sending → sent | failed for what we send; received for what arrives in a local mailbox. */
 export const MAIL_STATUSES = ['queued', 'sending', 'sent', 'failed', 'received'] as const;
@@ -62,6 +88,8 @@ export const mailMessages = pgTable(
     leadId: bigint({ mode: 'number' }).references(() => leads.id, { onDelete: 'set null' }),
     contactId: bigint({ mode: 'number' }).references(() => contacts.id, { onDelete: 'set null' }),
     targetAccountId: bigint({ mode: 'number' }).references(() => targetAccounts.id, { onDelete: 'set null' }),
+    /** The mail-send job that delivers it. */
+    sendJobId: bigint({ mode: 'number' }).references(() => mailSendJobs.id, { onDelete: 'set null' }),
     /** Recipients left out because they are on the suppression list. */
     suppressed: text().array().notNull().default(sql`'{}'::text[]`),
     isRead: boolean().notNull().default(false),
@@ -75,6 +103,7 @@ export const mailMessages = pgTable(
   (table) => [
     index('mail_messages_connection_idx').on(table.organizationId, table.connectionId, table.direction, table.id),
     index('mail_messages_rfc_id_idx').on(table.organizationId, table.rfcMessageId),
+    index('mail_messages_send_job_idx').on(table.organizationId, table.sendJobId),
     index('mail_messages_thread_idx').on(table.organizationId, table.connectionId, table.providerThreadId),
     uniqueIndex('mail_messages_provider_id_key')
       .on(table.organizationId, table.connectionId, table.providerMessageId)
