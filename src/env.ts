@@ -6,7 +6,7 @@
 import { z } from 'zod';
 import type { RateLimitCounter } from './core/rate-limit-counter';
 import { ConfigurationError, jwtSecretFault, trackingSecretFault } from './edge-config';
-import type { JobMessage, TrackingHit } from './jobs/messages';
+import type { EventMessage, JobMessage } from './jobs/messages';
 
 export { ConfigurationError, type EdgeConfig, readEdgeConfig } from './edge-config';
 
@@ -31,7 +31,7 @@ export interface Bindings {
   /** Cloudflare Queue for async jobs (see src/jobs). */
   JOBS: Queue<JobMessage>;
   /** Cloudflare Queue of tracking hits (pixel opens, link clicks), consumed by src/jobs/events-runner.ts. */
-  EVENTS: Queue<TrackingHit>;
+  EVENTS: Queue<EventMessage>;
   /** Origins (comma-separated, e.g. "https://app.example.com") the bearer API answers CORS for; none by default. */
   CORS_ORIGINS?: string;
   /** Key of tracking-token signatures; when unset, derived from JWT_SECRET (modules/tracking/token.ts). */

@@ -6,7 +6,6 @@
  * a throttled provider answering 503 with Retry-After, refused credentials marking the account
  * needs_reconnect with one notice to its owner, and a queued send that goes out once.
  */
-import { env } from 'cloudflare:workers';
 import { and, eq } from 'drizzle-orm';
 import PostalMime from 'postal-mime';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -330,7 +329,7 @@ describe('a Gmail account behind the routes', () => {
 
   it('a throttled Gmail answers the inbox list with 503 provider_unavailable and its Retry-After', async () => {
     mockFetch([json(429, { error: { code: 429 } }, { 'retry-after': '42' })]);
-    const listed = await route('GET', '/api/inbox/list?config_id=' + configId);
+    const listed = await route('GET', `/api/inbox/list?config_id=${configId}`);
     expectFailure(listed, 503, 'service_unavailable');
     expect(listed.body.error.code).toBe('provider_unavailable');
     expect(listed.headers.get('retry-after')).toBe('42');
@@ -355,13 +354,13 @@ describe('a Gmail account behind the routes', () => {
 
   it('refused credentials mark the account needs_reconnect, notify its owner once, and answer 409 naming it', async () => {
     mockFetch([json(401, { error: { code: 401 } })]);
-    const first = await route('GET', '/api/inbox/list?config_id=' + configId);
+    const first = await route('GET', `/api/inbox/list?config_id=${configId}`);
     expectFailure(first, 409, 'conflict');
     expect(first.body.error).toMatchObject({
       code: 'connection_needs_reconnect',
       details: { connection_id: configId, provider: 'gmail' },
     });
-    const again = await route('GET', '/api/inbox/list?config_id=' + configId);
+    const again = await route('GET', `/api/inbox/list?config_id=${configId}`);
     expect(again.body.error.code).toBe('connection_needs_reconnect');
     const queued = await requestRecordingJobs('POST', '/api/inbox/send', {
       token: owner.token,

@@ -18,7 +18,7 @@ import type { TrackingHit } from '../src/modules/tracking/hits';
 import { call, expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
 import { createCompany, createContact } from './helpers/accounts';
 import { inOrganization } from './helpers/leads';
-import { addLocalAccount, deliverJobs, requestRecordingJobs } from './helpers/mail';
+import { addLocalAccount, deliverEvents, deliverJobs, requestRecordingJobs } from './helpers/mail';
 
 let owner: SignedUp;
 let configId: number;
@@ -128,7 +128,7 @@ describe('sending from a local account', () => {
     });
     sentId = response.body.data.id;
     sentMessageId = response.body.data.message_id;
-    expect(response.sent).toEqual([{ kind: 'mail-send', orgId: owner.orgId, messageIds: [sentId] }]);
+    expect(response.sent).toEqual([{ kind: 'mail-send', orgId: owner.orgId, jobId: expect.any(Number) }]);
 
     // Delivered twice (a redelivery), and once more concurrently: one send, one attempt.
     await Promise.all([deliverJobs(response.sent), deliverJobs(response.sent)]);
@@ -265,20 +265,20 @@ describe('sending from a local account', () => {
     const page = await requestRecordingJobs('GET', path);
     expect(page.status).toBe(200);
     expect(page.text).toContain(leadEmail.toLowerCase());
-    expect(page.sent).toEqual([]);
+    expect(page.events).toEqual([]);
     const tampered = await requestRecordingJobs('POST', `${path.slice(0, -2)}xx`);
     expect(tampered.status).toBe(404);
-    expect(tampered.sent).toEqual([]);
+    expect(tampered.events).toEqual([]);
     const clicked = await requestRecordingJobs('POST', path, {
       rawBody: 'List-Unsubscribe=One-Click',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
     expect(clicked.status).toBe(200);
-    expect(clicked.sent).toEqual([
-      { kind: 'mail-unsubscribe', orgId: owner.orgId, address: leadEmail.toLowerCase(), at: expect.any(String) },
+    expect(clicked.events).toEqual([
+      { kind: 'unsubscribe', orgId: owner.orgId, address: leadEmail.toLowerCase(), at: expect.any(String) },
     ]);
-    await deliverJobs(clicked.sent as JobMessage[]);
-    await deliverJobs(clicked.sent as JobMessage[]);
+    await deliverEvents(clicked.events);
+    await deliverEvents(clicked.events);
     const suppressed = await inOrganization(owner.orgId, (tx) => tx.select().from(mailSuppressions));
     expect(suppressed).toEqual([expect.objectContaining({ address: leadEmail.toLowerCase(), reason: 'unsubscribed' })]);
 
@@ -318,7 +318,7 @@ describe('target-account bulk email', () => {
     expect(sent.status, sent.text).toBe(202);
     expect(sent.body.data).toEqual({ queued: 2, suppressed: [], config_id: configId });
     expect(sent.sent).toHaveLength(1);
-    const ids = (sent.sent[0] as Extract<JobMessage, { kind: 'mail-send' }>).messageIds;
+    const jobId = (sent.sent[0] as Extract<JobMessage, { kind: 'mail-send' }>).jobId;
     await deliverJobs(sent.sent);
     const rows = await inOrganization(owner.orgId, (tx) =>
       tx.select().from(mailMessages).where(eq(mailMessages.targetAccountId, account.body.data.id)),
@@ -326,6 +326,6 @@ describe('target-account bulk email', () => {
     expect(rows.map((row) => [row.kind, row.status, row.contactId, row.headers.length]).sort()).toEqual(
       contacts.map((contact) => ['bulk', 'sent', contact, 2]).sort(),
     );
-    expect(rows.map((row) => row.id).sort()).toEqual([...ids].sort());
+    expect(rows.map((row) => row.sendJobId)).toEqual([jobId, jobId]);
   });
 });

@@ -7,7 +7,6 @@ import { companyEnrichmentJobHandler } from '../modules/companies/enrichment-job
 import { exportJobHandler } from '../modules/exports/export-job';
 import { leadImportJobHandler } from '../modules/imports/import-job';
 import { mailSendJobHandler } from '../modules/mail/send-job';
-import { mailUnsubscribeJobHandler } from '../modules/mail/unsubscribe-job';
 import type { JobHandler } from './job-handler';
 import type { JobKind, JobMessage } from './messages';
 
@@ -16,7 +15,6 @@ export const jobHandlers = {
   export: exportJobHandler,
   'company-enrichment': companyEnrichmentJobHandler,
   'mail-send': mailSendJobHandler,
-  'mail-unsubscribe': mailUnsubscribeJobHandler,
 } satisfies { [K in JobKind]: JobHandler<K> };
 
 /** The handler of a message's own kind (the table's type guarantees one exists). */

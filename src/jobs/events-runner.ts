@@ -9,8 +9,9 @@
 import { errorText, log } from '../core/log';
 import { openDatabase, withTenant } from '../db/client';
 import { readConfig, type Bindings } from '../env';
+import { isUnsubscribeRequest, recordUnsubscribes } from '../modules/mail/suppressions';
 import { isTrackingHit, recordHits } from '../modules/tracking/hits';
-import type { TrackingHit } from './messages';
+import type { TrackingHit, UnsubscribeRequest } from './messages';
 
 export const EVENTS_QUEUE = 'lead-management-events';
 export const EVENTS_DEAD_LETTER_QUEUE = 'lead-management-events-dlq';
@@ -20,24 +21,32 @@ export function isEventsQueue(queue: string): boolean {
 }
 
 export async function runEventsBatch(batch: MessageBatch<unknown>, env: Bindings): Promise<void> {
-  const groups = new Map<number, { hits: TrackingHit[]; messages: Message<unknown>[] }>();
+  const groups = new Map<
+    number,
+    { hits: TrackingHit[]; unsubscribes: UnsubscribeRequest[]; messages: Message<unknown>[] }
+  >();
   for (const message of batch.messages) {
-    if (!isTrackingHit(message.body)) {
+    const body = message.body;
+    if (!isTrackingHit(body) && !isUnsubscribeRequest(body)) {
       log.warn('events queue: dropped a message that is not a tracking hit', { message_id: message.id });
       message.ack();
       continue;
     }
-    const group = groups.get(message.body.orgId) ?? { hits: [], messages: [] };
-    group.hits.push(message.body);
+    const group = groups.get(body.orgId) ?? { hits: [], unsubscribes: [], messages: [] };
+    if (isUnsubscribeRequest(body)) group.unsubscribes.push(body);
+    else group.hits.push(body);
     group.messages.push(message);
-    groups.set(message.body.orgId, group);
+    groups.set(body.orgId, group);
   }
   if (groups.size === 0) return;
   const handle = openDatabase(readConfig(env));
   try {
     for (const [orgId, group] of groups) {
       try {
-        await withTenant(handle.db, orgId, (tx) => recordHits(tx, orgId, group.hits));
+        await withTenant(handle.db, orgId, async (tx) => {
+          if (group.hits.length > 0) await recordHits(tx, orgId, group.hits);
+          await recordUnsubscribes(tx, orgId, group.unsubscribes);
+        });
         for (const message of group.messages) message.ack();
       } catch (error) {
         log.error('events queue: recording hits failed, retrying', {

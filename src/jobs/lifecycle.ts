@@ -49,6 +49,11 @@ export interface JobSpec<T extends JobTable> {
     completed(job: JobRow<T>): JobNoticeText;
     failed(job: JobRow<T>): JobNoticeText;
   };
+  /**
+   * Runs in the transaction that fails the job (permanent fault, dead letter, stalled), once: for
+   * a kind whose rows of work keep their own status (the mail-send job's messages).
+   */
+  onFailed?(tx: Queryable, job: JobRow<T>, reason: string): Promise<void>;
 }
 
 /** One delivery's hold on a job: whom it acts as, and the row as the claim left it. */
@@ -197,6 +202,7 @@ export async function failJobIn<T extends JobTable>(
     .where(whereOpen(spec, job, owned))
     .returning()) as JobRow<T>[];
   if (!failed) return false;
+  await spec.onFailed?.(tx, failed, reason);
   if (spec.notice) await notify(tx, spec.notice.typeId, failed, spec.notice.failed(failed));
   return true;
 }

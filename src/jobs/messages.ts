@@ -9,10 +9,8 @@ export type JobMessage =
   | { kind: 'lead-import'; orgId: number; jobId: number }
   | { kind: 'export'; orgId: number; jobId: number }
   | { kind: 'company-enrichment'; orgId: number; jobId: number }
-  /** Sends recorded mail_messages rows (modules/mail/send-job.ts); each row is sent at most once. */
-  | { kind: 'mail-send'; orgId: number; messageIds: number[] }
-  /** A signed one-click unsubscribe (modules/mail/unsubscribe-job.ts): sent by the public route itself, no outbox. */
-  | { kind: 'mail-unsubscribe'; orgId: number; address: string; at: string };
+  /** Sends the mail_messages rows of a mail_send_jobs row (modules/mail/send-job.ts), each at most once. */
+  | { kind: 'mail-send'; orgId: number; jobId: number };
 
 export type JobKind = JobMessage['kind'];
 
@@ -32,3 +30,18 @@ export interface TrackingHit {
   /** When the hit happened (ISO 8601). */
   at: string;
 }
+
+/**
+ * The events queue, too: a verified one-click unsubscribe, published by
+ * modules/mail/unsubscribe-routes.ts and recorded on the suppression list by modules/mail/suppressions.ts.
+ */
+export interface UnsubscribeRequest {
+  kind: 'unsubscribe';
+  orgId: number;
+  /** Lower-cased. */
+  address: string;
+  /** When it was asked (ISO 8601). */
+  at: string;
+}
+
+export type EventMessage = TrackingHit | UnsubscribeRequest;

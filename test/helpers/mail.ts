@@ -1,12 +1,13 @@
 /**
- * Mail in tests: requests whose jobs-queue sends are recorded instead of delivered (so a test
+ * Mail in tests: requests whose queue sends (jobs and events) are recorded instead of delivered (so a test
  * delivers them itself, as often as it likes, through the Worker's own queue handler), and the
  * mail accounts a test needs.
  */
 import { createExecutionContext, createMessageBatch, getQueueResult, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import worker from '../../src/index';
-import type { JobMessage } from '../../src/jobs/messages';
+import { EVENTS_QUEUE } from '../../src/jobs/events-runner';
+import type { EventMessage, JobMessage } from '../../src/jobs/messages';
 import { call, randomIp, type SignedUp } from './api';
 
 const ip = randomIp();
@@ -18,6 +19,8 @@ export async function requestRecordingJobs(
   options: { token?: string; body?: unknown; rawBody?: BodyInit; headers?: Record<string, string> } = {},
 ) {
   const sent: JobMessage[] = [];
+  const events: EventMessage[] = [];
+  const eventsQueue = { send: async (body: EventMessage) => void events.push(body) } as unknown as Queue<EventMessage>;
   const queue = {
     send: async (body: JobMessage) => void sent.push(body),
     sendBatch: async (messages: Iterable<MessageSendRequest<JobMessage>>) =>
@@ -36,7 +39,7 @@ export async function requestRecordingJobs(
       unknown,
       IncomingRequestCfProperties
     >,
-    { ...env, JOBS: queue },
+    { ...env, JOBS: queue, EVENTS: eventsQueue },
     ctx,
   );
   await waitOnExecutionContext(ctx);
@@ -47,7 +50,7 @@ export async function requestRecordingJobs(
   } catch {
     // HTML pages stay text.
   }
-  return { status: response.status, headers: response.headers, body: parsed as any, text, sent };
+  return { status: response.status, headers: response.headers, body: parsed as any, text, sent, events };
 }
 
 /** Delivers job messages to the Worker's queue handler, as the queue would (attempt `attempts`). */
@@ -55,6 +58,17 @@ export async function deliverJobs(messages: JobMessage[], attempts = 1) {
   const batch = createMessageBatch<JobMessage>(
     'lead-management-jobs',
     messages.map((body) => ({ id: crypto.randomUUID(), timestamp: new Date(), attempts, body })),
+  );
+  const ctx = createExecutionContext();
+  await worker.queue(batch as MessageBatch<never>, env);
+  return getQueueResult(batch, ctx);
+}
+
+/** Delivers events-queue messages (tracking hits, unsubscribes) to the Worker's queue handler. */
+export async function deliverEvents(messages: EventMessage[]) {
+  const batch = createMessageBatch<EventMessage>(
+    EVENTS_QUEUE,
+    messages.map((body) => ({ id: crypto.randomUUID(), timestamp: new Date(), attempts: 1, body })),
   );
   const ctx = createExecutionContext();
   await worker.queue(batch as MessageBatch<never>, env);

@@ -3,12 +3,13 @@
  * reply, target-account bulk email): the suppression list is checked (a suppressed recipient is
  * left out and reported, never sent to), each message is tied to the lead its first recipient is,
  * its HTML gets the tracking pixel and click-rewritten links, mail that is not a reply gets a
- * signed List-Unsubscribe with One-Click (RFC 8058), the rows are inserted `queued`, and the
- * mail-send job is enqueued through the outbox, so it leaves only if the rows commit.
+ * signed List-Unsubscribe with One-Click (RFC 8058), the rows are inserted `queued` under a
+ * mail_send_jobs row (50 messages a job), and the job is enqueued through the outbox, so it
+ * leaves only if the rows commit.
  */
 import { sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
-import { leads, mailMessages, mailSuppressions, type MailKind } from '../../db/schema';
+import { leads, mailMessages, mailSendJobs, mailSuppressions, type MailKind } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import { enqueueJob } from '../../jobs/outbox';
 import type { ConnectionRow } from '../../providers/connections';
@@ -140,10 +141,20 @@ export async function recordSends(compose: ComposeContext, connection: Connectio
       createdBy: ctx.userId,
     });
   }
-  const messages = rows.length > 0 ? await ctx.db.insert(mailMessages).values(rows).returning() : [];
-  for (let start = 0; start < messages.length; start += MESSAGES_PER_JOB) {
-    const messageIds = messages.slice(start, start + MESSAGES_PER_JOB).map((message) => message.id);
-    await enqueueJob(ctx, { kind: 'mail-send', messageIds });
-  }
+  if (rows.length === 0) return { messages: [], suppressed: [...suppressed].sort() };
+  const jobs = await ctx.db
+    .insert(mailSendJobs)
+    .values(
+      Array.from({ length: Math.ceil(rows.length / MESSAGES_PER_JOB) }, () => ({
+        organizationId: ctx.orgId,
+        createdBy: ctx.userId,
+      })),
+    )
+    .returning({ id: mailSendJobs.id });
+  rows.forEach((row, index) => {
+    row.sendJobId = jobs[Math.floor(index / MESSAGES_PER_JOB)].id;
+  });
+  const messages = await ctx.db.insert(mailMessages).values(rows).returning();
+  for (const job of jobs) await enqueueJob(ctx, { kind: 'mail-send', jobId: job.id });
   return { messages, suppressed: [...suppressed].sort() };
 }

@@ -1,5 +1,6 @@
 /**
- * The mail-send job: delivers recorded messages (compose.ts) through their connection's provider,
+ * The mail-send job: a mail_send_jobs row (the shared lifecycle of src/jobs: claim, lease, finish,
+ * fail) whose recorded messages (compose.ts) it delivers through their connection's provider,
  * each at most once, however often the queue delivers the job message:
  *   1. claim: under the row's lock, only a `queued` message moves to `sending` (committed);
  *   2. send through the provider, outside any transaction;
@@ -12,8 +13,10 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { ApiError } from '../../core/errors';
 import { withTenant, type Database } from '../../db/client';
-import { connections, mailMessages } from '../../db/schema';
+import { connections, mailMessages, mailSendJobs } from '../../db/schema';
+import { isTransientFault, userFacingJobError } from '../../jobs/faults';
 import type { JobHandler } from '../../jobs/job-handler';
+import { claimJob, finishJob, type JobSpec } from '../../jobs/lifecycle';
 import { markNeedsReconnect, poolWriter, type ConnectionRow } from '../../providers/connections';
 import { ConnectionNeedsReconnect, ProviderFailure } from '../../providers/failures';
 import type { OutgoingMail } from '../../providers/mail/interface';
@@ -41,7 +44,7 @@ function setStatus(status: MessageRow['status'], failureReason: string | null = 
   return { status, failureReason, updatedAt: sql`now()` };
 }
 
-async function claim(db: Database, orgId: number, messageId: number): Promise<Claim> {
+async function claimMessage(db: Database, orgId: number, messageId: number): Promise<Claim> {
   return withTenant(db, orgId, async (tx) => {
     const where = and(eq(mailMessages.organizationId, orgId), eq(mailMessages.id, messageId));
     const [row] = await tx
@@ -139,33 +142,64 @@ async function deliver(db: Database, env: Bindings, message: MessageRow, connect
   }
 }
 
-export const mailSendJobHandler: JobHandler<'mail-send'> = {
-  run: async (job, { db, env }) => {
+const spec: JobSpec<typeof mailSendJobs> = {
+  table: mailSendJobs,
+  // Longer than one message's send (the provider's slowest answer) with margin: the lease is
+  // renewed at each message.
+  leaseSeconds: 300,
+  // The job failed (dead letter, stalled): its messages still waiting fail with it, so none stays queued.
+  onFailed: async (tx, job, reason) => {
+    await tx
+      .update(mailMessages)
+      .set(setStatus('failed', reason))
+      .where(
+        and(
+          eq(mailMessages.organizationId, job.organizationId),
+          eq(mailMessages.sendJobId, job.id),
+          inArray(mailMessages.status, ['queued', 'sending']),
+        ),
+      );
+  },
+};
+
+/** Temporary: the provider (429/5xx), a delivery under way, the server's credentials key or OAuth client. */
+function isTemporary(error: unknown): boolean {
+  return (
+    (error instanceof ProviderFailure && error.kind === 'unavailable') ||
+    error instanceof DeliveryBusy ||
+    (error instanceof ApiError && error.status === 503) ||
+    isTransientFault(error)
+  );
+}
+
+export const mailSendJobHandler: JobHandler<'mail-send', typeof mailSendJobs> = {
+  ...spec,
+  retry: {
+    permanentReason: (error) => (isTemporary(error) ? null : `The send failed: ${userFacingJobError(error)}.`),
+  },
+  reasons: { deadLettered: REASONS.gaveUp, stalled: REASONS.gaveUp },
+  run: async (message, { db, env }) => {
+    const claimed = await claimJob(db, spec, message);
+    if (!claimed) return;
+    const messages = await withTenant(db, message.orgId, (tx) =>
+      tx
+        .select({ id: mailMessages.id })
+        .from(mailMessages)
+        .where(and(eq(mailMessages.organizationId, message.orgId), eq(mailMessages.sendJobId, message.jobId)))
+        .orderBy(mailMessages.id),
+    );
     let retry: unknown = null;
-    for (const messageId of job.messageIds) {
+    for (const { id } of messages) {
       try {
-        const claimed = await claim(db, job.orgId, messageId);
-        if (claimed === 'busy') throw new DeliveryBusy(`message ${messageId} is being sent by another delivery`);
-        if (claimed) await deliver(db, env, claimed.message, claimed.connection);
+        const claim = await claimMessage(db, message.orgId, id);
+        if (claim === 'busy') throw new DeliveryBusy(`message ${id} is being sent by another delivery`);
+        if (claim) await deliver(db, env, claim.message, claim.connection);
       } catch (error) {
         // The others still go out; this delivery ends in a retry, which skips what was sent.
         retry ??= error;
       }
     }
     if (retry) throw retry;
-  },
-  deadLettered: async (job, { db }) => {
-    await withTenant(db, job.orgId, (tx) =>
-      tx
-        .update(mailMessages)
-        .set(setStatus('failed', REASONS.gaveUp))
-        .where(
-          and(
-            eq(mailMessages.organizationId, job.orgId),
-            inArray(mailMessages.id, job.messageIds),
-            inArray(mailMessages.status, ['queued', 'sending']),
-          ),
-        ),
-    );
+    await withTenant(db, message.orgId, (tx) => finishJob(tx, spec, claimed));
   },
 };

@@ -4,7 +4,7 @@
  * unsubscribes nobody; POST unsubscribes: it is what a mail client's one-click button sends
  * (RFC 8058, `List-Unsubscribe=One-Click`) and what the page's button sends. Like the tracking
  * routes it reads no database: the token is verified by its signature and the address goes to
- * the jobs queue after the response, whose handler adds it to the suppression list.
+ * the events queue after the response, whose consumer adds it to the suppression list.
  */
 import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
@@ -83,12 +83,12 @@ unsubscribeRoutes.openapi(
     const claims = await verifyUnsubscribeToken(trackingSecrets(c.env), c.req.valid('param').token);
     if (!claims) return answer(c, 404, INVALID);
     const message = {
-      kind: 'mail-unsubscribe' as const,
+      kind: 'unsubscribe' as const,
       orgId: claims.orgId,
       address: claims.address,
       at: new Date().toISOString(),
     };
-    c.executionCtx.waitUntil(c.env.JOBS.send(message).catch((error: unknown) => logError(c, error)));
+    c.executionCtx.waitUntil(c.env.EVENTS.send(message).catch((error: unknown) => logError(c, error)));
     return answer(
       c,
       200,
