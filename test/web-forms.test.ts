@@ -186,7 +186,7 @@ describe('hosted web form page', () => {
     // Fields the form does not ask for are ignored.
     expect(lead.custom_fields).toEqual({});
 
-    // The same email again merges into that lead: no error for the visitor, no second lead.
+    // The same email again: no error for the visitor, no second lead, and the name a person entered stays.
     const again = await submit(form.form_link, {
       first_name: 'Verity',
       email: email.toUpperCase(),
@@ -195,7 +195,66 @@ describe('hosted web form page', () => {
     expect(again.status).toBe(200);
     const after = await leadsMatching(owner, email);
     expect(after).toHaveLength(1);
-    expect(after[0].first_name).toBe('Verity');
+    expect(after[0].first_name).toBe('Vera');
+  });
+
+  it('never lets a stranger rewrite an existing lead: fills only empty fields and records the submission', async () => {
+    const email = uniqueEmail('leada');
+    const existing = await call('POST', '/api/lead/add', {
+      token: owner.token,
+      body: { first_name: 'LeadA', last_name: 'Secret', email, company: 'CorpA', assigned_to: owner.userId },
+    });
+    expect(existing.status, existing.text).toBe(201);
+    const lead = existing.body.data;
+    const form = await addForm(owner, {
+      assigned_to: owner.userId,
+      tags: ['form-tag'],
+      fields: ['first_name', 'last_name', 'email', 'company', 'phone_number', 'job_title'].map((name) => ({ name })),
+    });
+    const submitted = {
+      first_name: 'Overwritten',
+      last_name: 'ByStranger',
+      email: email.toUpperCase(),
+      company: 'Attacker Inc',
+      phone_number: '+1 555 0199',
+      job_title: 'CFO',
+    };
+    const response = await submit(form.form_link, { ...submitted, _t: await timing(form.id) });
+    expect(response.status).toBe(200);
+
+    const after = await call('GET', `/api/lead/view/${lead.id}`, { token: owner.token });
+    expect(after.body.data).toMatchObject({
+      first_name: 'LeadA',
+      last_name: 'Secret',
+      email,
+      company: 'CorpA',
+      company_id: lead.company_id,
+      assigned_to: owner.userId,
+      // Empty before: filled from the submission.
+      phone_number: '+1 555 0199',
+      job_title: 'CFO',
+    });
+    expect(after.body.data.tags).toEqual([]);
+    const companies = await call('GET', '/api/company/list', {
+      token: owner.token,
+      query: { search_value: 'Attacker' },
+    });
+    expect(companies.body.data).toEqual([]);
+
+    const feed = await call('GET', '/api/feed/list', {
+      token: owner.token,
+      query: { model_type: 'lead', model_id: lead.id },
+    });
+    const entry = feed.body.data.find((row: { action: string }) => row.action === 'form_submitted');
+    expect(entry?.changes).toMatchObject({
+      first_name: { from: 'LeadA', to: 'Overwritten' },
+      last_name: { from: 'Secret', to: 'ByStranger' },
+      company: { from: 'CorpA', to: 'Attacker Inc' },
+      phone_number: { from: null, to: '+1 555 0199' },
+    });
+    const signals = await call('GET', `/api/intent-alert/lead/${lead.id}`, { token: owner.token });
+    expect(signals.body.data.map((row: { signal_type: string }) => row.signal_type)).toEqual(['form_submitted']);
+    expect(signals.body.data[0]).toMatchObject({ source: 'web_form', signal_detail: { form_id: form.id } });
   });
 
   it('accepts JSON and redirects with 303 to redirect_url', async () => {

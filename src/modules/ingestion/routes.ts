@@ -5,6 +5,7 @@
 import { created, list, ok } from '../../core/http';
 import { createRouter, defineRoute, envelope, jsonBody, listEnvelope } from '../../core/routes';
 import { LeadListQuery, listLeads } from '../leads/listing';
+import { duplicateLead } from '../leads/dedupe';
 import { duplicateLeadConflict } from '../leads/routes';
 import { LeadSchema } from '../leads/schemas';
 import { IngestedLeadSchema, IngestLeadBody } from './schemas';
@@ -44,6 +45,8 @@ ingestionRoutes.openapi(
     const outcome = await ingestLead(c.var.tenant, c.req.valid('json'), {
       context: prefetchedContext(c.var.scopeReadResult),
     });
+    // 'existing' only answers onDuplicate 'report' (public submissions); a key's duplicate is a 409.
+    if (outcome.kind === 'existing') throw duplicateLead(outcome.leadId);
     return outcome.kind === 'created'
       ? created(c, outcome.lead, 'Lead created')
       : ok(c, outcome.lead, 'Lead merged into the existing lead');

@@ -21,7 +21,11 @@ import { INGEST_FIELDS, type IngestLeadInput } from './schemas';
 const DEFAULT_STATUS = 1;
 const DEFAULT_PRIORITY = 2;
 
-export type IngestOutcome = { kind: 'created'; lead: CreatedLeadRecord } | { kind: 'merged'; lead: LeadView };
+export type IngestOutcome =
+  | { kind: 'created'; lead: CreatedLeadRecord }
+  | { kind: 'merged'; lead: LeadView }
+  /** onDuplicate 'report': a live lead holds the email or profile URL; nothing was written to it. */
+  | { kind: 'existing'; leadId: number };
 
 /**
  * The ids of the organization's active tag lookups with these names (any case), creating the
@@ -79,7 +83,8 @@ export async function ingestLead(
   extra: {
     tags?: string[];
     assignedTo?: number | null;
-    onDuplicate?: BatchOptions['onDuplicate'];
+    /** 'report': a duplicate writes nothing and answers the holder (public submissions, web-forms/existing-lead.ts). */
+    onDuplicate?: BatchOptions['onDuplicate'] | 'report';
     /** The batch's read, carried by the scope statement (prefetch.ts); made for this input. */
     context?: LeadWriteContext;
   } = {},
@@ -95,12 +100,13 @@ export async function ingestLead(
   // Tags found or created just now are active tag lookups: the prefetched read predates them.
   for (const id of tagIds) extra.context?.tags.add(id);
   const first = await createLeadsBatch(ctx, rows, {
-    onDuplicate: onDuplicate === 'merge' ? 'skip' : onDuplicate,
+    onDuplicate: onDuplicate === 'merge' || onDuplicate === 'report' ? 'skip' : onDuplicate,
     context: extra.context,
   });
   const settled = outcomeOf(first);
   if (settled) return present(ctx, settled);
-  if (onDuplicate === 'skip') refuse(first);
+  if (onDuplicate === 'report' && first.skipped[0]) return { kind: 'existing', leadId: first.skipped[0].leadId };
+  if (onDuplicate === 'skip' || onDuplicate === 'report') refuse(first);
   // A merge writes several statements: they commit together (a savepoint inside a request transaction).
   const second =
     onDuplicate === 'merge'

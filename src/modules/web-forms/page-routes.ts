@@ -1,9 +1,10 @@
 /**
  * The hosted form's public pages, in their own router so an edge Worker can mount them apart
  * from the CRUD routes: GET /api/v1/web-form/{form_link} renders the form, POST submits it.
- * A submission creates the lead in the form's organization by the rules of POST /api/v1/lead,
- * except that a lead with the same email or profile URL is merged into rather than refused;
- * then the thank-you page, or a 303 to the form's redirect_url.
+ * A submission creates the lead in the form's organization by the rules of POST /api/v1/lead;
+ * a lead with the same email or profile URL is never rewritten by the anonymous visitor: only
+ * its empty fields are filled and the submission is recorded on it (existing-lead.ts). Then the
+ * thank-you page, or a 303 to the form's redirect_url.
  */
 import { z } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
@@ -21,6 +22,7 @@ import { dedupeInputsOf, prefetchedContext } from '../ingestion/prefetch';
 import { ingestLead } from '../ingestion/service';
 import { type LeadWriteContext, leadWriteContextSql } from '../leads/references';
 import { FORM_FIELD_LABELS, type FormFieldName } from './schemas';
+import { recordSubmissionOnLead } from './existing-lead';
 import { findFormByLink, formPagePath } from './service';
 import {
   filledByAPerson,
@@ -169,7 +171,7 @@ webFormPageRoutes.openapi(
     tags,
     summary: 'Submit the hosted form (form-urlencoded or JSON); answers the thank-you page or a 303',
     description:
-      "Creates a lead in the form's organization from the form's fields (form-urlencoded or JSON; other fields are ignored), by the rules of POST /api/v1/lead, with the form's tags and assignee. A lead with the same email or profile URL is updated instead (merge), never shown as an error. Answers the thank-you page, or 303 to the form's redirect_url. A missing required field or an invalid value answers the form again (422) with the errors beside the fields. Spam defences: a honeypot field, a minimum fill time signed into the page (3 s) and a per-IP limit (10 submissions a minute); a submission that trips one is dropped, answered with the normal thank-you page. Honours Idempotency-Key (scoped to the form and the visitor's IP): a retry replays the first answer and creates nothing.",
+      "Creates a lead in the form's organization from the form's fields (form-urlencoded or JSON; other fields are ignored), by the rules of POST /api/v1/lead, with the form's tags and assignee. A lead with the same email (any case) or profile URL is never rewritten by a submission: only its empty first name, last name, phone number and job title are filled; its other fields, owner, company and tags stay as they are. The submission is recorded on that lead as a feed entry `form_submitted` (changes: each submitted value as `to`, the lead's value as `from`) and a `form_submitted` intent signal, so a rep can apply what they trust. The visitor sees the same thank-you page either way. Answers the thank-you page, or 303 to the form's redirect_url. A missing required field or an invalid value answers the form again (422) with the errors beside the fields. Spam defences: a honeypot field, a minimum fill time signed into the page (3 s) and a per-IP limit (10 submissions a minute); a submission that trips one is dropped, answered with the normal thank-you page. Honours Idempotency-Key (scoped to the form and the visitor's IP): a retry replays the first answer and creates nothing.",
     auth: 'public',
     idempotency: true,
     // One read and one insert after the scope; a merge opens its own transaction.
@@ -237,12 +239,15 @@ webFormPageRoutes.openapi(
       await runAsTenant<unknown>(
         c,
         async () => {
-          await ingestLead(c.var.tenant, parsed.data, {
+          const outcome = await ingestLead(c.var.tenant, parsed.data, {
             tags: form.tags,
             assignedTo: form.assignedTo,
-            onDuplicate: 'merge',
+            onDuplicate: 'report',
             context,
           });
+          // An existing lead: only its empty fields are filled; the submission is recorded on it.
+          if (outcome.kind === 'existing')
+            await recordSubmissionOnLead(c.var.tenant, outcome.leadId, parsed.data, form.id);
           c.res = thanks(c, form);
         },
         form.organizationId,
