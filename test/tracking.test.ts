@@ -34,12 +34,12 @@ async function get(path: string) {
 }
 
 /** A request through the Worker's fetch with a queue that records what is sent (hits are sent in waitUntil). */
-async function hitWithRecordingQueue(path: string) {
+async function hitWithRecordingQueue(path: string, headers: Record<string, string> = {}) {
   const sent: TrackingHit[] = [];
   const queue = { send: async (hit: TrackingHit) => void sent.push(hit) } as unknown as Queue<TrackingHit>;
   const ctx = createExecutionContext();
   const response = await worker.fetch(
-    new Request(new URL(path, 'http://lead.test'), { redirect: 'manual' }) as Request<
+    new Request(new URL(path, 'http://lead.test'), { redirect: 'manual', headers }) as Request<
       unknown,
       IncomingRequestCfProperties
     >,
@@ -60,7 +60,14 @@ async function deliver(queue: string, hits: TrackingHit[], ids = hits.map(() => 
   return getQueueResult(batch, ctx);
 }
 
-async function hitOf(kind: TrackingHit['kind'], owner: SignedUp, leadId: number, token: string): Promise<TrackingHit> {
+/** A hit as the edge sends it; `minutesAgo` places it in an earlier dedupe window. */
+async function hitOf(
+  kind: TrackingHit['kind'],
+  owner: SignedUp,
+  leadId: number,
+  token: string,
+  minutesAgo = 0,
+): Promise<TrackingHit> {
   const claims = await verifyTrackingToken({ jwtSecret: env.JWT_SECRET as string }, token);
   return {
     kind,
@@ -70,7 +77,7 @@ async function hitOf(kind: TrackingHit['kind'], owner: SignedUp, leadId: number,
     tokenHash: await tokenHash(token),
     campaign: claims?.campaign ?? null,
     targetUrl: claims?.targetUrl ?? null,
-    at: new Date().toISOString(),
+    at: new Date(Date.now() - minutesAgo * 60_000).toISOString(),
   };
 }
 
@@ -198,6 +205,20 @@ describe('the pixel and the click redirect', () => {
     expect(bad.sent).toEqual([]);
   });
 
+  it('marks an open fetched by Gmail’s image proxy or Apple Mail Privacy Protection as a prefetch', async () => {
+    const path = `/api/v1/track/open/${minted.open_token}`;
+    const gmail = await hitWithRecordingQueue(path, {
+      'user-agent': 'Mozilla/5.0 (Windows NT 5.1; rv:11.0) Gecko Firefox/11.0 (via ggpht.com GoogleImageProxy)',
+    });
+    expect(gmail.sent).toEqual([expect.objectContaining({ kind: 'open', prefetch: 'gmail_proxy' })]);
+    const apple = await hitWithRecordingQueue(path, { 'user-agent': 'Mozilla/5.0' });
+    expect(apple.sent).toEqual([expect.objectContaining({ prefetch: 'apple_mpp' })]);
+    const person = await hitWithRecordingQueue(path, {
+      'user-agent': 'Mozilla/5.0 (Macintosh; Intel Mac OS X 14_5) AppleWebKit/605.1.15 (KHTML, like Gecko)',
+    });
+    expect(person.sent[0].prefetch).toBeUndefined();
+  });
+
   it('sends no database statement at all (pixel, redirect, bad tokens)', async () => {
     const statements: string[] = [];
     const stop = observeStatements((text) => statements.push(text));
@@ -245,24 +266,83 @@ describe('the events queue consumer', () => {
     expect((await signalsOf(other, theirs)).map((row) => row.signal_type)).toEqual(['email_opened']);
   });
 
-  it('adds email_opened_3x once on the third open of a token, however the opens are batched or redelivered', async () => {
+  it('adds email_opened_3x once on the third open of a token in distinct windows, however the opens are batched or redelivered', async () => {
     const leadId = await createLead(owner);
     const { open_token: token } = await mint(owner, { lead_id: leadId });
-    const firstTwo = [await hitOf('open', owner, leadId, token), await hitOf('open', owner, leadId, token)];
+    const firstTwo = [await hitOf('open', owner, leadId, token, 40), await hitOf('open', owner, leadId, token, 30)];
     await deliver(EVENTS_QUEUE, firstTwo);
     expect((await signalsOf(owner, leadId)).map((row) => row.signal_type)).toEqual(['email_opened', 'email_opened']);
-    const third = [await hitOf('open', owner, leadId, token)];
+    const third = [await hitOf('open', owner, leadId, token, 20)];
     await deliver(EVENTS_QUEUE, third);
     await deliver(EVENTS_QUEUE, [...third, await hitOf('open', owner, leadId, token)]);
     const types = (await signalsOf(owner, leadId)).map((row) => row.signal_type);
     expect(types.filter((type) => type === 'email_opened')).toHaveLength(4);
     expect(types.filter((type) => type === 'email_opened_3x')).toHaveLength(1);
-    // 4 opens × 5 + 15 for the third open.
+    // 4 opens × 5 + 15 for the third open (decay over 40 minutes is negligible).
     const scored = await call('POST', '/api/intent-alert/signal', {
       token: owner.token,
       body: { lead_id: leadId, signal_type: 'manual' },
     });
-    expect(scored.body.data.intent_score).toBeCloseTo(4 * 5 + 15 + 10, 1);
+    expect(scored.body.data.intent_score).toBeCloseTo(4 * 5 + 15 + 10, 0);
+  });
+
+  it('counts a replayed link once per window: 12 opens and 3 clicks a second apart are one open and one click', async () => {
+    const leadId = await createLead(owner);
+    const tokens = await mint(owner, { lead_id: leadId, target_url: 'https://example.com/pricing' });
+    // One second apart, all inside the previous window (so none straddles a window's edge).
+    const windowStart = (Math.floor(Date.now() / 600_000) - 1) * 600_000;
+    const second = (i: number) => new Date(windowStart + i * 1000).toISOString();
+    const opens = await Promise.all(
+      Array.from({ length: 12 }, async (_, i) => ({
+        ...(await hitOf('open', owner, leadId, tokens.open_token)),
+        at: second(i),
+      })),
+    );
+    const clicks = await Promise.all(
+      Array.from({ length: 3 }, async (_, i) => ({
+        ...(await hitOf('click', owner, leadId, tokens.click_token as string)),
+        at: second(i),
+      })),
+    );
+    // Delivered in several batches, as the queue would.
+    await deliver(EVENTS_QUEUE, opens.slice(0, 5));
+    await deliver(EVENTS_QUEUE, [...opens.slice(5), clicks[0]]);
+    await deliver(EVENTS_QUEUE, clicks.slice(1));
+    const types = (await signalsOf(owner, leadId)).map((row) => row.signal_type).sort();
+    expect(types).toEqual(['email_opened', 'link_clicked']);
+    const hot = await call('GET', '/api/intent-alert/list', { token: owner.token, query: { lead_id: leadId } });
+    expect(hot.body.data).toEqual([]);
+    const scored = await call('POST', '/api/intent-alert/signal', {
+      token: owner.token,
+      body: { lead_id: leadId, signal_type: 'manual' },
+    });
+    expect(scored.body.data.intent_score).toBeCloseTo(5 + 10 + 10, 0);
+  });
+
+  it('records prefetched opens as adjusted, worth nothing toward the score or email_opened_3x', async () => {
+    const leadId = await createLead(owner);
+    const { open_token: token } = await mint(owner, { lead_id: leadId });
+    const prefetched = async (minutesAgo: number, prefetch: 'apple_mpp' | 'gmail_proxy') => ({
+      ...(await hitOf('open', owner, leadId, token, minutesAgo)),
+      prefetch,
+    });
+    await deliver(EVENTS_QUEUE, [
+      await prefetched(40, 'gmail_proxy'),
+      await prefetched(30, 'apple_mpp'),
+      await prefetched(20, 'apple_mpp'),
+      // A person's open in the same window as a prefetch still counts.
+      await hitOf('open', owner, leadId, token, 20),
+    ]);
+    const signals = await signalsOf(owner, leadId);
+    expect(signals.map((row) => row.signal_type)).toEqual(Array(4).fill('email_opened'));
+    expect(signals.filter((row) => row.signal_detail.adjusted === true)).toHaveLength(3);
+    expect(signals.find((row) => row.signal_detail.prefetch === 'gmail_proxy')).toBeTruthy();
+    const scored = await call('POST', '/api/intent-alert/signal', {
+      token: owner.token,
+      body: { lead_id: leadId, signal_type: 'manual' },
+    });
+    // One person's open (5) and the manual signal (10); prefetches add nothing.
+    expect(scored.body.data.intent_score).toBeCloseTo(15, 0);
   });
 
   it('raises an alert when tracking hits make a lead hot', async () => {
@@ -272,14 +352,15 @@ describe('the events queue consumer', () => {
       body: { lead_id: leadId, signal_type: 'demo_requested' },
     });
     const { click_token: token } = await mint(owner, { lead_id: leadId, target_url: 'https://example.com/' });
-    const click = () => hitOf('click', owner, leadId, token as string);
-    await deliver(EVENTS_QUEUE, [await click()]);
+    // Clicks in three distinct windows (one per window counts).
+    const click = (minutesAgo: number) => hitOf('click', owner, leadId, token as string, minutesAgo);
+    await deliver(EVENTS_QUEUE, [await click(30)]);
     const cooler = await call('GET', '/api/intent-alert/list', { token: owner.token, query: { lead_id: leadId } });
     expect(cooler.body.data).toEqual([]);
-    await deliver(EVENTS_QUEUE, [await click(), await click()]);
+    await deliver(EVENTS_QUEUE, [await click(20), await click(0)]);
     const alerts = await call('GET', '/api/intent-alert/list', { token: owner.token, query: { lead_id: leadId } });
     expect(alerts.body.data).toHaveLength(1);
-    expect(alerts.body.data[0].score).toBeCloseTo(70, 1);
+    expect(alerts.body.data[0].score).toBeCloseTo(70, 0);
   });
 
   it('acknowledges hits for a lead that is gone and messages that are no hits, recording nothing', async () => {

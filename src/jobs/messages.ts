@@ -29,6 +29,11 @@ export interface TrackingHit {
   targetUrl: string | null;
   /** When the hit happened (ISO 8601). */
   at: string;
+  /**
+   * An open fetched by a known prefetcher (modules/tracking/prefetch.ts): recorded as `adjusted`,
+   * worth nothing. Unique ids aside, hits are deduplicated per token and 10-minute window.
+   */
+  prefetch?: 'apple_mpp' | 'gmail_proxy';
 }
 
 /**

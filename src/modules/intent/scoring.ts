@@ -53,10 +53,15 @@ function weightOf(signalType: SQL): SQL {
   return sql`(case ${signalType} ${sql.join(cases, sql` `)} else 0::float8 end)`;
 }
 
-/** The points a signal (table alias `alias`) is worth now; signals dated in the future count as now. */
+/**
+ * The points a signal (table alias `alias`) is worth now; signals dated in the future count as now.
+ * An open a mail client prefetched (tracking/prefetch.ts: signal_detail `adjusted: true`) is kept
+ * as a record but is worth nothing: no person opened anything.
+ */
 export function pointsNow(alias: string): SQL {
   const s = sql.raw(alias);
-  return sql`(${weightOf(sql`${s}.signal_type`)} * power(0.5::float8, greatest(extract(epoch from (now() - ${s}.occurred_at))::float8, 0) / ${HALF_LIFE_SECONDS}::float8))`;
+  const adjusted = sql`(${s}.signal_type = 'email_opened' and ${s}.signal_detail @> '{"adjusted": true}'::jsonb)`;
+  return sql`(case when ${adjusted} then 0::float8 else ${weightOf(sql`${s}.signal_type`)} end * power(0.5::float8, greatest(extract(epoch from (now() - ${s}.occurred_at))::float8, 0) / ${HALF_LIFE_SECONDS}::float8))`;
 }
 
 /** `occurred_at` within the horizon, for alias `alias`. */

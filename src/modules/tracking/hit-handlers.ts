@@ -10,6 +10,7 @@ import type { AppEnv } from '../../core/context';
 import { NotFound } from '../../core/errors';
 import { logError } from '../../core/log';
 import type { TrackingHit } from './hits';
+import { prefetcherOf } from './prefetch';
 import { isWebUrl, tokenHash, trackingSecrets, verifyTrackingToken, type TrackingClaims } from './token';
 
 /** A transparent 1×1 GIF (42 bytes). */
@@ -19,8 +20,10 @@ const PIXEL = Uint8Array.from(atob('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAAB
 
 /** Sends the hit to the events queue after the response; a failed send is logged, never surfaced. */
 async function publishHit(c: Context<AppEnv>, kind: TrackingHit['kind'], token: string, claims: TrackingClaims) {
+  const prefetch = kind === 'open' ? prefetcherOf(c.req.header('user-agent'), c.req.header('cf-connecting-ip')) : null;
   const hit: TrackingHit = {
     kind,
+    ...(prefetch ? { prefetch } : {}),
     hitId: crypto.randomUUID(),
     orgId: claims.organizationId,
     leadId: claims.leadId,

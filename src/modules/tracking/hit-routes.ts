@@ -26,7 +26,7 @@ trackingHitRoutes.openapi(
     path: '/api/v1/track/open/{token}',
     operationId: 'trackOpen',
     description:
-      'The open-tracking pixel: always answers 200 with a 1×1 transparent GIF and `Cache-Control: no-store`, whatever the token. A valid signed token puts an `email_opened` hit on the events queue after the response (three opens of one token also record `email_opened_3x`, once); the route never touches the database.',
+      'The open-tracking pixel: always answers 200 with a 1×1 transparent GIF and `Cache-Control: no-store`, whatever the token. A valid signed token puts an `email_opened` hit on the events queue after the response; the route never touches the database. Replays count once: at most one open per token per 10-minute window is recorded (deduplicated by the queue consumer), and `email_opened_3x` is recorded once, on opens in three distinct windows. A fetch by a known prefetcher (Gmail’s image proxy, Apple Mail Privacy Protection: by User-Agent, or Apple’s 17.0.0.0/8) is recorded as an open with `adjusted: true` in its signal_detail, which counts for nothing toward the intent score or email_opened_3x.',
     tags,
     summary: 'Open-tracking pixel: always a 1×1 transparent GIF; a valid token records an email_opened signal',
     auth: 'public',
@@ -48,7 +48,7 @@ trackingHitRoutes.openapi(
     path: '/api/v1/track/click/{token}',
     operationId: 'trackClick',
     description:
-      'The click redirect: a valid signed click token answers 302 to the http(s) URL it was minted for and queues a `link_clicked` hit after the response; the route never touches the database. A tampered, malformed or open-only token answers 404 and redirects nowhere (no open redirect).',
+      'The click redirect: a valid signed click token answers 302 to the http(s) URL it was minted for and queues a `link_clicked` hit after the response (at most one click per token per 10-minute window is recorded); the route never touches the database. A tampered, malformed or open-only token answers 404 and redirects nowhere (no open redirect).',
     tags,
     summary: 'Click redirect: 302 to the URL the token was minted for, recording a link_clicked signal',
     auth: 'public',

@@ -2,8 +2,14 @@
  * Tracking hits: the pixel and the click redirect put one message per valid hit on the events
  * queue (after the response, in waitUntil); the consumer records them as intent signals in
  * batches: ONE insert per organization for the whole batch, then one rescoring of the leads hit.
- * Every hit carries a unique id, stored as the signal's dedupe_key, so a redelivered message
- * inserts nothing. The third open of one token adds an email_opened_3x signal, once per token
+ *
+ * Tracking counts people, not replays: a signal's dedupe_key is `<kind>:<token hash>:<window>`,
+ * the window being the hit's time in TRACKING_WINDOW_SECONDS steps, so a token records at most one
+ * open and one click per window however often its link is fetched, and a redelivered message
+ * inserts nothing. The dedupe lives here, where hits are consumed, so the pixel stays free of the
+ * database. Prefetches (prefetch.ts) are opens flagged `adjusted`, keyed apart (`open:prefetch:…`)
+ * so a prefetch never hides a person's open in the same window; they count for nothing. Opens of
+ * one token in three distinct windows add an email_opened_3x signal, once per token
  * (dedupe_key `open3x:<token hash>`).
  */
 import { intentSignals, leads } from '../../db/schema';
@@ -14,6 +20,9 @@ import { rescoreLeads } from '../intent/scoring';
 
 /** The events queue's message (declared with the other queue messages, which env.ts names). */
 export type { TrackingHit };
+
+/** One open and one click per token per window of this many seconds. */
+export const TRACKING_WINDOW_SECONDS = 600;
 
 /** A message body is a hit we can record (anything else is dropped, and logged, by the consumer). */
 export function isTrackingHit(body: unknown): body is TrackingHit {
@@ -27,11 +36,12 @@ export function isTrackingHit(body: unknown): body is TrackingHit {
     Number.isSafeInteger(hit.leadId) &&
     typeof hit.tokenHash === 'string' &&
     typeof hit.at === 'string' &&
-    !Number.isNaN(Date.parse(hit.at))
+    !Number.isNaN(Date.parse(hit.at)) &&
+    (hit.prefetch === undefined || hit.prefetch === 'apple_mpp' || hit.prefetch === 'gmail_proxy')
   );
 }
 
-/** Opens of one token that make an email_opened_3x signal. */
+/** Opens of one token, in distinct windows and by a person (not adjusted), that make an email_opened_3x signal. */
 export const OPENS_FOR_3X = 3;
 
 /**
@@ -47,23 +57,29 @@ export async function recordHits(tx: Transaction, orgId: number, hits: TrackingH
     campaign: hit.campaign,
     target_url: hit.targetUrl,
     at: hit.at,
+    prefetch: hit.kind === 'open' && hit.prefetch ? hit.prefetch : null,
   }));
   const result = await tx.execute<{ lead_id: string }>(sql`
     with hits as (
-      select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
-        as h(hit_id text, kind text, lead_id bigint, token_hash text, campaign text, target_url text, at timestamptz)
+      select h.*, least(h.at, now()) as occurred,
+        h.kind || ':' || case when h.prefetch is null then '' else 'prefetch:' end || h.token_hash || ':'
+          || floor(extract(epoch from least(h.at, now())) / ${TRACKING_WINDOW_SECONDS})::bigint as window_key
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb)
+        as h(hit_id text, kind text, lead_id bigint, token_hash text, campaign text, target_url text, at timestamptz, prefetch text)
     ),
     inserted as (
       insert into ${intentSignals} (organization_id, lead_id, signal_type, signal_detail, source, occurred_at, dedupe_key)
-      select ${orgId}, h.lead_id,
+      select distinct on (h.window_key) ${orgId}, h.lead_id,
         case h.kind when 'open' then 'email_opened' else 'link_clicked' end,
-        jsonb_strip_nulls(jsonb_build_object('token_hash', h.token_hash, 'campaign', h.campaign, 'target_url', h.target_url)),
+        jsonb_strip_nulls(jsonb_build_object('token_hash', h.token_hash, 'campaign', h.campaign, 'target_url', h.target_url,
+          'adjusted', case when h.prefetch is null then null else true end, 'prefetch', h.prefetch)),
         case h.kind when 'open' then 'tracking_pixel' else 'tracking_link' end,
-        least(h.at, now()), 'hit:' || h.hit_id
+        h.occurred, h.window_key
       from hits h
       join ${leads} l on l.id = h.lead_id and l.organization_id = ${orgId} and l.deleted_at is null
+      order by h.window_key, h.occurred
       on conflict (organization_id, dedupe_key) do nothing
-      returning lead_id, signal_type, signal_detail->>'token_hash' as token_hash, occurred_at
+      returning lead_id, signal_type, signal_detail, occurred_at
     ),
     opens as (
       select o.token_hash, o.lead_id, count(*) as opens, max(o.occurred_at) as last_open
@@ -71,9 +87,11 @@ export async function recordHits(tx: Transaction, orgId: number, hits: TrackingH
         select s.signal_detail->>'token_hash' as token_hash, s.lead_id, s.occurred_at
         from ${intentSignals} s
         where s.organization_id = ${orgId} and s.signal_type = 'email_opened'
-          and s.signal_detail->>'token_hash' in (select h.token_hash from hits h where h.kind = 'open')
+          and s.signal_detail->>'token_hash' in (select h.token_hash from hits h where h.kind = 'open' and h.prefetch is null)
+          and not s.signal_detail @> '{"adjusted": true}'
         union all
-        select i.token_hash, i.lead_id, i.occurred_at from inserted i where i.signal_type = 'email_opened'
+        select i.signal_detail->>'token_hash', i.lead_id, i.occurred_at from inserted i
+        where i.signal_type = 'email_opened' and not i.signal_detail @> '{"adjusted": true}'
       ) o
       group by o.token_hash, o.lead_id
       having count(*) >= ${OPENS_FOR_3X}
