@@ -15,6 +15,7 @@
 import { type Context, Hono } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
 import type { AppEnv } from './core/context';
+import { RateLimited } from './core/errors';
 import { handleError } from './core/http';
 import { requestLogger } from './core/log';
 import type { Bindings } from './env';
@@ -25,12 +26,16 @@ import {
   readCachedBooking,
   storeBooking,
 } from './modules/booking/edge-cache';
+import { BOOKING_READ_PERIOD_SECONDS, bookingReadAllowed } from './modules/booking/read-limit';
+import { VERSION_TAG } from './modules/booking/version-tag';
 import { mountTrackingHits } from './modules/tracking/hit-handlers';
 
-export type EdgeBindings = Pick<Bindings, 'EVENTS' | 'JWT_SECRET' | 'TRACKING_SECRET'> & {
+export type EdgeBindings = Pick<Bindings, 'EVENTS' | 'JWT_SECRET' | 'TRACKING_SECRET' | 'BOOKING_READ_LIMITER'> & {
   /** Service binding to the API Worker (lead-management-api). */
   API: Fetcher;
 };
+
+const limiterOf = (c: Context<AppEnv>) => (c.env as unknown as EdgeBindings).BOOKING_READ_LIMITER;
 
 /** Says which path answered: `edge` (this Worker), `cache` (the edge cache), `api` (forwarded). */
 export const SERVED_BY_HEADER = 'x-served-by';
@@ -69,11 +74,13 @@ async function forwardToApi(c: Context<AppEnv>): Promise<Response> {
 async function bookingRead(c: Context<AppEnv>): Promise<Response> {
   const slug = c.req.param('slug')?.toLowerCase();
   if (!slug || !CACHEABLE_SLUG.test(slug) || c.req.header('authorization')) return forwardToApi(c);
-  const url = c.req.path.endsWith('/availability')
-    ? c.req.url
-    : new URL(`/api/v1/booking/${slug}`, c.req.url).toString();
+  const availability = c.req.path.endsWith('/availability');
+  const url = availability ? c.req.url : new URL(`/api/v1/booking/${slug}`, c.req.url).toString();
   const hit = await readCachedBooking(url, slug);
   if (hit) {
+    // Availability reads answered here count toward the per-IP limit here; the API Worker counts the rest.
+    if (availability && !(await bookingReadAllowed(limiterOf(c), c.req.header('cf-connecting-ip') ?? 'unknown')))
+      throw new RateLimited(BOOKING_READ_PERIOD_SECONDS);
     return c.body(hit, 200, {
       'content-type': 'application/json',
       'cache-control': 'no-cache',
@@ -82,8 +89,8 @@ async function bookingRead(c: Context<AppEnv>): Promise<Response> {
     });
   }
   const response = await forwardToApi(c);
-  const version = Number(response.headers.get(BOOKING_VERSION_HEADER));
-  if (response.status === 200 && response.headers.has(BOOKING_VERSION_HEADER) && Number.isInteger(version)) {
+  const version = response.headers.get(BOOKING_VERSION_HEADER) ?? '';
+  if (response.status === 200 && VERSION_TAG.test(version)) {
     c.executionCtx.waitUntil(
       response
         .clone()

@@ -26,6 +26,8 @@ export interface Bindings {
   AUTH_RATE_LIMIT?: string;
   /** Booking confirmations per minute per client IP (default 10; src/modules/booking). */
   BOOKING_RATE_LIMIT?: string;
+  /** Public booking reads per client IP (Rate Limiting binding; modules/booking/read-limit.ts). */
+  BOOKING_READ_LIMITER?: import('./modules/booking/read-limit').BookingReadLimiter;
   /** R2: documents, images, imports, exports. */
   FILES: R2Bucket;
   /** Cloudflare Queue for async jobs (see src/jobs). */

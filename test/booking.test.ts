@@ -237,16 +237,17 @@ describe('GET /api/v1/booking/{slug}/availability', () => {
     expect(slots[0].start).toBe('2027-03-12T14:00:00+00:00');
     expect(slots[16].start).toBe('2027-03-15T13:00:00+00:00');
     const local = await call('GET', `/api/v1/booking/${owner.slug}/availability`, {
-      query: { date: '2027-03-15', tz: 'Europe/Berlin', duration: 60 },
+      query: { date: '2027-03-15', tz: 'Europe/Berlin', duration: 30 },
     });
     // Berlin is still on CET (+01:00) that Monday: 13:00Z is 14:00 there.
     expect(local.body.data).toMatchObject({
       timezone: 'Europe/Berlin',
-      duration: 60,
+      duration: 30,
       from: '2027-03-15',
       to: '2027-03-15',
+      truncated: false,
     });
-    expect(local.body.data.slots[0]).toEqual({ start: '2027-03-15T14:00:00+01:00', end: '2027-03-15T15:00:00+01:00' });
+    expect(local.body.data.slots[0]).toEqual({ start: '2027-03-15T14:00:00+01:00', end: '2027-03-15T14:30:00+01:00' });
   });
 
   it.each([
@@ -254,11 +255,79 @@ describe('GET /api/v1/booking/{slug}/availability', () => {
     ['to', { from: '2027-01-01', to: '2027-03-04' }],
     ['date', { date: 'monday' }],
     ['duration', { duration: 'long' }],
+    // Visitors see the rep's own meeting length only (30 minutes here).
+    ['duration', { duration: 480 }],
+    ['duration', { duration: 5 }],
+    // The public range is capped at 31 days.
+    ['to', { from: '2027-01-01', to: '2027-02-01' }],
   ])('answers 400 naming %s', async (field, query) => {
     const owner = await rep('Bad availability');
     const response = await call('GET', `/api/v1/booking/${owner.slug}/availability`, { query });
     expectFailure(response, 400, 'bad_request');
     expect(response.body.error.code).toBe(field);
+  });
+});
+
+describe('public availability is bounded', () => {
+  const allWeek = Object.fromEntries(
+    ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((day) => [
+      day,
+      [{ start: '00:00', end: '24:00' }],
+    ]),
+  );
+
+  it(`lists at most 1000 slots however long the range and short the meetings, and says so`, async () => {
+    const busy = await rep('Round the clock', { working_hours: allWeek, meeting_duration: 5, min_notice_minutes: 0 });
+    const response = await call('GET', `/api/v1/booking/${busy.slug}/availability`, {
+      query: { from: '2027-03-01', to: '2027-03-31', tz: 'UTC' },
+    });
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.data.slots).toHaveLength(1000);
+    expect(response.body.data.truncated).toBe(true);
+    expect(response.body.data.slots[0].start).toBe('2027-03-01T00:00:00+00:00');
+    const day = await call('GET', `/api/v1/booking/${busy.slug}/availability`, { query: { date: MONDAY, tz: 'UTC' } });
+    expect(day.body.data.slots).toHaveLength(288);
+    expect(day.body.data.truncated).toBe(false);
+  });
+
+  it('limits availability reads per client IP, cached answers included (429 with Retry-After)', async () => {
+    const owner = await rep('Read limit');
+    const ip = randomIp();
+    const statuses: number[] = [];
+    for (let i = 0; i < 61; i++) {
+      const response = await call('GET', `/api/v1/booking/${owner.slug}/availability`, {
+        query: { date: MONDAY },
+        headers: { 'cf-connecting-ip': ip },
+      });
+      statuses.push(response.status);
+      if (response.status === 429) expect(Number(response.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+    expect(statuses.slice(0, 60).every((status) => status === 200)).toBe(true);
+    expect(statuses[60]).toBe(429);
+    // Another visitor is not held back.
+    const other = await call('GET', `/api/v1/booking/${owner.slug}/availability`, {
+      query: { date: MONDAY },
+      headers: { 'cf-connecting-ip': randomIp() },
+    });
+    expect(other.status).toBe(200);
+  });
+
+  it('gives x-booking-version as an opaque tag that changes with the rep’s meetings and says nothing of their count', async () => {
+    const [one, two] = [await rep('Opaque one'), await rep('Opaque two')];
+    const first = await call('GET', `/api/v1/booking/${one.slug}`);
+    const other = await call('GET', `/api/v1/booking/${two.slug}`);
+    const tag = first.headers.get('x-booking-version') ?? '';
+    expect(tag).toMatch(/^[A-Za-z0-9_-]{16,}$/);
+    expect(tag).not.toMatch(/^\d+$/);
+    // Two reps with the same number of meeting writes get unrelated tags.
+    expect(other.headers.get('x-booking-version')).not.toBe(tag);
+    expect(
+      (await confirm(one.slug, { start: `${MONDAY}T09:00:00Z`, end: `${MONDAY}T09:30:00Z`, ...visitor() })).status,
+    ).toBe(201);
+    const after = await call('GET', `/api/v1/booking/${one.slug}`);
+    const next = after.headers.get('x-booking-version') ?? '';
+    expect(next).toMatch(/^[A-Za-z0-9_-]{16,}$/);
+    expect(next).not.toBe(tag);
   });
 });
 
@@ -320,6 +389,53 @@ describe('POST /api/v1/booking/{slug}/confirm', () => {
     expect(response.body.error.code).toBe('slot_unavailable');
     const after = await call('GET', '/api/meeting/list', { token: owner.token });
     expect(after.body.total).toBe(before.body.total);
+  });
+
+  it('answers 409 to a meeting longer than the rep’s own length (a whole day), creating nothing', async () => {
+    const before = await call('GET', '/api/meeting/list', { token: owner.token });
+    for (const end of [`${MONDAY}T17:00:00Z`, `${MONDAY}T10:00:00Z`, `${MONDAY}T09:15:00Z`]) {
+      const response = await confirm(owner.slug, { start: `${MONDAY}T09:00:00Z`, end, ...visitor() });
+      expectFailure(response, 409, 'conflict');
+      expect(response.body.error.code).toBe('slot_unavailable');
+    }
+    const after = await call('GET', '/api/meeting/list', { token: owner.token });
+    expect(after.body.total).toBe(before.body.total);
+  });
+
+  it('links a booking by an existing lead’s email to that lead, changing none of its fields', async () => {
+    const email = `leada-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const existing = await call('POST', '/api/lead/add', {
+      token: owner.token,
+      body: { first_name: 'LeadA', last_name: 'Secret', email, company: 'CorpA' },
+    });
+    expect(existing.status, existing.text).toBe(201);
+    const lead = existing.body.data;
+    const response = await confirm(owner.slug, {
+      start: `${MONDAY}T11:00:00Z`,
+      end: `${MONDAY}T11:30:00Z`,
+      name: 'Overwritten ByStranger',
+      email: email.toUpperCase(),
+      company: 'Attacker Inc',
+      phone: '+1 555 0199',
+    });
+    expect(response.status, response.text).toBe(201);
+    const meeting = await call('GET', `/api/meeting/view/${response.body.data.meeting_id}`, { token: owner.token });
+    expect(meeting.body.data).toMatchObject({ lead_id: lead.id, source: 'booking' });
+    const after = await call('GET', `/api/lead/view/${lead.id}`, { token: owner.token });
+    const { last_activity_at: _before, updated_at: _u1, ...unchangedBefore } = lead;
+    const { last_activity_at: _after, updated_at: _u2, ...unchangedAfter } = after.body.data;
+    expect(unchangedAfter).toEqual(unchangedBefore);
+    expect(after.body.data).toMatchObject({ first_name: 'LeadA', company: 'CorpA', phone_number: null });
+    const feed = await call('GET', '/api/feed/list', {
+      token: owner.token,
+      query: { model_type: 'lead', model_id: lead.id },
+    });
+    const booked = feed.body.data.find((entry: { action: string }) => entry.action === 'meeting_booked');
+    expect(booked?.changes).toMatchObject({
+      meeting_id: { from: null, to: response.body.data.meeting_id },
+      visitor_name: { to: 'Overwritten ByStranger' },
+      visitor_company: { to: 'Attacker Inc' },
+    });
   });
 
   it('answers 409 slot_unavailable for a slot booked already', async () => {
@@ -410,15 +526,22 @@ describe('POST /api/v1/booking/{slug}/confirm', () => {
 });
 
 describe('round trips and the edge cache', () => {
-  it('confirms in at most 9 statements, in one transaction', async () => {
+  it('confirms in at most 4 statements, in one transaction, for a new lead and an existing one', async () => {
     const owner = await rep('Confirm budget');
-    const { response, statements } = await statementsOf(() =>
-      confirm(owner.slug, { start: `${MONDAY}T13:00:00Z`, end: `${MONDAY}T13:30:00Z`, ...visitor() }),
-    );
-    expect(response.status, response.text).toBe(201);
-    // scope + rep, BEGIN, version bump (the lock), meetings, lead read, lead write, meeting, lead activity, COMMIT.
-    expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(9);
-    expect(statements.filter((text) => /^\s*(begin|commit)/i.test(text))).toHaveLength(2);
+    const guest = visitor();
+    for (const start of ['13:00', '14:00']) {
+      const end = start.replace(':00', ':30');
+      const { response, statements } = await statementsOf(() =>
+        confirm(owner.slug, { start: `${MONDAY}T${start}:00Z`, end: `${MONDAY}T${end}:00Z`, ...guest }),
+      );
+      expect(response.status, response.text).toBe(201);
+      // BEGIN, the scope with the rep locked and the lead read, the one write, COMMIT.
+      expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(4);
+      expect(statements.filter((text) => /^\s*(begin|commit)/i.test(text))).toHaveLength(2);
+    }
+    const meetings = await call('GET', '/api/meeting/list', { token: owner.token });
+    expect(meetings.body.total).toBe(2);
+    expect(new Set(meetings.body.data.map((meeting: { lead_id: number }) => meeting.lead_id)).size).toBe(1);
   });
 
   it('answers a repeated profile read from the cache with no statement', async () => {

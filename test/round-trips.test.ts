@@ -141,6 +141,35 @@ describe('statements per request (connection start-up not included)', () => {
     expect(withKey.statements.length - without.statements.length, withKey.statements.join('\n---\n')).toBe(2);
   });
 
+  it('POST /api/v1/booking/{slug}/confirm sends at most 4: BEGIN, the scope locking the rep with the lead read, the one write, COMMIT', async () => {
+    const me = await call('GET', '/api/user/my', { token: org.token });
+    const slug = me.body.data.booking_slug as string;
+    // Monday 2027-03-01, inside the default working hours (09:00 to 17:00 UTC, 30 minutes).
+    const book = (start: string, email: string) =>
+      statementsOf(() =>
+        call('POST', `/api/v1/booking/${slug}/confirm`, {
+          headers: { 'cf-connecting-ip': `10.200.${Math.floor(Math.random() * 250)}.1` },
+          body: {
+            start: `2027-03-01T${start}:00Z`,
+            end: `2027-03-01T${start.replace(':00', ':30')}:00Z`,
+            name: 'Grace Hopper',
+            email,
+            company: `Navy ${crypto.randomUUID().slice(0, 6)}`,
+          },
+        }),
+      );
+    const email = uniqueEmail('visitor');
+    // A new lead (with its company, feed entry and the rep's notification), then the same visitor again.
+    for (const [start, address] of [
+      ['09:00', email],
+      ['10:00', email],
+    ]) {
+      const { response, statements } = await book(start, address);
+      expect(response.status, response.text).toBe(201);
+      expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(4);
+    }
+  });
+
   it('a rejected token costs one statement and runs nothing as the tenant', async () => {
     const other = await signupOrganization('Round trips other');
     await call('POST', '/api/auth/logout', { token: other.token });

@@ -63,8 +63,19 @@ export async function runAsTenant<Checked>(
   organization: number | OrganizationLookup,
   callerCheck: SQL,
   resolveCaller: (checked: Checked | null) => Caller,
+  options: {
+    /**
+     * Open the transaction first and scope inside it, so a row lock the caller check takes
+     * (`for update`) is held until COMMIT: the public booking confirmation locks its rep this way
+     * in the statement it sends anyway. Writes only; no Idempotency-Key support.
+     */
+    scopeInTransaction?: boolean;
+  } = {},
 ): Promise<void> {
   const db = c.var.database();
+  if (options.scopeInTransaction && !READ_ONLY_METHODS.has(c.req.method)) {
+    return scopedTransaction(c, next, db, organization, callerCheck, resolveCaller);
+  }
   const scoped = await scopeSession<{ caller: Checked | null }>(db, organization, callerCheck);
   // A lookup that found nothing scopes to no organization; resolveCaller refuses that request.
   const caller = resolveCaller(scoped.caller);
@@ -104,6 +115,34 @@ export async function runAsTenant<Checked>(
     if (!(error instanceof RollbackAfterHandlerError)) throw error;
   } finally {
     // After the response: the effects of the outcome (queue sends after commit, R2 clean-up after rollback).
+    c.var.holdDatabaseUntil(effects.settle(outcome, { db, env: c.env }));
+  }
+}
+
+/** runAsTenant with `scopeInTransaction`: BEGIN, the scope with its caller check, the handler, COMMIT. */
+async function scopedTransaction<Checked>(
+  c: Context<AppEnv>,
+  next: Next,
+  db: ReturnType<AppEnv['Variables']['database']>,
+  organization: number | OrganizationLookup,
+  callerCheck: SQL,
+  resolveCaller: (checked: Checked | null) => Caller,
+): Promise<void> {
+  const effects = new PendingEffects();
+  let outcome: 'committed' | 'rolled_back' = 'rolled_back';
+  try {
+    await db.transaction(async (tx) => {
+      const scoped = await scopeSession<{ caller: Checked | null }>(tx, organization, callerCheck);
+      const caller = resolveCaller(scoped.caller);
+      const orgId = typeof organization === 'number' ? organization : Number(scoped.scope);
+      c.set('tenant', { db: tx, orgId, ...caller, effects });
+      await next();
+      if (c.error) throw new RollbackAfterHandlerError();
+    });
+    outcome = 'committed';
+  } catch (error) {
+    if (!(error instanceof RollbackAfterHandlerError)) throw error;
+  } finally {
     c.var.holdDatabaseUntil(effects.settle(outcome, { db, env: c.env }));
   }
 }

@@ -128,7 +128,7 @@ export function openDatabase(config: Pick<Config, 'DATABASE_URL' | 'DB_WS_PROXY'
  * statement), so it must filter by organization itself.
  */
 export async function scopeSession<Row extends Record<string, unknown>>(
-  db: Database,
+  db: Queryable,
   organization: number | OrganizationLookup,
   select?: SQL,
 ): Promise<Row & { scope: string }> {

@@ -21,6 +21,11 @@ import {
 } from './availability';
 import { dayIn, dayNumber, dayString } from './time-zones';
 
+/** Most slots one answer lists (both routes): a bounded answer however long the range and short the slots. */
+export const MAX_SLOTS = 1000;
+/** The longest range the public route answers (days, inclusive); the caller's own calendar may ask MAX_RANGE_DAYS. */
+export const MAX_PUBLIC_RANGE_DAYS = 31;
+
 const day = (description: string) => dateInput().optional().openapi({ description, example: '2026-03-09' });
 
 export const AvailabilityQuery = z.object({
@@ -57,7 +62,12 @@ export const AvailabilitySchema = z
     duration: z.number().int().openapi({ description: 'Slot length in minutes' }),
     from: z.string().openapi({ description: 'First day listed (YYYY-MM-DD)' }),
     to: z.string().openapi({ description: 'Last day listed, inclusive' }),
-    slots: z.array(SlotSchema).openapi({ description: 'Free slots, earliest first' }),
+    slots: z
+      .array(SlotSchema)
+      .openapi({ description: `Free slots, earliest first; at most ${MAX_SLOTS} (see truncated)` }),
+    truncated: z.boolean().openapi({
+      description: `true when the range held more than ${MAX_SLOTS} free slots: these are the first ${MAX_SLOTS}; ask again from the day of the last one`,
+    }),
   })
   .openapi('Availability', {
     description: 'Free slots of a rep',
@@ -67,6 +77,7 @@ export const AvailabilitySchema = z
       from: '2026-03-09',
       to: '2026-03-09',
       slots: [{ start: '2026-03-09T09:00:00-04:00', end: '2026-03-09T09:30:00-04:00' }],
+      truncated: false,
     },
   });
 
@@ -89,15 +100,20 @@ export function scheduleOf(rep: RepScheduleRow): RepSchedule {
   };
 }
 
-/** The request with its defaults; a range over MAX_RANGE_DAYS days, or one ending before it starts: 400 on `to`. */
-export function resolveRequest(rep: RepScheduleRow, params: AvailabilityParams, now: number): AvailabilityRequest {
+/** The request with its defaults; a range over `maxDays` days, or one ending before it starts: 400 on `to`. */
+export function resolveRequest(
+  rep: RepScheduleRow,
+  params: AvailabilityParams,
+  now: number,
+  maxDays = MAX_RANGE_DAYS,
+): AvailabilityRequest {
   const timezone = params.tz ?? rep.timezone ?? 'UTC';
   const from = params.date ?? params.from ?? dayString(dayIn(now, timezone));
   // The default week stops at the calendar's last day (core/calendar.ts).
   const to = params.date ?? params.to ?? dayString(Math.min(dayNumber(from) + 6, dayNumber(LAST_DAY)));
   const days = dayNumber(to) - dayNumber(from) + 1;
   if (days < 1) throw new BadRequest('to: must not be before from', 'to');
-  if (days > MAX_RANGE_DAYS) throw new BadRequest(`to: the range may span at most ${MAX_RANGE_DAYS} days`, 'to');
+  if (days > maxDays) throw new BadRequest(`to: the range may span at most ${maxDays} days`, 'to');
   return { from, to, timezone, durationMinutes: params.duration ?? rep.meeting_duration };
 }
 
@@ -143,14 +159,17 @@ export function availabilityFrom(
   params: AvailabilityParams,
   busy: readonly Interval[],
   now = Date.now(),
+  maxDays = MAX_RANGE_DAYS,
 ) {
   const schedule = scheduleOf(rep);
-  const request = resolveRequest(rep, params, now);
+  const request = resolveRequest(rep, params, now, maxDays);
+  const free = freeSlots(schedule, request, busy, now);
   return {
     timezone: request.timezone,
     duration: request.durationMinutes,
     from: request.from,
     to: request.to,
-    slots: formatSlots(freeSlots(schedule, request, busy, now), request.timezone),
+    slots: formatSlots(free.slice(0, MAX_SLOTS), request.timezone),
+    truncated: free.length > MAX_SLOTS,
   };
 }

@@ -4,7 +4,8 @@
  * Worker can serve hits itself and call `forgetBookingVersion` after forwarding a write.
  *
  * Two entries per read, both kept BOOKING_CACHE_TTL_SECONDS:
- * - `version/{slug}` → the rep's `booking_version` as last read from the database;
+ * - `version/{slug}` → the opaque tag of the rep's `booking_version` as last read from the
+ *   database (version-tag.ts);
  * - the response, keyed by the normalised URL plus that version.
  * A hit on both answers with no database statement. Every write to the rep's meetings or booking
  * settings bumps `booking_version` in its transaction and deletes `version/{slug}` in this data
@@ -15,7 +16,7 @@
  */
 export const BOOKING_CACHE_TTL_SECONDS = 30;
 
-/** Response header of a read answered from the database: the rep's version it was read under. */
+/** Response header of a read answered from the database: the opaque tag of the rep's version it was read under. */
 export const BOOKING_VERSION_HEADER = 'x-booking-version';
 
 /** Slugs the cache may hold (the route's own check, 1 to 64 letters, digits and dashes). */
@@ -34,14 +35,14 @@ function versionKey(slug: string): string {
 }
 
 /** The response key: path, the known parameters in a fixed order, and the version. */
-export function bookingCacheKey(url: string, version: number): string {
+export function bookingCacheKey(url: string, version: string): string {
   const parsed = new URL(url);
   const query = new URLSearchParams();
   for (const name of KEY_PARAMETERS) {
     const value = parsed.searchParams.get(name);
     if (value !== null) query.set(name, value);
   }
-  query.set('v', String(version));
+  query.set('v', version);
   return `${CACHE_HOST}${parsed.pathname.toLowerCase()}?${query}`;
 }
 
@@ -51,7 +52,7 @@ export async function readCachedBooking(url: string, slug: string): Promise<stri
   if (!store) return null;
   const version = await store.match(versionKey(slug));
   if (!version) return null;
-  const hit = await store.match(bookingCacheKey(url, Number(await version.text())));
+  const hit = await store.match(bookingCacheKey(url, await version.text()));
   return hit ? hit.text() : null;
 }
 
@@ -62,11 +63,11 @@ function cacheable(body: string): Response {
 }
 
 /** Stores a fresh answer under the version the same read saw in the database. */
-export async function storeBooking(url: string, slug: string, version: number, body: string): Promise<void> {
+export async function storeBooking(url: string, slug: string, version: string, body: string): Promise<void> {
   const store = cache();
   if (!store) return;
   await Promise.all([
-    store.put(versionKey(slug), cacheable(String(version))),
+    store.put(versionKey(slug), cacheable(version)),
     store.put(bookingCacheKey(url, version), cacheable(body)),
   ]);
 }

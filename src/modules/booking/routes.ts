@@ -8,7 +8,8 @@ import type { Context } from 'hono';
 import { z } from '@hono/zod-openapi';
 import type { AppEnv } from '../../core/context';
 import { runAsTenant } from '../../core/database';
-import { NotFound } from '../../core/errors';
+import { NotFound, RateLimited } from '../../core/errors';
+import { readConfig } from '../../env';
 import { created } from '../../core/http';
 import { clientIp, enforceRateLimit } from '../../core/rate-limit';
 import { createRouter, defineRoute, envelope, jsonBody } from '../../core/routes';
@@ -23,14 +24,10 @@ import {
   SlugParam,
   slotConflict,
 } from './schemas';
-import {
-  bookingAvailability,
-  bookingProfile,
-  type BookingRep,
-  confirmBooking,
-  organizationOfSlug,
-  repOfSlug,
-} from './service';
+import { type ConfirmScope, confirmBooking, confirmScopeRead } from './confirm';
+import { BOOKING_READ_PERIOD_SECONDS, bookingReadAllowed } from './read-limit';
+import { bookingAvailability, bookingProfile, organizationOfSlug } from './service';
+import { bookingVersionTag } from './version-tag';
 
 export const bookingRoutes = createRouter();
 const tags = ['Public booking'];
@@ -43,26 +40,28 @@ export const DEFAULT_BOOKING_RATE_LIMIT = 10;
  * current version, else `load` (which reports the version it read) and a cache fill.
  */
 async function cachedRead(
+  c: Context<AppEnv>,
   cacheUrl: string,
   slug: string,
   load: () => Promise<{ version: number; data: unknown }>,
-): Promise<{ body: string; hit: boolean; version?: number }> {
+): Promise<{ body: string; hit: boolean; version?: string }> {
   const hit = await readCachedBooking(cacheUrl, slug);
   if (hit) return { body: hit, hit: true };
   const { version, data } = await load();
   const body = JSON.stringify({ success: true, message: 'OK', data });
-  await storeBooking(cacheUrl, slug, version, body);
-  return { body, hit: false, version };
+  const tag = await bookingVersionTag(readConfig(c.env).JWT_SECRET, slug, version);
+  await storeBooking(cacheUrl, slug, tag, body);
+  return { body, hit: false, version: tag };
 }
 
-function jsonFromCache(c: Context<AppEnv>, read: { body: string; hit: boolean; version?: number }) {
+function jsonFromCache(c: Context<AppEnv>, read: { body: string; hit: boolean; version?: string }) {
   return c.body(read.body, 200, {
     'content-type': 'application/json',
     // Browsers revalidate (ETag): a visitor who just booked never sees the old slots from their own cache.
     'cache-control': 'no-cache',
     'x-booking-cache': read.hit ? 'HIT' : 'MISS',
     // The version this answer was read under, for the edge Worker's copy of the cache (src/edge-app.ts).
-    ...(read.version === undefined ? {} : { [BOOKING_VERSION_HEADER]: String(read.version) }),
+    ...(read.version === undefined ? {} : { [BOOKING_VERSION_HEADER]: read.version }),
   });
 }
 
@@ -78,8 +77,8 @@ function cachedReadResponse<T extends z.ZodType>(schema: T) {
       },
       [BOOKING_VERSION_HEADER]: {
         description:
-          "On a MISS: the rep's booking version the answer was read under (the edge Worker keeps its copy under it)",
-        schema: { type: 'integer' as const },
+          "On a MISS: an opaque tag of the rep's booking version the answer was read under (the edge Worker keeps its copy under it); it changes when the rep's meetings or settings do, and says nothing else",
+        schema: { type: 'string' as const },
       },
       'Cache-Control': {
         description: '`no-cache`: browsers revalidate with the ETag',
@@ -106,7 +105,7 @@ bookingRoutes.openapi(
   }),
   async (c) => {
     const slug = c.req.valid('param').slug.toLowerCase();
-    const read = await cachedRead(profileUrl(c, slug), slug, async () => {
+    const read = await cachedRead(c, profileUrl(c, slug), slug, async () => {
       const { version, profile } = await bookingProfile(c.var.database(), slug);
       return { version, data: profile };
     });
@@ -128,9 +127,11 @@ bookingRoutes.openapi(
     responses: { 200: cachedReadResponse(AvailabilitySchema) },
   }),
   async (c) => {
+    if (!(await bookingReadAllowed(c.env.BOOKING_READ_LIMITER, clientIp(c))))
+      throw new RateLimited(BOOKING_READ_PERIOD_SECONDS);
     const slug = c.req.valid('param').slug.toLowerCase();
     const params = c.req.valid('query');
-    const read = await cachedRead(c.req.url, slug, async () => {
+    const read = await cachedRead(c, c.req.url, slug, async () => {
       const { version, availability } = await bookingAvailability(c.var.database(), slug, params);
       return { version, data: availability };
     });
@@ -157,20 +158,22 @@ bookingRoutes.openapi(
     await enforceRateLimit(c, limit, [{ policy: 'booking-ip', key: `booking-ip:${clientIp(c)}` }]);
     const slug = c.req.valid('param').slug.toLowerCase();
     const input = c.req.valid('json');
-    let rep: BookingRep | null = null;
+    let scope: ConfirmScope | null = null;
     let booked: Awaited<ReturnType<typeof confirmBooking>> | undefined;
-    await runAsTenant<BookingRep>(
+    await runAsTenant<ConfirmScope>(
       c,
       async () => {
-        booked = await confirmBooking(c.var.tenant, rep as BookingRep, input);
+        booked = await confirmBooking(c.var.tenant, scope as ConfirmScope, input);
       },
       organizationOfSlug(slug),
-      repOfSlug(slug),
+      confirmScopeRead(slug, input.email),
       (checked) => {
         if (!checked) throw new NotFound('Booking page', slug);
-        rep = checked;
-        return actorContext({ kind: 'public', onBehalfOf: checked.id });
+        scope = checked;
+        return actorContext({ kind: 'public', onBehalfOf: checked.rep.id });
       },
+      // BEGIN first: the scope statement locks the rep until COMMIT (confirm.ts).
+      { scopeInTransaction: true },
     );
     return created(c, booked as NonNullable<typeof booked>, 'Meeting booked');
   },
@@ -201,7 +204,7 @@ bookingRoutes.openapi(
     c.header('Cache-Control', 'no-store');
     let read: { body: string; hit: boolean };
     try {
-      read = await cachedRead(profileUrl(c, slug), slug, async () => {
+      read = await cachedRead(c, profileUrl(c, slug), slug, async () => {
         const { version, profile } = await bookingProfile(c.var.database(), slug);
         return { version, data: profile };
       });

@@ -56,7 +56,7 @@ export function profileKeysSql(urls: string[]): SQL<Record<string, string | null
  * SQL: the live leads holding any of the emails or profile URLs, as a JSON array of
  * {id, keys, import_job_id, import_row}: leads counted by the unique indexes first, then in id order.
  */
-export function liveHoldersSql(ctx: Pick<Ctx, 'orgId'>, emailKeys: string[], urls: string[]): SQL {
+export function liveHoldersSql(ctx: { orgId: number | SQL }, emailKeys: string[], urls: string[]): SQL {
   return sql`(select coalesce(json_agg(json_build_object('id', id, 'email_key', lower(email), 'profile_key', profile_url_key,
       'import_job_id', import_job_id, 'import_row', import_row) order by duplicate_of is not null, id), '[]'::json)
     from ${leads} where organization_id = ${ctx.orgId} and deleted_at is null

@@ -72,7 +72,8 @@ export async function loadLeadWriteContext(
  * (modules/ingestion/prefetch.ts). Every subquery filters by organization itself.
  */
 export function leadWriteContextSql(
-  ctx: Pick<Ctx, 'orgId'>,
+  /** The organization: an id, or an expression of the enclosing query (the booking rep's row). */
+  ctx: { orgId: number | SQL },
   inputs: ReferencingInput[],
   emailKeys: string[],
   newRows: number,

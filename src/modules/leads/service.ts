@@ -5,7 +5,7 @@
  * write (companies, leads, tags, feed entries, notifications); merges add a few more.
  */
 import { leadTags, leads, companies } from '../../db/schema';
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { TenantContext } from '../../db/tenant';
 import { ValidationFailed } from '../../core/errors';
 import { feedEntriesFrom } from '../feed/service';
@@ -141,19 +141,20 @@ const resolvedColumns = sql.join(
 );
 
 /**
- * Inserts the rows with everything that goes with a new lead, in ONE statement: companies named
- * by the rows are linked case-insensitively or created (an upsert, so a concurrent creator of the
- * same name is found, not duplicated), then the leads, their tags, their feed entries and the
- * assignees' notifications. A row whose email a live lead already holds (or whose import row was
- * already inserted) is not inserted: the unique indexes make that race-free without a lock.
- * Returns the rows that were inserted with their ids (allocated beforehand).
+ * The insert of `insertLeads` as data-modifying CTEs (`input`, `named_companies`, `inserted`,
+ * `tagged`, `feed`, `notified`), without the leading WITH, so that a caller can write the new
+ * lead in a statement of its own (the public booking confirmation). `onlyIf`, a boolean SQL
+ * expression over earlier CTEs, makes the whole insert conditional; `activityNow` sets the new
+ * leads' last_activity_at (the booking's meeting is their first activity).
  */
-async function insertLeads(
+export function leadInsertCtes(
   ctx: TenantContext,
   rows: { row: BatchRow; id: number; duplicateOf: number | null }[],
   refs: LeadWriteContext,
-  options: BatchOptions,
-) {
+  options: Pick<BatchOptions, 'importJobId'>,
+  extra: { onlyIf?: SQL; activityNow?: boolean } = {},
+): SQL {
+  const { onlyIf, activityNow } = extra;
   const records = rows.map(({ row, id, duplicateOf }) => {
     const input = row.input;
     const linked = input.company_id != null;
@@ -177,9 +178,9 @@ async function insertLeads(
   const feedChanges = JSON.stringify(
     options.importJobId ? { import_job_id: { from: null, to: options.importJobId } } : {},
   );
-  const inserted = await ctx.db.execute<CreatedLeadRecord>(sql`
-    with input as (
+  return sql`input as (
       select * from jsonb_to_recordset(${JSON.stringify(records)}::jsonb) as r(${recordsetDefinition(LEAD_INSERT_COLUMNS)}, tag_ids bigint[])
+      ${onlyIf ? sql`where ${onlyIf}` : sql``}
     ), named_companies as (
       insert into ${companies} (organization_id, company_name, created_by)
       select distinct on (lower(company)) ${ctx.orgId}, company, ${ctx.userId} from input
@@ -188,9 +189,9 @@ async function insertLeads(
       on conflict (organization_id, lower(company_name)) where deleted_at is null do update set company_name = companies.company_name
       returning id, company_name
     ), inserted as (
-      insert into ${leads} (organization_id, created_by, ${columnList(LEAD_INSERT_COLUMNS)})
+      insert into ${leads} (organization_id, created_by, ${columnList(LEAD_INSERT_COLUMNS)}${activityNow ? sql`, last_activity_at` : sql``})
       overriding system value
-      select ${ctx.orgId}, ${ctx.userId}, ${resolvedColumns}
+      select ${ctx.orgId}, ${ctx.userId}, ${resolvedColumns}${activityNow ? sql`, now()` : sql``}
       from input r left join named_companies c on r.company_id is null and lower(c.company_name) = lower(r.company)
       -- In email order, so two concurrent batches wait on each other's emails in one order, never in a cycle.
       order by lower(r.email), r.id
@@ -204,7 +205,56 @@ async function insertLeads(
       ${feedEntriesFrom(ctx, { from: sql`inserted`, modelType: 'lead', modelId: sql`id`, action: 'created', changes: sql`${feedChanges}::jsonb` })}
     ), notified as (
       ${leadAssignmentNotices(ctx, { from: sql`input r join inserted i on i.id = r.id`, userId: sql`r.assigned_to`, leadId: sql`r.id`, leadName: sql`r.first_name || ' ' || r.last_name` })}
-    )
+    )`;
+}
+
+/**
+ * One lead a caller writes in its own statement (the public booking confirmation): the checks and
+ * dedupe of `createLeadsBatch` against a write context read beforehand, then either the live lead
+ * that holds the email or profile URL, or the CTEs that insert the new one (`leadInsertCtes`).
+ * A reference the organization refuses: 422, as on every creation path.
+ */
+export function planOneLead(
+  ctx: TenantContext,
+  input: AddLeadInput,
+  refs: LeadWriteContext,
+  onlyIf?: SQL,
+): { kind: 'existing'; leadId: number } | { kind: 'create'; leadId: number; ctes: SQL } {
+  const row: BatchRow = { rowNumber: 1, input };
+  const issues = checkLeadReferences(input, refs, 'create');
+  if (issues.length > 0) throw new ValidationFailed(issues);
+  const plan = planBatch([row], refs, { onDuplicate: 'skip' });
+  if (plan.skipped[0]) return { kind: 'existing', leadId: plan.skipped[0].leadId };
+  const id = refs.allocatedIds[0];
+  return {
+    kind: 'create',
+    leadId: id,
+    ctes: leadInsertCtes(
+      ctx,
+      [{ row: plan.toCreate[0], id, duplicateOf: null }],
+      refs,
+      {},
+      { onlyIf, activityNow: true },
+    ),
+  };
+}
+
+/**
+ * Inserts the rows with everything that goes with a new lead, in ONE statement: companies named
+ * by the rows are linked case-insensitively or created (an upsert, so a concurrent creator of the
+ * same name is found, not duplicated), then the leads, their tags, their feed entries and the
+ * assignees' notifications. A row whose email a live lead already holds (or whose import row was
+ * already inserted) is not inserted: the unique indexes make that race-free without a lock.
+ * Returns the rows that were inserted with their ids (allocated beforehand).
+ */
+async function insertLeads(
+  ctx: TenantContext,
+  rows: { row: BatchRow; id: number; duplicateOf: number | null }[],
+  refs: LeadWriteContext,
+  options: BatchOptions,
+) {
+  const inserted = await ctx.db.execute<CreatedLeadRecord>(sql`
+    with ${leadInsertCtes(ctx, rows, refs, options)}
     select id, email, first_name, company, status, priority, score, created_at from inserted`);
   const byId = new Map(
     inserted.rows.map((row): [number, CreatedLeadRecord] => [
