@@ -36,6 +36,7 @@ import { exportRoutes } from './modules/exports/routes';
 import { intentRoutes } from './modules/intent/routes';
 import { trackingHitRoutes } from './modules/tracking/hit-routes';
 import { trackingRoutes } from './modules/tracking/routes';
+import { linkDomainRoutes } from './modules/tracking/link-domains';
 import { companyRoutes } from './modules/companies/routes';
 import { contactRoutes } from './modules/contacts/routes';
 import { pipelineRoutes } from './modules/pipelines/routes';
@@ -85,6 +86,7 @@ export const routeModules = [
   exportRoutes,
   intentRoutes,
   trackingRoutes,
+  linkDomainRoutes,
   trackingHitRoutes,
   companyRoutes,
   contactRoutes,

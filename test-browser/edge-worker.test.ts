@@ -62,6 +62,13 @@ describe('edge Worker in front of the API Worker', () => {
     });
     expect(lead.response.status, JSON.stringify(lead.body)).toBe(201);
     const leadId = lead.body.data.id as number;
+    // example.com is the organization's own link domain: its click links redirect at once.
+    const listed = await json('/api/organization/link-domains', {
+      method: 'POST',
+      token,
+      body: JSON.stringify({ link_domains: ['example.com'] }),
+    });
+    expect(listed.response.status, JSON.stringify(listed.body)).toBe(200);
     const minted = await json('/api/tracking/tokens', {
       method: 'POST',
       token,

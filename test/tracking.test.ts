@@ -144,6 +144,11 @@ describe('the pixel and the click redirect', () => {
   beforeAll(async () => {
     owner = await signupOrganization('Pixel');
     leadId = await createLead(owner);
+    const listed = await call('POST', '/api/organization/link-domains', {
+      token: owner.token,
+      body: { link_domains: ['Example.com'] },
+    });
+    expect(listed.status, listed.text).toBe(200);
     minted = await mint(owner, { lead_id: leadId, target_url: 'https://example.com/case-study', campaign: 'q3' });
   });
 
@@ -165,6 +170,46 @@ describe('the pixel and the click redirect', () => {
     expect(response.status).toBe(302);
     expect(response.headers.get('location')).toBe('https://example.com/case-study');
     expect(response.headers.get('cache-control')).toContain('no-store');
+  });
+
+  it('shows an interstitial naming the destination, not a redirect, for a target off the organization’s link domains', async () => {
+    const stranger = await signupOrganization('Self-signup phisher');
+    const victimLead = await createLead(stranger);
+    const phishing = 'https://bank.example.net/login?next=<b>x</b>';
+    const links = await mint(stranger, { lead_id: victimLead, target_url: phishing });
+    const response = await fetchWorker(
+      new Request(links.click_url as string, { redirect: 'manual', headers: { 'cf-connecting-ip': '10.1.2.3' } }),
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get('location')).toBeNull();
+    expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(response.headers.get('cache-control')).toContain('no-store');
+    const policy = response.headers.get('content-security-policy') ?? '';
+    expect(policy).toContain("default-src 'none'");
+    expect(policy).not.toContain('script-src');
+    const page = await response.text();
+    expect(page).toContain('bank.example.net');
+    expect(page).toContain('href="https://bank.example.net/login?next=&lt;b&gt;x&lt;/b&gt;"');
+    expect(page).not.toContain('<b>x</b>');
+    // A subdomain of a listed domain redirects; a look-alike host does not.
+    const sub = await mint(owner, { lead_id: leadId, target_url: 'https://docs.example.com/a' });
+    expect((await get(`/api/v1/track/click/${sub.click_token}`)).status).toBe(302);
+    const lookalike = await mint(owner, { lead_id: leadId, target_url: 'https://example.com.evil.test/a' });
+    expect((await get(`/api/v1/track/click/${lookalike.click_token}`)).status).toBe(200);
+  });
+
+  it('reads the link domains back and refuses a value that is not a domain name, naming it', async () => {
+    const read = await call('GET', '/api/organization/link-domains', { token: owner.token });
+    expect(read.status).toBe(200);
+    expect(read.body.data).toEqual({ link_domains: ['example.com'] });
+    for (const bad of ['https://example.com', 'example.com/path', 'exa mple.com', 'example', 'example.com:8080']) {
+      const response = await call('POST', '/api/organization/link-domains', {
+        token: owner.token,
+        body: { link_domains: [bad] },
+      });
+      expectFailure(response, 422, 'validation_error');
+      expect(response.body.error.code).toBe('link_domains.0');
+    }
   });
 
   it('answers 404 to a tampered token, a token whose target was swapped, and an open token', async () => {

@@ -10,6 +10,16 @@ export const CLICK_TARGET = 'https://example.com/bench-target';
 /** The unknown path of the no-database baseline: the API Worker's 404 envelope. */
 export const NOT_FOUND_PATH = '/api/no-such-route';
 
+const ZONES = Intl.supportedValuesOf('timeZone');
+
+/**
+ * The n-th visitor's address: public availability reads are limited per client IP (60 a minute),
+ * and a bench of many reads stands for many visitors, as a booking page's traffic does.
+ */
+export function visitorIp(n) {
+  return `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+}
+
 /** YYYY-MM-DD of `days` after today (UTC). */
 function dayAfterToday(days) {
   return new Date(Date.now() + days * 86_400_000).toISOString().slice(0, 10);
@@ -24,6 +34,12 @@ export async function prepareEdgeFixtures(stack, org) {
       json: { first_name: 'Tracked', last_name: 'Lead', email: `tracked-${org.orgId}@example.com` },
     }),
   );
+  // The click target is on the organization's link domains, so its link redirects (302) rather
+  // than showing the interstitial; an older branch without the route answers 404, and is skipped.
+  await api('POST', '/api/organization/link-domains', {
+    token: org.token,
+    json: { link_domains: [new URL(CLICK_TARGET).hostname] },
+  });
   const tokens = await json('minting tracking tokens', () =>
     api('POST', '/api/tracking/tokens', {
       token: org.token,
@@ -53,11 +69,11 @@ export async function prepareEdgeFixtures(stack, org) {
       }),
     /**
      * The n-th cold availability read: a query string never asked before (another day, and after
-     * 360 days another duration), so no cache can answer it.
+     * 360 days another zone; visitors may only ask the rep's own meeting length), so no cache can answer it.
      */
     coldAvailabilityPath: (n) =>
       bookingPath &&
-      `${bookingPath}/availability?date=${dayAfterToday(1 + (n % 360))}&duration=${5 + (Math.floor(n / 360) % 476)}`,
+      `${bookingPath}/availability?date=${dayAfterToday(1 + (n % 360))}&tz=${encodeURIComponent(ZONES[Math.floor(n / 360) % ZONES.length])}`,
     /** One URL, asked again and again: after the first answer the cache holds it. */
     cachedAvailabilityPath: bookingPath && `${bookingPath}/availability?date=${dayAfterToday(7)}`,
     /** Free slots of the coming 30 days, for confirmations (shape: data.slots, or data as an array). */

@@ -7,7 +7,7 @@
 // requests/s. Routes of other branches that answer 404 here are reported `unavailable`.
 import { sleep } from './bench-stack.mjs';
 import { measureWorkerdDirect } from './bench-workerd-direct.mjs';
-import { NOT_FOUND_PATH, prepareEdgeFixtures, probe } from './bench-edge-fixtures.mjs';
+import { NOT_FOUND_PATH, prepareEdgeFixtures, probe, visitorIp } from './bench-edge-fixtures.mjs';
 import { loadRoute } from './bench-load.mjs';
 import { round } from './bench-measure.mjs';
 import { seedLeads } from './bench-seed-leads.mjs';
@@ -69,6 +69,7 @@ export async function measureEdge(stack, { leads, connections, seconds, workerdD
   const headers = { 'cf-connecting-ip': CLIENT_IP };
   let ingested = 0;
   let coldReads = 0;
+  let visitors = 0;
   const routes = [
     {
       key: 'not_found_baseline',
@@ -122,7 +123,11 @@ export async function measureEdge(stack, { leads, connections, seconds, workerdD
         method: 'GET',
         path: fixtures.coldAvailabilityPath(0) ?? '/',
         headers,
-        setupRequest: (request) => ({ ...request, path: fixtures.coldAvailabilityPath(++coldReads) }),
+        setupRequest: (request) => ({
+          ...request,
+          path: fixtures.coldAvailabilityPath(++coldReads),
+          headers: { ...headers, 'cf-connecting-ip': visitorIp(++visitors) },
+        }),
       },
     },
     {
@@ -130,7 +135,12 @@ export async function measureEdge(stack, { leads, connections, seconds, workerdD
       route: 'GET /api/v1/booking/:slug/availability (one URL repeated)',
       expect: [200],
       probePath: fixtures.cachedAvailabilityPath,
-      request: { method: 'GET', path: fixtures.cachedAvailabilityPath ?? '/', headers },
+      request: {
+        method: 'GET',
+        path: fixtures.cachedAvailabilityPath ?? '/',
+        headers,
+        setupRequest: (request) => ({ ...request, headers: { ...headers, 'cf-connecting-ip': visitorIp(++visitors) } }),
+      },
     },
     {
       key: 'lead_list',

@@ -3,9 +3,10 @@
 // each way; the difference divided by the rtt is the number of round trips the request waits
 // for in turn (statements pipelined in one round trip count once). Budgets from issue 6 (health,
 // view, list, add) and issue 9 (the routes the edge Worker answers or that strangers call: the
-// 404 baseline, pixel, redirect, ingestion, availability cold and cached; confirm has no budget).
+// 404 baseline, pixel, redirect, ingestion, availability cold and cached) and issue 17 (confirm:
+// its 4 statements, BEGIN to COMMIT, plus the connection's start-up, as health's 1 + 1).
 // A route of another branch that answers 404 here is reported `unavailable`.
-import { NOT_FOUND_PATH, prepareEdgeFixtures, probe, slotsOf } from './bench-edge-fixtures.mjs';
+import { NOT_FOUND_PATH, prepareEdgeFixtures, probe, slotsOf, visitorIp } from './bench-edge-fixtures.mjs';
 import { expectOk, median, round, timeOne } from './bench-measure.mjs';
 
 export const ROUND_TRIP_BUDGETS = {
@@ -19,7 +20,7 @@ export const ROUND_TRIP_BUDGETS = {
   ingest: 3,
   availability_cold: 2,
   availability_cached: 0,
-  confirm: null,
+  confirm: 5,
 };
 
 const NO_BOOKING_SLUG = 'GET /api/user/my has no booking_slug: the booking settings are not on this branch';
@@ -65,11 +66,12 @@ async function edgeRoutes(stack, org, { requests, warmup }) {
       statuses: [201],
       request: ingest,
     });
-  const cold = () => api('GET', fixtures.coldAvailabilityPath(++coldReads));
+  let visitors = 0;
+  const cold = () => api('GET', fixtures.coldAvailabilityPath(++coldReads), { ip: visitorIp(++visitors) });
   const coldRoute = 'GET /api/v1/booking/:slug/availability (cold: a new query each time)';
   if ((await found('availability_cold', coldRoute, fixtures.coldAvailabilityPath(0), cold, [200])).available)
     routes.push({ key: 'availability_cold', route: coldRoute, request: cold });
-  const cached = () => api('GET', fixtures.cachedAvailabilityPath);
+  const cached = () => api('GET', fixtures.cachedAvailabilityPath, { ip: visitorIp(++visitors) });
   const cachedRoute = 'GET /api/v1/booking/:slug/availability (cached: one URL repeated)';
   if ((await found('availability_cached', cachedRoute, fixtures.cachedAvailabilityPath, cached, [200])).available)
     routes.push({ key: 'availability_cached', route: cachedRoute, request: cached });

@@ -9,6 +9,7 @@ import type { Context, Hono } from 'hono';
 import type { AppEnv } from '../../core/context';
 import { NotFound } from '../../core/errors';
 import { logError } from '../../core/log';
+import { interstitialPolicy, linkInterstitialPage } from '../../pages/link-interstitial';
 import type { TrackingHit } from './hits';
 import { prefetcherOf } from './prefetch';
 import { isWebUrl, tokenHash, trackingSecrets, verifyTrackingToken, type TrackingClaims } from './token';
@@ -45,14 +46,23 @@ export async function trackOpen(c: Context<AppEnv>, token: string): Promise<Resp
   });
 }
 
-/** The click: 302 to the URL the token's signature covers and a queued click; any other token is a 404. */
+/**
+ * The click: a queued click, then 302 to the URL the token's signature covers when it was on the
+ * organization's link domains at minting (claim d), else the interstitial page naming it; any
+ * other token is a 404.
+ */
 export async function trackClick(c: Context<AppEnv>, token: string): Promise<Response> {
   const claims = await verifyTrackingToken(trackingSecrets(c.env), token);
   // Open tokens carry no target; a tampered or foreign token verifies to nothing.
   if (!claims?.targetUrl || !isWebUrl(claims.targetUrl)) throw new NotFound('Tracking link');
   await publishHit(c, 'click', token, claims);
   c.header('Cache-Control', 'no-store, max-age=0');
-  return c.redirect(claims.targetUrl, 302);
+  if (claims.direct) return c.redirect(claims.targetUrl, 302);
+  // Not on the organization's link domains: name the destination and let the reader decide.
+  const nonce = crypto.randomUUID().replaceAll('-', '');
+  c.header('Content-Security-Policy', interstitialPolicy(nonce));
+  c.header('Referrer-Policy', 'no-referrer');
+  return c.html(linkInterstitialPage(claims.targetUrl, nonce), 200);
 }
 
 /** The two routes on a plain Hono app (the edge Worker); the path parameter is the whole token. */

@@ -6,7 +6,9 @@ import { z } from '@hono/zod-openapi';
 import { created } from '../../core/http';
 import { positiveId, webUrl } from '../../core/schemas';
 import { createRouter, defineRoute, envelope, jsonBody } from '../../core/routes';
-import { requireLead } from '../leads/access';
+import { sql } from 'drizzle-orm';
+import { NotFound } from '../../core/errors';
+import { isDirectTarget, linkDomainsSql } from './link-domains';
 import { signTrackingToken, trackingSecrets } from './token';
 
 export const trackingRoutes = createRouter();
@@ -62,7 +64,7 @@ trackingRoutes.openapi(
     path: '/api/tracking/tokens',
     operationId: 'createTrackingTokens',
     description:
-      'Mints the signed, self-contained tracking links for a lead of the organization: the open-pixel URL, and with `target_url` (http or https) the click-redirect URL. Tokens carry organization, lead, target, campaign and issue time under an HMAC-SHA256 signature, so the public routes verify them without a database read.',
+      'Mints the signed, self-contained tracking links for a lead of the organization: the open-pixel URL, and with `target_url` (http or https) the click-redirect URL. A target on the organization’s link domains (GET /api/organization/link-domains) redirects at once; any other shows an interstitial page naming the destination (decided now and signed into the link). Tokens carry organization, lead, target, campaign and issue time under an HMAC-SHA256 signature, so the public routes verify them without a database read.',
     tags,
     summary: 'Mint the signed open-pixel URL (and, with target_url, the click URL) for a lead',
     auth: 'bearer',
@@ -74,12 +76,21 @@ trackingRoutes.openapi(
   async (c) => {
     const ctx = c.var.tenant;
     const input = c.req.valid('json');
-    await requireLead(ctx, input.lead_id);
+    // The lead check and the organization's link domains in one statement.
+    const checked = await ctx.db.execute<{ lead: boolean; domains: string[] | null }>(sql`
+      select exists (select 1 from leads l where l.organization_id = ${ctx.orgId} and l.id = ${input.lead_id}
+        and l.deleted_at is null) as lead, ${linkDomainsSql(ctx.orgId)} as domains`);
+    const row = checked.rows[0];
+    if (!row?.lead) throw new NotFound('Lead', input.lead_id);
     const secrets = trackingSecrets(c.env);
     const claims = { organizationId: ctx.orgId, leadId: input.lead_id, campaign: input.campaign ?? null };
-    const openToken = await signTrackingToken(secrets, { ...claims, targetUrl: null });
+    const openToken = await signTrackingToken(secrets, { ...claims, targetUrl: null, direct: false });
     const clickToken = input.target_url
-      ? await signTrackingToken(secrets, { ...claims, targetUrl: input.target_url })
+      ? await signTrackingToken(secrets, {
+          ...claims,
+          targetUrl: input.target_url,
+          direct: isDirectTarget(input.target_url, row.domains ?? []),
+        })
       : null;
     const origin = new URL(c.req.url).origin;
     return created(

@@ -1,8 +1,9 @@
 /**
  * Tracking tokens: self-contained and signed, so the pixel and the click redirect need no
  * database read. A token is `<payload>.<signature>`, both base64url without padding: the payload
- * is the JSON `{ v: 1, o: organization id, l: lead id, u?: target URL, c?: campaign, t: issued
- * at (unix seconds) }`, the signature HMAC-SHA256 over the payload text with the tracking key.
+ * is the JSON `{ v: 1, o: organization id, l: lead id, u?: target URL, c?: campaign, d?: 1 when
+ * the target is on the organization's link domains, t: issued at (unix seconds) }`, the signature
+ * HMAC-SHA256 over the payload text with the tracking key.
  * The key is TRACKING_SECRET when set, else derived from JWT_SECRET with HKDF-SHA256 (its own
  * salt and info, so a tracking signature is never a valid JWT signature and the reverse).
  * Verification is WebCrypto's constant-time `verify`; anything malformed, unsigned or tampered
@@ -19,6 +20,12 @@ export interface TrackingClaims {
   /** Where the click redirect sends the reader (http/https only); absent on open tokens. */
   targetUrl: string | null;
   campaign: string | null;
+  /**
+   * The target's host was on the organization's link domains when the link was minted: the click
+   * redirects at once. Otherwise the edge shows an interstitial naming the destination (the edge
+   * has no database, so the decision is made at mint time and signed in: claim `d`).
+   */
+  direct: boolean;
   issuedAt: number;
 }
 
@@ -38,6 +45,7 @@ interface ClaimsBody {
   l: number;
   u?: string;
   c?: string;
+  d?: 1;
   t: number;
 }
 
@@ -56,7 +64,9 @@ function readClaimsBody(value: unknown): ClaimsBody | null {
   if (!Number.isSafeInteger(body.t) || (body.t as number) < 0) return null;
   if (body.u !== undefined && (typeof body.u !== 'string' || body.u.length > 2048 || !isWebUrl(body.u))) return null;
   if (body.c !== undefined && (typeof body.c !== 'string' || body.c.length > 200)) return null;
-  return { v: 1, o: body.o, l: body.l, u: body.u, c: body.c, t: body.t as number } as ClaimsBody;
+  // Claim d (the target is on the link domains) is 1 or absent; any other value is no token of ours.
+  if (body.d !== undefined && body.d !== 1) return null;
+  return { v: 1, o: body.o, l: body.l, u: body.u, c: body.c, d: body.d, t: body.t as number } as ClaimsBody;
 }
 
 function trackingKey(secrets: { trackingSecret?: string; jwtSecret: string }): Promise<CryptoKey> {
@@ -108,6 +118,7 @@ export async function signTrackingToken(secrets: TrackingSecrets, claims: Omit<T
     l: claims.leadId,
     ...(claims.targetUrl ? { u: claims.targetUrl } : {}),
     ...(claims.campaign ? { c: claims.campaign } : {}),
+    ...(claims.targetUrl && claims.direct ? { d: 1 as const } : {}),
     t: Math.floor(Date.now() / 1000),
   };
   const payload = base64url.encode(encoder.encode(JSON.stringify(body)));
@@ -136,6 +147,7 @@ export async function verifyTrackingToken(secrets: TrackingSecrets, token: strin
       leadId: claims.l,
       targetUrl: claims.u ?? null,
       campaign: claims.c ?? null,
+      direct: claims.d === 1,
       issuedAt: claims.t,
     };
   } catch {
