@@ -26,6 +26,7 @@ const HOST_NAME = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z
 
 const linkDomain = z
   .string()
+  .max(253, 'must be at most 253 characters')
   .trim()
   .toLowerCase()
   .transform((value) => value.replace(/\.$/, ''))
