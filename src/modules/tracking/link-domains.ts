@@ -60,7 +60,10 @@ const LinkDomainsSchema = z
       example: ['example.com', 'docs.example.org'],
     }),
   })
-  .openapi('LinkDomains', { description: 'The organization’s link domains' });
+  .openapi('LinkDomains', {
+    description: 'The organization’s link domains',
+    example: { link_domains: ['example.com', 'docs.example.org'] },
+  });
 
 const LinkDomainsBody = z
   .object({
@@ -72,7 +75,10 @@ const LinkDomainsBody = z
         example: ['example.com'],
       }),
   })
-  .openapi('LinkDomainsRequest', { description: 'The organization’s new link domains' });
+  .openapi('LinkDomainsRequest', {
+    description: 'The organization’s new link domains',
+    example: { link_domains: ['example.com'] },
+  });
 
 async function readLinkDomains(ctx: TenantContext): Promise<string[]> {
   const [row] = await ctx.db
