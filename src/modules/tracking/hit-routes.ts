@@ -51,7 +51,8 @@ trackingHitRoutes.openapi(
     description:
       'The click redirect: a valid signed click token queues a `link_clicked` hit after the response (at most one click per token per 10-minute window is recorded) and answers 302 to the http(s) URL it was minted for when that URL was on the organization’s link domains at minting (GET /api/organization/link-domains); for any other destination it answers 200 with a small interstitial page that names the destination and links to it, so the API’s domain is no open redirector for links minted by strangers. The route never touches the database. A tampered, malformed or open-only token answers 404 and goes nowhere.',
     tags,
-    summary: 'Click redirect: 302 to a link-domain URL, else an interstitial naming the destination; records link_clicked',
+    summary:
+      'Click redirect: 302 to a link-domain URL, else an interstitial naming the destination; records link_clicked',
     auth: 'public',
     request: { params: TokenParam },
     responses: {
