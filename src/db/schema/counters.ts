@@ -253,4 +253,3 @@ export const companySignalCounts = pgTable(
     tenantPolicy('company_signal_counts'),
   ],
 );
-
