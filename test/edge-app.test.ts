@@ -47,6 +47,12 @@ describe('edge Worker app', () => {
   beforeAll(async () => {
     owner = await signupOrganization('Edge app');
     leadId = await createLead(owner);
+    // A link domain: its click links redirect at once (claim d); others show the interstitial.
+    const listed = await call('POST', '/api/organization/link-domains', {
+      token: owner.token,
+      body: { link_domains: ['example.com'] },
+    });
+    expect(listed.status, listed.text).toBe(200);
     const response = await call('POST', '/api/tracking/tokens', {
       token: owner.token,
       body: { lead_id: leadId, target_url: 'https://example.com/pricing', campaign: 'launch' },
@@ -98,6 +104,28 @@ describe('edge Worker app', () => {
       });
       expect(bad.sent).toEqual([]);
     }
+  });
+
+  it('shows the interstitial itself, naming the destination, for a target off the link domains', async () => {
+    const offList = await call('POST', '/api/tracking/tokens', {
+      token: owner.token,
+      body: { lead_id: leadId, target_url: 'https://elsewhere.test/offer?x=<b>' },
+    });
+    expect(offList.status, offList.text).toBe(201);
+    const click = await atEdge(`/api/v1/track/click/${offList.body.data.click_token}`);
+    expect(click.response.status).toBe(200);
+    expect(click.response.headers.get('location')).toBeNull();
+    expect(click.response.headers.get(SERVED_BY_HEADER)).toBe('edge');
+    expect(click.response.headers.get('content-type')).toContain('text/html');
+    expect(click.response.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(click.response.headers.get('cache-control')).toContain('no-store');
+    const page = new TextDecoder().decode(click.body);
+    expect(page).toContain('elsewhere.test');
+    expect(page).toContain('href="https://elsewhere.test/offer?x=&lt;b&gt;"');
+    expect(page).not.toContain('<b>');
+    expect(click.sent).toEqual([
+      expect.objectContaining({ kind: 'click', leadId, targetUrl: 'https://elsewhere.test/offer?x=<b>' }),
+    ]);
   });
 
   it('forwards what it does not answer to the API Worker, other methods on the tracking paths included', async () => {
