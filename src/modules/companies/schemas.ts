@@ -187,12 +187,10 @@ export const SimilarCompanySchema = z
     industry_type: z.string().nullable().openapi({ description: 'Its industry' }),
     employee_size: z.string().nullable().openapi({ description: 'Its headcount band' }),
     country: z.string().nullable().openapi({ description: 'Its country' }),
-    score: z
-      .number()
-      .openapi({
-        description:
-          'Similarity from 0 to 1: points / 10, rounded to 2 decimals (industry 3, size band 2 or adjacent 1, country 1, shared technologies up to 3, shared summary keywords up to 1)',
-      }),
+    score: z.number().openapi({
+      description:
+        'Similarity from 0 to 1: points / 10, rounded to 2 decimals (industry 3, size band 2 or adjacent 1, country 1, shared technologies up to 3, shared summary keywords up to 1)',
+    }),
     reasons: z.array(z.string()).openapi({ description: 'Why it matched, one line per criterion that counted' }),
   })
   .openapi('SimilarCompany', {
