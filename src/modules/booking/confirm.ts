@@ -21,7 +21,7 @@
  */
 import { sql, type SQL } from 'drizzle-orm';
 import { Conflict, ValidationFailed } from '../../core/errors';
-import { LIVE_MEETING_STATUSES, users } from '../../db/schema';
+import { LIVE_MEETING_STATUSES, leads, meetings, users } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import { feedEntriesFrom } from '../feed/service';
 import { emailKey } from '../leads/dedupe';
@@ -106,20 +106,20 @@ export async function confirmBooking(
   });
   const linkedLead =
     lead.kind === 'create'
-      ? sql`coalesce((select id from inserted), (select l.id from leads l where l.organization_id = ${ctx.orgId}
+      ? sql`coalesce((select id from inserted), (select l.id from ${leads} l where l.organization_id = ${ctx.orgId}
           and lower(l.email) = ${emailKey(input.email)} and l.deleted_at is null order by l.duplicate_of is not null, l.id limit 1))`
       : sql`${lead.leadId}::bigint`;
   const result = await ctx.db.execute<{ ok: boolean; meeting_id: string | null; lead_id: string | null }>(sql`
     with free as (
       select not exists (
-        select 1 from meetings m
+        select 1 from ${meetings} m
         where m.organization_id = ${ctx.orgId} and m.user_id = ${rep.id} and m.status in (${live})
           and m.start_time < ${new Date(end + buffer).toISOString()}::timestamptz
           and m.end_time > ${new Date(start - buffer).toISOString()}::timestamptz
       ) as ok
     ), ${lead.kind === 'create' ? sql`${lead.ctes},` : sql``}
     meeting as (
-      insert into meetings (organization_id, user_id, lead_id, title, description, start_time, end_time, timezone,
+      insert into ${meetings} (organization_id, user_id, lead_id, title, description, start_time, end_time, timezone,
         attendees, meeting_tool, status, source, created_by)
       select ${ctx.orgId}, ${rep.id}, ${linkedLead}, ${title}, ${input.notes ?? null}, ${input.start.toISOString()}::timestamptz,
         ${input.end.toISOString()}::timestamptz, ${schedule.timezone}, ${attendees}::jsonb, ${rep.booking_meeting_tool},
@@ -127,7 +127,7 @@ export async function confirmBooking(
       where (select ok from free)
       returning id, lead_id
     ), touched as (
-      update leads set last_activity_at = now()
+      update ${leads} set last_activity_at = now()
       where organization_id = ${ctx.orgId} and id = (select lead_id from meeting) and deleted_at is null
     ), booked as (
       ${feedEntriesFrom(ctx, {
@@ -139,7 +139,7 @@ export async function confirmBooking(
       })}
       where lead_id is not null
     ), bumped as (
-      update users set booking_version = booking_version + 1
+      update ${users} set booking_version = booking_version + 1
       where organization_id = ${ctx.orgId} and id = ${rep.id} and (select ok from free)
     )
     select (select ok from free) as ok, (select id from meeting) as meeting_id, (select lead_id from meeting) as lead_id`);

@@ -49,7 +49,9 @@ export function isDirectTarget(target: string, domains: readonly string[]): bool
 
 /** The organization's link domains as a SQL scalar (text[]), for a statement the request sends anyway. */
 export function linkDomainsSql(orgId: number) {
-  return sql`(select ${organizations.linkDomains} from ${organizations} where ${organizations.id} = ${orgId})`;
+  return sql<
+    string[] | null
+  >`(select ${organizations.linkDomains} from ${organizations} where ${organizations.id} = ${orgId})`;
 }
 
 const LinkDomainsSchema = z

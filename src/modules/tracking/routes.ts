@@ -6,8 +6,7 @@ import { z } from '@hono/zod-openapi';
 import { created } from '../../core/http';
 import { positiveId, webUrl } from '../../core/schemas';
 import { createRouter, defineRoute, envelope, jsonBody } from '../../core/routes';
-import { sql } from 'drizzle-orm';
-import { NotFound } from '../../core/errors';
+import { referencesExist } from '../../db/references';
 import { isDirectTarget, linkDomainsSql } from './link-domains';
 import { signTrackingToken, trackingSecrets } from './token';
 
@@ -76,12 +75,13 @@ trackingRoutes.openapi(
   async (c) => {
     const ctx = c.var.tenant;
     const input = c.req.valid('json');
-    // The lead check and the organization's link domains in one statement.
-    const checked = await ctx.db.execute<{ lead: boolean; domains: string[] | null }>(sql`
-      select exists (select 1 from leads l where l.organization_id = ${ctx.orgId} and l.id = ${input.lead_id}
-        and l.deleted_at is null) as lead, ${linkDomainsSql(ctx.orgId)} as domains`);
-    const row = checked.rows[0];
-    if (!row?.lead) throw new NotFound('Lead', input.lead_id);
+    // The lead check (404 for another organization's lead) and the link domains in one statement.
+    const { domains } = await referencesExist(
+      ctx,
+      { lead_id: input.lead_id },
+      { notFound: ['lead_id'] },
+      { domains: linkDomainsSql(ctx.orgId) },
+    );
     const secrets = trackingSecrets(c.env);
     const claims = { organizationId: ctx.orgId, leadId: input.lead_id, campaign: input.campaign ?? null };
     const openToken = await signTrackingToken(secrets, { ...claims, targetUrl: null, direct: false });
@@ -89,7 +89,7 @@ trackingRoutes.openapi(
       ? await signTrackingToken(secrets, {
           ...claims,
           targetUrl: input.target_url,
-          direct: isDirectTarget(input.target_url, row.domains ?? []),
+          direct: isDirectTarget(input.target_url, domains ?? []),
         })
       : null;
     const origin = new URL(c.req.url).origin;

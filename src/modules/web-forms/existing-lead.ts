@@ -12,6 +12,7 @@
  * API-key ingestion with `merge: 1` is the key holder's deliberate choice and keeps its own rules.
  */
 import { sql } from 'drizzle-orm';
+import { intentSignals, leads } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import { feedEntriesFrom } from '../feed/service';
 import { rescoreLeads } from '../intent/scoring';
@@ -70,10 +71,10 @@ export async function recordSubmissionOnLead(
   await ctx.db.execute(sql`
     with before as (
       select l.id, l.first_name, l.last_name, l.email, l.phone_number, l.company, l.job_title, l.profile_url
-      from leads l where l.organization_id = ${ctx.orgId} and l.id = ${leadId} and l.deleted_at is null
+      from ${leads} l where l.organization_id = ${ctx.orgId} and l.id = ${leadId} and l.deleted_at is null
       for update
     ), filled as (
-      update leads l set ${fills}, last_activity_at = now(),
+      update ${leads} l set ${fills}, last_activity_at = now(),
         updated_at = case when ${anyFill} then now() else l.updated_at end
       from before b where l.id = b.id and l.organization_id = ${ctx.orgId}
       returning l.id
@@ -86,7 +87,7 @@ export async function recordSubmissionOnLead(
         changes: Object.keys(values).length > 0 ? sql`jsonb_build_object(${shown})` : undefined,
       })}
     ), signal as (
-      insert into intent_signals (organization_id, lead_id, signal_type, signal_detail, source, occurred_at)
+      insert into ${intentSignals} (organization_id, lead_id, signal_type, signal_detail, source, occurred_at)
       select ${ctx.orgId}, b.id, 'form_submitted', ${detail}::jsonb, 'web_form', now() from before b
     )
     select id from filled`);
