@@ -67,6 +67,12 @@ describe('click targets', () => {
   beforeAll(async () => {
     owner = await signupOrganization('UrlRule');
     leadId = await createLead(owner);
+    // Its click links redirect (302) rather than show the interstitial: the host is a link domain.
+    const listed = await call('POST', '/api/organization/link-domains', {
+      token: owner.token,
+      body: { link_domains: ['xn--bcher-kva.example'] },
+    });
+    expect(listed.status, listed.text).toBe(200);
   });
 
   it('refuses a target URL that would break the Location header, with 422 naming target_url', async () => {
@@ -97,6 +103,8 @@ describe('click targets', () => {
       leadId,
       targetUrl: 'https://example.com/\r\nSet-Cookie: a=1',
       campaign: null,
+      // Signed as a link-domain target: the one that would reach a Location header.
+      direct: true,
     });
     const click = await fetchWorker(
       new Request(`http://lead.test/api/v1/track/click/${token}`, { redirect: 'manual' }),
