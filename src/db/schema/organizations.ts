@@ -33,6 +33,12 @@ export const organizations = pgTable(
     id: id(),
     name: text().notNull(),
     stateId: smallint().notNull().default(1),
+    /**
+     * Domains the organization's click links may redirect to directly (lower-case host names; a
+     * subdomain of one counts). A click link to any other host goes through the edge's interstitial
+     * page (modules/tracking/link-domains.ts); decided when the link is minted, signed into it.
+     */
+    linkDomains: text().array().notNull().default(sql`'{}'::text[]`),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

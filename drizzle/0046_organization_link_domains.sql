@@ -1,0 +1,1 @@
+ALTER TABLE "organizations" ADD COLUMN "link_domains" text[] DEFAULT '{}'::text[] NOT NULL;
