@@ -13,6 +13,7 @@ import { leads, mailMessages, mailSendJobs, mailSuppressions, type MailKind } fr
 import type { TenantContext } from '../../db/tenant';
 import { enqueueJob } from '../../jobs/outbox';
 import type { ConnectionRow } from '../../providers/connections';
+import { linkDomainsSql } from '../tracking/link-domains';
 import { trackingSecrets } from '../tracking/token';
 import { textToHtml, trackHtml, withUnsubscribeFooter } from './tracked-html';
 import { signUnsubscribeToken, unsubscribeUrl } from './unsubscribe-token';
@@ -49,22 +50,25 @@ function lower(addresses: string[]): string[] {
   return addresses.map((address) => address.toLowerCase());
 }
 
-/** One statement: which of the addresses are suppressed, and the live lead of each. */
+/** One statement: which of the addresses are suppressed, the live lead of each, and the organization's link domains. */
 async function recipientFacts(ctx: TenantContext, addresses: string[]) {
   const result = await ctx.db.execute<{
     suppressed: string[] | null;
     leads: { email: string; id: number }[] | null;
+    link_domains: string[] | null;
   }>(sql`
     select
       (select array_agg(${mailSuppressions.address}) from ${mailSuppressions}
         where ${mailSuppressions.organizationId} = ${ctx.orgId} and ${mailSuppressions.address} = any(${sql.param(addresses)}::text[])) as suppressed,
       (select json_agg(json_build_object('email', lower(${leads.email}), 'id', ${leads.id})) from ${leads}
         where ${leads.organizationId} = ${ctx.orgId} and ${leads.deletedAt} is null
-          and lower(${leads.email}) = any(${sql.param(addresses)}::text[])) as leads`);
+          and lower(${leads.email}) = any(${sql.param(addresses)}::text[])) as leads,
+      ${linkDomainsSql(ctx.orgId)} as link_domains`);
   const row = result.rows[0];
   return {
     suppressed: new Set(row.suppressed ?? []),
     leadOf: new Map((row.leads ?? []).map((lead) => [lead.email, Number(lead.id)])),
+    linkDomains: row.link_domains ?? [],
   };
 }
 
@@ -103,6 +107,7 @@ export async function recordSends(compose: ComposeContext, connection: Connectio
         orgId: ctx.orgId,
         leadId,
         campaign: draft.kind === 'bulk' ? 'bulk-email' : 'inbox',
+        linkDomains: facts.linkDomains,
       });
     }
     const headers: string[] = [];

@@ -5,6 +5,7 @@
  * is not counted as interest). Tokens are minted by modules/tracking/token.ts, so opens and clicks
  * become intent signals on the recipient's lead through the events queue.
  */
+import { isDirectTarget } from '../tracking/link-domains';
 import { signTrackingToken, type TrackingSecrets } from '../tracking/token';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
@@ -34,6 +35,11 @@ export interface Tracking {
   orgId: number;
   leadId: number;
   campaign: string;
+  /**
+   * The organization's link domains: a link to one of them redirects at once, any other shows
+   * the click interstitial naming its destination (modules/tracking/link-domains.ts; claim d).
+   */
+  linkDomains: readonly string[];
 }
 
 /** Rewrites every http(s) href to a click redirect and appends the open pixel. */
@@ -43,7 +49,11 @@ export async function trackHtml(html: string, tracking: Tracking): Promise<strin
   for (const match of html.matchAll(HREF)) {
     const target = decodeEntities(match[2]);
     if (target.length <= 2048 && !targets.has(target)) {
-      const token = await signTrackingToken(tracking.secrets, { ...claims, targetUrl: target });
+      const token = await signTrackingToken(tracking.secrets, {
+        ...claims,
+        targetUrl: target,
+        direct: isDirectTarget(target, tracking.linkDomains),
+      });
       targets.set(target, `${tracking.origin}/api/v1/track/click/${token}`);
     }
   }
@@ -51,7 +61,7 @@ export async function trackHtml(html: string, tracking: Tracking): Promise<strin
     const click = targets.get(decodeEntities(url));
     return click ? `href=${quote}${click}${quote}` : whole;
   });
-  const open = await signTrackingToken(tracking.secrets, { ...claims, targetUrl: null });
+  const open = await signTrackingToken(tracking.secrets, { ...claims, targetUrl: null, direct: false });
   const pixel = `<img src="${tracking.origin}/api/v1/track/open/${open}" width="1" height="1" alt="" style="display:none">`;
   return `${rewritten}\n${pixel}`;
 }
