@@ -36,7 +36,7 @@ import { exportRoutes } from './modules/exports/routes';
 import { intentRoutes } from './modules/intent/routes';
 import { trackingHitRoutes } from './modules/tracking/hit-routes';
 import { trackingRoutes } from './modules/tracking/routes';
-import { linkDomainRoutes } from './modules/tracking/link-domains';
+import { linkDomainRoutes } from './modules/tracking';
 import { companyRoutes } from './modules/companies/routes';
 import { contactRoutes } from './modules/contacts/routes';
 import { pipelineRoutes } from './modules/pipelines/routes';
@@ -52,10 +52,10 @@ import { dashboardRoutes } from './modules/dashboards/routes';
 import { bookingRoutes } from './modules/booking/routes';
 import { targetAccountRoutes } from './modules/target-accounts/routes';
 import { mailConfigurationRoutes } from './modules/mail/routes';
-import { inboxRoutes } from './modules/mail/inbox-routes';
-import { unsubscribeRoutes } from './modules/mail/unsubscribe-routes';
-import { MAX_UPLOAD_BYTES } from './modules/files/upload-policy';
-import { MAX_IMPORT_BYTES } from './modules/imports/service';
+import { inboxRoutes } from './modules/mail';
+import { unsubscribeRoutes } from './modules/mail';
+import { MAX_UPLOAD_BYTES } from './modules/files';
+import { MAX_IMPORT_BYTES } from './modules/imports';
 
 /** JSON bodies above this are refused with 413; upload routes set their own larger limit. */
 export const JSON_BODY_LIMIT_BYTES = 1024 * 1024;

@@ -27,7 +27,7 @@ export interface Bindings {
   /** Booking confirmations per minute per client IP (default 10; src/modules/booking). */
   BOOKING_RATE_LIMIT?: string;
   /** Public booking reads per client IP (Rate Limiting binding; modules/booking/read-limit.ts). */
-  BOOKING_READ_LIMITER?: import('./modules/booking/read-limit').BookingReadLimiter;
+  BOOKING_READ_LIMITER?: RateLimit;
   /** R2: documents, images, imports, exports. */
   FILES: R2Bucket;
   /** Cloudflare Queue for async jobs (see src/jobs). */

@@ -11,7 +11,7 @@ import type { JobMessage, TrackingHit } from './jobs/messages';
 import { runLeaseSweep } from './jobs/lease-sweep';
 import { runOutboxSweep } from './jobs/outbox';
 import { consumeQueue } from './jobs/runner';
-import { runForecastSnapshots } from './modules/forecast/snapshots';
+import { runForecastSnapshots } from './modules/forecast';
 
 export { RateLimitCounter } from './core/rate-limit-counter';
 

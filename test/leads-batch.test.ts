@@ -10,7 +10,7 @@ import { readConfig } from '../src/env';
 import { openDatabase, withTenant } from '../src/db/client';
 import { actorContext, type TenantContext } from '../src/db/tenant';
 import { AddLeadBody } from '../src/modules/leads/schemas';
-import { createLeadsBatch, type BatchOptions } from '../src/modules/leads/service';
+import { createLeadsBatch, type BatchOptions } from '../src/modules/leads/create-leads';
 import { call, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
 
 let org: SignedUp;

@@ -3,10 +3,10 @@
  * messages.ts without a handler here does not compile, and nothing registers itself by being
  * imported. Handlers live beside their modules; src/jobs runs their lifecycle.
  */
-import { companyEnrichmentJobHandler } from '../modules/companies/enrichment-job';
-import { exportJobHandler } from '../modules/exports/export-job';
-import { leadImportJobHandler } from '../modules/imports/import-job';
-import { mailSendJobHandler } from '../modules/mail/send-job';
+import { companyEnrichmentJobHandler } from '../modules/companies';
+import { exportJobHandler } from '../modules/exports';
+import { leadImportJobHandler } from '../modules/imports';
+import { mailSendJobHandler } from '../modules/mail';
 import type { JobHandler } from './job-handler';
 import type { JobKind, JobMessage } from './messages';
 

@@ -9,8 +9,8 @@
 import { errorText, log } from '../core/log';
 import { openDatabase, withTenant } from '../db/client';
 import { readConfig, type Bindings } from '../env';
-import { isUnsubscribeRequest, recordUnsubscribes } from '../modules/mail/suppressions';
-import { isTrackingHit, recordHits } from '../modules/tracking/hits';
+import { isUnsubscribeRequest, recordUnsubscribes } from '../modules/mail';
+import { isTrackingHit, recordHits } from '../modules/tracking';
 import type { TrackingHit, UnsubscribeRequest } from './messages';
 
 export const EVENTS_QUEUE = 'lead-management-events';

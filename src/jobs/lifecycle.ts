@@ -10,7 +10,7 @@ import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { PgColumn, PgTable, PgUpdateSetSource } from 'drizzle-orm/pg-core';
 import { withTenant, type Database, type Queryable, type Transaction } from '../db/client';
 import { actorContext, type JobActor, type TenantContext } from '../db/tenant';
-import { type JobNotice, notifyJobEnded } from '../modules/notifications/service';
+import { type JobNotice, notifyJobEnded } from '../modules/notifications';
 import { JobSuperseded } from './faults';
 import { ENDED_JOB_STATUSES, type JobStatus, OPEN_JOB_STATUSES } from './job-status';
 

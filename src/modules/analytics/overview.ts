@@ -10,7 +10,7 @@
 import { meetings, dealDayCounts, lookups } from '../../db/schema';
 import { sql } from 'drizzle-orm';
 import type { TenantContext } from '../../db/tenant';
-import { LEAD_LOOKUP_MODULE } from '../lookups/defaults';
+import { LEAD_LOOKUP_MODULE } from '../lookups';
 import { periodLeadCounts } from './lead-rollup';
 import { compared, numberOrNull, resolvePeriods } from './period';
 

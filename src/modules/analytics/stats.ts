@@ -7,7 +7,7 @@
 import { pipelines, deals, lookups } from '../../db/schema';
 import { sql } from 'drizzle-orm';
 import type { TenantContext } from '../../db/tenant';
-import { LEAD_LOOKUP_MODULE } from '../lookups/defaults';
+import { LEAD_LOOKUP_MODULE } from '../lookups';
 import { periodLeadCounts } from './lead-rollup';
 import { compared, resolvePeriods } from './period';
 

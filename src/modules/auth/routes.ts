@@ -18,7 +18,7 @@ import {
 } from '../../core/routes';
 import { readConfig } from '../../env';
 import { LoginBody, SignupBody, TokenGrantSchema } from './schemas';
-import { emailTakenConflict } from '../users/schemas';
+import { emailTakenConflict } from '../users';
 import { login, logout, signup, type TokenGrant } from './service';
 
 export const authRoutes = createRouter();

@@ -11,8 +11,8 @@ import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../core/au
 import { ACCESS_TOKEN_TTL_SECONDS, issueAccessToken } from '../../core/auth/tokens';
 import { isUniqueViolation } from '../../db/errors';
 import { Conflict, Forbidden, NotFound, RateLimited, Unauthorized } from '../../core/errors';
-import { createOrganization } from '../organizations/service';
-import { freeSlugFor } from '../booking/settings';
+import { createOrganization } from '../organizations';
+import { freeSlugFor } from '../booking';
 
 export interface TokenGrant {
   access_token: string;

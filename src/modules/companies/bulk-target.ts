@@ -3,7 +3,7 @@
  * update): explicit ids, or `select_all: true` with the list's filters, plus what to set.
  */
 import { z } from '@hono/zod-openapi';
-import { integerInput } from '../leads/field-inputs';
+import { integerInput } from '../leads';
 
 /** Which records a bulk route touches: explicit ids (`idsKey`), or `select_all: true` with optional `filters`. */
 export function bulkTargetBody<

@@ -8,8 +8,8 @@
 import { z } from '@hono/zod-openapi';
 import { companies } from '../../db/schema';
 import { blankableText, isoTimestamp, MAX_TEXT, nullishAs, text, timestamp, webAddress } from '../../core/schemas';
-import { integerInput, leadEmail } from '../leads/field-inputs';
-import { fileField, MAX_UPLOAD_MB } from '../files/schemas';
+import { integerInput, leadEmail } from '../leads';
+import { fileField, MAX_UPLOAD_MB } from '../files';
 import { defineFields } from '../../core/field-table';
 import { EMPLOYEE_SIZES, employeeSizeInput } from './firmographics';
 

@@ -16,7 +16,7 @@ import {
   sentAsForm,
 } from '../../core/routes';
 import { DeletedId } from '../../core/schemas';
-import { MAX_UPLOAD_MB } from '../files/schemas';
+import { MAX_UPLOAD_MB } from '../files';
 import { DeletedCount } from './bulk-target';
 import { EnrichmentJobSchema, readEnrichmentJob, startEnrichment } from './enrichment';
 import {

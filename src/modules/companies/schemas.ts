@@ -4,7 +4,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { booleanFlag, positiveId, webAddress } from '../../core/schemas';
-import { fileField, MAX_UPLOAD_MB } from '../files/schemas';
+import { fileField, MAX_UPLOAD_MB } from '../files';
 import { bulkTargetBody } from './bulk-target';
 import { companyFields } from './fields';
 import { companyFilterShape, companyFiltersObject } from './filters';

@@ -7,7 +7,7 @@ import { z } from '@hono/zod-openapi';
 import { contacts } from '../../db/schema';
 import { blankableText, isoTimestamp, nullishAs, text, timestamp, webAddress } from '../../core/schemas';
 import { defineFields } from '../../core/field-table';
-import { integerInput, leadEmail } from '../leads/field-inputs';
+import { integerInput, leadEmail } from '../leads';
 
 const nullableText = z.string().nullable();
 const nullableInteger = z.number().int().nullable();

@@ -14,7 +14,7 @@ import {
   listEnvelope,
 } from '../../core/routes';
 import { DeletedId } from '../../core/schemas';
-import { DeletedCount } from '../companies/bulk-target';
+import { DeletedCount } from '../companies';
 import { bulkUpdateContacts } from './bulk';
 import {
   AddContactBody,

@@ -3,8 +3,8 @@
  * companies"). The contact's own shapes derive from its field table (fields.ts).
  */
 import { z } from '@hono/zod-openapi';
-import { bulkTargetBody } from '../companies/bulk-target';
-import { integerInput } from '../leads/field-inputs';
+import { bulkTargetBody } from '../companies';
+import { integerInput } from '../leads';
 import { contactFields, contactTags, leadScore } from './fields';
 import { contactFiltersObject } from './filters';
 

@@ -10,7 +10,7 @@ import { contacts, lookups } from '../../db/schema';
 import { type TenantContext, tenantWhere } from '../../db/tenant';
 import { Conflict, NotFound, ValidationFailed } from '../../core/errors';
 import { defineList } from '../../core/list';
-import { LEAD_LOOKUP_MODULE } from '../lookups/defaults';
+import { LEAD_LOOKUP_MODULE } from '../lookups';
 import { columnValues } from '../../core/field-table';
 import { type ContactView, contactFields } from './fields';
 import { contactFilterShape, contactFilterWhere, contactSearch } from './filters';

@@ -4,9 +4,9 @@
  * an entry here.
  */
 import type { z } from '@hono/zod-openapi';
-import { leadFiltersObject } from '../leads/filters';
-import { LEAD_ORDER_BY } from '../leads/listing';
-import { LeadSchema } from '../leads/schemas';
+import { leadFiltersObject } from '../leads';
+import { LEAD_ORDER_BY } from '../leads';
+import { LeadSchema } from '../leads';
 
 export interface ViewableModule {
   filters: z.ZodType;

@@ -4,11 +4,11 @@
  * component, the selection and the presenter derive from the table (core/field-table.ts).
  */
 import { z } from '@hono/zod-openapi';
-import { Overview } from '../analytics/schemas';
+import { Overview } from '../analytics';
 import { defineFields, storedAs } from '../../core/field-table';
 import { isoTimestamp, positiveId, timestamp } from '../../core/schemas';
 import { dashboards } from '../../db/schema';
-import { scope, SCOPES, WIDGET_TYPES } from '../saved-queries/schemas';
+import { scope, SCOPES, WIDGET_TYPES } from '../saved-queries';
 
 export const MAX_WIDGETS = 24;
 

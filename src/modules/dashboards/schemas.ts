@@ -3,7 +3,7 @@
  * from the field table (fields.ts).
  */
 import { z } from '@hono/zod-openapi';
-import { SCOPES } from '../saved-queries/schemas';
+import { SCOPES } from '../saved-queries';
 import { dashboardFields } from './fields';
 
 export { BUILT_IN_METRICS, dashboardFields, MAX_WIDGETS, type WidgetValue } from './fields';

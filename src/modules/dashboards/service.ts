@@ -11,7 +11,7 @@ import { columnValues } from '../../core/field-table';
 import { containsPattern, defineList } from '../../core/list';
 import { dashboards, savedQueries } from '../../db/schema';
 import { actingUser, isAdmin, isUser, tenantWhere, type TenantContext } from '../../db/tenant';
-import { checkScopeAllowed, type Scope, visibleTo } from '../saved-queries/visibility';
+import { checkScopeAllowed, type Scope, visibleTo } from '../saved-queries';
 import {
   type AddDashboardInput,
   dashboardFields,

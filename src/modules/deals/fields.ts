@@ -7,7 +7,7 @@ import { sql } from 'drizzle-orm';
 import { defineFields, storedAs } from '../../core/field-table';
 import { blankableText, dateInput, isoTimestamp, positiveId, text, timestamp } from '../../core/schemas';
 import { deals, stages, pipelines, leads } from '../../db/schema';
-import { MAX_DEAL_VALUE } from '../pipelines/fields';
+import { MAX_DEAL_VALUE } from '../pipelines';
 
 const iso = (value: Date) => isoTimestamp(value) as string;
 const isoOrNull = (value: Date | null) => isoTimestamp(value);

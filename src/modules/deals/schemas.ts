@@ -2,7 +2,7 @@
  * Request and response shapes of the deal endpoints, from the field table (fields.ts).
  */
 import { z } from '@hono/zod-openapi';
-import { idsBody, positiveId, timestamp } from '../../core/schemas';
+import { idsBody, timestamp } from '../../core/schemas';
 import { dealFields } from './fields';
 
 export const AddDealBody = z.object(dealFields.createShape).openapi('AddDealRequest', {
@@ -92,14 +92,6 @@ export const DealWithHistory = DealView.extend({
   description: 'A deal with its stage history',
   example: { ...exampleDeal, stage_history: [] },
 });
-
-const optionalId = (description: string) => positiveId.optional().openapi({ type: 'integer', description });
-
-export const dealListFilters = {
-  lead_id: optionalId('Deals of this lead'),
-  pipeline_id: optionalId('Deals of this pipeline'),
-  status: optionalId('Deals in this stage (a stage id)'),
-};
 
 export type AddDealInput = z.output<typeof AddDealBody>;
 export type UpdateDealInput = z.output<typeof UpdateDealBody>;

@@ -11,11 +11,12 @@ import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { NotFound, ValidationFailed } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
-import { feedEntriesFrom } from '../feed/service';
-import { recordDealForecasts } from '../forecast/snapshots';
+import { feedEntriesFrom } from '../feed';
+import { recordDealForecasts } from '../forecast';
 import { dealFields } from './fields';
 import { checkDealTarget, outcomeOf } from './references';
-import { type AddDealInput, dealListFilters, type DealViewValue, type UpdateDealInput } from './schemas';
+import { dealFilterWhere, dealListFilters } from './filters';
+import type { AddDealInput, DealViewValue, UpdateDealInput } from './schemas';
 
 const present = (row: Record<string, unknown>) => dealFields.present(row) as DealViewValue;
 
@@ -210,13 +211,7 @@ export const dealList = defineList({
         .select({ ...dealFields.selection, ...columns })
         .from(deals)
         .$dynamic(),
-    where: tenantWhere(
-      ctx,
-      deals,
-      params.lead_id !== undefined ? eq(deals.leadId, params.lead_id) : undefined,
-      params.pipeline_id !== undefined ? eq(deals.pipelineId, params.pipeline_id) : undefined,
-      params.status !== undefined ? eq(deals.stageId, params.status) : undefined,
-    ),
+    where: dealFilterWhere(ctx, params),
   }),
   present: (row) => present(row),
 });

@@ -10,8 +10,8 @@ import { withTenant, type Database } from '../../db/client';
 import { exportJobs, storedFiles } from '../../db/schema';
 import { JobSuperseded } from '../../jobs/faults';
 import { claimJob, finishJob, heartbeat, type JobClaim, type JobRef, type JobSpec } from '../../jobs/lifecycle';
-import { safeFileName, storageKeyFor } from '../files/storage';
-import { NOTIFICATION_TYPES } from '../notifications/service';
+import { safeFileName, storageKeyFor } from '../files';
+import { NOTIFICATION_TYPES } from '../notifications';
 import { EXPORT_CONTENT_TYPES, type ExportFormat } from './file-writers';
 import type { ExportType } from './sources';
 

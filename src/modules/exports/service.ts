@@ -12,7 +12,7 @@ import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import type { JobStatus } from '../../jobs/job-status';
 import { enqueueJob } from '../../jobs/outbox';
-import { fileResponse, findStoredFile } from '../files/storage';
+import { fileResponse, findStoredFile } from '../files';
 import type { ExportFormat } from './file-writers';
 import { exportListFilters } from './schemas';
 import type { ExportType } from './sources';

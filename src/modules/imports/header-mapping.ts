@@ -7,7 +7,7 @@
  * column holding a JSON object is merged into custom fields; every other column becomes a
  * custom field named by its header.
  */
-import { type LeadFieldName, leadFields } from '../leads/fields';
+import { type LeadFieldName, leadFields } from '../leads';
 
 /** The lead fields a spreadsheet column may set, and their header aliases: from the lead field table. */
 export type LeadImportField = keyof typeof leadFields.importAliases;

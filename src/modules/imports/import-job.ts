@@ -12,8 +12,8 @@ import type { importJobs } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import { PermanentJobFault } from '../../jobs/faults';
 import type { JobContext, JobHandler } from '../../jobs/job-handler';
-import type { AddLeadInput } from '../leads/schemas';
-import { type BatchOptions, type BatchResult, type BatchRow, createLeadsBatch } from '../leads/service';
+import type { AddLeadInput } from '../leads';
+import { type BatchOptions, type BatchResult, type BatchRow, createLeadsBatch } from '../leads';
 import { planColumns, type ColumnPlan } from './header-mapping';
 import {
   claimImportJob,

@@ -20,7 +20,7 @@ import {
   jobTenantContext,
   lockRunningJob,
 } from '../../jobs/lifecycle';
-import { NOTIFICATION_TYPES } from '../notifications/service';
+import { NOTIFICATION_TYPES } from '../notifications';
 import type { ImportJobOptions, ImportRowOutcome } from './service';
 
 export const importJobSpec: JobSpec<typeof importJobs> = {

@@ -9,8 +9,8 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { lookups } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { nulPath } from '../../core/nul-guard';
-import { AddLeadBody, type AddLeadInput } from '../leads/schemas';
-import { LEAD_LOOKUP_MODULE } from '../lookups/defaults';
+import { AddLeadBody, type AddLeadInput } from '../leads';
+import { LEAD_LOOKUP_MODULE } from '../lookups';
 import { mapRow, type ColumnPlan } from './header-mapping';
 
 /** The organization's lead lookups as (lower-cased label → stored number). */

@@ -12,7 +12,7 @@ import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import { JOB_STATUSES, type JobStatus } from '../../jobs/job-status';
 import { enqueueJob } from '../../jobs/outbox';
-import { storeFile } from '../files/storage';
+import { storeFile } from '../files';
 import { CONTENT_TYPES, sniffSpreadsheet, type SpreadsheetFormat } from './spreadsheet';
 
 /** Largest accepted upload: about 200 000 typical lead rows as CSV. Larger files answer 413. */

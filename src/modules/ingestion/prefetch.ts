@@ -7,13 +7,8 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../../core/context';
-import {
-  leadWriteContextFrom,
-  type LeadWriteContext,
-  type LeadWriteContextRow,
-  leadWriteContextSql,
-} from '../leads/references';
-import { emailKey } from '../leads/dedupe';
+import { leadWriteContextFrom, type LeadWriteContext, type LeadWriteContextRow, leadWriteContextSql } from '../leads';
+import { emailKey } from '../leads';
 import { IngestLeadBody, type IngestLeadInput } from './schemas';
 
 /** The emails and profile URLs `createLeadsBatch` reads for this one lead (the same keys it plans with). */

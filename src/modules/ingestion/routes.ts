@@ -4,10 +4,10 @@
  */
 import { created, list, ok } from '../../core/http';
 import { createRouter, defineRoute, envelope, jsonBody, listEnvelope } from '../../core/routes';
-import { LeadListQuery, listLeads } from '../leads/listing';
-import { duplicateLead } from '../leads/dedupe';
-import { duplicateLeadConflict } from '../leads/routes';
-import { LeadSchema } from '../leads/schemas';
+import { LeadListQuery, listLeads } from '../leads';
+import { duplicateLead } from '../leads';
+import { duplicateLeadConflict } from '../leads';
+import { LeadSchema } from '../leads';
 import { IngestedLeadSchema, IngestLeadBody } from './schemas';
 import { prefetchedContext, prefetchLeadWriteContext } from './prefetch';
 import { ingestLead } from './service';

@@ -5,7 +5,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { blankableText, webAddress } from '../../core/schemas';
-import { customFieldsInput, customValue, integerInput, leadEmail, personName } from '../leads/field-inputs';
+import { customFieldsInput, customValue, integerInput, leadEmail, personName } from '../leads';
 
 /** 1/0, true/false, "1"/"0", "true"/"false": JSON clients and form posts send all of them. */
 const flag = z

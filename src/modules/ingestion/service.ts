@@ -9,12 +9,12 @@ import { lookups } from '../../db/schema';
 import { sql } from 'drizzle-orm';
 import type { TenantContext } from '../../db/tenant';
 import { ValidationFailed } from '../../core/errors';
-import { LEAD_LOOKUP_MODULE } from '../lookups/defaults';
-import { duplicateLead } from '../leads/dedupe';
-import { readLead } from '../leads/present';
-import type { LeadWriteContext } from '../leads/references';
-import type { AddLeadInput, LeadView } from '../leads/schemas';
-import { type BatchOptions, type BatchResult, type CreatedLeadRecord, createLeadsBatch } from '../leads/service';
+import { LEAD_LOOKUP_MODULE } from '../lookups';
+import { duplicateLead } from '../leads';
+import { readLead } from '../leads';
+import type { LeadWriteContext } from '../leads';
+import type { AddLeadInput, LeadView } from '../leads';
+import { type BatchOptions, type BatchResult, type CreatedLeadRecord, createLeadsBatch } from '../leads';
 import { INGEST_FIELDS, type IngestLeadInput } from './schemas';
 
 /** Defaults of spec rule "status (integer, default 1), priority (1 to 4, default 2)". */
@@ -55,7 +55,7 @@ export async function tagIdsFor(ctx: Pick<TenantContext, 'db' | 'orgId'>, names:
 export function toLeadInput(input: IngestLeadInput, tagIds: number[]): AddLeadInput {
   const unlisted = Object.fromEntries(Object.entries(input).filter(([key]) => !Object.hasOwn(INGEST_FIELDS, key)));
   return {
-    // Absent names stay absent: a merge keeps the stored ones, a create stores '' (leads/service.ts).
+    // Absent names stay absent: a merge keeps the stored ones, a create stores '' (leads/create-leads.ts).
     first_name: input.first_name,
     last_name: input.last_name,
     email: input.email ?? null,

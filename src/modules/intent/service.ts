@@ -9,7 +9,7 @@ import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import { intentSignals, leads } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
-import { requireLead } from '../leads/access';
+import { requireLead } from '../leads';
 import { rescoreLeads } from './scoring';
 import type { SignalInput } from './schemas';
 

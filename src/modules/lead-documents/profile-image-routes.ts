@@ -3,8 +3,8 @@
  */
 import { ok } from '../../core/http';
 import { binaryDownload, createRouter, defineRoute, ErrorEnvelope, envelope, idParam } from '../../core/routes';
-import { IMAGE_TYPES } from '../files/upload-policy';
-import { MAX_UPLOAD_MB } from '../files/schemas';
+import { IMAGE_TYPES } from '../files';
+import { MAX_UPLOAD_MB } from '../files';
 import { ProfileImageForm, ProfileImageSchema } from './schemas';
 import { profileImageResponse, uploadProfileImage } from './profile-image';
 

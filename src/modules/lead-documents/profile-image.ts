@@ -7,9 +7,9 @@ import { eq, isNull, sql } from 'drizzle-orm';
 import { leads } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { NotFound } from '../../core/errors';
-import { recordFeed } from '../feed/service';
-import { deleteStoredFileIfUnused, fileResponse, findStoredFile, storeUpload } from '../files/storage';
-import { acceptUpload, type IMAGE_TYPES } from '../files/upload-policy';
+import { recordFeed } from '../feed';
+import { deleteStoredFileIfUnused, fileResponse, findStoredFile, storeUpload } from '../files';
+import { acceptUpload, type IMAGE_TYPES } from '../files';
 
 async function findLeadImage(ctx: TenantContext, leadId: number): Promise<{ profileImageFileId: number | null }> {
   const [lead] = await ctx.db

@@ -13,8 +13,8 @@ import {
   idParam,
   listEnvelope,
 } from '../../core/routes';
-import { STORED_CONTENT_TYPES } from '../files/upload-policy';
-import { MAX_UPLOAD_MB } from '../files/schemas';
+import { STORED_CONTENT_TYPES } from '../files';
+import { MAX_UPLOAD_MB } from '../files';
 import { AddDocumentForm, DocumentSchema } from './schemas';
 import { addDocument, deleteDocument, DocumentListQuery, downloadDocument, listDocuments } from './service';
 import { profileImageRoutes } from './profile-image-routes';

@@ -3,8 +3,8 @@
  */
 import { z } from '@hono/zod-openapi';
 import { positiveId, timestamp } from '../../core/schemas';
-import { fileField, MAX_UPLOAD_MB } from '../files/schemas';
-import { DOCUMENT_TYPES_DESCRIPTION } from '../files/upload-policy';
+import { fileField, MAX_UPLOAD_MB } from '../files';
+import { DOCUMENT_TYPES_DESCRIPTION } from '../files';
 
 const leadId = positiveId.openapi({ description: 'A lead of the organization', example: 1 });
 

@@ -11,10 +11,10 @@ import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { NotFound } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
-import { recordFeed } from '../feed/service';
-import { requireLead } from '../leads/access';
-import { deleteStoredFileIfUnused, fileResponse, findStoredFile, storeUpload } from '../files/storage';
-import { acceptUpload } from '../files/upload-policy';
+import { recordFeed } from '../feed';
+import { requireLead } from '../leads';
+import { deleteStoredFileIfUnused, fileResponse, findStoredFile, storeUpload } from '../files';
+import { acceptUpload } from '../files';
 import { documentListFilters, type AddDocumentInput } from './schemas';
 
 const documentFields = {

@@ -10,8 +10,8 @@ import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { NotFound } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
-import { diffFields, recordFeed } from '../feed/service';
-import { requireLead, touchLeadActivity } from '../leads/access';
+import { diffFields, recordFeed } from '../feed';
+import { requireLead, touchLeadActivity } from '../leads';
 import { noteListFilters, type AddNoteInput, type UpdateNoteInput } from './schemas';
 
 type NoteRow = typeof leadNotes.$inferSelect;

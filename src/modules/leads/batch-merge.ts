@@ -7,8 +7,8 @@
 import { leads } from '../../db/schema';
 import { sql } from 'drizzle-orm';
 import type { TenantContext } from '../../db/tenant';
-import { recordFeed } from '../feed/service';
-import type { LeadAssignment } from '../notifications/service';
+import { recordFeed } from '../feed';
+import type { LeadAssignment } from '../notifications';
 import { leadChanges, readLeads } from './present';
 import type { LeadReferences } from './references';
 import { addLeadTags, companyOf, foldLeadInput, jsonFieldsToStore, type BatchRow } from './lead-writes';

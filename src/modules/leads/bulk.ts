@@ -12,8 +12,8 @@ import { ValidationFailed } from '../../core/errors';
 import { leadFilterWhere } from './filters';
 import { leadLookups } from './lead-lookups';
 import type { BulkTarget } from './schemas';
-import { feedEntriesFrom } from '../feed/service';
-import { leadAssignmentNotices } from '../notifications/service';
+import { feedEntriesFrom } from '../feed';
+import { leadAssignmentNotices } from '../notifications';
 
 function targetWhere(ctx: TenantContext, target: BulkTarget): SQL {
   if (target.select_all) return leadFilterWhere(ctx, target.filters ?? {});

@@ -7,7 +7,7 @@
 import { eq, sql, type SQL } from 'drizzle-orm';
 import { lookups, leadTags } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
-import { LEAD_LOOKUP_MODULE } from '../lookups/defaults';
+import { LEAD_LOOKUP_MODULE } from '../lookups';
 
 /** Lookup types whose `value` a lead column holds (tags are referenced by lookup id instead). */
 export type ValueLookupType = 'status' | 'priority' | 'source';

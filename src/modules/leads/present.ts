@@ -7,7 +7,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { leads } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import { NotFound } from '../../core/errors';
-import { diffFields } from '../feed/service';
+import { diffFields } from '../feed';
 import { type LeadRow, leadFields } from './fields';
 import { leadFilterWhere } from './filters';
 import type { LeadView } from './schemas';

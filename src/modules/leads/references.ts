@@ -7,7 +7,7 @@ import { and, isNull, type SQL, sql } from 'drizzle-orm';
 import { companies, lookups, users } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import type { FieldIssue } from '../../core/errors';
-import { LEAD_LOOKUP_MODULE } from '../lookups/defaults';
+import { LEAD_LOOKUP_MODULE } from '../lookups';
 import { holdersByKey, type HolderRow, liveHoldersSql, type LiveLeadByEmail, profileKeysSql } from './dedupe';
 import { type LeadLookupRow, type LeadLookups, leadLookupsFromRows } from './lead-lookups';
 

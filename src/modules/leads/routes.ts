@@ -29,7 +29,7 @@ import {
   UpdateCustomFieldsBody,
   UpdateLeadBody,
 } from './schemas';
-import { createLead } from './service';
+import { createLead } from './create-leads';
 import { deleteLeads, setLeadCustomField, updateLead, updateLeadCustomFields } from './update';
 
 export const leadRoutes = createRouter();

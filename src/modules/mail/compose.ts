@@ -13,8 +13,8 @@ import { leads, mailMessages, mailSendJobs, mailSuppressions, type MailKind } fr
 import type { TenantContext } from '../../db/tenant';
 import { enqueueJob } from '../../jobs/outbox';
 import type { ConnectionRow } from '../../providers/connections';
-import { linkDomainsSql } from '../tracking/link-domains';
-import { trackingSecrets } from '../tracking/token';
+import { linkDomainsSql } from '../tracking';
+import { trackingSecrets } from '../tracking';
 import { textToHtml, trackHtml, withUnsubscribeFooter } from './tracked-html';
 import { signUnsubscribeToken, unsubscribeUrl } from './unsubscribe-token';
 

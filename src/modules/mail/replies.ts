@@ -10,7 +10,7 @@ import type { Queryable } from '../../db/client';
 import { intentSignals, leads, mailMessages } from '../../db/schema';
 import type { ConnectionRow } from '../../providers/connections';
 import type { InboxMessage } from '../../providers/mail/interface';
-import { rescoreLeads } from '../intent/scoring';
+import { rescoreLeads } from '../intent';
 
 export async function recordReplies(db: Queryable, connection: ConnectionRow, messages: InboxMessage[]) {
   const own = connection.identity.toLowerCase();

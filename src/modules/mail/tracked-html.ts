@@ -5,8 +5,8 @@
  * is not counted as interest). Tokens are minted by modules/tracking/token.ts, so opens and clicks
  * become intent signals on the recipient's lead through the events queue.
  */
-import { isDirectTarget } from '../tracking/link-domains';
-import { signTrackingToken, type TrackingSecrets } from '../tracking/token';
+import { isDirectTarget } from '../tracking';
+import { signTrackingToken, type TrackingSecrets } from '../tracking';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 

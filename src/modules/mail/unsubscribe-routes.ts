@@ -11,7 +11,7 @@ import type { Context } from 'hono';
 import type { AppEnv } from '../../core/context';
 import { logError } from '../../core/log';
 import { createRouter, defineRoute } from '../../core/routes';
-import { trackingSecrets } from '../tracking/token';
+import { trackingSecrets } from '../tracking';
 import { escapeHtml } from './tracked-html';
 import { verifyUnsubscribeToken } from './unsubscribe-token';
 

@@ -6,7 +6,7 @@
  */
 import { base64url } from 'jose';
 import { z } from 'zod';
-import { signWithTrackingKey, verifyWithTrackingKey, type TrackingSecrets } from '../tracking/token';
+import { signWithTrackingKey, verifyWithTrackingKey, type TrackingSecrets } from '../tracking';
 
 const PURPOSE = 'mail-unsubscribe';
 const MAX_TOKEN_LENGTH = 1_024;

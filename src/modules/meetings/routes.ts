@@ -6,8 +6,8 @@
 import { created, list, ok } from '../../core/http';
 import { DeletedId } from '../../core/schemas';
 import { createRouter, defineRoute, envelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
-import { AvailabilityQuery, AvailabilitySchema } from '../booking/availability-query';
-import { callerAvailability } from '../booking/service';
+import { AvailabilityQuery, AvailabilitySchema } from '../booking';
+import { callerAvailability } from '../booking';
 import {
   AddMeetingBody,
   MeetingSchema,

@@ -5,7 +5,7 @@
 import { z } from '@hono/zod-openapi';
 import { MAX_TEXT, positiveId, timestamp, timestampInput, webAddress } from '../../core/schemas';
 import { MEETING_STATUSES, MEETING_TOOLS } from '../../db/schema';
-import { timeZoneInput } from '../booking/settings';
+import { timeZoneInput } from '../booking';
 
 const instant = timestampInput({ offset: 'required' });
 

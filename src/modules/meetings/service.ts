@@ -1,18 +1,13 @@
-/**
- * Meetings of the organization's reps (spec "Meeting"). Every write bumps the booking version of
- * the reps whose time it changes (booking/booking-version.ts), in the same transaction, so the
- * booking page's cached availability moves on and confirmations serialise with these writes.
- */
-import type { z } from '@hono/zod-openapi';
-import { eq, getTableColumns, ilike, inArray, isNull, lt, sql, type SQL } from 'drizzle-orm';
+import { eq, getTableColumns, ilike, isNull, sql } from 'drizzle-orm';
 import { NotFound, ValidationFailed } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
-import { idList, isoTimestamp, positiveId, timestampInput } from '../../core/schemas';
+import { meetingFilters, meetingFilterWhere } from './filters';
+import { isoTimestamp } from '../../core/schemas';
 import { referencesExist } from '../../db/references';
 import { meetings, users } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
-import { bumpBookingVersion } from '../booking/booking-version';
-import { touchLeadActivity } from '../leads/access';
+import { bumpBookingVersion } from '../booking';
+import { touchLeadActivity } from '../leads';
 import { type AddMeetingInput, statusText, type UpdateMeetingInput } from './schemas';
 
 type MeetingRow = typeof meetings.$inferSelect;
@@ -43,21 +38,6 @@ export function presentMeeting(row: MeetingRow) {
   };
 }
 
-const instantFilter = (description: string) =>
-  timestampInput({ dateOnly: true, offset: 'optional' })
-    .optional()
-    .openapi({ description, example: '2026-03-09T00:00:00Z' });
-
-export const meetingFilters = {
-  lead_id: positiveId.optional().openapi({ type: 'integer', description: 'Meetings linked to this lead' }),
-  contact_id: positiveId.optional().openapi({ type: 'integer', description: 'Meetings linked to this contact' }),
-  company_id: positiveId.optional().openapi({ type: 'integer', description: 'Meetings linked to this company' }),
-  user_id: positiveId.optional().openapi({ type: 'integer', description: 'Meetings of this rep' }),
-  status: idList('Statuses, comma-separated (1 Scheduled, 2 Rescheduled, 3 Held, 4 Cancelled, 5 No Show)'),
-  from: instantFilter('Meetings ending after this instant (a date means its midnight UTC)'),
-  to: instantFilter('Meetings starting before this instant'),
-};
-
 export const meetingList = defineList({
   sort: { id: meetings.id, start_time: meetings.startTime, created_at: meetings.createdAt },
   filters: meetingFilters,
@@ -74,22 +54,6 @@ export const meetingList = defineList({
   present: (row) => presentMeeting(row),
 });
 
-export type MeetingFilters = z.output<z.ZodObject<typeof meetingFilters>>;
-
-/** The meeting filters as one WHERE in the caller's organization: the list's and the saved queries'. */
-export function meetingFilterWhere(ctx: Pick<TenantContext, 'orgId'>, params: MeetingFilters): SQL {
-  return tenantWhere(
-    ctx,
-    meetings,
-    params.lead_id ? eq(meetings.leadId, params.lead_id) : undefined,
-    params.contact_id ? eq(meetings.contactId, params.contact_id) : undefined,
-    params.company_id ? eq(meetings.companyId, params.company_id) : undefined,
-    params.user_id ? eq(meetings.userId, params.user_id) : undefined,
-    params.status ? inArray(meetings.status, params.status) : undefined,
-    params.from ? sql`${meetings.endTime} > ${new Date(params.from)}` : undefined,
-    params.to ? lt(meetings.startTime, new Date(params.to)) : undefined,
-  );
-}
 export const MeetingListQuery = meetingList.query;
 
 export const listMeetings = meetingList.run;

@@ -7,8 +7,8 @@
 import { sql } from 'drizzle-orm';
 import type { Transaction } from '../../db/client';
 import { organizations, roles } from '../../db/schema';
-import { seedDefaultLookups } from '../lookups/defaults';
-import { seedDefaultPipeline } from '../pipelines/service';
+import { seedDefaultLookups } from '../lookups';
+import { seedDefaultPipeline } from '../pipelines';
 
 export const DEFAULT_ROLES = [
   { name: 'admin', description: 'Manages users, roles, API keys and every record' },

@@ -23,12 +23,12 @@ import {
 } from '../../db/schema';
 import { bare } from '../../db/sql-names';
 import type { TenantContext } from '../../db/tenant';
-import { companyFiltersObject, companyFilterWhere } from '../companies/filters';
-import { contactFiltersObject, contactFilterWhere } from '../contacts/filters';
-import { dealListFilters } from '../deals/schemas';
-import { DEAL_OUTCOMES } from '../deals/fields';
-import { leadFiltersObject, leadFilterWhere, leadKeyFilters } from '../leads/filters';
-import { meetingFilters, meetingFilterWhere, type MeetingFilters } from '../meetings/service';
+import { companyFiltersObject, companyFilterWhere } from '../companies';
+import { contactFiltersObject, contactFilterWhere } from '../contacts';
+import { dealListFilters } from '../deals';
+import { DEAL_OUTCOMES } from '../deals';
+import { leadFiltersObject, leadFilterWhere, leadKeyFilters } from '../leads';
+import { meetingFilters, meetingFilterWhere, type MeetingFilters } from '../meetings';
 
 type Scope = Pick<TenantContext, 'orgId' | 'userId'>;
 

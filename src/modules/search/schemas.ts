@@ -2,8 +2,8 @@
  * Shapes of the global search: one section per module with searchable records.
  */
 import { z } from '@hono/zod-openapi';
-import { LeadSchema } from '../leads/schemas';
-import { UserSchema } from '../users/schemas';
+import { LeadSchema } from '../leads';
+import { UserSchema } from '../users';
 
 export const GlobalSearchQuery = z.object({
   search_value: z

@@ -4,8 +4,8 @@
  * (contacts, companies …).
  */
 import type { TenantContext } from '../../db/tenant';
-import { searchLeads } from '../leads/listing';
-import { searchUsers } from '../users/service';
+import { searchLeads } from '../leads';
+import { searchUsers } from '../users';
 
 export async function globalSearch(ctx: TenantContext, term: string) {
   const [users, leads] = await Promise.all([searchUsers(ctx, term), searchLeads(ctx, term)]);

@@ -16,8 +16,8 @@ import { companies, connections, contacts, targetAccountContacts, targetAccounts
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { ApiError, NotFound, ValidationFailed } from '../../core/errors';
 import type { ConnectionRow } from '../../providers/connections';
-import type { ComposeContext } from '../mail/compose';
-import { recordSends } from '../mail/compose';
+import type { ComposeContext } from '../mail';
+import { recordSends } from '../mail';
 import type { SendBulkEmailInput } from './schemas';
 
 /** A mailbox the organization sends from: an active mail configuration. */

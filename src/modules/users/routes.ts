@@ -4,7 +4,7 @@
 import { created, list, ok } from '../../core/http';
 import { DeletedId } from '../../core/schemas';
 import { createRouter, defineRoute, envelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
-import { FreshTokenSchema } from '../auth/schemas';
+import { FreshTokenSchema } from '../auth';
 import {
   AddUserBody,
   ChangePasswordBody,

@@ -1,7 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { email, idList, optionalText, positiveId, text, timestamp } from '../../core/schemas';
 import { conflictResponse } from '../../core/routes';
-import { bookingSettingsInput, bookingSettingsRead, timeZoneInput } from '../booking/settings';
+import { bookingSettingsInput, bookingSettingsRead, timeZoneInput } from '../booking';
 import { DEFAULT_WORKING_HOURS } from '../../db/schema';
 
 const password = z.string().min(8, 'must be at least 8 characters').max(256, 'must be at most 256 characters');

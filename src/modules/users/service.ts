@@ -8,15 +8,15 @@ import { eq, ilike, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
 import { organizations, roles, users } from '../../db/schema';
 import { actingUser, isAdmin, isUser, tenantWhere, type TenantContext } from '../../db/tenant';
 import { hashPassword, verifyPassword } from '../../core/auth/passwords';
-import { grantFor } from '../auth/service';
+import { grantFor } from '../auth';
 import { isUniqueViolation } from '../../db/errors';
 import { Conflict, Forbidden, NotFound, ValidationFailed } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import type { z } from '@hono/zod-openapi';
 import { userListFilters, type AddUserBody, type UpdateUserBody } from './schemas';
-import { invalidateBookingCache } from '../booking/booking-version';
-import { freeSlugFor, presentBookingSettings, type BookingSettingsRow } from '../booking/settings';
+import { invalidateBookingCache } from '../booking';
+import { freeSlugFor, presentBookingSettings, type BookingSettingsRow } from '../booking';
 
 const userFields = {
   id: users.id,

@@ -14,8 +14,8 @@
 import { sql } from 'drizzle-orm';
 import { intentSignals, leads } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
-import { feedEntriesFrom } from '../feed/service';
-import { rescoreLeads } from '../intent/scoring';
+import { feedEntriesFrom } from '../feed';
+import { rescoreLeads } from '../intent';
 import type { FormFieldName } from './schemas';
 
 /** Stored fields a public submission may fill when they are empty. */

@@ -4,7 +4,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { webUrl } from '../../core/schemas';
-import { integerInput } from '../leads/field-inputs';
+import { integerInput } from '../leads';
 
 /** The lead fields a form may ask for, in the order a form shows them by default, with their labels. */
 export const FORM_FIELD_LABELS = {

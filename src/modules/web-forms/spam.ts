@@ -9,7 +9,7 @@ import type { Context } from 'hono';
 import type { AppEnv } from '../../core/context';
 import { RateLimited } from '../../core/errors';
 import { clientIp, enforceRateLimit } from '../../core/rate-limit';
-import { signWithTrackingKey, type TrackingSecrets, verifyWithTrackingKey } from '../tracking/token';
+import { signWithTrackingKey, type TrackingSecrets, verifyWithTrackingKey } from '../tracking';
 
 /** A person needs longer than this to fill a form; bots post at once. */
 export const MIN_FILL_MS = 3_000;

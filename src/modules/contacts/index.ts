@@ -1,0 +1,7 @@
+/**
+ * The contacts module's public surface: what other modules, the jobs and the app may import from it.
+ * Everything else in this folder is private to it (scripts/check-module-imports.mjs refuses deep imports).
+ */
+export { contactFields } from './fields';
+export { contactFilterWhere, contactFiltersObject } from './filters';
+export type { ContactFilters } from './filters';

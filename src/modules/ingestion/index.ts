@@ -1,0 +1,7 @@
+/**
+ * The ingestion module's public surface: what other modules, the jobs and the app may import from it.
+ * Everything else in this folder is private to it (scripts/check-module-imports.mjs refuses deep imports).
+ */
+export { dedupeInputsOf, prefetchedContext } from './prefetch';
+export { IngestLeadBody } from './schemas';
+export { ingestLead } from './service';

@@ -1,0 +1,7 @@
+/**
+ * The saved-queries module's public surface: what other modules, the jobs and the app may import from it.
+ * Everything else in this folder is private to it (scripts/check-module-imports.mjs refuses deep imports).
+ */
+export { SCOPES, WIDGET_TYPES, scope } from './schemas';
+export { checkScopeAllowed, visibleTo } from './visibility';
+export type { Scope } from './visibility';

@@ -1,0 +1,8 @@
+/**
+ * The tracking module's public surface: what other modules, the jobs and the app may import from it.
+ * Everything else in this folder is private to it (scripts/check-module-imports.mjs refuses deep imports).
+ */
+export { isTrackingHit, recordHits } from './hits';
+export { isDirectTarget, linkDomainRoutes, linkDomainsSql } from './link-domains';
+export { signTrackingToken, signWithTrackingKey, trackingSecrets, verifyWithTrackingKey } from './token';
+export type { TrackingSecrets } from './token';
