@@ -6,7 +6,7 @@
  */
 import type { Context } from 'hono';
 import type { AppEnv } from '../../core/context';
-import { accepted, created, ok } from '../../core/http';
+import { accepted, created, list, ok } from '../../core/http';
 import { createRouter, defineRoute, envelope, jsonBody } from '../../core/routes';
 import type { ComposeContext } from './compose';
 import { listInbox, replyToMessage, sendMessage, viewMessage } from './inbox';
@@ -44,14 +44,23 @@ inboxRoutes.openapi(
     auth: 'bearer',
     request: { query: InboxQuery },
     responses: {
-      200: { description: 'A page of messages', content: { 'application/json': { schema: InboxPageSchema } } },
+      200: InboxPageSchema,
       409: accountConflict,
       503: providerUnavailable,
     },
   }),
   async (c) => {
-    const page = await listInbox(c.var.tenant, c.env, c.req.valid('query'));
-    return c.json({ success: true as const, message: 'OK', data: page.messages, next_cursor: page.nextCursor }, 200);
+    const query = c.req.valid('query');
+    const page = await listInbox(c.var.tenant, c.env, query);
+    const whole = query.page_token === undefined && page.nextCursor === null;
+    return list(c, {
+      rows: page.messages,
+      total: page.messages.length,
+      totalIsEstimate: !whole,
+      page: 1,
+      limit: query.limit,
+      nextCursor: page.nextCursor,
+    });
   },
 );
 

@@ -3,7 +3,8 @@
  * every string bounded, responses without any secret.
  */
 import { z } from '@hono/zod-openapi';
-import { booleanFlag, email, positiveId, text, timestamp } from '../../core/schemas';
+import { listEnvelope } from '../../core/routes';
+import { booleanFlag, dateInput, email, positiveId, text, timestamp } from '../../core/schemas';
 import { CONNECTION_STATES, MAIL_KINDS, MAIL_STATUSES } from '../../db/schema';
 import { MAIL_FOLDERS, MAILERS } from '../../providers/mail/interface';
 
@@ -189,14 +190,8 @@ export const InboxQuery = z.object({
     description: 'Words to find (the provider’s own search)',
   }),
   unreadOnly: booleanFlag.openapi({ description: 'Only unread messages' }),
-  start_date: z.iso
-    .date('must be a date (YYYY-MM-DD)')
-    .optional()
-    .openapi({ description: 'On or after this day (UTC)' }),
-  end_date: z.iso
-    .date('must be a date (YYYY-MM-DD)')
-    .optional()
-    .openapi({ description: 'On or before this day (UTC)' }),
+  start_date: dateInput('On or after this day (UTC)').optional(),
+  end_date: dateInput('On or before this day (UTC)').optional(),
   limit: z.coerce
     .number({ error: 'must be a number' })
     .int('must be a whole number')
@@ -248,12 +243,11 @@ export const InboxMessageSchema = z
   })
   .openapi('InboxMessage', { description: 'A message of a mail account' });
 
-export const InboxPageSchema = z.object({
-  success: z.literal(true),
-  message: z.string(),
-  data: z.array(InboxMessageSchema),
-  next_cursor: z.string().nullable().openapi({ description: 'Pass as page_token for the next page; null on the last' }),
-});
+/** Providers count no total: a page says what it holds, and `next_cursor` leads on. */
+export const InboxPageSchema = listEnvelope(
+  InboxMessageSchema,
+  'A page of messages. Providers count no total: `total` is the messages of this page, `total_is_estimate` is true unless this page is the whole folder, `page` is 1, and `next_cursor` (pass it as `page_token`) is null on the last page.',
+);
 
 export const OutgoingSchema = z
   .object({
