@@ -28,11 +28,15 @@ export const LocalInboundBody = z
       description: 'A whole RFC 5322 message; when given, the other fields are read from it',
     }),
     from: email.optional().openapi({ description: 'The sender (without raw: required)' }),
-    from_name: text(1, 100).optional(),
+    from_name: text(1, 100).optional().openapi({ description: 'The sender’s display name' }),
     subject: text(1, 255).optional().openapi({ description: 'Without raw: required' }),
     body: text(1, 50_000).optional().openapi({ description: 'Plain text (without raw: required)' }),
     in_reply_to: messageIdHeader.optional().openapi({ description: 'The Message-ID it answers' }),
-    references: z.array(messageIdHeader).max(100, 'at most 100 references').optional(),
+    references: z
+      .array(messageIdHeader)
+      .max(100, 'at most 100 references')
+      .optional()
+      .openapi({ description: 'The References header: the thread’s Message-IDs (at most 100)' }),
   })
   .openapi('LocalInboundRequest', {
     description: 'A message arriving in a local mailbox',

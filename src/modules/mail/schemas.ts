@@ -101,8 +101,8 @@ export const MailConfigurationSchema = z
     smtp_host: z.string().nullable().openapi({ description: 'smtp only' }),
     smtp_port: z.number().int().nullable().openapi({ description: 'smtp only' }),
     has_refresh_token: z.boolean().openapi({ description: 'Whether a refresh token is stored (never the token)' }),
-    created_at: timestamp(),
-    updated_at: timestamp(),
+    created_at: timestamp().openapi({ description: 'When the account was connected' }),
+    updated_at: timestamp().openapi({ description: 'When the account was last changed' }),
   })
   .openapi('MailConfiguration', {
     description: 'A mail account of the organization; its credentials are never returned',
@@ -217,7 +217,12 @@ const MessageIdParam = z
   .openapi({ param: { name: 'messageId', in: 'path' }, description: 'A message id from GET /api/inbox/list' });
 export const MessageParams = z.object({ messageId: MessageIdParam });
 
-const address = z.object({ address: z.string(), name: z.string().nullable() });
+const address = z
+  .object({
+    address: z.string().openapi({ description: 'The mail address' }),
+    name: z.string().nullable().openapi({ description: 'The display name, if any' }),
+  })
+  .openapi({ description: 'A sender' });
 
 export const InboxMessageSchema = z
   .object({
@@ -228,20 +233,37 @@ export const InboxMessageSchema = z
       .nullable()
       .openapi({ description: 'The provider’s thread (Gmail threadId, Graph conversationId)' }),
     message_id: z.string().nullable().openapi({ description: 'The Message-ID header' }),
-    in_reply_to: z.string().nullable(),
-    references: z.array(z.string()),
-    from: address.nullable(),
-    to: z.array(z.string()),
-    cc: z.array(z.string()),
-    subject: z.string(),
-    snippet: z.string(),
+    in_reply_to: z.string().nullable().openapi({ description: 'The In-Reply-To header: the Message-ID it answers' }),
+    references: z.array(z.string()).openapi({ description: 'The References header: the thread’s Message-IDs' }),
+    from: address.nullable().openapi({ description: 'The sender' }),
+    to: z.array(z.string()).openapi({ description: 'The To addresses' }),
+    cc: z.array(z.string()).openapi({ description: 'The Cc addresses' }),
+    subject: z.string().openapi({ description: 'The subject' }),
+    snippet: z.string().openapi({ description: 'The start of the text, as the provider gives it' }),
     body_text: z.string().nullable().optional().openapi({ description: 'View only' }),
     body_html: z.string().nullable().optional().openapi({ description: 'View only' }),
     date: z.string().nullable().openapi({ description: 'When it was sent or received (ISO 8601)' }),
-    is_read: z.boolean(),
+    is_read: z.boolean().openapi({ description: 'Whether the message has been read' }),
     status: z.string().optional().openapi({ description: 'Local mailbox only: our delivery status of a sent message' }),
   })
-  .openapi('InboxMessage', { description: 'A message of a mail account' });
+  .openapi('InboxMessage', {
+    description: 'A message of a mail account',
+    example: {
+      id: '18c2f0a1b2c3d4e5',
+      provider: 'local',
+      thread_id: '18c2f0a1b2c3d4e5',
+      message_id: '<reply-1@example.com>',
+      in_reply_to: '<lm-1@example.com>',
+      references: ['<lm-1@example.com>'],
+      from: { address: 'grace@example.com', name: 'Grace Hopper' },
+      to: ['ada@example.com'],
+      cc: [],
+      subject: 'Re: Our call',
+      snippet: 'Thanks, Tuesday works.',
+      date: '2026-03-09T10:00:00.000Z',
+      is_read: false,
+    },
+  });
 
 /** Providers count no total: a page says what it holds, and `next_cursor` leads on. */
 export const InboxPageSchema = listEnvelope(
@@ -255,21 +277,39 @@ export const OutgoingSchema = z
     status: z
       .enum(MAIL_STATUSES)
       .openapi({ description: 'queued: the queue sends it; then sent, or failed with failure_reason' }),
-    kind: z.enum(MAIL_KINDS),
-    config_id: z.number().int(),
+    kind: z.enum(MAIL_KINDS).openapi({ description: 'What sent it: one_to_one, reply or bulk' }),
+    config_id: z.number().int().openapi({ description: 'The mail account it is sent from' }),
     message_id: z.string().openapi({ description: 'Its Message-ID header' }),
-    to: z.array(z.string()),
-    cc: z.array(z.string()),
-    bcc: z.array(z.string()),
-    subject: z.string(),
+    to: z.array(z.string()).openapi({ description: 'The To addresses' }),
+    cc: z.array(z.string()).openapi({ description: 'The Cc addresses' }),
+    bcc: z.array(z.string()).openapi({ description: 'The Bcc addresses' }),
+    subject: z.string().openapi({ description: 'The subject' }),
     lead_id: z
       .number()
       .int()
       .nullable()
       .openapi({ description: 'The lead its first recipient is (opens and clicks count there)' }),
-    contact_id: z.number().int().nullable(),
+    contact_id: z.number().int().nullable().openapi({ description: 'The contact its first recipient is, if any' }),
     suppressed: z.array(z.string()).openapi({ description: 'Recipients left out: they are on the suppression list' }),
-    failure_reason: z.string().nullable(),
-    created_at: timestamp(),
+    failure_reason: z.string().nullable().openapi({ description: 'Why it failed, for a person to read (failed only)' }),
+    created_at: timestamp().openapi({ description: 'When it was recorded' }),
   })
-  .openapi('OutgoingMail', { description: 'A message recorded for sending' });
+  .openapi('OutgoingMail', {
+    description: 'A message recorded for sending',
+    example: {
+      id: 41,
+      status: 'queued',
+      kind: 'one_to_one',
+      config_id: 3,
+      message_id: '<lm-41@example.com>',
+      to: ['grace@example.com'],
+      cc: [],
+      bcc: [],
+      subject: 'Our call',
+      lead_id: 7,
+      contact_id: null,
+      suppressed: [],
+      failure_reason: null,
+      created_at: '2026-03-09T09:00:00.000Z',
+    },
+  });
