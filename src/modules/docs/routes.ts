@@ -11,7 +11,6 @@ import { routeRegistry } from '../../core/routes';
  * reference page shows them. A tag used by a route but missing here fails test/openapi-docs.test.ts.
  */
 export const TAGS: Record<string, string> = {
-  Mail: 'Mail accounts (configurations) and their inbox: list, view, send and reply through Gmail, Microsoft Graph, an SMTP relay or the local mailbox; sends are queued and delivered once, with tracking and one-click unsubscribe.',
   Authentication: 'Sign up, log in and log out. Login answers a bearer token (30 days) for `Authorization: Bearer`.',
   Users: 'The users of an organization: your profile, the user list, adding, updating and deleting users, passwords.',
   Roles: 'Roles of the organization. Access rules use the built-in admin, manager and sales_rep roles.',
@@ -59,6 +58,7 @@ export const TAGS: Record<string, string> = {
     'Saved dashboards: widgets over saved queries and built-in metrics, personal to their owner or shared with the organization.',
   'Public booking':
     'A rep’s public booking page and its API (no credential): profile, free slots in the visitor’s zone, and confirming a slot.',
+  Mail: 'Mail accounts (configurations) and their inbox: list, view, send and reply through Gmail, Microsoft Graph, an SMTP relay or the local mailbox; sends are queued and delivered once, with tracking and one-click unsubscribe.',
 };
 
 export function openApiConfig() {
