@@ -19,6 +19,7 @@ import {
   unqueuedImportJob,
   uploadImport,
 } from './cross-tenant/fixtures/jobs';
+import { bucketFailingAfter } from './helpers/failing-bucket';
 
 async function leadsOf(orgId: number) {
   return asOrganization(orgId, (tx) =>
@@ -44,32 +45,6 @@ async function jobRows(owner: SignedUp, jobId: number) {
 async function jobState(orgId: number, jobId: number) {
   const [job] = await asOrganization(orgId, (tx) => tx.select().from(importJobs).where(eq(importJobs.id, jobId)));
   return job;
-}
-
-/** The real bucket, except that reading an object's body fails after `limit` bytes: a consumer crash mid-file. */
-/** A bucket whose reads fail after `limit` bytes, once `wholeReads` reads (the row count's) have gone through. */
-function bucketFailingAfter(bucket: R2Bucket, limit: number, wholeReads = 0): R2Bucket {
-  let reads = 0;
-  return {
-    head: (key: string) => bucket.head(key),
-    get: async (key: string) => {
-      const object = await bucket.get(key);
-      if (!object) return null;
-      reads += 1;
-      if (reads <= wholeReads) return object;
-      let seen = 0;
-      const body = object.body.pipeThrough(
-        new TransformStream<Uint8Array, Uint8Array>({
-          transform(chunk, controller) {
-            seen += chunk.byteLength;
-            if (seen > limit) controller.error(new Error('simulated crash while reading the file'));
-            else controller.enqueue(chunk);
-          },
-        }),
-      );
-      return { size: object.size, body };
-    },
-  } as unknown as R2Bucket;
 }
 
 describe('lead imports', () => {

@@ -17,6 +17,7 @@ import type { JobMessage } from '../src/jobs/messages';
 import { IMPORT_STALLED_REASON } from '../src/modules/imports/import-job';
 import { call, signupOrganization, type SignedUp } from './helpers/api';
 import { asOrganization, csvOf, deliverJobs, leadRows, unqueuedImportJob } from './cross-tenant/fixtures/jobs';
+import { bucketFailingAfter } from './helpers/failing-bucket';
 
 /** Runs the cron trigger with a jobs queue that records what is sent; answers what it sent for `orgId`. */
 async function sweep(orgId: number): Promise<JobMessage[]> {
@@ -41,31 +42,6 @@ async function expireLease(orgId: number, jobId: number) {
   await asOrganization(orgId, (tx) =>
     tx.update(importJobs).set({ leaseExpiresAt: sql`now() - interval '1 second'` }).where(eq(importJobs.id, jobId)),
   );
-}
-
-/** A bucket whose object bodies fail after `limit` bytes, once `wholeReads` reads have gone through whole. */
-function bucketFailingAfter(bucket: R2Bucket, limit: number, wholeReads: number): R2Bucket {
-  let reads = 0;
-  return {
-    head: (key: string) => bucket.head(key),
-    get: async (key: string) => {
-      const object = await bucket.get(key);
-      if (!object) return null;
-      reads += 1;
-      if (reads <= wholeReads) return object;
-      let seen = 0;
-      const body = object.body.pipeThrough(
-        new TransformStream<Uint8Array, Uint8Array>({
-          transform(chunk, controller) {
-            seen += chunk.byteLength;
-            if (seen > limit) controller.error(new Error('the consumer was stopped mid-file'));
-            else controller.enqueue(chunk);
-          },
-        }),
-      );
-      return { size: object.size, body };
-    },
-  } as unknown as R2Bucket;
 }
 
 describe('job leases', () => {

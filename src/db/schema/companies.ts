@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { bigint, index, integer, jsonb, pgTable, smallint, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { storedFiles } from './files';
 import { organizations, users } from './organizations';
-import { jobLease, openJobsIndex } from './job-lease';
+import { jobRun, openJobsIndex } from './job-lease';
 import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenancy';
 
 /** Companies (spec "Company"); shared by leads (linked by name) and the contacts/companies module. */
@@ -97,17 +97,11 @@ export const companyEnrichmentJobs = pgTable(
     companyId: bigint({ mode: 'number' })
       .notNull()
       .references(() => companies.id),
-    status: text().notNull().default('queued'),
     totalSteps: integer().notNull().default(0),
     processedSteps: integer().notNull().default(0),
     result: jsonb().$type<Record<string, unknown>>(),
-    error: text(),
     createdBy: bigint({ mode: 'number' }).references(() => users.id),
-    startedAt: timestamp({ withTimezone: true }),
-    finishedAt: timestamp({ withTimezone: true }),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
-    ...jobLease(),
+    ...jobRun(),
   },
   (table) => [
     index('company_enrichment_jobs_organization_id_idx').on(table.organizationId, table.id),

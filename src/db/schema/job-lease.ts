@@ -6,11 +6,26 @@
  * a job that keeps stopping fails after a bounded number of them instead of looping for ever.
  */
 import { type SQL, sql } from 'drizzle-orm';
-import { type AnyPgColumn, index, integer, timestamp } from 'drizzle-orm/pg-core';
+import { type AnyPgColumn, index, integer, text, timestamp } from 'drizzle-orm/pg-core';
+import { createdAt, updatedAt } from './tenancy';
 
 export const jobLease = () => ({
   leaseExpiresAt: timestamp({ withTimezone: true }),
   leaseResends: integer().notNull().default(0),
+});
+
+/**
+ * The columns every job table shares: its status (queued, running, then completed or failed; a
+ * table may add its own states), the user-facing failure reason, its times, and its lease.
+ */
+export const jobRun = () => ({
+  status: text().notNull().default('queued'),
+  error: text(),
+  startedAt: timestamp({ withTimezone: true }),
+  finishedAt: timestamp({ withTimezone: true }),
+  createdAt: createdAt(),
+  updatedAt: updatedAt(),
+  ...jobLease(),
 });
 
 /** Only open jobs are swept, so the index holds only them. */

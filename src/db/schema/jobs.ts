@@ -1,8 +1,8 @@
-import { bigint, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { storedFiles } from './files';
 import { organizations, users } from './organizations';
-import { jobLease, openJobsIndex } from './job-lease';
-import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenancy';
+import { jobRun, openJobsIndex } from './job-lease';
+import { createdAt, id, organizationRef, tenantPolicy } from './tenancy';
 
 /**
  * Spreadsheet imports run by the queue consumer. `checkpoint_row` (the file line of the batch's
@@ -16,7 +16,6 @@ export const importJobs = pgTable(
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
     type: text().notNull(),
-    status: text().notNull().default('queued'),
     fileId: bigint({ mode: 'number' })
       .notNull()
       .references(() => storedFiles.id),
@@ -29,13 +28,8 @@ export const importJobs = pgTable(
     skippedCount: integer().notNull().default(0),
     failedCount: integer().notNull().default(0),
     checkpointRow: integer().notNull().default(0),
-    error: text(),
     createdBy: bigint({ mode: 'number' }).references(() => users.id),
-    startedAt: timestamp({ withTimezone: true }),
-    finishedAt: timestamp({ withTimezone: true }),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
-    ...jobLease(),
+    ...jobRun(),
   },
   (table) => [
     index('import_jobs_organization_id_idx').on(table.organizationId, table.id),
@@ -76,17 +70,11 @@ export const exportJobs = pgTable(
     exportType: text().notNull(),
     format: text().notNull().default('csv'),
     filters: jsonb().$type<Record<string, unknown>>().notNull().default({}),
-    status: text().notNull().default('queued'),
     totalRows: integer().notNull().default(0),
     processedRows: integer().notNull().default(0),
     fileId: bigint({ mode: 'number' }).references(() => storedFiles.id),
-    error: text(),
     createdBy: bigint({ mode: 'number' }).references(() => users.id),
-    startedAt: timestamp({ withTimezone: true }),
-    finishedAt: timestamp({ withTimezone: true }),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
-    ...jobLease(),
+    ...jobRun(),
   },
   (table) => [
     index('export_jobs_organization_id_idx').on(table.organizationId, table.id),

@@ -15,7 +15,7 @@ import { connections } from './connections';
 import { leads } from './leads';
 import { organizations, users } from './organizations';
 import { targetAccounts } from './target-accounts';
-import { jobLease, openJobsIndex } from './job-lease';
+import { jobRun, openJobsIndex } from './job-lease';
 import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenancy';
 
 /**
@@ -27,14 +27,8 @@ export const mailSendJobs = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    status: text().notNull().default('queued'),
-    error: text(),
     createdBy: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
-    startedAt: timestamp({ withTimezone: true }),
-    finishedAt: timestamp({ withTimezone: true }),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
-    ...jobLease(),
+    ...jobRun(),
   },
   (table) => [
     index('mail_send_jobs_organization_idx').on(table.organizationId, table.id),
