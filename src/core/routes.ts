@@ -563,6 +563,11 @@ export function listEnvelope<T extends z.ZodType>(
   };
 }
 
+/** A response that is an HTML page (the public pages: booking, web forms, unsubscribe). */
+export function htmlPage(description: string) {
+  return { description, content: { 'text/html': { schema: z.string().openapi({ description: 'An HTML page' }) } } };
+}
+
 /**
  * A streamed file download: one entry per content type the route can answer with (the stored,
  * sniffed type), and the headers that come with it.

@@ -5,14 +5,14 @@
  * are cached at the edge (edge-cache.ts): a hit sends no database statement.
  */
 import type { Context } from 'hono';
-import { z } from '@hono/zod-openapi';
+import type { z } from '@hono/zod-openapi';
 import type { AppEnv } from '../../core/context';
 import { runAsTenant } from '../../core/database';
 import { NotFound, RateLimited } from '../../core/errors';
 import { readConfig } from '../../env';
 import { created } from '../../core/http';
 import { clientIp, enforceRateLimit } from '../../core/rate-limit';
-import { createRouter, defineRoute, envelope, jsonBody } from '../../core/routes';
+import { createRouter, defineRoute, htmlPage, envelope, jsonBody } from '../../core/routes';
 import { actorContext } from '../../db/tenant';
 import { bookingPage, bookingNotFoundPage, bookingPagePolicy } from '../../pages/booking-page';
 import { AvailabilityQuery, AvailabilitySchema } from './availability-query';
@@ -178,11 +178,6 @@ bookingRoutes.openapi(
     return created(c, booked as NonNullable<typeof booked>, 'Meeting booked');
   },
 );
-
-const htmlPage = (description: string) => ({
-  description,
-  content: { 'text/html': { schema: z.string().openapi({ description: 'An HTML page' }) } },
-});
 
 bookingRoutes.openapi(
   defineRoute({

@@ -151,6 +151,17 @@ companyRoutes.openapi(
   },
 );
 
+/** Company add and update take the same body as JSON or as a multipart form (with a logo file). */
+const jsonOrForm = <J extends z.ZodType, F extends z.ZodType>(json: J, form: F) => ({
+  required: true as const,
+  content: { 'application/json': { schema: json }, 'multipart/form-data': { schema: form } },
+});
+
+const logoTooLarge = {
+  description: `Logo larger than ${MAX_UPLOAD_MB} MB`,
+  content: { 'application/json': { schema: ErrorEnvelope } },
+};
+
 companyRoutes.openapi(
   defineRoute({
     method: 'post',
@@ -161,21 +172,12 @@ companyRoutes.openapi(
     description: `Creates a company. The body is JSON (\`company_logo\` an http/https URL, \`technologies\` a list) or a multipart form (\`company_logo\` an image file or a URL, \`technologies\` a comma-separated text); any other Content-Type is a 415. \`company_name\` is required. An uploaded \`company_logo\` (PNG, JPEG, GIF or WebP by content, at most ${MAX_UPLOAD_MB} MB) is stored with the organization's files, and \`company_logo\` in the answer is its download URL. \`website\` is normalised to \`website_domain\`; \`employee_size\` must be one of the bands; \`rating\` 1 to 5; \`assigned_to\` a user of the organization (422 naming the field otherwise). A live company with the same name (any letter case) is a 409 \`duplicate_company\`.`,
     auth: 'bearer',
     request: {
-      body: {
-        required: true,
-        content: {
-          'application/json': { schema: AddCompanyBody },
-          'multipart/form-data': { schema: AddCompanyForm },
-        },
-      },
+      body: jsonOrForm(AddCompanyBody, AddCompanyForm),
     },
     responses: {
       201: envelope(CompanySchema, 'Company created'),
       409: duplicateCompany,
-      413: {
-        description: `Logo larger than ${MAX_UPLOAD_MB} MB`,
-        content: { 'application/json': { schema: ErrorEnvelope } },
-      },
+      413: logoTooLarge,
     },
   }),
   async (c) =>
@@ -197,21 +199,12 @@ companyRoutes.openapi(
     auth: 'bearer',
     request: {
       params: idParam(),
-      body: {
-        required: true,
-        content: {
-          'application/json': { schema: UpdateCompanyBody },
-          'multipart/form-data': { schema: UpdateCompanyForm },
-        },
-      },
+      body: jsonOrForm(UpdateCompanyBody, UpdateCompanyForm),
     },
     responses: {
       200: envelope(CompanySchema, 'Company updated'),
       409: duplicateCompany,
-      413: {
-        description: `Logo larger than ${MAX_UPLOAD_MB} MB`,
-        content: { 'application/json': { schema: ErrorEnvelope } },
-      },
+      413: logoTooLarge,
     },
   }),
   async (c) =>

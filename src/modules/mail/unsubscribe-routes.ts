@@ -10,7 +10,7 @@ import { z } from '@hono/zod-openapi';
 import type { Context } from 'hono';
 import type { AppEnv } from '../../core/context';
 import { logError } from '../../core/log';
-import { createRouter, defineRoute } from '../../core/routes';
+import { createRouter, defineRoute, htmlPage } from '../../core/routes';
 import { trackingSecrets } from '../tracking';
 import { escapeHtml } from './tracked-html';
 import { verifyUnsubscribeToken } from './unsubscribe-token';
@@ -27,11 +27,6 @@ const TokenParam = z.object({
 
 const page = (title: string, body: string) =>
   `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><meta name="robots" content="noindex"><title>${title}</title></head><body style="font-family:system-ui,sans-serif;max-width:32rem;margin:4rem auto;padding:0 1rem">${body}</body></html>`;
-
-const html = (description: string) => ({
-  description,
-  content: { 'text/html': { schema: z.string().openapi({ description: 'An HTML page' }) } },
-});
 
 function answer(c: Context<AppEnv>, status: 200 | 404, body: string) {
   return c.html(body, status, { 'Cache-Control': 'no-store', 'Referrer-Policy': 'no-referrer' });
@@ -50,7 +45,7 @@ unsubscribeRoutes.openapi(
       'Shows which address would be unsubscribed and a button that POSTs to the same URL. A GET never unsubscribes, since mail scanners fetch links. An invalid token: a 404 page.',
     auth: 'public',
     request: { params: TokenParam },
-    responses: { 200: html('The confirmation page'), 404: html('The token is not valid') },
+    responses: { 200: htmlPage('The confirmation page'), 404: htmlPage('The token is not valid') },
   }),
   async (c) => {
     const claims = await verifyUnsubscribeToken(trackingSecrets(c.env), c.req.valid('param').token);
@@ -77,7 +72,7 @@ unsubscribeRoutes.openapi(
       'What a mail client’s unsubscribe button sends (`List-Unsubscribe=One-Click`, any body is accepted and ignored). A valid token queues the address for the organization’s suppression list after the response (the route reads no database); every later send skips it. Answers 200 either way for a valid token, also when repeated; an invalid token answers a 404 page and changes nothing.',
     auth: 'public',
     request: { params: TokenParam },
-    responses: { 200: html('Unsubscribed'), 404: html('The token is not valid') },
+    responses: { 200: htmlPage('Unsubscribed'), 404: htmlPage('The token is not valid') },
   }),
   async (c) => {
     const claims = await verifyUnsubscribeToken(trackingSecrets(c.env), c.req.valid('param').token);

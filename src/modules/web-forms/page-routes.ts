@@ -14,7 +14,7 @@ import { runAsTenant } from '../../core/database';
 import { ApiError } from '../../core/errors';
 import { clientIp } from '../../core/rate-limit';
 import { parseWebUrl } from '../../core/web-url';
-import { createRouter, defineRoute, ErrorEnvelope } from '../../core/routes';
+import { createRouter, defineRoute, htmlPage, ErrorEnvelope } from '../../core/routes';
 import { actorContext } from '../../db/tenant';
 import { formPage, notFoundPage, type PageField, thankYouPage, webFormPolicy } from '../../pages/web-form';
 import { IngestLeadBody } from '../ingestion';
@@ -46,11 +46,6 @@ const FormLinkPath = z.object({
       description: 'The form’s public link (form_link of the form); an unknown one answers the 404 page',
       example: 'pX3v9Qm2Lr7sT0aB5cD8eF1g',
     }),
-});
-
-const html = (description: string) => ({
-  description,
-  content: { 'text/html': { schema: z.string().openapi({ description: 'An HTML page' }) } },
 });
 
 const INPUT_TYPES: Record<FormFieldName, Pick<PageField, 'type' | 'autocomplete'>> = {
@@ -136,7 +131,7 @@ webFormPageRoutes.openapi(
       'The hosted form as an accessible, responsive HTML page (labels, required markers, a single column on phones; no external assets; a strict Content-Security-Policy). It posts to the same address. An unknown form_link answers an HTML 404 page.',
     auth: 'public',
     request: { params: FormLinkPath },
-    responses: { 200: html('The form page'), 404: html('No form has this link: the 404 page') },
+    responses: { 200: htmlPage('The form page'), 404: htmlPage('No form has this link: the 404 page') },
   }),
   async (c) => {
     const form = await findFormByLink(c.var.database(), c.req.valid('param').form_link);
@@ -178,12 +173,12 @@ webFormPageRoutes.openapi(
     transaction: false,
     request: { params: FormLinkPath },
     responses: {
-      200: html('The thank-you page (also for a submission dropped as spam)'),
+      200: htmlPage('The thank-you page (also for a submission dropped as spam)'),
       303: {
         description: 'Submitted: go to the form’s redirect_url',
         headers: { Location: { description: 'The form’s redirect_url', schema: { type: 'string' as const } } },
       },
-      404: html('No form has this link: the 404 page'),
+      404: htmlPage('No form has this link: the 404 page'),
       422: {
         description:
           'The form again, with the invalid or missing fields marked (HTML); or, as JSON, an Idempotency-Key reused for another request',
