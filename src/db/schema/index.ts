@@ -18,3 +18,4 @@ export * from './target-accounts';
 export * from './dashboards';
 export * from './connections';
 export * from './mail';
+export * from './credits';
