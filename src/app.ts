@@ -54,6 +54,7 @@ import { targetAccountRoutes } from './modules/target-accounts/routes';
 import { mailConfigurationRoutes } from './modules/mail/routes';
 import { inboxRoutes } from './modules/mail';
 import { unsubscribeRoutes } from './modules/mail';
+import { creditRoutes } from './modules/credits/routes';
 import { MAX_UPLOAD_BYTES } from './modules/files';
 import { MAX_IMPORT_BYTES } from './modules/imports';
 
@@ -103,6 +104,7 @@ export const routeModules = [
   dashboardRoutes,
   mailConfigurationRoutes,
   inboxRoutes,
+  creditRoutes,
   // Public (the signed token is the credential).
   unsubscribeRoutes,
   // Public (no credential): an edge Worker can mount this router alone.

@@ -233,4 +233,27 @@ describe('statements per request (connection start-up not included)', () => {
       expect(ownStatements.length, statements.join('\n---\n')).toBeLessThanOrEqual(8);
     });
   });
+  describe('credits', () => {
+    it('GET /api/credits sends at most 2: the scope, then the balance and the month’s use in one', async () => {
+      const { response, statements } = await statementsOf(() => call('GET', '/api/credits', { token: org.token }));
+      expect(response.status).toBe(200);
+      expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(2);
+    });
+
+    it('GET /api/credits/ai-features sends 1: the scope (the prices are a table in code)', async () => {
+      const { response, statements } = await statementsOf(() =>
+        call('GET', '/api/credits/ai-features', { token: org.token }),
+      );
+      expect(response.status).toBe(200);
+      expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(1);
+    });
+
+    it('POST /api/credits/grant sends at most 2: the scope, the grant with the new balance (no BEGIN/COMMIT)', async () => {
+      const { response, statements } = await statementsOf(() =>
+        call('POST', '/api/credits/grant', { token: org.token, body: { amount: 1 } }),
+      );
+      expect(response.status, response.text).toBe(201);
+      expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(2);
+    });
+  });
 });

@@ -4,6 +4,7 @@
  */
 export type ErrorType =
   | 'bad_request'
+  | 'payment_required'
   | 'validation_error'
   | 'unauthorized'
   | 'forbidden'
@@ -23,7 +24,7 @@ export interface FieldIssue {
 
 export class ApiError extends Error {
   constructor(
-    readonly status: 400 | 401 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500 | 503,
+    readonly status: 400 | 401 | 402 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500 | 503,
     readonly type: ErrorType,
     message: string,
     readonly code: string | number | null = null,
@@ -53,6 +54,13 @@ export class ValidationFailed extends ApiError {
 export class Unauthorized extends ApiError {
   constructor(message = 'Authentication required', code: string | null = null) {
     super(401, 'unauthorized', message, code);
+  }
+}
+
+/** 402: the organization cannot pay for the call (credits); `details` says what it costs and what is left. */
+export class PaymentRequired extends ApiError {
+  constructor(message: string, code: string, details: Record<string, unknown>) {
+    super(402, 'payment_required', message, code, details);
   }
 }
 

@@ -70,7 +70,7 @@ export const ErrorEnvelope = z
           .openapi({ description: 'Human-readable explanation', example: 'email: must be a valid email address' }),
         type: z.string().openapi({
           description:
-            'Error class: bad_request, validation_error, unauthorized, forbidden, not_found, method_not_allowed, conflict, payload_too_large, unsupported_media_type, rate_limited, service_unavailable or internal_error',
+            'Error class: bad_request, validation_error, unauthorized, payment_required, forbidden, not_found, method_not_allowed, conflict, payload_too_large, unsupported_media_type, rate_limited, service_unavailable or internal_error',
           example: 'validation_error',
         }),
         code: z.union([z.string(), z.number(), z.null()]).openapi({

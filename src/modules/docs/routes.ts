@@ -58,6 +58,8 @@ export const TAGS: Record<string, string> = {
     'Saved dashboards: widgets over saved queries and built-in metrics, personal to their owner or shared with the organization.',
   'Public booking':
     'A rep’s public booking page and its API (no credential): profile, free slots in the visitor’s zone, and confirming a slot.',
+  Credits:
+    'The organization’s credits: balance and this month’s use, the price of each paid feature (AI tools, email drafts, AI dashboards, meeting summaries, enrichment), and admin grants. Every paid call reserves its price first; a failed call is refunded.',
   Mail: 'Mail accounts (configurations) and their inbox: list, view, send and reply through Gmail, Microsoft Graph, an SMTP relay or the local mailbox; sends are queued and delivered once, with tracking and one-click unsubscribe.',
 };
 

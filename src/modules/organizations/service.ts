@@ -7,6 +7,7 @@
 import { sql } from 'drizzle-orm';
 import type { Transaction } from '../../db/client';
 import { organizations, roles } from '../../db/schema';
+import { grantStartingCredits } from '../credits';
 import { seedDefaultLookups } from '../lookups';
 import { seedDefaultPipeline } from '../pipelines';
 
@@ -23,6 +24,7 @@ export async function seedOrganizationDefaults(tx: Transaction, organizationId: 
     .returning({ id: roles.id, name: roles.name });
   await seedDefaultLookups(tx, organizationId);
   await seedDefaultPipeline(tx, organizationId);
+  await grantStartingCredits(tx, organizationId);
   // The default saved queries live in one SQL function (drizzle/*_dashboards_queries_sql.sql), shared with the migration that seeded existing organizations.
   await tx.execute(sql`select seed_default_saved_queries(${organizationId}::bigint)`);
   return new Map(seeded.map((role) => [role.name, role.id]));
