@@ -47,6 +47,7 @@ import { ingestionRoutes } from './modules/ingestion/routes';
 import { webFormPageRoutes } from './modules/web-forms/page-routes';
 import { webFormRoutes } from './modules/web-forms/routes';
 import { meetingRoutes } from './modules/meetings/routes';
+import { transcriptRoutes } from './modules/meetings/transcript-routes';
 import { savedQueryRoutes } from './modules/saved-queries/routes';
 import { dashboardRoutes } from './modules/dashboards/routes';
 import { bookingRoutes } from './modules/booking/routes';
@@ -99,6 +100,7 @@ export const routeModules = [
   webFormRoutes,
   webFormPageRoutes,
   meetingRoutes,
+  transcriptRoutes,
   targetAccountRoutes,
   savedQueryRoutes,
   dashboardRoutes,

@@ -30,7 +30,7 @@ beforeAll(async () => {
 async function listRequest(key: string) {
   const fixture = fixtures[key];
   if (!fixture) return { params: {}, query: {} };
-  const request = fixture.request(await fixture.setup(owner), owner);
+  const request = await fixture.request(await fixture.setup(owner), owner);
   return { params: request.params ?? {}, query: request.query ?? {} };
 }
 

@@ -7,6 +7,7 @@
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { companies } from '../src/db/schema';
+import { signDelivery } from '../src/modules/meetings/webhook-signature';
 import { call, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
 import { inOrganization } from './helpers/leads';
 import { addLocalAccount } from './helpers/mail';
@@ -168,6 +169,44 @@ describe('statements per request (connection start-up not included)', () => {
       expect(response.status, response.text).toBe(201);
       expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(4);
     }
+  });
+
+  it('POST /api/meeting/:id/transcript sends at most 5: scope, BEGIN, the meeting locked with its current transcript, the upsert, COMMIT; GET sends 2', async () => {
+    const meeting = await call('POST', '/api/meeting/add', {
+      token: org.token,
+      body: { title: 'Call', start_time: '2027-06-01T09:00:00Z', end_time: '2027-06-01T09:30:00Z' },
+    });
+    const form = new FormData();
+    form.append('file', new File(['Ada: hello'], 'call.txt', { type: 'text/plain' }));
+    const upload = await statementsOf(() =>
+      call('POST', `/api/meeting/${meeting.body.data.id}/transcript`, { token: org.token, rawBody: form }),
+    );
+    expect(upload.response.status, upload.response.text).toBe(201);
+    expect(upload.statements.length, upload.statements.join('\n---\n')).toBeLessThanOrEqual(5);
+    const read = await statementsOf(() =>
+      call('GET', `/api/meeting/${meeting.body.data.id}/transcript`, { token: org.token }),
+    );
+    expect(read.response.status, read.response.text).toBe(200);
+    expect(read.statements.length, read.statements.join('\n---\n')).toBeLessThanOrEqual(2);
+  });
+
+  it('a signed meeting-tool delivery sends at most 7: the endpoint lookup with the scope, BEGIN, the meeting, the delivery id, the transcript lock and upsert, COMMIT', async () => {
+    const meeting = await call('POST', '/api/meeting/add', {
+      token: org.token,
+      body: { title: 'Call', start_time: '2027-06-02T09:00:00Z', end_time: '2027-06-02T09:30:00Z' },
+    });
+    const added = await call('POST', '/api/meeting-tools/webhooks/add', { token: org.token, body: { tool: 'tool_a' } });
+    const raw = JSON.stringify({ meeting_id: meeting.body.data.id, transcript: 'Ada: hello' });
+    const timestamp = Math.floor(Date.now() / 1000);
+    const headers = {
+      'content-type': 'application/json',
+      'webhook-id': 'msg_round_trips',
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': await signDelivery(added.body.data.secret, 'msg_round_trips', timestamp, raw),
+    };
+    const delivery = await statementsOf(() => call('POST', added.body.data.url, { rawBody: raw, headers }));
+    expect(delivery.response.status, delivery.response.text).toBe(200);
+    expect(delivery.statements.length, delivery.statements.join('\n---\n')).toBeLessThanOrEqual(7);
   });
 
   it('a rejected token costs one statement and runs nothing as the tenant', async () => {

@@ -60,12 +60,13 @@ describe('cross-tenant matrix', () => {
       const record = await fixture.setup(owner);
       const before = await fixture.snapshot(owner, record);
       expect(before).not.toBeNull();
-      const request = fixture.request(record, intruder);
+      const request = await fixture.request(record, intruder);
       const path = fillPath(route.path, request.params);
       const credentials = await intruderCredentials(route.auth);
+      const sent = { ...credentials, query: request.query, headers: request.headers };
       const response = request.form
-        ? await call(route.method, path, { ...credentials, rawBody: request.form(), query: request.query })
-        : await call(route.method, path, { ...credentials, body: request.body, query: request.query });
+        ? await call(route.method, path, { ...sent, rawBody: request.form() })
+        : await call(route.method, path, { ...sent, body: request.body, rawBody: request.rawBody });
       if ((fixture.outcome ?? 'not_found') === 'not_found') {
         expect(response.status, response.text).toBe(404);
         expect(response.body).toMatchObject({ success: false, error: { type: 'not_found' } });

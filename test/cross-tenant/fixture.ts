@@ -14,13 +14,17 @@ export interface CrossTenantRequest {
   query?: Record<string, string | number>;
   /** For multipart routes: the form to send instead of a JSON body. */
   form?: () => FormData;
+  /** Headers besides the credential (a signed webhook's signature headers). */
+  headers?: Record<string, string>;
+  /** Sent as-is instead of `body` (a signed webhook's exact bytes, with its content type in `headers`). */
+  rawBody?: string;
 }
 
 export interface TenantFixture {
   /** Creates the record in the owner's organization; returns whatever `request`/`snapshot` need. */
   setup(owner: SignedUp): Promise<Record<string, unknown>>;
   /** The request the intruder (another organization's admin) sends against the owner's record. */
-  request(record: Record<string, unknown>, intruder: SignedUp): CrossTenantRequest;
+  request(record: Record<string, unknown>, intruder: SignedUp): CrossTenantRequest | Promise<CrossTenantRequest>;
   /** Reads the record as its owner, to prove it is unchanged afterwards. */
   snapshot(owner: SignedUp, record: Record<string, unknown>): Promise<unknown>;
   /**

@@ -13,7 +13,6 @@ import {
   MeetingSchema,
   SummaryBody,
   SummarySchema,
-  TranscriptSchema,
   UpdateMeetingBody,
 } from './schemas';
 import {
@@ -21,7 +20,7 @@ import {
   deleteMeeting,
   listMeetings,
   MeetingListQuery,
-  meetingTranscript,
+  meetingSummary,
   readMeeting,
   updateMeeting,
 } from './service';
@@ -114,36 +113,19 @@ meetingRoutes.openapi(
 
 meetingRoutes.openapi(
   defineRoute({
-    method: 'get',
-    path: '/api/meeting/{id}/transcript',
-    operationId: 'getMeetingTranscript',
-    tags,
-    summary: 'A meeting’s transcript (404 while it has none)',
-    description:
-      'The transcript of a meeting. Transcripts are produced by the AI tools; a meeting without one yet answers 404 `not_found`, as does a meeting of another organization.',
-    auth: 'bearer',
-    request: { params: idParam() },
-    responses: { 200: envelope(TranscriptSchema) },
-  }),
-  // No meeting has a transcript until the AI tools produce them: the meeting is checked, then 404.
-  async (c) => meetingTranscript(c.var.tenant, c.req.valid('param').id),
-);
-
-meetingRoutes.openapi(
-  defineRoute({
     method: 'post',
     path: '/api/meeting/{id}/generate-summary',
     operationId: 'generateMeetingSummary',
     tags,
     summary: 'Summarise a meeting’s transcript (404 while it has none)',
     description:
-      'Generates a `brief` or `detailed` summary from the meeting’s transcript. A meeting without a transcript yet answers 404 `not_found`.',
+      'Generates a `brief` or `detailed` summary from the meeting’s transcript. Summaries come with the AI tools: until then every meeting answers 404 `not_found` (a meeting of another organization too).',
     auth: 'bearer',
     request: { params: idParam(), body: jsonBody(SummaryBody) },
     responses: { 200: envelope(SummarySchema, 'Summary generated') },
   }),
-  // No meeting has a transcript until the AI tools produce them: the meeting is checked, then 404.
-  async (c) => meetingTranscript(c.var.tenant, c.req.valid('param').id),
+  // Summaries come with the AI tools: the meeting is checked, then 404.
+  async (c) => meetingSummary(c.var.tenant, c.req.valid('param').id),
 );
 
 meetingRoutes.openapi(

@@ -179,16 +179,6 @@ export const SummaryBody = z
     example: { detail: 'brief' },
   });
 
-export const TranscriptSchema = z
-  .object({
-    meeting_id: z.number().int().openapi({ description: 'The meeting' }),
-    transcript: z.string().openapi({ description: 'The transcript text' }),
-  })
-  .openapi('MeetingTranscript', {
-    description: 'A meeting’s transcript',
-    example: { meeting_id: 7, transcript: 'Ada: Thanks for joining…' },
-  });
-
 export const SummarySchema = z
   .object({
     meeting_id: z.number().int().openapi({ description: 'The meeting' }),

@@ -169,8 +169,8 @@ export async function deleteMeeting(ctx: TenantContext, id: number): Promise<voi
   await ctx.db.delete(meetings).where(tenantWhere(ctx, meetings, eq(meetings.id, id)));
 }
 
-/** Transcripts come with the AI issue: until then no meeting has one (404 after the meeting check). */
-export async function meetingTranscript(ctx: TenantContext, id: number): Promise<never> {
+/** Summaries come with the AI issue: until then none can be made (404 after the meeting check). */
+export async function meetingSummary(ctx: TenantContext, id: number): Promise<never> {
   await findMeeting(ctx, id);
-  throw new NotFound(`Transcript of meeting ${id}`);
+  throw new NotFound(`Summary of meeting ${id}`);
 }

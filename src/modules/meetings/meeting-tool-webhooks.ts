@@ -1,0 +1,158 @@
+/**
+ * Meeting-tool webhook endpoints: an organization registers one per tool (tool_a, tool_b, tool_c)
+ * and gives the tool its URL and signing secret; the tool posts each finished transcript there.
+ * The public token in the URL finds the endpoint (and so the organization) in the request's
+ * scoping statement; the signature (webhook-signature.ts) is what authenticates the delivery.
+ * The secret is sealed at rest like every credential (src/providers/secrets.ts) and shown once.
+ * A delivery id already accepted changes nothing (a replay, or the tool retrying after a lost
+ * answer): answered 200 with `duplicate: true`.
+ */
+import { eq, isNull, sql, type SQL } from 'drizzle-orm';
+import { NotFound } from '../../core/errors';
+import { isoTimestamp } from '../../core/schemas';
+import type { OrganizationLookup } from '../../db/client';
+import {
+  meetings,
+  meetingToolDeliveries,
+  meetingToolEndpoints,
+  type TranscriptFormat,
+  type WebhookMeetingTool,
+} from '../../db/schema';
+import { tenantWhere, type TenantContext } from '../../db/tenant';
+import type { Bindings } from '../../env';
+import { keyringOf, openSecret, sealSecret } from '../../providers/secrets';
+import { parseTranscript } from './transcript-parse';
+import { storeTranscript } from './transcripts';
+import { type DeliveryHeaders, newWebhookSecret, verifyDelivery } from './webhook-signature';
+
+type EndpointRow = typeof meetingToolEndpoints.$inferSelect;
+
+export function webhookPath(tool: string, token: string): string {
+  return `/api/v1/meeting-tools/${tool}/webhook/${token}`;
+}
+
+function presentEndpoint(row: EndpointRow) {
+  return {
+    id: row.id,
+    tool: row.tool,
+    url: webhookPath(row.tool, row.token),
+    created_at: isoTimestamp(row.createdAt) as string,
+  };
+}
+
+function newToken(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(24));
+  return `mtw_${btoa(String.fromCharCode(...bytes))
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/=+$/, '')}`;
+}
+
+export async function addEndpoint(ctx: TenantContext, env: Bindings, tool: WebhookMeetingTool) {
+  const secret = newWebhookSecret();
+  const sealed = await sealSecret(await keyringOf(env), ctx.orgId, secret);
+  const [row] = await ctx.db
+    .insert(meetingToolEndpoints)
+    .values({
+      organizationId: ctx.orgId,
+      tool,
+      token: newToken(),
+      secret: sealed.sealed,
+      secretKeyId: sealed.keyId,
+      createdBy: ctx.userId,
+    })
+    .returning();
+  return { ...presentEndpoint(row), secret };
+}
+
+export async function listEndpoints(ctx: TenantContext) {
+  const rows = await ctx.db
+    .select()
+    .from(meetingToolEndpoints)
+    .where(tenantWhere(ctx, meetingToolEndpoints, isNull(meetingToolEndpoints.deletedAt)))
+    .orderBy(meetingToolEndpoints.id);
+  return rows.map(presentEndpoint);
+}
+
+export async function deleteEndpoint(ctx: TenantContext, id: number): Promise<void> {
+  const deleted = await ctx.db
+    .update(meetingToolEndpoints)
+    .set({ deletedAt: sql`now()` })
+    .where(
+      tenantWhere(ctx, meetingToolEndpoints, eq(meetingToolEndpoints.id, id), isNull(meetingToolEndpoints.deletedAt)),
+    )
+    .returning({ id: meetingToolEndpoints.id });
+  if (deleted.length === 0) throw new NotFound('Meeting tool webhook', id);
+}
+
+const liveEndpoint = (tool: string, token: string): SQL =>
+  sql`${meetingToolEndpoints.token} = ${token} and ${meetingToolEndpoints.tool} = ${tool} and ${meetingToolEndpoints.deletedAt} is null`;
+
+/** The endpoint's organization, found by the scoping statement (the token is unique across organizations). */
+export function organizationOfEndpoint(tool: string, token: string): OrganizationLookup {
+  return {
+    sql: sql`select ${meetingToolEndpoints.organizationId} from ${meetingToolEndpoints} where ${liveEndpoint(tool, token)}`,
+  };
+}
+
+export interface CheckedEndpoint {
+  id: number;
+  organization_id: number;
+  secret: string;
+  created_by: number | null;
+}
+
+/** The caller check of the scoping statement: the endpoint as one JSON value (null when unknown). */
+export function endpointOfToken(tool: string, token: string): SQL {
+  return sql`(select json_build_object('id', ${meetingToolEndpoints.id}, 'organization_id', ${meetingToolEndpoints.organizationId},
+    'secret', ${meetingToolEndpoints.secret}, 'created_by', ${meetingToolEndpoints.createdBy})
+    from ${meetingToolEndpoints} where ${liveEndpoint(tool, token)}) as caller`;
+}
+
+export interface Delivery {
+  meeting_id?: number;
+  meeting_url?: string;
+  format?: TranscriptFormat;
+  transcript: string;
+}
+
+/**
+ * One signed delivery: verify (401 otherwise), record its id (a known id: nothing changes), find
+ * the meeting by id or join URL (404), parse (422 naming `transcript`) and store.
+ */
+export async function receiveDelivery(
+  ctx: TenantContext,
+  env: Bindings,
+  endpoint: CheckedEndpoint,
+  tool: WebhookMeetingTool,
+  headers: DeliveryHeaders,
+  rawBody: string,
+  delivery: Delivery,
+) {
+  const secret = await openSecret<string>(await keyringOf(env), endpoint.organization_id, endpoint.secret);
+  const deliveryId = await verifyDelivery(secret, headers, rawBody);
+  const [meeting] = await ctx.db
+    .select({ id: meetings.id })
+    .from(meetings)
+    .where(
+      tenantWhere(
+        ctx,
+        meetings,
+        delivery.meeting_id !== undefined
+          ? eq(meetings.id, delivery.meeting_id)
+          : eq(meetings.meetingUrl, delivery.meeting_url as string),
+      ),
+    )
+    .orderBy(sql`${meetings.startTime} desc`)
+    .limit(1);
+  if (!meeting) throw new NotFound('Meeting', delivery.meeting_id ?? delivery.meeting_url);
+  const recorded = await ctx.db
+    .insert(meetingToolDeliveries)
+    .values({ organizationId: ctx.orgId, endpointId: endpoint.id, deliveryId, meetingId: meeting.id })
+    .onConflictDoNothing()
+    .returning({ deliveryId: meetingToolDeliveries.deliveryId });
+  if (recorded.length === 0) return { meeting_id: meeting.id, duplicate: true };
+  const parsed = parseTranscript(delivery.transcript, delivery.format, 'transcript');
+  await storeTranscript(ctx, env.FILES, meeting.id, parsed, tool);
+  return { meeting_id: meeting.id, duplicate: false };
+}

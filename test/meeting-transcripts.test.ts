@@ -1,0 +1,269 @@
+/**
+ * Meeting transcripts: an upload (WebVTT, SubRip or plain text) is parsed into speaker/time
+ * segments, stored in R2 with an index row and read back; a malformed file is a 422 naming `file`
+ * and stores nothing; another organization's meeting is a 404. Meeting tools deliver through a
+ * signed per-organization webhook: a bad signature or a stale timestamp is refused, and a replayed
+ * delivery id changes nothing. The secret is sealed at rest.
+ */
+import { env } from 'cloudflare:workers';
+import { eq } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { meetingToolEndpoints, meetingTranscripts } from '../src/db/schema';
+import { signDelivery } from '../src/modules/meetings/webhook-signature';
+import { call, signupOrganization, type SignedUp } from './helpers/api';
+import { inOrganization } from './helpers/leads';
+
+let org: SignedUp;
+let other: SignedUp;
+
+async function addMeeting(owner: SignedUp, extra: Record<string, unknown> = {}) {
+  const response = await call('POST', '/api/meeting/add', {
+    token: owner.token,
+    body: { title: 'Demo', start_time: '2027-04-01T09:00:00Z', end_time: '2027-04-01T10:00:00Z', ...extra },
+  });
+  if (response.status !== 201) throw new Error(`meeting: ${response.status} ${response.text}`);
+  return response.body.data.id as number;
+}
+
+function upload(owner: SignedUp, meetingId: number, content: string, name: string, format?: string) {
+  const form = new FormData();
+  form.append('file', new File([content], name, { type: 'text/plain' }));
+  if (format) form.append('format', format);
+  return call('POST', `/api/meeting/${meetingId}/transcript`, { token: owner.token, rawBody: form });
+}
+
+const VTT = `WEBVTT - exported by the tool
+
+NOTE speakers are voice tags
+
+1
+00:00:01.500 --> 00:00:04.000
+<v Ada Lovelace>Thanks for joining.</v>
+
+2
+00:00:04.250 --> 00:01:02.000 align:start
+<v Grace Hopper>Happy to be here,
+and to talk <b>budget</b>.
+
+00:01:02.100 --> 01:00:00.000
+Ada Lovelace: Let us start.
+`;
+
+beforeAll(async () => {
+  [org, other] = await Promise.all([signupOrganization('Transcripts'), signupOrganization('Transcripts other')]);
+});
+
+describe('POST and GET /api/meeting/{id}/transcript', () => {
+  it('parses a WebVTT upload into speaker/time segments, stores it and reads it back', async () => {
+    const meetingId = await addMeeting(org);
+    const stored = await upload(org, meetingId, VTT, 'call.vtt');
+    expect(stored.status, stored.text).toBe(201);
+    const expected = {
+      meeting_id: meetingId,
+      format: 'vtt',
+      source: 'upload',
+      speakers: ['Ada Lovelace', 'Grace Hopper'],
+      duration_ms: 3_600_000,
+      segments: [
+        { speaker: 'Ada Lovelace', start_ms: 1500, end_ms: 4000, text: 'Thanks for joining.' },
+        { speaker: 'Grace Hopper', start_ms: 4250, end_ms: 62_000, text: 'Happy to be here, and to talk budget.' },
+        { speaker: 'Ada Lovelace', start_ms: 62_100, end_ms: 3_600_000, text: 'Let us start.' },
+      ],
+      transcript:
+        'Ada Lovelace: Thanks for joining.\nGrace Hopper: Happy to be here, and to talk budget.\nAda Lovelace: Let us start.',
+    };
+    expect(stored.body.data).toMatchObject(expected);
+    const read = await call('GET', `/api/meeting/${meetingId}/transcript`, { token: org.token });
+    expect(read.status, read.text).toBe(200);
+    expect(read.body.data).toMatchObject(expected);
+    const [row] = await inOrganization(org.orgId, (tx) =>
+      tx.select().from(meetingTranscripts).where(eq(meetingTranscripts.meetingId, meetingId)),
+    );
+    expect(row).toMatchObject({ segmentCount: 3, format: 'vtt', source: 'upload', createdBy: org.userId });
+    expect(row.storageKey.startsWith(`${org.orgId}/transcript/`)).toBe(true);
+    expect(await env.FILES.head(row.storageKey)).not.toBeNull();
+  });
+
+  it('reads SubRip and plain text, and a new upload replaces the previous transcript and its object', async () => {
+    const meetingId = await addMeeting(org);
+    const srt =
+      '1\r\n00:00:00,000 --> 00:00:02,500\r\nAda: Hello there\r\n\r\n2\r\n00:00:03,000 --> 00:00:05,000\r\nNo speaker here\r\n';
+    const first = await upload(org, meetingId, srt, 'call.srt');
+    expect(first.status, first.text).toBe(201);
+    expect(first.body.data.segments).toEqual([
+      { speaker: 'Ada', start_ms: 0, end_ms: 2500, text: 'Hello there' },
+      { speaker: null, start_ms: 3000, end_ms: 5000, text: 'No speaker here' },
+    ]);
+    const [before] = await inOrganization(org.orgId, (tx) =>
+      tx.select().from(meetingTranscripts).where(eq(meetingTranscripts.meetingId, meetingId)),
+    );
+    const plain = '[00:00:05] Ada: First point\n\nGrace: Second point\nand a line without a speaker\n';
+    const second = await upload(org, meetingId, plain, 'notes.txt');
+    expect(second.status, second.text).toBe(201);
+    expect(second.body.data).toMatchObject({
+      format: 'text',
+      speakers: ['Ada', 'Grace'],
+      duration_ms: 5000,
+      segments: [
+        { speaker: 'Ada', start_ms: 5000, end_ms: null, text: 'First point' },
+        { speaker: 'Grace', start_ms: null, end_ms: null, text: 'Second point' },
+        { speaker: null, start_ms: null, end_ms: null, text: 'and a line without a speaker' },
+      ],
+    });
+    const rows = await inOrganization(org.orgId, (tx) =>
+      tx.select().from(meetingTranscripts).where(eq(meetingTranscripts.meetingId, meetingId)),
+    );
+    expect(rows).toHaveLength(1);
+    // The previous object goes after the commit, in the background.
+    await expect.poll(() => env.FILES.head(before.storageKey), { timeout: 5000 }).toBeNull();
+  });
+
+  it('refuses a malformed or empty file with 422 naming file, and stores nothing', async () => {
+    const meetingId = await addMeeting(org);
+    const broken = await upload(org, meetingId, 'WEBVTT\n\n00:00:01.000 --> soon\nHello\n', 'broken.vtt');
+    expect([broken.status, broken.body.error.code]).toEqual([422, 'file']);
+    expect(broken.body.error.message).toContain('line 3');
+    const empty = await upload(org, meetingId, '\n\n  \n', 'empty.txt');
+    expect([empty.status, empty.body.error.code]).toEqual([422, 'file']);
+    const format = await upload(org, meetingId, 'Ada: hi', 'a.txt', 'docx');
+    expect([format.status, format.body.error.code]).toEqual([422, 'format']);
+    const read = await call('GET', `/api/meeting/${meetingId}/transcript`, { token: org.token });
+    expect(read.status).toBe(404);
+  });
+
+  it('answers 404 for a meeting without a transcript and for another organization’s meeting', async () => {
+    const meetingId = await addMeeting(org);
+    expect((await call('GET', `/api/meeting/${meetingId}/transcript`, { token: org.token })).status).toBe(404);
+    await upload(org, meetingId, 'Ada: mine', 'a.txt');
+    expect((await call('GET', `/api/meeting/${meetingId}/transcript`, { token: other.token })).status).toBe(404);
+    const overwrite = await upload(other, meetingId, 'Mallory: theirs', 'a.txt');
+    expect(overwrite.status).toBe(404);
+    const read = await call('GET', `/api/meeting/${meetingId}/transcript`, { token: org.token });
+    expect(read.body.data.transcript).toBe('Ada: mine');
+  });
+});
+
+describe('meeting-tool webhooks', () => {
+  async function addEndpoint(owner: SignedUp, tool = 'tool_a') {
+    const response = await call('POST', '/api/meeting-tools/webhooks/add', { token: owner.token, body: { tool } });
+    expect(response.status, response.text).toBe(201);
+    return response.body.data as { id: number; url: string; secret: string; tool: string };
+  }
+
+  async function deliver(
+    url: string,
+    secret: string,
+    body: Record<string, unknown>,
+    options: { id?: string; timestamp?: number; signature?: string } = {},
+  ) {
+    const raw = JSON.stringify(body);
+    const id = options.id ?? `msg_${crypto.randomUUID()}`;
+    const timestamp = options.timestamp ?? Math.floor(Date.now() / 1000);
+    const signature = options.signature ?? (await signDelivery(secret, id, timestamp, raw));
+    return call('POST', url, {
+      rawBody: raw,
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signature,
+      },
+    });
+  }
+
+  it('shows the secret once, keeps it sealed, and lists endpoints without it', async () => {
+    const endpoint = await addEndpoint(org);
+    expect(endpoint.secret).toMatch(/^whsec_/);
+    expect(endpoint.url).toMatch(/^\/api\/v1\/meeting-tools\/tool_a\/webhook\/mtw_/);
+    const [row] = await inOrganization(org.orgId, (tx) =>
+      tx.select().from(meetingToolEndpoints).where(eq(meetingToolEndpoints.id, endpoint.id)),
+    );
+    expect(row.secret).not.toContain(endpoint.secret.slice(6));
+    const listed = await call('GET', '/api/meeting-tools/webhooks/list', { token: org.token });
+    expect(listed.text).not.toContain(endpoint.secret);
+    expect(listed.body.data).toContainEqual({
+      id: endpoint.id,
+      tool: 'tool_a',
+      url: endpoint.url,
+      created_at: expect.any(String),
+    });
+  });
+
+  it('stores a signed delivery; a replayed delivery id changes nothing', async () => {
+    const endpoint = await addEndpoint(org, 'tool_b');
+    const meetingId = await addMeeting(org, { meeting_url: `https://meet.example.com/${crypto.randomUUID()}` });
+    const id = `msg_${crypto.randomUUID()}`;
+    const timestamp = Math.floor(Date.now() / 1000);
+    const body = { meeting_id: meetingId, transcript: VTT };
+    const first = await deliver(endpoint.url, endpoint.secret, body, { id, timestamp });
+    expect(first.status, first.text).toBe(200);
+    expect(first.body.data).toEqual({ meeting_id: meetingId, duplicate: false });
+    const read = await call('GET', `/api/meeting/${meetingId}/transcript`, { token: org.token });
+    expect(read.body.data).toMatchObject({
+      source: 'tool_b',
+      format: 'vtt',
+      speakers: ['Ada Lovelace', 'Grace Hopper'],
+    });
+    // The transcript changes meanwhile; the replay of the first delivery must not bring it back.
+    await upload(org, meetingId, 'Ada: corrected by hand', 'fix.txt');
+    const replay = await deliver(endpoint.url, endpoint.secret, body, { id, timestamp });
+    expect(replay.status, replay.text).toBe(200);
+    expect(replay.body.data).toEqual({ meeting_id: meetingId, duplicate: true });
+    const after = await call('GET', `/api/meeting/${meetingId}/transcript`, { token: org.token });
+    expect(after.body.data).toMatchObject({ source: 'upload', transcript: 'Ada: corrected by hand' });
+  });
+
+  it('finds the meeting by its join URL', async () => {
+    const endpoint = await addEndpoint(org, 'tool_c');
+    const url = `https://meet.example.com/${crypto.randomUUID()}`;
+    const meetingId = await addMeeting(org, { meeting_url: url });
+    const response = await deliver(endpoint.url, endpoint.secret, { meeting_url: url, transcript: 'Ada: hi' });
+    expect(response.body.data).toEqual({ meeting_id: meetingId, duplicate: false });
+  });
+
+  it('refuses a wrong signature, a stale timestamp and missing headers with 401, storing nothing', async () => {
+    const endpoint = await addEndpoint(org);
+    const meetingId = await addMeeting(org);
+    const body = { meeting_id: meetingId, transcript: 'Ada: forged' };
+    const forged = await deliver(endpoint.url, endpoint.secret, body, {
+      signature: await signDelivery('whsec_c2VjcmV0LW9mLWFub3RoZXItdG9vbC0xMjM0NTY3OA==', 'x', 1, 'y'),
+    });
+    expect([forged.status, forged.body.error.code]).toEqual([401, 'webhook_signature_invalid']);
+    const stale = await deliver(endpoint.url, endpoint.secret, body, {
+      timestamp: Math.floor(Date.now() / 1000) - 600,
+    });
+    expect([stale.status, stale.body.error.code]).toEqual([401, 'webhook_timestamp_out_of_window']);
+    const bare = await call('POST', endpoint.url, { body });
+    expect([bare.status, bare.body.error.code]).toEqual([401, 'webhook_signature_missing']);
+    // A body changed after signing.
+    const id = 'msg_tampered';
+    const timestamp = Math.floor(Date.now() / 1000);
+    const signature = await signDelivery(endpoint.secret, id, timestamp, JSON.stringify(body));
+    const tampered = await call('POST', endpoint.url, {
+      rawBody: JSON.stringify({ ...body, transcript: 'Ada: changed' }),
+      headers: {
+        'content-type': 'application/json',
+        'webhook-id': id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signature,
+      },
+    });
+    expect(tampered.status).toBe(401);
+    expect((await call('GET', `/api/meeting/${meetingId}/transcript`, { token: org.token })).status).toBe(404);
+  });
+
+  it('answers 404 for an unknown, deleted or other-tool endpoint, and for another organization’s meeting', async () => {
+    const endpoint = await addEndpoint(org);
+    const theirMeeting = await addMeeting(other);
+    const cross = await deliver(endpoint.url, endpoint.secret, { meeting_id: theirMeeting, transcript: 'Ada: x' });
+    expect(cross.status, cross.text).toBe(404);
+    const otherTool = endpoint.url.replace('/tool_a/', '/tool_b/');
+    expect((await deliver(otherTool, endpoint.secret, { meeting_id: theirMeeting, transcript: 'x' })).status).toBe(404);
+    const deleted = await call('DELETE', `/api/meeting-tools/webhooks/delete/${endpoint.id}`, { token: org.token });
+    expect(deleted.status).toBe(200);
+    const mine = await addMeeting(org);
+    expect((await deliver(endpoint.url, endpoint.secret, { meeting_id: mine, transcript: 'Ada: x' })).status).toBe(404);
+    const again = await call('DELETE', `/api/meeting-tools/webhooks/delete/${endpoint.id}`, { token: org.token });
+    expect(again.status).toBe(404);
+  });
+});
