@@ -48,6 +48,7 @@ import { webFormPageRoutes } from './modules/web-forms/page-routes';
 import { webFormRoutes } from './modules/web-forms/routes';
 import { meetingRoutes } from './modules/meetings/routes';
 import { transcriptRoutes } from './modules/meetings/transcript-routes';
+import { calendarRoutes } from './modules/calendar/routes';
 import { savedQueryRoutes } from './modules/saved-queries/routes';
 import { dashboardRoutes } from './modules/dashboards/routes';
 import { bookingRoutes } from './modules/booking/routes';
@@ -101,6 +102,7 @@ export const routeModules = [
   webFormPageRoutes,
   meetingRoutes,
   transcriptRoutes,
+  calendarRoutes,
   targetAccountRoutes,
   savedQueryRoutes,
   dashboardRoutes,

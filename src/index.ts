@@ -11,6 +11,7 @@ import type { JobMessage, TrackingHit } from './jobs/messages';
 import { runLeaseSweep } from './jobs/lease-sweep';
 import { runOutboxSweep } from './jobs/outbox';
 import { consumeQueue } from './jobs/runner';
+import { scheduleCalendarSyncs } from './modules/calendar/busy-sync';
 import { runForecastSnapshots } from './modules/forecast';
 
 export { RateLimitCounter } from './core/rate-limit-counter';
@@ -31,6 +32,7 @@ export default {
       runLeaseSweep(env),
       runIdempotencySweep(env),
       runForecastSnapshots(env, new Date(controller.scheduledTime)),
+      scheduleCalendarSyncs(env),
     ]);
     for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
   },

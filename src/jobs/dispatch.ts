@@ -3,6 +3,8 @@
  * messages.ts without a handler here does not compile, and nothing registers itself by being
  * imported. Handlers live beside their modules; src/jobs runs their lifecycle.
  */
+import { calendarSyncJobHandler } from '../modules/calendar/busy-sync';
+import { calendarEventJobHandler } from '../modules/calendar/event-job';
 import { companyEnrichmentJobHandler } from '../modules/companies';
 import { exportJobHandler } from '../modules/exports';
 import { leadImportJobHandler } from '../modules/imports';
@@ -15,6 +17,8 @@ export const jobHandlers = {
   export: exportJobHandler,
   'company-enrichment': companyEnrichmentJobHandler,
   'mail-send': mailSendJobHandler,
+  'calendar-sync': calendarSyncJobHandler,
+  'calendar-event': calendarEventJobHandler,
 } satisfies { [K in JobKind]: JobHandler<K> };
 
 /** The handler of a message's own kind (the table's type guarantees one exists). */

@@ -1,14 +1,15 @@
 /**
  * The availability request both routes take (GET /api/v1/booking/{slug}/availability and
  * GET /api/calendar/availability), its defaults, and the answer. Reading it costs one statement:
- * the rep's live meetings in the window (the rep's schedule comes with the caller or slug check).
+ * the rep's live meetings and synced calendar busy blocks in the window (the rep's schedule comes
+ * with the caller or slug check).
  */
 import { z } from '@hono/zod-openapi';
-import { and, eq, gt, inArray, lt } from 'drizzle-orm';
+import { and, eq, gt, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import { clampToCalendar, LAST_DAY } from '../../core/calendar';
 import { BadRequest } from '../../core/errors';
 import { dateInput, timeZone } from '../../core/schemas';
-import { LIVE_MEETING_STATUSES, meetings, type WorkingHours } from '../../db/schema';
+import { calendarBusyBlocks, connections, LIVE_MEETING_STATUSES, meetings, type WorkingHours } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import {
   type AvailabilityRequest,
@@ -117,13 +118,17 @@ export function resolveRequest(
   return { from, to, timezone, durationMinutes: params.duration ?? rep.meeting_duration };
 }
 
-/** The rep's meetings that hold time (Scheduled, Rescheduled) overlapping `window`. */
+/**
+ * What holds the rep's time overlapping `window`, in one statement: their Scheduled and
+ * Rescheduled meetings, and the busy blocks synced from their connected calendars
+ * (modules/calendar/busy-sync.ts) of connections that are still connected.
+ */
 export async function busyIntervals(
   ctx: Pick<TenantContext, 'db' | 'orgId'>,
   repId: number,
   window: Interval,
 ): Promise<Interval[]> {
-  const rows = await ctx.db
+  const meetingsBusy = ctx.db
     .select({ start: meetings.startTime, end: meetings.endTime })
     .from(meetings)
     .where(
@@ -138,7 +143,29 @@ export async function busyIntervals(
         ),
       ),
     );
-  return rows.map((row) => ({ start: row.start.getTime(), end: row.end.getTime() }));
+  const calendarBusy = ctx.db
+    .select({ start: calendarBusyBlocks.startsAt, end: calendarBusyBlocks.endsAt })
+    .from(calendarBusyBlocks)
+    .where(
+      tenantWhere(
+        ctx,
+        calendarBusyBlocks,
+        and(
+          eq(calendarBusyBlocks.userId, repId),
+          lt(calendarBusyBlocks.startsAt, new Date(clampToCalendar(window.end))),
+          gt(calendarBusyBlocks.endsAt, new Date(clampToCalendar(window.start))),
+          liveCalendar(),
+        ),
+      ),
+    );
+  const rows = await meetingsBusy.unionAll(calendarBusy);
+  return rows.map((row) => ({ start: new Date(row.start).getTime(), end: new Date(row.end).getTime() }));
+}
+
+/** A busy block counts while its calendar is connected and usable (disconnecting frees the time at once). */
+export function liveCalendar(): SQL {
+  return sql`exists (select 1 from ${connections} where ${connections.organizationId} = ${calendarBusyBlocks.organizationId}
+    and ${connections.id} = ${calendarBusyBlocks.connectionId} and ${connections.deletedAt} is null)`;
 }
 
 /** The free slots of `rep` for the request: one statement. */

@@ -10,7 +10,14 @@ import { clampToCalendar } from '../../core/calendar';
 import { eq, sql, type SQL } from 'drizzle-orm';
 import { BadRequest, NotFound } from '../../core/errors';
 import type { Database, OrganizationLookup } from '../../db/client';
-import { LIVE_MEETING_STATUSES, meetings, organizations, users } from '../../db/schema';
+import {
+  calendarBusyBlocks,
+  connections,
+  LIVE_MEETING_STATUSES,
+  meetings,
+  organizations,
+  users,
+} from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import type { Interval } from './availability';
 import {
@@ -18,6 +25,7 @@ import {
   availabilityOf,
   type AvailabilityParams,
   MAX_PUBLIC_RANGE_DAYS,
+  liveCalendar,
   type RepScheduleRow,
 } from './availability-query';
 
@@ -37,6 +45,8 @@ export interface BookingRep extends RepScheduleRow {
   booking_slug: string;
   booking_version: number;
   booking_meeting_tool: string;
+  /** The rep has a calendar connected: a confirmed booking is written into it (modules/calendar/event-job.ts). */
+  has_calendar?: boolean;
 }
 
 /** The rep's schedule and booking fields as one JSON value (of the `users` row in scope). */
@@ -51,7 +61,9 @@ export function repJson(): SQL {
       'working_hours', ${users.workingHours},
       'meeting_duration', ${users.meetingDuration},
       'buffer_minutes', ${users.bufferMinutes},
-      'min_notice_minutes', ${users.minNoticeMinutes})`;
+      'min_notice_minutes', ${users.minNoticeMinutes},
+      'has_calendar', exists (select 1 from ${connections} where ${connections.organizationId} = ${users.organizationId}
+        and ${connections.ownerId} = ${users.id} and ${connections.kind} = 'calendar' and ${connections.deletedAt} is null))`;
 }
 
 /** GET /api/v1/booking/{slug}: one statement, before any tenant scope (the slug is the key). */
@@ -106,7 +118,8 @@ function coarseWindow(params: AvailabilityParams, now: number): Interval {
  */
 export async function bookingAvailability(db: Database, slug: string, params: AvailabilityParams, now = Date.now()) {
   const window = coarseWindow(params, now);
-  const result = await db.execute<{ rep: BookingRep; busy: { start: string; end: string }[] }>(sql`
+  type Busy = { start: string; end: string }[];
+  const result = await db.execute<{ rep: BookingRep; busy: Busy; calendar_busy: Busy }>(sql`
     select ${repJson()} as rep,
       (select coalesce(json_agg(json_build_object('start', ${meetings.startTime}, 'end', ${meetings.endTime})), '[]'::json)
          from ${meetings}
@@ -116,7 +129,13 @@ export async function bookingAvailability(db: Database, slug: string, params: Av
             sql`, `,
           )})
           and ${meetings.startTime} < ${new Date(clampToCalendar(window.end)).toISOString()}
-          and ${meetings.endTime} > ${new Date(clampToCalendar(window.start)).toISOString()}) as busy
+          and ${meetings.endTime} > ${new Date(clampToCalendar(window.start)).toISOString()}) as busy,
+      (select coalesce(json_agg(json_build_object('start', ${calendarBusyBlocks.startsAt}, 'end', ${calendarBusyBlocks.endsAt})), '[]'::json)
+         from ${calendarBusyBlocks}
+        where ${calendarBusyBlocks.organizationId} = ${users.organizationId} and ${calendarBusyBlocks.userId} = ${users.id}
+          and ${calendarBusyBlocks.startsAt} < ${new Date(clampToCalendar(window.end)).toISOString()}
+          and ${calendarBusyBlocks.endsAt} > ${new Date(clampToCalendar(window.start)).toISOString()}
+          and ${liveCalendar()}) as calendar_busy
     from ${users} where ${liveRep(slug)}`);
   const row = result.rows[0];
   if (!row) throw new NotFound('Booking page', slug);
@@ -126,7 +145,11 @@ export async function bookingAvailability(db: Database, slug: string, params: Av
       `duration: must be the rep's meeting length (${row.rep.meeting_duration} minutes)`,
       'duration',
     );
-  const busy = row.busy.map((meeting) => ({ start: Date.parse(meeting.start), end: Date.parse(meeting.end) }));
+  // Synced calendar busy times count like meetings (copied by the calendar sync: no provider call here).
+  const busy = [...row.busy, ...row.calendar_busy].map((meeting) => ({
+    start: Date.parse(meeting.start),
+    end: Date.parse(meeting.end),
+  }));
   return {
     version: row.rep.booking_version,
     availability: availabilityFrom(row.rep, params, busy, now, MAX_PUBLIC_RANGE_DAYS),

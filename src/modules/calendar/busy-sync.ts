@@ -1,0 +1,162 @@
+/**
+ * Busy times of connected calendars, copied into `calendar_busy_blocks` so that availability and
+ * the public booking page subtract them without calling a provider.
+ *
+ * - The cron trigger (every minute) sends a `calendar-sync` message for each active calendar
+ *   connection not synced for SYNC_EVERY_SECONDS; POST /api/calendar/connections/{id}/sync does
+ *   one at once. The job reads the provider's events in the window [now − 1 day, now + 60 days]:
+ *   the changes since the stored sync token (Google), else the whole window, which then replaces
+ *   the connection's blocks. Google's 410 on an expired token is that full resync.
+ * - Staleness bound: while the provider answers, a rep's blocks are at most SYNC_EVERY_SECONDS
+ *   plus one cron minute and the queue's delivery old (about 7 minutes); `last_synced_at` on the
+ *   connection says when. A provider that fails leaves the last blocks in place (never empties
+ *   them) and the job retries with backoff; 401/403 marks the connection needs_reconnect.
+ * - Redelivery is harmless: a sync replaces or patches by provider event id.
+ */
+import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { openDatabase, withTenant, type Database, type Transaction } from '../../db/client';
+import { calendarBusyBlocks, connections } from '../../db/schema';
+import { readConfig, type Bindings } from '../../env';
+import type { JobHandler } from '../../jobs/job-handler';
+import type { JobMessage } from '../../jobs/messages';
+import type { CalendarEvent, EventChanges, EventRange } from '../../providers/calendar/interface';
+import { calendarFor } from '../../providers/calendar/select';
+import { type ConnectionRow, markNeedsReconnect, poolWriter } from '../../providers/connections';
+import { ProviderFailure } from '../../providers/failures';
+
+export const SYNC_EVERY_SECONDS = 5 * 60;
+const DAY_MS = 86_400_000;
+export const SYNC_PAST_DAYS = 1;
+export const SYNC_AHEAD_DAYS = 60;
+
+export function syncWindow(now = Date.now()): EventRange {
+  return { from: new Date(now - SYNC_PAST_DAYS * DAY_MS), to: new Date(now + SYNC_AHEAD_DAYS * DAY_MS) };
+}
+
+function blocksOf(connection: ConnectionRow, events: CalendarEvent[]) {
+  return events
+    .filter((event) => event.busy && !event.cancelled && Date.parse(event.end) > Date.parse(event.start))
+    .map((event) => ({
+      organizationId: connection.organizationId,
+      connectionId: connection.id,
+      userId: connection.ownerId as number,
+      startsAt: new Date(event.start),
+      endsAt: new Date(event.end),
+      providerEventId: event.id,
+    }));
+}
+
+/** Writes what a sync read: the window replaced (full) or the changed events patched, and the token stored. */
+async function storeChanges(tx: Transaction, connection: ConnectionRow, changes: EventChanges) {
+  const scope = and(
+    eq(calendarBusyBlocks.organizationId, connection.organizationId),
+    eq(calendarBusyBlocks.connectionId, connection.id),
+  );
+  if (changes.full) {
+    await tx.delete(calendarBusyBlocks).where(scope);
+  } else if (changes.events.length > 0) {
+    await tx.delete(calendarBusyBlocks).where(
+      and(
+        scope,
+        inArray(
+          calendarBusyBlocks.providerEventId,
+          changes.events.map((event) => event.id),
+        ),
+      ),
+    );
+  }
+  const blocks = blocksOf(connection, changes.events);
+  if (blocks.length > 0) await tx.insert(calendarBusyBlocks).values(blocks);
+  await tx
+    .update(connections)
+    .set({
+      lastSuccessAt: sql`now()`,
+      lastError: null,
+      settings: sql`${connections.settings} || ${JSON.stringify({ sync_token: changes.next_sync_token })}::jsonb`,
+    })
+    .where(and(eq(connections.organizationId, connection.organizationId), eq(connections.id, connection.id)));
+}
+
+/** One sync of one connection (nothing for one that is gone, off or ownerless); throws ProviderFailure. */
+export async function syncConnection(
+  db: Database,
+  env: Bindings,
+  orgId: number,
+  connectionId: number,
+  now = Date.now(),
+) {
+  const [connection] = await withTenant(db, orgId, (tx) =>
+    tx
+      .select()
+      .from(connections)
+      .where(
+        and(
+          eq(connections.organizationId, orgId),
+          eq(connections.id, connectionId),
+          eq(connections.kind, 'calendar'),
+          isNull(connections.deletedAt),
+        ),
+      ),
+  );
+  if (!connection || connection.state !== 'active' || connection.ownerId === null) return false;
+  const writer = poolWriter(db);
+  const token = (connection.settings.sync_token as string | null | undefined) ?? null;
+  await withTenant(db, orgId, async (tx) => {
+    const calendar = calendarFor({ db: tx, env, writer }, connection);
+    let changes: EventChanges;
+    try {
+      changes = await calendar.syncEvents(syncWindow(now), token);
+    } catch (error) {
+      if (error instanceof ProviderFailure && error.kind === 'auth') {
+        await writer.run(orgId, (other) => markNeedsReconnect(other, connection, error.reason));
+        return;
+      }
+      throw error;
+    }
+    await storeChanges(tx, connection, changes);
+  });
+  return true;
+}
+
+type SyncMessage = Extract<JobMessage, { kind: 'calendar-sync' }>;
+
+export const calendarSyncJobHandler: JobHandler<'calendar-sync'> = {
+  async run(message: SyncMessage, { db, env }) {
+    await syncConnection(db, env, message.orgId, message.connectionId);
+  },
+  // Nothing to end: the next cron run tries again; the connection keeps its last blocks.
+  async deadLettered() {},
+};
+
+/**
+ * The cron's part: a `calendar-sync` message for every active calendar connection not synced for
+ * SYNC_EVERY_SECONDS, across organizations (as the outbox sweep does, owner role: it reads ids only).
+ */
+export async function scheduleCalendarSyncs(env: Bindings): Promise<number> {
+  const handle = openDatabase(readConfig(env));
+  try {
+    const due = await handle.db
+      .select({ orgId: connections.organizationId, connectionId: connections.id })
+      .from(connections)
+      .where(
+        and(
+          eq(connections.kind, 'calendar'),
+          eq(connections.state, 'active'),
+          isNull(connections.deletedAt),
+          or(
+            isNull(connections.lastSuccessAt),
+            lt(connections.lastSuccessAt, sql`now() - make_interval(secs => ${SYNC_EVERY_SECONDS})`),
+          ),
+        ),
+      )
+      .limit(1000);
+    for (let i = 0; i < due.length; i += 100) {
+      await env.JOBS.sendBatch(
+        due.slice(i, i + 100).map((row) => ({ body: { kind: 'calendar-sync' as const, ...row } })),
+      );
+    }
+    return due.length;
+  } finally {
+    await handle.close();
+  }
+}

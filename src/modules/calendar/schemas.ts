@@ -1,0 +1,139 @@
+/** Wire shapes of calendar connections and provider events (spec "Mail, inbox, calendar, meetings"). */
+import { z } from '@hono/zod-openapi';
+import { isValidTimeZone } from '../booking/time-zones';
+import { optionalText, positiveId, timestamp } from '../../core/schemas';
+import { CALENDAR_PROVIDERS } from '../../providers/calendar/interface';
+
+const providers = CALENDAR_PROVIDERS.join(', ');
+
+/** Any string: an unknown provider is a 404 naming the served ones (the route answers it, not validation). */
+export const ProviderParam = z.object({
+  provider: z
+    .string()
+    .max(40)
+    .openapi({
+      param: { name: 'provider', in: 'path' },
+      description: `The calendar provider: ${providers}`,
+      example: 'google',
+    }),
+});
+
+const instant = (description: string) =>
+  z
+    .string()
+    .max(40)
+    .refine((value) => !Number.isNaN(Date.parse(value)), 'must be an ISO 8601 date or date-time')
+    .transform((value) => new Date(value))
+    .openapi({ type: 'string', description, example: '2027-03-01T00:00:00Z' });
+
+export const EventsQuery = z.object({
+  from: instant('Events ending after this instant (default: now)').optional(),
+  to: instant('Events starting before this instant (default: 7 days after from; at most 62 days after it)').optional(),
+  connection_id: positiveId
+    .optional()
+    .openapi({ type: 'integer', description: 'The calendar connection (default: the caller’s own of this provider)' }),
+});
+
+const attendee = z.object({
+  email: z.string().max(254).email('must be a valid email address').openapi({ description: 'Attendee address' }),
+  name: optionalText(120).optional().openapi({ description: 'Attendee name' }),
+});
+
+export const NewEventBody = z
+  .object({
+    title: z
+      .string()
+      .trim()
+      .min(1, 'is required')
+      .max(500, 'must be at most 500 characters')
+      .openapi({ description: 'Title' }),
+    start: instant('Start (ISO 8601 with an offset)'),
+    end: instant('End, after start'),
+    time_zone: z
+      .string()
+      .max(64)
+      .refine(isValidTimeZone, 'must be an IANA time zone such as Europe/Paris')
+      .optional()
+      .openapi({ description: 'Zone the event is written in (default: UTC)' }),
+    description: optionalText(8000).optional().openapi({ description: 'Description' }),
+    location: optionalText(500).optional().openapi({ description: 'Location' }),
+    attendees: z
+      .array(attendee)
+      .max(100, 'must have at most 100 attendees')
+      .optional()
+      .openapi({ description: 'Invitees' }),
+    conference: z
+      .boolean()
+      .optional()
+      .openapi({ description: 'true: ask the provider for a video link (Meet, Teams)' }),
+    connection_id: positiveId
+      .optional()
+      .openapi({ type: 'integer', description: 'The calendar connection (default: the caller’s own)' }),
+  })
+  .openapi('NewCalendarEventRequest', {
+    description: 'An event to insert into a connected calendar',
+    example: { title: 'Demo', start: '2027-03-01T14:00:00Z', end: '2027-03-01T14:30:00Z', conference: true },
+  });
+
+export const CalendarEventSchema = z
+  .object({
+    id: z.string().openapi({ description: 'The provider’s event id' }),
+    title: z.string().openapi({ description: 'Title' }),
+    start: timestamp('Start'),
+    end: timestamp('End'),
+    all_day: z.boolean().openapi({ description: 'An all-day event (start and end are midnights UTC of its dates)' }),
+    busy: z.boolean().openapi({ description: 'Whether it holds the owner’s time (what availability subtracts)' }),
+    cancelled: z.boolean().openapi({ description: 'Cancelled (Google lists cancelled instances)' }),
+    location: z.string().nullable().openapi({ description: 'Location' }),
+    description: z.string().nullable().openapi({ description: 'Description (Graph: its preview)' }),
+    attendees: z
+      .array(z.object({ email: z.string(), name: z.string().nullable() }))
+      .openapi({ description: 'Invitees' }),
+    conference_url: z.string().nullable().openapi({ description: 'Video link (Meet, Teams), if any' }),
+    provider: z
+      .enum(CALENDAR_PROVIDERS)
+      .openapi({ description: 'Which provider answered (`local`: the offline calendar)' }),
+  })
+  .openapi('CalendarEvent', { description: 'An event of a connected calendar' });
+
+export const ConnectCalendarBody = z
+  .object({
+    provider: z.enum(CALENDAR_PROVIDERS, { error: `must be ${providers}` }).openapi({ description: 'The provider' }),
+    calendar_id: z
+      .string()
+      .trim()
+      .min(1, 'is required')
+      .max(320)
+      .optional()
+      .openapi({ description: 'Which calendar (default `primary`: the account’s main calendar)' }),
+    access_token: z.string().min(1, 'is required').max(4096).optional().openapi({
+      description: 'google and outlook: an OAuth access token with the calendar scope (stored sealed, never returned)',
+    }),
+    refresh_token: z.string().min(1).max(4096).optional().openapi({ description: 'Refresh token (stored sealed)' }),
+    expires_in: z
+      .number()
+      .int()
+      .positive()
+      .max(31_536_000)
+      .optional()
+      .openapi({ description: 'Seconds the access token lives' }),
+  })
+  .openapi('ConnectCalendarRequest', {
+    description: 'A calendar to connect for the caller',
+    example: { provider: 'google', access_token: 'ya29.…', refresh_token: '1//…', expires_in: 3599 },
+  });
+
+export const CalendarConnectionSchema = z
+  .object({
+    id: z.number().int().openapi({ description: 'The connection' }),
+    provider: z.enum(CALENDAR_PROVIDERS).openapi({ description: 'Provider' }),
+    calendar_id: z.string().openapi({ description: 'Which calendar' }),
+    owner_id: z.number().int().nullable().openapi({ description: 'The rep whose calendar it is' }),
+    state: z
+      .enum(['active', 'needs_reconnect', 'disabled'])
+      .openapi({ description: 'Usable, waiting for a reconnect, or off' }),
+    last_error: z.string().nullable().openapi({ description: 'The last failure, in plain words' }),
+    last_synced_at: timestamp('When busy times were last copied (null: never)').nullable(),
+    created_at: timestamp('When connected'),
+  })
+  .openapi('CalendarConnection', { description: 'A connected calendar (its tokens are never returned)' });

@@ -1,0 +1,219 @@
+/**
+ * Calendar connections and provider events. A calendar is a `connections` row of kind `calendar`
+ * owned by a rep (providers/connections.ts): google and outlook keep their OAuth tokens sealed,
+ * local needs none. The events routes speak to the provider through its adapter while the client
+ * waits (providers/calls.ts maps a failure to 409 connection_needs_reconnect or 503).
+ */
+import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { ApiError, NotFound, ValidationFailed } from '../../core/errors';
+import { isoTimestamp } from '../../core/schemas';
+import { calendarEventWrites, connections } from '../../db/schema';
+import { tenantWhere, type TenantContext } from '../../db/tenant';
+import type { Bindings } from '../../env';
+import { callProvider } from '../../providers/calls';
+import { CALENDAR_PROVIDERS, type CalendarProviderName, type EventRange } from '../../providers/calendar/interface';
+import { calendarFor } from '../../providers/calendar/select';
+import {
+  type ConnectionRow,
+  findConnection,
+  requestWriter,
+  requireUsable,
+  sealCredentials,
+} from '../../providers/connections';
+import { enqueueCalendarEvent } from './event-job';
+
+export const MAX_EVENT_RANGE_DAYS = 62;
+const DAY_MS = 86_400_000;
+
+/** Another provider than the served ones: 404 naming them. */
+export function servedProvider(provider: string): CalendarProviderName {
+  if ((CALENDAR_PROVIDERS as readonly string[]).includes(provider)) return provider as CalendarProviderName;
+  throw new ApiError(
+    404,
+    'not_found',
+    `Calendar provider ${provider.slice(0, 40)} is not served; the served ones are ${CALENDAR_PROVIDERS.join(', ')}`,
+    null,
+  );
+}
+
+export function presentConnection(row: ConnectionRow) {
+  return {
+    id: row.id,
+    provider: row.provider as CalendarProviderName,
+    calendar_id: row.identity,
+    owner_id: row.ownerId,
+    state: row.state,
+    last_error: row.lastError,
+    last_synced_at: isoTimestamp(row.lastSuccessAt),
+    created_at: isoTimestamp(row.createdAt) as string,
+  };
+}
+
+export interface ConnectInput {
+  provider: CalendarProviderName;
+  calendar_id?: string;
+  access_token?: string;
+  refresh_token?: string;
+  expires_in?: number;
+}
+
+/** Connects a calendar for the caller; google and outlook need an access token (422 naming it). */
+export async function connectCalendar(ctx: TenantContext, env: Bindings, input: ConnectInput) {
+  if (input.provider !== 'local' && !input.access_token) {
+    throw ValidationFailed.field('access_token', `is required for ${input.provider}`);
+  }
+  const sealed =
+    input.provider === 'local'
+      ? { secret: null, secretKeyId: null }
+      : await sealCredentials(env, ctx.orgId, {
+          access_token: input.access_token,
+          refresh_token: input.refresh_token ?? null,
+        });
+  const [row] = await ctx.db
+    .insert(connections)
+    .values({
+      organizationId: ctx.orgId,
+      kind: 'calendar',
+      provider: input.provider,
+      identity: input.calendar_id ?? 'primary',
+      ownerId: ctx.userId,
+      scopes:
+        input.provider === 'google'
+          ? ['https://www.googleapis.com/auth/calendar.events']
+          : input.provider === 'outlook'
+            ? ['Calendars.ReadWrite', 'offline_access']
+            : [],
+      ...sealed,
+      tokenExpiresAt: input.expires_in ? new Date(Date.now() + input.expires_in * 1000) : null,
+    })
+    .returning();
+  // Booking events that could not be written (no calendar, or one that needed reconnecting) are
+  // written now, under the same request ids, so none is made twice.
+  const pending = await ctx.db
+    .select({ meetingId: calendarEventWrites.meetingId })
+    .from(calendarEventWrites)
+    .where(
+      tenantWhere(
+        ctx,
+        calendarEventWrites,
+        eq(calendarEventWrites.userId, ctx.userId as number),
+        inArray(calendarEventWrites.state, ['pending', 'skipped']),
+      ),
+    )
+    .limit(100);
+  for (const write of pending) await enqueueCalendarEvent(ctx, write.meetingId);
+  return presentConnection(row);
+}
+
+export async function listCalendarConnections(ctx: TenantContext) {
+  const rows = await ctx.db
+    .select()
+    .from(connections)
+    .where(tenantWhere(ctx, connections, eq(connections.kind, 'calendar'), isNull(connections.deletedAt)))
+    .orderBy(connections.id);
+  return rows.map(presentConnection);
+}
+
+/** Disconnects: the tokens are wiped and its busy blocks go with the sync's next run (cascade on delete is not used: rows are kept). */
+export async function disconnectCalendar(ctx: TenantContext, id: number) {
+  const connection = await findConnection(ctx, 'calendar', id);
+  await ctx.db
+    .update(connections)
+    .set({ state: 'disabled', secret: null, secretKeyId: null, deletedAt: sql`now()`, updatedAt: sql`now()` })
+    .where(tenantWhere(ctx, connections, eq(connections.id, connection.id)));
+  return presentConnection(connection);
+}
+
+/** The connection the caller asked for, or the caller's own newest of this provider; 404 when there is none. */
+export async function connectionFor(ctx: TenantContext, provider: CalendarProviderName, connectionId?: number) {
+  if (connectionId) {
+    const row = await findConnection(ctx, 'calendar', connectionId);
+    if (row.provider !== provider) throw new NotFound(`${provider} calendar connection`, connectionId);
+    return requireUsable(row);
+  }
+  const [row] = await ctx.db
+    .select()
+    .from(connections)
+    .where(
+      tenantWhere(
+        ctx,
+        connections,
+        and(
+          eq(connections.kind, 'calendar'),
+          eq(connections.provider, provider),
+          eq(connections.ownerId, ctx.userId as number),
+          isNull(connections.deletedAt),
+        ),
+      ),
+    )
+    .orderBy(desc(connections.id))
+    .limit(1);
+  if (!row) throw new NotFound(`No ${provider} calendar is connected for you (POST /api/calendar/connections/add)`);
+  return requireUsable(row);
+}
+
+export function eventRange(from: Date | undefined, to: Date | undefined): EventRange {
+  const start = from ?? new Date();
+  const end = to ?? new Date(start.getTime() + 7 * DAY_MS);
+  if (end.getTime() <= start.getTime()) throw ValidationFailed.field('to', 'must be after from');
+  if (end.getTime() - start.getTime() > MAX_EVENT_RANGE_DAYS * DAY_MS) {
+    throw ValidationFailed.field('to', `must be at most ${MAX_EVENT_RANGE_DAYS} days after from`);
+  }
+  return { from: start, to: end };
+}
+
+export async function listProviderEvents(
+  ctx: TenantContext,
+  env: Bindings,
+  provider: CalendarProviderName,
+  query: { from?: Date; to?: Date; connection_id?: number },
+) {
+  const range = eventRange(query.from, query.to);
+  const connection = await connectionFor(ctx, provider, query.connection_id);
+  const writer = requestWriter(env);
+  const calendar = calendarFor({ db: ctx.db, env, writer }, connection);
+  return callProvider(writer, connection, 'Calendar events', () => calendar.listEvents(range));
+}
+
+export interface NewEventInput {
+  title: string;
+  start: Date;
+  end: Date;
+  time_zone?: string;
+  description?: string | null;
+  location?: string | null;
+  attendees?: { email: string; name?: string | null }[];
+  conference?: boolean;
+  connection_id?: number;
+}
+
+/**
+ * Inserts an event. The request id is the Idempotency-Key when the client sent one (a retry makes
+ * no second event at the provider either), else a fresh one.
+ */
+export async function insertProviderEvent(
+  ctx: TenantContext,
+  env: Bindings,
+  provider: CalendarProviderName,
+  input: NewEventInput,
+  idempotencyKey: string | undefined,
+) {
+  if (input.end.getTime() <= input.start.getTime()) throw ValidationFailed.field('end', 'must be after start');
+  const connection = await connectionFor(ctx, provider, input.connection_id);
+  const writer = requestWriter(env);
+  const calendar = calendarFor({ db: ctx.db, env, writer }, connection);
+  const requestId = idempotencyKey ? `api:${ctx.orgId}:${ctx.userId}:${idempotencyKey}` : `api:${crypto.randomUUID()}`;
+  return callProvider(writer, connection, 'Calendar event', () =>
+    calendar.insertEvent({
+      title: input.title,
+      start: input.start,
+      end: input.end,
+      time_zone: input.time_zone ?? 'UTC',
+      description: input.description,
+      location: input.location,
+      attendees: (input.attendees ?? []).map((attendee) => ({ email: attendee.email, name: attendee.name ?? null })),
+      conference: input.conference,
+      request_id: requestId,
+    }),
+  );
+}

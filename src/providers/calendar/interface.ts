@@ -1,0 +1,70 @@
+/**
+ * What the rest of the code may ask of a calendar, whichever provider holds it: its events in a
+ * range (every page read), the changes since a sync token (for the busy sync), and a new event,
+ * inserted idempotently under a request id the caller derives deterministically.
+ */
+export const CALENDAR_PROVIDERS = ['google', 'outlook', 'local'] as const;
+export type CalendarProviderName = (typeof CALENDAR_PROVIDERS)[number];
+
+export interface CalendarAttendee {
+  email: string;
+  name: string | null;
+}
+
+export interface CalendarEvent {
+  /** The provider's event id. */
+  id: string;
+  title: string;
+  /** ISO 8601 instants (all-day events: midnight UTC of their dates). */
+  start: string;
+  end: string;
+  all_day: boolean;
+  /** Whether the event holds the calendar owner's time (Google: not transparent; Graph: showAs not free). */
+  busy: boolean;
+  cancelled: boolean;
+  location: string | null;
+  description: string | null;
+  attendees: CalendarAttendee[];
+  conference_url: string | null;
+  provider: CalendarProviderName;
+}
+
+export interface EventRange {
+  from: Date;
+  to: Date;
+}
+
+export interface NewCalendarEvent {
+  title: string;
+  start: Date;
+  end: Date;
+  /** IANA zone the event is written in (Graph's Prefer: outlook.timezone, Google's start.timeZone). */
+  time_zone: string;
+  description?: string | null;
+  location?: string | null;
+  attendees?: CalendarAttendee[];
+  /** Ask the provider for a video conference (Google Meet, Teams). */
+  conference?: boolean;
+  /** Deterministic per logical event: a retry with the same id creates no second event. */
+  request_id: string;
+}
+
+/** The changes since the last sync, or (full) every event of the range. */
+export interface EventChanges {
+  /** true: `events` is the whole range (the token was absent or expired); replace what is stored. */
+  full: boolean;
+  events: CalendarEvent[];
+  /** The token for the next incremental sync (null: the provider gives none). */
+  next_sync_token: string | null;
+}
+
+export interface CalendarProvider {
+  readonly provider: CalendarProviderName;
+  listEvents(range: EventRange): Promise<CalendarEvent[]>;
+  /** With a token: the changes since it; without one, or when the provider expired it (Google 410): the full range. */
+  syncEvents(range: EventRange, syncToken: string | null): Promise<EventChanges>;
+  insertEvent(event: NewCalendarEvent): Promise<CalendarEvent>;
+}
+
+/** Pages read at most per listing: a runaway nextLink never loops forever. */
+export const MAX_PAGES = 50;

@@ -1,0 +1,76 @@
+/**
+ * The local calendar: events kept in Postgres (`local_calendar_events`), so calendars work with no
+ * outside account (npm start, tests). Deterministic: an insert under a request id already used
+ * answers the event made then; ids are `local_<row id>`; every event is busy and marked
+ * `provider: "local"`. It has no sync token: a sync always reads the full range.
+ */
+import { and, eq, gt, lt } from 'drizzle-orm';
+import type { Queryable } from '../../db/client';
+import { localCalendarEvents } from '../../db/schema';
+import type { CalendarEvent, CalendarProvider, EventRange, NewCalendarEvent } from './interface';
+
+type LocalRow = typeof localCalendarEvents.$inferSelect;
+
+function present(row: LocalRow): CalendarEvent {
+  return {
+    id: `local_${row.id}`,
+    title: row.title,
+    start: row.startsAt.toISOString(),
+    end: row.endsAt.toISOString(),
+    all_day: false,
+    busy: true,
+    cancelled: false,
+    location: row.location,
+    description: row.description,
+    attendees: row.attendees.map((attendee) => ({ email: attendee.email, name: attendee.name ?? null })),
+    conference_url: row.conferenceUrl,
+    provider: 'local',
+  };
+}
+
+export function localCalendar(db: Queryable, connection: { organizationId: number; id: number }): CalendarProvider {
+  const scope = and(
+    eq(localCalendarEvents.organizationId, connection.organizationId),
+    eq(localCalendarEvents.connectionId, connection.id),
+  );
+  async function listEvents(range: EventRange) {
+    const rows = await db
+      .select()
+      .from(localCalendarEvents)
+      .where(and(scope, lt(localCalendarEvents.startsAt, range.to), gt(localCalendarEvents.endsAt, range.from)))
+      .orderBy(localCalendarEvents.startsAt, localCalendarEvents.id);
+    return rows.map(present);
+  }
+  return {
+    provider: 'local',
+    listEvents,
+    async syncEvents(range) {
+      return { full: true, events: await listEvents(range), next_sync_token: null };
+    },
+    async insertEvent(event: NewCalendarEvent) {
+      const [inserted] = await db
+        .insert(localCalendarEvents)
+        .values({
+          organizationId: connection.organizationId,
+          connectionId: connection.id,
+          requestId: event.request_id,
+          title: event.title,
+          description: event.description ?? null,
+          location: event.location ?? null,
+          startsAt: event.start,
+          endsAt: event.end,
+          timeZone: event.time_zone,
+          attendees: event.attendees ?? [],
+          conferenceUrl: event.conference ? `https://meet.local.invalid/${event.request_id}` : null,
+        })
+        .onConflictDoNothing()
+        .returning();
+      if (inserted) return present(inserted);
+      const [existing] = await db
+        .select()
+        .from(localCalendarEvents)
+        .where(and(scope, eq(localCalendarEvents.requestId, event.request_id)));
+      return present(existing);
+    },
+  };
+}

@@ -1,0 +1,242 @@
+/**
+ * Calendars with the local provider, end to end: connecting (no token returned), the events
+ * routes (an unknown provider is a 404 naming the served ones; another organization's connection a
+ * 404), the busy sync (cron and queue) feeding /api/calendar/availability and the public booking
+ * page, and a confirmed booking written into the rep's calendar exactly once under redelivery.
+ */
+import { createExecutionContext, createMessageBatch, createScheduledController, getQueueResult } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { and, eq } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { calendarBusyBlocks, calendarEventWrites, localCalendarEvents } from '../src/db/schema';
+import worker from '../src/index';
+import type { JobMessage } from '../src/jobs/messages';
+import { call, randomIp, signupOrganization, type SignedUp } from './helpers/api';
+import { inOrganization } from './helpers/leads';
+
+let org: SignedUp;
+let other: SignedUp;
+
+async function deliver(messages: JobMessage[]) {
+  const batch = createMessageBatch<JobMessage>(
+    'lead-management-jobs',
+    messages.map((body, index) => ({
+      id: `cal-${crypto.randomUUID()}-${index}`,
+      timestamp: new Date(),
+      attempts: 1,
+      body,
+    })),
+  );
+  const ctx = createExecutionContext();
+  await worker.queue(batch, env);
+  return getQueueResult(batch, ctx);
+}
+
+/** A Monday two to three weeks ahead (inside the sync window), as YYYY-MM-DD. */
+function mondayAhead(): string {
+  const day = new Date(Date.now() + 14 * 86_400_000);
+  day.setUTCDate(day.getUTCDate() + ((8 - day.getUTCDay()) % 7));
+  return day.toISOString().slice(0, 10);
+}
+
+async function connectLocal(owner: SignedUp) {
+  const response = await call('POST', '/api/calendar/connections/add', {
+    token: owner.token,
+    body: { provider: 'local' },
+  });
+  expect(response.status, response.text).toBe(201);
+  return response.body.data as { id: number };
+}
+
+beforeAll(async () => {
+  [org, other] = await Promise.all([signupOrganization('Calendar'), signupOrganization('Calendar other')]);
+});
+
+describe('calendar events routes (local provider)', () => {
+  it('connects a local calendar, inserts an event and lists it, marked local', async () => {
+    const connection = await connectLocal(org);
+    const created = await call('POST', '/api/calendar/local/events', {
+      token: org.token,
+      body: {
+        title: 'Planning',
+        start: '2027-02-01T10:00:00Z',
+        end: '2027-02-01T11:00:00Z',
+        attendees: [{ email: 'grace@example.com', name: 'Grace' }],
+        conference: true,
+      },
+    });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.data).toMatchObject({
+      title: 'Planning',
+      start: '2027-02-01T10:00:00.000Z',
+      end: '2027-02-01T11:00:00.000Z',
+      busy: true,
+      provider: 'local',
+      attendees: [{ email: 'grace@example.com', name: 'Grace' }],
+      conference_url: expect.stringMatching(/^https:\/\//),
+    });
+    const listed = await call('GET', '/api/calendar/local/events', {
+      token: org.token,
+      query: { from: '2027-02-01T00:00:00Z', to: '2027-02-02T00:00:00Z', connection_id: connection.id },
+    });
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.body.data).toEqual([created.body.data]);
+    const connections = await call('GET', '/api/calendar/connections/list', { token: org.token });
+    expect(connections.body.data).toContainEqual(
+      expect.objectContaining({ id: connection.id, provider: 'local', calendar_id: 'primary', state: 'active' }),
+    );
+  });
+
+  it('answers 404 naming the served providers for another provider, and 404 without a connection', async () => {
+    const unknown = await call('GET', '/api/calendar/yahoo/events', { token: org.token });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.message).toContain('google, outlook, local');
+    const none = await call('GET', '/api/calendar/google/events', { token: org.token });
+    expect(none.status).toBe(404);
+  });
+
+  it('refuses bad input naming the field', async () => {
+    const reversed = await call('POST', '/api/calendar/local/events', {
+      token: org.token,
+      body: { title: 'x', start: '2027-02-01T11:00:00Z', end: '2027-02-01T10:00:00Z' },
+    });
+    expect([reversed.status, reversed.body.error.code]).toEqual([422, 'end']);
+    const range = await call('GET', '/api/calendar/local/events', {
+      token: org.token,
+      query: { from: '2027-01-01T00:00:00Z', to: '2027-06-01T00:00:00Z' },
+    });
+    expect([range.status, range.body.error.code]).toEqual([422, 'to']);
+    const token = await call('POST', '/api/calendar/connections/add', {
+      token: org.token,
+      body: { provider: 'google' },
+    });
+    expect([token.status, token.body.error.code]).toEqual([422, 'access_token']);
+  });
+
+  it('keeps a connection of another organization out of reach (404)', async () => {
+    const theirs = await connectLocal(other);
+    const read = await call('GET', '/api/calendar/local/events', {
+      token: org.token,
+      query: { connection_id: theirs.id },
+    });
+    expect(read.status).toBe(404);
+    const removed = await call('DELETE', `/api/calendar/connections/delete/${theirs.id}`, { token: org.token });
+    expect(removed.status).toBe(404);
+  });
+
+  it('stores google tokens sealed and never answers them', async () => {
+    const response = await call('POST', '/api/calendar/connections/add', {
+      token: org.token,
+      body: { provider: 'google', access_token: 'ya29.secret-calendar-token', refresh_token: '1//calendar-refresh' },
+    });
+    expect(response.status, response.text).toBe(201);
+    expect(response.text).not.toContain('ya29');
+    const listed = await call('GET', '/api/calendar/connections/list', { token: org.token });
+    expect(listed.text).not.toContain('secret-calendar-token');
+  });
+});
+
+describe('busy times feed availability', () => {
+  it('syncs a connected calendar’s busy blocks (cron and queue) into the caller’s and the public availability', async () => {
+    const rep = await signupOrganization('Busy rep');
+    const connection = await connectLocal(rep);
+    const monday = mondayAhead();
+    const event = await call('POST', '/api/calendar/local/events', {
+      token: rep.token,
+      body: { title: 'Dentist', start: `${monday}T10:00:00Z`, end: `${monday}T11:00:00Z` },
+    });
+    expect(event.status, event.text).toBe(201);
+    const slotsOf = async () =>
+      (await call('GET', '/api/calendar/availability', { token: rep.token, query: { date: monday, tz: 'UTC' } })).body
+        .data.slots as { start: string }[];
+    expect((await slotsOf()).map((slot) => slot.start)).toContain(`${monday}T10:00:00+00:00`);
+
+    // The cron asks for a sync of every calendar not synced lately.
+    const sent: JobMessage[] = [];
+    const queue = {
+      sendBatch: async (messages: Iterable<MessageSendRequest<JobMessage>>) => {
+        sent.push(...[...messages].map((message) => message.body));
+      },
+      send: async (body: JobMessage) => {
+        sent.push(body);
+      },
+    } as unknown as Queue<JobMessage>;
+    await worker.scheduled(createScheduledController({ cron: '* * * * *' }), { ...env, JOBS: queue });
+    const message = sent.find((body) => body.kind === 'calendar-sync' && body.connectionId === connection.id);
+    expect(message).toEqual({ kind: 'calendar-sync', orgId: rep.orgId, connectionId: connection.id });
+    // Delivered twice: the blocks are replaced, not doubled.
+    await deliver([message as JobMessage]);
+    await deliver([message as JobMessage]);
+    const blocks = await inOrganization(rep.orgId, (tx) =>
+      tx.select().from(calendarBusyBlocks).where(eq(calendarBusyBlocks.connectionId, connection.id)),
+    );
+    expect(blocks).toHaveLength(1);
+
+    const starts = (await slotsOf()).map((slot) => slot.start);
+    expect(starts).not.toContain(`${monday}T10:00:00+00:00`);
+    expect(starts).not.toContain(`${monday}T10:30:00+00:00`);
+    expect(starts).toContain(`${monday}T11:00:00+00:00`);
+    const me = (await call('GET', '/api/user/my', { token: rep.token })).body.data;
+    const pub = await call('GET', `/api/v1/booking/${me.booking_slug}/availability`, {
+      query: { date: monday, tz: 'UTC' },
+      headers: { 'cf-connecting-ip': randomIp() },
+    });
+    expect(pub.body.data.slots.map((slot: { start: string }) => slot.start)).not.toContain(`${monday}T10:00:00+00:00`);
+    const synced = await call('GET', '/api/calendar/connections/list', { token: rep.token });
+    expect(synced.body.data[0].last_synced_at).not.toBeNull();
+
+    // Disconnecting frees the time at once.
+    const removed = await call('DELETE', `/api/calendar/connections/delete/${connection.id}`, { token: rep.token });
+    expect(removed.status, removed.text).toBe(200);
+    expect((await slotsOf()).map((slot) => slot.start)).toContain(`${monday}T10:00:00+00:00`);
+  });
+});
+
+describe('a confirmed booking writes the event into the rep’s calendar', () => {
+  it('creates exactly one event, even with the queue message delivered twice and after a reconnect', async () => {
+    const rep = await signupOrganization('Booked rep');
+    await connectLocal(rep);
+    const monday = mondayAhead();
+    const me = (await call('GET', '/api/user/my', { token: rep.token })).body.data;
+    const booked = await call('POST', `/api/v1/booking/${me.booking_slug}/confirm`, {
+      body: {
+        start: `${monday}T13:00:00Z`,
+        end: `${monday}T13:30:00Z`,
+        name: 'Grace Hopper',
+        email: 'grace@example.com',
+      },
+      headers: { 'cf-connecting-ip': randomIp() },
+    });
+    expect(booked.status, booked.text).toBe(201);
+    const meetingId = booked.body.data.meeting_id as number;
+    const message: JobMessage = { kind: 'calendar-event', orgId: rep.orgId, meetingId };
+    // The outbox's own send after commit delivers it once; the queue may deliver it again, even twice at once.
+    await Promise.all([deliver([message]), deliver([message])]);
+    await deliver([message]);
+    const events = await inOrganization(rep.orgId, (tx) =>
+      tx.select().from(localCalendarEvents).where(eq(localCalendarEvents.organizationId, rep.orgId)),
+    );
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({
+      title: 'Meeting with Grace Hopper',
+      requestId: `meeting:${rep.orgId}:${meetingId}`,
+    });
+    const [write] = await inOrganization(rep.orgId, (tx) =>
+      tx
+        .select()
+        .from(calendarEventWrites)
+        .where(and(eq(calendarEventWrites.organizationId, rep.orgId), eq(calendarEventWrites.meetingId, meetingId))),
+    );
+    expect(write).toMatchObject({ state: 'created', providerEventId: `local_${events[0].id}`, provider: 'local' });
+
+    // Reconnecting the calendar and a late redelivery make no second event.
+    const listed = await call('GET', '/api/calendar/connections/list', { token: rep.token });
+    await call('DELETE', `/api/calendar/connections/delete/${listed.body.data[0].id}`, { token: rep.token });
+    await connectLocal(rep);
+    await deliver([message]);
+    const after = await inOrganization(rep.orgId, (tx) =>
+      tx.select().from(localCalendarEvents).where(eq(localCalendarEvents.organizationId, rep.orgId)),
+    );
+    expect(after).toHaveLength(1);
+  });
+});
