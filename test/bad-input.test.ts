@@ -45,13 +45,15 @@ const bodyRoutes = swept.filter((route) => route.bodies.length > 0);
 const listRoutes = swept.filter((route) => 'order_by' in objectShape(route.query));
 // Tracking tokens, form links and booking slugs are opaque, not ids: the pixel answers its GIF to any
 // token, the click 404 (test/tracking.test.ts), an unknown form link the 404 page (test/web-forms.test.ts),
-// a slug nobody has 404 (test/booking.test.ts checks malformed ones).
+// a slug nobody has 404 (test/booking.test.ts checks malformed ones). A calendar provider is a name:
+// another one is a 404 naming the served ones (test/calendar.test.ts).
 const idPathRoutes = swept.filter(
   (route) =>
     route.path.includes('{') &&
     !route.path.includes('{token}') &&
     !route.path.includes('{form_link}') &&
-    !route.path.includes('{slug}'),
+    !route.path.includes('{slug}') &&
+    !route.path.includes('{provider}'),
 );
 
 describe('bad-input sweep', () => {

@@ -209,6 +209,38 @@ describe('statements per request (connection start-up not included)', () => {
     expect(delivery.statements.length, delivery.statements.join('\n---\n')).toBeLessThanOrEqual(7);
   });
 
+  it('GET /api/calendar/local/events sends at most 3: scope, the connection, the events; POST sends at most 5 (BEGIN, connection, insert, COMMIT)', async () => {
+    const connected = await call('POST', '/api/calendar/connections/add', {
+      token: org.token,
+      body: { provider: 'local' },
+    });
+    expect(connected.status, connected.text).toBe(201);
+    const insert = await statementsOf(() =>
+      call('POST', '/api/calendar/local/events', {
+        token: org.token,
+        body: { title: 'Call', start: '2027-06-03T09:00:00Z', end: '2027-06-03T09:30:00Z' },
+      }),
+    );
+    expect(insert.response.status, insert.response.text).toBe(201);
+    expect(insert.statements.length, insert.statements.join('\n---\n')).toBeLessThanOrEqual(5);
+    const read = await statementsOf(() =>
+      call('GET', '/api/calendar/local/events', {
+        token: org.token,
+        query: { from: '2027-06-03T00:00:00Z', to: '2027-06-04T00:00:00Z' },
+      }),
+    );
+    expect(read.response.status, read.response.text).toBe(200);
+    expect(read.statements.length, read.statements.join('\n---\n')).toBeLessThanOrEqual(3);
+  });
+
+  it('GET /api/calendar/availability still sends at most 3 with calendar busy blocks merged: scope, the rep, meetings and busy blocks in one statement', async () => {
+    const { response, statements } = await statementsOf(() =>
+      call('GET', '/api/calendar/availability', { token: org.token, query: { date: '2027-06-07' } }),
+    );
+    expect(response.status, response.text).toBe(200);
+    expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(3);
+  });
+
   it('a rejected token costs one statement and runs nothing as the tenant', async () => {
     const other = await signupOrganization('Round trips other');
     await call('POST', '/api/auth/logout', { token: other.token });

@@ -6,7 +6,15 @@
 import { z } from '@hono/zod-openapi';
 import { Forbidden } from '../../core/errors';
 import { created, ok } from '../../core/http';
-import { createRouter, defineRoute, envelope, idParam, jsonBody } from '../../core/routes';
+import {
+  conflictResponse,
+  createRouter,
+  defineRoute,
+  envelope,
+  ErrorEnvelope,
+  idParam,
+  jsonBody,
+} from '../../core/routes';
 import { isAdmin } from '../../db/tenant';
 import { enqueueJob } from '../../jobs/outbox';
 import { findConnection } from '../../providers/connections';
@@ -30,6 +38,35 @@ import {
 } from './service';
 
 export const calendarRoutes = createRouter();
+
+const connectionDetails = z.object({
+  connection_id: z.number().int().openapi({ description: 'The calendar connection' }),
+  provider: z.string().openapi({ description: 'Its provider' }),
+});
+
+/** What a route that calls the provider may answer besides its own: the connection unusable, the provider down. */
+const providerResponses = {
+  409: conflictResponse(
+    'CalendarConnectionConflict',
+    'The calendar connection cannot be used: its credentials stopped working (reconnect it) or it is disabled',
+    [
+      {
+        code: 'connection_needs_reconnect',
+        details: connectionDetails,
+        example: { connection_id: 3, provider: 'google' },
+      },
+      { code: 'connection_disabled', details: connectionDetails, example: { connection_id: 3, provider: 'google' } },
+    ],
+  ),
+  503: {
+    description:
+      'The provider is down or throttling (error.code provider_unavailable; try again after Retry-After), or the server has no credentials key or OAuth client configured',
+    headers: {
+      'Retry-After': { description: 'Seconds to wait before retrying', schema: { type: 'integer' as const } },
+    },
+    content: { 'application/json': { schema: ErrorEnvelope } },
+  },
+};
 const tags = ['Calendar'];
 const FAILURES =
   'A calendar whose credentials stopped working: 409 `connection_needs_reconnect` naming it. The provider down or throttling: 503 `provider_unavailable` with Retry-After.';
@@ -44,7 +81,7 @@ calendarRoutes.openapi(
     description: `Events overlapping \`from\`–\`to\` (default: the next 7 days; at most 62 days), read from the provider at once (every page; recurring events expanded) from the caller's own calendar of that provider, or \`connection_id\`. No calendar connected: 404. An unknown provider: 404 naming google, outlook and local. ${FAILURES}`,
     auth: 'bearer',
     request: { params: ProviderParam, query: EventsQuery },
-    responses: { 200: envelope(z.array(CalendarEventSchema)) },
+    responses: { 200: envelope(z.array(CalendarEventSchema)), ...providerResponses },
   }),
   async (c) => {
     const provider = servedProvider(c.req.valid('param').provider);
@@ -62,7 +99,7 @@ calendarRoutes.openapi(
     description: `Inserts the event into the caller's calendar of that provider (or \`connection_id\`); \`conference: true\` asks for a Meet or Teams link. With an Idempotency-Key, a retry inserts nothing twice, at the provider too (the key becomes the provider's request id). ${FAILURES}`,
     auth: 'bearer',
     request: { params: ProviderParam, body: jsonBody(NewEventBody) },
-    responses: { 201: envelope(CalendarEventSchema, 'Event created') },
+    responses: { 201: envelope(CalendarEventSchema, 'Event created'), ...providerResponses },
   }),
   async (c) => {
     const provider = servedProvider(c.req.valid('param').provider);

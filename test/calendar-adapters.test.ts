@@ -1,0 +1,350 @@
+/**
+ * The Google Calendar and Microsoft Graph adapters against their documented wire formats, with the
+ * network mocked at fetch: the exact requests (URL, method, auth header, body) and the documented
+ * answers replayed, paging, Google's 410 on a sync token, a duplicate insert, and failures. Then
+ * the events route over a google connection: a 401 marks it needs_reconnect (409), a 503 is a 503.
+ */
+import { eq } from 'drizzle-orm';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { connections } from '../src/db/schema';
+import { googleCalendar, googleEventId } from '../src/providers/calendar/google';
+import { outlookCalendar } from '../src/providers/calendar/outlook';
+import { ProviderFailure } from '../src/providers/failures';
+import { call, signupOrganization, type SignedUp } from './helpers/api';
+import { inOrganization } from './helpers/leads';
+
+const token = async () => 'ya29.access-token';
+const range = { from: new Date('2027-03-01T00:00:00Z'), to: new Date('2027-03-08T00:00:00Z') };
+
+function json(status: number, body: unknown, headers: Record<string, string> = {}) {
+  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+}
+
+/** fetch replaced by a queue of answers; every request recorded. */
+function mockFetch(...answers: Response[]) {
+  const requests: { url: string; method: string; headers: Headers; body: unknown }[] = [];
+  vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
+    const request = new Request(input as RequestInfo, init);
+    const text = request.method === 'GET' ? '' : await request.text();
+    requests.push({
+      url: request.url,
+      method: request.method,
+      headers: request.headers,
+      body: text ? JSON.parse(text) : null,
+    });
+    const answer = answers.shift();
+    if (!answer) throw new Error(`unexpected request ${request.method} ${request.url}`);
+    return answer;
+  });
+  return requests;
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+const GOOGLE = 'https://www.googleapis.com/calendar/v3/calendars/primary/events';
+
+describe('Google Calendar adapter', () => {
+  it('lists with singleEvents, timeMin/timeMax and every page by pageToken', async () => {
+    const requests = mockFetch(
+      json(200, {
+        kind: 'calendar#events',
+        items: [
+          {
+            id: 'evt1',
+            status: 'confirmed',
+            summary: 'Standup',
+            start: { dateTime: '2027-03-01T09:00:00-05:00' },
+            end: { dateTime: '2027-03-01T09:15:00-05:00' },
+            attendees: [{ email: 'ada@example.com', displayName: 'Ada' }],
+            hangoutLink: 'https://meet.google.com/abc-defg-hij',
+          },
+        ],
+        nextPageToken: 'page-2',
+      }),
+      json(200, {
+        items: [
+          {
+            id: 'evt2',
+            summary: 'Holiday',
+            start: { date: '2027-03-02' },
+            end: { date: '2027-03-03' },
+            transparency: 'transparent',
+          },
+        ],
+        nextSyncToken: 'sync-1',
+      }),
+    );
+    const events = await googleCalendar('primary', token).listEvents(range);
+    expect(requests.map((request) => [request.method, request.url])).toEqual([
+      [
+        'GET',
+        `${GOOGLE}?singleEvents=true&timeMin=2027-03-01T00%3A00%3A00.000Z&timeMax=2027-03-08T00%3A00%3A00.000Z&orderBy=startTime&maxResults=250`,
+      ],
+      [
+        'GET',
+        `${GOOGLE}?singleEvents=true&timeMin=2027-03-01T00%3A00%3A00.000Z&timeMax=2027-03-08T00%3A00%3A00.000Z&orderBy=startTime&maxResults=250&pageToken=page-2`,
+      ],
+    ]);
+    expect(requests[0].headers.get('authorization')).toBe('Bearer ya29.access-token');
+    expect(events).toEqual([
+      {
+        id: 'evt1',
+        title: 'Standup',
+        start: '2027-03-01T14:00:00.000Z',
+        end: '2027-03-01T14:15:00.000Z',
+        all_day: false,
+        busy: true,
+        cancelled: false,
+        location: null,
+        description: null,
+        attendees: [{ email: 'ada@example.com', name: 'Ada' }],
+        conference_url: 'https://meet.google.com/abc-defg-hij',
+        provider: 'google',
+      },
+      expect.objectContaining({ id: 'evt2', all_day: true, busy: false, start: '2027-03-02T00:00:00.000Z' }),
+    ]);
+  });
+
+  it('syncs incrementally with the token, and answers a 410 Gone with a full resync of the range', async () => {
+    const incremental = mockFetch(json(200, { items: [{ id: 'evt3', status: 'cancelled' }], nextSyncToken: 'sync-2' }));
+    const changes = await googleCalendar('primary', token).syncEvents(range, 'sync-1');
+    expect(incremental[0].url).toBe(`${GOOGLE}?singleEvents=true&syncToken=sync-1&maxResults=250`);
+    expect(changes).toMatchObject({
+      full: false,
+      next_sync_token: 'sync-2',
+      events: [{ id: 'evt3', cancelled: true, busy: false }],
+    });
+    vi.restoreAllMocks();
+
+    const resync = mockFetch(
+      json(410, { error: { code: 410, message: 'Sync token is no longer valid, a full sync is required.' } }),
+      json(200, { items: [], nextSyncToken: 'sync-fresh' }),
+    );
+    const full = await googleCalendar('primary', token).syncEvents(range, 'sync-expired');
+    expect(resync.map((request) => request.url)).toEqual([
+      `${GOOGLE}?singleEvents=true&syncToken=sync-expired&maxResults=250`,
+      `${GOOGLE}?singleEvents=true&timeMin=2027-03-01T00%3A00%3A00.000Z&timeMax=2027-03-08T00%3A00%3A00.000Z&maxResults=250`,
+    ]);
+    expect(full).toEqual({ full: true, events: [], next_sync_token: 'sync-fresh' });
+  });
+
+  it('inserts with our id and conference data; a retry that meets 409 reads the event made before', async () => {
+    const id = await googleEventId('meeting:1:42');
+    expect(id).toMatch(/^[0-9a-f]{64}$/);
+    const event = {
+      title: 'Demo',
+      start: new Date('2027-03-01T14:00:00Z'),
+      end: new Date('2027-03-01T14:30:00Z'),
+      time_zone: 'America/New_York',
+      attendees: [{ email: 'grace@example.com', name: 'Grace' }],
+      conference: true,
+      request_id: 'meeting:1:42',
+    };
+    const created = {
+      id,
+      status: 'confirmed',
+      summary: 'Demo',
+      start: { dateTime: '2027-03-01T09:00:00-05:00', timeZone: 'America/New_York' },
+      end: { dateTime: '2027-03-01T09:30:00-05:00', timeZone: 'America/New_York' },
+      conferenceData: { entryPoints: [{ entryPointType: 'video', uri: 'https://meet.google.com/xyz' }] },
+    };
+    const requests = mockFetch(json(200, created));
+    const inserted = await googleCalendar('primary', token).insertEvent(event);
+    expect(requests[0]).toMatchObject({ method: 'POST', url: `${GOOGLE}?conferenceDataVersion=1` });
+    expect(requests[0].headers.get('authorization')).toBe('Bearer ya29.access-token');
+    expect(requests[0].body).toEqual({
+      id,
+      summary: 'Demo',
+      start: { dateTime: '2027-03-01T14:00:00.000Z', timeZone: 'America/New_York' },
+      end: { dateTime: '2027-03-01T14:30:00.000Z', timeZone: 'America/New_York' },
+      attendees: [{ email: 'grace@example.com', displayName: 'Grace' }],
+      conferenceData: { createRequest: { requestId: id, conferenceSolutionKey: { type: 'hangoutsMeet' } } },
+    });
+    expect(inserted).toMatchObject({
+      id,
+      conference_url: 'https://meet.google.com/xyz',
+      start: '2027-03-01T14:00:00.000Z',
+    });
+    vi.restoreAllMocks();
+
+    const retry = mockFetch(
+      json(409, { error: { code: 409, message: 'The requested identifier already exists.' } }),
+      json(200, created),
+    );
+    const again = await googleCalendar('primary', token).insertEvent(event);
+    expect(retry.map((request) => [request.method, request.url])).toEqual([
+      ['POST', `${GOOGLE}?conferenceDataVersion=1`],
+      ['GET', `${GOOGLE}/${id}`],
+    ]);
+    expect(again.id).toBe(id);
+  });
+
+  it('classifies 429 (with Retry-After) as temporary and 401 as an auth failure, never carrying the body', async () => {
+    mockFetch(json(429, { error: { message: 'Rate Limit Exceeded secret-detail' } }, { 'retry-after': '17' }));
+    const throttled = await googleCalendar('primary', token)
+      .listEvents(range)
+      .catch((error) => error);
+    expect(throttled).toBeInstanceOf(ProviderFailure);
+    expect(throttled).toMatchObject({ kind: 'unavailable', status: 429, retryAfterSeconds: 17 });
+    expect(throttled.message).not.toContain('secret-detail');
+    vi.restoreAllMocks();
+    mockFetch(json(401, { error: { message: 'Invalid Credentials' } }));
+    await expect(googleCalendar('primary', token).listEvents(range)).rejects.toMatchObject({
+      kind: 'auth',
+      status: 401,
+    });
+  });
+});
+
+const GRAPH = 'https://graph.microsoft.com/v1.0';
+
+describe('Microsoft Graph calendar adapter', () => {
+  it('reads me/calendarView in UTC and follows @odata.nextLink as given', async () => {
+    const next = `${GRAPH}/me/calendarView?startDateTime=2027-03-01T00:00:00.000Z&endDateTime=2027-03-08T00:00:00.000Z&$top=100&$skip=100`;
+    const requests = mockFetch(
+      json(200, {
+        '@odata.context': "https://graph.microsoft.com/v1.0/$metadata#users('me')/calendarView",
+        value: [
+          {
+            id: 'AAMkAGI1',
+            subject: 'Review',
+            bodyPreview: 'Agenda',
+            start: { dateTime: '2027-03-01T14:00:00.0000000', timeZone: 'UTC' },
+            end: { dateTime: '2027-03-01T15:00:00.0000000', timeZone: 'UTC' },
+            showAs: 'busy',
+            isCancelled: false,
+            location: { displayName: 'Room 1' },
+            attendees: [{ emailAddress: { address: 'ada@example.com', name: 'Ada' }, type: 'required' }],
+            onlineMeeting: { joinUrl: 'https://teams.microsoft.com/l/meetup-join/1' },
+          },
+        ],
+        '@odata.nextLink': next,
+      }),
+      json(200, {
+        value: [
+          {
+            id: 'AAMkAGI2',
+            subject: 'Focus',
+            start: { dateTime: '2027-03-02T09:00:00.0000000', timeZone: 'UTC' },
+            end: { dateTime: '2027-03-02T10:00:00.0000000', timeZone: 'UTC' },
+            showAs: 'free',
+          },
+        ],
+      }),
+    );
+    const events = await outlookCalendar('primary', token).listEvents(range);
+    expect(requests.map((request) => [request.method, request.url])).toEqual([
+      [
+        'GET',
+        `${GRAPH}/me/calendarView?startDateTime=2027-03-01T00%3A00%3A00.000Z&endDateTime=2027-03-08T00%3A00%3A00.000Z&%24top=100`,
+      ],
+      ['GET', next],
+    ]);
+    expect(requests[0].headers.get('authorization')).toBe('Bearer ya29.access-token');
+    expect(requests[0].headers.get('prefer')).toBe('outlook.timezone="UTC"');
+    expect(events).toEqual([
+      {
+        id: 'AAMkAGI1',
+        title: 'Review',
+        start: '2027-03-01T14:00:00.000Z',
+        end: '2027-03-01T15:00:00.000Z',
+        all_day: false,
+        busy: true,
+        cancelled: false,
+        location: 'Room 1',
+        description: 'Agenda',
+        attendees: [{ email: 'ada@example.com', name: 'Ada' }],
+        conference_url: 'https://teams.microsoft.com/l/meetup-join/1',
+        provider: 'outlook',
+      },
+      expect.objectContaining({ id: 'AAMkAGI2', busy: false }),
+    ]);
+  });
+
+  it('POSTs me/events with Prefer: outlook.timezone, wall-clock times of that zone and the transactionId', async () => {
+    const requests = mockFetch(
+      json(201, {
+        id: 'AAMkAGI3',
+        subject: 'Demo',
+        start: { dateTime: '2027-03-01T09:00:00.0000000', timeZone: 'America/New_York' },
+        end: { dateTime: '2027-03-01T09:30:00.0000000', timeZone: 'America/New_York' },
+        showAs: 'busy',
+        onlineMeeting: { joinUrl: 'https://teams.microsoft.com/l/meetup-join/2' },
+      }),
+    );
+    const event = await outlookCalendar('primary', token).insertEvent({
+      title: 'Demo',
+      start: new Date('2027-03-01T14:00:00Z'),
+      end: new Date('2027-03-01T14:30:00Z'),
+      time_zone: 'America/New_York',
+      description: 'Agenda',
+      attendees: [{ email: 'grace@example.com', name: null }],
+      conference: true,
+      request_id: 'meeting:1:42',
+    });
+    expect(requests[0]).toMatchObject({ method: 'POST', url: `${GRAPH}/me/events` });
+    expect(requests[0].headers.get('prefer')).toBe('outlook.timezone="America/New_York"');
+    expect(requests[0].headers.get('authorization')).toBe('Bearer ya29.access-token');
+    expect(requests[0].body).toEqual({
+      subject: 'Demo',
+      body: { contentType: 'text', content: 'Agenda' },
+      start: { dateTime: '2027-03-01T09:00:00', timeZone: 'America/New_York' },
+      end: { dateTime: '2027-03-01T09:30:00', timeZone: 'America/New_York' },
+      attendees: [{ emailAddress: { address: 'grace@example.com' }, type: 'required' }],
+      isOnlineMeeting: true,
+      onlineMeetingProvider: 'teamsForBusiness',
+      transactionId: 'meeting:1:42',
+    });
+    expect(event).toMatchObject({
+      id: 'AAMkAGI3',
+      start: '2027-03-01T14:00:00.000Z',
+      end: '2027-03-01T14:30:00.000Z',
+      conference_url: 'https://teams.microsoft.com/l/meetup-join/2',
+    });
+  });
+});
+
+describe('the events route over a google connection', () => {
+  let org: SignedUp;
+
+  beforeAll(async () => {
+    org = await signupOrganization('Calendar adapters');
+  });
+
+  async function connectGoogle() {
+    const response = await call('POST', '/api/calendar/connections/add', {
+      token: org.token,
+      body: { provider: 'google', access_token: 'ya29.route-token', refresh_token: '1//r', expires_in: 3600 },
+    });
+    expect(response.status, response.text).toBe(201);
+    return response.body.data.id as number;
+  }
+
+  it('answers 503 provider_unavailable with Retry-After when Google is down', async () => {
+    const id = await connectGoogle();
+    const requests = mockFetch(json(503, { error: { message: 'backend error' } }, { 'retry-after': '20' }));
+    const response = await call('GET', '/api/calendar/google/events', {
+      token: org.token,
+      query: { connection_id: id },
+    });
+    expect(requests[0].headers.get('authorization')).toBe('Bearer ya29.route-token');
+    expect([response.status, response.body.error.code]).toEqual([503, 'provider_unavailable']);
+    expect(response.headers.get('retry-after')).toBe('20');
+    expect(response.text).not.toContain('backend error');
+  });
+
+  it('marks the connection needs_reconnect on a 401 and answers 409 naming it', async () => {
+    const id = await connectGoogle();
+    mockFetch(json(401, { error: { message: 'Invalid Credentials' } }));
+    const response = await call('GET', '/api/calendar/google/events', {
+      token: org.token,
+      query: { connection_id: id },
+    });
+    expect([response.status, response.body.error.code]).toEqual([409, 'connection_needs_reconnect']);
+    const [row] = await inOrganization(org.orgId, (tx) => tx.select().from(connections).where(eq(connections.id, id)));
+    expect(row.state).toBe('needs_reconnect');
+    expect(row.secret).not.toContain('ya29');
+  });
+});
