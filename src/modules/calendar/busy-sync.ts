@@ -98,7 +98,7 @@ export async function syncConnection(
         ),
       ),
   );
-  if (!connection || connection.state !== 'active' || connection.ownerId === null) return false;
+  if (connection?.state !== 'active' || connection.ownerId === null) return false;
   const writer = poolWriter(db);
   const token = (connection.settings.sync_token as string | null | undefined) ?? null;
   await withTenant(db, orgId, async (tx) => {
