@@ -19,3 +19,5 @@ export * from './dashboards';
 export * from './connections';
 export * from './mail';
 export * from './credits';
+export * from './transcripts';
+export * from './calendars';

@@ -1,0 +1,139 @@
+import { sql } from 'drizzle-orm';
+import { bigint, check, index, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { connections } from './connections';
+import { meetings, type MeetingAttendee } from './meetings';
+import { organizations, users } from './organizations';
+import { jobLease, openJobsIndex } from './job-lease';
+import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenancy';
+
+/**
+ * Busy time of a rep's connected calendar, copied from the provider by the calendar sync job
+ * (modules/calendar/busy-sync.ts), so availability and the public booking page subtract it
+ * without calling the provider. A sync replaces a connection's blocks in its window.
+ */
+export const calendarBusyBlocks = pgTable(
+  'calendar_busy_blocks',
+  {
+    id: id(),
+    organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
+    connectionId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => connections.id, { onDelete: 'cascade' }),
+    userId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    startsAt: timestamp({ withTimezone: true }).notNull(),
+    endsAt: timestamp({ withTimezone: true }).notNull(),
+    providerEventId: text(),
+  },
+  (table) => [
+    // Availability reads one rep's busy blocks in a window, like its meetings.
+    index('calendar_busy_blocks_user_start_idx').on(table.organizationId, table.userId, table.startsAt),
+    index('calendar_busy_blocks_connection_idx').on(table.organizationId, table.connectionId, table.startsAt),
+    check('calendar_busy_blocks_end_after_start', sql`${table.endsAt} > ${table.startsAt}`),
+    tenantPolicy('calendar_busy_blocks'),
+  ],
+);
+
+/**
+ * The local calendar provider's events (src/providers/calendar/local.ts): a calendar kept in
+ * Postgres, so calendars work offline and in tests. `request_id` makes an insert idempotent, as
+ * Google's client-chosen event id and Graph's transactionId do for the real ones.
+ */
+export const localCalendarEvents = pgTable(
+  'local_calendar_events',
+  {
+    id: id(),
+    organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
+    connectionId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => connections.id, { onDelete: 'cascade' }),
+    requestId: text().notNull(),
+    title: text().notNull(),
+    description: text(),
+    location: text(),
+    startsAt: timestamp({ withTimezone: true }).notNull(),
+    endsAt: timestamp({ withTimezone: true }).notNull(),
+    timeZone: text().notNull().default('UTC'),
+    attendees: jsonb().$type<MeetingAttendee[]>().notNull().default([]),
+    conferenceUrl: text(),
+    createdAt: createdAt(),
+  },
+  (table) => [
+    uniqueIndex('local_calendar_events_request_idx').on(table.organizationId, table.connectionId, table.requestId),
+    index('local_calendar_events_start_idx').on(table.organizationId, table.connectionId, table.startsAt),
+    tenantPolicy('local_calendar_events'),
+  ],
+);
+
+/** pending → created (the provider's event id stored) | skipped (no calendar connected) | failed. */
+export const CALENDAR_WRITE_STATES = ['pending', 'created', 'skipped', 'failed'] as const;
+export type CalendarWriteState = (typeof CALENDAR_WRITE_STATES)[number];
+
+/**
+ * A meeting's event in its rep's calendar, written through the outbox by the calendar-event job:
+ * one row per meeting (so a redelivered message or a reconnected calendar never makes a second
+ * event), the deterministic `request_id` sent to the provider, and the provider's event id once
+ * it exists.
+ */
+export const calendarEventWrites = pgTable(
+  'calendar_event_writes',
+  {
+    id: id(),
+    organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
+    meetingId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => meetings.id, { onDelete: 'cascade' }),
+    userId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    requestId: text().notNull(),
+    state: text().$type<CalendarWriteState>().notNull().default('pending'),
+    connectionId: bigint({ mode: 'number' }).references(() => connections.id, { onDelete: 'set null' }),
+    provider: text(),
+    providerEventId: text(),
+    error: text(),
+    // The calendar-event job's lifecycle (src/jobs): the row is the job; `state` is the write's outcome.
+    status: text().notNull().default('queued'),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
+    startedAt: timestamp({ withTimezone: true }),
+    finishedAt: timestamp({ withTimezone: true }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    ...jobLease(),
+  },
+  (table) => [
+    openJobsIndex('calendar_event_writes_open_lease_idx', table),
+    uniqueIndex('calendar_event_writes_meeting_idx').on(table.organizationId, table.meetingId),
+    check('calendar_event_writes_state_check', sql`${table.state} in ('pending', 'created', 'skipped', 'failed')`),
+    tenantPolicy('calendar_event_writes'),
+  ],
+);
+
+/**
+ * One sync of a calendar connection's busy times (modules/calendar/busy-sync.ts), a job row of the
+ * shared lifecycle (src/jobs): queued by the cron (at most one open per connection) or the sync route.
+ */
+export const calendarSyncJobs = pgTable(
+  'calendar_sync_jobs',
+  {
+    id: id(),
+    organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
+    connectionId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => connections.id, { onDelete: 'cascade' }),
+    status: text().notNull().default('queued'),
+    error: text(),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
+    startedAt: timestamp({ withTimezone: true }),
+    finishedAt: timestamp({ withTimezone: true }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    ...jobLease(),
+  },
+  (table) => [
+    index('calendar_sync_jobs_connection_idx').on(table.organizationId, table.connectionId, table.id),
+    openJobsIndex('calendar_sync_jobs_open_lease_idx', table),
+    tenantPolicy('calendar_sync_jobs'),
+  ],
+);
