@@ -8,7 +8,7 @@ import { createExecutionContext, createMessageBatch, createScheduledController, 
 import { env } from 'cloudflare:workers';
 import { and, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { calendarBusyBlocks, calendarEventWrites, localCalendarEvents } from '../src/db/schema';
+import { calendarBusyBlocks, calendarEventWrites, calendarSyncJobs, localCalendarEvents } from '../src/db/schema';
 import worker from '../src/index';
 import type { JobMessage } from '../src/jobs/messages';
 import { call, randomIp, signupOrganization, type SignedUp } from './helpers/api';
@@ -162,8 +162,15 @@ describe('busy times feed availability', () => {
       },
     } as unknown as Queue<JobMessage>;
     await worker.scheduled(createScheduledController({ cron: '* * * * *' }), { ...env, JOBS: queue });
-    const message = sent.find((body) => body.kind === 'calendar-sync' && body.connectionId === connection.id);
-    expect(message).toEqual({ kind: 'calendar-sync', orgId: rep.orgId, connectionId: connection.id });
+    const message = sent.find((body) => body.kind === 'calendar-sync' && body.orgId === rep.orgId);
+    expect(message).toEqual({ kind: 'calendar-sync', orgId: rep.orgId, jobId: expect.any(Number) });
+    const [job] = await inOrganization(rep.orgId, (tx) =>
+      tx
+        .select()
+        .from(calendarSyncJobs)
+        .where(eq(calendarSyncJobs.id, (message as { jobId: number }).jobId)),
+    );
+    expect(job.connectionId).toBe(connection.id);
     // Delivered twice: the blocks are replaced, not doubled.
     await deliver([message as JobMessage]);
     await deliver([message as JobMessage]);
@@ -209,7 +216,13 @@ describe('a confirmed booking writes the event into the rep’s calendar', () =>
     });
     expect(booked.status, booked.text).toBe(201);
     const meetingId = booked.body.data.meeting_id as number;
-    const message: JobMessage = { kind: 'calendar-event', orgId: rep.orgId, meetingId };
+    const [queued] = await inOrganization(rep.orgId, (tx) =>
+      tx
+        .select({ id: calendarEventWrites.id })
+        .from(calendarEventWrites)
+        .where(and(eq(calendarEventWrites.organizationId, rep.orgId), eq(calendarEventWrites.meetingId, meetingId))),
+    );
+    const message: JobMessage = { kind: 'calendar-event', orgId: rep.orgId, jobId: queued.id };
     // The outbox's own send after commit delivers it once; the queue may deliver it again, even twice at once.
     await Promise.all([deliver([message]), deliver([message])]);
     await deliver([message]);

@@ -106,7 +106,7 @@ describe('the list envelope on a real answer', () => {
   for (const route of callable) {
     it(`${routeKey(route)} answers data with total, total_is_estimate, page, limit and next_cursor`, async () => {
       const fixture = fixtures[routeKey(route)];
-      const request = fixture ? fixture.request(await fixture.setup(owner), owner) : {};
+      const request = fixture ? await fixture.request(await fixture.setup(owner), owner) : {};
       const credentials = route.auth === 'apiKey' ? { apiKey: ownerKey } : { token: owner.token };
       const response = await call('GET', fillPath(route.path, request.params ?? {}), {
         ...credentials,

@@ -11,10 +11,10 @@ export type JobMessage =
   | { kind: 'company-enrichment'; orgId: number; jobId: number }
   /** Sends the mail_messages rows of a mail_send_jobs row (modules/mail/send-job.ts), each at most once. */
   | { kind: 'mail-send'; orgId: number; jobId: number }
-  /** Copies a calendar connection's busy times (modules/calendar/busy-sync.ts); sent by the cron and the sync route. */
-  | { kind: 'calendar-sync'; orgId: number; connectionId: number }
-  /** Writes a booked meeting into its rep's calendar, once (modules/calendar/event-job.ts). */
-  | { kind: 'calendar-event'; orgId: number; meetingId: number };
+  /** Copies a calendar connection's busy times (modules/calendar/busy-sync.ts): a calendar_sync_jobs row, queued by the cron and the sync route. */
+  | { kind: 'calendar-sync'; orgId: number; jobId: number }
+  /** Writes a booked meeting into its rep's calendar, once (modules/calendar/event-job.ts): a calendar_event_writes row. */
+  | { kind: 'calendar-event'; orgId: number; jobId: number };
 
 export type JobKind = JobMessage['kind'];
 

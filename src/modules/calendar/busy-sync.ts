@@ -2,7 +2,7 @@
  * Busy times of connected calendars, copied into `calendar_busy_blocks` so that availability and
  * the public booking page subtract them without calling a provider.
  *
- * - The cron trigger (every minute) sends a `calendar-sync` message for each active calendar
+ * - The cron trigger (every minute) queues a `calendar-sync` job for each active calendar
  *   connection not synced for SYNC_EVERY_SECONDS; POST /api/calendar/connections/{id}/sync does
  *   one at once. The job reads the provider's events in the window [now − 1 day, now + 60 days]:
  *   the changes since the stored sync token (Google), else the whole window, which then replaces
@@ -13,12 +13,17 @@
  *   them) and the job retries with backoff; 401/403 marks the connection needs_reconnect.
  * - Redelivery is harmless: a sync replaces or patches by provider event id.
  */
-import { and, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNull, lt, notExists, or, sql } from 'drizzle-orm';
+import { ApiError } from '../../core/errors';
 import { openDatabase, withTenant, type Database, type Transaction } from '../../db/client';
-import { calendarBusyBlocks, connections } from '../../db/schema';
+import { calendarBusyBlocks, calendarSyncJobs, connections } from '../../db/schema';
+import type { TenantContext } from '../../db/tenant';
 import { readConfig, type Bindings } from '../../env';
 import type { JobHandler } from '../../jobs/job-handler';
-import type { JobMessage } from '../../jobs/messages';
+import { isTransientFault, userFacingJobError } from '../../jobs/faults';
+import { OPEN_JOB_STATUSES } from '../../jobs/job-status';
+import { claimJob, finishJob, type JobSpec } from '../../jobs/lifecycle';
+import { enqueueJob } from '../../jobs/outbox';
 import type { CalendarEvent, EventChanges, EventRange } from '../../providers/calendar/interface';
 import { calendarFor } from '../../providers/calendar/select';
 import { type ConnectionRow, markNeedsReconnect, poolWriter } from '../../providers/connections';
@@ -118,19 +123,50 @@ export async function syncConnection(
   return true;
 }
 
-type SyncMessage = Extract<JobMessage, { kind: 'calendar-sync' }>;
-
-export const calendarSyncJobHandler: JobHandler<'calendar-sync'> = {
-  async run(message: SyncMessage, { db, env }) {
-    await syncConnection(db, env, message.orgId, message.connectionId);
-  },
-  // Nothing to end: the next cron run tries again; the connection keeps its last blocks.
-  async deadLettered() {},
+const spec: JobSpec<typeof calendarSyncJobs> = {
+  table: calendarSyncJobs,
+  // One connection's events in the window (a few provider pages) with margin.
+  leaseSeconds: 120,
 };
 
+const GAVE_UP = 'The calendar provider stayed unavailable through every retry; the last busy times stay in place';
+
+export const calendarSyncJobHandler: JobHandler<'calendar-sync', typeof calendarSyncJobs> = {
+  ...spec,
+  // A provider that is down (429/5xx) or a database fault is retried; the connection keeps its last blocks.
+  retry: {
+    permanentReason: (error) =>
+      (error instanceof ProviderFailure && error.kind === 'unavailable') ||
+      (error instanceof ApiError && error.status === 503) ||
+      isTransientFault(error)
+        ? null
+        : `The calendar sync failed: ${userFacingJobError(error)}.`,
+  },
+  reasons: { deadLettered: GAVE_UP, stalled: GAVE_UP },
+  async run(message, { db, env }) {
+    const claimed = await claimJob(db, spec, message);
+    if (!claimed) return;
+    await syncConnection(db, env, message.orgId, claimed.job.connectionId);
+    await withTenant(db, message.orgId, (tx) => finishJob(tx, spec, message));
+  },
+};
+
+/** In the caller's transaction: a sync job for the connection and its outbox row. */
+export async function enqueueCalendarSync(
+  ctx: Pick<TenantContext, 'db' | 'orgId' | 'effects' | 'userId'>,
+  connectionId: number,
+) {
+  const [job] = await ctx.db
+    .insert(calendarSyncJobs)
+    .values({ organizationId: ctx.orgId, connectionId, createdBy: ctx.userId ?? null })
+    .returning({ id: calendarSyncJobs.id });
+  await enqueueJob(ctx, { kind: 'calendar-sync', jobId: job.id });
+}
+
 /**
- * The cron's part: a `calendar-sync` message for every active calendar connection not synced for
- * SYNC_EVERY_SECONDS, across organizations (as the outbox sweep does, owner role: it reads ids only).
+ * The cron's part: a sync job and its message for every active calendar connection not synced for
+ * SYNC_EVERY_SECONDS and without an open sync job, across organizations (as the outbox sweep does,
+ * owner role). Sent after the jobs commit; a lost send is re-sent by the lease sweep.
  */
 export async function scheduleCalendarSyncs(env: Bindings): Promise<number> {
   const handle = openDatabase(readConfig(env));
@@ -147,15 +183,32 @@ export async function scheduleCalendarSyncs(env: Bindings): Promise<number> {
             isNull(connections.lastSuccessAt),
             lt(connections.lastSuccessAt, sql`now() - make_interval(secs => ${SYNC_EVERY_SECONDS})`),
           ),
+          notExists(
+            handle.db
+              .select({ one: sql`1` })
+              .from(calendarSyncJobs)
+              .where(
+                and(
+                  eq(calendarSyncJobs.organizationId, connections.organizationId),
+                  eq(calendarSyncJobs.connectionId, connections.id),
+                  inArray(calendarSyncJobs.status, [...OPEN_JOB_STATUSES]),
+                ),
+              ),
+          ),
         ),
       )
       .limit(1000);
-    for (let i = 0; i < due.length; i += 100) {
+    if (due.length === 0) return 0;
+    const jobs = await handle.db
+      .insert(calendarSyncJobs)
+      .values(due.map((row) => ({ organizationId: row.orgId, connectionId: row.connectionId })))
+      .returning({ orgId: calendarSyncJobs.organizationId, jobId: calendarSyncJobs.id });
+    for (let i = 0; i < jobs.length; i += 100) {
       await env.JOBS.sendBatch(
-        due.slice(i, i + 100).map((row) => ({ body: { kind: 'calendar-sync' as const, ...row } })),
+        jobs.slice(i, i + 100).map((row) => ({ body: { kind: 'calendar-sync' as const, ...row } })),
       );
     }
-    return due.length;
+    return jobs.length;
   } finally {
     await handle.close();
   }

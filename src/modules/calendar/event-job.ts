@@ -10,11 +10,14 @@
  * as transactionId, the local calendar as its unique request id. So even an insert whose answer was
  * lost, or a calendar reconnected (a new connection row) before the retry, makes no second event.
  */
-import { and, desc, eq, isNull } from 'drizzle-orm';
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
+import { ApiError } from '../../core/errors';
 import { withTenant } from '../../db/client';
 import { calendarEventWrites, connections, meetings } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
+import { isTransientFault, userFacingJobError } from '../../jobs/faults';
 import type { JobHandler } from '../../jobs/job-handler';
+import { claimJob, finishJob, type JobSpec, lockRunningJob } from '../../jobs/lifecycle';
 import { enqueueJob } from '../../jobs/outbox';
 import { calendarFor } from '../../providers/calendar/select';
 import { markNeedsReconnect, poolWriter } from '../../providers/connections';
@@ -25,36 +28,73 @@ export function meetingRequestId(orgId: number, meetingId: number): string {
   return `meeting:${orgId}:${meetingId}`;
 }
 
-/** In the booking's transaction: one outbox row; the event is written after the commit. */
-export function enqueueCalendarEvent(ctx: Pick<TenantContext, 'db' | 'orgId' | 'effects'>, meetingId: number) {
-  return enqueueJob(ctx, { kind: 'calendar-event', meetingId });
+/**
+ * In the booking's transaction: the meeting's write row (the job, queued again if it exists: a
+ * reconnect retries a pending write under its request id) and one outbox row; the event is
+ * written after the commit.
+ */
+export async function enqueueCalendarEvent(
+  ctx: Pick<TenantContext, 'db' | 'orgId' | 'effects' | 'userId'>,
+  meeting: { id: number; userId: number },
+) {
+  const [write] = await ctx.db
+    .insert(calendarEventWrites)
+    .values({
+      organizationId: ctx.orgId,
+      meetingId: meeting.id,
+      userId: meeting.userId,
+      requestId: meetingRequestId(ctx.orgId, meeting.id),
+      createdBy: ctx.userId ?? null,
+    })
+    .onConflictDoUpdate({
+      target: [calendarEventWrites.organizationId, calendarEventWrites.meetingId],
+      set: { status: 'queued', finishedAt: null, leaseExpiresAt: null, leaseResends: 0, updatedAt: sql`now()` },
+    })
+    .returning({ id: calendarEventWrites.id });
+  await enqueueJob(ctx, { kind: 'calendar-event', jobId: write.id });
 }
 
-export const calendarEventJobHandler: JobHandler<'calendar-event'> = {
+const spec: JobSpec<typeof calendarEventWrites> = {
+  table: calendarEventWrites,
+  // One provider insert (its slowest answer) with margin.
+  leaseSeconds: 120,
+};
+
+export const REASONS = {
+  gaveUp: 'The calendar provider stayed unavailable through every retry; the event was not written',
+} as const;
+
+/** Temporary: the provider (429/5xx), the server's credentials key or OAuth client, the database. */
+function isTemporary(error: unknown): boolean {
+  return (
+    (error instanceof ProviderFailure && error.kind === 'unavailable') ||
+    (error instanceof ApiError && error.status === 503) ||
+    isTransientFault(error)
+  );
+}
+
+export const calendarEventJobHandler: JobHandler<'calendar-event', typeof calendarEventWrites> = {
+  ...spec,
+  retry: {
+    permanentReason: (error) =>
+      isTemporary(error) ? null : `The calendar event was not written: ${userFacingJobError(error)}.`,
+  },
+  reasons: { deadLettered: REASONS.gaveUp, stalled: REASONS.gaveUp },
   async run(message, { db, env }) {
-    const { orgId, meetingId } = message;
+    const claimed = await claimJob(db, spec, message);
+    if (!claimed) return;
+    const orgId = message.orgId;
     const writer = poolWriter(db);
     await withTenant(db, orgId, async (tx) => {
+      const write = await lockRunningJob(tx, spec, message);
+      const finish = (values: Partial<typeof calendarEventWrites.$inferInsert> = {}) =>
+        finishJob(tx, spec, message, values);
+      if (write.state === 'created') return void (await finish());
       const [meeting] = await tx
         .select()
         .from(meetings)
-        .where(and(eq(meetings.organizationId, orgId), eq(meetings.id, meetingId)));
-      if (!meeting) return; // deleted meanwhile: nothing to write
-      await tx
-        .insert(calendarEventWrites)
-        .values({
-          organizationId: orgId,
-          meetingId,
-          userId: meeting.userId,
-          requestId: meetingRequestId(orgId, meetingId),
-        })
-        .onConflictDoNothing();
-      const [write] = await tx
-        .select()
-        .from(calendarEventWrites)
-        .where(and(eq(calendarEventWrites.organizationId, orgId), eq(calendarEventWrites.meetingId, meetingId)))
-        .for('update');
-      if (write.state === 'created') return;
+        .where(and(eq(meetings.organizationId, orgId), eq(meetings.id, write.meetingId)));
+      if (!meeting) return void (await finish()); // deleted meanwhile: nothing to write
       const [connection] = await tx
         .select()
         .from(connections)
@@ -69,13 +109,8 @@ export const calendarEventJobHandler: JobHandler<'calendar-event'> = {
         )
         .orderBy(desc(connections.id))
         .limit(1);
-      const done = (values: Partial<typeof calendarEventWrites.$inferInsert>) =>
-        tx
-          .update(calendarEventWrites)
-          .set({ ...values, updatedAt: new Date() })
-          .where(and(eq(calendarEventWrites.organizationId, orgId), eq(calendarEventWrites.id, write.id)));
       if (!connection) {
-        await done({ state: 'skipped', error: 'No active calendar is connected for the rep' });
+        await finish({ state: 'skipped', error: 'No active calendar is connected for the rep' });
         return;
       }
       try {
@@ -90,23 +125,19 @@ export const calendarEventJobHandler: JobHandler<'calendar-event'> = {
           conference: meeting.meetingTool !== 'none' && !meeting.meetingUrl,
           request_id: write.requestId,
         });
-        await done({
+        await finish({
           state: 'created',
           connectionId: connection.id,
           provider: connection.provider,
           providerEventId: event.id,
-          error: null,
         });
       } catch (error) {
         if (!(error instanceof ProviderFailure) || error.kind === 'unavailable') throw error; // retried
         if (error.kind === 'auth')
           await writer.run(orgId, (other) => markNeedsReconnect(other, connection, error.reason));
         // Kept pending with the reason: reconnecting the calendar writes it again (same request id).
-        await done({ error: error.reason, connectionId: connection.id, provider: connection.provider });
+        await finish({ error: error.reason, connectionId: connection.id, provider: connection.provider });
       }
     });
   },
-  // The queue gave up (the provider stayed down): the write stays pending with no second attempt
-  // until the calendar is reconnected; nothing else to end.
-  async deadLettered() {},
 };

@@ -16,9 +16,8 @@ import {
   jsonBody,
 } from '../../core/routes';
 import { isAdmin } from '../../db/tenant';
-import { enqueueJob } from '../../jobs/outbox';
 import { findConnection } from '../../providers/connections';
-import { SYNC_EVERY_SECONDS } from './busy-sync';
+import { enqueueCalendarSync, SYNC_EVERY_SECONDS } from './busy-sync';
 import {
   CalendarConnectionSchema,
   CalendarEventSchema,
@@ -186,7 +185,7 @@ calendarRoutes.openapi(
   }),
   async (c) => {
     const connection = await ownedConnection(c, c.req.valid('param').id);
-    await enqueueJob(c.var.tenant, { kind: 'calendar-sync', connectionId: connection.id });
+    await enqueueCalendarSync(c.var.tenant, connection.id);
     return ok(c, presentConnection(connection), 'Sync queued');
   },
 );

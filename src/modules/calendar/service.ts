@@ -90,7 +90,7 @@ export async function connectCalendar(ctx: TenantContext, env: Bindings, input: 
   // Booking events that could not be written (no calendar, or one that needed reconnecting) are
   // written now, under the same request ids, so none is made twice.
   const pending = await ctx.db
-    .select({ meetingId: calendarEventWrites.meetingId })
+    .select({ id: calendarEventWrites.meetingId, userId: calendarEventWrites.userId })
     .from(calendarEventWrites)
     .where(
       tenantWhere(
@@ -101,7 +101,7 @@ export async function connectCalendar(ctx: TenantContext, env: Bindings, input: 
       ),
     )
     .limit(100);
-  for (const write of pending) await enqueueCalendarEvent(ctx, write.meetingId);
+  for (const write of pending) await enqueueCalendarEvent(ctx, write);
   return presentConnection(row);
 }
 
