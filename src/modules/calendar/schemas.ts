@@ -1,7 +1,7 @@
 /** Wire shapes of calendar connections and provider events (spec "Mail, inbox, calendar, meetings"). */
 import { z } from '@hono/zod-openapi';
 import { isValidTimeZone } from '../booking/time-zones';
-import { optionalText, positiveId, timestamp } from '../../core/schemas';
+import { optionalText, positiveId, timestamp, timestampInput } from '../../core/schemas';
 import { CALENDAR_PROVIDERS } from '../../providers/calendar/interface';
 
 const providers = CALENDAR_PROVIDERS.join(', ');
@@ -18,17 +18,15 @@ export const ProviderParam = z.object({
     }),
 });
 
-const instant = (description: string) =>
-  z
-    .string()
-    .max(40)
-    .refine((value) => !Number.isNaN(Date.parse(value)), 'must be an ISO 8601 date or date-time')
-    .transform((value) => new Date(value))
-    .openapi({ type: 'string', description, example: '2027-03-01T00:00:00Z' });
-
 export const EventsQuery = z.object({
-  from: instant('Events ending after this instant (default: now)').optional(),
-  to: instant('Events starting before this instant (default: 7 days after from; at most 62 days after it)').optional(),
+  from: timestampInput(
+    { offset: 'optional', dateOnly: true },
+    'Events ending after this instant (default: now)',
+  ).optional(),
+  to: timestampInput(
+    { offset: 'optional', dateOnly: true },
+    'Events starting before this instant (default: 7 days after from; at most 62 days after it)',
+  ).optional(),
   connection_id: positiveId
     .optional()
     .openapi({ type: 'integer', description: 'The calendar connection (default: the caller’s own of this provider)' }),
@@ -47,8 +45,8 @@ export const NewEventBody = z
       .min(1, 'is required')
       .max(500, 'must be at most 500 characters')
       .openapi({ description: 'Title' }),
-    start: instant('Start (ISO 8601 with an offset)'),
-    end: instant('End, after start'),
+    start: timestampInput({ offset: 'required' }, 'Start (ISO 8601 with an offset)'),
+    end: timestampInput({ offset: 'required' }, 'End, after start'),
     time_zone: z
       .string()
       .max(64)

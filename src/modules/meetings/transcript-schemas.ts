@@ -3,7 +3,7 @@
  * meeting-tool webhook's delivery and the endpoints an organization registers for its tools.
  */
 import { z } from '@hono/zod-openapi';
-import { positiveId, text, timestamp } from '../../core/schemas';
+import { positiveId, text, timestamp, webUrl } from '../../core/schemas';
 import { TRANSCRIPT_FORMATS, WEBHOOK_MEETING_TOOLS } from '../../db/schema';
 import { fileField } from '../files/schemas';
 
@@ -99,9 +99,7 @@ export const TranscriptDeliveryBody = z
     meeting_id: positiveId
       .optional()
       .openapi({ type: 'integer', description: 'Our meeting id (give this or meeting_url)' }),
-    meeting_url: z
-      .string()
-      .max(2048, 'must be at most 2048 characters')
+    meeting_url: webUrl()
       .optional()
       .openapi({ description: 'The meeting’s join URL, as stored on the meeting (give this or meeting_id)' }),
     format: formatField,
