@@ -47,7 +47,7 @@ import { ingestionRoutes } from './modules/ingestion/routes';
 import { webFormPageRoutes } from './modules/web-forms/page-routes';
 import { webFormRoutes } from './modules/web-forms/routes';
 import { meetingRoutes } from './modules/meetings/routes';
-import { transcriptRoutes } from './modules/meetings/transcript-routes';
+import { transcriptRoutes } from './modules/meetings';
 import { calendarRoutes } from './modules/calendar/routes';
 import { savedQueryRoutes } from './modules/saved-queries/routes';
 import { dashboardRoutes } from './modules/dashboards/routes';

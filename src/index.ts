@@ -11,7 +11,7 @@ import type { JobMessage, TrackingHit } from './jobs/messages';
 import { runLeaseSweep } from './jobs/lease-sweep';
 import { runOutboxSweep } from './jobs/outbox';
 import { consumeQueue } from './jobs/runner';
-import { scheduleCalendarSyncs } from './modules/calendar/busy-sync';
+import { scheduleCalendarSyncs } from './modules/calendar';
 import { runForecastSnapshots } from './modules/forecast';
 
 export { RateLimitCounter } from './core/rate-limit-counter';

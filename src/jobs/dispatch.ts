@@ -3,8 +3,7 @@
  * messages.ts without a handler here does not compile, and nothing registers itself by being
  * imported. Handlers live beside their modules; src/jobs runs their lifecycle.
  */
-import { calendarSyncJobHandler } from '../modules/calendar/busy-sync';
-import { calendarEventJobHandler } from '../modules/calendar/event-job';
+import { calendarEventJobHandler, calendarSyncJobHandler } from '../modules/calendar';
 import { companyEnrichmentJobHandler } from '../modules/companies';
 import { exportJobHandler } from '../modules/exports';
 import { leadImportJobHandler } from '../modules/imports';

@@ -1,7 +1,6 @@
 /** Wire shapes of calendar connections and provider events (spec "Mail, inbox, calendar, meetings"). */
 import { z } from '@hono/zod-openapi';
-import { isValidTimeZone } from '../booking/time-zones';
-import { optionalText, positiveId, timestamp, timestampInput } from '../../core/schemas';
+import { optionalText, positiveId, timestamp, timestampInput, timeZone } from '../../core/schemas';
 import { CALENDAR_PROVIDERS } from '../../providers/calendar/interface';
 
 const providers = CALENDAR_PROVIDERS.join(', ');
@@ -47,12 +46,7 @@ export const NewEventBody = z
       .openapi({ description: 'Title' }),
     start: timestampInput({ offset: 'required' }, 'Start (ISO 8601 with an offset)'),
     end: timestampInput({ offset: 'required' }, 'End, after start'),
-    time_zone: z
-      .string()
-      .max(64)
-      .refine(isValidTimeZone, 'must be an IANA time zone such as Europe/Paris')
-      .optional()
-      .openapi({ description: 'Zone the event is written in (default: UTC)' }),
+    time_zone: timeZone.optional().openapi({ description: 'Zone the event is written in (default: UTC)' }),
     description: optionalText(8000).optional().openapi({ description: 'Description' }),
     location: optionalText(500).optional().openapi({ description: 'Location' }),
     attendees: z

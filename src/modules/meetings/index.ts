@@ -4,3 +4,4 @@
  */
 export { meetingFilterWhere, meetingFilters } from './filters';
 export type { MeetingFilters } from './filters';
+export { transcriptRoutes } from './transcript-routes';

@@ -5,7 +5,7 @@
 import { z } from '@hono/zod-openapi';
 import { positiveId, text, timestamp, webUrl } from '../../core/schemas';
 import { TRANSCRIPT_FORMATS, WEBHOOK_MEETING_TOOLS } from '../../db/schema';
-import { fileField } from '../files/schemas';
+import { fileField } from '../files';
 
 /** 5 MB: a ten-hour meeting's WebVTT is under 2 MB. */
 export const MAX_TRANSCRIPT_BYTES = 5 * 1024 * 1024;

@@ -10,7 +10,6 @@
  * A calendar other than the default is reached under me/calendars/{id}/. Graph's delta queries
  * are not used: a sync reads the full range (EventChanges.full).
  */
-import { isoInZone } from '../../modules/booking/time-zones';
 import { expectOk, ProviderFailure, providerFetch } from '../failures';
 import {
   type CalendarEvent,
@@ -74,7 +73,18 @@ export function presentGraphEvent(event: GraphEvent, times?: { start: string; en
 
 /** The wall-clock time of an instant in a zone, as Graph's dateTimeTimeZone wants it (no offset). */
 function wallClock(instant: Date, zone: string): string {
-  return isoInZone(instant.getTime(), zone).replace(/(Z|[+-]\d\d:\d\d)$/, '');
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone: zone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+    hourCycle: 'h23',
+  }).formatToParts(instant);
+  const part = (type: Intl.DateTimeFormatPartTypes) => parts.find((p) => p.type === type)?.value ?? '00';
+  return `${part('year')}-${part('month')}-${part('day')}T${part('hour')}:${part('minute')}:${part('second')}`;
 }
 
 export function outlookCalendar(calendarId: string, accessToken: () => Promise<string>): CalendarProvider {

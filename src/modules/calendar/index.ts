@@ -1,0 +1,6 @@
+/**
+ * The calendar module's public surface: what other modules, the jobs and the app may import from it.
+ * Everything else in this folder is private to it (scripts/check-module-imports.mjs refuses deep imports).
+ */
+export { calendarSyncJobHandler, scheduleCalendarSyncs } from './busy-sync';
+export { BOOKED_EVENT_IDS, bookedEventCtes, bookedEventQueued, calendarEventJobHandler } from './event-job';
