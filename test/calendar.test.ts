@@ -13,6 +13,7 @@ import worker from '../src/index';
 import type { JobMessage } from '../src/jobs/messages';
 import { call, randomIp, signupOrganization, type SignedUp } from './helpers/api';
 import { inOrganization } from './helpers/leads';
+import { statementsOf } from './helpers/statements';
 
 let org: SignedUp;
 let other: SignedUp;
@@ -189,6 +190,18 @@ describe('busy times feed availability', () => {
       headers: { 'cf-connecting-ip': randomIp() },
     });
     expect(pub.body.data.slots.map((slot: { start: string }) => slot.start)).not.toContain(`${monday}T10:00:00+00:00`);
+    // A confirmation re-checks the slot against the synced busy times too, not only the meetings.
+    const taken = await call('POST', `/api/v1/booking/${me.booking_slug}/confirm`, {
+      body: {
+        start: `${monday}T10:30:00Z`,
+        end: `${monday}T11:00:00Z`,
+        name: 'Ada Lovelace',
+        email: 'ada@example.com',
+      },
+      headers: { 'cf-connecting-ip': randomIp() },
+    });
+    expect(taken.status, taken.text).toBe(409);
+    expect(taken.body.error.code).toBe('slot_unavailable');
     const synced = await call('GET', '/api/calendar/connections/list', { token: rep.token });
     expect(synced.body.data[0].last_synced_at).not.toBeNull();
 
@@ -205,16 +218,21 @@ describe('a confirmed booking writes the event into the rep’s calendar', () =>
     await connectLocal(rep);
     const monday = mondayAhead();
     const me = (await call('GET', '/api/user/my', { token: rep.token })).body.data;
-    const booked = await call('POST', `/api/v1/booking/${me.booking_slug}/confirm`, {
-      body: {
-        start: `${monday}T13:00:00Z`,
-        end: `${monday}T13:30:00Z`,
-        name: 'Grace Hopper',
-        email: 'grace@example.com',
-      },
-      headers: { 'cf-connecting-ip': randomIp() },
-    });
+    const { response: booked, statements } = await statementsOf(() =>
+      call('POST', `/api/v1/booking/${me.booking_slug}/confirm`, {
+        body: {
+          start: `${monday}T13:00:00Z`,
+          end: `${monday}T13:30:00Z`,
+          name: 'Grace Hopper',
+          email: 'grace@example.com',
+        },
+        headers: { 'cf-connecting-ip': randomIp() },
+      }),
+    );
     expect(booked.status, booked.text).toBe(201);
+    // The event's job and outbox row ride in the confirmation's one write: still BEGIN, scope, write, COMMIT.
+    const inRequest = statements.filter((text) => !/^delete from "job_outbox"/i.test(text));
+    expect(inRequest.length, statements.join('\n---\n')).toBeLessThanOrEqual(4);
     const meetingId = booked.body.data.meeting_id as number;
     const [queued] = await inOrganization(rep.orgId, (tx) =>
       tx

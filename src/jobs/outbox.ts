@@ -6,7 +6,7 @@
  * Delivery is at least once: a send whose row delete then fails is sent again by the sweep,
  * which job handlers tolerate (they claim and checkpoint in Postgres).
  */
-import { and, eq, inArray, lt, sql } from 'drizzle-orm';
+import { and, eq, inArray, lt, type SQL, sql } from 'drizzle-orm';
 import { log } from '../core/log';
 import { openDatabase, type Database } from '../db/client';
 import { jobOutbox } from '../db/schema';
@@ -32,11 +32,30 @@ export async function enqueueJob(
     .insert(jobOutbox)
     .values({ organizationId: ctx.orgId, message: body })
     .returning({ id: jobOutbox.id });
+  sendAfterCommit(ctx, row.id, body);
+}
+
+/**
+ * The send of an outbox row a caller wrote itself (inside a larger statement, to spare a round
+ * trip: outboxInsertSql), registered for after the commit as enqueueJob does.
+ */
+export function sendAfterCommit(ctx: Pick<TenantContext, 'orgId' | 'effects'>, rowId: number, body: JobMessage) {
   // Without effects (a job's own transaction) the row simply waits for the sweep.
   ctx.effects?.afterCommit(async ({ db, env }) => {
     await env.JOBS.send(body);
-    await db.delete(jobOutbox).where(and(eq(jobOutbox.organizationId, ctx.orgId), eq(jobOutbox.id, row.id)));
+    await db.delete(jobOutbox).where(and(eq(jobOutbox.organizationId, ctx.orgId), eq(jobOutbox.id, rowId)));
   });
+}
+
+/**
+ * An outbox insert for a CTE: one row per row of `from`, its message built by `message` (a jsonb
+ * expression over `from`'s columns), returning the row's id. The caller sends each after the
+ * commit with sendAfterCommit.
+ */
+export function outboxInsertSql(orgId: number, from: SQL, message: SQL): SQL {
+  return sql`insert into ${jobOutbox} (organization_id, message)
+    select ${orgId}, ${message} from ${from}
+    returning id`;
 }
 
 /**

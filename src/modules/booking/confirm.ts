@@ -10,7 +10,10 @@
  *    before: the slot is free (no live meeting of the rep within the buffer), and only then the
  *    new lead (the one creation path's CTEs, with its feed entry and the rep's assignment
  *    notification), the meeting (source `booking`), the lead's activity, a feed entry
- *    `meeting_booked` on the lead, and the booking version bump (the edge cache's key).
+ *    `meeting_booked` on the lead, and the booking version bump (the edge cache's key). For a rep
+ *    with a calendar connected, the slot must also be clear of the calendar's synced busy times,
+ *    and the meeting's calendar_event_writes row and its outbox row are written too (the event is
+ *    inserted into the calendar after the commit, once: modules/calendar/event-job.ts).
  * 4. COMMIT.
  *
  * Whether the slot is on the rep's grid, inside working hours, past the minimum notice and of the
@@ -21,7 +24,8 @@
  */
 import { sql, type SQL } from 'drizzle-orm';
 import { Conflict, ValidationFailed } from '../../core/errors';
-import { LIVE_MEETING_STATUSES, leads, meetings, users } from '../../db/schema';
+import { calendarBusyBlocks, LIVE_MEETING_STATUSES, leads, meetings, users } from '../../db/schema';
+import { BOOKED_EVENT_IDS, bookedEventCtes, bookedEventQueued } from '../calendar';
 import type { TenantContext } from '../../db/tenant';
 import { feedEntriesFrom } from '../feed';
 import { emailKey } from '../leads';
@@ -29,7 +33,7 @@ import { type LeadWriteContextRow, leadWriteContextFrom, leadWriteContextSql } f
 import type { AddLeadInput } from '../leads';
 import { planOneLead } from '../leads';
 import { freeSlots } from './availability';
-import { scheduleOf } from './availability-query';
+import { liveCalendar, scheduleOf } from './availability-query';
 import { invalidateBookingCache } from './booking-version';
 import type { ConfirmBookingInput } from './schemas';
 import { type BookingRep, liveRep, repJson } from './service';
@@ -109,14 +113,30 @@ export async function confirmBooking(
       ? sql`coalesce((select id from inserted), (select l.id from ${leads} l where l.organization_id = ${ctx.orgId}
           and lower(l.email) = ${emailKey(input.email)} and l.deleted_at is null order by l.duplicate_of is not null, l.id limit 1))`
       : sql`${lead.leadId}::bigint`;
-  const result = await ctx.db.execute<{ ok: boolean; meeting_id: string | null; lead_id: string | null }>(sql`
+  const until = new Date(end + buffer).toISOString();
+  const since = new Date(start - buffer).toISOString();
+  // A rep with a calendar connected: its synced busy times hold the slot too (as in availability),
+  // and the meeting's event is queued for the calendar in this same statement.
+  const calendar = rep.has_calendar === true;
+  const calendarFree = calendar
+    ? sql` and not exists (
+        select 1 from ${calendarBusyBlocks}
+        where ${calendarBusyBlocks.organizationId} = ${ctx.orgId} and ${calendarBusyBlocks.userId} = ${rep.id}
+          and ${calendarBusyBlocks.startsAt} < ${until}::timestamptz and ${calendarBusyBlocks.endsAt} > ${since}::timestamptz
+          and ${liveCalendar()}
+      )`
+    : sql``;
+  type Written = { ok: boolean; meeting_id: string | null; lead_id: string | null };
+  const result = await ctx.db.execute<
+    Written & { calendar_write_id?: string | null; calendar_outbox_id?: string | null }
+  >(sql`
     with free as (
       select not exists (
         select 1 from ${meetings} m
         where m.organization_id = ${ctx.orgId} and m.user_id = ${rep.id} and m.status in (${live})
-          and m.start_time < ${new Date(end + buffer).toISOString()}::timestamptz
-          and m.end_time > ${new Date(start - buffer).toISOString()}::timestamptz
-      ) as ok
+          and m.start_time < ${until}::timestamptz
+          and m.end_time > ${since}::timestamptz
+      )${calendarFree} as ok
     ), ${lead.kind === 'create' ? sql`${lead.ctes},` : sql``}
     meeting as (
       insert into ${meetings} (organization_id, user_id, lead_id, title, description, start_time, end_time, timezone,
@@ -141,10 +161,12 @@ export async function confirmBooking(
     ), bumped as (
       update ${users} set booking_version = booking_version + 1
       where organization_id = ${ctx.orgId} and id = ${rep.id} and (select ok from free)
-    )
-    select (select ok from free) as ok, (select id from meeting) as meeting_id, (select lead_id from meeting) as lead_id`);
+    )${calendar ? sql`, ${bookedEventCtes(ctx.orgId, rep.id)}` : sql``}
+    select (select ok from free) as ok, (select id from meeting) as meeting_id, (select lead_id from meeting) as lead_id
+      ${calendar ? sql`, ${BOOKED_EVENT_IDS}` : sql``}`);
   const row = result.rows[0];
   if (!row?.ok || row.meeting_id === null) throw unavailable();
+  if (calendar) bookedEventQueued(ctx, row);
   await invalidateBookingCache(ctx, [rep.booking_slug]);
   return {
     meeting_id: Number(row.meeting_id),

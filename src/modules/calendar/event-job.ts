@@ -10,7 +10,7 @@
  * as transactionId, the local calendar as its unique request id. So even an insert whose answer was
  * lost, or a calendar reconnected (a new connection row) before the retry, makes no second event.
  */
-import { and, desc, eq, isNull, sql } from 'drizzle-orm';
+import { and, desc, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import { ApiError } from '../../core/errors';
 import { withTenant } from '../../db/client';
 import { calendarEventWrites, connections, meetings } from '../../db/schema';
@@ -18,7 +18,7 @@ import type { TenantContext } from '../../db/tenant';
 import { isTransientFault, userFacingJobError } from '../../jobs/faults';
 import type { JobHandler } from '../../jobs/job-handler';
 import { claimJob, finishJob, type JobSpec, lockRunningJob } from '../../jobs/lifecycle';
-import { enqueueJob } from '../../jobs/outbox';
+import { enqueueJob, outboxInsertSql, sendAfterCommit } from '../../jobs/outbox';
 import { calendarFor } from '../../providers/calendar/select';
 import { markNeedsReconnect, poolWriter } from '../../providers/connections';
 import { ProviderFailure } from '../../providers/failures';
@@ -52,6 +52,39 @@ export async function enqueueCalendarEvent(
     })
     .returning({ id: calendarEventWrites.id });
   await enqueueJob(ctx, { kind: 'calendar-event', jobId: write.id });
+}
+
+/**
+ * The booking confirmation's share of its one write statement (booking/confirm.ts), for a rep with
+ * a calendar connected: CTEs after its `meeting` CTE writing the meeting's write row (the job) and
+ * its outbox row, so the confirmation keeps its four round trips. `calendar_event_ids()` selects
+ * both ids for bookedEventQueued.
+ */
+export function bookedEventCtes(orgId: number, repId: number): SQL {
+  const message = sql`jsonb_build_object('kind', 'calendar-event', 'orgId', ${orgId}::bigint, 'jobId', id)`;
+  return sql`calendar_write as (
+      insert into ${calendarEventWrites} (organization_id, meeting_id, user_id, request_id)
+      select ${orgId}, id, ${repId}, ${`meeting:${orgId}:`}::text || id from meeting
+      returning id
+    ), calendar_job as (
+      ${outboxInsertSql(orgId, sql`calendar_write`, message)}
+    )`;
+}
+
+/** The select list entry naming the ids bookedEventCtes wrote (null when the meeting was not written). */
+export const BOOKED_EVENT_IDS = sql`(select id from calendar_write) as calendar_write_id, (select id from calendar_job) as calendar_outbox_id`;
+
+/** After the confirmation's statement: its outbox row is sent after the commit. */
+export function bookedEventQueued(
+  ctx: Pick<TenantContext, 'orgId' | 'effects'>,
+  ids: { calendar_write_id?: string | number | null; calendar_outbox_id?: string | number | null },
+) {
+  if (ids.calendar_write_id == null || ids.calendar_outbox_id == null) return;
+  sendAfterCommit(ctx, Number(ids.calendar_outbox_id), {
+    kind: 'calendar-event',
+    orgId: ctx.orgId,
+    jobId: Number(ids.calendar_write_id),
+  });
 }
 
 const spec: JobSpec<typeof calendarEventWrites> = {

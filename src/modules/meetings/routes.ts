@@ -8,13 +8,7 @@ import { DeletedId } from '../../core/schemas';
 import { createRouter, defineRoute, envelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
 import { AvailabilityQuery, AvailabilitySchema } from '../booking';
 import { callerAvailability } from '../booking';
-import {
-  AddMeetingBody,
-  MeetingSchema,
-  SummaryBody,
-  SummarySchema,
-  UpdateMeetingBody,
-} from './schemas';
+import { AddMeetingBody, MeetingSchema, SummaryBody, SummarySchema, UpdateMeetingBody } from './schemas';
 import {
   addMeeting,
   deleteMeeting,
