@@ -4,9 +4,10 @@
  * never a 500 and never a success. Every string a body accepts has a maximum length.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, randomIp, signupOrganization, type ApiResponse, type SignedUp } from './helpers/api';
+import { call, type CallOptions, randomIp, signupOrganization, type ApiResponse, type SignedUp } from './helpers/api';
 import { dateField, objectShape, routeKey, routes, unboundedStrings, urlField } from './helpers/registry';
 import type { RegisteredRoute } from '../src/core/routes';
+import { signDelivery } from '../src/modules/meetings/webhook-signature';
 import { base64url } from 'jose';
 
 function expectClientFailure(response: ApiResponse, label: string): void {
@@ -68,6 +69,8 @@ describe('bad-input sweep', () => {
     /** A lead of the caller, for lists scoped to one (notes, follow-ups, documents, files). */
     leadId: number;
     ip: string;
+    /** The caller's own meeting-tool webhook endpoint: its path and signing secret (SIGNED_ROUTES). */
+    webhook: { path: string; secret: string };
   }
   const SWEEPERS = 6;
   let sweepers: Sweeper[] = [];
@@ -81,7 +84,17 @@ describe('bad-input sweep', () => {
           token: caller.token,
           body: { first_name: 'Sweep', last_name: 'Lead' },
         });
-        return { caller, apiKey: key.body.data.key, leadId: lead.body.data.id, ip: randomIp() };
+        const webhook = await call('POST', '/api/meeting-tools/webhooks/add', {
+          token: caller.token,
+          body: { tool: 'tool_a' },
+        });
+        return {
+          caller,
+          apiKey: key.body.data.key,
+          leadId: lead.body.data.id,
+          ip: randomIp(),
+          webhook: { path: webhook.body.data.url as string, secret: webhook.body.data.secret as string },
+        };
       }),
     );
   });
@@ -97,6 +110,76 @@ describe('bad-input sweep', () => {
     if (route.auth === 'bearer') return { token: sweeper.caller.token, headers };
     if (route.auth === 'apiKey') return { apiKey: sweeper.apiKey, headers };
     return { headers };
+  }
+
+  /**
+   * Routes authenticated by a signature over the raw body (meeting-tool webhooks, Standard Webhooks
+   * headers) rather than a credential. Their order of checks is the path (tool, token), the body
+   * (NUL bytes, then the schema), the endpoint (404), then the signature (401): so every request the
+   * sweep makes to them goes to the caller's own endpoint, signed over the exact bytes sent, and
+   * each refusal judged is a refusal of the input by a route that would have accepted the sender.
+   * The test after the sweep's own checks proves the signature is really required.
+   */
+  const SIGNED_ROUTES = new Set(['POST /api/v1/meeting-tools/{tool}/webhook/{token}']);
+
+  /** Sends to the route (sample ids in its path, or `pathValue`), signing the body of a signed route. */
+  async function send(route: RegisteredRoute, options: CallOptions, pathValue?: string | number) {
+    if (!SIGNED_ROUTES.has(routeKey(route)) || pathValue !== undefined)
+      return call(route.method, samplePath(route, pathValue), options);
+    const { webhook } = sweeperFor(route);
+    const raw =
+      typeof options.rawBody === 'string'
+        ? options.rawBody
+        : options.rawBody === undefined && options.body !== undefined
+          ? JSON.stringify(options.body)
+          : undefined;
+    if (raw === undefined) return call(route.method, webhook.path, options);
+    const id = `msg_${crypto.randomUUID()}`;
+    const timestamp = Math.floor(Date.now() / 1000);
+    return call(route.method, webhook.path, {
+      ...options,
+      body: undefined,
+      rawBody: raw,
+      headers: {
+        'content-type': 'application/json',
+        ...options.headers,
+        'webhook-id': id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': await signDelivery(webhook.secret, id, timestamp, raw),
+      },
+    });
+  }
+
+  for (const key of SIGNED_ROUTES) {
+    it(`${key} checks the body before the signature, and requires the signature of a well-formed one`, async () => {
+      const route = routes.find((candidate) => routeKey(candidate) === key) as RegisteredRoute;
+      expect(route, key).toBeDefined();
+      const { webhook, ip } = sweeperFor(route);
+      const headers = { 'cf-connecting-ip': ip };
+      // Validly signed, a bad field is still a 422 naming it.
+      const signedBad = await send(route, {
+        headers,
+        body: { meeting_url: 'javascript:alert(1)', transcript: 'A: hi' },
+      });
+      expect([signedBad.status, signedBad.body.error?.code], signedBad.text).toEqual([422, 'meeting_url']);
+      // A well-formed body without a signature, or signed with another secret, is refused with 401.
+      const body = { meeting_id: 1, transcript: 'A: hi' };
+      const unsigned = await call(route.method, webhook.path, { headers, body });
+      expect([unsigned.status, unsigned.body.error?.code], unsigned.text).toEqual([401, 'webhook_signature_missing']);
+      const raw = JSON.stringify(body);
+      const timestamp = Math.floor(Date.now() / 1000);
+      const forged = await call(route.method, webhook.path, {
+        rawBody: raw,
+        headers: {
+          ...headers,
+          'content-type': 'application/json',
+          'webhook-id': 'msg_forged',
+          'webhook-timestamp': String(timestamp),
+          'webhook-signature': await signDelivery(`whsec_${btoa('x'.repeat(32))}`, 'msg_forged', timestamp, raw),
+        },
+      });
+      expect([forged.status, forged.body.error?.code], forged.text).toEqual([401, 'webhook_signature_invalid']);
+    });
   }
 
   it('gives every string field of every body a maximum length, in each media type it takes', () => {
@@ -118,7 +201,7 @@ describe('bad-input sweep', () => {
     it(`${routeKey(route)} refuses any other content type with 415 naming ${accepted}`, async () => {
       for (const type of ['text/plain', 'application/xml', 'application/x-www-form-urlencoded']) {
         if (route.bodies.some((body) => body.mediaType === type)) continue;
-        const response = await call(route.method, samplePath(route), {
+        const response = await send(route, {
           ...auth(route),
           rawBody: 'a=1',
           headers: { ...auth(route).headers, 'content-type': type },
@@ -132,7 +215,7 @@ describe('bad-input sweep', () => {
 
   for (const route of jsonRoutes) {
     it(`${routeKey(route)} refuses unparseable JSON with 400`, async () => {
-      const response = await call(route.method, samplePath(route), {
+      const response = await send(route, {
         ...auth(route),
         rawBody: '{"broken',
         headers: { ...auth(route).headers, 'content-type': 'application/json' },
@@ -143,29 +226,20 @@ describe('bad-input sweep', () => {
 
     it(`${routeKey(route)} refuses bodies of the wrong JSON type and oversized strings`, async () => {
       for (const body of [[1, 2, 3], 'a string', 42, null, true]) {
-        expectClientFailure(
-          await call(route.method, samplePath(route), { ...auth(route), body }),
-          `body ${JSON.stringify(body)}`,
-        );
+        expectClientFailure(await send(route, { ...auth(route), body }), `body ${JSON.stringify(body)}`);
       }
       const oversized = Object.fromEntries(
         Object.keys(objectShape(route.body)).map((key) => [key, 'x'.repeat(10_001)]),
       );
-      expectClientFailure(
-        await call(route.method, samplePath(route), { ...auth(route), body: oversized }),
-        'oversized strings',
-      );
+      expectClientFailure(await send(route, { ...auth(route), body: oversized }), 'oversized strings');
       const wrongTypes = Object.fromEntries(
         Object.keys(objectShape(route.body)).map((key) => [key, { nested: [true] }]),
       );
-      expectClientFailure(
-        await call(route.method, samplePath(route), { ...auth(route), body: wrongTypes }),
-        'wrong field types',
-      );
+      expectClientFailure(await send(route, { ...auth(route), body: wrongTypes }), 'wrong field types');
     });
 
     it(`${routeKey(route)} refuses a non-JSON content type`, async () => {
-      const response = await call(route.method, samplePath(route), {
+      const response = await send(route, {
         ...auth(route),
         rawBody: 'a=1',
         headers: { ...auth(route).headers, 'content-type': 'text/plain' },
@@ -178,15 +252,9 @@ describe('bad-input sweep', () => {
   for (const route of multipartRoutes) {
     it(`${routeKey(route)} refuses JSON (unless it takes JSON too) and empty multipart bodies`, async () => {
       if (!bodyOf(route, 'application/json')) {
-        expectClientFailure(
-          await call(route.method, samplePath(route), { ...auth(route), body: { file: 'not a file' } }),
-          'json to multipart',
-        );
+        expectClientFailure(await send(route, { ...auth(route), body: { file: 'not a file' } }), 'json to multipart');
       }
-      expectClientFailure(
-        await call(route.method, samplePath(route), { ...auth(route), rawBody: new FormData() }),
-        'empty form',
-      );
+      expectClientFailure(await send(route, { ...auth(route), rawBody: new FormData() }), 'empty form');
     });
   }
 
@@ -201,7 +269,7 @@ describe('bad-input sweep', () => {
         { start_date: 'yesterday' },
         { cursor: 'not-a-cursor' },
       ]) {
-        const response = await call(route.method, samplePath(route), { ...auth(route), query });
+        const response = await send(route, { ...auth(route), query });
         expectClientFailure(response, JSON.stringify(query));
         expect(response.status, JSON.stringify(query)).toBe(400);
       }
@@ -211,10 +279,11 @@ describe('bad-input sweep', () => {
   for (const route of idPathRoutes) {
     it(`${routeKey(route)} refuses a malformed id with 400`, async () => {
       for (const value of ['abc', '-5', '1.5', '99999999999999999999']) {
-        const response = await call(route.method, samplePath(route, value), {
-          ...auth(route),
-          body: route.bodyMediaType === 'application/json' ? {} : undefined,
-        });
+        const response = await send(
+          route,
+          { ...auth(route), body: route.bodyMediaType === 'application/json' ? {} : undefined },
+          value,
+        );
         expectClientFailure(response, `id ${value}`);
         expect(response.status, `id ${value}`).toBe(400);
       }
@@ -232,7 +301,7 @@ describe('bad-input sweep', () => {
           [{ inner: NUL }, `${key}.inner`],
           [[NUL], `${key}.0`],
         ] as const) {
-          const response = await call(route.method, samplePath(route), { ...auth(route), body: { [key]: value } });
+          const response = await send(route, { ...auth(route), body: { [key]: value } });
           expectClientFailure(response, `${key} ${JSON.stringify(value)}`);
           expect([response.status, response.body.error.code], `${key} ${JSON.stringify(value)}`).toEqual([422, field]);
         }
@@ -245,7 +314,7 @@ describe('bad-input sweep', () => {
       for (const key of Object.keys(objectShape(route.body))) {
         const form = new FormData();
         form.append(key, NUL);
-        const response = await call(route.method, samplePath(route), { ...auth(route), rawBody: form });
+        const response = await send(route, { ...auth(route), rawBody: form });
         expect([response.status, response.body.error?.code], key).toEqual([422, key]);
       }
     });
@@ -254,7 +323,7 @@ describe('bad-input sweep', () => {
   for (const route of queryRoutes) {
     it(`${routeKey(route)} refuses a NUL byte in every query value with 400 naming it`, async () => {
       for (const key of Object.keys(objectShape(route.query))) {
-        const response = await call(route.method, samplePath(route), { ...auth(route), query: { [key]: NUL } });
+        const response = await send(route, { ...auth(route), query: { [key]: NUL } });
         expect([response.status, response.body.error?.code], key).toEqual([400, key]);
       }
     });
@@ -270,7 +339,7 @@ describe('bad-input sweep', () => {
     it(`${routeKey(route)} refuses JSON nested deeper than 32 levels in every field with a 4xx`, async () => {
       for (const key of Object.keys(objectShape(route.body))) {
         for (const depth of [33, 5_000]) {
-          const response = await call(route.method, samplePath(route), {
+          const response = await send(route, {
             ...auth(route),
             body: { [key]: nested(depth) },
           });
@@ -299,7 +368,7 @@ describe('bad-input sweep', () => {
       for (const v of [['a'], { a: 1 }, 'x\u0000y', 12]) {
         const cursor = base64url.encode(JSON.stringify({ k: 'id', d: 'DESC', v, id: 1 }));
         const query = { ...requiredQuery(route), cursor };
-        const response = await call(route.method, samplePath(route), { ...auth(route), query });
+        const response = await send(route, { ...auth(route), query });
         expect([response.status, response.body.error?.code], JSON.stringify(v)).toEqual([400, 'cursor']);
       }
     });
@@ -313,13 +382,13 @@ describe('bad-input sweep', () => {
 
   /** Sends `{ key: value }` as the route's body (JSON or form) or query. */
   function sendField(route: RegisteredRoute, where: 'body' | 'query', key: string, value: string) {
-    if (where === 'query') return call(route.method, samplePath(route), { ...auth(route), query: { [key]: value } });
+    if (where === 'query') return send(route, { ...auth(route), query: { [key]: value } });
     if (route.bodyMediaType === 'multipart/form-data') {
       const form = new FormData();
       form.append(key, value);
-      return call(route.method, samplePath(route), { ...auth(route), rawBody: form });
+      return send(route, { ...auth(route), rawBody: form });
     }
-    return call(route.method, samplePath(route), { ...auth(route), body: { [key]: value } });
+    return send(route, { ...auth(route), body: { [key]: value } });
   }
 
   /** Each route once per body media type it takes (company update: JSON and multipart). */

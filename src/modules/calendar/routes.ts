@@ -5,7 +5,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { Forbidden } from '../../core/errors';
-import { created, ok } from '../../core/http';
+import { created, list, ok, wholeList } from '../../core/http';
 import {
   conflictResponse,
   createRouter,
@@ -14,6 +14,7 @@ import {
   ErrorEnvelope,
   idParam,
   jsonBody,
+  listEnvelope,
 } from '../../core/routes';
 import { isAdmin } from '../../db/tenant';
 import { findConnection } from '../../providers/connections';
@@ -80,11 +81,17 @@ calendarRoutes.openapi(
     description: `Events overlapping \`from\`–\`to\` (default: the next 7 days; at most 62 days), read from the provider at once (every page; recurring events expanded) from the caller's own calendar of that provider, or \`connection_id\`. No calendar connected: 404. An unknown provider: 404 naming google, outlook and local. ${FAILURES}`,
     auth: 'bearer',
     request: { params: ProviderParam, query: EventsQuery },
-    responses: { 200: envelope(z.array(CalendarEventSchema)), ...providerResponses },
+    responses: {
+      200: listEnvelope(CalendarEventSchema, 'Events', {
+        whole: true,
+        rows: 'Every event overlapping the range, in the provider’s order (start time)',
+      }),
+      ...providerResponses,
+    },
   }),
   async (c) => {
     const provider = servedProvider(c.req.valid('param').provider);
-    return ok(c, await listProviderEvents(c.var.tenant, c.env, provider, c.req.valid('query')));
+    return list(c, wholeList(await listProviderEvents(c.var.tenant, c.env, provider, c.req.valid('query'))), 'Events');
   },
 );
 
@@ -138,9 +145,11 @@ calendarRoutes.openapi(
     summary: 'The organization’s connected calendars (beyond the spec; no tokens)',
     description: 'Every connected calendar of the organization with its state, last error and last sync.',
     auth: 'bearer',
-    responses: { 200: envelope(z.array(CalendarConnectionSchema)) },
+    responses: {
+      200: listEnvelope(CalendarConnectionSchema, 'Calendars', { whole: true, rows: 'Every connected calendar' }),
+    },
   }),
-  async (c) => ok(c, await listCalendarConnections(c.var.tenant)),
+  async (c) => list(c, wholeList(await listCalendarConnections(c.var.tenant)), 'Calendars'),
 );
 
 /** The connection's owner, or an admin. */

@@ -8,9 +8,9 @@ import type { MiddlewareHandler } from 'hono';
 import type { AppEnv } from '../../core/context';
 import { runAsTenant } from '../../core/database';
 import { NotFound, PayloadTooLarge } from '../../core/errors';
-import { created, ok } from '../../core/http';
+import { created, list, ok, wholeList } from '../../core/http';
 import { DeletedId } from '../../core/schemas';
-import { createRouter, defineRoute, envelope, ErrorEnvelope, idParam, jsonBody } from '../../core/routes';
+import { createRouter, defineRoute, envelope, ErrorEnvelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
 import { actorContext } from '../../db/tenant';
 import {
   addEndpoint,
@@ -34,7 +34,6 @@ import {
   WebhookToolParams,
 } from './transcript-schemas';
 import { readTranscript, storeTranscript } from './transcripts';
-import { z } from '@hono/zod-openapi';
 
 export const transcriptRoutes = createRouter();
 const tags = ['Meetings'];
@@ -115,9 +114,11 @@ transcriptRoutes.openapi(
     description:
       'Every live meeting-tool webhook endpoint of the organization, oldest first, without secrets (a URL alone cannot deliver: the signature authenticates), so any user may read them.',
     auth: 'bearer',
-    responses: { 200: envelope(z.array(EndpointSchema)) },
+    responses: {
+      200: listEnvelope(EndpointSchema, 'Webhooks', { whole: true, rows: 'Every live webhook endpoint, oldest first' }),
+    },
   }),
-  async (c) => ok(c, await listEndpoints(c.var.tenant)),
+  async (c) => list(c, wholeList(await listEndpoints(c.var.tenant)), 'Webhooks'),
 );
 
 transcriptRoutes.openapi(
