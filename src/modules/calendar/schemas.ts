@@ -79,14 +79,35 @@ export const CalendarEventSchema = z
     location: z.string().nullable().openapi({ description: 'Location' }),
     description: z.string().nullable().openapi({ description: 'Description (Graph: its preview)' }),
     attendees: z
-      .array(z.object({ email: z.string(), name: z.string().nullable() }))
+      .array(
+        z.object({
+          email: z.string().openapi({ description: 'Invitee address' }),
+          name: z.string().nullable().openapi({ description: 'Invitee name, if the provider has one' }),
+        }),
+      )
       .openapi({ description: 'Invitees' }),
     conference_url: z.string().nullable().openapi({ description: 'Video link (Meet, Teams), if any' }),
     provider: z
       .enum(CALENDAR_PROVIDERS)
       .openapi({ description: 'Which provider answered (`local`: the offline calendar)' }),
   })
-  .openapi('CalendarEvent', { description: 'An event of a connected calendar' });
+  .openapi('CalendarEvent', {
+    description: 'An event of a connected calendar',
+    example: {
+      id: 'local_17',
+      title: 'Demo with Acme',
+      start: '2027-03-01T14:00:00.000Z',
+      end: '2027-03-01T14:30:00.000Z',
+      all_day: false,
+      busy: true,
+      cancelled: false,
+      location: null,
+      description: null,
+      attendees: [{ email: 'grace@example.com', name: 'Grace Hopper' }],
+      conference_url: null,
+      provider: 'local',
+    },
+  });
 
 export const ConnectCalendarBody = z
   .object({
@@ -128,4 +149,16 @@ export const CalendarConnectionSchema = z
     last_synced_at: timestamp('When busy times were last copied (null: never)').nullable(),
     created_at: timestamp('When connected'),
   })
-  .openapi('CalendarConnection', { description: 'A connected calendar (its tokens are never returned)' });
+  .openapi('CalendarConnection', {
+    description: 'A connected calendar (its tokens are never returned)',
+    example: {
+      id: 4,
+      provider: 'google',
+      calendar_id: 'primary',
+      owner_id: 12,
+      state: 'active',
+      last_error: null,
+      last_synced_at: '2027-03-01T08:55:00.000Z',
+      created_at: '2027-02-20T10:00:00.000Z',
+    },
+  });

@@ -60,6 +60,8 @@ export const TAGS: Record<string, string> = {
     'A rep’s public booking page and its API (no credential): profile, free slots in the visitor’s zone, and confirming a slot.',
   Credits:
     'The organization’s credits: balance and this month’s use, the price of each paid feature (AI tools, email drafts, AI dashboards, meeting summaries, enrichment), and admin grants. Every paid call reserves its price first; a failed call is refunded.',
+  Calendar:
+    'Connected calendars (Google, Outlook, or the local one): their events, connecting and syncing them (busy times feed the availability and the booking page); a booked meeting is written into the rep’s calendar once.',
   Mail: 'Mail accounts (configurations) and their inbox: list, view, send and reply through Gmail, Microsoft Graph, an SMTP relay or the local mailbox; sends are queued and delivered once, with tracking and one-click unsubscribe.',
 };
 
