@@ -20,6 +20,8 @@ export default defineConfig(async () => {
   writeDocsAssets();
   process.env.LM_TEST_PG_PORT ??= String(await freePort());
   process.env.LM_TEST_RELAY_PORT ??= String(await freePort());
+  process.env.LM_TEST_SMTP_PORT ??= String(await freePort());
+  process.env.LM_TEST_SMTP_CONTROL_PORT ??= String(await freePort());
   const databaseUrl =
     process.env.TEST_DATABASE_URL ?? `postgres://postgres:postgres@127.0.0.1:${process.env.LM_TEST_PG_PORT}/postgres`;
   process.env.LM_TEST_DATABASE_URL = databaseUrl;
@@ -31,6 +33,9 @@ export default defineConfig(async () => {
           bindings: {
             DATABASE_URL: databaseUrl,
             DB_WS_PROXY: `127.0.0.1:${process.env.LM_TEST_RELAY_PORT}`,
+            // The scripted SMTP relay (test/helpers/fake-smtp-relay.ts) and where it tells its sessions.
+            LM_TEST_SMTP_PORT: process.env.LM_TEST_SMTP_PORT,
+            LM_TEST_SMTP_CONTROL_PORT: process.env.LM_TEST_SMTP_CONTROL_PORT,
             JWT_SECRET: 'test-secret-that-is-long-enough-for-hs256-signing',
             // Seals stored credentials (src/providers/secrets.ts); OAuth clients for token refreshes.
             CREDENTIALS_KEY: 'test-credentials-key-that-is-at-least-32-bytes',

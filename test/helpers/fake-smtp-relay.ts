@@ -1,0 +1,80 @@
+/**
+ * A scripted SMTP relay for test/smtp-session.test.ts, run in Node by the global setup: the Worker's
+ * SMTP adapter (worker-mailer over cloudflare:sockets) opens a real TCP connection to it, so no
+ * code of ours or of the library is replaced. It records each session's commands and message data
+ * under the AUTH PLAIN username, answered as JSON on a second (HTTP) port for the test to read.
+ * A username starting with `refused` is refused at AUTH (535); a recipient starting with
+ * `unknown` is refused at RCPT TO (550). It offers no STARTTLS: the dialogue stays readable.
+ */
+import http from 'node:http';
+import net from 'node:net';
+
+interface Session {
+  commands: string[];
+  data: string[];
+}
+
+export async function startFakeSmtpRelay(smtpPort: number, controlPort: number) {
+  const sessions = new Map<string, Session>();
+  const smtp = net.createServer((socket) => {
+    const session: Session = { commands: [], data: [] };
+    let buffer = '';
+    let inData = false;
+    const reply = (line: string) => socket.write(`${line}\r\n`);
+    reply('220 relay.test ESMTP ready');
+    socket.on('data', (chunk) => {
+      buffer += chunk.toString('utf8');
+      for (;;) {
+        if (inData) {
+          const end = buffer.indexOf('\r\n.\r\n');
+          if (end < 0) return;
+          session.data.push(buffer.slice(0, end + 2));
+          buffer = buffer.slice(end + 5);
+          inData = false;
+          reply('250 2.0.0 queued as TEST1');
+          continue;
+        }
+        const end = buffer.indexOf('\r\n');
+        if (end < 0) return;
+        const line = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        session.commands.push(line);
+        if (line.startsWith('EHLO')) {
+          socket.write('250-relay.test\r\n250-AUTH PLAIN LOGIN\r\n250 8BITMIME\r\n');
+        } else if (line.startsWith('AUTH PLAIN ')) {
+          const username = Buffer.from(line.slice(11), 'base64').toString('utf8').split('\0')[1] ?? '';
+          sessions.set(username, session);
+          reply(username.startsWith('refused') ? '535 5.7.8 Authentication credentials invalid' : '235 2.7.0 OK');
+        } else if (line.startsWith('MAIL FROM:')) {
+          reply('250 2.1.0 OK');
+        } else if (line.startsWith('RCPT TO:')) {
+          reply(/<unknown/.test(line) ? '550 5.1.1 No such user here' : '250 2.1.5 OK');
+        } else if (line === 'DATA') {
+          inData = true;
+          reply('354 End data with <CR><LF>.<CR><LF>');
+        } else if (line === 'RSET') {
+          reply('250 2.0.0 OK');
+        } else if (line === 'QUIT') {
+          reply('221 2.0.0 Bye');
+          socket.end();
+        } else {
+          reply('502 5.5.2 Command not recognized');
+        }
+      }
+    });
+    socket.on('error', () => {});
+  });
+  const control = http.createServer((request, response) => {
+    const username = decodeURIComponent((request.url ?? '/').slice(1));
+    response.setHeader('content-type', 'application/json');
+    response.end(JSON.stringify(sessions.get(username) ?? null));
+  });
+  await Promise.all([
+    new Promise<void>((resolve) => smtp.listen(smtpPort, '127.0.0.1', resolve)),
+    new Promise<void>((resolve) => control.listen(controlPort, '127.0.0.1', resolve)),
+  ]);
+  return {
+    stop: () =>
+      Promise.all([new Promise((resolve) => smtp.close(resolve)), new Promise((resolve) => control.close(resolve))]),
+  };
+}

@@ -1,0 +1,127 @@
+/**
+ * The SMTP relay adapter (src/providers/mail/smtp.ts) against a scripted SMTP relay on loopback
+ * (test/helpers/fake-smtp-relay.ts, started by the global setup): worker-mailer opens a real TCP
+ * connection through cloudflare:sockets, so nothing of ours or of the library is replaced (the
+ * Workers runner cannot mock the `cloudflare:sockets` module itself). Asserted: the exact SMTP
+ * dialogue (EHLO, AUTH PLAIN, MAIL FROM, one RCPT TO per recipient, DATA, QUIT) and the message
+ * built (our Message-ID, threading and List-Unsubscribe headers, both bodies), and the failures
+ * (a refused login is an auth failure, a refused recipient a rejection, neither keeping the
+ * relay's text).
+ */
+import { env } from 'cloudflare:workers';
+import { describe, expect, it } from 'vitest';
+import { ProviderFailure } from '../src/providers/failures';
+import type { OutgoingMail } from '../src/providers/mail/interface';
+import { smtpRelay } from '../src/providers/mail/smtp';
+
+const ports = env as unknown as { LM_TEST_SMTP_PORT: string; LM_TEST_SMTP_CONTROL_PORT: string };
+const settings = { host: '127.0.0.1', port: Number(ports.LM_TEST_SMTP_PORT), security: 'starttls' as const };
+
+/** What the relay recorded of the session that logged in as `username`. */
+async function session(username: string): Promise<{ commands: string[]; data: string[] }> {
+  const response = await fetch(`http://127.0.0.1:${ports.LM_TEST_SMTP_CONTROL_PORT}/${encodeURIComponent(username)}`);
+  return response.json();
+}
+
+function account(label: string) {
+  const username = `${label}-${crypto.randomUUID().slice(0, 8)}@example.com`;
+  return { username, password: 'app-password-123' };
+}
+
+function plain(username: string) {
+  return `AUTH PLAIN ${btoa(`\0${username}\0app-password-123`)}`;
+}
+
+function mail(overrides: Partial<OutgoingMail> = {}): OutgoingMail {
+  return {
+    from: { address: 'rep@example.com', name: 'Ada Rep' },
+    to: ['grace@example.org'],
+    cc: ['alan@example.org'],
+    bcc: [],
+    subject: 'Our pricing',
+    text: 'Hello Grace',
+    html: '<p>Hello Grace</p>',
+    messageId: '<m1@example.com>',
+    inReplyTo: null,
+    references: [],
+    headers: {
+      'List-Unsubscribe': '<https://api.example.com/api/v1/mail/unsubscribe/abc.def>',
+      'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+    },
+    providerThreadId: null,
+    replyToProviderMessageId: null,
+    ...overrides,
+  };
+}
+
+describe('SMTP relay adapter over cloudflare:sockets', () => {
+  it('verifies an account with EHLO and AUTH PLAIN, then QUIT, sending no mail', async () => {
+    const credentials = account('verify');
+    await expect(smtpRelay(settings, credentials, 'rep@example.com').verify()).resolves.toEqual({
+      address: 'rep@example.com',
+    });
+    const recorded = await session(credentials.username);
+    expect(recorded.commands).toEqual(['EHLO 127.0.0.1', plain(credentials.username), 'QUIT']);
+    expect(recorded.data).toEqual([]);
+  });
+
+  it('sends one message: MAIL FROM, a RCPT TO per recipient, DATA with our headers and both bodies', async () => {
+    const credentials = account('send');
+    const sent = await smtpRelay(settings, credentials, 'rep@example.com').send(
+      mail({ inReplyTo: '<earlier@example.org>', references: ['<first@example.org>', '<earlier@example.org>'] }),
+    );
+    expect(sent).toEqual({ providerMessageId: '<m1@example.com>', providerThreadId: null });
+    const recorded = await session(credentials.username);
+    expect(recorded.commands).toEqual([
+      'EHLO 127.0.0.1',
+      plain(credentials.username),
+      'MAIL FROM: <rep@example.com>',
+      'RCPT TO: <grace@example.org>',
+      'RCPT TO: <alan@example.org>',
+      'DATA',
+      'QUIT',
+    ]);
+    expect(recorded.data).toHaveLength(1);
+    const [head, ...rest] = recorded.data[0].split('\r\n\r\n');
+    const headers = head.split('\r\n');
+    expect(headers).toEqual(
+      expect.arrayContaining([
+        'MIME-Version: 1.0',
+        'From: "Ada Rep" <rep@example.com>',
+        'To: grace@example.org',
+        'CC: alan@example.org',
+        'Subject: Our pricing',
+        'Message-ID: <m1@example.com>',
+        'In-Reply-To: <earlier@example.org>',
+        'References: <first@example.org> <earlier@example.org>',
+        'List-Unsubscribe: <https://api.example.com/api/v1/mail/unsubscribe/abc.def>',
+        'List-Unsubscribe-Post: List-Unsubscribe=One-Click',
+      ]),
+    );
+    expect(headers.some((header) => /^bcc:/i.test(header))).toBe(false);
+    const body = rest.join('\r\n\r\n');
+    expect(body).toContain('Content-Type: text/plain; charset="UTF-8"');
+    expect(body).toContain('Hello Grace');
+    expect(body).toContain('Content-Type: text/html; charset="UTF-8"');
+    expect(body).toContain('<p>Hello Grace</p>');
+  });
+
+  it('a refused login is an auth failure, a refused recipient a rejection, neither keeping the relay’s text', async () => {
+    const refusedLogin = account('refused');
+    const login = await smtpRelay(settings, refusedLogin, 'rep@example.com')
+      .verify()
+      .catch((error: unknown) => error);
+    expect(login).toBeInstanceOf(ProviderFailure);
+    expect(login).toMatchObject({ kind: 'auth', status: 535 });
+    expect((login as ProviderFailure).reason).not.toContain('credentials invalid');
+
+    const credentials = account('rcpt');
+    const refused = await smtpRelay(settings, credentials, 'rep@example.com')
+      .send(mail({ to: ['unknown@example.org'], cc: [] }))
+      .catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ProviderFailure);
+    expect(refused).toMatchObject({ kind: 'rejected', status: 550 });
+    expect((refused as ProviderFailure).reason).not.toContain('No such user');
+    expect((await session(credentials.username)).data).toEqual([]);
+  });
+});
