@@ -293,6 +293,47 @@ describe('sending from a local account', () => {
   });
 });
 
+/**
+ * Asserts whom a List-Unsubscribe header's signed link unsubscribes: its page (GET, no effect)
+ * names `own` and none of the `others`.
+ */
+async function expectUnsubscribes(header: string, own: string, others: string[]) {
+  const path = /<http:\/\/lead\.test([^>]+)>/.exec(header)?.[1] as string;
+  const page = await requestRecordingJobs('GET', path);
+  expect(page.status).toBe(200);
+  expect(page.events).toEqual([]);
+  expect(page.text).toContain(own.toLowerCase());
+  for (const other of others.filter((address) => address !== own)) expect(page.text).not.toContain(other.toLowerCase());
+}
+
+describe('Bcc recipients of mail that carries List-Unsubscribe', () => {
+  it('each get a copy of their own with their own signed link; the visible message names no Bcc', async () => {
+    const [to, cc, first, second] = ['to', 'cc', 'bcc-one', 'bcc-two'].map((label) => uniqueEmail(label));
+    const response = await send({ to, cc, bcc: [first, second], subject: 'Launch', body: 'Hello all' });
+    expect(response.status, response.text).toBe(202);
+    expect(response.body.data).toMatchObject({ to: [to], cc: [cc], bcc: [first, second] });
+    const rows = await inOrganization(owner.orgId, (tx) =>
+      tx.select().from(mailMessages).where(eq(mailMessages.subject, 'Launch')),
+    );
+    expect(rows.map((row) => [row.toAddresses, row.ccAddresses, row.bccAddresses]).sort()).toEqual(
+      [
+        [[to], [cc], []],
+        [[], [], [first]],
+        [[], [], [second]],
+      ].sort(),
+    );
+    for (const row of rows) {
+      expect(row.headers[1]).toBe('List-Unsubscribe-Post: List-Unsubscribe=One-Click');
+      await expectUnsubscribes(row.headers[0], row.bccAddresses[0] ?? row.toAddresses[0], [to, cc, first, second]);
+    }
+    await deliverJobs(response.sent);
+    const sent = await inOrganization(owner.orgId, (tx) =>
+      tx.select().from(mailMessages).where(eq(mailMessages.subject, 'Launch')),
+    );
+    expect(sent.map((row) => row.status)).toEqual(['sent', 'sent', 'sent']);
+  });
+});
+
 describe('target-account bulk email', () => {
   it('sends through the organization’s mail account: one message per recipient, each with List-Unsubscribe', async () => {
     const company = await createCompany(owner);
@@ -327,5 +368,29 @@ describe('target-account bulk email', () => {
       contacts.map((contact) => ['bulk', 'sent', contact, 2]).sort(),
     );
     expect(rows.map((row) => row.sendJobId)).toEqual([jobId, jobId]);
+  });
+
+  it('in bcc mode gives each recipient a Bcc copy of their own, with a link that unsubscribes them', async () => {
+    const company = await createCompany(owner);
+    const emails = ['Grace', 'Edsger'].map((name) => uniqueEmail(name.toLowerCase()));
+    const contacts: number[] = [];
+    for (const [index, email] of emails.entries()) {
+      contacts.push(await createContact(owner, { name: `Bcc ${index} Bulk`, email, company_id: company }));
+    }
+    const account = await call('POST', '/api/target-accounts', { token: owner.token, body: { company_id: company } });
+    expect(account.status, account.text).toBe(201);
+    const sent = await requestRecordingJobs('POST', `/api/target-accounts/${account.body.data.id}/send-bulk-email`, {
+      token: owner.token,
+      body: { subject: 'Bcc roadmap', body: 'Hello', contact_ids: contacts, mode: 'bcc' },
+    });
+    expect(sent.status, sent.text).toBe(202);
+    expect(sent.body.data).toEqual({ queued: 2, suppressed: [], config_id: configId });
+    const rows = await inOrganization(owner.orgId, (tx) =>
+      tx.select().from(mailMessages).where(eq(mailMessages.targetAccountId, account.body.data.id)),
+    );
+    expect(rows.map((row) => [row.toAddresses, row.ccAddresses, row.bccAddresses]).sort()).toEqual(
+      emails.map((email) => [[], [], [email]]).sort(),
+    );
+    for (const row of rows) await expectUnsubscribes(row.headers[0], row.bccAddresses[0], [...emails, repAddress]);
   });
 });

@@ -3,7 +3,8 @@
  * reply, target-account bulk email): the suppression list is checked (a suppressed recipient is
  * left out and reported, never sent to), each message is tied to the lead its first recipient is,
  * its HTML gets the tracking pixel and click-rewritten links, mail that is not a reply gets a
- * signed List-Unsubscribe with One-Click (RFC 8058), the rows are inserted `queued` under a
+ * signed List-Unsubscribe with One-Click (RFC 8058) for its one recipient (each Bcc recipient of
+ * such mail gets a copy of their own: perRecipientCopies), the rows are inserted `queued` under a
  * mail_send_jobs row (50 messages a job), and the job is enqueued through the outbox, so it
  * leaves only if the rows commit.
  */
@@ -78,11 +79,32 @@ function messageIdFor(fromAddress: string): string {
 }
 
 /**
+ * Mail that carries List-Unsubscribe (anything but a reply) carries one person's link: a shared
+ * one would let a Bcc recipient's one click suppress whoever the link was signed for. So each
+ * Bcc recipient of such a draft gets a copy of their own (its own signed link, its own tracking on
+ * their own lead), and the visible message (To and Cc) carries no Bcc at all, which also keeps
+ * the Bcc list out of any header a provider writes.
+ */
+function perRecipientCopies(draft: Draft): Draft[] {
+  if (draft.kind === 'reply' || draft.bcc.length === 0) return [draft];
+  const visible: Draft[] = draft.to.length + draft.cc.length > 0 ? [{ ...draft, bcc: [] }] : [];
+  const seen = new Set<string>();
+  const copies = draft.bcc.flatMap((address) => {
+    const key = address.toLowerCase();
+    if (seen.has(key)) return [];
+    seen.add(key);
+    return [{ ...draft, to: [], cc: [], bcc: [address] }];
+  });
+  return [...visible, ...copies];
+}
+
+/**
  * Records the drafts as queued messages and enqueues their sending. Answers the messages recorded
  * and the recipients left out; a draft none of whose recipients remain is not recorded.
  */
 export async function recordSends(compose: ComposeContext, connection: ConnectionRow, drafts: Draft[]) {
   const { ctx, env } = compose;
+  drafts = drafts.flatMap(perRecipientCopies);
   const all = [...new Set(drafts.flatMap((draft) => lower([...draft.to, ...draft.cc, ...draft.bcc])))];
   const facts = await recipientFacts(ctx, all);
   const kept = (addresses: string[]) => addresses.filter((address) => !facts.suppressed.has(address.toLowerCase()));

@@ -88,7 +88,7 @@ inboxRoutes.openapi(
     operationId: 'sendInboxMessage',
     tags,
     summary: 'Send a new message from a mail account (202 queued)',
-    description: `${SENDING} A new message carries \`List-Unsubscribe\` with a signed one-click link and \`List-Unsubscribe-Post: List-Unsubscribe=One-Click\` (RFC 8058).`,
+    description: `${SENDING} A new message carries \`List-Unsubscribe\` with a signed one-click link and \`List-Unsubscribe-Post: List-Unsubscribe=One-Click\` (RFC 8058), signed for its recipient: each Bcc recipient therefore gets a copy of their own (its own link, its open and clicks on their own lead), recorded as a message of its own; the answer is the visible message (To and Cc) and lists them in \`bcc\`.`,
     auth: 'bearer',
     request: { body: jsonBody(SendMailBody) },
     responses: { 202: envelope(OutgoingSchema, 'Message queued'), 409: accountConflict },

@@ -115,7 +115,9 @@ export async function sendMessage(compose: ComposeContext, input: z.output<typeo
       bodyFormat: input.body_format,
     },
   ]);
-  return onlyRecorded(result, 'to');
+  // The Bcc recipients' own copies (compose.ts) are recorded as messages of their own; the answer
+  // is the visible message, naming every Bcc recipient it went to.
+  return { ...onlyRecorded(result, 'to'), bcc: result.messages.flatMap((message) => message.bccAddresses) };
 }
 
 function replySubject(subject: string): string {

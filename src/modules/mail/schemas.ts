@@ -153,7 +153,7 @@ export const SendMailBody = z
     config_id: configId,
     to: recipients('An address, or up to 50'),
     cc: recipients('Copies: an address, or up to 50').optional(),
-    bcc: recipients('Blind copies: an address, or up to 50').optional(),
+    bcc: recipients('Blind copies: an address, or up to 50; each gets a copy of their own').optional(),
     subject: text(1, 255).openapi({ description: 'The subject', example: 'Following up' }),
     body: text(1, 50_000).openapi({ description: 'The body (plain text unless body_format is html)' }),
     body_format: z

@@ -81,11 +81,14 @@ export function outgoingOf(message: MessageRow): OutgoingMail {
   const headers = Object.fromEntries(
     message.headers.map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]),
   );
+  // A Bcc copy (compose.ts perRecipientCopies) goes out addressed to its one recipient: no
+  // provider is asked for a message without a To, and nobody else is shown.
+  const bccCopy = message.toAddresses.length === 0 && message.ccAddresses.length === 0;
   return {
     from: { address: message.fromAddress, name: message.fromName },
-    to: message.toAddresses,
+    to: bccCopy ? message.bccAddresses : message.toAddresses,
     cc: message.ccAddresses,
-    bcc: message.bccAddresses,
+    bcc: bccCopy ? [] : message.bccAddresses,
     subject: message.subject,
     text: message.bodyText,
     html: message.bodyHtml ?? message.bodyText,

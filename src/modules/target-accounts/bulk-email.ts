@@ -7,7 +7,8 @@
  *
  * With one, the sends go through the same path as the inbox (modules/mail/compose.ts): one
  * message per recipient (`individual`), each recorded as the recipient contact's outreach
- * activity with the target account, or one message with every recipient in Bcc (`bcc`); each
+ * activity with the target account, or the recipients in Bcc (`bcc`: each gets a copy of their
+ * own, seeing no other recipient, since each carries its own List-Unsubscribe link); each
  * carries List-Unsubscribe, suppressed addresses are skipped and reported, and the mail-send job
  * delivers them through the outbox.
  */
@@ -99,7 +100,7 @@ export async function sendBulkEmail(compose: ComposeContext, accountId: number, 
   const base = { kind: 'bulk' as const, subject: input.subject, body: input.body, bodyFormat: 'text' as const };
   const drafts =
     input.mode === 'bcc'
-      ? [{ ...base, to: [account.identity], cc: [], bcc: recipients.map((r) => r.email), targetAccountId: accountId }]
+      ? [{ ...base, to: [], cc: [], bcc: recipients.map((r) => r.email), targetAccountId: accountId }]
       : recipients.map((recipient) => ({
           ...base,
           to: [recipient.email],

@@ -159,7 +159,10 @@ export const SendBulkEmailBody = z
     mode: z
       .enum(BULK_EMAIL_MODES, { error: `must be one of ${BULK_EMAIL_MODES.join(', ')}` })
       .default('individual')
-      .openapi({ description: 'individual: one email per recipient (the default); bcc: one email, recipients in Bcc' }),
+      .openapi({
+        description:
+          'individual: one email per recipient, each recorded as the contact’s outreach activity (the default); bcc: each recipient gets a Bcc copy of their own (no other recipient shown, their own unsubscribe link)',
+      }),
   })
   .openapi('SendBulkEmailRequest', {
     description: 'An email to the account’s stakeholders or to chosen contacts of its company',
