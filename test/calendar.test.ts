@@ -8,7 +8,13 @@ import { createExecutionContext, createMessageBatch, createScheduledController, 
 import { env } from 'cloudflare:workers';
 import { and, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { calendarBusyBlocks, calendarEventWrites, calendarSyncJobs, localCalendarEvents } from '../src/db/schema';
+import {
+  calendarBusyBlocks,
+  calendarEventWrites,
+  calendarSyncJobs,
+  connections,
+  localCalendarEvents,
+} from '../src/db/schema';
 import worker from '../src/index';
 import type { JobMessage } from '../src/jobs/messages';
 import { call, randomIp, signupOrganization, type SignedUp } from './helpers/api';
@@ -134,6 +140,27 @@ describe('calendar events routes (local provider)', () => {
     expect(response.text).not.toContain('ya29');
     const listed = await call('GET', '/api/calendar/connections/list', { token: org.token });
     expect(listed.text).not.toContain('secret-calendar-token');
+  });
+
+  it('answers 409 connection_needs_reconnect, not a 500, for tokens sealed under a key no longer configured', async () => {
+    const added = await call('POST', '/api/calendar/connections/add', {
+      token: other.token,
+      body: { provider: 'google', access_token: 'ya29.rotated-away', refresh_token: '1//rotated-away' },
+    });
+    expect(added.status, added.text).toBe(201);
+    // As if sealed under a key since removed from CREDENTIALS_KEY and CREDENTIALS_KEYS_PREVIOUS.
+    await inOrganization(other.orgId, (tx) =>
+      tx
+        .update(connections)
+        .set({ secret: 'v1.00000000000000ff.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA', secretKeyId: '00000000000000ff' })
+        .where(eq(connections.id, added.body.data.id)),
+    );
+    const read = await call('GET', '/api/calendar/google/events', {
+      token: other.token,
+      query: { connection_id: added.body.data.id },
+    });
+    expect(read.status, read.text).toBe(409);
+    expect(read.body.error.code).toBe('connection_needs_reconnect');
   });
 });
 

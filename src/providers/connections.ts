@@ -8,12 +8,13 @@
  */
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { ApiError, NotFound } from '../core/errors';
+import { log } from '../core/log';
 import { openDatabase, withTenant, type Database, type Transaction } from '../db/client';
 import { connections, notifications } from '../db/schema';
 import { tenantWhere, type TenantContext } from '../db/tenant';
 import { readConfig, type Bindings } from '../env';
 import { ConnectionNeedsReconnect } from './failures';
-import { keyringOf, openSecret, sealSecret } from './secrets';
+import { keyringOf, openSecret, SecretUnreadable, sealSecret } from './secrets';
 
 export type ConnectionRow = typeof connections.$inferSelect;
 
@@ -80,10 +81,27 @@ export async function sealCredentials(env: Bindings, orgId: number, credentials:
   return { secret: sealed, secretKeyId: keyId };
 }
 
-/** The connection's credentials, opened; null for a provider that has none (local). */
+/**
+ * The connection's credentials, opened; null for a provider that has none (local). Credentials no
+ * configured key opens (their key was rotated away too soon) are the owner's to reconnect: 409
+ * naming the connection, never a 500.
+ */
 export async function openCredentials<T>(env: Bindings, connection: ConnectionRow): Promise<T | null> {
   if (!connection.secret) return null;
-  return openSecret<T>(await keyringOf(env), connection.organizationId, connection.secret);
+  const keyring = await keyringOf(env);
+  try {
+    return await openSecret<T>(keyring, connection.organizationId, connection.secret);
+  } catch (error) {
+    if (!(error instanceof SecretUnreadable)) throw error;
+    log.warn(
+      'stored credentials unreadable: reconnect the connection, or restore its key in CREDENTIALS_KEYS_PREVIOUS',
+      {
+        connection_id: connection.id,
+        key_id: connection.secretKeyId,
+      },
+    );
+    throw new ConnectionNeedsReconnect(connection);
+  }
 }
 
 /**

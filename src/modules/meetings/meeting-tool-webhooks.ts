@@ -8,7 +8,8 @@
  * answer): answered 200 with `duplicate: true`.
  */
 import { eq, isNull, sql, type SQL } from 'drizzle-orm';
-import { NotFound } from '../../core/errors';
+import { NotFound, ServiceUnavailable } from '../../core/errors';
+import { log } from '../../core/log';
 import { isoTimestamp } from '../../core/schemas';
 import type { OrganizationLookup } from '../../db/client';
 import {
@@ -20,7 +21,7 @@ import {
 } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import type { Bindings } from '../../env';
-import { keyringOf, openSecret, sealSecret } from '../../providers/secrets';
+import { keyringOf, openSecret, SecretUnreadable, sealSecret } from '../../providers/secrets';
 import { parseTranscript } from './transcript-parse';
 import { storeTranscript } from './transcripts';
 import { type DeliveryHeaders, newWebhookSecret, verifyDelivery } from './webhook-signature';
@@ -129,7 +130,19 @@ export async function receiveDelivery(
   rawBody: string,
   delivery: Delivery,
 ) {
-  const secret = await openSecret<string>(await keyringOf(env), endpoint.organization_id, endpoint.secret);
+  const secret = await openSecret<string>(await keyringOf(env), endpoint.organization_id, endpoint.secret).catch(
+    (error: unknown) => {
+      if (!(error instanceof SecretUnreadable)) throw error;
+      // Its key was rotated away: an admin adds a new endpoint for the tool (docs/providers.md).
+      log.warn('meeting-tool webhook secret unreadable: add a new endpoint for the tool', {
+        endpoint_id: endpoint.id,
+      });
+      throw new ServiceUnavailable(
+        'This webhook endpoint cannot verify deliveries any more; its owner must replace it',
+        'webhook_secret_unreadable',
+      );
+    },
+  );
   const deliveryId = await verifyDelivery(secret, headers, rawBody);
   const [meeting] = await ctx.db
     .select({ id: meetings.id })
