@@ -3,8 +3,8 @@ import { bigint, check, index, jsonb, pgTable, text, timestamp, uniqueIndex } fr
 import { connections } from './connections';
 import { meetings, type MeetingAttendee } from './meetings';
 import { organizations, users } from './organizations';
-import { jobLease, openJobsIndex } from './job-lease';
-import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenancy';
+import { jobRun, openJobsIndex } from './job-lease';
+import { createdAt, id, organizationRef, tenantPolicy } from './tenancy';
 
 /**
  * Busy time of a rep's connected calendar, copied from the provider by the calendar sync job
@@ -92,15 +92,10 @@ export const calendarEventWrites = pgTable(
     connectionId: bigint({ mode: 'number' }).references(() => connections.id, { onDelete: 'set null' }),
     provider: text(),
     providerEventId: text(),
-    error: text(),
-    // The calendar-event job's lifecycle (src/jobs): the row is the job; `state` is the write's outcome.
-    status: text().notNull().default('queued'),
     createdBy: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
-    startedAt: timestamp({ withTimezone: true }),
-    finishedAt: timestamp({ withTimezone: true }),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
-    ...jobLease(),
+    // The calendar-event job's lifecycle (src/jobs): the row is the job (`status`); `state` is the
+    // write's outcome, `error` its reason.
+    ...jobRun(),
   },
   (table) => [
     openJobsIndex('calendar_event_writes_open_lease_idx', table),
@@ -122,14 +117,8 @@ export const calendarSyncJobs = pgTable(
     connectionId: bigint({ mode: 'number' })
       .notNull()
       .references(() => connections.id, { onDelete: 'cascade' }),
-    status: text().notNull().default('queued'),
-    error: text(),
     createdBy: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
-    startedAt: timestamp({ withTimezone: true }),
-    finishedAt: timestamp({ withTimezone: true }),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
-    ...jobLease(),
+    ...jobRun(),
   },
   (table) => [
     index('calendar_sync_jobs_connection_idx').on(table.organizationId, table.connectionId, table.id),
