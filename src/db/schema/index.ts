@@ -21,3 +21,4 @@ export * from './mail';
 export * from './credits';
 export * from './transcripts';
 export * from './calendars';
+export * from './voice';
