@@ -1,0 +1,84 @@
+/**
+ * What the rest of the code may ask of a telephony provider (numbers, calls, recordings) and of an
+ * AI voice agent platform (an agent call). Each provider speaks its own wire format behind this
+ * (local.ts, twilio.ts, vapi.ts); failures are ProviderFailure (providers/failures.ts), never the
+ * provider's own text.
+ */
+import type { AgentSettings, CallStatus, NumberType, TranscriptTurn } from '../../db/schema';
+
+export interface NumberSearch {
+  /** ISO 3166-1 alpha-2 country; US by default. */
+  country: string;
+  type: NumberType;
+  areaCode?: string;
+  contains?: string;
+  limit: number;
+}
+
+export interface AvailableNumber {
+  phone_number: string;
+  friendly_name: string;
+  type: NumberType;
+  locality: string | null;
+  region: string | null;
+  iso_country: string;
+  /** The monthly price charged to the calling wallet, in cents of USD. */
+  monthly_price_cents: number;
+}
+
+export interface NumberPurchase {
+  phoneNumber: string;
+  friendlyName: string | null;
+  /** Where the provider posts a call's status changes for calls to and from this number. */
+  statusCallback: string | null;
+  voiceUrl: string | null;
+}
+
+export interface PlacedCall {
+  providerCallId: string;
+  status: CallStatus;
+}
+
+export interface OutboundCall {
+  to: string;
+  from: string;
+  /** TwiML to run when answered (the browser and simple calls), or a URL that answers it. */
+  twiml?: string;
+  url?: string;
+  statusCallback: string;
+  record: boolean;
+}
+
+export interface TelephonyProvider {
+  readonly name: 'local' | 'twilio';
+  searchNumbers(search: NumberSearch): Promise<AvailableNumber[]>;
+  purchaseNumber(purchase: NumberPurchase): Promise<{ providerSid: string }>;
+  placeCall(call: OutboundCall): Promise<PlacedCall>;
+  /** The recording's bytes (WAV) from where the provider keeps it. */
+  fetchRecording(url: string): Promise<{ body: ArrayBuffer; contentType: string }>;
+}
+
+export interface AgentCall {
+  to: string;
+  agent: AgentSettings;
+  /** Where the platform posts its end-of-call report. */
+  serverUrl: string;
+  /** Our call id, carried in the platform's metadata so its report names it. */
+  callId: number;
+}
+
+export interface AgentPlatform {
+  readonly name: 'vapi';
+  startCall(call: AgentCall): Promise<PlacedCall>;
+}
+
+/** What an end-of-call report (or the simulator) says about a finished call. */
+export interface CallOutcome {
+  status: CallStatus;
+  durationSec: number;
+  answeredAt: Date | null;
+  endedAt: Date;
+  transcript: TranscriptTurn[] | null;
+  /** Where the provider keeps the recording (copied into R2 by the voice job). */
+  recordingUrl: string | null;
+}
