@@ -83,8 +83,9 @@ export function localRecording(seconds = 1): Uint8Array {
   const samples = rate * seconds;
   const bytes = new Uint8Array(44 + samples * 2);
   const view = new DataView(bytes.buffer);
-  const text = (at: number, value: string) =>
-    [...value].forEach((char, i) => view.setUint8(at + i, char.charCodeAt(0)));
+  const text = (at: number, value: string) => {
+    for (let i = 0; i < value.length; i++) view.setUint8(at + i, value.charCodeAt(i));
+  };
   text(0, 'RIFF');
   view.setUint32(4, 36 + samples * 2, true);
   text(8, 'WAVE');

@@ -96,7 +96,7 @@ const ENDED: Record<string, CallStatus> = {
 /** The end-of-call report in our terms; null for any other server message (ignored). */
 export function parseVapiReport(payload: unknown): VapiReport | null {
   const message = (payload as { message?: Record<string, unknown> } | null)?.message;
-  if (!message || message.type !== 'end-of-call-report') return null;
+  if (message?.type !== 'end-of-call-report') return null;
   const call = message.call as { id?: unknown } | undefined;
   if (typeof call?.id !== 'string') return null;
   const artifact = (message.artifact ?? {}) as { messages?: VapiMessage[]; recordingUrl?: unknown };
