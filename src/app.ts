@@ -57,6 +57,7 @@ import { mailConfigurationRoutes } from './modules/mail/routes';
 import { inboxRoutes } from './modules/mail';
 import { unsubscribeRoutes } from './modules/mail';
 import { creditRoutes } from './modules/credits/routes';
+import { callRoutes, voiceRoutes, voiceWebhookRoutes } from './modules/voice';
 import { MAX_UPLOAD_BYTES } from './modules/files';
 import { MAX_IMPORT_BYTES } from './modules/imports';
 
@@ -109,8 +110,12 @@ export const routeModules = [
   mailConfigurationRoutes,
   inboxRoutes,
   creditRoutes,
+  voiceRoutes,
+  callRoutes,
   // Public (the signed token is the credential).
   unsubscribeRoutes,
+  // Public (the provider's signature, or a signed link, is the credential).
+  voiceWebhookRoutes,
   // Public (no credential): an edge Worker can mount this router alone.
   bookingRoutes,
 ];

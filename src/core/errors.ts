@@ -57,9 +57,9 @@ export class Unauthorized extends ApiError {
   }
 }
 
-/** 402: the organization cannot pay for the call (credits); `details` says what it costs and what is left. */
+/** 402: the organization cannot pay for it (credits, the calling wallet); `details` says what it costs and what is left. */
 export class PaymentRequired extends ApiError {
-  constructor(message: string, code: string, details: Record<string, unknown>) {
+  constructor(message: string, code: string, details?: Record<string, unknown>) {
     super(402, 'payment_required', message, code, details);
   }
 }

@@ -8,6 +8,7 @@ import { companyEnrichmentJobHandler } from '../modules/companies';
 import { exportJobHandler } from '../modules/exports';
 import { leadImportJobHandler } from '../modules/imports';
 import { mailSendJobHandler } from '../modules/mail';
+import { voiceJobHandler } from '../modules/voice';
 import type { JobHandler } from './job-handler';
 import type { JobKind, JobMessage } from './messages';
 
@@ -18,6 +19,7 @@ export const jobHandlers = {
   'mail-send': mailSendJobHandler,
   'calendar-sync': calendarSyncJobHandler,
   'calendar-event': calendarEventJobHandler,
+  voice: voiceJobHandler,
 } satisfies { [K in JobKind]: JobHandler<K> };
 
 /** The handler of a message's own kind (the table's type guarantees one exists). */

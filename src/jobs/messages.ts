@@ -14,7 +14,9 @@ export type JobMessage =
   /** Copies a calendar connection's busy times (modules/calendar/busy-sync.ts): a calendar_sync_jobs row, queued by the cron and the sync route. */
   | { kind: 'calendar-sync'; orgId: number; jobId: number }
   /** Writes a booked meeting into its rep's calendar, once (modules/calendar/event-job.ts): a calendar_event_writes row. */
-  | { kind: 'calendar-event'; orgId: number; jobId: number };
+  | { kind: 'calendar-event'; orgId: number; jobId: number }
+  /** A voice_jobs row (modules/voice/voice-job.ts): buy a number, dial a call, or copy a recording into R2. */
+  | { kind: 'voice'; orgId: number; jobId: number };
 
 export type JobKind = JobMessage['kind'];
 

@@ -63,6 +63,8 @@ export const TAGS: Record<string, string> = {
   Calendar:
     'Connected calendars (Google, Outlook, or the local one): their events, connecting and syncing them (busy times feed the availability and the booking page); a booked meeting is written into the rep’s calendar once.',
   Mail: 'Mail accounts (configurations) and their inbox: list, view, send and reply through Gmail, Microsoft Graph, an SMTP relay or the local mailbox; sends are queued and delivered once, with tracking and one-click unsubscribe.',
+  Voice:
+    'Calling: phone numbers and who may use them, the calling wallet (USD, a ledger), browser calling tokens, AI agent calls with their transcripts and recordings, and the providers’ signed webhooks (Twilio, Vapi; a local simulator without an account).',
 };
 
 export function openApiConfig() {

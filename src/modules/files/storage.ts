@@ -9,7 +9,14 @@ import { NotFound } from '../../core/errors';
 import { isoTimestamp } from '../../core/schemas';
 import type { AcceptedUpload } from './upload-policy';
 
-export type FileCategory = 'upload' | 'document' | 'profile_image' | 'company_logo' | 'import' | 'export';
+export type FileCategory =
+  | 'upload'
+  | 'document'
+  | 'profile_image'
+  | 'company_logo'
+  | 'import'
+  | 'export'
+  | 'call_recording';
 
 export interface StoredFile {
   id: number;

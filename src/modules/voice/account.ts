@@ -1,0 +1,154 @@
+/**
+ * The organization's side of calling: its wallet (derived from the ledger), the admin's top-up
+ * (beyond the spec: a real payment provider is out of scope), the browser's voice token, and
+ * connecting a Twilio account (sealed credentials, kind `voice`).
+ */
+import type { z } from '@hono/zod-openapi';
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import { ApiError } from '../../core/errors';
+import { connections, voiceLedger } from '../../db/schema';
+import type { TenantContext } from '../../db/tenant';
+import type { Bindings } from '../../env';
+import { sealCredentials } from '../../providers/connections';
+import { findVoiceConnection, voiceSetupOf, type VoiceCredentials } from '../../providers/voice/select';
+import { MONTHLY_NUMBER_CENTS } from '../../providers/voice/twilio';
+import { twilioVoiceToken } from '../../providers/voice/twilio-token';
+import { AGENT_CALL_MAX_MINUTES, CALL_CENTS_PER_MINUTE } from './pricing';
+import type { TopUpBody, VoiceConnectionBody } from './schemas';
+import { centsToAmount, recordLedger, WALLET_CURRENCY } from './wallet';
+
+export async function readWallet(ctx: Pick<TenantContext, 'db' | 'orgId'>) {
+  const result = await ctx.db.execute<{ balance: string | number; held: string | number }>(sql`
+    select coalesce(sum(${voiceLedger.amountCents}), 0)::bigint as balance,
+      coalesce(-sum(${voiceLedger.amountCents}) filter (where ${voiceLedger.kind} in ('call_hold', 'call_release')), 0)::bigint as held
+    from ${voiceLedger} where ${voiceLedger.organizationId} = ${ctx.orgId}`);
+  const row = result.rows[0];
+  return {
+    balance: centsToAmount(Number(row?.balance ?? 0)),
+    held: centsToAmount(Number(row?.held ?? 0)),
+    currency: WALLET_CURRENCY,
+    call_price_per_minute: centsToAmount(CALL_CENTS_PER_MINUTE),
+    agent_call_max_minutes: AGENT_CALL_MAX_MINUTES,
+    number_monthly_prices: {
+      local: centsToAmount(MONTHLY_NUMBER_CENTS.local),
+      mobile: centsToAmount(MONTHLY_NUMBER_CENTS.mobile),
+      toll_free: centsToAmount(MONTHLY_NUMBER_CENTS.toll_free),
+    },
+  } as const;
+}
+
+export async function topUpWallet(ctx: TenantContext, input: z.output<typeof TopUpBody>) {
+  await recordLedger(ctx.db, ctx.orgId, {
+    kind: 'top_up',
+    cents: Math.round(input.amount * 100),
+    note: input.note ?? null,
+    createdBy: ctx.userId,
+  });
+  return readWallet(ctx);
+}
+
+export async function voiceToken(ctx: TenantContext, env: Bindings) {
+  const setup = await voiceSetupOf(env, await findVoiceConnection(ctx.db, ctx.orgId));
+  const identity = `user_${ctx.orgId}_${ctx.userId ?? 0}`;
+  if (setup.provider === 'local') {
+    // Same shape, signed with a throwaway key: the local simulator has no Twilio service to accept it.
+    const { token, expiresAt } = await twilioVoiceToken({
+      accountSid: `AC${'0'.repeat(32)}`,
+      apiKeySid: `SK${'0'.repeat(32)}`,
+      apiKeySecret: crypto.randomUUID(),
+      applicationSid: `AP${'0'.repeat(32)}`,
+      identity,
+    });
+    return { token, identity, expires_at: expiresAt.toISOString(), provider: 'local' };
+  }
+  const twilio = setup.credentials?.twilio;
+  if (!twilio?.api_key_sid || !twilio.api_key_secret || !twilio.twiml_app_sid) {
+    throw new ApiError(
+      409,
+      'conflict',
+      'Browser calling needs api_key_sid, api_key_secret and twiml_app_sid on the voice connection',
+      'browser_calling_not_configured',
+    );
+  }
+  const { token, expiresAt } = await twilioVoiceToken({
+    accountSid: twilio.account_sid,
+    apiKeySid: twilio.api_key_sid,
+    apiKeySecret: twilio.api_key_secret,
+    applicationSid: twilio.twiml_app_sid,
+    identity,
+  });
+  return { token, identity, expires_at: expiresAt.toISOString(), provider: 'twilio' };
+}
+
+export function presentVoiceConnection(row: typeof connections.$inferSelect, orgId: number) {
+  const settings = row.settings as { webhook_origin?: string; browser_calling?: boolean; agent_calling?: boolean };
+  const origin = settings.webhook_origin ?? '';
+  return {
+    id: row.id,
+    provider: row.provider,
+    account_sid: row.identity,
+    browser_calling: settings.browser_calling === true,
+    agent_calling: settings.agent_calling === true,
+    status_callback_url: `${origin}/api/v1/voice/twilio/${orgId}`,
+    agent_webhook_url: `${origin}/api/v1/voice/vapi/${orgId}`,
+  };
+}
+
+/** Connects (or replaces) the organization's Twilio account; the previous connection is disconnected. */
+export async function connectVoice(
+  ctx: TenantContext,
+  env: Bindings,
+  origin: string,
+  input: z.output<typeof VoiceConnectionBody>,
+) {
+  const vapiFields = [input.vapi_api_key, input.vapi_phone_number_id, input.vapi_webhook_secret];
+  if (vapiFields.some(Boolean) && !vapiFields.every(Boolean)) {
+    throw new ApiError(
+      422,
+      'validation_error',
+      'vapi_api_key, vapi_phone_number_id and vapi_webhook_secret go together',
+      'vapi_api_key',
+      [{ field: 'vapi_api_key', message: 'vapi_api_key, vapi_phone_number_id and vapi_webhook_secret go together' }],
+    );
+  }
+  const credentials: VoiceCredentials = {
+    twilio: {
+      account_sid: input.account_sid,
+      auth_token: input.auth_token,
+      api_key_sid: input.api_key_sid,
+      api_key_secret: input.api_key_secret,
+      twiml_app_sid: input.twiml_app_sid,
+    },
+    vapi: input.vapi_api_key
+      ? {
+          api_key: input.vapi_api_key,
+          phone_number_id: input.vapi_phone_number_id as string,
+          webhook_secret: input.vapi_webhook_secret as string,
+        }
+      : undefined,
+  };
+  const sealed = await sealCredentials(env, ctx.orgId, credentials);
+  await ctx.db
+    .update(connections)
+    .set({ deletedAt: sql`now()`, secret: null, secretKeyId: null, updatedAt: sql`now()` })
+    .where(
+      and(eq(connections.organizationId, ctx.orgId), eq(connections.kind, 'voice'), isNull(connections.deletedAt)),
+    );
+  const [row] = await ctx.db
+    .insert(connections)
+    .values({
+      organizationId: ctx.orgId,
+      kind: 'voice',
+      provider: 'twilio',
+      identity: input.account_sid,
+      ownerId: ctx.userId,
+      settings: {
+        webhook_origin: origin,
+        browser_calling: Boolean(input.api_key_sid && input.api_key_secret && input.twiml_app_sid),
+        agent_calling: Boolean(input.vapi_api_key),
+      },
+      ...sealed,
+    })
+    .returning();
+  return presentVoiceConnection(row, ctx.orgId);
+}

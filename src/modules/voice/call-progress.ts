@@ -1,0 +1,130 @@
+/**
+ * A call's life after it was placed, whoever reports it (the simulator, Twilio's status callback,
+ * Vapi's end-of-call report): statuses only move forward, and a call ends once. The statement
+ * that ends it (status still open) is the one that settles the wallet (the hold released, the
+ * real duration charged, each once per call), writes the feed entry on its lead or contact and,
+ * for a completed outbound call of ENGAGED_CALL_SECONDS or more, the lead's engagement signal.
+ * A replayed report finds the call ended and changes nothing.
+ */
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import type { Queryable } from '../../db/client';
+import { calls, type CallStatus, ENDED_CALL_STATUSES, intentSignals, leads } from '../../db/schema';
+import type { CallOutcome } from '../../providers/voice/interface';
+import { type FeedActor, recordFeed } from '../feed';
+import { rescoreLeads } from '../intent';
+import type { CallRow } from './calls';
+import { callPriceCents, ENGAGED_CALL_SECONDS } from './pricing';
+import { recordLedger } from './wallet';
+
+/** The order statuses move in; an ended status is final. */
+const RANK: Record<CallStatus, number> = {
+  queued: 0,
+  ringing: 1,
+  'in-progress': 2,
+  completed: 3,
+  busy: 3,
+  failed: 3,
+  'no-answer': 3,
+  canceled: 3,
+};
+
+export function isEnded(status: CallStatus): boolean {
+  return RANK[status] === 3;
+}
+
+const open = (orgId: number, callId: number) =>
+  and(
+    eq(calls.organizationId, orgId),
+    eq(calls.id, callId),
+    sql`${calls.status} not in (${sql.join(
+      ENDED_CALL_STATUSES.map((status) => sql`${status}`),
+      sql`, `,
+    )})`,
+  );
+
+/** Moves an open call forward to ringing or in-progress (never back); answers whether it moved. */
+export async function advanceCall(db: Queryable, orgId: number, callId: number, status: 'ringing' | 'in-progress') {
+  const earlier = (Object.keys(RANK) as CallStatus[]).filter((key) => RANK[key] < RANK[status]);
+  const moved = await db
+    .update(calls)
+    .set({
+      status,
+      startedAt: sql`coalesce(${calls.startedAt}, now())`,
+      answeredAt: status === 'in-progress' ? sql`coalesce(${calls.answeredAt}, now())` : undefined,
+      updatedAt: sql`now()`,
+    })
+    .where(and(open(orgId, callId), inArray(calls.status, earlier)))
+    .returning({ id: calls.id });
+  return moved.length > 0;
+}
+
+export interface Ending extends Omit<CallOutcome, 'recordingUrl'> {
+  failureReason?: string | null;
+}
+
+/**
+ * Ends an open call with its outcome and settles it; null when it had ended already (a replay).
+ * `actor` is who the feed entry is credited to (the user who placed the call).
+ */
+export async function endCall(
+  db: Queryable,
+  actor: FeedActor,
+  callId: number,
+  ending: Ending,
+): Promise<CallRow | null> {
+  const orgId = actor.orgId;
+  const completed = ending.status === 'completed';
+  const duration = completed ? ending.durationSec : 0;
+  const price = callPriceCents(duration);
+  const [row] = await db
+    .update(calls)
+    .set({
+      status: ending.status,
+      startedAt: sql`coalesce(${calls.startedAt}, ${ending.answeredAt ?? ending.endedAt})`,
+      answeredAt: completed ? sql`coalesce(${calls.answeredAt}, ${ending.answeredAt ?? ending.endedAt})` : undefined,
+      endedAt: ending.endedAt,
+      durationSec: duration,
+      transcript: ending.transcript ?? undefined,
+      priceCents: price,
+      failureReason: ending.failureReason ?? null,
+      updatedAt: sql`now()`,
+    })
+    .where(open(orgId, callId))
+    .returning();
+  if (!row) return null;
+  if (row.reservedCents > 0) {
+    await recordLedger(db, orgId, { kind: 'call_release', cents: row.reservedCents, callId, note: 'hold released' });
+  }
+  if (price > 0) {
+    await recordLedger(db, orgId, { kind: 'call_charge', cents: price, callId, note: `${duration} s` });
+  }
+  const subject = row.leadId
+    ? { modelType: 'lead', modelId: row.leadId }
+    : row.contactId
+      ? { modelType: 'contact', modelId: row.contactId }
+      : null;
+  if (subject && completed) {
+    await recordFeed({ db, ...actor }, [
+      {
+        ...subject,
+        action: 'call_completed',
+        changes: {
+          call_id: { from: null, to: row.id },
+          duration_sec: { from: null, to: duration },
+          direction: { from: null, to: row.direction },
+        },
+      },
+    ]);
+  }
+  if (completed && row.direction === 'outbound' && row.leadId && duration >= ENGAGED_CALL_SECONDS) {
+    await db.execute(sql`
+      insert into ${intentSignals} (organization_id, lead_id, signal_type, signal_detail, source, occurred_at, dedupe_key)
+      select ${orgId}, l.id, 'manual',
+        jsonb_build_object('engagement', 'call', 'call_id', ${row.id}::bigint, 'duration_sec', ${duration}::int),
+        'call', ${ending.endedAt}, ${`call:${row.id}`}
+      from ${leads} l where l.organization_id = ${orgId} and l.id = ${row.leadId} and l.deleted_at is null
+      on conflict (organization_id, dedupe_key) do nothing`);
+    await rescoreLeads(db, orgId, [row.leadId]);
+  }
+  return row;
+}

@@ -1,0 +1,50 @@
+/**
+ * The failures a voice route declares besides the shared ones.
+ */
+import { z } from '@hono/zod-openapi';
+import { conflictResponse, ErrorEnvelope } from '../../core/routes';
+
+export const insufficientBalance = {
+  description:
+    'The calling wallet does not cover it (error.code insufficient_balance; error.details: balance, required, currency): nothing was bought or placed',
+  content: { 'application/json': { schema: ErrorEnvelope } },
+};
+
+export const numberConflict = conflictResponse(
+  'PhoneNumberConflict',
+  'The organization already has this number (number_owned)',
+  [
+    {
+      code: 'number_owned',
+      details: z.object({ phone_number: z.string().openapi({ description: 'The number, E.164' }) }),
+      example: { phone_number: '+14155550100' },
+    },
+  ],
+);
+
+export const voiceProviderUnavailable = {
+  description:
+    'The voice provider is unavailable or throttling (error.code provider_unavailable: retry after Retry-After seconds), or the server cannot use stored credentials (credentials_key_missing)',
+  headers: {
+    'Retry-After': { description: 'Seconds to wait (provider_unavailable only)', schema: { type: 'integer' as const } },
+  },
+  content: { 'application/json': { schema: ErrorEnvelope } },
+};
+
+export const numberFailedConflict = conflictResponse(
+  'PhoneNumberFailedConflict',
+  'The number’s purchase failed (number_failed): buy it again first',
+  [{ code: 'number_failed' }],
+);
+
+export const agentCallConflict = conflictResponse(
+  'AgentCallConflict',
+  'The call cannot be placed: the connected account has no agent platform (agent_platform_missing) or the organization has no number to call from (no_phone_number)',
+  [{ code: 'agent_platform_missing' }, { code: 'no_phone_number' }],
+);
+
+export const voiceTokenConflict = conflictResponse(
+  'VoiceTokenConflict',
+  'The connected Twilio account has no API key or TwiML App for browser calling (browser_calling_not_configured)',
+  [{ code: 'browser_calling_not_configured' }],
+);

@@ -1,0 +1,146 @@
+/**
+ * Voice routes (spec "Voice and calling"): numbers, their users, the calling wallet, and (beyond
+ * the spec) the admin's wallet top-up and Twilio connection. Another organization's number or
+ * user is a 404.
+ */
+import { accepted, list, ok } from '../../core/http';
+import { createRouter, defineRoute, envelope, jsonBody, listEnvelope } from '../../core/routes';
+import { requestOrigin } from './origin';
+import { connectVoice, readWallet, topUpWallet } from './account';
+import { assignNumber, availableNumbers, numberList, purchaseNumber } from './numbers';
+import {
+  AssignNumberBody,
+  AvailableNumberSchema,
+  AvailableNumbersQuery,
+  PhoneNumberSchema,
+  PurchaseNumberBody,
+  TopUpBody,
+  VoiceConnectionBody,
+  VoiceConnectionSchema,
+  WalletSchema,
+} from './schemas';
+import { insufficientBalance, numberConflict, numberFailedConflict, voiceProviderUnavailable } from './responses';
+
+export const voiceRoutes = createRouter();
+const tags = ['Voice'];
+
+voiceRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/api/voice/available-numbers',
+    operationId: 'listAvailableNumbers',
+    tags,
+    summary: 'Numbers the provider offers for purchase',
+    description:
+      'Searches the provider’s offer (Twilio AvailablePhoneNumbers, US; or the local simulator’s fixed 555-01xx numbers): `type` local, mobile or toll_free (default local), `areaCode` (3 digits), `contains` (digits), `limit` 1 to 50 (default 20). Each comes with the monthly price the wallet is debited on purchase. The whole answer is one page.',
+    auth: 'bearer',
+    request: { query: AvailableNumbersQuery },
+    responses: { 200: listEnvelope(AvailableNumberSchema), 503: voiceProviderUnavailable },
+  }),
+  async (c) => list(c, await availableNumbers(c.var.tenant, c.env, c.req.valid('query'))),
+);
+
+voiceRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/api/voice/my-numbers',
+    operationId: 'listMyNumbers',
+    tags,
+    summary: 'The organization’s phone numbers with their assigned users',
+    description:
+      'Every number the organization bought (pending, active, or failed and refunded) with `assigned_user_ids`, with the standard list parameters (`search_value` matches the number).',
+    auth: 'bearer',
+    request: { query: numberList.query },
+    responses: { 200: listEnvelope(PhoneNumberSchema) },
+  }),
+  async (c) => list(c, await numberList.run(c.var.tenant, c.req.valid('query'))),
+);
+
+voiceRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/api/voice/purchase-number',
+    operationId: 'purchaseNumber',
+    tags,
+    summary: 'Buy a phone number (paid from the calling wallet)',
+    description:
+      '`phoneNumber` in E.164 (checked with libphonenumber-js; 422 otherwise), optional `friendlyName` and `type` (default local). In one transaction the number is recorded `pending` and its monthly price debited from the wallet: a wallet that does not cover it is a 402 `insufficient_balance` and nothing is bought; a number the organization already has is a 409 `number_owned`. The provider purchase is queued (answer 202): the number becomes `active`, or `failed` with the price refunded to the wallet when the provider refuses it.',
+    auth: 'bearer',
+    request: { body: jsonBody(PurchaseNumberBody) },
+    responses: {
+      202: envelope(PhoneNumberSchema, 'Number paid; the purchase is queued'),
+      402: insufficientBalance,
+      409: numberConflict,
+    },
+  }),
+  async (c) =>
+    accepted(c, await purchaseNumber(c.var.tenant, c.req.valid('json')), 'Number paid; the purchase is queued'),
+);
+
+voiceRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/api/voice/assign-number',
+    operationId: 'assignNumber',
+    tags,
+    summary: 'Choose who may call from a number',
+    description:
+      '`number_id` and `user_ids` (or one `user_id`): these users, and only these, may call from the number (agent calls prefer the caller’s own number). A number or user of another organization is a 404; a number whose purchase failed is a 409 `number_failed`.',
+    auth: 'bearer',
+    roles: ['admin', 'manager'],
+    request: { body: jsonBody(AssignNumberBody) },
+    responses: { 200: envelope(PhoneNumberSchema, 'Number assigned'), 409: numberFailedConflict },
+  }),
+  async (c) => ok(c, await assignNumber(c.var.tenant, c.req.valid('json')), 'Number assigned'),
+);
+
+voiceRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/api/voice/wallet',
+    operationId: 'viewVoiceWallet',
+    tags,
+    summary: 'The calling wallet’s balance (USD)',
+    description:
+      'The balance in USD, the sum of the wallet’s ledger (top-ups, number rentals, holds and charges of calls, refunds); never negative. `held` is what calls still running hold (the price of their longest duration), released when they end. With the prices in force.',
+    auth: 'bearer',
+    responses: { 200: envelope(WalletSchema) },
+  }),
+  async (c) => ok(c, await readWallet(c.var.tenant)),
+);
+
+voiceRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/api/voice/wallet/top-up',
+    operationId: 'topUpVoiceWallet',
+    tags,
+    summary: 'Add money to the calling wallet (admin; beyond the spec)',
+    description:
+      'Records a top-up of `amount` USD (0.01 to 10000) in the wallet’s ledger, with an optional `note`; answers the wallet. No payment is taken here: an admin records what was paid elsewhere. Beyond the spec.',
+    auth: 'bearer',
+    roles: ['admin'],
+    transaction: false,
+    request: { body: jsonBody(TopUpBody) },
+    responses: { 200: envelope(WalletSchema, 'Wallet topped up') },
+  }),
+  async (c) => ok(c, await topUpWallet(c.var.tenant, c.req.valid('json')), 'Wallet topped up'),
+);
+
+voiceRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/api/voice/connection',
+    operationId: 'connectVoice',
+    tags,
+    summary: 'Connect the organization’s Twilio account (admin; beyond the spec)',
+    description:
+      'Stores the Twilio account (`account_sid`, `auth_token`), optionally an API key and TwiML App for browser calling, and Vapi’s key, number id and webhook secret for agent calls; every secret is sealed (AES-GCM under CREDENTIALS_KEY) and never returned. It replaces any previous voice connection. The answer names the webhook URLs to configure at Twilio (status callbacks) and Vapi (server URL). Without a connection the organization uses the local simulator. Beyond the spec.',
+    auth: 'bearer',
+    roles: ['admin'],
+    request: { body: jsonBody(VoiceConnectionBody) },
+    responses: { 200: envelope(VoiceConnectionSchema, 'Voice account connected') },
+  }),
+  async (c) =>
+    ok(c, await connectVoice(c.var.tenant, c.env, requestOrigin(c), c.req.valid('json')), 'Voice account connected'),
+);

@@ -1,0 +1,327 @@
+/**
+ * The voice job (one `voice_jobs` row, the shared lifecycle of src/jobs), by action:
+ *   - purchase_number: buys the paid number from the provider; a refusal marks it failed and
+ *     refunds its price (one transaction); a provider down is retried, and a job given up on
+ *     (dead letter, stalled) fails and refunds the same way;
+ *   - place_call: waits for the call's turn (calls per second), then dials it. The simulator
+ *     moves it ringing → in-progress → completed here, with its transcript, a WAV recording in R2
+ *     and its price; Vapi answers with its call id and its end-of-call report ends the call.
+ *     `started_at` is claimed before dialling, so a redelivery never dials twice: a call found
+ *     started without a provider id is failed as interrupted;
+ *   - copy_recording: copies a provider's recording into R2, once.
+ */
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import { withTenant, type Database, type Queryable } from '../../db/client';
+import { calls, connections, contacts, leads, phoneNumbers, voiceJobs } from '../../db/schema';
+import type { Bindings } from '../../env';
+import { TransientFault, userFacingJobError } from '../../jobs/faults';
+import type { JobHandler } from '../../jobs/job-handler';
+import { claimJob, finishJob, jobTenantContext, type JobClaim, type JobSpec } from '../../jobs/lifecycle';
+import { expectOk, ProviderFailure, providerFetch } from '../../providers/failures';
+import { localRecording, localTranscript, LOCAL_TURN_SECONDS } from '../../providers/voice/local';
+import { voiceSetupOf, type VoiceSetup } from '../../providers/voice/select';
+import { storeFile } from '../files';
+import { advanceCall, endCall, isEnded } from './call-progress';
+import type { CallRow } from './calls';
+import { recordLedger } from './wallet';
+
+type Job = typeof voiceJobs.$inferSelect;
+type Claim = JobClaim<typeof voiceJobs>;
+
+export const REASONS = {
+  interrupted: 'Dialling was interrupted after the call was handed to the provider; it may have been placed',
+  gaveUp: 'The voice provider stayed unavailable through every retry',
+} as const;
+
+/** A turn further away than this is waited for by a retry rather than in the delivery. */
+const MAX_WAIT_MS = 3_000;
+/** Pause between the simulator's steps, so a watcher sees each status. */
+const LOCAL_STEP_MS = 400;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function setupFor(db: Queryable, env: Bindings, orgId: number, connectionId: number | null): Promise<VoiceSetup> {
+  if (!connectionId) return voiceSetupOf(env, null);
+  const [connection] = await db
+    .select()
+    .from(connections)
+    .where(and(eq(connections.organizationId, orgId), eq(connections.id, connectionId)));
+  return voiceSetupOf(env, connection ?? null);
+}
+
+function webhookOrigin(setup: VoiceSetup): string {
+  const origin = (setup.connection?.settings as { webhook_origin?: string } | undefined)?.webhook_origin;
+  return origin ?? 'http://localhost:8787';
+}
+
+/** Marks the number failed and refunds it, once (the refund row is unique per number). */
+async function failNumber(tx: Queryable, orgId: number, numberId: number, reason: string) {
+  const [failed] = await tx
+    .update(phoneNumbers)
+    .set({ status: 'failed', failureReason: reason, updatedAt: sql`now()` })
+    .where(
+      and(eq(phoneNumbers.organizationId, orgId), eq(phoneNumbers.id, numberId), eq(phoneNumbers.status, 'pending')),
+    )
+    .returning();
+  if (failed) {
+    await recordLedger(tx, orgId, {
+      kind: 'refund',
+      cents: failed.monthlyPriceCents,
+      phoneNumberId: numberId,
+      note: `purchase of ${failed.phoneNumber} failed`,
+    });
+  }
+}
+
+async function purchase(db: Database, env: Bindings, claim: Claim, job: Job) {
+  const orgId = claim.orgId;
+  const number = await withTenant(db, orgId, async (tx) => {
+    const [row] = await tx
+      .select()
+      .from(phoneNumbers)
+      .where(and(eq(phoneNumbers.organizationId, orgId), eq(phoneNumbers.id, job.phoneNumberId as number)));
+    return row;
+  });
+  if (number?.status === 'pending') {
+    const setup = await withTenant(db, orgId, (tx) => setupFor(tx, env, orgId, number.connectionId));
+    const callback = `${webhookOrigin(setup)}/api/v1/voice/twilio/${orgId}`;
+    try {
+      const bought = await setup.telephony.purchaseNumber({
+        phoneNumber: number.phoneNumber,
+        friendlyName: number.friendlyName,
+        statusCallback: setup.provider === 'local' ? null : callback,
+        voiceUrl: null,
+      });
+      await withTenant(db, orgId, (tx) =>
+        tx
+          .update(phoneNumbers)
+          .set({ status: 'active', providerSid: bought.providerSid, updatedAt: sql`now()` })
+          .where(
+            and(
+              eq(phoneNumbers.organizationId, orgId),
+              eq(phoneNumbers.id, number.id),
+              eq(phoneNumbers.status, 'pending'),
+            ),
+          ),
+      );
+    } catch (error) {
+      if (error instanceof ProviderFailure && error.kind !== 'unavailable') {
+        await withTenant(db, orgId, (tx) => failNumber(tx, orgId, number.id, error.reason));
+      } else {
+        throw error instanceof ProviderFailure ? new TransientFault(error.reason) : error;
+      }
+    }
+  }
+  await withTenant(db, orgId, (tx) => finishJob(tx, spec, claim));
+}
+
+async function readCall(db: Database, orgId: number, callId: number): Promise<CallRow | undefined> {
+  return withTenant(db, orgId, async (tx) => {
+    const [row] = await tx
+      .select()
+      .from(calls)
+      .where(and(eq(calls.organizationId, orgId), eq(calls.id, callId)));
+    return row;
+  });
+}
+
+/** Claims the dialling: only the delivery that sets started_at dials. */
+async function claimDial(db: Database, orgId: number, callId: number): Promise<boolean> {
+  const claimed = await withTenant(db, orgId, (tx) =>
+    tx
+      .update(calls)
+      .set({ startedAt: sql`now()`, updatedAt: sql`now()` })
+      .where(
+        and(eq(calls.organizationId, orgId), eq(calls.id, callId), isNull(calls.startedAt), eq(calls.status, 'queued')),
+      )
+      .returning({ id: calls.id }),
+  );
+  return claimed.length > 0;
+}
+
+async function simulate(db: Database, env: Bindings, claim: Claim, call: CallRow) {
+  const orgId = claim.orgId;
+  const placed = await voiceSetupOf(env, null).then((setup) =>
+    setup.telephony.placeCall({
+      to: call.toNumber,
+      from: call.fromNumber,
+      statusCallback: '',
+      record: true,
+    }),
+  );
+  await withTenant(db, orgId, async (tx) => {
+    await tx
+      .update(calls)
+      .set({ providerCallId: placed.providerCallId })
+      .where(and(eq(calls.organizationId, orgId), eq(calls.id, call.id)));
+    await advanceCall(tx, orgId, call.id, 'ringing');
+  });
+  await sleep(LOCAL_STEP_MS);
+  await withTenant(db, orgId, (tx) => advanceCall(tx, orgId, call.id, 'in-progress'));
+  await sleep(LOCAL_STEP_MS);
+  const name = await withTenant(db, orgId, async (tx) => {
+    const result = await tx.execute<{ name: string | null }>(sql`
+      select coalesce((select first_name from ${leads} where organization_id = ${orgId} and id = ${call.leadId ?? 0}),
+        (select first_name from ${contacts} where organization_id = ${orgId} and id = ${call.contactId ?? 0})) as name`);
+    return result.rows[0]?.name ?? null;
+  });
+  const transcript = localTranscript(call.agent, name);
+  const durationSec = transcript.length * LOCAL_TURN_SECONDS;
+  await withTenant(db, orgId, async (tx) => {
+    const ctx = jobTenantContext(claim, tx);
+    const file = await storeFile(ctx, env.FILES, {
+      category: 'call_recording',
+      fileName: `call-${call.id}.wav`,
+      contentType: 'audio/wav',
+      body: localRecording(),
+    });
+    await tx
+      .update(calls)
+      .set({ recordingFileId: file.id })
+      .where(and(eq(calls.organizationId, orgId), eq(calls.id, call.id)));
+    const answeredAt = new Date(Date.now() - durationSec * 1000);
+    await endCall(tx, { orgId, userId: call.userId, apiKeyId: undefined }, call.id, {
+      status: 'completed',
+      durationSec,
+      answeredAt,
+      endedAt: new Date(),
+      transcript,
+    });
+    await finishJob(tx, spec, claim);
+  });
+}
+
+async function placeCall(db: Database, env: Bindings, claim: Claim, job: Job) {
+  const orgId = claim.orgId;
+  const call = await readCall(db, orgId, job.callId as number);
+  if (!call || isEnded(call.status)) return void (await withTenant(db, orgId, (tx) => finishJob(tx, spec, claim)));
+  if (call.startedAt && !call.providerCallId) {
+    // Another delivery claimed the dialling and never recorded the provider's answer.
+    await withTenant(db, orgId, async (tx) => {
+      await endCall(tx, { orgId, userId: call.userId }, call.id, {
+        status: 'failed',
+        durationSec: 0,
+        answeredAt: null,
+        endedAt: new Date(),
+        transcript: null,
+        failureReason: REASONS.interrupted,
+      });
+      await finishJob(tx, spec, claim);
+    });
+    return;
+  }
+  if (call.providerCallId) return void (await withTenant(db, orgId, (tx) => finishJob(tx, spec, claim)));
+  const wait = call.dialAfter.getTime() - Date.now();
+  if (wait > MAX_WAIT_MS) throw new TransientFault(`call ${call.id} waits for its dialling turn`);
+  if (wait > 0) await sleep(wait);
+  if (!(await claimDial(db, orgId, call.id)))
+    return void (await withTenant(db, orgId, (tx) => finishJob(tx, spec, claim)));
+  if (call.provider === 'local') return simulate(db, env, claim, call);
+  const setup = await withTenant(db, orgId, (tx) => setupFor(tx, env, orgId, call.connectionId));
+  try {
+    if (!setup.agent || !call.agent)
+      throw new ProviderFailure('rejected', 'vapi', null, 'the agent platform is no longer connected');
+    const placed = await setup.agent.startCall({
+      to: call.toNumber,
+      agent: call.agent,
+      serverUrl: `${webhookOrigin(setup)}/api/v1/voice/vapi/${orgId}`,
+      callId: call.id,
+    });
+    await withTenant(db, orgId, async (tx) => {
+      await tx
+        .update(calls)
+        .set({ providerCallId: placed.providerCallId, updatedAt: sql`now()` })
+        .where(and(eq(calls.organizationId, orgId), eq(calls.id, call.id)));
+      await finishJob(tx, spec, claim);
+    });
+  } catch (error) {
+    const reason = error instanceof ProviderFailure ? error.reason : 'the call could not be placed';
+    // Nothing was placed (a refusal, or no answer at all): the call fails and its hold is released.
+    await withTenant(db, orgId, async (tx) => {
+      await endCall(tx, { orgId, userId: call.userId }, call.id, {
+        status: 'failed',
+        durationSec: 0,
+        answeredAt: null,
+        endedAt: new Date(),
+        transcript: null,
+        failureReason: reason,
+      });
+      await finishJob(tx, spec, claim);
+    });
+  }
+}
+
+async function copyRecording(db: Database, env: Bindings, claim: Claim, job: Job) {
+  const orgId = claim.orgId;
+  const call = await readCall(db, orgId, job.callId as number);
+  if (call && !call.recordingFileId && job.sourceUrl) {
+    const setup = await withTenant(db, orgId, (tx) => setupFor(tx, env, orgId, call.connectionId));
+    const media =
+      call.provider === 'vapi' && setup.credentials?.vapi
+        ? await fetchVapiRecording(job.sourceUrl, setup.credentials.vapi.api_key)
+        : await setup.telephony.fetchRecording(job.sourceUrl);
+    await withTenant(db, orgId, async (tx) => {
+      const file = await storeFile(jobTenantContext(claim, tx), env.FILES, {
+        category: 'call_recording',
+        fileName: `call-${call.id}.wav`,
+        contentType: media.contentType,
+        body: media.body,
+      });
+      await tx
+        .update(calls)
+        .set({ recordingFileId: file.id, updatedAt: sql`now()` })
+        .where(and(eq(calls.organizationId, orgId), eq(calls.id, call.id), isNull(calls.recordingFileId)));
+      await finishJob(tx, spec, claim);
+    });
+    return;
+  }
+  await withTenant(db, orgId, (tx) => finishJob(tx, spec, claim));
+}
+
+async function fetchVapiRecording(url: string, apiKey: string) {
+  const response = await expectOk(
+    'vapi',
+    await providerFetch('vapi', url, { headers: { authorization: `Bearer ${apiKey}` } }),
+    'recording',
+  );
+  return { body: await response.arrayBuffer(), contentType: response.headers.get('content-type') ?? 'audio/wav' };
+}
+
+const spec: JobSpec<typeof voiceJobs> = {
+  table: voiceJobs,
+  // Longer than the slowest provider answer plus the simulator's few seconds.
+  leaseSeconds: 120,
+  onFailed: async (tx, job, reason) => {
+    if (job.action === 'purchase_number' && job.phoneNumberId)
+      await failNumber(tx, job.organizationId, job.phoneNumberId, reason);
+    if (job.action === 'place_call' && job.callId) {
+      await endCall(tx, { orgId: job.organizationId, userId: job.createdBy }, job.callId, {
+        status: 'failed',
+        durationSec: 0,
+        answeredAt: null,
+        endedAt: new Date(),
+        transcript: null,
+        failureReason: reason,
+      });
+    }
+  },
+};
+
+export const voiceJobHandler: JobHandler<'voice', typeof voiceJobs> = {
+  ...spec,
+  retry: {
+    permanentReason: (error) =>
+      error instanceof TransientFault || (error instanceof ProviderFailure && error.kind === 'unavailable')
+        ? null
+        : `The voice job failed: ${error instanceof ProviderFailure ? error.reason : userFacingJobError(error)}.`,
+  },
+  reasons: { deadLettered: REASONS.gaveUp, stalled: REASONS.gaveUp },
+  run: async (message, { db, env }) => {
+    const claim = await claimJob(db, spec, message);
+    if (!claim) return;
+    const job = claim.job;
+    if (job.action === 'purchase_number') return purchase(db, env, claim, job);
+    if (job.action === 'place_call') return placeCall(db, env, claim, job);
+    return copyRecording(db, env, claim, job);
+  },
+};

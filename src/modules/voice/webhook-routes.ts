@@ -1,0 +1,109 @@
+/**
+ * Public voice routes, whose credential is a signature: Twilio's callbacks (X-Twilio-Signature),
+ * Vapi's server messages (x-vapi-signature), and the short-lived recording links (signed token).
+ * The organization is in the path only so its credentials can be found; without a valid
+ * signature nothing is read or changed (403).
+ */
+import { z } from '@hono/zod-openapi';
+import { findStoredFile, fileResponse } from '../files';
+import { ok } from '../../core/http';
+import { NotFound } from '../../core/errors';
+import { binaryDownload, createRouter, defineRoute, envelope, idParam } from '../../core/routes';
+import { withTenant } from '../../db/client';
+import { trackingSecrets } from '../tracking';
+import { verifyRecordingToken } from './recording-link';
+import { twilioCallback, vapiCallback } from './webhooks';
+
+export const voiceWebhookRoutes = createRouter();
+const tags = ['Voice'];
+
+const Received = z
+  .object({
+    handled: z.boolean().openapi({ description: 'Whether the message named one of our calls and was applied' }),
+  })
+  .openapi('VoiceWebhookReceipt', { description: 'What became of a provider webhook', example: { handled: true } });
+
+const MAX_BODY = 64 * 1024;
+
+async function rawBody(request: Request): Promise<string> {
+  const text = await request.text();
+  return text.length > MAX_BODY ? '' : text;
+}
+
+voiceWebhookRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/voice/twilio/{org_id}',
+    operationId: 'twilioVoiceCallback',
+    tags,
+    summary: 'Twilio’s call status and recording callbacks (signed)',
+    description:
+      'Where Twilio posts a call’s status changes (`StatusCallback`: CallSid, CallStatus, CallDuration) and its recording (`RecordingStatusCallback`: RecordingSid, RecordingUrl, RecordingStatus), form-encoded. `X-Twilio-Signature` must be the base64 HMAC-SHA1, under the account’s auth token, of this URL (as configured: the connection’s origin) followed by the sorted parameters; unsigned, badly signed, or for an organization without a Twilio connection: 403, nothing changed. Statuses only move forward and a call is charged once, so a replay changes nothing; a completed recording is copied into storage once.',
+    auth: 'public',
+    request: { params: idParam('org_id') },
+    responses: { 200: envelope(Received) },
+  }),
+  async (c) => {
+    const { org_id } = c.req.valid('param');
+    const body = await rawBody(c.req.raw);
+    const result = await twilioCallback(
+      c.var.database(),
+      c.env,
+      org_id,
+      c.req.url,
+      c.req.header('x-twilio-signature'),
+      body,
+    );
+    return ok(c, result);
+  },
+);
+
+voiceWebhookRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/voice/vapi/{org_id}',
+    operationId: 'vapiServerMessage',
+    tags,
+    summary: 'Vapi’s server messages: the end-of-call report (signed)',
+    description:
+      'Vapi’s server URL. `x-vapi-signature` must be the hex HMAC-SHA256 of the raw body under the server credential’s secret (403 otherwise, nothing changed). An `end-of-call-report` ends its call (status from `endedReason`, `durationSeconds`, the transcript from `artifact.messages`), charges it once, and queues the copy of `artifact.recordingUrl`; other messages are acknowledged and ignored.',
+    auth: 'public',
+    request: { params: idParam('org_id') },
+    responses: { 200: envelope(Received) },
+  }),
+  async (c) => {
+    const { org_id } = c.req.valid('param');
+    const body = await rawBody(c.req.raw);
+    return ok(c, await vapiCallback(c.var.database(), c.env, org_id, c.req.header('x-vapi-signature'), body));
+  },
+);
+
+const TokenParam = z.object({
+  token: z
+    .string()
+    .max(512)
+    .openapi({ param: { name: 'token', in: 'path' }, description: 'The signed token of a recording link' }),
+});
+
+voiceWebhookRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/api/v1/call/recording/{token}',
+    operationId: 'downloadCallRecording',
+    tags,
+    summary: 'Download a call’s recording through its short-lived link',
+    description:
+      'The WAV recording named by a link from GET /api/call/{id}/recording, while the link is valid (15 minutes). An expired, altered or unknown link: 404.',
+    auth: 'public',
+    request: { params: TokenParam },
+    responses: { 200: binaryDownload('The recording', ['audio/wav']) },
+  }),
+  async (c) => {
+    const claims = await verifyRecordingToken(trackingSecrets(c.env), c.req.valid('param').token);
+    if (!claims) throw new NotFound('Recording');
+    const file = await withTenant(c.var.database(), claims.orgId, (tx) =>
+      findStoredFile({ db: tx, orgId: claims.orgId }, claims.fileId),
+    );
+    return fileResponse(c.env.FILES, file, 'inline');
+  },
+);

@@ -1,0 +1,161 @@
+/**
+ * Provider webhooks: Twilio's status and recording callbacks (form-encoded, X-Twilio-Signature
+ * under the account's auth token) and Vapi's end-of-call report (JSON, x-vapi-signature under the
+ * server credential's secret). Nothing is read from the body before its signature is checked
+ * against the organization's sealed credentials: unsigned, badly signed, or for an organization
+ * without a Twilio connection is a 403 and changes nothing. A replay changes nothing twice:
+ * statuses only move forward, a call ends (and is charged) once, and a recording is copied once.
+ */
+import { and, eq, sql } from 'drizzle-orm';
+import { Forbidden } from '../../core/errors';
+import { PendingEffects } from '../../core/transaction-effects';
+import { withTenant, type Database, type Transaction } from '../../db/client';
+import { calls, voiceJobs } from '../../db/schema';
+import type { Bindings } from '../../env';
+import { enqueueJob } from '../../jobs/outbox';
+import { openCredentials } from '../../providers/connections';
+import { findVoiceConnection, type VoiceCredentials } from '../../providers/voice/select';
+import { isValidTwilioSignature } from '../../providers/voice/twilio-signature';
+import { isValidVapiSignature, parseVapiReport } from '../../providers/voice/vapi';
+import type { CallStatus } from '../../db/schema';
+import { advanceCall, endCall } from './call-progress';
+
+const refused = () => new Forbidden('The webhook’s signature is missing or not valid', 'invalid_signature');
+
+async function credentialsOf(tx: Transaction, env: Bindings, orgId: number) {
+  const connection = await findVoiceConnection(tx, orgId);
+  if (connection?.provider !== 'twilio') return null;
+  const credentials = await openCredentials<VoiceCredentials>(env, connection).catch(() => null);
+  return credentials ? { connection, credentials } : null;
+}
+
+async function findProviderCall(tx: Transaction, orgId: number, providers: string[], providerCallId: string) {
+  const [row] = await tx
+    .select()
+    .from(calls)
+    .where(
+      and(
+        eq(calls.organizationId, orgId),
+        sql`${calls.provider} in (${sql.join(
+          providers.map((name) => sql`${name}`),
+          sql`, `,
+        )})`,
+        eq(calls.providerCallId, providerCallId),
+      ),
+    );
+  return row ?? null;
+}
+
+/** Queues the copy of a call's recording unless one was queued before (a replayed callback). */
+async function queueRecordingCopy(
+  tx: Transaction,
+  effects: PendingEffects,
+  orgId: number,
+  callId: number,
+  url: string,
+) {
+  const [job] = await tx
+    .execute<{ id: string }>(sql`
+    insert into ${voiceJobs} (organization_id, action, call_id, source_url)
+    select ${orgId}, 'copy_recording', ${callId}, ${url}
+    where not exists (select 1 from ${voiceJobs} j where j.organization_id = ${orgId} and j.call_id = ${callId} and j.action = 'copy_recording')
+    returning id`)
+    .then((result) => result.rows);
+  if (job) await enqueueJob({ db: tx, orgId, effects }, { kind: 'voice', jobId: Number(job.id) });
+}
+
+async function inTenant<T>(
+  db: Database,
+  env: Bindings,
+  orgId: number,
+  work: (tx: Transaction, effects: PendingEffects) => Promise<T>,
+) {
+  const effects = new PendingEffects();
+  try {
+    const result = await withTenant(db, orgId, (tx) => work(tx, effects));
+    await effects.settle('committed', { db, env });
+    return result;
+  } catch (error) {
+    await effects.settle('rolled_back', { db, env });
+    throw error;
+  }
+}
+
+const TWILIO_ENDED: Partial<Record<string, CallStatus>> = {
+  completed: 'completed',
+  busy: 'busy',
+  failed: 'failed',
+  'no-answer': 'no-answer',
+  canceled: 'canceled',
+};
+
+/** A Twilio callback: `url` is the URL Twilio requested (the configured origin plus path and query). */
+export async function twilioCallback(
+  db: Database,
+  env: Bindings,
+  orgId: number,
+  url: string,
+  signature: string | undefined,
+  rawBody: string,
+) {
+  const params = [...new URLSearchParams(rawBody).entries()];
+  return inTenant(db, env, orgId, async (tx, effects) => {
+    const account = await credentialsOf(tx, env, orgId);
+    if (!account) throw refused();
+    const origin = (account.connection.settings as { webhook_origin?: string }).webhook_origin;
+    const signedUrl = origin ? `${origin}${new URL(url).pathname}${new URL(url).search}` : url;
+    if (!(await isValidTwilioSignature(account.credentials.twilio.auth_token, signature, signedUrl, params)))
+      throw refused();
+    const get = (name: string) => params.find(([key]) => key === name)?.[1];
+    const callSid = get('CallSid');
+    if (!callSid) return { handled: false };
+    const call = await findProviderCall(tx, orgId, ['twilio', 'vapi'], callSid);
+    if (!call) return { handled: false };
+    if (get('RecordingSid') && get('RecordingStatus') === 'completed' && get('RecordingUrl')) {
+      await queueRecordingCopy(tx, effects, orgId, call.id, get('RecordingUrl') as string);
+      return { handled: true };
+    }
+    const status = get('CallStatus') ?? '';
+    if (status === 'ringing' || status === 'in-progress') await advanceCall(tx, orgId, call.id, status);
+    const ended = TWILIO_ENDED[status];
+    if (ended) {
+      const duration = Number(get('CallDuration') ?? 0);
+      await endCall(tx, { orgId, userId: call.userId }, call.id, {
+        status: ended,
+        durationSec: Number.isFinite(duration) ? Math.max(0, Math.round(duration)) : 0,
+        answeredAt: null,
+        endedAt: new Date(),
+        transcript: null,
+      });
+    }
+    return { handled: true };
+  });
+}
+
+/** Vapi's server message: only the end-of-call report changes anything. */
+export async function vapiCallback(
+  db: Database,
+  env: Bindings,
+  orgId: number,
+  signature: string | undefined,
+  rawBody: string,
+) {
+  return inTenant(db, env, orgId, async (tx, effects) => {
+    const account = await credentialsOf(tx, env, orgId);
+    const secret = account?.credentials.vapi?.webhook_secret;
+    if (!secret || !(await isValidVapiSignature(secret, signature, rawBody))) throw refused();
+    let payload: unknown = null;
+    try {
+      payload = JSON.parse(rawBody);
+    } catch {
+      return { handled: false };
+    }
+    const report = parseVapiReport(payload);
+    if (!report) return { handled: false };
+    const call = await findProviderCall(tx, orgId, ['vapi'], report.providerCallId);
+    if (!call) return { handled: false };
+    await endCall(tx, { orgId, userId: call.userId }, call.id, report.outcome);
+    if (report.outcome.recordingUrl) await queueRecordingCopy(tx, effects, orgId, call.id, report.outcome.recordingUrl);
+    return { handled: true };
+  });
+}
