@@ -135,11 +135,9 @@ export const WalletSchema = z
     balance: z
       .number()
       .openapi({ description: 'What the organization can spend on calls and numbers, in USD (never negative)' }),
-    held: z
-      .number()
-      .openapi({
-        description: 'Part of the spending so far held for calls still running (released when they end), in USD',
-      }),
+    held: z.number().openapi({
+      description: 'Part of the spending so far held for calls still running (released when they end), in USD',
+    }),
     currency: z.literal('USD').openapi({ description: 'Always USD' }),
     call_price_per_minute: z.number().openapi({ description: 'What a started minute of an agent call costs, in USD' }),
     agent_call_max_minutes: z
@@ -383,11 +381,9 @@ export const VoiceConnectionSchema = z
     agent_calling: z
       .boolean()
       .openapi({ description: 'Whether agent calls go to Vapi (its key, number and webhook secret given)' }),
-    status_callback_url: z
-      .string()
-      .openapi({
-        description: 'Where Twilio posts call status and recording events: set it on the TwiML App and numbers',
-      }),
+    status_callback_url: z.string().openapi({
+      description: 'Where Twilio posts call status and recording events: set it on the TwiML App and numbers',
+    }),
     agent_webhook_url: z.string().openapi({ description: 'Vapi’s server URL for end-of-call reports' }),
   })
   .openapi('VoiceConnection', {

@@ -162,7 +162,7 @@ async function simulate(db: Database, env: Bindings, claim: Claim, call: CallRow
   const name = await withTenant(db, orgId, async (tx) => {
     const result = await tx.execute<{ name: string | null }>(sql`
       select coalesce((select first_name from ${leads} where organization_id = ${orgId} and id = ${call.leadId ?? 0}),
-        (select first_name from ${contacts} where organization_id = ${orgId} and id = ${call.contactId ?? 0})) as name`);
+        (select split_part(name, ' ', 1) from ${contacts} where organization_id = ${orgId} and id = ${call.contactId ?? 0})) as name`);
     return result.rows[0]?.name ?? null;
   });
   const transcript = localTranscript(call.agent, name);

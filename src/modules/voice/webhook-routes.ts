@@ -8,7 +8,7 @@ import { z } from '@hono/zod-openapi';
 import { findStoredFile, fileResponse } from '../files';
 import { ok } from '../../core/http';
 import { NotFound } from '../../core/errors';
-import { binaryDownload, createRouter, defineRoute, envelope, idParam } from '../../core/routes';
+import { binaryDownload, createRouter, defineRoute, envelope, ErrorEnvelope, idParam } from '../../core/routes';
 import { withTenant } from '../../db/client';
 import { trackingSecrets } from '../tracking';
 import { verifyRecordingToken } from './recording-link';
@@ -23,10 +23,17 @@ const Received = z
   })
   .openapi('VoiceWebhookReceipt', { description: 'What became of a provider webhook', example: { handled: true } });
 
+const badSignature = {
+  description:
+    'The signature is missing or not valid, or the organization has no such connection (error.code invalid_signature): nothing changed',
+  content: { 'application/json': { schema: ErrorEnvelope } },
+};
+
 const MAX_BODY = 64 * 1024;
 
-async function rawBody(request: Request): Promise<string> {
-  const text = await request.text();
+async function rawBody(c: { req: { text(): Promise<string> } }): Promise<string> {
+  // Through Hono's cached body: a middleware may have read it already.
+  const text = await c.req.text();
   return text.length > MAX_BODY ? '' : text;
 }
 
@@ -41,11 +48,11 @@ voiceWebhookRoutes.openapi(
       'Where Twilio posts a call’s status changes (`StatusCallback`: CallSid, CallStatus, CallDuration) and its recording (`RecordingStatusCallback`: RecordingSid, RecordingUrl, RecordingStatus), form-encoded. `X-Twilio-Signature` must be the base64 HMAC-SHA1, under the account’s auth token, of this URL (as configured: the connection’s origin) followed by the sorted parameters; unsigned, badly signed, or for an organization without a Twilio connection: 403, nothing changed. Statuses only move forward and a call is charged once, so a replay changes nothing; a completed recording is copied into storage once.',
     auth: 'public',
     request: { params: idParam('org_id') },
-    responses: { 200: envelope(Received) },
+    responses: { 200: envelope(Received), 403: badSignature },
   }),
   async (c) => {
     const { org_id } = c.req.valid('param');
-    const body = await rawBody(c.req.raw);
+    const body = await rawBody(c);
     const result = await twilioCallback(
       c.var.database(),
       c.env,
@@ -69,11 +76,11 @@ voiceWebhookRoutes.openapi(
       'Vapi’s server URL. `x-vapi-signature` must be the hex HMAC-SHA256 of the raw body under the server credential’s secret (403 otherwise, nothing changed). An `end-of-call-report` ends its call (status from `endedReason`, `durationSeconds`, the transcript from `artifact.messages`), charges it once, and queues the copy of `artifact.recordingUrl`; other messages are acknowledged and ignored.',
     auth: 'public',
     request: { params: idParam('org_id') },
-    responses: { 200: envelope(Received) },
+    responses: { 200: envelope(Received), 403: badSignature },
   }),
   async (c) => {
     const { org_id } = c.req.valid('param');
-    const body = await rawBody(c.req.raw);
+    const body = await rawBody(c);
     return ok(c, await vapiCallback(c.var.database(), c.env, org_id, c.req.header('x-vapi-signature'), body));
   },
 );

@@ -1,0 +1,524 @@
+/**
+ * Voice and calling through the routes, on the local simulator: numbers searched, bought (paid
+ * from the wallet, 402 when short, 409 twice, refunded when the provider refuses) and assigned;
+ * the wallet never negative under parallel requests; a browser token; an agent call that goes
+ * queued → completed with a transcript, a recording link that downloads audio, a price, a feed
+ * entry and an engagement signal. Then the Twilio and Vapi webhooks: a forged callback changes
+ * nothing, a signed one moves the call once, a replay changes nothing twice.
+ */
+import { and, eq } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { calls, intentSignals, voiceLedger } from '../src/db/schema';
+import { twilioSignature } from '../src/providers/voice/twilio-signature';
+import { vapiSignature } from '../src/providers/voice/vapi';
+import { call, expectFailure, fetchWorker, signupOrganization, type SignedUp } from './helpers/api';
+import { feedOf, inOrganization } from './helpers/leads';
+import { requestRecordingJobs } from './helpers/mail';
+import { buyLocalNumber, completedAgentCall, leadWithPhone, topUp, withJobsRun } from './helpers/voice';
+
+let org: SignedUp;
+let other: SignedUp;
+
+beforeAll(async () => {
+  [org, other] = await Promise.all([signupOrganization('Voice'), signupOrganization('Other voice')]);
+});
+
+const wallet = async (who: SignedUp) => (await call('GET', '/api/voice/wallet', { token: who.token })).body.data;
+
+describe('numbers', () => {
+  it('searches the simulator’s numbers by type, area code and contains, at most 50', async () => {
+    const found = await call('GET', '/api/voice/available-numbers', {
+      token: org.token,
+      query: { areaCode: '415', contains: '010', limit: 5 },
+    });
+    expect(found.status).toBe(200);
+    expect(found.body.data).toHaveLength(5);
+    expect(found.body.data[0]).toEqual({
+      phone_number: '+14155550100',
+      friendly_name: '(415) 555-0100',
+      type: 'local',
+      locality: 'San Francisco',
+      region: 'CA',
+      iso_country: 'US',
+      monthly_price: 1.15,
+      currency: 'USD',
+    });
+    expect(found.body.total).toBe(5);
+    const tollFree = await call('GET', '/api/voice/available-numbers', {
+      token: org.token,
+      query: { type: 'toll_free', limit: 2 },
+    });
+    expect(tollFree.body.data.map((entry: { phone_number: string }) => entry.phone_number)).toEqual([
+      '+18005550100',
+      '+18005550101',
+    ]);
+    expectFailure(
+      await call('GET', '/api/voice/available-numbers', { token: org.token, query: { limit: 51 } }),
+      400,
+      'bad_request',
+    );
+    expectFailure(
+      await call('GET', '/api/voice/available-numbers', { token: org.token, query: { type: 'fax' } }),
+      400,
+      'bad_request',
+    );
+    expectFailure(
+      await call('GET', '/api/voice/available-numbers', { token: org.token, query: { areaCode: '41a' } }),
+      400,
+      'bad_request',
+    );
+  });
+
+  it('refuses a purchase the wallet does not cover with 402, and buys nothing', async () => {
+    const poor = await signupOrganization('Poor');
+    const response = await requestRecordingJobs('POST', '/api/voice/purchase-number', {
+      token: poor.token,
+      body: { phoneNumber: '+14155550100' },
+    });
+    expect(response.status).toBe(402);
+    expect(response.body.error).toMatchObject({ type: 'payment_required', code: 'insufficient_balance' });
+    expect(response.body.error.details).toEqual({ balance: 0, required: 1.15, currency: 'USD' });
+    expect(response.sent).toEqual([]);
+    const mine = await call('GET', '/api/voice/my-numbers', { token: poor.token });
+    expect(mine.body.data).toEqual([]);
+  });
+
+  it('buys a number: paid with its record, bought by the queued job, a second purchase 409', async () => {
+    await topUp(org, 10);
+    const paid = await requestRecordingJobs('POST', '/api/voice/purchase-number', {
+      token: org.token,
+      body: { phoneNumber: '+14155550101', friendlyName: 'Sales line' },
+    });
+    expect(paid.status).toBe(202);
+    expect(paid.body.data).toMatchObject({
+      phone_number: '+14155550101',
+      status: 'pending',
+      provider: 'local',
+      monthly_price: 1.15,
+    });
+    expect(paid.sent).toEqual([{ kind: 'voice', orgId: org.orgId, jobId: expect.any(Number) }]);
+    expect((await wallet(org)).balance).toBe(8.85);
+    await withJobsRun('GET', '/api/health');
+    const { deliverJobs } = await import('./helpers/mail');
+    await deliverJobs(paid.sent);
+    await deliverJobs(paid.sent); // a redelivery changes nothing
+    const mine = await call('GET', '/api/voice/my-numbers', { token: org.token });
+    expect(mine.body.data).toEqual([
+      expect.objectContaining({
+        id: paid.body.data.id,
+        status: 'active',
+        friendly_name: 'Sales line',
+        assigned_user_ids: [],
+      }),
+    ]);
+    const again = await call('POST', '/api/voice/purchase-number', {
+      token: org.token,
+      body: { phoneNumber: '+14155550101' },
+    });
+    expectFailure(again, 409, 'conflict');
+    expect(again.body.error).toMatchObject({ code: 'number_owned', details: { phone_number: '+14155550101' } });
+    expect((await wallet(org)).balance).toBe(8.85);
+  });
+
+  it('refunds and marks failed a number the provider refuses', async () => {
+    const before = (await wallet(org)).balance;
+    const response = await withJobsRun('POST', '/api/voice/purchase-number', {
+      token: org.token,
+      body: { phoneNumber: '+14155551234' },
+    });
+    expect(response.status).toBe(202);
+    const mine = await call('GET', '/api/voice/my-numbers', { token: org.token, query: { search_value: '5551234' } });
+    expect(mine.body.data[0]).toMatchObject({
+      status: 'failed',
+      failure_reason: expect.stringContaining('does not offer'),
+    });
+    expect((await wallet(org)).balance).toBe(before);
+  });
+
+  it('refuses what is not an E.164 phone number, naming phoneNumber', async () => {
+    for (const phoneNumber of ['4155550100', '+1415', '+999999999999', 'call me']) {
+      const response = await call('POST', '/api/voice/purchase-number', { token: org.token, body: { phoneNumber } });
+      expectFailure(response, 422, 'validation_error');
+      expect(response.body.error.code).toBe('phoneNumber');
+    }
+  });
+
+  it('assigns users to a number; another organization’s number or user is a 404', async () => {
+    const numberId = await buyLocalNumber(org, '+14155550102');
+    const assigned = await call('POST', '/api/voice/assign-number', {
+      token: org.token,
+      body: { number_id: numberId, user_id: org.userId },
+    });
+    expect(assigned.status).toBe(200);
+    expect(assigned.body.data.assigned_user_ids).toEqual([org.userId]);
+    expectFailure(
+      await call('POST', '/api/voice/assign-number', {
+        token: org.token,
+        body: { number_id: numberId, user_ids: [other.userId] },
+      }),
+      404,
+      'not_found',
+    );
+    expectFailure(
+      await call('POST', '/api/voice/assign-number', {
+        token: other.token,
+        body: { number_id: numberId, user_id: other.userId },
+      }),
+      404,
+      'not_found',
+    );
+    expectFailure(
+      await call('POST', '/api/voice/assign-number', { token: org.token, body: { number_id: numberId } }),
+      422,
+      'validation_error',
+    );
+    const mine = await call('GET', '/api/voice/my-numbers', { token: org.token, query: { search_value: '5550102' } });
+    expect(mine.body.data[0].assigned_user_ids).toEqual([org.userId]);
+  });
+});
+
+describe('the wallet', () => {
+  it('is derived from the ledger; the top-up is admin-only and bounded', async () => {
+    const fresh = await signupOrganization('Wallet');
+    expect(await wallet(fresh)).toMatchObject({
+      balance: 0,
+      held: 0,
+      currency: 'USD',
+      call_price_per_minute: 0.05,
+      agent_call_max_minutes: 10,
+    });
+    await topUp(fresh, 12.34);
+    expect((await wallet(fresh)).balance).toBe(12.34);
+    for (const amount of [0, -5, 10_001, 1.234, 'ten']) {
+      const response = await call('POST', '/api/voice/wallet/top-up', { token: fresh.token, body: { amount } });
+      expectFailure(response, 422, 'validation_error');
+    }
+    const rows = await inOrganization(fresh.orgId, (tx) =>
+      tx.select().from(voiceLedger).where(eq(voiceLedger.organizationId, fresh.orgId)),
+    );
+    expect(rows.map((row) => [row.kind, row.amountCents])).toEqual([['top_up', 1234]]);
+  });
+
+  it('never goes negative under parallel purchases and calls', async () => {
+    const tight = await signupOrganization('Tight');
+    await topUp(tight, 2.5);
+    const leadId = await leadWithPhone(tight, '+14155550142');
+    // Each agent call holds 0.50, each number 1.15: 2.50 covers at most a few of these.
+    const requests = [
+      ...Array.from({ length: 4 }, (_, n) =>
+        requestRecordingJobs('POST', '/api/voice/purchase-number', {
+          token: tight.token,
+          body: { phoneNumber: `+1415555011${n}` },
+        }),
+      ),
+      ...Array.from({ length: 4 }, () =>
+        requestRecordingJobs('POST', '/api/call/agent/initiate', {
+          token: tight.token,
+          body: { system_prompt: 'Hi', lead_id: leadId },
+        }),
+      ),
+    ];
+    const answers = await Promise.all(requests);
+    const statuses = answers.map((answer) => answer.status);
+    expect(
+      statuses.every((status) => status === 202 || status === 402),
+      JSON.stringify(statuses),
+    ).toBe(true);
+    expect(statuses.filter((status) => status === 402).length).toBeGreaterThan(0);
+    const spent = answers.reduce((sum, answer, index) => sum + (answer.status === 202 ? (index < 4 ? 115 : 50) : 0), 0);
+    const after = await wallet(tight);
+    expect(after.balance).toBeGreaterThanOrEqual(0);
+    expect(Math.round(after.balance * 100)).toBe(250 - spent);
+  });
+});
+
+describe('calls', () => {
+  let leadId: number;
+
+  beforeAll(async () => {
+    leadId = await leadWithPhone(org, '(415) 555-0142');
+  });
+
+  it('issues a local browser token of Twilio’s shape, within an hour', async () => {
+    const response = await call('POST', '/api/call/voice-token', { token: org.token });
+    expect(response.status).toBe(200);
+    expect(response.body.data).toMatchObject({ provider: 'local', identity: `user_${org.orgId}_${org.userId}` });
+    const [header, payload] = response.body.data.token
+      .split('.')
+      .slice(0, 2)
+      .map((part: string) => JSON.parse(atob(part.replace(/-/g, '+').replace(/_/g, '/'))));
+    expect(header).toMatchObject({ alg: 'HS256', cty: 'twilio-fpa;v=1' });
+    expect(payload.exp - payload.iat).toBeLessThanOrEqual(3600);
+    expect(payload.grants.identity).toBe(`user_${org.orgId}_${org.userId}`);
+  });
+
+  it('needs lead_id or contact_id, and a callable phone, naming the field', async () => {
+    const none = await call('POST', '/api/call/agent/initiate', { token: org.token, body: { system_prompt: 'Hi' } });
+    expectFailure(none, 422, 'validation_error');
+    expect(none.body.error.code).toBe('lead_id');
+    const noPhone = await leadWithPhone(org, null, 'Silent');
+    const refused = await call('POST', '/api/call/agent/initiate', {
+      token: org.token,
+      body: { system_prompt: 'Hi', lead_id: noPhone },
+    });
+    expectFailure(refused, 422, 'validation_error');
+    expect(refused.body.error.code).toBe('lead_id');
+    expect(refused.body.error.message).toContain('phone_number');
+    const theirs = await leadWithPhone(other, '+14155550143');
+    expectFailure(
+      await call('POST', '/api/call/agent/initiate', {
+        token: org.token,
+        body: { system_prompt: 'Hi', lead_id: theirs },
+      }),
+      404,
+      'not_found',
+    );
+  });
+
+  it('an agent call goes queued → completed with a transcript, a downloadable recording and a price', async () => {
+    const before = await wallet(org);
+    const queued = await requestRecordingJobs('POST', '/api/call/agent/initiate', {
+      token: org.token,
+      body: {
+        system_prompt: 'Book a demo of Acme CRM.',
+        lead_id: leadId,
+        first_message: 'Hi Grace, Acme here.',
+        language: 'en-US',
+      },
+    });
+    expect(queued.status).toBe(202);
+    expect(queued.body.data).toMatchObject({
+      status: 'queued',
+      direction: 'outbound',
+      kind: 'agent',
+      to_number: '+14155550142',
+      from_number: '+14155550102',
+      lead_id: leadId,
+      price: null,
+      has_recording: false,
+    });
+    const id = queued.body.data.id;
+    expect((await wallet(org)).held).toBe(0.5);
+    expectFailure(await call('GET', `/api/call/${id}/transcript`, { token: org.token }), 404, 'not_found');
+    expectFailure(await call('GET', `/api/call/${id}/recording`, { token: org.token }), 404, 'not_found');
+
+    const { deliverJobs } = await import('./helpers/mail');
+    await deliverJobs(queued.sent);
+    const done = await call('GET', `/api/call/${id}`, { token: org.token });
+    expect(done.body.data).toMatchObject({
+      status: 'completed',
+      duration_sec: 45,
+      price: 0.05,
+      has_recording: true,
+      provider: 'local',
+    });
+    expect(done.body.data.answered_at).not.toBeNull();
+    expect(done.body.data.ended_at).not.toBeNull();
+
+    const transcript = await call('GET', `/api/call/${id}/transcript`, { token: org.token });
+    expect(transcript.body.data.turns[0]).toEqual({ speaker: 'agent', text: 'Hi Grace, Acme here.', at_sec: 0 });
+    expect(JSON.stringify(transcript.body.data.turns)).toContain('Book a demo of Acme CRM.');
+
+    const link = await call('GET', `/api/call/${id}/recording`, { token: org.token });
+    expect(link.body.data.content_type).toBe('audio/wav');
+    const audio = await fetchWorker(new Request(new URL(link.body.data.url, 'http://lead.test')));
+    expect(audio.status).toBe(200);
+    expect(audio.headers.get('content-type')).toBe('audio/wav');
+    const bytes = new Uint8Array(await audio.arrayBuffer());
+    expect(new TextDecoder().decode(bytes.slice(0, 4))).toBe('RIFF');
+    const forged = `${link.body.data.url.slice(0, -3)}AAA`;
+    expect((await fetchWorker(new Request(new URL(forged, 'http://lead.test')))).status).toBe(404);
+
+    const after = await wallet(org);
+    expect(after.held).toBe(0);
+    expect(Math.round((before.balance - after.balance) * 100)).toBe(5);
+    const feed = await feedOf(org, 'lead', leadId);
+    expect(feed.some((entry: { action: string }) => entry.action === 'call_completed')).toBe(true);
+    const signals = await inOrganization(org.orgId, (tx) =>
+      tx
+        .select()
+        .from(intentSignals)
+        .where(and(eq(intentSignals.organizationId, org.orgId), eq(intentSignals.leadId, leadId))),
+    );
+    expect(signals).toEqual([
+      expect.objectContaining({ signalType: 'manual', source: 'call', dedupeKey: `call:${id}` }),
+    ]);
+
+    // A redelivered job changes nothing.
+    await deliverJobs(queued.sent);
+    expect((await wallet(org)).balance).toBe(after.balance);
+  });
+
+  it('lists calls by lead and status; another organization’s call is a 404', async () => {
+    const id = await completedAgentCall(org, leadId);
+    const listed = await call('GET', '/api/call/list', {
+      token: org.token,
+      query: { lead_id: leadId, status: 'completed,failed' },
+    });
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.map((row: { id: number }) => row.id)).toContain(id);
+    const none = await call('GET', '/api/call/list', { token: org.token, query: { status: 'busy' } });
+    expect(none.body.data).toEqual([]);
+    expectFailure(
+      await call('GET', '/api/call/list', { token: org.token, query: { status: 'done' } }),
+      400,
+      'bad_request',
+    );
+    for (const path of [`/api/call/${id}`, `/api/call/${id}/transcript`, `/api/call/${id}/recording`]) {
+      expectFailure(await call('GET', path, { token: other.token }), 404, 'not_found');
+    }
+  });
+});
+
+describe('provider webhooks', () => {
+  const authToken = 'twilio-auth-token-0123456789';
+  const secret = 'vapi-webhook-secret-0123456789';
+  let twilioOrg: SignedUp;
+  let callId: number;
+
+  beforeAll(async () => {
+    twilioOrg = await signupOrganization('Twilio');
+    const connected = await call('POST', '/api/voice/connection', {
+      token: twilioOrg.token,
+      body: {
+        account_sid: `AC${'a'.repeat(32)}`,
+        auth_token: authToken,
+        vapi_api_key: 'vapi-key',
+        vapi_phone_number_id: 'pn-1',
+        vapi_webhook_secret: secret,
+      },
+    });
+    expect(connected.status).toBe(200);
+    expect(connected.body.data).toMatchObject({ provider: 'twilio', agent_calling: true, browser_calling: false });
+    expect(connected.text).not.toContain(authToken);
+    const [row] = await inOrganization(twilioOrg.orgId, (tx) =>
+      tx
+        .insert(calls)
+        .values({
+          organizationId: twilioOrg.orgId,
+          userId: twilioOrg.userId,
+          direction: 'outbound',
+          kind: 'agent',
+          fromNumber: '+14155550100',
+          toNumber: '+14155550142',
+          provider: 'vapi',
+          providerCallId: 'CA00000000000000000000000000000001',
+          status: 'queued',
+        })
+        .returning(),
+    );
+    callId = row.id;
+  });
+
+  const statusOf = async () =>
+    (await inOrganization(twilioOrg.orgId, (tx) => tx.select().from(calls).where(eq(calls.id, callId))))[0];
+
+  async function twilioPost(params: Record<string, string>, signature?: string) {
+    const path = `/api/v1/voice/twilio/${twilioOrg.orgId}`;
+    const body = new URLSearchParams(params).toString();
+    const sign = signature ?? (await twilioSignature(authToken, `http://lead.test${path}`, Object.entries(params)));
+    return call('POST', path, {
+      rawBody: body,
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': sign },
+    });
+  }
+
+  it('a forged or unsigned status callback is a 403 and changes nothing', async () => {
+    const params = { CallSid: 'CA00000000000000000000000000000001', CallStatus: 'completed', CallDuration: '300' };
+    const before = await statusOf();
+    expectFailure(await twilioPost(params, 'bm90IGEgc2lnbmF0dXJl'), 403, 'forbidden');
+    expectFailure(
+      await call('POST', `/api/v1/voice/twilio/${twilioOrg.orgId}`, {
+        rawBody: new URLSearchParams(params).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      }),
+      403,
+      'forbidden',
+    );
+    // Signed with another key.
+    const path = `/api/v1/voice/twilio/${twilioOrg.orgId}`;
+    expectFailure(
+      await twilioPost(params, await twilioSignature('guessed', `http://lead.test${path}`, Object.entries(params))),
+      403,
+      'forbidden',
+    );
+    // Another organization without a Twilio connection.
+    expectFailure(
+      await call('POST', `/api/v1/voice/twilio/${org.orgId}`, {
+        rawBody: 'CallSid=x',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': 'x' },
+      }),
+      403,
+      'forbidden',
+    );
+    expect(await statusOf()).toEqual(before);
+  });
+
+  it('a signed status callback moves the call forward once; a replay changes nothing twice', async () => {
+    expect((await twilioPost({ CallSid: 'CA00000000000000000000000000000001', CallStatus: 'ringing' })).status).toBe(
+      200,
+    );
+    expect((await statusOf()).status).toBe('ringing');
+    const ended = { CallSid: 'CA00000000000000000000000000000001', CallStatus: 'completed', CallDuration: '61' };
+    expect((await twilioPost(ended)).body.data).toEqual({ handled: true });
+    const done = await statusOf();
+    expect(done).toMatchObject({ status: 'completed', durationSec: 61, priceCents: 10 });
+    expect((await twilioPost(ended)).status).toBe(200);
+    expect(
+      (await twilioPost({ CallSid: 'CA00000000000000000000000000000001', CallStatus: 'in-progress' })).status,
+    ).toBe(200);
+    expect(await statusOf()).toEqual(done);
+    const ledger = await inOrganization(twilioOrg.orgId, (tx) =>
+      tx.select().from(voiceLedger).where(eq(voiceLedger.callId, callId)),
+    );
+    expect(ledger.map((row) => [row.kind, row.amountCents])).toEqual([['call_charge', -10]]);
+  });
+
+  it('Vapi’s end-of-call report is taken only when signed, and once', async () => {
+    const [row] = await inOrganization(twilioOrg.orgId, (tx) =>
+      tx
+        .insert(calls)
+        .values({
+          organizationId: twilioOrg.orgId,
+          direction: 'outbound',
+          kind: 'agent',
+          fromNumber: '+14155550100',
+          toNumber: '+14155550142',
+          provider: 'vapi',
+          providerCallId: 'vapi-call-1',
+        })
+        .returning(),
+    );
+    const body = JSON.stringify({
+      message: {
+        type: 'end-of-call-report',
+        endedReason: 'customer-ended-call',
+        call: { id: 'vapi-call-1' },
+        durationSeconds: 42,
+        artifact: {
+          messages: [{ role: 'bot', message: 'Hello from Acme', secondsFromStart: 0 }],
+          recordingUrl: 'https://storage.vapi.ai/vapi-call-1.wav',
+        },
+      },
+    });
+    const path = `/api/v1/voice/vapi/${twilioOrg.orgId}`;
+    const post = (signature: string) =>
+      requestRecordingJobs('POST', path, {
+        rawBody: body,
+        headers: { 'content-type': 'application/json', 'x-vapi-signature': signature },
+      });
+    expectFailure(await post('0'.repeat(64)), 403, 'forbidden');
+    const signature = await vapiSignature(secret, body);
+    const taken = await post(signature);
+    expect(taken.status).toBe(200);
+    expect(taken.sent).toEqual([{ kind: 'voice', orgId: twilioOrg.orgId, jobId: expect.any(Number) }]);
+    const replay = await post(signature);
+    expect(replay.sent).toEqual([]);
+    const [ended] = await inOrganization(twilioOrg.orgId, (tx) => tx.select().from(calls).where(eq(calls.id, row.id)));
+    expect(ended).toMatchObject({
+      status: 'completed',
+      durationSec: 42,
+      transcript: [{ speaker: 'agent', text: 'Hello from Acme', at_sec: 0 }],
+    });
+  });
+});
