@@ -10,7 +10,8 @@ import { companies } from '../src/db/schema';
 import { signDelivery } from '../src/modules/meetings/webhook-signature';
 import { call, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
 import { inOrganization } from './helpers/leads';
-import { addLocalAccount } from './helpers/mail';
+import { addLocalAccount, requestRecordingJobs } from './helpers/mail';
+import { completedAgentCall, leadWithPhone, nextLocalNumber, topUp } from './helpers/voice';
 import { statementsOf } from './helpers/statements';
 
 let org: SignedUp;
@@ -325,6 +326,49 @@ describe('statements per request (connection start-up not included)', () => {
       );
       expect(response.status, response.text).toBe(201);
       expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(2);
+    });
+  });
+
+  describe('voice (the local simulator)', () => {
+    let callId: number;
+    let phoneLeadId: number;
+
+    beforeAll(async () => {
+      await topUp(org, 20);
+      phoneLeadId = await leadWithPhone(org, '+14155550142');
+      callId = await completedAgentCall(org, phoneLeadId);
+    });
+
+    it('GET /api/call/list, /api/call/:id, /api/voice/my-numbers and /api/voice/wallet send at most 2: the scope, the read', async () => {
+      for (const path of ['/api/call/list', `/api/call/${callId}`, '/api/voice/my-numbers', '/api/voice/wallet']) {
+        const { response, statements } = await statementsOf(() => call('GET', path, { token: org.token }));
+        expect(response.status, response.text).toBe(200);
+        expect(statements.length, `${path}\n${statements.join('\n---\n')}`).toBeLessThanOrEqual(2);
+      }
+    });
+
+    it('POST /api/voice/purchase-number sends at most 9: scope, BEGIN, the connection, the number, the wallet lock, the debit, the job, the outbox row, COMMIT', async () => {
+      const { response, statements } = await statementsOf(() =>
+        requestRecordingJobs('POST', '/api/voice/purchase-number', {
+          token: org.token,
+          body: { phoneNumber: nextLocalNumber('415') },
+        }),
+      );
+      expect(response.status, response.text).toBe(202);
+      const own = statements.filter((text) => !/job_outbox" where/.test(text));
+      expect(own.length, statements.join('\n---\n')).toBeLessThanOrEqual(9);
+    });
+
+    it('POST /api/call/agent/initiate sends at most 12: scope, BEGIN, the lead, the connection, the caller number, the call, the wallet lock, the hold, the turn, the job, the outbox row, COMMIT', async () => {
+      const { response, statements } = await statementsOf(() =>
+        requestRecordingJobs('POST', '/api/call/agent/initiate', {
+          token: org.token,
+          body: { system_prompt: 'Hi', lead_id: phoneLeadId },
+        }),
+      );
+      expect(response.status, response.text).toBe(202);
+      const own = statements.filter((text) => !/job_outbox" where/.test(text));
+      expect(own.length, statements.join('\n---\n')).toBeLessThanOrEqual(12);
     });
   });
 });

@@ -70,6 +70,9 @@ describe('cross-tenant matrix', () => {
       if ((fixture.outcome ?? 'not_found') === 'not_found') {
         expect(response.status, response.text).toBe(404);
         expect(response.body).toMatchObject({ success: false, error: { type: 'not_found' } });
+      } else if (fixture.outcome === 'forbidden') {
+        expect(response.status, response.text).toBe(403);
+        expect(response.body).toMatchObject({ success: false, error: { type: 'forbidden' } });
       } else if (fixture.outcome === 'not_found_page') {
         expect(response.status, response.text).toBe(404);
         expect(response.headers.get('content-type')).toContain('text/html');

@@ -30,9 +30,10 @@ export interface TenantFixture {
   /**
    * What the intruder gets: 'not_found' (404 envelope; the default), 'not_found_page' (a public
    * HTML page's 404, e.g. an unknown web-form link) or 'no_effect' (bulk `ids` routes answer 2xx
-   * but change nothing, e.g. "0 deleted").
+   * but change nothing, e.g. "0 deleted") or 'forbidden' (a provider webhook whose signature the
+   * intruder cannot make: 403 envelope).
    */
-  outcome?: 'not_found' | 'not_found_page' | 'no_effect';
+  outcome?: 'not_found' | 'not_found_page' | 'no_effect' | 'forbidden';
 }
 
 export type FixtureMap = Record<string, TenantFixture>;

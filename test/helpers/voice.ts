@@ -53,3 +53,10 @@ export async function completedAgentCall(owner: SignedUp, leadId: number): Promi
   if (response.status !== 202) throw new Error(`agent call: ${response.status} ${response.text}`);
   return response.body.data.id;
 }
+
+let numberSeq = Math.floor(Math.random() * 100);
+/** A simulator number not handed out before by this test file (the simulator offers 100 per area code). */
+export function nextLocalNumber(area = '628'): string {
+  numberSeq = (numberSeq + 1) % 100;
+  return `+1${area}55501${String(numberSeq).padStart(2, '0')}`;
+}
