@@ -3,7 +3,7 @@
  * list, one call, its recording link and its transcript. Another organization's call, lead or
  * contact is a 404.
  */
-import { accepted, list, ok } from '../../core/http';
+import { accepted, handleMethodNotAllowed, list, ok } from '../../core/http';
 import { createRouter, defineRoute, envelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
 import { trackingSecrets } from '../tracking';
 import { voiceToken } from './account';
@@ -69,6 +69,10 @@ callRoutes.openapi(
   }),
   async (c) => list(c, await listCalls(c.var.tenant, c.req.valid('query'))),
 );
+
+// GET /api/call/voice-token would otherwise reach GET /api/call/{id} and answer 400 for its id:
+// the path is served, by POST only.
+callRoutes.get('/api/call/voice-token', (c) => handleMethodNotAllowed(c, ['POST']));
 
 callRoutes.openapi(
   defineRoute({

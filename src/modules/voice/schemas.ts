@@ -321,6 +321,7 @@ export const VoiceConnectionBody = z
     account_sid: z
       .string()
       .trim()
+      .max(34, 'must be at most 34 characters')
       .regex(/^AC[0-9a-f]{32}$/, 'must be a Twilio account SID (AC + 32 hex digits)')
       .openapi({ description: 'Twilio account SID', example: 'AC0123456789abcdef0123456789abcdef' }),
     auth_token: z
@@ -331,6 +332,7 @@ export const VoiceConnectionBody = z
     api_key_sid: z
       .string()
       .trim()
+      .max(34, 'must be at most 34 characters')
       .regex(/^SK[0-9a-f]{32}$/, 'must be a Twilio API key SID (SK + 32 hex digits)')
       .optional()
       .openapi({ description: 'API key that signs browser voice tokens' }),
@@ -343,6 +345,7 @@ export const VoiceConnectionBody = z
     twiml_app_sid: z
       .string()
       .trim()
+      .max(34, 'must be at most 34 characters')
       .regex(/^AP[0-9a-f]{32}$/, 'must be a TwiML App SID (AP + 32 hex digits)')
       .optional()
       .openapi({ description: 'TwiML App the browser’s outgoing calls run' }),
@@ -361,7 +364,7 @@ export const VoiceConnectionBody = z
       .openapi({ description: 'The Vapi id of the number agent calls come from' }),
     vapi_webhook_secret: z
       .string()
-      .min(16, 'must be at least 16 characters')
+      .min(8, 'must be at least 8 characters')
       .max(256, 'must be at most 256 characters')
       .optional()
       .openapi({ description: 'HMAC secret of the Vapi server credential (x-vapi-signature)' }),
