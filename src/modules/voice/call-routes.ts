@@ -4,7 +4,7 @@
  * contact is a 404.
  */
 import { accepted, handleMethodNotAllowed, list, ok } from '../../core/http';
-import { createRouter, defineRoute, envelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
+import { createRouter, defineRoute, envelope, ErrorEnvelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
 import { trackingSecrets } from '../tracking';
 import { voiceToken } from './account';
 import { initiateAgentCall } from './agent-calls';
@@ -72,7 +72,7 @@ callRoutes.openapi(
 
 // GET /api/call/voice-token would otherwise reach GET /api/call/{id} and answer 400 for its id:
 // the path is served, by POST only.
-callRoutes.get('/api/call/voice-token', (c) => handleMethodNotAllowed(c, ['POST']));
+callRoutes.all('/api/call/voice-token', (c) => handleMethodNotAllowed(c, ['POST']));
 
 callRoutes.openapi(
   defineRoute({
@@ -84,7 +84,13 @@ callRoutes.openapi(
     description: 'One call of the organization with its status, times, duration, transcript and price.',
     auth: 'bearer',
     request: { params: idParam() },
-    responses: { 200: envelope(CallSchema) },
+    responses: {
+      200: envelope(CallSchema),
+      405: {
+        description: 'GET /api/call/voice-token: that path takes POST only (Allow: POST)',
+        content: { 'application/json': { schema: ErrorEnvelope } },
+      },
+    },
   }),
   async (c) => ok(c, presentCall(await findCall(c.var.tenant, c.req.valid('param').id))),
 );

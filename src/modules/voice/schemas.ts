@@ -113,7 +113,10 @@ export const PurchaseNumberBody = z
       .openapi({ description: 'A name for people (1 to 64 characters)', example: 'Sales line' }),
     type: numberType.optional(),
   })
-  .openapi('PurchaseNumberRequest', { example: { phoneNumber: '+14155550100', friendlyName: 'Sales line' } });
+  .openapi('PurchaseNumberRequest', {
+    description: 'A number to buy',
+    example: { phoneNumber: '+14155550100', friendlyName: 'Sales line' },
+  });
 
 export const AssignNumberBody = z
   .object({
@@ -128,7 +131,10 @@ export const AssignNumberBody = z
       .optional()
       .openapi({ type: 'integer', description: 'One user (instead of user_ids)', example: 3 }),
   })
-  .openapi('AssignNumberRequest', { example: { number_id: 1, user_ids: [3, 4] } });
+  .openapi('AssignNumberRequest', {
+    description: 'Who may call from a number',
+    example: { number_id: 1, user_ids: [3, 4] },
+  });
 
 export const WalletSchema = z
   .object({
@@ -174,7 +180,10 @@ export const TopUpBody = z
       .openapi({ description: 'USD to add (0.01 to 10000, at most 2 decimals)', example: 20 }),
     note: text(1, 200).optional().openapi({ description: 'Why (for the ledger)', example: 'Invoice 2026-001' }),
   })
-  .openapi('WalletTopUpRequest', { example: { amount: 20, note: 'Invoice 2026-001' } });
+  .openapi('WalletTopUpRequest', {
+    description: 'Money added to the calling wallet',
+    example: { amount: 20, note: 'Invoice 2026-001' },
+  });
 
 export const VoiceTokenSchema = z
   .object({
@@ -213,6 +222,7 @@ export const AgentCallBody = z
       .openapi({ description: 'BCP 47 language tag of the conversation (default en)', example: 'en-US' }),
   })
   .openapi('AgentCallRequest', {
+    description: 'What the AI agent calls about, and whom',
     example: {
       system_prompt: 'You qualify inbound leads for Acme.',
       lead_id: 12,
@@ -370,6 +380,7 @@ export const VoiceConnectionBody = z
       .openapi({ description: 'HMAC secret of the Vapi server credential (x-vapi-signature)' }),
   })
   .openapi('VoiceConnectionRequest', {
+    description: 'The Twilio account (and optionally Vapi) to connect',
     example: { account_sid: 'AC0123456789abcdef0123456789abcdef', auth_token: '…' },
   });
 

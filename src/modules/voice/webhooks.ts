@@ -119,12 +119,15 @@ export async function twilioCallback(
     if (status === 'ringing' || status === 'in-progress') await advanceCall(tx, orgId, call.id, status);
     const ended = TWILIO_ENDED[status];
     if (ended) {
-      const duration = Number(get('CallDuration') ?? 0);
+      const raw = Number(get('CallDuration') ?? 0);
+      const duration = Number.isFinite(raw) ? Math.max(0, Math.round(raw)) : 0;
+      const endedAt = new Date();
       await endCall(tx, { orgId, userId: call.userId }, call.id, {
         status: ended,
-        durationSec: Number.isFinite(duration) ? Math.max(0, Math.round(duration)) : 0,
-        answeredAt: null,
-        endedAt: new Date(),
+        durationSec: duration,
+        // Twilio's CallDuration runs from the answer: the answer was that long before the end.
+        answeredAt: ended === 'completed' ? new Date(endedAt.getTime() - duration * 1000) : null,
+        endedAt,
         transcript: null,
       });
     }
