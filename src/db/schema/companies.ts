@@ -31,12 +31,19 @@ export const companies = pgTable(
     logoFileId: bigint({ mode: 'number' }).references(() => storedFiles.id),
     /** Values the enrichment job filled: {field: {source, value, at}}. A field a person set never appears here. */
     enrichment: jsonb().$type<Record<string, { source: string; value: unknown; at: string }>>().notNull().default({}),
+    /** Provenance of a company imported from a third-party CRM: the CRM and its record id there, so a re-run updates it. */
+    externalSource: text(),
+    externalId: text(),
     createdBy: bigint({ mode: 'number' }).references(() => users.id),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     deletedAt: timestamp({ withTimezone: true }),
   },
   (table) => [
+    // One live company per CRM record: a re-run of a CRM import finds it and updates it.
+    uniqueIndex('companies_organization_external_key')
+      .on(table.organizationId, table.externalSource, table.externalId)
+      .where(sql`${table.deletedAt} is null and ${table.externalId} is not null`),
     // One live company per name per organization, so "link or create by name" is race-free.
     uniqueIndex('companies_organization_name_key')
       .on(table.organizationId, sql`lower(${table.companyName})`)

@@ -22,3 +22,4 @@ export * from './credits';
 export * from './transcripts';
 export * from './calendars';
 export * from './voice';
+export * from './integrations';

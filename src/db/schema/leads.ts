@@ -68,6 +68,9 @@ export const leads = pgTable(
     /** Set for leads created by an import job, so a redelivered batch inserts nothing twice. */
     importJobId: bigint({ mode: 'number' }),
     importRow: integer(),
+    /** Provenance of a lead imported from a third-party CRM: the CRM (`hubspot`, `local`) and its record id there, so a re-run updates it. */
+    externalSource: text(),
+    externalId: text(),
     createdBy: bigint({ mode: 'number' }).references(() => users.id),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -123,6 +126,10 @@ export const leads = pgTable(
     index('leads_organization_profile_url_idx').on(table.organizationId, table.profileUrl),
     index('leads_search_trgm_idx').using('gin', table.organizationId, sql`${leadSearchDocument} gin_trgm_ops`),
     uniqueIndex('leads_import_row_key').on(table.importJobId, table.importRow),
+    // One live lead per CRM record: a re-run of a CRM import finds it and updates it.
+    uniqueIndex('leads_organization_external_key')
+      .on(table.organizationId, table.externalSource, table.externalId)
+      .where(sql`${table.deletedAt} is null and ${table.externalId} is not null`),
     tenantPolicy('leads'),
   ],
 );

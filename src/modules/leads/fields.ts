@@ -325,6 +325,9 @@ export const leadFields = defineFields(
       'profileImageFileId',
       'importJobId',
       'importRow',
+      // A CRM import's provenance (the CRM and its record id), read by the import alone.
+      'externalSource',
+      'externalId',
       'createdBy',
       'deletedAt',
       'duplicateOf',
