@@ -58,6 +58,7 @@ import { inboxRoutes } from './modules/mail';
 import { unsubscribeRoutes } from './modules/mail';
 import { creditRoutes } from './modules/credits/routes';
 import { callRoutes, voiceRoutes, voiceWebhookRoutes } from './modules/voice';
+import { integrationRoutes } from './modules/integrations/routes';
 import { MAX_UPLOAD_BYTES } from './modules/files';
 import { MAX_IMPORT_BYTES } from './modules/imports';
 
@@ -112,6 +113,7 @@ export const routeModules = [
   creditRoutes,
   voiceRoutes,
   callRoutes,
+  integrationRoutes,
   // Public (the signed token is the credential).
   unsubscribeRoutes,
   // Public (the provider's signature, or a signed link, is the credential).

@@ -7,6 +7,7 @@ import { calendarEventJobHandler, calendarSyncJobHandler } from '../modules/cale
 import { companyEnrichmentJobHandler } from '../modules/companies';
 import { exportJobHandler } from '../modules/exports';
 import { leadImportJobHandler } from '../modules/imports';
+import { crmImportJobHandler } from '../modules/integrations';
 import { mailSendJobHandler } from '../modules/mail';
 import { voiceJobHandler } from '../modules/voice';
 import type { JobHandler } from './job-handler';
@@ -20,6 +21,7 @@ export const jobHandlers = {
   'calendar-sync': calendarSyncJobHandler,
   'calendar-event': calendarEventJobHandler,
   voice: voiceJobHandler,
+  'crm-import': crmImportJobHandler,
 } satisfies { [K in JobKind]: JobHandler<K> };
 
 /** The handler of a message's own kind (the table's type guarantees one exists). */

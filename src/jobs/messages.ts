@@ -16,7 +16,9 @@ export type JobMessage =
   /** Writes a booked meeting into its rep's calendar, once (modules/calendar/event-job.ts): a calendar_event_writes row. */
   | { kind: 'calendar-event'; orgId: number; jobId: number }
   /** A voice_jobs row (modules/voice/voice-job.ts): buy a number, dial a call, or copy a recording into R2. */
-  | { kind: 'voice'; orgId: number; jobId: number };
+  | { kind: 'voice'; orgId: number; jobId: number }
+  /** Imports companies and contacts from a connected CRM (modules/integrations/crm-import-job.ts), a page per checkpoint. */
+  | { kind: 'crm-import'; orgId: number; jobId: number };
 
 export type JobKind = JobMessage['kind'];
 

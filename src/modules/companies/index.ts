@@ -7,3 +7,5 @@ export { companyEnrichmentJobHandler } from './enrichment-job';
 export { companyFields } from './fields';
 export { companyFilterWhere, companyFiltersObject } from './filters';
 export type { CompanyFilters } from './filters';
+export { COMPANY_IMPORT_FIELDS, importCompaniesBatch } from './import-batch';
+export type { CompanyImportField, CompanyImportResult, CompanyImportRow } from './import-batch';

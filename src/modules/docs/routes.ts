@@ -65,6 +65,8 @@ export const TAGS: Record<string, string> = {
   Mail: 'Mail accounts (configurations) and their inbox: list, view, send and reply through Gmail, Microsoft Graph, an SMTP relay or the local mailbox; sends are queued and delivered once, with tracking and one-click unsubscribe.',
   Voice:
     'Calling: phone numbers and who may use them, the calling wallet (USD, a ledger), browser calling tokens, AI agent calls with their transcripts and recordings, and the providers’ signed webhooks (Twilio, Vapi; a local simulator without an account).',
+  Integrations:
+    'Connected apps of every kind (mail, CRM, team chat) and importing contacts and companies from a third-party CRM (HubSpot or the local data set) with a field mapping; connecting CRM and chat accounts is beyond the spec.',
 };
 
 export function openApiConfig() {

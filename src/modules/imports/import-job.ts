@@ -47,7 +47,7 @@ function isDataError(error: unknown): string | null {
  * through, only that batch is redone row by row, each in its own savepoint, so the refused rows
  * become row errors (never the database's own text) and every other row still imports.
  */
-async function createIsolatingRejects(
+export async function createIsolatingRejects(
   ctx: TenantContext,
   rows: BatchRow[],
   options: BatchOptions,

@@ -4,3 +4,8 @@
  */
 export { leadImportJobHandler } from './import-job';
 export { MAX_IMPORT_BYTES } from './service';
+export { createIsolatingRejects } from './import-job';
+export { LEAD_IMPORT_FIELDS } from './header-mapping';
+export type { ColumnPlan, LeadImportField } from './header-mapping';
+export { loadLookupLabels, rowToLeadInput } from './row-input';
+export type { LookupLabels } from './row-input';

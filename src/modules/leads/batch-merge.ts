@@ -20,7 +20,11 @@ const overwritten = leadFields.columns('create', ['overwrite', 'resolved']);
 /** Stored JSON fields an import merge merges key by key. */
 const mergedKeys = leadFields.columns('create', ['merge_keys']);
 /** The record of one merged lead: its id, then the stored fields a row overwrites or merges (field table). */
-const patchColumns = [tableColumn(leads, 'id'), ...overwritten, ...mergedKeys];
+const provenance = [
+  tableColumn(leads, 'externalSource', 'external_source'),
+  tableColumn(leads, 'externalId', 'external_id'),
+];
+const patchColumns = [tableColumn(leads, 'id'), ...overwritten, ...mergedKeys, ...provenance];
 
 /** Given values win; JSON objects merge key by key into the stored ones. */
 const patchAssignments = sql.join(
@@ -32,6 +36,11 @@ const patchAssignments = sql.join(
     ...mergedKeys.map(
       (c) =>
         sql`${sql.identifier(c.sqlName)} = leads.${sql.identifier(c.sqlName)} || coalesce(p.${sql.identifier(c.key)}, '{}'::jsonb)`,
+    ),
+    // A lead keeps the first CRM record it came from (a CRM import merging a duplicate into it adds none).
+    ...provenance.map(
+      (c) =>
+        sql`${sql.identifier(c.sqlName)} = case when leads.external_id is null then p.${sql.identifier(c.key)} else leads.${sql.identifier(c.sqlName)} end`,
     ),
   ],
   sql`, `,
@@ -67,6 +76,8 @@ export async function mergeIntoExistingLeads(
         company_id: link.companyId,
         tags: undefined,
         ...jsonFieldsToStore(input),
+        external_source: rows.find((row) => row.external)?.external?.source ?? null,
+        external_id: rows.find((row) => row.external)?.external?.id ?? null,
       },
     };
   });

@@ -86,10 +86,30 @@ function keysOf(row: BatchRow, profileKeys: Record<string, string | null>): stri
 function planBatch(rows: BatchRow[], refs: LeadWriteContext, options: BatchOptions): Plan {
   const plan: Plan = { toCreate: [], merges: new Map(), repeats: [], skipped: [], duplicateOf: new Map() };
   const firstByKey = new Map<string, BatchRow>();
+  /** Keys of rows the caller matched to a lead (holderId): later rows with them belong to that lead. */
+  const claimed = new Map<string, number>();
   // Copies, so folding repeats into a row never changes the caller's objects.
-  for (const row of rows.map((given) => ({ rowNumber: given.rowNumber, input: given.input }))) {
+  for (const row of rows.map((given): BatchRow => ({ ...given }))) {
     const keys = keysOf(row, refs.profileKeys);
-    const held = keys.flatMap((key) => (refs.existing.get(key) ?? []).map((lead) => ({ lead, key })));
+    const held = keys.flatMap((key) => {
+      const holders = refs.existing.get(key) ?? [];
+      const claimer = claimed.get(key);
+      const extra =
+        claimer !== undefined && !holders.some((lead) => lead.id === claimer)
+          ? [{ id: claimer, importJobId: null, importRow: null }]
+          : [];
+      return [...holders, ...extra].map((lead) => ({ lead, key }));
+    });
+    if (row.holderId !== undefined) {
+      // Its email or profile URL held by another lead: updating would collide with that lead.
+      const other = held.find(({ lead }) => lead.id !== row.holderId);
+      if (other) plan.skipped.push({ rowNumber: row.rowNumber, leadId: other.lead.id, field: fieldOfKey(other.key) });
+      else {
+        plan.merges.set(row.holderId, [...(plan.merges.get(row.holderId) ?? []), row]);
+        for (const key of keys) claimed.set(key, row.holderId);
+      }
+      continue;
+    }
     // A redelivered import row finds the lead it created the first time: nothing to do.
     if (
       options.importJobId &&
@@ -128,6 +148,8 @@ export const LEAD_INSERT_COLUMNS: readonly ColumnRef[] = [
   tableColumn(leads, 'importJobId', 'import_job_id'),
   tableColumn(leads, 'importRow', 'import_row'),
   tableColumn(leads, 'duplicateOf', 'duplicate_of'),
+  tableColumn(leads, 'externalSource', 'external_source'),
+  tableColumn(leads, 'externalId', 'external_id'),
 ];
 
 /** The insert's select list over `input r` joined to the upserted companies `c`: a row naming a company gets its link. */
@@ -173,6 +195,8 @@ export function leadInsertCtes(
       import_job_id: options.importJobId ?? null,
       import_row: options.importJobId ? row.rowNumber : null,
       duplicate_of: duplicateOf,
+      external_source: row.external?.source ?? null,
+      external_id: row.external?.id ?? null,
     };
   });
   const feedChanges = JSON.stringify(

@@ -12,6 +12,10 @@ import type { AddLeadInput } from './schemas';
 export interface BatchRow {
   rowNumber: number;
   input: AddLeadInput;
+  /** A CRM import's record: kept on the lead it becomes (external_source, external_id), so a re-run finds it. */
+  external?: { source: string; id: string };
+  /** The live lead this row updates, found by the caller by a key of its own (the CRM record id): merged into it whatever onDuplicate says. */
+  holderId?: number;
 }
 
 /** Later values win, except where the field table's write rule says otherwise: JSON objects merge key by key, tags add up. */

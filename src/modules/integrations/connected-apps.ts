@@ -1,0 +1,195 @@
+/**
+ * Connected apps: the organization's connections of every kind (providers/connections.ts; mail
+ * accounts included), and connecting or disconnecting a CRM or team-chat account. A credential is
+ * checked with one call to its provider before it is stored, then sealed (providers/secrets.ts);
+ * a refused one is a 422 naming `access_token`. Connecting an account that is already connected
+ * (same kind, provider and identity) reconnects it in place: one live row per account.
+ */
+import type { z } from '@hono/zod-openapi';
+import { desc, eq, ilike, inArray, isNull, sql } from 'drizzle-orm';
+import { ApiError, ValidationFailed } from '../../core/errors';
+import { containsPattern, defineList } from '../../core/list';
+import { isoTimestamp } from '../../core/schemas';
+import { connections } from '../../db/schema';
+import { tenantWhere, type TenantContext } from '../../db/tenant';
+import type { Bindings } from '../../env';
+import { checkChatCredential, type ChatProviderName } from '../../providers/chat/connect-check';
+import { findConnection, sealCredentials, type ConnectionRow } from '../../providers/connections';
+import { hubspotCrm } from '../../providers/crm/hubspot';
+import { localCrm } from '../../providers/crm/local';
+import { ProviderFailure, routeErrorOf } from '../../providers/failures';
+import { keyringOf } from '../../providers/secrets';
+import { type ConnectBody, connectedAppFilters, PROVIDERS_OF } from './schemas';
+
+export function presentConnectedApp(row: ConnectionRow) {
+  return {
+    id: row.id,
+    kind: row.kind,
+    provider: row.provider,
+    identity: row.identity,
+    display_name: row.displayName,
+    state: row.state,
+    last_success_at: isoTimestamp(row.lastSuccessAt),
+    last_error: row.lastError,
+    scopes: row.scopes,
+    owner_id: row.ownerId,
+    created_at: isoTimestamp(row.createdAt) as string,
+    updated_at: isoTimestamp(row.updatedAt) as string,
+  };
+}
+
+export const connectedAppList = defineList({
+  sort: { id: connections.id, created_at: connections.createdAt, kind: connections.kind },
+  filters: connectedAppFilters,
+  search: (term) => ilike(connections.identity, containsPattern(term)),
+  createdAt: connections.createdAt,
+  base: (ctx, params) => ({
+    rows: (columns) =>
+      ctx.db
+        .select({ row: connections, ...columns })
+        .from(connections)
+        .$dynamic(),
+    where: tenantWhere(
+      ctx,
+      connections,
+      isNull(connections.deletedAt),
+      params.kind ? eq(connections.kind, params.kind) : undefined,
+      params.provider ? eq(connections.provider, params.provider) : undefined,
+      params.state ? eq(connections.state, params.state) : undefined,
+    ),
+  }),
+  present: ({ row }) => presentConnectedApp(row),
+});
+
+export const listConnectedApps = connectedAppList.run;
+
+type ConnectInput = z.output<typeof ConnectBody>;
+
+/** The provider's check of the credential: the account it opens, or a 422 naming access_token. */
+async function checkCredential(input: ConnectInput) {
+  const token = input.access_token ?? null;
+  try {
+    if (input.kind === 'chat') return await checkChatCredential(input.provider as ChatProviderName, token);
+    const provider = input.provider === 'local' ? localCrm() : hubspotCrm(async () => token as string);
+    return await provider.verify();
+  } catch (error) {
+    if (!(error instanceof ProviderFailure)) throw error;
+    if (error.kind === 'auth' || error.kind === 'not_found' || error.kind === 'rejected') {
+      throw ValidationFailed.field('access_token', `${input.provider} refused this credential`);
+    }
+    throw routeErrorOf(error, 'account');
+  }
+}
+
+export async function connectApp(ctx: TenantContext, env: Bindings, input: ConnectInput) {
+  if (!PROVIDERS_OF[input.kind].includes(input.provider)) {
+    throw ValidationFailed.field('provider', `must be one of: ${PROVIDERS_OF[input.kind].join(', ')}`);
+  }
+  const local = input.provider === 'local';
+  if (!local && !input.access_token) throw ValidationFailed.field('access_token', `is required for ${input.provider}`);
+  if (!local) await keyringOf(env); // No key, no credential: refuse before calling anyone.
+  const account = await checkCredential(input);
+  const sealed = local
+    ? { secret: null, secretKeyId: null }
+    : await sealCredentials(env, ctx.orgId, { access_token: input.access_token });
+  const values = {
+    displayName: account.displayName,
+    scopes: input.scopes ?? [],
+    ownerId: ctx.userId,
+    state: 'active' as const,
+    lastError: null,
+    lastSuccessAt: sql`now()`,
+    reconnectNotifiedAt: null,
+    ...sealed,
+    updatedAt: sql`now()`,
+  };
+  const [existing] = await ctx.db
+    .update(connections)
+    .set(values)
+    .where(
+      tenantWhere(
+        ctx,
+        connections,
+        eq(connections.kind, input.kind),
+        eq(connections.provider, input.provider),
+        eq(connections.identity, account.identity),
+        isNull(connections.deletedAt),
+      ),
+    )
+    .returning();
+  if (existing) return { app: presentConnectedApp(existing), reconnected: true };
+  const [row] = await ctx.db
+    .insert(connections)
+    .values({
+      organizationId: ctx.orgId,
+      kind: input.kind,
+      provider: input.provider,
+      identity: account.identity,
+      ...values,
+    })
+    .returning();
+  return { app: presentConnectedApp(row), reconnected: false };
+}
+
+/** Disconnect: credentials wiped at once; the row stays (soft delete) so what came through it keeps its source. */
+export async function disconnectApp(ctx: TenantContext, id: number): Promise<void> {
+  const [row] = await ctx.db
+    .select({ kind: connections.kind })
+    .from(connections)
+    .where(tenantWhere(ctx, connections, eq(connections.id, id), isNull(connections.deletedAt)));
+  if (row && row.kind === 'mail') {
+    throw ValidationFailed.field(
+      'id',
+      'is a mail account: disconnect it with DELETE /api/mail-configurations/delete/{id}',
+    );
+  }
+  const [gone] = await ctx.db
+    .update(connections)
+    .set({
+      deletedAt: sql`now()`,
+      state: 'disabled',
+      secret: null,
+      secretKeyId: null,
+      tokenExpiresAt: null,
+      updatedAt: sql`now()`,
+    })
+    .where(
+      tenantWhere(
+        ctx,
+        connections,
+        eq(connections.id, id),
+        inArray(connections.kind, ['crm', 'chat']),
+        isNull(connections.deletedAt),
+      ),
+    )
+    .returning({ id: connections.id });
+  if (!gone) await findConnection(ctx, 'connection', id); // throws the 404
+}
+
+/** The CRM connection a CRM route uses: the one named, else the most recently connected active one; 409 when none. */
+export async function crmConnection(ctx: TenantContext, connectionId: number | undefined): Promise<ConnectionRow> {
+  if (connectionId !== undefined) return findConnection(ctx, 'crm', connectionId);
+  const [row] = await ctx.db
+    .select()
+    .from(connections)
+    .where(
+      tenantWhere(
+        ctx,
+        connections,
+        eq(connections.kind, 'crm'),
+        eq(connections.state, 'active'),
+        isNull(connections.deletedAt),
+      ),
+    )
+    .orderBy(desc(connections.id))
+    .limit(1);
+  if (!row) {
+    throw new ApiError(
+      409,
+      'conflict',
+      'No CRM is connected: connect one with POST /api/connected-apps/connect (provider local for the offline data set)',
+      'crm_not_connected',
+    );
+  }
+  return row;
+}

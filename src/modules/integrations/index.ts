@@ -1,0 +1,5 @@
+/**
+ * The integrations module's public surface: what other modules, the jobs and the app may import from it.
+ * Everything else in this folder is private to it (scripts/check-module-imports.mjs refuses deep imports).
+ */
+export { crmImportJobHandler } from './crm-import-job';

@@ -1,0 +1,111 @@
+/**
+ * HubSpot CRM v3 over fetch (the `@hubspot/api-client` package needs Node's http). A private app
+ * token or an OAuth access token is sent as a bearer token. Reads only:
+ *   - GET /account-info/v3/details: the portal the token opens (the connection's check);
+ *   - GET /crm/v3/properties/{contacts|companies}: every property with its label and type;
+ *   - GET /crm/v3/objects/{type}?limit&after&properties&archived=false: one page of records,
+ *     paged by `paging.next.after`. Never the search API: it stops at 10 000 results and has a
+ *     lower rate limit, so a full import walks the list.
+ * A 429 is waited out here when HubSpot's wait is short (its burst window is 10 s: `Retry-After`
+ * when sent, else `X-HubSpot-RateLimit-Interval-Milliseconds` once `X-HubSpot-RateLimit-Remaining`
+ * is 0); a longer wait (the daily limit) becomes a temporary failure with that wait, which the
+ * queue retries. Other failures are classified by providers/failures.ts, bodies unread.
+ */
+import { expectOk, ProviderFailure, providerFetch, retryAfterSeconds } from '../failures';
+import type { CrmObjectType, CrmPage, CrmPageRequest, CrmProperty, CrmProvider, CrmRecord } from './interface';
+
+export const HUBSPOT_API = 'https://api.hubapi.com';
+/** Longest 429 wait spent inside one delivery; longer ones go back to the queue. */
+export const MAX_INLINE_WAIT_SECONDS = 10;
+const MAX_INLINE_WAITS = 3;
+const DAILY_LIMIT_WAIT_SECONDS = 3_600;
+
+export type Sleep = (milliseconds: number) => Promise<void>;
+const realSleep: Sleep = (milliseconds) => new Promise((resolve) => setTimeout(resolve, milliseconds));
+
+/** How long a 429 asks us to wait, in seconds: Retry-After, else HubSpot's own rate-limit headers. */
+export function rateLimitWait(headers: Headers): number {
+  const retryAfter = headers.get('retry-after');
+  if (retryAfter) return retryAfterSeconds(retryAfter);
+  if (headers.get('x-hubspot-ratelimit-daily-remaining') === '0') return DAILY_LIMIT_WAIT_SECONDS;
+  const interval = Number(headers.get('x-hubspot-ratelimit-interval-milliseconds'));
+  if (Number.isFinite(interval) && interval > 0) return Math.max(1, Math.ceil(interval / 1000));
+  return MAX_INLINE_WAIT_SECONDS;
+}
+
+function text(value: unknown): string | null {
+  if (value === null || value === undefined || value === '') return null;
+  return typeof value === 'string' ? value : String(value);
+}
+
+export function hubspotCrm(token: () => Promise<string>, sleep: Sleep = realSleep): CrmProvider {
+  async function get(path: string, query: URLSearchParams | null, what: string): Promise<unknown> {
+    const url = `${HUBSPOT_API}${path}${query ? `?${query}` : ''}`;
+    for (let waits = 0; ; waits++) {
+      const response = await providerFetch('hubspot', url, {
+        method: 'GET',
+        headers: { authorization: `Bearer ${await token()}`, accept: 'application/json' },
+      });
+      if (response.status === 429) {
+        await response.body?.cancel().catch(() => undefined);
+        const wait = rateLimitWait(response.headers);
+        if (wait <= MAX_INLINE_WAIT_SECONDS && waits < MAX_INLINE_WAITS) {
+          await sleep(wait * 1000);
+          continue;
+        }
+        throw new ProviderFailure(
+          'unavailable',
+          'hubspot',
+          429,
+          `hubspot is rate limiting (429 on ${what}); try again later`,
+          wait,
+        );
+      }
+      await expectOk('hubspot', response, what);
+      return response.json();
+    }
+  }
+
+  return {
+    name: 'hubspot',
+    async verify() {
+      const body = (await get('/account-info/v3/details', null, 'account')) as {
+        portalId?: unknown;
+        uiDomain?: unknown;
+      };
+      if (body.portalId === undefined || body.portalId === null) {
+        throw new ProviderFailure('rejected', 'hubspot', 200, 'hubspot answered no portal for this token');
+      }
+      return { identity: `portal ${String(body.portalId)}`, displayName: text(body.uiDomain) };
+    },
+    async properties(type: CrmObjectType): Promise<CrmProperty[]> {
+      const body = (await get(`/crm/v3/properties/${type}`, null, 'properties')) as { results?: unknown[] };
+      return (body.results ?? []).flatMap((entry) => {
+        const property = entry as { name?: unknown; label?: unknown; type?: unknown; hidden?: unknown };
+        if (typeof property.name !== 'string' || property.hidden === true) return [];
+        return [
+          { name: property.name, label: text(property.label) ?? property.name, type: text(property.type) ?? 'string' },
+        ];
+      });
+    },
+    async listPage(type: CrmObjectType, request: CrmPageRequest): Promise<CrmPage> {
+      const query = new URLSearchParams({ limit: String(Math.min(100, request.limit)) });
+      if (request.after) query.set('after', request.after);
+      query.set('properties', request.properties.join(','));
+      query.set('archived', 'false');
+      const body = (await get(`/crm/v3/objects/${type}`, query, type)) as {
+        results?: unknown[];
+        paging?: { next?: { after?: unknown } };
+      };
+      const records: CrmRecord[] = (body.results ?? []).flatMap((entry) => {
+        const record = entry as { id?: unknown; properties?: Record<string, unknown>; updatedAt?: unknown };
+        if (record.id === undefined || record.id === null) return [];
+        const properties = Object.fromEntries(
+          request.properties.map((name) => [name, text(record.properties?.[name])]),
+        );
+        return [{ id: String(record.id), properties, updatedAt: text(record.updatedAt) }];
+      });
+      return { records, next: text(body.paging?.next?.after), total: null };
+    },
+  };
+}

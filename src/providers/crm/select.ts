@@ -1,0 +1,15 @@
+/** The CRM provider of a connection: its sealed token opened for HubSpot, nothing for the local data set. */
+import type { Bindings } from '../../env';
+import { openCredentials, type ConnectionRow } from '../connections';
+import { hubspotCrm, type Sleep } from './hubspot';
+import type { CrmProvider } from './interface';
+import { localCrm } from './local';
+
+export function crmProviderFor(env: Bindings, connection: ConnectionRow, sleep?: Sleep): CrmProvider {
+  if (connection.provider === 'local') return localCrm();
+  return hubspotCrm(async () => {
+    const credentials = await openCredentials<{ access_token: string }>(env, connection);
+    if (!credentials) throw new Error('the CRM connection has no credential');
+    return credentials.access_token;
+  }, sleep);
+}
