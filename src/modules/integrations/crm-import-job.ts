@@ -150,7 +150,7 @@ async function readPage(
   at: Checkpoint,
   size: number,
 ) {
-  return provider.listPage(type, { after: at.cursor, limit: size, properties: Object.keys(entries) });
+  return provider.listPage(type, { after: at.cursor, limit: size, properties: Object.keys(entries).sort() });
 }
 
 export async function runCrmImport(message: { orgId: number; jobId: number }, { db, env }: JobContext): Promise<void> {

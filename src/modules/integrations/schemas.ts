@@ -193,12 +193,9 @@ export const CrmImportBody = z
 const counts = z
   .object({
     created: z.number().int().openapi({ description: 'Leads and companies created' }),
-    updated: z
-      .number()
-      .int()
-      .openapi({
-        description: 'Existing ones updated (found by the CRM record id, email, profile URL, domain or name)',
-      }),
+    updated: z.number().int().openapi({
+      description: 'Existing ones updated (found by the CRM record id, email, profile URL, domain or name)',
+    }),
     skipped: z
       .number()
       .int()

@@ -370,7 +370,11 @@ export async function createLeadsBatch(
   result.skipped.sort((a, b) => a.rowNumber - b.rowNumber);
 
   if (plan.merges.size > 0) {
-    const mergeInputs = [...plan.merges.values()].flat().map((row) => row.input);
+    // The company each merged lead ends with (its rows folded, as the merge writes them): a company
+    // named only by a row whose name a later row overrides is not created for nobody.
+    const mergeInputs = [...plan.merges.values()].map((rows) =>
+      rows.slice(1).reduce((folded, row) => foldLeadInput(folded, row.input), rows[0].input),
+    );
     const byName = await ensureCompanies(
       ctx,
       mergeInputs.filter((input) => input.company_id == null && input.company).map((input) => input.company as string),

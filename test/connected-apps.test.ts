@@ -1,0 +1,486 @@
+/**
+ * Connected apps and the CRM import through the Worker: connecting (checked with the provider,
+ * sealed, admin only), the list of every kind without a secret, disconnecting, the CRM's
+ * properties, the mapping checked up front, and an import of the local data set run through the
+ * queue handler: leads and companies created with the mapping applied, duplicates merged, bad
+ * records reported with their CRM id, a second run creating nothing, a redelivered message
+ * changing nothing, and a HubSpot import that stops mid-way resuming at its checkpoint.
+ */
+import { count, eq, isNull, and } from 'drizzle-orm';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { companies, connections, crmImportJobs, leads } from '../src/db/schema';
+import type { JobMessage } from '../src/jobs/messages';
+import { call, expectFailure, randomIp, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
+import { inOrganization } from './helpers/leads';
+import { addLocalAccount, deliverJobs, requestRecordingJobs } from './helpers/mail';
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+
+async function memberToken(admin: SignedUp, role: string): Promise<string> {
+  const roles = await call('GET', '/api/role/list', { token: admin.token, query: { limit: 100 } });
+  const roleId = roles.body.data.find((r: { name: string }) => r.name === role).id;
+  const email = uniqueEmail('member');
+  const added = await call('POST', '/api/user/add', {
+    token: admin.token,
+    body: { first_name: 'Member', email, phone_no: '+15550100', password: 'password123', role_id: roleId },
+  });
+  expect(added.status, added.text).toBe(201);
+  const login = await call('POST', '/api/auth/login', {
+    body: { email, password: 'password123' },
+    headers: { 'cf-connecting-ip': randomIp() },
+  });
+  return login.body.access_token;
+}
+
+async function connectLocalCrm(org: SignedUp): Promise<number> {
+  const response = await call('POST', '/api/connected-apps/connect', {
+    token: org.token,
+    body: { kind: 'crm', provider: 'local' },
+  });
+  expect(response.status, response.text).toBe(201);
+  return response.body.data.id;
+}
+
+const MAPPING = {
+  lead: {
+    firstname: 'first_name',
+    lastname: 'last_name',
+    email: 'email',
+    jobtitle: 'job_title',
+    company: 'company',
+    city: 'city',
+    linkedin_url: 'profile_url',
+    lifecyclestage: 'custom_fields.lifecycle_stage',
+  },
+  company: {
+    name: 'company_name',
+    domain: 'website',
+    industry: 'industry_type',
+    city: 'city',
+    numberofemployees: 'employee_size',
+  },
+};
+
+/** Starts an import and delivers its job message until it ends; answers the job id and the message. */
+async function runImport(org: SignedUp, body: Record<string, unknown>) {
+  const started = await requestRecordingJobs('POST', '/api/connected-apps/crm/import', { token: org.token, body });
+  expect(started.status, started.text).toBe(202);
+  const message = started.sent.find((sent) => sent.kind === 'crm-import') as JobMessage;
+  expect(message).toEqual({ kind: 'crm-import', orgId: org.orgId, jobId: started.body.data.id });
+  const result = await deliverJobs([message]);
+  expect(result.explicitAcks).toHaveLength(1);
+  return { id: started.body.data.id as number, message };
+}
+
+async function status(org: SignedUp, id: number) {
+  const response = await call('GET', `/api/connected-apps/crm/import/${id}/status`, { token: org.token });
+  expect(response.status, response.text).toBe(200);
+  return response.body.data;
+}
+
+async function tally(org: SignedUp) {
+  return inOrganization(org.orgId, async (tx) => {
+    const [leadCount] = await tx.select({ n: count() }).from(leads).where(isNull(leads.deletedAt));
+    const [companyCount] = await tx.select({ n: count() }).from(companies).where(isNull(companies.deletedAt));
+    return { leads: leadCount.n, companies: companyCount.n };
+  });
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+describe('connected apps', () => {
+  let org: SignedUp;
+  let rep: string;
+
+  beforeAll(async () => {
+    org = await signupOrganization('Connected');
+    rep = await memberToken(org, 'sales_rep');
+  });
+
+  it('connects a HubSpot account after one check, sealed; lists every kind without a secret', async () => {
+    vi.spyOn(globalThis, 'fetch').mockImplementation(async () =>
+      json(200, { portalId: 62515, uiDomain: 'app.hubspot.com' }),
+    );
+    const token = 'pat-na1-very-secret-token';
+    const connected = await call('POST', '/api/connected-apps/connect', {
+      token: org.token,
+      body: { kind: 'crm', provider: 'hubspot', access_token: token, scopes: ['crm.objects.contacts.read'] },
+    });
+    expect(connected.status, connected.text).toBe(201);
+    expect(connected.body.data).toMatchObject({
+      kind: 'crm',
+      provider: 'hubspot',
+      identity: 'portal 62515',
+      state: 'active',
+      scopes: ['crm.objects.contacts.read'],
+    });
+    const [stored] = await inOrganization(org.orgId, (tx) =>
+      tx.select().from(connections).where(eq(connections.id, connected.body.data.id)),
+    );
+    expect(stored.secret).toMatch(/^v1\./);
+    expect(stored.secret).not.toContain(token);
+
+    // Connecting the same portal again reconnects the same connection.
+    const again = await call('POST', '/api/connected-apps/connect', {
+      token: org.token,
+      body: { kind: 'crm', provider: 'hubspot', access_token: token },
+    });
+    expect(again.status).toBe(201);
+    expect(again.body.message).toBe('Reconnected');
+    expect(again.body.data.id).toBe(connected.body.data.id);
+
+    vi.restoreAllMocks();
+    await addLocalAccount(org, uniqueEmail('rep'));
+    await call('POST', '/api/connected-apps/connect', { token: org.token, body: { kind: 'chat', provider: 'local' } });
+    const listed = await call('GET', '/api/connected-apps/list', { token: rep, query: { limit: 100 } });
+    expect(listed.status).toBe(200);
+    expect(new Set(listed.body.data.map((app: { kind: string }) => app.kind))).toEqual(
+      new Set(['mail', 'crm', 'chat']),
+    );
+    expect(listed.text).not.toContain(token);
+    expect(listed.text).not.toContain('"secret');
+    const crm = listed.body.data.find((app: { provider: string }) => app.provider === 'hubspot');
+    expect(Object.keys(crm).sort()).toEqual(
+      [
+        'created_at',
+        'display_name',
+        'id',
+        'identity',
+        'kind',
+        'last_error',
+        'last_success_at',
+        'owner_id',
+        'provider',
+        'scopes',
+        'state',
+        'updated_at',
+      ].sort(),
+    );
+    const onlyChat = await call('GET', '/api/connected-apps/list', { token: org.token, query: { kind: 'chat' } });
+    expect(onlyChat.body.data.map((app: { provider: string }) => app.provider)).toEqual(['local']);
+  });
+
+  it('refuses a bad credential as a 422 naming access_token, and a provider of another kind naming provider', async () => {
+    vi.spyOn(globalThis, 'fetch').mockImplementation(async () =>
+      json(401, { status: 'error', category: 'INVALID_AUTHENTICATION' }),
+    );
+    const refused = await call('POST', '/api/connected-apps/connect', {
+      token: org.token,
+      body: { kind: 'crm', provider: 'hubspot', access_token: 'bad' },
+    });
+    expectFailure(refused, 422, 'validation_error');
+    expect(refused.body.error.code).toBe('access_token');
+    vi.restoreAllMocks();
+    vi.spyOn(globalThis, 'fetch').mockImplementation(async () => json(200, { ok: false, error: 'invalid_auth' }));
+    const slack = await call('POST', '/api/connected-apps/connect', {
+      token: org.token,
+      body: { kind: 'chat', provider: 'chat_a', access_token: 'xoxb-bad' },
+    });
+    expect(slack.body.error.code).toBe('access_token');
+    const wrongKind = await call('POST', '/api/connected-apps/connect', {
+      token: org.token,
+      body: { kind: 'crm', provider: 'chat_a', access_token: 'x' },
+    });
+    expectFailure(wrongKind, 422, 'validation_error');
+    expect(wrongKind.body.error.code).toBe('provider');
+    const missing = await call('POST', '/api/connected-apps/connect', {
+      token: org.token,
+      body: { kind: 'chat', provider: 'chat_b' },
+    });
+    expect(missing.body.error.code).toBe('access_token');
+  });
+
+  it('connect and disconnect are admin only', async () => {
+    const refused = await call('POST', '/api/connected-apps/connect', {
+      token: rep,
+      body: { kind: 'crm', provider: 'local' },
+    });
+    expectFailure(refused, 403, 'forbidden');
+    const id = await connectLocalCrm(org);
+    expectFailure(await call('DELETE', `/api/connected-apps/disconnect/${id}`, { token: rep }), 403, 'forbidden');
+  });
+
+  it('disconnects: credentials wiped, off the list; a mail account is disconnected by the mail routes', async () => {
+    const other = await signupOrganization('Disconnect');
+    const id = await connectLocalCrm(other);
+    const mailId = await addLocalAccount(other, uniqueEmail('rep'));
+    const mail = await call('DELETE', `/api/connected-apps/disconnect/${mailId}`, { token: other.token });
+    expectFailure(mail, 422, 'validation_error');
+    const gone = await call('DELETE', `/api/connected-apps/disconnect/${id}`, { token: other.token });
+    expect(gone.status, gone.text).toBe(200);
+    expect(gone.body.data).toEqual({ id });
+    const listed = await call('GET', '/api/connected-apps/list', { token: other.token });
+    expect(listed.body.data.map((app: { id: number }) => app.id)).toEqual([mailId]);
+    expectFailure(
+      await call('DELETE', `/api/connected-apps/disconnect/${id}`, { token: other.token }),
+      404,
+      'not_found',
+    );
+    const properties = await call('GET', '/api/connected-apps/crm/properties', { token: other.token });
+    expectFailure(properties, 409, 'conflict');
+    expect(properties.body.error.code).toBe('crm_not_connected');
+  });
+
+  it('answers the CRM’s properties: the common ones with their usual field, or all with type and label', async () => {
+    const crmOrg = await signupOrganization('Properties');
+    await connectLocalCrm(crmOrg);
+    const common = await call('GET', '/api/connected-apps/crm/properties', { token: crmOrg.token });
+    expect(common.status, common.text).toBe(200);
+    expect(common.body.data.every((p: { common: boolean }) => p.common)).toBe(true);
+    expect(common.body.data).toContainEqual({
+      object_type: 'contacts',
+      name: 'firstname',
+      label: 'First Name',
+      type: 'string',
+      common: true,
+      suggested_field: 'first_name',
+    });
+    expect(common.body.data).toContainEqual(
+      expect.objectContaining({ object_type: 'companies', name: 'domain', suggested_field: 'website' }),
+    );
+    const all = await call('GET', '/api/connected-apps/crm/properties', { token: crmOrg.token, query: { all: 1 } });
+    expect(all.body.data.length).toBeGreaterThan(common.body.data.length);
+    expect(all.body.data).toContainEqual({
+      object_type: 'contacts',
+      name: 'lifecyclestage',
+      label: 'Lifecycle Stage',
+      type: 'enumeration',
+      common: false,
+      suggested_field: null,
+    });
+    expect(all.body.total).toBe(all.body.data.length);
+    expectFailure(
+      await call('GET', '/api/connected-apps/crm/properties', { token: crmOrg.token, query: { all: 2 } }),
+      400,
+      'bad_request',
+    );
+  });
+});
+
+describe('CRM import of the local data set', () => {
+  let org: SignedUp;
+
+  beforeAll(async () => {
+    org = await signupOrganization('Import');
+    await connectLocalCrm(org);
+  });
+
+  it('checks the mapping against both sides before queueing anything: every bad entry named', async () => {
+    const response = await requestRecordingJobs('POST', '/api/connected-apps/crm/import', {
+      token: org.token,
+      body: {
+        mapping: {
+          lead: {
+            firstname: 'first_name',
+            lastname: 'last_name',
+            nope: 'email',
+            jobtitle: 'score',
+            email: 'first_name',
+          },
+          company: { domain: 'website' },
+        },
+      },
+    });
+    expectFailure(response, 422, 'validation_error');
+    expect(response.sent).toEqual([]);
+    const fields = response.body.error.details.map((detail: { field: string }) => detail.field);
+    expect(fields).toEqual(['mapping.lead.nope', 'mapping.lead.jobtitle', 'mapping.lead.email', 'mapping.company']);
+    const empty = await call('POST', '/api/connected-apps/crm/import', { token: org.token, body: { mapping: {} } });
+    expect(empty.body.error.code).toBe('mapping');
+    const window = await call('POST', '/api/connected-apps/crm/import', {
+      token: org.token,
+      body: { mapping: MAPPING, from: '2026-02-01', to: '2026-01-01' },
+    });
+    expect(window.body.error.code).toBe('to');
+  });
+
+  it('imports companies then contacts with the mapping applied, duplicates merged, bad rows reported; run twice creates nothing', async () => {
+    const before = await tally(org);
+    const first = await runImport(org, { mapping: MAPPING, limit: 200 });
+    const done = await status(org, first.id);
+    expect(done).toMatchObject({
+      status: 'completed',
+      phase: 'done',
+      processed: 400,
+      total: 400,
+      progress: 100,
+      provider: 'local',
+    });
+    const { created, updated, skipped, failed } = done.counts;
+    expect(created + updated + skipped + failed).toBe(400);
+    // Companies 89, 97, 178, 194 (bad website or no name); contacts 53, 106, 159 (email), 71, 142 (no last name).
+    expect(failed).toBe(9);
+    expect(done.errors.map((e: { crm_record_id: string }) => e.crm_record_id).sort()).toEqual(
+      ['100089', '100097', '100178', '100194', '500053', '500071', '500106', '500142', '500159'].sort(),
+    );
+    expect(done.errors.find((e: { crm_record_id: string }) => e.crm_record_id === '500053')).toMatchObject({
+      object_type: 'contact',
+      outcome: 'error',
+      field: 'email',
+    });
+    // Companies 25, 50, … repeat the one before; contacts 30, 60, … repeat an email, 45 and 135 a profile URL.
+    expect(done.merged).toBeGreaterThanOrEqual(8 + 6 + 2);
+
+    const [ada] = await inOrganization(org.orgId, (tx) =>
+      tx
+        .select()
+        .from(leads)
+        .where(and(eq(leads.externalSource, 'local:local data set'), eq(leads.externalId, '500001'))),
+    );
+    expect(ada).toMatchObject({ firstName: 'Alan', jobTitle: 'CTO', customFields: { lifecycle_stage: 'lead' } });
+    expect(ada.email).toMatch(/^alan\.lovelace\.1@/);
+    expect(ada.profileUrl).toBe('https://www.linkedin.com/in/alan-lovelace-1');
+    const duplicates = await inOrganization(org.orgId, (tx) =>
+      tx
+        .select({ id: leads.id })
+        .from(leads)
+        .where(and(eq(leads.organizationId, org.orgId), eq(leads.email, String(ada.email).toUpperCase()))),
+    );
+    expect(duplicates).toEqual([]);
+    const [company] = await inOrganization(org.orgId, (tx) =>
+      tx
+        .select()
+        .from(companies)
+        .where(and(eq(companies.externalSource, 'local:local data set'), eq(companies.externalId, '100024'))),
+    );
+    expect(company).toMatchObject({
+      websiteDomain: expect.stringMatching(/\.example$/),
+      industryType: expect.any(String),
+    });
+    const copies = await inOrganization(org.orgId, (tx) =>
+      tx
+        .select({ id: companies.id })
+        .from(companies)
+        .where(and(isNull(companies.deletedAt), eq(companies.websiteDomain, company.websiteDomain as string))),
+    );
+    expect(copies).toHaveLength(1);
+
+    const afterFirst = await tally(org);
+    expect(afterFirst.leads - before.leads).toBeGreaterThan(150);
+    const second = await runImport(org, { mapping: MAPPING, limit: 200 });
+    const again = await status(org, second.id);
+    expect(again.status).toBe('completed');
+    expect(again.counts.created).toBe(0);
+    expect(again.counts.failed).toBe(9);
+    expect(await tally(org)).toEqual(afterFirst);
+
+    // The same message delivered again changes nothing.
+    await deliverJobs([second.message]);
+    expect(await status(org, second.id)).toEqual(again);
+    expect(await tally(org)).toEqual(afterFirst);
+  });
+
+  it('keeps only records changed in the from/to window', async () => {
+    const windowed = await signupOrganization('Window');
+    await connectLocalCrm(windowed);
+    // Contacts change every 3 hours from 2025-01-01 (contact j at j*3 h): 1 to 8 fall in the first day.
+    const run = await runImport(windowed, {
+      mapping: { lead: MAPPING.lead },
+      from: '2025-01-01T00:00:00Z',
+      to: '2025-01-01T23:59:59Z',
+      limit: 100,
+    });
+    const done = await status(windowed, run.id);
+    expect(done.counts).toMatchObject({ created: 7, skipped: 93 });
+    expect((await tally(windowed)).leads).toBe(7);
+  });
+
+  it('another organization’s import is a 404', async () => {
+    const other = await signupOrganization('Other');
+    const run = await runImport(org, { mapping: { company: MAPPING.company }, limit: 10 });
+    expectFailure(
+      await call('GET', `/api/connected-apps/crm/import/${run.id}/status`, { token: other.token }),
+      404,
+      'not_found',
+    );
+  });
+});
+
+describe('CRM import from HubSpot', () => {
+  it('resumes at the page it stopped after, and a refused token fails the job and marks the connection', async () => {
+    const org = await signupOrganization('Hubspot import');
+    const page = (ids: number[], after: string | null) => ({
+      results: ids.map((id) => ({
+        id: String(id),
+        properties: {
+          firstname: `First${id}`,
+          lastname: 'Person',
+          email: `p${id}@example.com`,
+          hs_object_id: String(id),
+        },
+        createdAt: '2025-03-15T14:30:00Z',
+        updatedAt: '2025-03-16T10:00:00Z',
+        archived: false,
+      })),
+      ...(after ? { paging: { next: { after, link: 'https://api.hubapi.com/crm/v3/objects/contacts?after=x' } } } : {}),
+    });
+    const properties = {
+      results: ['firstname', 'lastname', 'email'].map((name) => ({ name, label: name, type: 'string', hidden: false })),
+    };
+    let failNext = false;
+    const urls: string[] = [];
+    vi.spyOn(globalThis, 'fetch').mockImplementation(async (input) => {
+      const url = new Request(input).url;
+      urls.push(url);
+      if (url.endsWith('/account-info/v3/details')) return json(200, { portalId: 7 });
+      if (url.includes('/crm/v3/properties/')) return json(200, properties);
+      if (url.includes('after=p2')) {
+        if (failNext) return json(503, { status: 'error' });
+        return json(200, page([3], null));
+      }
+      return json(200, page([1, 2], 'p2'));
+    });
+    await call('POST', '/api/connected-apps/connect', {
+      token: org.token,
+      body: { kind: 'crm', provider: 'hubspot', access_token: 'pat-1' },
+    });
+    failNext = true;
+    const started = await requestRecordingJobs('POST', '/api/connected-apps/crm/import', {
+      token: org.token,
+      body: { mapping: { lead: { firstname: 'first_name', lastname: 'last_name', email: 'email' } } },
+    });
+    expect(started.status, started.text).toBe(202);
+    const message = started.sent[0];
+    const failed = await deliverJobs([message]);
+    expect(failed.retryMessages).toHaveLength(1);
+    const midway = await status(org, started.body.data.id);
+    expect(midway).toMatchObject({ status: 'running', processed: 2, counts: { created: 2 } });
+
+    failNext = false;
+    urls.length = 0;
+    await deliverJobs([message], 2);
+    // Resumed at the cursor of the committed page: the first page is not asked again.
+    expect(urls).toEqual([
+      'https://api.hubapi.com/crm/v3/objects/contacts?limit=100&after=p2&properties=email%2Cfirstname%2Clastname&archived=false',
+    ]);
+    expect(await status(org, started.body.data.id)).toMatchObject({
+      status: 'completed',
+      processed: 3,
+      counts: { created: 3, updated: 0 },
+    });
+
+    vi.restoreAllMocks();
+    vi.spyOn(globalThis, 'fetch').mockImplementation(async (input) =>
+      new Request(input).url.includes('/properties/')
+        ? json(200, properties)
+        : json(401, { category: 'INVALID_AUTHENTICATION' }),
+    );
+    const refused = await requestRecordingJobs('POST', '/api/connected-apps/crm/import', {
+      token: org.token,
+      body: { mapping: { lead: { firstname: 'first_name', lastname: 'last_name' } } },
+    });
+    await deliverJobs(refused.sent);
+    const job = await status(org, refused.body.data.id);
+    expect(job.status).toBe('failed');
+    expect(job.error).toContain('reconnect');
+    const [connection] = await inOrganization(org.orgId, (tx) =>
+      tx.select().from(connections).where(eq(connections.kind, 'crm')),
+    );
+    expect(connection.state).toBe('needs_reconnect');
+    const [row] = await inOrganization(org.orgId, (tx) =>
+      tx.select().from(crmImportJobs).where(eq(crmImportJobs.id, refused.body.data.id)),
+    );
+    expect(row.status).toBe('failed');
+  });
+});
