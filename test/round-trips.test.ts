@@ -371,4 +371,63 @@ describe('statements per request (connection start-up not included)', () => {
       expect(own.length, statements.join('\n---\n')).toBeLessThanOrEqual(12);
     });
   });
+
+  describe('integrations (a local CRM)', () => {
+    let importId: number;
+
+    beforeAll(async () => {
+      const connected = await call('POST', '/api/connected-apps/connect', {
+        token: org.token,
+        body: { kind: 'crm', provider: 'local' },
+      });
+      expect(connected.status, connected.text).toBe(201);
+      const started = await call('POST', '/api/connected-apps/crm/import', {
+        token: org.token,
+        body: { mapping: { company: { name: 'company_name' } }, limit: 1 },
+      });
+      expect(started.status, started.text).toBe(202);
+      importId = started.body.data.id;
+    });
+
+    it('GET /api/connected-apps/list and an import’s status send at most 2: the scope, then one read', async () => {
+      for (const path of ['/api/connected-apps/list', `/api/connected-apps/crm/import/${importId}/status`]) {
+        const { response, statements } = await statementsOf(() => call('GET', path, { token: org.token }));
+        expect(response.status, response.text).toBe(200);
+        expect(statements.length, `${path}\n${statements.join('\n---\n')}`).toBeLessThanOrEqual(2);
+      }
+    });
+
+    it('GET /api/connected-apps/crm/properties sends at most 2: the scope, the connection', async () => {
+      const { response, statements } = await statementsOf(() =>
+        call('GET', '/api/connected-apps/crm/properties', { token: org.token, query: { all: 1 } }),
+      );
+      expect(response.status, response.text).toBe(200);
+      expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(2);
+    });
+
+    it('POST /api/connected-apps/crm/import sends at most 6: scope, BEGIN, the connection, the job, the outbox row, COMMIT', async () => {
+      const { response, statements } = await statementsOf(() =>
+        call('POST', '/api/connected-apps/crm/import', {
+          token: org.token,
+          body: { mapping: { company: { name: 'company_name' } }, limit: 1 },
+        }),
+      );
+      expect(response.status, response.text).toBe(202);
+      const ownStatements = statements.filter((text) => !/job_outbox" where|for update/.test(text));
+      expect(ownStatements.length, statements.join('\n---\n')).toBeLessThanOrEqual(6);
+    });
+
+    it('connect (local) sends at most 5 and disconnect at most 4: scope, BEGIN, the writes, COMMIT', async () => {
+      const connect = await statementsOf(() =>
+        call('POST', '/api/connected-apps/connect', { token: org.token, body: { kind: 'chat', provider: 'local' } }),
+      );
+      expect(connect.response.status, connect.response.text).toBe(201);
+      expect(connect.statements.length, connect.statements.join('\n---\n')).toBeLessThanOrEqual(5);
+      const disconnect = await statementsOf(() =>
+        call('DELETE', `/api/connected-apps/disconnect/${connect.response.body.data.id}`, { token: org.token }),
+      );
+      expect(disconnect.response.status, disconnect.response.text).toBe(200);
+      expect(disconnect.statements.length, disconnect.statements.join('\n---\n')).toBeLessThanOrEqual(4);
+    });
+  });
 });

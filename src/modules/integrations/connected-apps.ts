@@ -7,7 +7,7 @@
  */
 import type { z } from '@hono/zod-openapi';
 import { desc, eq, ilike, inArray, isNull, sql } from 'drizzle-orm';
-import { ApiError, ValidationFailed } from '../../core/errors';
+import { ApiError, NotFound, ValidationFailed } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import { connections } from '../../db/schema';
@@ -19,7 +19,7 @@ import { hubspotCrm } from '../../providers/crm/hubspot';
 import { localCrm } from '../../providers/crm/local';
 import { ProviderFailure, routeErrorOf } from '../../providers/failures';
 import { keyringOf } from '../../providers/secrets';
-import { type ConnectBody, connectedAppFilters, PROVIDERS_OF } from './schemas';
+import { CONNECTABLE_KINDS, type ConnectBody, connectedAppFilters, PROVIDERS_OF } from './schemas';
 
 export function presentConnectedApp(row: ConnectionRow) {
   return {
@@ -133,16 +133,6 @@ export async function connectApp(ctx: TenantContext, env: Bindings, input: Conne
 
 /** Disconnect: credentials wiped at once; the row stays (soft delete) so what came through it keeps its source. */
 export async function disconnectApp(ctx: TenantContext, id: number): Promise<void> {
-  const [row] = await ctx.db
-    .select({ kind: connections.kind })
-    .from(connections)
-    .where(tenantWhere(ctx, connections, eq(connections.id, id), isNull(connections.deletedAt)));
-  if (row && row.kind === 'mail') {
-    throw ValidationFailed.field(
-      'id',
-      'is a mail account: disconnect it with DELETE /api/mail-configurations/delete/{id}',
-    );
-  }
   const [gone] = await ctx.db
     .update(connections)
     .set({
@@ -158,12 +148,24 @@ export async function disconnectApp(ctx: TenantContext, id: number): Promise<voi
         ctx,
         connections,
         eq(connections.id, id),
-        inArray(connections.kind, ['crm', 'chat']),
+        inArray(connections.kind, [...CONNECTABLE_KINDS]),
         isNull(connections.deletedAt),
       ),
     )
     .returning({ id: connections.id });
-  if (!gone) await findConnection(ctx, 'connection', id); // throws the 404
+  if (gone) return;
+  // Nothing disconnected: a mail account (its own routes), or no live connection of the organization (404).
+  const [row] = await ctx.db
+    .select({ kind: connections.kind })
+    .from(connections)
+    .where(tenantWhere(ctx, connections, eq(connections.id, id), isNull(connections.deletedAt)));
+  if (row?.kind === 'mail') {
+    throw ValidationFailed.field(
+      'id',
+      'is a mail account: disconnect it with DELETE /api/mail-configurations/delete/{id}',
+    );
+  }
+  throw new NotFound('Connection', id);
 }
 
 /** The CRM connection a CRM route uses: the one named, else the most recently connected active one; 409 when none. */
