@@ -386,8 +386,22 @@ describe('CRM import of the local data set', () => {
     expect((await tally(windowed)).leads).toBe(7);
   });
 
-  it('another organization’s import is a 404', async () => {
+  it('another organization’s import and connection are 404s', async () => {
     const other = await signupOrganization('Other');
+    const [own] = await inOrganization(org.orgId, (tx) =>
+      tx.select().from(connections).where(eq(connections.kind, 'crm')),
+    );
+    for (const [method, path, query, body] of [
+      ['GET', '/api/connected-apps/crm/properties', { connection_id: own.id }, undefined],
+      [
+        'POST',
+        '/api/connected-apps/crm/import',
+        {},
+        { mapping: { company: { name: 'company_name' } }, connection_id: own.id },
+      ],
+    ] as const) {
+      expectFailure(await call(method, path, { token: other.token, query, body }), 404, 'not_found');
+    }
     const run = await runImport(org, { mapping: { company: MAPPING.company }, limit: 10 });
     expectFailure(
       await call('GET', `/api/connected-apps/crm/import/${run.id}/status`, { token: other.token }),
