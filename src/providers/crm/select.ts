@@ -7,9 +7,15 @@ import { localCrm } from './local';
 
 export function crmProviderFor(env: Bindings, connection: ConnectionRow, sleep?: Sleep): CrmProvider {
   if (connection.provider === 'local') return localCrm();
-  return hubspotCrm(async () => {
+  // Opened once per provider (a job's delivery, a request), not once per page.
+  let token: Promise<string> | null = null;
+  const open = async () => {
     const credentials = await openCredentials<{ access_token: string }>(env, connection);
     if (!credentials) throw new Error('the CRM connection has no credential');
     return credentials.access_token;
+  };
+  return hubspotCrm(() => {
+    token ??= open();
+    return token;
   }, sleep);
 }
