@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
 import { bigint, check, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { connections } from './connections';
-import { jobLease, openJobsIndex } from './job-lease';
+import { jobRun, openJobsIndex } from './job-lease';
 import { organizations, users } from './organizations';
-import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenancy';
+import { createdAt, id, organizationRef, tenantPolicy } from './tenancy';
 
 /** Where a CRM import is: companies first (so contacts can link to them), then contacts. */
 export const CRM_IMPORT_PHASES = ['companies', 'contacts', 'done'] as const;
@@ -24,7 +24,6 @@ export const crmImportJobs = pgTable(
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
     connectionId: bigint({ mode: 'number' }).references(() => connections.id, { onDelete: 'set null' }),
     provider: text().notNull(),
-    status: text().notNull().default('queued'),
     /** { leads: {crm property: lead field}, companies: {crm property: company field} }, validated at the start. */
     mapping: jsonb().$type<{ leads: Record<string, string>; companies: Record<string, string> }>().notNull(),
     /** { from, to, limit } as given (ISO timestamps; limit: records per object type). */
@@ -41,13 +40,8 @@ export const crmImportJobs = pgTable(
     failedCount: integer().notNull().default(0),
     /** The CRM's own count when it gives one (the local data set does; HubSpot's list does not): the progress. */
     totalEstimate: integer(),
-    error: text(),
     createdBy: bigint({ mode: 'number' }).references(() => users.id),
-    startedAt: timestamp({ withTimezone: true }),
-    finishedAt: timestamp({ withTimezone: true }),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
-    ...jobLease(),
+    ...jobRun(),
   },
   (table) => [
     index('crm_import_jobs_organization_id_idx').on(table.organizationId, table.id),
