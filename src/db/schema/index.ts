@@ -23,3 +23,4 @@ export * from './transcripts';
 export * from './calendars';
 export * from './voice';
 export * from './integrations';
+export * from './intelligence';
