@@ -59,6 +59,8 @@ import { unsubscribeRoutes } from './modules/mail';
 import { creditRoutes } from './modules/credits/routes';
 import { callRoutes, voiceRoutes, voiceWebhookRoutes } from './modules/voice';
 import { integrationRoutes } from './modules/integrations/routes';
+import { aiToolRoutes } from './modules/intelligence/tool-routes';
+import { draftRoutes } from './modules/intelligence/draft-routes';
 import { MAX_UPLOAD_BYTES } from './modules/files';
 import { MAX_IMPORT_BYTES } from './modules/imports';
 
@@ -114,6 +116,8 @@ export const routeModules = [
   voiceRoutes,
   callRoutes,
   integrationRoutes,
+  aiToolRoutes,
+  draftRoutes,
   // Public (the signed token is the credential).
   unsubscribeRoutes,
   // Public (the provider's signature, or a signed link, is the credential).

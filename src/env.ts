@@ -53,6 +53,15 @@ export interface Bindings {
   MICROSOFT_CLIENT_SECRET?: string;
   /** Entra tenant of the token endpoint: `common` (default), `organizations` or a tenant id. */
   MICROSOFT_TENANT?: string;
+  /** The AI provider (src/providers/ai/select.ts): local (default), openai or workers-ai. */
+  AI_PROVIDER?: string;
+  /** openai: the chat-completions base URL (OpenAI, Workers AI's OpenAI endpoint, any compatible server). */
+  AI_BASE_URL?: string;
+  AI_MODEL?: string;
+  /** openai: the key (a secret). */
+  AI_API_KEY?: string;
+  /** workers-ai: the Workers AI binding (`[ai] binding = "AI"`). */
+  AI?: { run(model: string, inputs: Record<string, unknown>): Promise<unknown> };
   /** Workers Static Assets (.assets/): Scalar's bundle for the reference page, see src/modules/docs. */
   ASSETS: Fetcher;
 }

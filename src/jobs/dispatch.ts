@@ -8,6 +8,7 @@ import { companyEnrichmentJobHandler } from '../modules/companies';
 import { exportJobHandler } from '../modules/exports';
 import { leadImportJobHandler } from '../modules/imports';
 import { crmImportJobHandler } from '../modules/integrations';
+import { aiEmailBulkJobHandler } from '../modules/intelligence';
 import { mailSendJobHandler } from '../modules/mail';
 import { voiceJobHandler } from '../modules/voice';
 import type { JobHandler } from './job-handler';
@@ -22,6 +23,7 @@ export const jobHandlers = {
   'calendar-event': calendarEventJobHandler,
   voice: voiceJobHandler,
   'crm-import': crmImportJobHandler,
+  'ai-email-bulk': aiEmailBulkJobHandler,
 } satisfies { [K in JobKind]: JobHandler<K> };
 
 /** The handler of a message's own kind (the table's type guarantees one exists). */

@@ -18,7 +18,9 @@ export type JobMessage =
   /** A voice_jobs row (modules/voice/voice-job.ts): buy a number, dial a call, or copy a recording into R2. */
   | { kind: 'voice'; orgId: number; jobId: number }
   /** Imports companies and contacts from a connected CRM (modules/integrations/crm-import-job.ts), a page per checkpoint. */
-  | { kind: 'crm-import'; orgId: number; jobId: number };
+  | { kind: 'crm-import'; orgId: number; jobId: number }
+  /** Writes one AI email draft per lead of an ai_email_jobs row (modules/intelligence/bulk-job.ts). */
+  | { kind: 'ai-email-bulk'; orgId: number; jobId: number };
 
 export type JobKind = JobMessage['kind'];
 

@@ -62,6 +62,7 @@ export const TAGS: Record<string, string> = {
     'The organization’s credits: balance and this month’s use, the price of each paid feature (AI tools, email drafts, AI dashboards, meeting summaries, enrichment), and admin grants. Every paid call reserves its price first; a failed call is refunded.',
   Calendar:
     'Connected calendars (Google, Outlook, or the local one): their events, connecting and syncing them (busy times feed the availability and the booking page); a booked meeting is written into the rep’s calendar once.',
+  AI: 'AI writing tools, AI email drafts with approval before sending (one lead or a bulk job), AI dashboards and meeting summaries. Each call is charged in credits, reserved first and refunded on failure; every output records its provider, model and prompt version.',
   Mail: 'Mail accounts (configurations) and their inbox: list, view, send and reply through Gmail, Microsoft Graph, an SMTP relay or the local mailbox; sends are queued and delivered once, with tracking and one-click unsubscribe.',
   Voice:
     'Calling: phone numbers and who may use them, the calling wallet (USD, a ledger), browser calling tokens, AI agent calls with their transcripts and recordings, and the providers’ signed webhooks (Twilio, Vapi; a local simulator without an account).',

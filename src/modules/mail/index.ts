@@ -8,3 +8,6 @@ export { inboxRoutes } from './inbox-routes';
 export { mailSendJobHandler } from './send-job';
 export { isUnsubscribeRequest, recordUnsubscribes } from './suppressions';
 export { unsubscribeRoutes } from './unsubscribe-routes';
+export { sendMessage } from './inbox';
+export { accountConflict } from './responses';
+export { OutgoingSchema } from './schemas';

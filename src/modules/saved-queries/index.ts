@@ -5,3 +5,7 @@
 export { SCOPES, WIDGET_TYPES, scope } from './schemas';
 export { checkScopeAllowed, visibleTo } from './visibility';
 export type { Scope } from './visibility';
+export { QueryDefinition, type QueryDefinitionValue } from './schemas';
+export { checkQuery } from './compile';
+export { addQuery } from './service';
+export { BUCKET_UNITS, METRIC_OPS, QUERY_GRAMMAR, QUERY_MODULES, type ModuleGrammar, type QueryModuleName } from './grammar';

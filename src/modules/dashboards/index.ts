@@ -1,0 +1,6 @@
+/**
+ * The dashboards module's public surface: what other modules, the jobs and the app may import from it.
+ * Everything else in this folder is private to it (scripts/check-module-imports.mjs refuses deep imports).
+ */
+export { addDashboard } from './service';
+export type { WidgetValue } from './schemas';

@@ -1,0 +1,78 @@
+/**
+ * A paid AI call, the same for every AI route: reserve the feature's price (a short transaction
+ * of its own when the route runs without one, so a slow model holds no lock), generate, then keep
+ * the result and settle in one transaction; on any failure refund and answer. A provider's failure
+ * is a 503 `provider_unavailable` with Retry-After (nothing charged), never its text.
+ */
+import type { Queryable, Transaction } from '../../db/client';
+import type { TenantContext } from '../../db/tenant';
+import { ApiError, ServiceUnavailable } from '../../core/errors';
+import { log } from '../../core/log';
+import { ProviderFailure } from '../../providers/failures';
+import type { AiProvider, Generation, Prompt } from '../../providers/ai/interface';
+import { aiProviderFor, type AiSettings } from '../../providers/ai/select';
+import { type CreditFeature, refundCredits, reserveCredits, settleCredits } from '../credits';
+
+export interface PaidCall {
+  ctx: TenantContext;
+  env: AiSettings;
+}
+
+export interface Charge {
+  reservation_id: number;
+  credits_charged: number;
+  balance: number;
+}
+
+function isTransaction(db: Queryable): db is Transaction {
+  return 'rollback' in db;
+}
+
+export function inTransaction<T>(ctx: TenantContext, work: (tx: Transaction) => Promise<T>): Promise<T> {
+  return isTransaction(ctx.db) ? work(ctx.db) : ctx.db.transaction(work);
+}
+
+/** A ProviderFailure as the route's answer: the model is down, throttled, refused, or answered nonsense. */
+export function aiRouteError(error: unknown): unknown {
+  if (!(error instanceof ProviderFailure)) return error;
+  if (error.kind === 'auth') log.error('AI provider refused the configured key', { provider: error.provider });
+  return new ServiceUnavailable(
+    `The AI provider could not answer: ${error.reason}. Nothing was charged`,
+    'provider_unavailable',
+    error.retryAfterSeconds ?? 30,
+  );
+}
+
+/**
+ * Reserves, generates, and runs `keep(tx, generation, charge)` with the settlement in one
+ * transaction. `key` is the reservation's idempotency key (a fresh one per request by default).
+ */
+export async function paidGeneration<Vars, R>(
+  call: PaidCall,
+  feature: CreditFeature,
+  prompt: Prompt<Vars>,
+  vars: Vars,
+  keep: (tx: Transaction, generation: Generation, charge: Charge) => Promise<R>,
+  key = `${feature}:${crypto.randomUUID()}`,
+): Promise<R> {
+  const provider: AiProvider = aiProviderFor(call.env);
+  const reservation = await reserveCredits(call.ctx, { feature, idempotencyKey: key });
+  try {
+    const generation = await provider.generate(prompt, vars);
+    return await inTransaction(call.ctx, async (tx) => {
+      const charge = {
+        reservation_id: reservation.id,
+        credits_charged: reservation.price,
+        balance: reservation.balance,
+      };
+      const kept = await keep(tx, generation, charge);
+      await settleCredits({ ...call.ctx, db: tx }, reservation.id);
+      return kept;
+    });
+  } catch (error) {
+    const reason =
+      error instanceof ProviderFailure ? error.reason : error instanceof ApiError ? error.message : 'failed';
+    await refundCredits(call.ctx, reservation.id, reason.slice(0, 300)).catch(() => undefined);
+    throw aiRouteError(error);
+  }
+}
