@@ -59,8 +59,7 @@ import { unsubscribeRoutes } from './modules/mail';
 import { creditRoutes } from './modules/credits/routes';
 import { callRoutes, voiceRoutes, voiceWebhookRoutes } from './modules/voice';
 import { integrationRoutes } from './modules/integrations/routes';
-import { aiToolRoutes } from './modules/intelligence/tool-routes';
-import { draftRoutes } from './modules/intelligence/draft-routes';
+import { aiDashboardRoutes, aiToolRoutes, draftRoutes } from './modules/intelligence/routes';
 import { MAX_UPLOAD_BYTES } from './modules/files';
 import { MAX_IMPORT_BYTES } from './modules/imports';
 
@@ -118,6 +117,7 @@ export const routeModules = [
   integrationRoutes,
   aiToolRoutes,
   draftRoutes,
+  aiDashboardRoutes,
   // Public (the signed token is the credential).
   unsubscribeRoutes,
   // Public (the provider's signature, or a signed link, is the credential).

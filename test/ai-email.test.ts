@@ -7,7 +7,6 @@
 import { eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { aiEmailDrafts, creditLedger, leads, mailMessages } from '../src/db/schema';
-import type { JobMessage } from '../src/jobs/messages';
 import { STARTING_GRANT } from '../src/modules/credits';
 import { call, expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
 import { inOrganization } from './helpers/leads';

@@ -8,4 +8,12 @@ export type { Scope } from './visibility';
 export { QueryDefinition, type QueryDefinitionValue } from './schemas';
 export { checkQuery } from './compile';
 export { addQuery } from './service';
-export { BUCKET_UNITS, METRIC_OPS, QUERY_GRAMMAR, QUERY_MODULES, type ModuleGrammar, type QueryModuleName } from './grammar';
+export {
+  BUCKET_UNITS,
+  METRIC_OPS,
+  QUERY_GRAMMAR,
+  QUERY_MODULES,
+  type ModuleGrammar,
+  type QueryModuleName,
+} from './grammar';
+export { WIDGET_TYPES as QUERY_WIDGET_TYPES } from './definition';
