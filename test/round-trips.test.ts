@@ -369,6 +369,50 @@ describe('statements per request (connection start-up not included)', () => {
       expect(response.status, response.text).toBe(202);
       const own = statements.filter((text) => !/job_outbox" where/.test(text));
       expect(own.length, statements.join('\n---\n')).toBeLessThanOrEqual(12);
+  describe('AI (local provider)', () => {
+    let draftId: number;
+
+    const budget = async (
+      method: string,
+      path: string,
+      body: unknown,
+      status: number,
+      most: number,
+    ): Promise<{ data: { id: number } }> => {
+      const { response, statements } = await statementsOf(() => call(method, path, { token: org.token, body }));
+      expect(response.status, response.text).toBe(status);
+      expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(most);
+      return response.body;
+    };
+
+    it('POST /api/ai-tools/magicpen sends at most 8: scope; the reservation (BEGIN, lock, check-and-insert, COMMIT); the settlement (BEGIN, insert, COMMIT)', async () => {
+      await budget('POST', '/api/ai-tools/magicpen', { noteText: 'call grace' }, 200, 8);
+    });
+
+    it('POST /api/ai-email/generate/:lead_id sends at most 10: scope, the lead, the reservation (BEGIN, lock, check-and-insert, COMMIT), then BEGIN, the draft, the settlement, COMMIT', async () => {
+      draftId = (await budget('POST', `/api/ai-email/generate/${leadId}`, {}, 201, 10)).data.id;
+    });
+
+    it('GET /api/ai-email/drafts/lead/:lead_id sends at most 3: scope, the lead, the page with its total', async () => {
+      await budget('GET', `/api/ai-email/drafts/lead/${leadId}`, undefined, 200, 3);
+    });
+
+    it('PUT /api/ai-email/draft/:draft_id/approve sends at most 5: scope, BEGIN, the locked draft, the update, COMMIT', async () => {
+      await budget('PUT', `/api/ai-email/draft/${draftId}/approve`, undefined, 200, 5);
+    });
+
+    it('POST /api/ai-email/bulk-generate sends at most 6 before the response: scope, BEGIN, the leads, the job, the outbox row, COMMIT', async () => {
+      const { response, statements } = await statementsOf(() =>
+        call('POST', '/api/ai-email/bulk-generate', { token: org.token, body: { lead_ids: [leadId] } }),
+      );
+      expect(response.status, response.text).toBe(202);
+      // The outbox row's delete after the send runs in the background, after the response.
+      const own = statements.filter((text) => !/job_outbox" where/.test(text));
+      expect(own.length, statements.join('\n---\n')).toBeLessThanOrEqual(6);
+    });
+
+    it('POST /api/ai-dashboards/generate (not saved) sends at most 8, as magicpen', async () => {
+      await budget('POST', '/api/ai-dashboards/generate', { prompt: 'leads by status' }, 200, 8);
     });
   });
 

@@ -1,0 +1,157 @@
+/**
+ * The AI writing tools and AI dashboards on the local provider: answers with provenance, charged
+ * in credits, refused with 402 when the balance is short (nothing generated), bad input named.
+ * The dashboard definition uses only the saved-query grammar and is saved when asked.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { STARTING_GRANT } from '../src/modules/credits';
+import { call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
+import { asTenant } from './helpers/leads';
+import { reserveCredits, settleCredits } from '../src/modules/credits';
+
+let org: SignedUp;
+
+beforeAll(async () => {
+  org = await signupOrganization('AI tools');
+});
+
+async function balance(owner: SignedUp): Promise<number> {
+  return (await call('GET', '/api/credits', { token: owner.token })).body.data.balance;
+}
+
+describe('POST /api/ai-tools/magicpen', () => {
+  it('rewrites the note in sentences, marked local, and charges 1 credit', async () => {
+    const response = await call('POST', '/api/ai-tools/magicpen', {
+      token: org.token,
+      body: { noteText: 'call w/ grace\nwants pricing by fri', leadContext: { company: 'Navy Labs' } },
+    });
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.data).toEqual({
+      enhanced_text: 'Call w/ grace. Wants pricing by fri.\n\nContext: company: Navy Labs',
+      provider: 'local',
+      model: 'local-template',
+      prompt_version: 'magicpen@v1',
+      credits_charged: 1,
+      balance: STARTING_GRANT - 1,
+    });
+  });
+
+  it('needs noteText (422 naming it) and charges nothing', async () => {
+    const owner = await signupOrganization('AI tools bad');
+    const response = await call('POST', '/api/ai-tools/magicpen', { token: owner.token, body: { leadContext: 'x' } });
+    expectFailure(response, 422, 'validation_error');
+    expect(response.body.error.code).toBe('noteText');
+    expect(await balance(owner)).toBe(STARTING_GRANT);
+  });
+
+  it('answers 402 insufficient_credits when the balance is spent', async () => {
+    const owner = await signupOrganization('AI tools poor');
+    const spend = await asTenant(owner, (ctx) =>
+      reserveCredits(ctx, { feature: 'dashboard_generate', idempotencyKey: 'all', quantity: STARTING_GRANT / 5 }),
+    );
+    await asTenant(owner, (ctx) => settleCredits(ctx, spend.id));
+    const response = await call('POST', '/api/ai-tools/magicpen', { token: owner.token, body: { noteText: 'hello' } });
+    expectFailure(response, 402, 'payment_required');
+    expect(response.body.error.details).toEqual({ feature: 'ai_tools', price: 1, balance: 0 });
+  });
+});
+
+describe('POST /api/ai-tools/email-generator', () => {
+  it('writes a subject and a body from the instruction and draft, charged 1 credit', async () => {
+    const before = await balance(org);
+    const response = await call('POST', '/api/ai-tools/email-generator', {
+      token: org.token,
+      body: { prompt: 'follow up on pricing', emailSubject: 'Pricing', leadContext: 'Grace at Navy Labs' },
+    });
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.data).toMatchObject({
+      subject: 'Pricing',
+      provider: 'local',
+      prompt_version: 'email-generator@v1',
+      credits_charged: 1,
+    });
+    expect(response.body.data.body).toContain('Follow up on pricing.');
+    expect(await balance(org)).toBe(before - 1);
+  });
+
+  it('needs a prompt', async () => {
+    const response = await call('POST', '/api/ai-tools/email-generator', {
+      token: org.token,
+      body: { emailBody: 'x' },
+    });
+    expectFailure(response, 422, 'validation_error');
+    expect(response.body.error.code).toBe('prompt');
+  });
+});
+
+describe('POST /api/ai-dashboards/generate', () => {
+  it('builds a definition only from the saved-query grammar, charged 5 credits, saving nothing', async () => {
+    const before = await balance(org);
+    const response = await call('POST', '/api/ai-dashboards/generate', {
+      token: org.token,
+      body: { prompt: 'Deals: total value by stage, per month' },
+    });
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.data).toMatchObject({
+      name: 'Deals dashboard',
+      provider: 'local',
+      prompt_version: 'dashboard@v1',
+      credits_charged: 5,
+      saved: null,
+    });
+    expect(response.body.data.widgets).toEqual([
+      { title: 'Total value', chart_type: 'number', query: { module: 'deals', metric: { op: 'sum', field: 'value' } } },
+      {
+        title: 'Total value by stage',
+        chart_type: 'bar',
+        query: { module: 'deals', metric: { op: 'sum', field: 'value' }, group_by: 'stage' },
+      },
+      {
+        title: 'Total value per month',
+        chart_type: 'line',
+        query: {
+          module: 'deals',
+          metric: { op: 'sum', field: 'value' },
+          bucket: { field: 'created_at', unit: 'month' },
+        },
+      },
+    ]);
+    expect(await balance(org)).toBe(before - 5);
+  });
+
+  it('saves the queries and the dashboard when asked (201), and they execute', async () => {
+    const response = await call('POST', '/api/ai-dashboards/generate', {
+      token: org.token,
+      body: { prompt: 'leads by status', save: true, dashboard_id: 'ai-leads' },
+    });
+    expect(response.status, response.text).toBe(201);
+    const saved = response.body.data.saved;
+    expect(saved).toMatchObject({ dashboard_key: 'ai-leads' });
+    expect(saved.saved_query_ids).toHaveLength(2);
+    const dashboards = await call('GET', '/api/dashboards', { token: org.token });
+    const dashboard = dashboards.body.data.find((row: { id: number }) => row.id === saved.dashboard_id);
+    expect(dashboard.definition.map((widget: { source: unknown }) => widget.source)).toEqual(
+      saved.saved_query_ids.map((id: number) => ({ saved_query_id: id })),
+    );
+    const executed = await call('POST', `/api/queries/${saved.saved_query_ids[1]}/execute`, {
+      token: org.token,
+      body: {},
+    });
+    expect(executed.status, executed.text).toBe(200);
+    // The same key again: 409, and the call is refunded.
+    const before = await balance(org);
+    const again = await call('POST', '/api/ai-dashboards/generate', {
+      token: org.token,
+      body: { prompt: 'leads by status', save: true, dashboard_id: 'ai-leads' },
+    });
+    expectFailure(again, 409, 'conflict');
+    expect(again.body.error.code).toBe('dashboard_id_taken');
+    expect(await balance(org)).toBe(before);
+  });
+
+  it('needs a prompt', async () => {
+    const response = await call('POST', '/api/ai-dashboards/generate', { token: org.token, body: { save: true } });
+    expectFailure(response, 422, 'validation_error');
+    expect(response.body.error.code).toBe('prompt');
+  });
+});
