@@ -55,15 +55,13 @@ async function spendDownTo(owner: SignedUp, left: number) {
         idempotencyKey: `drain:${crypto.randomUUID()}`,
       })
       .returning({ id: creditLedger.id });
-    await tx
-      .insert(creditLedger)
-      .values({
-        organizationId: owner.orgId,
-        kind: 'settlement',
-        amount: 0,
-        feature: 'ai_tools',
-        reservationId: row.id,
-      });
+    await tx.insert(creditLedger).values({
+      organizationId: owner.orgId,
+      kind: 'settlement',
+      amount: 0,
+      feature: 'ai_tools',
+      reservationId: row.id,
+    });
   });
 }
 

@@ -28,6 +28,7 @@ const GenerateDashboardBody = z
     }),
     dashboard_id: z
       .string()
+      .max(64, 'must be at most 64 characters')
       .regex(/^[a-z0-9_-]{1,64}$/, 'must be 1 to 64 characters of a-z, 0-9, _ and -')
       .optional()
       .openapi({ description: 'The saved dashboard’s key (default ai-<random>)', example: 'pipeline-health' }),

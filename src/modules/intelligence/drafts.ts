@@ -86,8 +86,11 @@ export const draftList = defineList({
 export const DraftListQuery = draftList.query.omit({ lead_id: true });
 
 export async function listDrafts(ctx: TenantContext, leadId: number, params: z.output<typeof DraftListQuery>) {
-  await requireLead(ctx, leadId);
-  return draftList.run(ctx, { ...params, lead_id: leadId });
+  // The page first: a malformed cursor is a 400 whatever the lead; an empty page of another
+  // organization's lead is then a 404.
+  const page = await draftList.run(ctx, { ...params, lead_id: leadId });
+  if (page.rows.length === 0) await requireLead(ctx, leadId);
+  return page;
 }
 
 /** The draft, locked for this transaction; 404 when it is not the organization's. */
