@@ -369,6 +369,9 @@ describe('statements per request (connection start-up not included)', () => {
       expect(response.status, response.text).toBe(202);
       const own = statements.filter((text) => !/job_outbox" where/.test(text));
       expect(own.length, statements.join('\n---\n')).toBeLessThanOrEqual(12);
+    });
+  });
+
   describe('AI (local provider)', () => {
     let draftId: number;
 
