@@ -185,7 +185,7 @@ export const CrmImportBody = z
         lead: { firstname: 'first_name', lastname: 'last_name', email: 'email', company: 'company' },
         company: { name: 'company_name', domain: 'website' },
       },
-      from: '2026-01-01',
+      from: '2026-01-01T00:00:00Z',
       limit: 500,
     },
   });

@@ -7,11 +7,12 @@ import { z } from '@hono/zod-openapi';
 import { accepted, created, list, ok } from '../../core/http';
 import { createRouter, defineRoute, envelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
 import { insufficientCreditsResponse } from '../credits';
-import { accountConflict, OutgoingSchema } from '../mail';
+import { accountConflict, OUTGOING_EXAMPLE, OutgoingSchema } from '../mail';
 import { startBulkDrafts, viewBulkJob } from './bulk';
 import {
   BulkGenerateBody,
   BulkJobSchema,
+  DRAFT_EXAMPLE,
   DraftSchema,
   draftNotApprovedResponse,
   draftStateResponse,
@@ -47,7 +48,7 @@ const SendResult = z
   })
   .openapi('SentDraft', {
     description: 'The draft, now queued, and the message it was recorded as',
-    example: { draft: { id: 12, status: 'queued' }, message: { id: 90, status: 'queued' } },
+    example: { draft: { ...DRAFT_EXAMPLE, status: 'queued' }, message: OUTGOING_EXAMPLE },
   });
 
 draftRoutes.openapi(

@@ -14,29 +14,32 @@ const persona = text(1, 200).optional().openapi({
   example: 'Ada, account executive; warm and brief',
 });
 
+/** The example of AiEmailDraft, also part of the answers that embed it. */
+export const DRAFT_EXAMPLE = {
+  id: 12,
+  lead_id: 34,
+  status: 'draft',
+  persona: null,
+  subject: 'An idea for Navy Labs',
+  body: 'Hi Grace,\n\n…',
+  provider: 'local',
+  model: 'local-template',
+  prompt_version: 'email-draft@v1',
+  job_id: null,
+  approved_by: null,
+  approved_at: null,
+  rejected_by: null,
+  rejected_at: null,
+  mail_message_id: null,
+  failure_reason: null,
+  created_by: 1,
+  created_at: '2026-11-26T10:00:00.000Z',
+  updated_at: '2026-11-26T10:00:00.000Z',
+};
+
 export const DraftSchema = z.object(draftFields.readShape).openapi('AiEmailDraft', {
   description: 'An AI-written email to a lead, with its review state and provenance',
-  example: {
-    id: 12,
-    lead_id: 34,
-    status: 'draft',
-    persona: null,
-    subject: 'An idea for Navy Labs',
-    body: 'Hi Grace,\n\n…',
-    provider: 'local',
-    model: 'local-template',
-    prompt_version: 'email-draft@v1',
-    job_id: null,
-    approved_by: null,
-    approved_at: null,
-    rejected_by: null,
-    rejected_at: null,
-    mail_message_id: null,
-    failure_reason: null,
-    created_by: 1,
-    created_at: '2026-11-26T10:00:00.000Z',
-    updated_at: '2026-11-26T10:00:00.000Z',
-  },
+  example: DRAFT_EXAMPLE,
 });
 
 export const GenerateDraftBody = z.object({ persona }).openapi('GenerateDraftRequest', {

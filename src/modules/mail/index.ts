@@ -10,4 +10,4 @@ export { isUnsubscribeRequest, recordUnsubscribes } from './suppressions';
 export { unsubscribeRoutes } from './unsubscribe-routes';
 export { sendMessage } from './inbox';
 export { accountConflict } from './responses';
-export { OutgoingSchema } from './schemas';
+export { OUTGOING_EXAMPLE, OutgoingSchema } from './schemas';

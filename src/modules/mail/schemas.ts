@@ -265,6 +265,24 @@ export const InboxMessageSchema = z
     },
   });
 
+/** The example of OutgoingMail, also part of the answers that embed it (a sent AI draft). */
+export const OUTGOING_EXAMPLE = {
+  id: 41,
+  status: 'queued',
+  kind: 'one_to_one',
+  config_id: 3,
+  message_id: '<lm-41@example.com>',
+  to: ['grace@example.com'],
+  cc: [],
+  bcc: [],
+  subject: 'Our call',
+  lead_id: 7,
+  contact_id: null,
+  suppressed: [],
+  failure_reason: null,
+  created_at: '2026-03-09T09:00:00.000Z',
+};
+
 /** Providers count no total: a page says what it holds, and `next_cursor` leads on. */
 export const InboxPageSchema = listEnvelope(
   InboxMessageSchema,
@@ -294,22 +312,4 @@ export const OutgoingSchema = z
     failure_reason: z.string().nullable().openapi({ description: 'Why it failed, for a person to read (failed only)' }),
     created_at: timestamp().openapi({ description: 'When it was recorded' }),
   })
-  .openapi('OutgoingMail', {
-    description: 'A message recorded for sending',
-    example: {
-      id: 41,
-      status: 'queued',
-      kind: 'one_to_one',
-      config_id: 3,
-      message_id: '<lm-41@example.com>',
-      to: ['grace@example.com'],
-      cc: [],
-      bcc: [],
-      subject: 'Our call',
-      lead_id: 7,
-      contact_id: null,
-      suppressed: [],
-      failure_reason: null,
-      created_at: '2026-03-09T09:00:00.000Z',
-    },
-  });
+  .openapi('OutgoingMail', { description: 'A message recorded for sending', example: OUTGOING_EXAMPLE });
