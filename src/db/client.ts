@@ -42,7 +42,9 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-type StatementListener = (text: string) => void;
+/** `connection` numbers the request connection; `first` marks the first statement it sends. */
+type StatementListener = (text: string, connection: number, first: boolean) => void;
+let connectionsOpened = 0;
 const statementListeners = new Set<StatementListener>();
 
 /** Calls `listener` with the text of every statement a request connection sends; returns the unsubscribe. */
@@ -76,10 +78,13 @@ export function openRequestDatabase(config: Pick<Config, 'DATABASE_URL' | 'DB_WS
     lost = true;
   });
   const send = client.query.bind(client) as (query: unknown, values?: unknown) => Promise<unknown>;
+  const connection = ++connectionsOpened;
+  let sent = 0;
   Object.assign(client, {
     query: (query: unknown, values?: unknown) => {
       connecting ??= client.connect();
-      for (const listener of statementListeners) listener(statementText(query));
+      const first = sent++ === 0;
+      for (const listener of statementListeners) listener(statementText(query), connection, first);
       return connecting.then(() => send(query, values));
     },
   });

@@ -1,6 +1,8 @@
 /**
  * Counts the statements a request sends on its own connection: each sequential statement is a
  * round trip between the Worker and the database's region, so budget tests assert on this.
+ * Only connections that open inside the window count: an earlier request's after-response work
+ * (an outbox row's delete in `waitUntil`) on its own connection is not this request's.
  */
 import { observeStatements } from '../../src/db/client';
 import type { ApiResponse } from './api';
@@ -9,7 +11,11 @@ export async function statementsOf<T = any>(
   request: () => Promise<ApiResponse<T>>,
 ): Promise<{ response: ApiResponse<T>; statements: string[] }> {
   const statements: string[] = [];
-  const stop = observeStatements((text) => statements.push(text));
+  const own = new Set<number>();
+  const stop = observeStatements((text, connection, first) => {
+    if (first) own.add(connection);
+    if (own.has(connection)) statements.push(text);
+  });
   try {
     const response = await request();
     return { response, statements };
