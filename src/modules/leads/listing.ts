@@ -33,7 +33,8 @@ export const LEAD_ORDER_BY = Object.keys(sortColumns) as (keyof typeof sortColum
  * search_value and start/end_date are applied by the list runner, through leadFilterWhere like
  * every other lead filter (search via the lead_search_scope view); the base takes the rest.
  * Unfiltered, the total is the organization's live-lead counter; searched and otherwise
- * unfiltered, the count of the search's matches in lead_search_scope (its live leads).
+ * unfiltered, the page and its total share one scan of the search's matches in lead_search_scope
+ * (its live leads), which the runner puts in the statement's CTE.
  */
 export const leadList = defineList({
   sort: sortColumns,
@@ -43,8 +44,8 @@ export const leadList = defineList({
   createdAt: leads.createdAt,
   counter: 'leads',
   base: (ctx, params) => ({
-    rows: (columns) =>
-      ctx.db
+    rows: (columns, db) =>
+      db
         .select({ ...leadSelection, ...columns })
         .from(leads)
         .$dynamic(),
