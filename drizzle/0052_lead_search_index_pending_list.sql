@@ -1,0 +1,2 @@
+DROP INDEX "leads_search_trgm_idx";--> statement-breakpoint
+CREATE INDEX "leads_search_trgm_idx" ON "leads" USING gin ("organization_id",(coalesce(first_name, '') || ' ' || coalesce(last_name, '') || ' ' || coalesce(email, '') || ' ' || coalesce(phone_number, '') || ' ' || coalesce(company, '') || ' ' || coalesce(job_title, '')) gin_trgm_ops) WITH (gin_pending_list_limit=64);
