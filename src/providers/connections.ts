@@ -6,8 +6,9 @@
  * out, which may roll back, so they go through an `IndependentWriter`: its own transaction on
  * its own connection to the database.
  */
-import { and, eq, isNull, sql } from 'drizzle-orm';
+import { and, eq, ilike, isNull, sql, type SQL } from 'drizzle-orm';
 import { ApiError, NotFound } from '../core/errors';
+import { containsPattern, type ListColumns } from '../core/list';
 import { log } from '../core/log';
 import { openDatabase, withTenant, type Database, type Transaction } from '../db/client';
 import { connections, notifications } from '../db/schema';
@@ -17,6 +18,28 @@ import { ConnectionNeedsReconnect } from './failures';
 import { keyringOf, openSecret, SecretUnreadable, sealSecret } from './secrets';
 
 export type ConnectionRow = typeof connections.$inferSelect;
+
+/**
+ * What every list of connections shares (connected apps, mail configurations): the organization's
+ * live connections, searched by account identity, bounded by creation time. Spread into
+ * `defineList({ ...connectionListParts, sort, filters, base: (ctx, params) => liveConnections(ctx, …) })`.
+ */
+export const connectionListParts = {
+  search: (term: string) => ilike(connections.identity, containsPattern(term)),
+  createdAt: connections.createdAt,
+};
+
+/** A list's `base`: the live connections of the caller's organization that also meet `conditions`. */
+export function liveConnections(ctx: TenantContext, ...conditions: (SQL | undefined)[]) {
+  return {
+    rows: (columns: ListColumns) =>
+      ctx.db
+        .select({ row: connections, ...columns })
+        .from(connections)
+        .$dynamic(),
+    where: tenantWhere(ctx, connections, isNull(connections.deletedAt), ...conditions),
+  };
+}
 
 /** notifications.type_id of "a connection needs reconnecting". */
 export const RECONNECT_NOTICE_TYPE = 6;

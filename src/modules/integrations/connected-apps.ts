@@ -6,15 +6,21 @@
  * (same kind, provider and identity) reconnects it in place: one live row per account.
  */
 import type { z } from '@hono/zod-openapi';
-import { desc, eq, ilike, inArray, isNull, sql } from 'drizzle-orm';
+import { desc, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { ApiError, NotFound, ValidationFailed } from '../../core/errors';
-import { containsPattern, defineList } from '../../core/list';
+import { defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import { connections } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import type { Bindings } from '../../env';
 import { checkChatCredential, type ChatProviderName } from '../../providers/chat/connect-check';
-import { findConnection, sealCredentials, type ConnectionRow } from '../../providers/connections';
+import {
+  type ConnectionRow,
+  connectionListParts,
+  findConnection,
+  liveConnections,
+  sealCredentials,
+} from '../../providers/connections';
 import { hubspotCrm } from '../../providers/crm/hubspot';
 import { localCrm } from '../../providers/crm/local';
 import { ProviderFailure, routeErrorOf } from '../../providers/failures';
@@ -39,25 +45,16 @@ export function presentConnectedApp(row: ConnectionRow) {
 }
 
 export const connectedAppList = defineList({
+  ...connectionListParts,
   sort: { id: connections.id, created_at: connections.createdAt, kind: connections.kind },
   filters: connectedAppFilters,
-  search: (term) => ilike(connections.identity, containsPattern(term)),
-  createdAt: connections.createdAt,
-  base: (ctx, params) => ({
-    rows: (columns) =>
-      ctx.db
-        .select({ row: connections, ...columns })
-        .from(connections)
-        .$dynamic(),
-    where: tenantWhere(
+  base: (ctx, params) =>
+    liveConnections(
       ctx,
-      connections,
-      isNull(connections.deletedAt),
       params.kind ? eq(connections.kind, params.kind) : undefined,
       params.provider ? eq(connections.provider, params.provider) : undefined,
       params.state ? eq(connections.state, params.state) : undefined,
     ),
-  }),
   present: ({ row }) => presentConnectedApp(row),
 });
 

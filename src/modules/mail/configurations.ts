@@ -5,14 +5,20 @@
  * admin may change, disconnect or use it; another organization's is a 404.
  */
 import type { z } from '@hono/zod-openapi';
-import { and, eq, ilike, isNull, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { ApiError, Forbidden, ValidationFailed } from '../../core/errors';
-import { containsPattern, defineList } from '../../core/list';
+import { defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import { connections } from '../../db/schema';
-import { isAdmin, isUser, tenantWhere, type TenantContext } from '../../db/tenant';
+import { isAdmin, isUser, type TenantContext } from '../../db/tenant';
 import type { Bindings } from '../../env';
-import { findConnection, sealCredentials, type ConnectionRow } from '../../providers/connections';
+import {
+  type ConnectionRow,
+  connectionListParts,
+  findConnection,
+  liveConnections,
+  sealCredentials,
+} from '../../providers/connections';
 import { ProviderFailure, routeErrorOf } from '../../providers/failures';
 import { gmailMailbox } from '../../providers/mail/gmail';
 import type { Mailer, MailProvider } from '../../providers/mail/interface';
@@ -53,25 +59,16 @@ export function presentConfiguration(row: ConnectionRow) {
 const STATE_OF_ID = { 1: 'active', 2: 'needs_reconnect', 3: 'disabled' } as const;
 
 export const mailConfigurationList = defineList({
+  ...connectionListParts,
   sort: { id: connections.id, created_at: connections.createdAt },
   filters: mailConfigurationFilters,
-  search: (term) => ilike(connections.identity, containsPattern(term)),
-  createdAt: connections.createdAt,
-  base: (ctx, params) => ({
-    rows: (columns) =>
-      ctx.db
-        .select({ row: connections, ...columns })
-        .from(connections)
-        .$dynamic(),
-    where: tenantWhere(
+  base: (ctx, params) =>
+    liveConnections(
       ctx,
-      connections,
       eq(connections.kind, 'mail'),
-      isNull(connections.deletedAt),
       params.mailer ? eq(connections.provider, params.mailer) : undefined,
       params.state_id ? eq(connections.state, STATE_OF_ID[params.state_id as 1 | 2 | 3]) : undefined,
     ),
-  }),
 });
 
 export async function listConfigurations(ctx: TenantContext, params: z.output<typeof mailConfigurationList.query>) {
