@@ -191,6 +191,31 @@ describe('statements per request (connection start-up not included)', () => {
     expect(read.statements.length, read.statements.join('\n---\n')).toBeLessThanOrEqual(2);
   });
 
+  it('POST /api/meeting/:id/generate-summary sends at most 10: scope, the meeting with its transcript’s key, the reservation (BEGIN, lock, check-and-insert, COMMIT), then BEGIN, the summary, the settlement, COMMIT', async () => {
+    const meeting = await call('POST', '/api/meeting/add', {
+      token: org.token,
+      body: { title: 'Summary budget', start_time: '2027-05-06T09:00:00Z', end_time: '2027-05-06T09:30:00Z' },
+    });
+    const form = new FormData();
+    form.append(
+      'file',
+      new File(['Ada: We agreed on a pilot.\nGrace: I will send the contract.'], 'call.txt', { type: 'text/plain' }),
+    );
+    const uploaded = await call('POST', `/api/meeting/${meeting.body.data.id}/transcript`, {
+      token: org.token,
+      rawBody: form,
+    });
+    expect(uploaded.status, uploaded.text).toBe(201);
+    const { response, statements } = await statementsOf(() =>
+      call('POST', `/api/meeting/${meeting.body.data.id}/generate-summary`, {
+        token: org.token,
+        body: { detail: 'detailed' },
+      }),
+    );
+    expect(response.status, response.text).toBe(200);
+    expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(10);
+  });
+
   it('a signed meeting-tool delivery sends at most 7: the endpoint lookup with the scope, BEGIN, the meeting, the delivery id, the transcript lock and upsert, COMMIT', async () => {
     const meeting = await call('POST', '/api/meeting/add', {
       token: org.token,

@@ -18,6 +18,21 @@ export interface MeetingAttendee {
   name?: string | null;
 }
 
+/**
+ * The latest summary of a meeting's transcript (POST /api/meeting/:id/generate-summary), kept on
+ * the meeting as it is answered: what was written, by which provider, model and prompt version,
+ * and from the transcript stored at `transcript_at` (a newer transcript makes it stale, not gone).
+ */
+export interface StoredMeetingSummary {
+  detail: 'brief' | 'detailed';
+  text: string;
+  provider: string;
+  model: string;
+  prompt_version: string;
+  generated_at: string;
+  transcript_at: string;
+}
+
 /** Meetings of a user (the rep) with a lead, contact or company (spec "Meeting"). */
 export const meetings = pgTable(
   'meetings',
@@ -45,6 +60,8 @@ export const meetings = pgTable(
     createdBy: bigint({ mode: 'number' }).references(() => users.id),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
+    /** The latest generated summary of its transcript (null: none yet); each one replaces the last. */
+    summary: jsonb().$type<StoredMeetingSummary>(),
     /**
      * The company of the meeting's lead while the lead is live (null otherwise), kept by triggers
      * (drizzle/0024_lead_company_sql.sql): an account's meetings are a few index ranges. Not on the wire.

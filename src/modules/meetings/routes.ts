@@ -8,16 +8,10 @@ import { DeletedId } from '../../core/schemas';
 import { createRouter, defineRoute, envelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
 import { AvailabilityQuery, AvailabilitySchema } from '../booking';
 import { callerAvailability } from '../booking';
+import { insufficientCreditsResponse } from '../credits';
 import { AddMeetingBody, MeetingSchema, SummaryBody, SummarySchema, UpdateMeetingBody } from './schemas';
-import {
-  addMeeting,
-  deleteMeeting,
-  listMeetings,
-  MeetingListQuery,
-  meetingSummary,
-  readMeeting,
-  updateMeeting,
-} from './service';
+import { addMeeting, deleteMeeting, listMeetings, MeetingListQuery, readMeeting, updateMeeting } from './service';
+import { generateMeetingSummary } from './summaries';
 
 export const meetingRoutes = createRouter();
 const tags = ['Meetings'];
@@ -111,15 +105,26 @@ meetingRoutes.openapi(
     path: '/api/meeting/{id}/generate-summary',
     operationId: 'generateMeetingSummary',
     tags,
-    summary: 'Summarise a meeting’s transcript (404 while it has none)',
+    summary: 'Summarise a meeting’s transcript (AI; 404 while it has none)',
     description:
-      'Generates a `brief` or `detailed` summary from the meeting’s transcript. Summaries come with the AI tools: until then every meeting answers 404 `not_found` (a meeting of another organization too).',
+      'Summarises the meeting’s stored transcript with the configured AI provider (prompt `meeting-summary@v1`): `brief` (the default) in a few sentences, `detailed` as a summary with its decisions and action items. The answer records the provider, model and prompt version, and the summary is kept on the meeting as `latest_summary` (`GET /api/meeting/view/{id}`), replacing the previous one. A meeting without a transcript is a 404 that says so (upload one with `POST /api/meeting/{id}/transcript`); a meeting of another organization is a 404. The local provider (the default) writes it from the transcript itself: the speaker turns and the key lines (figures, decisions, commitments), marked `provider: local`. A transcript longer than 100 000 characters is summarised from its beginning. Costs 3 credits (`meeting_summary`, see `GET /api/credits/ai-features`): reserved before the model is asked, kept when the summary is stored, refunded when the provider fails (503 `provider_unavailable`, with Retry-After); a balance that does not cover it is a 402 and nothing is generated.',
     auth: 'bearer',
+    // The reservation commits before the model is asked, so a slow model holds no lock.
+    transaction: false,
     request: { params: idParam(), body: jsonBody(SummaryBody) },
-    responses: { 200: envelope(SummarySchema, 'Summary generated') },
+    responses: { 200: envelope(SummarySchema, 'Summary generated'), 402: insufficientCreditsResponse },
   }),
-  // Summaries come with the AI tools: the meeting is checked, then 404.
-  async (c) => meetingSummary(c.var.tenant, c.req.valid('param').id),
+  async (c) =>
+    ok(
+      c,
+      await generateMeetingSummary(
+        { ctx: c.var.tenant, env: c.env },
+        c.env.FILES,
+        c.req.valid('param').id,
+        c.req.valid('json').detail ?? 'brief',
+      ),
+      'Summary generated',
+    ),
 );
 
 meetingRoutes.openapi(

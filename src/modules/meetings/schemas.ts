@@ -113,6 +113,49 @@ export const UpdateMeetingBody = z
   });
 export type UpdateMeetingInput = z.infer<typeof UpdateMeetingBody>;
 
+const detailValue = z.enum(['brief', 'detailed']);
+
+const provenance = {
+  provider: z
+    .string()
+    .openapi({ description: 'The AI provider that wrote it: local, openai or workers-ai', example: 'openai' }),
+  model: z.string().openapi({ description: 'The model that wrote it', example: 'gpt-4o-mini-2024-07-18' }),
+  prompt_version: z
+    .string()
+    .openapi({ description: 'The prompt and its version (`<id>@v<version>`)', example: 'meeting-summary@v1' }),
+  generated_at: timestamp('When it was written'),
+  transcript_at: timestamp(
+    'When the transcript it summarises was stored: a later upload of the meeting’s transcript makes the summary stale (it is kept until a new one is generated)',
+  ),
+};
+
+const SUMMARY_TEXT =
+  'Discovery call: 4 speaker turns by Ada (2 turns), Grace (2 turns). Grace: Our budget is $40k for this quarter. Ada: I will send the proposal by Friday.';
+
+const LATEST_SUMMARY_EXAMPLE = {
+  detail: 'brief',
+  text: SUMMARY_TEXT,
+  provider: 'local',
+  model: 'local-template',
+  prompt_version: 'meeting-summary@v1',
+  generated_at: '2026-03-09T14:05:00.000Z',
+  transcript_at: '2026-03-09T14:00:00.000Z',
+};
+
+/** Inline (not a component), so that its `null` shows in the document. */
+const LatestSummary = z
+  .object({
+    detail: detailValue.openapi({ description: 'brief or detailed', example: 'brief' }),
+    text: z.string().openapi({ description: 'The summary', example: SUMMARY_TEXT }),
+    ...provenance,
+  })
+  .nullable()
+  .openapi({
+    description:
+      'The latest summary of its transcript (`POST /api/meeting/{id}/generate-summary`; each replaces the last), with where it came from; null: none generated yet',
+    example: LATEST_SUMMARY_EXAMPLE,
+  });
+
 export const MeetingSchema = z
   .object({
     id: z.number().int().openapi({ description: 'The meeting’s id' }),
@@ -137,6 +180,7 @@ export const MeetingSchema = z
     created_by: z.number().int().nullable().openapi({ description: 'The user who created it (the rep for bookings)' }),
     created_at: timestamp('When it was created'),
     updated_at: timestamp('When it last changed'),
+    latest_summary: LatestSummary,
   })
   .openapi('Meeting', {
     description: 'A meeting of a rep with a lead, contact or company',
@@ -161,6 +205,7 @@ export const MeetingSchema = z
       created_by: 2,
       created_at: '2026-03-01T10:00:00.000Z',
       updated_at: '2026-03-01T10:00:00.000Z',
+      latest_summary: null,
     },
   });
 
@@ -169,10 +214,11 @@ export const statusText = (status: number): string =>
 
 export const SummaryBody = z
   .object({
-    detail: z
-      .enum(['brief', 'detailed'], { error: 'must be brief or detailed' })
-      .optional()
-      .openapi({ description: 'brief (default) or detailed' }),
+    detail: z.enum(['brief', 'detailed'], { error: 'must be brief or detailed' }).optional().openapi({
+      description:
+        '`brief` (the default): a few sentences. `detailed`: a summary, then the decisions and the action items',
+      example: 'detailed',
+    }),
   })
   .openapi('GenerateMeetingSummaryRequest', {
     description: 'How detailed the summary should be',
@@ -181,11 +227,29 @@ export const SummaryBody = z
 
 export const SummarySchema = z
   .object({
-    meeting_id: z.number().int().openapi({ description: 'The meeting' }),
-    detail: z.enum(['brief', 'detailed']).openapi({ description: 'The level of detail produced' }),
-    summary: z.string().openapi({ description: 'The summary text' }),
+    meeting_id: z.number().int().openapi({ description: 'The meeting', example: 7 }),
+    detail: detailValue.openapi({ description: 'The level of detail produced', example: 'brief' }),
+    summary: z.string().openapi({ description: 'The summary text', example: SUMMARY_TEXT }),
+    ...provenance,
+    credits_charged: z
+      .number()
+      .int()
+      .openapi({ description: 'Credits this summary cost (`meeting_summary`)', example: 3 }),
+    balance: z.number().int().openapi({ description: 'The organization’s credits left after it', example: 997 }),
   })
   .openapi('MeetingSummary', {
-    description: 'A summary generated from a meeting’s transcript',
-    example: { meeting_id: 7, detail: 'brief', summary: 'Budget confirmed; next step a demo.' },
+    description:
+      'A summary generated from a meeting’s transcript, with the provider, model and prompt version that wrote it; it is also kept on the meeting as `latest_summary`',
+    example: {
+      meeting_id: 7,
+      detail: 'brief',
+      summary: SUMMARY_TEXT,
+      provider: 'local',
+      model: 'local-template',
+      prompt_version: 'meeting-summary@v1',
+      generated_at: '2026-03-09T14:05:00.000Z',
+      transcript_at: '2026-03-09T14:00:00.000Z',
+      credits_charged: 3,
+      balance: 997,
+    },
   });

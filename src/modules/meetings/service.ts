@@ -35,6 +35,7 @@ export function presentMeeting(row: MeetingRow) {
     created_by: row.createdBy,
     created_at: isoTimestamp(row.createdAt) as string,
     updated_at: isoTimestamp(row.updatedAt) as string,
+    latest_summary: row.summary ?? null,
   };
 }
 
@@ -167,10 +168,4 @@ export async function deleteMeeting(ctx: TenantContext, id: number): Promise<voi
   const before = await findMeeting(ctx, id);
   await bumpBookingVersion(ctx, [before.userId]);
   await ctx.db.delete(meetings).where(tenantWhere(ctx, meetings, eq(meetings.id, id)));
-}
-
-/** Summaries come with the AI issue: until then none can be made (404 after the meeting check). */
-export async function meetingSummary(ctx: TenantContext, id: number): Promise<never> {
-  await findMeeting(ctx, id);
-  throw new NotFound(`Summary of meeting ${id}`);
 }

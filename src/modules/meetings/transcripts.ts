@@ -13,7 +13,8 @@ import { durationOf, type ParsedTranscript, speakersOf, type TranscriptSegment }
 
 type Ctx = Pick<TenantContext, 'db' | 'orgId' | 'userId' | 'effects'>;
 
-interface StoredBody {
+/** The R2 object of a transcript. */
+export interface StoredTranscript {
   text: string;
   segments: TranscriptSegment[];
 }
@@ -42,7 +43,7 @@ export async function storeTranscript(
     .where(tenantWhere(ctx, meetings, eq(meetings.id, meetingId)))
     .for('update', { of: meetings });
   if (!meeting) throw new NotFound('Meeting', meetingId);
-  const body = JSON.stringify({ text: parsed.text, segments: parsed.segments } satisfies StoredBody);
+  const body = JSON.stringify({ text: parsed.text, segments: parsed.segments } satisfies StoredTranscript);
   const storageKey = `${ctx.orgId}/transcript/${crypto.randomUUID()}.json`;
   await bucket.put(storageKey, body, { httpMetadata: { contentType: 'application/json' } });
   ctx.effects?.afterRollback(() => bucket.delete(storageKey));
@@ -71,7 +72,7 @@ export async function storeTranscript(
 
 type TranscriptRow = typeof meetingTranscripts.$inferSelect;
 
-function present(row: TranscriptRow, body: StoredBody) {
+function present(row: TranscriptRow, body: StoredTranscript) {
   return {
     meeting_id: row.meetingId,
     transcript: body.text,
@@ -101,5 +102,5 @@ export async function readTranscript(ctx: Pick<TenantContext, 'db' | 'orgId'>, b
   if (!found.transcript) throw new NotFound(`Transcript of meeting ${meetingId}`);
   const object = await bucket.get(found.transcript.storageKey);
   if (!object) throw new NotFound(`Transcript of meeting ${meetingId}`);
-  return present(found.transcript, (await object.json()) as StoredBody);
+  return present(found.transcript, (await object.json()) as StoredTranscript);
 }
