@@ -1,7 +1,8 @@
 /**
  * The Worker entry: HTTP requests go to the Hono app; queue batches (jobs and dead letters) to
  * the job runner, those of the events queue (tracking hits) to the events runner; the cron trigger sweeps the job outbox,
- * the jobs whose lease expired (jobs/lease-sweep.ts) and expired idempotency keys, and once a day snapshots every open deal's forecast.
+ * the jobs whose lease expired (jobs/lease-sweep.ts), expired idempotency keys and credit reservations nobody
+ * closed (modules/credits/expiry.ts), and once a day snapshots every open deal's forecast.
  */
 import { buildApp } from './app';
 import { runIdempotencySweep } from './core/idempotency';
@@ -12,6 +13,7 @@ import { runLeaseSweep } from './jobs/lease-sweep';
 import { runOutboxSweep } from './jobs/outbox';
 import { consumeQueue } from './jobs/runner';
 import { scheduleCalendarSyncs } from './modules/calendar';
+import { runReservationSweep } from './modules/credits';
 import { runForecastSnapshots } from './modules/forecast';
 
 export { RateLimitCounter } from './core/rate-limit-counter';
@@ -31,6 +33,7 @@ export default {
       runOutboxSweep(env),
       runLeaseSweep(env),
       runIdempotencySweep(env),
+      runReservationSweep(env),
       runForecastSnapshots(env, new Date(controller.scheduledTime)),
       scheduleCalendarSyncs(env),
     ]);

@@ -38,6 +38,8 @@ export const creditLedger = pgTable(
   (table) => [
     // The balance is a sum over the organization's rows: an index-only scan of these columns.
     index('credit_ledger_organization_idx').on(table.organizationId, table.kind, table.createdAt, table.amount),
+    // The expiry sweep (modules/credits/expiry.ts) reads reservations by age across organizations.
+    index('credit_ledger_reservation_age_idx').on(table.createdAt).where(sql`${table.kind} = 'reservation'`),
     uniqueIndex('credit_ledger_reservation_key')
       .on(table.organizationId, table.idempotencyKey)
       .where(sql`${table.kind} = 'reservation'`),
