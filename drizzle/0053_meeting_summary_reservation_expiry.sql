@@ -1,0 +1,2 @@
+ALTER TABLE "meetings" ADD COLUMN "summary" jsonb;--> statement-breakpoint
+CREATE INDEX "credit_ledger_reservation_age_idx" ON "credit_ledger" USING btree ("created_at") WHERE "credit_ledger"."kind" = 'reservation';
