@@ -14,7 +14,14 @@ import { vapiSignature } from '../src/providers/voice/vapi';
 import { call, expectFailure, fetchWorker, signupOrganization, type SignedUp } from './helpers/api';
 import { feedOf, inOrganization } from './helpers/leads';
 import { requestRecordingJobs } from './helpers/mail';
-import { buyLocalNumber, completedAgentCall, leadWithPhone, topUp, withJobsRun } from './helpers/voice';
+import {
+  buyLocalNumber,
+  completedAgentCall,
+  leadWithPhone,
+  mockTwilioAccount,
+  topUp,
+  withJobsRun,
+} from './helpers/voice';
 
 let org: SignedUp;
 let other: SignedUp;
@@ -378,6 +385,7 @@ describe('provider webhooks', () => {
 
   beforeAll(async () => {
     twilioOrg = await signupOrganization('Twilio');
+    const twilio = mockTwilioAccount();
     const connected = await call('POST', '/api/voice/connection', {
       token: twilioOrg.token,
       body: {
@@ -390,6 +398,7 @@ describe('provider webhooks', () => {
     });
     expect(connected.status).toBe(200);
     expect(connected.body.data).toMatchObject({ provider: 'twilio', agent_calling: true, browser_calling: false });
+    twilio.mockRestore();
     expect(connected.text).not.toContain(authToken);
     const [row] = await inOrganization(twilioOrg.orgId, (tx) =>
       tx

@@ -2,6 +2,7 @@
  * Voice in tests: money in the calling wallet, leads with phones, and requests whose voice jobs a
  * test delivers itself (through the Worker's queue handler), as often as it likes.
  */
+import { type MockInstance, vi } from 'vitest';
 import { call, type SignedUp } from './api';
 import { deliverJobs, requestRecordingJobs } from './mail';
 
@@ -59,4 +60,18 @@ let numberSeq = Math.floor(Math.random() * 100);
 export function nextLocalNumber(area = '628'): string {
   numberSeq = (numberSeq + 1) % 100;
   return `+1${area}55501${String(numberSeq).padStart(2, '0')}`;
+}
+
+/**
+ * Twilio's Account resource mocked at fetch (GET /2010-04-01/Accounts/{sid}.json answers this
+ * status and body); every other request goes to the real fetch. Connecting an account checks it
+ * there first. Restore with the answer's mockRestore().
+ */
+export function mockTwilioAccount(answer: () => Response = () => Response.json({ status: 'active' })): MockInstance {
+  const real = globalThis.fetch;
+  return vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
+    const url = input instanceof Request ? input.url : String(input);
+    if (/^https:\/\/api\.twilio\.com\/2010-04-01\/Accounts\/[^/]+\.json$/.test(url)) return answer();
+    return real(input, init);
+  });
 }

@@ -5,13 +5,14 @@
  */
 import type { z } from '@hono/zod-openapi';
 import { and, eq, isNull, sql } from 'drizzle-orm';
-import { ApiError } from '../../core/errors';
+import { ApiError, ValidationFailed } from '../../core/errors';
 import { connections, voiceLedger } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import type { Bindings } from '../../env';
 import { sealCredentials } from '../../providers/connections';
+import { ProviderFailure, ProviderUnavailable } from '../../providers/failures';
 import { findVoiceConnection, voiceSetupOf, type VoiceCredentials } from '../../providers/voice/select';
-import { MONTHLY_NUMBER_CENTS } from '../../providers/voice/twilio';
+import { MONTHLY_NUMBER_CENTS, type TwilioCredentials, verifyTwilioAccount } from '../../providers/voice/twilio';
 import { twilioVoiceToken } from '../../providers/voice/twilio-token';
 import { AGENT_CALL_MAX_MINUTES, CALL_CENTS_PER_MINUTE } from './pricing';
 import type { TopUpBody, VoiceConnectionBody } from './schemas';
@@ -94,7 +95,29 @@ export function presentVoiceConnection(row: typeof connections.$inferSelect, org
   };
 }
 
-/** Connects (or replaces) the organization's Twilio account; the previous connection is disconnected. */
+/**
+ * Asks Twilio whether the account SID and auth token work before anything is stored: refused
+ * (401/403) is a 422 naming auth_token, an unknown or closed account one naming account_sid,
+ * Twilio down or throttling a 503 with Retry-After.
+ */
+async function verifyCredentials(twilio: TwilioCredentials): Promise<void> {
+  let status: string;
+  try {
+    ({ status } = await verifyTwilioAccount(twilio));
+  } catch (error) {
+    if (!(error instanceof ProviderFailure)) throw error;
+    if (error.kind === 'unavailable') throw new ProviderUnavailable(error.reason, error.retryAfterSeconds ?? 30);
+    if (error.kind === 'auth') {
+      throw ValidationFailed.field('auth_token', `Twilio refused this account SID and auth token (${error.status})`);
+    }
+    throw ValidationFailed.field('account_sid', `Twilio has no account ${twilio.account_sid} (${error.status})`);
+  }
+  if (status !== 'active') {
+    throw ValidationFailed.field('account_sid', `the Twilio account is ${status}, not active`);
+  }
+}
+
+/** Connects (or replaces) the organization's Twilio account, once Twilio accepted its credentials; the previous connection is disconnected. */
 export async function connectVoice(
   ctx: TenantContext,
   env: Bindings,
@@ -127,6 +150,7 @@ export async function connectVoice(
         }
       : undefined,
   };
+  await verifyCredentials(credentials.twilio);
   const sealed = await sealCredentials(env, ctx.orgId, credentials);
   await ctx.db
     .update(connections)

@@ -134,3 +134,19 @@ export async function twilioTranscriptionText(credentials: TwilioCredentials, re
   const done = (page.transcriptions ?? []).find((entry) => entry.status === 'completed' && entry.transcription_text);
   return done?.transcription_text ?? null;
 }
+
+/**
+ * Checks an account SID and auth token with Twilio's cheapest documented read, the Account
+ * resource (GET /2010-04-01/Accounts/{AccountSid}.json, Basic auth). Answers the account's status
+ * (`active`, `suspended`, `closed`); a refusal or an outage is thrown as a ProviderFailure.
+ */
+export async function verifyTwilioAccount(credentials: TwilioCredentials): Promise<{ status: string }> {
+  const url = `${TWILIO_API}/Accounts/${encodeURIComponent(credentials.account_sid)}.json`;
+  const response = await expectOk(
+    'twilio',
+    await providerFetch('twilio', url, { headers: { authorization: basic(credentials), accept: 'application/json' } }),
+    'account',
+  );
+  const account = (await response.json().catch(() => ({}))) as { status?: unknown };
+  return { status: typeof account.status === 'string' ? account.status : 'active' };
+}
