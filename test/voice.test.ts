@@ -400,6 +400,7 @@ describe('provider webhooks', () => {
     expect(connected.body.data).toMatchObject({ provider: 'twilio', agent_calling: true, browser_calling: false });
     twilio.mockRestore();
     expect(connected.text).not.toContain(authToken);
+    await topUp(twilioOrg, 5);
     const [row] = await inOrganization(twilioOrg.orgId, (tx) =>
       tx
         .insert(calls)

@@ -14,7 +14,7 @@ import { type FeedActor, recordFeed } from '../feed';
 import { rescoreLeads } from '../intent';
 import type { CallRow } from './calls';
 import { callPriceCents, ENGAGED_CALL_SECONDS } from './pricing';
-import { recordLedger } from './wallet';
+import { chargeWallet, recordLedger } from './wallet';
 
 /** The order statuses move in; an ended status is final. */
 const RANK: Record<CallStatus, number> = {
@@ -96,7 +96,7 @@ export async function endCall(
     await recordLedger(db, orgId, { kind: 'call_release', cents: row.reservedCents, callId, note: 'hold released' });
   }
   if (price > 0) {
-    await recordLedger(db, orgId, { kind: 'call_charge', cents: price, callId, note: `${duration} s` });
+    await chargeWallet(db, orgId, { kind: 'call_charge', cents: price, callId, note: `${duration} s` });
   }
   const subject = row.leadId
     ? { modelType: 'lead', modelId: row.leadId }

@@ -246,14 +246,21 @@ const turn = z
 export const CallSchema = z
   .object({
     id: z.number().int().openapi({ description: 'The call’s id (read-only)' }),
-    user_id: z.number().int().nullable().openapi({ description: 'The user who placed it' }),
+    user_id: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({
+        description: 'The user who placed it (a call to one of our numbers: the number’s first assigned user)',
+      }),
     lead_id: z.number().int().nullable().openapi({ description: 'The lead called' }),
     contact_id: z.number().int().nullable().openapi({ description: 'The contact called' }),
     company_id: z.number().int().nullable().openapi({ description: 'The company of the lead or contact' }),
     direction: z.enum(['inbound', 'outbound']).openapi({ description: 'inbound or outbound' }),
-    kind: z
-      .enum(['agent', 'browser'])
-      .openapi({ description: 'agent (an AI voice agent) or browser (a user’s own call)' }),
+    kind: z.enum(['agent', 'browser']).openapi({
+      description:
+        'agent (an AI voice agent) or browser (a person’s own call: placed from the browser with the voice token, or a call to one of the organization’s numbers)',
+    }),
     from_number: z.string().openapi({ description: 'E.164 of the calling side' }),
     to_number: z.string().openapi({ description: 'E.164 of the called side' }),
     status: callStatus,
@@ -266,7 +273,10 @@ export const CallSchema = z
       .array(turn)
       .nullable()
       .openapi({ description: 'Speaker turns, once the call ended (also at /transcript)' }),
-    price: z.number().nullable().openapi({ description: 'What the wallet was charged, in USD, once it ended' }),
+    price: z.number().nullable().openapi({
+      description:
+        'What the call cost, in USD, once it ended, charged to the wallet (a call the organization did not place and the wallet could not cover is charged what the wallet held)',
+    }),
     currency: z.literal('USD').openapi({ description: 'Always USD' }),
     has_recording: z.boolean().openapi({ description: 'Whether GET /api/call/{id}/recording has a link' }),
     failure_reason: z.string().nullable().openapi({ description: 'Why it failed, when it did' }),

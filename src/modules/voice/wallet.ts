@@ -80,6 +80,26 @@ export async function debitWallet(db: Queryable, orgId: number, entry: LedgerEnt
 }
 
 /**
+ * The charge of a call that already ran: it cannot be refused, but the wallet never goes below
+ * zero, so under the wallet lock it takes what the balance covers (all of it, normally: a placed
+ * call's hold was released just before); a shortfall (a call we did not place, with no hold) is
+ * written in the row's note. Once per call, like recordLedger. Answers the cents charged.
+ */
+export async function chargeWallet(db: Queryable, orgId: number, entry: LedgerEntry): Promise<number> {
+  await lockWallet(db, orgId);
+  const result = await db.execute<{ charged: string | number }>(sql`
+    insert into ${voiceLedger} ${COLUMNS}
+    select ${orgId}::bigint, ${entry.kind}::text, -b.due, ${entry.callId ?? null}::bigint, ${entry.phoneNumberId ?? null}::bigint,
+      ${entry.note ?? ''}::text || case when b.due < ${entry.cents} then ' (' || (${entry.cents} - b.due) || ' cents unpaid: the wallet was short)' else '' end,
+      ${entry.createdBy ?? null}::bigint
+    from (select least(${entry.cents}::bigint, greatest(${balanceSql(orgId)}, 0)) as due) b
+    where b.due > 0
+    on conflict do nothing
+    returning -amount_cents as charged`);
+  return Number(result.rows[0]?.charged ?? 0);
+}
+
+/**
  * Credits (top-ups, releases, refunds) and charges that may not be refused (a call that already
  * ran), once per call or number and kind: a second attempt (a replayed webhook, a redelivered
  * job) inserts nothing. Answers whether it was written.

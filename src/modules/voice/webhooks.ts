@@ -3,7 +3,9 @@
  * under the account's auth token) and Vapi's end-of-call report (JSON, x-vapi-signature under the
  * server credential's secret). Nothing is read from the body before its signature is checked
  * against the organization's sealed credentials: unsigned, badly signed, or for an organization
- * without a Twilio connection is a 403 and changes nothing. A replay changes nothing twice:
+ * without a Twilio connection is a 403 and changes nothing. A Twilio callback naming a call we did
+ * not place (a browser call, a call to one of our numbers) records it first (observed-calls.ts).
+ * A replay changes nothing twice:
  * statuses only move forward, a call ends (and is charged) once, and a recording is copied once.
  */
 import { and, eq, sql } from 'drizzle-orm';
@@ -19,6 +21,7 @@ import { isValidTwilioSignature } from '../../providers/voice/twilio-signature';
 import { isValidVapiSignature, parseVapiReport } from '../../providers/voice/vapi';
 import type { CallStatus } from '../../db/schema';
 import { advanceCall, endCall } from './call-progress';
+import { recordObservedCall } from './observed-calls';
 
 const refused = () => new Forbidden('The webhook’s signature is missing or not valid', 'invalid_signature');
 
@@ -109,7 +112,9 @@ export async function twilioCallback(
     const get = (name: string) => params.find(([key]) => key === name)?.[1];
     const callSid = get('CallSid');
     if (!callSid) return { handled: false };
-    const call = await findProviderCall(tx, orgId, ['twilio', 'vapi'], callSid);
+    const call =
+      (await findProviderCall(tx, orgId, ['twilio', 'vapi'], callSid)) ??
+      (await recordObservedCall(tx, orgId, account.connection.id, callSid, get));
     if (!call) return { handled: false };
     if (get('RecordingSid') && get('RecordingStatus') === 'completed' && get('RecordingUrl')) {
       await queueRecordingCopy(tx, effects, orgId, call.id, get('RecordingUrl') as string);
