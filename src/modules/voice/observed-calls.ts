@@ -127,7 +127,7 @@ export async function recordObservedCall(
 ): Promise<CallRow | null> {
   if (get('ParentCallSid')) return null;
   const seen = await describeCall(tx, orgId, get);
-  if (!seen || !seen.to || !seen.from) return null;
+  if (!seen?.to || !seen.from) return null;
   const party = await partyByPhone(tx, orgId, seen.other);
   await tx
     .insert(calls)
