@@ -2,7 +2,8 @@
  * The Worker entry: HTTP requests go to the Hono app; queue batches (jobs and dead letters) to
  * the job runner, those of the events queue (tracking hits) to the events runner; the cron trigger sweeps the job outbox,
  * the jobs whose lease expired (jobs/lease-sweep.ts), expired idempotency keys and credit reservations nobody
- * closed (modules/credits/expiry.ts), and once a day snapshots every open deal's forecast.
+ * closed (modules/credits/expiry.ts), once a day snapshots every open deal's forecast, and charges the
+ * month's phone number rentals not yet charged (modules/voice/rentals.ts).
  */
 import { buildApp } from './app';
 import { runIdempotencySweep } from './core/idempotency';
@@ -15,6 +16,7 @@ import { consumeQueue } from './jobs/runner';
 import { scheduleCalendarSyncs } from './modules/calendar';
 import { runReservationSweep } from './modules/credits';
 import { runForecastSnapshots } from './modules/forecast';
+import { runNumberRentals } from './modules/voice';
 
 export { RateLimitCounter } from './core/rate-limit-counter';
 
@@ -36,6 +38,7 @@ export default {
       runReservationSweep(env),
       runForecastSnapshots(env, new Date(controller.scheduledTime)),
       scheduleCalendarSyncs(env),
+      runNumberRentals(env, new Date(controller.scheduledTime)),
     ]);
     for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
   },

@@ -7,6 +7,7 @@ import { sql } from 'drizzle-orm';
 import {
   bigint,
   check,
+  date,
   index,
   integer,
   jsonb,
@@ -26,8 +27,12 @@ import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenan
 
 export const NUMBER_TYPES = ['local', 'mobile', 'toll_free'] as const;
 export type NumberType = (typeof NUMBER_TYPES)[number];
-/** pending: bought and paid, the provider purchase queued; active: the provider has it; failed: refunded. */
-export const NUMBER_STATUSES = ['pending', 'active', 'failed'] as const;
+/**
+ * pending: bought and paid, the provider purchase queued; active: the provider has it; failed:
+ * refunded; suspended: a month's rental the wallet could not cover (not used for calls until the
+ * monthly run charges it after a top-up).
+ */
+export const NUMBER_STATUSES = ['pending', 'active', 'failed', 'suspended'] as const;
 export type NumberStatus = (typeof NUMBER_STATUSES)[number];
 
 export const phoneNumbers = pgTable(
@@ -58,7 +63,7 @@ export const phoneNumbers = pgTable(
     uniqueIndex('phone_numbers_live_key')
       .on(table.organizationId, table.phoneNumber)
       .where(sql`${table.status} <> 'failed'`),
-    check('phone_numbers_status_check', sql`${table.status} in ('pending', 'active', 'failed')`),
+    check('phone_numbers_status_check', sql`${table.status} in ('pending', 'active', 'failed', 'suspended')`),
     tenantPolicy('phone_numbers'),
   ],
 );
@@ -151,6 +156,8 @@ export const calls = pgTable(
     index('calls_lead_idx').on(table.organizationId, table.leadId),
     index('calls_contact_idx').on(table.organizationId, table.contactId),
     index('calls_company_idx').on(table.organizationId, table.companyId),
+    // The dialling pace reads the organization's latest turns.
+    index('calls_dial_after_idx').on(table.organizationId, table.dialAfter),
     uniqueIndex('calls_provider_call_key')
       .on(table.organizationId, table.provider, table.providerCallId)
       .where(sql`${table.providerCallId} is not null`),
@@ -166,11 +173,20 @@ export const calls = pgTable(
  * The calling wallet: one row per movement, in cents of USD, signed (+ credits, − debits); the
  * balance is their sum and nothing else. Kinds: top_up (+), number_rental (−), call_hold (− the
  * maximum duration's price when a call is placed), call_release (+ the hold, when it ended),
- * call_charge (− the real duration's price), refund (+ a failed number purchase). A call or a
- * number has each kind at most once (unique index), so a replayed webhook or a redelivered job
- * cannot settle twice.
+ * call_charge (− the real duration's price), refund (+ a failed number purchase), number_renewal
+ * (− a number's rental of a later calendar month, by the monthly run). A call or a number has
+ * each kind at most once (unique index), a renewal once per number and billing month, so a
+ * replayed webhook, a redelivered job or a second run cannot charge twice.
  */
-export const LEDGER_KINDS = ['top_up', 'number_rental', 'call_hold', 'call_release', 'call_charge', 'refund'] as const;
+export const LEDGER_KINDS = [
+  'top_up',
+  'number_rental',
+  'call_hold',
+  'call_release',
+  'call_charge',
+  'refund',
+  'number_renewal',
+] as const;
 export type LedgerKind = (typeof LEDGER_KINDS)[number];
 
 export const voiceLedger = pgTable(
@@ -182,6 +198,8 @@ export const voiceLedger = pgTable(
     amountCents: bigint({ mode: 'number' }).notNull(),
     callId: bigint({ mode: 'number' }).references(() => calls.id, { onDelete: 'set null' }),
     phoneNumberId: bigint({ mode: 'number' }).references(() => phoneNumbers.id, { onDelete: 'set null' }),
+    /** number_renewal: the calendar month (its first day) the rental pays for. */
+    billingMonth: date({ mode: 'string' }),
     note: text(),
     createdBy: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
@@ -193,7 +211,11 @@ export const voiceLedger = pgTable(
       .where(sql`${table.callId} is not null`),
     uniqueIndex('voice_ledger_number_kind_key')
       .on(table.organizationId, table.phoneNumberId, table.kind)
-      .where(sql`${table.phoneNumberId} is not null`),
+      .where(sql`${table.phoneNumberId} is not null and ${table.kind} <> 'number_renewal'`),
+    // One renewal per number and month: a second run (or a redelivered cron) charges nothing.
+    uniqueIndex('voice_ledger_renewal_key')
+      .on(table.organizationId, table.phoneNumberId, table.billingMonth)
+      .where(sql`${table.kind} = 'number_renewal'`),
     tenantPolicy('voice_ledger'),
   ],
 );

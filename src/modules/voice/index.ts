@@ -6,3 +6,4 @@ export { voiceJobHandler } from './voice-job';
 export { callRoutes } from './call-routes';
 export { voiceRoutes } from './routes';
 export { voiceWebhookRoutes } from './webhook-routes';
+export { runNumberRentals } from './rentals';

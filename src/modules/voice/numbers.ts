@@ -5,7 +5,7 @@
  * assigning users to one. Another organization's number or user is a 404.
  */
 import type { z } from '@hono/zod-openapi';
-import { and, eq, ilike, inArray, isNull, ne, sql } from 'drizzle-orm';
+import { and, eq, ilike, inArray, isNull, notInArray, sql } from 'drizzle-orm';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import { Conflict, NotFound, ValidationFailed } from '../../core/errors';
 import { wholeList } from '../../core/http';
@@ -165,12 +165,12 @@ export async function assignNumber(ctx: TenantContext, input: z.output<typeof As
   return presentNumber({ ...number, assignedUserIds: userIds.sort((a, b) => a - b) });
 }
 
-/** The organization's live number the user may call from (assigned to them first), or null. */
+/** The organization's live number (not failed, not suspended) the user may call from (assigned to them first), or null. */
 export async function callerNumber(ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId'>): Promise<string | null> {
   const [row] = await ctx.db
     .select({ phoneNumber: phoneNumbers.phoneNumber })
     .from(phoneNumbers)
-    .where(and(tenantWhere(ctx, phoneNumbers), ne(phoneNumbers.status, 'failed')))
+    .where(and(tenantWhere(ctx, phoneNumbers), notInArray(phoneNumbers.status, ['failed', 'suspended'])))
     .orderBy(
       sql`not exists (select 1 from ${phoneNumberUsers} a where a.organization_id = ${ctx.orgId} and a.phone_number_id = "phone_numbers"."id" and a.user_id = ${ctx.userId ?? 0})`,
       phoneNumbers.id,

@@ -72,10 +72,15 @@ export const PhoneNumberSchema = z
     provider: z.string().openapi({ description: 'local (the simulator) or twilio' }),
     status: z.enum(NUMBER_STATUSES).openapi({
       description:
-        'pending (paid, the provider purchase queued), active (the provider has it), failed (the purchase failed; the price was refunded)',
+        'pending (paid, the provider purchase queued), active (the provider has it), failed (the purchase failed; the price was refunded), suspended (a month’s rental the wallet could not cover: not used for calls; active again once a top-up lets the monthly run charge it)',
     }),
-    failure_reason: z.string().nullable().openapi({ description: 'Why the purchase failed' }),
-    monthly_price: z.number().openapi({ description: 'Debited on purchase, in USD' }),
+    failure_reason: z
+      .string()
+      .nullable()
+      .openapi({ description: 'Why the purchase failed, or which month’s rental is unpaid (suspended)' }),
+    monthly_price: z
+      .number()
+      .openapi({ description: 'Debited on purchase (that calendar month) and on the 1st of each later month, in USD' }),
     currency: z.literal('USD').openapi({ description: 'Always USD' }),
     assigned_user_ids: z.array(z.number().int()).openapi({ description: 'Users who may call from it' }),
     created_at: timestamp('When it was bought'),
@@ -246,13 +251,9 @@ const turn = z
 export const CallSchema = z
   .object({
     id: z.number().int().openapi({ description: 'The call’s id (read-only)' }),
-    user_id: z
-      .number()
-      .int()
-      .nullable()
-      .openapi({
-        description: 'The user who placed it (a call to one of our numbers: the number’s first assigned user)',
-      }),
+    user_id: z.number().int().nullable().openapi({
+      description: 'The user who placed it (a call to one of our numbers: the number’s first assigned user)',
+    }),
     lead_id: z.number().int().nullable().openapi({ description: 'The lead called' }),
     contact_id: z.number().int().nullable().openapi({ description: 'The contact called' }),
     company_id: z.number().int().nullable().openapi({ description: 'The company of the lead or contact' }),

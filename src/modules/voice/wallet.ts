@@ -8,7 +8,7 @@
  * The mechanics (lock, conditional debit, credit, derived balance) take the ledger table and the
  * lock's name, so a second ledger (the AI credits) can share them.
  */
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { PaymentRequired } from '../../core/errors';
 import type { Queryable } from '../../db/client';
 import { type LedgerKind, voiceLedger } from '../../db/schema';
@@ -33,11 +33,17 @@ const SIGN: Record<LedgerKind, 1 | -1> = {
   number_rental: -1,
   call_hold: -1,
   call_charge: -1,
+  number_renewal: -1,
 };
 
 /** Serializes the organization's wallet movements until the transaction ends. */
 export async function lockWallet(db: Queryable, orgId: number): Promise<void> {
   await db.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`${orgId}:${LOCK}`}, 0))`);
+}
+
+/** The wallet lock's key for an organization id computed in SQL (a set-based run locks many). */
+export function walletLockKey(orgId: SQL): SQL {
+  return sql`(${orgId})::text || ${`:${LOCK}`}`;
 }
 
 export function balanceSql(orgId: number) {
