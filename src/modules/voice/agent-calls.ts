@@ -111,8 +111,10 @@ export async function initiateAgentCall(ctx: TenantContext, env: Bindings, input
   const [paced] = await ctx.db
     .update(calls)
     .set({
+      // Every call whose turn is less than a gap ago or still ahead counts, dialled already or not:
+      // a call dialled a moment ago keeps its second.
       dialAfter: sql`greatest(now(), (select max(c.dial_after) + make_interval(secs => ${gap}) from ${calls} c
-        where c.organization_id = ${ctx.orgId} and c.id <> ${row.id} and c.status = 'queued'))`,
+        where c.organization_id = ${ctx.orgId} and c.id <> ${row.id} and c.dial_after > now() - make_interval(secs => ${gap})))`,
     })
     .where(and(eq(calls.organizationId, ctx.orgId), eq(calls.id, row.id)))
     .returning();

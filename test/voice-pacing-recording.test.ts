@@ -1,0 +1,139 @@
+/**
+ * Two promises of the calling issue, end to end on the local simulator:
+ *   - the provider's calls per second (Twilio: 1 per account): each queued call gets a dialling
+ *     turn a second after the organization's latest (even one already dialled), and the voice job
+ *     hands a call whose turn is more than a few seconds away back to the queue without dialling;
+ *   - a completed agent call's recording is in R2, its link downloads WAV audio through the app,
+ *     and an expired or altered link is refused.
+ */
+import { env } from 'cloudflare:workers';
+import { and, eq } from 'drizzle-orm';
+import { base64url } from 'jose';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { calls, storedFiles } from '../src/db/schema';
+import { trackingSecrets } from '../src/modules/tracking';
+import { recordingLink, RECORDING_LINK_SECONDS } from '../src/modules/voice/recording-link';
+import { call, fetchWorker, signupOrganization, type SignedUp } from './helpers/api';
+import { inOrganization } from './helpers/leads';
+import { deliverJobs, requestRecordingJobs } from './helpers/mail';
+import { leadWithPhone, topUp } from './helpers/voice';
+
+let org: SignedUp;
+let leadId: number;
+
+beforeAll(async () => {
+  org = await signupOrganization('Pacing');
+  await topUp(org, 50);
+  leadId = await leadWithPhone(org, '+14155550142');
+});
+
+const initiate = () =>
+  requestRecordingJobs('POST', '/api/call/agent/initiate', {
+    token: org.token,
+    body: { system_prompt: 'Book a demo of Acme CRM.', lead_id: leadId, first_message: 'Hi Grace, Acme here.' },
+  });
+
+const callRow = async (id: number) =>
+  (
+    await inOrganization(org.orgId, (tx) =>
+      tx
+        .select()
+        .from(calls)
+        .where(and(eq(calls.organizationId, org.orgId), eq(calls.id, id))),
+    )
+  )[0];
+
+const setCall = (id: number, values: Partial<typeof calls.$inferInsert>) =>
+  inOrganization(org.orgId, (tx) =>
+    tx
+      .update(calls)
+      .set(values)
+      .where(and(eq(calls.organizationId, org.orgId), eq(calls.id, id))),
+  );
+
+describe('calls per second', () => {
+  it('parallel calls get distinct turns a second apart', async () => {
+    const placed = await Promise.all([initiate(), initiate(), initiate()]);
+    expect(placed.map((response) => response.status)).toEqual([202, 202, 202]);
+    const turns = (await Promise.all(placed.map((response) => callRow(response.body.data.id))))
+      .map((row) => row.dialAfter.getTime())
+      .sort((a, b) => a - b);
+    expect(turns[1] - turns[0]).toBeGreaterThanOrEqual(1000);
+    expect(turns[2] - turns[1]).toBeGreaterThanOrEqual(1000);
+    // Out of the way of the next test: these calls are over.
+    for (const response of placed) await setCall(response.body.data.id, { status: 'canceled' });
+  });
+
+  it('a call dialled a moment ago still holds its second', async () => {
+    const first = await initiate();
+    // Dialled and answered, as the job leaves it while the conversation runs.
+    await setCall(first.body.data.id, { status: 'in-progress', startedAt: new Date() });
+    const second = await initiate();
+    const [a, b] = await Promise.all([callRow(first.body.data.id), callRow(second.body.data.id)]);
+    expect(b.dialAfter.getTime() - a.dialAfter.getTime()).toBeGreaterThanOrEqual(1000);
+    await setCall(first.body.data.id, { status: 'completed' });
+    await setCall(second.body.data.id, { status: 'canceled' });
+  });
+
+  it('the job hands back a call whose turn is seconds away, and dials it when its turn has come', async () => {
+    const queued = await initiate();
+    const id = queued.body.data.id;
+    await setCall(id, { dialAfter: new Date(Date.now() + 10_000) });
+    const early = await deliverJobs(queued.sent);
+    expect(early.retryMessages).toHaveLength(1);
+    expect(await callRow(id)).toMatchObject({ status: 'queued', startedAt: null, providerCallId: null });
+    await setCall(id, { dialAfter: new Date(Date.now() - 1000) });
+    const due = await deliverJobs(queued.sent, 2);
+    expect(due.retryMessages).toEqual([]);
+    expect((await callRow(id)).status).toBe('completed');
+  });
+});
+
+describe('a recording, end to end', () => {
+  it('is stored in R2 by the job and downloads as WAV through a short-lived link; expired or altered links are refused', async () => {
+    const queued = await initiate();
+    const id = queued.body.data.id as number;
+    await deliverJobs(queued.sent);
+    const row = await callRow(id);
+    expect(row.status).toBe('completed');
+    expect(row.recordingFileId).not.toBeNull();
+
+    const [file] = await inOrganization(org.orgId, (tx) =>
+      tx
+        .select()
+        .from(storedFiles)
+        .where(and(eq(storedFiles.organizationId, org.orgId), eq(storedFiles.id, row.recordingFileId as number))),
+    );
+    const stored = await env.FILES.get(file.storageKey);
+    expect(stored).not.toBeNull();
+    const storedBytes = new Uint8Array(await (stored as R2ObjectBody).arrayBuffer());
+
+    const link = await call('GET', `/api/call/${id}/recording`, { token: org.token });
+    expect(link.status).toBe(200);
+    const expiresIn = Date.parse(link.body.data.expires_at) - Date.now();
+    expect(expiresIn).toBeGreaterThan(0);
+    expect(expiresIn).toBeLessThanOrEqual(RECORDING_LINK_SECONDS * 1000);
+    const audio = await fetchWorker(new Request(new URL(link.body.data.url, 'http://lead.test')));
+    expect(audio.status).toBe(200);
+    expect(audio.headers.get('content-type')).toBe('audio/wav');
+    const bytes = new Uint8Array(await audio.arrayBuffer());
+    const ascii = (from: number, to: number) => new TextDecoder().decode(bytes.slice(from, to));
+    expect([ascii(0, 4), ascii(8, 12), ascii(12, 16)]).toEqual(['RIFF', 'WAVE', 'fmt ']);
+    expect(bytes).toEqual(storedBytes);
+
+    // Signed a moment longer ago than a link lives: expired.
+    const secrets = trackingSecrets(env);
+    const claims = { orgId: org.orgId, callId: id, fileId: file.id };
+    const expired = await recordingLink(secrets, claims, Date.now() - (RECORDING_LINK_SECONDS + 5) * 1000);
+    expect((await fetchWorker(new Request(new URL(expired.url, 'http://lead.test')))).status).toBe(404);
+    // The payload changed under the old signature (another organization named): refused.
+    const [encoded, signature] = (link.body.data.url as string).split('/').pop()?.split('.') ?? [];
+    const payload = JSON.parse(new TextDecoder().decode(base64url.decode(encoded)));
+    const altered = base64url.encode(JSON.stringify({ ...payload, o: payload.o + 1 }));
+    const tampered = `/api/v1/call/recording/${altered}.${signature}`;
+    expect((await fetchWorker(new Request(new URL(tampered, 'http://lead.test')))).status).toBe(404);
+    // A fresh link for the same claims still works: only the expiry and the tampering were refused.
+    const fresh = await recordingLink(secrets, claims);
+    expect((await fetchWorker(new Request(new URL(fresh.url, 'http://lead.test')))).status).toBe(200);
+  });
+});
