@@ -3,7 +3,7 @@
  * success, refund it on failure. Every call writes ledger rows; the balance is their sum.
  *
  * Reserving serializes per organization: a transaction-level advisory lock on the organization's
- * credits, taken before the balance is read, so two concurrent reservations can never both spend
+ * credits (the lock and the derived balance are shared with the calling wallet: db/ledger.ts), taken before the balance is read, so two concurrent reservations can never both spend
  * the same credits (the second reads the balance only after the first committed or rolled back).
  * The lock is its own statement: a statement's snapshot is taken when it starts, so a balance read
  * in the statement that waited for the lock could miss the reservation it waited for.
@@ -15,6 +15,7 @@
  */
 import { sql } from 'drizzle-orm';
 import type { Queryable, Transaction } from '../../db/client';
+import { ledgerBalanceSql, ledgerLockSql } from '../../db/ledger';
 import { creditLedger } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import { PaymentRequired } from '../../core/errors';
@@ -44,7 +45,9 @@ async function inTransaction<T>(ctx: CreditsContext, work: (tx: Transaction) => 
   return isTransaction(ctx.db) ? work(ctx.db) : ctx.db.transaction(work);
 }
 
-const lockCredits = (orgId: number) => sql`select pg_advisory_xact_lock(hashtextextended(${`credits:${orgId}`}, 0))`;
+const lockCredits = (orgId: number) => ledgerLockSql(`credits:${orgId}`);
+const balanceOf = (orgId: number) =>
+  ledgerBalanceSql(creditLedger, creditLedger.amount, creditLedger.organizationId, orgId);
 
 /**
  * Holds the feature's price (times `quantity`) from the organization's balance, under the caller's
@@ -73,9 +76,7 @@ export async function reserveCredits(
         from ${creditLedger} r
         where r.organization_id = ${ctx.orgId} and r.kind = 'reservation' and r.idempotency_key = ${request.idempotencyKey}
       ),
-      balance as (
-        select coalesce(sum(amount), 0)::bigint as balance from ${creditLedger} where organization_id = ${ctx.orgId}
-      ),
+      balance as (select ${balanceOf(ctx.orgId)} as balance),
       inserted as (
         insert into ${creditLedger} (organization_id, kind, amount, feature, idempotency_key, created_by)
         select ${ctx.orgId}, 'reservation', ${-price}, ${request.feature}, ${request.idempotencyKey}, ${ctx.userId}
@@ -163,16 +164,13 @@ export async function grantCredits(
       returning id, amount
     )
     select (select id from inserted) as id,
-      (select coalesce(sum(amount), 0) from ${creditLedger} where organization_id = ${ctx.orgId})
-        + (select amount from inserted) as balance`);
+      ${balanceOf(ctx.orgId)} + (select amount from inserted) as balance`);
   return { id: Number(result.rows[0].id), balance: Number(result.rows[0].balance) };
 }
 
 /** The organization's balance: the sum of its ledger. */
 export async function creditBalance(ctx: CreditsContext): Promise<number> {
-  const result = await ctx.db.execute<{ balance: string }>(
-    sql`select coalesce(sum(amount), 0)::bigint as balance from ${creditLedger} where organization_id = ${ctx.orgId}`,
-  );
+  const result = await ctx.db.execute<{ balance: string }>(sql`select ${balanceOf(ctx.orgId)} as balance`);
   return Number(result.rows[0].balance);
 }
 

@@ -5,12 +5,13 @@
  * parallel purchases and calls are serialized and the balance never goes below zero: a debit is
  * one conditional insert that writes nothing when the balance does not cover it (402).
  *
- * The mechanics (lock, conditional debit, credit, derived balance) take the ledger table and the
- * lock's name, so a second ledger (the AI credits) can share them.
+ * The lock and the derived balance are the ones the AI credits use too (db/ledger.ts); the
+ * conditional debit, the capped charge and the once-per-call rows are the wallet's own.
  */
 import { type SQL, sql } from 'drizzle-orm';
 import { PaymentRequired } from '../../core/errors';
 import type { Queryable } from '../../db/client';
+import { ledgerBalanceSql, lockLedger } from '../../db/ledger';
 import { type LedgerKind, voiceLedger } from '../../db/schema';
 
 export const WALLET_CURRENCY = 'USD';
@@ -38,7 +39,7 @@ const SIGN: Record<LedgerKind, 1 | -1> = {
 
 /** Serializes the organization's wallet movements until the transaction ends. */
 export async function lockWallet(db: Queryable, orgId: number): Promise<void> {
-  await db.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`${orgId}:${LOCK}`}, 0))`);
+  await lockLedger(db, `${orgId}:${LOCK}`);
 }
 
 /** The wallet lock's key for an organization id computed in SQL (a set-based run locks many). */
@@ -47,7 +48,7 @@ export function walletLockKey(orgId: SQL): SQL {
 }
 
 export function balanceSql(orgId: number) {
-  return sql<number>`(select coalesce(sum(${voiceLedger.amountCents}), 0)::bigint from ${voiceLedger} where ${voiceLedger.organizationId} = ${orgId})`;
+  return ledgerBalanceSql(voiceLedger, voiceLedger.amountCents, voiceLedger.organizationId, orgId);
 }
 
 export async function walletBalance(db: Queryable, orgId: number): Promise<number> {
