@@ -111,10 +111,11 @@ export async function initiateAgentCall(ctx: TenantContext, env: Bindings, input
   const [paced] = await ctx.db
     .update(calls)
     .set({
-      // Every call whose turn is less than a gap ago or still ahead counts, dialled already or not:
-      // a call dialled a moment ago keeps its second.
+      // Every call whose turn is less than a gap ago or still ahead counts, waiting or dialled: a
+      // call dialled a moment ago keeps its second. One that ended without being dialled does not.
       dialAfter: sql`greatest(now(), (select max(c.dial_after) + make_interval(secs => ${gap}) from ${calls} c
-        where c.organization_id = ${ctx.orgId} and c.id <> ${row.id} and c.dial_after > now() - make_interval(secs => ${gap})))`,
+        where c.organization_id = ${ctx.orgId} and c.id <> ${row.id} and c.dial_after > now() - make_interval(secs => ${gap})
+          and (c.status = 'queued' or c.started_at is not null)))`,
     })
     .where(and(eq(calls.organizationId, ctx.orgId), eq(calls.id, row.id)))
     .returning();
