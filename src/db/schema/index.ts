@@ -24,3 +24,4 @@ export * from './calendars';
 export * from './voice';
 export * from './integrations';
 export * from './intelligence';
+export * from './webhooks';

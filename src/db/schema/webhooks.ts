@@ -1,0 +1,102 @@
+/**
+ * Outbound webhooks (modules/webhooks): the organization's endpoints, one delivery per event and
+ * endpoint (a job: the queue delivers it, the lease sweep re-sends it when its next attempt is
+ * due), and the log of every attempt.
+ */
+import { sql } from 'drizzle-orm';
+import { bigint, boolean, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { jobLease, openJobsIndex } from './job-lease';
+import { organizations, users } from './organizations';
+import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenancy';
+
+/**
+ * A receiver of events. The signing secret is stored sealed (src/providers/secrets.ts, under
+ * CREDENTIALS_KEY), never in plaintext; `secret_key_id` names the key that sealed it, so a
+ * rotation of CREDENTIALS_KEY can tell which rows still use the old key. `failing_since` is the first failed attempt since the last success: after
+ * five days of failures the endpoint is disabled (`disabled_reason` says why).
+ */
+export const webhookEndpoints = pgTable(
+  'webhook_endpoints',
+  {
+    id: id(),
+    organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
+    url: text().notNull(),
+    description: text(),
+    events: text().array().notNull().default(sql`'{}'::text[]`),
+    enabled: boolean().notNull().default(true),
+    secretSealed: text().notNull(),
+    secretKeyId: text().notNull(),
+    failingSince: timestamp({ withTimezone: true }),
+    disabledAt: timestamp({ withTimezone: true }),
+    disabledReason: text(),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (table) => [
+    index('webhook_endpoints_organization_id_idx').on(table.organizationId, table.id),
+    tenantPolicy('webhook_endpoints'),
+  ],
+);
+
+/**
+ * One event for one endpoint: a job row. `message_id` is the `webhook-id` header, the same on
+ * every attempt, for every endpoint of the event, and on a replay. `attempts` counts attempts
+ * made; `next_attempt_at` is when the next one is due (the lease is set to it, so the lease sweep
+ * re-sends the message then). status: queued, running, completed, failed, cancelled.
+ */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: id(),
+    organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
+    endpointId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    eventType: text().notNull(),
+    messageId: text().notNull(),
+    payload: jsonb().$type<Record<string, unknown>>().notNull(),
+    replayOf: bigint({ mode: 'number' }),
+    status: text().notNull().default('queued'),
+    attempts: integer().notNull().default(0),
+    nextAttemptAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    lastStatusCode: integer(),
+    error: text(),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
+    startedAt: timestamp({ withTimezone: true }),
+    finishedAt: timestamp({ withTimezone: true }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+    ...jobLease(),
+  },
+  (table) => [
+    index('webhook_deliveries_endpoint_idx').on(table.organizationId, table.endpointId, table.id),
+    openJobsIndex('webhook_deliveries_open_lease_idx', table),
+    tenantPolicy('webhook_deliveries'),
+  ],
+);
+
+/** The delivery log: one row per attempt (the response body cut to its first 1 KB). */
+export const webhookAttempts = pgTable(
+  'webhook_attempts',
+  {
+    id: id(),
+    organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
+    endpointId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    deliveryId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => webhookDeliveries.id, { onDelete: 'cascade' }),
+    attempt: integer().notNull(),
+    attemptedAt: createdAt(),
+    statusCode: integer(),
+    latencyMs: integer().notNull(),
+    responseBody: text(),
+    error: text(),
+  },
+  (table) => [
+    index('webhook_attempts_endpoint_idx').on(table.organizationId, table.endpointId, table.id),
+    tenantPolicy('webhook_attempts'),
+  ],
+);
