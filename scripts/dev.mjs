@@ -32,6 +32,8 @@ const workerConfigs = writeLocalWorkerConfigs(join(localData ?? '.data', 'worker
   DB_WS_PROXY: database.relayAddress,
   JWT_SECRET: jwtSecret,
   CREDENTIALS_KEY: credentialsKey,
+  // Local development may send webhooks to a receiver on this machine over http (src/providers/webhooks/target.ts).
+  WEBHOOK_LOCAL_TARGETS: 'true',
 });
 
 const wrangler = spawn(

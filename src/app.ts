@@ -51,6 +51,7 @@ import { transcriptRoutes } from './modules/meetings';
 import { calendarRoutes } from './modules/calendar/routes';
 import { savedQueryRoutes } from './modules/saved-queries/routes';
 import { dashboardRoutes } from './modules/dashboards/routes';
+import { webhookRoutes } from './modules/webhooks/routes';
 import { bookingRoutes } from './modules/booking/routes';
 import { targetAccountRoutes } from './modules/target-accounts/routes';
 import { mailConfigurationRoutes } from './modules/mail/routes';
@@ -120,6 +121,7 @@ export const routeModules = [
   aiDashboardRoutes,
   // Public (the signed token is the credential).
   unsubscribeRoutes,
+  webhookRoutes,
   // Public (the provider's signature, or a signed link, is the credential).
   voiceWebhookRoutes,
   // Public (no credential): an edge Worker can mount this router alone.

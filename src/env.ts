@@ -62,6 +62,10 @@ export interface Bindings {
   AI_API_KEY?: string;
   /** workers-ai: the Workers AI binding (`[ai] binding = "AI"`). */
   AI?: { run(model: string, inputs: Record<string, unknown>): Promise<unknown> };
+  /** "true" in local development only: webhooks may go to http and loopback receivers (providers/webhooks/target.ts). */
+  WEBHOOK_LOCAL_TARGETS?: string;
+  /** Ports webhook URLs may use besides 443, comma-separated (default none). */
+  WEBHOOK_ALLOWED_PORTS?: string;
   /** Workers Static Assets (.assets/): Scalar's bundle for the reference page, see src/modules/docs. */
   ASSETS: Fetcher;
 }

@@ -11,6 +11,7 @@ import { crmImportJobHandler } from '../modules/integrations';
 import { aiEmailBulkJobHandler } from '../modules/intelligence';
 import { mailSendJobHandler } from '../modules/mail';
 import { voiceJobHandler } from '../modules/voice';
+import { webhookDeliveryJobHandler } from '../modules/webhooks';
 import type { JobHandler } from './job-handler';
 import type { JobKind, JobMessage } from './messages';
 
@@ -24,6 +25,7 @@ export const jobHandlers = {
   voice: voiceJobHandler,
   'crm-import': crmImportJobHandler,
   'ai-email-bulk': aiEmailBulkJobHandler,
+  'webhook-delivery': webhookDeliveryJobHandler,
 } satisfies { [K in JobKind]: JobHandler<K> };
 
 /** The handler of a message's own kind (the table's type guarantees one exists). */

@@ -20,7 +20,9 @@ export type JobMessage =
   /** Imports companies and contacts from a connected CRM (modules/integrations/crm-import-job.ts), a page per checkpoint. */
   | { kind: 'crm-import'; orgId: number; jobId: number }
   /** Writes one AI email draft per lead of an ai_email_jobs row (modules/intelligence/bulk-job.ts). */
-  | { kind: 'ai-email-bulk'; orgId: number; jobId: number };
+  | { kind: 'ai-email-bulk'; orgId: number; jobId: number }
+  /** One attempt at one webhook delivery (modules/webhooks/delivery-job.ts). */
+  | { kind: 'webhook-delivery'; orgId: number; jobId: number };
 
 export type JobKind = JobMessage['kind'];
 

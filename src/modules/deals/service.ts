@@ -5,6 +5,7 @@
  * request's clock, passed in so tests can fix it. Every write is an activity-feed entry
  * (model_type deal: deal_added, deal_updated, deal_stage_changed, deal_deleted).
  */
+import { deliveryIdsOf, sendWebhookDeliveries, webhookDeliveriesSql } from '../webhooks';
 import { eq, ilike, inArray, sql, type SQL } from 'drizzle-orm';
 import { deals, dealStageHistory, stages } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
@@ -80,24 +81,37 @@ export async function addDeal(ctx: TenantContext, input: AddDealInput, now: Date
   });
   const outcome = outcomeOf(target);
   const at = now.toISOString();
-  const result = await ctx.db.execute<{ id: number }>(sql`
+  const result = await ctx.db.execute<{ id: number; webhook_ids: number[] }>(sql`
     with d as (
       insert into ${deals} (organization_id, lead_id, pipeline_id, stage_id, title, value, expected_close_date, priority,
         description, outcome, closed_at, stage_entered_at, owner_id, created_at, updated_at)
       values (${ctx.orgId}, ${input.lead_id}, ${target.pipelineId}, ${target.stageId}, ${input.title}, ${input.value},
         ${input.expected_close_date}::date, ${input.priority ?? null}, ${input.description ?? null}, ${outcome},
         ${outcome === 'open' ? null : at}::timestamptz, ${at}::timestamptz, ${ctx.userId}, ${at}::timestamptz, ${at}::timestamptz)
-      returning id, organization_id, stage_id
+      returning id, organization_id, stage_id, lead_id, pipeline_id, title, value, owner_id, closed_at
     ), h as (
       insert into ${dealStageHistory} (organization_id, deal_id, from_stage_id, to_stage_id, changed_at, changed_by)
       select organization_id, id, null, stage_id, ${at}::timestamptz, ${ctx.userId} from d
     ), feed as (
       ${feedEntriesFrom(ctx, { from: sql`d`, modelType: 'deal', modelId: sql`d.id`, action: 'deal_added', changes: sql`${JSON.stringify(createdChanges(input, target.stageId))}::jsonb` })}
-    )
-    select id from d`);
+    )${closedDealHooks(ctx, outcome, sql`d`)}
+    select id, ${outcome === 'open' ? sql`'{}'::bigint[]` : deliveryIdsOf('hooks')} as webhook_ids from d`);
+  sendWebhookDeliveries(ctx, result.rows[0].webhook_ids);
   const id = Number(result.rows[0].id);
   await recordDealForecasts(ctx.db, ctx.orgId, now, [id]);
   return readDeal(ctx, id);
+}
+
+/** `, hooks as (…)`: the deal.won or deal.lost deliveries of a deal that closed (nothing for an open one). */
+function closedDealHooks(ctx: TenantContext, outcome: 'open' | 'won' | 'lost', from: SQL): SQL {
+  if (outcome === 'open') return sql``;
+  return sql`, hooks as (
+      ${webhookDeliveriesSql(ctx, outcome === 'won' ? 'deal.won' : 'deal.lost', {
+        from,
+        data: sql`jsonb_build_object('deal_id', d.id, 'title', d.title, 'value', d.value, 'lead_id', d.lead_id,
+          'pipeline_id', d.pipeline_id, 'stage_id', d.stage_id, 'owner_id', d.owner_id, 'closed_at', d.closed_at)`,
+      })}
+    )`;
 }
 
 /** The feed's `changes` of a creation: every field given, from null. */
@@ -160,19 +174,24 @@ export async function updateDeal(ctx: TenantContext, id: number, input: UpdateDe
     .where(tenantWhere(ctx, deals, eq(deals.id, id)));
   // The move (if any) and the feed entry, in one statement.
   const seconds = Math.max(0, Math.round((now.getTime() - current.stageEnteredAt.getTime()) / 1000));
-  await ctx.db.execute(sql`
+  // A move into a won or lost stage announces the deal's end (deal.won / deal.lost) in the same statement.
+  const closing = stageChanged ? outcomeOf(target) : 'open';
+  const moved = await ctx.db.execute<{ webhook_ids: number[] }>(sql`
     with history as (
       insert into ${dealStageHistory} (organization_id, deal_id, from_stage_id, to_stage_id, changed_at, changed_by, seconds_in_from_stage)
       select ${ctx.orgId}, ${id}, ${current.stageId}, ${stageId}, ${now.toISOString()}::timestamptz, ${ctx.userId}, ${seconds}
       where ${stageChanged}
-    )
+    ), feed as (
     ${feedEntriesFrom(ctx, {
       from: sql`(select 1) as one`,
       modelType: 'deal',
       modelId: sql`${id}::bigint`,
       action: stageChanged ? 'deal_stage_changed' : 'deal_updated',
       changes: sql`${JSON.stringify(changes)}::jsonb`,
-    })}`);
+    })}
+    )${closedDealHooks(ctx, closing, sql`(select * from ${deals} where organization_id = ${ctx.orgId} and id = ${id}) as d`)}
+    select ${closing === 'open' ? sql`'{}'::bigint[]` : deliveryIdsOf('hooks')} as webhook_ids`);
+  sendWebhookDeliveries(ctx, moved.rows[0]?.webhook_ids ?? []);
   await recordDealForecasts(ctx.db, ctx.orgId, now, [id]);
   return readDeal(ctx, id);
 }

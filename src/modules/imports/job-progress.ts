@@ -5,6 +5,7 @@
  * same statement. The job row is locked while a batch commits and the checkpoint is compared
  * with the one the batch started from, so two deliveries of one message never both commit a batch.
  */
+import { emitWebhookEvents } from '../webhooks';
 import { eq, sql } from 'drizzle-orm';
 import { withTenant, type Database } from '../../db/client';
 import { importJobRows, importJobs, storedFiles } from '../../db/schema';
@@ -121,9 +122,26 @@ export async function commitImportBatch(
   });
 }
 
-/** Completes the job (its total is now exact) and tells its creator the counts. */
+/**
+ * Completes the job (its total is now exact), tells its creator the counts and announces
+ * `import.finished` to the webhooks, in one transaction. A job's transaction has no request
+ * effects: the deliveries are sent by the lease sweep (modules/webhooks/emit.ts).
+ */
 export async function finishImportJob(db: Database, claim: ClaimedImport): Promise<void> {
-  await withTenant(db, claim.orgId, (tx) =>
-    finishJob(tx, importJobSpec, claim, { totalRows: sql`${importJobs.processedRows}` }),
-  );
+  await withTenant(db, claim.orgId, async (tx) => {
+    const done = await finishJob(tx, importJobSpec, claim, { totalRows: sql`${importJobs.processedRows}` });
+    await emitWebhookEvents({ db: tx, orgId: claim.orgId, userId: claim.actor.createdBy }, 'import.finished', [
+      {
+        import_job_id: done.id,
+        status: done.status,
+        file_name: done.fileName,
+        total_rows: done.totalRows,
+        created: done.createdCount,
+        updated: done.updatedCount,
+        skipped: done.skippedCount,
+        failed: done.failedCount,
+        finished_at: done.finishedAt,
+      },
+    ]);
+  });
 }

@@ -7,6 +7,8 @@
  * where alerts are created: once per crossing, never per signal.
  */
 import { leads, notifications, intentAlerts, leadIntentScores, intentSignals } from '../../db/schema';
+import type { TransactionEffects } from '../../core/transaction-effects';
+import { deliveryIdsOf, sendWebhookDeliveries, webhookDeliveriesSql } from '../webhooks';
 import { sql, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../../db/client';
 import { NOTIFICATION_TYPES } from '../notifications/service';
@@ -86,11 +88,23 @@ export interface Rescored {
  * this statement's timestamp is how RETURNING tells which rows crossed here.
  * Must run scoped to the organization (RLS).
  */
-export async function rescoreLeads(db: Queryable, orgId: number, leadIds: number[]): Promise<Rescored[]> {
+export async function rescoreLeads(
+  db: Queryable,
+  orgId: number,
+  leadIds: number[],
+  /** The request's effects, to send the `intent.hot` webhooks after the commit (without: the lease sweep sends them). */
+  effects?: TransactionEffects,
+): Promise<Rescored[]> {
   if (leadIds.length === 0) return [];
   const ids = `{${[...new Set(leadIds)].map((id) => Math.trunc(id)).join(',')}}`;
   const threshold = sql`${HOT_THRESHOLD}::float8`;
-  const result = await db.execute<{ lead_id: string; score: number; hot: boolean; alert_id: string | null }>(sql`
+  const result = await db.execute<{
+    lead_id: string;
+    score: number;
+    hot: boolean;
+    alert_id: string | null;
+    webhook_ids: number[];
+  }>(sql`
     with contributions as (
       select s.lead_id, s.signal_type, s.occurred_at, ${pointsNow('s')} as points
       from ${intentSignals} s
@@ -135,9 +149,18 @@ export async function rescoreLeads(db: Queryable, orgId: number, leadIds: number
         jsonb_build_object('lead_id', a.lead_id, 'intent_alert_id', a.id, 'intent_score', round(a.score::numeric, 2))
       from alerts a join ${leads} l on l.id = a.lead_id and l.organization_id = ${orgId}
       where l.assigned_to is not null and l.deleted_at is null
+    ),
+    hooks as (
+      ${webhookDeliveriesSql({ orgId, userId: null }, 'intent.hot', {
+        from: sql`alerts a join leads l on l.id = a.lead_id and l.organization_id = ${orgId}`,
+        data: sql`jsonb_build_object('alert_id', a.id, 'lead_id', a.lead_id, 'lead_name', l.first_name || ' ' || l.last_name,
+          'email', l.email, 'score', round(a.score::numeric, 2), 'assigned_to', l.assigned_to)`,
+        where: sql`l.deleted_at is null`,
+      })}
     )
-    select u.lead_id, u.score, coalesce(u.hot_until > now(), false) as hot, a.id as alert_id
+    select u.lead_id, u.score, coalesce(u.hot_until > now(), false) as hot, a.id as alert_id, ${deliveryIdsOf('hooks')} as webhook_ids
     from upserted u left join alerts a on a.lead_id = u.lead_id`);
+  if (effects) sendWebhookDeliveries({ orgId, effects }, result.rows[0]?.webhook_ids ?? []);
   return result.rows.map((row) => ({
     leadId: Number(row.lead_id),
     score: roundScore(Number(row.score)),

@@ -49,7 +49,7 @@ export async function recordSignal(ctx: TenantContext, input: SignalInput, defau
     returning id, lead_id, signal_type, signal_detail, source, occurred_at, created_at`);
   const row = inserted.rows[0];
   if (!row) throw new NotFound('Lead', input.lead_id);
-  const [scored] = await rescoreLeads(ctx.db, ctx.orgId, [input.lead_id]);
+  const [scored] = await rescoreLeads(ctx.db, ctx.orgId, [input.lead_id], ctx.effects);
   return {
     ...presentSignal(row),
     intent_score: scored?.score ?? 0,

@@ -8,6 +8,8 @@ import { and, sql, type SQL } from 'drizzle-orm';
 import { referencesExist } from '../../db/references';
 import { leads, leadTags } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
+import { leadAssignedData } from '../webhooks';
+import { deliveryIdsOf, sendWebhookDeliveries, webhookDeliveriesSql } from '../webhooks';
 import { ValidationFailed } from '../../core/errors';
 import { leadFilterWhere } from './filters';
 import { leadLookups } from './lead-lookups';
@@ -21,7 +23,9 @@ function targetWhere(ctx: TenantContext, target: BulkTarget): SQL {
 }
 
 async function updatedCount(ctx: TenantContext, statement: SQL): Promise<number> {
-  const result = await ctx.db.execute<{ updated: number }>(statement);
+  const result = await ctx.db.execute<{ updated: number; webhook_ids?: number[] }>(statement);
+  // Statements that emit webhooks (assignment) return their deliveries' ids beside the count.
+  sendWebhookDeliveries(ctx, result.rows[0]?.webhook_ids ?? []);
   return Number(result.rows[0]?.updated ?? 0);
 }
 
@@ -76,8 +80,10 @@ export async function assignLeads(ctx: TenantContext, target: BulkTarget, assign
       })}
     ), notice as (
       ${leadAssignmentNotices(ctx, { from: sql`changed`, userId: sql`${assignedTo}::bigint`, leadId: sql`id`, leadName: sql`name` })}
+    ), hooks as (
+      ${webhookDeliveriesSql(ctx, 'lead.assigned', { from: sql`changed`, data: leadAssignedData(ctx, sql`id`, sql`name`, sql`${assignedTo}::bigint`), where: sql`${assignedTo}::bigint is not null` })}
     )
-    select count(*)::int as updated from changed`,
+    select count(*)::int as updated, ${deliveryIdsOf('hooks')} as webhook_ids from changed`,
   );
 }
 

@@ -6,6 +6,7 @@
  */
 import { leadTags, leads, companies } from '../../db/schema';
 import { type SQL, sql } from 'drizzle-orm';
+import { deliveryIdsOf, leadAssignedData, leadCreatedData, sendWebhookDeliveries, webhookDeliveriesSql } from '../webhooks';
 import type { TenantContext } from '../../db/tenant';
 import { ValidationFailed } from '../../core/errors';
 import { feedEntriesFrom } from '../feed';
@@ -229,8 +230,15 @@ export function leadInsertCtes(
       ${feedEntriesFrom(ctx, { from: sql`inserted`, modelType: 'lead', modelId: sql`id`, action: 'created', changes: sql`${feedChanges}::jsonb` })}
     ), notified as (
       ${leadAssignmentNotices(ctx, { from: sql`input r join inserted i on i.id = r.id`, userId: sql`r.assigned_to`, leadId: sql`r.id`, leadName: sql`r.first_name || ' ' || r.last_name` })}
+    ), hooks_created as (
+      ${webhookDeliveriesSql(ctx, 'lead.created', { from: sql`input r join inserted i on i.id = r.id`, data: leadCreatedData })}
+    ), hooks_assigned as (
+      ${webhookDeliveriesSql(ctx, 'lead.assigned', { from: sql`input r join inserted i on i.id = r.id`, data: leadAssignedData(ctx, sql`r.id`, sql`r.first_name || ' ' || r.last_name`, sql`r.assigned_to`), where: sql`r.assigned_to is not null` })}
     )`;
 }
+
+/** The ids of the webhook deliveries `leadInsertCtes` wrote, as one array column of the statement's answer. */
+export const leadInsertDeliveryIds: SQL = deliveryIdsOf('hooks_created', 'hooks_assigned');
 
 /**
  * One lead a caller writes in its own statement (the public booking confirmation): the checks and
@@ -277,11 +285,12 @@ async function insertLeads(
   refs: LeadWriteContext,
   options: BatchOptions,
 ) {
-  const inserted = await ctx.db.execute<CreatedLeadRecord>(sql`
+  const inserted = await ctx.db.execute<CreatedLeadRecord & { webhook_ids: number[] }>(sql`
     with ${leadInsertCtes(ctx, rows, refs, options)}
-    select id, email, first_name, company, status, priority, score, created_at from inserted`);
+    select id, email, first_name, company, status, priority, score, created_at, ${leadInsertDeliveryIds} as webhook_ids from inserted`);
+  sendWebhookDeliveries(ctx, inserted.rows[0]?.webhook_ids ?? []);
   const byId = new Map(
-    inserted.rows.map((row): [number, CreatedLeadRecord] => [
+    inserted.rows.map(({ webhook_ids: _hooks, ...row }): [number, CreatedLeadRecord] => [
       Number(row.id),
       {
         ...row,

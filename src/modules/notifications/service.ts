@@ -3,6 +3,8 @@
  * them through the functions here: lead assignment, and the end of the caller's own import or
  * export job (type 4, follow-up reminders, is reserved for the scheduler).
  */
+import { leadAssignedData } from '../webhooks';
+import { sendWebhookDeliveries, webhookDeliveriesSql } from '../webhooks';
 import { and, eq, ilike, inArray, sql, type SQL } from 'drizzle-orm';
 import { notifications } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
@@ -18,6 +20,8 @@ export const NOTIFICATION_TYPES = {
   followUpDue: 4,
   // Written by the intent rescoring (modules/intent/scoring.ts) in the statement that raises the alert.
   intentAlert: 5,
+  // Written to every admin when a webhook endpoint is disabled after days of failures (modules/webhooks).
+  webhookDisabled: 6,
 } as const;
 
 /** Lead ids kept in one notification's data; the count says how many there were in all. */
@@ -57,20 +61,23 @@ export function leadAssignmentNotices(ctx: Pick<TenantContext, 'orgId' | 'userId
 
 /** Assignments known in TypeScript, in one statement (through `leadAssignmentNotices`). */
 export async function notifyLeadAssignments(
-  ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId'>,
+  ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId' | 'effects'>,
   assignments: LeadAssignment[],
 ): Promise<void> {
   const rows = assignments
     .filter((row) => row.userId != null)
     .map((row) => ({ user_id: row.userId, lead_id: row.leadId, lead_name: row.leadName }));
   if (rows.length === 0) return;
-  await ctx.db.execute(
-    leadAssignmentNotices(ctx, {
-      from: sql`jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(user_id bigint, lead_id bigint, lead_name text)`,
-      userId: sql`r.user_id`,
-      leadId: sql`r.lead_id`,
-      leadName: sql`r.lead_name`,
-    }),
+  const from = sql`jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(user_id bigint, lead_id bigint, lead_name text)`;
+  // The notices and the `lead.assigned` webhooks in one statement.
+  const result = await ctx.db.execute<{ id: number }>(sql`
+    with notices as (
+      ${leadAssignmentNotices(ctx, { from, userId: sql`r.user_id`, leadId: sql`r.lead_id`, leadName: sql`r.lead_name` })}
+    )
+    ${webhookDeliveriesSql(ctx, 'lead.assigned', { from, data: leadAssignedData(ctx, sql`r.lead_id`, sql`r.lead_name`, sql`r.user_id`) })}`);
+  sendWebhookDeliveries(
+    ctx,
+    result.rows.map((row) => row.id),
   );
 }
 

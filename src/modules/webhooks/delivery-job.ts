@@ -1,0 +1,148 @@
+/**
+ * One webhook delivery, one attempt per queue message. The schedule is Svix's: the first attempt
+ * at once, then after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (8 attempts over about 27 h).
+ * After a failed attempt the delivery goes back to `queued` with `next_attempt_at` set; the
+ * message for the next attempt is sent with that delay (Queues' delaySeconds, at most 12 h), and
+ * the lease is set just past it, so if that message is lost the lease sweep sends it again.
+ *
+ * An attempt runs only when it is due and nobody holds the delivery: a redelivered or early
+ * message acknowledges without sending, so each attempt sends at most once per message that
+ * claims it, and always with the same `webhook-id` (the delivery's message id). The HTTP call is
+ * made outside any transaction; its outcome is recorded in the attempt log in the transaction
+ * that schedules the next attempt or ends the delivery (finishJob/failJobIn, owned by this attempt).
+ *
+ * Receivers failing is not a fault of the job: nothing is thrown for it, so the queue's own retry
+ * (and its dead-letter queue) only sees our database being unreachable.
+ */
+import { and, eq, sql } from 'drizzle-orm';
+import { log } from '../../core/log';
+import { withTenant } from '../../db/client';
+import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema';
+import { retryTransientOnly, userFacingJobError } from '../../jobs/faults';
+import type { JobHandler } from '../../jobs/job-handler';
+import { failJobIn, finishJob, type JobSpec, leaseUntil } from '../../jobs/lifecycle';
+import { sendWebhook } from '../../providers/webhooks/deliver';
+import { recordEndpointFailure, recordEndpointSuccess } from './endpoint-health';
+import { openSecret } from './secret-box';
+
+/** Seconds to wait before attempt n+1 after attempt n failed (index n-1); its length + 1 is the number of attempts. */
+export const RETRY_DELAYS_SECONDS = [5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 10 * 3600] as const;
+export const MAX_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
+/** A delivery is held this long per attempt (the receiver has 15 s); also the slack past a due time before the sweep re-sends. */
+export const WEBHOOK_LEASE_SECONDS = 60;
+
+const spec: JobSpec<typeof webhookDeliveries> = { table: webhookDeliveries, leaseSeconds: WEBHOOK_LEASE_SECONDS };
+
+type Claimed = {
+  attempt: number;
+  url: string;
+  secretSealed: string;
+  messageId: string;
+  payload: unknown;
+  endpointId: number;
+};
+
+/** Takes the delivery for one attempt when it is due and free; null when this message has nothing to do. */
+async function claimAttempt(tx: Parameters<Parameters<typeof withTenant>[2]>[0], orgId: number, jobId: number) {
+  const [row] = await tx
+    .select({
+      status: webhookDeliveries.status,
+      attempts: webhookDeliveries.attempts,
+      due: sql<boolean>`${webhookDeliveries.nextAttemptAt} <= now()`,
+      free: sql<boolean>`${webhookDeliveries.status} = 'queued' or coalesce(${webhookDeliveries.leaseExpiresAt} < now(), true)`,
+      endpointId: webhookEndpoints.id,
+      enabled: webhookEndpoints.enabled,
+      url: webhookEndpoints.url,
+      secretSealed: webhookEndpoints.secretSealed,
+      messageId: webhookDeliveries.messageId,
+      payload: webhookDeliveries.payload,
+    })
+    .from(webhookDeliveries)
+    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+    .where(and(eq(webhookDeliveries.organizationId, orgId), eq(webhookDeliveries.id, jobId)))
+    .for('update', { of: webhookDeliveries });
+  // Gone (the endpoint was deleted with its deliveries) or ended: a late or repeated message.
+  if (!row || (row.status !== 'queued' && row.status !== 'running')) return null;
+  if (!row.due || !row.free) return null;
+  if (!row.enabled) {
+    await failJobIn(tx, spec, { orgId, jobId }, 'the endpoint is disabled');
+    return null;
+  }
+  const attempt = row.attempts + 1;
+  await tx
+    .update(webhookDeliveries)
+    .set({
+      status: 'running',
+      attempts: attempt,
+      startedAt: sql`coalesce(${webhookDeliveries.startedAt}, now())`,
+      leaseExpiresAt: leaseUntil(spec),
+      updatedAt: sql`now()`,
+    })
+    .where(and(eq(webhookDeliveries.organizationId, orgId), eq(webhookDeliveries.id, jobId)));
+  const claimed: Claimed = { attempt, ...row };
+  return claimed;
+}
+
+export const webhookDeliveryJobHandler: JobHandler<'webhook-delivery', typeof webhookDeliveries> = {
+  ...spec,
+  retry: retryTransientOnly((error) => `The delivery could not be attempted: ${userFacingJobError(error)}.`),
+  reasons: {
+    deadLettered: 'The delivery could not be attempted: every try to reach the database failed.',
+    stalled: 'The delivery kept stopping before its attempt was recorded.',
+  },
+  run: async (message, { db, env }) => {
+    const ref = { orgId: message.orgId, jobId: message.jobId };
+    const claimed = await withTenant(db, ref.orgId, (tx) => claimAttempt(tx, ref.orgId, ref.jobId));
+    if (!claimed) return;
+    const secret = await openSecret(env, ref.orgId, claimed.secretSealed);
+    const outcome = await sendWebhook({
+      url: claimed.url,
+      secret,
+      messageId: claimed.messageId,
+      body: JSON.stringify(claimed.payload),
+    });
+    const owned = eq(webhookDeliveries.attempts, claimed.attempt);
+    const retryIn = await withTenant(db, ref.orgId, async (tx) => {
+      await tx.insert(webhookAttempts).values({
+        organizationId: ref.orgId,
+        endpointId: claimed.endpointId,
+        deliveryId: ref.jobId,
+        attempt: claimed.attempt,
+        statusCode: outcome.statusCode,
+        latencyMs: outcome.latencyMs,
+        responseBody: outcome.responseBody,
+        error: outcome.error,
+      });
+      if (outcome.ok) {
+        await finishJob(tx, spec, ref, { lastStatusCode: outcome.statusCode }, owned);
+        await recordEndpointSuccess(tx, ref.orgId, claimed.endpointId);
+        return null;
+      }
+      await recordEndpointFailure(tx, ref.orgId, claimed.endpointId);
+      if (claimed.attempt >= MAX_ATTEMPTS) {
+        await failJobIn(tx, spec, ref, `all ${MAX_ATTEMPTS} attempts failed; the last: ${outcome.error}`, owned);
+        return null;
+      }
+      const delay = RETRY_DELAYS_SECONDS[claimed.attempt - 1];
+      await tx
+        .update(webhookDeliveries)
+        .set({
+          status: 'queued',
+          lastStatusCode: outcome.statusCode,
+          error: `attempt ${claimed.attempt} failed: ${outcome.error}`,
+          nextAttemptAt: sql`now() + make_interval(secs => ${delay})`,
+          // The sweep's backstop: re-sent only if the delayed message has not claimed it by then.
+          leaseExpiresAt: sql`now() + make_interval(secs => ${delay + WEBHOOK_LEASE_SECONDS})`,
+          leaseResends: 0,
+          updatedAt: sql`now()`,
+        })
+        .where(and(eq(webhookDeliveries.organizationId, ref.orgId), eq(webhookDeliveries.id, ref.jobId), owned));
+      return delay;
+    });
+    if (retryIn !== null) {
+      await env.JOBS.send(message, { delaySeconds: retryIn }).catch((error) =>
+        log.warn('webhook retry not queued; the lease sweep will send it', { job_id: ref.jobId, error: String(error) }),
+      );
+    }
+  },
+};

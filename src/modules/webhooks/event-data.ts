@@ -1,0 +1,16 @@
+/**
+ * The `data` of each event as SQL (jsonb), for the writing statements that emit them; the
+ * documented shapes are in payloads.ts, and test/webhooks.test.ts checks emitted payloads against them.
+ */
+import { type SQL, sql } from 'drizzle-orm';
+import type { TenantContext } from '../../db/tenant';
+
+/** lead.created, from the lead insert's `input r join inserted i`. */
+export const leadCreatedData: SQL = sql`jsonb_build_object('lead_id', i.id, 'first_name', r.first_name, 'last_name', r.last_name,
+  'email', i.email, 'company', i.company, 'status', i.status, 'assigned_to', r.assigned_to, 'created_at', i.created_at)`;
+
+/** lead.assigned: the lead, its name, the new assignee and who assigned it (null: an API key's or job's writes credited to nobody). */
+export function leadAssignedData(ctx: Pick<TenantContext, 'userId'>, leadId: SQL, leadName: SQL, assignedTo: SQL): SQL {
+  return sql`jsonb_build_object('lead_id', ${leadId}, 'lead_name', ${leadName}, 'assigned_to', ${assignedTo},
+    'assigned_by', ${ctx.userId}::bigint)`;
+}

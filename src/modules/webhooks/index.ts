@@ -1,0 +1,10 @@
+/** Outbound webhooks: what other modules and the job table use (see docs/domains/webhooks.md). */
+export { webhookDeliveryJobHandler } from './delivery-job';
+export {
+  deliveryIdsOf,
+  emitWebhookEvents,
+  type EventRows,
+  sendWebhookDeliveries,
+  webhookDeliveriesSql,
+} from './emit';
+export { leadAssignedData, leadCreatedData } from './event-data';
