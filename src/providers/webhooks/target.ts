@@ -11,7 +11,7 @@
 import ipaddr from 'ipaddr.js';
 
 export interface TargetRules {
-  /** Local development (`npm start`, tests): http and loopback targets allowed, for a local receiver. */
+  /** Local development (`npm start`): http, loopback and any port allowed, for a receiver on this machine. */
   local: boolean;
   /** Ports allowed besides the scheme's default (WEBHOOK_ALLOWED_PORTS). */
   allowedPorts: readonly number[];
@@ -29,7 +29,7 @@ export function targetProblem(raw: string, rules: TargetRules): string | null {
     return rules.local ? 'must be an http or https URL' : 'must be an https URL';
   }
   if (url.username || url.password) return 'must not carry a user name or password';
-  if (url.port !== '' && !rules.allowedPorts.includes(Number(url.port))) {
+  if (url.port !== '' && !rules.local && !rules.allowedPorts.includes(Number(url.port))) {
     return 'must use the standard port (443) unless the server allows another';
   }
   if (rules.local) return null;

@@ -1,0 +1,412 @@
+/**
+ * Outbound webhooks: endpoint management (admins only, the secret shown once and stored sealed,
+ * event names and targets checked), events written in the transaction of the change, delivery
+ * through the jobs queue signed per Standard Webhooks (verified here with the `standardwebhooks`
+ * package, as a receiver would), one send per attempt however often a message is redelivered,
+ * Svix's retry schedule, disabling after five days of failures with the admins told, the
+ * delivery log, and replay with the same webhook-id. The receiver is a mocked `fetch`.
+ */
+import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { and, eq, sql } from 'drizzle-orm';
+import { Webhook } from 'standardwebhooks';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { EVENT_TYPES } from '../src/core/event-types';
+import { webhookDeliveries, webhookEndpoints } from '../src/db/schema';
+import worker from '../src/index';
+import type { JobMessage } from '../src/jobs/messages';
+import { MAX_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../src/modules/webhooks/delivery-job';
+import { call, expectFailure, randomIp, signupOrganization, type SignedUp } from './helpers/api';
+import { deliverJobs } from './cross-tenant/fixtures/jobs';
+import { inOrganization } from './helpers/leads';
+
+const RECEIVER = 'https://hooks.example.test';
+
+interface Received {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** A receiver at RECEIVER answering `answer`; every other request goes out as before. */
+function mockReceiver(answer: () => Response) {
+  const received: Received[] = [];
+  const original = globalThis.fetch;
+  vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
+    const request = new Request(input as RequestInfo, init);
+    if (!request.url.startsWith(RECEIVER)) return original(input as RequestInfo, init);
+    received.push({ url: request.url, headers: Object.fromEntries(request.headers), body: await request.text() });
+    return answer();
+  });
+  return received;
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+/** A jobs queue that records what is sent, so nothing runs behind the test's back. */
+function recordingQueue() {
+  const sent: { body: JobMessage; delaySeconds?: number }[] = [];
+  const queue = {
+    send: async (body: JobMessage, options?: { delaySeconds?: number }) => {
+      sent.push({ body, delaySeconds: options?.delaySeconds });
+    },
+    sendBatch: async (messages: { body: JobMessage }[]) => {
+      for (const message of messages) sent.push({ body: message.body });
+    },
+  } as unknown as Queue<JobMessage>;
+  return { queue, sent, bindings: { ...env, JOBS: queue } as typeof env };
+}
+
+/** A request through the Worker with a recording jobs queue; effects after the commit awaited. */
+async function callRecording(owner: SignedUp, method: string, path: string, body?: unknown) {
+  const recording = recordingQueue();
+  const ctx = createExecutionContext();
+  const response = await worker.fetch(
+    new Request(`http://lead.test${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${owner.token}`,
+        'content-type': 'application/json',
+        'cf-connecting-ip': randomIp(),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
+    recording.bindings,
+    ctx,
+  );
+  await waitOnExecutionContext(ctx);
+  const json = (await response.json()) as { data: Record<string, unknown> };
+  return { status: response.status, body: json, sent: recording.sent.map((entry) => entry.body) };
+}
+
+async function addEndpoint(owner: SignedUp, body: Record<string, unknown>) {
+  const response = await call('POST', '/api/webhooks', {
+    token: owner.token,
+    body: { url: `${RECEIVER}/in`, ...body },
+  });
+  expect(response.status, response.text).toBe(201);
+  return response.body.data as { id: number; secret: string };
+}
+
+function deliveryRow(owner: SignedUp, id: number) {
+  return inOrganization(owner.orgId, async (tx) => {
+    const [row] = await tx
+      .select({
+        status: webhookDeliveries.status,
+        attempts: webhookDeliveries.attempts,
+        messageId: webhookDeliveries.messageId,
+        error: webhookDeliveries.error,
+        dueIn: sql<number>`extract(epoch from ${webhookDeliveries.nextAttemptAt} - now())::float8`,
+      })
+      .from(webhookDeliveries)
+      .where(eq(webhookDeliveries.id, id));
+    return row;
+  });
+}
+
+/** Makes the delivery's next attempt due now (the schedule's waits are the clock's, not the test's). */
+function makeDue(owner: SignedUp, id: number) {
+  return inOrganization(owner.orgId, (tx) =>
+    tx.update(webhookDeliveries).set({ nextAttemptAt: sql`now()` }).where(eq(webhookDeliveries.id, id)),
+  );
+}
+
+let owner: SignedUp;
+let intruder: SignedUp;
+
+beforeAll(async () => {
+  owner = await signupOrganization('Hooks');
+  intruder = await signupOrganization('Hooks intruder');
+});
+
+describe('webhook endpoints', () => {
+  it('are created with a whsec_ secret shown once and stored sealed, listed and viewed without it', async () => {
+    const created = await addEndpoint(owner, { events: ['lead.created', 'deal.won'], description: 'CRM sync' });
+    expect(created.secret).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+    expect(created).toMatchObject({ url: `${RECEIVER}/in`, events: ['lead.created', 'deal.won'], enabled: true });
+
+    const viewed = await call('GET', `/api/webhooks/${created.id}`, { token: owner.token });
+    expect(viewed.status).toBe(200);
+    expect(viewed.body.data).not.toHaveProperty('secret');
+    expect(viewed.text).not.toContain(created.secret);
+    const listed = await call('GET', '/api/webhooks', { token: owner.token, query: { limit: 100 } });
+    expect(listed.body.data.map((row: { id: number }) => row.id)).toContain(created.id);
+    expect(listed.text).not.toContain(created.secret);
+
+    const [stored] = await inOrganization(owner.orgId, (tx) =>
+      tx
+        .select({ sealed: webhookEndpoints.secretSealed })
+        .from(webhookEndpoints)
+        .where(eq(webhookEndpoints.id, created.id)),
+    );
+    expect(stored.sealed).not.toContain(created.secret.slice('whsec_'.length));
+  });
+
+  it('refuse an unknown event name with a 422 listing the event names', async () => {
+    const response = await call('POST', '/api/webhooks', {
+      token: owner.token,
+      body: { url: `${RECEIVER}/in`, events: ['lead.created', 'lead.exploded'] },
+    });
+    expectFailure(response, 422, 'validation_error');
+    expect(response.body.error.code).toBe('events.1');
+    for (const name of EVENT_TYPES) expect(response.body.error.message).toContain(name);
+  });
+
+  it.each([
+    ['http://hooks.example.test/in', 'must be an https URL'],
+    ['https://169.254.169.254/latest/meta-data', 'must not point at a linkLocal address'],
+    ['https://localhost/in', 'must not point at localhost'],
+    ['https://10.0.0.5/in', 'must not point at a private address'],
+    ['https://hooks.example.test:8080/in', 'must use the standard port (443) unless the server allows another'],
+  ])('refuse the target %s (server-side request forgery)', async (url, problem) => {
+    const response = await call('POST', '/api/webhooks', {
+      token: owner.token,
+      body: { url, events: ['lead.created'] },
+    });
+    expectFailure(response, 422, 'validation_error');
+    expect(response.body.error.details).toEqual([{ field: 'url', message: problem }]);
+  });
+
+  it('are changed, rotated (a new secret, once) and deleted; another organization’s are a 404', async () => {
+    const created = await addEndpoint(owner, { events: ['lead.created'] });
+    const patched = await call('PATCH', `/api/webhooks/${created.id}`, {
+      token: owner.token,
+      body: { events: ['deal.lost'], enabled: false, url: 'https://other.example.test/x' },
+    });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body.data).toMatchObject({
+      events: ['deal.lost'],
+      enabled: false,
+      url: 'https://other.example.test/x',
+    });
+    const badPatch = await call('PATCH', `/api/webhooks/${created.id}`, {
+      token: owner.token,
+      body: { url: 'https://127.0.0.1/x' },
+    });
+    expectFailure(badPatch, 422, 'validation_error');
+
+    const rotated = await call('POST', `/api/webhooks/${created.id}/rotate-secret`, { token: owner.token });
+    expect(rotated.status, rotated.text).toBe(200);
+    expect(rotated.body.data.secret).toMatch(/^whsec_/);
+    expect(rotated.body.data.secret).not.toBe(created.secret);
+
+    for (const [method, path] of [
+      ['GET', `/api/webhooks/${created.id}`],
+      ['PATCH', `/api/webhooks/${created.id}`],
+      ['POST', `/api/webhooks/${created.id}/rotate-secret`],
+      ['GET', `/api/webhooks/${created.id}/attempts`],
+      ['DELETE', `/api/webhooks/${created.id}`],
+    ]) {
+      const response = await call(method, path, {
+        token: intruder.token,
+        body: method === 'PATCH' ? { enabled: true } : undefined,
+      });
+      expectFailure(response, 404, 'not_found');
+    }
+
+    const deleted = await call('DELETE', `/api/webhooks/${created.id}`, { token: owner.token });
+    expect(deleted.status).toBe(200);
+    expectFailure(await call('GET', `/api/webhooks/${created.id}`, { token: owner.token }), 404, 'not_found');
+  });
+});
+
+describe('webhook delivery', () => {
+  it('sends each event signed (verified with standardwebhooks), once per attempt however often the message is redelivered', async () => {
+    const org = await signupOrganization('Hooks delivery');
+    const endpoint = await addEndpoint(org, { events: ['lead.created', 'lead.assigned'] });
+    const unsubscribed = await addEndpoint(org, { events: ['deal.won'] });
+    const disabled = await addEndpoint(org, { events: ['lead.created'], enabled: false });
+
+    const lead = await callRecording(org, 'POST', '/api/lead/add', {
+      first_name: 'Hook',
+      last_name: 'Receiver',
+      email: 'hook.receiver@example.com',
+      assigned_to: org.userId,
+    });
+    expect(lead.status).toBe(201);
+    const messages = lead.sent.filter((message) => message.kind === 'webhook-delivery');
+    expect(messages).toHaveLength(2);
+
+    const received = mockReceiver(() => new Response('thanks', { status: 200 }));
+    await deliverJobs(messages, 1, recordingQueue().bindings);
+    await deliverJobs(messages, 2, recordingQueue().bindings);
+    expect(received).toHaveLength(2);
+
+    const verifier = new Webhook(endpoint.secret);
+    const payloads = received.map((request) => {
+      expect(request.url).toBe(`${RECEIVER}/in`);
+      expect(request.headers['webhook-signature']).toMatch(/^v1,/);
+      return verifier.verify(request.body, request.headers) as {
+        type: string;
+        timestamp: string;
+        data: Record<string, unknown>;
+      };
+    });
+    const byType = Object.fromEntries(payloads.map((payload) => [payload.type, payload]));
+    expect(Object.keys(byType).sort()).toEqual(['lead.assigned', 'lead.created']);
+    expect(byType['lead.created'].data).toMatchObject({
+      lead_id: lead.body.data.id,
+      first_name: 'Hook',
+      last_name: 'Receiver',
+      email: 'hook.receiver@example.com',
+      assigned_to: org.userId,
+    });
+    expect(byType['lead.assigned'].data).toMatchObject({
+      lead_id: lead.body.data.id,
+      assigned_to: org.userId,
+      assigned_by: org.userId,
+    });
+    expect(Date.parse(byType['lead.created'].timestamp)).not.toBeNaN();
+
+    const log = await call('GET', `/api/webhooks/${endpoint.id}/attempts`, { token: org.token, query: { limit: 100 } });
+    expect(log.status, log.text).toBe(200);
+    expect(log.body.data).toHaveLength(2);
+    for (const attempt of log.body.data) {
+      expect(attempt).toMatchObject({ attempt: 1, status_code: 200, response_body: 'thanks', error: null });
+      expect(received.map((request) => request.headers['webhook-id'])).toContain(attempt.message_id);
+    }
+    for (const other of [unsubscribed, disabled]) {
+      const none = await call('GET', `/api/webhooks/${other.id}/attempts`, { token: org.token });
+      expect(none.body.data).toEqual([]);
+    }
+  });
+
+  it('retries a failing receiver on Svix’s schedule, then fails the delivery, and disables the endpoint after 5 days of failures with the admins told', async () => {
+    const org = await signupOrganization('Hooks failing');
+    const endpoint = await addEndpoint(org, { events: ['lead.created'] });
+    const received = mockReceiver(() => new Response('x'.repeat(3000), { status: 503 }));
+
+    const lead = await callRecording(org, 'POST', '/api/lead/add', { first_name: 'Fail', last_name: 'Often' });
+    const [message] = lead.sent.filter((sent) => sent.kind === 'webhook-delivery');
+    expect(message).toBeDefined();
+
+    for (let attempt = 1; attempt <= MAX_ATTEMPTS; attempt++) {
+      const queue = recordingQueue();
+      await deliverJobs([message], attempt, queue.bindings);
+      expect(received).toHaveLength(attempt);
+      const row = await deliveryRow(org, message.jobId);
+      expect(row.attempts).toBe(attempt);
+      if (attempt < MAX_ATTEMPTS) {
+        const delay = RETRY_DELAYS_SECONDS[attempt - 1];
+        expect(row.status).toBe('queued');
+        expect(row.dueIn).toBeGreaterThan(delay - 30);
+        expect(row.dueIn).toBeLessThanOrEqual(delay);
+        // The next attempt's message leaves with the schedule's delay.
+        expect(queue.sent).toEqual([{ body: message, delaySeconds: delay }]);
+        // A redelivery before it is due sends nothing.
+        await deliverJobs([message], attempt + 1, queue.bindings);
+        expect(received).toHaveLength(attempt);
+        await makeDue(org, message.jobId);
+      } else {
+        expect(row.status).toBe('failed');
+        expect(row.error).toContain(`all ${MAX_ATTEMPTS} attempts failed`);
+        expect(queue.sent).toEqual([]);
+      }
+    }
+    // The same webhook-id on every attempt.
+    expect(new Set(received.map((request) => request.headers['webhook-id'])).size).toBe(1);
+
+    const log = await call('GET', `/api/webhooks/${endpoint.id}/attempts`, { token: org.token, query: { limit: 100 } });
+    expect(log.body.data).toHaveLength(MAX_ATTEMPTS);
+    for (const attempt of log.body.data) {
+      expect(attempt.status_code).toBe(503);
+      expect(attempt.response_body).toHaveLength(1024);
+      expect(attempt.latency_ms).toBeGreaterThanOrEqual(0);
+      expect(attempt.error).toBe('the receiver answered 503');
+    }
+    const failing = await call('GET', `/api/webhooks/${endpoint.id}`, { token: org.token });
+    expect(failing.body.data.enabled).toBe(true);
+    expect(failing.body.data.failing_since).not.toBeNull();
+
+    // Five days of failures: the next failed attempt disables the endpoint and tells the admins.
+    await inOrganization(org.orgId, (tx) =>
+      tx
+        .update(webhookEndpoints)
+        .set({ failingSince: sql`now() - interval '5 days 1 minute'` })
+        .where(eq(webhookEndpoints.id, endpoint.id)),
+    );
+    const second = await callRecording(org, 'POST', '/api/lead/add', { first_name: 'Last', last_name: 'Straw' });
+    const third = await callRecording(org, 'POST', '/api/lead/add', { first_name: 'Never', last_name: 'Sent' });
+    const [lastStraw] = second.sent;
+    const [neverSent] = third.sent;
+    await deliverJobs([lastStraw], 1, recordingQueue().bindings);
+    const disabled = await call('GET', `/api/webhooks/${endpoint.id}`, { token: org.token });
+    expect(disabled.body.data).toMatchObject({ enabled: false, disabled_reason: 'Every delivery failed for 5 days' });
+    expect((await deliveryRow(org, neverSent.jobId)).status).toBe('cancelled');
+    await deliverJobs([neverSent], 1, recordingQueue().bindings);
+    expect(received).toHaveLength(MAX_ATTEMPTS + 1);
+
+    const notices = await call('GET', '/api/notification/list', { token: org.token, query: { limit: 100 } });
+    const notice = notices.body.data.find((row: { type_id: number }) => row.type_id === 6);
+    expect(notice).toMatchObject({ title: `Webhook endpoint disabled: ${RECEIVER}/in` });
+    expect(notice.data).toMatchObject({ webhook_id: endpoint.id });
+
+    // Once: a further failure of a disabled endpoint's delivery notifies nobody again.
+    const again = await call('GET', '/api/notification/list', { token: org.token, query: { limit: 100 } });
+    expect(again.body.data.filter((row: { type_id: number }) => row.type_id === 6)).toHaveLength(1);
+
+    // A replay of a disabled endpoint's delivery is refused until it is enabled again.
+    const refused = await call('POST', `/api/webhooks/deliveries/${lastStraw.jobId}/replay`, { token: org.token });
+    expectFailure(refused, 409, 'conflict');
+    expect(refused.body.error.code).toBe('webhook_disabled');
+    const enabled = await call('PATCH', `/api/webhooks/${endpoint.id}`, { token: org.token, body: { enabled: true } });
+    expect(enabled.body.data).toMatchObject({ enabled: true, failing_since: null, disabled_reason: null });
+  });
+
+  it('replays one delivery with the same webhook-id and payload; another organization’s delivery is a 404', async () => {
+    const org = await signupOrganization('Hooks replay');
+    const endpoint = await addEndpoint(org, { events: ['lead.created'] });
+    const received = mockReceiver(() => new Response(null, { status: 204 }));
+    const lead = await callRecording(org, 'POST', '/api/lead/add', { first_name: 'Play', last_name: 'Again' });
+    const [message] = lead.sent;
+    await deliverJobs([message], 1, recordingQueue().bindings);
+    expect((await deliveryRow(org, message.jobId)).status).toBe('completed');
+
+    expectFailure(
+      await call('POST', `/api/webhooks/deliveries/${message.jobId}/replay`, { token: intruder.token }),
+      404,
+      'not_found',
+    );
+    const replay = await callRecording(org, 'POST', `/api/webhooks/deliveries/${message.jobId}/replay`);
+    expect(replay.status).toBe(202);
+    expect(replay.body.data).toMatchObject({ replay_of: message.jobId, status: 'queued' });
+    expect(replay.sent).toEqual([{ kind: 'webhook-delivery', orgId: org.orgId, jobId: replay.body.data.id }]);
+    await deliverJobs(replay.sent, 1, recordingQueue().bindings);
+
+    expect(received).toHaveLength(2);
+    expect(received[1].headers['webhook-id']).toBe(received[0].headers['webhook-id']);
+    expect(replay.body.data.message_id).toBe(received[0].headers['webhook-id']);
+    expect(received[1].body).toBe(received[0].body);
+    new Webhook(endpoint.secret).verify(received[1].body, received[1].headers);
+  });
+
+  it('signs with the rotated secret from the next attempt on', async () => {
+    const org = await signupOrganization('Hooks rotate');
+    const endpoint = await addEndpoint(org, { events: ['lead.created'] });
+    const lead = await callRecording(org, 'POST', '/api/lead/add', { first_name: 'New', last_name: 'Key' });
+    const rotated = await call('POST', `/api/webhooks/${endpoint.id}/rotate-secret`, { token: org.token });
+    const received = mockReceiver(() => new Response('ok'));
+    await deliverJobs(lead.sent, 1, recordingQueue().bindings);
+    expect(received).toHaveLength(1);
+    new Webhook(rotated.body.data.secret).verify(received[0].body, received[0].headers);
+    expect(() => new Webhook(endpoint.secret).verify(received[0].body, received[0].headers)).toThrow();
+  });
+});
+
+describe('webhook events', () => {
+  it('are written in the writing statement: a lead created with no endpoint writes no delivery', async () => {
+    const org = await signupOrganization('Hooks none');
+    const lead = await callRecording(org, 'POST', '/api/lead/add', { first_name: 'No', last_name: 'Hooks' });
+    expect(lead.status).toBe(201);
+    expect(lead.sent).toEqual([]);
+    const rows = await inOrganization(org.orgId, (tx) =>
+      tx
+        .select()
+        .from(webhookDeliveries)
+        .where(and(eq(webhookDeliveries.organizationId, org.orgId))),
+    );
+    expect(rows).toEqual([]);
+  });
+});
