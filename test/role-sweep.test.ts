@@ -95,6 +95,7 @@ describe('role sweep', () => {
       }
       const response = await send(route.method, route.path, fixture, record, tokens[permitted]);
       expect(response.status, `${permitted}: ${response.text}`).toBeLessThan(300);
+      if (fixture.readOnly) return;
       expect(
         await fixture.snapshot(admin, record),
         `${permitted}'s request changed nothing: the fixture proves nothing`,

@@ -6,19 +6,16 @@
  * Svix's retry schedule, disabling after five days of failures with the admins told, the
  * delivery log, and replay with the same webhook-id. The receiver is a mocked `fetch`.
  */
-import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
-import { env } from 'cloudflare:workers';
 import { and, eq, sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EVENT_TYPES } from '../src/core/event-types';
 import { webhookDeliveries, webhookEndpoints } from '../src/db/schema';
-import worker from '../src/index';
-import type { JobMessage } from '../src/jobs/messages';
 import { MAX_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../src/modules/webhooks/delivery-job';
-import { call, expectFailure, randomIp, signupOrganization, type SignedUp } from './helpers/api';
+import { call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
 import { deliverJobs } from './cross-tenant/fixtures/jobs';
 import { inOrganization } from './helpers/leads';
+import { callRecording, recordingQueue } from './helpers/webhooks';
 
 const RECEIVER = 'https://hooks.example.test';
 
@@ -44,42 +41,6 @@ function mockReceiver(answer: () => Response) {
 afterEach(() => {
   vi.restoreAllMocks();
 });
-
-/** A jobs queue that records what is sent, so nothing runs behind the test's back. */
-function recordingQueue() {
-  const sent: { body: JobMessage; delaySeconds?: number }[] = [];
-  const queue = {
-    send: async (body: JobMessage, options?: { delaySeconds?: number }) => {
-      sent.push({ body, delaySeconds: options?.delaySeconds });
-    },
-    sendBatch: async (messages: { body: JobMessage }[]) => {
-      for (const message of messages) sent.push({ body: message.body });
-    },
-  } as unknown as Queue<JobMessage>;
-  return { queue, sent, bindings: { ...env, JOBS: queue } as typeof env };
-}
-
-/** A request through the Worker with a recording jobs queue; effects after the commit awaited. */
-async function callRecording(owner: SignedUp, method: string, path: string, body?: unknown) {
-  const recording = recordingQueue();
-  const ctx = createExecutionContext();
-  const response = await worker.fetch(
-    new Request(`http://lead.test${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${owner.token}`,
-        'content-type': 'application/json',
-        'cf-connecting-ip': randomIp(),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    }),
-    recording.bindings,
-    ctx,
-  );
-  await waitOnExecutionContext(ctx);
-  const json = (await response.json()) as { data: Record<string, unknown> };
-  return { status: response.status, body: json, sent: recording.sent.map((entry) => entry.body) };
-}
 
 async function addEndpoint(owner: SignedUp, body: Record<string, unknown>) {
   const response = await call('POST', '/api/webhooks', {

@@ -23,6 +23,11 @@ export interface RoleFixture {
   request(record: Record<string, unknown>): RoleRequest;
   /** What the request changes, read as the admin: equal before and after a refused call, different after a permitted one. */
   snapshot(admin: SignedUp, record: Record<string, unknown>): Promise<unknown>;
+  /**
+   * A read restricted to roles (e.g. GET /api/webhooks, whose URLs may carry a receiver's token):
+   * the refused roles' 403 and the unchanged snapshot are checked; the permitted read changes nothing.
+   */
+  readOnly?: true;
 }
 
 export type RoleFixtureMap = Record<string, RoleFixture>;

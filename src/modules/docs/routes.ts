@@ -5,6 +5,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../core/context';
 import { routeRegistry } from '../../core/routes';
+import { registerWebhookPayloads } from '../webhooks/payloads';
 
 /**
  * Every tag an operation uses, declared at the top level with its description, in the order the
@@ -56,6 +57,8 @@ export const TAGS: Record<string, string> = {
     'Declarative aggregates over leads, deals, companies and contacts (module, filters, metric, group_by, date bucket from allow-lists), run as one parameterised statement and shaped for a widget.',
   Dashboards:
     'Saved dashboards: widgets over saved queries and built-in metrics, personal to their owner or shared with the organization.',
+  Webhooks:
+    'Outbound webhooks (beyond the spec): endpoints that receive the organization’s events, signed per Standard Webhooks, with a delivery log and replay; each event’s body is under `webhooks`.',
   'Public booking':
     'A rep’s public booking page and its API (no credential): profile, free slots in the visitor’s zone, and confirming a slot.',
   Credits:
@@ -110,6 +113,7 @@ export function mountDocs(app: OpenAPIHono<AppEnv>): void {
       name: 'x-api-key',
     });
   }
+  registerWebhookPayloads(app.openAPIRegistry);
   app.doc31('/api/openapi.json', () => openApiConfig());
   app.get('/api/docs', (c) => {
     const nonce = crypto.randomUUID().replaceAll('-', '');

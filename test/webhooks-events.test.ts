@@ -1,0 +1,157 @@
+/**
+ * Each event is written by the change that causes it, in its transaction, with the body its
+ * OpenAPI `webhooks` entry documents (payloads.ts): lead created and assigned (one lead, in bulk,
+ * by update), intent turning hot, deals won and lost, an import finishing. An endpoint receives
+ * only the events it subscribed to.
+ */
+import { and, eq } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { EVENT_TYPES, type EventType } from '../src/core/event-types';
+import { webhookDeliveries } from '../src/db/schema';
+import { eventPayloadSchema } from '../src/modules/webhooks/payloads';
+import { importAndWait, csvOf } from './cross-tenant/fixtures/jobs';
+import { call, signupOrganization, type SignedUp } from './helpers/api';
+import { defaultPipeline } from './helpers/deals';
+import { inOrganization } from './helpers/leads';
+import { callRecording } from './helpers/webhooks';
+
+let org: SignedUp;
+let everything: number;
+let dealsOnly: number;
+
+async function addEndpoint(events: readonly string[]) {
+  const response = await call('POST', '/api/webhooks', {
+    token: org.token,
+    body: { url: 'https://hooks.example.test/events', events },
+  });
+  expect(response.status, response.text).toBe(201);
+  return response.body.data.id as number;
+}
+
+/** The payloads written for `endpoint` of one event type, oldest first, each checked against its documented schema. */
+async function payloads(endpoint: number, type: EventType) {
+  const rows = await inOrganization(org.orgId, (tx) =>
+    tx
+      .select({ payload: webhookDeliveries.payload })
+      .from(webhookDeliveries)
+      .where(and(eq(webhookDeliveries.endpointId, endpoint), eq(webhookDeliveries.eventType, type)))
+      .orderBy(webhookDeliveries.id),
+  );
+  return rows.map((row) => {
+    const parsed = eventPayloadSchema(type).safeParse(row.payload);
+    expect(parsed.success, `${type}: ${JSON.stringify(parsed.error?.issues)} in ${JSON.stringify(row.payload)}`).toBe(
+      true,
+    );
+    return row.payload as { type: string; data: Record<string, unknown> };
+  });
+}
+
+beforeAll(async () => {
+  org = await signupOrganization('Hooks events');
+  everything = await addEndpoint(EVENT_TYPES);
+  dealsOnly = await addEndpoint(['deal.won', 'deal.lost']);
+});
+
+describe('webhook events', () => {
+  it('lead.assigned is written by a bulk assignment and by an update, one per lead, and sent after the commit', async () => {
+    const ids: number[] = [];
+    for (const name of ['Bulk One', 'Bulk Two']) {
+      const [first, last] = name.split(' ');
+      const created = await callRecording(org, 'POST', '/api/lead/add', { first_name: first, last_name: last });
+      ids.push(created.body.data.id as number);
+    }
+    const bulk = await callRecording(org, 'POST', '/api/lead/assign-user', { ids, assigned_to: org.userId });
+    expect(bulk.status).toBe(200);
+    expect(bulk.sent).toHaveLength(2);
+    expect(bulk.sent.every((message) => message.kind === 'webhook-delivery')).toBe(true);
+
+    const third = await callRecording(org, 'POST', '/api/lead/add', { first_name: 'Later', last_name: 'Assigned' });
+    const update = await callRecording(org, 'POST', `/api/lead/update/${third.body.data.id}`, {
+      assigned_to: org.userId,
+    });
+    expect(update.status, JSON.stringify(update.body)).toBe(200);
+    expect(update.sent).toHaveLength(1);
+
+    const assigned = await payloads(everything, 'lead.assigned');
+    expect(assigned.map((payload) => payload.data.lead_id).sort()).toEqual([...ids, third.body.data.id].sort());
+    expect(assigned.every((payload) => payload.data.assigned_to === org.userId)).toBe(true);
+    expect(await payloads(dealsOnly, 'lead.assigned')).toEqual([]);
+  });
+
+  it('intent.hot is written once when a lead crosses the hot threshold', async () => {
+    const lead = await callRecording(org, 'POST', '/api/lead/add', { first_name: 'Hot', last_name: 'Lead' });
+    const leadId = lead.body.data.id as number;
+    const cold = await callRecording(org, 'POST', '/api/intent-alert/signal', {
+      lead_id: leadId,
+      signal_type: 'demo_requested',
+    });
+    expect(cold.sent).toEqual([]);
+    const hot = await callRecording(org, 'POST', '/api/intent-alert/signal', {
+      lead_id: leadId,
+      signal_type: 'pricing_page_visit',
+    });
+    expect(hot.status).toBe(201);
+    expect(hot.sent).toHaveLength(1);
+    const [payload] = (await payloads(everything, 'intent.hot')).filter((row) => row.data.lead_id === leadId);
+    expect(payload.data).toMatchObject({ lead_id: leadId, lead_name: 'Hot Lead', alert_id: hot.body.data.alert_id });
+  });
+
+  it('deal.won and deal.lost are written when a deal is created in or moved to a closing stage, to the endpoints subscribed', async () => {
+    const pipeline = await defaultPipeline(org);
+    const open = pipeline.stages.find((stage) => !stage.is_won && !stage.is_lost);
+    const won = pipeline.stages.find((stage) => stage.is_won);
+    const lost = pipeline.stages.find((stage) => stage.is_lost);
+    if (!open || !won || !lost) throw new Error('the default pipeline lacks an open, a won or a lost stage');
+    const lead = await callRecording(org, 'POST', '/api/lead/add', { first_name: 'Deal', last_name: 'Maker' });
+    const deal = await callRecording(org, 'POST', '/api/lead/deal/add', {
+      lead_id: lead.body.data.id,
+      pipeline_id: pipeline.id,
+      stage_id: open.id,
+      title: 'Big one',
+      value: 5000,
+      expected_close_date: '2026-12-31',
+    });
+    expect(deal.status, JSON.stringify(deal.body)).toBe(201);
+    expect(deal.sent).toEqual([]);
+    const moved = await callRecording(org, 'POST', `/api/lead/deal/update/${deal.body.data.id}`, { stage_id: won.id });
+    expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+    expect(moved.sent).toHaveLength(2);
+    const lostDeal = await callRecording(org, 'POST', '/api/lead/deal/add', {
+      lead_id: lead.body.data.id,
+      pipeline_id: pipeline.id,
+      stage_id: lost.id,
+      title: 'Gone',
+      value: 10,
+      expected_close_date: '2026-12-31',
+    });
+    expect(lostDeal.sent).toHaveLength(2);
+
+    for (const endpoint of [everything, dealsOnly]) {
+      const [wonPayload] = await payloads(endpoint, 'deal.won');
+      expect(wonPayload.data).toMatchObject({ deal_id: deal.body.data.id, stage_id: won.id, value: 5000 });
+      const [lostPayload] = await payloads(endpoint, 'deal.lost');
+      expect(lostPayload.data).toMatchObject({ deal_id: lostDeal.body.data.id, stage_id: lost.id, title: 'Gone' });
+    }
+  });
+
+  it('import.finished is written when an import job completes, with its counts', async () => {
+    const job = await importAndWait(
+      org,
+      csvOf([
+        ['First Name', 'Last Name', 'Email Address'],
+        ['Imported', 'One', 'imported.one@example.com'],
+        ['Imported', 'Two', 'imported.two@example.com'],
+      ]),
+      { name: 'hooks.csv' },
+    );
+    expect(job.status).toBe('completed');
+    const [payload] = (await payloads(everything, 'import.finished')).filter(
+      (row) => row.data.import_job_id === job.id,
+    );
+    expect(payload.data).toMatchObject({ status: 'completed', file_name: 'hooks.csv', created: 2, failed: 0 });
+    const created = await payloads(everything, 'lead.created');
+    expect(created.map((row) => row.data.email)).toEqual(
+      expect.arrayContaining(['imported.one@example.com', 'imported.two@example.com']),
+    );
+  });
+});
