@@ -27,7 +27,9 @@ export const EVENT_DATA: Record<EventType, z.ZodObject> = {
     lead_id: id('The lead'),
     lead_name: z.string().nullable().openapi({ description: 'The lead’s name' }),
     assigned_to: id('The new assignee'),
-    assigned_by: nullableId('The user who assigned it (the creator of the API key or job when one did); null when unknown'),
+    assigned_by: nullableId(
+      'The user who assigned it (the creator of the API key or job when one did); null when unknown',
+    ),
   }),
   'intent.hot': z.object({
     alert_id: id('The intent alert raised'),
@@ -76,15 +78,74 @@ function dealData(outcome: 'won' | 'lost') {
   });
 }
 
+const AT = '2026-11-20T09:30:00.000Z';
+const DEAL_EXAMPLE = {
+  deal_id: 31,
+  title: 'Annual licence',
+  value: 12000,
+  lead_id: 812,
+  pipeline_id: 2,
+  owner_id: 5,
+  closed_at: AT,
+};
+const EVENT_EXAMPLES: Record<EventType, Record<string, unknown>> = {
+  'lead.created': {
+    lead_id: 812,
+    first_name: 'Ada',
+    last_name: 'Lovelace',
+    email: 'ada@example.com',
+    company: 'Analytical Engines',
+    status: 1,
+    assigned_to: 5,
+    created_at: AT,
+  },
+  'lead.assigned': { lead_id: 812, lead_name: 'Ada Lovelace', assigned_to: 5, assigned_by: 2 },
+  'intent.hot': {
+    alert_id: 77,
+    lead_id: 812,
+    lead_name: 'Ada Lovelace',
+    email: 'ada@example.com',
+    score: 61.5,
+    assigned_to: 5,
+  },
+  'booking.confirmed': {
+    meeting_id: 40,
+    lead_id: 812,
+    user_id: 5,
+    title: 'Meeting with Ada Lovelace',
+    start: AT,
+    end: '2026-11-20T10:00:00.000Z',
+    timezone: 'Europe/Berlin',
+    name: 'Ada Lovelace',
+    email: 'ada@example.com',
+  },
+  'deal.won': { ...DEAL_EXAMPLE, stage_id: 6 },
+  'deal.lost': { ...DEAL_EXAMPLE, stage_id: 7 },
+  'import.finished': {
+    import_job_id: 9,
+    status: 'completed',
+    file_name: 'leads.csv',
+    total_rows: 1200,
+    created: 1100,
+    updated: 50,
+    skipped: 40,
+    failed: 10,
+    finished_at: AT,
+  },
+};
+
 /** The whole body of one event: Standard Webhooks' `{ type, timestamp, data }`. */
 export function eventPayloadSchema(type: EventType) {
   return z
     .object({
       type: z.literal(type).openapi({ description: 'The event name' }),
       timestamp: at('When the event happened (UTC)'),
-      data: EVENT_DATA[type],
+      data: EVENT_DATA[type].openapi({ description: `What the ${type} event is about` }),
     })
-    .openapi(`WebhookEvent_${type.replace('.', '_')}`, { description: EVENT_DESCRIPTIONS[type] });
+    .openapi(`WebhookEvent_${type.replace('.', '_')}`, {
+      description: EVENT_DESCRIPTIONS[type],
+      example: { type, timestamp: AT, data: EVENT_EXAMPLES[type] },
+    });
 }
 
 const signingHeaders = z.object({

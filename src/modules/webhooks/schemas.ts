@@ -84,7 +84,10 @@ export const CreatedWebhookSchema = WebhookSchema.extend({ secret }).openapi('Cr
 
 export const RotatedSecretSchema = z
   .object({ id: z.number().int().openapi({ description: 'The endpoint’s id' }), secret })
-  .openapi('RotatedWebhookSecret', { description: 'The endpoint’s new secret; the old one stops signing at once' });
+  .openapi('RotatedWebhookSecret', {
+    description: 'The endpoint’s new secret; the old one stops signing at once',
+    example: { id: 4, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
+  });
 
 export const WebhookAttemptSchema = z
   .object({
@@ -104,7 +107,21 @@ export const WebhookAttemptSchema = z
     response_body: z.string().nullable().openapi({ description: 'The first 1 KB of the response body' }),
     error: z.string().nullable().openapi({ description: 'Why the attempt failed; null on success' }),
   })
-  .openapi('WebhookAttempt', { description: 'One attempt to deliver an event' });
+  .openapi('WebhookAttempt', {
+    description: 'One attempt to deliver an event',
+    example: {
+      id: 120,
+      delivery_id: 88,
+      message_id: 'msg_2b7a3c9e0d1f4a5b8c6d7e9f0a1b2c3d',
+      event_type: 'lead.created',
+      attempt: 2,
+      attempted_at: '2026-11-20T09:30:05.000Z',
+      status_code: 503,
+      latency_ms: 142,
+      response_body: 'Service Unavailable',
+      error: 'the receiver answered 503',
+    },
+  });
 
 export const ReplayedDeliverySchema = z
   .object({
@@ -113,4 +130,7 @@ export const ReplayedDeliverySchema = z
     message_id: z.string().openapi({ description: 'The `webhook-id` it is sent with: the original’s' }),
     status: z.string().openapi({ description: 'queued' }),
   })
-  .openapi('ReplayedWebhookDelivery', { description: 'A delivery queued again with the same message id' });
+  .openapi('ReplayedWebhookDelivery', {
+    description: 'A delivery queued again with the same message id',
+    example: { id: 131, replay_of: 88, message_id: 'msg_2b7a3c9e0d1f4a5b8c6d7e9f0a1b2c3d', status: 'queued' },
+  });
