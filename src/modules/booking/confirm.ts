@@ -14,6 +14,8 @@
  *    with a calendar connected, the slot must also be clear of the calendar's synced busy times,
  *    and the meeting's calendar_event_writes row and its outbox row are written too (the event is
  *    inserted into the calendar after the commit, once: modules/calendar/event-job.ts).
+ *    The booking.confirmed webhook and chat deliveries (and the new lead's lead.created and
+ *    lead.assigned) are CTEs of this write too (modules/webhooks), so the events cost no round trip.
  * 4. COMMIT.
  *
  * Whether the slot is on the rep's grid, inside working hours, past the minimum notice and of the
@@ -32,6 +34,7 @@ import { emailKey } from '../leads';
 import { type LeadWriteContextRow, leadWriteContextFrom, leadWriteContextSql } from '../leads';
 import type { AddLeadInput } from '../leads';
 import { planOneLead } from '../leads';
+import { deliveryIdsOf, sendWebhookDeliveries, webhookDeliveriesSql } from '../webhooks';
 import { freeSlots } from './availability';
 import { liveCalendar, scheduleOf } from './availability-query';
 import { invalidateBookingCache } from './booking-version';
@@ -113,6 +116,16 @@ export async function confirmBooking(
       ? sql`coalesce((select id from inserted), (select l.id from ${leads} l where l.organization_id = ${ctx.orgId}
           and lower(l.email) = ${emailKey(input.email)} and l.deleted_at is null order by l.duplicate_of is not null, l.id limit 1))`
       : sql`${lead.leadId}::bigint`;
+  const booked = JSON.stringify({
+    user_id: rep.id,
+    title,
+    start: input.start.toISOString(),
+    end: input.end.toISOString(),
+    timezone: schedule.timezone,
+    name: input.name,
+    email: input.email,
+  });
+  const hookCtes = lead.kind === 'create' ? ['hooks_booked', 'hooks_created', 'hooks_assigned'] : ['hooks_booked'];
   const until = new Date(end + buffer).toISOString();
   const since = new Date(start - buffer).toISOString();
   // A rep with a calendar connected: its synced busy times hold the slot too (as in availability),
@@ -126,7 +139,7 @@ export async function confirmBooking(
           and ${liveCalendar()}
       )`
     : sql``;
-  type Written = { ok: boolean; meeting_id: string | null; lead_id: string | null };
+  type Written = { ok: boolean; meeting_id: string | null; lead_id: string | null; webhook_ids: number[] };
   const result = await ctx.db.execute<
     Written & { calendar_write_id?: string | null; calendar_outbox_id?: string | null }
   >(sql`
@@ -161,12 +174,19 @@ export async function confirmBooking(
     ), bumped as (
       update ${users} set booking_version = booking_version + 1
       where organization_id = ${ctx.orgId} and id = ${rep.id} and (select ok from free)
+    ), hooks_booked as (
+      ${webhookDeliveriesSql(ctx, 'booking.confirmed', {
+        from: sql`meeting`,
+        data: sql`jsonb_build_object('meeting_id', id, 'lead_id', lead_id) || ${booked}::jsonb`,
+      })}
     )${calendar ? sql`, ${bookedEventCtes(ctx.orgId, rep.id)}` : sql``}
-    select (select ok from free) as ok, (select id from meeting) as meeting_id, (select lead_id from meeting) as lead_id
+    select (select ok from free) as ok, (select id from meeting) as meeting_id, (select lead_id from meeting) as lead_id,
+      ${deliveryIdsOf(...hookCtes)} as webhook_ids
       ${calendar ? sql`, ${BOOKED_EVENT_IDS}` : sql``}`);
   const row = result.rows[0];
   if (!row?.ok || row.meeting_id === null) throw unavailable();
   if (calendar) bookedEventQueued(ctx, row);
+  sendWebhookDeliveries(ctx, row.webhook_ids);
   await invalidateBookingCache(ctx, [rep.booking_slug]);
   return {
     meeting_id: Number(row.meeting_id),
