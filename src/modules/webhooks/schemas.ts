@@ -4,9 +4,10 @@
  */
 import { z } from '@hono/zod-openapi';
 import { EVENT_TYPES, eventTypeSchema } from '../../core/event-types';
-import { optionalText, timestamp } from '../../core/schemas';
+import { optionalText, timestamp, webUrl } from '../../core/schemas';
 
-const url = z.string().trim().min(1, 'is required').max(2048, 'must be at most 2048 characters').openapi({
+// The one URL rule (core/web-url.ts), then the SSRF rules for a target the server calls (service.ts).
+const url = webUrl(2048).openapi({
   description:
     'Where events are POSTed: an https URL on the standard port, with a public host (no localhost, no private, loopback, link-local or CGNAT address), since the server itself makes the request',
   example: 'https://hooks.example.com/lead-events',
