@@ -300,13 +300,13 @@ describe('webhook delivery', () => {
     expect(received).toHaveLength(MAX_ATTEMPTS + 1);
 
     const notices = await call('GET', '/api/notification/list', { token: org.token, query: { limit: 100 } });
-    const notice = notices.body.data.find((row: { type_id: number }) => row.type_id === 6);
+    const notice = notices.body.data.find((row: { type_id: number }) => row.type_id === 7);
     expect(notice).toMatchObject({ title: `Webhook endpoint disabled: ${RECEIVER}/in` });
     expect(notice.data).toMatchObject({ webhook_id: endpoint.id });
 
     // Once: a further failure of a disabled endpoint's delivery notifies nobody again.
     const again = await call('GET', '/api/notification/list', { token: org.token, query: { limit: 100 } });
-    expect(again.body.data.filter((row: { type_id: number }) => row.type_id === 6)).toHaveLength(1);
+    expect(again.body.data.filter((row: { type_id: number }) => row.type_id === 7)).toHaveLength(1);
 
     // A replay of a disabled endpoint's delivery is refused until it is enabled again.
     const refused = await call('POST', `/api/webhooks/deliveries/${lastStraw.jobId}/replay`, { token: org.token });

@@ -5,7 +5,7 @@
 import type { OpenAPIHono } from '@hono/zod-openapi';
 import type { AppEnv } from '../../core/context';
 import { routeRegistry } from '../../core/routes';
-import { registerWebhookPayloads } from '../webhooks/payloads';
+import { registerWebhookPayloads } from '../webhooks';
 
 /**
  * Every tag an operation uses, declared at the top level with its description, in the order the

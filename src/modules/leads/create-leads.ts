@@ -6,7 +6,13 @@
  */
 import { leadTags, leads, companies } from '../../db/schema';
 import { type SQL, sql } from 'drizzle-orm';
-import { deliveryIdsOf, leadAssignedData, leadCreatedData, sendWebhookDeliveries, webhookDeliveriesSql } from '../webhooks';
+import {
+  deliveryIdsOf,
+  leadAssignedData,
+  leadCreatedData,
+  sendWebhookDeliveries,
+  webhookDeliveriesSql,
+} from '../webhooks';
 import type { TenantContext } from '../../db/tenant';
 import { ValidationFailed } from '../../core/errors';
 import { feedEntriesFrom } from '../feed';

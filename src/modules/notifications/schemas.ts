@@ -1,6 +1,7 @@
 /**
  * Request and response shapes of the caller's notifications. type_id: 1 lead assigned,
- * 2 import finished, 3 export ready, 4 follow-up due.
+ * 2 import finished, 3 export ready, 4 follow-up due, 5 intent alert, 6 connection needs
+ * reconnecting, 7 webhook endpoint disabled.
  */
 import { z } from '@hono/zod-openapi';
 import { idsBody, timestamp } from '../../core/schemas';
@@ -11,7 +12,10 @@ export const NotificationSchema = z
     type_id: z
       .number()
       .int()
-      .openapi({ description: '1 = lead assigned, 2 = import finished, 3 = export ready, 4 = follow-up due' }),
+      .openapi({
+        description:
+          '1 = lead assigned, 2 = import finished, 3 = export ready, 4 = follow-up due, 5 = intent alert, 6 = a connection needs reconnecting, 7 = a webhook endpoint was disabled',
+      }),
     title: z.string().openapi({ description: 'One line for display, e.g. “Lead assigned to you: Ada Lovelace”' }),
     body: z.string().nullable().openapi({ description: 'Longer text; null when the title says it all' }),
     data: z

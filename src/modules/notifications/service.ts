@@ -3,8 +3,7 @@
  * them through the functions here: lead assignment, and the end of the caller's own import or
  * export job (type 4, follow-up reminders, is reserved for the scheduler).
  */
-import { leadAssignedData } from '../webhooks';
-import { sendWebhookDeliveries, webhookDeliveriesSql } from '../webhooks';
+import { leadAssignedData, sendWebhookDeliveries, webhookDeliveriesSql } from '../webhooks';
 import { and, eq, ilike, inArray, sql, type SQL } from 'drizzle-orm';
 import { notifications } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
@@ -20,8 +19,10 @@ export const NOTIFICATION_TYPES = {
   followUpDue: 4,
   // Written by the intent rescoring (modules/intent/scoring.ts) in the statement that raises the alert.
   intentAlert: 5,
+  // Written by the provider layer (src/providers/connections.ts, RECONNECT_NOTICE_TYPE) to a connection's owner.
+  connectionNeedsReconnect: 6,
   // Written to every admin when a webhook endpoint is disabled after days of failures (modules/webhooks).
-  webhookDisabled: 6,
+  webhookDisabled: 7,
 } as const;
 
 /** Lead ids kept in one notification's data; the count says how many there were in all. */
@@ -149,7 +150,7 @@ export const notificationList = defineList({
       description: 'true: read only; false: unread only',
     }),
     type_id: idList(
-      'Types, comma-separated: 1 lead assigned, 2 import finished, 3 export ready, 4 follow-up due, 5 intent alert',
+      'Types, comma-separated: 1 lead assigned, 2 import finished, 3 export ready, 4 follow-up due, 5 intent alert, 6 connection needs reconnecting, 7 webhook endpoint disabled',
     ),
   },
   search: (term) => ilike(notifications.title, containsPattern(term)),

@@ -18,12 +18,13 @@ import { and, eq, sql } from 'drizzle-orm';
 import { log } from '../../core/log';
 import { withTenant } from '../../db/client';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema';
-import { retryTransientOnly, userFacingJobError } from '../../jobs/faults';
+import { TransientFault, retryTransientOnly, userFacingJobError } from '../../jobs/faults';
 import type { JobHandler } from '../../jobs/job-handler';
 import { failJobIn, finishJob, type JobSpec, leaseUntil } from '../../jobs/lifecycle';
+import { CredentialsKeyMissing, keyringOf, openSecret, SecretUnreadable } from '../../providers/secrets';
 import { sendWebhook } from '../../providers/webhooks/deliver';
+import type { Bindings } from '../../env';
 import { recordEndpointFailure, recordEndpointSuccess } from './endpoint-health';
-import { openSecret } from './secret-box';
 
 /** Seconds to wait before attempt n+1 after attempt n failed (index n-1); its length + 1 is the number of attempts. */
 export const RETRY_DELAYS_SECONDS = [5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 10 * 3600] as const;
@@ -36,14 +37,36 @@ const spec: JobSpec<typeof webhookDeliveries> = { table: webhookDeliveries, leas
 type Claimed = {
   attempt: number;
   url: string;
-  secretSealed: string;
+  secret: string;
   messageId: string;
   payload: unknown;
   endpointId: number;
 };
 
+const UNREADABLE_SECRET =
+  "the endpoint's secret cannot be opened (CREDENTIALS_KEY changed without keeping the old key in CREDENTIALS_KEYS_PREVIOUS): rotate the secret";
+
+/**
+ * The endpoint's signing secret (src/providers/secrets.ts); null when no configured key opens it.
+ * A Worker without CREDENTIALS_KEY is retried (the queue's backoff) until an operator sets it.
+ */
+async function openEndpointSecret(env: Bindings, orgId: number, sealed: string): Promise<string | null> {
+  try {
+    return await openSecret<string>(await keyringOf(env), orgId, sealed);
+  } catch (error) {
+    if (error instanceof CredentialsKeyMissing) throw new TransientFault('CREDENTIALS_KEY is not set');
+    if (error instanceof SecretUnreadable) return null;
+    throw error;
+  }
+}
+
 /** Takes the delivery for one attempt when it is due and free; null when this message has nothing to do. */
-async function claimAttempt(tx: Parameters<Parameters<typeof withTenant>[2]>[0], orgId: number, jobId: number) {
+async function claimAttempt(
+  env: Bindings,
+  tx: Parameters<Parameters<typeof withTenant>[2]>[0],
+  orgId: number,
+  jobId: number,
+) {
   const [row] = await tx
     .select({
       status: webhookDeliveries.status,
@@ -68,6 +91,11 @@ async function claimAttempt(tx: Parameters<Parameters<typeof withTenant>[2]>[0],
     await failJobIn(tx, spec, { orgId, jobId }, 'the endpoint is disabled');
     return null;
   }
+  const secret = await openEndpointSecret(env, orgId, row.secretSealed);
+  if (secret === null) {
+    await failJobIn(tx, spec, { orgId, jobId }, UNREADABLE_SECRET);
+    return null;
+  }
   const attempt = row.attempts + 1;
   await tx
     .update(webhookDeliveries)
@@ -79,7 +107,7 @@ async function claimAttempt(tx: Parameters<Parameters<typeof withTenant>[2]>[0],
       updatedAt: sql`now()`,
     })
     .where(and(eq(webhookDeliveries.organizationId, orgId), eq(webhookDeliveries.id, jobId)));
-  const claimed: Claimed = { attempt, ...row };
+  const claimed: Claimed = { attempt, ...row, secret };
   return claimed;
 }
 
@@ -92,12 +120,11 @@ export const webhookDeliveryJobHandler: JobHandler<'webhook-delivery', typeof we
   },
   run: async (message, { db, env }) => {
     const ref = { orgId: message.orgId, jobId: message.jobId };
-    const claimed = await withTenant(db, ref.orgId, (tx) => claimAttempt(tx, ref.orgId, ref.jobId));
+    const claimed = await withTenant(db, ref.orgId, (tx) => claimAttempt(env, tx, ref.orgId, ref.jobId));
     if (!claimed) return;
-    const secret = await openSecret(env, ref.orgId, claimed.secretSealed);
     const outcome = await sendWebhook({
       url: claimed.url,
-      secret,
+      secret: claimed.secret,
       messageId: claimed.messageId,
       body: JSON.stringify(claimed.payload),
     });

@@ -14,6 +14,7 @@
  */
 import { type SQL, sql } from 'drizzle-orm';
 import type { EventType } from '../../core/event-types';
+import { webhookDeliveries, webhookEndpoints } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 
 /** Event rows as a FROM item (a CTE's name, a subquery or a set-returning function) and the jsonb of each row's `data`. */
@@ -30,7 +31,7 @@ export function webhookDeliveriesSql(
   type: EventType,
   rows: EventRows,
 ): SQL {
-  return sql`insert into webhook_deliveries (organization_id, endpoint_id, event_type, message_id, payload, created_by)
+  return sql`insert into ${webhookDeliveries} (organization_id, endpoint_id, event_type, message_id, payload, created_by)
     select ${ctx.orgId}::bigint, e.id, ${type}::text,
       'msg_' || md5(${type}::text || ':' || ev.data::text || ':' || now()::text),
       jsonb_build_object('type', ${type}::text,
@@ -38,7 +39,7 @@ export function webhookDeliveriesSql(
         'data', ev.data),
       ${ctx.userId}::bigint
     from (select ${rows.data} as data from ${rows.from} ${rows.where ? sql`where ${rows.where}` : sql``}) as ev
-    join webhook_endpoints e
+    join ${webhookEndpoints} e
       on e.organization_id = ${ctx.orgId}::bigint and e.enabled and ${type}::text = any(e.events)
     returning id`;
 }

@@ -7,7 +7,7 @@
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Transaction } from '../../db/client';
-import { webhookDeliveries, webhookEndpoints } from '../../db/schema';
+import { notifications, roles, users, webhookDeliveries, webhookEndpoints } from '../../db/schema';
 import { NOTIFICATION_TYPES } from '../notifications/service';
 
 export const DISABLE_AFTER_DAYS = 5;
@@ -31,12 +31,12 @@ export async function recordEndpointFailure(tx: Transaction, orgId: number, endp
   const disabled = await tx.execute<{ id: number; url: string }>(sql`
     with prior as (
       select id, enabled, failing_since <= now() - make_interval(days => ${DISABLE_AFTER_DAYS}) as due
-      from webhook_endpoints where organization_id = ${orgId} and id = ${endpointId}
+      from ${webhookEndpoints} where organization_id = ${orgId} and id = ${endpointId}
       for update
     ), turned_off as (
       -- One update of the row (a statement may not change a row twice): the failure noted, and
       -- the endpoint disabled when it has failed long enough.
-      update webhook_endpoints e set failing_since = coalesce(e.failing_since, now()),
+      update ${webhookEndpoints} e set failing_since = coalesce(e.failing_since, now()),
         enabled = e.enabled and not coalesce(p.due, false),
         disabled_at = case when e.enabled and p.due then now() else e.disabled_at end,
         disabled_reason = case when e.enabled and p.due then ${reason}::text else e.disabled_reason end,
@@ -45,13 +45,13 @@ export async function recordEndpointFailure(tx: Transaction, orgId: number, endp
       where e.id = p.id and e.organization_id = ${orgId}
       returning e.id, e.url, p.enabled and not e.enabled as turned_off
     ), notified as (
-      insert into notifications (organization_id, user_id, type_id, title, data)
+      insert into ${notifications} (organization_id, user_id, type_id, title, data)
       select ${orgId}::bigint, u.id, ${NOTIFICATION_TYPES.webhookDisabled}::int,
         'Webhook endpoint disabled: ' || t.url,
         jsonb_build_object('webhook_id', t.id, 'url', t.url, 'reason', ${reason}::text)
       from turned_off t
-      join users u on u.organization_id = ${orgId} and u.deleted_at is null
-      join roles r on r.id = u.role_id and lower(r.name) = 'admin'
+      join ${users} u on u.organization_id = ${orgId} and u.deleted_at is null
+      join ${roles} r on r.id = u.role_id and lower(r.name) = 'admin'
       where t.turned_off
     )
     select id, url from turned_off where turned_off`);

@@ -8,3 +8,4 @@ export {
   webhookDeliveriesSql,
 } from './emit';
 export { leadAssignedData, leadCreatedData } from './event-data';
+export { EVENT_DATA, eventPayloadSchema, registerWebhookPayloads } from './payloads';

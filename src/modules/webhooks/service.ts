@@ -9,11 +9,11 @@ import { isoTimestamp } from '../../core/schemas';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import type { Bindings } from '../../env';
+import { keyringOf, sealSecret } from '../../providers/secrets';
 import { generateWebhookSecret } from '../../providers/webhooks/signature';
 import { targetProblem, targetRules } from '../../providers/webhooks/target';
 import { sendWebhookDeliveries } from './emit';
 import type { AddWebhookInput, UpdateWebhookInput } from './schemas';
-import { sealSecret } from './secret-box';
 
 const endpointFields = {
   id: webhookEndpoints.id,
@@ -63,6 +63,7 @@ function checkTarget(env: Bindings, url: string): void {
 export async function createWebhook(ctx: TenantContext, env: Bindings, input: AddWebhookInput) {
   checkTarget(env, input.url);
   const secret = generateWebhookSecret();
+  const sealed = await sealSecret(await keyringOf(env), ctx.orgId, secret);
   const [row] = await ctx.db
     .insert(webhookEndpoints)
     .values({
@@ -71,7 +72,8 @@ export async function createWebhook(ctx: TenantContext, env: Bindings, input: Ad
       events: [...new Set(input.events)],
       description: input.description ?? null,
       enabled: input.enabled ?? true,
-      secretSealed: await sealSecret(env, ctx.orgId, secret),
+      secretSealed: sealed.sealed,
+      secretKeyId: sealed.keyId,
       createdBy: ctx.userId,
     })
     .returning(endpointFields);
@@ -134,9 +136,10 @@ export async function deleteWebhook(ctx: TenantContext, id: number): Promise<voi
 /** A new secret; the old one stops signing at once (deliveries not yet attempted are signed with the new one). */
 export async function rotateWebhookSecret(ctx: TenantContext, env: Bindings, id: number) {
   const secret = generateWebhookSecret();
+  const sealed = await sealSecret(await keyringOf(env), ctx.orgId, secret);
   const rotated = await ctx.db
     .update(webhookEndpoints)
-    .set({ secretSealed: await sealSecret(env, ctx.orgId, secret), updatedAt: sql`now()` })
+    .set({ secretSealed: sealed.sealed, secretKeyId: sealed.keyId, updatedAt: sql`now()` })
     .where(tenantWhere(ctx, webhookEndpoints, eq(webhookEndpoints.id, id)))
     .returning({ id: webhookEndpoints.id });
   if (rotated.length === 0) throw new NotFound('Webhook', id);
@@ -208,10 +211,10 @@ export async function replayWebhookDelivery(ctx: TenantContext, deliveryId: numb
   const inserted = await ctx.db.execute<{ id: number; message_id: string; enabled: boolean }>(sql`
     with original as (
       select d.id, d.endpoint_id, d.event_type, d.message_id, d.payload, e.enabled
-      from webhook_deliveries d join webhook_endpoints e on e.id = d.endpoint_id and e.organization_id = d.organization_id
+      from ${webhookDeliveries} d join ${webhookEndpoints} e on e.id = d.endpoint_id and e.organization_id = d.organization_id
       where d.organization_id = ${ctx.orgId} and d.id = ${deliveryId}
     ), replayed as (
-      insert into webhook_deliveries (organization_id, endpoint_id, event_type, message_id, payload, replay_of, created_by)
+      insert into ${webhookDeliveries} (organization_id, endpoint_id, event_type, message_id, payload, replay_of, created_by)
       select ${ctx.orgId}, endpoint_id, event_type, message_id, payload, id, ${ctx.userId}::bigint from original where enabled
       returning id, message_id
     )
