@@ -1,7 +1,7 @@
 /**
  * Each event is written by the change that causes it, in its transaction, with the body its
  * OpenAPI `webhooks` entry documents (payloads.ts): lead created and assigned (one lead, in bulk,
- * by update), intent turning hot, deals won and lost, an import finishing. An endpoint receives
+ * by update), intent turning hot, a booking confirmed, deals won and lost, an import finishing. An endpoint receives
  * only the events it subscribed to.
  */
 import { and, eq } from 'drizzle-orm';
@@ -94,6 +94,46 @@ describe('webhook events', () => {
     expect(hot.sent).toHaveLength(1);
     const [payload] = (await payloads(everything, 'intent.hot')).filter((row) => row.data.lead_id === leadId);
     expect(payload.data).toMatchObject({ lead_id: leadId, lead_name: 'Hot Lead', alert_id: hot.body.data.alert_id });
+  });
+
+  it('booking.confirmed is written by the public confirmation with its new lead’s lead.created and lead.assigned, and sent after the commit', async () => {
+    const me = await call('GET', '/api/user/my', { token: org.token });
+    const slug = me.body.data.booking_slug as string;
+    const email = `booked-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const booked = await callRecording(null, 'POST', `/api/v1/booking/${slug}/confirm`, {
+      start: '2027-03-01T10:00:00Z',
+      end: '2027-03-01T10:30:00Z',
+      name: 'Booked Visitor',
+      email,
+    });
+    expect(booked.status, JSON.stringify(booked.body)).toBe(201);
+    // booking.confirmed, lead.created and lead.assigned for the endpoint of every event; none for the deals-only one.
+    expect(booked.sent).toHaveLength(3);
+    const meetingId = booked.body.data.meeting_id;
+    const [payload] = (await payloads(everything, 'booking.confirmed')).filter(
+      (row) => row.data.meeting_id === meetingId,
+    );
+    expect(payload.data).toMatchObject({
+      meeting_id: meetingId,
+      user_id: org.userId,
+      email,
+      name: 'Booked Visitor',
+      start: '2027-03-01T10:00:00.000Z',
+      end: '2027-03-01T10:30:00.000Z',
+    });
+    const [lead] = (await payloads(everything, 'lead.created')).filter((row) => row.data.email === email);
+    expect(payload.data.lead_id).toBe(lead.data.lead_id);
+    expect(await payloads(dealsOnly, 'booking.confirmed')).toEqual([]);
+
+    const again = await callRecording(null, 'POST', `/api/v1/booking/${slug}/confirm`, {
+      start: '2027-03-01T11:00:00Z',
+      end: '2027-03-01T11:30:00Z',
+      name: 'Booked Visitor',
+      email,
+    });
+    expect(again.status, JSON.stringify(again.body)).toBe(201);
+    // An existing lead: the booking only.
+    expect(again.sent).toHaveLength(1);
   });
 
   it('deal.won and deal.lost are written when a deal is created in or moved to a closing stage, to the endpoints subscribed', async () => {

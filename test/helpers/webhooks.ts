@@ -22,15 +22,15 @@ export function recordingQueue() {
   return { queue, sent, bindings: { ...env, JOBS: queue } as typeof env };
 }
 
-/** A request through the Worker with a recording jobs queue; effects after the commit awaited. */
-export async function callRecording(owner: SignedUp, method: string, path: string, body?: unknown) {
+/** A request through the Worker with a recording jobs queue; effects after the commit awaited. Without `owner`: a public request. */
+export async function callRecording(owner: SignedUp | null, method: string, path: string, body?: unknown) {
   const recording = recordingQueue();
   const ctx = createExecutionContext();
   const response = await worker.fetch(
     new Request(`http://lead.test${path}`, {
       method,
       headers: {
-        authorization: `Bearer ${owner.token}`,
+        ...(owner ? { authorization: `Bearer ${owner.token}` } : {}),
         'content-type': 'application/json',
         'cf-connecting-ip': randomIp(),
       },

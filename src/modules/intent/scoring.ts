@@ -152,7 +152,7 @@ export async function rescoreLeads(
     ),
     hooks as (
       ${webhookDeliveriesSql({ orgId, userId: null }, 'intent.hot', {
-        from: sql`alerts a join leads l on l.id = a.lead_id and l.organization_id = ${orgId}`,
+        from: sql`alerts a join ${leads} l on l.id = a.lead_id and l.organization_id = ${orgId}`,
         data: sql`jsonb_build_object('alert_id', a.id, 'lead_id', a.lead_id, 'lead_name', l.first_name || ' ' || l.last_name,
           'email', l.email, 'score', round(a.score::numeric, 2), 'assigned_to', l.assigned_to)`,
         where: sql`l.deleted_at is null`,
