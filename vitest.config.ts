@@ -44,6 +44,7 @@ export default defineConfig(async () => {
             MICROSOFT_CLIENT_ID: 'test-microsoft-client',
             MICROSOFT_CLIENT_SECRET: 'test-microsoft-client-secret',
             SIGNUP_ENABLED: 'true',
+            LOCAL_PROVIDERS: 'true',
             // One origin the bearer API answers CORS for (test/cors.test.ts).
             CORS_ORIGINS: 'https://app.example.test',
           },

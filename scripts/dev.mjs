@@ -34,6 +34,8 @@ const workerConfigs = writeLocalWorkerConfigs(join(localData ?? '.data', 'worker
   CREDENTIALS_KEY: credentialsKey,
   // Local development may send webhooks to a receiver on this machine over http (src/providers/webhooks/target.ts).
   WEBHOOK_LOCAL_TARGETS: 'true',
+  // Without a chat connection, the chat routes use the local chat provider (src/providers/chat/select.ts).
+  LOCAL_PROVIDERS: 'true',
 });
 
 const wrangler = spawn(

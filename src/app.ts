@@ -52,6 +52,7 @@ import { calendarRoutes } from './modules/calendar/routes';
 import { savedQueryRoutes } from './modules/saved-queries/routes';
 import { dashboardRoutes } from './modules/dashboards/routes';
 import { webhookRoutes } from './modules/webhooks/routes';
+import { chatRoutes } from './modules/chat/routes';
 import { bookingRoutes } from './modules/booking/routes';
 import { targetAccountRoutes } from './modules/target-accounts/routes';
 import { mailConfigurationRoutes } from './modules/mail/routes';
@@ -122,6 +123,7 @@ export const routeModules = [
   // Public (the signed token is the credential).
   unsubscribeRoutes,
   webhookRoutes,
+  chatRoutes,
   // Public (the provider's signature, or a signed link, is the credential).
   voiceWebhookRoutes,
   // Public (no credential): an edge Worker can mount this router alone.

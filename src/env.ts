@@ -62,6 +62,11 @@ export interface Bindings {
   AI_API_KEY?: string;
   /** workers-ai: the Workers AI binding (`[ai] binding = "AI"`). */
   AI?: { run(model: string, inputs: Record<string, unknown>): Promise<unknown> };
+  /**
+   * "true" under `npm start` and in the tests only: a route whose organization has no connection
+   * of a kind uses that kind's local provider (team chat: providers/chat/select.ts) instead of 409.
+   */
+  LOCAL_PROVIDERS?: string;
   /** "true" in local development only: webhooks may go to http and loopback receivers (providers/webhooks/target.ts). */
   WEBHOOK_LOCAL_TARGETS?: string;
   /** Ports webhook URLs may use besides 443, comma-separated (default none). */

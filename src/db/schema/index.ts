@@ -25,3 +25,4 @@ export * from './voice';
 export * from './integrations';
 export * from './intelligence';
 export * from './webhooks';
+export * from './chat';

@@ -4,7 +4,8 @@
  * due), and the log of every attempt.
  */
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, boolean, check, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { chatSubscriptions } from './chat';
 import { jobLease, openJobsIndex } from './job-lease';
 import { organizations, users } from './organizations';
 import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenancy';
@@ -40,7 +41,8 @@ export const webhookEndpoints = pgTable(
 );
 
 /**
- * One event for one endpoint: a job row. `message_id` is the `webhook-id` header, the same on
+ * One event for one receiver: a webhook endpoint or a team-chat channel subscription (exactly one
+ * of the two; chat channels get the events through this same fan-out and delivery job). A job row. `message_id` is the `webhook-id` header, the same on
  * every attempt, for every endpoint of the event, and on a replay. `attempts` counts attempts
  * made; `next_attempt_at` is when the next one is due (the lease is set to it, so the lease sweep
  * re-sends the message then). status: queued, running, completed, failed, cancelled.
@@ -50,9 +52,8 @@ export const webhookDeliveries = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    endpointId: bigint({ mode: 'number' })
-      .notNull()
-      .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    endpointId: bigint({ mode: 'number' }).references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    chatSubscriptionId: bigint({ mode: 'number' }).references(() => chatSubscriptions.id, { onDelete: 'cascade' }),
     eventType: text().notNull(),
     messageId: text().notNull(),
     payload: jsonb().$type<Record<string, unknown>>().notNull(),
@@ -72,6 +73,10 @@ export const webhookDeliveries = pgTable(
   (table) => [
     index('webhook_deliveries_endpoint_idx').on(table.organizationId, table.endpointId, table.id),
     openJobsIndex('webhook_deliveries_open_lease_idx', table),
+    check(
+      'webhook_deliveries_one_receiver_check',
+      sql`(${table.endpointId} is null) <> (${table.chatSubscriptionId} is null)`,
+    ),
     tenantPolicy('webhook_deliveries'),
   ],
 );
@@ -82,9 +87,8 @@ export const webhookAttempts = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    endpointId: bigint({ mode: 'number' })
-      .notNull()
-      .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    /** Null for an attempt at a chat channel (its delivery names the subscription). */
+    endpointId: bigint({ mode: 'number' }).references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
     deliveryId: bigint({ mode: 'number' })
       .notNull()
       .references(() => webhookDeliveries.id, { onDelete: 'cascade' }),

@@ -59,6 +59,8 @@ export const TAGS: Record<string, string> = {
     'Saved dashboards: widgets over saved queries and built-in metrics, personal to their owner or shared with the organization.',
   Webhooks:
     'Outbound webhooks (beyond the spec): endpoints that receive the organization’s events, signed per Standard Webhooks, with a delivery log and replay; each event’s body is under `webhooks`.',
+  'Team chat':
+    'Slack (chat_a) and Microsoft Teams (chat_b): channel lists, test notifications, and (beyond the spec) channel subscriptions to the webhook events, posted when they happen; a local provider stands in offline.',
   'Public booking':
     'A rep’s public booking page and its API (no credential): profile, free slots in the visitor’s zone, and confirming a slot.',
   Credits:

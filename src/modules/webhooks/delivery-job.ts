@@ -1,5 +1,7 @@
 /**
- * One webhook delivery, one attempt per queue message. The schedule is Svix's: the first attempt
+ * One event delivery, one attempt per queue message: to a webhook endpoint (a signed POST), or to
+ * a team-chat channel subscription (a post through the chat provider, modules/chat/deliver.ts:
+ * a refusal that no retry can mend ends it at once). The schedule is Svix's: the first attempt
  * at once, then after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (8 attempts over about 27 h).
  * After a failed attempt the delivery goes back to `queued` with `next_attempt_at` set; the
  * message for the next attempt is sent with that delay (Queues' delaySeconds, at most 12 h), and
@@ -24,6 +26,8 @@ import { failJobIn, finishJob, type JobSpec, leaseUntil } from '../../jobs/lifec
 import { CredentialsKeyMissing, keyringOf, openSecret, SecretUnreadable } from '../../providers/secrets';
 import { sendWebhook } from '../../providers/webhooks/deliver';
 import type { Bindings } from '../../env';
+import type { EventType } from '../../core/event-types';
+import { deliverChatEvent } from '../chat';
 import { recordEndpointFailure, recordEndpointSuccess } from './endpoint-health';
 
 /** Seconds to wait before attempt n+1 after attempt n failed (index n-1); its length + 1 is the number of attempts. */
@@ -34,14 +38,15 @@ export const WEBHOOK_LEASE_SECONDS = 60;
 
 const spec: JobSpec<typeof webhookDeliveries> = { table: webhookDeliveries, leaseSeconds: WEBHOOK_LEASE_SECONDS };
 
+/** An attempt taken: at a webhook endpoint (its URL and opened secret) or at a chat channel subscription. */
 type Claimed = {
   attempt: number;
-  url: string;
-  secret: string;
   messageId: string;
   payload: unknown;
-  endpointId: number;
-};
+} & (
+  | { endpointId: number; url: string; secret: string; chatSubscriptionId: null }
+  | { endpointId: null; chatSubscriptionId: number }
+);
 
 const UNREADABLE_SECRET =
   "the endpoint's secret cannot be opened (CREDENTIALS_KEY changed without keeping the old key in CREDENTIALS_KEYS_PREVIOUS): rotate the secret";
@@ -77,26 +82,36 @@ async function claimAttempt(
       enabled: webhookEndpoints.enabled,
       url: webhookEndpoints.url,
       secretSealed: webhookEndpoints.secretSealed,
+      chatSubscriptionId: webhookDeliveries.chatSubscriptionId,
       messageId: webhookDeliveries.messageId,
       payload: webhookDeliveries.payload,
     })
     .from(webhookDeliveries)
-    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+    .leftJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
     .where(and(eq(webhookDeliveries.organizationId, orgId), eq(webhookDeliveries.id, jobId)))
     .for('update', { of: webhookDeliveries });
   // Gone (the endpoint was deleted with its deliveries) or ended: a late or repeated message.
   if (!row || (row.status !== 'queued' && row.status !== 'running')) return null;
   if (!row.due || !row.free) return null;
-  if (!row.enabled) {
-    await failJobIn(tx, spec, { orgId, jobId }, 'the endpoint is disabled');
-    return null;
-  }
-  const secret = await openEndpointSecret(env, orgId, row.secretSealed);
-  if (secret === null) {
-    await failJobIn(tx, spec, { orgId, jobId }, UNREADABLE_SECRET);
-    return null;
-  }
+  // A chat channel's subscription is checked by deliverChatEvent, outside this lock.
+  let target: Claimed | null = null;
   const attempt = row.attempts + 1;
+  const common = { attempt, messageId: row.messageId, payload: row.payload };
+  if (row.chatSubscriptionId !== null) {
+    target = { ...common, endpointId: null, chatSubscriptionId: row.chatSubscriptionId };
+  } else {
+    if (row.endpointId === null || row.secretSealed === null || row.url === null) return null;
+    if (!row.enabled) {
+      await failJobIn(tx, spec, { orgId, jobId }, 'the endpoint is disabled');
+      return null;
+    }
+    const secret = await openEndpointSecret(env, orgId, row.secretSealed);
+    if (secret === null) {
+      await failJobIn(tx, spec, { orgId, jobId }, UNREADABLE_SECRET);
+      return null;
+    }
+    target = { ...common, endpointId: row.endpointId, url: row.url, secret, chatSubscriptionId: null };
+  }
   await tx
     .update(webhookDeliveries)
     .set({
@@ -107,8 +122,7 @@ async function claimAttempt(
       updatedAt: sql`now()`,
     })
     .where(and(eq(webhookDeliveries.organizationId, orgId), eq(webhookDeliveries.id, jobId)));
-  const claimed: Claimed = { attempt, ...row, secret };
-  return claimed;
+  return target;
 }
 
 export const webhookDeliveryJobHandler: JobHandler<'webhook-delivery', typeof webhookDeliveries> = {
@@ -122,12 +136,27 @@ export const webhookDeliveryJobHandler: JobHandler<'webhook-delivery', typeof we
     const ref = { orgId: message.orgId, jobId: message.jobId };
     const claimed = await withTenant(db, ref.orgId, (tx) => claimAttempt(env, tx, ref.orgId, ref.jobId));
     if (!claimed) return;
-    const outcome = await sendWebhook({
-      url: claimed.url,
-      secret: claimed.secret,
-      messageId: claimed.messageId,
-      body: JSON.stringify(claimed.payload),
-    });
+    const outcome =
+      claimed.chatSubscriptionId !== null
+        ? {
+            responseBody: null,
+            ...(await deliverChatEvent(
+              db,
+              env,
+              ref.orgId,
+              claimed.chatSubscriptionId,
+              claimed.payload as { type: EventType; data: Record<string, unknown> },
+            )),
+          }
+        : {
+            retry: true,
+            ...(await sendWebhook({
+              url: claimed.url,
+              secret: claimed.secret,
+              messageId: claimed.messageId,
+              body: JSON.stringify(claimed.payload),
+            })),
+          };
     const owned = eq(webhookDeliveries.attempts, claimed.attempt);
     const retryIn = await withTenant(db, ref.orgId, async (tx) => {
       await tx.insert(webhookAttempts).values({
@@ -142,10 +171,14 @@ export const webhookDeliveryJobHandler: JobHandler<'webhook-delivery', typeof we
       });
       if (outcome.ok) {
         await finishJob(tx, spec, ref, { lastStatusCode: outcome.statusCode }, owned);
-        await recordEndpointSuccess(tx, ref.orgId, claimed.endpointId);
+        if (claimed.endpointId !== null) await recordEndpointSuccess(tx, ref.orgId, claimed.endpointId);
         return null;
       }
-      await recordEndpointFailure(tx, ref.orgId, claimed.endpointId);
+      if (claimed.endpointId !== null) await recordEndpointFailure(tx, ref.orgId, claimed.endpointId);
+      if (!outcome.retry) {
+        await failJobIn(tx, spec, ref, `attempt ${claimed.attempt} failed and cannot succeed: ${outcome.error}`, owned);
+        return null;
+      }
       if (claimed.attempt >= MAX_ATTEMPTS) {
         await failJobIn(tx, spec, ref, `all ${MAX_ATTEMPTS} attempts failed; the last: ${outcome.error}`, owned);
         return null;

@@ -1,8 +1,8 @@
 /**
- * How a change announces itself to the organization's webhook endpoints: in the transaction of
- * the change, one `insert … select` writes a delivery (a job row holding the whole payload) for
- * every event row × every enabled endpoint subscribed to the event, however many endpoints there
- * are. The statement is SQL, so a site that already writes in one data-modifying CTE embeds it
+ * How a change announces itself to the organization's webhook endpoints and subscribed team-chat
+ * channels (modules/chat): in the transaction of the change, one `insert … select` writes a
+ * delivery (a job row holding the whole payload) for every event row × every enabled endpoint or
+ * channel subscription to the event, however many there are. The statement is SQL, so a site that already writes in one data-modifying CTE embeds it
  * there and pays no round trip. After the commit the new deliveries' messages are sent (the
  * request's effects); a delivery whose message never left (a job's transaction has no effects, an
  * isolate went away) is sent by the lease sweep once its first lease (its creation plus
@@ -14,7 +14,7 @@
  */
 import { type SQL, sql } from 'drizzle-orm';
 import type { EventType } from '../../core/event-types';
-import { webhookDeliveries, webhookEndpoints } from '../../db/schema';
+import { chatSubscriptions, webhookDeliveries, webhookEndpoints } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 
 /** Event rows as a FROM item (a CTE's name, a subquery or a set-returning function) and the jsonb of each row's `data`. */
@@ -31,16 +31,21 @@ export function webhookDeliveriesSql(
   type: EventType,
   rows: EventRows,
 ): SQL {
-  return sql`insert into ${webhookDeliveries} (organization_id, endpoint_id, event_type, message_id, payload, created_by)
-    select ${ctx.orgId}::bigint, e.id, ${type}::text,
+  return sql`insert into ${webhookDeliveries} (organization_id, endpoint_id, chat_subscription_id, event_type, message_id, payload, created_by)
+    select ${ctx.orgId}::bigint, t.endpoint_id, t.chat_subscription_id, ${type}::text,
       'msg_' || md5(${type}::text || ':' || ev.data::text || ':' || now()::text),
       jsonb_build_object('type', ${type}::text,
         'timestamp', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
         'data', ev.data),
       ${ctx.userId}::bigint
     from (select ${rows.data} as data from ${rows.from} ${rows.where ? sql`where ${rows.where}` : sql``}) as ev
-    join ${webhookEndpoints} e
-      on e.organization_id = ${ctx.orgId}::bigint and e.enabled and ${type}::text = any(e.events)
+    join (
+      select e.id as endpoint_id, null::bigint as chat_subscription_id from ${webhookEndpoints} e
+      where e.organization_id = ${ctx.orgId}::bigint and e.enabled and ${type}::text = any(e.events)
+      union all
+      select null::bigint, s.id from ${chatSubscriptions} s
+      where s.organization_id = ${ctx.orgId}::bigint and s.enabled and ${type}::text = any(s.events)
+    ) as t on true
     returning id`;
 }
 

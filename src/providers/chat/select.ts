@@ -1,0 +1,105 @@
+/**
+ * The chat provider of an organization for chat_a or chat_b: its live chat connection's provider
+ * (Slack with the sealed bot token, Teams with the Graph OAuth token, refreshed when it expired),
+ * the local provider for a `local` connection, or, with no connection at all, the local provider
+ * when the Worker runs with local providers (LOCAL_PROVIDERS=true: `npm start`, the tests). A
+ * production Worker without a connection answers 409 `chat_not_connected`.
+ */
+import { and, desc, eq, isNull } from 'drizzle-orm';
+import { ApiError } from '../../core/errors';
+import type { Queryable } from '../../db/client';
+import { connections, type ChatProviderName } from '../../db/schema';
+import type { Bindings } from '../../env';
+import { openCredentials, requireUsable, type ConnectionRow, type IndependentWriter } from '../connections';
+import { ConnectionNeedsReconnect } from '../failures';
+import { accessToken } from '../oauth';
+import type { ChatProvider, SlackCredentials } from './interface';
+import { localChat } from './local';
+import { slackWorkspace } from './slack';
+import { teamsWorkspace } from './teams';
+
+export interface ChatDeps {
+  env: Bindings;
+  db: Queryable;
+  writer: IndependentWriter;
+}
+
+export const CHAT_PROVIDER_NAMES: Record<ChatProviderName, string> = { chat_a: 'Slack', chat_b: 'Microsoft Teams' };
+
+/** Whether the Worker may fall back to local providers (development and tests only). */
+export function localProvidersAllowed(env: Pick<Bindings, 'LOCAL_PROVIDERS'>): boolean {
+  return env.LOCAL_PROVIDERS === 'true';
+}
+
+/** 409: the organization has no chat connection for this provider, and this Worker uses no local stand-in. */
+export class ChatNotConnected extends ApiError {
+  constructor(provider: ChatProviderName) {
+    super(
+      409,
+      'conflict',
+      `No ${CHAT_PROVIDER_NAMES[provider]} connection: connect ${provider} under connected apps first`,
+      'chat_not_connected',
+      { provider },
+    );
+  }
+}
+
+/**
+ * The organization's chat connection for the provider (kind `chat`, provider `chat_a`, `chat_b`
+ * or `local` with settings.chat naming which), newest first; null when there is none.
+ */
+export async function findChatConnection(
+  db: Queryable,
+  orgId: number,
+  provider: ChatProviderName,
+): Promise<ConnectionRow | null> {
+  const rows = await db
+    .select()
+    .from(connections)
+    .where(and(eq(connections.organizationId, orgId), eq(connections.kind, 'chat'), isNull(connections.deletedAt)))
+    .orderBy(desc(connections.id));
+  return (
+    rows.find(
+      (row) =>
+        row.provider === provider ||
+        (row.provider === 'local' && (row.settings as { chat?: string }).chat === provider),
+    ) ?? null
+  );
+}
+
+/** One token per provider instance: a list's many calls open (or refresh) it once. */
+function memo(get: () => Promise<string>): () => Promise<string> {
+  let token: Promise<string> | undefined;
+  return () => {
+    token ??= get().catch((error: unknown) => {
+      token = undefined;
+      throw error;
+    });
+    return token;
+  };
+}
+
+/** The provider for a connection (null: none, the local provider when allowed). */
+export function chatProviderFor(
+  deps: ChatDeps,
+  orgId: number,
+  provider: ChatProviderName,
+  connection: ConnectionRow | null,
+): ChatProvider {
+  if (!connection) {
+    if (localProvidersAllowed(deps.env)) return localChat(deps.db, orgId, provider);
+    throw new ChatNotConnected(provider);
+  }
+  requireUsable(connection);
+  if (connection.provider === 'local') return localChat(deps.db, orgId, provider);
+  if (connection.provider === 'chat_a') {
+    return slackWorkspace(
+      memo(async () => {
+        const credentials = await openCredentials<SlackCredentials>(deps.env, connection);
+        if (!credentials?.bot_token) throw new ConnectionNeedsReconnect(connection);
+        return credentials.bot_token;
+      }),
+    );
+  }
+  return teamsWorkspace(memo(() => accessToken(deps, connection, 'microsoft')));
+}
