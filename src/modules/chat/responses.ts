@@ -36,3 +36,29 @@ export const chatUnavailable = {
   },
   content: { 'application/json': { schema: ErrorEnvelope } },
 };
+
+export const chatSubscriptionConflict = conflictResponse(
+  'ChatSubscriptionConflict',
+  'The channel already has a subscription (duplicate_subscription), or the provider has no usable connection (chat_not_connected, connection_needs_reconnect, connection_disabled)',
+  [
+    {
+      code: 'duplicate_subscription',
+      details: z.object({
+        provider: z.string().openapi({ description: 'chat_a or chat_b' }),
+        channel: z.string().openapi({ description: 'The channel' }),
+      }),
+      example: { provider: 'chat_a', channel: 'C0123ABCD' },
+    },
+    {
+      code: 'chat_not_connected',
+      details: z.object({ provider: z.string().openapi({ description: 'chat_a or chat_b' }) }),
+      example: { provider: 'chat_a' },
+    },
+    {
+      code: 'connection_needs_reconnect',
+      details: connectionDetails,
+      example: { connection_id: 1, provider: 'chat_a' },
+    },
+    { code: 'connection_disabled', details: connectionDetails, example: { connection_id: 1, provider: 'chat_a' } },
+  ],
+);

@@ -12,7 +12,7 @@ import { EVENT_TYPES } from '../../core/event-types';
 import { DeletedId } from '../../core/schemas';
 import { createRouter, defineRoute, envelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
 import type { ChatProviderName } from '../../db/schema';
-import { chatConflict, chatUnavailable } from './responses';
+import { chatConflict, chatSubscriptionConflict, chatUnavailable } from './responses';
 import {
   AddChatSubscriptionBody,
   ChatChannelSchema,
@@ -73,6 +73,9 @@ chatRoutes.openapi(
     summary: 'Post a test notification to a Slack channel',
     description: `Posts the sample message of an event, marked [Test], to \`channel\` at once (chat.postMessage: text and Block Kit). ${EVENTS} ${WHICH} A channel Slack does not know: 404; the bot not in the channel or another refusal: 422 \`provider_rejected\` naming Slack's error code.`,
     auth: 'bearer',
+    // Reads, the provider's call, and for the local provider one insert: no transaction, so a
+    // refused token's needs_reconnect mark (its own connection) never waits on this request's.
+    transaction: false,
     request: { body: jsonBody(SlackTestBody) },
     responses: { 200: envelope(TestNotificationSchema, 'Posted'), ...failures },
   }),
@@ -103,6 +106,9 @@ chatRoutes.openapi(
     summary: 'Post a test notification to a Teams channel (beyond the spec)',
     description: `Posts the sample message of an event, marked [Test], as an Adaptive Card through the channel's Teams Workflows webhook URL: \`workflow_url\`, else the one stored with the channel's subscription (422 when neither; the local provider needs none). Graph cannot post to a channel as an app and Office 365 connectors are retired, hence the workflow. ${EVENTS} ${WHICH}`,
     auth: 'bearer',
+    // Reads, the provider's call, and for the local provider one insert: no transaction, so a
+    // refused token's needs_reconnect mark (its own connection) never waits on this request's.
+    transaction: false,
     request: { body: jsonBody(TeamsTestBody) },
     responses: { 200: envelope(TestNotificationSchema, 'Posted'), ...failures },
   }),
@@ -121,7 +127,7 @@ chatRoutes.openapi(
     request: { body: jsonBody(AddChatSubscriptionBody) },
     responses: {
       201: envelope(ChatSubscriptionSchema, 'Subscribed'),
-      409: chatConflict,
+      409: chatSubscriptionConflict,
     },
   }),
   async (c) => created(c, await createChatSubscription(c.var.tenant, c.env, c.req.valid('json')), 'Subscribed'),

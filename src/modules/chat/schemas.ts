@@ -7,12 +7,10 @@ import { EVENT_TYPES, eventTypeSchema } from '../../core/event-types';
 import { optionalText, text, timestamp } from '../../core/schemas';
 import { CHAT_PROVIDERS } from '../../db/schema';
 
-const channelId = text(1, 255)
-  .regex(/^\S+$/, 'must be a channel id without spaces')
-  .openapi({
-    description: 'The channel’s id from the channel list (Slack `C…`, Teams `19:…@thread.tacv2`)',
-    example: 'C0123ABCD',
-  });
+const channelId = text(1, 255).regex(/^\S+$/, 'must be a channel id without spaces').openapi({
+  description: 'The channel’s id from the channel list (Slack `C…`, Teams `19:…@thread.tacv2`)',
+  example: 'C0123ABCD',
+});
 
 const eventType = eventTypeSchema.optional().openapi({
   description: `The event to show (default lead.created), one of: ${EVENT_TYPES.join(', ')}`,
@@ -80,12 +78,9 @@ export const TestNotificationSchema = z
     local: z.boolean().openapi({ description: 'True when the local chat provider took it (no outside service)' }),
     channel: z.string().openapi({ description: 'The channel posted to' }),
     event_type: z.string().openapi({ description: 'The event shown' }),
-    message_id: z
-      .string()
-      .nullable()
-      .openapi({
-        description: 'The provider’s message id (Slack `ts`, `local-<id>`); null for Teams, whose workflows do not say',
-      }),
+    message_id: z.string().nullable().openapi({
+      description: 'The provider’s message id (Slack `ts`, `local-<id>`); null for Teams, whose workflows do not say',
+    }),
     text: z.string().openapi({ description: 'The message’s plain text' }),
   })
   .openapi('TestNotification', {

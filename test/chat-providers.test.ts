@@ -1,0 +1,322 @@
+/**
+ * The Slack (chat_a) and Teams (chat_b) adapters against their documented wire formats, with the
+ * network mocked at fetch: the exact requests (URL, method, Authorization, body) and documented
+ * answers replayed, cursor paging, `ok: false` error codes and 429 with Retry-After included. Then
+ * the routes over a Slack connection row: channels and a test notification through the bot token,
+ * throttling as 503 with Slack's Retry-After, a revoked token as 409 with the connection marked.
+ */
+import { and, eq } from 'drizzle-orm';
+import { env } from 'cloudflare:workers';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { connections } from '../src/db/schema';
+import type { ChatMessage } from '../src/providers/chat/interface';
+import { slackWorkspace } from '../src/providers/chat/slack';
+import { adaptiveCardMessage, teamsWorkspace, workflowUrlProblem } from '../src/providers/chat/teams';
+import { sealCredentials } from '../src/providers/connections';
+import { ProviderFailure } from '../src/providers/failures';
+import { signupOrganization, type SignedUp } from './helpers/api';
+import { inOrganization } from './helpers/leads';
+import { requestRecordingJobs } from './helpers/mail';
+
+interface Seen {
+  url: string;
+  method: string;
+  authorization: string | null;
+  contentType: string | null;
+  body: string;
+}
+
+function mockFetch(answers: Response[]) {
+  const seen: Seen[] = [];
+  vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
+    const request = new Request(input, init);
+    seen.push({
+      url: request.url,
+      method: request.method,
+      authorization: request.headers.get('authorization'),
+      contentType: request.headers.get('content-type'),
+      body: new TextDecoder().decode(await request.arrayBuffer()),
+    });
+    return answers[Math.min(seen.length - 1, answers.length - 1)].clone();
+  });
+  return seen;
+}
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
+  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+
+const message: ChatMessage = {
+  eventType: 'deal.won',
+  title: 'Deal won: <Big> & co',
+  facts: [{ label: 'Value', value: '5000' }],
+  test: false,
+};
+
+async function failureOf(promise: Promise<unknown>): Promise<ProviderFailure> {
+  const error = await promise.then(
+    () => null,
+    (caught: unknown) => caught,
+  );
+  expect(error).toBeInstanceOf(ProviderFailure);
+  return error as ProviderFailure;
+}
+
+afterEach(() => {
+  vi.restoreAllMocks();
+});
+
+describe('Slack (chat_a) adapter', () => {
+  const slack = slackWorkspace(async () => 'xoxb-bot-token');
+
+  it('lists channels with conversations.list, following response_metadata.next_cursor until it is empty', async () => {
+    const seen = mockFetch([
+      json(200, {
+        ok: true,
+        channels: [{ id: 'C012AB3CD', name: 'general', is_channel: true, is_private: false, is_member: true }],
+        response_metadata: { next_cursor: 'dGVhbTpDMDYxRkE1UEI=' },
+      }),
+      json(200, {
+        ok: true,
+        channels: [{ id: 'G0AKFJBEU', name: 'deal-desk', is_channel: true, is_private: true }],
+        response_metadata: { next_cursor: '' },
+      }),
+    ]);
+    expect(await slack.listChannels({})).toEqual([
+      { id: 'C012AB3CD', name: 'general', team_id: null, is_private: false },
+      { id: 'G0AKFJBEU', name: 'deal-desk', team_id: null, is_private: true },
+    ]);
+    expect(seen.map((request) => [request.method, request.url, request.authorization])).toEqual([
+      [
+        'GET',
+        'https://slack.com/api/conversations.list?types=public_channel%2Cprivate_channel&exclude_archived=true&limit=200',
+        'Bearer xoxb-bot-token',
+      ],
+      [
+        'GET',
+        'https://slack.com/api/conversations.list?types=public_channel%2Cprivate_channel&exclude_archived=true&limit=200&cursor=dGVhbTpDMDYxRkE1UEI%3D',
+        'Bearer xoxb-bot-token',
+      ],
+    ]);
+  });
+
+  it('posts with chat.postMessage as JSON (text fallback and Block Kit, mrkdwn escaped) and answers the ts', async () => {
+    const seen = mockFetch([
+      json(200, { ok: true, channel: 'C123ABC456', ts: '1503435956.000247', message: { text: 'x' } }),
+    ]);
+    expect(await slack.post({ channelId: 'C123ABC456' }, message)).toEqual({ messageId: '1503435956.000247' });
+    expect(seen[0]).toMatchObject({
+      method: 'POST',
+      url: 'https://slack.com/api/chat.postMessage',
+      authorization: 'Bearer xoxb-bot-token',
+      contentType: 'application/json; charset=utf-8',
+    });
+    const body = JSON.parse(seen[0].body);
+    expect(body.channel).toBe('C123ABC456');
+    expect(body.text).toBe('Deal won: &lt;Big&gt; &amp; co\nValue: 5000');
+    expect(body.blocks[0]).toEqual({
+      type: 'section',
+      text: { type: 'mrkdwn', text: '*Deal won: &lt;Big&gt; &amp; co*' },
+    });
+    expect(body.blocks[1]).toEqual({ type: 'section', fields: [{ type: 'mrkdwn', text: '*Value*\n5000' }] });
+  });
+
+  it('maps ok:false codes: auth codes need a reconnect, channel_not_found is a 404, others a refusal naming the code', async () => {
+    mockFetch([json(200, { ok: false, error: 'invalid_auth' })]);
+    expect((await failureOf(slack.post({ channelId: 'C1' }, message))).kind).toBe('auth');
+    vi.restoreAllMocks();
+    mockFetch([json(200, { ok: false, error: 'token_revoked' })]);
+    expect((await failureOf(slack.listChannels({}))).kind).toBe('auth');
+    vi.restoreAllMocks();
+    mockFetch([json(200, { ok: false, error: 'channel_not_found' })]);
+    expect((await failureOf(slack.post({ channelId: 'C1' }, message))).kind).toBe('not_found');
+    vi.restoreAllMocks();
+    mockFetch([json(200, { ok: false, error: 'not_in_channel' })]);
+    const refused = await failureOf(slack.post({ channelId: 'C1' }, message));
+    expect(refused.kind).toBe('rejected');
+    expect(refused.reason).toContain('not_in_channel');
+  });
+
+  it('treats HTTP 429 as temporary with Slack’s Retry-After, and never keeps its body', async () => {
+    mockFetch([new Response('{"ok":false,"error":"ratelimited"}', { status: 429, headers: { 'retry-after': '30' } })]);
+    const failure = await failureOf(slack.listChannels({}));
+    expect(failure).toMatchObject({ kind: 'unavailable', status: 429, retryAfterSeconds: 30 });
+    expect(failure.reason).not.toContain('ratelimited');
+  });
+});
+
+describe('Teams (chat_b) adapter', () => {
+  const teams = teamsWorkspace(async () => 'eyJ0eXAi.graph-token');
+  const workflowUrl =
+    'https://prod-12.westeurope.logic.azure.com:443/workflows/abc/triggers/manual/paths/invoke?api-version=2016-06-01&sig=s3cr3t';
+
+  it('lists a team’s channels with Graph GET /teams/{id}/channels, following @odata.nextLink', async () => {
+    const seen = mockFetch([
+      json(200, {
+        '@odata.context': "https://graph.microsoft.com/v1.0/$metadata#teams('t1')/channels",
+        value: [
+          {
+            id: '19:561fbdbbfca848a484f0a6f00ce9dbbd@thread.tacv2',
+            displayName: 'General',
+            membershipType: 'standard',
+          },
+        ],
+        '@odata.nextLink': 'https://graph.microsoft.com/v1.0/teams/t1/channels?$skiptoken=abc',
+      }),
+      json(200, { value: [{ id: '19:private@thread.tacv2', displayName: 'Deal desk', membershipType: 'private' }] }),
+    ]);
+    expect(await teams.listChannels({ teamId: 't1' })).toEqual([
+      { id: '19:561fbdbbfca848a484f0a6f00ce9dbbd@thread.tacv2', name: 'General', team_id: 't1', is_private: false },
+      { id: '19:private@thread.tacv2', name: 'Deal desk', team_id: 't1', is_private: true },
+    ]);
+    expect(seen.map((request) => [request.method, request.url, request.authorization])).toEqual([
+      [
+        'GET',
+        'https://graph.microsoft.com/v1.0/teams/t1/channels?$select=id,displayName,membershipType',
+        'Bearer eyJ0eXAi.graph-token',
+      ],
+      ['GET', 'https://graph.microsoft.com/v1.0/teams/t1/channels?$skiptoken=abc', 'Bearer eyJ0eXAi.graph-token'],
+    ]);
+  });
+
+  it('without a team lists me/joinedTeams first, then each team’s channels', async () => {
+    const seen = mockFetch([
+      json(200, { value: [{ id: 'team-1', displayName: 'Sales' }] }),
+      json(200, { value: [{ id: '19:a@thread.tacv2', displayName: 'General', membershipType: 'standard' }] }),
+    ]);
+    expect(await teams.listChannels({})).toEqual([
+      { id: '19:a@thread.tacv2', name: 'General', team_id: 'team-1', is_private: false },
+    ]);
+    expect(seen.map((request) => request.url)).toEqual([
+      'https://graph.microsoft.com/v1.0/me/joinedTeams?$select=id,displayName',
+      'https://graph.microsoft.com/v1.0/teams/team-1/channels?$select=id,displayName,membershipType',
+    ]);
+  });
+
+  it('maps Graph 429 to a temporary failure with its Retry-After, and 401 to a reconnect', async () => {
+    mockFetch([json(429, { error: { code: 'TooManyRequests' } }, { 'retry-after': '7' })]);
+    expect(await failureOf(teams.listChannels({ teamId: 't1' }))).toMatchObject({
+      kind: 'unavailable',
+      retryAfterSeconds: 7,
+    });
+    vi.restoreAllMocks();
+    mockFetch([json(401, { error: { code: 'InvalidAuthenticationToken' } })]);
+    expect((await failureOf(teams.listChannels({ teamId: 't1' }))).kind).toBe('auth');
+  });
+
+  it('posts an Adaptive Card message to the channel’s Workflows URL, without a Graph token', async () => {
+    const seen = mockFetch([new Response(null, { status: 202 })]);
+    expect(await teams.post({ channelId: '19:a@thread.tacv2', workflowUrl }, message)).toEqual({ messageId: null });
+    expect(seen[0]).toMatchObject({
+      method: 'POST',
+      url: workflowUrl.replace(':443', ''),
+      authorization: null,
+      contentType: 'application/json',
+    });
+    const body = JSON.parse(seen[0].body);
+    expect(body).toEqual(adaptiveCardMessage(message));
+    expect(body.type).toBe('message');
+    expect(body.attachments[0].contentType).toBe('application/vnd.microsoft.card.adaptive');
+    expect(body.attachments[0].content).toMatchObject({ type: 'AdaptiveCard', version: '1.4' });
+    expect(body.attachments[0].content.body[1]).toEqual({
+      type: 'FactSet',
+      facts: [{ title: 'Value', value: '5000' }],
+    });
+  });
+
+  it('refuses a workflow that answers 404 or 401 as a refusal of the URL, not of the Graph connection', async () => {
+    mockFetch([new Response('gone', { status: 404 })]);
+    const failure = await failureOf(teams.post({ channelId: '19:a@thread.tacv2', workflowUrl }, message));
+    expect(failure.kind).toBe('rejected');
+  });
+
+  it('accepts only https Workflows hosts as posting URLs', () => {
+    expect(workflowUrlProblem(workflowUrl)).toBeNull();
+    expect(
+      workflowUrlProblem(
+        'https://default1234.56.environment.api.powerplatform.com/powerautomate/automations/direct/workflows/x',
+      ),
+    ).toBeNull();
+    expect(workflowUrlProblem('http://prod-12.westeurope.logic.azure.com/workflows/x')).not.toBeNull();
+    expect(workflowUrlProblem('https://169.254.169.254/latest')).not.toBeNull();
+    expect(workflowUrlProblem('https://logic.azure.com.evil.example/workflows')).not.toBeNull();
+    expect(workflowUrlProblem('https://prod-1.logic.azure.com:8443/workflows')).not.toBeNull();
+  });
+});
+
+describe('the chat_a routes over a Slack connection', () => {
+  let org: SignedUp;
+  let connectionId: number;
+
+  beforeAll(async () => {
+    org = await signupOrganization('Slack routes');
+    const sealed = await sealCredentials(env, org.orgId, { bot_token: 'xoxb-route-token' });
+    const [row] = await inOrganization(org.orgId, (tx) =>
+      tx
+        .insert(connections)
+        .values({
+          organizationId: org.orgId,
+          kind: 'chat',
+          provider: 'chat_a',
+          identity: 'T0001 workspace',
+          ownerId: org.userId,
+          ...sealed,
+        })
+        .returning(),
+    );
+    connectionId = row.id;
+  });
+
+  it('lists channels and posts a test notification with the sealed bot token', async () => {
+    const seen = mockFetch([
+      json(200, {
+        ok: true,
+        channels: [{ id: 'C9', name: 'sales', is_private: false }],
+        response_metadata: { next_cursor: '' },
+      }),
+    ]);
+    const channels = await requestRecordingJobs('GET', '/api/chat_a/channels', { token: org.token });
+    expect(channels.status, channels.text).toBe(200);
+    expect(channels.body.data).toEqual([{ id: 'C9', name: 'sales', team_id: null, is_private: false }]);
+    expect(seen[0].authorization).toBe('Bearer xoxb-route-token');
+    vi.restoreAllMocks();
+
+    const posted = mockFetch([json(200, { ok: true, channel: 'C9', ts: '1700000000.000100' })]);
+    const test = await requestRecordingJobs('POST', '/api/chat_a/test-notification', {
+      token: org.token,
+      body: { channel: 'C9', event_type: 'intent.hot' },
+    });
+    expect(test.status, test.text).toBe(200);
+    expect(test.body.data).toMatchObject({
+      provider: 'chat_a',
+      local: false,
+      channel: 'C9',
+      event_type: 'intent.hot',
+      message_id: '1700000000.000100',
+    });
+    expect(JSON.parse(posted[0].body).text).toMatch(/^\[Test\] Hot lead: /);
+    expect(test.text).not.toContain('xoxb-route-token');
+  });
+
+  it('answers 503 with Slack’s Retry-After when throttled, and 409 with the connection marked when the token is revoked', async () => {
+    mockFetch([new Response('', { status: 429, headers: { 'retry-after': '12' } })]);
+    const throttled = await requestRecordingJobs('GET', '/api/chat_a/channels', { token: org.token });
+    expect(throttled.status).toBe(503);
+    expect(throttled.headers.get('retry-after')).toBe('12');
+    vi.restoreAllMocks();
+
+    mockFetch([json(200, { ok: false, error: 'token_revoked' })]);
+    const revoked = await requestRecordingJobs('POST', '/api/chat_a/test-notification', {
+      token: org.token,
+      body: { channel: 'C9' },
+    });
+    expect(revoked.status).toBe(409);
+    expect(revoked.body.error.code).toBe('connection_needs_reconnect');
+    const [row] = await inOrganization(org.orgId, (tx) =>
+      tx
+        .select()
+        .from(connections)
+        .where(and(eq(connections.organizationId, org.orgId), eq(connections.id, connectionId))),
+    );
+    expect(row.state).toBe('needs_reconnect');
+  });
+});
