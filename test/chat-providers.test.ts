@@ -8,7 +8,7 @@
 import { and, eq } from 'drizzle-orm';
 import { env } from 'cloudflare:workers';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { connections } from '../src/db/schema';
+import { connections, webhookDeliveries } from '../src/db/schema';
 import type { ChatMessage } from '../src/providers/chat/interface';
 import { slackWorkspace } from '../src/providers/chat/slack';
 import { adaptiveCardMessage, teamsWorkspace, workflowUrlProblem } from '../src/providers/chat/teams';
@@ -16,7 +16,7 @@ import { sealCredentials } from '../src/providers/connections';
 import { ProviderFailure } from '../src/providers/failures';
 import { signupOrganization, type SignedUp } from './helpers/api';
 import { inOrganization } from './helpers/leads';
-import { requestRecordingJobs } from './helpers/mail';
+import { deliverJobs, requestRecordingJobs } from './helpers/mail';
 
 interface Seen {
   url: string;
@@ -318,5 +318,66 @@ describe('the chat_a routes over a Slack connection', () => {
         .where(and(eq(connections.organizationId, org.orgId), eq(connections.id, connectionId))),
     );
     expect(row.state).toBe('needs_reconnect');
+  });
+});
+
+describe('events posted to a subscribed Slack channel', () => {
+  let org: SignedUp;
+
+  beforeAll(async () => {
+    org = await signupOrganization('Slack events');
+    // As the connected-apps connect route stores a Slack token: `access_token`.
+    const sealed = await sealCredentials(env, org.orgId, { access_token: 'xoxb-events-token' });
+    await inOrganization(org.orgId, (tx) =>
+      tx.insert(connections).values({
+        organizationId: org.orgId,
+        kind: 'chat',
+        provider: 'chat_a',
+        identity: 'T0002',
+        ownerId: org.userId,
+        ...sealed,
+      }),
+    );
+  });
+
+  it('go out once through chat.postMessage; a channel Slack no longer knows fails the delivery without retries', async () => {
+    const subscribed = await requestRecordingJobs('POST', '/api/chat/subscriptions', {
+      token: org.token,
+      body: { provider: 'chat_a', channel: 'C777', events: ['lead.created'] },
+    });
+    expect(subscribed.status, subscribed.text).toBe(201);
+    expect(subscribed.body.data.connection_id).toEqual(expect.any(Number));
+
+    const seen = mockFetch([json(200, { ok: true, channel: 'C777', ts: '1700000001.000200' })]);
+    const lead = await requestRecordingJobs('POST', '/api/lead/add', {
+      token: org.token,
+      body: { first_name: 'Slack', last_name: 'Event', email: 'slack.event@example.com' },
+    });
+    expect(lead.status, lead.text).toBe(201);
+    expect(lead.sent).toHaveLength(1);
+    await deliverJobs(lead.sent);
+    await deliverJobs(lead.sent, 2);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toMatchObject({
+      url: 'https://slack.com/api/chat.postMessage',
+      authorization: 'Bearer xoxb-events-token',
+    });
+    const body = JSON.parse(seen[0].body);
+    expect(body.channel).toBe('C777');
+    expect(body.text).toContain('New lead: Slack Event');
+    vi.restoreAllMocks();
+
+    const gone = mockFetch([json(200, { ok: false, error: 'channel_not_found' })]);
+    const second = await requestRecordingJobs('POST', '/api/lead/add', {
+      token: org.token,
+      body: { first_name: 'Gone', last_name: 'Channel' },
+    });
+    await deliverJobs(second.sent);
+    expect(gone).toHaveLength(1);
+    const [delivery] = await inOrganization(org.orgId, (tx) =>
+      tx.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, second.sent[0].jobId)),
+    );
+    expect(delivery.status).toBe('failed');
+    expect(delivery.error).toContain('Slack has no such channel');
   });
 });

@@ -275,6 +275,43 @@ describe('statements per request (connection start-up not included)', () => {
     expect(statements).toHaveLength(1);
   });
 
+  describe('team chat (the local provider)', () => {
+    it('GET /api/chat_a/channels sends at most 2: the scope, the chat connection', async () => {
+      const { response, statements } = await statementsOf(() =>
+        call('GET', '/api/chat_a/channels', { token: org.token }),
+      );
+      expect(response.status, response.text).toBe(200);
+      expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(2);
+    });
+
+    it('POST /api/chat_a/test-notification sends at most 3: the scope, the chat connection, the local post (no BEGIN/COMMIT)', async () => {
+      const { response, statements } = await statementsOf(() =>
+        call('POST', '/api/chat_a/test-notification', { token: org.token, body: { channel: 'CLOCAL0001' } }),
+      );
+      expect(response.status, response.text).toBe(200);
+      expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(3);
+    });
+
+    it('GET /api/chat/subscriptions and /api/chat/local-messages send at most 2: the scope, the page with its total', async () => {
+      for (const path of ['/api/chat/subscriptions', '/api/chat/local-messages']) {
+        const { response, statements } = await statementsOf(() => call('GET', path, { token: org.token }));
+        expect(response.status, response.text).toBe(200);
+        expect(statements.length, `${path}\n${statements.join('\n---\n')}`).toBeLessThanOrEqual(2);
+      }
+    });
+
+    it('POST /api/chat/subscriptions sends at most 5: scope, BEGIN, the chat connection, the insert, COMMIT', async () => {
+      const { response, statements } = await statementsOf(() =>
+        call('POST', '/api/chat/subscriptions', {
+          token: org.token,
+          body: { provider: 'chat_a', channel: `CRT${crypto.randomUUID().slice(0, 6)}`, events: ['deal.won'] },
+        }),
+      );
+      expect(response.status, response.text).toBe(201);
+      expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(5);
+    });
+  });
+
   describe('mail (a local account)', () => {
     let configId: number;
     let messageId: string;

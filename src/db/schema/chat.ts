@@ -15,8 +15,9 @@ export const CHAT_PROVIDERS = ['chat_a', 'chat_b'] as const;
 export type ChatProviderName = (typeof CHAT_PROVIDERS)[number];
 
 /**
- * A channel that receives the events it lists. `connection_id` is the chat connection it posts
- * through (null: the local chat provider). A Teams channel is posted to through its own Workflows
+ * A channel that receives the events it lists. `connection_id` is the chat connection it was
+ * subscribed through (null: the local chat provider); events are posted through the
+ * organization's current chat connection of the provider, so a reconnect keeps the subscription. A Teams channel is posted to through its own Workflows
  * webhook URL, a credential (whoever holds it can post), so it is sealed like one
  * (src/providers/secrets.ts) with the sealing key's id.
  */
@@ -26,7 +27,7 @@ export const chatSubscriptions = pgTable(
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
     provider: text().$type<ChatProviderName>().notNull(),
-    connectionId: bigint({ mode: 'number' }).references(() => connections.id, { onDelete: 'cascade' }),
+    connectionId: bigint({ mode: 'number' }).references(() => connections.id, { onDelete: 'set null' }),
     channelId: text().notNull(),
     channelName: text(),
     teamId: text(),

@@ -1,5 +1,6 @@
 /**
- * One attempt at posting an event to a subscribed channel, for the event delivery job
+ * One attempt at posting an event to a subscribed channel, through the organization's current
+ * chat connection of the provider (as the routes choose it, providers/chat/select.ts), for the event delivery job
  * (modules/webhooks/delivery-job.ts, which fans events out to webhook endpoints and chat channels
  * alike and keeps the retry schedule). It never throws for the provider's sake: the outcome says
  * whether to retry. A temporary failure (429 with Retry-After, 5xx, no answer) is retried on the
@@ -9,10 +10,10 @@
 import { and, eq } from 'drizzle-orm';
 import type { EventType } from '../../core/event-types';
 import { type Database, withTenant } from '../../db/client';
-import { chatSubscriptions, connections } from '../../db/schema';
+import { chatSubscriptions } from '../../db/schema';
 import type { Bindings } from '../../env';
 import { localChat } from '../../providers/chat/local';
-import { chatProviderFor } from '../../providers/chat/select';
+import { chatProviderFor, findChatConnection, localProvidersAllowed } from '../../providers/chat/select';
 import { markNeedsReconnect, poolWriter } from '../../providers/connections';
 import { ProviderFailure } from '../../providers/failures';
 import { keyringOf, openSecret } from '../../providers/secrets';
@@ -36,23 +37,17 @@ export async function deliverChatEvent(
 ): Promise<ChatDeliveryOutcome> {
   const started = Date.now();
   const done = (outcome: Omit<ChatDeliveryOutcome, 'latencyMs'>) => ({ ...outcome, latencyMs: Date.now() - started });
-  const found = await withTenant(db, orgId, async (tx) => {
-    const [subscription] = await tx
+  const { subscription, connection } = await withTenant(db, orgId, async (tx) => {
+    const [row] = await tx
       .select()
       .from(chatSubscriptions)
       .where(and(eq(chatSubscriptions.organizationId, orgId), eq(chatSubscriptions.id, subscriptionId)));
-    if (!subscription?.connectionId) return { subscription, connection: null };
-    const [connection] = await tx
-      .select()
-      .from(connections)
-      .where(and(eq(connections.organizationId, orgId), eq(connections.id, subscription.connectionId)));
-    return { subscription, connection: connection ?? null };
+    return { subscription: row, connection: row ? await findChatConnection(tx, orgId, row.provider) : null };
   });
-  const { subscription, connection } = found;
   if (!subscription?.enabled)
     return done({ ok: false, retry: false, statusCode: null, error: 'the subscription is disabled' });
-  if (connection?.deletedAt)
-    return done({ ok: false, retry: false, statusCode: null, error: 'the chat connection was disconnected' });
+  if (!connection && !localProvidersAllowed(env))
+    return done({ ok: false, retry: false, statusCode: null, error: `no ${subscription.provider} connection` });
   const message = eventMessage(payload.type, payload.data ?? {});
   try {
     const workflowUrl = subscription.workflowUrlSealed

@@ -4,7 +4,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { EVENT_TYPES, eventTypeSchema } from '../../core/event-types';
-import { optionalText, text, timestamp } from '../../core/schemas';
+import { optionalText, text, timestamp, webUrl } from '../../core/schemas';
 import { CHAT_PROVIDERS } from '../../db/schema';
 
 const channelId = text(1, 255).regex(/^\S+$/, 'must be a channel id without spaces').openapi({
@@ -17,7 +17,8 @@ const eventType = eventTypeSchema.optional().openapi({
   example: 'deal.won',
 });
 
-const workflowUrl = text(1, 2048).openapi({
+// The one URL rule (core/web-url.ts) first, then the Workflows hosts (providers/chat/teams.ts) in the service.
+const workflowUrl = webUrl(2048).openapi({
   description:
     'The Teams Workflows webhook URL that posts to this channel (the workflow “Post to a channel when a webhook request is received”): https on a logic.azure.com or api.powerplatform.com host. It is a credential: stored encrypted and never shown again',
   example:

@@ -9,13 +9,10 @@ import { idsBody, timestamp } from '../../core/schemas';
 export const NotificationSchema = z
   .object({
     id: z.number().int().openapi({ description: 'The notification’s id (for POST /api/notification/read)' }),
-    type_id: z
-      .number()
-      .int()
-      .openapi({
-        description:
-          '1 = lead assigned, 2 = import finished, 3 = export ready, 4 = follow-up due, 5 = intent alert, 6 = a connection needs reconnecting, 7 = a webhook endpoint was disabled',
-      }),
+    type_id: z.number().int().openapi({
+      description:
+        '1 = lead assigned, 2 = import finished, 3 = export ready, 4 = follow-up due, 5 = intent alert, 6 = a connection needs reconnecting, 7 = a webhook endpoint was disabled',
+    }),
     title: z.string().openapi({ description: 'One line for display, e.g. “Lead assigned to you: Ada Lovelace”' }),
     body: z.string().nullable().openapi({ description: 'Longer text; null when the title says it all' }),
     data: z

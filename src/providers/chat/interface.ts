@@ -51,9 +51,14 @@ export interface ChatProvider {
   post(target: ChatTarget, message: ChatMessage): Promise<PostedChatMessage>;
 }
 
-/** What a chat connection keeps sealed: a Slack bot token, or a Microsoft Graph OAuth token (providers/oauth.ts). */
+/**
+ * What a Slack connection keeps sealed: the bot token (`xoxb-…`), as `access_token` (what the
+ * connected-apps connect route stores) or `bot_token`. A Teams connection keeps a Microsoft Graph
+ * OAuth token (providers/oauth.ts).
+ */
 export interface SlackCredentials {
-  bot_token: string;
+  access_token?: string;
+  bot_token?: string;
 }
 
 /** At most this many channels are listed (Slack pages of 200, followed by cursor; Teams teams × channels). */

@@ -45,8 +45,8 @@ export class ChatNotConnected extends ApiError {
 }
 
 /**
- * The organization's chat connection for the provider (kind `chat`, provider `chat_a`, `chat_b`
- * or `local` with settings.chat naming which), newest first; null when there is none.
+ * The organization's live chat connection for the provider (kind `chat`): one of that provider,
+ * newest first, else a `local` one (the offline provider stands in for either); null when none.
  */
 export async function findChatConnection(
   db: Queryable,
@@ -58,13 +58,7 @@ export async function findChatConnection(
     .from(connections)
     .where(and(eq(connections.organizationId, orgId), eq(connections.kind, 'chat'), isNull(connections.deletedAt)))
     .orderBy(desc(connections.id));
-  return (
-    rows.find(
-      (row) =>
-        row.provider === provider ||
-        (row.provider === 'local' && (row.settings as { chat?: string }).chat === provider),
-    ) ?? null
-  );
+  return rows.find((row) => row.provider === provider) ?? rows.find((row) => row.provider === 'local') ?? null;
 }
 
 /** One token per provider instance: a list's many calls open (or refresh) it once. */
@@ -96,8 +90,9 @@ export function chatProviderFor(
     return slackWorkspace(
       memo(async () => {
         const credentials = await openCredentials<SlackCredentials>(deps.env, connection);
-        if (!credentials?.bot_token) throw new ConnectionNeedsReconnect(connection);
-        return credentials.bot_token;
+        const token = credentials?.bot_token ?? credentials?.access_token;
+        if (!token) throw new ConnectionNeedsReconnect(connection);
+        return token;
       }),
     );
   }
