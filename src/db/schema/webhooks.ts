@@ -6,7 +6,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, boolean, check, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import { chatSubscriptions } from './chat';
-import { jobLease, openJobsIndex } from './job-lease';
+import { jobRun, openJobsIndex } from './job-lease';
 import { organizations, users } from './organizations';
 import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenancy';
 
@@ -58,17 +58,11 @@ export const webhookDeliveries = pgTable(
     messageId: text().notNull(),
     payload: jsonb().$type<Record<string, unknown>>().notNull(),
     replayOf: bigint({ mode: 'number' }),
-    status: text().notNull().default('queued'),
     attempts: integer().notNull().default(0),
     nextAttemptAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     lastStatusCode: integer(),
-    error: text(),
     createdBy: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
-    startedAt: timestamp({ withTimezone: true }),
-    finishedAt: timestamp({ withTimezone: true }),
-    createdAt: createdAt(),
-    updatedAt: updatedAt(),
-    ...jobLease(),
+    ...jobRun(),
   },
   (table) => [
     index('webhook_deliveries_endpoint_idx').on(table.organizationId, table.endpointId, table.id),
