@@ -2,7 +2,7 @@
  * The Slack (chat_a) and Teams (chat_b) adapters against their documented wire formats, with the
  * network mocked at fetch: the exact requests (URL, method, Authorization, body) and documented
  * answers replayed, cursor paging, `ok: false` error codes and 429 with Retry-After included. Then
- * the routes over a Slack connection row: channels and a test notification through the bot token,
+ * the routes over a Slack connection made through connected apps: channels and a test notification through the bot token,
  * throttling as 503 with Slack's Retry-After, a revoked token as 409 with the connection marked.
  */
 import { and, eq } from 'drizzle-orm';
@@ -249,21 +249,17 @@ describe('the chat_a routes over a Slack connection', () => {
 
   beforeAll(async () => {
     org = await signupOrganization('Slack routes');
-    const sealed = await sealCredentials(env, org.orgId, { bot_token: 'xoxb-route-token' });
-    const [row] = await inOrganization(org.orgId, (tx) =>
-      tx
-        .insert(connections)
-        .values({
-          organizationId: org.orgId,
-          kind: 'chat',
-          provider: 'chat_a',
-          identity: 'T0001 workspace',
-          ownerId: org.userId,
-          ...sealed,
-        })
-        .returning(),
-    );
-    connectionId = row.id;
+    // Connected the way users connect it: through connected apps, which checks the token with
+    // auth.test and seals it as `access_token`; the chat routes must read exactly that.
+    const checked = mockFetch([json(200, { ok: true, team: 'Acme', team_id: 'T0001' })]);
+    const connected = await requestRecordingJobs('POST', '/api/connected-apps/connect', {
+      token: org.token,
+      body: { kind: 'chat', provider: 'chat_a', access_token: 'xoxb-route-token' },
+    });
+    expect(connected.status, connected.text).toBe(201);
+    expect(checked[0].url).toBe('https://slack.com/api/auth.test');
+    vi.restoreAllMocks();
+    connectionId = connected.body.data.id;
   });
 
   it('lists channels and posts a test notification with the sealed bot token', async () => {

@@ -13,7 +13,7 @@ import { isoTimestamp } from '../../core/schemas';
 import { connections } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import type { Bindings } from '../../env';
-import { checkChatCredential, type ChatProviderName } from '../../providers/chat/connect-check';
+import { type ChatConnectionProvider, checkChatCredential } from '../../providers/chat/connect-check';
 import {
   type ConnectionRow,
   connectionListParts,
@@ -66,7 +66,7 @@ type ConnectInput = z.output<typeof ConnectBody>;
 async function checkCredential(input: ConnectInput) {
   const token = input.access_token ?? null;
   try {
-    if (input.kind === 'chat') return await checkChatCredential(input.provider as ChatProviderName, token);
+    if (input.kind === 'chat') return await checkChatCredential(input.provider as ChatConnectionProvider, token);
     const provider = input.provider === 'local' ? localCrm() : hubspotCrm(async () => token as string);
     return await provider.verify();
   } catch (error) {

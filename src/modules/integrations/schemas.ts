@@ -6,12 +6,15 @@ import { z } from '@hono/zod-openapi';
 import { positiveId, timestamp, timestampInput } from '../../core/schemas';
 import { CONNECTION_STATES, CRM_IMPORT_PHASES } from '../../db/schema';
 import { JOB_STATUSES } from '../../jobs/job-status';
-import { CHAT_PROVIDERS } from '../../providers/chat/connect-check';
+import { CHAT_CONNECTION_PROVIDERS } from '../../providers/chat/connect-check';
 import { CRM_OBJECT_TYPES, CRM_PROVIDERS } from '../../providers/crm/interface';
 
 export const CONNECTABLE_KINDS = ['crm', 'chat'] as const;
 export type ConnectableKind = (typeof CONNECTABLE_KINDS)[number];
-export const PROVIDERS_OF: Record<ConnectableKind, readonly string[]> = { crm: CRM_PROVIDERS, chat: CHAT_PROVIDERS };
+export const PROVIDERS_OF: Record<ConnectableKind, readonly string[]> = {
+  crm: CRM_PROVIDERS,
+  chat: CHAT_CONNECTION_PROVIDERS,
+};
 
 export const ConnectedAppSchema = z
   .object({

@@ -7,15 +7,17 @@
  *   - chat_b (Microsoft Teams): GET https://graph.microsoft.com/v1.0/me with the Graph token;
  *   - local: nothing to check.
  */
+import { CHAT_PROVIDERS, type ChatProviderName } from '../../db/schema';
 import { expectOk, ProviderFailure, providerFetch } from '../failures';
 
-export const CHAT_PROVIDERS = ['chat_a', 'chat_b', 'local'] as const;
-export type ChatProviderName = (typeof CHAT_PROVIDERS)[number];
+/** The providers a chat connection may name: Slack, Teams, or the offline stand-in for either. */
+export const CHAT_CONNECTION_PROVIDERS = [...CHAT_PROVIDERS, 'local'] as const;
+export type ChatConnectionProvider = ChatProviderName | 'local';
 
 const SLACK_AUTH_ERRORS = new Set(['invalid_auth', 'not_authed', 'token_revoked', 'token_expired', 'account_inactive']);
 
 export async function checkChatCredential(
-  provider: ChatProviderName,
+  provider: ChatConnectionProvider,
   token: string | null,
 ): Promise<{ identity: string; displayName: string | null }> {
   if (provider === 'local') return { identity: 'local chat', displayName: 'Local chat (offline)' };

@@ -5,6 +5,7 @@
  * Failures are ProviderFailure (providers/failures.ts), never the provider's own text.
  */
 import type { EventType } from '../../core/event-types';
+import type { ChatProviderName } from '../../db/schema';
 
 export interface ChatChannel {
   /** The provider's channel id (Slack `C…`, Teams `19:…@thread.tacv2`). */
@@ -44,7 +45,7 @@ export interface ChannelQuery {
 }
 
 export interface ChatProvider {
-  readonly provider: 'chat_a' | 'chat_b';
+  readonly provider: ChatProviderName;
   /** True for the offline provider (its messages are read back through GET /api/chat/local-messages). */
   readonly local: boolean;
   listChannels(query: ChannelQuery): Promise<ChatChannel[]>;
@@ -52,13 +53,12 @@ export interface ChatProvider {
 }
 
 /**
- * What a Slack connection keeps sealed: the bot token (`xoxb-…`), as `access_token` (what the
- * connected-apps connect route stores) or `bot_token`. A Teams connection keeps a Microsoft Graph
- * OAuth token (providers/oauth.ts).
+ * What a Slack connection keeps sealed: the bot token (`xoxb-…`) as `access_token`, exactly as the
+ * connected-apps connect route stores it (modules/integrations/connected-apps.ts). A Teams
+ * connection keeps a Microsoft Graph OAuth token (providers/oauth.ts).
  */
 export interface SlackCredentials {
-  access_token?: string;
-  bot_token?: string;
+  access_token: string;
 }
 
 /** At most this many channels are listed (Slack pages of 200, followed by cursor; Teams teams × channels). */

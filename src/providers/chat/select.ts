@@ -90,7 +90,7 @@ export function chatProviderFor(
     return slackWorkspace(
       memo(async () => {
         const credentials = await openCredentials<SlackCredentials>(deps.env, connection);
-        const token = credentials?.bot_token ?? credentials?.access_token;
+        const token = credentials?.access_token;
         if (!token) throw new ConnectionNeedsReconnect(connection);
         return token;
       }),
