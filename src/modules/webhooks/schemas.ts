@@ -44,6 +44,20 @@ export const UpdateWebhookBody = z
   .openapi('UpdateWebhookRequest', { description: 'The fields to change', example: { enabled: true } });
 export type UpdateWebhookInput = z.infer<typeof UpdateWebhookBody>;
 
+const WEBHOOK_EXAMPLE = {
+  id: 4,
+  url: 'https://hooks.example.com/lead-events',
+  events: ['lead.created'],
+  description: null,
+  enabled: true,
+  failing_since: null,
+  disabled_at: null,
+  disabled_reason: null,
+  created_at: '2026-11-20T09:30:00.000Z',
+  updated_at: '2026-11-20T09:30:00.000Z',
+};
+const SECRET_EXAMPLE = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+
 export const WebhookSchema = z
   .object({
     id: z.number().int().openapi({ description: 'The endpoint’s id' }),
@@ -57,37 +71,25 @@ export const WebhookSchema = z
     created_at: timestamp('When it was created'),
     updated_at: timestamp('When it last changed'),
   })
-  .openapi('Webhook', {
-    description: 'A webhook endpoint, without its secret',
-    example: {
-      id: 4,
-      url: 'https://hooks.example.com/lead-events',
-      events: ['lead.created'],
-      description: null,
-      enabled: true,
-      failing_since: null,
-      disabled_at: null,
-      disabled_reason: null,
-      created_at: '2026-11-20T09:30:00.000Z',
-      updated_at: '2026-11-20T09:30:00.000Z',
-    },
-  });
+  .openapi('Webhook', { description: 'A webhook endpoint, without its secret', example: WEBHOOK_EXAMPLE });
 
 const secret = z.string().openapi({
   description:
     'The signing secret (`whsec_` + base64), shown in this response only: verify each request’s `webhook-signature` with it (Standard Webhooks)',
-  example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+  example: SECRET_EXAMPLE,
 });
 
+// Its own example: the Webhook example lacks the secret this schema requires.
 export const CreatedWebhookSchema = WebhookSchema.extend({ secret }).openapi('CreatedWebhook', {
   description: 'The new endpoint, with its secret',
+  example: { ...WEBHOOK_EXAMPLE, secret: SECRET_EXAMPLE },
 });
 
 export const RotatedSecretSchema = z
   .object({ id: z.number().int().openapi({ description: 'The endpoint’s id' }), secret })
   .openapi('RotatedWebhookSecret', {
     description: 'The endpoint’s new secret; the old one stops signing at once',
-    example: { id: 4, secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw' },
+    example: { id: 4, secret: SECRET_EXAMPLE },
   });
 
 export const WebhookAttemptSchema = z
