@@ -4,16 +4,23 @@
  * by update), intent turning hot, a booking confirmed, deals won and lost, an import finishing. An endpoint receives
  * only the events it subscribed to.
  */
+import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
 import { and, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES, type EventType } from '../src/core/event-types';
 import { webhookDeliveries } from '../src/db/schema';
+import { readConfig } from '../src/env';
+import worker from '../src/index';
+import { signRenderTime } from '../src/modules/web-forms/spam';
 import { eventPayloadSchema } from '../src/modules/webhooks/payloads';
 import { importAndWait, csvOf } from './cross-tenant/fixtures/jobs';
-import { call, signupOrganization, type SignedUp } from './helpers/api';
+import { call, randomIp, signupOrganization, type SignedUp } from './helpers/api';
 import { defaultPipeline } from './helpers/deals';
 import { inOrganization } from './helpers/leads';
-import { callRecording } from './helpers/webhooks';
+import { callRecording, recordingQueue } from './helpers/webhooks';
+
+const formSecrets = { trackingSecret: env.TRACKING_SECRET || undefined, jwtSecret: readConfig(env).JWT_SECRET };
 
 let org: SignedUp;
 let everything: number;
@@ -94,6 +101,44 @@ describe('webhook events', () => {
     expect(hot.sent).toHaveLength(1);
     const [payload] = (await payloads(everything, 'intent.hot')).filter((row) => row.data.lead_id === leadId);
     expect(payload.data).toMatchObject({ lead_id: leadId, lead_name: 'Hot Lead', alert_id: hot.body.data.alert_id });
+  });
+
+  it('intent.hot from a hosted form submission on an existing lead (a route without a transaction) leaves after its writes, not at the sweep', async () => {
+    const email = `form-hot-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const lead = await callRecording(org, 'POST', '/api/lead/add', { first_name: 'Form', last_name: 'Hot', email });
+    const leadId = lead.body.data.id as number;
+    const cold = await callRecording(org, 'POST', '/api/intent-alert/signal', {
+      lead_id: leadId,
+      signal_type: 'demo_requested',
+    });
+    expect(cold.sent).toEqual([]);
+    const form = await call('POST', '/api/web-forms/add', {
+      token: org.token,
+      body: { name: 'Contact', fields: ['first_name', 'last_name', 'email'].map((name) => ({ name })) },
+    });
+    expect(form.status, form.text).toBe(201);
+    // The submission's form_submitted signal takes the lead over the threshold.
+    const recording = recordingQueue();
+    const ctx = createExecutionContext();
+    const submitted = await worker.fetch(
+      new Request(`http://lead.test/api/v1/web-form/${form.body.data.form_link}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'cf-connecting-ip': randomIp() },
+        body: new URLSearchParams({
+          first_name: 'Form',
+          last_name: 'Hot',
+          email,
+          _t: await signRenderTime(formSecrets, form.body.data.id, Date.now() - 10_000),
+        }),
+      }),
+      recording.bindings,
+      ctx,
+    );
+    await waitOnExecutionContext(ctx);
+    expect(submitted.status, await submitted.text()).toBe(200);
+    const [payload] = (await payloads(everything, 'intent.hot')).filter((row) => row.data.lead_id === leadId);
+    expect(payload.data).toMatchObject({ lead_id: leadId, lead_name: 'Form Hot', email });
+    expect(recording.sent.map((entry) => entry.body.kind)).toEqual(['webhook-delivery']);
   });
 
   it('booking.confirmed is written by the public confirmation with its new lead’s lead.created and lead.assigned, and sent after the commit', async () => {

@@ -91,5 +91,6 @@ export async function recordSubmissionOnLead(
       select ${ctx.orgId}, b.id, 'form_submitted', ${detail}::jsonb, 'web_form', now() from before b
     )
     select id from filled`);
-  await rescoreLeads(ctx.db, ctx.orgId, [leadId]);
+  // The request's effects send an intent.hot webhook after the writes commit (sooner than the lease sweep).
+  await rescoreLeads(ctx.db, ctx.orgId, [leadId], ctx.effects);
 }
