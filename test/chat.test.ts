@@ -80,7 +80,7 @@ describe('team chat with the local provider', () => {
     expect(await localMessages(other)).toEqual([]);
   });
 
-  it('refuses an unknown event_type with 422 listing the events, and a missing channel naming it', async () => {
+  it('refuses an unknown event_type (test notifications, subscriptions) with 422 listing the events, and a missing channel naming it', async () => {
     const unknown = await call('POST', '/api/chat_a/test-notification', {
       token: org.token,
       body: { channel: 'CLOCAL0001', event_type: 'lead.exploded' },
@@ -88,6 +88,19 @@ describe('team chat with the local provider', () => {
     expectFailure(unknown, 422, 'validation_error');
     expect(unknown.body.error.code).toBe('event_type');
     for (const type of EVENT_TYPES) expect(unknown.body.error.message).toContain(type);
+    const teams = await call('POST', '/api/chat_b/test-notification', {
+      token: org.token,
+      body: { channel: '19:local-sales@thread.tacv2', event_type: 'lead.exploded' },
+    });
+    expectFailure(teams, 422, 'validation_error');
+    expect(teams.body.error.code).toBe('event_type');
+    const subscription = await call('POST', '/api/chat/subscriptions', {
+      token: org.token,
+      body: { provider: 'chat_a', channel: 'CLOCAL0001', events: ['deal.won', 'lead.exploded'] },
+    });
+    expectFailure(subscription, 422, 'validation_error');
+    expect(subscription.body.error.code).toBe('events.1');
+    for (const type of EVENT_TYPES) expect(subscription.body.error.message).toContain(type);
     const missing = await call('POST', '/api/chat_a/test-notification', { token: org.token, body: {} });
     expectFailure(missing, 422, 'validation_error');
     expect(missing.body.error.code).toBe('channel');

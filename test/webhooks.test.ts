@@ -12,7 +12,8 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EVENT_TYPES } from '../src/core/event-types';
 import { webhookDeliveries, webhookEndpoints } from '../src/db/schema';
 import { MAX_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../src/modules/webhooks/delivery-job';
-import { call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
+import { recordEndpointFailure } from '../src/modules/webhooks/endpoint-health';
+import { call, expectFailure, randomIp, signupOrganization, type SignedUp, uniqueEmail } from './helpers/api';
 import { deliverJobs } from './cross-tenant/fixtures/jobs';
 import { inOrganization } from './helpers/leads';
 import { callRecording, recordingQueue } from './helpers/webhooks';
@@ -72,6 +73,30 @@ function makeDue(owner: SignedUp, id: number) {
   return inOrganization(owner.orgId, (tx) =>
     tx.update(webhookDeliveries).set({ nextAttemptAt: sql`now()` }).where(eq(webhookDeliveries.id, id)),
   );
+}
+
+/** A member of `admin`'s organization with the named role; answers their bearer token. */
+async function memberToken(admin: SignedUp, role: string): Promise<string> {
+  const roles = await call('GET', '/api/role/list', { token: admin.token, query: { limit: 100 } });
+  const roleId = roles.body.data.find((r: { name: string }) => r.name === role).id;
+  const email = uniqueEmail(role.replace('_', '-'));
+  const added = await call('POST', '/api/user/add', {
+    token: admin.token,
+    body: { first_name: 'Member', email, phone_no: '+15550100', password: 'password123', role_id: roleId },
+  });
+  expect(added.status, added.text).toBe(201);
+  const login = await call('POST', '/api/auth/login', {
+    body: { email, password: 'password123' },
+    headers: { 'cf-connecting-ip': randomIp() },
+  });
+  return login.body.access_token;
+}
+
+/** The notices of type 7 (a webhook endpoint disabled) that the token's user has. */
+async function disabledNotices(token: string) {
+  const notices = await call('GET', '/api/notification/list', { token, query: { limit: 100 } });
+  expect(notices.status, notices.text).toBe(200);
+  return notices.body.data.filter((row: { type_id: number }) => row.type_id === 7);
 }
 
 let owner: SignedUp;
@@ -236,6 +261,8 @@ describe('webhook delivery', () => {
 
   it('retries a failing receiver on Svix’s schedule, then fails the delivery, and disables the endpoint after 5 days of failures with the admins told', async () => {
     const org = await signupOrganization('Hooks failing');
+    const secondAdmin = await memberToken(org, 'admin');
+    const rep = await memberToken(org, 'sales_rep');
     const endpoint = await addEndpoint(org, { events: ['lead.created'] });
     const received = mockReceiver(() => new Response('x'.repeat(3000), { status: 503 }));
 
@@ -299,14 +326,19 @@ describe('webhook delivery', () => {
     await deliverJobs([neverSent], 1, recordingQueue().bindings);
     expect(received).toHaveLength(MAX_ATTEMPTS + 1);
 
-    const notices = await call('GET', '/api/notification/list', { token: org.token, query: { limit: 100 } });
-    const notice = notices.body.data.find((row: { type_id: number }) => row.type_id === 7);
-    expect(notice).toMatchObject({ title: `Webhook endpoint disabled: ${RECEIVER}/in` });
-    expect(notice.data).toMatchObject({ webhook_id: endpoint.id });
+    // Every admin is told, once; the other roles are not.
+    for (const token of [org.token, secondAdmin]) {
+      const [notice, ...more] = await disabledNotices(token);
+      expect(notice).toMatchObject({ title: `Webhook endpoint disabled: ${RECEIVER}/in` });
+      expect(notice.data).toMatchObject({ webhook_id: endpoint.id });
+      expect(more).toEqual([]);
+    }
+    expect(await disabledNotices(rep)).toEqual([]);
 
-    // Once: a further failure of a disabled endpoint's delivery notifies nobody again.
-    const again = await call('GET', '/api/notification/list', { token: org.token, query: { limit: 100 } });
-    expect(again.body.data.filter((row: { type_id: number }) => row.type_id === 7)).toHaveLength(1);
+    // Once: a failure recorded after the endpoint is disabled (an attempt that was already under
+    // way) notifies nobody again.
+    expect(await inOrganization(org.orgId, (tx) => recordEndpointFailure(tx, org.orgId, endpoint.id))).toBe(false);
+    expect(await disabledNotices(org.token)).toHaveLength(1);
 
     // A replay of a disabled endpoint's delivery is refused until it is enabled again.
     const refused = await call('POST', `/api/webhooks/deliveries/${lastStraw.jobId}/replay`, { token: org.token });
