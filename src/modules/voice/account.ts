@@ -16,6 +16,8 @@ import { MONTHLY_NUMBER_CENTS, type TwilioCredentials, verifyTwilioAccount } fro
 import { twilioVoiceToken } from '../../providers/voice/twilio-token';
 import { AGENT_CALL_MAX_MINUTES, CALL_CENTS_PER_MINUTE } from './pricing';
 import type { TopUpBody, VoiceConnectionBody } from './schemas';
+import { statusCallbackUrl, voiceUrl } from './twilio-request';
+import { clientIdentity } from './voice-answer';
 import { centsToAmount, recordLedger, WALLET_CURRENCY } from './wallet';
 
 export async function readWallet(ctx: Pick<TenantContext, 'db' | 'orgId'>) {
@@ -50,7 +52,7 @@ export async function topUpWallet(ctx: TenantContext, input: z.output<typeof Top
 
 export async function voiceToken(ctx: TenantContext, env: Bindings) {
   const setup = await voiceSetupOf(env, await findVoiceConnection(ctx.db, ctx.orgId));
-  const identity = `user_${ctx.orgId}_${ctx.userId ?? 0}`;
+  const identity = clientIdentity(ctx.orgId, ctx.userId ?? 0);
   if (setup.provider === 'local') {
     // Same shape, signed with a throwaway key: the local simulator has no Twilio service to accept it.
     const { token, expiresAt } = await twilioVoiceToken({
@@ -90,7 +92,8 @@ export function presentVoiceConnection(row: typeof connections.$inferSelect, org
     account_sid: row.identity,
     browser_calling: settings.browser_calling === true,
     agent_calling: settings.agent_calling === true,
-    status_callback_url: `${origin}/api/v1/voice/twilio/${orgId}`,
+    status_callback_url: statusCallbackUrl(origin, orgId),
+    voice_url: voiceUrl(origin, orgId),
     agent_webhook_url: `${origin}/api/v1/voice/vapi/${orgId}`,
   };
 }

@@ -409,6 +409,10 @@ export const VoiceConnectionSchema = z
     status_callback_url: z.string().openapi({
       description: 'Where Twilio posts call status and recording events: set it on the TwiML App and numbers',
     }),
+    voice_url: z.string().openapi({
+      description:
+        'Our Voice URL, answering TwiML: set it as the Voice URL of the TwiML App and of numbers bought outside the API',
+    }),
     agent_webhook_url: z.string().openapi({ description: 'Vapi’s server URL for end-of-call reports' }),
   })
   .openapi('VoiceConnection', {
@@ -419,7 +423,8 @@ export const VoiceConnectionSchema = z
       account_sid: 'AC0123456789abcdef0123456789abcdef',
       browser_calling: true,
       agent_calling: true,
-      status_callback_url: 'https://api.example.com/api/v1/voice/twilio/1/status',
+      status_callback_url: 'https://api.example.com/api/v1/voice/twilio/1',
+      voice_url: 'https://api.example.com/api/v1/voice/twilio/1/voice',
       agent_webhook_url: 'https://api.example.com/api/v1/voice/vapi/1',
     },
   });

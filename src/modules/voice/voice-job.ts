@@ -90,7 +90,8 @@ async function purchase(db: Database, env: Bindings, claim: Claim, job: Job) {
         phoneNumber: number.phoneNumber,
         friendlyName: number.friendlyName,
         statusCallback: setup.provider === 'local' ? null : callback,
-        voiceUrl: null,
+        // Calls to the number ask our Voice URL what to do (ring its users' browsers).
+        voiceUrl: setup.provider === 'local' ? null : `${callback}/voice`,
       });
       await withTenant(db, orgId, (tx) =>
         tx

@@ -12,6 +12,7 @@ import { binaryDownload, createRouter, defineRoute, envelope, ErrorEnvelope, idP
 import { withTenant } from '../../db/client';
 import { trackingSecrets } from '../tracking';
 import { verifyRecordingToken } from './recording-link';
+import { answerTwilioVoice } from './voice-answer';
 import { twilioCallback, vapiCallback } from './webhooks';
 
 export const voiceWebhookRoutes = createRouter();
@@ -62,6 +63,48 @@ voiceWebhookRoutes.openapi(
       body,
     );
     return ok(c, result);
+  },
+);
+
+const TWIML_EXAMPLE =
+  '<?xml version="1.0" encoding="UTF-8"?><Response><Dial callerId="+14155550100" answerOnBridge="true"><Number statusCallback="https://api.example.com/api/v1/voice/twilio/1" statusCallbackMethod="POST" statusCallbackEvent="initiated ringing answered completed">+14155550142</Number></Dial></Response>';
+
+voiceWebhookRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/api/v1/voice/twilio/{org_id}/voice',
+    operationId: 'twilioVoiceUrl',
+    tags,
+    summary: 'Twilio’s Voice URL: the TwiML for browser calls and calls to our numbers (signed)',
+    description:
+      'Set it as the Voice URL (*A call comes in*, POST) of the organization’s TwiML App and numbers (numbers bought through the API get it). Twilio posts the call form-encoded, signed like the status callback (`X-Twilio-Signature` over this URL and the sorted parameters; unsigned, badly signed, or for an organization without a Twilio connection, the local simulator included: 403, nothing read or written). The answer is TwiML (`text/xml`). A browser call (`From` `client:user_<org>_<user>`, the voice token’s identity; `To` the number passed to `device.connect`): `<Dial callerId answerOnBridge="true"><Number>` the `To` in E.164, from the user’s own active number, else the organization’s first active one, with the status callback on the leg. A call to one of the organization’s numbers (`To`): `<Dial>` a `<Client>` for each user assigned to the number (same identity format), ringing together. A call that cannot go through still answers 200 with TwiML, `<Say>` why and `<Hangup/>` (Twilio plays its own error for a 4xx or 5xx): a `To` not a valid E.164 number (with its `+`), a caller not a user of the organization, no active number to call from or only a suspended one, an empty calling wallet, a number not ours or suspended, or a number with no assigned user (no voicemail). Nothing is written here: the status callbacks record the call.',
+    auth: 'public',
+    request: { params: idParam('org_id') },
+    responses: {
+      200: {
+        description: 'TwiML for Twilio: a `<Dial>`, or a `<Say>` of why the call cannot go through and `<Hangup/>`',
+        content: {
+          'text/xml': {
+            schema: z.string().openapi({ description: 'A TwiML document', example: TWIML_EXAMPLE }),
+            example: TWIML_EXAMPLE,
+          },
+        },
+      },
+      403: badSignature,
+    },
+  }),
+  async (c) => {
+    const { org_id } = c.req.valid('param');
+    const body = await rawBody(c);
+    const twiml = await answerTwilioVoice(
+      c.var.database(),
+      c.env,
+      org_id,
+      c.req.url,
+      c.req.header('x-twilio-signature'),
+      body,
+    );
+    return c.body(twiml, 200, { 'content-type': 'text/xml; charset=utf-8' });
   },
 );
 

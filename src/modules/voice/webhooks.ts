@@ -17,11 +17,11 @@ import type { Bindings } from '../../env';
 import { enqueueJob } from '../../jobs/outbox';
 import { openCredentials } from '../../providers/connections';
 import { findVoiceConnection, type VoiceCredentials } from '../../providers/voice/select';
-import { isValidTwilioSignature } from '../../providers/voice/twilio-signature';
 import { isValidVapiSignature, parseVapiReport } from '../../providers/voice/vapi';
 import type { CallStatus } from '../../db/schema';
 import { advanceCall, endCall } from './call-progress';
 import { recordObservedCall } from './observed-calls';
+import { verifiedTwilioCredentials } from './twilio-request';
 
 const refused = () => new Forbidden('The webhook’s signature is missing or not valid', 'invalid_signature');
 
@@ -103,18 +103,14 @@ export async function twilioCallback(
 ) {
   const params = [...new URLSearchParams(rawBody).entries()];
   return inTenant(db, env, orgId, async (tx, effects) => {
-    const account = await credentialsOf(tx, env, orgId);
-    if (!account) throw refused();
-    const origin = (account.connection.settings as { webhook_origin?: string }).webhook_origin;
-    const signedUrl = origin ? `${origin}${new URL(url).pathname}${new URL(url).search}` : url;
-    if (!(await isValidTwilioSignature(account.credentials.twilio.auth_token, signature, signedUrl, params)))
-      throw refused();
+    const connection = await findVoiceConnection(tx, orgId);
+    if (!connection || !(await verifiedTwilioCredentials(env, connection, url, signature, params))) throw refused();
     const get = (name: string) => params.find(([key]) => key === name)?.[1];
     const callSid = get('CallSid');
     if (!callSid) return { handled: false };
     const call =
       (await findProviderCall(tx, orgId, ['twilio', 'vapi'], callSid)) ??
-      (await recordObservedCall(tx, orgId, account.connection.id, callSid, get));
+      (await recordObservedCall(tx, orgId, connection.id, callSid, get));
     if (!call) return { handled: false };
     if (get('RecordingSid') && get('RecordingStatus') === 'completed' && get('RecordingUrl')) {
       await queueRecordingCopy(tx, effects, orgId, call.id, get('RecordingUrl') as string);
