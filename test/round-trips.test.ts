@@ -6,12 +6,13 @@
  */
 import { eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { companies } from '../src/db/schema';
+import { companies, phoneNumbers } from '../src/db/schema';
+import { twilioSignature } from '../src/providers/voice/twilio-signature';
 import { signDelivery } from '../src/modules/meetings/webhook-signature';
 import { call, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
 import { inOrganization } from './helpers/leads';
 import { addLocalAccount, requestRecordingJobs } from './helpers/mail';
-import { completedAgentCall, leadWithPhone, nextLocalNumber, topUp } from './helpers/voice';
+import { completedAgentCall, leadWithPhone, mockTwilioAccount, nextLocalNumber, topUp } from './helpers/voice';
 import { statementsOf } from './helpers/statements';
 
 let org: SignedUp;
@@ -431,6 +432,62 @@ describe('statements per request (connection start-up not included)', () => {
       expect(response.status, response.text).toBe(202);
       const own = statements.filter((text) => !/job_outbox" where/.test(text));
       expect(own.length, statements.join('\n---\n')).toBeLessThanOrEqual(12);
+    });
+  });
+
+  describe('voice (a Twilio connection)', () => {
+    const authToken = 'twilio-auth-token-round-trips';
+    let twilioOrg: SignedUp;
+
+    beforeAll(async () => {
+      twilioOrg = await signupOrganization('Round trips Twilio');
+      const twilio = mockTwilioAccount();
+      const connected = await call('POST', '/api/voice/connection', {
+        token: twilioOrg.token,
+        body: { account_sid: `AC${'5'.repeat(32)}`, auth_token: authToken },
+      });
+      twilio.mockRestore();
+      expect(connected.status, connected.text).toBe(200);
+      await topUp(twilioOrg, 5);
+      const [number] = await inOrganization(twilioOrg.orgId, (tx) =>
+        tx
+          .insert(phoneNumbers)
+          .values({
+            organizationId: twilioOrg.orgId,
+            phoneNumber: '+14155550180',
+            numberType: 'local',
+            provider: 'twilio',
+            status: 'active',
+            monthlyPriceCents: 115,
+          })
+          .returning(),
+      );
+      const assigned = await call('POST', '/api/voice/assign-number', {
+        token: twilioOrg.token,
+        body: { number_id: number.id, user_id: twilioOrg.userId },
+      });
+      expect(assigned.status, assigned.text).toBe(200);
+    });
+
+    it('POST /api/v1/voice/twilio/{org_id}/voice sends at most 2: the scope, one read of the connection, numbers, users and balance', async () => {
+      const path = `/api/v1/voice/twilio/${twilioOrg.orgId}/voice`;
+      const browser = { From: `client:user_${twilioOrg.orgId}_${twilioOrg.userId}`, To: '+16285550142' };
+      const inbound = { From: '+16285550142', To: '+14155550180', Direction: 'inbound' };
+      for (const [params, verb] of [
+        [browser, '<Number'],
+        [inbound, '<Client'],
+      ] as const) {
+        const signature = await twilioSignature(authToken, `http://lead.test${path}`, Object.entries(params));
+        const { response, statements } = await statementsOf(() =>
+          call('POST', path, {
+            rawBody: new URLSearchParams(params).toString(),
+            headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature },
+          }),
+        );
+        expect(response.status, response.text).toBe(200);
+        expect(response.text).toContain(verb);
+        expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(2);
+      }
     });
   });
 
