@@ -26,3 +26,5 @@ export * from './integrations';
 export * from './intelligence';
 export * from './webhooks';
 export * from './chat';
+export * from './lead-scoring';
+export * from './lead-enrichment';

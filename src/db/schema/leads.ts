@@ -57,6 +57,13 @@ export const leads = pgTable(
     priority: smallint(),
     leadSource: smallint(),
     score: integer().notNull().default(0),
+    /**
+     * The two halves of the score, 0 to 100, written by the scoring job (modules/lead-scoring):
+     * fit (firmographics against the organization's ideal profile, no decay) and engagement
+     * (intent signals with their decay). Null until the lead is first scored.
+     */
+    fitScore: smallint(),
+    engagementScore: smallint(),
     estimatedValue: numeric({ precision: 14, scale: 2, mode: 'number' }),
     assignedTo: bigint({ mode: 'number' }).references(() => users.id),
     profileUrl: text(),
