@@ -2,8 +2,9 @@
  * The Worker entry: HTTP requests go to the Hono app; queue batches (jobs and dead letters) to
  * the job runner, those of the events queue (tracking hits) to the events runner; the cron trigger sweeps the job outbox,
  * the jobs whose lease expired (jobs/lease-sweep.ts), expired idempotency keys and credit reservations nobody
- * closed (modules/credits/expiry.ts), once a day snapshots every open deal's forecast, and charges the
- * month's phone number rentals not yet charged (modules/voice/rentals.ts).
+ * closed (modules/credits/expiry.ts), once a day snapshots every open deal's forecast, charges the
+ * month's phone number rentals not yet charged (modules/voice/rentals.ts), and, on the daily trigger,
+ * schedules the lead-scoring retraining.
  */
 import { buildApp } from './app';
 import { runIdempotencySweep } from './core/idempotency';
@@ -16,11 +17,15 @@ import { consumeQueue } from './jobs/runner';
 import { scheduleCalendarSyncs } from './modules/calendar';
 import { runReservationSweep } from './modules/credits';
 import { runForecastSnapshots } from './modules/forecast';
+import { runScoreTrainingSchedule } from './modules/lead-scoring';
 import { runNumberRentals } from './modules/voice';
 
 export { RateLimitCounter } from './core/rate-limit-counter';
 
 const app = buildApp();
+
+/** wrangler.toml's daily trigger: the lead-scoring retraining (the other trigger runs every minute). */
+const DAILY_CRON = '17 2 * * *';
 
 export default {
   fetch: app.fetch,
@@ -39,6 +44,7 @@ export default {
       runForecastSnapshots(env, new Date(controller.scheduledTime)),
       scheduleCalendarSyncs(env),
       runNumberRentals(env, new Date(controller.scheduledTime)),
+      controller.cron === DAILY_CRON ? runScoreTrainingSchedule(env, new Date(controller.scheduledTime)) : null,
     ]);
     for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
   },

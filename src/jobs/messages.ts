@@ -22,7 +22,9 @@ export type JobMessage =
   /** Writes one AI email draft per lead of an ai_email_jobs row (modules/intelligence/bulk-job.ts). */
   | { kind: 'ai-email-bulk'; orgId: number; jobId: number }
   /** One attempt at one webhook delivery (modules/webhooks/delivery-job.ts). */
-  | { kind: 'webhook-delivery'; orgId: number; jobId: number };
+  | { kind: 'webhook-delivery'; orgId: number; jobId: number }
+  /** Scores the leads of a lead_scoring_jobs row (modules/lead-scoring/scoring-job.ts). */
+  | { kind: 'lead-scoring'; orgId: number; jobId: number };
 
 export type JobKind = JobMessage['kind'];
 

@@ -59,6 +59,46 @@ export function outboxInsertSql(orgId: number, from: SQL, message: SQL): SQL {
 }
 
 /**
+ * A job row and its outbox message, written by two CTEs of the caller's own statement (so a
+ * write that starts a job costs no extra round trip): `<name>_job` runs `jobInsert` (an INSERT
+ * into a job table returning `id`, zero or one row), `<name>_outbox` writes the message of each
+ * job it returned. The statement must return the outbox rows (`select id, message from
+ * <name>_outbox`), which the caller hands to `sendRowsAfterCommit`.
+ */
+export function jobOutboxCtes(orgId: number, name: string, kind: JobMessage['kind'], jobInsert: SQL): SQL {
+  const job = sql.identifier(`${name}_job`);
+  return sql`${job} as (${jobInsert}), ${sql.identifier(`${name}_outbox`)} as (
+    insert into ${jobOutbox} (organization_id, message)
+    select ${orgId}::bigint, jsonb_build_object('kind', ${kind}::text, 'orgId', ${orgId}::bigint, 'jobId', j.id)
+    from ${job} j
+    returning id, message
+  )`;
+}
+
+/**
+ * Sends outbox rows a statement wrote itself (`jobOutboxCtes`) after the commit, then deletes
+ * them, as `enqueueJob` does; without effects (a job's own transaction) they wait for the sweep.
+ */
+export function sendRowsAfterCommit(
+  ctx: Pick<TenantContext, 'orgId' | 'effects'>,
+  rows: { id: number | string; message: JobMessage }[],
+): void {
+  if (rows.length === 0) return;
+  ctx.effects?.afterCommit(async ({ db, env }) => {
+    await env.JOBS.sendBatch(rows.map((row) => ({ body: row.message })));
+    await db.delete(jobOutbox).where(
+      and(
+        eq(jobOutbox.organizationId, ctx.orgId),
+        inArray(
+          jobOutbox.id,
+          rows.map((row) => Number(row.id)),
+        ),
+      ),
+    );
+  });
+}
+
+/**
  * Sends every outbox row older than OUTBOX_SWEEP_AFTER_SECONDS and deletes it, oldest first.
  * Runs as the connection's owner role outside any tenant scope, like the queue consumer: it
  * crosses organizations by design and reads nothing but the messages. Each batch is locked

@@ -12,6 +12,9 @@ import { deliveryIdsOf, sendWebhookDeliveries, webhookDeliveriesSql } from '../w
 import { sql, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../../db/client';
 import { NOTIFICATION_TYPES } from '../notifications/service';
+import type { JobMessage } from '../../jobs/messages';
+import { sendRowsAfterCommit } from '../../jobs/outbox';
+import { leadScoringCtes, scoringOutboxRows } from '../../jobs/scoring-request';
 
 export const SIGNAL_TYPES = [
   'pricing_page_visit',
@@ -92,7 +95,7 @@ export async function rescoreLeads(
   db: Queryable,
   orgId: number,
   leadIds: number[],
-  /** The request's effects, to send the `intent.hot` webhooks after the commit (without: the lease sweep sends them). */
+  /** The request's effects, to send the `intent.hot` webhooks and the lead-scoring job right after the commit (without: the lease sweep sends the webhooks, the cron's outbox sweep the job). */
   effects?: TransactionEffects,
 ): Promise<Rescored[]> {
   if (leadIds.length === 0) return [];
@@ -104,6 +107,7 @@ export async function rescoreLeads(
     hot: boolean;
     alert_id: string | null;
     webhook_ids: number[];
+    scoring: { id: number; message: JobMessage }[];
   }>(sql`
     with contributions as (
       select s.lead_id, s.signal_type, s.occurred_at, ${pointsNow('s')} as points
@@ -157,10 +161,13 @@ export async function rescoreLeads(
           'email', l.email, 'score', round(a.score::numeric, 2), 'assigned_to', l.assigned_to)`,
         where: sql`l.deleted_at is null`,
       })}
-    )
-    select u.lead_id, u.score, coalesce(u.hot_until > now(), false) as hot, a.id as alert_id, ${deliveryIdsOf('hooks')} as webhook_ids
+    ), ${leadScoringCtes({ orgId, userId: null }, sql`(select array_agg(u.lead_id) from upserted u)`)}
+    select u.lead_id, u.score, coalesce(u.hot_until > now(), false) as hot, a.id as alert_id,
+      ${deliveryIdsOf('hooks')} as webhook_ids, ${scoringOutboxRows} as scoring
     from upserted u left join alerts a on a.lead_id = u.lead_id`);
   if (effects) sendWebhookDeliveries({ orgId, effects }, result.rows[0]?.webhook_ids ?? []);
+  // A new signal changes the lead's engagement: its lead score follows (modules/lead-scoring).
+  sendRowsAfterCommit({ orgId, effects }, result.rows[0]?.scoring ?? []);
   return result.rows.map((row) => ({
     leadId: Number(row.lead_id),
     score: roundScore(Number(row.score)),

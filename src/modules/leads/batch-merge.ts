@@ -14,6 +14,7 @@ import type { LeadReferences } from './references';
 import { addLeadTags, companyOf, foldLeadInput, jsonFieldsToStore, type BatchRow } from './lead-writes';
 import { recordsetDefinition, tableColumn } from '../../core/field-columns';
 import { leadFields } from './fields';
+import { requestLeadScoring } from '../../jobs/scoring-request';
 
 /** Stored fields an import merge overwrites when the row gives a value (company links resolved beforehand). */
 const overwritten = leadFields.columns('create', ['overwrite', 'resolved']);
@@ -96,6 +97,8 @@ export async function mergeIntoExistingLeads(
     return now ? [{ modelType: 'lead', modelId: old.id, action: 'merged', changes: leadChanges(old, now) }] : [];
   });
   await recordFeed(ctx, feed);
+  // A merge may fill scored fields (industry, title, country, source, company): rescore the leads.
+  await requestLeadScoring(ctx, [...after.keys()]);
   outcome.updated = after.size;
   outcome.merged = patches.flatMap((patch) =>
     patch.rows.map((row) => ({ rowNumber: row.rowNumber, leadId: patch.leadId })),

@@ -2,7 +2,8 @@
  * Creating leads. `createLeadsBatch` is the one creation path: POST /api/lead/add sends one row,
  * the spreadsheet import sends batches of hundreds. Whatever the batch size, rows that create
  * take two statements: one read (references, the live leads holding the emails or profile URLs, new ids) and one
- * write (companies, leads, tags, feed entries, notifications); merges add a few more.
+ * write (companies, leads, tags, feed entries, notifications, the scoring job and its outbox
+ * message); merges add a few more.
  */
 import { leadTags, leads, companies } from '../../db/schema';
 import { type SQL, sql } from 'drizzle-orm';
@@ -25,6 +26,9 @@ import type { AddLeadInput, LeadView } from './schemas';
 import { foldLeadInput, jsonFieldsToStore, type BatchRow } from './lead-writes';
 import { type ColumnRef, columnList, recordsetDefinition, tableColumn } from '../../core/field-columns';
 import { leadFields } from './fields';
+import type { JobMessage } from '../../jobs/messages';
+import { sendRowsAfterCommit } from '../../jobs/outbox';
+import { leadScoringCtes, scoringOutboxRows } from '../../jobs/scoring-request';
 
 export type { BatchRow } from './lead-writes';
 
@@ -240,7 +244,7 @@ export function leadInsertCtes(
       ${webhookDeliveriesSql(ctx, 'lead.created', { from: sql`input r join inserted i on i.id = r.id`, data: leadCreatedData })}
     ), hooks_assigned as (
       ${webhookDeliveriesSql(ctx, 'lead.assigned', { from: sql`input r join inserted i on i.id = r.id`, data: leadAssignedData(ctx, sql`r.id`, sql`r.first_name || ' ' || r.last_name`, sql`r.assigned_to`), where: sql`r.assigned_to is not null` })}
-    )`;
+    ), ${leadScoringCtes(ctx, sql`(select array_agg(id) from inserted)`)}`;
 }
 
 /** The ids of the webhook deliveries `leadInsertCtes` wrote, as one array column of the statement's answer. */
@@ -291,12 +295,17 @@ async function insertLeads(
   refs: LeadWriteContext,
   options: BatchOptions,
 ) {
-  const inserted = await ctx.db.execute<CreatedLeadRecord & { webhook_ids: number[] }>(sql`
+  const inserted = await ctx.db.execute<
+    CreatedLeadRecord & { webhook_ids: number[]; scoring: { id: number; message: JobMessage }[] }
+  >(sql`
     with ${leadInsertCtes(ctx, rows, refs, options)}
-    select id, email, first_name, company, status, priority, score, created_at, ${leadInsertDeliveryIds} as webhook_ids from inserted`);
+    select id, email, first_name, company, status, priority, score, created_at,
+      ${leadInsertDeliveryIds} as webhook_ids, ${scoringOutboxRows} as scoring from inserted`);
   sendWebhookDeliveries(ctx, inserted.rows[0]?.webhook_ids ?? []);
+  // Events rule 4: the new leads' scoring job leaves once this request commits.
+  sendRowsAfterCommit(ctx, inserted.rows[0]?.scoring ?? []);
   const byId = new Map(
-    inserted.rows.map(({ webhook_ids: _hooks, ...row }): [number, CreatedLeadRecord] => [
+    inserted.rows.map(({ webhook_ids: _hooks, scoring: _scoring, ...row }): [number, CreatedLeadRecord] => [
       Number(row.id),
       {
         ...row,

@@ -23,6 +23,7 @@ import {
   tagIds,
 } from './field-inputs';
 import { leadLookupLabel, leadTagRefs } from './lead-lookups';
+import { ScoreFactorSchema, type ScoreFactorsCell, scoreFactorsCell } from './score-fields';
 
 export type LeadColumnKey = ColumnKey<typeof leads>;
 
@@ -221,9 +222,40 @@ export const leadFields = defineFields(
     },
     score: {
       column: 'score',
-      description: 'Lead score, a whole number (read-only: no route sets it; 0 for a new lead)',
+      description:
+        'Lead score, 0 to 100: the chance of winning the lead under the organization’s scoring model (read-only; 0 until the lead is first scored, a few seconds after creation). `ai_information.score` explains it',
       read: z.number().int(),
       export: true,
+    },
+    fit_score: {
+      column: 'fitScore',
+      description:
+        'Fit, 0 to 100: the score from firmographics alone (industry, company size, title seniority, country, source against the ideal profile), engagement at its mean; does not decay (read-only; null until scored)',
+      read: integer,
+      export: true,
+    },
+    engagement_score: {
+      column: 'engagementScore',
+      description:
+        'Engagement, 0 to 100: the lead’s intent signals weighted by type, each halving every 7 days, capped at 100 (read-only; null until scored)',
+      read: integer,
+      export: true,
+    },
+    score_factors: {
+      select: sql<ScoreFactorsCell | null>`("leads"."ai_information"->'score')`,
+      description:
+        'The factors that moved the score most, each with its signed contribution in log-odds: the positive and negative factors of `ai_information.score` (read-only; null until scored)',
+      read: z
+        .object({
+          positive_factors: z.array(ScoreFactorSchema),
+          negative_factors: z.array(ScoreFactorSchema),
+        })
+        .nullable(),
+      present: (value: ScoreFactorsCell | null) =>
+        value
+          ? { positive_factors: value.positive_factors ?? [], negative_factors: value.negative_factors ?? [] }
+          : null,
+      export: { cell: (value: ScoreFactorsCell | null) => scoreFactorsCell(value) },
     },
     estimated_value: {
       column: 'estimatedValue',
@@ -359,6 +391,9 @@ export const leadFields = defineFields(
       'lead_source',
       'lead_source_text',
       'score',
+      'fit_score',
+      'engagement_score',
+      'score_factors',
       'estimated_value',
       'assigned_to',
       'profile_url',

@@ -16,6 +16,10 @@ import { companyOf } from './lead-writes';
 import { leadChanges, readLead } from './present';
 import { checkLeadReferences, ensureCompanies, loadLeadReferences } from './references';
 import type { LeadView, UpdateLeadInput } from './schemas';
+import { requestLeadScoring } from '../../jobs/scoring-request';
+
+/** The fields lead scoring reads (modules/lead-scoring/features.ts): a change to one asks for a rescoring. */
+const SCORED_FIELDS = ['industry', 'job_title', 'country', 'lead_source', 'company', 'company_id'] as const;
 
 /** Stored fields by write rule (field table): a given value replaces, or merges key by key. */
 const overwrittenFields = leadFields.updateColumns;
@@ -87,6 +91,7 @@ export async function updateLead(ctx: TenantContext, id: number, input: UpdateLe
     .set(set)
     .where(tenantWhere(ctx, leads, eq(leads.id, id)));
   if (input.tags !== undefined) await replaceTags(ctx, id, [...new Set(input.tags ?? [])]);
+  if (SCORED_FIELDS.some((field) => input[field] !== undefined)) await requestLeadScoring(ctx, [id]);
 
   const after = await readLead(ctx, id);
   const changes = leadChanges(before, after);

@@ -1,0 +1,229 @@
+/**
+ * Explainable lead scoring (issue 20, spec Events rule 4): a new lead is scored by a job its
+ * creation queued through the outbox, with fit, engagement and the factors behind the score;
+ * an intent signal and a change to a scored field rescore it; an organization with enough won
+ * and lost leads trains a model whose factors move scores the expected way; a redelivered
+ * message changes nothing; scores and factors are in the lead export.
+ */
+import Papa from 'papaparse';
+import { desc, eq } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { leadScoreModels, leadScoringJobs } from '../src/db/schema';
+import type { JobMessage } from '../src/jobs/messages';
+import { fitLogistic, MIN_LOST, MIN_WON, predict, scheduleRetraining } from '../src/modules/lead-scoring';
+import { call, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
+import { asOrganization, deliverJobs, download, exportAndWait } from './cross-tenant/fixtures/jobs';
+
+interface Explanation {
+  score: number;
+  fit: number;
+  engagement: number;
+  model_version: number | null;
+  model_kind: string;
+  training_sample_size: number;
+  positive_factors: { feature: string; contribution: number; value: number }[];
+  negative_factors: { feature: string; contribution: number; value: number }[];
+  scored_at: string;
+}
+
+async function addLead(owner: SignedUp, body: Record<string, unknown>) {
+  const response = await call('POST', '/api/lead/add', {
+    token: owner.token,
+    body: { first_name: 'Score', last_name: 'Person', email: uniqueEmail('score'), ...body },
+  });
+  if (response.status !== 201) throw new Error(`lead: ${response.status} ${response.text}`);
+  return response.body.data as { id: number; score: number };
+}
+
+async function viewLead(owner: SignedUp, id: number) {
+  const response = await call('GET', `/api/lead/view/${id}`, { token: owner.token });
+  expect(response.status, response.text).toBe(200);
+  return response.body.data;
+}
+
+/** Reads the lead until `ready` holds (the local queue consumer scores within a few seconds). */
+async function pollLead(owner: SignedUp, id: number, ready: (lead: any) => boolean, timeoutMs = 20_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const lead = await viewLead(owner, id);
+    if (ready(lead)) return lead;
+    if (Date.now() > deadline) throw new Error(`lead ${id} not scored in time: ${JSON.stringify(lead)}`);
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
+const scored = (lead: any) => Boolean(lead.ai_information?.score);
+
+async function scoringJobsOf(owner: SignedUp) {
+  return asOrganization(owner.orgId, (tx) =>
+    tx
+      .select()
+      .from(leadScoringJobs)
+      .where(eq(leadScoringJobs.organizationId, owner.orgId))
+      .orderBy(desc(leadScoringJobs.id)),
+  );
+}
+
+describe('lead scoring', () => {
+  let owner: SignedUp;
+
+  beforeAll(async () => {
+    owner = await signupOrganization('Scoring');
+  });
+
+  it('scores a new lead within seconds, with fit, engagement and the factors behind the score', async () => {
+    const started = Date.now();
+    const created = await addLead(owner, { job_title: 'VP Sales' });
+    expect(created.score).toBe(0);
+    const lead = await pollLead(owner, created.id, scored);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    const explanation = lead.ai_information.score as Explanation;
+    expect(lead.score).toBe(explanation.score);
+    expect(lead.score).toBeGreaterThan(0);
+    expect(lead.score).toBeLessThanOrEqual(100);
+    expect(lead.fit_score).toBe(explanation.fit);
+    expect(lead.engagement_score).toBe(0);
+    expect(explanation).toMatchObject({ model_version: null, model_kind: 'default', training_sample_size: 0 });
+    // A VP title is above the seniority reference point; no engagement is below its own.
+    expect(explanation.positive_factors[0]).toMatchObject({ feature: 'title_seniority', value: 0.8 });
+    expect(explanation.positive_factors[0].contribution).toBeCloseTo(1.5 * (0.8 - 0.4), 3);
+    expect(explanation.negative_factors.map((factor) => factor.feature)).toContain('engagement');
+    expect(lead.score_factors).toEqual({
+      positive_factors: explanation.positive_factors,
+      negative_factors: explanation.negative_factors,
+    });
+    const listed = await call('GET', '/api/lead/list', { token: owner.token, query: { search_value: lead.email } });
+    expect(listed.body.data[0]).toMatchObject({ id: lead.id, score: lead.score, fit_score: lead.fit_score });
+  });
+
+  it('ranks a more senior title higher, and a redelivered job message changes nothing', async () => {
+    const ceo = await pollLead(owner, (await addLead(owner, { job_title: 'Chief Executive Officer' })).id, scored);
+    const analyst = await pollLead(owner, (await addLead(owner, { job_title: 'Analyst' })).id, scored);
+    expect(ceo.score).toBeGreaterThan(analyst.score);
+    expect(ceo.fit_score).toBeGreaterThan(analyst.fit_score);
+
+    const [job] = (await scoringJobsOf(owner)).filter((row) => row.leadIds?.includes(analyst.id));
+    expect(job.status).toBe('completed');
+    const message: JobMessage = { kind: 'lead-scoring', orgId: owner.orgId, jobId: job.id };
+    const result = await deliverJobs([message, message], 2);
+    expect(result.retryMessages).toEqual([]);
+    const [after] = (await scoringJobsOf(owner)).filter((row) => row.id === job.id);
+    expect(after).toMatchObject({ status: 'completed', scoredCount: job.scoredCount, finishedAt: job.finishedAt });
+    const again = await viewLead(owner, analyst.id);
+    expect(again.ai_information.score).toEqual(analyst.ai_information.score);
+    expect(again.updated_at).toBe(analyst.updated_at);
+  });
+
+  it('rescores on a new intent signal (engagement) and on a change to a scored field (fit)', async () => {
+    const lead = await pollLead(owner, (await addLead(owner, { job_title: 'Analyst' })).id, scored);
+    const signal = await call('POST', '/api/intent-alert/signal', {
+      token: owner.token,
+      body: { lead_id: lead.id, signal_type: 'demo_requested' },
+    });
+    expect(signal.status, signal.text).toBe(201);
+    const engaged = await pollLead(owner, lead.id, (now) => now.engagement_score > 0);
+    expect(engaged.engagement_score).toBe(40);
+    expect(engaged.score).toBeGreaterThan(lead.score);
+    expect(engaged.fit_score).toBe(lead.fit_score);
+    expect(engaged.ai_information.score.positive_factors[0]).toMatchObject({ feature: 'engagement', value: 0.4 });
+
+    const updated = await call('POST', `/api/lead/update/${lead.id}`, {
+      token: owner.token,
+      body: { job_title: 'Founder & CEO' },
+    });
+    expect(updated.status, updated.text).toBe(200);
+    const promoted = await pollLead(owner, lead.id, (now) => now.fit_score > lead.fit_score);
+    expect(promoted.score).toBeGreaterThan(engaged.score);
+  });
+
+  it('exports score, fit, engagement and the factors', async () => {
+    const lead = await pollLead(owner, (await addLead(owner, { job_title: 'Director of IT' })).id, scored);
+    const job = await exportAndWait(owner, { export_type: 'leads' });
+    expect(job.status, JSON.stringify(job)).toBe('completed');
+    const csv = await (await download(owner, job.id)).text();
+    const rows = Papa.parse<Record<string, string>>(csv.replace(/^\uFEFF/, ''), {
+      header: true,
+      skipEmptyLines: true,
+    }).data;
+    const row = rows.find((candidate) => Number(candidate.id) === lead.id);
+    expect(row).toMatchObject({
+      score: String(lead.score),
+      fit_score: String(lead.fit_score),
+      engagement_score: '0',
+    });
+    expect(row?.score_factors).toMatch(/^title_seniority \+0\.3; engagement -0\.3/);
+  });
+});
+
+describe('learned weights', () => {
+  it('fits an L2 logistic regression whose weight follows the feature the outcome depends on', () => {
+    const rows: number[][] = [];
+    const outcomes: number[] = [];
+    for (let i = 0; i < 200; i++) {
+      const decisive = i % 2;
+      const noise = ((i * 7919) % 13) / 12;
+      rows.push([decisive, noise]);
+      // Mostly decided by the first feature, with a few exceptions so the fit stays finite.
+      outcomes.push(i % 20 === 0 || i % 20 === 11 ? 1 - decisive : decisive);
+    }
+    const fit = fitLogistic(rows, outcomes);
+    expect(fit.features[0].weight).toBeGreaterThan(2);
+    expect(Math.abs(fit.features[1].weight)).toBeLessThan(0.5);
+    expect(fit.features[0].mean).toBeCloseTo(0.5, 5);
+    const high = predict(fit, [1, 0.5]);
+    const low = predict(fit, [0, 0.5]);
+    expect(high.probability).toBeGreaterThan(0.8);
+    expect(low.probability).toBeLessThan(0.2);
+    // Contributions are w·(x − mean), and they add up to the logit.
+    expect(high.contributions[0]).toBeCloseTo(fit.features[0].weight * 0.5, 6);
+    expect(fit.intercept + high.contributions.reduce((a, b) => a + b, 0)).toBeCloseTo(high.logit, 9);
+    // A stronger penalty shrinks the weight.
+    expect(fitLogistic(rows, outcomes, 1).features[0].weight).toBeLessThan(fit.features[0].weight);
+  });
+
+  it('trains a model from won and lost leads whose industry factor moves new leads’ scores the expected way', async () => {
+    const org = await signupOrganization('Scoring model');
+    // Won leads are fintech (status 5 Converted), lost ones retail (status 6 Lost); nothing else differs.
+    const bodies = [
+      ...Array.from({ length: MIN_WON + 5 }, () => ({ industry: 'Fintech', status: 5, job_title: 'Manager' })),
+      ...Array.from({ length: MIN_LOST + 5 }, () => ({ industry: 'Retail', status: 6, job_title: 'Manager' })),
+    ];
+    for (let i = 0; i < bodies.length; i += 10) {
+      await Promise.all(bodies.slice(i, i + 10).map((body) => addLead(org, body)));
+    }
+    const scheduled = await asOrganization(org.orgId, (tx) => scheduleRetraining(tx, [org.orgId]));
+    expect(scheduled).toBe(1);
+    const [job] = (await scoringJobsOf(org)).filter((row) => row.retrain);
+    await deliverJobs([{ kind: 'lead-scoring', orgId: org.orgId, jobId: job.id }]);
+
+    const [model] = await asOrganization(org.orgId, (tx) =>
+      tx.select().from(leadScoreModels).where(eq(leadScoreModels.organizationId, org.orgId)),
+    );
+    expect(model).toMatchObject({ version: 1, kind: 'learned', wonCount: MIN_WON + 5, lostCount: MIN_LOST + 5 });
+    expect(model.idealProfile.industries).toEqual(['fintech']);
+    const weight = (name: string) => model.features.find((feature) => feature.name === name)?.weight ?? 0;
+    expect(weight('industry')).toBeGreaterThan(1);
+    expect(Math.abs(weight('title_seniority'))).toBeLessThan(0.01);
+
+    const fintech = await pollLead(org, (await addLead(org, { industry: 'FinTech', job_title: 'Manager' })).id, scored);
+    const retail = await pollLead(org, (await addLead(org, { industry: 'Retail', job_title: 'Manager' })).id, scored);
+    expect(fintech.score).toBeGreaterThan(70);
+    expect(retail.score).toBeLessThan(30);
+    expect(fintech.ai_information.score).toMatchObject({
+      model_version: 1,
+      model_kind: 'learned',
+      training_sample_size: MIN_WON + 5 + (MIN_LOST + 5),
+    });
+    expect(fintech.ai_information.score.positive_factors[0].feature).toBe('industry');
+    expect(retail.ai_information.score.negative_factors[0].feature).toBe('industry');
+
+    // Retraining on unchanged outcomes records no new version.
+    await asOrganization(org.orgId, (tx) => scheduleRetraining(tx, [org.orgId]));
+    const [again] = (await scoringJobsOf(org)).filter((row) => row.retrain && row.id !== job.id);
+    await deliverJobs([{ kind: 'lead-scoring', orgId: org.orgId, jobId: again.id }]);
+    const versions = await asOrganization(org.orgId, (tx) =>
+      tx.select().from(leadScoreModels).where(eq(leadScoreModels.organizationId, org.orgId)),
+    );
+    expect(versions).toHaveLength(1);
+  });
+});
