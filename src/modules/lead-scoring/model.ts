@@ -85,10 +85,10 @@ async function readOutcomes(db: Queryable, orgId: number) {
 }
 
 /** Values at least 2 won leads have whose won share beats the organization's. */
-function favoured<T>(rows: SampleRow[], valueOf: (row: SampleRow) => T | null, baseRate: number): T[] {
+function favoured<T>(rows: SampleRow[], pick: (row: SampleRow) => T | null, baseRate: number): T[] {
   const counts = new Map<T, { won: number; total: number }>();
   for (const row of rows) {
-    const value = valueOf(row);
+    const value = pick(row);
     if (value === null || value === undefined) continue;
     const count = counts.get(value) ?? { won: 0, total: 0 };
     count.total++;
