@@ -34,6 +34,7 @@ import { fileRoutes } from './modules/files/routes';
 import { importRoutes } from './modules/imports/routes';
 import { exportRoutes } from './modules/exports/routes';
 import { intentRoutes } from './modules/intent/routes';
+import { leadEnrichmentRoutes } from './modules/lead-enrichment/routes';
 import { trackingHitRoutes } from './modules/tracking/hit-routes';
 import { trackingRoutes } from './modules/tracking/routes';
 import { linkDomainRoutes } from './modules/tracking';
@@ -93,6 +94,7 @@ export const routeModules = [
   fileRoutes,
   exportRoutes,
   intentRoutes,
+  leadEnrichmentRoutes,
   trackingRoutes,
   linkDomainRoutes,
   trackingHitRoutes,

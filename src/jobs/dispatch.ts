@@ -9,6 +9,7 @@ import { exportJobHandler } from '../modules/exports';
 import { leadImportJobHandler } from '../modules/imports';
 import { crmImportJobHandler } from '../modules/integrations';
 import { aiEmailBulkJobHandler } from '../modules/intelligence';
+import { leadEnrichmentJobHandler } from '../modules/lead-enrichment';
 import { leadScoringJobHandler } from '../modules/lead-scoring';
 import { mailSendJobHandler } from '../modules/mail';
 import { voiceJobHandler } from '../modules/voice';
@@ -28,6 +29,7 @@ export const jobHandlers = {
   'ai-email-bulk': aiEmailBulkJobHandler,
   'webhook-delivery': webhookDeliveryJobHandler,
   'lead-scoring': leadScoringJobHandler,
+  'lead-enrichment': leadEnrichmentJobHandler,
 } satisfies { [K in JobKind]: JobHandler<K> };
 
 /** The handler of a message's own kind (the table's type guarantees one exists). */

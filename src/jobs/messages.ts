@@ -24,7 +24,9 @@ export type JobMessage =
   /** One attempt at one webhook delivery (modules/webhooks/delivery-job.ts). */
   | { kind: 'webhook-delivery'; orgId: number; jobId: number }
   /** Scores the leads of a lead_scoring_jobs row (modules/lead-scoring/scoring-job.ts). */
-  | { kind: 'lead-scoring'; orgId: number; jobId: number };
+  | { kind: 'lead-scoring'; orgId: number; jobId: number }
+  /** Enriches the items of a lead_enrichment_jobs row (modules/lead-enrichment/bulk-job.ts), each at most once. */
+  | { kind: 'lead-enrichment'; orgId: number; jobId: number };
 
 export type JobKind = JobMessage['kind'];
 

@@ -8,7 +8,7 @@
  */
 import { and, eq, inArray, lt, type SQL, sql } from 'drizzle-orm';
 import { log } from '../core/log';
-import { openDatabase, type Database } from '../db/client';
+import { openDatabase, type Database, type Queryable } from '../db/client';
 import { jobOutbox } from '../db/schema';
 import type { TenantContext } from '../db/tenant';
 import { readConfig, type Bindings } from '../env';
@@ -78,14 +78,18 @@ export function jobOutboxCtes(orgId: number, name: string, kind: JobMessage['kin
 /**
  * Sends outbox rows a statement wrote itself (`jobOutboxCtes`) after the commit, then deletes
  * them, as `enqueueJob` does; without effects (a job's own transaction) they wait for the sweep.
+ * `consumerDeletes`: the job's handler deletes its own outbox row when it runs (deleteOutboxRow),
+ * so the request spends no statement on it; a message sent twice meanwhile is harmless.
  */
 export function sendRowsAfterCommit(
   ctx: Pick<TenantContext, 'orgId' | 'effects'>,
   rows: { id: number | string; message: JobMessage }[],
+  options: { consumerDeletes?: boolean } = {},
 ): void {
   if (rows.length === 0) return;
   ctx.effects?.afterCommit(async ({ db, env }) => {
     await env.JOBS.sendBatch(rows.map((row) => ({ body: row.message })));
+    if (options.consumerDeletes) return;
     await db.delete(jobOutbox).where(
       and(
         eq(jobOutbox.organizationId, ctx.orgId),
@@ -96,6 +100,15 @@ export function sendRowsAfterCommit(
       ),
     );
   });
+}
+
+/** Deletes the outbox row of this message (a handler of a kind sent with `consumerDeletes`), in the handler's transaction. */
+export async function deleteOutboxRow(db: Queryable, message: JobMessage): Promise<void> {
+  await db
+    .delete(jobOutbox)
+    .where(
+      and(eq(jobOutbox.organizationId, message.orgId), sql`${jobOutbox.message} = ${JSON.stringify(message)}::jsonb`),
+    );
 }
 
 /**

@@ -2,8 +2,9 @@
  * How a write asks for lead scoring (Events rule 4): CTEs of the writer's own statement insert a
  * 'lead-scoring' job for the leads it created or changed, and its outbox message (outbox.ts), so
  * asking costs no round trip and the job exists if and only if the write committed. The writer
- * returns the outbox rows (`scoringOutboxRows`) and hands them to `sendRowsAfterCommit`; without
- * effects (a queue consumer's transaction) the cron sweep sends them.
+ * returns the outbox rows (`scoringOutboxRows`) and hands them to `sendRowsAfterCommit` with
+ * `consumerDeletes` (the scoring job deletes its own outbox row, so the writer spends no round
+ * trip on it); without effects (a queue consumer's transaction) the cron sweep sends them.
  */
 import { type SQL, sql } from 'drizzle-orm';
 import { leadScoringJobs } from '../db/schema';
@@ -39,5 +40,5 @@ export async function requestLeadScoring(ctx: TenantContext, leadIds: number[]):
   const result = await ctx.db.execute<{ rows: { id: number; message: JobMessage }[] }>(sql`
     with ${leadScoringCtes(ctx, sql`${`{${ids.join(',')}}`}::bigint[]`)}
     select ${scoringOutboxRows} as rows`);
-  sendRowsAfterCommit(ctx, result.rows[0]?.rows ?? []);
+  sendRowsAfterCommit(ctx, result.rows[0]?.rows ?? [], { consumerDeletes: true });
 }

@@ -167,7 +167,7 @@ export async function rescoreLeads(
     from upserted u left join alerts a on a.lead_id = u.lead_id`);
   if (effects) sendWebhookDeliveries({ orgId, effects }, result.rows[0]?.webhook_ids ?? []);
   // A new signal changes the lead's engagement: its lead score follows (modules/lead-scoring).
-  sendRowsAfterCommit({ orgId, effects }, result.rows[0]?.scoring ?? []);
+  sendRowsAfterCommit({ orgId, effects }, result.rows[0]?.scoring ?? [], { consumerDeletes: true });
   return result.rows.map((row) => ({
     leadId: Number(row.lead_id),
     score: roundScore(Number(row.score)),

@@ -11,6 +11,7 @@ import { withTenant, type Database } from '../../db/client';
 import { leadScoringJobs } from '../../db/schema';
 import { retryTransientOnly, userFacingJobError } from '../../jobs/faults';
 import type { JobHandler } from '../../jobs/job-handler';
+import { deleteOutboxRow } from '../../jobs/outbox';
 import { claimJob, finishJob, heartbeat, type JobRef, type JobSpec, lockRunningJob } from '../../jobs/lifecycle';
 import { currentModel, retrainModel } from './model';
 import { SCORING_BATCH, scoreLeadBatch } from './score-leads';
@@ -25,6 +26,8 @@ async function scoreNextBatch(db: Database, ref: JobRef): Promise<boolean> {
   return withTenant(db, ref.orgId, async (tx) => {
     const job = await lockRunningJob(tx, scoringJobSpec, ref);
     const firstBatch = job.checkpointId === 0;
+    // The writer that asked for this job left its outbox row to us (scoring-request.ts).
+    if (firstBatch) await deleteOutboxRow(tx, { kind: 'lead-scoring', orgId: ref.orgId, jobId: ref.jobId });
     const model = job.retrain && firstBatch ? await retrainModel(tx, ref.orgId) : await currentModel(tx, ref.orgId);
     const where = job.leadIds ? sql`l.id = any(${`{${job.leadIds.join(',')}}`}::bigint[])` : sql`true`;
     const batch = await scoreLeadBatch(tx, ref.orgId, model, where, { afterId: job.checkpointId });

@@ -303,7 +303,7 @@ async function insertLeads(
       ${leadInsertDeliveryIds} as webhook_ids, ${scoringOutboxRows} as scoring from inserted`);
   sendWebhookDeliveries(ctx, inserted.rows[0]?.webhook_ids ?? []);
   // Events rule 4: the new leads' scoring job leaves once this request commits.
-  sendRowsAfterCommit(ctx, inserted.rows[0]?.scoring ?? []);
+  sendRowsAfterCommit(ctx, inserted.rows[0]?.scoring ?? [], { consumerDeletes: true });
   const byId = new Map(
     inserted.rows.map(({ webhook_ids: _hooks, scoring: _scoring, ...row }): [number, CreatedLeadRecord] => [
       Number(row.id),

@@ -247,8 +247,12 @@ export const leadFields = defineFields(
         'The factors that moved the score most, each with its signed contribution in log-odds: the positive and negative factors of `ai_information.score` (read-only; null until scored)',
       read: z
         .object({
-          positive_factors: z.array(ScoreFactorSchema),
-          negative_factors: z.array(ScoreFactorSchema),
+          positive_factors: z
+            .array(ScoreFactorSchema)
+            .openapi({ description: 'Up to 3 factors that raised the score, strongest first' }),
+          negative_factors: z
+            .array(ScoreFactorSchema)
+            .openapi({ description: 'Up to 3 factors that lowered the score, strongest first' }),
         })
         .nullable(),
       present: (value: ScoreFactorsCell | null) =>
