@@ -9,6 +9,7 @@ import { env } from 'cloudflare:workers';
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connections, profileLeads } from '../src/db/schema';
+import { priceOf, reserveCredits } from '../src/modules/credits';
 import { sealCredentials } from '../src/providers/connections';
 import { apolloEnrichment, APOLLO_PEOPLE_MATCH_URL } from '../src/providers/enrichment/apollo';
 import { ProviderFailure } from '../src/providers/failures';
@@ -279,6 +280,74 @@ describe('POST /api/lead-enrichment/enrich/bulk', () => {
     });
     expectFailure(emptyItem, 422, 'validation_error');
     expect(emptyItem.body.error.code).toBe('leads.1.email');
+  });
+});
+
+describe('credits', () => {
+  async function balance(org: SignedUp): Promise<number> {
+    const response = await call('GET', '/api/credits', { token: org.token });
+    expect(response.status, response.text).toBe(200);
+    return response.body.data.balance;
+  }
+
+  /** Holds all but `left` credits of the organization's balance. */
+  async function spendAllBut(org: SignedUp, left: number) {
+    const now = await balance(org);
+    await asOrganization(org.orgId, (tx) =>
+      reserveCredits(
+        { db: tx, orgId: org.orgId, userId: org.userId },
+        { feature: 'enrichment_bulk_item', idempotencyKey: `drain-${unique()}`, quantity: now - left },
+      ),
+    );
+  }
+
+  it('charges an enrichment, refunds one whose provider fails, and refuses one the balance cannot pay (402, nothing stored)', async () => {
+    const org = await signupOrganization('Enrich credits');
+    const start = await balance(org);
+    expect((await enrich({ email: `a@credits-${unique()}.com` }, org)).status).toBe(201);
+    expect(await balance(org)).toBe(start - priceOf('enrichment_single'));
+
+    await connectApollo(org);
+    mockFetch(() => json(503, {}));
+    expectFailure(await enrich({ email: `b@credits-${unique()}.com` }, org), 503, 'service_unavailable');
+    expect(await balance(org)).toBe(start - priceOf('enrichment_single'));
+    vi.restoreAllMocks();
+
+    await spendAllBut(org, priceOf('enrichment_single') - 1);
+    const refused = await enrich({ email: `c@credits-${unique()}.com` }, org);
+    expectFailure(refused, 402, 'payment_required');
+    expect(refused.body.error.code).toBe('insufficient_credits');
+    expect(refused.body.error.details).toMatchObject({
+      price: priceOf('enrichment_single'),
+      balance: priceOf('enrichment_single') - 1,
+    });
+    const stored = await call('GET', '/api/lead-enrichment/profile-leads/recent', {
+      token: org.token,
+      query: { limit: 100 },
+    });
+    expect(stored.body.total).toBe(1);
+  });
+
+  it('charges a bulk job per item once, however often its message is delivered, and refuses a job the balance cannot cover', async () => {
+    const org = await signupOrganization('Bulk credits');
+    const start = await balance(org);
+    const response = await call('POST', '/api/lead-enrichment/enrich/bulk', {
+      token: org.token,
+      body: { leads: [{ name: 'Ada Lovelace' }, { name: 'Alan Turing' }] },
+    });
+    expect(response.status, response.text).toBe(202);
+    const message = { kind: 'lead-enrichment' as const, orgId: org.orgId, jobId: response.body.data.id };
+    await deliverJobs([message]);
+    await deliverJobs([message], 2);
+    expect(await balance(org)).toBe(start - 2 * priceOf('enrichment_bulk_item'));
+
+    await spendAllBut(org, priceOf('enrichment_bulk_item'));
+    const refused = await call('POST', '/api/lead-enrichment/enrich/bulk', {
+      token: org.token,
+      body: { leads: [{ name: 'Grace Hopper' }, { name: 'Edsger Dijkstra' }] },
+    });
+    expectFailure(refused, 402, 'payment_required');
+    expect(refused.body.error.code).toBe('insufficient_credits');
   });
 });
 

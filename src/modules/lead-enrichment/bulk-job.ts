@@ -26,6 +26,10 @@ import {
 import { type ConnectionRow, markNeedsReconnect, poolWriter } from '../../providers/connections';
 import { ProviderFailure } from '../../providers/failures';
 import { enrichmentConnection, enrichmentProviderFor } from '../../providers/enrichment/select';
+import { ApiError } from '../../core/errors';
+import type { TenantContext } from '../../db/tenant';
+import type { EnrichmentProvider } from '../../providers/enrichment/interface';
+import { type Reservation, refundCredits, reserveCredits, settleCredits } from '../credits';
 import { enrichAndStore } from './enrich';
 import type { BulkItemInput } from './schemas';
 
@@ -68,36 +72,9 @@ async function enrichChunk(db: Database, env: Bindings, ref: JobRef, actor: Para
     let succeeded = 0;
     let failed = 0;
     for (const index of pending.slice(0, CHUNK)) {
-      try {
-        // A savepoint per item: a failed item leaves nothing behind but its error row.
-        const profile = await tx.transaction((itemTx) =>
-          enrichAndStore({ ...ctx, db: itemTx }, items[index], {
-            lead: null,
-            provider,
-            job: { id: ref.jobId, item: index },
-          }),
-        );
-        await tx.insert(leadEnrichmentItems).values({
-          organizationId: ref.orgId,
-          jobId: ref.jobId,
-          item: index,
-          status: 'completed',
-          profileLeadId: profile.id,
-        });
-        succeeded++;
-      } catch (error) {
-        if (error instanceof ProviderFailure && error.kind === 'unavailable') throw error;
-        // Recorded after this chunk's transaction rolled back (run), so the mark is kept.
-        if (error instanceof ProviderFailure && error.kind === 'auth' && connection)
-          throw new KeyRefused(connection, error.reason);
-        const reason = error instanceof ProviderFailure ? error.reason : 'this item could not be enriched';
-        if (!(error instanceof ProviderFailure))
-          log.warn('lead enrichment item failed', { job_id: ref.jobId, item: index, error: errorText(error) });
-        await tx
-          .insert(leadEnrichmentItems)
-          .values({ organizationId: ref.orgId, jobId: ref.jobId, item: index, status: 'failed', error: reason });
-        failed++;
-      }
+      const outcome = await enrichItem(ctx, ref, index, items[index], provider, connection);
+      if (outcome === 'completed') succeeded++;
+      else failed++;
     }
     await tx
       .update(leadEnrichmentJobs)
@@ -110,6 +87,57 @@ async function enrichChunk(db: Database, env: Bindings, ref: JobRef, actor: Para
       .where(and(eq(leadEnrichmentJobs.organizationId, ref.orgId), eq(leadEnrichmentJobs.id, ref.jobId)));
     return false;
   });
+}
+
+/**
+ * One item: its credit reserved under a key of the job and the item (a redelivery never charges it
+ * twice), the work in a savepoint, the outcome row written; settled on success, refunded on an
+ * item error. A provider that is down throws (the chunk rolls back and the delivery is retried).
+ */
+async function enrichItem(
+  ctx: TenantContext,
+  ref: JobRef,
+  index: number,
+  item: BulkItemInput,
+  provider: EnrichmentProvider,
+  connection: ConnectionRow | null,
+): Promise<'completed' | 'failed'> {
+  const tx = ctx.db as Transaction;
+  const outcome = (values: Partial<typeof leadEnrichmentItems.$inferInsert>) =>
+    tx
+      .insert(leadEnrichmentItems)
+      .values({ organizationId: ref.orgId, jobId: ref.jobId, item: index, status: 'failed', ...values });
+  let reservation: Reservation;
+  try {
+    reservation = await reserveCredits(ctx, {
+      feature: 'enrichment_bulk_item',
+      idempotencyKey: `enrichment_bulk_item:job:${ref.jobId}:item:${index}`,
+    });
+  } catch (error) {
+    if (!(error instanceof ApiError) || error.code !== 'insufficient_credits') throw error;
+    await outcome({ error: error.message });
+    return 'failed';
+  }
+  try {
+    // A savepoint per item: a failed item leaves nothing behind but its error row.
+    const profile = await tx.transaction((itemTx) =>
+      enrichAndStore({ ...ctx, db: itemTx }, item, { lead: null, provider, job: { id: ref.jobId, item: index } }),
+    );
+    await outcome({ status: 'completed', profileLeadId: profile.id });
+    await settleCredits(ctx, reservation.id);
+    return 'completed';
+  } catch (error) {
+    if (error instanceof ProviderFailure && error.kind === 'unavailable') throw error;
+    // Recorded after this chunk's transaction rolled back (run), so the mark is kept.
+    if (error instanceof ProviderFailure && error.kind === 'auth' && connection)
+      throw new KeyRefused(connection, error.reason);
+    if (!(error instanceof ProviderFailure)) {
+      log.warn('lead enrichment item failed', { job_id: ref.jobId, item: index, error: errorText(error) });
+    }
+    await outcome({ error: error instanceof ProviderFailure ? error.reason : 'this item could not be enriched' });
+    await refundCredits(ctx, reservation.id, 'the item could not be enriched');
+    return 'failed';
+  }
 }
 
 export const BULK_ENRICHMENT_DEAD_LETTER_REASON =

@@ -5,6 +5,7 @@
  */
 import { accepted, created, list, ok } from '../../core/http';
 import { createRouter, defineRoute, envelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
+import { insufficientCreditsResponse } from '../credits';
 import { enrichmentConflict, enrichmentUnavailable } from './responses';
 import { BulkEnrichBody, EnrichBody, EnrichmentJobSchema, MAX_BULK, ProfileLeadSchema } from './schemas';
 import {
@@ -25,7 +26,7 @@ leadEnrichmentRoutes.openapi(
     path: '/api/lead-enrichment/enrich',
     operationId: 'enrichLead',
     description:
-      'Enriches one person from at least one of `lead_id`, `email`, `profile_url`, `name`, `company`, `domain` (none: 422) with the organization’s enrichment provider (the local one unless an Apollo key is connected) and stores the result as a profile lead. Every value carries its source and time. With `lead_id` (another organization’s lead: 404), the lead’s own data completes the query, the profile is stored in `ai_information.enrichment`, the lead’s EMPTY job title, industry, website, country, city, state and company (the organization’s own company at the domain) are filled, never a value a person set, a feed entry `enriched` lists the fields filled, and the lead is rescored. A provider that is down answers 503 with Retry-After; a refused key 409 `connection_needs_reconnect`.',
+      'Enriches one person from at least one of `lead_id`, `email`, `profile_url`, `name`, `company`, `domain` (none: 422) with the organization’s enrichment provider (the local one unless an Apollo key is connected) and stores the result as a profile lead. Every value carries its source and time. With `lead_id` (another organization’s lead: 404), the lead’s own data completes the query, the profile is stored in `ai_information.enrichment`, the lead’s EMPTY job title, industry, website, country, city, state and company (the organization’s own company at the domain) are filled, never a value a person set, a feed entry `enriched` lists the fields filled, and the lead is rescored. Costs the `enrichment_single` price in credits (GET /api/credits/ai-features), reserved before the provider is asked and given back if the enrichment fails; a balance that does not cover it is a 402 `insufficient_credits` and nothing is done. A provider that is down answers 503 with Retry-After; a refused key 409 `connection_needs_reconnect`.',
     tags,
     summary: 'Enrich one person (or a lead) now; store the profile as a profile lead',
     auth: 'bearer',
@@ -34,6 +35,7 @@ leadEnrichmentRoutes.openapi(
     request: { body: jsonBody(EnrichBody) },
     responses: {
       201: envelope(ProfileLeadSchema, 'The enriched profile'),
+      402: insufficientCreditsResponse,
       409: enrichmentConflict,
       503: enrichmentUnavailable,
     },
@@ -46,12 +48,12 @@ leadEnrichmentRoutes.openapi(
     method: 'post',
     path: '/api/lead-enrichment/enrich/bulk',
     operationId: 'enrichLeadsInBulk',
-    description: `Starts a job that enriches up to ${MAX_BULK} people (each with at least one of email, profile_url, name, company, domain; otherwise 422 naming the item) and answers 202 with it. Each item becomes a profile lead; an item that fails is an item error on the job and the others complete. A redelivered job message enriches no item twice. Follow it with GET /api/lead-enrichment/job/{jobId}.`,
+    description: `Starts a job that enriches up to ${MAX_BULK} people (each with at least one of email, profile_url, name, company, domain; otherwise 422 naming the item) and answers 202 with it. Each item becomes a profile lead; an item that fails is an item error on the job and the others complete. Each item costs the \`enrichment_bulk_item\` price, charged when the job reaches it (refunded if the item fails); a balance that cannot cover every item is a 402 \`insufficient_credits\` and no job is started. A redelivered job message enriches and charges no item twice. Follow it with GET /api/lead-enrichment/job/{jobId}.`,
     tags,
     summary: `Enrich up to ${MAX_BULK} people in a job (202)`,
     auth: 'bearer',
     request: { body: jsonBody(BulkEnrichBody) },
-    responses: { 202: envelope(EnrichmentJobSchema, 'The job, queued') },
+    responses: { 202: envelope(EnrichmentJobSchema, 'The job, queued'), 402: insufficientCreditsResponse },
   }),
   async (c) => accepted(c, await startBulkEnrichment(c.var.tenant, c.req.valid('json')), 'Enrichment queued'),
 );

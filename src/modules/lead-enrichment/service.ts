@@ -14,6 +14,7 @@ import { enqueueJob } from '../../jobs/outbox';
 import { callProvider } from '../../providers/calls';
 import { requestWriter, requireUsable } from '../../providers/connections';
 import { enrichmentConnection, enrichmentProviderFor } from '../../providers/enrichment/select';
+import { creditBalance, insufficientCredits, priceOf, refundCredits, reserveCredits, settleCredits } from '../credits';
 import { enrichProfile, readLeadForEnrichment, storeProfile } from './enrich';
 import { presentProfileLead } from './present';
 import { type EnrichInput, ProfileLeadFilters } from './schemas';
@@ -30,12 +31,24 @@ export async function enrichOne(ctx: TenantContext, env: Bindings, input: Enrich
   const chosen = await enrichmentProviderFor(env, connection);
   const call = <T>(work: () => Promise<T>) =>
     connection ? callProvider(requestWriter(env), requireUsable(connection), 'enrichment', work) : work();
-  const profile = await enrichProfile(ctx, query, lead, chosen.provider, call);
-  return ctx.db.transaction(async (tx) => {
-    const inTransaction = { ...ctx, db: tx };
-    const locked = leadId !== undefined ? await readLeadForEnrichment(inTransaction, leadId, true) : null;
-    return storeProfile(inTransaction, query, profile, { lead: locked });
+  // Paid before the work (402 with nothing done), settled with the writes, refunded if they fail.
+  const reservation = await reserveCredits(ctx, {
+    feature: 'enrichment_single',
+    idempotencyKey: `enrichment_single:${crypto.randomUUID()}`,
   });
+  try {
+    const profile = await enrichProfile(ctx, query, lead, chosen.provider, call);
+    return await ctx.db.transaction(async (tx) => {
+      const inTransaction = { ...ctx, db: tx };
+      const locked = leadId !== undefined ? await readLeadForEnrichment(inTransaction, leadId, true) : null;
+      const stored = await storeProfile(inTransaction, query, profile, { lead: locked });
+      await settleCredits(inTransaction, reservation.id);
+      return stored;
+    });
+  } catch (error) {
+    await refundCredits(ctx, reservation.id, 'the enrichment failed');
+    throw error;
+  }
 }
 
 type JobRow = typeof leadEnrichmentJobs.$inferSelect;
@@ -70,6 +83,10 @@ export async function startBulkEnrichment(
   ctx: TenantContext,
   input: { leads: Record<string, unknown>[]; group_id?: number },
 ) {
+  // Each item is charged when the job reaches it; a balance that cannot cover them all refuses the job now.
+  const price = priceOf('enrichment_bulk_item') * input.leads.length;
+  const balance = await creditBalance(ctx);
+  if (balance < price) throw insufficientCredits('enrichment_bulk_item', price, balance);
   const [job] = await ctx.db
     .insert(leadEnrichmentJobs)
     .values({
