@@ -84,7 +84,7 @@ describe('POST /api/lead-enrichment/enrich with the local provider', () => {
     });
     expect(profile.company).toMatch(/^Analytical Engines [0-9a-f]+$/i);
     expect(profile.fields.first_name).toMatchObject({ value: 'Ada', source: 'local:email_local_part' });
-    expect(profile.fields.free_email).toMatchObject({ value: false, source: 'local:free-email-domains-list' });
+    expect(profile.fields.free_email).toMatchObject({ value: false, source: 'local:free-email-domains-typescript' });
     expect(profile.fields.disposable_email).toMatchObject({ value: false });
     expect(profile.fields.website).toMatchObject({ value: `https://${domain}`, source: 'local:email_domain' });
     for (const value of Object.values(profile.fields) as { at: string }[]) expect(Date.parse(value.at)).not.toBeNaN();
@@ -402,7 +402,7 @@ describe('the Apollo adapter (people match)', () => {
     });
     expect(profile.fields.company?.value).toBe('Apollo');
     expect(profile.fields.employee_count?.value).toBe(1600);
-    expect(profile.fields.free_email).toMatchObject({ value: false, source: 'local:free-email-domains-list' });
+    expect(profile.fields.free_email).toMatchObject({ value: false, source: 'local:free-email-domains-typescript' });
   });
 
   it('answers no person without fields of its own, and turns 401 and 429 into provider failures', async () => {

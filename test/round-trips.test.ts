@@ -432,6 +432,38 @@ describe('statements per request (connection start-up not included)', () => {
       expect(response.status, response.text).toBe(202);
       const own = statements.filter((text) => !/job_outbox" where/.test(text));
       expect(own.length, statements.join('\n---\n')).toBeLessThanOrEqual(12);
+
+  describe('lead enrichment', () => {
+    it('POST /api/lead-enrichment/enrich (local, an email) sends at most 11: scope, the connection, the company match, the reservation (BEGIN, lock, reserve, COMMIT), then BEGIN, the profile lead, the settlement, COMMIT', async () => {
+      const { response, statements } = await statementsOf(() =>
+        call('POST', '/api/lead-enrichment/enrich', {
+          token: org.token,
+          body: { email: `ada@budget-${crypto.randomUUID().slice(0, 8)}.com` },
+        }),
+      );
+      expect(response.status, response.text).toBe(201);
+      expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(11);
+    });
+
+    it('GET /api/lead-enrichment/profile-leads/{id} sends at most 2 and GET /api/lead-enrichment/job/{jobId} at most 3', async () => {
+      const profile = await call('POST', '/api/lead-enrichment/enrich', {
+        token: org.token,
+        body: { name: 'Ada Lovelace' },
+      });
+      const one = await statementsOf(() =>
+        call('GET', `/api/lead-enrichment/profile-leads/${profile.body.data.id}`, { token: org.token }),
+      );
+      expect(one.response.status).toBe(200);
+      expect(one.statements.length, one.statements.join('\n---\n')).toBeLessThanOrEqual(2);
+      const job = await call('POST', '/api/lead-enrichment/enrich/bulk', {
+        token: org.token,
+        body: { leads: [{ name: 'Ada Lovelace' }] },
+      });
+      const read = await statementsOf(() =>
+        call('GET', `/api/lead-enrichment/job/${job.body.data.id}`, { token: org.token }),
+      );
+      expect(read.response.status).toBe(200);
+      expect(read.statements.length, read.statements.join('\n---\n')).toBeLessThanOrEqual(3);
     });
   });
 

@@ -26,14 +26,10 @@ const personShape = {
     .max(200)
     .nullish()
     .openapi({ description: 'Company name', example: 'Analytical Engines' }),
-  domain: z
-    .string()
-    .trim()
-    .min(3)
-    .max(253)
-    .regex(/^(https?:\/\/)?[a-z0-9.-]+\.[a-z]{2,}(\/.*)?$/i, 'must be a domain such as example.com')
-    .nullish()
-    .openapi({ description: 'The company’s domain or website', example: 'analytical-engines.co.uk' }),
+  domain: webAddress(2048).openapi({
+    description: 'The company’s domain or website: a bare host (example.com) or an http/https URL',
+    example: 'analytical-engines.co.uk',
+  }),
   phone_number: z.string().trim().min(3).max(50).nullish().openapi({
     description: 'Beyond the spec: a phone number in international form, for its country and line type',
     example: '+44 20 7946 0958',

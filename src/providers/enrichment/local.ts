@@ -1,8 +1,8 @@
 /**
  * The local enrichment provider: no network, deterministic, marked `local`. What it derives, each
  * value with its source:
- *   - `free_email` / `disposable_email` from the email's domain, by the `free-email-domains-list`
- *     and `disposable-email-domains` packages (maintained lists, not ours);
+ *   - `free_email` / `disposable_email` from the email's domain, by the `free-email-domains-typescript`
+ *     and `mailchecker` packages (maintained lists, not ours; both small enough for one module);
  *   - for a work email: the company domain, its website, and a company name guessed from the
  *     domain's registrable label (`analytical-engines.co.uk` → "Analytical Engines");
  *   - first and last name from the email's local part (`ada.lovelace`) and from a profile URL's
@@ -11,8 +11,8 @@
  *   - the organization's own company at the domain, when one matches: its id, name, industry,
  *     country and size band win over the guesses.
  */
-import disposableDomains from 'disposable-email-domains';
-import { DOMAINS as freeDomains } from 'free-email-domains-list/build/src/constants';
+import { freeEmailDomains } from 'free-email-domains-typescript';
+import { blacklist as disposableDomains } from 'mailchecker';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import type {
   EnrichedProfile,
@@ -23,7 +23,8 @@ import type {
   ProfileFields,
 } from './interface';
 
-const disposable = new Set<string>(disposableDomains as string[]);
+const disposable = disposableDomains();
+const freeDomains = new Set<string>(freeEmailDomains);
 
 /** Local parts that name a role, not a person (info@, sales@): no name is read from them. */
 const ROLE_LOCAL_PARTS =
@@ -111,8 +112,8 @@ export async function enrichLocally(query: EnrichmentQuery, context: EnrichmentC
     const isDisposable = disposable.has(fromEmail);
     const isFree = !isDisposable && freeDomains.has(fromEmail);
     set('email', email, 'input');
-    set('free_email', isFree, 'local:free-email-domains-list');
-    set('disposable_email', isDisposable, 'local:disposable-email-domains');
+    set('free_email', isFree, 'local:free-email-domains-typescript');
+    set('disposable_email', isDisposable, 'local:mailchecker');
     const name = nameOfEmail(email);
     if (name) {
       set('first_name', name[0], 'local:email_local_part');
