@@ -432,6 +432,8 @@ describe('statements per request (connection start-up not included)', () => {
       expect(response.status, response.text).toBe(202);
       const own = statements.filter((text) => !/job_outbox" where/.test(text));
       expect(own.length, statements.join('\n---\n')).toBeLessThanOrEqual(12);
+    });
+  });
 
   describe('lead enrichment', () => {
     it('POST /api/lead-enrichment/enrich (local, an email) sends at most 11: scope, the connection, the company match, the reservation (BEGIN, lock, reserve, COMMIT), then BEGIN, the profile lead, the settlement, COMMIT', async () => {
