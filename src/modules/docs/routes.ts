@@ -41,6 +41,8 @@ export const TAGS: Record<string, string> = {
     'Deal forecasts (stage probability adjusted by documented factors), pipeline forecast by period, deals at risk and forecast accuracy.',
   Search: 'One search across the organization’s records.',
   Health: 'Liveness of the service and its database.',
+  'Lead enrichment':
+    'Enriched profiles of people and leads (the local provider, or Apollo when connected), each value with its source and time, merged into a lead’s empty fields only; bulk jobs with per-item results.',
   'Intent signals and alerts':
     'Behavioural signals on leads, the decayed intent score built from them, alerts when a lead turns hot, and the hot-lead list.',
   Tracking:
