@@ -12,6 +12,7 @@ import { connections, profileLeads } from '../src/db/schema';
 import { priceOf, reserveCredits } from '../src/modules/credits';
 import { sealCredentials } from '../src/providers/connections';
 import { apolloEnrichment, APOLLO_PEOPLE_MATCH_URL } from '../src/providers/enrichment/apollo';
+import { APOLLO_HEALTH_URL } from '../src/providers/enrichment/connect-check';
 import { ProviderFailure } from '../src/providers/failures';
 import { call, expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
 import { createCompany } from './helpers/accounts';
@@ -435,5 +436,70 @@ describe('the Apollo adapter (people match)', () => {
     const refused = await enrich({ email: 'x@apollo-route.example' }, org);
     expectFailure(refused, 409, 'conflict');
     expect(refused.body.error.code).toBe('connection_needs_reconnect');
+  });
+});
+
+describe('the provider chosen per organization (POST /api/connected-apps/connect, kind enrichment)', () => {
+  const connect = (org: SignedUp, body: Record<string, unknown>) =>
+    call('POST', '/api/connected-apps/connect', { token: org.token, body });
+
+  it('connects Apollo with its key checked and sealed, enriches through it, and switches back to local', async () => {
+    const org = await signupOrganization('Apollo choice');
+    const seen = mockFetch(({ url }) =>
+      url.startsWith(APOLLO_HEALTH_URL)
+        ? json(200, { healthy: true, is_logged_in: true })
+        : json(200, { person: { first_name: 'Tim', last_name: 'Zheng', title: 'Founder & CEO' } }),
+    );
+    const connected = await connect(org, { kind: 'enrichment', provider: 'apollo', access_token: 'apollo-key-1' });
+    expect(connected.status, connected.text).toBe(201);
+    expect(connected.body.data).toMatchObject({ kind: 'enrichment', provider: 'apollo', identity: 'apollo' });
+    expect(JSON.stringify(connected.body)).not.toContain('apollo-key-1');
+    expect(seen).toHaveLength(1);
+    expect(seen[0].method).toBe('GET');
+    expect(seen[0].headers.get('x-api-key')).toBe('apollo-key-1');
+    const [stored] = await asOrganization(org.orgId, (tx) =>
+      tx.select().from(connections).where(eq(connections.id, connected.body.data.id)),
+    );
+    expect(stored.secret).not.toBeNull();
+    expect(stored.secret).not.toContain('apollo-key-1');
+
+    const viaApollo = await enrich({ email: `tim@choice-${unique()}.example` }, org);
+    expect(viaApollo.status, viaApollo.text).toBe(201);
+    expect(viaApollo.body.data).toMatchObject({ provider: 'apollo', local: false });
+    expect(seen.at(-1)?.url.startsWith(APOLLO_PEOPLE_MATCH_URL)).toBe(true);
+    expect(seen.at(-1)?.headers.get('x-api-key')).toBe('apollo-key-1');
+
+    const local = await connect(org, { kind: 'enrichment', provider: 'local' });
+    expect(local.status, local.text).toBe(201);
+    const calls = seen.length;
+    const viaLocal = await enrich({ email: `tim@choice-${unique()}.example` }, org);
+    expect(viaLocal.body.data).toMatchObject({ provider: 'local', local: true });
+    expect(seen).toHaveLength(calls);
+    const apps = await call('GET', '/api/connected-apps/list', { token: org.token, query: { kind: 'enrichment' } });
+    expect(apps.body.data.map((app: { provider: string }) => app.provider)).toEqual(['local']);
+  });
+
+  it('refuses a key Apollo does not accept (422 naming access_token) and stores nothing', async () => {
+    const org = await signupOrganization('Apollo refused');
+    mockFetch(() => json(200, { healthy: true, is_logged_in: false }));
+    expectFailure(
+      await connect(org, { kind: 'enrichment', provider: 'apollo', access_token: 'wrong' }),
+      422,
+      'validation_error',
+    );
+    vi.restoreAllMocks();
+    mockFetch(() => json(401, { error: 'Invalid access credentials.' }));
+    const refused = await connect(org, { kind: 'enrichment', provider: 'apollo', access_token: 'wrong' });
+    expectFailure(refused, 422, 'validation_error');
+    expect(JSON.stringify(refused.body.error)).toContain('access_token');
+    expectFailure(
+      await connect(org, { kind: 'enrichment', provider: 'clearbit', access_token: 'x' }),
+      422,
+      'validation_error',
+    );
+    const rows = await asOrganization(org.orgId, (tx) =>
+      tx.select().from(connections).where(eq(connections.kind, 'enrichment')),
+    );
+    expect(rows).toEqual([]);
   });
 });

@@ -1,12 +1,12 @@
 /**
  * Connected apps: the organization's connections of every kind (providers/connections.ts; mail
- * accounts included), and connecting or disconnecting a CRM or team-chat account. A credential is
+ * accounts included), and connecting or disconnecting a CRM, team-chat or enrichment account. A credential is
  * checked with one call to its provider before it is stored, then sealed (providers/secrets.ts);
  * a refused one is a 422 naming `access_token`. Connecting an account that is already connected
  * (same kind, provider and identity) reconnects it in place: one live row per account.
  */
 import type { z } from '@hono/zod-openapi';
-import { desc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { desc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
 import { ApiError, NotFound, ValidationFailed } from '../../core/errors';
 import { defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
@@ -22,6 +22,7 @@ import {
   sealCredentials,
 } from '../../providers/connections';
 import { hubspotCrm } from '../../providers/crm/hubspot';
+import { checkEnrichmentCredential, type EnrichmentProviderName } from '../../providers/enrichment/connect-check';
 import { localCrm } from '../../providers/crm/local';
 import { ProviderFailure, routeErrorOf } from '../../providers/failures';
 import { keyringOf } from '../../providers/secrets';
@@ -67,6 +68,9 @@ async function checkCredential(input: ConnectInput) {
   const token = input.access_token ?? null;
   try {
     if (input.kind === 'chat') return await checkChatCredential(input.provider as ChatConnectionProvider, token);
+    if (input.kind === 'enrichment') {
+      return await checkEnrichmentCredential(input.provider as EnrichmentProviderName, token);
+    }
     const provider = input.provider === 'local' ? localCrm() : hubspotCrm(async () => token as string);
     return await provider.verify();
   } catch (error) {
@@ -88,7 +92,12 @@ export async function connectApp(ctx: TenantContext, env: Bindings, input: Conne
   const account = await checkCredential(input);
   const sealed = local
     ? { secret: null, secretKeyId: null }
-    : await sealCredentials(env, ctx.orgId, { access_token: input.access_token });
+    : // An enrichment key is sealed under the name its adapter opens (providers/enrichment/select.ts).
+      await sealCredentials(
+        env,
+        ctx.orgId,
+        input.kind === 'enrichment' ? { api_key: input.access_token } : { access_token: input.access_token },
+      );
   const values = {
     displayName: account.displayName,
     scopes: input.scopes ?? [],
@@ -114,7 +123,10 @@ export async function connectApp(ctx: TenantContext, env: Bindings, input: Conne
       ),
     )
     .returning();
-  if (existing) return { app: presentConnectedApp(existing), reconnected: true };
+  if (existing) {
+    await retireOtherEnrichment(ctx, existing);
+    return { app: presentConnectedApp(existing), reconnected: true };
+  }
   const [row] = await ctx.db
     .insert(connections)
     .values({
@@ -125,7 +137,29 @@ export async function connectApp(ctx: TenantContext, env: Bindings, input: Conne
       ...values,
     })
     .returning();
+  await retireOtherEnrichment(ctx, row);
   return { app: presentConnectedApp(row), reconnected: false };
+}
+
+/**
+ * An organization has one enrichment provider (lead enrichment uses its live `enrichment`
+ * connection): connecting one disconnects the others, in the request's transaction, so switching
+ * between Apollo and local is one call either way.
+ */
+async function retireOtherEnrichment(ctx: TenantContext, kept: ConnectionRow): Promise<void> {
+  if (kept.kind !== 'enrichment') return;
+  await ctx.db
+    .update(connections)
+    .set({ deletedAt: sql`now()`, state: 'disabled', secret: null, secretKeyId: null, updatedAt: sql`now()` })
+    .where(
+      tenantWhere(
+        ctx,
+        connections,
+        eq(connections.kind, 'enrichment'),
+        ne(connections.id, kept.id),
+        isNull(connections.deletedAt),
+      ),
+    );
 }
 
 /** Disconnect: credentials wiped at once; the row stays (soft delete) so what came through it keeps its source. */

@@ -1,6 +1,6 @@
 /**
  * Integrations (spec "Integrations"): the connected apps list, the CRM's properties, CRM imports
- * and their status; connecting and disconnecting CRM and team-chat accounts (admin only) is beyond
+ * and their status; connecting and disconnecting CRM, team-chat and enrichment accounts (admin only) is beyond
  * the spec. The team-chat channel and notification routes belong to the chat adapters.
  */
 import { z } from '@hono/zod-openapi';
@@ -83,8 +83,8 @@ integrationRoutes.openapi(
     path: '/api/connected-apps/connect',
     operationId: 'connectApp',
     tags,
-    summary: 'Connect a CRM or team-chat account (admin; beyond the spec)',
-    description: `Connects a CRM (\`kind: crm\`: \`hubspot\`, or \`local\` for the offline data set) or team-chat account (\`kind: chat\`: \`chat_a\` Slack bot token, \`chat_b\` Microsoft Graph token, or \`local\`). The token is checked with one call first (HubSpot \`GET /account-info/v3/details\`, Slack \`auth.test\`, Graph \`/me\`): a refused one is a 422 naming \`access_token\`, an unknown provider for the kind a 422 naming \`provider\`. The account the provider names becomes the connection's identity; connecting it again reconnects the same connection (active again, the new token). The token is sealed (AES-GCM under CREDENTIALS_KEY) and never returned; a server without that key answers 503 \`credentials_key_missing\` for every provider but local. Beyond the spec.`,
+    summary: 'Connect a CRM, team-chat or enrichment account (admin; beyond the spec)',
+    description: `Connects a CRM (\`kind: crm\`: \`hubspot\`, or \`local\` for the offline data set), a team-chat account (\`kind: chat\`: \`chat_a\` Slack bot token, \`chat_b\` Microsoft Graph token, or \`local\`), or the organization's lead-enrichment provider (\`kind: enrichment\`: \`apollo\` with its API key as \`access_token\`, or \`local\`; connecting one disconnects the other, so lead enrichment uses the one connected last, and local when none is). The token is checked with one call first (HubSpot \`GET /account-info/v3/details\`, Slack \`auth.test\`, Graph \`/me\`, Apollo \`GET /v1/auth/health\`): a refused one is a 422 naming \`access_token\`, an unknown provider for the kind a 422 naming \`provider\`. The account the provider names becomes the connection's identity; connecting it again reconnects the same connection (active again, the new token). The token is sealed (AES-GCM under CREDENTIALS_KEY) and never returned; a server without that key answers 503 \`credentials_key_missing\` for every provider but local. Beyond the spec.`,
     auth: 'bearer',
     roles: ['admin'],
     request: { body: jsonBody(ConnectBody) },

@@ -8,18 +8,22 @@ import { CONNECTION_STATES, CRM_IMPORT_PHASES } from '../../db/schema';
 import { JOB_STATUSES } from '../../jobs/job-status';
 import { CHAT_CONNECTION_PROVIDERS } from '../../providers/chat/connect-check';
 import { CRM_OBJECT_TYPES, CRM_PROVIDERS } from '../../providers/crm/interface';
+import { ENRICHMENT_PROVIDERS } from '../../providers/enrichment/connect-check';
 
-export const CONNECTABLE_KINDS = ['crm', 'chat'] as const;
+export const CONNECTABLE_KINDS = ['crm', 'chat', 'enrichment'] as const;
 export type ConnectableKind = (typeof CONNECTABLE_KINDS)[number];
 export const PROVIDERS_OF: Record<ConnectableKind, readonly string[]> = {
   crm: CRM_PROVIDERS,
   chat: CHAT_CONNECTION_PROVIDERS,
+  enrichment: ENRICHMENT_PROVIDERS,
 };
 
 export const ConnectedAppSchema = z
   .object({
     id: z.number().int().openapi({ description: 'The connection’s id' }),
-    kind: z.string().openapi({ description: 'What it connects: `mail`, `crm`, `chat` (later kinds too)' }),
+    kind: z
+      .string()
+      .openapi({ description: 'What it connects: `mail`, `crm`, `chat`, `enrichment` (later kinds too)' }),
     provider: z.string().openapi({
       description:
         'mail: gmail, outlook, smtp, local; crm: hubspot, local; chat: chat_a (Slack), chat_b (Teams), local',
@@ -60,7 +64,7 @@ export const connectedAppFilters = {
     .trim()
     .max(20, 'must be at most 20 characters')
     .optional()
-    .openapi({ description: 'Only this kind (mail, crm, chat)' }),
+    .openapi({ description: 'Only this kind (mail, crm, chat, enrichment)' }),
   provider: z
     .string()
     .trim()
@@ -77,14 +81,17 @@ const scope = z.string().trim().min(1, 'must not be empty').max(200, 'must be at
 
 export const ConnectBody = z
   .object({
-    kind: z.enum(CONNECTABLE_KINDS, { error: 'must be one of: crm, chat' }).openapi({ description: 'crm or chat' }),
+    kind: z
+      .enum(CONNECTABLE_KINDS, { error: 'must be one of: crm, chat, enrichment' })
+      .openapi({ description: 'crm, chat or enrichment (the provider lead enrichment uses)' }),
     provider: z.string().trim().min(1, 'is required').max(20, 'must be at most 20 characters').openapi({
-      description: 'crm: hubspot or local (the offline data set); chat: chat_a (Slack), chat_b (Teams) or local',
+      description:
+        'crm: hubspot or local (the offline data set); chat: chat_a (Slack), chat_b (Teams) or local; enrichment: apollo or local (no network)',
       example: 'local',
     }),
     access_token: z.string().min(1, 'is required').max(8_192, 'must be at most 8192 characters').optional().openapi({
       description:
-        'hubspot: a private app token or OAuth access token; chat_a: a Slack bot token (xoxb-…); chat_b: a Microsoft Graph token. Required except for local; checked with one call to the provider, sealed at rest, never returned',
+        'hubspot: a private app token or OAuth access token; chat_a: a Slack bot token (xoxb-…); chat_b: a Microsoft Graph token; apollo: an Apollo API key. Required except for local; checked with one call to the provider, sealed at rest, never returned',
     }),
     scopes: z
       .array(scope)
@@ -97,7 +104,7 @@ export const ConnectBody = z
   })
   .openapi('ConnectAppRequest', {
     description:
-      'A CRM or team-chat account to connect (beyond the spec); checked with the provider before it is stored',
+      'A CRM, team-chat or enrichment account to connect (beyond the spec); checked with the provider before it is stored',
     example: { kind: 'crm', provider: 'local' },
   });
 
