@@ -8,11 +8,16 @@
 import Papa from 'papaparse';
 import { desc, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { leadScoreModels, leadScoringJobs } from '../src/db/schema';
+import { intentSignals, leadScoreModels, leadScoringJobs } from '../src/db/schema';
 import type { JobMessage } from '../src/jobs/messages';
+import { SIGNAL_WEIGHTS } from '../src/modules/intent/scoring';
 import { fitLogistic, MIN_LOST, MIN_WON, predict, scheduleRetraining } from '../src/modules/lead-scoring';
+import { endCall } from '../src/modules/voice/call-progress';
+import { ENGAGED_CALL_SECONDS } from '../src/modules/voice/pricing';
 import { call, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
 import { asOrganization, deliverJobs, download, exportAndWait } from './cross-tenant/fixtures/jobs';
+import { requestRecordingJobs } from './helpers/mail';
+import { completedAgentCall, leadWithPhone, topUp } from './helpers/voice';
 
 interface Explanation {
   score: number;
@@ -152,6 +157,64 @@ describe('lead scoring', () => {
       engagement_score: '0',
     });
     expect(row?.score_factors).toMatch(/^title_seniority \+0\.3; engagement -0\.3/);
+  });
+});
+
+describe('a completed outbound call counts as engagement', () => {
+  let caller: SignedUp;
+
+  beforeAll(async () => {
+    caller = await signupOrganization('Scoring calls');
+    await topUp(caller, 5);
+  });
+
+  /** Runs the newest scoring job of the lead (a call's signal leaves its message to the outbox sweep). */
+  async function runScoringOf(leadId: number) {
+    const [job] = (await scoringJobsOf(caller)).filter((row) => row.leadIds?.includes(leadId));
+    await deliverJobs([{ kind: 'lead-scoring', orgId: caller.orgId, jobId: job.id }]);
+  }
+
+  it(`from ${ENGAGED_CALL_SECONDS} s on: the call's signal raises the lead's engagement and score; a shorter one changes nothing`, async () => {
+    const leadId = await leadWithPhone(caller, '+14155550177', 'Callee');
+    const before = await pollLead(caller, leadId, scored);
+    expect(before.engagement_score).toBe(0);
+
+    // Ended one second short of the threshold (as a provider's report would end it): no engagement.
+    const short = await requestRecordingJobs('POST', '/api/call/agent/initiate', {
+      token: caller.token,
+      body: { system_prompt: 'Hi', lead_id: leadId },
+    });
+    expect(short.status, short.text).toBe(202);
+    const endedAt = new Date();
+    const ended = await asOrganization(caller.orgId, (tx) =>
+      endCall(tx, { orgId: caller.orgId, userId: caller.userId }, short.body.data.id, {
+        status: 'completed',
+        durationSec: ENGAGED_CALL_SECONDS - 1,
+        answeredAt: new Date(endedAt.getTime() - (ENGAGED_CALL_SECONDS - 1) * 1000),
+        endedAt,
+        transcript: null,
+      }),
+    );
+    expect(ended?.status).toBe('completed');
+    const signals = () =>
+      asOrganization(caller.orgId, (tx) => tx.select().from(intentSignals).where(eq(intentSignals.leadId, leadId)));
+    expect(await signals()).toEqual([]);
+
+    // The simulator's call lasts 45 s: its signal is written with the call's end, and scoring follows.
+    const callId = await completedAgentCall(caller, leadId);
+    expect(await signals()).toEqual([
+      expect.objectContaining({ signalType: 'manual', source: 'call', dedupeKey: `call:${callId}` }),
+    ]);
+    await runScoringOf(leadId);
+    const engaged = await pollLead(caller, leadId, (now) => now.engagement_score > 0);
+    expect(engaged.engagement_score).toBe(SIGNAL_WEIGHTS.manual);
+    expect(engaged.score).toBeGreaterThan(before.score);
+    expect(engaged.fit_score).toBe(before.fit_score);
+    // Engagement 0.1 is the default model's reference point: no longer a factor against the lead.
+    const against = (lead: any) =>
+      lead.ai_information.score.negative_factors.map((factor: { feature: string }) => factor.feature);
+    expect(against(before)).toContain('engagement');
+    expect(against(engaged)).not.toContain('engagement');
   });
 });
 
