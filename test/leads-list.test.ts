@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../src/env';
 import { openDatabase, withTenant } from '../src/db/client';
 import { call, expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
+import { settleLeadScoring } from './helpers/scoring';
 
 let org: SignedUp;
 let rep: { id: number };
@@ -90,7 +91,9 @@ beforeAll(async () => {
     status: 2,
     priority: 1,
   });
-  // Scores are read-only through the API and created_at is set by the database: adjust them directly.
+  // Scores are read-only through the API and created_at is set by the database: adjust them directly,
+  // once the scoring the creations queued has written its own scores (else it could land after).
+  await settleLeadScoring(org);
   const handle = openDatabase(readConfig(env));
   await withTenant(handle.db, org.orgId, async (tx) => {
     await tx.execute(

@@ -3,6 +3,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
+import { settleLeadScoring } from './helpers/scoring';
 
 let org: SignedUp;
 let other: SignedUp;
@@ -64,8 +65,23 @@ describe('POST /api/lead/add', () => {
       { id: tagIds.Hot, name: 'Hot', color: expect.any(String) },
       { id: tagIds.VIP, name: 'VIP', color: expect.any(String) },
     ]);
+    // Scoring (queued by the creation) writes score, fit, engagement and ai_information.score (shown
+    // as score_factors) a moment later, and nothing else: once it has, the view is the created lead plus those.
+    await settleLeadScoring(org);
     const viewed = await call('GET', `/api/lead/view/${lead.id}`, { token: org.token });
-    expect(viewed.body.data).toEqual(lead);
+    const explanation = viewed.body.data.ai_information.score;
+    expect(viewed.body.data).toEqual({
+      ...lead,
+      score: explanation.score,
+      fit_score: explanation.fit,
+      engagement_score: explanation.engagement,
+      score_factors: {
+        positive_factors: explanation.positive_factors,
+        negative_factors: explanation.negative_factors,
+      },
+      ai_information: { ...lead.ai_information, score: explanation },
+    });
+    expect(explanation).toMatchObject({ model_kind: 'default', scored_at: expect.any(String) });
   });
 
   it('links a company of the same name case-insensitively instead of creating another', async () => {
@@ -177,7 +193,9 @@ describe('POST /api/lead/update/{id}', () => {
       token: org.token,
       body: { ai_information: { summary: null, score_reason: 'fit' } },
     });
-    expect(second.body.data.ai_information).toEqual({ industry: 'math', score_reason: 'fit' });
+    // `score` is lead scoring's own key (written by its job whenever it lands): the user's keys merge around it.
+    const { score: _byScoring, ...merged } = second.body.data.ai_information;
+    expect(merged).toEqual({ industry: 'math', score_reason: 'fit' });
     expect(second.body.data.custom_fields).toEqual({ a: 1, c: 'new' });
   });
 
