@@ -28,7 +28,7 @@ const personShape = {
     .openapi({ description: 'Company name', example: 'Analytical Engines' }),
   domain: webAddress(2048).openapi({
     description: 'The company’s domain or website: a bare host (example.com) or an http/https URL',
-    example: 'analytical-engines.co.uk',
+    example: 'https://analytical-engines.co.uk',
   }),
   phone_number: z.string().trim().min(3).max(50).nullish().openapi({
     description: 'Beyond the spec: a phone number in international form, for its country and line type',
@@ -81,7 +81,9 @@ export const BulkEnrichBody = z
   })
   .openapi('BulkEnrichRequest', {
     description: 'People to enrich in one job',
-    example: { leads: [{ email: 'ada@analytical-engines.co.uk' }, { profile_url: 'linkedin.com/in/grace-hopper' }] },
+    example: {
+      leads: [{ email: 'ada@analytical-engines.co.uk' }, { profile_url: 'https://www.linkedin.com/in/grace-hopper' }],
+    },
   });
 
 const EnrichedValueSchema = z

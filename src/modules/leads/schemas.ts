@@ -34,13 +34,40 @@ const leadExample = {
   lead_source: 1,
   lead_source_text: 'Website',
   score: 70,
+  fit_score: 62,
+  engagement_score: 40,
+  score_factors: {
+    positive_factors: [
+      { feature: 'engagement', label: 'Recent intent signals (decaying)', value: 0.4, contribution: 0.9 },
+    ],
+    negative_factors: [
+      { feature: 'country', label: 'Country against the ideal profile', value: 0, contribution: -0.3 },
+    ],
+  },
   estimated_value: 25000,
   assigned_to: 2,
   profile_url: 'https://www.linkedin.com/in/ada',
   tags: [{ id: 12, name: 'VIP', color: '#A855F7' }],
   custom_fields: { budget: '10k', newsletter: true },
   notes: 'Met at the Analytical Society dinner',
-  ai_information: { summary: 'Series B fintech, hiring sales engineers' },
+  ai_information: {
+    summary: 'Series B fintech, hiring sales engineers',
+    score: {
+      score: 70,
+      fit: 62,
+      engagement: 40,
+      model_version: null,
+      model_kind: 'default',
+      training_sample_size: 0,
+      positive_factors: [
+        { feature: 'engagement', label: 'Recent intent signals (decaying)', value: 0.4, contribution: 0.9 },
+      ],
+      negative_factors: [
+        { feature: 'country', label: 'Country against the ideal profile', value: 0, contribution: -0.3 },
+      ],
+      scored_at: '2026-05-04T10:00:05.000Z',
+    },
+  },
   last_activity_at: '2026-01-16T10:00:00.000Z',
   created_at: '2026-01-15T09:30:00.000Z',
   updated_at: '2026-01-16T10:00:00.000Z',

@@ -12,7 +12,7 @@
  *     country and size band win over the guesses.
  */
 import { freeEmailDomains } from 'free-email-domains-typescript';
-import { blacklist as disposableDomains } from 'mailchecker';
+import * as mailchecker from 'mailchecker';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 import type {
   EnrichedProfile,
@@ -23,7 +23,11 @@ import type {
   ProfileFields,
 } from './interface';
 
-const disposable = disposableDomains();
+// mailchecker is CommonJS: bundlers (the Worker, vitest) give its exports as named ones, Node's
+// ESM loader (the OpenAPI export script) only as `default`. Read it either way.
+const mailcheckerExports =
+  (mailchecker as typeof mailchecker & { default?: typeof mailchecker }).default ?? mailchecker;
+const disposable = mailcheckerExports.blacklist();
 const freeDomains = new Set<string>(freeEmailDomains);
 
 /** Local parts that name a role, not a person (info@, sales@): no name is read from them. */
