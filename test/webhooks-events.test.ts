@@ -92,13 +92,14 @@ describe('webhook events', () => {
       lead_id: leadId,
       signal_type: 'demo_requested',
     });
-    expect(cold.sent).toEqual([]);
+    // A signal sends its lead's scoring job (modules/lead-scoring), and below the threshold no webhook.
+    expect(cold.sent.map((message) => message.kind)).toEqual(['lead-scoring']);
     const hot = await callRecording(org, 'POST', '/api/intent-alert/signal', {
       lead_id: leadId,
       signal_type: 'pricing_page_visit',
     });
     expect(hot.status).toBe(201);
-    expect(hot.sent).toHaveLength(1);
+    expect(hot.sent.map((message) => message.kind).sort()).toEqual(['lead-scoring', 'webhook-delivery']);
     const [payload] = (await payloads(everything, 'intent.hot')).filter((row) => row.data.lead_id === leadId);
     expect(payload.data).toMatchObject({ lead_id: leadId, lead_name: 'Hot Lead', alert_id: hot.body.data.alert_id });
   });
@@ -111,7 +112,8 @@ describe('webhook events', () => {
       lead_id: leadId,
       signal_type: 'demo_requested',
     });
-    expect(cold.sent).toEqual([]);
+    // A signal sends its lead's scoring job (modules/lead-scoring), and below the threshold no webhook.
+    expect(cold.sent.map((message) => message.kind)).toEqual(['lead-scoring']);
     const form = await call('POST', '/api/web-forms/add', {
       token: org.token,
       body: { name: 'Contact', fields: ['first_name', 'last_name', 'email'].map((name) => ({ name })) },
@@ -138,7 +140,7 @@ describe('webhook events', () => {
     expect(submitted.status, await submitted.text()).toBe(200);
     const [payload] = (await payloads(everything, 'intent.hot')).filter((row) => row.data.lead_id === leadId);
     expect(payload.data).toMatchObject({ lead_id: leadId, lead_name: 'Form Hot', email });
-    expect(recording.sent.map((entry) => entry.body.kind)).toEqual(['webhook-delivery']);
+    expect(recording.sent.map((entry) => entry.body.kind).sort()).toEqual(['lead-scoring', 'webhook-delivery']);
   });
 
   it('booking.confirmed is written by the public confirmation with its new lead’s lead.created and lead.assigned, and sent after the commit', async () => {

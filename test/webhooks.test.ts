@@ -393,7 +393,8 @@ describe('webhook events', () => {
     const org = await signupOrganization('Hooks none');
     const lead = await callRecording(org, 'POST', '/api/lead/add', { first_name: 'No', last_name: 'Hooks' });
     expect(lead.status).toBe(201);
-    expect(lead.sent).toEqual([]);
+    // Only the new lead's scoring job (Events rule 4) leaves with the request: no webhook delivery.
+    expect(lead.sent).toEqual([{ kind: 'lead-scoring', orgId: org.orgId, jobId: expect.any(Number) }]);
     const rows = await inOrganization(org.orgId, (tx) =>
       tx
         .select()
