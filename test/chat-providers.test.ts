@@ -17,33 +17,7 @@ import { ProviderFailure } from '../src/providers/failures';
 import { signupOrganization, type SignedUp } from './helpers/api';
 import { inOrganization } from './helpers/leads';
 import { deliverJobs, requestRecordingJobs } from './helpers/mail';
-
-interface Seen {
-  url: string;
-  method: string;
-  authorization: string | null;
-  contentType: string | null;
-  body: string;
-}
-
-function mockFetch(answers: Response[]) {
-  const seen: Seen[] = [];
-  vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
-    const request = new Request(input, init);
-    seen.push({
-      url: request.url,
-      method: request.method,
-      authorization: request.headers.get('authorization'),
-      contentType: request.headers.get('content-type'),
-      body: new TextDecoder().decode(await request.arrayBuffer()),
-    });
-    return answers[Math.min(seen.length - 1, answers.length - 1)].clone();
-  });
-  return seen;
-}
-
-const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+import { json, mockFetch } from './helpers/fetch-mock';
 
 const message: ChatMessage = {
   eventType: 'deal.won',

@@ -11,25 +11,7 @@ import { ProviderFailure } from '../src/providers/failures';
 import { hubspotCrm, rateLimitWait } from '../src/providers/crm/hubspot';
 import { localCrm } from '../src/providers/crm/local';
 import { LOCAL_COMPANIES, LOCAL_CONTACTS, localContact } from '../src/providers/crm/local-data';
-
-interface Seen {
-  url: string;
-  method: string;
-  authorization: string | null;
-}
-
-function mockFetch(answers: Response[]) {
-  const seen: Seen[] = [];
-  vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
-    const request = new Request(input, init);
-    seen.push({ url: request.url, method: request.method, authorization: request.headers.get('authorization') });
-    return answers[Math.min(seen.length - 1, answers.length - 1)].clone();
-  });
-  return seen;
-}
-
-const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+import { json, mockFetch } from './helpers/fetch-mock';
 
 const token = async () => 'pat-na1-11111111-2222-3333-4444-555555555555';
 
@@ -75,6 +57,8 @@ describe('HubSpot CRM v3 adapter', () => {
         url: 'https://api.hubapi.com/account-info/v3/details',
         method: 'GET',
         authorization: `Bearer ${await token()}`,
+        contentType: null,
+        body: '',
       },
     ]);
   });
@@ -238,7 +222,13 @@ describe('team-chat credential checks', () => {
       json(200, { ok: false, error: 'invalid_auth' }),
     ]);
     expect(await checkChatCredential('chat_a', 'xoxb-1')).toEqual({ identity: 'T12345', displayName: 'Acme' });
-    expect(seen[0]).toEqual({ url: 'https://slack.com/api/auth.test', method: 'POST', authorization: 'Bearer xoxb-1' });
+    expect(seen[0]).toEqual({
+      url: 'https://slack.com/api/auth.test',
+      method: 'POST',
+      authorization: 'Bearer xoxb-1',
+      contentType: 'application/x-www-form-urlencoded',
+      body: '',
+    });
     await expect(checkChatCredential('chat_a', 'xoxb-2')).rejects.toMatchObject({ kind: 'auth' });
   });
 

@@ -18,36 +18,7 @@ import { outlookMailbox } from '../src/providers/mail/outlook';
 import { expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
 import { inOrganization } from './helpers/leads';
 import { deliverJobs, requestRecordingJobs } from './helpers/mail';
-
-interface Seen {
-  url: string;
-  method: string;
-  authorization: string | null;
-  contentType: string | null;
-  body: string;
-}
-
-/** Replays `answers` in order for every fetch, recording each request. */
-function mockFetch(answers: (Response | ((request: Seen) => Response))[]) {
-  const seen: Seen[] = [];
-  vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
-    const request = new Request(input, init);
-    const entry = {
-      url: request.url,
-      method: request.method,
-      authorization: request.headers.get('authorization'),
-      contentType: request.headers.get('content-type'),
-      body: new TextDecoder().decode(await request.arrayBuffer()),
-    };
-    seen.push(entry);
-    const answer = answers[Math.min(seen.length - 1, answers.length - 1)];
-    return typeof answer === 'function' ? answer(entry) : answer.clone();
-  });
-  return seen;
-}
-
-const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+import { json, mockFetch } from './helpers/fetch-mock';
 
 const token = async () => 'ya29.access-token';
 

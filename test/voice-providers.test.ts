@@ -13,33 +13,7 @@ import { twilioTelephony, twilioTranscriptionText } from '../src/providers/voice
 import { isValidTwilioSignature, twilioSignature, twilioSignedText } from '../src/providers/voice/twilio-signature';
 import { twilioVoiceToken } from '../src/providers/voice/twilio-token';
 import { isValidVapiSignature, parseVapiReport, vapiAgent, vapiSignature } from '../src/providers/voice/vapi';
-
-interface Seen {
-  url: string;
-  method: string;
-  authorization: string | null;
-  contentType: string | null;
-  body: string;
-}
-
-function mockFetch(answers: Response[]) {
-  const seen: Seen[] = [];
-  vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
-    const request = new Request(input, init);
-    seen.push({
-      url: request.url,
-      method: request.method,
-      authorization: request.headers.get('authorization'),
-      contentType: request.headers.get('content-type'),
-      body: new TextDecoder().decode(await request.arrayBuffer()),
-    });
-    return answers[Math.min(seen.length - 1, answers.length - 1)].clone();
-  });
-  return seen;
-}
-
-const json = (status: number, body: unknown) =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
+import { json, mockFetch } from './helpers/fetch-mock';
 
 const SID = 'ACXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX';
 const credentials = { account_sid: SID, auth_token: 'your_auth_token' };
