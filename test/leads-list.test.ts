@@ -118,6 +118,44 @@ describe('GET /api/lead/list filters', () => {
     expect(await listIds({ search_value: '_' })).toEqual(idsOf('delta'));
   });
 
+  it('searches what the lead says now: after an update, a bulk status change, a delete and a restore', async () => {
+    // The search documents are kept by triggers on leads (lead_search_documents): every writing
+    // path must move them, or a search finds a lead by its old name or after its deletion.
+    const created = await call('POST', '/api/lead/add', {
+      token: org.token,
+      body: { first_name: 'Ada', last_name: 'Byron', email: 'ada@analytical.example', company: 'Engines' },
+    });
+    expect(created.status, created.text).toBe(201);
+    const id = created.body.data.id;
+    expect(await listIds({ search_value: 'BYRON' })).toEqual([id]);
+
+    const updated = await call('POST', `/api/lead/update/${id}`, {
+      token: org.token,
+      body: { last_name: 'Lovelace', job_title: 'Countess' },
+    });
+    expect(updated.status, updated.text).toBe(200);
+    expect(await listIds({ search_value: 'byron' })).toEqual([]);
+    expect(await listIds({ search_value: 'lovelace' })).toEqual([id]);
+    expect(await listIds({ search_value: 'countess' })).toEqual([id]);
+    // A write that changes no searched column leaves the document as it was.
+    const moved = await call('POST', '/api/lead/status-change', { token: org.token, body: { ids: [id], status: 2 } });
+    expect(moved.status, moved.text).toBe(200);
+    expect(await listIds({ search_value: 'ada lovelace' })).toEqual([id]);
+
+    const deleted = await call('DELETE', '/api/lead/delete', { token: org.token, body: { ids: [id] } });
+    expect(deleted.status, deleted.text).toBe(200);
+    expect(await listIds({ search_value: 'lovelace' })).toEqual([]);
+
+    // No route restores a lead; the trigger must still take a restore written by SQL.
+    const handle = openDatabase(readConfig(env));
+    await withTenant(handle.db, org.orgId, (tx) =>
+      tx.execute(sql`update leads set deleted_at = null where id = ${id}`),
+    );
+    await handle.close();
+    expect(await listIds({ search_value: 'lovelace' })).toEqual([id]);
+    await call('DELETE', '/api/lead/delete', { token: org.token, body: { ids: [id] } });
+  });
+
   it('filters by score range', async () => {
     expect(await listIds({ score_min: 40 })).toEqual(idsOf('alpha', 'beta'));
     expect(await listIds({ score_min: 5, score_max: 50 })).toEqual(idsOf('beta', 'gamma'));

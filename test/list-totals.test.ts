@@ -207,4 +207,53 @@ describe('a lead search with no other filter', () => {
     const dated = await leadTotal(owner, { search_value: 'wideshare', start_date: '2000-01-01', limit: 100 });
     expect(dated).toMatchObject({ total: 3, total_is_estimate: false });
   });
+
+  it('pages its matches in order, by cursor and by page number, both ways, and by another sort key', async () => {
+    // Sorted by id, the page is a top-N of the matched ids (core/list.ts, pageOfMatches): each
+    // page must hold exactly the next ids, among matches that are not the newest leads.
+    const owner = await signupOrganization('Search pages');
+    const matched: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      matched.push(await createLead(owner, `Pager${i}`, 'Pagedmatch'));
+      await createLead(owner, `Other${i}`, 'Unmatched');
+    }
+    await softDeleteLead(owner, matched[3]);
+    const live = matched.filter((id) => id !== matched[3]);
+    const newestFirst = [...live].sort((a, b) => b - a);
+    const oldestFirst = [...live].sort((a, b) => a - b);
+
+    async function walk(query: Record<string, string | number>): Promise<number[]> {
+      const seen: number[] = [];
+      let page = await leadTotal(owner, { search_value: 'pagedmatch', limit: 2, ...query });
+      seen.push(...page.data.map((lead) => lead.id));
+      while (page.next_cursor) {
+        expect(page.total).toBe(6);
+        page = await leadTotal(owner, { search_value: 'pagedmatch', limit: 2, ...query, cursor: page.next_cursor });
+        seen.push(...page.data.map((lead) => lead.id));
+      }
+      return seen;
+    }
+    expect(await walk({ order_by: 'id', order_in: 'DESC' })).toEqual(newestFirst);
+    expect(await walk({ order_by: 'id', order_in: 'ASC' })).toEqual(oldestFirst);
+    const second = await leadTotal(owner, {
+      search_value: 'pagedmatch',
+      limit: 2,
+      page: 2,
+      order_by: 'id',
+      order_in: 'DESC',
+    });
+    expect(second.data.map((lead) => lead.id)).toEqual(newestFirst.slice(2, 4));
+    expect(second).toMatchObject({ total: 6, total_is_estimate: false });
+    const last = await leadTotal(owner, {
+      search_value: 'pagedmatch',
+      limit: 4,
+      page: 2,
+      order_by: 'id',
+      order_in: 'ASC',
+    });
+    expect(last.data.map((lead) => lead.id)).toEqual(oldestFirst.slice(4));
+    expect(last.next_cursor).toBeNull();
+    const byName = await walk({ order_by: 'first_name', order_in: 'ASC' });
+    expect(byName).toEqual(oldestFirst);
+  });
 });

@@ -65,7 +65,7 @@ export async function seedLeads(stack, organizations, { log }) {
       await loadLeads(client, { orgId: org.orgId, seedId, count: count - 1 });
       log(`loaded ${count} leads into organization ${org.orgId} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     }
-    await client.query('analyze leads');
+    await client.query('analyze leads, lead_search_documents');
   } finally {
     await client.end();
   }

@@ -201,17 +201,6 @@ export function defineList<const S extends ListSort, Q extends PgSelect, F exten
       matchesOf && values.search_value
         ? ctx.db.$with('search_matches').as(matchesOf(values.search_value, ctx))
         : undefined;
-    const where = and(
-      scope.where,
-      options.where,
-      matches
-        ? sql`${idColumn} in (select * from ${matches})`
-        : values.search_value
-          ? definition.search(values.search_value, ctx)
-          : undefined,
-      dateRange(definition.createdAt, values),
-    );
-
     const descending = values.order_in === 'DESC';
     const direction = descending ? sql`desc` : sql`asc`;
     const cursor = values.cursor ? decodeCursor(values.cursor, values.order_by, values.order_in) : null;
@@ -219,6 +208,28 @@ export function defineList<const S extends ListSort, Q extends PgSelect, F exten
     const keyset = cursor
       ? sql`(${sortColumn}, ${idColumn}) ${descending ? sql`<` : sql`>`} (${cursor.value}, ${cursor.id})`
       : undefined;
+
+    // The matches are exactly the list's rows. Sorted by id, the page is their first ids in that
+    // order: a top-N over the CTE's ids, then a primary-key read of those rows only, whatever share
+    // of the organization the search matches. Left to join all the matches, the planner read every
+    // matched row or walked the id index past the rows that do not match, by its estimate of the
+    // share (a search matching 2 % of 100 000 leads, issue 17).
+    const pageOfMatches =
+      matches && sortColumn === idColumn
+        ? sql`(select match_id from ${matches} as m(match_id) ${
+            cursor ? sql`where match_id ${descending ? sql`<` : sql`>`} ${cursor.id}` : sql``
+          } order by match_id ${direction} limit ${offset + values.limit + 1})`
+        : undefined;
+    const where = and(
+      scope.where,
+      options.where,
+      matches
+        ? sql`${idColumn} in ${pageOfMatches ?? sql`(select * from ${matches})`}`
+        : values.search_value
+          ? definition.search(values.search_value, ctx)
+          : undefined,
+      dateRange(definition.createdAt, values),
+    );
 
     // Outside the page's statement (an empty page past the end, the planner's estimate) the
     // search's matches are their own select, not the CTE.

@@ -124,16 +124,17 @@ export function leadSearchMatches(ctx: Pick<TenantContext, 'db' | 'orgId'>, term
     .select({ id: leadSearchScope.id })
     .from(leadSearchScope)
     .where(
-      sql`${leadSearchScope.organizationId} = ${ctx.orgId} and ${leadSearchScope.searchDocument} ilike ${containsPattern(term)}`,
+      sql`${leadSearchScope.organizationId} = ${ctx.orgId} and ${leadSearchScope.searchDocument} like lower(${containsPattern(term)})`,
     )
     .$dynamic();
 }
 
 /**
  * Every lead filter as one WHERE: always the caller's organization and live leads only.
- * search_value is an ILIKE on the trigram-indexed search document, asked of the
- * `lead_search_scope` view so that `leads_search_trgm_idx` serves it under row-level security
- * (see drizzle/0004_lead_search_scope.sql). `offset 0` keeps the planner from merging that
+ * search_value is a case-insensitive substring match (LIKE of the lower-cased pattern on the
+ * lower-cased document, which is what ILIKE does) on the trigram-indexed search document, asked
+ * of the `lead_search_scope` view so that `lead_search_documents_trgm_idx` serves it under
+ * row-level security (drizzle/0004_lead_search_scope.sql, 0058_lead_search_documents_sql.sql). `offset 0` keeps the planner from merging that
  * subquery back into the outer scan of leads, where RLS would demote the ILIKE to a filter.
  */
 export function leadFilterWhere(ctx: Pick<TenantContext, 'orgId' | 'userId'>, filters: LeadFilters): SQL {
@@ -142,7 +143,7 @@ export function leadFilterWhere(ctx: Pick<TenantContext, 'orgId' | 'userId'>, fi
     eq(leads.organizationId, ctx.orgId),
     isNull(leads.deletedAt),
     f.search_value
-      ? sql`${leads.id} in (select ${leadSearchScope.id} from ${leadSearchScope} where ${leadSearchScope.organizationId} = ${ctx.orgId} and ${leadSearchScope.searchDocument} ilike ${containsPattern(f.search_value)} offset 0)`
+      ? sql`${leads.id} in (select ${leadSearchScope.id} from ${leadSearchScope} where ${leadSearchScope.organizationId} = ${ctx.orgId} and ${leadSearchScope.searchDocument} like lower(${containsPattern(f.search_value)}) offset 0)`
       : undefined,
     dateRange(leads.createdAt, f),
     f.score_min !== undefined ? gte(leads.score, f.score_min) : undefined,
