@@ -21,31 +21,7 @@ import { emailDraftPrompt } from '../src/modules/intelligence/prompts/email-draf
 import { magicpenPrompt } from '../src/modules/intelligence/prompts/magicpen.v1';
 import { EmailAnswer } from '../src/modules/intelligence/tool-schemas';
 import { call, randomIp, signupOrganization } from './helpers/api';
-
-interface Seen {
-  url: string;
-  method: string;
-  authorization: string | null;
-  body: Record<string, any>;
-}
-
-function mockFetch(answers: Response[]) {
-  const seen: Seen[] = [];
-  vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
-    const request = new Request(input, init);
-    seen.push({
-      url: request.url,
-      method: request.method,
-      authorization: request.headers.get('authorization'),
-      body: JSON.parse(await request.text()),
-    });
-    return answers[Math.min(seen.length - 1, answers.length - 1)].clone();
-  });
-  return seen;
-}
-
-const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
+import { json, mockFetch } from './helpers/fetch-mock';
 
 /** A chat.completion object as documented (https://platform.openai.com/docs/api-reference/chat/object). */
 function completion(content: string, model = 'gpt-4o-mini-2024-07-18') {
@@ -90,7 +66,7 @@ describe('OpenAI-compatible chat completions (openai SDK)', () => {
       method: 'POST',
       authorization: 'Bearer sk-test-key',
     });
-    expect(seen[0].body).toMatchObject({
+    expect(seen[0].json).toMatchObject({
       model: 'gpt-4o-mini',
       max_tokens: magicpenPrompt.maxTokens,
       messages: [
@@ -98,7 +74,7 @@ describe('OpenAI-compatible chat completions (openai SDK)', () => {
         { role: 'user', content: 'Note:\ncall w/ grace' },
       ],
     });
-    expect(seen[0].body.response_format).toBeUndefined();
+    expect(seen[0].json.response_format).toBeUndefined();
     expect(generation).toEqual({
       text: 'Call with Grace. She wants pricing by Friday.',
       provider: 'openai',
@@ -110,8 +86,8 @@ describe('OpenAI-compatible chat completions (openai SDK)', () => {
   it('asks for a JSON object when the prompt is structured, and the answer is validated with zod', async () => {
     const seen = mockFetch([completion('```json\n{"subject": "Hello Grace", "body": "Hi Grace, …"}\n```')]);
     const generation = await openAiCompatible(settings).generate(emailDraftPrompt, { lead, persona: '' });
-    expect(seen[0].body.response_format).toEqual({ type: 'json_object' });
-    expect(seen[0].body.messages[1].content).toContain('Company: Navy Labs');
+    expect(seen[0].json.response_format).toEqual({ type: 'json_object' });
+    expect(seen[0].json.messages[1].content).toContain('Company: Navy Labs');
     expect(structuredOutput(generation, EmailAnswer)).toEqual({ subject: 'Hello Grace', body: 'Hi Grace, …' });
   });
 

@@ -12,32 +12,10 @@ import { outlookCalendar } from '../src/providers/calendar/outlook';
 import { ProviderFailure } from '../src/providers/failures';
 import { call, signupOrganization, type SignedUp } from './helpers/api';
 import { inOrganization } from './helpers/leads';
+import { json, mockFetch } from './helpers/fetch-mock';
 
 const token = async () => 'ya29.access-token';
 const range = { from: new Date('2027-03-01T00:00:00Z'), to: new Date('2027-03-08T00:00:00Z') };
-
-function json(status: number, body: unknown, headers: Record<string, string> = {}) {
-  return new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
-}
-
-/** fetch replaced by a queue of answers; every request recorded. */
-function mockFetch(...answers: Response[]) {
-  const requests: { url: string; method: string; headers: Headers; body: unknown }[] = [];
-  vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
-    const request = new Request(input as RequestInfo, init);
-    const text = request.method === 'GET' ? '' : await request.text();
-    requests.push({
-      url: request.url,
-      method: request.method,
-      headers: request.headers,
-      body: text ? JSON.parse(text) : null,
-    });
-    const answer = answers.shift();
-    if (!answer) throw new Error(`unexpected request ${request.method} ${request.url}`);
-    return answer;
-  });
-  return requests;
-}
 
 afterEach(() => {
   vi.restoreAllMocks();
@@ -48,33 +26,36 @@ const GOOGLE = 'https://www.googleapis.com/calendar/v3/calendars/primary/events'
 describe('Google Calendar adapter', () => {
   it('lists with singleEvents, timeMin/timeMax and every page by pageToken', async () => {
     const requests = mockFetch(
-      json(200, {
-        kind: 'calendar#events',
-        items: [
-          {
-            id: 'evt1',
-            status: 'confirmed',
-            summary: 'Standup',
-            start: { dateTime: '2027-03-01T09:00:00-05:00' },
-            end: { dateTime: '2027-03-01T09:15:00-05:00' },
-            attendees: [{ email: 'ada@example.com', displayName: 'Ada' }],
-            hangoutLink: 'https://meet.google.com/abc-defg-hij',
-          },
-        ],
-        nextPageToken: 'page-2',
-      }),
-      json(200, {
-        items: [
-          {
-            id: 'evt2',
-            summary: 'Holiday',
-            start: { date: '2027-03-02' },
-            end: { date: '2027-03-03' },
-            transparency: 'transparent',
-          },
-        ],
-        nextSyncToken: 'sync-1',
-      }),
+      [
+        json(200, {
+          kind: 'calendar#events',
+          items: [
+            {
+              id: 'evt1',
+              status: 'confirmed',
+              summary: 'Standup',
+              start: { dateTime: '2027-03-01T09:00:00-05:00' },
+              end: { dateTime: '2027-03-01T09:15:00-05:00' },
+              attendees: [{ email: 'ada@example.com', displayName: 'Ada' }],
+              hangoutLink: 'https://meet.google.com/abc-defg-hij',
+            },
+          ],
+          nextPageToken: 'page-2',
+        }),
+        json(200, {
+          items: [
+            {
+              id: 'evt2',
+              summary: 'Holiday',
+              start: { date: '2027-03-02' },
+              end: { date: '2027-03-03' },
+              transparency: 'transparent',
+            },
+          ],
+          nextSyncToken: 'sync-1',
+        }),
+      ],
+      { exhausted: 'throw' },
     );
     const events = await googleCalendar('primary', token).listEvents(range);
     expect(requests.map((request) => [request.method, request.url])).toEqual([
@@ -108,7 +89,10 @@ describe('Google Calendar adapter', () => {
   });
 
   it('syncs incrementally with the token, and answers a 410 Gone with a full resync of the range', async () => {
-    const incremental = mockFetch(json(200, { items: [{ id: 'evt3', status: 'cancelled' }], nextSyncToken: 'sync-2' }));
+    const incremental = mockFetch(
+      [json(200, { items: [{ id: 'evt3', status: 'cancelled' }], nextSyncToken: 'sync-2' })],
+      { exhausted: 'throw' },
+    );
     const changes = await googleCalendar('primary', token).syncEvents(range, 'sync-1');
     expect(incremental[0].url).toBe(`${GOOGLE}?singleEvents=true&syncToken=sync-1&maxResults=250`);
     expect(changes).toMatchObject({
@@ -119,8 +103,11 @@ describe('Google Calendar adapter', () => {
     vi.restoreAllMocks();
 
     const resync = mockFetch(
-      json(410, { error: { code: 410, message: 'Sync token is no longer valid, a full sync is required.' } }),
-      json(200, { items: [], nextSyncToken: 'sync-fresh' }),
+      [
+        json(410, { error: { code: 410, message: 'Sync token is no longer valid, a full sync is required.' } }),
+        json(200, { items: [], nextSyncToken: 'sync-fresh' }),
+      ],
+      { exhausted: 'throw' },
     );
     const full = await googleCalendar('primary', token).syncEvents(range, 'sync-expired');
     expect(resync.map((request) => request.url)).toEqual([
@@ -150,11 +137,11 @@ describe('Google Calendar adapter', () => {
       end: { dateTime: '2027-03-01T09:30:00-05:00', timeZone: 'America/New_York' },
       conferenceData: { entryPoints: [{ entryPointType: 'video', uri: 'https://meet.google.com/xyz' }] },
     };
-    const requests = mockFetch(json(200, created));
+    const requests = mockFetch([json(200, created)], { exhausted: 'throw' });
     const inserted = await googleCalendar('primary', token).insertEvent(event);
     expect(requests[0]).toMatchObject({ method: 'POST', url: `${GOOGLE}?conferenceDataVersion=1` });
     expect(requests[0].headers.get('authorization')).toBe('Bearer ya29.access-token');
-    expect(requests[0].body).toEqual({
+    expect(requests[0].json).toEqual({
       id,
       summary: 'Demo',
       start: { dateTime: '2027-03-01T14:00:00.000Z', timeZone: 'America/New_York' },
@@ -170,8 +157,8 @@ describe('Google Calendar adapter', () => {
     vi.restoreAllMocks();
 
     const retry = mockFetch(
-      json(409, { error: { code: 409, message: 'The requested identifier already exists.' } }),
-      json(200, created),
+      [json(409, { error: { code: 409, message: 'The requested identifier already exists.' } }), json(200, created)],
+      { exhausted: 'throw' },
     );
     const again = await googleCalendar('primary', token).insertEvent(event);
     expect(retry.map((request) => [request.method, request.url])).toEqual([
@@ -182,7 +169,9 @@ describe('Google Calendar adapter', () => {
   });
 
   it('classifies 429 (with Retry-After) as temporary and 401 as an auth failure, never carrying the body', async () => {
-    mockFetch(json(429, { error: { message: 'Rate Limit Exceeded secret-detail' } }, { 'retry-after': '17' }));
+    mockFetch([json(429, { error: { message: 'Rate Limit Exceeded secret-detail' } }, { 'retry-after': '17' })], {
+      exhausted: 'throw',
+    });
     const throttled = await googleCalendar('primary', token)
       .listEvents(range)
       .catch((error) => error);
@@ -190,7 +179,7 @@ describe('Google Calendar adapter', () => {
     expect(throttled).toMatchObject({ kind: 'unavailable', status: 429, retryAfterSeconds: 17 });
     expect(throttled.message).not.toContain('secret-detail');
     vi.restoreAllMocks();
-    mockFetch(json(401, { error: { message: 'Invalid Credentials' } }));
+    mockFetch([json(401, { error: { message: 'Invalid Credentials' } })], { exhausted: 'throw' });
     await expect(googleCalendar('primary', token).listEvents(range)).rejects.toMatchObject({
       kind: 'auth',
       status: 401,
@@ -204,35 +193,38 @@ describe('Microsoft Graph calendar adapter', () => {
   it('reads me/calendarView in UTC and follows @odata.nextLink as given', async () => {
     const next = `${GRAPH}/me/calendarView?startDateTime=2027-03-01T00:00:00.000Z&endDateTime=2027-03-08T00:00:00.000Z&$top=100&$skip=100`;
     const requests = mockFetch(
-      json(200, {
-        '@odata.context': "https://graph.microsoft.com/v1.0/$metadata#users('me')/calendarView",
-        value: [
-          {
-            id: 'AAMkAGI1',
-            subject: 'Review',
-            bodyPreview: 'Agenda',
-            start: { dateTime: '2027-03-01T14:00:00.0000000', timeZone: 'UTC' },
-            end: { dateTime: '2027-03-01T15:00:00.0000000', timeZone: 'UTC' },
-            showAs: 'busy',
-            isCancelled: false,
-            location: { displayName: 'Room 1' },
-            attendees: [{ emailAddress: { address: 'ada@example.com', name: 'Ada' }, type: 'required' }],
-            onlineMeeting: { joinUrl: 'https://teams.microsoft.com/l/meetup-join/1' },
-          },
-        ],
-        '@odata.nextLink': next,
-      }),
-      json(200, {
-        value: [
-          {
-            id: 'AAMkAGI2',
-            subject: 'Focus',
-            start: { dateTime: '2027-03-02T09:00:00.0000000', timeZone: 'UTC' },
-            end: { dateTime: '2027-03-02T10:00:00.0000000', timeZone: 'UTC' },
-            showAs: 'free',
-          },
-        ],
-      }),
+      [
+        json(200, {
+          '@odata.context': "https://graph.microsoft.com/v1.0/$metadata#users('me')/calendarView",
+          value: [
+            {
+              id: 'AAMkAGI1',
+              subject: 'Review',
+              bodyPreview: 'Agenda',
+              start: { dateTime: '2027-03-01T14:00:00.0000000', timeZone: 'UTC' },
+              end: { dateTime: '2027-03-01T15:00:00.0000000', timeZone: 'UTC' },
+              showAs: 'busy',
+              isCancelled: false,
+              location: { displayName: 'Room 1' },
+              attendees: [{ emailAddress: { address: 'ada@example.com', name: 'Ada' }, type: 'required' }],
+              onlineMeeting: { joinUrl: 'https://teams.microsoft.com/l/meetup-join/1' },
+            },
+          ],
+          '@odata.nextLink': next,
+        }),
+        json(200, {
+          value: [
+            {
+              id: 'AAMkAGI2',
+              subject: 'Focus',
+              start: { dateTime: '2027-03-02T09:00:00.0000000', timeZone: 'UTC' },
+              end: { dateTime: '2027-03-02T10:00:00.0000000', timeZone: 'UTC' },
+              showAs: 'free',
+            },
+          ],
+        }),
+      ],
+      { exhausted: 'throw' },
     );
     const events = await outlookCalendar('primary', token).listEvents(range);
     expect(requests.map((request) => [request.method, request.url])).toEqual([
@@ -265,14 +257,17 @@ describe('Microsoft Graph calendar adapter', () => {
 
   it('POSTs me/events with Prefer: outlook.timezone, wall-clock times of that zone and the transactionId', async () => {
     const requests = mockFetch(
-      json(201, {
-        id: 'AAMkAGI3',
-        subject: 'Demo',
-        start: { dateTime: '2027-03-01T09:00:00.0000000', timeZone: 'America/New_York' },
-        end: { dateTime: '2027-03-01T09:30:00.0000000', timeZone: 'America/New_York' },
-        showAs: 'busy',
-        onlineMeeting: { joinUrl: 'https://teams.microsoft.com/l/meetup-join/2' },
-      }),
+      [
+        json(201, {
+          id: 'AAMkAGI3',
+          subject: 'Demo',
+          start: { dateTime: '2027-03-01T09:00:00.0000000', timeZone: 'America/New_York' },
+          end: { dateTime: '2027-03-01T09:30:00.0000000', timeZone: 'America/New_York' },
+          showAs: 'busy',
+          onlineMeeting: { joinUrl: 'https://teams.microsoft.com/l/meetup-join/2' },
+        }),
+      ],
+      { exhausted: 'throw' },
     );
     const event = await outlookCalendar('primary', token).insertEvent({
       title: 'Demo',
@@ -287,7 +282,7 @@ describe('Microsoft Graph calendar adapter', () => {
     expect(requests[0]).toMatchObject({ method: 'POST', url: `${GRAPH}/me/events` });
     expect(requests[0].headers.get('prefer')).toBe('outlook.timezone="America/New_York"');
     expect(requests[0].headers.get('authorization')).toBe('Bearer ya29.access-token');
-    expect(requests[0].body).toEqual({
+    expect(requests[0].json).toEqual({
       subject: 'Demo',
       body: { contentType: 'text', content: 'Agenda' },
       start: { dateTime: '2027-03-01T09:00:00', timeZone: 'America/New_York' },
@@ -324,7 +319,9 @@ describe('the events route over a google connection', () => {
 
   it('answers 503 provider_unavailable with Retry-After when Google is down', async () => {
     const id = await connectGoogle();
-    const requests = mockFetch(json(503, { error: { message: 'backend error' } }, { 'retry-after': '20' }));
+    const requests = mockFetch([json(503, { error: { message: 'backend error' } }, { 'retry-after': '20' })], {
+      exhausted: 'throw',
+    });
     const response = await call('GET', '/api/calendar/google/events', {
       token: org.token,
       query: { connection_id: id },
@@ -337,7 +334,7 @@ describe('the events route over a google connection', () => {
 
   it('marks the connection needs_reconnect on a 401 and answers 409 naming it', async () => {
     const id = await connectGoogle();
-    mockFetch(json(401, { error: { message: 'Invalid Credentials' } }));
+    mockFetch([json(401, { error: { message: 'Invalid Credentials' } })], { exhausted: 'throw' });
     const response = await call('GET', '/api/calendar/google/events', {
       token: org.token,
       query: { connection_id: id },

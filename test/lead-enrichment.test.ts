@@ -16,6 +16,7 @@ import { APOLLO_HEALTH_URL } from '../src/providers/enrichment/connect-check';
 import { ProviderFailure } from '../src/providers/failures';
 import { call, expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
 import { createCompany } from './helpers/accounts';
+import { json, mockFetch, type Seen } from './helpers/fetch-mock';
 import { asOrganization, deliverJobs } from './cross-tenant/fixtures/jobs';
 
 let owner: SignedUp;
@@ -35,27 +36,9 @@ async function enrich(body: Record<string, unknown>, who: SignedUp = owner) {
   return call('POST', '/api/lead-enrichment/enrich', { token: who.token, body });
 }
 
-const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-  new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
-
-interface Seen {
-  url: string;
-  method: string;
-  headers: Headers;
-}
-
 /** Answers Apollo's calls; anything else (the database driver's connections) goes through. */
-function mockFetch(answer: (seen: Seen) => Response) {
-  const seen: Seen[] = [];
-  const passThrough = globalThis.fetch;
-  vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
-    const request = new Request(input, init);
-    if (!request.url.startsWith('https://api.apollo.io/')) return passThrough(input, init);
-    const entry = { url: request.url, method: request.method, headers: request.headers };
-    seen.push(entry);
-    return answer(entry);
-  });
-  return seen;
+function mockApollo(answer: (seen: Seen) => Response) {
+  return mockFetch([answer], { only: (url) => url.startsWith('https://api.apollo.io/') });
 }
 
 async function connectApollo(org: SignedUp, apiKey = 'apollo-test-key') {
@@ -255,7 +238,7 @@ describe('POST /api/lead-enrichment/enrich/bulk', () => {
       body: { leads: [{ email: 'ok@apollo-test.example' }, { email: 'refused@apollo-test.example' }] },
     });
     expect(response.status, response.text).toBe(202);
-    mockFetch((seen) =>
+    mockApollo((seen) =>
       seen.url.includes('refused')
         ? json(422, { error: 'invalid' })
         : json(200, { person: { first_name: 'Ok', last_name: 'Person', title: 'CTO' } }),
@@ -309,7 +292,7 @@ describe('credits', () => {
     expect(await balance(org)).toBe(start - priceOf('enrichment_single'));
 
     await connectApollo(org);
-    mockFetch(() => json(503, {}));
+    mockApollo(() => json(503, {}));
     expectFailure(await enrich({ email: `b@credits-${unique()}.com` }, org), 503, 'service_unavailable');
     expect(await balance(org)).toBe(start - priceOf('enrichment_single'));
     vi.restoreAllMocks();
@@ -356,7 +339,7 @@ describe('the Apollo adapter (people match)', () => {
   const context = { matchCompany: async () => null, now: new Date('2026-05-04T10:00:00Z') };
 
   it('sends the documented request and maps the person and organization', async () => {
-    const seen = mockFetch(() =>
+    const seen = mockApollo(() =>
       json(200, {
         person: {
           id: '5f1',
@@ -407,16 +390,16 @@ describe('the Apollo adapter (people match)', () => {
   });
 
   it('answers no person without fields of its own, and turns 401 and 429 into provider failures', async () => {
-    mockFetch(() => json(200, { person: null }));
+    mockApollo(() => json(200, { person: null }));
     const none = await apolloEnrichment('k').enrich({ name: 'Nobody Known' }, context);
     expect(none.fields.job_title).toBeUndefined();
     vi.restoreAllMocks();
-    mockFetch(() => json(401, { error: 'invalid key' }));
+    mockApollo(() => json(401, { error: 'invalid key' }));
     await expect(apolloEnrichment('k').enrich({ email: 'a@b.example' }, context)).rejects.toMatchObject({
       kind: 'auth',
     });
     vi.restoreAllMocks();
-    mockFetch(() => json(429, {}, { 'retry-after': '12' }));
+    mockApollo(() => json(429, {}, { 'retry-after': '12' }));
     const throttled = await apolloEnrichment('k')
       .enrich({ email: 'a@b.example' }, context)
       .catch((error: unknown) => error);
@@ -427,12 +410,12 @@ describe('the Apollo adapter (people match)', () => {
   it('through the route: a refused key is 409 connection_needs_reconnect, a provider down 503 with Retry-After', async () => {
     const org = await signupOrganization('Apollo route');
     await connectApollo(org);
-    mockFetch(() => json(503, {}, { 'retry-after': '20' }));
+    mockApollo(() => json(503, {}, { 'retry-after': '20' }));
     const down = await enrich({ email: 'x@apollo-route.example' }, org);
     expectFailure(down, 503, 'service_unavailable');
     expect(down.headers.get('retry-after')).toBe('20');
     vi.restoreAllMocks();
-    mockFetch(() => json(401, {}));
+    mockApollo(() => json(401, {}));
     const refused = await enrich({ email: 'x@apollo-route.example' }, org);
     expectFailure(refused, 409, 'conflict');
     expect(refused.body.error.code).toBe('connection_needs_reconnect');
@@ -445,7 +428,7 @@ describe('the provider chosen per organization (POST /api/connected-apps/connect
 
   it('connects Apollo with its key checked and sealed, enriches through it, and switches back to local', async () => {
     const org = await signupOrganization('Apollo choice');
-    const seen = mockFetch(({ url }) =>
+    const seen = mockApollo(({ url }) =>
       url.startsWith(APOLLO_HEALTH_URL)
         ? json(200, { healthy: true, is_logged_in: true })
         : json(200, { person: { first_name: 'Tim', last_name: 'Zheng', title: 'Founder & CEO' } }),
@@ -481,14 +464,14 @@ describe('the provider chosen per organization (POST /api/connected-apps/connect
 
   it('refuses a key Apollo does not accept (422 naming access_token) and stores nothing', async () => {
     const org = await signupOrganization('Apollo refused');
-    mockFetch(() => json(200, { healthy: true, is_logged_in: false }));
+    mockApollo(() => json(200, { healthy: true, is_logged_in: false }));
     expectFailure(
       await connect(org, { kind: 'enrichment', provider: 'apollo', access_token: 'wrong' }),
       422,
       'validation_error',
     );
     vi.restoreAllMocks();
-    mockFetch(() => json(401, { error: 'Invalid access credentials.' }));
+    mockApollo(() => json(401, { error: 'Invalid access credentials.' }));
     const refused = await connect(org, { kind: 'enrichment', provider: 'apollo', access_token: 'wrong' });
     expectFailure(refused, 422, 'validation_error');
     expect(JSON.stringify(refused.body.error)).toContain('access_token');
