@@ -199,11 +199,11 @@ export const leadFollowUps = pgTable(
 /**
  * The search document of every live lead (deleted_at null), one narrow row per lead: what
  * `search_value` scans. Triggers on leads keep it in the same statement as every write
- * (drizzle/0057_lead_search_documents_sql.sql): a soft delete removes the row, a restore or a
+ * (drizzle/0058_lead_search_documents_sql.sql): a soft delete removes the row, a restore or a
  * change of a searched column rewrites it. Narrow and stored, a search's recheck of its trigram
  * matches reads a third fewer pages than on leads and compares stored text instead of building
- * the document per row (issue 17: a search matching 2 % of 100 000 leads, 12 → 5 ms on
- * PostgreSQL for its matches). Read through lead_search_scope, never directly.
+ * the document per row (issue 17: a search matching 2 % of 100 000 leads, 12 → 7 ms on
+ * PostgreSQL to find its matches). Read through lead_search_scope, never directly.
  */
 export const leadSearchDocuments = pgTable(
   'lead_search_documents',
@@ -230,7 +230,7 @@ export const leadSearchDocuments = pgTable(
 
 /**
  * The organization's live leads with their search document, for `search_value`: a view (not
- * managed by drizzle-kit; 0004, redefined by 0057) over lead_search_documents, owned by the
+ * managed by drizzle-kit; 0004, redefined by 0058) over lead_search_documents, owned by the
  * tables' owner so the trigram index serves the LIKE inside tenant transactions (row-level
  * security would demote it to a filter: LIKE is not leakproof); it filters itself to
  * app.organization_id. `search_document` is lower-cased: match it with LIKE against a

@@ -134,8 +134,9 @@ export function leadSearchMatches(ctx: Pick<TenantContext, 'db' | 'orgId'>, term
  * search_value is a case-insensitive substring match (LIKE of the lower-cased pattern on the
  * lower-cased document, which is what ILIKE does) on the trigram-indexed search document, asked
  * of the `lead_search_scope` view so that `lead_search_documents_trgm_idx` serves it under
- * row-level security (drizzle/0004_lead_search_scope.sql, 0058_lead_search_documents_sql.sql). `offset 0` keeps the planner from merging that
- * subquery back into the outer scan of leads, where RLS would demote the ILIKE to a filter.
+ * row-level security (drizzle/0004_lead_search_scope.sql, 0058_lead_search_documents_sql.sql).
+ * `offset 0` keeps the planner from merging that subquery back into the outer scan of leads,
+ * where RLS would demote the LIKE to a filter.
  */
 export function leadFilterWhere(ctx: Pick<TenantContext, 'orgId' | 'userId'>, filters: LeadFilters): SQL {
   const f = filters;
