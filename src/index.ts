@@ -4,7 +4,8 @@
  * the jobs whose lease expired (jobs/lease-sweep.ts), expired idempotency keys and credit reservations nobody
  * closed (modules/credits/expiry.ts), once a day snapshots every open deal's forecast, charges the
  * month's phone number rentals not yet charged (modules/voice/rentals.ts), and, on the daily trigger,
- * schedules the lead-scoring retraining.
+ * schedules the lead-scoring retraining and measures the common words of large organizations'
+ * lead searches (modules/leads/search-words.ts).
  */
 import { buildApp } from './app';
 import { runIdempotencySweep } from './core/idempotency';
@@ -17,6 +18,7 @@ import { consumeQueue } from './jobs/runner';
 import { scheduleCalendarSyncs } from './modules/calendar';
 import { runReservationSweep } from './modules/credits';
 import { runForecastSnapshots } from './modules/forecast';
+import { runSearchWordsRefresh } from './modules/leads';
 import { runScoreTrainingSchedule } from './modules/lead-scoring';
 import { runNumberRentals } from './modules/voice';
 
@@ -24,7 +26,7 @@ export { RateLimitCounter } from './core/rate-limit-counter';
 
 const app = buildApp();
 
-/** wrangler.toml's daily trigger: the lead-scoring retraining (the other trigger runs every minute). */
+/** wrangler.toml's daily trigger: the lead-scoring retraining and the search words (the other trigger runs every minute). */
 const DAILY_CRON = '17 2 * * *';
 
 export default {
@@ -45,6 +47,7 @@ export default {
       scheduleCalendarSyncs(env),
       runNumberRentals(env, new Date(controller.scheduledTime)),
       controller.cron === DAILY_CRON ? runScoreTrainingSchedule(env, new Date(controller.scheduledTime)) : null,
+      controller.cron === DAILY_CRON ? runSearchWordsRefresh(env) : null,
     ]);
     for (const outcome of outcomes) if (outcome.status === 'rejected') throw outcome.reason;
   },

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../src/env';
 import { openDatabase, withTenant, type Database, type Transaction } from '../src/db/client';
 import { leadFilterWhere } from '../src/modules/leads/filters';
+import { runSearchWordsRefresh } from '../src/modules/leads/search-words';
 import { call, signupOrganization, type SignedUp } from './helpers/api';
 
 const LEADS = 20_000;
@@ -70,10 +71,64 @@ describe(`${LEADS} leads in one organization`, () => {
     // As the Worker runs it: role lm_app, row-level security on, app.organization_id set.
     const plan = await withDatabase((db) => withTenant(db, org.orgId, (tx) => explainSearch(tx, 'quixotic zeph')));
     const condition = trigramIndexCondition(plan);
-    expect(condition, plan).toContain("document ~~ '%quixotic zeph%'");
+    // The pattern comes from lead_search_index_pattern, once per statement (an InitPlan); the
+    // whole term is checked on the candidates.
+    expect(condition, plan).toMatch(/document ~~ (\$\d+|\(InitPlan \d+\)\.col1)\)/);
     expect(condition, plan).toContain('organization_id');
+    expect(plan).toContain("strpos(document, 'quixotic zeph'::text) > 0");
     const listed = await call('GET', '/api/lead/list', { token: org.token, query: { search_value: 'Quixotic Zeph' } });
     expect(listed.body.data.map((lead: { first_name: string }) => lead.first_name)).toEqual(['First12345']);
+  });
+
+  it("leaves the organization's common words out of the trigram index condition, never out of the match", async () => {
+    // Every lead's address ends in @scale.example and every company is "Company N": the daily
+    // cron measures such words (organizations with 10 000 live leads or more).
+    expect(await runSearchWordsRefresh(env)).toBeGreaterThanOrEqual(1);
+    const words = await withDatabase((db) =>
+      withTenant(db, org.orgId, (tx) =>
+        tx.execute<{ word: string; share: number }>(sql`select word, share from lead_search_words order by word`),
+      ),
+    );
+    const share = Object.fromEntries(words.rows.map((row) => [row.word, row.share]));
+    expect(share).toMatchObject({ scale: 1, example: 1, company: 1, buyer: expect.closeTo(1, 3) });
+    expect(share.lead12345).toBeUndefined();
+
+    const indexPattern = (db: Database, orgId: number, pattern: string) =>
+      withTenant(db, orgId, (tx) =>
+        tx.execute<{ pattern: string }>(sql`select lead_search_index_pattern(${pattern}) as pattern`),
+      ).then((result) => result.rows[0].pattern);
+    await withDatabase(async (db) => {
+      // The rare word anchors the index; the common ones are left to the check of the whole term.
+      expect(await indexPattern(db, org.orgId, '%lead12345@scale.example%')).toBe('%lead12345%');
+      expect(await indexPattern(db, org.orgId, '%first77 last77%')).toBe('%first77 last77%');
+      // Every word common: the longest anchors and the others, which exclude nothing, leave.
+      // Nothing common to leave out, or no word long enough to anchor: the pattern as it is.
+      expect(await indexPattern(db, org.orgId, '%scale.example%')).toBe('%example%');
+      expect(await indexPattern(db, org.orgId, '%quixotic zeph%')).toBe('%quixotic zeph%');
+      expect(await indexPattern(db, org.orgId, '%ab@cd%')).toBe('%ab@cd%');
+      // Another organization has no measured words: its searches keep their whole pattern.
+      const other = await signupOrganization('Scale Neighbour');
+      expect(await indexPattern(db, other.orgId, '%lead12345@scale.example%')).toBe('%lead12345@scale.example%');
+      const seen = await withTenant(db, other.orgId, (tx) =>
+        tx.execute<{ n: number }>(sql`select count(*)::int as n from lead_search_words`),
+      );
+      expect(seen.rows[0].n).toBe(0);
+    });
+
+    // '%lead1234%' also matches lead12340 … lead12349: the whole term must still decide.
+    for (const [term, expected] of [
+      ['lead1234@scale.example', ['First1234']],
+      ['LEAD12345@Scale.Example', ['First12345']],
+      ['lead1234@scale.examples', []],
+    ] as const) {
+      const listed = await call('GET', '/api/lead/list', { token: org.token, query: { search_value: term } });
+      expect(listed.status, listed.text).toBe(200);
+      expect(
+        listed.body.data.map((lead: { first_name: string }) => lead.first_name),
+        term,
+      ).toEqual(expected);
+      expect(listed.body.total, term).toBe(expected.length);
+    }
   });
 
   it('finds nothing through the search view outside a tenant transaction', async () => {

@@ -46,7 +46,8 @@ async function loadLeads(client, { orgId, seedId, count }) {
 /**
  * Gives each `{ org, count }` (org from stack.signup) `count` leads in all: one through the API,
  * the rest by SQL, straight to the database (not through the delay proxy); then ANALYZE, as
- * autovacuum would after a bulk load.
+ * autovacuum would after a bulk load, and the search words the daily cron measures
+ * (src/modules/leads/search-words.ts).
  */
 export async function seedLeads(stack, organizations, { log }) {
   const client = new pg.Client({ connectionString: stack.databaseUrl });
@@ -66,6 +67,7 @@ export async function seedLeads(stack, organizations, { log }) {
       log(`loaded ${count} leads into organization ${org.orgId} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
     }
     await client.query('analyze leads, lead_search_documents');
+    await client.query('select refresh_lead_search_words()');
   } finally {
     await client.end();
   }

@@ -8,6 +8,7 @@ import {
   pgTable,
   pgView,
   primaryKey,
+  real,
   smallint,
   text,
   timestamp,
@@ -226,6 +227,25 @@ export const leadSearchDocuments = pgTable(
       .with({ gin_pending_list_limit: 64 }),
     tenantPolicy('lead_search_documents'),
   ],
+);
+
+/**
+ * How common each word is in an organization's search documents (drizzle/0060_lead_search_words_sql.sql):
+ * the share of a sample of its newest live leads whose document holds the word, for words in at
+ * least 1 % of them. A search leaves the common words of its term out of the trigram index
+ * condition (`lead_search_index_pattern`) and checks the whole term on the candidates, because a
+ * trigram every lead has (every address ends `.com`) costs the index a pass over a posting list
+ * of the whole organization. The daily cron refreshes it for organizations with at least 10 000
+ * live leads (`refresh_lead_search_words`); stale or missing rows cost speed, never results.
+ */
+export const leadSearchWords = pgTable(
+  'lead_search_words',
+  {
+    organizationId: organizationRef(),
+    word: text().notNull(),
+    share: real().notNull(),
+  },
+  (table) => [primaryKey({ columns: [table.organizationId, table.word] }), tenantPolicy('lead_search_words')],
 );
 
 /**

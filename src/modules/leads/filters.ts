@@ -118,14 +118,26 @@ export function leadKeyFilters(
   ];
 }
 
+/**
+ * `term` as a case-insensitive substring of a lead's search document (lower-cased; LIKE of the
+ * lower-cased pattern is what ILIKE does). The trigram index is asked for the pattern without the
+ * term's common words (`lead_search_index_pattern`, drizzle/0060_lead_search_words_sql.sql): a
+ * word most leads share costs the index a pass over the whole organization and excludes few
+ * candidates. As a sub-select it is computed once per statement; called directly it would run
+ * again for every candidate the bitmap rechecks. `strpos` then checks the whole term, and being
+ * no LIKE, the planner cannot fold it back into the index condition.
+ */
+function searchDocumentMatches(term: string): SQL {
+  const document = leadSearchScope.searchDocument;
+  return sql`${document} like (select lead_search_index_pattern(lower(${containsPattern(term)}))) and strpos(${document}, lower(${term})) > 0`;
+}
+
 /** The ids of the organization's live leads that `term` matches, through the trigram index (lead_search_scope). */
 export function leadSearchMatches(ctx: Pick<TenantContext, 'db' | 'orgId'>, term: string) {
   return ctx.db
     .select({ id: leadSearchScope.id })
     .from(leadSearchScope)
-    .where(
-      sql`${leadSearchScope.organizationId} = ${ctx.orgId} and ${leadSearchScope.searchDocument} like lower(${containsPattern(term)})`,
-    )
+    .where(sql`${leadSearchScope.organizationId} = ${ctx.orgId} and ${searchDocumentMatches(term)}`)
     .$dynamic();
 }
 
@@ -144,7 +156,7 @@ export function leadFilterWhere(ctx: Pick<TenantContext, 'orgId' | 'userId'>, fi
     eq(leads.organizationId, ctx.orgId),
     isNull(leads.deletedAt),
     f.search_value
-      ? sql`${leads.id} in (select ${leadSearchScope.id} from ${leadSearchScope} where ${leadSearchScope.organizationId} = ${ctx.orgId} and ${leadSearchScope.searchDocument} like lower(${containsPattern(f.search_value)}) offset 0)`
+      ? sql`${leads.id} in (select ${leadSearchScope.id} from ${leadSearchScope} where ${leadSearchScope.organizationId} = ${ctx.orgId} and ${searchDocumentMatches(f.search_value)} offset 0)`
       : undefined,
     dateRange(leads.createdAt, f),
     f.score_min !== undefined ? gte(leads.score, f.score_min) : undefined,

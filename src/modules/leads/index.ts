@@ -11,6 +11,7 @@ export { leadFilterWhere, leadFiltersObject, leadKeyFilters } from './filters';
 export type { LeadFilters } from './filters';
 export { LEAD_ORDER_BY, LeadListQuery, listLeads, searchLeads } from './listing';
 export { readLead } from './present';
+export { refreshSearchWords, runSearchWordsRefresh } from './search-words';
 export { leadWriteContextFrom, leadWriteContextSql } from './references';
 export type { LeadWriteContext, LeadWriteContextRow } from './references';
 export { duplicateLeadConflict } from './routes';
