@@ -41,8 +41,9 @@ CREATE FUNCTION "refresh_lead_search_words"(min_leads integer DEFAULT 10000, sam
 LANGUAGE sql VOLATILE AS $$
   DELETE FROM lead_search_words;
   WITH sizable AS (
-    SELECT o.id FROM organizations o
-    WHERE (SELECT count(*) FROM (SELECT 1 FROM leads l WHERE l.organization_id = o.id AND l.deleted_at IS NULL LIMIT min_leads) b) >= min_leads
+    -- live_row_counts: the live-lead counter the lists' totals read (0007).
+    SELECT organization_id AS id FROM live_row_counts WHERE relation = 'leads'
+    GROUP BY organization_id HAVING sum(delta) >= min_leads
   ), sampled AS (
     SELECT s.id AS organization_id, d.lead_id, d.document
     FROM sizable s
