@@ -22,7 +22,7 @@
 import { Buffer } from 'node:buffer';
 import { and, eq, gt, lt, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
-import { openDatabase, type Database, type Queryable } from '../db/client';
+import { withOwnDatabase, type Database, type Queryable } from '../db/client';
 import { idempotencyKeys } from '../db/schema';
 import type { Actor } from '../db/tenant';
 import { readConfig, type Bindings } from '../env';
@@ -237,10 +237,5 @@ export async function sweepIdempotencyKeys(db: Database, batch = 5000, maxBatche
 
 /** The cron trigger's entry (wrangler.toml [triggers]): one sweep on its own connection. */
 export async function runIdempotencySweep(env: Bindings): Promise<number> {
-  const handle = openDatabase(readConfig(env));
-  try {
-    return await sweepIdempotencyKeys(handle.db);
-  } finally {
-    await handle.close();
-  }
+  return withOwnDatabase(readConfig(env), (db) => sweepIdempotencyKeys(db));
 }

@@ -106,6 +106,22 @@ export function openRequestDatabase(config: Pick<Config, 'DATABASE_URL' | 'DB_WS
   };
 }
 
+/**
+ * Runs `work` on a pool of its own (a cron entry, a queue batch: work outside any request) and
+ * closes the pool after it, whether `work` succeeded or not.
+ */
+export async function withOwnDatabase<T>(
+  config: Pick<Config, 'DATABASE_URL' | 'DB_WS_PROXY'>,
+  work: (db: Database) => Promise<T>,
+): Promise<T> {
+  const handle = openDatabase(config);
+  try {
+    return await work(handle.db);
+  } finally {
+    await handle.close();
+  }
+}
+
 export function openDatabase(config: Pick<Config, 'DATABASE_URL' | 'DB_WS_PROXY'>): DatabaseHandle {
   configureDriver(config.DB_WS_PROXY);
   const pool = new Pool({ connectionString: config.DATABASE_URL, max: 4 });

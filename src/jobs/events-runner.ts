@@ -7,7 +7,7 @@
  * a lost open or click costs a few points of intent score, not worth more machinery.
  */
 import { errorText, log } from '../core/log';
-import { openDatabase, withTenant } from '../db/client';
+import { withOwnDatabase, withTenant } from '../db/client';
 import { readConfig, type Bindings } from '../env';
 import { isUnsubscribeRequest, recordUnsubscribes } from '../modules/mail';
 import { isTrackingHit, recordHits } from '../modules/tracking';
@@ -39,11 +39,10 @@ export async function runEventsBatch(batch: MessageBatch<unknown>, env: Bindings
     groups.set(body.orgId, group);
   }
   if (groups.size === 0) return;
-  const handle = openDatabase(readConfig(env));
-  try {
+  return withOwnDatabase(readConfig(env), async (db) => {
     for (const [orgId, group] of groups) {
       try {
-        await withTenant(handle.db, orgId, async (tx) => {
+        await withTenant(db, orgId, async (tx) => {
           if (group.hits.length > 0) await recordHits(tx, orgId, group.hits);
           await recordUnsubscribes(tx, orgId, group.unsubscribes);
         });
@@ -59,9 +58,7 @@ export async function runEventsBatch(batch: MessageBatch<unknown>, env: Bindings
         }
       }
     }
-  } finally {
-    await handle.close();
-  }
+  });
 }
 
 /** Hits the events queue gave up on: logged (kind, organization, lead; never the token) and acknowledged. */

@@ -13,7 +13,7 @@
  */
 import { and, inArray, lt, sql } from 'drizzle-orm';
 import { log } from '../core/log';
-import { openDatabase, type Database } from '../db/client';
+import { withOwnDatabase, type Database } from '../db/client';
 import { readConfig, type Bindings } from '../env';
 import { everyJobKind } from './dispatch';
 import type { JobHandler } from './job-handler';
@@ -92,14 +92,11 @@ export async function sweepExpiredLeases(db: Database, queue: Queue<JobMessage>)
 
 /** The cron trigger's entry (wrangler.toml [triggers]): one sweep on its own connection. */
 export async function runLeaseSweep(env: Bindings): Promise<LeaseSweepResult> {
-  const handle = openDatabase(readConfig(env));
-  try {
-    const swept = await sweepExpiredLeases(handle.db, env.JOBS);
+  return withOwnDatabase(readConfig(env), async (db) => {
+    const swept = await sweepExpiredLeases(db, env.JOBS);
     if (swept.resent > 0 || swept.failed > 0) {
       log.warn('lease sweep: jobs whose delivery stopped without failing', { ...swept });
     }
     return swept;
-  } finally {
-    await handle.close();
-  }
+  });
 }

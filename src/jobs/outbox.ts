@@ -8,7 +8,7 @@
  */
 import { and, eq, inArray, lt, type SQL, sql } from 'drizzle-orm';
 import { log } from '../core/log';
-import { openDatabase, type Database, type Queryable } from '../db/client';
+import { withOwnDatabase, type Database, type Queryable } from '../db/client';
 import { jobOutbox } from '../db/schema';
 import type { TenantContext } from '../db/tenant';
 import { readConfig, type Bindings } from '../env';
@@ -146,12 +146,9 @@ export async function sweepOutbox(db: Database, queue: Queue<JobMessage>): Promi
 
 /** The cron trigger's entry (wrangler.toml [triggers]): one sweep on its own connection. */
 export async function runOutboxSweep(env: Bindings): Promise<number> {
-  const handle = openDatabase(readConfig(env));
-  try {
-    const sent = await sweepOutbox(handle.db, env.JOBS);
+  return withOwnDatabase(readConfig(env), async (db) => {
+    const sent = await sweepOutbox(db, env.JOBS);
     if (sent > 0) log.warn('outbox sweep sent messages whose send after commit had not happened', { sent });
     return sent;
-  } finally {
-    await handle.close();
-  }
+  });
 }

@@ -8,7 +8,7 @@
  * re-sends are harmless.
  */
 import { errorText, log } from '../core/log';
-import { openDatabase, type Database } from '../db/client';
+import { withOwnDatabase, type Database } from '../db/client';
 import { readConfig, type Bindings } from '../env';
 import { handlerFor } from './dispatch';
 import { JobSuperseded, userFacingJobError } from './faults';
@@ -55,12 +55,11 @@ async function deliver(message: Message<JobMessage>, db: Database, env: Bindings
 }
 
 export async function runJobBatch(batch: MessageBatch<JobMessage>, env: Bindings): Promise<void> {
-  const handle = openDatabase(readConfig(env));
-  try {
+  return withOwnDatabase(readConfig(env), async (db) => {
     for (const message of batch.messages) {
       let outcome: 'ack' | 'retry' = 'retry';
       try {
-        outcome = await deliver(message, handle.db, env);
+        outcome = await deliver(message, db, env);
       } catch (error) {
         // Failing the job itself failed (the database is gone): the redelivery tries again.
         logFailure(message, 'fail', error);
@@ -68,28 +67,23 @@ export async function runJobBatch(batch: MessageBatch<JobMessage>, env: Bindings
       if (outcome === 'ack') message.ack();
       else message.retry({ delaySeconds: Math.min(60, 2 ** message.attempts) });
     }
-  } finally {
-    await handle.close();
-  }
+  });
 }
 
 /** Messages the jobs queue gave up on: each job is marked failed with its handler's reason, once. */
 export async function runDeadLetterBatch(batch: MessageBatch<JobMessage>, env: Bindings): Promise<void> {
-  const handle = openDatabase(readConfig(env));
-  try {
+  return withOwnDatabase(readConfig(env), async (db) => {
     for (const message of batch.messages) {
       try {
         const handler = handlerFor(message.body);
-        await failJob(handle.db, handler, message.body, handler.reasons.deadLettered);
+        await failJob(db, handler, message.body, handler.reasons.deadLettered);
         message.ack();
       } catch (error) {
         logFailure(message, 'dead-letter', error);
         message.retry({ delaySeconds: Math.min(300, 10 * 2 ** message.attempts) });
       }
     }
-  } finally {
-    await handle.close();
-  }
+  });
 }
 
 /** The Worker's queue entry: the batch's queue decides which consumer runs. */

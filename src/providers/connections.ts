@@ -10,7 +10,7 @@ import { and, eq, ilike, isNull, sql, type SQL } from 'drizzle-orm';
 import { ApiError, NotFound } from '../core/errors';
 import { containsPattern, type ListColumns } from '../core/list';
 import { log } from '../core/log';
-import { openDatabase, withTenant, type Database, type Transaction } from '../db/client';
+import { withOwnDatabase, withTenant, type Database, type Transaction } from '../db/client';
 import { connections, notifications } from '../db/schema';
 import { tenantWhere, type TenantContext } from '../db/tenant';
 import { readConfig, type Bindings } from '../env';
@@ -61,12 +61,7 @@ export function poolWriter(db: Database): IndependentWriter {
 export function requestWriter(env: Bindings): IndependentWriter {
   return {
     async run(orgId, work) {
-      const handle = openDatabase(readConfig(env));
-      try {
-        return await withTenant(handle.db, orgId, work);
-      } finally {
-        await handle.close();
-      }
+      return withOwnDatabase(readConfig(env), (db) => withTenant(db, orgId, work));
     },
   };
 }

@@ -4,7 +4,7 @@
  */
 import { env } from 'cloudflare:workers';
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { openDatabase, withTenant, type Transaction } from '../../src/db/client';
+import { withOwnDatabase, withTenant, type Transaction } from '../../src/db/client';
 import { feedEntries, leads } from '../../src/db/schema';
 import { actorContext, type TenantContext } from '../../src/db/tenant';
 import { readConfig } from '../../src/env';
@@ -12,12 +12,7 @@ import { call, type SignedUp } from './api';
 
 /** Runs `work` in a transaction scoped to the organization, on the test database. */
 export async function inOrganization<T>(orgId: number, work: (tx: Transaction) => Promise<T>): Promise<T> {
-  const handle = openDatabase(readConfig(env));
-  try {
-    return await withTenant(handle.db, orgId, work);
-  } finally {
-    await handle.close();
-  }
+  return withOwnDatabase(readConfig(env), (db) => withTenant(db, orgId, work));
 }
 
 /** Runs a service function as the organization's admin, inside its tenant scope. */

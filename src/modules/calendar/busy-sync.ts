@@ -15,7 +15,7 @@
  */
 import { and, eq, inArray, isNull, lt, notExists, or, sql } from 'drizzle-orm';
 import { ApiError } from '../../core/errors';
-import { openDatabase, withTenant, type Database, type Transaction } from '../../db/client';
+import { withOwnDatabase, withTenant, type Database, type Transaction } from '../../db/client';
 import { calendarBusyBlocks, calendarSyncJobs, connections } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import { readConfig, type Bindings } from '../../env';
@@ -169,9 +169,8 @@ export async function enqueueCalendarSync(
  * owner role). Sent after the jobs commit; a lost send is re-sent by the lease sweep.
  */
 export async function scheduleCalendarSyncs(env: Bindings): Promise<number> {
-  const handle = openDatabase(readConfig(env));
-  try {
-    const due = await handle.db
+  return withOwnDatabase(readConfig(env), async (db) => {
+    const due = await db
       .select({ orgId: connections.organizationId, connectionId: connections.id })
       .from(connections)
       .where(
@@ -184,7 +183,7 @@ export async function scheduleCalendarSyncs(env: Bindings): Promise<number> {
             lt(connections.lastSuccessAt, sql`now() - make_interval(secs => ${SYNC_EVERY_SECONDS})`),
           ),
           notExists(
-            handle.db
+            db
               .select({ one: sql`1` })
               .from(calendarSyncJobs)
               .where(
@@ -199,7 +198,7 @@ export async function scheduleCalendarSyncs(env: Bindings): Promise<number> {
       )
       .limit(1000);
     if (due.length === 0) return 0;
-    const jobs = await handle.db
+    const jobs = await db
       .insert(calendarSyncJobs)
       .values(due.map((row) => ({ organizationId: row.orgId, connectionId: row.connectionId })))
       .returning({ orgId: calendarSyncJobs.organizationId, jobId: calendarSyncJobs.id });
@@ -209,7 +208,5 @@ export async function scheduleCalendarSyncs(env: Bindings): Promise<number> {
       );
     }
     return jobs.length;
-  } finally {
-    await handle.close();
-  }
+  });
 }

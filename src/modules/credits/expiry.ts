@@ -24,7 +24,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { log } from '../../core/log';
-import { openDatabase, type Queryable } from '../../db/client';
+import { withOwnDatabase, type Queryable } from '../../db/client';
 import { creditLedger } from '../../db/schema';
 import { readConfig, type Bindings } from '../../env';
 
@@ -57,12 +57,9 @@ export async function expireReservations(
 
 /** The cron trigger's entry (wrangler.toml [triggers]): one sweep on its own connection. */
 export async function runReservationSweep(env: Bindings): Promise<number> {
-  const handle = openDatabase(readConfig(env));
-  try {
-    const refunded = await expireReservations(handle.db);
+  return withOwnDatabase(readConfig(env), async (db) => {
+    const refunded = await expireReservations(db);
     if (refunded > 0) log.warn('credits: reservations expired unsettled and were refunded', { refunded });
     return refunded;
-  } finally {
-    await handle.close();
-  }
+  });
 }

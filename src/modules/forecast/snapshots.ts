@@ -5,7 +5,7 @@
  */
 import { sql, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../../db/client';
-import { openDatabase } from '../../db/client';
+import { withOwnDatabase } from '../../db/client';
 import { forecastSnapshotRuns, deals, stages, dealForecasts } from '../../db/schema';
 import type { Bindings } from '../../env';
 import { readConfig } from '../../env';
@@ -81,10 +81,7 @@ export async function snapshotAllOpenDeals(
 
 /** The cron trigger's entry: the nightly snapshot on its own connection. */
 export async function runForecastSnapshots(env: Bindings, now = new Date()): Promise<number | null> {
-  const handle = openDatabase(readConfig(env));
-  try {
-    return await snapshotAllOpenDeals(handle.db, now);
-  } finally {
-    await handle.close();
-  }
+  return withOwnDatabase(readConfig(env), async (db) => {
+    return await snapshotAllOpenDeals(db, now);
+  });
 }

@@ -7,7 +7,7 @@
  * every lead, which also brings every engagement score's decay up to date.
  */
 import { sql } from 'drizzle-orm';
-import { openDatabase, type Queryable } from '../../db/client';
+import { withOwnDatabase, type Queryable } from '../../db/client';
 import { jobOutbox, leadScoreTrainingRuns, leadScoringJobs, leads, organizations } from '../../db/schema';
 import { readConfig, type Bindings } from '../../env';
 
@@ -56,10 +56,7 @@ export async function scheduleDailyRetraining(db: Queryable, now: Date): Promise
 
 /** The cron trigger's entry: the day's retraining schedule on its own connection. */
 export async function runScoreTrainingSchedule(env: Bindings, now = new Date()): Promise<number | null> {
-  const handle = openDatabase(readConfig(env));
-  try {
-    return await scheduleDailyRetraining(handle.db, now);
-  } finally {
-    await handle.close();
-  }
+  return withOwnDatabase(readConfig(env), async (db) => {
+    return await scheduleDailyRetraining(db, now);
+  });
 }

@@ -7,7 +7,7 @@
  * makes a search slower until the next one, never different.
  */
 import { sql } from 'drizzle-orm';
-import { openDatabase, type Queryable } from '../../db/client';
+import { withOwnDatabase, type Queryable } from '../../db/client';
 import { readConfig, type Bindings } from '../../env';
 
 export interface SearchWordsOptions {
@@ -28,10 +28,7 @@ export async function refreshSearchWords(db: Queryable, options: SearchWordsOpti
 
 /** The daily cron's entry, on its own connection. */
 export async function runSearchWordsRefresh(env: Bindings): Promise<number> {
-  const handle = openDatabase(readConfig(env));
-  try {
-    return await refreshSearchWords(handle.db);
-  } finally {
-    await handle.close();
-  }
+  return withOwnDatabase(readConfig(env), async (db) => {
+    return await refreshSearchWords(db);
+  });
 }

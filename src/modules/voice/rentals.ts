@@ -11,7 +11,7 @@
  * a few statements for every organization, whatever their numbers.
  */
 import { sql } from 'drizzle-orm';
-import { openDatabase, type Database } from '../../db/client';
+import { withOwnDatabase, type Database } from '../../db/client';
 import { phoneNumbers, voiceLedger } from '../../db/schema';
 import type { Bindings } from '../../env';
 import { readConfig } from '../../env';
@@ -92,10 +92,7 @@ export async function chargeNumberRentals(db: Database, now: Date, onlyOrganizat
 
 /** The cron trigger's entry: the month's rentals on a connection of its own. */
 export async function runNumberRentals(env: Bindings, now = new Date()): Promise<RentalRun> {
-  const handle = openDatabase(readConfig(env));
-  try {
-    return await chargeNumberRentals(handle.db, now);
-  } finally {
-    await handle.close();
-  }
+  return withOwnDatabase(readConfig(env), async (db) => {
+    return await chargeNumberRentals(db, now);
+  });
 }
