@@ -8,7 +8,7 @@
 import { env } from 'cloudflare:workers';
 import { inArray, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, withTenant } from '../src/db/client';
+import { openDatabase, withOwnDatabase, withTenant } from '../src/db/client';
 import { creditLedger } from '../src/db/schema';
 import { actorContext } from '../src/db/tenant';
 import { readConfig } from '../src/env';
@@ -38,15 +38,12 @@ const reserve = (owner: SignedUp, feature: 'meeting_summary' | 'ai_tools' | 'ema
 
 /** Moves reservations back in time, as if their request had died `minutes` ago. */
 async function backdate(ids: number[], minutes: number) {
-  const handle = openDatabase(readConfig(env));
-  try {
-    await handle.db
+  await withOwnDatabase(readConfig(env), (db) =>
+    db
       .update(creditLedger)
       .set({ createdAt: sql`now() - make_interval(mins => ${minutes})` })
-      .where(inArray(creditLedger.id, ids));
-  } finally {
-    await handle.close();
-  }
+      .where(inArray(creditLedger.id, ids)),
+  );
 }
 
 /** The rows closing each reservation (settlement or refund), by reservation. */

@@ -8,7 +8,7 @@
 import { env } from 'cloudflare:workers';
 import { and, eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../src/db/client';
+import { openDatabase, withOwnDatabase } from '../src/db/client';
 import { dealForecasts, deals, forecastSnapshotRuns, intentSignals } from '../src/db/schema';
 import type { TenantContext } from '../src/db/tenant';
 import { readConfig } from '../src/env';
@@ -82,15 +82,12 @@ describe('forecasting', () => {
       await tx.delete(dealForecasts).where(eq(dealForecasts.organizationId, owner.orgId));
     });
     // Another file's cron call (test/outbox.test.ts) would otherwise snapshot these deals today.
-    const handle = openDatabase(readConfig(env));
-    try {
-      await handle.db
+    await withOwnDatabase(readConfig(env), (db) =>
+      db
         .insert(forecastSnapshotRuns)
         .values({ day: new Date().toISOString().slice(0, 10) })
-        .onConflictDoNothing();
-    } finally {
-      await handle.close();
-    }
+        .onConflictDoNothing(),
+    );
     await snapshotAt(NOW);
   }, 120_000);
 

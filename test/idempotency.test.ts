@@ -14,7 +14,7 @@ import { databaseAccess } from '../src/core/database';
 import { handleError } from '../src/core/http';
 import { IdempotentRequest, idempotencyScope, sweepIdempotencyKeys } from '../src/core/idempotency';
 import { defineRoute, jsonBody, validationHook } from '../src/core/routes';
-import { openDatabase, type Queryable } from '../src/db/client';
+import { withOwnDatabase, type Queryable } from '../src/db/client';
 import { idempotencyKeys, leads } from '../src/db/schema';
 import { readConfig } from '../src/env';
 import { call, expectFailure, type SignedUp, signupOrganization, uniqueEmail } from './helpers/api';
@@ -212,12 +212,7 @@ describe('expiry', () => {
         .set({ createdAt: sql`now() - interval '25 hours'` })
         .where(eq(idempotencyKeys.key, expired)),
     );
-    const handle = openDatabase(readConfig(env));
-    try {
-      expect(await sweepIdempotencyKeys(handle.db)).toBeGreaterThanOrEqual(1);
-    } finally {
-      await handle.close();
-    }
+    expect(await withOwnDatabase(readConfig(env), (db) => sweepIdempotencyKeys(db))).toBeGreaterThanOrEqual(1);
     const remaining = await inOrganization(org.orgId, (tx) =>
       tx.select({ key: idempotencyKeys.key }).from(idempotencyKeys),
     );

@@ -8,6 +8,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../src/env';
 import { openDatabase, withTenant } from '../src/db/client';
 import { call, expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
+import { inOrganization } from './helpers/leads';
 import { settleLeadScoring } from './helpers/scoring';
 
 let org: SignedUp;
@@ -147,11 +148,7 @@ describe('GET /api/lead/list filters', () => {
     expect(await listIds({ search_value: 'lovelace' })).toEqual([]);
 
     // No route restores a lead; the trigger must still take a restore written by SQL.
-    const handle = openDatabase(readConfig(env));
-    await withTenant(handle.db, org.orgId, (tx) =>
-      tx.execute(sql`update leads set deleted_at = null where id = ${id}`),
-    );
-    await handle.close();
+    await inOrganization(org.orgId, (tx) => tx.execute(sql`update leads set deleted_at = null where id = ${id}`));
     expect(await listIds({ search_value: 'lovelace' })).toEqual([id]);
     await call('DELETE', '/api/lead/delete', { token: org.token, body: { ids: [id] } });
   });

@@ -7,7 +7,7 @@
 import { env } from 'cloudflare:workers';
 import { and, eq } from 'drizzle-orm';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { openDatabase } from '../src/db/client';
+import { withOwnDatabase } from '../src/db/client';
 import { connections, notifications } from '../src/db/schema';
 import { readConfig } from '../src/env';
 import { poolWriter, RECONNECT_NOTICE_TYPE, sealCredentials } from '../src/providers/connections';
@@ -111,8 +111,7 @@ describe('provider failures', () => {
 
 describe('OAuth refresh', () => {
   function withWriter<T>(work: (writer: ReturnType<typeof poolWriter>) => Promise<T>) {
-    const handle = openDatabase(readConfig(env));
-    return work(poolWriter(handle.db)).finally(() => handle.close());
+    return withOwnDatabase(readConfig(env), (db) => work(poolWriter(db)));
   }
 
   it('uses a fresh token as stored, without calling the token endpoint', async () => {

@@ -6,7 +6,7 @@
 import { sql } from 'drizzle-orm';
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import { openDatabase } from '../src/db/client';
+import { withOwnDatabase } from '../src/db/client';
 import { readConfig } from '../src/env';
 import { call, expectFailure, randomIp, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
 
@@ -77,12 +77,9 @@ describe('token lifetime', () => {
   it('ends every token of a deactivated organization', async () => {
     const org = await signupOrganization('Sessions');
     expect(await works(org.token)).toBe(true);
-    const handle = openDatabase(readConfig(env));
-    try {
-      await handle.db.execute(sql`update organizations set state_id = 0 where id = ${org.orgId}`);
-    } finally {
-      await handle.close();
-    }
+    await withOwnDatabase(readConfig(env), (db) =>
+      db.execute(sql`update organizations set state_id = 0 where id = ${org.orgId}`),
+    );
     expectFailure(await call('GET', '/api/user/my', { token: org.token }), 401, 'unauthorized');
   });
 });
