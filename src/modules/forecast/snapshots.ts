@@ -81,7 +81,5 @@ export async function snapshotAllOpenDeals(
 
 /** The cron trigger's entry: the nightly snapshot on its own connection. */
 export async function runForecastSnapshots(env: Bindings, now = new Date()): Promise<number | null> {
-  return withOwnDatabase(readConfig(env), async (db) => {
-    return await snapshotAllOpenDeals(db, now);
-  });
+  return withOwnDatabase(readConfig(env), (db) => snapshotAllOpenDeals(db, now));
 }

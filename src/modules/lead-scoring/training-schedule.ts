@@ -56,7 +56,5 @@ export async function scheduleDailyRetraining(db: Queryable, now: Date): Promise
 
 /** The cron trigger's entry: the day's retraining schedule on its own connection. */
 export async function runScoreTrainingSchedule(env: Bindings, now = new Date()): Promise<number | null> {
-  return withOwnDatabase(readConfig(env), async (db) => {
-    return await scheduleDailyRetraining(db, now);
-  });
+  return withOwnDatabase(readConfig(env), (db) => scheduleDailyRetraining(db, now));
 }

@@ -28,7 +28,5 @@ export async function refreshSearchWords(db: Queryable, options: SearchWordsOpti
 
 /** The daily cron's entry, on its own connection. */
 export async function runSearchWordsRefresh(env: Bindings): Promise<number> {
-  return withOwnDatabase(readConfig(env), async (db) => {
-    return await refreshSearchWords(db);
-  });
+  return withOwnDatabase(readConfig(env), (db) => refreshSearchWords(db));
 }

@@ -92,7 +92,5 @@ export async function chargeNumberRentals(db: Database, now: Date, onlyOrganizat
 
 /** The cron trigger's entry: the month's rentals on a connection of its own. */
 export async function runNumberRentals(env: Bindings, now = new Date()): Promise<RentalRun> {
-  return withOwnDatabase(readConfig(env), async (db) => {
-    return await chargeNumberRentals(db, now);
-  });
+  return withOwnDatabase(readConfig(env), (db) => chargeNumberRentals(db, now));
 }
