@@ -74,6 +74,21 @@ describe('the session scope of a request connection', () => {
     expect(session.org).toBeNull();
   });
 
+  it('never runs a connection with a setting another connection SET', async () => {
+    const setter = connection();
+    const other = connection();
+    const workMem = async (handle: DatabaseHandle) =>
+      (await handle.db.execute<{ value: string }>(sql`select current_setting('work_mem') as value`)).rows[0].value;
+    const before = await workMem(other);
+    const probe = before === '77kB' ? '78kB' : '77kB';
+    await setter.db.execute(sql.raw(`set work_mem = '${probe}'`));
+    expect(await workMem(setter)).toBe(probe);
+    // While the setter is still open, and after it closed.
+    expect(await workMem(other)).toBe(before);
+    await setter.close();
+    expect(await workMem(connection())).toBe(before);
+  });
+
   it('keeps concurrent requests of two organizations apart', async () => {
     const requests = Array.from({ length: 24 }, (_, i) => (i % 2 === 0 ? first : second));
     const responses = await Promise.all(

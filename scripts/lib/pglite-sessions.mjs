@@ -7,7 +7,11 @@
 //   connection's message is taken, so no connection sees another's half-sent statement;
 // - when the session passes to another connection, the settings a session may change (role and
 //   the app.* scope) are saved for the one leaving and restored for the one arriving, so no
-//   connection ever runs with another's role or organization.
+//   connection ever runs with another's role or organization;
+// - every handover starts from the server's defaults (RESET ALL): a setting a connection SETs
+//   (a planner switch typed in psql, a search_path) never reaches another connection. The price is
+//   that such a setting lasts only until another connection runs; only the role and the scope
+//   follow a connection across handovers. A real server keeps every setting per connection.
 const SESSION_SETTINGS = ['role', 'app.organization_id'];
 const DEFAULTS = { role: 'none', 'app.organization_id': '' };
 
@@ -54,31 +58,32 @@ export class SessionQueue {
     return this.queue.shift() ?? null;
   }
 
-  async readSettings() {
-    const result = await this.db.query(
-      `select ${SESSION_SETTINGS.map((name, i) => `current_setting('${name}', true) as s${i}`).join(', ')}`,
+  /**
+   * One call to PGlite for a handover: reads the leaving connection's role and scope, resets every
+   * setting to the server's default (RESET ALL leaves the role alone, hence the explicit one), and
+   * applies `settings`. The simple protocol takes no parameters, so the values are quoted literals;
+   * RESET ALL runs first, so the quoting meets the default standard_conforming_strings.
+   */
+  async swapSettings(settings) {
+    const quote = (value) => `'${String(value).replaceAll("'", "''")}'`;
+    const [read] = await this.db.exec(
+      `select ${SESSION_SETTINGS.map((name, i) => `current_setting(${quote(name)}, true) as s${i}`).join(', ')};` +
+        ' reset all;' +
+        ` select ${SESSION_SETTINGS.map((name) => `set_config(${quote(name)}, ${quote(settings[name] ?? DEFAULTS[name])}, false)`).join(', ')}`,
     );
-    const row = result.rows[0];
+    const row = read.rows[0];
     return Object.fromEntries(SESSION_SETTINGS.map((name, i) => [name, row[`s${i}`] ?? DEFAULTS[name]]));
-  }
-
-  async applySettings(settings) {
-    await this.db.query(
-      `select ${SESSION_SETTINGS.map((_, i) => `set_config($${i * 2 + 1}, $${i * 2 + 2}, false)`).join(', ')}`,
-      SESSION_SETTINGS.flatMap((name) => [name, settings[name] ?? DEFAULTS[name]]),
-    );
   }
 
   /** Hands the session from the current owner to `handlerId`, saving and restoring session settings. */
   async switchTo(handlerId) {
     if (this.owner === handlerId) return;
+    const leaving = await this.swapSettings(this.saved.get(handlerId) ?? DEFAULTS);
     if (this.owner !== null) {
-      const leaving = await this.readSettings();
       const isDefault = SESSION_SETTINGS.every((name) => leaving[name] === DEFAULTS[name]);
       if (isDefault) this.saved.delete(this.owner);
       else this.saved.set(this.owner, leaving);
     }
-    await this.applySettings(this.saved.get(handlerId) ?? DEFAULTS);
     this.owner = handlerId;
   }
 
@@ -125,7 +130,7 @@ export class SessionQueue {
   async clearTransactionIfNeeded(handlerId) {
     if (this.owner !== handlerId) return;
     if (this.db.isInTransaction()) await this.db.exec('ROLLBACK');
-    await this.applySettings(DEFAULTS);
+    await this.swapSettings(DEFAULTS);
     this.owner = null;
     this.midExchange = false;
     await this.processQueue();
