@@ -8,7 +8,8 @@
 //   rtt     sequential database round trips per request, from the latency with and without a
 //           delay of --db-rtt ms (default 40) between the relay and the database
 //   lists   list throughput at --leads leads (default 100 000) against health, a small
-//           organization, a search and cursor page 1000
+//           organization, a search and cursor page 1000; each case --seconds long, in --rounds
+//           interleaved rounds (default 3), reported as its median
 //   import  a CSV import and an export of --rows rows (default 100 000) and a tenth of them
 //   analytics  the dashboard aggregates' p99 against health's p99 (one client, --samples
 //           requests each, default 200) at --leads leads with deals, meetings and signals;
@@ -37,6 +38,7 @@ const { values: options } = parseArgs({
     leads: { type: 'string', default: '100000' },
     clients: { type: 'string', default: '8' },
     seconds: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '3' },
     'cursor-walk-seconds': { type: 'string', default: '240' },
     rows: { type: 'string', default: '100000' },
     samples: { type: 'string', default: '200' },
@@ -83,6 +85,7 @@ const settings = {
   leads: positive('leads'),
   clients: positive('clients'),
   seconds: positive('seconds', { integer: false }),
+  rounds: positive('rounds'),
   cursorWalkSeconds: positive('cursor-walk-seconds', { integer: false }),
   rows: positive('rows'),
   samples: positive('samples'),

@@ -4,6 +4,11 @@
 // duration for health, list page 1, a narrow search (a handful of leads), a wide one (about 2 %
 // of the organization, issue 17), page 1 of the small organization, and the page reached by
 // following next_cursor 999 times. Targets from issue 6.
+//
+// The cases are measured in `rounds` rounds, each case once per round in the same order, and each
+// case's figure is its median over the rounds. Measured once each, one after another, a change in
+// the machine's speed between two cases (a busier neighbour, a cache warming up) moved a ratio by
+// ±0.1 from run to run (docs/benchmarks.md); interleaved, such a change reaches every case alike.
 import { expectOk, median, round, throughput, timeOne } from './bench-measure.mjs';
 import { assertKeptLeads, benchOrganization, SEARCH_TERM, seedLeads, WIDE_SEARCH_TERM } from './bench-seed-leads.mjs';
 
@@ -13,7 +18,7 @@ const CURSOR_PAGE = 1000;
 
 export async function measureListScaling(
   stack,
-  { leads, clients, seconds, cursorWalkSeconds, keepSeed = false, log, deadline },
+  { leads, clients, seconds, rounds = 3, cursorWalkSeconds, keepSeed = false, log, deadline },
 ) {
   const { api } = stack;
   const smallCount = Math.max(1, Math.round(leads / 100));
@@ -97,17 +102,42 @@ export async function measureListScaling(
     },
   };
   const measured = {};
+  const perRound = Object.fromEntries(Object.keys(cases).map((key) => [key, []]));
+  for (let pass = 1; pass <= rounds; pass++) {
+    for (const [key, { what, request }] of Object.entries(cases)) {
+      deadline(`measuring ${what} (round ${pass} of ${rounds})`);
+      const result = await throughput(request, { clients, seconds });
+      perRound[key].push(result);
+      log(
+        `round ${pass}/${rounds} ${what}: ${result.requests_per_second} requests/s${result.failed ? ` (${result.failed} failed)` : ''}`,
+      );
+    }
+  }
   for (const [key, { what, request }] of Object.entries(cases)) {
-    deadline(`measuring ${what}`);
+    deadline(`measuring ${what} with one client`);
     const shape = key === 'health' ? {} : await sample(what, request);
-    const result = await throughput(request, { clients, seconds });
     // One client's latency beside the throughput: with 8 clients on a small machine the
     // single-threaded workerd can be the bottleneck and hide database time that runs meanwhile
     // on another core; a lone request waits for all of it.
     const times = [];
     for (let i = 0; i < 6; i++) times.push(await timeOne(what, request));
-    measured[key] = { request: what, ...result, median_ms_one_client: round(median(times.slice(1)), 1), ...shape };
-    log(`${what}: ${result.requests_per_second} requests/s${result.failed ? ` (${result.failed} failed)` : ''}`);
+    const results = perRound[key];
+    const failed = results.reduce((sum, result) => sum + result.failed, 0);
+    const lastFailure = results.findLast((result) => result.last_failure !== undefined)?.last_failure;
+    measured[key] = {
+      request: what,
+      requests_per_second: round(median(results.map((result) => result.requests_per_second)), 1),
+      requests_per_second_by_round: results.map((result) => result.requests_per_second),
+      completed: results.reduce((sum, result) => sum + result.completed, 0),
+      failed,
+      ...(lastFailure !== undefined ? { last_failure: lastFailure } : {}),
+      seconds: round(
+        results.reduce((sum, result) => sum + result.seconds, 0),
+        2,
+      ),
+      median_ms_one_client: round(median(times.slice(1)), 1),
+      ...shape,
+    };
   }
 
   // Offset paging at depth, for information: one client, a few requests (with 8 clients its
@@ -141,6 +171,7 @@ export async function measureListScaling(
     small_organization_leads: smallCount,
     clients,
     seconds_each: seconds,
+    rounds,
     search_term: SEARCH_TERM,
     wide_search_term: WIDE_SEARCH_TERM,
     cursor: { depth: cursorDepth, obtained_by: obtainedBy, seconds: round(walkSeconds, 1) },
