@@ -2,11 +2,8 @@
  * GET /api/lead/list: the standard list parameters and every lead filter, alone and combined,
  * and 400 naming the parameter for malformed filter values.
  */
-import { env } from 'cloudflare:test';
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { readConfig } from '../src/env';
-import { openDatabase, withTenant } from '../src/db/client';
 import { call, expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
 import { inOrganization } from './helpers/leads';
 import { settleLeadScoring } from './helpers/scoring';
@@ -95,14 +92,12 @@ beforeAll(async () => {
   // Scores are read-only through the API and created_at is set by the database: adjust them directly,
   // once the scoring the creations queued has written its own scores (else it could land after).
   await settleLeadScoring(org);
-  const handle = openDatabase(readConfig(env));
-  await withTenant(handle.db, org.orgId, async (tx) => {
+  await inOrganization(org.orgId, async (tx) => {
     await tx.execute(
       sql`update leads set score = case id when ${ids.alpha} then 90 when ${ids.beta} then 40 when ${ids.gamma} then 10 else 0 end`,
     );
     await tx.execute(sql`update leads set created_at = '2024-03-15T12:00:00Z' where id = ${ids.gamma}`);
   });
-  await handle.close();
 });
 
 describe('GET /api/lead/list filters', () => {
