@@ -6,15 +6,16 @@
  */
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES, type EventType } from '../src/core/event-types';
-import { webhookDeliveries } from '../src/db/schema';
+import { leads, webhookDeliveries } from '../src/db/schema';
 import { readConfig } from '../src/env';
 import worker from '../src/index';
 import { signRenderTime } from '../src/modules/web-forms/spam';
 import { eventPayloadSchema } from '../src/modules/webhooks/payloads';
-import { importAndWait, csvOf } from './cross-tenant/fixtures/jobs';
+import { importAndWait, csvOf, deliverJobs, unqueuedImportJob } from './cross-tenant/fixtures/jobs';
+import { deliverEvents } from './helpers/mail';
 import { call, randomIp, signupOrganization, type SignedUp } from './helpers/api';
 import { defaultPipeline } from './helpers/deals';
 import { inOrganization } from './helpers/leads';
@@ -240,5 +241,69 @@ describe('webhook events', () => {
     expect(created.map((row) => row.data.email)).toEqual(
       expect.arrayContaining(['imported.one@example.com', 'imported.two@example.com']),
     );
+  });
+
+  it("a queue consumer's deliveries and follow-up jobs leave right after its commit, not at the sweeps: an import", async () => {
+    const emails = ['consumer.one@example.com', 'consumer.two@example.com'];
+    const jobId = await unqueuedImportJob(
+      org,
+      csvOf([['First Name', 'Last Name', 'Email Address'], ...emails.map((email, i) => ['Consumer', `N${i}`, email])]),
+    );
+    const recording = recordingQueue();
+    const result = await deliverJobs([{ kind: 'lead-import', orgId: org.orgId, jobId }], 1, recording.bindings);
+    expect(result.explicitAcks).toHaveLength(1);
+    const imported = await inOrganization(org.orgId, (tx) =>
+      tx
+        .select({ id: leads.id })
+        .from(leads)
+        .where(and(eq(leads.organizationId, org.orgId), eq(leads.importJobId, jobId))),
+    );
+    expect(imported).toHaveLength(2);
+    // Every delivery the import wrote (lead.created for each lead, import.finished), each sent once.
+    const written = await inOrganization(org.orgId, (tx) =>
+      tx
+        .select({ id: webhookDeliveries.id, type: webhookDeliveries.eventType, payload: webhookDeliveries.payload })
+        .from(webhookDeliveries)
+        .where(inArray(webhookDeliveries.eventType, ['lead.created', 'import.finished'])),
+    );
+    const mine = written.filter((row) => {
+      const data = (row.payload as { data: Record<string, unknown> }).data;
+      return row.type === 'import.finished' ? data.import_job_id === jobId : emails.includes(data.email as string);
+    });
+    expect(mine.map((row) => row.type).sort()).toEqual(['import.finished', 'lead.created', 'lead.created']);
+    const sentDeliveries = recording.sent
+      .map((entry) => entry.body)
+      .filter((body) => body.kind === 'webhook-delivery')
+      .map((body) => body.jobId);
+    expect(sentDeliveries.sort((a, b) => a - b)).toEqual(mine.map((row) => row.id).sort((a, b) => a - b));
+    // The imported leads' scoring job, whose message the writer's statement put in the outbox.
+    expect(recording.sent.map((entry) => entry.body.kind)).toContain('lead-scoring');
+  });
+
+  it("a queue consumer's deliveries and follow-up jobs leave right after its commit, not at the sweeps: tracking hits", async () => {
+    const lead = await callRecording(org, 'POST', '/api/lead/add', { first_name: 'Clicks', last_name: 'Through' });
+    const leadId = lead.body.data.id as number;
+    const cold = await callRecording(org, 'POST', '/api/intent-alert/signal', {
+      lead_id: leadId,
+      signal_type: 'demo_requested',
+    });
+    expect(cold.sent.map((message) => message.kind)).toEqual(['lead-scoring']);
+    // Two clicks on links of two messages (10 points each) take 40 points over the threshold of 50.
+    const recording = recordingQueue();
+    const hits = ['a', 'b'].map((token) => ({
+      kind: 'click' as const,
+      hitId: crypto.randomUUID(),
+      orgId: org.orgId,
+      leadId,
+      tokenHash: `consumer-${token}-${crypto.randomUUID()}`,
+      campaign: null,
+      targetUrl: 'https://example.com/pricing',
+      at: new Date().toISOString(),
+    }));
+    const result = await deliverEvents(hits, recording.bindings);
+    expect(result.explicitAcks).toHaveLength(2);
+    const [payload] = (await payloads(everything, 'intent.hot')).filter((row) => row.data.lead_id === leadId);
+    expect(payload.data).toMatchObject({ lead_id: leadId, lead_name: 'Clicks Through' });
+    expect(recording.sent.map((entry) => entry.body.kind).sort()).toEqual(['lead-scoring', 'webhook-delivery']);
   });
 });

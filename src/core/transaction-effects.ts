@@ -9,7 +9,7 @@
  * not be lost is therefore written to the database first (the job outbox), so that a failed
  * effect is only a delay until the cron sweep repeats it.
  */
-import type { Database } from '../db/client';
+import { withTenant, type Database, type Transaction } from '../db/client';
 import type { Bindings } from '../env';
 import { errorText, log } from './log';
 
@@ -59,5 +59,30 @@ export class PendingEffects implements TransactionEffects {
     // Registering after the outcome is known would silently drop the effect.
     if (this.settled) throw new Error('transaction effects registered after the transaction ended');
     this.pending[outcome].push(effect);
+  }
+}
+
+/**
+ * withTenant with effects, for work outside the request middleware (core/database.ts): queue
+ * consumers, provider callbacks. What the work registers runs once the outcome is known, before
+ * this returns (such callers have no response to send first): queue sends (a follow-up job's
+ * outbox message, webhook deliveries) after the commit, R2 clean-ups after a rollback. Without
+ * effects those sends wait for the cron's sweeps (the outbox's, the deliveries' lease sweep), a
+ * minute or more. The settling never throws: a failed send is logged and the sweep repeats it.
+ */
+export async function withTenantEffects<T>(
+  db: Database,
+  env: Bindings,
+  orgId: number,
+  work: (tx: Transaction, effects: TransactionEffects) => Promise<T>,
+): Promise<T> {
+  const effects = new PendingEffects();
+  let outcome: TransactionOutcome = 'rolled_back';
+  try {
+    const result = await withTenant(db, orgId, (tx) => work(tx, effects));
+    outcome = 'committed';
+    return result;
+  } finally {
+    await effects.settle(outcome, { db, env });
   }
 }

@@ -81,7 +81,7 @@ export interface TenantContext {
   /** The bearer token in use, so logout can revoke it. */
   jti?: string;
   tokenExpiresAt?: Date;
-  /** Effects to run after this transaction commits or rolls back (set for API requests; jobs have none). */
+  /** Effects to run after this transaction commits or rolls back (set for API requests, and for jobs' writes run in withTenantEffects). */
   effects?: TransactionEffects;
 }
 

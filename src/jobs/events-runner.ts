@@ -7,7 +7,8 @@
  * a lost open or click costs a few points of intent score, not worth more machinery.
  */
 import { errorText, log } from '../core/log';
-import { withOwnDatabase, withTenant } from '../db/client';
+import { withTenantEffects } from '../core/transaction-effects';
+import { withOwnDatabase } from '../db/client';
 import { readConfig, type Bindings } from '../env';
 import { isUnsubscribeRequest, recordUnsubscribes } from '../modules/mail';
 import { isTrackingHit, recordHits } from '../modules/tracking';
@@ -42,8 +43,8 @@ export async function runEventsBatch(batch: MessageBatch<unknown>, env: Bindings
   return withOwnDatabase(readConfig(env), async (db) => {
     for (const [orgId, group] of groups) {
       try {
-        await withTenant(db, orgId, async (tx) => {
-          if (group.hits.length > 0) await recordHits(tx, orgId, group.hits);
+        await withTenantEffects(db, env, orgId, async (tx, effects) => {
+          if (group.hits.length > 0) await recordHits(tx, orgId, group.hits, effects);
           await recordUnsubscribes(tx, orgId, group.unsubscribes);
         });
         for (const message of group.messages) message.ack();

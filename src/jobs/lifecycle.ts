@@ -5,11 +5,15 @@
  * to the job's organization, or runs inside the caller's. A step that finds the job no longer
  * this delivery's throws JobSuperseded; a step that ends a job changes it only while it is
  * open, so a redelivered message neither overwrites an ending nor notifies twice.
+ * A job's writes run in `withTenantEffects` (core/transaction-effects.ts), which gives them a
+ * request's effects: what they send (follow-up jobs, webhook deliveries) leaves right after the
+ * commit, not at the next sweep.
  */
 import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { PgColumn, PgTable, PgUpdateSetSource } from 'drizzle-orm/pg-core';
 import { withTenant, type Database, type Queryable, type Transaction } from '../db/client';
 import { actorContext, type JobActor, type TenantContext } from '../db/tenant';
+import type { TransactionEffects } from '../core/transaction-effects';
 import { type JobNotice, notifyJobEnded } from '../modules/notifications';
 import { JobSuperseded } from './faults';
 import { ENDED_JOB_STATUSES, type JobStatus, OPEN_JOB_STATUSES } from './job-status';
@@ -88,9 +92,16 @@ function whereOpen<T extends JobTable>(spec: JobSpec<T>, job: JobRef, owned?: SQ
   return jobIs(spec, job, inArray(spec.table.status, [...OPEN_JOB_STATUSES]), owned);
 }
 
-/** The context a job's service calls run in: the job acts as itself, credited to its creator. */
-export function jobTenantContext(claim: JobClaim<JobTable>, db: Queryable): TenantContext {
-  return { db, orgId: claim.orgId, ...actorContext(claim.actor) };
+/**
+ * The context a job's service calls run in: the job acts as itself, credited to its creator.
+ * With `effects` (withTenantEffects'), what the calls send after the commit leaves at once.
+ */
+export function jobTenantContext(
+  claim: JobClaim<JobTable>,
+  db: Queryable,
+  effects?: TransactionEffects,
+): TenantContext {
+  return { db, orgId: claim.orgId, ...actorContext(claim.actor), effects };
 }
 
 /**

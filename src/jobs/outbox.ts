@@ -40,7 +40,7 @@ export async function enqueueJob(
  * trip: outboxInsertSql), registered for after the commit as enqueueJob does.
  */
 export function sendAfterCommit(ctx: Pick<TenantContext, 'orgId' | 'effects'>, rowId: number, body: JobMessage) {
-  // Without effects (a job's own transaction) the row simply waits for the sweep.
+  // Without effects (a transaction outside requests and withTenantEffects) the row waits for the sweep.
   ctx.effects?.afterCommit(async ({ db, env }) => {
     await env.JOBS.send(body);
     await db.delete(jobOutbox).where(and(eq(jobOutbox.organizationId, ctx.orgId), eq(jobOutbox.id, rowId)));
@@ -77,7 +77,7 @@ export function jobOutboxCtes(orgId: number, name: string, kind: JobMessage['kin
 
 /**
  * Sends outbox rows a statement wrote itself (`jobOutboxCtes`) after the commit, then deletes
- * them, as `enqueueJob` does; without effects (a job's own transaction) they wait for the sweep.
+ * them, as `enqueueJob` does; without effects they wait for the sweep.
  * `consumerDeletes`: the job's handler deletes its own outbox row when it runs (deleteOutboxRow),
  * so the request spends no statement on it; a message sent twice meanwhile is harmless.
  */

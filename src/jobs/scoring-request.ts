@@ -4,7 +4,8 @@
  * asking costs no round trip and the job exists if and only if the write committed. The writer
  * returns the outbox rows (`scoringOutboxRows`) and hands them to `sendRowsAfterCommit` with
  * `consumerDeletes` (the scoring job deletes its own outbox row, so the writer spends no round
- * trip on it); without effects (a queue consumer's transaction) the cron sweep sends them.
+ * trip on it); without effects (a transaction outside requests and withTenantEffects) the cron
+ * sweep sends them.
  */
 import { type SQL, sql } from 'drizzle-orm';
 import { leadScoringJobs } from '../db/schema';

@@ -65,13 +65,13 @@ export async function deliverJobs(messages: JobMessage[], attempts = 1) {
 }
 
 /** Delivers events-queue messages (tracking hits, unsubscribes) to the Worker's queue handler. */
-export async function deliverEvents(messages: EventMessage[]) {
+export async function deliverEvents(messages: EventMessage[], bindings: typeof env = env) {
   const batch = createMessageBatch<EventMessage>(
     EVENTS_QUEUE,
     messages.map((body) => ({ id: crypto.randomUUID(), timestamp: new Date(), attempts: 1, body })),
   );
   const ctx = createExecutionContext();
-  await worker.queue(batch as MessageBatch<never>, env);
+  await worker.queue(batch as MessageBatch<never>, bindings);
   return getQueueResult(batch, ctx);
 }
 

@@ -7,6 +7,7 @@
  * error is retried by the queue (the job is failed when the message is dead-lettered).
  */
 import type { Database } from '../../db/client';
+import type { Bindings } from '../../env';
 import { pgError } from '../../db/errors';
 import type { importJobs } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
@@ -147,7 +148,7 @@ async function writeBatch(
   };
 }
 
-async function importRows(db: Database, claim: ClaimedImport, sheet: SpreadsheetRows): Promise<void> {
+async function importRows(db: Database, env: Bindings, claim: ClaimedImport, sheet: SpreadsheetRows): Promise<void> {
   let plan: ColumnPlan[] | undefined;
   let labels: LookupLabels | undefined;
   /** Non-empty data rows read so far, for the estimate of the total. */
@@ -161,7 +162,7 @@ async function importRows(db: Database, claim: ClaimedImport, sheet: Spreadsheet
     const lastRowNumber = rows[rows.length - 1].rowNumber;
     const fraction = sheet.fractionRead();
     const estimatedTotal = fraction > 0 ? Math.round(dataRows / fraction) : dataRows;
-    await commitImportBatch(db, claim, checkpoint, async (ctx) => {
+    await commitImportBatch(db, env, claim, checkpoint, async (ctx) => {
       labels ??= await loadLookupLabels(ctx);
       const tally = await writeBatch(ctx, claim, plan as ColumnPlan[], labels, rows);
       return { ...tally, lastRowNumber, estimatedTotal };
@@ -200,8 +201,8 @@ export async function runLeadImport(message: { orgId: number; jobId: number }, {
     await assertRowsWithin(await openStoredSpreadsheet(env.FILES, claim.storageKey, claim.options.format));
   }
   const sheet = await openStoredSpreadsheet(env.FILES, claim.storageKey, claim.options.format);
-  await importRows(db, claim, sheet);
-  await finishImportJob(db, claim);
+  await importRows(db, env, claim, sheet);
+  await finishImportJob(db, env, claim);
 }
 
 export const IMPORT_DEAD_LETTER_REASON =

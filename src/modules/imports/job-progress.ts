@@ -21,6 +21,8 @@ import {
   jobTenantContext,
   lockRunningJob,
 } from '../../jobs/lifecycle';
+import { withTenantEffects } from '../../core/transaction-effects';
+import type { Bindings } from '../../env';
 import { NOTIFICATION_TYPES } from '../notifications';
 import type { ImportJobOptions, ImportRowOutcome } from './service';
 
@@ -84,14 +86,15 @@ export interface BatchTally {
  */
 export async function commitImportBatch(
   db: Database,
+  env: Bindings,
   claim: ClaimedImport,
   startCheckpoint: number,
   work: (ctx: TenantContext) => Promise<BatchTally>,
 ): Promise<BatchTally> {
-  return withTenant(db, claim.orgId, async (tx) => {
+  return withTenantEffects(db, env, claim.orgId, async (tx, effects) => {
     const job = await lockRunningJob(tx, importJobSpec, claim);
     if (job.checkpointRow !== startCheckpoint) throw new JobSuperseded();
-    const tally = await work(jobTenantContext(claim, tx));
+    const tally = await work(jobTenantContext(claim, tx, effects));
     for (let start = 0; start < tally.outcomes.length; start += 1000) {
       await tx.insert(importJobRows).values(
         tally.outcomes.slice(start, start + 1000).map((outcome) => ({
@@ -124,13 +127,12 @@ export async function commitImportBatch(
 
 /**
  * Completes the job (its total is now exact), tells its creator the counts and announces
- * `import.finished` to the webhooks, in one transaction. A job's transaction has no request
- * effects: the deliveries are sent by the lease sweep (modules/webhooks/emit.ts).
+ * `import.finished` to the webhooks, in one transaction; the deliveries leave once it has committed.
  */
-export async function finishImportJob(db: Database, claim: ClaimedImport): Promise<void> {
-  await withTenant(db, claim.orgId, async (tx) => {
+export async function finishImportJob(db: Database, env: Bindings, claim: ClaimedImport): Promise<void> {
+  await withTenantEffects(db, env, claim.orgId, async (tx, effects) => {
     const done = await finishJob(tx, importJobSpec, claim, { totalRows: sql`${importJobs.processedRows}` });
-    await emitWebhookEvents({ db: tx, orgId: claim.orgId, userId: claim.actor.createdBy }, 'import.finished', [
+    await emitWebhookEvents(jobTenantContext(claim, tx, effects), 'import.finished', [
       {
         import_job_id: done.id,
         status: done.status,

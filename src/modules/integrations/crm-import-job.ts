@@ -13,6 +13,7 @@ import { and, eq, isNull } from 'drizzle-orm';
 import { withTenant, type Database } from '../../db/client';
 import { connections, crmImportJobs, crmImportRecords, type CrmImportPhase } from '../../db/schema';
 import { isTransientFault, JobSuperseded, PermanentJobFault, userFacingJobError } from '../../jobs/faults';
+import type { Bindings } from '../../env';
 import type { JobContext, JobHandler } from '../../jobs/job-handler';
 import {
   claimJob,
@@ -23,6 +24,7 @@ import {
   jobTenantContext,
   lockRunningJob,
 } from '../../jobs/lifecycle';
+import { withTenantEffects } from '../../core/transaction-effects';
 import { markNeedsReconnect, type ConnectionRow } from '../../providers/connections';
 import type { CrmObjectType, CrmProvider } from '../../providers/crm/interface';
 import { crmProviderFor } from '../../providers/crm/select';
@@ -86,6 +88,7 @@ function inWindow(updatedAt: string | null, options: CrmImportOptions): boolean 
 /** Writes one page and moves the checkpoint, atomically; JobSuperseded when another delivery moved it first. */
 async function commitPage(
   db: Database,
+  env: Bindings,
   claim: Claim,
   start: Checkpoint,
   next: Checkpoint,
@@ -93,12 +96,12 @@ async function commitPage(
   work: (ctx: ReturnType<typeof jobTenantContext>) => Promise<PageTally>,
   read: number,
 ): Promise<void> {
-  await withTenant(db, claim.orgId, async (tx) => {
+  await withTenantEffects(db, env, claim.orgId, async (tx, effects) => {
     const job = await lockRunningJob(tx, spec, claim);
     if (job.phase !== start.phase || job.cursor !== start.cursor || job.recordsRead !== start.recordsRead) {
       throw new JobSuperseded();
     }
-    const tally = await work(jobTenantContext(claim, tx));
+    const tally = await work(jobTenantContext(claim, tx, effects));
     if (tally.outcomes.length > 0) {
       await tx.insert(crmImportRecords).values(
         tally.outcomes.map((outcome) => ({
@@ -194,6 +197,7 @@ export async function runCrmImport(message: { orgId: number; jobId: number }, { 
     const outside = records.length - numbered.length;
     await commitPage(
       db,
+      env,
       claim,
       at,
       next,

@@ -12,7 +12,6 @@
  * and the queue retries it with backoff.
  */
 import { sql } from 'drizzle-orm';
-import { withTenant } from '../../db/client';
 import { aiEmailDrafts, aiEmailJobs } from '../../db/schema';
 import { ApiError } from '../../core/errors';
 import { retryUnlessPermanent } from '../../jobs/faults';
@@ -26,6 +25,7 @@ import {
   jobTenantContext,
   lockRunningJob,
 } from '../../jobs/lifecycle';
+import { withTenantEffects } from '../../core/transaction-effects';
 import { aiProviderFor } from '../../providers/ai/select';
 import { ProviderFailure } from '../../providers/failures';
 import { refundCredits, reserveCredits, settleCredits } from '../credits';
@@ -54,9 +54,9 @@ export const aiEmailBulkJobHandler: JobHandler<'ai-email-bulk', typeof aiEmailJo
     const provider = aiProviderFor(env);
     let done = false;
     while (!done) {
-      done = await withTenant(db, message.orgId, async (tx) => {
+      done = await withTenantEffects(db, env, message.orgId, async (tx, effects) => {
         const job = await lockRunningJob(tx, spec, message);
-        const ctx = jobTenantContext(claim as JobClaim<typeof aiEmailJobs>, tx);
+        const ctx = jobTenantContext(claim as JobClaim<typeof aiEmailJobs>, tx, effects);
         const chunk = job.leadIds.slice(job.processedItems, job.processedItems + LEADS_PER_CHUNK);
         const facts = await leadFacts(ctx, chunk);
         const errors: ItemError[] = [];

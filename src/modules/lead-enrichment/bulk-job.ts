@@ -9,7 +9,7 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { errorText, log } from '../../core/log';
-import { withTenant, type Database, type Transaction } from '../../db/client';
+import type { Database, Transaction } from '../../db/client';
 import { leadEnrichmentItems, leadEnrichmentJobs } from '../../db/schema';
 import type { Bindings } from '../../env';
 import { PermanentJobFault, retryUnlessPermanent } from '../../jobs/faults';
@@ -23,6 +23,7 @@ import {
   jobTenantContext,
   lockRunningJob,
 } from '../../jobs/lifecycle';
+import { withTenantEffects } from '../../core/transaction-effects';
 import { type ConnectionRow, markNeedsReconnect, poolWriter } from '../../providers/connections';
 import { ProviderFailure } from '../../providers/failures';
 import { enrichmentConnection, enrichmentProviderFor } from '../../providers/enrichment/select';
@@ -53,7 +54,7 @@ const bulkJobSpec: JobSpec<typeof leadEnrichmentJobs> = {
 
 /** One chunk of pending items; true when no item is left. */
 async function enrichChunk(db: Database, env: Bindings, ref: JobRef, actor: Parameters<typeof jobTenantContext>[0]) {
-  return withTenant(db, ref.orgId, async (tx: Transaction) => {
+  return withTenantEffects(db, env, ref.orgId, async (tx: Transaction, effects) => {
     const job = await lockRunningJob(tx, bulkJobSpec, ref);
     const done = await tx
       .select({ item: leadEnrichmentItems.item })
@@ -68,7 +69,7 @@ async function enrichChunk(db: Database, env: Bindings, ref: JobRef, actor: Para
     }
     const connection = await enrichmentConnection(tx, ref.orgId);
     const { provider } = await enrichmentProviderFor(env, connection);
-    const ctx = jobTenantContext(actor, tx);
+    const ctx = jobTenantContext(actor, tx, effects);
     let succeeded = 0;
     let failed = 0;
     for (const index of pending.slice(0, CHUNK)) {

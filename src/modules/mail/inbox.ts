@@ -61,7 +61,7 @@ export async function listInbox(ctx: TenantContext, env: Bindings, query: z.outp
       pageToken: query.page_token ? decodeCursor(query.config_id, query.page_token) : undefined,
     }),
   );
-  await recordReplies(ctx.db, connection, page.messages);
+  await recordReplies(ctx.db, connection, page.messages, ctx.effects);
   return {
     messages: page.messages.map((message) => present(connection, message)),
     nextCursor: page.nextPageToken ? encodeCursor(query.config_id, page.nextPageToken) : null,
@@ -71,7 +71,7 @@ export async function listInbox(ctx: TenantContext, env: Bindings, query: z.outp
 export async function viewMessage(ctx: TenantContext, env: Bindings, configId: number, messageId: string) {
   const { connection, call } = await usableAccount(ctx, env, configId);
   const message = await call('message', (provider) => provider.view(messageId));
-  await recordReplies(ctx.db, connection, [message]);
+  await recordReplies(ctx.db, connection, [message], ctx.effects);
   return present(connection, message);
 }
 

@@ -123,6 +123,6 @@ export async function receiveLocal(ctx: TenantContext, input: z.output<typeof Lo
     })
     .returning();
   const message = presentLocalMessage(row, true);
-  await recordReplies(ctx.db, connection, [message]);
+  await recordReplies(ctx.db, connection, [message], ctx.effects);
   return { ...message, provider: connection.provider };
 }

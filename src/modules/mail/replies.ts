@@ -5,6 +5,7 @@
  * (an inbox list, a view, a local arrival): the signal's dedupe key is the reply's own id in its
  * mailbox, so seeing it again inserts nothing. One statement, then a rescoring of the leads hit.
  */
+import type { TransactionEffects } from '../../core/transaction-effects';
 import { sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client';
 import { intentSignals, leads, mailMessages } from '../../db/schema';
@@ -12,7 +13,13 @@ import type { ConnectionRow } from '../../providers/connections';
 import type { InboxMessage } from '../../providers/mail/interface';
 import { rescoreLeads } from '../intent';
 
-export async function recordReplies(db: Queryable, connection: ConnectionRow, messages: InboxMessage[]) {
+/** With the transaction's `effects`, the rescoring's webhooks and scoring job leave once it commits. */
+export async function recordReplies(
+  db: Queryable,
+  connection: ConnectionRow,
+  messages: InboxMessage[],
+  effects?: TransactionEffects,
+) {
   const own = connection.identity.toLowerCase();
   const candidates = messages
     .filter((message) => message.from && message.from.address.toLowerCase() !== own)
@@ -47,6 +54,6 @@ export async function recordReplies(db: Queryable, connection: ConnectionRow, me
     on conflict (organization_id, dedupe_key) do nothing
     returning lead_id`);
   const leadIds = result.rows.map((row) => Number(row.lead_id));
-  if (leadIds.length > 0) await rescoreLeads(db, orgId, leadIds);
+  if (leadIds.length > 0) await rescoreLeads(db, orgId, leadIds, effects);
   return leadIds;
 }

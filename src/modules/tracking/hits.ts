@@ -12,6 +12,7 @@
  * one token in three distinct windows add an email_opened_3x signal, once per token
  * (dedupe_key `open3x:<token hash>`).
  */
+import type { TransactionEffects } from '../../core/transaction-effects';
 import { intentSignals, leads } from '../../db/schema';
 import { sql } from 'drizzle-orm';
 import type { Transaction } from '../../db/client';
@@ -46,9 +47,15 @@ export const OPENS_FOR_3X = 3;
 
 /**
  * Records the hits of ONE organization (the transaction is scoped to it) and rescores the leads
- * they touched. Hits for a lead that is gone are skipped.
+ * they touched. Hits for a lead that is gone are skipped. With the transaction's `effects`, the
+ * rescoring's `intent.hot` webhooks and scoring job leave once it commits.
  */
-export async function recordHits(tx: Transaction, orgId: number, hits: TrackingHit[]): Promise<number[]> {
+export async function recordHits(
+  tx: Transaction,
+  orgId: number,
+  hits: TrackingHit[],
+  effects?: TransactionEffects,
+): Promise<number[]> {
   const rows = hits.map((hit) => ({
     hit_id: hit.hitId,
     kind: hit.kind,
@@ -106,6 +113,6 @@ export async function recordHits(tx: Transaction, orgId: number, hits: TrackingH
     )
     select lead_id from inserted union select lead_id from thrice`);
   const leadIds = result.rows.map((row) => Number(row.lead_id));
-  await rescoreLeads(tx, orgId, leadIds);
+  await rescoreLeads(tx, orgId, leadIds, effects);
   return leadIds;
 }

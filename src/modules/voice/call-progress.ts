@@ -6,6 +6,7 @@
  * for a completed outbound call of ENGAGED_CALL_SECONDS or more, the lead's engagement signal.
  * A replayed report finds the call ended and changes nothing.
  */
+import type { TransactionEffects } from '../../core/transaction-effects';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client';
 import { calls, type CallStatus, ENDED_CALL_STATUSES, intentSignals, leads } from '../../db/schema';
@@ -64,13 +65,15 @@ export interface Ending extends Omit<CallOutcome, 'recordingUrl'> {
 
 /**
  * Ends an open call with its outcome and settles it; null when it had ended already (a replay).
- * `actor` is who the feed entry is credited to (the user who placed the call).
+ * `actor` is who the feed entry is credited to (the user who placed the call). With the
+ * transaction's `effects`, the rescoring's `intent.hot` webhooks and scoring job leave once it commits.
  */
 export async function endCall(
   db: Queryable,
   actor: FeedActor,
   callId: number,
   ending: Ending,
+  effects?: TransactionEffects,
 ): Promise<CallRow | null> {
   const orgId = actor.orgId;
   const completed = ending.status === 'completed';
@@ -124,7 +127,7 @@ export async function endCall(
         'call', ${ending.endedAt}, ${`call:${row.id}`}
       from ${leads} l where l.organization_id = ${orgId} and l.id = ${row.leadId} and l.deleted_at is null
       on conflict (organization_id, dedupe_key) do nothing`);
-    await rescoreLeads(db, orgId, [row.leadId]);
+    await rescoreLeads(db, orgId, [row.leadId], effects);
   }
   return row;
 }

@@ -17,6 +17,7 @@ import type { Bindings } from '../../env';
 import { TransientFault, userFacingJobError } from '../../jobs/faults';
 import type { JobHandler } from '../../jobs/job-handler';
 import { claimJob, finishJob, jobTenantContext, type JobClaim, type JobSpec } from '../../jobs/lifecycle';
+import { withTenantEffects } from '../../core/transaction-effects';
 import { expectOk, ProviderFailure, providerFetch } from '../../providers/failures';
 import { localRecording, localTranscript, LOCAL_TURN_SECONDS } from '../../providers/voice/local';
 import { voiceSetupOf, type VoiceSetup } from '../../providers/voice/select';
@@ -168,8 +169,8 @@ async function simulate(db: Database, env: Bindings, claim: Claim, call: CallRow
   });
   const transcript = localTranscript(call.agent, name);
   const durationSec = transcript.length * LOCAL_TURN_SECONDS;
-  await withTenant(db, orgId, async (tx) => {
-    const ctx = jobTenantContext(claim, tx);
+  await withTenantEffects(db, env, orgId, async (tx, effects) => {
+    const ctx = jobTenantContext(claim, tx, effects);
     const file = await storeFile(ctx, env.FILES, {
       category: 'call_recording',
       fileName: `call-${call.id}.wav`,
@@ -181,13 +182,19 @@ async function simulate(db: Database, env: Bindings, claim: Claim, call: CallRow
       .set({ recordingFileId: file.id })
       .where(and(eq(calls.organizationId, orgId), eq(calls.id, call.id)));
     const answeredAt = new Date(Date.now() - durationSec * 1000);
-    await endCall(tx, { orgId, userId: call.userId, apiKeyId: undefined }, call.id, {
-      status: 'completed',
-      durationSec,
-      answeredAt,
-      endedAt: new Date(),
-      transcript,
-    });
+    await endCall(
+      tx,
+      { orgId, userId: call.userId, apiKeyId: undefined },
+      call.id,
+      {
+        status: 'completed',
+        durationSec,
+        answeredAt,
+        endedAt: new Date(),
+        transcript,
+      },
+      effects,
+    );
     await finishJob(tx, spec, claim);
   });
 }
@@ -261,8 +268,8 @@ async function copyRecording(db: Database, env: Bindings, claim: Claim, job: Job
       call.provider === 'vapi' && setup.credentials?.vapi
         ? await fetchVapiRecording(job.sourceUrl, setup.credentials.vapi.api_key)
         : await setup.telephony.fetchRecording(job.sourceUrl);
-    await withTenant(db, orgId, async (tx) => {
-      const file = await storeFile(jobTenantContext(claim, tx), env.FILES, {
+    await withTenantEffects(db, env, orgId, async (tx, effects) => {
+      const file = await storeFile(jobTenantContext(claim, tx, effects), env.FILES, {
         category: 'call_recording',
         fileName: `call-${call.id}.wav`,
         contentType: media.contentType,

@@ -10,8 +10,8 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { Forbidden } from '../../core/errors';
-import { PendingEffects } from '../../core/transaction-effects';
-import { withTenant, type Database, type Transaction } from '../../db/client';
+import { type TransactionEffects, withTenantEffects } from '../../core/transaction-effects';
+import type { Database, Transaction } from '../../db/client';
 import { calls, voiceJobs } from '../../db/schema';
 import type { Bindings } from '../../env';
 import { enqueueJob } from '../../jobs/outbox';
@@ -52,7 +52,7 @@ async function findProviderCall(tx: Transaction, orgId: number, providers: strin
 /** Queues the copy of a call's recording unless one was queued before (a replayed callback). */
 async function queueRecordingCopy(
   tx: Transaction,
-  effects: PendingEffects,
+  effects: TransactionEffects,
   orgId: number,
   callId: number,
   url: string,
@@ -65,23 +65,6 @@ async function queueRecordingCopy(
     returning id`)
     .then((result) => result.rows);
   if (job) await enqueueJob({ db: tx, orgId, effects }, { kind: 'voice', jobId: Number(job.id) });
-}
-
-async function inTenant<T>(
-  db: Database,
-  env: Bindings,
-  orgId: number,
-  work: (tx: Transaction, effects: PendingEffects) => Promise<T>,
-) {
-  const effects = new PendingEffects();
-  try {
-    const result = await withTenant(db, orgId, (tx) => work(tx, effects));
-    await effects.settle('committed', { db, env });
-    return result;
-  } catch (error) {
-    await effects.settle('rolled_back', { db, env });
-    throw error;
-  }
 }
 
 const TWILIO_ENDED: Partial<Record<string, CallStatus>> = {
@@ -102,7 +85,7 @@ export async function twilioCallback(
   rawBody: string,
 ) {
   const params = [...new URLSearchParams(rawBody).entries()];
-  return inTenant(db, env, orgId, async (tx, effects) => {
+  return withTenantEffects(db, env, orgId, async (tx, effects) => {
     const connection = await findVoiceConnection(tx, orgId);
     if (!connection || !(await verifiedTwilioCredentials(env, connection, url, signature, params))) throw refused();
     const get = (name: string) => params.find(([key]) => key === name)?.[1];
@@ -123,14 +106,20 @@ export async function twilioCallback(
       const raw = Number(get('CallDuration') ?? 0);
       const duration = Number.isFinite(raw) ? Math.max(0, Math.round(raw)) : 0;
       const endedAt = new Date();
-      await endCall(tx, { orgId, userId: call.userId }, call.id, {
-        status: ended,
-        durationSec: duration,
-        // Twilio's CallDuration runs from the answer: the answer was that long before the end.
-        answeredAt: ended === 'completed' ? new Date(endedAt.getTime() - duration * 1000) : null,
-        endedAt,
-        transcript: null,
-      });
+      await endCall(
+        tx,
+        { orgId, userId: call.userId },
+        call.id,
+        {
+          status: ended,
+          durationSec: duration,
+          // Twilio's CallDuration runs from the answer: the answer was that long before the end.
+          answeredAt: ended === 'completed' ? new Date(endedAt.getTime() - duration * 1000) : null,
+          endedAt,
+          transcript: null,
+        },
+        effects,
+      );
     }
     return { handled: true };
   });
@@ -144,7 +133,7 @@ export async function vapiCallback(
   signature: string | undefined,
   rawBody: string,
 ) {
-  return inTenant(db, env, orgId, async (tx, effects) => {
+  return withTenantEffects(db, env, orgId, async (tx, effects) => {
     const account = await credentialsOf(tx, env, orgId);
     const secret = account?.credentials.vapi?.webhook_secret;
     if (!secret || !(await isValidVapiSignature(secret, signature, rawBody))) throw refused();
@@ -158,7 +147,7 @@ export async function vapiCallback(
     if (!report) return { handled: false };
     const call = await findProviderCall(tx, orgId, ['vapi'], report.providerCallId);
     if (!call) return { handled: false };
-    await endCall(tx, { orgId, userId: call.userId }, call.id, report.outcome);
+    await endCall(tx, { orgId, userId: call.userId }, call.id, report.outcome, effects);
     if (report.outcome.recordingUrl) await queueRecordingCopy(tx, effects, orgId, call.id, report.outcome.recordingUrl);
     return { handled: true };
   });

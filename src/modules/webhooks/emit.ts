@@ -4,7 +4,8 @@
  * delivery (a job row holding the whole payload) for every event row × every enabled endpoint or
  * channel subscription to the event, however many there are. The statement is SQL, so a site that already writes in one data-modifying CTE embeds it
  * there and pays no round trip. After the commit the new deliveries' messages are sent (the
- * request's effects); a delivery whose message never left (a job's transaction has no effects, an
+ * transaction's effects: a request's, or a job's through withTenantEffects); a delivery whose
+ * message never left (a transaction run without effects, an
  * isolate went away) is sent by the lease sweep once its first lease (its creation plus
  * WEBHOOK_LEASE_SECONDS) has passed, so the table itself is the outbox.
  *
