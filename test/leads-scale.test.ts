@@ -10,6 +10,7 @@ import { readConfig } from '../src/env';
 import { openDatabase, withTenant, type Database, type Transaction } from '../src/db/client';
 import { leadFilterWhere } from '../src/modules/leads/filters';
 import { runSearchWordsRefresh } from '../src/modules/leads/search-words';
+import { partyByPhone, phoneCandidatesSql } from '../src/modules/voice/observed-calls';
 import { call, signupOrganization, type SignedUp } from './helpers/api';
 
 const LEADS = 20_000;
@@ -35,11 +36,20 @@ beforeAll(async () => {
   await withDatabase((db) =>
     withTenant(db, org.orgId, (tx) =>
       tx.execute(sql`
-      insert into leads (organization_id, first_name, last_name, email, company, job_title, city, status, priority, lead_source)
+      insert into leads (organization_id, first_name, last_name, email, company, job_title, city, status, priority, lead_source, phone_number)
       select ${org.orgId}, 'First' || g, 'Last' || g, 'lead' || g || '@scale.example', 'Company ' || (g % 500),
         case when g = 12345 then 'Quixotic Zephyr' else 'Buyer' end,
-        case when g % 2 = 0 then 'Even City' else 'Odd City' end, 1, 1 + g % 4, 1 + g % 5
+        case when g % 2 = 0 then 'Even City' else 'Odd City' end, 1, 1 + g % 4, 1 + g % 5,
+        case when g = 777 then '(415) 555-0142' end
       from generate_series(1, ${LEADS}) as g`),
+    ),
+  );
+  await withDatabase((db) =>
+    withTenant(db, org.orgId, (tx) =>
+      tx.execute(sql`
+      insert into contacts (organization_id, name, phone_number)
+      select ${org.orgId}, 'Contact ' || g, '+44 20 7946 ' || lpad(g::text, 4, '0')
+      from generate_series(1, 2000) as g`),
     ),
   );
   // Fresh statistics, as autovacuum would have after a bulk load. VACUUM too, not only ANALYZE:
@@ -47,6 +57,7 @@ beforeAll(async () => {
   // inserts into the shared index) otherwise makes the planner's choice vary from run to run.
   await withDatabase((db) => db.execute(sql`vacuum analyze leads`));
   await withDatabase((db) => db.execute(sql`vacuum analyze lead_search_documents`));
+  await withDatabase((db) => db.execute(sql`vacuum analyze contacts`));
 }, 300_000);
 
 afterAll(() => handle.close());
@@ -131,11 +142,68 @@ describe(`${LEADS} leads in one organization`, () => {
     }
   });
 
-  it('finds nothing through the search view outside a tenant transaction', async () => {
-    const rows = await withDatabase((db) =>
-      db.execute<{ n: number }>(sql`select count(*)::int as n from lead_search_scope`),
+  it('finds the lead of a call nobody placed from here by its phone digits, through the digits indexes', async () => {
+    // The seed gave lead 777 a phone and the organization 2 000 contacts with phones of their own.
+    const [lead] = await withDatabase((db) =>
+      withTenant(db, org.orgId, (tx) =>
+        tx.execute<{ id: string }>(
+          sql`select id from leads where organization_id = ${org.orgId} and first_name = 'First777'`,
+        ),
+      ),
+    ).then((result) => result.rows);
+    const party = await withDatabase((db) =>
+      withTenant(db, org.orgId, (tx) => partyByPhone(tx, org.orgId, '+14155550142')),
     );
-    expect(rows.rows[0].n).toBe(0);
+    expect(party).toEqual({ leadId: Number(lead.id), contactId: null, companyId: null });
+    const explain = (settings: string[]) =>
+      withDatabase((db) =>
+        withTenant(db, org.orgId, async (tx) => {
+          for (const setting of settings) await tx.execute(sql.raw(`set local ${setting} = off`));
+          const result = await tx.execute<{ 'QUERY PLAN': string }>(
+            sql`explain ${phoneCandidatesSql(org.orgId, ['14155550142', '4155550142'])}`,
+          );
+          return result.rows.map((row) => row['QUERY PLAN']).join('\n');
+        }),
+      );
+    /** The index condition of `index` in `plan`, or null when the plan does not read that index. */
+    const indexCondition = (plan: string, index: string) => {
+      const lines = plan.split('\n');
+      const at = lines.findIndex((line) => line.includes(`using ${index}`) || line.includes(`on ${index}`));
+      return at === -1 ? null : (lines.slice(at + 1).find((line) => line.includes('Index Cond:')) ?? null);
+    };
+    // The 20 000 leads: the planner reads the digits index, with the digits as its condition.
+    const chosen = await explain([]);
+    expect(indexCondition(chosen, 'leads_organization_live_phone_digits_idx'), chosen).toContain('regexp_replace');
+    // The contacts (2 000, few enough for the planner to walk their ids instead): the index can
+    // serve the digits inside the tenant transaction, not only the organization.
+    const possible = await explain(['enable_seqscan', 'enable_indexscan']);
+    expect(indexCondition(possible, 'contacts_organization_live_phone_digits_idx'), possible).toContain(
+      'regexp_replace',
+    );
+  });
+
+  it('finds nothing through the search and phone views outside a tenant transaction', async () => {
+    for (const view of ['lead_search_scope', 'lead_phone_scope', 'contact_phone_scope']) {
+      const rows = await withDatabase((db) =>
+        db.execute<{ n: number }>(sql`select count(*)::int as n from ${sql.identifier(view)}`),
+      );
+      expect(rows.rows[0].n, view).toBe(0);
+    }
+    // Inside one, only the organization's own rows: its live leads with a phone.
+    const inside = await withDatabase((db) =>
+      withTenant(db, org.orgId, (tx) =>
+        tx.execute<{ n: number; foreign: number }>(
+          sql`select count(*)::int as n, count(*) filter (where organization_id <> ${org.orgId})::int as foreign from lead_phone_scope`,
+        ),
+      ),
+    );
+    const own = await withDatabase((db) =>
+      db.execute<{ n: number }>(
+        sql`select count(*)::int as n from leads where organization_id = ${org.orgId} and deleted_at is null and phone_number is not null`,
+      ),
+    );
+    expect(own.rows[0].n).toBeGreaterThan(0);
+    expect(inside.rows[0]).toEqual({ n: own.rows[0].n, foreign: 0 });
   });
 
   it('changes the status of every lead with select_all in one statement', async () => {

@@ -11,10 +11,10 @@
  * and is not recorded twice; anything else (calls other software placed on the account) is not
  * ours and is ignored.
  */
-import { and, eq, isNull, ne, sql } from 'drizzle-orm';
+import { and, eq, isNull, ne, type SQL, sql } from 'drizzle-orm';
 import { parsePhoneNumberFromString } from 'libphonenumber-js';
 import type { Transaction } from '../../db/client';
-import { calls, contacts, leads, phoneNumbers, phoneNumberUsers, users } from '../../db/schema';
+import { calls, contactPhoneScope, leadPhoneScope, phoneNumbers, phoneNumberUsers, users } from '../../db/schema';
 import type { CallRow } from './calls';
 import { callerNumber, e164 } from './numbers';
 
@@ -28,26 +28,37 @@ interface Party {
 
 const NOBODY: Party = { leadId: null, contactId: null, companyId: null };
 
+/**
+ * The organization's live leads and contacts (five of each, newest first) whose phone has one of
+ * these digit strings: the candidates partyByPhone confirms. Through the phone scopes (migration
+ * 0062), so the digits indexes serve it inside the tenant transaction.
+ */
+export function phoneCandidatesSql(orgId: number, digits: string[]): SQL {
+  const among = sql`in (${sql.join(
+    digits.map((value) => sql`${value}`),
+    sql`, `,
+  )})`;
+  return sql`
+    (select 'lead' as kind, l.id, l.company_id, l.phone_number as phone from ${leadPhoneScope} l
+      where l.organization_id = ${orgId} and l.phone_digits ${among}
+      order by l.id desc limit 5)
+    union all
+    (select 'contact', c.id, c.company_id, c.phone_number from ${contactPhoneScope} c
+      where c.organization_id = ${orgId} and c.phone_digits ${among}
+      order by c.id desc limit 5)`;
+}
+
 /** The organization's lead (else contact) with this E.164 phone: the most recent one. */
 export async function partyByPhone(tx: Transaction, orgId: number, phone: string | null): Promise<Party> {
   const parsed = phone ? parsePhoneNumberFromString(phone) : undefined;
   if (!phone || !parsed) return NOBODY;
   // Candidates by their digits (the whole number, or the national part); confirmed below as E.164.
-  const digits = [phone.slice(1), String(parsed.nationalNumber)];
-  const stored = (column: unknown) => sql`regexp_replace(${column}, '\\D', '', 'g') in (${digits[0]}, ${digits[1]})`;
   const result = await tx.execute<{
     kind: 'lead' | 'contact';
     id: string;
     company_id: string | null;
     phone: string;
-  }>(sql`
-    (select 'lead' as kind, l.id, l.company_id, l.phone_number as phone from ${leads} l
-      where l.organization_id = ${orgId} and l.deleted_at is null and ${stored(sql`l.phone_number`)}
-      order by l.id desc limit 5)
-    union all
-    (select 'contact', c.id, c.company_id, c.phone_number from ${contacts} c
-      where c.organization_id = ${orgId} and c.deleted_at is null and ${stored(sql`c.phone_number`)}
-      order by c.id desc limit 5)`);
+  }>(phoneCandidatesSql(orgId, [phone.slice(1), String(parsed.nationalNumber)]));
   const match = result.rows.find((row) => e164(row.phone, 'US') === phone);
   if (!match) return NOBODY;
   const companyId = match.company_id === null ? null : Number(match.company_id);

@@ -1,0 +1,4 @@
+-- Digits of a lead's and a contact's phone, for the other party of a call nobody placed from here
+-- (src/modules/voice/observed-calls.ts); read through the views of 0062 inside tenant transactions.
+CREATE INDEX "contacts_organization_live_phone_digits_idx" ON "contacts" USING btree ("organization_id",regexp_replace("phone_number", '\D', '', 'g')) WHERE "contacts"."deleted_at" is null and "contacts"."phone_number" is not null;--> statement-breakpoint
+CREATE INDEX "leads_organization_live_phone_digits_idx" ON "leads" USING btree ("organization_id",regexp_replace("phone_number", '\D', '', 'g')) WHERE "leads"."deleted_at" is null and "leads"."phone_number" is not null;
