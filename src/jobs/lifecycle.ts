@@ -5,9 +5,12 @@
  * to the job's organization, or runs inside the caller's. A step that finds the job no longer
  * this delivery's throws JobSuperseded; a step that ends a job changes it only while it is
  * open, so a redelivered message neither overwrites an ending nor notifies twice.
- * A job's writes run in `withTenantEffects` (core/transaction-effects.ts), which gives them a
- * request's effects: what they send (follow-up jobs, webhook deliveries) leaves right after the
- * commit, not at the next sweep.
+ * A job whose writes register effects (follow-up jobs, webhook deliveries, an R2 clean-up after a
+ * rollback) writes through `withTenantEffects` (core/transaction-effects.ts), as a request does:
+ * what it sends leaves right after the commit, not at the next sweep. Imports, CRM import pages,
+ * bulk enrichment and AI drafts, the voice job's recordings and the events runner do; the kinds
+ * that register none (scoring, company enrichment, mail send, calendar events) use `withTenant`,
+ * and move over when they start sending.
  */
 import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import type { PgColumn, PgTable, PgUpdateSetSource } from 'drizzle-orm/pg-core';
