@@ -4,13 +4,15 @@
  * that refuse; a 429's Retry-After is the seconds left in the window, equal to RateLimit's t.
  */
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { apiKeyAuth } from '../src/core/auth/api-key';
+import { bearerAuth } from '../src/core/auth/bearer';
 import type { AppEnv } from '../src/core/context';
 import { databaseAccess } from '../src/core/database';
 import { handleError } from '../src/core/http';
 import { countRequest } from '../src/core/rate-limit-counter';
+import { observeStatements } from '../src/db/client';
 import { call, expectFailure, randomIp, type SignedUp, signupOrganization } from './helpers/api';
 
 let org: SignedUp;
@@ -157,6 +159,113 @@ describe('API-key responses', () => {
     expect(state.r).toBe(0);
     expect(member(refused.headers.get('ratelimit'), 'org').r).toBeGreaterThan(0);
     expect(Number(refused.headers.get('retry-after'))).toBe(state.t);
+  });
+});
+
+describe('the count and the scoping statement at once', () => {
+  /**
+   * The real counters, each answer held until the request's scoping statement has been sent (or
+   * 1.5 s have passed): at the edge the counters and the database are far apart, and a request
+   * that asked them one after the other paid both round trips.
+   */
+  function traced() {
+    const events: string[] = [];
+    let scopeSent!: () => void;
+    const sent = new Promise<void>((resolve) => {
+      scopeSent = resolve;
+    });
+    const stop = observeStatements((text) => {
+      if (text.includes("set_config('app.organization_id'")) {
+        events.push('scope statement sent');
+        scopeSent();
+      }
+    });
+    const real = env.RATE_LIMITER!;
+    const counters = {
+      idFromName: (name: string) => real.idFromName(name),
+      get: (id: DurableObjectId) => ({
+        hit: async (limit: number, windowSeconds: number) => {
+          await Promise.race([sent, new Promise((resolve) => setTimeout(resolve, 1500))]);
+          const state = await real.get(id).hit(limit, windowSeconds);
+          events.push(state.allowed ? 'counter admitted' : 'counter refused');
+          return state;
+        },
+      }),
+    };
+    const app = new Hono<AppEnv>();
+    app.use('*', databaseAccess);
+    app.onError(handleError);
+    const handler = (c: Context<AppEnv>) => {
+      events.push('handler');
+      return c.json({ ok: true });
+    };
+    app.get('/bearer', bearerAuth, handler);
+    app.get('/key', apiKeyAuth, handler);
+    const fetchApp = async (path: string, headers: Record<string, string>) => {
+      const ctx = createExecutionContext();
+      const response = await app.fetch(
+        new Request(`http://lead.test${path}`, { headers: { 'cf-connecting-ip': randomIp(), ...headers } }),
+        { ...env, RATE_LIMITER: counters as unknown as typeof real },
+        ctx,
+      );
+      await waitOnExecutionContext(ctx);
+      return response;
+    };
+    return { events, stop, fetchApp };
+  }
+
+  it('a bearer request sends its scoping statement while the counters count, and runs its handler once they admit it', async () => {
+    await awayFromWindowEnd();
+    const { events, stop, fetchApp } = traced();
+    try {
+      const response = await fetchApp('/bearer', { authorization: `Bearer ${org.token}` });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('ratelimit')).toMatch(/"org";r=\d+;t=\d+/);
+      // Both keys (organization, IP) were counted after the statement had gone, the handler after both.
+      expect(events).toEqual(['scope statement sent', 'counter admitted', 'counter admitted', 'handler']);
+    } finally {
+      stop();
+    }
+  });
+
+  it('an API-key request does the same', async () => {
+    await awayFromWindowEnd();
+    const created = await call('POST', '/api/api-keys/add', { token: org.token, body: { name: 'Overlap' } });
+    expect(created.status, created.text).toBe(201);
+    const { events, stop, fetchApp } = traced();
+    try {
+      const response = await fetchApp('/key', { 'x-api-key': created.body.data.key });
+      expect(response.status).toBe(200);
+      expect(events[0]).toBe('scope statement sent');
+      expect(events.slice(1)).toEqual(['counter admitted', 'counter admitted', 'counter admitted', 'handler']);
+    } finally {
+      stop();
+    }
+  });
+
+  it('a refusal that arrives after the scoping statement answers 429 and the handler never runs; the next request of that key in the window is refused before any statement', async () => {
+    await awayFromWindowEnd();
+    const limited = await signupOrganization('Refused overlap');
+    await exhaust(`org:${limited.orgId}`, 1200);
+    const { events, stop, fetchApp } = traced();
+    try {
+      const refused = await fetchApp('/bearer', { authorization: `Bearer ${limited.token}` });
+      expect(refused.status).toBe(429);
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(events).toContain('scope statement sent');
+      expect(events).toContain('counter refused');
+      expect(events).not.toContain('handler');
+
+      events.length = 0;
+      const again = await fetchApp('/bearer', { authorization: `Bearer ${limited.token}` });
+      expect(again.status).toBe(429);
+      // Counted first: the counters answered without waiting for a statement, and none was sent.
+      expect(events).not.toContain('scope statement sent');
+      expect(events).toContain('counter refused');
+      expect(events).not.toContain('handler');
+    } finally {
+      stop();
+    }
   });
 });
 

@@ -70,13 +70,24 @@ export async function runAsTenant<Checked>(
      * in the statement it sends anyway. Writes only; no Idempotency-Key support.
      */
     scopeInTransaction?: boolean;
+    /**
+     * The request's rate-limit count (core/rate-limit.ts `countApiCall`), already under way: the
+     * scoping statement goes while it runs, and the handler only once it has admitted the
+     * request. Its refusal (429) wins over the caller check's 401, as when it ran first.
+     */
+    admission?: Promise<void>;
   } = {},
 ): Promise<void> {
   const db = c.var.database();
   if (options.scopeInTransaction && !READ_ONLY_METHODS.has(c.req.method)) {
+    // The transaction takes row locks in its scoping statement: it opens only once admitted.
+    await options.admission;
     return scopedTransaction(c, next, db, organization, callerCheck, resolveCaller);
   }
-  const scoped = await scopeSession<{ caller: Checked | null }>(db, organization, callerCheck);
+  const scoped = await alongside(
+    options.admission,
+    scopeSession<{ caller: Checked | null }>(db, organization, callerCheck),
+  );
   // A lookup that found nothing scopes to no organization; resolveCaller refuses that request.
   const caller = resolveCaller(scoped.caller);
   const orgId = typeof organization === 'number' ? organization : Number(scoped.scope);
@@ -120,6 +131,15 @@ export async function runAsTenant<Checked>(
 }
 
 /** runAsTenant with `scopeInTransaction`: BEGIN, the scope with its caller check, the handler, COMMIT. */
+/** `work`'s value once `admission` has admitted the request too; a refusal is thrown first, and neither promise is left unobserved. */
+async function alongside<T>(admission: Promise<void> | undefined, work: Promise<T>): Promise<T> {
+  if (!admission) return work;
+  const [admitted, done] = await Promise.allSettled([admission, work]);
+  if (admitted.status === 'rejected') throw admitted.reason;
+  if (done.status === 'rejected') throw done.reason;
+  return done.value;
+}
+
 async function scopedTransaction<Checked>(
   c: Context<AppEnv>,
   next: Next,

@@ -31,7 +31,29 @@ export function clientIp(c: Context<AppEnv>): string {
 
 interface Counted {
   policy: string;
+  key: string;
   state: WindowState;
+}
+
+/**
+ * Keys a counter refused, with the end of the refused window (epoch ms), as this isolate heard it:
+ * `countApiCall` counts such a key before touching the database. Bounded: when full it starts over,
+ * which only costs a forgotten key one early scoping statement.
+ */
+const refusedUntil = new Map<string, number>();
+const REFUSALS_REMEMBERED = 10_000;
+
+function rememberRefusals(refused: Counted[], now: number): void {
+  if (refusedUntil.size + refused.length > REFUSALS_REMEMBERED) refusedUntil.clear();
+  for (const { key, state } of refused) refusedUntil.set(key, now + state.resetSeconds * 1000);
+}
+
+function refusedRecently(key: string, now: number): boolean {
+  const until = refusedUntil.get(key);
+  if (until === undefined) return false;
+  if (until > now) return true;
+  refusedUntil.delete(key);
+  return false;
 }
 
 function limitOf(value: string | undefined, fallback: number): number {
@@ -66,6 +88,7 @@ export async function enforceRateLimit(
     counted = await Promise.all(
       keys.map(async ({ policy, key, limit: own }) => ({
         policy,
+        key,
         state: await namespace.get(namespace.idFromName(key)).hit(own ?? limit, RATE_LIMIT_WINDOW_SECONDS),
       })),
     );
@@ -82,7 +105,10 @@ export async function enforceRateLimit(
     counted.map(({ policy, state }) => `"${policy}";r=${state.remaining};t=${state.resetSeconds}`).join(', '),
   );
   const refused = counted.filter(({ state }) => !state.allowed);
-  if (refused.length > 0) throw new RateLimited(Math.max(...refused.map(({ state }) => state.resetSeconds)));
+  if (refused.length > 0) {
+    rememberRefusals(refused, Date.now());
+    throw new RateLimited(Math.max(...refused.map(({ state }) => state.resetSeconds)));
+  }
 }
 
 /** Login and signup: per client IP. */
@@ -90,12 +116,34 @@ export function limitAuthAttempts(c: Context<AppEnv>): Promise<void> {
   return enforceRateLimit(c, rateLimits(c.env).auth, [{ policy: 'ip', key: `auth-ip:${clientIp(c)}` }]);
 }
 
-/** Authenticated routes (bearer and API key): per organization and per client IP, and per key for an API key. */
-export function limitApiCalls(c: Context<AppEnv>, orgId: number, apiKeyId?: number): Promise<void> {
+/** A request's count against its keys, started: `admission` settles with the counters' answer. */
+export interface ApiCallCount {
+  /** Resolves when the counters admit the request; rejects with 429 when a key is over its limit. */
+  admission: Promise<void>;
+  /** A key of this request was refused in its current window (as this isolate last heard): await `admission` before any database work. */
+  refusedBefore: boolean;
+}
+
+/**
+ * Authenticated routes (bearer and API key): counts the request per organization and client IP,
+ * and per key for an API key. The count is started, not awaited: the auth middleware hands
+ * `admission` to `runAsTenant`, whose scoping statement goes meanwhile, and the handler runs only
+ * once the counters have admitted the request. At the edge the counters (Durable Objects, where
+ * each key's object lives) and the database (its region) are in different places, so waiting for
+ * one before asking the other added a round trip to every call. A key refused in its current
+ * window is counted first (`refusedBefore`): a client going on past its limit costs the database
+ * nothing.
+ */
+export function countApiCall(c: Context<AppEnv>, orgId: number, apiKeyId?: number): ApiCallCount {
   const limits = rateLimits(c.env);
-  return enforceRateLimit(c, limits.api, [
+  const keys = [
     { policy: 'org', key: `org:${orgId}` },
     { policy: 'ip', key: `ip:${clientIp(c)}` },
     ...(apiKeyId === undefined ? [] : [{ policy: 'key', key: `api-key:${apiKeyId}`, limit: limits.apiKey }]),
-  ]);
+  ];
+  const now = Date.now();
+  return {
+    admission: enforceRateLimit(c, limits.api, keys),
+    refusedBefore: keys.some(({ key }) => refusedRecently(key, now)),
+  };
 }

@@ -14,7 +14,7 @@ import type { AppEnv } from '../context';
 import { CORS_EXPOSED_HEADERS } from '../cors';
 import { runAsTenant } from '../database';
 import { Forbidden, Unauthorized } from '../errors';
-import { clientIp, limitApiCalls } from '../rate-limit';
+import { clientIp, countApiCall } from '../rate-limit';
 import { type CachedApiKey, cachedApiKey, rememberApiKey } from './api-key-cache';
 import { sha256Hex } from './api-key-secrets';
 import { ipMatches } from './ip-allow-list';
@@ -84,7 +84,8 @@ export const apiKeyAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
     c.header('Vary', 'Origin', { append: true });
   }
   c.set('logOrgId', key.organizationId);
-  await limitApiCalls(c, key.organizationId, key.id);
+  const count = countApiCall(c, key.organizationId, key.id);
+  if (count.refusedBefore) await count.admission;
   // The scope statement checks nothing more (the key was checked above); it carries the route's
   // own first read when the route asked for one (c.var.scopeRead).
   const read = c.var.scopeRead;
@@ -97,6 +98,7 @@ export const apiKeyAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
       if (read) c.set('scopeReadResult', checked);
       return actorContext({ kind: 'apiKey', keyId: key.id, createdBy: key.createdBy });
     },
+    { admission: count.admission },
   );
   // At most once a minute per key and isolate, after the answer: the stamp is never on the response path.
   if (key.lastUsedAt === null || now - key.lastUsedAt > LAST_USED_RESOLUTION_MS) {

@@ -2,7 +2,8 @@
  * Bearer authentication for the /api routes: a valid, unexpired, unrevoked JWT of an active
  * user of an active organization, issued since the user's last password, role or state change
  * (its session generation), checked by the same statement that scopes the request's connection to the token's
- * organization (one round trip), after which the request runs as that tenant (see runAsTenant).
+ * organization (one round trip, while the rate-limit counters count the request), after which the
+ * request runs as that tenant (see runAsTenant).
  */
 import { sql } from 'drizzle-orm';
 import type { MiddlewareHandler } from 'hono';
@@ -12,7 +13,7 @@ import { readConfig } from '../../env';
 import type { AppEnv } from '../context';
 import { runAsTenant } from '../database';
 import { Unauthorized } from '../errors';
-import { limitApiCalls } from '../rate-limit';
+import { countApiCall } from '../rate-limit';
 import { verifyAccessToken } from './tokens';
 
 export function readBearerToken(header: string | undefined): string {
@@ -34,19 +35,27 @@ export const bearerAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   const config = readConfig(c.env);
   const claims = await verifyAccessToken(config.JWT_SECRET, readBearerToken(c.req.header('authorization')));
   c.set('logOrgId', claims.orgId);
-  await limitApiCalls(c, claims.orgId);
+  const count = countApiCall(c, claims.orgId);
+  if (count.refusedBefore) await count.admission;
   // Evaluated in the scoping statement, before the role switch applies: filters by organization itself.
   const callerCheck = sql`(select json_build_object('user_id', ${users.id}, 'role_name', ${roles.name})
     from ${users} join ${roles} on ${roles.id} = ${users.roleId} join ${organizations} on ${organizations.id} = ${users.organizationId}
     where ${users.id} = ${claims.userId} and ${users.organizationId} = ${claims.orgId} and ${users.stateId} = 1 and ${users.deletedAt} is null
       and ${users.sessionGeneration} = ${claims.generation} and ${organizations.stateId} = 1
       and not exists (select 1 from ${revokedTokens} where ${revokedTokens.jti} = ${claims.jti})) as caller`;
-  await runAsTenant<CheckedUser>(c, next, claims.orgId, callerCheck, (caller) => {
-    if (!caller) throw new Unauthorized('Access token revoked or user inactive', 'invalid_token');
-    return {
-      ...actorContext({ kind: 'user', userId: Number(caller.user_id), role: caller.role_name }),
-      jti: claims.jti,
-      tokenExpiresAt: claims.expiresAt,
-    };
-  });
+  await runAsTenant<CheckedUser>(
+    c,
+    next,
+    claims.orgId,
+    callerCheck,
+    (caller) => {
+      if (!caller) throw new Unauthorized('Access token revoked or user inactive', 'invalid_token');
+      return {
+        ...actorContext({ kind: 'user', userId: Number(caller.user_id), role: caller.role_name }),
+        jti: claims.jti,
+        tokenExpiresAt: claims.expiresAt,
+      };
+    },
+    { admission: count.admission },
+  );
 };
