@@ -199,6 +199,30 @@ describe('POST /api/lead/update/{id}', () => {
     expect(second.body.data.custom_fields).toEqual({ a: 1, c: 'new' });
   });
 
+  it('refuses to set or remove the keys the service writes in ai_information (score, enrichment), naming them, and changes nothing', async () => {
+    const lead = (await addLead({ email: uniqueEmail('own-keys') })).body.data;
+    await settleLeadScoring(org);
+    const before = (await call('GET', `/api/lead/view/${lead.id}`, { token: org.token })).body.data;
+    expect(before.ai_information.score).toMatchObject({ score: before.score });
+    const attempts: [Record<string, unknown>, string][] = [
+      [{ score: { score: 99, positive_factors: [{ feature: 'made_up', value: 1, contribution: 9 }] } }, 'score'],
+      [{ score: null }, 'score'],
+      [{ summary: 'kept?', enrichment: { provider: 'apollo', fields: {} } }, 'enrichment'],
+      [{ enrichment: null }, 'enrichment'],
+    ];
+    for (const [aiInformation, key] of attempts) {
+      const refused = await call('POST', `/api/lead/update/${lead.id}`, {
+        token: org.token,
+        body: { job_title: 'Changed', ai_information: aiInformation },
+      });
+      expectFailure(refused, 422, 'validation_error');
+      expect(refused.body.error.code).toBe(`ai_information.${key}`);
+      expect(refused.body.error.message).toMatch(/read-only/);
+    }
+    const after = (await call('GET', `/api/lead/view/${lead.id}`, { token: org.token })).body.data;
+    expect(after).toEqual(before);
+  });
+
   it('replaces tags, relinks the company and clears fields set to null', async () => {
     const lead = (await addLead({ tags: [tagIds.Hot], company: 'Old Co', city: 'Paris' })).body.data;
     const response = await call('POST', `/api/lead/update/${lead.id}`, {

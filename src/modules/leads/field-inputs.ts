@@ -58,10 +58,28 @@ export const customFieldsInput = z
   .refine((value) => Object.keys(value).length <= 200, 'at most 200 keys')
   .openapi({ example: { budget: '10k', newsletter: true } });
 
-/** AI enrichment data (any JSON object), merged key by key on update. */
-export const aiInformationInput = jsonObject({ maxKeyLength: 100, maxChars: 100_000 }).openapi({
-  example: { summary: 'Series B fintech, hiring sales engineers' },
-});
+/**
+ * Keys of `ai_information` the service writes: the scoring model's explanation (modules/lead-scoring,
+ * read back as `score_factors`) and the enrichment record (modules/lead-enrichment). A client that
+ * set or removed them would make the lead's stated reasons and sources say what no model or
+ * provider said, until the next run overwrote them.
+ */
+export const SERVICE_AI_INFORMATION_KEYS: Readonly<Record<string, string>> = {
+  score: 'is the scoring model’s explanation of the score (read-only)',
+  enrichment: 'is the enrichment provider’s record (read-only; POST /api/lead-enrichment/enrich writes it)',
+};
+
+/** AI enrichment data (any JSON object), merged key by key on update; the service's own keys are refused (422 naming `ai_information.<key>`). */
+export const aiInformationInput = jsonObject({ maxKeyLength: 100, maxChars: 100_000 })
+  .superRefine((value, ctx) => {
+    for (const key of Object.keys(value)) {
+      const reason = Object.hasOwn(SERVICE_AI_INFORMATION_KEYS, key) ? SERVICE_AI_INFORMATION_KEYS[key] : undefined;
+      if (reason) ctx.addIssue({ code: 'custom', path: [key], message: reason });
+    }
+  })
+  .openapi({
+    example: { summary: 'Series B fintech, hiring sales engineers' },
+  });
 
 export const tagIds = z
   .array(integerInput)

@@ -328,7 +328,8 @@ export const leadFields = defineFields(
     },
     ai_information: {
       column: 'aiInformation',
-      description: 'AI enrichment data: read-only on create; merged key by key on update',
+      description:
+        'AI enrichment data: read-only on create; merged key by key on update (a key sent as null is removed). The keys the service writes, `score` (the scoring model’s explanation) and `enrichment` (the enrichment record), cannot be set or removed: 422 naming `ai_information.score` or `ai_information.enrichment`',
       read: z.record(z.string(), z.unknown()),
       update: aiInformationInput.nullish(),
       write: 'merge_keys',

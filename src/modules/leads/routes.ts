@@ -110,7 +110,7 @@ leadRoutes.openapi(
     summary:
       'Update a lead: any creatable field; custom_fields and ai_information merge key by key (null removes a key)',
     description:
-      'Changes a lead: only the fields sent change; null clears a clearable field. `custom_fields` and `ai_information` merge key by key into the stored objects (a key sent as null is removed). The same reference checks as on add apply (422), and a changed email must stay unique among live leads (409 `duplicate_lead`). Writes an `updated` feed entry with before/after of the changed fields; a new assignee is notified.',
+      'Changes a lead: only the fields sent change; null clears a clearable field. `custom_fields` and `ai_information` merge key by key into the stored objects (a key sent as null is removed); the keys of `ai_information` the service writes, `score` and `enrichment`, cannot be set or removed (422 naming `ai_information.score` or `ai_information.enrichment`). The same reference checks as on add apply (422), and a changed email must stay unique among live leads (409 `duplicate_lead`). Writes an `updated` feed entry with before/after of the changed fields; a new assignee is notified.',
     auth: 'bearer',
     request: { params: idParam(), body: jsonBody(UpdateLeadBody) },
     responses: { 200: envelope(LeadSchema, 'Lead updated'), 409: duplicateLeadConflict },
