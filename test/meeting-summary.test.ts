@@ -13,6 +13,7 @@ import worker from '../src/index';
 import { reserveCredits, settleCredits, STARTING_GRANT } from '../src/modules/credits';
 import { call, expectFailure, randomIp, signupOrganization, type SignedUp } from './helpers/api';
 import { asTenant } from './helpers/leads';
+import { MAX_SUMMARY_INPUT_CHARS, transcriptParts } from '../src/modules/meetings/summaries';
 
 const TRANSCRIPT = [
   'Ada: Thanks for joining, Grace.',
@@ -61,6 +62,14 @@ async function latestSummary(owner: SignedUp, meetingId: number) {
   return (await call('GET', `/api/meeting/view/${meetingId}`, { token: owner.token })).body.data.latest_summary;
 }
 
+/** A long meeting: `lines` remarks of two speakers in turn (none a decision or commitment), then Grace's decision. */
+function longTranscript(lines: number, words = 'about the general state of things'): string {
+  return [
+    ...Array.from({ length: lines }, (_, i) => `${i % 2 ? 'Ada' : 'Grace'}: Remark number ${i} ${words}.`),
+    'Grace: We agreed to buy 120 seats.',
+  ].join('\n');
+}
+
 let org: SignedUp;
 
 beforeAll(async () => {
@@ -81,7 +90,7 @@ describe('POST /api/meeting/:id/generate-summary (local provider)', () => {
       summary: BRIEF,
       provider: 'local',
       model: 'local-template',
-      prompt_version: 'meeting-summary@v1',
+      prompt_version: 'meeting-summary@v2',
       credits_charged: 3,
       balance: STARTING_GRANT - 3,
     });
@@ -91,7 +100,7 @@ describe('POST /api/meeting/:id/generate-summary (local provider)', () => {
       text: BRIEF,
       provider: 'local',
       model: 'local-template',
-      prompt_version: 'meeting-summary@v1',
+      prompt_version: 'meeting-summary@v2',
       generated_at,
       transcript_at,
     });
@@ -112,6 +121,23 @@ describe('POST /api/meeting/:id/generate-summary (local provider)', () => {
     const listed = await call('GET', '/api/meeting/list', { token: org.token, query: { limit: 100 } });
     const row = listed.body.data.find((meeting: { id: number }) => meeting.id === meetingId);
     expect(row.latest_summary).toMatchObject({ detail: 'detailed', text: DETAILED });
+  });
+
+  it('summarises a transcript longer than one request whole, for one charge: a decision past its first 100 000 characters is in the summary', async () => {
+    const owner = await signupOrganization('Summary long');
+    const transcript = longTranscript(2_400);
+    expect(transcript.length).toBeGreaterThan(MAX_SUMMARY_INPUT_CHARS * 1.3);
+    expect(transcript.indexOf('We agreed')).toBeGreaterThan(MAX_SUMMARY_INPUT_CHARS);
+    const meetingId = await meetingOf(owner, transcript);
+    const response = await summarise(owner, meetingId, { detail: 'detailed' });
+    expect(response.status, response.text).toBe(200);
+    const summary: string = response.body.data.summary;
+    expect(summary.startsWith('Discovery call: 2401 speaker turns by Grace (1201 turns), Ada (1200 turns).')).toBe(
+      true,
+    );
+    expect(summary).toContain('Decisions:\n- Grace: We agreed to buy 120 seats.');
+    expect(response.body.data).toMatchObject({ prompt_version: 'meeting-summary@v2', credits_charged: 3 });
+    expect(await credits(owner)).toMatchObject({ balance: STARTING_GRANT - 3, reserved: 0, used_this_month: 3 });
   });
 
   it('a meeting without a transcript is a 404 that says so, and charges nothing', async () => {
@@ -170,17 +196,57 @@ describe('POST /api/meeting/:id/generate-summary on an OpenAI-compatible provide
     AI_BASE_URL: 'https://ai.example.test/v1',
   };
 
-  /** Answers the chat-completions endpoint with `answer`; every other fetch goes through. */
-  function mockModel(answer: () => Response) {
+  /** Answers the chat-completions endpoint with `answer` (given the request's body); every other fetch goes through. */
+  function mockModel(answer: (body: Record<string, any>) => Response) {
     const real = globalThis.fetch;
     const sent: Record<string, any>[] = [];
     vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
       const request = new Request(input, init);
       if (!request.url.startsWith('https://ai.example.test/')) return real(input, init);
-      sent.push(JSON.parse(await request.text()));
-      return answer();
+      const body = JSON.parse(await request.text());
+      sent.push(body);
+      return answer(body);
     });
     return sent;
+  }
+
+  /** A chat completion answering `content`, as the API sends it. */
+  const completion = (content: string) =>
+    json(200, {
+      id: 'chatcmpl-1',
+      object: 'chat.completion',
+      created: 1_700_000_000,
+      model: 'gpt-4o-mini-2024-07-18',
+      choices: [
+        { index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: 'stop' },
+      ],
+      usage: { prompt_tokens: 90, completion_tokens: 5, total_tokens: 95 },
+    });
+
+  /** Notes for a part request (`Part N of M`), the summary for the final one; the requests split into both kinds. */
+  function answerPartsThenWhole() {
+    return mockModel((body) => {
+      const part = /^Meeting: Discovery call\nPart (\d+) of (\d+)\n\nTranscript part:\n/.exec(body.messages[1].content);
+      return completion(part ? `Notes on part ${part[1]}` : 'The whole meeting: 120 seats agreed.');
+    });
+  }
+
+  function partRequests(sent: Record<string, any>[]) {
+    return sent
+      .map((body) => ({
+        body,
+        match: /^Meeting: Discovery call\nPart (\d+) of (\d+)\n\nTranscript part:\n([\s\S]*)$/.exec(
+          body.messages[1].content,
+        ),
+      }))
+      .filter((request) => request.match !== null)
+      .map(({ body, match }) => ({
+        body,
+        part: Number(match?.[1]),
+        of: Number(match?.[2]),
+        text: match?.[3] as string,
+      }))
+      .sort((a, b) => a.part - b.part);
   }
 
   async function summaryOnOpenAi(token: string, meetingId: number) {
@@ -231,12 +297,80 @@ describe('POST /api/meeting/:id/generate-summary on an OpenAI-compatible provide
       summary: 'A pilot was agreed.',
       provider: 'openai',
       model: 'gpt-4o-mini-2024-07-18',
-      prompt_version: 'meeting-summary@v1',
+      prompt_version: 'meeting-summary@v2',
       credits_charged: 3,
     });
     expect(sent).toHaveLength(1);
     expect(sent[0].model).toBe('gpt-4o-mini');
     expect(sent[0].messages[1].content).toBe(`Detail: detailed\nMeeting: Discovery call\n\nTranscript:\n${TRANSCRIPT}`);
+  });
+
+  it('a transcript longer than one request goes as parts split at line ends, then the whole from their notes in order, for one charge', async () => {
+    const owner = await signupOrganization('Summary openai long');
+    const transcript = longTranscript(2_400);
+    const meetingId = await meetingOf(owner, transcript);
+    const sent = answerPartsThenWhole();
+    const response = await summaryOnOpenAi(owner.token, meetingId);
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    expect(response.body.data).toMatchObject({
+      summary: 'The whole meeting: 120 seats agreed.',
+      provider: 'openai',
+      prompt_version: 'meeting-summary@v2',
+      credits_charged: 3,
+    });
+    const parts = partRequests(sent);
+    expect(parts.map(({ part, of }) => [part, of])).toEqual([
+      [1, 2],
+      [2, 2],
+    ]);
+    for (const { body, text } of parts) {
+      expect(text.length).toBeLessThanOrEqual(MAX_SUMMARY_INPUT_CHARS);
+      expect(body.messages[0].content).toMatch(/^You take notes on one part of a long sales meeting transcript/);
+    }
+    // Split at line ends, nothing lost or repeated.
+    expect(parts.map(({ text }) => text).join('\n')).toBe(transcript);
+    expect(sent).toHaveLength(3);
+    // The whole is asked last, from the notes in order.
+    expect(sent[2].messages[1].content).toBe(
+      'Detail: detailed\nMeeting: Discovery call\n\nThe transcript was too long to send whole. These are notes on its 2 parts, in order:\n\nPart 1:\nNotes on part 1\n\nPart 2:\nNotes on part 2',
+    );
+    vi.restoreAllMocks();
+    expect(await credits(owner)).toMatchObject({ balance: STARTING_GRANT - 3, reserved: 0, used_this_month: 3 });
+  });
+
+  it('beyond 12 parts the rest is cut and the last part sent says so', async () => {
+    const owner = await signupOrganization('Summary openai cut');
+    // About 1 300 000 characters in 6 500 lines.
+    const transcript = longTranscript(6_500, 'x'.repeat(170));
+    expect(transcript.length).toBeGreaterThan(12 * MAX_SUMMARY_INPUT_CHARS);
+    const meetingId = await meetingOf(owner, transcript);
+    const sent = answerPartsThenWhole();
+    const response = await summaryOnOpenAi(owner.token, meetingId);
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    const parts = partRequests(sent);
+    expect(parts).toHaveLength(12);
+    expect(parts.every(({ of }) => of === 12)).toBe(true);
+    expect(parts[11].text.endsWith('\n[the rest of the transcript was cut]')).toBe(true);
+    const kept = parts.map(({ text }) => text).join('\n');
+    expect(transcript.startsWith(kept.slice(0, -'\n[the rest of the transcript was cut]'.length))).toBe(true);
+    expect(sent).toHaveLength(13);
+    expect(sent[12].messages[1].content).toContain('These are notes on its 12 parts, in order:');
+  });
+
+  it('a part that fails fails the whole: 503, refunded, no summary kept', async () => {
+    const owner = await signupOrganization('Summary part down');
+    const meetingId = await meetingOf(owner, longTranscript(2_400));
+    mockModel((body) =>
+      /\nPart 2 of 2\n/.test(body.messages[1].content)
+        ? json(500, { error: { message: 'boom' } }, { 'retry-after': '7' })
+        : completion('Notes'),
+    );
+    const response = await summaryOnOpenAi(owner.token, meetingId);
+    expect(response.status).toBe(503);
+    expect(response.headers.get('retry-after')).toBe('7');
+    vi.restoreAllMocks();
+    expect(await credits(owner)).toMatchObject({ balance: STARTING_GRANT, reserved: 0, used_this_month: 0 });
+    expect(await latestSummary(owner, meetingId)).toBeNull();
   });
 
   it('a failing provider is a 503 with Retry-After; the credits are refunded and no summary is kept', async () => {
@@ -250,5 +384,18 @@ describe('POST /api/meeting/:id/generate-summary on an OpenAI-compatible provide
     vi.restoreAllMocks();
     expect(await credits(owner)).toMatchObject({ balance: STARTING_GRANT, reserved: 0, used_this_month: 0 });
     expect(await latestSummary(owner, meetingId)).toBeNull();
+  });
+});
+
+describe('transcriptParts', () => {
+  it('packs whole lines into parts of at most the size, in order; a longer line is split inside; beyond the count it cuts', () => {
+    expect(transcriptParts('a\nbb\nccc', 4, 10)).toEqual({ parts: ['a\nbb', 'ccc'], cut: false });
+    expect(transcriptParts('a\nbbbbbbbbbb\nc', 4, 10)).toEqual({ parts: ['a', 'bbbb', 'bbbb', 'bb\nc'], cut: false });
+    expect(transcriptParts('short', 100, 1)).toEqual({ parts: ['short'], cut: false });
+    expect(transcriptParts('aaaa\nbbbb\ncccc', 4, 2)).toEqual({ parts: ['aaaa', 'bbbb'], cut: true });
+    const text = Array.from({ length: 500 }, (_, i) => `Line ${i}`).join('\n');
+    const { parts } = transcriptParts(text, 97, 1000);
+    expect(parts.every((part) => part.length <= 97)).toBe(true);
+    expect(parts.join('\n')).toBe(text);
   });
 });

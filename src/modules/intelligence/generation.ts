@@ -47,7 +47,7 @@ export function aiRouteError(error: unknown): unknown {
  * Reserves, generates, and runs `keep(tx, generation, charge)` with the settlement in one
  * transaction. `key` is the reservation's idempotency key (a fresh one per request by default).
  */
-export async function paidGeneration<Vars, R>(
+export function paidGeneration<Vars, R>(
   call: PaidCall,
   feature: CreditFeature,
   prompt: Prompt<Vars>,
@@ -55,10 +55,25 @@ export async function paidGeneration<Vars, R>(
   keep: (tx: Transaction, generation: Generation, charge: Charge) => Promise<R>,
   key = `${feature}:${crypto.randomUUID()}`,
 ): Promise<R> {
+  return paidGenerations(call, feature, (provider) => provider.generate(prompt, vars), keep, key);
+}
+
+/**
+ * `paidGeneration` for work that asks the provider more than once for one charge (a long
+ * transcript summarised part by part, then whole): `generate` runs between the reservation and
+ * the keeping transaction and answers the generation to keep; any failure in it refunds.
+ */
+export async function paidGenerations<R>(
+  call: PaidCall,
+  feature: CreditFeature,
+  generate: (provider: AiProvider) => Promise<Generation>,
+  keep: (tx: Transaction, generation: Generation, charge: Charge) => Promise<R>,
+  key = `${feature}:${crypto.randomUUID()}`,
+): Promise<R> {
   const provider: AiProvider = aiProviderFor(call.env);
   const reservation = await reserveCredits(call.ctx, { feature, idempotencyKey: key });
   try {
-    const generation = await provider.generate(prompt, vars);
+    const generation = await generate(provider);
     return await inTransaction(call.ctx, async (tx) => {
       const charge = {
         reservation_id: reservation.id,

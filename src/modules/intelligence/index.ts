@@ -5,6 +5,7 @@
  * Everything else in this folder is private to it (scripts/check-module-imports.mjs refuses deep imports).
  */
 export { aiEmailBulkJobHandler } from './bulk-job';
-export { paidGeneration, aiRouteError } from './generation';
+export { paidGeneration, paidGenerations, aiRouteError } from './generation';
 export type { PaidCall, Charge } from './generation';
-export { meetingSummaryPrompt } from './prompts/meeting-summary.v1';
+export { meetingSummaryPrompt } from './prompts/meeting-summary.v2';
+export { meetingSummaryPartPrompt } from './prompts/meeting-summary-part.v1';

@@ -122,7 +122,7 @@ const provenance = {
   model: z.string().openapi({ description: 'The model that wrote it', example: 'gpt-4o-mini-2024-07-18' }),
   prompt_version: z
     .string()
-    .openapi({ description: 'The prompt and its version (`<id>@v<version>`)', example: 'meeting-summary@v1' }),
+    .openapi({ description: 'The prompt and its version (`<id>@v<version>`)', example: 'meeting-summary@v2' }),
   generated_at: timestamp('When it was written'),
   transcript_at: timestamp(
     'When the transcript it summarises was stored: a later upload of the meeting’s transcript makes the summary stale (it is kept until a new one is generated)',
@@ -137,7 +137,7 @@ const LATEST_SUMMARY_EXAMPLE = {
   text: SUMMARY_TEXT,
   provider: 'local',
   model: 'local-template',
-  prompt_version: 'meeting-summary@v1',
+  prompt_version: 'meeting-summary@v2',
   generated_at: '2026-03-09T14:05:00.000Z',
   transcript_at: '2026-03-09T14:00:00.000Z',
 };
@@ -246,7 +246,7 @@ export const SummarySchema = z
       summary: SUMMARY_TEXT,
       provider: 'local',
       model: 'local-template',
-      prompt_version: 'meeting-summary@v1',
+      prompt_version: 'meeting-summary@v2',
       generated_at: '2026-03-09T14:05:00.000Z',
       transcript_at: '2026-03-09T14:00:00.000Z',
       credits_charged: 3,
