@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/client';
 import { phoneNumbers, voiceLedger } from '../src/db/schema';
 import { readConfig } from '../src/env';
-import { billingMonthOf, chargeNumberRentals } from '../src/modules/voice/rentals';
+import { billingMonthOf, chargeNumberRentals, rentalOrder } from '../src/modules/voice/rentals';
 import { call, signupOrganization, type SignedUp } from './helpers/api';
 import { inOrganization } from './helpers/leads';
 import { requestRecordingJobs } from './helpers/mail';
@@ -110,5 +110,56 @@ describe('the monthly rental run', () => {
     expect((await wallet()).balance).toBeGreaterThanOrEqual(0);
     expect(next.charged + next.suspended).toBe(3);
     expect((await renewals()).filter((row) => row.month === next.month)).toHaveLength(next.charged);
+  });
+});
+
+describe('which numbers a short wallet keeps', () => {
+  it('first-fit: a number the balance left does not cover is passed over, and a cheaper later one is still charged', async () => {
+    const owner = await signupOrganization('Rentals first-fit');
+    await topUp(owner, 3.45);
+    const ids = [
+      await buyLocalNumber(owner, '+14155550180'),
+      await buyLocalNumber(owner, '+14155550181'),
+      await buyLocalNumber(owner, '+14155550182'),
+    ];
+    const prices = [200, 200, 100];
+    await inOrganization(owner.orgId, async (tx) => {
+      for (const [index, id] of ids.entries()) {
+        await tx
+          .update(phoneNumbers)
+          .set({ createdAt: sql`date_trunc('month', now()) - interval '3 days'`, monthlyPriceCents: prices[index] })
+          .where(and(eq(phoneNumbers.organizationId, owner.orgId), eq(phoneNumbers.id, id)));
+      }
+    });
+    await topUp(owner, 3);
+    expect(await chargeNumberRentals(handle.db, now, owner.orgId)).toMatchObject({ charged: 2, suspended: 1 });
+    const listed = Object.fromEntries(
+      (await call('GET', '/api/voice/my-numbers', { token: owner.token })).body.data.map(
+        (row: { id: number; status: string }) => [row.id, row.status],
+      ),
+    );
+    expect(listed).toEqual({ [ids[0]]: 'active', [ids[1]]: 'suspended', [ids[2]]: 'active' });
+    expect((await call('GET', '/api/voice/wallet', { token: owner.token })).body.data.balance).toBe(0);
+  });
+
+  it('orders each organization’s numbers active first, then oldest first, and keeps the organizations’ balances apart', () => {
+    const row = (id: number, organization: number, price: number, status: string, balance: number) => ({
+      id: String(id),
+      organization_id: String(organization),
+      monthly_price_cents: price,
+      status,
+      balance: String(balance),
+    });
+    expect(
+      rentalOrder([
+        row(3, 1, 50, 'active', 150),
+        row(1, 1, 100, 'active', 150),
+        row(2, 1, 100, 'active', 150),
+        // A suspended number waits for the numbers in use, even when older.
+        row(10, 2, 115, 'suspended', 115),
+        row(11, 2, 115, 'active', 115),
+        row(20, 3, 115, 'active', 0),
+      ]),
+    ).toEqual({ paid: [1, 3, 11], unpaid: [2, 10, 20] });
   });
 });
