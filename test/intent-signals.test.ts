@@ -102,6 +102,13 @@ describe('intent signals', () => {
     expect(data.intent_score).toBeCloseTo(10, 2);
   });
 
+  it('a manual signal from a call is a conversation and weighs 25, as a reply does; other manual signals 10', async () => {
+    const leadId = await assignedLead(owner);
+    expect((await signal(owner, leadId, 'manual', { source: 'call' })).intent_score).toBeCloseTo(25, 2);
+    const other = await assignedLead(owner);
+    expect((await signal(owner, other, 'manual', { source: 'app' })).intent_score).toBeCloseTo(10, 2);
+  });
+
   it('answers 422 listing the allowed values for an unknown signal_type', async () => {
     const leadId = await assignedLead(owner);
     const response = await call('POST', '/api/intent-alert/signal', {

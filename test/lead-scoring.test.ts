@@ -10,7 +10,7 @@ import { desc, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { intentSignals, leadScoreModels, leadScoringJobs } from '../src/db/schema';
 import type { JobMessage } from '../src/jobs/messages';
-import { SIGNAL_WEIGHTS } from '../src/modules/intent/scoring';
+import { CALL_SIGNAL_WEIGHT } from '../src/modules/intent/scoring';
 import { fitLogistic, MIN_LOST, MIN_WON, predict, scheduleRetraining } from '../src/modules/lead-scoring';
 import { endCall } from '../src/modules/voice/call-progress';
 import { ENGAGED_CALL_SECONDS } from '../src/modules/voice/pricing';
@@ -207,14 +207,15 @@ describe('a completed outbound call counts as engagement', () => {
     ]);
     await runScoringOf(leadId);
     const engaged = await pollLead(caller, leadId, (now) => now.engagement_score > 0);
-    expect(engaged.engagement_score).toBe(SIGNAL_WEIGHTS.manual);
+    expect(engaged.engagement_score).toBe(CALL_SIGNAL_WEIGHT);
     expect(engaged.score).toBeGreaterThan(before.score);
     expect(engaged.fit_score).toBe(before.fit_score);
-    // Engagement 0.1 is the default model's reference point: no longer a factor against the lead.
-    const against = (lead: any) =>
-      lead.ai_information.score.negative_factors.map((factor: { feature: string }) => factor.feature);
-    expect(against(before)).toContain('engagement');
-    expect(against(engaged)).not.toContain('engagement');
+    // Engagement 0.25 is above the default model's reference point (0.1): the conversation counts for the lead.
+    const factors = (lead: any, side: 'positive_factors' | 'negative_factors') =>
+      lead.ai_information.score[side].map((factor: { feature: string }) => factor.feature);
+    expect(factors(before, 'negative_factors')).toContain('engagement');
+    expect(factors(engaged, 'negative_factors')).not.toContain('engagement');
+    expect(factors(engaged, 'positive_factors')).toContain('engagement');
   });
 });
 

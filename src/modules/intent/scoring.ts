@@ -42,6 +42,15 @@ export const SIGNAL_WEIGHTS: Record<SignalType, number> = {
   email_opened: 5,
 };
 
+/**
+ * A conversation: a `manual` signal whose source is `call`. The voice module writes one for every
+ * completed outbound call of ENGAGED_CALL_SECONDS or more, and a manual signal posted with source
+ * `call` counts the same. The prospect answered and talked, as much a sign of intent as a reply
+ * (`reply_received`); at the plain `manual` weight (10, the scoring model's engagement reference
+ * point) a call could only cancel the "no engagement" factor, never count for the lead.
+ */
+export const CALL_SIGNAL_WEIGHT = 25;
+
 /** A signal's weight halves every HALF_LIFE_DAYS. */
 export const HALF_LIFE_DAYS = 7;
 const HALF_LIFE_SECONDS = HALF_LIFE_DAYS * 86_400;
@@ -60,13 +69,15 @@ function weightOf(signalType: SQL): SQL {
 
 /**
  * The points a signal (table alias `alias`) is worth now; signals dated in the future count as now.
+ * A conversation (a `manual` signal from a call) is worth CALL_SIGNAL_WEIGHT.
  * An open a mail client prefetched (tracking/prefetch.ts: signal_detail `adjusted: true`) is kept
  * as a record but is worth nothing: no person opened anything.
  */
 export function pointsNow(alias: string): SQL {
   const s = sql.raw(alias);
   const adjusted = sql`(${s}.signal_type = 'email_opened' and ${s}.signal_detail @> '{"adjusted": true}'::jsonb)`;
-  return sql`(case when ${adjusted} then 0::float8 else ${weightOf(sql`${s}.signal_type`)} end * power(0.5::float8, greatest(extract(epoch from (now() - ${s}.occurred_at))::float8, 0) / ${HALF_LIFE_SECONDS}::float8))`;
+  const conversation = sql`(${s}.signal_type = 'manual' and ${s}.source = 'call')`;
+  return sql`(case when ${adjusted} then 0::float8 when ${conversation} then ${CALL_SIGNAL_WEIGHT}::float8 else ${weightOf(sql`${s}.signal_type`)} end * power(0.5::float8, greatest(extract(epoch from (now() - ${s}.occurred_at))::float8, 0) / ${HALF_LIFE_SECONDS}::float8))`;
 }
 
 /** `occurred_at` within the horizon, for alias `alias`. */
