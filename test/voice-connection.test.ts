@@ -97,3 +97,44 @@ describe('connecting a Twilio account', () => {
     expect(await liveConnections()).toEqual(before);
   });
 });
+
+describe('GET /api/voice/connection', () => {
+  it('answers the live connection as connecting did, never a secret; 404 without one, and for another organization', async () => {
+    const owner = await signupOrganization('Voice connection read');
+    const none = await call('GET', '/api/voice/connection', { token: owner.token });
+    expectFailure(none, 404, 'not_found');
+    expect(none.body.error.message).toContain('local simulator');
+
+    mockTwilioAccount(() => Response.json({ sid: SID, friendly_name: 'Acme', status: 'active', type: 'Full' }));
+    const secrets = {
+      auth_token: 'twilio-auth-token-read-0002',
+      api_key_sid: `SK${'d'.repeat(32)}`,
+      api_key_secret: 'twilio-api-key-secret-read-0003',
+      twiml_app_sid: `AP${'e'.repeat(32)}`,
+      vapi_api_key: 'vapi-key-read-0004',
+      vapi_phone_number_id: 'vapi-number-0005',
+      vapi_webhook_secret: 'vapi-webhook-secret-read-0006',
+    };
+    const connected = await call('POST', '/api/voice/connection', {
+      token: owner.token,
+      body: { account_sid: SID, ...secrets },
+    });
+    expect(connected.status, connected.text).toBe(200);
+    vi.restoreAllMocks();
+
+    const read = await call('GET', '/api/voice/connection', { token: owner.token });
+    expect(read.status, read.text).toBe(200);
+    expect(read.body.data).toEqual(connected.body.data);
+    expect(read.body.data).toMatchObject({ account_sid: SID, browser_calling: true, agent_calling: true });
+    for (const [field, secret] of Object.entries(secrets)) {
+      if (field.endsWith('_sid') || field === 'vapi_phone_number_id') continue;
+      expect(read.text, field).not.toContain(secret);
+    }
+
+    // Another organization without a connection: 404, nothing of this one's.
+    const stranger = await signupOrganization('Voice connection stranger');
+    const theirs = await call('GET', '/api/voice/connection', { token: stranger.token });
+    expectFailure(theirs, 404, 'not_found');
+    expect(theirs.text).not.toContain(SID);
+  });
+});

@@ -99,6 +99,26 @@ export function presentVoiceConnection(row: typeof connections.$inferSelect, org
 }
 
 /**
+ * The organization's live voice connection as `connectVoice` answered it (never a secret); 404
+ * when it has none, and calls go through the local simulator.
+ */
+export async function readVoiceConnection(ctx: Pick<TenantContext, 'db' | 'orgId'>) {
+  const [row] = await ctx.db
+    .select()
+    .from(connections)
+    .where(
+      and(eq(connections.organizationId, ctx.orgId), eq(connections.kind, 'voice'), isNull(connections.deletedAt)),
+    );
+  if (!row)
+    throw new ApiError(
+      404,
+      'not_found',
+      'The organization has no voice connection: calls go through the local simulator (connect Twilio with POST /api/voice/connection)',
+    );
+  return presentVoiceConnection(row, ctx.orgId);
+}
+
+/**
  * Asks Twilio whether the account SID and auth token work before anything is stored: refused
  * (401/403) is a 422 naming auth_token, an unknown or closed account one naming account_sid,
  * Twilio down or throttling a 503 with Retry-After.

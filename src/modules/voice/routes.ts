@@ -6,7 +6,7 @@
 import { accepted, list, ok } from '../../core/http';
 import { createRouter, defineRoute, envelope, jsonBody, listEnvelope } from '../../core/routes';
 import { requestOrigin } from './origin';
-import { connectVoice, readWallet, topUpWallet } from './account';
+import { connectVoice, readVoiceConnection, readWallet, topUpWallet } from './account';
 import { assignNumber, availableNumbers, numberList, purchaseNumber } from './numbers';
 import {
   AssignNumberBody,
@@ -143,4 +143,20 @@ voiceRoutes.openapi(
   }),
   async (c) =>
     ok(c, await connectVoice(c.var.tenant, c.env, requestOrigin(c), c.req.valid('json')), 'Voice account connected'),
+);
+
+voiceRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/api/voice/connection',
+    operationId: 'getVoiceConnection',
+    tags,
+    summary: 'The organization’s Twilio connection (admin; beyond the spec)',
+    description:
+      'The voice connection as `POST /api/voice/connection` answered it: the Twilio account SID, whether browser calling (voice tokens) and agent calling (Vapi) are set up, and the webhook URLs to configure at Twilio and Vapi. Never a secret: the auth token, API key secret and Vapi key and webhook secret stay sealed. 404 when the organization has no connection: it calls through the local simulator. Beyond the spec.',
+    auth: 'bearer',
+    roles: ['admin'],
+    responses: { 200: envelope(VoiceConnectionSchema, 'Voice connection') },
+  }),
+  async (c) => ok(c, await readVoiceConnection(c.var.tenant), 'Voice connection'),
 );
