@@ -53,14 +53,14 @@ export async function requestRecordingJobs(
   return { status: response.status, headers: response.headers, body: parsed as any, text, sent, events };
 }
 
-/** Delivers job messages to the Worker's queue handler, as the queue would (attempt `attempts`). */
-export async function deliverJobs(messages: JobMessage[], attempts = 1) {
+/** Delivers job messages to the Worker's queue handler as one batch, as the queue would (attempt `attempts`), with the suite's bindings or `bindings`. */
+export async function deliverJobs(messages: JobMessage[], attempts = 1, bindings: typeof env = env) {
   const batch = createMessageBatch<JobMessage>(
     'lead-management-jobs',
     messages.map((body) => ({ id: crypto.randomUUID(), timestamp: new Date(), attempts, body })),
   );
   const ctx = createExecutionContext();
-  await worker.queue(batch as MessageBatch<never>, env);
+  await worker.queue(batch as MessageBatch<never>, bindings);
   return getQueueResult(batch, ctx);
 }
 
