@@ -274,23 +274,7 @@ describe('POST /api/meeting/:id/generate-summary on an OpenAI-compatible provide
   it('sends the transcript with the prompt and records the model’s provenance', async () => {
     const owner = await signupOrganization('Summary openai');
     const meetingId = await meetingOf(owner);
-    const sent = mockModel(() =>
-      json(200, {
-        id: 'chatcmpl-1',
-        object: 'chat.completion',
-        created: 1_700_000_000,
-        model: 'gpt-4o-mini-2024-07-18',
-        choices: [
-          {
-            index: 0,
-            message: { role: 'assistant', content: 'A pilot was agreed.', refusal: null },
-            logprobs: null,
-            finish_reason: 'stop',
-          },
-        ],
-        usage: { prompt_tokens: 90, completion_tokens: 5, total_tokens: 95 },
-      }),
-    );
+    const sent = mockModel(() => completion('A pilot was agreed.'));
     const response = await summaryOnOpenAi(owner.token, meetingId);
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     expect(response.body.data).toMatchObject({

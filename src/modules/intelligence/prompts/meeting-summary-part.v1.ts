@@ -9,7 +9,7 @@
  * itself, so these notes are what a reader of the part would keep, not what the summary is built on.
  */
 import type { Prompt } from '../../../providers/ai/interface';
-import { ACTION, bullets, DECISION, keyLines, linesOf } from './meeting-summary.v2';
+import { detailSections, linesOf } from './meeting-summary.v2';
 
 export interface MeetingSummaryPartVars {
   title: string;
@@ -23,9 +23,7 @@ function localNotes({ part, parts, text }: MeetingSummaryPartVars): string {
   const lines = linesOf(text);
   return [
     `Part ${part} of ${parts}: ${lines.length} line${lines.length === 1 ? '' : 's'}.`,
-    `Key lines:\n${bullets(keyLines(lines, 5))}`,
-    `Decisions:\n${bullets(lines.filter((line) => DECISION.test(line.text)))}`,
-    `Action items:\n${bullets(lines.filter((line) => ACTION.test(line.text)))}`,
+    ...detailSections(lines),
   ].join('\n\n');
 }
 

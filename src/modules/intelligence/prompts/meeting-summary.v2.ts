@@ -34,7 +34,7 @@ export interface Line {
 const SPEAKER = /^([^:]{1,60}):\s+(.+)$/;
 export const ACTION =
   /\b(i will|i'll|we will|we'll|will send|to do|action|follow up|follow-up|send|schedule|next step)\b/i;
-export const DECISION = /\b(agreed|agree|decided|decision|approved|confirmed|go ahead|sign(ed)? off|let'?s go with)\b/i;
+const DECISION = /\b(agreed|agree|decided|decision|approved|confirmed|go ahead|sign(ed)? off|let'?s go with)\b/i;
 const FIGURE = /(\d|\$|€|£|%|\b(monday|tuesday|wednesday|thursday|friday|budget|price|pricing|deadline)\b)/i;
 
 export function linesOf(transcript: string): Line[] {
@@ -74,7 +74,7 @@ function weight(line: Line): number {
   );
 }
 
-export function keyLines(lines: Line[], count: number): Line[] {
+function keyLines(lines: Line[], count: number): Line[] {
   const picked = lines
     .map((line, index) => ({ line, index, weight: weight(line) }))
     .sort((a, b) => b.weight - a.weight || a.index - b.index)
@@ -83,8 +83,7 @@ export function keyLines(lines: Line[], count: number): Line[] {
   return picked.map((entry) => entry.line);
 }
 
-export const bullets = (lines: Line[]) =>
-  lines.length ? lines.map((line) => `- ${line.quoted}`).join('\n') : '- none';
+const bullets = (lines: Line[]) => (lines.length ? lines.map((line) => `- ${line.quoted}`).join('\n') : '- none');
 
 function localSummary({ title, transcript, detail }: MeetingSummaryVars): string {
   const lines = linesOf(transcript);
@@ -95,12 +94,16 @@ function localSummary({ title, transcript, detail }: MeetingSummaryVars): string
     const key = keyLines(lines, 2);
     return [head, ...key.map((line) => line.quoted)].join(' ');
   }
+  return [head, ...detailSections(lines)].join('\n\n');
+}
+
+/** The detailed sections of some lines: five key lines, then the decisions and the action items, quoted. */
+export function detailSections(lines: Line[]): string[] {
   return [
-    head,
     `Key lines:\n${bullets(keyLines(lines, 5))}`,
     `Decisions:\n${bullets(lines.filter((line) => DECISION.test(line.text)))}`,
     `Action items:\n${bullets(lines.filter((line) => ACTION.test(line.text)))}`,
-  ].join('\n\n');
+  ];
 }
 
 export const meetingSummaryPrompt: Prompt<MeetingSummaryVars> = {
