@@ -174,6 +174,38 @@ describe('POST /api/custom-lookups/update/{id}', () => {
     );
   });
 
+  it('labels come from the lead’s own organization: a status renamed in one organization leaves another’s of the same value as it was', async () => {
+    const [renamer, bystander] = await Promise.all([
+      signupOrganization('Labels renamer'),
+      signupOrganization('Labels bystander'),
+    ]);
+    const [status] = await lookups(renamer, { type: 'status' });
+    const [theirs] = await lookups(bystander, { type: 'status' });
+    expect(theirs.value).toBe(status.value);
+    const renamed = await call('POST', `/api/custom-lookups/update/${status.id}`, {
+      token: renamer.token,
+      body: { name: `Renamed ${crypto.randomUUID().slice(0, 6)}` },
+    });
+    expect(renamed.status, renamed.text).toBe(200);
+    const add = (owner: SignedUp) =>
+      call('POST', '/api/lead/add', {
+        token: owner.token,
+        body: { first_name: 'Label', last_name: 'Owner', status: status.value },
+      });
+    const [mine, other] = [(await add(renamer)).body.data, (await add(bystander)).body.data];
+    expect(mine.status_text).toBe(renamed.body.data.name);
+    expect(other.status_text).toBe(theirs.name);
+    for (const [owner, id, label] of [
+      [renamer, mine.id, renamed.body.data.name],
+      [bystander, other.id, theirs.name],
+    ] as const) {
+      const listed = await call('GET', '/api/lead/list', { token: owner.token, query: { limit: 100 } });
+      expect(listed.body.data.find((lead: { id: number }) => lead.id === id).status_text).toBe(label);
+      const viewed = await call('GET', `/api/lead/view/${id}`, { token: owner.token });
+      expect(viewed.body.data.status_text).toBe(label);
+    }
+  });
+
   it('moves leads along when a status value changes', async () => {
     const status = (
       await call('POST', '/api/custom-lookups/add', {
