@@ -60,18 +60,12 @@ export function leadLookupsFromRows(rows: LeadLookupRow[]): LeadLookups {
 
 /**
  * SQL: the label of the lookup of `type` whose value is `value`, in the organization of the
- * row being read (`organizationId`), for any number of rows. The labels of the type are read
- * once per statement, as a map keyed by organization and value (an uncorrelated sub-select: one
- * InitPlan), and each row looks its own up in it. Row-level security keeps that read to the
- * tenant's lookups (by `lookups_organization_module_type_idx`); the key's organization keeps
- * the answer right even where it would not. A correlated sub-select per label, as before, ran
- * three index scans under RLS for every row read: a 101-lead page's statement took 5.1–5.7 ms
- * on PGlite, against 1.2–2.0 ms without the labels (issue 17).
+ * row being read (`organizationId`). A correlated subquery, so it serves any number of rows.
  */
 export function leadLookupLabel(type: ValueLookupType, value: SQL, organizationId: SQL): SQL<string | null> {
   return sql<
     string | null
-  >`((select jsonb_object_agg(lk.organization_id::text || ':' || lk.value::text, lk.name) from ${lookups} lk where lk.module_name = ${LEAD_LOOKUP_MODULE} and lk.type = ${type} and lk.value is not null) ->> (${organizationId}::text || ':' || ${value}::text))`;
+  >`(select lk.name from ${lookups} lk where lk.organization_id = ${organizationId} and lk.module_name = ${LEAD_LOOKUP_MODULE} and lk.type = ${type} and lk.value = ${value} limit 1)`;
 }
 
 /**
