@@ -12,6 +12,7 @@ import { leadFilterWhere } from '../src/modules/leads/filters';
 import { runSearchWordsRefresh } from '../src/modules/leads/search-words';
 import { partyByPhone, phoneCandidatesSql } from '../src/modules/voice/observed-calls';
 import { call, signupOrganization, type SignedUp } from './helpers/api';
+import { analyzeTable, plannedRows } from './helpers/leads';
 
 const LEADS = 20_000;
 let org: SignedUp;
@@ -40,7 +41,7 @@ beforeAll(async () => {
       select ${org.orgId}, 'First' || g, 'Last' || g, 'lead' || g || '@scale.example', 'Company ' || (g % 500),
         case when g = 12345 then 'Quixotic Zephyr' else 'Buyer' end,
         case when g % 2 = 0 then 'Even City' else 'Odd City' end, 1, 1 + g % 4, 1 + g % 5,
-        case when g = 777 then '(415) 555-0142' end
+        case when g = 777 then '(415) 555-0142' when g % 10 = 0 then '+1 (212) 555-' || lpad((g / 10)::text, 4, '0') end
       from generate_series(1, ${LEADS}) as g`),
     ),
   );
@@ -143,7 +144,10 @@ describe(`${LEADS} leads in one organization`, () => {
   });
 
   it('finds the lead of a call nobody placed from here by its phone digits, through the digits indexes', async () => {
-    // The seed gave lead 777 a phone and the organization 2 000 contacts with phones of their own.
+    // The seed gave lead 777 a phone, 2 000 other leads phones of their own, and the organization
+    // 2 000 contacts with phones. With its lead the only one with a phone, the organization's
+    // prefix of the digits index alone found one row, and the planner could fairly leave the
+    // digits to a filter: the test then depended on statistics, not on what it checks.
     const [lead] = await withDatabase((db) =>
       withTenant(db, org.orgId, (tx) =>
         tx.execute<{ id: string }>(
@@ -238,6 +242,12 @@ describe(`${LEADS} leads in one organization`, () => {
   }, 180_000);
 
   it('assigns and tags the leads a filter selects, with one notification for the assignee', async () => {
+    // lead_tags analyzed before this organization had a tag, as a shared table's statistics are
+    // when a new customer first tags its leads: the organization's tags are estimated at about
+    // one row. The first bulk tagging refreshes them; without that, replacing the tags next
+    // was planned as a nested loop over the CTE of target leads (50 s here instead of 2).
+    await analyzeTable('lead_tags');
+    expect(await plannedRows(org.orgId, 'lead_tags')).toBeLessThan(100);
     const assigned = await timed(`assign-user select_all over ${LEADS / 2} filtered leads`, () =>
       call('POST', '/api/lead/assign-user', {
         token: org.token,
@@ -258,6 +268,7 @@ describe(`${LEADS} leads in one organization`, () => {
       }),
     );
     expect(tagged.result.body.data.updated).toBe(LEADS);
+    expect(await plannedRows(org.orgId, 'lead_tags')).toBeGreaterThan(LEADS);
     const replaced = await timed(`set-assign-tags select_all over ${LEADS} leads`, () =>
       call('POST', '/api/lead/set-assign-tags', { token: org.token, body: { select_all: true, tags: [tags[1].id] } }),
     );

@@ -6,6 +6,7 @@ import { env } from 'cloudflare:workers';
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { withOwnDatabase, withTenant, type Transaction } from '../../src/db/client';
 import { feedEntries, leads } from '../../src/db/schema';
+import type { StatisticsTable } from '../../src/db/statistics';
 import { actorContext, type TenantContext } from '../../src/db/tenant';
 import { readConfig } from '../../src/env';
 import { call, type SignedUp } from './api';
@@ -13,6 +14,23 @@ import { call, type SignedUp } from './api';
 /** Runs `work` in a transaction scoped to the organization, on the test database. */
 export async function inOrganization<T>(orgId: number, work: (tx: Transaction) => Promise<T>): Promise<T> {
   return withOwnDatabase(readConfig(env), (db) => withTenant(db, orgId, work));
+}
+
+/** ANALYZE of `table` by its owner, as autovacuum runs it: the planner's statistics as of now. */
+export async function analyzeTable(table: StatisticsTable): Promise<void> {
+  await withOwnDatabase(readConfig(env), (db) => db.execute(sql`analyze ${sql.identifier(table)}`));
+}
+
+/** The planner's estimate of the organization's rows of `table`, read inside its tenant scope. */
+export async function plannedRows(orgId: number, table: StatisticsTable): Promise<number> {
+  const result = await inOrganization(orgId, (tx) =>
+    tx.execute<{ 'QUERY PLAN': unknown }>(
+      sql`explain (format json) select 1 from ${sql.identifier(table)} where organization_id = ${sql.raw(String(orgId))}`,
+    ),
+  );
+  const plan = result.rows[0]['QUERY PLAN'];
+  const parsed = (typeof plan === 'string' ? JSON.parse(plan) : plan) as { Plan: { 'Plan Rows': number } }[];
+  return parsed[0].Plan['Plan Rows'];
 }
 
 /** Runs a service function as the organization's admin, inside its tenant scope. */

@@ -9,6 +9,7 @@ import { emitWebhookEvents } from '../webhooks';
 import { eq, sql } from 'drizzle-orm';
 import { withTenant, type Database } from '../../db/client';
 import { importJobRows, importJobs, storedFiles } from '../../db/schema';
+import { refreshStatisticsAfter } from '../../db/statistics';
 import type { TenantContext } from '../../db/tenant';
 import { JobSuperseded } from '../../jobs/faults';
 import {
@@ -132,6 +133,13 @@ export async function commitImportBatch(
 export async function finishImportJob(db: Database, env: Bindings, claim: ClaimedImport): Promise<void> {
   await withTenantEffects(db, env, claim.orgId, async (tx, effects) => {
     const done = await finishJob(tx, importJobSpec, claim, { totalRows: sql`${importJobs.processedRows}` });
+    // Before the job reads as finished: the organization's next bulk action must not be planned
+    // as if it had none of the leads just written (src/db/statistics.ts).
+    await refreshStatisticsAfter(tx, (done.createdCount ?? 0) + (done.updatedCount ?? 0), [
+      'leads',
+      'lead_tags',
+      'lead_search_documents',
+    ]);
     await emitWebhookEvents(jobTenantContext(claim, tx, effects), 'import.finished', [
       {
         import_job_id: done.id,

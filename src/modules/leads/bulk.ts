@@ -6,6 +6,7 @@
  */
 import { and, sql, type SQL } from 'drizzle-orm';
 import { referencesExist } from '../../db/references';
+import { refreshStatisticsAfter } from '../../db/statistics';
 import { leads, leadTags } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import { leadAssignedData } from '../webhooks';
@@ -23,9 +24,12 @@ function targetWhere(ctx: TenantContext, target: BulkTarget): SQL {
 }
 
 async function updatedCount(ctx: TenantContext, statement: SQL): Promise<number> {
-  const result = await ctx.db.execute<{ updated: number; webhook_ids?: number[] }>(statement);
+  const result = await ctx.db.execute<{ updated: number; webhook_ids?: number[]; tag_rows?: number }>(statement);
   // Statements that emit webhooks (assignment) return their deliveries' ids beside the count.
   sendWebhookDeliveries(ctx, result.rows[0]?.webhook_ids ?? []);
+  // The tag actions return the lead_tags rows they inserted and deleted: many of them leave the
+  // table's statistics blind to this organization's tags (src/db/statistics.ts).
+  await refreshStatisticsAfter(ctx.db, Number(result.rows[0]?.tag_rows ?? 0), ['lead_tags']);
   return Number(result.rows[0]?.updated ?? 0);
 }
 
@@ -133,7 +137,7 @@ export async function addTagsToLeads(ctx: TenantContext, target: BulkTarget, tag
         changes: sql`jsonb_build_object('tags', jsonb_build_object('from', before, 'to', after))`,
       })}
     )
-    select count(*)::int as updated from changes`,
+    select count(*)::int as updated, (select count(*)::int from added) as tag_rows from changes`,
   );
 }
 
@@ -179,6 +183,7 @@ export async function setLeadTags(ctx: TenantContext, target: BulkTarget, tags: 
           'to', to_jsonb(${wanted})))`,
       })}
     )
-    select count(*)::int as updated from changes`,
+    select count(*)::int as updated, (select count(*)::int from removed) + (select count(*)::int from added) as tag_rows
+    from changes`,
   );
 }
