@@ -8,12 +8,12 @@
 import { env } from 'cloudflare:workers';
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { withOwnDatabase } from '../src/db/client';
+import { type Transaction, withOwnDatabase } from '../src/db/client';
 import { pgError } from '../src/db/errors';
 import { readConfig } from '../src/env';
 import { refreshStatisticsAfter, STATISTICS_REFRESH_ROWS } from '../src/db/statistics';
 import { signupOrganization, type SignedUp } from './helpers/api';
-import { analyzeTable, inOrganization, plannedRows } from './helpers/leads';
+import { analyzeTable, inOrganization, plannedRows, plannedRowsIn } from './helpers/leads';
 
 let org: SignedUp;
 
@@ -23,22 +23,11 @@ beforeAll(async () => {
 });
 
 /** Inserts `count` leads of the organization in the transaction, as a bulk writer would. */
-async function insertLeads(tx: Parameters<Parameters<typeof inOrganization>[1]>[0], count: number) {
+async function insertLeads(tx: Transaction, count: number) {
   await tx.execute(sql`
     insert into leads (organization_id, first_name, last_name, email, status, priority, lead_source)
     select ${org.orgId}, 'Stat' || g, 'Lead', 'stat' || g || '@statistics.example', 1, 1, 1
     from generate_series(1, ${count}) as g`);
-}
-
-/** The planner's estimate of the organization's leads, read inside the same transaction. */
-async function estimateIn(tx: Parameters<Parameters<typeof inOrganization>[1]>[0]): Promise<number> {
-  const result = await tx.execute<{ 'QUERY PLAN': unknown }>(
-    sql`explain (format json) select 1 from leads where organization_id = ${sql.raw(String(org.orgId))}`,
-  );
-  const plan = result.rows[0]['QUERY PLAN'];
-  return ((typeof plan === 'string' ? JSON.parse(plan) : plan) as { Plan: { 'Plan Rows': number } }[])[0].Plan[
-    'Plan Rows'
-  ];
 }
 
 class RolledBack extends Error {}
@@ -48,10 +37,10 @@ describe('statistics after bulk writes', () => {
     await expect(
       inOrganization(org.orgId, async (tx) => {
         await insertLeads(tx, 3000);
-        expect(await estimateIn(tx)).toBeLessThan(100);
+        expect(await plannedRowsIn(tx, org.orgId, 'leads')).toBeLessThan(100);
         expect(await refreshStatisticsAfter(tx, 3000, ['leads'])).toBe(true);
         // The transaction's own uncommitted rows are in the sample.
-        expect(await estimateIn(tx)).toBeGreaterThan(1500);
+        expect(await plannedRowsIn(tx, org.orgId, 'leads')).toBeGreaterThan(1500);
         throw new RolledBack();
       }),
     ).rejects.toBeInstanceOf(RolledBack);
@@ -63,7 +52,7 @@ describe('statistics after bulk writes', () => {
       inOrganization(org.orgId, async (tx) => {
         await insertLeads(tx, 3000);
         expect(await refreshStatisticsAfter(tx, STATISTICS_REFRESH_ROWS - 1, ['leads'])).toBe(false);
-        expect(await estimateIn(tx)).toBeLessThan(100);
+        expect(await plannedRowsIn(tx, org.orgId, 'leads')).toBeLessThan(100);
         throw new RolledBack();
       }),
     ).rejects.toBeInstanceOf(RolledBack);

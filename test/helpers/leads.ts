@@ -21,16 +21,19 @@ export async function analyzeTable(table: StatisticsTable): Promise<void> {
   await withOwnDatabase(readConfig(env), (db) => db.execute(sql`analyze ${sql.identifier(table)}`));
 }
 
-/** The planner's estimate of the organization's rows of `table`, read inside its tenant scope. */
-export async function plannedRows(orgId: number, table: StatisticsTable): Promise<number> {
-  const result = await inOrganization(orgId, (tx) =>
-    tx.execute<{ 'QUERY PLAN': unknown }>(
-      sql`explain (format json) select 1 from ${sql.identifier(table)} where organization_id = ${sql.raw(String(orgId))}`,
-    ),
+/** The planner's estimate of the organization's rows of `table`, read in the tenant transaction `tx`. */
+export async function plannedRowsIn(tx: Transaction, orgId: number, table: StatisticsTable): Promise<number> {
+  const result = await tx.execute<{ 'QUERY PLAN': unknown }>(
+    sql`explain (format json) select 1 from ${sql.identifier(table)} where organization_id = ${sql.raw(String(orgId))}`,
   );
   const plan = result.rows[0]['QUERY PLAN'];
   const parsed = (typeof plan === 'string' ? JSON.parse(plan) : plan) as { Plan: { 'Plan Rows': number } }[];
   return parsed[0].Plan['Plan Rows'];
+}
+
+/** The planner's estimate of the organization's rows of `table`, read inside its tenant scope. */
+export function plannedRows(orgId: number, table: StatisticsTable): Promise<number> {
+  return inOrganization(orgId, (tx) => plannedRowsIn(tx, orgId, table));
 }
 
 /** Runs a service function as the organization's admin, inside its tenant scope. */
