@@ -135,7 +135,7 @@ export async function finishImportJob(db: Database, env: Bindings, claim: Claime
     const done = await finishJob(tx, importJobSpec, claim, { totalRows: sql`${importJobs.processedRows}` });
     // Before the job reads as finished: the organization's next bulk action must not be planned
     // as if it had none of the leads just written (src/db/statistics.ts).
-    await refreshStatisticsAfter(tx, (done.createdCount ?? 0) + (done.updatedCount ?? 0), [
+    await refreshStatisticsAfter(tx, done.createdCount + done.updatedCount, [
       'leads',
       'lead_tags',
       'lead_search_documents',
