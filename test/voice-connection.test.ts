@@ -3,13 +3,17 @@
  * /2010-04-01/Accounts/{AccountSid}.json, Basic auth; fetch mocked): accepted ones are stored,
  * refused ones are a 422 naming auth_token, an unknown or closed account a 422 naming account_sid,
  * Twilio down or throttling a 503 provider_unavailable with Retry-After; nothing is stored then.
+ * Disconnecting erases the credentials, and never leaves a call in progress waiting forever.
  */
-import { and, eq, isNull } from 'drizzle-orm';
+import { and, eq, isNull, sql } from 'drizzle-orm';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { connections } from '../src/db/schema';
+import { calls, connections, voiceLedger } from '../src/db/schema';
+import { DISCONNECTED_DURING_CALL } from '../src/modules/voice/account';
+import { twilioSignature } from '../src/providers/voice/twilio-signature';
 import { call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
 import { inOrganization } from './helpers/leads';
-import { mockTwilioAccount } from './helpers/voice';
+import { statementsOf } from './helpers/statements';
+import { mockTwilioAccount, topUp } from './helpers/voice';
 
 const SID = `AC${'c'.repeat(32)}`;
 const TOKEN = 'twilio-auth-token-verify-0001';
@@ -136,5 +140,155 @@ describe('GET /api/voice/connection', () => {
     const theirs = await call('GET', '/api/voice/connection', { token: stranger.token });
     expectFailure(theirs, 404, 'not_found');
     expect(theirs.text).not.toContain(SID);
+  });
+});
+
+describe('DELETE /api/voice/connection', () => {
+  async function connected(name: string, authToken: string) {
+    const org = await signupOrganization(name);
+    const twilio = mockTwilioAccount();
+    const response = await call('POST', '/api/voice/connection', {
+      token: org.token,
+      body: {
+        account_sid: SID,
+        auth_token: authToken,
+        vapi_api_key: `vapi-key-${authToken}`,
+        vapi_phone_number_id: 'pn-1',
+        vapi_webhook_secret: `vapi-secret-${authToken}`,
+      },
+    });
+    twilio.mockRestore();
+    expect(response.status, response.text).toBe(200);
+    return { org, connectionId: response.body.data.id as number };
+  }
+
+  /** A call through the connection as an agent call leaves it once placed: handed to the provider, its hold taken. */
+  async function callInProgress(org: SignedUp, connectionId: number, createdAt?: Date) {
+    return inOrganization(org.orgId, async (tx) => {
+      const [row] = await tx
+        .insert(calls)
+        .values({
+          organizationId: org.orgId,
+          userId: org.userId,
+          direction: 'outbound',
+          kind: 'agent',
+          fromNumber: '+14155550100',
+          toNumber: '+14155550142',
+          provider: 'vapi',
+          connectionId,
+          providerCallId: `vapi-${crypto.randomUUID()}`,
+          status: 'in-progress',
+          startedAt: createdAt ?? new Date(),
+          reservedCents: 50,
+          ...(createdAt ? { createdAt } : {}),
+        })
+        .returning();
+      await tx
+        .insert(voiceLedger)
+        .values({ organizationId: org.orgId, kind: 'call_hold', amountCents: -50, callId: row.id, note: 'hold' });
+      return row.id;
+    });
+  }
+
+  const storedConnection = (org: SignedUp, id: number) =>
+    inOrganization(org.orgId, async (tx) => (await tx.select().from(connections).where(eq(connections.id, id)))[0]);
+
+  it('erases the credentials in one statement; calls go through the simulator and the old token signs nothing', async () => {
+    const authToken = 'twilio-auth-token-disconnect-0007';
+    const { org, connectionId } = await connected('Voice disconnect', authToken);
+    const stranger = await signupOrganization('Voice disconnect stranger');
+
+    // Another organization's DELETE finds no connection of its own and changes nothing here.
+    expectFailure(await call('DELETE', '/api/voice/connection', { token: stranger.token }), 404, 'not_found');
+    expect((await storedConnection(org, connectionId)).secret).not.toBeNull();
+
+    const { response, statements } = await statementsOf(() =>
+      call('DELETE', '/api/voice/connection', { token: org.token }),
+    );
+    expect(response.status, response.text).toBe(200);
+    expect(response.body).toMatchObject({ success: true, message: 'Voice account disconnected' });
+    expect(response.body.data).toEqual({ id: connectionId, calls_ended: 0 });
+    // The scope, then the disconnect: no BEGIN/COMMIT around one statement.
+    expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(2);
+    expect(statements.some((text) => /^\s*(begin|commit)/i.test(text))).toBe(false);
+
+    const stored = await storedConnection(org, connectionId);
+    expect(stored).toMatchObject({ secret: null, secretKeyId: null, state: 'disabled' });
+    expect(stored.deletedAt).not.toBeNull();
+    expectFailure(await call('GET', '/api/voice/connection', { token: org.token }), 404, 'not_found');
+    const token = await call('POST', '/api/call/voice-token', { token: org.token });
+    expect(token.status, token.text).toBe(200);
+    expect(token.body.data.provider).toBe('local');
+
+    // Twilio's requests signed with the erased token are refused.
+    const path = `/api/v1/voice/twilio/${org.orgId}`;
+    const params = { CallSid: `CA${'7'.repeat(32)}`, CallStatus: 'ringing', Direction: 'inbound' };
+    const signature = await twilioSignature(authToken, `http://lead.test${path}`, Object.entries(params));
+    expectFailure(
+      await call('POST', path, {
+        rawBody: new URLSearchParams(params).toString(),
+        headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature },
+      }),
+      403,
+      'forbidden',
+    );
+
+    // Nothing left to disconnect.
+    expectFailure(await call('DELETE', '/api/voice/connection', { token: org.token }), 404, 'not_found');
+  });
+
+  it('a call in progress through it is a 409 that changes nothing; force fails it and releases its hold once', async () => {
+    const { org, connectionId } = await connected('Voice disconnect busy', 'twilio-auth-token-busy-0008');
+    await topUp(org, 5);
+    const callId = await callInProgress(org, connectionId);
+    const wallet = async () => (await call('GET', '/api/voice/wallet', { token: org.token })).body.data;
+    expect(await wallet()).toMatchObject({ balance: 4.5, held: 0.5 });
+
+    const refused = await call('DELETE', '/api/voice/connection', { token: org.token });
+    expectFailure(refused, 409, 'conflict');
+    expect(refused.body.error).toMatchObject({ code: 'calls_in_progress', details: { calls_in_progress: 1 } });
+    expect(refused.body.error.message).toContain('force=true');
+    expect((await call('GET', '/api/voice/connection', { token: org.token })).status).toBe(200);
+    expect((await storedConnection(org, connectionId)).secret).not.toBeNull();
+
+    expectFailure(
+      await call('DELETE', '/api/voice/connection', { token: org.token, query: { force: 'maybe' } }),
+      400,
+      'bad_request',
+    );
+
+    const forced = await call('DELETE', '/api/voice/connection', { token: org.token, query: { force: 'true' } });
+    expect(forced.status, forced.text).toBe(200);
+    expect(forced.body.data).toEqual({ id: connectionId, calls_ended: 1 });
+    const ended = await call('GET', `/api/call/${callId}`, { token: org.token });
+    expect(ended.body.data).toMatchObject({ status: 'failed', price: 0, duration_sec: 0 });
+    const [row] = await inOrganization(org.orgId, (tx) => tx.select().from(calls).where(eq(calls.id, callId)));
+    expect(row.failureReason).toBe(DISCONNECTED_DURING_CALL);
+    expect(row.endedAt).not.toBeNull();
+    expect(await wallet()).toMatchObject({ balance: 5, held: 0 });
+
+    // Released once: one release row for the call's one hold.
+    const releases = await inOrganization(org.orgId, (tx) =>
+      tx
+        .select({ n: sql<number>`count(*)::int` })
+        .from(voiceLedger)
+        .where(and(eq(voiceLedger.callId, callId), eq(voiceLedger.kind, 'call_release'))),
+    );
+    expect(releases[0].n).toBe(1);
+  });
+
+  it('a call open longer than any call lasts does not hold the disconnect back, and is failed with it', async () => {
+    const { org, connectionId } = await connected('Voice disconnect stale', 'twilio-auth-token-stale-0009');
+    await topUp(org, 5);
+    const stale = await callInProgress(org, connectionId, new Date(Date.now() - 5 * 60 * 60 * 1000));
+    const response = await call('DELETE', '/api/voice/connection', { token: org.token });
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.data).toEqual({ id: connectionId, calls_ended: 1 });
+    const [row] = await inOrganization(org.orgId, (tx) => tx.select().from(calls).where(eq(calls.id, stale)));
+    expect(row.status).toBe('failed');
+    expect((await call('GET', '/api/voice/wallet', { token: org.token })).body.data).toMatchObject({
+      balance: 5,
+      held: 0,
+    });
   });
 });

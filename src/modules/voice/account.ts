@@ -5,8 +5,8 @@
  */
 import type { z } from '@hono/zod-openapi';
 import { and, eq, isNull, sql } from 'drizzle-orm';
-import { ApiError, ValidationFailed } from '../../core/errors';
-import { connections, voiceLedger } from '../../db/schema';
+import { ApiError, Conflict, ValidationFailed } from '../../core/errors';
+import { calls, connections, ENDED_CALL_STATUSES, voiceLedger } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import type { Bindings } from '../../env';
 import { sealCredentials } from '../../providers/connections';
@@ -14,7 +14,7 @@ import { ProviderFailure, ProviderUnavailable } from '../../providers/failures';
 import { findVoiceConnection, voiceSetupOf, type VoiceCredentials } from '../../providers/voice/select';
 import { MONTHLY_NUMBER_CENTS, type TwilioCredentials, verifyTwilioAccount } from '../../providers/voice/twilio';
 import { twilioVoiceToken } from '../../providers/voice/twilio-token';
-import { AGENT_CALL_MAX_MINUTES, CALL_CENTS_PER_MINUTE } from './pricing';
+import { AGENT_CALL_MAX_MINUTES, CALL_CENTS_PER_MINUTE, CALL_MAX_SECONDS } from './pricing';
 import type { TopUpBody, VoiceConnectionBody } from './schemas';
 import { statusCallbackUrl, voiceUrl } from './twilio-request';
 import { clientIdentity } from './voice-answer';
@@ -109,14 +109,16 @@ export async function readVoiceConnection(ctx: Pick<TenantContext, 'db' | 'orgId
     .where(
       and(eq(connections.organizationId, ctx.orgId), eq(connections.kind, 'voice'), isNull(connections.deletedAt)),
     );
-  if (!row)
-    throw new ApiError(
-      404,
-      'not_found',
-      'The organization has no voice connection: calls go through the local simulator (connect Twilio with POST /api/voice/connection)',
-    );
+  if (!row) throw noVoiceConnection();
   return presentVoiceConnection(row, ctx.orgId);
 }
+
+const noVoiceConnection = () =>
+  new ApiError(
+    404,
+    'not_found',
+    'The organization has no voice connection: calls go through the local simulator (connect Twilio with POST /api/voice/connection)',
+  );
 
 /**
  * Asks Twilio whether the account SID and auth token work before anything is stored: refused
@@ -198,4 +200,64 @@ export async function connectVoice(
     })
     .returning();
   return presentVoiceConnection(row, ctx.orgId);
+}
+
+/** Why a call that was open when its connection went is failed. */
+export const DISCONNECTED_DURING_CALL =
+  'The voice connection was disconnected before the provider reported how the call ended';
+
+/**
+ * Disconnects the organization's voice connection in one statement: the sealed credentials are
+ * erased at once and calls go through the local simulator again. Calls through it that are not
+ * over (opened less than CALL_MAX_SECONDS ago) would never hear their outcome, since the
+ * provider's reports are checked with the credentials: they make it a 409 `calls_in_progress`
+ * unless `force`. Disconnected, every call still open through it is failed with nothing charged
+ * and its hold released (once per call, as any ending); queued purchases and dials through it fail
+ * and are refunded by their job. 404 when there is no connection.
+ */
+export async function disconnectVoice(ctx: TenantContext, force: boolean) {
+  const orgId = ctx.orgId;
+  const ended = sql.join(
+    ENDED_CALL_STATUSES.map((status) => sql`${status}`),
+    sql`, `,
+  );
+  const result = await ctx.db.execute<{ ids: number[] | null; busy: number; gone: number[] | null; ended: number }>(sql`
+    with target as (
+      select id from ${connections}
+      where organization_id = ${orgId} and kind = 'voice' and deleted_at is null
+    ), busy as (
+      select count(*)::int as n from ${calls}
+      where organization_id = ${orgId} and connection_id in (select id from target)
+        and status not in (${ended}) and created_at > now() - make_interval(secs => ${CALL_MAX_SECONDS})
+    ), gone as (
+      update ${connections}
+      set deleted_at = now(), state = 'disabled', secret = null, secret_key_id = null, token_expires_at = null, updated_at = now()
+      where organization_id = ${orgId} and id in (select id from target) and (${force}::boolean or (select n from busy) = 0)
+      returning id
+    ), ended as (
+      update ${calls}
+      set status = 'failed', ended_at = now(), duration_sec = 0, price_cents = 0,
+        started_at = coalesce(started_at, now()), failure_reason = ${DISCONNECTED_DURING_CALL}, updated_at = now()
+      where organization_id = ${orgId} and connection_id in (select id from gone) and status not in (${ended})
+      returning id, reserved_cents
+    ), released as (
+      insert into ${voiceLedger} (organization_id, kind, amount_cents, call_id, note, created_by)
+      select ${orgId}, 'call_release', reserved_cents, id, 'hold released', ${ctx.userId}::bigint
+      from ended where reserved_cents > 0
+      on conflict do nothing
+      returning id
+    )
+    select (select array_agg(id order by id) from target) as ids, (select n from busy) as busy,
+      (select array_agg(id order by id) from gone) as gone, (select count(*)::int from ended) as ended`);
+  const row = result.rows[0];
+  if (!row?.ids?.length) throw noVoiceConnection();
+  if (!row.gone?.length) {
+    const busy = Number(row.busy);
+    throw new Conflict(
+      `Calls through the voice connection are still in progress (${busy}), and their outcome cannot be heard once it is disconnected: disconnect after they end, or send force=true to fail them now`,
+      'calls_in_progress',
+      { calls_in_progress: busy },
+    );
+  }
+  return { id: Number(row.gone[row.gone.length - 1]), calls_ended: Number(row.ended) };
 }

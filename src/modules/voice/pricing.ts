@@ -8,6 +8,11 @@ export const AGENT_CALL_MAX_MINUTES = 10;
 export const AGENT_CALL_HOLD_CENTS = CALL_CENTS_PER_MINUTE * AGENT_CALL_MAX_MINUTES;
 /** A completed outbound call at least this long is engagement: a `manual` intent signal on its lead. */
 export const ENGAGED_CALL_SECONDS = 30;
+/**
+ * No call outlasts this: Twilio's default time limit for a call (`timeLimit`, 14 400 s). A call
+ * still open after it is surely over at the provider, whose report was lost.
+ */
+export const CALL_MAX_SECONDS = 4 * 60 * 60;
 /** Twilio's default outbound rate per account (calls per second); queued calls wait their turn. */
 export const CALLS_PER_SECOND = 1;
 /** The caller id the simulator uses when the organization has no number of its own. */

@@ -48,3 +48,17 @@ export const voiceTokenConflict = conflictResponse(
   'The connected Twilio account has no API key or TwiML App for browser calling (browser_calling_not_configured)',
   [{ code: 'browser_calling_not_configured' }],
 );
+
+export const callsInProgressConflict = conflictResponse(
+  'VoiceCallsInProgressConflict',
+  'Calls through the voice connection are still in progress (calls_in_progress; error.details.calls_in_progress counts them): nothing was disconnected. Disconnect after they end, or send force=true',
+  [
+    {
+      code: 'calls_in_progress',
+      details: z.object({
+        calls_in_progress: z.number().int().openapi({ description: 'The calls through the connection not over yet' }),
+      }),
+      example: { calls_in_progress: 1 },
+    },
+  ],
+);

@@ -6,20 +6,28 @@
 import { accepted, list, ok } from '../../core/http';
 import { createRouter, defineRoute, envelope, jsonBody, listEnvelope } from '../../core/routes';
 import { requestOrigin } from './origin';
-import { connectVoice, readVoiceConnection, readWallet, topUpWallet } from './account';
+import { connectVoice, disconnectVoice, readVoiceConnection, readWallet, topUpWallet } from './account';
 import { assignNumber, availableNumbers, numberList, purchaseNumber } from './numbers';
 import {
   AssignNumberBody,
   AvailableNumberSchema,
   AvailableNumbersQuery,
+  DisconnectVoiceQuery,
   PhoneNumberSchema,
   PurchaseNumberBody,
   TopUpBody,
   VoiceConnectionBody,
   VoiceConnectionSchema,
+  VoiceDisconnectedSchema,
   WalletSchema,
 } from './schemas';
-import { insufficientBalance, numberConflict, numberFailedConflict, voiceProviderUnavailable } from './responses';
+import {
+  callsInProgressConflict,
+  insufficientBalance,
+  numberConflict,
+  numberFailedConflict,
+  voiceProviderUnavailable,
+} from './responses';
 
 export const voiceRoutes = createRouter();
 const tags = ['Voice'];
@@ -159,4 +167,24 @@ voiceRoutes.openapi(
     responses: { 200: envelope(VoiceConnectionSchema, 'Voice connection') },
   }),
   async (c) => ok(c, await readVoiceConnection(c.var.tenant), 'Voice connection'),
+);
+
+voiceRoutes.openapi(
+  defineRoute({
+    method: 'delete',
+    path: '/api/voice/connection',
+    operationId: 'disconnectVoice',
+    tags,
+    summary: 'Disconnect the organization’s Twilio account (admin; beyond the spec)',
+    description:
+      'Erases the connection’s sealed credentials at once; the organization calls through the local simulator again, and `GET /api/voice/connection` answers 404. Numbers bought through it stay recorded (and stay bought at Twilio: release them there). Number purchases and dials still queued through it fail, refunded, when their job runs. Twilio’s and Vapi’s reports are checked with the credentials, so a call through it still in progress (opened less than 4 hours ago, Twilio’s default time limit) could never hear how it ended: such calls make it a 409 `calls_in_progress` and nothing changes, unless `force=true`. Disconnected, every call still open through it is failed with nothing charged and its hold released (`calls_ended`). 404 when there is no connection. Beyond the spec.',
+    auth: 'bearer',
+    roles: ['admin'],
+    // One statement (atomic alone): no transaction around it.
+    transaction: false,
+    request: { query: DisconnectVoiceQuery },
+    responses: { 200: envelope(VoiceDisconnectedSchema, 'Voice account disconnected'), 409: callsInProgressConflict },
+  }),
+  async (c) =>
+    ok(c, await disconnectVoice(c.var.tenant, c.req.valid('query').force === true), 'Voice account disconnected'),
 );

@@ -3,7 +3,7 @@
  * Every request string is bounded; money is in currency units (USD) on the wire.
  */
 import { z } from '@hono/zod-openapi';
-import { positiveId, text, timestamp } from '../../core/schemas';
+import { booleanFlag, positiveId, text, timestamp } from '../../core/schemas';
 import { CALL_STATUSES, NUMBER_STATUSES, NUMBER_TYPES } from '../../db/schema';
 
 const numberType = z
@@ -427,4 +427,24 @@ export const VoiceConnectionSchema = z
       voice_url: 'https://api.example.com/api/v1/voice/twilio/1/voice',
       agent_webhook_url: 'https://api.example.com/api/v1/voice/vapi/1',
     },
+  });
+
+export const DisconnectVoiceQuery = z.object({
+  force: booleanFlag.optional().openapi({
+    description:
+      'true: disconnect even though calls through the connection are in progress, failing them now (else 409 calls_in_progress)',
+  }),
+});
+
+export const VoiceDisconnectedSchema = z
+  .object({
+    id: z.number().int().openapi({ description: 'The connection disconnected' }),
+    calls_ended: z.number().int().openapi({
+      description:
+        'Calls through it that were still open and are now failed (nothing charged, any hold released): those in progress with force=true, and any open longer than a call can last',
+    }),
+  })
+  .openapi('VoiceDisconnected', {
+    description: 'The voice connection this request disconnected',
+    example: { id: 4, calls_ended: 0 },
   });
