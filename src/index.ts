@@ -8,6 +8,7 @@
  * lead searches (modules/leads/search-words.ts).
  */
 import { buildApp } from './app';
+import { DAILY_CRON } from './cron-triggers';
 import { runIdempotencySweep } from './core/idempotency';
 import type { Bindings } from './env';
 import { consumeEvents, isEventsQueue } from './jobs/events-runner';
@@ -25,9 +26,6 @@ import { runNumberRentals } from './modules/voice';
 export { RateLimitCounter } from './core/rate-limit-counter';
 
 const app = buildApp();
-
-/** wrangler.toml's daily trigger: the lead-scoring retraining and the search words (the other trigger runs every minute). */
-const DAILY_CRON = '17 2 * * *';
 
 export default {
   fetch: app.fetch,
