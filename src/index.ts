@@ -3,7 +3,8 @@
  * the job runner, those of the events queue (tracking hits) to the events runner; the cron trigger sweeps the job outbox,
  * the jobs whose lease expired (jobs/lease-sweep.ts), expired idempotency keys and credit reservations nobody
  * closed (modules/credits/expiry.ts), once a day snapshots every open deal's forecast, charges the
- * month's phone number rentals not yet charged (modules/voice/rentals.ts), and, on the daily trigger,
+ * month's phone number rentals not yet charged (modules/voice/rentals.ts), deletes webhook deliveries past
+ * their retention (modules/webhooks/retention.ts), and, on the daily trigger,
  * schedules the lead-scoring retraining and measures the common words of large organizations'
  * lead searches (modules/leads/search-words.ts).
  */
@@ -22,6 +23,7 @@ import { runForecastSnapshots } from './modules/forecast';
 import { runSearchWordsRefresh } from './modules/leads';
 import { runScoreTrainingSchedule } from './modules/lead-scoring';
 import { runNumberRentals } from './modules/voice';
+import { runWebhookRetentionSweep } from './modules/webhooks';
 
 export { RateLimitCounter } from './core/rate-limit-counter';
 
@@ -44,6 +46,7 @@ export default {
       runForecastSnapshots(env, new Date(controller.scheduledTime)),
       scheduleCalendarSyncs(env),
       runNumberRentals(env, new Date(controller.scheduledTime)),
+      runWebhookRetentionSweep(env),
       controller.cron === DAILY_CRON ? runScoreTrainingSchedule(env, new Date(controller.scheduledTime)) : null,
       controller.cron === DAILY_CRON ? runSearchWordsRefresh(env) : null,
     ]);

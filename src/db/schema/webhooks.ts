@@ -67,6 +67,8 @@ export const webhookDeliveries = pgTable(
   (table) => [
     index('webhook_deliveries_endpoint_idx').on(table.organizationId, table.endpointId, table.id),
     openJobsIndex('webhook_deliveries_open_lease_idx', table),
+    // The retention sweep's range (src/modules/webhooks/retention.ts): deliveries older than the retention.
+    index('webhook_deliveries_created_idx').on(table.createdAt),
     check(
       'webhook_deliveries_one_receiver_check',
       sql`(${table.endpointId} is null) <> (${table.chatSubscriptionId} is null)`,
@@ -95,6 +97,8 @@ export const webhookAttempts = pgTable(
   },
   (table) => [
     index('webhook_attempts_endpoint_idx').on(table.organizationId, table.endpointId, table.id),
+    // The foreign key's cascade finds a deleted delivery's attempts by it (retention, endpoint deletion).
+    index('webhook_attempts_delivery_idx').on(table.deliveryId),
     tenantPolicy('webhook_attempts'),
   ],
 );

@@ -149,7 +149,7 @@ webhookRoutes.openapi(
     tags,
     summary: 'The delivery log of a webhook endpoint (admins only)',
     description:
-      'Every attempt to deliver to the endpoint: when, which delivery and message id, the status code, the latency and the first 1 KB of the response body. `search_value` matches the event type.',
+      'Every attempt to deliver to the endpoint: when, which delivery and message id, the status code, the latency and the first 1 KB of the response body. `search_value` matches the event type. A finished delivery is kept 90 days, then deleted with its attempts.',
     ...admin,
     request: { params: idParam(), query: WebhookAttemptListQuery },
     responses: { 200: listEnvelope(WebhookAttemptSchema) },
@@ -165,7 +165,7 @@ webhookRoutes.openapi(
     tags,
     summary: 'Send one delivery again (admins only)',
     description:
-      'Queues the delivery again as a new delivery with the same `webhook-id` and payload and a fresh retry schedule, whatever became of the original. A disabled endpoint is a 409 `webhook_disabled`.',
+      'Queues the delivery again as a new delivery with the same `webhook-id` and payload and a fresh retry schedule, whatever became of the original. A disabled endpoint is a 409 `webhook_disabled`; a delivery past its 90 days (deleted) is a 404.',
     ...admin,
     request: { params: idParam() },
     responses: {
