@@ -124,7 +124,11 @@ async function lockPipelineStages(ctx: TenantContext, id: number): Promise<Curre
       probability: stages.probability,
       maxDaysInStage: stages.maxDaysInStage,
       isProtected: stages.isProtected,
-      dealCount: sql<number>`(select count(*)::int from ${deals} d where d.stage_id = "stages"."id")`.mapWith(Number),
+      // The organization and pipeline lead deals_organization_pipeline_stage_idx: a stage's deals, not the organization's.
+      dealCount: sql<number>`(select count(*)::int from ${deals} d
+        where d.organization_id = "stages"."organization_id" and d.pipeline_id = "stages"."pipeline_id" and d.stage_id = "stages"."id")`.mapWith(
+        Number,
+      ),
     })
     .from(stages)
     .where(tenantWhere(ctx, stages, eq(stages.pipelineId, id)));
@@ -193,9 +197,8 @@ export async function deletePipelines(ctx: TenantContext, ids: number[]): Promis
     .select({
       id: pipelines.id,
       isDefault: pipelines.isDefault,
-      dealCount: sql<number>`(select count(*)::int from ${deals} d where d.pipeline_id = "pipelines"."id")`.mapWith(
-        Number,
-      ),
+      dealCount: sql<number>`(select count(*)::int from ${deals} d
+        where d.organization_id = "pipelines"."organization_id" and d.pipeline_id = "pipelines"."id")`.mapWith(Number),
     })
     .from(pipelines)
     .where(tenantWhere(ctx, pipelines, inArray(pipelines.id, ids)));
@@ -242,7 +245,7 @@ export async function pipelineStages(ctx: TenantContext, id: number) {
     .leftJoin(stages, eq(stages.pipelineId, pipelines.id))
     .leftJoin(
       sql`lateral (select count(*) as deal_count, sum(d.value) as total_value from ${deals} d
-        where d.organization_id = ${ctx.orgId} and d.stage_id = "stages"."id") t`,
+        where d.organization_id = ${ctx.orgId} and d.pipeline_id = "stages"."pipeline_id" and d.stage_id = "stages"."id") t`,
       sql`true`,
     )
     .where(tenantWhere(ctx, pipelines, eq(pipelines.id, id)))
