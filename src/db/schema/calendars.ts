@@ -98,6 +98,8 @@ export const calendarEventWrites = pgTable(
     ...jobRun(),
   },
   (table) => [
+    // Parent deletes find this table's rows by it (the foreign key's check or cascade): migration 0066.
+    index('calendar_event_writes_meeting_id_idx').on(table.meetingId),
     openJobsIndex('calendar_event_writes_open_lease_idx', table),
     uniqueIndex('calendar_event_writes_meeting_idx').on(table.organizationId, table.meetingId),
     check('calendar_event_writes_state_check', sql`${table.state} in ('pending', 'created', 'skipped', 'failed')`),

@@ -51,6 +51,8 @@ export const companies = pgTable(
     deletedAt: timestamp({ withTimezone: true }),
   },
   (table) => [
+    // Parent deletes find this table's rows by it (the foreign key's check or cascade): migration 0066.
+    index('companies_logo_file_idx').on(table.logoFileId).where(sql`${table.logoFileId} is not null`),
     // One live company per CRM record: a re-run of a CRM import finds it and updates it.
     uniqueIndex('companies_organization_external_key')
       .on(table.organizationId, table.externalSource, table.externalId)

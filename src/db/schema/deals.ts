@@ -148,6 +148,8 @@ export const dealStageHistory = pgTable(
     secondsInFromStage: bigint({ mode: 'number' }),
   },
   (table) => [
+    // Parent deletes find this table's rows by it (the foreign key's check or cascade): migration 0066.
+    index('deal_stage_history_deal_idx').on(table.dealId),
     index('deal_stage_history_organization_deal_idx').on(table.organizationId, table.dealId, table.id),
     tenantPolicy('deal_stage_history'),
   ],
@@ -180,6 +182,8 @@ export const dealForecasts = pgTable(
     daysInStage: integer().notNull(),
   },
   (table) => [
+    // Parent deletes find this table's rows by it (the foreign key's check or cascade): migration 0066.
+    index('deal_forecasts_deal_idx').on(table.dealId),
     uniqueIndex('deal_forecasts_deal_day_key').on(table.organizationId, table.dealId, table.snapshotDate),
     index('deal_forecasts_organization_day_idx').on(table.organizationId, table.snapshotDate),
     tenantPolicy('deal_forecasts'),

@@ -47,6 +47,8 @@ export const attachments = pgTable(
     createdAt: createdAt(),
   },
   (table) => [
+    // Parent deletes find this table's rows by it (the foreign key's check or cascade): migration 0066.
+    index('attachments_file_idx').on(table.fileId),
     index('attachments_organization_subject_idx').on(
       table.organizationId,
       table.subjectType,

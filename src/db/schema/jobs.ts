@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { bigint, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { storedFiles } from './files';
 import { organizations, users } from './organizations';
@@ -32,6 +33,8 @@ export const importJobs = pgTable(
     ...jobRun(),
   },
   (table) => [
+    // Parent deletes find this table's rows by it (the foreign key's check or cascade): migration 0066.
+    index('import_jobs_file_idx').on(table.fileId).where(sql`${table.fileId} is not null`),
     index('import_jobs_organization_id_idx').on(table.organizationId, table.id),
     openJobsIndex('import_jobs_open_lease_idx', table),
     tenantPolicy('import_jobs'),
@@ -77,6 +80,8 @@ export const exportJobs = pgTable(
     ...jobRun(),
   },
   (table) => [
+    // Parent deletes find this table's rows by it (the foreign key's check or cascade): migration 0066.
+    index('export_jobs_file_idx').on(table.fileId).where(sql`${table.fileId} is not null`),
     index('export_jobs_organization_id_idx').on(table.organizationId, table.id),
     openJobsIndex('export_jobs_open_lease_idx', table),
     tenantPolicy('export_jobs'),

@@ -95,6 +95,10 @@ export const mailMessages = pgTable(
     sentAt: timestamp({ withTimezone: true }),
   },
   (table) => [
+    // Parent deletes find this table's rows by it (the foreign key's check or cascade): migration 0066.
+    index('mail_messages_target_account_idx')
+      .on(table.targetAccountId)
+      .where(sql`${table.targetAccountId} is not null`),
     index('mail_messages_connection_idx').on(table.organizationId, table.connectionId, table.direction, table.id),
     index('mail_messages_rfc_id_idx').on(table.organizationId, table.rfcMessageId),
     index('mail_messages_send_job_idx').on(table.organizationId, table.sendJobId),

@@ -78,6 +78,8 @@ export const outreachPlans = pgTable(
     updatedAt: updatedAt(),
   },
   (table) => [
+    // Parent deletes find this table's rows by it (the foreign key's check or cascade): migration 0066.
+    index('outreach_plans_target_account_idx').on(table.targetAccountId),
     index('outreach_plans_organization_account_idx').on(table.organizationId, table.targetAccountId, table.id),
     tenantPolicy('outreach_plans'),
   ],

@@ -38,6 +38,8 @@ export const meetingTranscripts = pgTable(
     updatedAt: updatedAt(),
   },
   (table) => [
+    // Parent deletes find this table's rows by it (the foreign key's check or cascade): migration 0066.
+    index('meeting_transcripts_meeting_id_idx').on(table.meetingId),
     uniqueIndex('meeting_transcripts_meeting_idx').on(table.organizationId, table.meetingId),
     check('meeting_transcripts_format_check', sql`${table.format} in ('text', 'vtt', 'srt')`),
     tenantPolicy('meeting_transcripts'),
