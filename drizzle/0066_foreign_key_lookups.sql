@@ -5,12 +5,14 @@
 --   - a deal's delete read every deal's forecast snapshots (one row per open deal and day) and
 --     stage history;
 --   - a stored file's delete (a lead document's) read every company (logo), attachment, export
---     and import job, and call (recording);
+--     and import job, and call (recording); its check that no lead shows it as a profile image
+--     (no foreign key) read the organization's leads;
 --   - a meeting's, its transcripts and calendar writes; a target account's, its outreach plans
 --     and every mail message.
 -- Sparse columns get partial indexes (the lookup's equality implies IS NOT NULL). Which foreign
 -- keys are covered and which are not, and why, is test/foreign-key-indexes.test.ts.
 CREATE INDEX "companies_logo_file_idx" ON "companies" USING btree ("logo_file_id") WHERE "companies"."logo_file_id" is not null;--> statement-breakpoint
+CREATE INDEX "leads_profile_image_file_idx" ON "leads" USING btree ("profile_image_file_id") WHERE "leads"."profile_image_file_id" is not null;--> statement-breakpoint
 CREATE INDEX "attachments_file_idx" ON "attachments" USING btree ("file_id");--> statement-breakpoint
 CREATE INDEX "export_jobs_file_idx" ON "export_jobs" USING btree ("file_id") WHERE "export_jobs"."file_id" is not null;--> statement-breakpoint
 CREATE INDEX "import_jobs_file_idx" ON "import_jobs" USING btree ("file_id") WHERE "import_jobs"."file_id" is not null;--> statement-breakpoint

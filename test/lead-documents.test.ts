@@ -4,8 +4,9 @@
  * files (422 naming the field), streamed downloads only to the owning organization.
  */
 import { env } from 'cloudflare:workers';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
+import { statementsOf } from './helpers/statements';
 import { createLead, feedOf, softDeleteLead } from './helpers/leads';
 import {
   addDocument,
@@ -200,9 +201,15 @@ describe('lead documents', () => {
     const document = await addDocument(owner, lead, documentForm(lead, fileOf(samples.pdf(), 'gone-soon.pdf')));
     const keyFor = async () => (await keysOf(owner.orgId, 'document')).filter((key) => key.endsWith('/gone-soon.pdf'));
     expect(await keyFor()).toHaveLength(1);
-    const response = await call('DELETE', `/api/lead/document/delete/${document.id}`, { token: owner.token });
+    const { response, statements } = await statementsOf(() =>
+      call('DELETE', `/api/lead/document/delete/${document.id}`, { token: owner.token }),
+    );
     expect(response.status, response.text).toBe(200);
-    expect(await keyFor()).toHaveLength(0);
+    // The scope, the document, its delete, the file's checked delete, the feed: a statement each.
+    const sent = statements.filter((text) => !/^\s*(begin|commit)/i.test(text));
+    expect(sent.length, sent.join('\n---\n')).toBeLessThanOrEqual(5);
+    // The bytes go once the transaction has committed.
+    await vi.waitFor(async () => expect(await keyFor()).toHaveLength(0));
     expectFailure(await call('GET', document.download_url, { token: owner.token }), 404, 'not_found');
     expectFailure(
       await call('GET', `/api/storage-file/download/${document.file_id}`, { token: owner.token }),

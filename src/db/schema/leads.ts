@@ -94,6 +94,10 @@ export const leads = pgTable(
   },
   (table) => [
     index('leads_organization_id_idx').on(table.organizationId, table.id),
+    // A stored file's delete checks no lead still shows it (files/storage.ts); few leads have one.
+    index('leads_profile_image_file_idx')
+      .on(table.profileImageFileId)
+      .where(sql`${table.profileImageFileId} is not null`),
     index('leads_organization_created_idx').on(table.organizationId, table.createdAt),
     // Dashboard analytics (period counts by status/source, conversion, lead aging's days around its
     // bucket bounds): index-only over live leads.

@@ -2,7 +2,7 @@
  * Storing bytes in R2 (binding FILES) under `<organization id>/<category>/<uuid>/<name>` with
  * metadata in `stored_files`, and streaming them back only to the owning organization.
  */
-import { and, count, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { attachments, companies, leads, storedFiles } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { NotFound } from '../../core/errors';
@@ -124,33 +124,27 @@ export function storeUpload(
 
 /**
  * Removes a stored file (row and bytes) once nothing points at it any more: no attachment, no
- * lead profile image and no company logo. The bytes go last, after every check and the row delete, so a refused
- * delete never loses bytes; only a failed commit after this point could (a rare orphaned row).
+ * lead profile image and no company logo. One statement checks and deletes the row; the bytes
+ * go only once the transaction has committed (`ctx.effects`), so a request that then fails and
+ * rolls back keeps its file whole. Without a transaction the statement has committed already.
  */
 export async function deleteStoredFileIfUnused(
-  ctx: Pick<TenantContext, 'db' | 'orgId'>,
+  ctx: Pick<TenantContext, 'db' | 'orgId' | 'effects'>,
   bucket: R2Bucket,
   fileId: number,
 ): Promise<boolean> {
-  const [attached] = await ctx.db
-    .select({ n: count() })
-    .from(attachments)
-    .where(tenantWhere(ctx, attachments, eq(attachments.fileId, fileId)));
-  const [portrait] = await ctx.db
-    .select({ n: count() })
-    .from(leads)
-    .where(tenantWhere(ctx, leads, eq(leads.profileImageFileId, fileId)));
-  const [logo] = await ctx.db
-    .select({ n: count() })
-    .from(companies)
-    .where(tenantWhere(ctx, companies, eq(companies.logoFileId, fileId)));
-  if (attached.n > 0 || portrait.n > 0 || logo.n > 0) return false;
-  const [removed] = await ctx.db
-    .delete(storedFiles)
-    .where(tenantWhere(ctx, storedFiles, eq(storedFiles.id, fileId)))
-    .returning({ storageKey: storedFiles.storageKey });
-  if (!removed) return false;
-  await bucket.delete(removed.storageKey);
+  const orgId = ctx.orgId;
+  const result = await ctx.db.execute<{ storage_key: string }>(sql`
+    delete from ${storedFiles} f
+    where f.organization_id = ${orgId} and f.id = ${fileId}
+      and not exists (select 1 from ${attachments} a where a.organization_id = ${orgId} and a.file_id = f.id)
+      and not exists (select 1 from ${leads} l where l.organization_id = ${orgId} and l.profile_image_file_id = f.id)
+      and not exists (select 1 from ${companies} c where c.organization_id = ${orgId} and c.logo_file_id = f.id)
+    returning f.storage_key`);
+  const storageKey = result.rows[0]?.storage_key;
+  if (!storageKey) return false;
+  if (ctx.effects) ctx.effects.afterCommit(() => bucket.delete(storageKey));
+  else await bucket.delete(storageKey);
   return true;
 }
 
