@@ -22,6 +22,7 @@
 import { Buffer } from 'node:buffer';
 import { and, eq, gt, lt, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
+import { inBatches } from '../db/batches';
 import { withOwnDatabase, type Database, type Queryable } from '../db/client';
 import { idempotencyKeys } from '../db/schema';
 import type { Actor } from '../db/tenant';
@@ -222,17 +223,17 @@ function inUse(): Conflict {
  * a statement so no sweep holds long locks. Runs as the connection's owner, across organizations.
  */
 export async function sweepIdempotencyKeys(db: Database, batch = 5000, maxBatches = 20): Promise<number> {
-  let deleted = 0;
-  for (let round = 0; round < maxBatches; round++) {
-    const result = await db.execute(
-      sql`delete from ${idempotencyKeys} where ctid in (
+  return inBatches(
+    async () =>
+      (
+        await db.execute(
+          sql`delete from ${idempotencyKeys} where ctid in (
         select ctid from ${idempotencyKeys} where ${lt(idempotencyKeys.createdAt, notExpired)} limit ${batch})`,
-    );
-    const count = result.rowCount ?? 0;
-    deleted += count;
-    if (count < batch) break;
-  }
-  return deleted;
+        )
+      ).rowCount ?? 0,
+    batch,
+    maxBatches,
+  );
 }
 
 /** The cron trigger's entry (wrangler.toml [triggers]): one sweep on its own connection. */

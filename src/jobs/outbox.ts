@@ -8,6 +8,7 @@
  */
 import { and, eq, inArray, lt, type SQL, sql } from 'drizzle-orm';
 import { log } from '../core/log';
+import { inBatches } from '../db/batches';
 import { withOwnDatabase, type Database, type Queryable } from '../db/client';
 import { jobOutbox } from '../db/schema';
 import type { TenantContext } from '../db/tenant';
@@ -118,30 +119,29 @@ export async function deleteOutboxRow(db: Queryable, message: JobMessage): Promi
  * (SKIP LOCKED, so two sweeps never send the same rows) and deleted only if its send succeeded.
  */
 export async function sweepOutbox(db: Database, queue: Queue<JobMessage>): Promise<number> {
-  let sent = 0;
-  for (let round = 0; round < SWEEP_MAX_BATCHES; round++) {
-    const count = await db.transaction(async (tx) => {
-      const rows = await tx
-        .select({ id: jobOutbox.id, message: jobOutbox.message })
-        .from(jobOutbox)
-        .where(lt(jobOutbox.createdAt, sql`now() - make_interval(secs => ${OUTBOX_SWEEP_AFTER_SECONDS})`))
-        .orderBy(jobOutbox.createdAt, jobOutbox.id)
-        .limit(SWEEP_BATCH)
-        .for('update', { skipLocked: true });
-      if (rows.length === 0) return 0;
-      await queue.sendBatch(rows.map((row) => ({ body: row.message })));
-      await tx.delete(jobOutbox).where(
-        inArray(
-          jobOutbox.id,
-          rows.map((row) => row.id),
-        ),
-      );
-      return rows.length;
-    });
-    sent += count;
-    if (count < SWEEP_BATCH) break;
-  }
-  return sent;
+  return inBatches(
+    () =>
+      db.transaction(async (tx) => {
+        const rows = await tx
+          .select({ id: jobOutbox.id, message: jobOutbox.message })
+          .from(jobOutbox)
+          .where(lt(jobOutbox.createdAt, sql`now() - make_interval(secs => ${OUTBOX_SWEEP_AFTER_SECONDS})`))
+          .orderBy(jobOutbox.createdAt, jobOutbox.id)
+          .limit(SWEEP_BATCH)
+          .for('update', { skipLocked: true });
+        if (rows.length === 0) return 0;
+        await queue.sendBatch(rows.map((row) => ({ body: row.message })));
+        await tx.delete(jobOutbox).where(
+          inArray(
+            jobOutbox.id,
+            rows.map((row) => row.id),
+          ),
+        );
+        return rows.length;
+      }),
+    SWEEP_BATCH,
+    SWEEP_MAX_BATCHES,
+  );
 }
 
 /** The cron trigger's entry (wrangler.toml [triggers]): one sweep on its own connection. */

@@ -6,6 +6,7 @@
  * A delivery still queued or running is never deleted.
  */
 import { sql } from 'drizzle-orm';
+import { inBatches } from '../../db/batches';
 import { withOwnDatabase, type Queryable } from '../../db/client';
 import { webhookDeliveries } from '../../db/schema';
 import { ENDED_JOB_STATUSES } from '../../jobs/job-status';
@@ -24,18 +25,18 @@ export async function sweepWebhookDeliveries(db: Queryable, batch = 5000, maxBat
     ENDED_JOB_STATUSES.map((status) => sql`${status}`),
     sql`, `,
   );
-  let deleted = 0;
-  for (let round = 0; round < maxBatches; round++) {
-    const result = await db.execute(sql`
-      delete from ${webhookDeliveries} where id in (
-        select id from ${webhookDeliveries}
-        where created_at < now() - make_interval(days => ${WEBHOOK_DELIVERY_RETENTION_DAYS}) and status in (${ended})
-        order by created_at limit ${batch})`);
-    const count = result.rowCount ?? 0;
-    deleted += count;
-    if (count < batch) break;
-  }
-  return deleted;
+  return inBatches(
+    async () =>
+      (
+        await db.execute(sql`
+          delete from ${webhookDeliveries} where id in (
+            select id from ${webhookDeliveries}
+            where created_at < now() - make_interval(days => ${WEBHOOK_DELIVERY_RETENTION_DAYS}) and status in (${ended})
+            order by created_at limit ${batch})`)
+      ).rowCount ?? 0,
+    batch,
+    maxBatches,
+  );
 }
 
 /** The cron trigger's entry, on its own connection. */
