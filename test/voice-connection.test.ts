@@ -29,13 +29,15 @@ afterEach(() => vi.restoreAllMocks());
 const connect = () =>
   call('POST', '/api/voice/connection', { token: admin.token, body: { account_sid: SID, auth_token: TOKEN } });
 
-const liveConnections = () =>
-  inOrganization(admin.orgId, (tx) =>
+const liveConnections = () => liveConnectionsOf(admin);
+
+const liveConnectionsOf = (org: SignedUp) =>
+  inOrganization(org.orgId, (tx) =>
     tx
       .select({ id: connections.id })
       .from(connections)
       .where(
-        and(eq(connections.organizationId, admin.orgId), eq(connections.kind, 'voice'), isNull(connections.deletedAt)),
+        and(eq(connections.organizationId, org.orgId), eq(connections.kind, 'voice'), isNull(connections.deletedAt)),
       ),
   );
 
@@ -290,5 +292,124 @@ describe('DELETE /api/voice/connection', () => {
       balance: 5,
       held: 0,
     });
+  });
+});
+
+describe('connecting again', () => {
+  const OTHER_SID = `AC${'f'.repeat(32)}`;
+
+  it('the same account is reconnected in place: same id, new settings, and calls through it carry on', async () => {
+    const org = await signupOrganization('Voice reconnect');
+    const twilio = mockTwilioAccount();
+    const first = await call('POST', '/api/voice/connection', {
+      token: org.token,
+      body: { account_sid: SID, auth_token: 'twilio-auth-token-first-0010' },
+    });
+    expect(first.status, first.text).toBe(200);
+    const callId = await inOrganization(org.orgId, async (tx) => {
+      const [row] = await tx
+        .insert(calls)
+        .values({
+          organizationId: org.orgId,
+          userId: org.userId,
+          direction: 'outbound',
+          kind: 'agent',
+          fromNumber: '+14155550100',
+          toNumber: '+14155550142',
+          provider: 'twilio',
+          connectionId: first.body.data.id,
+          providerCallId: `CA${'9'.repeat(32)}`,
+          status: 'in-progress',
+        })
+        .returning();
+      return row.id;
+    });
+    const before = (
+      await inOrganization(org.orgId, (tx) =>
+        tx.select().from(connections).where(eq(connections.id, first.body.data.id)),
+      )
+    )[0];
+
+    // Adding Vapi to the same account: no 409 for the call in progress, which keeps its connection.
+    const again = await call('POST', '/api/voice/connection', {
+      token: org.token,
+      body: {
+        account_sid: SID,
+        auth_token: 'twilio-auth-token-second-0011',
+        vapi_api_key: 'vapi-key-0012',
+        vapi_phone_number_id: 'pn-2',
+        vapi_webhook_secret: 'vapi-secret-0013',
+      },
+    });
+    twilio.mockRestore();
+    expect(again.status, again.text).toBe(200);
+    expect(again.body.data).toMatchObject({ id: first.body.data.id, agent_calling: true });
+    const [after] = await inOrganization(org.orgId, (tx) =>
+      tx.select().from(connections).where(eq(connections.id, first.body.data.id)),
+    );
+    expect(after.deletedAt).toBeNull();
+    expect(after.secret).not.toBeNull();
+    expect(after.secret).not.toBe(before.secret);
+    expect(await liveConnectionsOf(org)).toHaveLength(1);
+    const [ongoing] = await inOrganization(org.orgId, (tx) => tx.select().from(calls).where(eq(calls.id, callId)));
+    expect(ongoing).toMatchObject({ status: 'in-progress', connectionId: first.body.data.id });
+
+    // Twilio's report of that call, signed with the account's token, is still heard.
+    const path = `/api/v1/voice/twilio/${org.orgId}`;
+    const params = { CallSid: `CA${'9'.repeat(32)}`, CallStatus: 'completed', CallDuration: '42' };
+    const signature = await twilioSignature(
+      'twilio-auth-token-second-0011',
+      `http://lead.test${path}`,
+      Object.entries(params),
+    );
+    const report = await call('POST', path, {
+      rawBody: new URLSearchParams(params).toString(),
+      headers: { 'content-type': 'application/x-www-form-urlencoded', 'x-twilio-signature': signature },
+    });
+    expect(report.status, report.text).toBe(200);
+    const [reported] = await inOrganization(org.orgId, (tx) => tx.select().from(calls).where(eq(calls.id, callId)));
+    expect(reported).toMatchObject({ status: 'completed', durationSec: 42 });
+  });
+
+  it('another account replaces it: 409 while calls through the old one are in progress, unless force', async () => {
+    const org = await signupOrganization('Voice replace');
+    const twilio = mockTwilioAccount();
+    const first = await call('POST', '/api/voice/connection', {
+      token: org.token,
+      body: { account_sid: SID, auth_token: 'twilio-auth-token-old-0014' },
+    });
+    expect(first.status, first.text).toBe(200);
+    await inOrganization(org.orgId, (tx) =>
+      tx.insert(calls).values({
+        organizationId: org.orgId,
+        userId: org.userId,
+        direction: 'outbound',
+        kind: 'agent',
+        fromNumber: '+14155550100',
+        toNumber: '+14155550143',
+        provider: 'twilio',
+        connectionId: first.body.data.id,
+        providerCallId: `CA${'8'.repeat(32)}`,
+        status: 'ringing',
+      }),
+    );
+    const body = { account_sid: OTHER_SID, auth_token: 'twilio-auth-token-new-0015' };
+    const refused = await call('POST', '/api/voice/connection', { token: org.token, body });
+    expectFailure(refused, 409, 'conflict');
+    expect(refused.body.error).toMatchObject({ code: 'calls_in_progress', details: { calls_in_progress: 1 } });
+    expect((await call('GET', '/api/voice/connection', { token: org.token })).body.data.account_sid).toBe(SID);
+
+    const replaced = await call('POST', '/api/voice/connection', { token: org.token, body: { ...body, force: true } });
+    twilio.mockRestore();
+    expect(replaced.status, replaced.text).toBe(200);
+    expect(replaced.body.data.id).not.toBe(first.body.data.id);
+    expect(replaced.body.data.account_sid).toBe(OTHER_SID);
+    const [old] = await inOrganization(org.orgId, (tx) =>
+      tx.select().from(connections).where(eq(connections.id, first.body.data.id)),
+    );
+    expect(old).toMatchObject({ secret: null, state: 'disabled' });
+    expect(await liveConnectionsOf(org)).toHaveLength(1);
+    const open = await call('GET', '/api/call/list', { token: org.token, query: { status: 'ringing' } });
+    expect(open.body.total).toBe(0);
   });
 });

@@ -142,7 +142,11 @@ async function verifyCredentials(twilio: TwilioCredentials): Promise<void> {
   }
 }
 
-/** Connects (or replaces) the organization's Twilio account, once Twilio accepted its credentials; the previous connection is disconnected. */
+/**
+ * Connects the organization's Twilio account once Twilio accepted its credentials: the same
+ * account's live connection is reconnected in place (new credentials and settings, same id), a
+ * connection to another account is disconnected and a new one made.
+ */
 export async function connectVoice(
   ctx: TenantContext,
   env: Bindings,
@@ -177,28 +181,38 @@ export async function connectVoice(
   };
   await verifyCredentials(credentials.twilio);
   const sealed = await sealCredentials(env, ctx.orgId, credentials);
-  await ctx.db
+  const settings = {
+    webhook_origin: origin,
+    browser_calling: Boolean(input.api_key_sid && input.api_key_secret && input.twiml_app_sid),
+    agent_calling: Boolean(input.vapi_api_key),
+  };
+  const live = and(
+    eq(connections.organizationId, ctx.orgId),
+    eq(connections.kind, 'voice'),
+    isNull(connections.deletedAt),
+  );
+  // Another account's connection is disconnected (as DELETE does); the same account's is
+  // reconnected in place, so the calls, numbers and jobs that name it keep reaching the provider.
+  await disconnectVoiceConnections(ctx, input.force === true, input.account_sid);
+  const [same] = await ctx.db
     .update(connections)
-    .set({ deletedAt: sql`now()`, secret: null, secretKeyId: null, updatedAt: sql`now()` })
-    .where(
-      and(eq(connections.organizationId, ctx.orgId), eq(connections.kind, 'voice'), isNull(connections.deletedAt)),
-    );
-  const [row] = await ctx.db
-    .insert(connections)
-    .values({
-      organizationId: ctx.orgId,
-      kind: 'voice',
-      provider: 'twilio',
-      identity: input.account_sid,
-      ownerId: ctx.userId,
-      settings: {
-        webhook_origin: origin,
-        browser_calling: Boolean(input.api_key_sid && input.api_key_secret && input.twiml_app_sid),
-        agent_calling: Boolean(input.vapi_api_key),
-      },
-      ...sealed,
-    })
+    .set({ ...sealed, settings, ownerId: ctx.userId, state: 'active', lastError: null, updatedAt: sql`now()` })
+    .where(and(live, eq(connections.identity, input.account_sid)))
     .returning();
+  const [row] = same
+    ? [same]
+    : await ctx.db
+        .insert(connections)
+        .values({
+          organizationId: ctx.orgId,
+          kind: 'voice',
+          provider: 'twilio',
+          identity: input.account_sid,
+          ownerId: ctx.userId,
+          settings,
+          ...sealed,
+        })
+        .returning();
   return presentVoiceConnection(row, ctx.orgId);
 }
 
@@ -207,24 +221,26 @@ export const DISCONNECTED_DURING_CALL =
   'The voice connection was disconnected before the provider reported how the call ended';
 
 /**
- * Disconnects the organization's voice connection in one statement: the sealed credentials are
- * erased at once and calls go through the local simulator again. Calls through it that are not
- * over (opened less than CALL_MAX_SECONDS ago) would never hear their outcome, since the
- * provider's reports are checked with the credentials: they make it a 409 `calls_in_progress`
- * unless `force`. Disconnected, every call still open through it is failed with nothing charged
- * and its hold released (once per call, as any ending); queued purchases and dials through it fail
- * and are refunded by their job. 404 when there is no connection.
+ * Disconnects the organization's live voice connections (but the one to `keepAccount`) in one
+ * statement: the sealed credentials are erased at once. Calls through them that are not over
+ * (opened less than CALL_MAX_SECONDS ago) would never hear their outcome, since the provider's
+ * reports are checked with the credentials: they make it a 409 `calls_in_progress` unless
+ * `force`, and nothing changes. Disconnected, every call still open through them is failed with
+ * nothing charged and its hold released (once per call, as any ending); queued purchases and dials
+ * through them fail and are refunded by their job. Answers the connections disconnected (none
+ * when there were none) and the calls ended.
  */
-export async function disconnectVoice(ctx: TenantContext, force: boolean) {
+async function disconnectVoiceConnections(ctx: TenantContext, force: boolean, keepAccount?: string) {
   const orgId = ctx.orgId;
   const ended = sql.join(
     ENDED_CALL_STATUSES.map((status) => sql`${status}`),
     sql`, `,
   );
-  const result = await ctx.db.execute<{ ids: number[] | null; busy: number; gone: number[] | null; ended: number }>(sql`
+  const kept = keepAccount === undefined ? sql`` : sql`and identity <> ${keepAccount}`;
+  const result = await ctx.db.execute<{ busy: number; gone: number[] | null; ended: number }>(sql`
     with target as (
       select id from ${connections}
-      where organization_id = ${orgId} and kind = 'voice' and deleted_at is null
+      where organization_id = ${orgId} and kind = 'voice' and deleted_at is null ${kept}
     ), busy as (
       select count(*)::int as n from ${calls}
       where organization_id = ${orgId} and connection_id in (select id from target)
@@ -247,17 +263,24 @@ export async function disconnectVoice(ctx: TenantContext, force: boolean) {
       on conflict do nothing
       returning id
     )
-    select (select array_agg(id order by id) from target) as ids, (select n from busy) as busy,
-      (select array_agg(id order by id) from gone) as gone, (select count(*)::int from ended) as ended`);
+    select (select n from busy) as busy, (select array_agg(id order by id) from gone) as gone,
+      (select count(*)::int from ended) as ended`);
   const row = result.rows[0];
-  if (!row?.ids?.length) throw noVoiceConnection();
-  if (!row.gone?.length) {
-    const busy = Number(row.busy);
+  const busy = Number(row?.busy ?? 0);
+  const gone = (row?.gone ?? []).map(Number);
+  if (gone.length === 0 && busy > 0) {
     throw new Conflict(
       `Calls through the voice connection are still in progress (${busy}), and their outcome cannot be heard once it is disconnected: disconnect after they end, or send force=true to fail them now`,
       'calls_in_progress',
       { calls_in_progress: busy },
     );
   }
-  return { id: Number(row.gone[row.gone.length - 1]), calls_ended: Number(row.ended) };
+  return { gone, callsEnded: Number(row?.ended ?? 0) };
+}
+
+/** DELETE /api/voice/connection: see disconnectVoiceConnections; 404 when there is no connection. */
+export async function disconnectVoice(ctx: TenantContext, force: boolean) {
+  const { gone, callsEnded } = await disconnectVoiceConnections(ctx, force);
+  if (gone.length === 0) throw noVoiceConnection();
+  return { id: gone[gone.length - 1], calls_ended: callsEnded };
 }

@@ -143,11 +143,15 @@ voiceRoutes.openapi(
     tags,
     summary: 'Connect the organization’s Twilio account (admin; beyond the spec)',
     description:
-      'Stores the Twilio account (`account_sid`, `auth_token`), optionally an API key and TwiML App for browser calling, and Vapi’s key, number id and webhook secret for agent calls; every secret is sealed (AES-GCM under CREDENTIALS_KEY) and never returned. Before anything is stored the account is checked with Twilio (GET /2010-04-01/Accounts/{AccountSid}.json): credentials Twilio refuses are a 422 naming `auth_token`, an unknown or suspended/closed account a 422 naming `account_sid`, Twilio down or throttling a 503 `provider_unavailable` with Retry-After; nothing is stored then. It replaces any previous voice connection. The answer names the webhook URLs to configure at Twilio (status callbacks) and Vapi (server URL). Without a connection the organization uses the local simulator. Beyond the spec.',
+      'Stores the Twilio account (`account_sid`, `auth_token`), optionally an API key and TwiML App for browser calling, and Vapi’s key, number id and webhook secret for agent calls; every secret is sealed (AES-GCM under CREDENTIALS_KEY) and never returned. Before anything is stored the account is checked with Twilio (GET /2010-04-01/Accounts/{AccountSid}.json): credentials Twilio refuses are a 422 naming `auth_token`, an unknown or suspended/closed account a 422 naming `account_sid`, Twilio down or throttling a 503 `provider_unavailable` with Retry-After; nothing is stored then. Connecting the account already connected reconnects it in place (new credentials and settings, the same `id`), so calls, numbers and jobs made through it carry on; connecting another account disconnects the previous one as `DELETE /api/voice/connection` does, refused with 409 `calls_in_progress` while calls through it are in progress unless `force: true`. The answer names the webhook URLs to configure at Twilio (status callbacks) and Vapi (server URL). Without a connection the organization uses the local simulator. Beyond the spec.',
     auth: 'bearer',
     roles: ['admin'],
     request: { body: jsonBody(VoiceConnectionBody) },
-    responses: { 200: envelope(VoiceConnectionSchema, 'Voice account connected'), 503: voiceProviderUnavailable },
+    responses: {
+      200: envelope(VoiceConnectionSchema, 'Voice account connected'),
+      409: callsInProgressConflict,
+      503: voiceProviderUnavailable,
+    },
   }),
   async (c) =>
     ok(c, await connectVoice(c.var.tenant, c.env, requestOrigin(c), c.req.valid('json')), 'Voice account connected'),

@@ -389,6 +389,10 @@ export const VoiceConnectionBody = z
       .max(256, 'must be at most 256 characters')
       .optional()
       .openapi({ description: 'HMAC secret of the Vapi server credential (x-vapi-signature)' }),
+    force: z.boolean().optional().openapi({
+      description:
+        'Connecting another account while calls through the current one are in progress: true fails those calls now (else 409 calls_in_progress)',
+    }),
   })
   .openapi('VoiceConnectionRequest', {
     description: 'The Twilio account (and optionally Vapi) to connect',
