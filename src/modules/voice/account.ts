@@ -196,7 +196,15 @@ export async function connectVoice(
   await disconnectVoiceConnections(ctx, input.force === true, input.account_sid);
   const [same] = await ctx.db
     .update(connections)
-    .set({ ...sealed, settings, ownerId: ctx.userId, state: 'active', lastError: null, updatedAt: sql`now()` })
+    .set({
+      ...sealed,
+      settings,
+      ownerId: ctx.userId,
+      state: 'active',
+      lastError: null,
+      reconnectNotifiedAt: null,
+      updatedAt: sql`now()`,
+    })
     .where(and(live, eq(connections.identity, input.account_sid)))
     .returning();
   const [row] = same
