@@ -41,6 +41,54 @@ const liveConnectionsOf = (org: SignedUp) =>
       ),
   );
 
+/**
+ * A call through the connection as it is once handed to the provider: by default an agent call
+ * with its hold taken (the wallet's call_hold row written too).
+ */
+async function openCall(
+  org: SignedUp,
+  connectionId: number,
+  options: {
+    provider?: string;
+    providerCallId?: string;
+    status?: 'ringing' | 'in-progress';
+    createdAt?: Date;
+    reservedCents?: number;
+  } = {},
+) {
+  const { provider = 'vapi', status = 'in-progress', createdAt, reservedCents = 50 } = options;
+  return inOrganization(org.orgId, async (tx) => {
+    const [row] = await tx
+      .insert(calls)
+      .values({
+        organizationId: org.orgId,
+        userId: org.userId,
+        direction: 'outbound',
+        kind: 'agent',
+        fromNumber: '+14155550100',
+        toNumber: '+14155550142',
+        provider,
+        connectionId,
+        providerCallId: options.providerCallId ?? `${provider}-${crypto.randomUUID()}`,
+        status,
+        startedAt: createdAt ?? new Date(),
+        reservedCents,
+        ...(createdAt ? { createdAt } : {}),
+      })
+      .returning();
+    if (reservedCents > 0) {
+      await tx.insert(voiceLedger).values({
+        organizationId: org.orgId,
+        kind: 'call_hold',
+        amountCents: -reservedCents,
+        callId: row.id,
+        note: 'hold',
+      });
+    }
+    return row.id;
+  });
+}
+
 describe('connecting a Twilio account', () => {
   it('reads the Account resource with Basic auth before storing the credentials', async () => {
     const fetched = mockTwilioAccount(() =>
@@ -164,34 +212,6 @@ describe('DELETE /api/voice/connection', () => {
     return { org, connectionId: response.body.data.id as number };
   }
 
-  /** A call through the connection as an agent call leaves it once placed: handed to the provider, its hold taken. */
-  async function callInProgress(org: SignedUp, connectionId: number, createdAt?: Date) {
-    return inOrganization(org.orgId, async (tx) => {
-      const [row] = await tx
-        .insert(calls)
-        .values({
-          organizationId: org.orgId,
-          userId: org.userId,
-          direction: 'outbound',
-          kind: 'agent',
-          fromNumber: '+14155550100',
-          toNumber: '+14155550142',
-          provider: 'vapi',
-          connectionId,
-          providerCallId: `vapi-${crypto.randomUUID()}`,
-          status: 'in-progress',
-          startedAt: createdAt ?? new Date(),
-          reservedCents: 50,
-          ...(createdAt ? { createdAt } : {}),
-        })
-        .returning();
-      await tx
-        .insert(voiceLedger)
-        .values({ organizationId: org.orgId, kind: 'call_hold', amountCents: -50, callId: row.id, note: 'hold' });
-      return row.id;
-    });
-  }
-
   const storedConnection = (org: SignedUp, id: number) =>
     inOrganization(org.orgId, async (tx) => (await tx.select().from(connections).where(eq(connections.id, id)))[0]);
 
@@ -242,7 +262,7 @@ describe('DELETE /api/voice/connection', () => {
   it('a call in progress through it is a 409 that changes nothing; force fails it and releases its hold once', async () => {
     const { org, connectionId } = await connected('Voice disconnect busy', 'twilio-auth-token-busy-0008');
     await topUp(org, 5);
-    const callId = await callInProgress(org, connectionId);
+    const callId = await openCall(org, connectionId);
     const wallet = async () => (await call('GET', '/api/voice/wallet', { token: org.token })).body.data;
     expect(await wallet()).toMatchObject({ balance: 4.5, held: 0.5 });
 
@@ -282,7 +302,7 @@ describe('DELETE /api/voice/connection', () => {
   it('a call open longer than any call lasts does not hold the disconnect back, and is failed with it', async () => {
     const { org, connectionId } = await connected('Voice disconnect stale', 'twilio-auth-token-stale-0009');
     await topUp(org, 5);
-    const stale = await callInProgress(org, connectionId, new Date(Date.now() - 5 * 60 * 60 * 1000));
+    const stale = await openCall(org, connectionId, { createdAt: new Date(Date.now() - 5 * 60 * 60 * 1000) });
     const response = await call('DELETE', '/api/voice/connection', { token: org.token });
     expect(response.status, response.text).toBe(200);
     expect(response.body.data).toEqual({ id: connectionId, calls_ended: 1 });
@@ -306,23 +326,10 @@ describe('connecting again', () => {
       body: { account_sid: SID, auth_token: 'twilio-auth-token-first-0010' },
     });
     expect(first.status, first.text).toBe(200);
-    const callId = await inOrganization(org.orgId, async (tx) => {
-      const [row] = await tx
-        .insert(calls)
-        .values({
-          organizationId: org.orgId,
-          userId: org.userId,
-          direction: 'outbound',
-          kind: 'agent',
-          fromNumber: '+14155550100',
-          toNumber: '+14155550142',
-          provider: 'twilio',
-          connectionId: first.body.data.id,
-          providerCallId: `CA${'9'.repeat(32)}`,
-          status: 'in-progress',
-        })
-        .returning();
-      return row.id;
+    const callId = await openCall(org, first.body.data.id, {
+      provider: 'twilio',
+      providerCallId: `CA${'9'.repeat(32)}`,
+      reservedCents: 0,
     });
     const before = (
       await inOrganization(org.orgId, (tx) =>
@@ -379,20 +386,12 @@ describe('connecting again', () => {
       body: { account_sid: SID, auth_token: 'twilio-auth-token-old-0014' },
     });
     expect(first.status, first.text).toBe(200);
-    await inOrganization(org.orgId, (tx) =>
-      tx.insert(calls).values({
-        organizationId: org.orgId,
-        userId: org.userId,
-        direction: 'outbound',
-        kind: 'agent',
-        fromNumber: '+14155550100',
-        toNumber: '+14155550143',
-        provider: 'twilio',
-        connectionId: first.body.data.id,
-        providerCallId: `CA${'8'.repeat(32)}`,
-        status: 'ringing',
-      }),
-    );
+    await openCall(org, first.body.data.id, {
+      provider: 'twilio',
+      providerCallId: `CA${'8'.repeat(32)}`,
+      status: 'ringing',
+      reservedCents: 0,
+    });
     const body = { account_sid: OTHER_SID, auth_token: 'twilio-auth-token-new-0015' };
     const refused = await call('POST', '/api/voice/connection', { token: org.token, body });
     expectFailure(refused, 409, 'conflict');
