@@ -4,7 +4,7 @@
  * the jobs whose lease expired (jobs/lease-sweep.ts), expired idempotency keys and credit reservations nobody
  * closed (modules/credits/expiry.ts), once a day snapshots every open deal's forecast, charges the
  * month's phone number rentals not yet charged (modules/voice/rentals.ts), deletes webhook deliveries past
- * their retention (modules/webhooks/retention.ts), and, on the daily trigger,
+ * their retention (modules/webhooks/retention.ts) and spent sign-in records (modules/auth/retention.ts), and, on the daily trigger,
  * schedules the lead-scoring retraining and measures the common words of large organizations'
  * lead searches (modules/leads/search-words.ts).
  */
@@ -17,6 +17,7 @@ import type { JobMessage, TrackingHit } from './jobs/messages';
 import { runLeaseSweep } from './jobs/lease-sweep';
 import { runOutboxSweep } from './jobs/outbox';
 import { consumeQueue } from './jobs/runner';
+import { runAuthRetentionSweep } from './modules/auth';
 import { scheduleCalendarSyncs } from './modules/calendar';
 import { runReservationSweep } from './modules/credits';
 import { runForecastSnapshots } from './modules/forecast';
@@ -47,6 +48,7 @@ export default {
       scheduleCalendarSyncs(env),
       runNumberRentals(env, new Date(controller.scheduledTime)),
       runWebhookRetentionSweep(env),
+      runAuthRetentionSweep(env),
       controller.cron === DAILY_CRON ? runScoreTrainingSchedule(env, new Date(controller.scheduledTime)) : null,
       controller.cron === DAILY_CRON ? runSearchWordsRefresh(env) : null,
     ]);

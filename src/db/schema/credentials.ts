@@ -39,6 +39,8 @@ export const revokedTokens = pgTable(
   },
   (table) => [
     index('revoked_tokens_organization_id_idx').on(table.organizationId, table.expiresAt),
+    // The retention sweep's range, across organizations (modules/auth/retention.ts).
+    index('revoked_tokens_expires_idx').on(table.expiresAt),
     tenantPolicy('revoked_tokens'),
   ],
 );
@@ -58,7 +60,11 @@ export const loginFailures = pgTable(
     ip: text(),
     failedAt: createdAt(),
   },
-  (table) => [index('login_failures_email_idx').on(table.emailKey, table.failedAt)],
+  (table) => [
+    index('login_failures_email_idx').on(table.emailKey, table.failedAt),
+    // The retention sweep's range (modules/auth/retention.ts).
+    index('login_failures_failed_idx').on(table.failedAt),
+  ],
 ).enableRLS();
 
 /**
@@ -73,5 +79,9 @@ export const loginSuccesses = pgTable(
     ip: text().notNull(),
     succeededAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
-  (table) => [primaryKey({ columns: [table.emailKey, table.ip] })],
+  (table) => [
+    primaryKey({ columns: [table.emailKey, table.ip] }),
+    // The retention sweep's range (modules/auth/retention.ts).
+    index('login_successes_succeeded_idx').on(table.succeededAt),
+  ],
 ).enableRLS();

@@ -1,0 +1,79 @@
+/**
+ * The sign-in records' retention. Each of these tables is useful only for a while, and each row
+ * names a person (an email, an address) or a session:
+ * - a failed login counts for the login limits for LOGIN_FAILURE_WINDOW_MINUTES;
+ * - an address a user logged in from is trusted for TRUSTED_ADDRESS_DAYS;
+ * - a token revoked by logout is refused until it expires; after that its signature's `exp`
+ *   refuses it anyway (kept REVOKED_TOKEN_GRACE_MINUTES longer, for clocks a little apart).
+ * A login prunes the failures and addresses of its own account only, so an address tried once (a
+ * typo, a credential-stuffing list of a million emails) kept its rows forever, and nothing ever
+ * deleted a revoked token. The minute cron now deletes all three once they are spent.
+ */
+import { type SQL, sql } from 'drizzle-orm';
+import type { PgTable } from 'drizzle-orm/pg-core';
+import { inBatches } from '../../db/batches';
+import { withOwnDatabase, type Queryable } from '../../db/client';
+import { loginFailures, loginSuccesses, revokedTokens } from '../../db/schema';
+import { readConfig, type Bindings } from '../../env';
+import { LOGIN_FAILURE_WINDOW_MINUTES, TRUSTED_ADDRESS_DAYS } from './login-limits';
+
+export const REVOKED_TOKEN_GRACE_MINUTES = 60;
+
+export interface AuthRecordsSwept {
+  login_failures: number;
+  login_successes: number;
+  revoked_tokens: number;
+}
+
+/** Deletes `table`'s rows that `spent` selects, at most `batch` a statement, by the table's key (its primary key's index). */
+function deleteSpent(db: Queryable, table: PgTable, key: SQL, spent: SQL, batch: number, maxBatches: number) {
+  return inBatches(
+    async () =>
+      (
+        await db.execute(
+          sql`delete from ${table} where (${key}) in (select ${key} from ${table} where ${spent} limit ${batch})`,
+        )
+      ).rowCount ?? 0,
+    batch,
+    maxBatches,
+  );
+}
+
+/**
+ * Deletes spent sign-in records across organizations, as the tables' owner, a batch at a time.
+ * Each range has its index (login_failures_failed_idx, login_successes_succeeded_idx,
+ * revoked_tokens_expires_idx), so a sweep with nothing to do reads nothing.
+ */
+export async function sweepAuthRecords(db: Queryable, batch = 5000, maxBatches = 20): Promise<AuthRecordsSwept> {
+  return {
+    login_failures: await deleteSpent(
+      db,
+      loginFailures,
+      sql`${loginFailures.id}`,
+      sql`${loginFailures.failedAt} <= now() - make_interval(mins => ${LOGIN_FAILURE_WINDOW_MINUTES})`,
+      batch,
+      maxBatches,
+    ),
+    login_successes: await deleteSpent(
+      db,
+      loginSuccesses,
+      sql`${loginSuccesses.emailKey}, ${loginSuccesses.ip}`,
+      sql`${loginSuccesses.succeededAt} <= now() - make_interval(days => ${TRUSTED_ADDRESS_DAYS})`,
+      batch,
+      maxBatches,
+    ),
+    revoked_tokens: await deleteSpent(
+      db,
+      revokedTokens,
+      sql`${revokedTokens.jti}`,
+      sql`${revokedTokens.expiresAt} <= now() - make_interval(mins => ${REVOKED_TOKEN_GRACE_MINUTES})`,
+      batch,
+      maxBatches,
+    ),
+  };
+}
+
+/** The cron trigger's entry, on its own connection. */
+export async function runAuthRetentionSweep(env: Bindings): Promise<AuthRecordsSwept> {
+  return withOwnDatabase(readConfig(env), (db) => sweepAuthRecords(db));
+}
