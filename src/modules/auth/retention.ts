@@ -5,9 +5,9 @@
  * - an address a user logged in from is trusted for TRUSTED_ADDRESS_DAYS;
  * - a token revoked by logout is refused until it expires; after that its signature's `exp`
  *   refuses it anyway (kept REVOKED_TOKEN_GRACE_MINUTES longer, for clocks a little apart).
- * A login prunes the failures and addresses of its own account only, so an address tried once (a
- * typo, a credential-stuffing list of a million emails) kept its rows forever, and nothing ever
- * deleted a revoked token. The minute cron now deletes all three once they are spent.
+ * A login prunes the failures and addresses of its own account only, so the failures against an
+ * account nobody logged into again (guessed passwords for a list of known emails) stayed forever,
+ * and nothing ever deleted a revoked token. The minute cron now deletes all three once spent.
  */
 import { type SQL, sql } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
