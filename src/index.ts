@@ -4,7 +4,8 @@
  * the jobs whose lease expired (jobs/lease-sweep.ts), expired idempotency keys and credit reservations nobody
  * closed (modules/credits/expiry.ts), once a day snapshots every open deal's forecast, charges the
  * month's phone number rentals not yet charged (modules/voice/rentals.ts), deletes webhook deliveries past
- * their retention (modules/webhooks/retention.ts) and spent sign-in records (modules/auth/retention.ts), and, on the daily trigger,
+ * their retention (modules/webhooks/retention.ts), spent sign-in records (modules/auth/retention.ts) and
+ * export files past their 30 days (modules/exports/retention.ts), and, on the daily trigger,
  * schedules the lead-scoring retraining and measures the common words of large organizations'
  * lead searches (modules/leads/search-words.ts).
  */
@@ -20,6 +21,7 @@ import { consumeQueue } from './jobs/runner';
 import { runAuthRetentionSweep } from './modules/auth';
 import { scheduleCalendarSyncs } from './modules/calendar';
 import { runReservationSweep } from './modules/credits';
+import { runExportRetentionSweep } from './modules/exports';
 import { runForecastSnapshots } from './modules/forecast';
 import { runSearchWordsRefresh } from './modules/leads';
 import { runScoreTrainingSchedule } from './modules/lead-scoring';
@@ -49,6 +51,7 @@ export default {
       runNumberRentals(env, new Date(controller.scheduledTime)),
       runWebhookRetentionSweep(env),
       runAuthRetentionSweep(env),
+      runExportRetentionSweep(env),
       controller.cron === DAILY_CRON ? runScoreTrainingSchedule(env, new Date(controller.scheduledTime)) : null,
       controller.cron === DAILY_CRON ? runSearchWordsRefresh(env) : null,
     ]);

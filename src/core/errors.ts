@@ -11,6 +11,7 @@ export type ErrorType =
   | 'not_found'
   | 'method_not_allowed'
   | 'conflict'
+  | 'gone'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'rate_limited'
@@ -24,7 +25,7 @@ export interface FieldIssue {
 
 export class ApiError extends Error {
   constructor(
-    readonly status: 400 | 401 | 402 | 403 | 404 | 405 | 409 | 413 | 415 | 422 | 429 | 500 | 503,
+    readonly status: 400 | 401 | 402 | 403 | 404 | 405 | 409 | 410 | 413 | 415 | 422 | 429 | 500 | 503,
     readonly type: ErrorType,
     message: string,
     readonly code: string | number | null = null,
@@ -79,6 +80,13 @@ export class NotFound extends ApiError {
 export class Conflict extends ApiError {
   constructor(message: string, code: string | null = null, details?: Record<string, unknown>) {
     super(409, 'conflict', message, code, details);
+  }
+}
+
+/** A record that exists, whose content was removed on purpose and will not come back (an export past its retention). */
+export class Gone extends ApiError {
+  constructor(message: string, code: string, details?: Record<string, unknown>) {
+    super(410, 'gone', message, code, details);
   }
 }
 

@@ -70,7 +70,7 @@ export const ErrorEnvelope = z
           .openapi({ description: 'Human-readable explanation', example: 'email: must be a valid email address' }),
         type: z.string().openapi({
           description:
-            'Error class: bad_request, validation_error, unauthorized, payment_required, forbidden, not_found, method_not_allowed, conflict, payload_too_large, unsupported_media_type, rate_limited, service_unavailable or internal_error',
+            'Error class: bad_request, validation_error, unauthorized, payment_required, forbidden, not_found, method_not_allowed, conflict, gone, payload_too_large, unsupported_media_type, rate_limited, service_unavailable or internal_error',
           example: 'validation_error',
         }),
         code: z.union([z.string(), z.number(), z.null()]).openapi({
@@ -114,25 +114,39 @@ export type ConflictVariant = {
   | { details?: never; example?: never }
 );
 
+const DECLARED_FAILURES = {
+  conflict: {
+    status: 409,
+    error: 'What conflicts',
+    why: 'Why the request conflicts',
+    details: 'What the client needs to act on the conflict',
+  },
+  gone: { status: 410, error: 'What is gone', why: 'What was removed for good', details: 'When it was removed' },
+} as const;
+
 /**
- * A declared 409: the failure envelope with `type: conflict`, `code` one of the variants' codes,
- * and `details` of the variant's declared shape, so a typed client can read it (the existing
- * lead's id on a duplicate). `name` names the component schema.
+ * A declared failure whose `code` and `details` a typed client can read: the envelope with
+ * `type` fixed, `code` one of the variants' codes, and `details` of the variant's declared shape.
+ * `name` names the component schema.
  */
-export function conflictResponse(name: string, description: string, variants: [ConflictVariant, ...ConflictVariant[]]) {
+function declaredFailure(
+  type: keyof typeof DECLARED_FAILURES,
+  name: string,
+  description: string,
+  variants: [ConflictVariant, ...ConflictVariant[]],
+) {
+  const words = DECLARED_FAILURES[type];
   const envelopes = variants.map((variant) =>
     z.object({
       success: z.literal(false).openapi({ description: 'Always false on a failure' }),
       error: z
         .object({
           message: z.string().openapi({ description: 'Human-readable explanation' }),
-          type: z.literal('conflict').openapi({ description: 'Always conflict on a 409' }),
-          code: z.literal(variant.code).openapi({ description: 'Why the request conflicts' }),
-          ...(variant.details
-            ? { details: variant.details.openapi({ description: 'What the client needs to act on the conflict' }) }
-            : {}),
+          type: z.literal(type).openapi({ description: `Always ${type} on a ${words.status}` }),
+          code: z.literal(variant.code).openapi({ description: words.why }),
+          ...(variant.details ? { details: variant.details.openapi({ description: words.details }) } : {}),
         })
-        .openapi({ description: 'What conflicts' }),
+        .openapi({ description: words.error }),
     }),
   );
   const schema = (
@@ -143,13 +157,25 @@ export function conflictResponse(name: string, description: string, variants: [C
       success: false,
       error: {
         message: description,
-        type: 'conflict',
+        type,
         code: variants[0].code,
         ...(variants[0].example ? { details: variants[0].example } : {}),
       },
     },
   });
   return { description, content: { 'application/json': { schema } } };
+}
+
+/**
+ * A declared 409 (`type: conflict`), e.g. the existing lead's id in `details` on a duplicate.
+ */
+export function conflictResponse(name: string, description: string, variants: [ConflictVariant, ...ConflictVariant[]]) {
+  return declaredFailure('conflict', name, description, variants);
+}
+
+/** A declared 410 (`type: gone`): the record is there, what it held was removed for good. */
+export function goneResponse(name: string, description: string, variant: ConflictVariant) {
+  return declaredFailure('gone', name, description, [variant]);
 }
 
 const IDEMPOTENCY_IN_USE =

@@ -83,6 +83,10 @@ export const exportJobs = pgTable(
     // Parent deletes find this table's rows by it (the foreign key's check or cascade): migration 0066.
     index('export_jobs_file_idx').on(table.fileId).where(sql`${table.fileId} is not null`),
     index('export_jobs_organization_id_idx').on(table.organizationId, table.id),
+    // The retention sweep's range: completed exports that still hold a file (modules/exports/retention.ts).
+    index('export_jobs_file_expiry_idx')
+      .on(table.finishedAt)
+      .where(sql`${table.status} = 'completed' and ${table.fileId} is not null`),
     openJobsIndex('export_jobs_open_lease_idx', table),
     tenantPolicy('export_jobs'),
   ],

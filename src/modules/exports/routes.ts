@@ -7,6 +7,7 @@ import { accepted, list } from '../../core/http';
 import {
   binaryDownload,
   conflictResponse,
+  goneResponse,
   createRouter,
   defineRoute,
   envelope,
@@ -69,7 +70,7 @@ exportRoutes.openapi(
     tags,
     summary: 'Download a completed export (streamed as an attachment)',
     description:
-      'Streams a completed export file (CSV or XLSX) as an attachment. An export that is not completed yet is a 409 `export_not_ready` with its status in `error.details.status`.',
+      'Streams a completed export file (CSV or XLSX) as an attachment. An export that is not completed yet is a 409 `export_not_ready` with its status in `error.details.status`. The file is kept 30 days after the export finished (`expires_at` in the list); after that the download is a 410 `export_expired`.',
     auth: 'bearer',
     request: { params: idParam() },
     responses: {
@@ -84,6 +85,11 @@ exportRoutes.openapi(
           example: { status: 'running' },
         },
       ]),
+      410: goneResponse('ExportExpired', 'The export’s file has expired and was deleted (error.code export_expired)', {
+        code: 'export_expired',
+        details: z.object({ expired_at: z.string().openapi({ description: 'When the file expired (ISO 8601)' }) }),
+        example: { expired_at: '2026-02-14T09:30:04.000Z' },
+      }),
     },
   }),
   async (c) => downloadExport(c.var.tenant, c.env.FILES, c.req.valid('param').id),

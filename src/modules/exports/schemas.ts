@@ -51,8 +51,17 @@ export const ExportJobSchema = z
     total: z.number().int().openapi({ description: 'Rows matching the filters (known once the job runs)' }),
     processed: z.number().int().openapi({ description: 'Rows written so far' }),
     percentage: z.number().int().min(0).max(100).openapi({ description: 'processed of total, 0 to 100' }),
-    file_id: z.number().int().nullable().openapi({ description: 'The stored export file; null until completed' }),
-    download_url: z.string().nullable().openapi({ description: 'Path of the download once completed' }),
+    file_id: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: 'The stored export file; null until completed, and again once the file has expired' }),
+    download_url: z.string().nullable().openapi({
+      description: 'Path of the download once completed; null before, and once the file has expired (expires_at)',
+    }),
+    expires_at: timestamp(
+      'When a completed export’s file is deleted: 30 days after it finished. From then on its download is a 410 `export_expired`; request a new export. Null until completed',
+    ).nullable(),
     error: z.string().nullable().openapi({ description: 'Why the export failed; null unless failed' }),
     created_by: z
       .number()
@@ -77,6 +86,7 @@ export const ExportJobSchema = z
       percentage: 100,
       file_id: 21,
       download_url: '/api/exports/download/8',
+      expires_at: '2026-02-14T09:30:04.000Z',
       error: null,
       created_by: 1,
       started_at: '2026-01-15T09:30:01.000Z',

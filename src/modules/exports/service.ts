@@ -7,13 +7,14 @@
 import { eq, sql } from 'drizzle-orm';
 import { exportJobs } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
-import { Conflict, NotFound } from '../../core/errors';
+import { Conflict, Gone, NotFound } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import type { JobStatus } from '../../jobs/job-status';
 import { enqueueJob } from '../../jobs/outbox';
 import { fileResponse, findStoredFile } from '../files';
 import type { ExportFormat } from './file-writers';
+import { EXPORT_FILE_RETENTION_DAYS, exportExpiresAt } from './retention';
 import { exportListFilters } from './schemas';
 import type { ExportType } from './sources';
 
@@ -21,6 +22,7 @@ type ExportJobRow = typeof exportJobs.$inferSelect;
 
 export function presentExportJob(job: ExportJobRow) {
   const done = job.status === 'completed';
+  const expiresAt = done ? exportExpiresAt(job.finishedAt) : null;
   return {
     id: job.id,
     export_type: job.exportType as ExportType,
@@ -35,7 +37,8 @@ export function presentExportJob(job: ExportJobRow) {
         ? Math.min(99, Math.floor((job.processedRows / job.totalRows) * 100))
         : 0,
     file_id: job.fileId,
-    download_url: done ? `/api/exports/download/${job.id}` : null,
+    download_url: done && job.fileId !== null ? `/api/exports/download/${job.id}` : null,
+    expires_at: isoTimestamp(expiresAt),
     error: job.error,
     created_by: job.createdBy,
     started_at: isoTimestamp(job.startedAt),
@@ -97,8 +100,16 @@ export async function downloadExport(ctx: TenantContext, bucket: R2Bucket, id: n
     .from(exportJobs)
     .where(tenantWhere(ctx, exportJobs, eq(exportJobs.id, id)));
   if (!job) throw new NotFound('Export', id);
-  if (job.status !== 'completed' || !job.fileId) {
+  if (job.status !== 'completed') {
     throw new Conflict(`Export ${id} is not ready (status ${job.status})`, 'export_not_ready', { status: job.status });
+  }
+  if (job.fileId === null) {
+    const expiredAt = isoTimestamp(exportExpiresAt(job.finishedAt));
+    throw new Gone(
+      `Export ${id} has expired: its file is kept ${EXPORT_FILE_RETENTION_DAYS} days after the export finished. Request a new export.`,
+      'export_expired',
+      { expired_at: expiredAt },
+    );
   }
   return fileResponse(bucket, await findStoredFile(ctx, job.fileId));
 }

@@ -12,6 +12,7 @@ export {
   storeFile,
   storeUpload,
   storedFileDownloadUrl,
+  storedFileUnused,
 } from './storage';
 export {
   DOCUMENT_TYPES_DESCRIPTION,

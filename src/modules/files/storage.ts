@@ -123,6 +123,14 @@ export function storeUpload(
 }
 
 /**
+ * For a statement over `stored_files f`: nothing points at the file `f` any more (no attachment,
+ * no lead profile image, no company logo), so its row and bytes may go.
+ */
+export const storedFileUnused = sql`not exists (select 1 from ${attachments} a where a.organization_id = f.organization_id and a.file_id = f.id)
+      and not exists (select 1 from ${leads} l where l.organization_id = f.organization_id and l.profile_image_file_id = f.id)
+      and not exists (select 1 from ${companies} c where c.organization_id = f.organization_id and c.logo_file_id = f.id)`;
+
+/**
  * Removes a stored file (row and bytes) once nothing points at it any more: no attachment, no
  * lead profile image and no company logo. One statement checks and deletes the row; the bytes
  * go only once the transaction has committed (`ctx.effects`), so a request that then fails and
@@ -136,10 +144,7 @@ export async function deleteStoredFileIfUnused(
   const orgId = ctx.orgId;
   const result = await ctx.db.execute<{ storage_key: string }>(sql`
     delete from ${storedFiles} f
-    where f.organization_id = ${orgId} and f.id = ${fileId}
-      and not exists (select 1 from ${attachments} a where a.organization_id = ${orgId} and a.file_id = f.id)
-      and not exists (select 1 from ${leads} l where l.organization_id = ${orgId} and l.profile_image_file_id = f.id)
-      and not exists (select 1 from ${companies} c where c.organization_id = ${orgId} and c.logo_file_id = f.id)
+    where f.organization_id = ${orgId} and f.id = ${fileId} and ${storedFileUnused}
     returning f.storage_key`);
   const storageKey = result.rows[0]?.storage_key;
   if (!storageKey) return false;
