@@ -4,8 +4,9 @@
  * the jobs whose lease expired (jobs/lease-sweep.ts), expired idempotency keys and credit reservations nobody
  * closed (modules/credits/expiry.ts), once a day snapshots every open deal's forecast, charges the
  * month's phone number rentals not yet charged (modules/voice/rentals.ts), deletes webhook deliveries past
- * their retention (modules/webhooks/retention.ts), spent sign-in records (modules/auth/retention.ts) and
- * export files past their 30 days (modules/exports/retention.ts), and, on the daily trigger,
+ * their retention (modules/webhooks/retention.ts), spent sign-in records (modules/auth/retention.ts),
+ * export files past their 30 days (modules/exports/retention.ts) and meeting tools' delivery ids
+ * past their 7 days (modules/meetings/retention.ts), and, on the daily trigger,
  * schedules the lead-scoring retraining and measures the common words of large organizations'
  * lead searches (modules/leads/search-words.ts).
  */
@@ -24,6 +25,7 @@ import { runReservationSweep } from './modules/credits';
 import { runExportRetentionSweep } from './modules/exports';
 import { runForecastSnapshots } from './modules/forecast';
 import { runSearchWordsRefresh } from './modules/leads';
+import { runMeetingToolDeliverySweep } from './modules/meetings';
 import { runScoreTrainingSchedule } from './modules/lead-scoring';
 import { runNumberRentals } from './modules/voice';
 import { runWebhookRetentionSweep } from './modules/webhooks';
@@ -52,6 +54,7 @@ export default {
       runWebhookRetentionSweep(env),
       runAuthRetentionSweep(env),
       runExportRetentionSweep(env),
+      runMeetingToolDeliverySweep(env),
       controller.cron === DAILY_CRON ? runScoreTrainingSchedule(env, new Date(controller.scheduledTime)) : null,
       controller.cron === DAILY_CRON ? runSearchWordsRefresh(env) : null,
     ]);

@@ -5,18 +5,16 @@
  * keeps everything the login limits and the bearer check still read. The records are made through
  * the API (failed logins, a login, logouts) and aged in the database.
  */
-import { createScheduledController } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { inArray, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { withOwnDatabase } from '../src/db/client';
 import { loginFailures, loginSuccesses, revokedTokens } from '../src/db/schema';
 import { readConfig } from '../src/env';
-import worker from '../src/index';
-import type { JobMessage } from '../src/jobs/messages';
 import { LOGIN_FAILURE_WINDOW_MINUTES, TRUSTED_ADDRESS_DAYS } from '../src/modules/auth/login-limits';
 import { REVOKED_TOKEN_GRACE_MINUTES, sweepAuthRecords } from '../src/modules/auth/retention';
 import { call, expectFailure, randomIp, type SignedUp, signupOrganization, uniqueEmail } from './helpers/api';
+import { runMinuteCron } from './helpers/cron';
 
 const owner = <T>(work: Parameters<typeof withOwnDatabase<T>>[1]) => withOwnDatabase(readConfig(env), work);
 
@@ -145,9 +143,7 @@ describe('sign-in records retention', () => {
         failedAt: sql`now() - make_interval(mins => ${LOGIN_FAILURE_WINDOW_MINUTES + 1})`,
       }),
     );
-    // The other sweeps' jobs go nowhere: only the sign-in records are looked at.
-    const jobs = { send: async () => {}, sendBatch: async () => {} } as unknown as Queue<JobMessage>;
-    await worker.scheduled(createScheduledController({ cron: '* * * * *' }), { ...env, JOBS: jobs });
+    await runMinuteCron();
     expect(await failuresOf([email])).toEqual([]);
   });
 });

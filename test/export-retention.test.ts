@@ -4,17 +4,15 @@
  * every organization; the job stays, completed, without a file, its download a 410
  * `export_expired`. A younger export keeps its file; a sweep twice changes nothing more.
  */
-import { createScheduledController } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { eq, inArray, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { withOwnDatabase } from '../src/db/client';
 import { exportJobs, storedFiles } from '../src/db/schema';
 import { readConfig } from '../src/env';
-import worker from '../src/index';
-import type { JobMessage } from '../src/jobs/messages';
 import { EXPORT_FILE_RETENTION_DAYS, sweepExpiredExports } from '../src/modules/exports/retention';
 import { call, type SignedUp, signupOrganization } from './helpers/api';
+import { runMinuteCron } from './helpers/cron';
 import { asOrganization, download, exportAndWait } from './cross-tenant/fixtures/jobs';
 
 const owner = <T>(work: Parameters<typeof withOwnDatabase<T>>[1]) => withOwnDatabase(readConfig(env), work);
@@ -140,9 +138,7 @@ describe('export file retention', () => {
 
     const last = await completedExport(second);
     await finishedDaysAgo(second, last.id, EXPORT_FILE_RETENTION_DAYS + 1);
-    // The other sweeps' jobs go nowhere: only the export files are looked at.
-    const jobs = { send: async () => {}, sendBatch: async () => {} } as unknown as Queue<JobMessage>;
-    await worker.scheduled(createScheduledController({ cron: '* * * * *' }), { ...env, JOBS: jobs });
+    await runMinuteCron();
     expect(await listed(second, last.id)).toMatchObject({ file_id: null, download_url: null });
     expect(await env.FILES.head(last.storageKey)).toBeNull();
   });

@@ -3,14 +3,18 @@
  * segments, stored in R2 with an index row and read back; a malformed file is a 422 naming `file`
  * and stores nothing; another organization's meeting is a 404. Meeting tools deliver through a
  * signed per-organization webhook: a bad signature or a stale timestamp is refused, and a replayed
- * delivery id changes nothing. The secret is sealed at rest.
+ * delivery id changes nothing for 7 days, after which the cron forgets it. The secret is sealed at rest.
  */
 import { env } from 'cloudflare:workers';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { meetingToolEndpoints, meetingTranscripts } from '../src/db/schema';
+import { withOwnDatabase } from '../src/db/client';
+import { meetingToolDeliveries, meetingToolEndpoints, meetingTranscripts } from '../src/db/schema';
+import { readConfig } from '../src/env';
+import { MEETING_TOOL_DELIVERY_ID_DAYS, sweepMeetingToolDeliveryIds } from '../src/modules/meetings/retention';
 import { signDelivery } from '../src/modules/meetings/webhook-signature';
 import { call, signupOrganization, type SignedUp } from './helpers/api';
+import { runMinuteCron } from './helpers/cron';
 import { inOrganization } from './helpers/leads';
 
 let org: SignedUp;
@@ -250,6 +254,33 @@ describe('meeting-tool webhooks', () => {
     });
     expect(tampered.status).toBe(401);
     expect((await call('GET', `/api/meeting/${meetingId}/transcript`, { token: org.token })).status).toBe(404);
+  });
+
+  it('remembers a delivery id through the tools’ retry schedule (a retry has a fresh timestamp), then the cron forgets it', async () => {
+    const endpoint = await addEndpoint(org, 'tool_a');
+    const meetingId = await addMeeting(org);
+    const id = `msg_${crypto.randomUUID()}`;
+    const body = { meeting_id: meetingId, transcript: 'Ada: first take' };
+    expect((await deliver(endpoint.url, endpoint.secret, body, { id })).body.data.duplicate).toBe(false);
+    const received = (days: number) =>
+      inOrganization(org.orgId, (tx) =>
+        tx
+          .update(meetingToolDeliveries)
+          .set({ receivedAt: sql`now() - make_interval(days => ${days})` })
+          .where(eq(meetingToolDeliveries.deliveryId, id))
+          .returning({ id: meetingToolDeliveries.deliveryId }),
+      );
+    const sweep = () => withOwnDatabase(readConfig(env), (db) => sweepMeetingToolDeliveryIds(db));
+
+    await received(MEETING_TOOL_DELIVERY_ID_DAYS - 1);
+    await sweep();
+    // The tool's retry days later: the same id, signed again with a fresh timestamp.
+    const retry = await deliver(endpoint.url, endpoint.secret, body, { id });
+    expect(retry.body.data).toEqual({ meeting_id: meetingId, duplicate: true });
+
+    expect(await received(MEETING_TOOL_DELIVERY_ID_DAYS + 1)).toHaveLength(1);
+    await runMinuteCron();
+    expect(await received(0)).toHaveLength(0);
   });
 
   it('answers 404 for an unknown, deleted or other-tool endpoint, and for another organization’s meeting', async () => {

@@ -76,8 +76,8 @@ export const meetingToolEndpoints = pgTable(
 
 /**
  * Delivery ids an endpoint has accepted: a delivery whose id is here already is a replay (or the
- * tool's retry of one we answered) and changes nothing. Ids older than the signature's timestamp
- * window could go, since such a delivery is refused by its timestamp anyway.
+ * tool's retry of one we answered, which comes with the same id and a fresh timestamp) and changes
+ * nothing. Kept 7 days, past the tools' retry schedules (modules/meetings/retention.ts).
  */
 export const meetingToolDeliveries = pgTable(
   'meeting_tool_deliveries',
@@ -92,6 +92,8 @@ export const meetingToolDeliveries = pgTable(
   },
   (table) => [
     primaryKey({ columns: [table.organizationId, table.endpointId, table.deliveryId] }),
+    // The retention sweep's range, across organizations.
+    index('meeting_tool_deliveries_received_idx').on(table.receivedAt),
     tenantPolicy('meeting_tool_deliveries'),
   ],
 );

@@ -9,9 +9,8 @@
  * account nobody logged into again (guessed passwords for a list of known emails) stayed forever,
  * and nothing ever deleted a revoked token. The minute cron now deletes all three once spent.
  */
-import { type SQL, sql } from 'drizzle-orm';
-import type { PgTable } from 'drizzle-orm/pg-core';
-import { inBatches } from '../../db/batches';
+import { sql } from 'drizzle-orm';
+import { deleteInBatches } from '../../db/batches';
 import { withOwnDatabase, type Queryable } from '../../db/client';
 import { loginFailures, loginSuccesses, revokedTokens } from '../../db/schema';
 import { readConfig, type Bindings } from '../../env';
@@ -25,20 +24,6 @@ export interface AuthRecordsSwept {
   revoked_tokens: number;
 }
 
-/** Deletes `table`'s rows that `spent` selects, at most `batch` a statement, by the table's key (its primary key's index). */
-function deleteSpent(db: Queryable, table: PgTable, key: SQL, spent: SQL, batch: number, maxBatches: number) {
-  return inBatches(
-    async () =>
-      (
-        await db.execute(
-          sql`delete from ${table} where (${key}) in (select ${key} from ${table} where ${spent} limit ${batch})`,
-        )
-      ).rowCount ?? 0,
-    batch,
-    maxBatches,
-  );
-}
-
 /**
  * Deletes spent sign-in records across organizations, as the tables' owner, a batch at a time.
  * Each range has its index (login_failures_failed_idx, login_successes_succeeded_idx,
@@ -46,7 +31,7 @@ function deleteSpent(db: Queryable, table: PgTable, key: SQL, spent: SQL, batch:
  */
 export async function sweepAuthRecords(db: Queryable, batch = 5000, maxBatches = 20): Promise<AuthRecordsSwept> {
   return {
-    login_failures: await deleteSpent(
+    login_failures: await deleteInBatches(
       db,
       loginFailures,
       sql`${loginFailures.id}`,
@@ -54,7 +39,7 @@ export async function sweepAuthRecords(db: Queryable, batch = 5000, maxBatches =
       batch,
       maxBatches,
     ),
-    login_successes: await deleteSpent(
+    login_successes: await deleteInBatches(
       db,
       loginSuccesses,
       sql`${loginSuccesses.emailKey}, ${loginSuccesses.ip}`,
@@ -62,7 +47,7 @@ export async function sweepAuthRecords(db: Queryable, batch = 5000, maxBatches =
       batch,
       maxBatches,
     ),
-    revoked_tokens: await deleteSpent(
+    revoked_tokens: await deleteInBatches(
       db,
       revokedTokens,
       sql`${revokedTokens.jti}`,
