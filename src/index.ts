@@ -1,7 +1,7 @@
 /**
  * The Worker entry: HTTP requests go to the Hono app; queue batches (jobs and dead letters) to
  * the job runner, those of the events queue (tracking hits) to the events runner; the cron trigger sweeps the job outbox,
- * the jobs whose lease expired (jobs/lease-sweep.ts), expired idempotency keys and credit reservations nobody
+ * the jobs whose lease expired (jobs/lease-sweep.ts), ended jobs no route shows (jobs/ended-jobs.ts), expired idempotency keys and credit reservations nobody
  * closed (modules/credits/expiry.ts), once a day snapshots every open deal's forecast, charges the
  * month's phone number rentals not yet charged (modules/voice/rentals.ts), deletes webhook deliveries past
  * their retention (modules/webhooks/retention.ts), spent sign-in records (modules/auth/retention.ts),
@@ -14,6 +14,7 @@ import { buildApp } from './app';
 import { DAILY_CRON } from './cron-triggers';
 import { runIdempotencySweep } from './core/idempotency';
 import type { Bindings } from './env';
+import { runEndedJobsSweep } from './jobs/ended-jobs';
 import { consumeEvents, isEventsQueue } from './jobs/events-runner';
 import type { JobMessage, TrackingHit } from './jobs/messages';
 import { runLeaseSweep } from './jobs/lease-sweep';
@@ -46,6 +47,7 @@ export default {
     const outcomes = await Promise.allSettled([
       runOutboxSweep(env),
       runLeaseSweep(env),
+      runEndedJobsSweep(env),
       runIdempotencySweep(env),
       runReservationSweep(env),
       runForecastSnapshots(env, new Date(controller.scheduledTime)),

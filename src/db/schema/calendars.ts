@@ -3,7 +3,7 @@ import { bigint, check, index, jsonb, pgTable, text, timestamp, uniqueIndex } fr
 import { connections } from './connections';
 import { meetings, type MeetingAttendee } from './meetings';
 import { organizations, users } from './organizations';
-import { jobRun, openJobsIndex } from './job-lease';
+import { endedJobsIndex, jobRun, openJobsIndex } from './job-lease';
 import { createdAt, id, organizationRef, tenantPolicy } from './tenancy';
 
 /**
@@ -125,6 +125,7 @@ export const calendarSyncJobs = pgTable(
   (table) => [
     index('calendar_sync_jobs_connection_idx').on(table.organizationId, table.connectionId, table.id),
     openJobsIndex('calendar_sync_jobs_open_lease_idx', table),
+    endedJobsIndex('calendar_sync_jobs_ended_idx', table),
     tenantPolicy('calendar_sync_jobs'),
   ],
 );

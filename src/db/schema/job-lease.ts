@@ -33,3 +33,11 @@ export function openJobsIndex(name: string, table: { status: AnyPgColumn; leaseE
   const open: SQL = sql`${table.status} in ('queued', 'running')`;
   return index(name).on(table.leaseExpiresAt).where(open);
 }
+
+/**
+ * For job tables whose ended rows are deleted after a while (src/jobs/ended-jobs.ts): the ended
+ * jobs by when they ended, the sweep's range. Open jobs (finished_at null) are not in it.
+ */
+export function endedJobsIndex(name: string, table: { finishedAt: AnyPgColumn }) {
+  return index(name).on(table.finishedAt).where(sql`${table.finishedAt} is not null`);
+}

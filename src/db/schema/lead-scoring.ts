@@ -11,7 +11,7 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
-import { jobRun, openJobsIndex } from './job-lease';
+import { endedJobsIndex, jobRun, openJobsIndex } from './job-lease';
 import { organizations, users } from './organizations';
 import { createdAt, id, organizationRef, tenantPolicy } from './tenancy';
 
@@ -38,6 +38,7 @@ export const leadScoringJobs = pgTable(
   (table) => [
     index('lead_scoring_jobs_organization_id_idx').on(table.organizationId, table.id),
     openJobsIndex('lead_scoring_jobs_open_lease_idx', table),
+    endedJobsIndex('lead_scoring_jobs_ended_idx', table),
     tenantPolicy('lead_scoring_jobs'),
   ],
 );

@@ -1,0 +1,117 @@
+/**
+ * Ended jobs no route shows (src/jobs/ended-jobs.ts): lead-scoring and calendar sync jobs that
+ * ended more than ENDED_JOB_RETENTION_DAYS ago are deleted by the minute cron, in every
+ * organization; younger ones and open ones (queued, running) stay.
+ */
+import { env } from 'cloudflare:workers';
+import { inArray, sql } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { withOwnDatabase } from '../src/db/client';
+import { calendarSyncJobs, leadScoringJobs } from '../src/db/schema';
+import { readConfig } from '../src/env';
+import { ENDED_JOB_RETENTION_DAYS, sweepEndedJobs } from '../src/jobs/ended-jobs';
+import { call, type SignedUp, signupOrganization } from './helpers/api';
+import { runMinuteCron } from './helpers/cron';
+import { inOrganization } from './helpers/leads';
+
+const sweep = (batch?: number) => withOwnDatabase(readConfig(env), (db) => sweepEndedJobs(db, batch));
+
+/** `finished_at` so many days ago, or null (an open job). */
+const endedDaysAgo = (days: number | null) => (days === null ? null : sql`now() - make_interval(days => ${days})`);
+
+async function scoringJob(owner: SignedUp, status: string, days: number | null): Promise<number> {
+  const [row] = await inOrganization(owner.orgId, (tx) =>
+    tx
+      .insert(leadScoringJobs)
+      .values({
+        organizationId: owner.orgId,
+        leadIds: [1],
+        status,
+        finishedAt: endedDaysAgo(days),
+        createdAt: sql`now() - make_interval(days => 30)`,
+      })
+      .returning({ id: leadScoringJobs.id }),
+  );
+  return row.id;
+}
+
+async function syncJob(owner: SignedUp, connectionId: number, status: string, days: number | null): Promise<number> {
+  const [row] = await inOrganization(owner.orgId, (tx) =>
+    tx
+      .insert(calendarSyncJobs)
+      .values({ organizationId: owner.orgId, connectionId, status, finishedAt: endedDaysAgo(days) })
+      .returning({ id: calendarSyncJobs.id }),
+  );
+  return row.id;
+}
+
+async function left(owner: SignedUp, ids: { scoring: number[]; sync: number[] }) {
+  return inOrganization(owner.orgId, async (tx) => ({
+    scoring: (
+      await tx.select({ id: leadScoringJobs.id }).from(leadScoringJobs).where(inArray(leadScoringJobs.id, ids.scoring))
+    )
+      .map((row) => row.id)
+      .sort((a, b) => a - b),
+    sync: (
+      await tx
+        .select({ id: calendarSyncJobs.id })
+        .from(calendarSyncJobs)
+        .where(inArray(calendarSyncJobs.id, ids.sync.length ? ids.sync : [0]))
+    )
+      .map((row) => row.id)
+      .sort((a, b) => a - b),
+  }));
+}
+
+let first: SignedUp;
+let second: SignedUp;
+let calendarId: number;
+
+beforeAll(async () => {
+  [first, second] = await Promise.all([signupOrganization('Ended jobs'), signupOrganization('Ended jobs 2')]);
+  const connected = await call('POST', '/api/calendar/connections/add', {
+    token: first.token,
+    body: { provider: 'local' },
+  });
+  expect(connected.status, connected.text).toBe(201);
+  calendarId = connected.body.data.id;
+});
+
+describe('ended jobs no route shows', () => {
+  it('deletes those that ended more than the retention ago, in every organization; keeps younger and open ones', async () => {
+    const old = ENDED_JOB_RETENTION_DAYS + 1;
+    const young = ENDED_JOB_RETENTION_DAYS - 1;
+    const scoring = {
+      completed: await scoringJob(first, 'completed', old),
+      failed: await scoringJob(first, 'failed', old),
+      recent: await scoringJob(first, 'completed', young),
+      queued: await scoringJob(first, 'queued', null),
+      running: await scoringJob(first, 'running', null),
+    };
+    const sync = {
+      completed: await syncJob(first, calendarId, 'completed', old),
+      recent: await syncJob(first, calendarId, 'completed', young),
+      running: await syncJob(first, calendarId, 'running', null),
+    };
+    const theirs = await scoringJob(second, 'completed', old);
+
+    expect(await sweep()).toBeGreaterThanOrEqual(4);
+
+    expect(await left(first, { scoring: Object.values(scoring), sync: Object.values(sync) })).toEqual({
+      scoring: [scoring.recent, scoring.queued, scoring.running].sort((a, b) => a - b),
+      sync: [sync.recent, sync.running].sort((a, b) => a - b),
+    });
+    expect(await left(second, { scoring: [theirs], sync: [] })).toEqual({ scoring: [], sync: [] });
+  });
+
+  it('works through more than a batch, and runs on the minute cron', async () => {
+    const ids = [];
+    for (let n = 0; n < 5; n++) ids.push(await scoringJob(second, 'completed', ENDED_JOB_RETENTION_DAYS + 2));
+    expect(await sweep(2)).toBeGreaterThanOrEqual(5);
+    expect(await left(second, { scoring: ids, sync: [] })).toEqual({ scoring: [], sync: [] });
+
+    const last = await syncJob(first, calendarId, 'failed', ENDED_JOB_RETENTION_DAYS + 1);
+    await runMinuteCron();
+    expect(await left(first, { scoring: [], sync: [last] })).toEqual({ scoring: [], sync: [] });
+  });
+});
