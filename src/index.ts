@@ -1,35 +1,28 @@
 /**
  * The Worker entry: HTTP requests go to the Hono app; queue batches (jobs and dead letters) to
- * the job runner, those of the events queue (tracking hits) to the events runner; the cron trigger sweeps the job outbox,
- * the jobs whose lease expired (jobs/lease-sweep.ts), ended jobs no route shows (jobs/ended-jobs.ts), expired idempotency keys and credit reservations nobody
- * closed (modules/credits/expiry.ts), once a day snapshots every open deal's forecast, charges the
- * month's phone number rentals not yet charged (modules/voice/rentals.ts), deletes webhook deliveries past
- * their retention (modules/webhooks/retention.ts), spent sign-in records (modules/auth/retention.ts),
- * export files past their 30 days (modules/exports/retention.ts) and meeting tools' delivery ids
- * past their 7 days (modules/meetings/retention.ts), and, on the daily trigger,
- * schedules the lead-scoring retraining and measures the common words of large organizations'
- * lead searches (modules/leads/search-words.ts).
+ * the job runner, those of the events queue (tracking hits) to the events runner. The cron trigger
+ * sweeps the job outbox, the jobs whose lease expired (jobs/lease-sweep.ts), what the service keeps
+ * only for a while (retention-sweeps.ts) and credit reservations nobody closed
+ * (modules/credits/expiry.ts), queues the calendar syncs that are due, once a day snapshots every
+ * open deal's forecast and charges the month's phone number rentals not yet charged
+ * (modules/voice/rentals.ts), and, on the daily trigger, schedules the lead-scoring retraining and
+ * measures the common words of large organizations' lead searches (modules/leads/search-words.ts).
  */
 import { buildApp } from './app';
 import { DAILY_CRON } from './cron-triggers';
-import { runIdempotencySweep } from './core/idempotency';
 import type { Bindings } from './env';
-import { runEndedJobsSweep } from './jobs/ended-jobs';
 import { consumeEvents, isEventsQueue } from './jobs/events-runner';
 import type { JobMessage, TrackingHit } from './jobs/messages';
 import { runLeaseSweep } from './jobs/lease-sweep';
 import { runOutboxSweep } from './jobs/outbox';
 import { consumeQueue } from './jobs/runner';
-import { runAuthRetentionSweep } from './modules/auth';
 import { scheduleCalendarSyncs } from './modules/calendar';
 import { runReservationSweep } from './modules/credits';
-import { runExportRetentionSweep } from './modules/exports';
 import { runForecastSnapshots } from './modules/forecast';
 import { runSearchWordsRefresh } from './modules/leads';
-import { runMeetingToolDeliverySweep } from './modules/meetings';
 import { runScoreTrainingSchedule } from './modules/lead-scoring';
 import { runNumberRentals } from './modules/voice';
-import { runWebhookRetentionSweep } from './modules/webhooks';
+import { runRetentionSweeps } from './retention-sweeps';
 
 export { RateLimitCounter } from './core/rate-limit-counter';
 
@@ -47,16 +40,11 @@ export default {
     const outcomes = await Promise.allSettled([
       runOutboxSweep(env),
       runLeaseSweep(env),
-      runEndedJobsSweep(env),
-      runIdempotencySweep(env),
+      runRetentionSweeps(env),
       runReservationSweep(env),
       runForecastSnapshots(env, new Date(controller.scheduledTime)),
       scheduleCalendarSyncs(env),
       runNumberRentals(env, new Date(controller.scheduledTime)),
-      runWebhookRetentionSweep(env),
-      runAuthRetentionSweep(env),
-      runExportRetentionSweep(env),
-      runMeetingToolDeliverySweep(env),
       controller.cron === DAILY_CRON ? runScoreTrainingSchedule(env, new Date(controller.scheduledTime)) : null,
       controller.cron === DAILY_CRON ? runSearchWordsRefresh(env) : null,
     ]);

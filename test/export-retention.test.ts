@@ -2,7 +2,8 @@
  * Export files' retention (modules/exports/retention.ts): EXPORT_FILE_RETENTION_DAYS after an
  * export finished, the minute cron deletes its file (the stored file's row and the R2 object) in
  * every organization; the job stays, completed, without a file, its download a 410
- * `export_expired`. A younger export keeps its file; a sweep twice changes nothing more.
+ * `export_expired`. A younger export keeps its file; a sweep twice changes nothing more. With R2
+ * failing, the export keeps its file and the other retention sweeps still run.
  */
 import { env } from 'cloudflare:workers';
 import { eq, inArray, sql } from 'drizzle-orm';
@@ -11,7 +12,8 @@ import { withOwnDatabase } from '../src/db/client';
 import { exportJobs, storedFiles } from '../src/db/schema';
 import { readConfig } from '../src/env';
 import { EXPORT_FILE_RETENTION_DAYS, sweepExpiredExports } from '../src/modules/exports/retention';
-import { call, type SignedUp, signupOrganization } from './helpers/api';
+import { runRetentionSweeps } from '../src/retention-sweeps';
+import { call, randomIp, type SignedUp, signupOrganization } from './helpers/api';
 import { runMinuteCron } from './helpers/cron';
 import { asOrganization, download, exportAndWait } from './cross-tenant/fixtures/jobs';
 
@@ -53,6 +55,13 @@ async function listed(user: SignedUp, id: number): Promise<ExportJob> {
   const response = await call('GET', '/api/exports/list', { token: user.token, query: { limit: 100 } });
   expect(response.status, response.text).toBe(200);
   return response.body.data.find((job: ExportJob) => job.id === id);
+}
+
+function login(user: SignedUp, password: string) {
+  return call('POST', '/api/auth/login', {
+    body: { email: user.email, password },
+    headers: { 'cf-connecting-ip': randomIp() },
+  });
 }
 
 let first: SignedUp;
@@ -141,5 +150,36 @@ describe('export file retention', () => {
     await runMinuteCron();
     expect(await listed(second, last.id)).toMatchObject({ file_id: null, download_url: null });
     expect(await env.FILES.head(last.storageKey)).toBeNull();
+  });
+
+  it('R2 failing during the sweep: the export keeps its file, the other sweeps still run, and the next run expires it', async () => {
+    const job = await completedExport(first);
+    await finishedDaysAgo(first, job.id, EXPORT_FILE_RETENTION_DAYS + 1);
+    const failure = await login(first, 'wrong password');
+    expect(failure.status).toBe(401);
+    await owner((db) =>
+      db.execute(
+        sql`update login_failures set failed_at = now() - interval '1 day' where email_key = ${first.email.toLowerCase()}`,
+      ),
+    );
+    const unavailable = {
+      delete: async () => {
+        throw new Error('R2 is unavailable');
+      },
+    } as unknown as R2Bucket;
+
+    await expect(runRetentionSweeps({ ...env, FILES: unavailable })).rejects.toThrow('retention sweeps failed');
+    expect(await listed(first, job.id)).toMatchObject({ file_id: job.file_id, download_url: expect.any(String) });
+    expect(await env.FILES.head(job.storageKey)).not.toBeNull();
+    // The sweep after it in the list ran all the same.
+    const failures = await owner((db) =>
+      db.execute(sql`select 1 from login_failures where email_key = ${first.email.toLowerCase()}`),
+    );
+    expect(failures.rows).toHaveLength(0);
+
+    const done = await runRetentionSweeps(env);
+    expect(done.export_files).toBeGreaterThanOrEqual(1);
+    expect(await listed(first, job.id)).toMatchObject({ file_id: null, download_url: null });
+    expect(await env.FILES.head(job.storageKey)).toBeNull();
   });
 });

@@ -23,10 +23,9 @@ import { Buffer } from 'node:buffer';
 import { and, eq, gt, lt, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { inBatches } from '../db/batches';
-import { withOwnDatabase, type Database, type Queryable } from '../db/client';
+import type { Database, Queryable } from '../db/client';
 import { idempotencyKeys } from '../db/schema';
 import type { Actor } from '../db/tenant';
-import { readConfig, type Bindings } from '../env';
 import type { AppEnv } from './context';
 import { BadRequest, Conflict, ValidationFailed } from './errors';
 
@@ -234,9 +233,4 @@ export async function sweepIdempotencyKeys(db: Database, batch = 5000, maxBatche
     batch,
     maxBatches,
   );
-}
-
-/** The cron trigger's entry (wrangler.toml [triggers]): one sweep on its own connection. */
-export async function runIdempotencySweep(env: Bindings): Promise<number> {
-  return withOwnDatabase(readConfig(env), (db) => sweepIdempotencyKeys(db));
 }

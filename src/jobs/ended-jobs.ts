@@ -11,9 +11,8 @@
  */
 import { inArray, sql } from 'drizzle-orm';
 import { deleteInBatches } from '../db/batches';
-import { withOwnDatabase, type Queryable } from '../db/client';
+import type { Queryable } from '../db/client';
 import { calendarSyncJobs, leadScoringJobs } from '../db/schema';
-import { readConfig, type Bindings } from '../env';
 import { ENDED_JOB_STATUSES } from './job-status';
 
 export const ENDED_JOB_RETENTION_DAYS = 7;
@@ -35,9 +34,4 @@ export async function sweepEndedJobs(db: Queryable, batch = 5000, maxBatches = 2
     );
   }
   return deleted;
-}
-
-/** The cron trigger's entry, on its own connection. */
-export function runEndedJobsSweep(env: Bindings): Promise<number> {
-  return withOwnDatabase(readConfig(env), (db) => sweepEndedJobs(db));
 }

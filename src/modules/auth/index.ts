@@ -4,4 +4,4 @@
  */
 export { FreshTokenSchema } from './schemas';
 export { grantFor } from './service';
-export { runAuthRetentionSweep } from './retention';
+export { sweepAuthRecords } from './retention';

@@ -11,9 +11,8 @@
  */
 import { sql } from 'drizzle-orm';
 import { deleteInBatches } from '../../db/batches';
-import { withOwnDatabase, type Queryable } from '../../db/client';
+import type { Queryable } from '../../db/client';
 import { loginFailures, loginSuccesses, revokedTokens } from '../../db/schema';
-import { readConfig, type Bindings } from '../../env';
 import { LOGIN_FAILURE_WINDOW_MINUTES, TRUSTED_ADDRESS_DAYS } from './login-limits';
 
 export const REVOKED_TOKEN_GRACE_MINUTES = 60;
@@ -56,9 +55,4 @@ export async function sweepAuthRecords(db: Queryable, batch = 5000, maxBatches =
       maxBatches,
     ),
   };
-}
-
-/** The cron trigger's entry, on its own connection. */
-export async function runAuthRetentionSweep(env: Bindings): Promise<AuthRecordsSwept> {
-  return withOwnDatabase(readConfig(env), (db) => sweepAuthRecords(db));
 }

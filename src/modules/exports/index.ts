@@ -3,4 +3,4 @@
  * Everything else in this folder is private to it (scripts/check-module-imports.mjs refuses deep imports).
  */
 export { exportJobHandler } from './export-job';
-export { runExportRetentionSweep } from './retention';
+export { sweepExpiredExports } from './retention';

@@ -9,9 +9,8 @@
  */
 import { sql } from 'drizzle-orm';
 import { inBatches } from '../../db/batches';
-import { withOwnDatabase, type Queryable } from '../../db/client';
+import type { Queryable } from '../../db/client';
 import { exportJobs, storedFiles } from '../../db/schema';
-import { readConfig, type Bindings } from '../../env';
 import { storedFileUnused } from '../files';
 
 export const EXPORT_FILE_RETENTION_DAYS = 30;
@@ -26,10 +25,12 @@ export function exportExpiresAt(finishedAt: Date | null): Date | null {
 
 /**
  * Expires the files of exports that finished more than EXPORT_FILE_RETENTION_DAYS ago, across
- * organizations, as the tables' owner, at most `batch` exports a statement (oldest first,
- * export_jobs_file_expiry_idx). One statement clears the jobs' `file_id` and deletes the stored
- * files nothing else points at; the R2 objects go once it has committed. If that delete fails, the
- * bytes are left behind unreferenced (never a job pointing at missing bytes).
+ * organizations, as the tables' owner, at most `batch` exports a round, oldest first
+ * (export_jobs_file_expiry_idx). The bytes go first, then one statement clears the jobs'
+ * `file_id` and deletes the stored files nothing else points at. Each step is safe to repeat, so
+ * a round that fails half-way (R2 or the database unavailable) is finished by the next run: at
+ * worst an expired export's download is a 404 for a minute, and no bytes are ever left behind
+ * unreferenced.
  */
 export async function sweepExpiredExports(
   db: Queryable,
@@ -39,37 +40,32 @@ export async function sweepExpiredExports(
 ): Promise<number> {
   return inBatches(
     async () => {
-      const result = await db.execute<{ expired: number; keys: string[] }>(sql`
-        with due as (
-          select id, organization_id, file_id from ${exportJobs}
-          where status = 'completed' and file_id is not null
-            and finished_at < now() - make_interval(days => ${EXPORT_FILE_RETENTION_DAYS})
-          order by finished_at
-          limit ${batch}
-          for update skip locked
-        ), cleared as (
-          update ${exportJobs} e set file_id = null, updated_at = now()
-          from due where e.id = due.id
-          returning due.organization_id, due.file_id
-        ), gone as (
-          delete from ${storedFiles} f using cleared c
-          where f.organization_id = c.organization_id and f.id = c.file_id and ${storedFileUnused}
-          returning f.storage_key
-        )
-        select (select count(*) from cleared)::int as expired,
-               coalesce((select array_agg(storage_key) from gone), '{}') as keys`);
-      const { expired, keys } = result.rows[0] ?? { expired: 0, keys: [] };
+      const due = await db.execute<{ id: number; file_id: number; storage_key: string | null }>(sql`
+        select e.id, e.file_id, case when f.id is not null and ${storedFileUnused} then f.storage_key end as storage_key
+        from ${exportJobs} e
+        left join ${storedFiles} f on f.organization_id = e.organization_id and f.id = e.file_id
+        where e.status = 'completed' and e.file_id is not null
+          and e.finished_at < now() - make_interval(days => ${EXPORT_FILE_RETENTION_DAYS})
+        order by e.finished_at
+        limit ${batch}`);
+      if (due.rows.length === 0) return 0;
+      const keys = due.rows.flatMap((row) => (row.storage_key ? [row.storage_key] : []));
       for (let start = 0; start < keys.length; start += R2_DELETE_LIMIT) {
         await bucket.delete(keys.slice(start, start + R2_DELETE_LIMIT));
       }
-      return Number(expired);
+      const ids = `{${due.rows.map((row) => Number(row.id)).join(',')}}`;
+      await db.execute(sql`
+        with cleared as (
+          update ${exportJobs} e set file_id = null, updated_at = now()
+          from (select e2.id, e2.file_id from ${exportJobs} e2 where e2.id = any(${ids}::bigint[]) and e2.file_id is not null) d
+          where e.id = d.id
+          returning e.organization_id, d.file_id
+        )
+        delete from ${storedFiles} f using cleared c
+        where f.organization_id = c.organization_id and f.id = c.file_id and ${storedFileUnused}`);
+      return due.rows.length;
     },
     batch,
     maxBatches,
   );
-}
-
-/** The cron trigger's entry, on its own connection. */
-export async function runExportRetentionSweep(env: Bindings): Promise<number> {
-  return withOwnDatabase(readConfig(env), (db) => sweepExpiredExports(db, env.FILES));
 }

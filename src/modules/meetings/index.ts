@@ -5,4 +5,4 @@
 export { meetingFilterWhere, meetingFilters } from './filters';
 export type { MeetingFilters } from './filters';
 export { transcriptRoutes } from './transcript-routes';
-export { runMeetingToolDeliverySweep } from './retention';
+export { sweepMeetingToolDeliveryIds } from './retention';

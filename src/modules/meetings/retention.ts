@@ -8,9 +8,8 @@
  */
 import { sql } from 'drizzle-orm';
 import { deleteInBatches } from '../../db/batches';
-import { withOwnDatabase, type Queryable } from '../../db/client';
+import type { Queryable } from '../../db/client';
 import { meetingToolDeliveries } from '../../db/schema';
-import { readConfig, type Bindings } from '../../env';
 
 export const MEETING_TOOL_DELIVERY_ID_DAYS = 7;
 
@@ -25,9 +24,4 @@ export function sweepMeetingToolDeliveryIds(db: Queryable, batch = 5000, maxBatc
     batch,
     maxBatches,
   );
-}
-
-/** The cron trigger's entry, on its own connection. */
-export function runMeetingToolDeliverySweep(env: Bindings): Promise<number> {
-  return withOwnDatabase(readConfig(env), (db) => sweepMeetingToolDeliveryIds(db));
 }

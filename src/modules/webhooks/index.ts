@@ -8,5 +8,5 @@ export {
   webhookDeliveriesSql,
 } from './emit';
 export { leadAssignedData, leadCreatedData } from './event-data';
-export { runWebhookRetentionSweep, WEBHOOK_DELIVERY_RETENTION_DAYS } from './retention';
+export { sweepWebhookDeliveries, WEBHOOK_DELIVERY_RETENTION_DAYS } from './retention';
 export { EVENT_DATA, eventPayloadSchema, registerWebhookPayloads } from './payloads';

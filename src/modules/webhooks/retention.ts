@@ -7,10 +7,9 @@
  */
 import { sql } from 'drizzle-orm';
 import { inBatches } from '../../db/batches';
-import { withOwnDatabase, type Queryable } from '../../db/client';
+import type { Queryable } from '../../db/client';
 import { webhookDeliveries } from '../../db/schema';
 import { ENDED_JOB_STATUSES } from '../../jobs/job-status';
-import { readConfig, type Bindings } from '../../env';
 
 export const WEBHOOK_DELIVERY_RETENTION_DAYS = 90;
 
@@ -37,9 +36,4 @@ export async function sweepWebhookDeliveries(db: Queryable, batch = 5000, maxBat
     batch,
     maxBatches,
   );
-}
-
-/** The cron trigger's entry, on its own connection. */
-export async function runWebhookRetentionSweep(env: Bindings): Promise<number> {
-  return withOwnDatabase(readConfig(env), (db) => sweepWebhookDeliveries(db));
 }
