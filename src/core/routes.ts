@@ -101,12 +101,12 @@ function errorResponse(description: string) {
   return { description, content: { 'application/json': { schema: ErrorEnvelope } } };
 }
 
-export type ConflictVariant = {
-  /** error.code of this conflict. */
+export type FailureVariant = {
+  /** error.code of this failure. */
   code: string;
 } & (
   | {
-      /** error.details: what the client needs to act on the conflict (e.g. the existing record's id). */
+      /** error.details: what the client needs to act on it (e.g. the existing record's id on a conflict). */
       details: z.ZodObject;
       /** A valid value of `details`, for the component's example. */
       example: Record<string, unknown>;
@@ -133,7 +133,7 @@ function declaredFailure(
   type: keyof typeof DECLARED_FAILURES,
   name: string,
   description: string,
-  variants: [ConflictVariant, ...ConflictVariant[]],
+  variants: [FailureVariant, ...FailureVariant[]],
 ) {
   const words = DECLARED_FAILURES[type];
   const envelopes = variants.map((variant) =>
@@ -169,12 +169,12 @@ function declaredFailure(
 /**
  * A declared 409 (`type: conflict`), e.g. the existing lead's id in `details` on a duplicate.
  */
-export function conflictResponse(name: string, description: string, variants: [ConflictVariant, ...ConflictVariant[]]) {
+export function conflictResponse(name: string, description: string, variants: [FailureVariant, ...FailureVariant[]]) {
   return declaredFailure('conflict', name, description, variants);
 }
 
 /** A declared 410 (`type: gone`): the record is there, what it held was removed for good. */
-export function goneResponse(name: string, description: string, variant: ConflictVariant) {
+export function goneResponse(name: string, description: string, variant: FailureVariant) {
   return declaredFailure('gone', name, description, [variant]);
 }
 
