@@ -15,14 +15,14 @@ import { sweepMeetingToolDeliveryIds } from './modules/meetings';
 import { sweepWebhookDeliveries } from './modules/webhooks';
 
 export const RETENTION_SWEEPS: Record<string, (db: Database, env: Bindings) => Promise<unknown>> = {
+  /** An export's file 30 days after the export finished (modules/exports/retention.ts). */
+  export_files: (db, env) => sweepExpiredExports(db, env.FILES),
   /** Idempotency keys after 24 hours (core/idempotency.ts). */
   idempotency_keys: (db) => sweepIdempotencyKeys(db),
   /** Lead scoring and calendar sync jobs 7 days after they ended (jobs/ended-jobs.ts). */
   ended_jobs: (db) => sweepEndedJobs(db),
   /** Finished webhook deliveries and their attempts after 90 days (modules/webhooks/retention.ts). */
   webhook_deliveries: (db) => sweepWebhookDeliveries(db),
-  /** An export's file 30 days after the export finished (modules/exports/retention.ts). */
-  export_files: (db, env) => sweepExpiredExports(db, env.FILES),
   /** Meeting tools' delivery ids after 7 days (modules/meetings/retention.ts). */
   meeting_tool_delivery_ids: (db) => sweepMeetingToolDeliveryIds(db),
   /** Failed logins, trusted addresses and revoked tokens once spent (modules/auth/retention.ts). */

@@ -4,6 +4,9 @@
  * tokens REVOKED_TOKEN_GRACE_MINUTES past their expiry, for every account and organization, and
  * keeps everything the login limits and the bearer check still read. The records are made through
  * the API (failed logins, a login, logouts) and aged in the database.
+ *
+ * Test files share one database, and another file's cron run may sweep the same rows at any
+ * moment, so the tests assert what is left, never how many rows a sweep reported.
  */
 import { env } from 'cloudflare:workers';
 import { inArray, sql } from 'drizzle-orm';
@@ -62,8 +65,7 @@ describe('sign-in records retention', () => {
         where id in (select min(id) from ${loginFailures} where email_key in (${user.email}, ${first.email}) group by email_key)`),
     );
 
-    const swept = await owner((db) => sweepAuthRecords(db));
-    expect(swept.login_failures).toBeGreaterThanOrEqual(2);
+    await owner((db) => sweepAuthRecords(db));
     expect(await failuresOf([user.email, first.email])).toEqual([user.email]);
 
     // The failure left still counts: four more from its address reach the address limit (5).
@@ -80,7 +82,7 @@ describe('sign-in records retention', () => {
         .set({ succeededAt: sql`now() - make_interval(days => ${TRUSTED_ADDRESS_DAYS}, mins => 1)` })
         .where(sql`${loginSuccesses.emailKey} = ${second.email} and ${loginSuccesses.ip} = ${oldIp}`),
     );
-    expect((await owner((db) => sweepAuthRecords(db))).login_successes).toBeGreaterThanOrEqual(1);
+    await owner((db) => sweepAuthRecords(db));
     const left = await owner((db) =>
       db
         .select({ ip: loginSuccesses.ip })
@@ -107,7 +109,7 @@ describe('sign-in records retention', () => {
     await age(longExpired.jti, REVOKED_TOKEN_GRACE_MINUTES + 1);
     await age(otherLongExpired.jti, REVOKED_TOKEN_GRACE_MINUTES + 1);
 
-    expect((await owner((db) => sweepAuthRecords(db))).revoked_tokens).toBeGreaterThanOrEqual(2);
+    await owner((db) => sweepAuthRecords(db));
     const left = await owner((db) =>
       db
         .select({ jti: revokedTokens.jti })
@@ -130,7 +132,7 @@ describe('sign-in records retention', () => {
         })),
       ),
     );
-    expect((await owner((db) => sweepAuthRecords(db, 2))).login_failures).toBeGreaterThanOrEqual(5);
+    await owner((db) => sweepAuthRecords(db, 2));
     expect(await failuresOf(emails)).toEqual([]);
   });
 

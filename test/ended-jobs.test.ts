@@ -2,6 +2,9 @@
  * Ended jobs no route shows (src/jobs/ended-jobs.ts): lead-scoring and calendar sync jobs that
  * ended more than ENDED_JOB_RETENTION_DAYS ago are deleted by the minute cron, in every
  * organization; younger ones and open ones (queued, running) stay.
+ *
+ * Test files share one database, and another file's cron run may sweep the same rows at any
+ * moment, so the tests assert what is left, never how many rows a sweep reported.
  */
 import { env } from 'cloudflare:workers';
 import { inArray, sql } from 'drizzle-orm';
@@ -95,7 +98,7 @@ describe('ended jobs no route shows', () => {
     };
     const theirs = await scoringJob(second, 'completed', old);
 
-    expect(await sweep()).toBeGreaterThanOrEqual(4);
+    await sweep();
 
     expect(await left(first, { scoring: Object.values(scoring), sync: Object.values(sync) })).toEqual({
       scoring: [scoring.recent, scoring.queued, scoring.running].sort((a, b) => a - b),
@@ -107,7 +110,7 @@ describe('ended jobs no route shows', () => {
   it('works through more than a batch, and runs on the minute cron', async () => {
     const ids = [];
     for (let n = 0; n < 5; n++) ids.push(await scoringJob(second, 'completed', ENDED_JOB_RETENTION_DAYS + 2));
-    expect(await sweep(2)).toBeGreaterThanOrEqual(5);
+    await sweep(2);
     expect(await left(second, { scoring: ids, sync: [] })).toEqual({ scoring: [], sync: [] });
 
     const last = await syncJob(first, calendarId, 'failed', ENDED_JOB_RETENTION_DAYS + 1);

@@ -4,6 +4,9 @@
  * every organization; the job stays, completed, without a file, its download a 410
  * `export_expired`. A younger export keeps its file; a sweep twice changes nothing more. With R2
  * failing, the export keeps its file and the other retention sweeps still run.
+ *
+ * Test files share one database, and another file's cron run may sweep the same rows at any
+ * moment, so the tests assert what is left, never how many rows a sweep reported.
  */
 import { env } from 'cloudflare:workers';
 import { eq, inArray, sql } from 'drizzle-orm';
@@ -98,7 +101,7 @@ describe('export file retention', () => {
     await finishedDaysAgo(first, recent.id, EXPORT_FILE_RETENTION_DAYS - 1);
     await finishedDaysAgo(second, theirs.id, EXPORT_FILE_RETENTION_DAYS + 2);
 
-    expect(await sweep()).toBeGreaterThanOrEqual(2);
+    await sweep();
 
     // The old exports' files are gone: the R2 objects and the stored files' rows.
     expect(await env.FILES.head(old.storageKey)).toBeNull();
@@ -142,7 +145,7 @@ describe('export file retention', () => {
   it('works through more than a batch, and runs on the minute cron', async () => {
     const due = [await completedExport(second), await completedExport(second)];
     for (const job of due) await finishedDaysAgo(second, job.id, EXPORT_FILE_RETENTION_DAYS + 1);
-    expect(await sweep(1)).toBeGreaterThanOrEqual(2);
+    await sweep(1);
     for (const job of due) expect(await listed(second, job.id)).toMatchObject({ file_id: null });
 
     const last = await completedExport(second);
@@ -154,7 +157,6 @@ describe('export file retention', () => {
 
   it('R2 failing during the sweep: the export keeps its file, the other sweeps still run, and the next run expires it', async () => {
     const job = await completedExport(first);
-    await finishedDaysAgo(first, job.id, EXPORT_FILE_RETENTION_DAYS + 1);
     const failure = await login(first, 'wrong password');
     expect(failure.status).toBe(401);
     await owner((db) =>
@@ -168,6 +170,9 @@ describe('export file retention', () => {
       },
     } as unknown as R2Bucket;
 
+    // Aged just before the run, which sweeps export files first: another test file's cron has
+    // next to no time to expire it in between.
+    await finishedDaysAgo(first, job.id, EXPORT_FILE_RETENTION_DAYS + 1);
     await expect(runRetentionSweeps({ ...env, FILES: unavailable })).rejects.toThrow('retention sweeps failed');
     expect(await listed(first, job.id)).toMatchObject({ file_id: job.file_id, download_url: expect.any(String) });
     expect(await env.FILES.head(job.storageKey)).not.toBeNull();
@@ -177,8 +182,7 @@ describe('export file retention', () => {
     );
     expect(failures.rows).toHaveLength(0);
 
-    const done = await runRetentionSweeps(env);
-    expect(done.export_files).toBeGreaterThanOrEqual(1);
+    await runRetentionSweeps(env);
     expect(await listed(first, job.id)).toMatchObject({ file_id: null, download_url: null });
     expect(await env.FILES.head(job.storageKey)).toBeNull();
   });

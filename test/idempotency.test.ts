@@ -212,7 +212,8 @@ describe('expiry', () => {
         .set({ createdAt: sql`now() - interval '25 hours'` })
         .where(eq(idempotencyKeys.key, expired)),
     );
-    expect(await withOwnDatabase(readConfig(env), (db) => sweepIdempotencyKeys(db))).toBeGreaterThanOrEqual(1);
+    // Another test file's cron may sweep it first: what is left is the assertion.
+    await withOwnDatabase(readConfig(env), (db) => sweepIdempotencyKeys(db));
     const remaining = await inOrganization(org.orgId, (tx) =>
       tx.select({ key: idempotencyKeys.key }).from(idempotencyKeys),
     );

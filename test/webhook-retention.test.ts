@@ -2,6 +2,9 @@
  * The delivery log's retention: the cron's sweep deletes finished deliveries (completed, failed,
  * cancelled) older than WEBHOOK_DELIVERY_RETENTION_DAYS with their attempts, in every
  * organization, a batch at a time; a delivery still queued or running, or younger, stays.
+ *
+ * Test files share one database, and another file's cron run may sweep the same rows at any
+ * moment, so the tests assert what is left, never how many rows a sweep reported.
  */
 import { env } from 'cloudflare:workers';
 import { eq, inArray, sql } from 'drizzle-orm';
@@ -93,7 +96,7 @@ describe('webhook delivery retention', () => {
     const recent = await delivery(first, endpoint, young, 'completed', 1);
     const theirs = await delivery(second, otherEndpoint, old, 'completed', 1);
 
-    expect(await sweep()).toBeGreaterThanOrEqual(4);
+    await sweep();
 
     const mine = await remaining(first, [completed, failed, cancelled, stillQueued, running, recent]);
     expect(mine.deliveries).toEqual([stillQueued, running, recent].sort((a, b) => a - b));
@@ -115,7 +118,7 @@ describe('webhook delivery retention', () => {
     const old = await Promise.all(
       Array.from({ length: 5 }, () => delivery(first, endpoint, WEBHOOK_DELIVERY_RETENTION_DAYS + 3, 'completed')),
     );
-    expect(await sweep(2)).toBeGreaterThanOrEqual(5);
+    await sweep(2);
     expect(await remaining(first, old)).toEqual({ deliveries: [], attempts: [] });
     const [{ left }] = await inOrganization(first.orgId, (tx) =>
       tx
