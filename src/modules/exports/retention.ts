@@ -4,8 +4,8 @@
  * with `file_id` null; its download answers 410 `export_expired`. An export is a copy of the
  * organization's leads, contacts or companies at one moment: kept for good, every export ever
  * asked for would be another full copy of that personal data, never updated and never deleted
- * with the records it copied. HubSpot's export links last 30 days; Salesforce keeps its data
- * export files 48 hours.
+ * with the records it copied. Hosted CRMs keep export files for a while, not for good
+ * (Salesforce's data export files: 48 hours); 30 days leaves room to fetch a file late.
  */
 import { sql } from 'drizzle-orm';
 import { inBatches } from '../../db/batches';
