@@ -20,9 +20,9 @@
  * Which routes: see `defineRoute` (every POST answering 201, for callers with a scope).
  */
 import { Buffer } from 'node:buffer';
-import { and, eq, gt, lt, sql } from 'drizzle-orm';
+import { and, eq, gt, lt, type SQL, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
-import { inBatches } from '../db/batches';
+import { deleteInBatches } from '../db/batches';
 import type { Database, Queryable } from '../db/client';
 import { idempotencyKeys } from '../db/schema';
 import type { Actor } from '../db/tenant';
@@ -221,15 +221,13 @@ function inUse(): Conflict {
  * Deletes keys older than IDEMPOTENCY_TTL_HOURS (the cron trigger's sweep), at most `batch` rows
  * a statement so no sweep holds long locks. Runs as the connection's owner, across organizations.
  */
-export async function sweepIdempotencyKeys(db: Database, batch = 5000, maxBatches = 20): Promise<number> {
-  return inBatches(
-    async () =>
-      (
-        await db.execute(
-          sql`delete from ${idempotencyKeys} where ctid in (
-        select ctid from ${idempotencyKeys} where ${lt(idempotencyKeys.createdAt, notExpired)} limit ${batch})`,
-        )
-      ).rowCount ?? 0,
+export function sweepIdempotencyKeys(db: Database, batch = 5000, maxBatches = 20): Promise<number> {
+  const keys = idempotencyKeys;
+  return deleteInBatches(
+    db,
+    keys,
+    sql`${keys.organizationId}, ${keys.scope}, ${keys.key}`,
+    lt(keys.createdAt, notExpired) as SQL,
     batch,
     maxBatches,
   );
