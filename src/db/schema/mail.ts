@@ -15,7 +15,7 @@ import { connections } from './connections';
 import { leads } from './leads';
 import { organizations, users } from './organizations';
 import { targetAccounts } from './target-accounts';
-import { jobRun, openJobsIndex } from './job-lease';
+import { endedJobsIndex, jobRun, openJobsIndex } from './job-lease';
 import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenancy';
 
 /**
@@ -33,6 +33,7 @@ export const mailSendJobs = pgTable(
   (table) => [
     index('mail_send_jobs_organization_idx').on(table.organizationId, table.id),
     openJobsIndex('mail_send_jobs_open_lease_idx', table),
+    endedJobsIndex('mail_send_jobs_ended_idx', table),
     tenantPolicy('mail_send_jobs'),
   ],
 );
@@ -82,7 +83,7 @@ export const mailMessages = pgTable(
     leadId: bigint({ mode: 'number' }).references(() => leads.id, { onDelete: 'set null' }),
     contactId: bigint({ mode: 'number' }).references(() => contacts.id, { onDelete: 'set null' }),
     targetAccountId: bigint({ mode: 'number' }).references(() => targetAccounts.id, { onDelete: 'set null' }),
-    /** The mail-send job that delivers it. */
+    /** The mail-send job that delivers it; null once the ended job is deleted (src/jobs/ended-jobs.ts). */
     sendJobId: bigint({ mode: 'number' }).references(() => mailSendJobs.id, { onDelete: 'set null' }),
     /** Recipients left out because they are on the suppression list. */
     suppressed: text().array().notNull().default(sql`'{}'::text[]`),
@@ -101,7 +102,8 @@ export const mailMessages = pgTable(
       .where(sql`${table.targetAccountId} is not null`),
     index('mail_messages_connection_idx').on(table.organizationId, table.connectionId, table.direction, table.id),
     index('mail_messages_rfc_id_idx').on(table.organizationId, table.rfcMessageId),
-    index('mail_messages_send_job_idx').on(table.organizationId, table.sendJobId),
+    // By the job alone: the job reads its messages by it, and deleting an ended job sets it null.
+    index('mail_messages_send_job_idx').on(table.sendJobId).where(sql`${table.sendJobId} is not null`),
     index('mail_messages_thread_idx').on(table.organizationId, table.connectionId, table.providerThreadId),
     uniqueIndex('mail_messages_provider_id_key')
       .on(table.organizationId, table.connectionId, table.providerMessageId)
