@@ -1,21 +1,23 @@
 /**
- * Ended jobs no route shows (src/jobs/ended-jobs.ts): lead-scoring and calendar sync jobs that
- * ended more than ENDED_JOB_RETENTION_DAYS ago are deleted by the minute cron, in every
- * organization; younger ones and open ones (queued, running) stay.
+ * Ended jobs no route shows (src/jobs/ended-jobs.ts): lead-scoring, calendar sync and mail-send
+ * jobs that ended more than ENDED_JOB_RETENTION_DAYS ago are deleted by the minute cron, in every
+ * organization; younger ones and open ones (queued, running) stay. A mail-send job's messages stay.
  *
  * Test files share one database, and another file's cron run may sweep the same rows at any
  * moment, so the tests assert what is left, never how many rows a sweep reported.
  */
 import { env } from 'cloudflare:workers';
-import { inArray, sql } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { withOwnDatabase } from '../src/db/client';
-import { calendarSyncJobs, leadScoringJobs } from '../src/db/schema';
+import { calendarSyncJobs, leadScoringJobs, mailMessages, mailSendJobs } from '../src/db/schema';
 import { readConfig } from '../src/env';
 import { ENDED_JOB_RETENTION_DAYS, sweepEndedJobs } from '../src/jobs/ended-jobs';
-import { call, type SignedUp, signupOrganization } from './helpers/api';
+import type { JobMessage } from '../src/jobs/messages';
+import { call, type SignedUp, signupOrganization, uniqueEmail } from './helpers/api';
 import { runMinuteCron } from './helpers/cron';
 import { inOrganization } from './helpers/leads';
+import { addLocalAccount, deliverJobs, requestRecordingJobs } from './helpers/mail';
 
 const sweep = (batch?: number) => withOwnDatabase(readConfig(env), (db) => sweepEndedJobs(db, batch));
 
@@ -116,5 +118,50 @@ describe('ended jobs no route shows', () => {
     const last = await syncJob(first, calendarId, 'failed', ENDED_JOB_RETENTION_DAYS + 1);
     await runMinuteCron();
     expect(await left(first, { scoring: [], sync: [last] })).toEqual({ scoring: [], sync: [] });
+  });
+
+  it('deletes an ended mail-send job and keeps its message, sent, with the job no longer named', async () => {
+    const configId = await addLocalAccount(first, uniqueEmail('rep'));
+    const sendOne = async (subject: string) => {
+      const response = await requestRecordingJobs('POST', '/api/inbox/send', {
+        token: first.token,
+        body: { config_id: configId, to: uniqueEmail('buyer'), subject, body: 'Hello' },
+      });
+      expect(response.status, response.text).toBe(202);
+      await deliverJobs(response.sent);
+      return {
+        messageId: response.body.data.id as number,
+        jobId: (response.sent[0] as Extract<JobMessage, { kind: 'mail-send' }>).jobId,
+      };
+    };
+    const old = await sendOne('Sent long ago');
+    const recent = await sendOne('Sent this week');
+    await inOrganization(first.orgId, (tx) =>
+      tx
+        .update(mailSendJobs)
+        .set({ finishedAt: endedDaysAgo(ENDED_JOB_RETENTION_DAYS + 1) })
+        .where(eq(mailSendJobs.id, old.jobId)),
+    );
+
+    await sweep();
+
+    const jobsLeft = await inOrganization(first.orgId, (tx) =>
+      tx
+        .select({ id: mailSendJobs.id, status: mailSendJobs.status })
+        .from(mailSendJobs)
+        .where(inArray(mailSendJobs.id, [old.jobId, recent.jobId])),
+    );
+    expect(jobsLeft).toEqual([{ id: recent.jobId, status: 'completed' }]);
+    const messages = await inOrganization(first.orgId, (tx) =>
+      tx
+        .select({ id: mailMessages.id, status: mailMessages.status, sendJobId: mailMessages.sendJobId })
+        .from(mailMessages)
+        .where(inArray(mailMessages.id, [old.messageId, recent.messageId]))
+        .orderBy(mailMessages.id),
+    );
+    expect(messages).toEqual([
+      { id: old.messageId, status: 'sent', sendJobId: null },
+      { id: recent.messageId, status: 'sent', sendJobId: recent.jobId },
+    ]);
   });
 });

@@ -26,6 +26,7 @@ const DELETED_OUTRIGHT = [
   'lead_tags',
   'login_failures',
   'login_successes',
+  'mail_send_jobs',
   'meeting_tool_deliveries',
   'meetings',
   'phone_number_users',
