@@ -9,12 +9,20 @@
 // case's figure is its median over the rounds. Measured once each, one after another, a change in
 // the machine's speed between two cases (a busier neighbour, a cache warming up) moved a ratio by
 // ±0.1 from run to run (docs/benchmarks.md); interleaved, such a change reaches every case alike.
+import { perRequest } from './bench-cpu.mjs';
 import { expectOk, median, round, throughput, timeOne } from './bench-measure.mjs';
 import { assertKeptLeads, benchOrganization, SEARCH_TERM, seedLeads, WIDE_SEARCH_TERM } from './bench-seed-leads.mjs';
 
 const PAGE_SIZE = 100;
 /** Page 1000 at 100 leads a page; a smaller --leads (for a quick try) goes as deep as it can. */
 const CURSOR_PAGE = 1000;
+
+/** The median of each part over the rounds' CPU figures. */
+function medianByPart(figures) {
+  return Object.fromEntries(
+    Object.keys(figures[0]).map((part) => [part, round(median(figures.map((f) => f[part])), 2)]),
+  );
+}
 
 export async function measureListScaling(
   stack,
@@ -106,10 +114,19 @@ export async function measureListScaling(
   for (let pass = 1; pass <= rounds; pass++) {
     for (const [key, { what, request }] of Object.entries(cases)) {
       deadline(`measuring ${what} (round ${pass} of ${rounds})`);
+      const cpuBefore = stack.cpuTime();
       const result = await throughput(request, { clients, seconds });
+      // Every request of the load counts, the untimed first one per client and failures included.
+      result.cpu = perRequest(cpuBefore, stack.cpuTime(), result.completed + result.failed + clients);
       perRound[key].push(result);
       log(
-        `round ${pass}/${rounds} ${what}: ${result.requests_per_second} requests/s${result.failed ? ` (${result.failed} failed)` : ''}`,
+        `round ${pass}/${rounds} ${what}: ${result.requests_per_second} requests/s${result.failed ? ` (${result.failed} failed)` : ''}${
+          result.cpu
+            ? `; CPU ms a request: ${Object.entries(result.cpu)
+                .map(([part, ms]) => `${part} ${ms}`)
+                .join(', ')}`
+            : ''
+        }`,
       );
     }
   }
@@ -136,6 +153,7 @@ export async function measureListScaling(
         2,
       ),
       median_ms_one_client: round(median(times.slice(1)), 1),
+      ...(results.every((result) => result.cpu) ? { cpu_ms_per_request: medianByPart(results.map((r) => r.cpu)) } : {}),
       ...shape,
     };
   }

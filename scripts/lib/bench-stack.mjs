@@ -4,12 +4,13 @@
 // edge Worker on the port, the API Worker with the queue consumers and simulated R2 behind it).
 // Everything started here is stopped by stop(), whatever failed in between.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeDocsAssets } from '../docs-assets.mjs';
+import { cpuReader, descendants, isWorkersRuntime } from './bench-cpu.mjs';
 import { startDelayProxy } from './delay-proxy.mjs';
 import { startLocalDatabase } from './local-database.mjs';
 import { startThrowawayPostgres } from './throwaway-postgres.mjs';
@@ -41,47 +42,6 @@ function freePort() {
       server.close(() => done(port));
     });
   });
-}
-
-/** Pids of the processes below `root` (Linux /proc), to find the workerd that wrangler runs. */
-function descendants(root) {
-  const parents = new Map();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  const found = [];
-  const walk = (pid) => {
-    for (const [child, parent] of parents) {
-      if (parent === pid) {
-        found.push(child);
-        walk(child);
-      }
-    }
-  };
-  walk(root);
-  return found;
-}
-
-/**
- * Whether `pid` is the workerd that runs the Workers. `wrangler dev` starts two: its own proxy
- * (on the port callers reach, started first) and the runtime of the Workers themselves, the one
- * started with an inspector address.
- */
-function isWorkersRuntime(pid) {
-  try {
-    if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() !== 'workerd') return false;
-    return readFileSync(`/proc/${pid}/cmdline`, 'utf8')
-      .split('\0')
-      .some((arg) => arg.startsWith('--inspector-addr'));
-  } catch {
-    return false; // the process ended meanwhile
-  }
 }
 
 export function memoryOf(pid) {
@@ -129,10 +89,12 @@ export async function startBenchStack({ databaseUrl, throwawayPostgres, log, dea
   try {
     let url = databaseUrl;
     let engine = databaseUrl ? 'postgres (--database-url)' : 'pglite';
+    let postgresPid = null;
     if (throwawayPostgres) {
       const server = await startThrowawayPostgres({ log });
       stops.push(server.stop);
       url = server.url;
+      postgresPid = server.pid;
       engine = `postgres ${server.version} (throwaway)`;
     }
     log(url ? 'migrating the PostgreSQL server and starting the relay' : 'starting PGlite and the relay');
@@ -245,6 +207,7 @@ export async function startBenchStack({ databaseUrl, throwawayPostgres, log, dea
     // Both Workers run in that one process, so its memory figures are the API Worker's plus the
     // edge Worker's isolate (and the runtime's own).
     log(`workers up (workerd pid ${workerd ?? 'unknown'})`);
+    const cpuTime = cpuReader({ wranglerPid: wrangler.pid, databaseThreadId: database.embeddedThreadId, postgresPid });
     return {
       engine,
       /** The edge Worker's address (what a caller reaches), for the load tool. */
@@ -260,6 +223,8 @@ export async function startBenchStack({ databaseUrl, throwawayPostgres, log, dea
         peakRss = value;
       },
       peakRss: () => peakRss,
+      /** CPU milliseconds spent so far by part (bench-cpu.mjs), or null off Linux. */
+      cpuTime: () => cpuTime?.() ?? null,
       stop: stopAll,
     };
   } catch (error) {

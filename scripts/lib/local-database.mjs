@@ -13,6 +13,8 @@ export async function startLocalDatabase({ databaseUrl, dataDir } = {}) {
     url,
     relayAddress: relay.address,
     embedded: Boolean(embedded),
+    /** The PGlite thread's Linux id, for the bench's CPU figures (null for a server or off Linux). */
+    embeddedThreadId: embedded?.threadId ?? null,
     stop: async () => {
       await relay.stop();
       if (embedded) await embedded.stop();

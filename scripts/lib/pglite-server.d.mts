@@ -2,4 +2,4 @@ export function startPglite(options?: {
   dataDir?: string;
   port?: number;
   host?: string;
-}): Promise<{ url: string; stop(): Promise<void> }>;
+}): Promise<{ url: string; threadId: number | null; stop(): Promise<void> }>;

@@ -12,17 +12,20 @@
 // process; here it has its own thread.
 import { Worker } from 'node:worker_threads';
 
-/** Starts PGlite and its socket server on a worker thread (pglite-thread.mjs); resolves to its URL and a stop(). */
+/**
+ * Starts PGlite and its socket server on a worker thread (pglite-thread.mjs); resolves to its URL,
+ * the thread's Linux id (`threadId`, null off Linux) and a stop().
+ */
 export async function startPglite(options = {}) {
   const worker = new Worker(new URL('./pglite-thread.mjs', import.meta.url), { workerData: options });
-  const url = await new Promise((resolve, reject) => {
+  const { url, threadId } = await new Promise((resolve, reject) => {
     const fail = (error) => reject(error instanceof Error ? error : new Error(String(error)));
     worker.once('error', fail);
     worker.once('exit', (code) => fail(new Error(`the PGlite thread exited (code ${code}) before it was ready`)));
     worker.once('message', (message) => {
       worker.off('error', fail);
       worker.removeAllListeners('exit');
-      if (message?.url) resolve(message.url);
+      if (message?.url) resolve({ url: message.url, threadId: message.threadId ?? null });
       else fail(new Error(message?.error ?? 'the PGlite thread did not start'));
     });
   });
@@ -30,6 +33,7 @@ export async function startPglite(options = {}) {
   worker.on('error', (error) => console.error('PGlite thread failed:', error));
   return {
     url,
+    threadId,
     stop: async () => {
       const stopped = new Promise((resolve) => {
         worker.once('message', resolve);
