@@ -26,13 +26,17 @@ function idleProcess() {
   return child.pid as number;
 }
 
-/** A worker thread that burns `ms` of CPU when told, answering with its Linux thread id first. */
+const threadIdModule = new URL('../scripts/lib/thread-id.mjs', import.meta.url).href;
+
+/**
+ * A worker thread, as PGlite's is, that burns `ms` of CPU when told; it answers first with its
+ * Linux thread id from `linuxThreadId`, the helper the PGlite thread reports its own with.
+ */
 async function burningThread() {
   const worker = new Worker(
     `const { parentPort } = require('node:worker_threads');
-     const { readlinkSync } = require('node:fs');
-     parentPort.postMessage(Number(readlinkSync('/proc/thread-self').split('/').at(-1)));
-     parentPort.on('message', (ms) => { const until = performance.now() + ms; while (performance.now() < until); parentPort.postMessage('done'); });`,
+     parentPort.on('message', (ms) => { const until = performance.now() + ms; while (performance.now() < until); parentPort.postMessage('done'); });
+     import(${JSON.stringify(threadIdModule)}).then(({ linuxThreadId }) => parentPort.postMessage(linuxThreadId()));`,
     { eval: true },
   );
   cleanups.push(() => worker.terminate());
