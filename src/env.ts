@@ -16,9 +16,9 @@ export interface Bindings {
   DB_WS_PROXY?: string;
   JWT_SECRET?: string;
   SIGNUP_ENABLED?: string;
-  /** Rate-limit counters, one Durable Object per limited key (core/rate-limit-counter.ts). */
+  /** Rate-limit counters, one Durable Object per limited subject (core/rate-limit-counter.ts). */
   RATE_LIMITER?: DurableObjectNamespace<RateLimitCounter>;
-  /** Requests per minute per organization and per IP on authenticated routes (default 1200). */
+  /** Requests per minute per organization on authenticated routes (default 1200). */
   API_RATE_LIMIT?: string;
   /** Requests per minute per API key, besides its organization's and IP's limits (default 600). */
   API_KEY_RATE_LIMIT?: string;

@@ -11,7 +11,7 @@ import { bearerAuth } from '../src/core/auth/bearer';
 import type { AppEnv } from '../src/core/context';
 import { databaseAccess } from '../src/core/database';
 import { handleError } from '../src/core/http';
-import { countRequest } from '../src/core/rate-limit-counter';
+import { type CounterLimit, countRequest } from '../src/core/rate-limit-counter';
 import { observeStatements } from '../src/db/client';
 import { call, expectFailure, randomIp, type SignedUp, signupOrganization } from './helpers/api';
 
@@ -57,16 +57,22 @@ async function awayFromWindowEnd(seconds = 8): Promise<void> {
   if (left < seconds) await new Promise((resolve) => setTimeout(resolve, left * 1000 + 200));
 }
 
-/** Fills a counter to its limit through the Durable Object itself, as that many requests would. */
-async function exhaust(name: string, limit: number): Promise<void> {
-  const stub = env.RATE_LIMITER!.get(env.RATE_LIMITER!.idFromName(name));
+/** Fills one counter of a subject's object to its limit through the Durable Object itself, as that many requests would. */
+async function exhaust(subject: string, counter: string, limit: number): Promise<void> {
+  const stub = env.RATE_LIMITER!.get(env.RATE_LIMITER!.idFromName(subject));
   for (let sent = 0; sent < limit; sent += 100) {
-    await Promise.all(Array.from({ length: Math.min(100, limit - sent) }, () => stub.hit(limit, 60)));
+    await Promise.all(
+      Array.from({ length: Math.min(100, limit - sent) }, () => stub.count([{ name: counter, limit }], 60)),
+    );
   }
 }
 
+function policies(value: string | null): string[] {
+  return parseList(value).map(({ name }) => name);
+}
+
 describe('bearer responses', () => {
-  it('carry RateLimit-Policy and RateLimit for the organization and the client IP; remaining decreases', async () => {
+  it('carry RateLimit-Policy and RateLimit for the organization, not the client IP; remaining decreases', async () => {
     await awayFromWindowEnd();
     const ip = randomIp();
     const first = await call('GET', '/api/lead/list', { token: org.token, headers: { 'cf-connecting-ip': ip } });
@@ -74,11 +80,12 @@ describe('bearer responses', () => {
     expect(first.status).toBe(200);
     const policy = first.headers.get('ratelimit-policy');
     expect(member(policy, 'org')).toEqual({ q: 1200, w: 60 });
-    expect(member(policy, 'ip')).toEqual({ q: 1200, w: 60 });
+    // The credential names the caller: callers of other organizations behind one address do not share a budget.
+    expect(policies(policy)).toEqual(['org']);
+    expect(policies(first.headers.get('ratelimit'))).toEqual(['org']);
     const before = member(first.headers.get('ratelimit'), 'org');
     const after = member(second.headers.get('ratelimit'), 'org');
     expect(after.r).toBe(before.r - 1);
-    expect(member(second.headers.get('ratelimit'), 'ip').r).toBe(1200 - 2);
     for (const t of [before.t, after.t]) {
       expect(t).toBeGreaterThanOrEqual(1);
       expect(t).toBeLessThanOrEqual(60);
@@ -103,7 +110,7 @@ describe('bearer responses', () => {
   it('a 429 carries Retry-After equal to the seconds left in the window, consistent with RateLimit t', async () => {
     await awayFromWindowEnd();
     const limited = await signupOrganization('Rate limited');
-    await exhaust(`org:${limited.orgId}`, 1200);
+    await exhaust(`org:${limited.orgId}`, 'org', 1200);
     const refused = await call('GET', '/api/lead/list', { token: limited.token });
     expectFailure(refused, 429, 'rate_limited');
     const retryAfter = Number(refused.headers.get('retry-after'));
@@ -146,19 +153,26 @@ describe('API-key responses', () => {
     expect(member(second.headers.get('ratelimit'), 'org').r).toBe(member(first.headers.get('ratelimit'), 'org').r - 1);
     expect(member(first.headers.get('ratelimit-policy'), 'key')).toEqual({ q: 600, w: 60 });
     expect(member(second.headers.get('ratelimit'), 'key').r).toBe(member(first.headers.get('ratelimit'), 'key').r - 1);
+    expect(policies(first.headers.get('ratelimit-policy'))).toEqual(['org', 'key']);
   });
 
-  it('a key over its own limit answers 429 with Retry-After while its organization still has room', async () => {
+  it('a key over its own limit answers 429 with Retry-After while its organization still has room, and its refusals do not count against the organization', async () => {
     await awayFromWindowEnd();
     const created = await call('POST', '/api/api-keys/add', { token: org.token, body: { name: 'Runaway' } });
     expect(created.status, created.text).toBe(201);
-    await exhaust(`api-key:${created.body.data.id}`, 600);
+    await exhaust(`org:${org.orgId}`, `key:${created.body.data.id}`, 600);
     const refused = await call('GET', '/api/v1/lead/lead-list', { apiKey: created.body.data.key });
     expectFailure(refused, 429, 'rate_limited');
     const state = member(refused.headers.get('ratelimit'), 'key');
     expect(state.r).toBe(0);
-    expect(member(refused.headers.get('ratelimit'), 'org').r).toBeGreaterThan(0);
+    const orgLeft = member(refused.headers.get('ratelimit'), 'org').r;
+    expect(orgLeft).toBeGreaterThan(0);
     expect(Number(refused.headers.get('retry-after'))).toBe(state.t);
+    const again = await call('GET', '/api/v1/lead/lead-list', { apiKey: created.body.data.key });
+    expectFailure(again, 429, 'rate_limited');
+    expect(member(again.headers.get('ratelimit'), 'org').r).toBe(orgLeft);
+    // The organization's own callers are still served.
+    expect((await call('GET', '/api/lead/list', { token: org.token })).status).toBe(200);
   });
 });
 
@@ -181,14 +195,22 @@ describe('the count and the scoping statement at once', () => {
       }
     });
     const real = env.RATE_LIMITER!;
+    /** The subjects whose counter object the request called, once per call. */
+    const subjects: string[] = [];
+    const names = new Map<string, string>();
     const counters = {
-      idFromName: (name: string) => real.idFromName(name),
+      idFromName: (name: string) => {
+        const id = real.idFromName(name);
+        names.set(id.toString(), name);
+        return id;
+      },
       get: (id: DurableObjectId) => ({
-        hit: async (limit: number, windowSeconds: number) => {
+        count: async (limits: CounterLimit[], windowSeconds: number) => {
+          subjects.push(names.get(id.toString()) as string);
           await Promise.race([sent, new Promise((resolve) => setTimeout(resolve, 1500))]);
-          const state = await real.get(id).hit(limit, windowSeconds);
-          events.push(state.allowed ? 'counter admitted' : 'counter refused');
-          return state;
+          const states = await real.get(id).count(limits, windowSeconds);
+          events.push(states.every((state) => state.allowed) ? 'counter admitted' : 'counter refused');
+          return states;
         },
       }),
     };
@@ -211,18 +233,19 @@ describe('the count and the scoping statement at once', () => {
       await waitOnExecutionContext(ctx);
       return response;
     };
-    return { events, stop, fetchApp };
+    return { events, subjects, stop, fetchApp };
   }
 
   it('a bearer request sends its scoping statement while the counters count, and runs its handler once they admit it', async () => {
     await awayFromWindowEnd();
-    const { events, stop, fetchApp } = traced();
+    const { events, subjects, stop, fetchApp } = traced();
     try {
       const response = await fetchApp('/bearer', { authorization: `Bearer ${org.token}` });
       expect(response.status).toBe(200);
       expect(response.headers.get('ratelimit')).toMatch(/"org";r=\d+;t=\d+/);
-      // Both keys (organization, IP) were counted after the statement had gone, the handler after both.
-      expect(events).toEqual(['scope statement sent', 'counter admitted', 'counter admitted', 'handler']);
+      // One call to the organization's counters, answered after the statement had gone; the handler after it.
+      expect(subjects).toEqual([`org:${org.orgId}`]);
+      expect(events).toEqual(['scope statement sent', 'counter admitted', 'handler']);
     } finally {
       stop();
     }
@@ -232,12 +255,13 @@ describe('the count and the scoping statement at once', () => {
     await awayFromWindowEnd();
     const created = await call('POST', '/api/api-keys/add', { token: org.token, body: { name: 'Overlap' } });
     expect(created.status, created.text).toBe(201);
-    const { events, stop, fetchApp } = traced();
+    const { events, subjects, stop, fetchApp } = traced();
     try {
       const response = await fetchApp('/key', { 'x-api-key': created.body.data.key });
       expect(response.status).toBe(200);
-      expect(events[0]).toBe('scope statement sent');
-      expect(events.slice(1)).toEqual(['counter admitted', 'counter admitted', 'counter admitted', 'handler']);
+      // The organization and the key are counted by one call to the organization's counters.
+      expect(subjects).toEqual([`org:${org.orgId}`]);
+      expect(events).toEqual(['scope statement sent', 'counter admitted', 'handler']);
     } finally {
       stop();
     }
@@ -246,7 +270,7 @@ describe('the count and the scoping statement at once', () => {
   it('a refusal that arrives after the scoping statement answers 429 and the handler never runs; the next request of that key in the window is refused before any statement', async () => {
     await awayFromWindowEnd();
     const limited = await signupOrganization('Refused overlap');
-    await exhaust(`org:${limited.orgId}`, 1200);
+    await exhaust(`org:${limited.orgId}`, 'org', 1200);
     const { events, stop, fetchApp } = traced();
     try {
       const refused = await fetchApp('/bearer', { authorization: `Bearer ${limited.token}` });
@@ -282,7 +306,7 @@ describe('public routes', () => {
   it('login over its per-IP limit answers 429 with the real seconds left as Retry-After', async () => {
     await awayFromWindowEnd();
     const ip = randomIp();
-    await exhaust(`auth-ip:${ip}`, 20);
+    await exhaust(`auth-ip:${ip}`, 'ip', 20);
     const refused = await call('POST', '/api/auth/login', {
       body: { email: 'nobody@example.com', password: 'whatever1' },
       headers: { 'cf-connecting-ip': ip },
@@ -296,14 +320,58 @@ describe('public routes', () => {
 });
 
 describe('the counter', () => {
+  const one = (limit: number) => [{ name: 'org', limit }];
+
   it('counts in clock-aligned windows, does not count refusals, and reports the seconds to the window end', () => {
-    const state = { window: -1, count: 0 };
+    const state = { window: -1, counts: new Map<string, number>() };
     const start = 1_700_000_080_000; // 40 s into a minute
-    expect(countRequest(state, 2, 60, start)).toEqual({ limit: 2, remaining: 1, resetSeconds: 20, allowed: true });
-    expect(countRequest(state, 2, 60, start + 500)).toMatchObject({ remaining: 0, resetSeconds: 20, allowed: true });
-    expect(countRequest(state, 2, 60, start + 19_001)).toMatchObject({ remaining: 0, resetSeconds: 1, allowed: false });
-    expect(state.count).toBe(2);
+    expect(countRequest(state, one(2), 60, start)).toEqual([
+      { limit: 2, remaining: 1, resetSeconds: 20, allowed: true },
+    ]);
+    expect(countRequest(state, one(2), 60, start + 500)).toMatchObject([
+      { remaining: 0, resetSeconds: 20, allowed: true },
+    ]);
+    expect(countRequest(state, one(2), 60, start + 19_001)).toMatchObject([
+      { remaining: 0, resetSeconds: 1, allowed: false },
+    ]);
+    expect(state.counts.get('org')).toBe(2);
     // The next minute starts a new window.
-    expect(countRequest(state, 2, 60, start + 20_000)).toMatchObject({ remaining: 1, resetSeconds: 60, allowed: true });
+    expect(countRequest(state, one(2), 60, start + 20_000)).toMatchObject([
+      { remaining: 1, resetSeconds: 60, allowed: true },
+    ]);
+  });
+
+  it('counts a request by all of its counters or by none', () => {
+    const state = { window: -1, counts: new Map<string, number>() };
+    const now = 1_700_000_080_000;
+    const both = [
+      { name: 'org', limit: 5 },
+      { name: 'key:7', limit: 1 },
+    ];
+    expect(countRequest(state, both, 60, now)).toMatchObject([
+      { remaining: 4, allowed: true },
+      { remaining: 0, allowed: true },
+    ]);
+    // The key is at its limit: refused, and the organization's counter does not count it either.
+    expect(countRequest(state, both, 60, now + 1)).toMatchObject([
+      { remaining: 4, allowed: true },
+      { remaining: 0, allowed: false },
+    ]);
+    expect(state.counts.get('org')).toBe(1);
+    // Another key of the organization has its own counter.
+    expect(
+      countRequest(
+        state,
+        [
+          { name: 'org', limit: 5 },
+          { name: 'key:8', limit: 1 },
+        ],
+        60,
+        now + 2,
+      ),
+    ).toMatchObject([
+      { remaining: 3, allowed: true },
+      { remaining: 0, allowed: true },
+    ]);
   });
 });

@@ -1,15 +1,23 @@
 /**
- * Rate limiting with counters that know what is left: each limited key is a fixed window of
- * RATE_LIMIT_WINDOW_SECONDS aligned to the clock, counted by its own Durable Object
- * (core/rate-limit-counter.ts). Every request the limiter ran for carries the IETF draft
- * headers (draft-ietf-httpapi-ratelimit-headers-10):
+ * Rate limiting with counters that know what is left: each limited subject counts in fixed
+ * windows of RATE_LIMIT_WINDOW_SECONDS aligned to the clock, in its own Durable Object
+ * (core/rate-limit-counter.ts): an authenticated request is counted per organization (and per
+ * key for an API key, in the organization's object), so by one call; login, signup, booking
+ * confirmations and form submissions per client IP. Every request the limiter ran for carries
+ * the IETF draft headers (draft-ietf-httpapi-ratelimit-headers-10):
  *
- *   RateLimit-Policy: "org";q=1200;w=60, "ip";q=1200;w=60
- *   RateLimit: "org";r=1187;t=42, "ip";r=1195;t=42
+ *   RateLimit-Policy: "org";q=1200;w=60, "key";q=600;w=60
+ *   RateLimit: "org";r=1187;t=42, "key";r=595;t=42
  *
- * one list member per key counted (`q` requests per `w` seconds; `r` left, `t` seconds until the
- * window ends). A request over any key's limit answers 429 with Retry-After = that window's `t`.
- * No database round trip: the counters live at the edge, next to the Worker.
+ * one list member per counter (`q` requests per `w` seconds; `r` left, `t` seconds until the
+ * window ends). A request over any counter's limit answers 429 with Retry-After = that window's
+ * `t`, and none of its counters counts it. No database round trip: the counters live at the
+ * edge, next to the Worker.
+ *
+ * Authenticated requests are not counted per client IP: the credential names who calls, and
+ * callers of different organizations behind one address (an office's NAT, a coworking space, an
+ * agency's server calling for several clients) must not share one budget. Requests without a
+ * credential are counted per IP.
  */
 import type { Context } from 'hono';
 import type { Bindings } from '../env';
@@ -29,6 +37,13 @@ export function clientIp(c: Context<AppEnv>): string {
   return c.req.header('cf-connecting-ip') ?? 'unknown';
 }
 
+/** One counter of a subject's object: the policy named in the headers, the counter's name in the object (the policy's by default), its limit. */
+export interface Counter {
+  policy: string;
+  name?: string;
+  limit: number;
+}
+
 interface Counted {
   policy: string;
   key: string;
@@ -36,16 +51,21 @@ interface Counted {
 }
 
 /**
- * Keys a counter refused, with the end of the refused window (epoch ms), as this isolate heard it:
- * `countApiCall` counts such a key before touching the database. Bounded: when full it starts over,
- * which only costs a forgotten key one early scoping statement.
+ * Counters that refused a request (`<subject>#<counter>`), with the end of the refused window
+ * (epoch ms), as this isolate heard it: `countApiCall` counts a request with such a counter
+ * before touching the database. Bounded: when full it starts over, which only costs a forgotten
+ * counter one early scoping statement.
  */
 const refusedUntil = new Map<string, number>();
 const REFUSALS_REMEMBERED = 10_000;
 
-function rememberRefusals(refused: Counted[], now: number): void {
+function counterKey(subject: string, counter: Counter): string {
+  return `${subject}#${counter.name ?? counter.policy}`;
+}
+
+function rememberRefusals(refused: string[], resetSeconds: number, now: number): void {
   if (refusedUntil.size + refused.length > REFUSALS_REMEMBERED) refusedUntil.clear();
-  for (const { key, state } of refused) refusedUntil.set(key, now + state.resetSeconds * 1000);
+  for (const key of refused) refusedUntil.set(key, now + resetSeconds * 1000);
 }
 
 function refusedRecently(key: string, now: number): boolean {
@@ -71,27 +91,25 @@ export function rateLimits(env: Bindings): { api: number; auth: number; apiKey: 
 }
 
 /**
- * Counts the request against every key (in parallel), sets the RateLimit headers and throws 429
- * when a key is over its limit. Without the binding, or when a counter cannot be reached, the
- * request goes through without headers: the headers never state a number nobody counted.
+ * Counts the request against `subject`'s counters (one call to its object), sets the RateLimit
+ * headers and throws 429 when a counter is over its limit. Without the binding, or when the
+ * counter cannot be reached, the request goes through without headers: the headers never state
+ * a number nobody counted.
  */
-export async function enforceRateLimit(
-  c: Context<AppEnv>,
-  limit: number,
-  /** A key's own `limit`, when it has one, replaces the shared one. */
-  keys: { policy: string; key: string; limit?: number }[],
-): Promise<void> {
+export async function enforceRateLimit(c: Context<AppEnv>, subject: string, counters: Counter[]): Promise<void> {
   const namespace = c.env.RATE_LIMITER;
   if (!namespace) return;
   let counted: Counted[];
   try {
-    counted = await Promise.all(
-      keys.map(async ({ policy, key, limit: own }) => ({
-        policy,
-        key,
-        state: await namespace.get(namespace.idFromName(key)).hit(own ?? limit, RATE_LIMIT_WINDOW_SECONDS),
-      })),
+    const states = await namespace.get(namespace.idFromName(subject)).count(
+      counters.map(({ policy, name, limit }) => ({ name: name ?? policy, limit })),
+      RATE_LIMIT_WINDOW_SECONDS,
     );
+    counted = counters.map((counter, i) => ({
+      policy: counter.policy,
+      key: counterKey(subject, counter),
+      state: states[i] as WindowState,
+    }));
   } catch (error) {
     log.warn('rate limit counter unreachable; request let through', { error: errorText(error) });
     return;
@@ -106,44 +124,49 @@ export async function enforceRateLimit(
   );
   const refused = counted.filter(({ state }) => !state.allowed);
   if (refused.length > 0) {
-    rememberRefusals(refused, Date.now());
-    throw new RateLimited(Math.max(...refused.map(({ state }) => state.resetSeconds)));
+    const resetSeconds = Math.max(...refused.map(({ state }) => state.resetSeconds));
+    rememberRefusals(
+      refused.map(({ key }) => key),
+      resetSeconds,
+      Date.now(),
+    );
+    throw new RateLimited(resetSeconds);
   }
 }
 
 /** Login and signup: per client IP. */
 export function limitAuthAttempts(c: Context<AppEnv>): Promise<void> {
-  return enforceRateLimit(c, rateLimits(c.env).auth, [{ policy: 'ip', key: `auth-ip:${clientIp(c)}` }]);
+  return enforceRateLimit(c, `auth-ip:${clientIp(c)}`, [{ policy: 'ip', limit: rateLimits(c.env).auth }]);
 }
 
 /** A request's count against its keys, started: `admission` settles with the counters' answer. */
 export interface ApiCallCount {
-  /** Resolves when the counters admit the request; rejects with 429 when a key is over its limit. */
+  /** Resolves when the counters admit the request; rejects with 429 when a counter is over its limit. */
   admission: Promise<void>;
-  /** A key of this request was refused in its current window (as this isolate last heard): await `admission` before any database work. */
+  /** A counter of this request refused one in its current window (as this isolate last heard): await `admission` before any database work. */
   refusedBefore: boolean;
 }
 
 /**
- * Authenticated routes (bearer and API key): counts the request per organization and client IP,
- * and per key for an API key. The count is started, not awaited: the auth middleware hands
- * `admission` to `runAsTenant`, whose scoping statement goes meanwhile, and the handler runs only
- * once the counters have admitted the request. At the edge the counters (Durable Objects, where
- * each key's object lives) and the database (its region) are in different places, so waiting for
- * one before asking the other added a round trip to every call. A key refused in its current
- * window is counted first (`refusedBefore`): a client going on past its limit costs the database
- * nothing.
+ * Authenticated routes (bearer and API key): counts the request per organization, and per key
+ * for an API key, in one call to the organization's counter object. The count is started, not
+ * awaited: the auth middleware hands `admission` to `runAsTenant`, whose scoping statement goes
+ * meanwhile, and the handler runs only once the counters have admitted the request. At the edge
+ * the counters (the Durable Object, where it lives) and the database (its region) are in
+ * different places, so waiting for one before asking the other added a round trip to every call.
+ * A request whose organization or key was refused in its current window is counted first
+ * (`refusedBefore`): a client going on past its limit costs the database nothing.
  */
 export function countApiCall(c: Context<AppEnv>, orgId: number, apiKeyId?: number): ApiCallCount {
   const limits = rateLimits(c.env);
-  const keys = [
-    { policy: 'org', key: `org:${orgId}` },
-    { policy: 'ip', key: `ip:${clientIp(c)}` },
-    ...(apiKeyId === undefined ? [] : [{ policy: 'key', key: `api-key:${apiKeyId}`, limit: limits.apiKey }]),
-  ];
+  const subject = `org:${orgId}`;
   const now = Date.now();
+  const counters: Counter[] = [
+    { policy: 'org', limit: limits.api },
+    ...(apiKeyId === undefined ? [] : [{ policy: 'key', name: `key:${apiKeyId}`, limit: limits.apiKey }]),
+  ];
   return {
-    admission: enforceRateLimit(c, limits.api, keys),
-    refusedBefore: keys.some(({ key }) => refusedRecently(key, now)),
+    admission: enforceRateLimit(c, subject, counters),
+    refusedBefore: counters.some((counter) => refusedRecently(counterKey(subject, counter), now)),
   };
 }

@@ -26,12 +26,12 @@ export interface ContractFlags {
 const rateLimitHeaders: Record<string, HeaderObject> = {
   'RateLimit-Policy': {
     description:
-      'The quotas that apply (draft-ietf-httpapi-ratelimit-headers), one list member per counted key: `"org";q=1200;w=60, "ip";q=1200;w=60` (q requests per w seconds, per organization and per client IP)',
+      'The quotas that apply (draft-ietf-httpapi-ratelimit-headers), one list member per counter: `"org";q=1200;w=60` on bearer routes, `"org";q=1200;w=60, "key";q=600;w=60` on API-key routes (q requests per w seconds, per organization and per API key), `"ip";q=20;w=60` on login and signup (per client IP)',
     schema: { type: 'string' },
   },
   RateLimit: {
     description:
-      'What is left of each quota in the current window: `"org";r=1187;t=42, "ip";r=1195;t=42` (r requests left, t seconds until the window ends)',
+      'What is left of each quota in the current window: `"org";r=1187;t=42, "key";r=595;t=42` (r requests left, t seconds until the window ends)',
     schema: { type: 'string' },
   },
 };

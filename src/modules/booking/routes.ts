@@ -155,7 +155,7 @@ bookingRoutes.openapi(
   }),
   async (c) => {
     const limit = Number(c.env.BOOKING_RATE_LIMIT) > 0 ? Number(c.env.BOOKING_RATE_LIMIT) : DEFAULT_BOOKING_RATE_LIMIT;
-    await enforceRateLimit(c, limit, [{ policy: 'booking-ip', key: `booking-ip:${clientIp(c)}` }]);
+    await enforceRateLimit(c, `booking-ip:${clientIp(c)}`, [{ policy: 'booking-ip', limit }]);
     const slug = c.req.valid('param').slug.toLowerCase();
     const input = c.req.valid('json');
     let scope: ConfirmScope | null = null;

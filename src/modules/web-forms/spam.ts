@@ -48,8 +48,8 @@ export async function filledByAPerson(
 /** Counts the submission against the visitor's IP; false once over the limit (the counter's 429, swallowed). */
 export async function withinSubmissionLimit(c: Context<AppEnv>): Promise<boolean> {
   try {
-    await enforceRateLimit(c, SUBMISSIONS_PER_IP_PER_MINUTE, [
-      { policy: 'form-ip', key: `web-form-ip:${clientIp(c)}` },
+    await enforceRateLimit(c, `web-form-ip:${clientIp(c)}`, [
+      { policy: 'form-ip', limit: SUBMISSIONS_PER_IP_PER_MINUTE },
     ]);
     return true;
   } catch (error) {
