@@ -11,6 +11,8 @@ export async function startDelayProxy({ targetHost, targetPort, rttMs = 0, host 
   // divide by the round trip it applied rather than the one it asked for.
   let delayedChunks = 0;
   let delayedTotalMs = 0;
+  // When a chunk last arrived from either side, for `quiet`.
+  let lastChunkAt = performance.now();
   const sockets = new Set();
 
   /** Forwards `from`'s chunks to `to`, each `oneWayMs` after it arrived, never reordered. */
@@ -52,7 +54,10 @@ export async function startDelayProxy({ targetHost, targetPort, rttMs = 0, host 
       queue.push({ ...item, due: item.arrived + oneWayMs });
       if (!timer) schedule();
     };
-    from.on('data', (chunk) => enqueue({ chunk, arrived: performance.now() }));
+    from.on('data', (chunk) => {
+      lastChunkAt = performance.now();
+      enqueue({ chunk, arrived: lastChunkAt });
+    });
     from.on('end', () => enqueue({ end: true, arrived: performance.now() }));
     return () => {
       if (timer) cancel();
@@ -99,6 +104,19 @@ export async function startDelayProxy({ targetHost, targetPort, rttMs = 0, host 
     },
     /** The mean round trip actually applied (two one-way delays) since resetApplied, or null. */
     appliedRttMs: () => (delayedChunks ? (2 * delayedTotalMs) / delayedChunks : null),
+    /**
+     * Resolves once no chunk has passed in either direction for `idleMs` (the database is not
+     * busy with anyone's work, a previous request's background jobs included), or after `maxMs`.
+     */
+    async quiet(idleMs, maxMs) {
+      const deadline = performance.now() + maxMs;
+      for (;;) {
+        const now = performance.now();
+        const idleFor = now - lastChunkAt;
+        if (idleFor >= idleMs || now >= deadline) return;
+        await new Promise((resolve) => setTimeout(resolve, Math.min(idleMs - idleFor, deadline - now) + 1));
+      }
+    },
     stop: () =>
       new Promise((resolve) => {
         for (const socket of sockets) socket.destroy();
