@@ -20,7 +20,7 @@ export interface Bindings {
   RATE_LIMITER?: DurableObjectNamespace<RateLimitCounter>;
   /** Requests per minute per organization on authenticated routes (default 1200). */
   API_RATE_LIMIT?: string;
-  /** Requests per minute per API key, besides its organization's and IP's limits (default 600). */
+  /** Requests per minute per API key, besides its organization's limit (default 600). */
   API_KEY_RATE_LIMIT?: string;
   /** Login and signup attempts per minute per IP (default 20). */
   AUTH_RATE_LIMIT?: string;
