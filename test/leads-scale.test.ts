@@ -4,10 +4,11 @@
  * matches the trigram GIN index of lead_search_documents inside the tenant transaction, shown with EXPLAIN.
  */
 import { env } from 'cloudflare:test';
-import { sql } from 'drizzle-orm';
+import { sql, TransactionRollbackError } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../src/env';
-import { openDatabase, withTenant, type Database, type Transaction } from '../src/db/client';
+import { openDatabase, scopeSession, withTenant, type Database, type Transaction } from '../src/db/client';
+import { liveHoldersSql, originalHolderSql } from '../src/modules/leads/dedupe';
 import { leadFilterWhere } from '../src/modules/leads/filters';
 import { runSearchWordsRefresh } from '../src/modules/leads/search-words';
 import { partyByPhone, phoneCandidatesSql } from '../src/modules/voice/observed-calls';
@@ -64,6 +65,13 @@ beforeAll(async () => {
 afterAll(() => handle.close());
 
 describe(`${LEADS} leads in one organization`, () => {
+  /** The index condition of `index` in `plan`, or null when the plan does not read that index. */
+  function indexCondition(plan: string, index: string): string | null {
+    const lines = plan.split('\n');
+    const at = lines.findIndex((line) => line.includes(`using ${index}`) || line.includes(`on ${index}`));
+    return at === -1 ? null : (lines.slice(at + 1).find((line) => line.includes('Index Cond:')) ?? null);
+  }
+
   /** The plan's index condition on lead_search_documents_trgm_idx, or null when that index serves no condition. */
   function trigramIndexCondition(plan: string): string | null {
     const lines = plan.split('\n');
@@ -169,12 +177,6 @@ describe(`${LEADS} leads in one organization`, () => {
           return result.rows.map((row) => row['QUERY PLAN']).join('\n');
         }),
       );
-    /** The index condition of `index` in `plan`, or null when the plan does not read that index. */
-    const indexCondition = (plan: string, index: string) => {
-      const lines = plan.split('\n');
-      const at = lines.findIndex((line) => line.includes(`using ${index}`) || line.includes(`on ${index}`));
-      return at === -1 ? null : (lines.slice(at + 1).find((line) => line.includes('Index Cond:')) ?? null);
-    };
     // Inside the tenant transaction both digits indexes can serve the digits, not only the
     // organization (on the tables themselves RLS kept regexp_replace a filter over every lead).
     // Which path the planner takes depends on statistics this shared database makes up from
@@ -185,8 +187,107 @@ describe(`${LEADS} leads in one organization`, () => {
     }
   });
 
-  it('finds nothing through the search and phone views outside a tenant transaction', async () => {
-    for (const view of ['lead_search_scope', 'lead_phone_scope', 'contact_phone_scope']) {
+  it("checks a new lead's email and profile URL against the live leads through their indexes, never reading all the organization's leads", async () => {
+    // Every create (POST /api/lead/add, ingestion, web forms, booking confirmations, each import
+    // batch) looks up the live leads holding its email or profile URL, the flagged duplicates
+    // too. As one condition over both, no index served it: a sequential scan of the organization's
+    // leads (37 ms at 100 000 leads, linear in the organization). Read with sequential scans
+    // disabled, so the plan shows whether an index can serve each part, not what today's
+    // statistics of this shared database prefer.
+    const plan = await withDatabase((db) =>
+      withTenant(db, org.orgId, async (tx) => {
+        await tx.execute(sql`set local enable_seqscan = off`);
+        const result = await tx.execute<{ 'QUERY PLAN': string }>(
+          sql`explain select ${liveHoldersSql({ orgId: org.orgId }, ['lead777@scale.example'], ['https://www.linkedin.com/in/lead-777/'])}`,
+        );
+        return result.rows.map((row) => row['QUERY PLAN']).join('\n');
+      }),
+    );
+    expect(plan).not.toContain('Seq Scan on leads');
+    // The originals by their keys, through the unique indexes.
+    for (const [index, key] of [
+      ['leads_organization_live_email_key', 'lower(email)'],
+      ['leads_organization_live_profile_url_key', 'profile_url_key'],
+    ]) {
+      expect(indexCondition(plan, index) ?? 'not read', `${index}\n${plan}`).toContain(key);
+    }
+    // The flagged ones through their own partial indexes (with none flagged here, the planner
+    // fairly reads one of them whole: it holds only the organization's flagged leads), and
+    // nothing else: no index of all the organization's leads.
+    const scanned = [...plan.matchAll(/Index (?:Only )?Scan (?:Backward )?(?:using|on) (\w+)/g)].map(
+      (match) => match[1],
+    );
+    expect(scanned.filter((name) => name.includes('duplicate')).length, plan).toBeGreaterThan(0);
+    expect(
+      scanned.filter((name) => name.startsWith('leads_')),
+      plan,
+    ).toSatisfy((names: string[]) =>
+      names.every((name) =>
+        [
+          'leads_organization_live_email_key',
+          'leads_organization_live_profile_url_key',
+          'leads_organization_live_duplicate_email_idx',
+          'leads_organization_live_duplicate_profile_url_idx',
+        ].includes(name),
+      ),
+    );
+  });
+
+  it('checks an updated email or profile URL through the unique indexes', async () => {
+    const plan = await withDatabase((db) =>
+      withTenant(db, org.orgId, async (tx) => {
+        await tx.execute(sql`set local enable_seqscan = off`);
+        const plans: string[] = [];
+        for (const key of [{ email: 'Lead777@Scale.Example' }, { url: 'https://www.linkedin.com/in/lead-777/' }]) {
+          const result = await tx.execute<{ 'QUERY PLAN': string }>(
+            sql`explain ${originalHolderSql(org.orgId, key, 1)}`,
+          );
+          plans.push(result.rows.map((row) => row['QUERY PLAN']).join('\n'));
+        }
+        return plans;
+      }),
+    );
+    expect(indexCondition(plan[0], 'leads_organization_live_email_key') ?? 'not read', plan[0]).toContain(
+      'lower(email)',
+    );
+    expect(indexCondition(plan[1], 'leads_organization_live_profile_url_key') ?? 'not read', plan[1]).toContain(
+      'profile_url_key',
+    );
+  });
+
+  it('finds the holders in the scoping statement itself, which sets the organization the view reads', async () => {
+    // Ingestion and booking confirmations read the write context in the statement that scopes the
+    // session (core/database.ts): lead_key_scope must see the organization set earlier in it.
+    const [lead] = await withDatabase((db) =>
+      withTenant(db, org.orgId, (tx) =>
+        tx.execute<{ id: string }>(
+          sql`select id from leads where organization_id = ${org.orgId} and first_name = 'First777'`,
+        ),
+      ),
+    ).then((result) => result.rows);
+    let holders: { id: number }[] = [];
+    await withDatabase((db) =>
+      db
+        .transaction(async (tx) => {
+          await tx.execute(sql`select set_config('app.organization_id', '', true)`);
+          const scoped = await scopeSession<{ holders: { id: number }[] }>(
+            tx,
+            org.orgId,
+            sql`${liveHoldersSql({ orgId: org.orgId }, ['lead777@scale.example'], [])} as holders`,
+          );
+          holders = scoped.holders;
+          // The session settings of scopeSession outlive a committed transaction: roll it back.
+          tx.rollback();
+        })
+        .catch((error: unknown) => {
+          if (!(error instanceof TransactionRollbackError)) throw error;
+        }),
+    );
+    expect(holders.map((holder) => Number(holder.id))).toEqual([Number(lead.id)]);
+  });
+
+  it('finds nothing through the scope views outside a tenant transaction, and only its own rows inside one', async () => {
+    for (const view of ['lead_search_scope', 'lead_phone_scope', 'contact_phone_scope', 'lead_key_scope']) {
       const rows = await withDatabase((db) =>
         db.execute<{ n: number }>(sql`select count(*)::int as n from ${sql.identifier(view)}`),
       );
@@ -207,6 +308,20 @@ describe(`${LEADS} leads in one organization`, () => {
     );
     expect(own.rows[0].n).toBeGreaterThan(0);
     expect(inside.rows[0]).toEqual({ n: own.rows[0].n, foreign: 0 });
+    // The dedupe keys' view: the organization's live leads, no one else's.
+    const keyed = await withDatabase((db) =>
+      withTenant(db, org.orgId, (tx) =>
+        tx.execute<{ n: number; foreign: number }>(
+          sql`select count(*)::int as n, count(*) filter (where organization_id <> ${org.orgId})::int as foreign from lead_key_scope`,
+        ),
+      ),
+    );
+    const live = await withDatabase((db) =>
+      db.execute<{ n: number }>(
+        sql`select count(*)::int as n from leads where organization_id = ${org.orgId} and deleted_at is null`,
+      ),
+    );
+    expect(keyed.rows[0]).toEqual({ n: live.rows[0].n, foreign: 0 });
   });
 
   it('changes the status of every lead with select_all in one statement', async () => {

@@ -8,7 +8,7 @@
  */
 import { createExecutionContext, createMessageBatch, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { intentSignals, mailMessages, mailSuppressions } from '../src/db/schema';
 import worker from '../src/index';
@@ -110,6 +110,24 @@ describe('mail configurations', () => {
 describe('sending from a local account', () => {
   let sentId: number;
   let sentMessageId: string;
+
+  it('ties a message to the lead its address belongs to, not to a duplicate let in beside it', async () => {
+    const address = uniqueEmail('holder');
+    const original = await call('POST', '/api/lead/add', {
+      token: owner.token,
+      body: { first_name: 'Ada', last_name: 'Lovelace', email: address },
+    });
+    expect(original.status, original.text).toBe(201);
+    // A duplicate let in on purpose (POST /api/v1/lead with duplicate: 1), its address in capitals.
+    await inOrganization(owner.orgId, (tx) =>
+      tx.execute(sql`insert into leads (organization_id, first_name, last_name, email, status, priority, lead_source, duplicate_of)
+        select organization_id, first_name, 'Again', upper(email), status, priority, lead_source, id from leads
+        where id = ${original.body.data.id}`),
+    );
+    const response = await send({ to: address, subject: 'Hello', body: 'Hello Ada' });
+    expect(response.status, response.text).toBe(202);
+    expect(response.body.data.lead_id).toBe(original.body.data.id);
+  });
 
   it('answers 202 queued, records the message on the lead, and the queue sends it once under redelivery', async () => {
     const response = await send({

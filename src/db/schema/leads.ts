@@ -131,6 +131,15 @@ export const leads = pgTable(
     uniqueIndex('leads_organization_live_profile_url_key')
       .on(table.organizationId, table.profileUrlKey)
       .where(sql`${table.deletedAt} is null and ${table.duplicateOf} is null`),
+    // The live leads let in as duplicates, by email and by profile URL: a create's dedupe check
+    // reads them beside the originals (dedupe.ts, liveLeadsHoldingSql) through these, not by
+    // reading every lead of the organization. Few leads are flagged, so they are small.
+    index('leads_organization_live_duplicate_email_idx')
+      .on(table.organizationId, sql`lower(${table.email})`)
+      .where(sql`${table.deletedAt} is null and ${table.duplicateOf} is not null`),
+    index('leads_organization_live_duplicate_profile_url_idx')
+      .on(table.organizationId, table.profileUrlKey)
+      .where(sql`${table.deletedAt} is null and ${table.duplicateOf} is not null`),
     index('leads_organization_profile_url_idx').on(table.organizationId, table.profileUrl),
     uniqueIndex('leads_import_row_key').on(table.importJobId, table.importRow),
     // One live lead per CRM record: a re-run of a CRM import finds it and updates it.
@@ -286,4 +295,22 @@ export const leadPhoneScope = pgView('lead_phone_scope', {
   companyId: bigint({ mode: 'number' }),
   phoneNumber: text(),
   phoneDigits: text(),
+}).existing();
+
+/**
+ * The organization's live leads with their dedupe keys (`email_key` = lower(email), `profile_key`
+ * = profile_url_key, the unique and duplicate indexes' expressions), for the dedupe checks of
+ * creates and updates (modules/leads/dedupe.ts): a view (not managed by drizzle-kit; 0073) owned
+ * by the tables' owner, so those indexes serve the lookup inside tenant transactions (row-level
+ * security would demote lower(), not leakproof, to a filter over every lead); it filters itself to
+ * app.organization_id.
+ */
+export const leadKeyScope = pgView('lead_key_scope', {
+  id: bigint({ mode: 'number' }).notNull(),
+  organizationId: bigint({ mode: 'number' }).notNull(),
+  emailKey: text(),
+  profileKey: text(),
+  duplicateOf: bigint({ mode: 'number' }),
+  importJobId: bigint({ mode: 'number' }),
+  importRow: integer(),
 }).existing();

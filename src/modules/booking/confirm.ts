@@ -30,7 +30,7 @@ import { calendarBusyBlocks, LIVE_MEETING_STATUSES, leads, meetings, users } fro
 import { BOOKED_EVENT_IDS, bookedEventCtes, bookedEventQueued } from '../calendar';
 import type { TenantContext } from '../../db/tenant';
 import { feedEntriesFrom } from '../feed';
-import { emailKey } from '../leads';
+import { emailKey, liveLeadsHoldingSql } from '../leads';
 import { type LeadWriteContextRow, leadWriteContextFrom, leadWriteContextSql } from '../leads';
 import type { AddLeadInput } from '../leads';
 import { planOneLead } from '../leads';
@@ -113,8 +113,7 @@ export async function confirmBooking(
   });
   const linkedLead =
     lead.kind === 'create'
-      ? sql`coalesce((select id from inserted), (select l.id from ${leads} l where l.organization_id = ${ctx.orgId}
-          and lower(l.email) = ${emailKey(input.email)} and l.deleted_at is null order by l.duplicate_of is not null, l.id limit 1))`
+      ? sql`coalesce((select id from inserted), (select h.id from (${liveLeadsHoldingSql(ctx.orgId, [emailKey(input.email) as string], [])}) h order by h.flagged, h.id limit 1))`
       : sql`${lead.leadId}::bigint`;
   const booked = JSON.stringify({
     user_id: rep.id,

@@ -6,9 +6,9 @@
  * transaction-scoped advisory lock per (organization, email) before checking, so two concurrent
  * writers of the same email cannot both pass the check.
  */
-import { and, isNull, ne, sql, type SQL } from 'drizzle-orm';
-import { leads, profileUrlKeySql } from '../../db/schema';
-import { tenantWhere, type TenantContext } from '../../db/tenant';
+import { sql, type SQL } from 'drizzle-orm';
+import { leadKeyScope, profileUrlKeySql } from '../../db/schema';
+import type { TenantContext } from '../../db/tenant';
 import { Conflict } from '../../core/errors';
 
 type Ctx = Pick<TenantContext, 'db' | 'orgId'>;
@@ -53,15 +53,38 @@ export function profileKeysSql(urls: string[]): SQL<Record<string, string | null
 }
 
 /**
+ * SQL, a select: the organization's live leads holding any of these email keys (lower-cased) or
+ * profile URLs (normalised here), as rows (id, email_key, profile_key, import_job_id, import_row,
+ * flagged), `flagged` for a lead let in as a duplicate. Through lead_key_scope (row-level security
+ * would keep lower(email) out of index conditions), in two arms each served by its own indexes: the
+ * originals (`duplicate_of is null`) by the unique indexes, the flagged ones by the partial indexes
+ * of migration 0073. One condition over both matches no index and reads every lead of the
+ * organization (a sequential scan on every create, linear in the organization's size).
+ */
+export function liveLeadsHoldingSql(orgId: number | SQL, emailKeys: string[], urls: string[]): SQL {
+  const parts: SQL[] = [];
+  if (emailKeys.length > 0) parts.push(sql`email_key = any(${sql.param(emailKeys)}::text[])`);
+  if (urls.length > 0)
+    parts.push(
+      sql`profile_key = any(array(select ${profileUrlKeySql(sql`u`)} from unnest(${sql.param(urls)}::text[]) as u))`,
+    );
+  const holds = parts.length > 0 ? sql.join(parts, sql` or `) : sql`false`;
+  const arm = (flagged: boolean) =>
+    sql`select id, email_key, profile_key, import_job_id, import_row, ${sql.raw(String(flagged))} as flagged
+      from ${leadKeyScope} where organization_id = ${orgId}
+        and duplicate_of is ${sql.raw(flagged ? 'not null' : 'null')} and (${holds})`;
+  return sql`${arm(false)} union all ${arm(true)}`;
+}
+
+/**
  * SQL: the live leads holding any of the emails or profile URLs, as a JSON array of
- * {id, keys, import_job_id, import_row}: leads counted by the unique indexes first, then in id order.
+ * {id, email_key, profile_key, import_job_id, import_row}: leads counted by the unique indexes
+ * first, then in id order.
  */
 export function liveHoldersSql(ctx: { orgId: number | SQL }, emailKeys: string[], urls: string[]): SQL {
-  return sql`(select coalesce(json_agg(json_build_object('id', id, 'email_key', lower(email), 'profile_key', profile_url_key,
-      'import_job_id', import_job_id, 'import_row', import_row) order by duplicate_of is not null, id), '[]'::json)
-    from ${leads} where organization_id = ${ctx.orgId} and deleted_at is null
-      and (lower(email) = any(${sql.param(emailKeys)}::text[])
-        or profile_url_key = any(array(select ${profileUrlKeySql(sql`u`)} from unnest(${sql.param(urls)}::text[]) as u))))`;
+  return sql`(select coalesce(json_agg(json_build_object('id', id, 'email_key', email_key, 'profile_key', profile_key,
+      'import_job_id', import_job_id, 'import_row', import_row) order by flagged, id), '[]'::json)
+    from (${liveLeadsHoldingSql(ctx.orgId, emailKeys, urls)}) as holders)`;
 }
 
 export interface HolderRow {
@@ -99,45 +122,32 @@ export async function findLiveHolders(
   return { holders: holdersByKey(result.rows[0].holders), profileKeys: result.rows[0].profile_keys };
 }
 
+/**
+ * SQL: the id of the live lead (not a flagged duplicate) other than `exceptLeadId` holding this
+ * email or profile URL, through lead_key_scope so the unique index serves it (see liveLeadsHoldingSql).
+ * The unique index allows one such lead, so no order: `order by id` made the planner walk the
+ * primary key instead, reading the organization's leads until it met the one.
+ */
+export function originalHolderSql(orgId: number, key: { email: string } | { url: string }, exceptLeadId?: number): SQL {
+  const holds =
+    'email' in key
+      ? sql`email_key = ${key.email.toLowerCase()}`
+      : sql`profile_key = ${profileUrlKeySql(sql`${key.url}::text`)}`;
+  const except = exceptLeadId === undefined ? sql`` : sql` and id <> ${exceptLeadId}`;
+  return sql`select id from ${leadKeyScope} where organization_id = ${orgId} and duplicate_of is null and ${holds}${except} limit 1`;
+}
+
 /** For an update: 409 `duplicate_lead` when another live lead holds this profile URL (normalised). */
 export async function assertProfileUrlFree(ctx: Ctx, url: string, exceptLeadId: number): Promise<void> {
-  const [existing] = await ctx.db
-    .select({ id: leads.id })
-    .from(leads)
-    .where(
-      tenantWhere(
-        ctx,
-        leads,
-        isNull(leads.deletedAt),
-        isNull(leads.duplicateOf),
-        sql`${leads.profileUrlKey} = ${profileUrlKeySql(sql`${url}::text`)}`,
-        ne(leads.id, exceptLeadId),
-      ),
-    )
-    .limit(1);
-  if (existing) throw duplicateLead(existing.id, 'profile_url');
+  const result = await ctx.db.execute<{ id: string }>(originalHolderSql(ctx.orgId, { url }, exceptLeadId));
+  if (result.rows[0]) throw duplicateLead(Number(result.rows[0].id), 'profile_url');
 }
 
 /** For a single write (update): 409 `duplicate_lead` with the existing lead's id when another live lead has the email. */
 export async function assertEmailFree(ctx: Ctx, email: string, exceptLeadId?: number): Promise<void> {
-  const key = email.toLowerCase();
-  await lockLeadEmails(ctx, [key]);
-  const [existing] = await ctx.db
-    .select({ id: leads.id })
-    .from(leads)
-    .where(
-      tenantWhere(
-        ctx,
-        leads,
-        isNull(leads.deletedAt),
-        isNull(leads.duplicateOf),
-        sql`lower(${leads.email}) = ${key}`,
-        and(exceptLeadId ? ne(leads.id, exceptLeadId) : undefined),
-      ),
-    )
-    .orderBy(leads.id)
-    .limit(1);
-  if (existing) throw duplicateLead(existing.id);
+  await lockLeadEmails(ctx, [email.toLowerCase()]);
+  const result = await ctx.db.execute<{ id: string }>(originalHolderSql(ctx.orgId, { email }, exceptLeadId));
+  if (result.rows[0]) throw duplicateLead(Number(result.rows[0].id));
 }
 
 export function duplicateLead(leadId: number, field: DedupeField = 'email'): Conflict {

@@ -3,7 +3,7 @@
  * Everything else in this folder is private to it (scripts/check-module-imports.mjs refuses deep imports).
  */
 export { requireLead, touchLeadActivity } from './access';
-export { duplicateLead, emailKey } from './dedupe';
+export { duplicateLead, emailKey, liveLeadsHoldingSql } from './dedupe';
 export { customFieldsInput, customValue, integerInput, leadEmail, personName } from './field-inputs';
 export { leadFields } from './fields';
 export type { LeadFieldName } from './fields';

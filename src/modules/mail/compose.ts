@@ -10,10 +10,11 @@
  */
 import { sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
-import { leads, mailMessages, mailSendJobs, mailSuppressions, type MailKind } from '../../db/schema';
+import { mailMessages, mailSendJobs, mailSuppressions, type MailKind } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import { enqueueJob } from '../../jobs/outbox';
 import type { ConnectionRow } from '../../providers/connections';
+import { liveLeadsHoldingSql } from '../leads';
 import { linkDomainsSql } from '../tracking';
 import { trackingSecrets } from '../tracking';
 import { textToHtml, trackHtml, withUnsubscribeFooter } from './tracked-html';
@@ -61,14 +62,14 @@ async function recipientFacts(ctx: TenantContext, addresses: string[]) {
     select
       (select array_agg(${mailSuppressions.address}) from ${mailSuppressions}
         where ${mailSuppressions.organizationId} = ${ctx.orgId} and ${mailSuppressions.address} = any(${sql.param(addresses)}::text[])) as suppressed,
-      (select json_agg(json_build_object('email', lower(${leads.email}), 'id', ${leads.id})) from ${leads}
-        where ${leads.organizationId} = ${ctx.orgId} and ${leads.deletedAt} is null
-          and lower(${leads.email}) = any(${sql.param(addresses)}::text[])) as leads,
+      (select json_agg(json_build_object('email', h.email_key, 'id', h.id) order by h.flagged, h.id)
+        from (${liveLeadsHoldingSql(ctx.orgId, addresses, [])}) h) as leads,
       ${linkDomainsSql(ctx.orgId)} as link_domains`);
   const row = result.rows[0];
   return {
     suppressed: new Set(row.suppressed ?? []),
-    leadOf: new Map((row.leads ?? []).map((lead) => [lead.email, Number(lead.id)])),
+    // The first holder of each address: the lead the unique index counts, before any flagged duplicate.
+    leadOf: new Map((row.leads ?? []).toReversed().map((lead) => [lead.email, Number(lead.id)])),
     linkDomains: row.link_domains ?? [],
   };
 }
