@@ -171,11 +171,16 @@ export async function measureEdge(stack, { leads, connections, seconds, workerdD
         continue;
       }
     }
-    const result = await loadRoute(base, request, { expect, connections, seconds });
+    const result = await loadRoute(base, request, { expect, connections, seconds, cpuTime: stack.cpuTime });
     measured[key] = { route, ...result };
     const other = Object.values(result.unexpected_statuses).reduce((sum, count) => sum + count, 0);
+    const cpu = result.cpu
+      ? `; CPU ms a request: ${Object.entries(result.cpu)
+          .map(([part, ms]) => `${part} ${ms}`)
+          .join(', ')}`
+      : '';
     log(
-      `${route}: ${result.requests_per_second} requests/s, p50 ${result.p50_ms} ms, p99 ${result.p99_ms} ms${other || result.errors || result.timeouts ? ` (${other} other statuses, ${result.errors} errors, ${result.timeouts} timeouts)` : ''}`,
+      `${route}: ${result.requests_per_second} requests/s, p50 ${result.p50_ms} ms, p99 ${result.p99_ms} ms${other || result.errors || result.timeouts ? ` (${other} other statuses, ${result.errors} errors, ${result.timeouts} timeouts)` : ''}${cpu}`,
     );
     if (after === 'drain') {
       const waited = await waitForDatabaseQuiet(proxy, { deadline });

@@ -4,6 +4,7 @@
 // the redirect, 404 for the unknown-path baseline); any other status, a socket error or a
 // timeout is reported beside them, never counted as a fast answer. Redirects are not followed.
 import autocannon from 'autocannon';
+import { perRequest } from './bench-cpu.mjs';
 import { round } from './bench-measure.mjs';
 
 /** The value below which `fraction` of the sorted values lie (nearest rank). */
@@ -27,9 +28,11 @@ function run(options, statuses) {
  * Drives `base` with `request` ({ method, path, headers, body } or a `setupRequest(req)` that
  * returns the next request: a new URL or body each time). Runs `warmupSeconds` untimed first
  * (isolate start-up, JIT, the cache's first fill), then `seconds` measured. Returns requests/s of
- * expected answers, their p50/p99, and everything else that came back.
+ * expected answers, their p50/p99, and everything else that came back. With `cpuTime` (the
+ * stack's reader, bench-cpu.mjs), also `cpu`: CPU milliseconds a request by part over the timed
+ * run, every request sent counted (background work the requests caused meanwhile included).
  */
-export async function loadRoute(base, request, { expect, connections, seconds, warmupSeconds = 1 }) {
+export async function loadRoute(base, request, { expect, connections, seconds, warmupSeconds = 1, cpuTime }) {
   const options = {
     url: base,
     connections,
@@ -40,8 +43,10 @@ export async function loadRoute(base, request, { expect, connections, seconds, w
     requests: [request],
   };
   if (warmupSeconds > 0) await run({ ...options, duration: warmupSeconds }, expect).instance;
+  const cpuBefore = cpuTime?.() ?? null;
   const { instance, latencies } = run({ ...options, duration: seconds }, expect);
   const result = await instance;
+  const cpu = perRequest(cpuBefore, cpuTime?.() ?? null, result.requests?.total ?? latencies.length);
   latencies.sort((a, b) => a - b);
   const unexpected = {};
   for (const [status, { count }] of Object.entries(result.statusCodeStats ?? {})) {
@@ -59,5 +64,6 @@ export async function loadRoute(base, request, { expect, connections, seconds, w
     timeouts: result.timeouts,
     connections,
     seconds: round(elapsed, 2),
+    ...(cpu ? { cpu } : {}),
   };
 }
