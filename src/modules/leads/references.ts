@@ -66,6 +66,9 @@ export async function loadLeadWriteContext(
   return leadWriteContextFrom(result.rows[0].context);
 }
 
+/** An empty JSON array: a part of the read with nothing to look for is left out of the statement (less to plan). */
+const NONE = sql`'[]'::json`;
+
 /**
  * The read of `loadLeadWriteContext` as one scalar JSON expression, so that a statement the
  * request sends anyway can carry it: the API-key scope statement does for POST /api/v1/lead
@@ -88,12 +91,20 @@ export function leadWriteContextSql(
   return sql`json_build_object(
       'lookups', (select coalesce(json_agg(json_build_object('id', id, 'type', type, 'value', value) order by value, id), '[]'::json)
         from ${lookups} where organization_id = ${ctx.orgId} and module_name = ${LEAD_LOOKUP_MODULE} and is_active),
-      'users', (select coalesce(json_agg(id), '[]'::json) from ${users}
-        where organization_id = ${ctx.orgId} and deleted_at is null and id = any(${sql.param(userIds)}::bigint[])),
-      'companies', (select coalesce(json_agg(json_build_object('id', id, 'name', company_name)), '[]'::json) from ${companies}
-        where organization_id = ${ctx.orgId} and deleted_at is null and id = any(${sql.param(companyIds)}::bigint[])),
-      'existing', ${liveHoldersSql(ctx, emailKeys, profileUrls)},
-      'profile_keys', ${profileKeysSql(profileUrls)},
+      'users', ${
+        userIds.length === 0
+          ? NONE
+          : sql`(select coalesce(json_agg(id), '[]'::json) from ${users}
+        where organization_id = ${ctx.orgId} and deleted_at is null and id = any(${sql.param(userIds)}::bigint[]))`
+      },
+      'companies', ${
+        companyIds.length === 0
+          ? NONE
+          : sql`(select coalesce(json_agg(json_build_object('id', id, 'name', company_name)), '[]'::json) from ${companies}
+        where organization_id = ${ctx.orgId} and deleted_at is null and id = any(${sql.param(companyIds)}::bigint[]))`
+      },
+      'existing', ${emailKeys.length + profileUrls.length === 0 ? NONE : liveHoldersSql(ctx, emailKeys, profileUrls)},
+      'profile_keys', ${profileUrls.length === 0 ? sql`'{}'::json` : profileKeysSql(profileUrls)},
       'ids', (select coalesce(json_agg(nextval(pg_get_serial_sequence('leads', 'id'))), '[]'::json) from generate_series(1, ${newRows})))`;
 }
 
