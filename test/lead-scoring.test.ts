@@ -6,9 +6,10 @@
  * message changes nothing; scores and factors are in the lead export.
  */
 import Papa from 'papaparse';
-import { desc, eq } from 'drizzle-orm';
+import { desc, eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { intentSignals, leadScoreModels, leadScoringJobs } from '../src/db/schema';
+import { intentSignals, jobOutbox, leadScoreModels, leadScoringJobs } from '../src/db/schema';
+import { observeStatements } from '../src/db/client';
 import type { JobMessage } from '../src/jobs/messages';
 import { CALL_SIGNAL_WEIGHT } from '../src/modules/intent/scoring';
 import { fitLogistic, MIN_LOST, MIN_WON, predict, scheduleRetraining } from '../src/modules/lead-scoring';
@@ -108,8 +109,21 @@ describe('lead scoring', () => {
     expect(ceo.fit_score).toBeGreaterThan(analyst.fit_score);
 
     const [job] = (await scoringJobsOf(owner)).filter((row) => row.leadIds?.includes(analyst.id));
-    expect(job.status).toBe('completed');
+    // A job of one batch is claimed, scored and completed in one transaction: it ends completed
+    // with its count, no lease left, and the outbox row its creator left to it deleted.
+    expect(job).toMatchObject({ status: 'completed', scoredCount: 1, checkpointId: analyst.id, leaseExpiresAt: null });
+    expect(job.startedAt).not.toBeNull();
+    expect(job.finishedAt).not.toBeNull();
     const message: JobMessage = { kind: 'lead-scoring', orgId: owner.orgId, jobId: job.id };
+    const outbox = await asOrganization(owner.orgId, (tx) =>
+      tx
+        .select()
+        .from(jobOutbox)
+        .where(
+          sql`${jobOutbox.organizationId} = ${owner.orgId} and ${jobOutbox.message} = ${JSON.stringify(message)}::jsonb`,
+        ),
+    );
+    expect(outbox).toEqual([]);
     const result = await deliverJobs([message, message], 2);
     expect(result.retryMessages).toEqual([]);
     const [after] = (await scoringJobsOf(owner)).filter((row) => row.id === job.id);
@@ -117,6 +131,38 @@ describe('lead scoring', () => {
     const again = await viewLead(owner, analyst.id);
     expect(again.ai_information.score).toEqual(analyst.ai_information.score);
     expect(again.updated_at).toBe(analyst.updated_at);
+  });
+
+  it('runs the job a created or changed lead asks for in one transaction, without a claim of its own', async () => {
+    const lead = await pollLead(owner, (await addLead(owner, { job_title: 'Director of Sales' })).id, scored);
+    // A job for this lead, as a change to a scored field asks for one; delivered here.
+    const [job] = await asOrganization(owner.orgId, (tx) =>
+      tx
+        .insert(leadScoringJobs)
+        .values({ organizationId: owner.orgId, leadIds: [lead.id] })
+        .returning(),
+    );
+    const statements: string[] = [];
+    const own = new Set<number>();
+    const stop = observeStatements(
+      (text, connection, first) => {
+        if (first) own.add(connection);
+        if (own.has(connection)) statements.push(text);
+      },
+      { pools: true },
+    );
+    try {
+      const result = await deliverJobs([{ kind: 'lead-scoring', orgId: owner.orgId, jobId: job.id }]);
+      expect(result.retryMessages).toEqual([]);
+    } finally {
+      stop();
+    }
+    // BEGIN, the scope, the job's row locked, its outbox row, the model, the leads' facts, their
+    // scores, the job completed, COMMIT: a claim in a transaction of its own added five more.
+    expect(statements, statements.join('\n')).toHaveLength(9);
+    expect(statements.filter((text) => /^\s*(begin|commit)/i.test(text))).toHaveLength(2);
+    const [after] = (await scoringJobsOf(owner)).filter((row) => row.id === job.id);
+    expect(after).toMatchObject({ status: 'completed', scoredCount: 1, checkpointId: lead.id, leaseExpiresAt: null });
   });
 
   it('rescores on a new intent signal (engagement) and on a change to a scored field (fit)', async () => {

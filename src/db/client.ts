@@ -46,15 +46,21 @@ export interface DatabaseHandle {
   close(): Promise<void>;
 }
 
-/** `connection` numbers the request connection; `first` marks the first statement it sends. */
+/** `connection` numbers the connection (a request's, or one of a pool's); `first` marks the first statement it sends. */
 type StatementListener = (text: string, connection: number, first: boolean) => void;
 let connectionsOpened = 0;
 const statementListeners = new Set<StatementListener>();
+/** Listeners of the pools' connections (a queue batch's, a cron's): `observeStatements(…, { pools: true })`. */
+const poolStatementListeners = new Set<StatementListener>();
 
-/** Calls `listener` with the text of every statement a request connection sends; returns the unsubscribe. */
-export function observeStatements(listener: StatementListener): () => void {
-  statementListeners.add(listener);
-  return () => statementListeners.delete(listener);
+/**
+ * Calls `listener` with the text of every statement a request connection sends (with `pools`,
+ * every statement a pool's connection sends instead: a queue batch's work); returns the unsubscribe.
+ */
+export function observeStatements(listener: StatementListener, options: { pools?: boolean } = {}): () => void {
+  const listeners = options.pools ? poolStatementListeners : statementListeners;
+  listeners.add(listener);
+  return () => listeners.delete(listener);
 }
 
 function statementText(query: unknown): string {
@@ -134,7 +140,20 @@ export function openDatabase(config: Pick<Config, 'DATABASE_URL' | 'DB_WS_PROXY'
     if (!closing) log.warn('database connection error', { error: error.message });
   };
   pool.on('error', onConnectionError);
-  pool.on('connect', (client: PoolClient) => client.on('error', onConnectionError));
+  pool.on('connect', (client: PoolClient) => {
+    client.on('error', onConnectionError);
+    // The pool's statements can be observed too (a queue batch's, a cron's), as a request's are.
+    const send = client.query.bind(client) as (...args: unknown[]) => unknown;
+    const connection = ++connectionsOpened;
+    let sent = 0;
+    Object.assign(client, {
+      query: (...args: unknown[]) => {
+        const first = sent++ === 0;
+        for (const listener of poolStatementListeners) listener(statementText(args[0]), connection, first);
+        return send(...args);
+      },
+    });
+  });
   const db = drizzle({ client: pool, casing: 'snake_case' });
   return {
     db,
