@@ -165,6 +165,70 @@ describe('lead scoring', () => {
     expect(after).toMatchObject({ status: 'completed', scoredCount: 1, checkpointId: lead.id, leaseExpiresAt: null });
   });
 
+  it('scores the small jobs of one queue batch together, each completed with its own count; the others run alone', async () => {
+    const [a, b, c, gone] = await Promise.all(
+      ['Director of Sales', 'Analyst', 'Founder', 'Intern'].map(async (title) =>
+        pollLead(owner, (await addLead(owner, { job_title: title })).id, scored),
+      ),
+    );
+    const deleted = await call('DELETE', '/api/lead/delete', { token: owner.token, body: { ids: [gone.id] } });
+    expect(deleted.status, deleted.text).toBe(200);
+    const other = await signupOrganization('Scoring batch other');
+    const theirs = await pollLead(other, (await addLead(other, { job_title: 'Chief Executive Officer' })).id, scored);
+    const queue = (org: SignedUp, values: { leadIds: number[] | null; retrain?: boolean }[]) =>
+      asOrganization(org.orgId, (tx) =>
+        tx
+          .insert(leadScoringJobs)
+          .values(values.map((value) => ({ organizationId: org.orgId, ...value })))
+          .returning(),
+      );
+    const [one, two, ofDeleted] = await queue(owner, [
+      { leadIds: [a.id] },
+      { leadIds: [b.id, c.id] },
+      { leadIds: [gone.id] },
+    ]);
+    const message = (org: SignedUp, jobId: number): JobMessage => ({ kind: 'lead-scoring', orgId: org.orgId, jobId });
+
+    // Three jobs of one organization: the statements of one job's transaction, not three times them.
+    const statements: string[] = [];
+    const own = new Set<number>();
+    const stop = observeStatements(
+      (text, connection, first) => {
+        if (first) own.add(connection);
+        if (own.has(connection)) statements.push(text);
+      },
+      { pools: true },
+    );
+    try {
+      const result = await deliverJobs([message(owner, one.id), message(owner, two.id), message(owner, ofDeleted.id)]);
+      expect(result.retryMessages).toEqual([]);
+      expect(result.explicitAcks).toHaveLength(3);
+    } finally {
+      stop();
+    }
+    expect(statements, statements.join('\n')).toHaveLength(9);
+    const rows = new Map((await scoringJobsOf(owner)).map((row) => [row.id, row]));
+    const ended = { status: 'completed', error: null, leaseExpiresAt: null };
+    expect(rows.get(one.id)).toMatchObject({ ...ended, scoredCount: 1, checkpointId: a.id });
+    expect(rows.get(two.id)).toMatchObject({ ...ended, scoredCount: 2, checkpointId: Math.max(b.id, c.id) });
+    // Its lead was deleted: nothing read, nothing scored, the job still ends.
+    expect(rows.get(ofDeleted.id)).toMatchObject({ ...ended, scoredCount: 0, checkpointId: 0 });
+    for (const id of [one.id, two.id, ofDeleted.id]) expect(rows.get(id)?.startedAt).not.toBeNull();
+
+    // A batch of two organizations, a retraining (the claim path) and a job that ended already.
+    const [retrain] = await queue(owner, [{ leadIds: null, retrain: true }]);
+    const [theirJob] = await queue(other, [{ leadIds: [theirs.id] }]);
+    const result = await deliverJobs([message(owner, retrain.id), message(other, theirJob.id), message(owner, one.id)]);
+    expect(result.retryMessages).toEqual([]);
+    expect(result.explicitAcks).toHaveLength(3);
+    const after = new Map((await scoringJobsOf(owner)).map((row) => [row.id, row]));
+    expect(after.get(retrain.id)).toMatchObject({ ...ended, retrain: false });
+    expect(after.get(retrain.id)?.scoredCount).toBeGreaterThanOrEqual(3);
+    expect(after.get(one.id)).toEqual(rows.get(one.id));
+    const [theirRow] = (await scoringJobsOf(other)).filter((row) => row.id === theirJob.id);
+    expect(theirRow).toMatchObject({ ...ended, scoredCount: 1, checkpointId: theirs.id });
+  });
+
   it('rescores on a new intent signal (engagement) and on a change to a scored field (fit)', async () => {
     const lead = await pollLead(owner, (await addLead(owner, { job_title: 'Analyst' })).id, scored);
     const signal = await call('POST', '/api/intent-alert/signal', {

@@ -38,4 +38,12 @@ export interface JobHandler<K extends JobKind, T extends JobTable = JobTable> ex
    * (finishJob). Throwing hands the error to the retry policy; JobSuperseded stops quietly.
    */
   run(message: MessageOf<K>, context: JobContext): Promise<void>;
+  /**
+   * Optional: runs the messages of this kind that one queue batch brought, together (a kind
+   * whose small jobs cost fewer statements together than one by one). Answers, for each message,
+   * whether it is done (acknowledged); the runner hands every other one to `run`, which applies
+   * the retry policy. It must leave a message it does not finish as if it had not seen it, and
+   * throwing hands them all to `run`.
+   */
+  runTogether?(messages: MessageOf<K>[], context: Omit<JobContext, 'attempts'>): Promise<boolean[]>;
 }

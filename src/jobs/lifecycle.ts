@@ -17,7 +17,7 @@ import type { PgColumn, PgTable, PgUpdateSetSource } from 'drizzle-orm/pg-core';
 import { withTenant, type Database, type Queryable, type Transaction } from '../db/client';
 import { actorContext, type JobActor, type TenantContext } from '../db/tenant';
 import type { TransactionEffects } from '../core/transaction-effects';
-import { type JobNotice, notifyJobEnded } from '../modules/notifications';
+import { type JobNotice, notifyJobEnded, notifyJobsEnded } from '../modules/notifications';
 import { JobSuperseded } from './faults';
 import { ENDED_JOB_STATUSES, type JobStatus, OPEN_JOB_STATUSES } from './job-status';
 
@@ -162,6 +162,18 @@ export async function lockRunningJob<T extends JobTable>(
   return job;
 }
 
+/** What completing a job sets on its row, beside the kind's own values. */
+function completed(table: JobTable): JobValues<JobTable> {
+  return {
+    status: 'completed',
+    error: null,
+    startedAt: sql`coalesce(${table.startedAt}, now())`,
+    finishedAt: sql`now()`,
+    updatedAt: sql`now()`,
+    leaseExpiresAt: null,
+  } as JobValues<JobTable>;
+}
+
 /**
  * Completes the running job in `tx` with the kind's final `values`, releases the lease and
  * tells the creator. Throws JobSuperseded when the job is no longer this delivery's.
@@ -176,18 +188,65 @@ export async function finishJob<T extends JobTable>(
   const table: JobTable = spec.table;
   const [done] = (await tx
     .update(table)
-    .set({
-      status: 'completed',
-      error: null,
-      finishedAt: sql`now()`,
-      updatedAt: sql`now()`,
-      leaseExpiresAt: null,
-      ...values,
-    } as JobValues<JobTable>)
+    .set({ ...completed(table), ...values } as JobValues<JobTable>)
     .where(jobIs(spec, claim, eq(table.status, 'running'), owned))
     .returning()) as JobRow<T>[];
   if (!done) throw new JobSuperseded();
   if (spec.notice) await notify(tx, spec.notice.typeId, done, spec.notice.completed(done));
+  return done;
+}
+
+/**
+ * Locks the rows of the organization's jobs `jobIds` in `tx`, whatever their status: the first
+ * step of a kind that runs small jobs whole in one transaction, without a claim (the scoring
+ * job). Nothing commits before they are completed (completeOpenJobs), so there is no lease to
+ * take: a delivery that dies rolls back to the open jobs, which the queue or the outbox sweep
+ * sends again. A job not visible (its organization is gone) is missing from the result.
+ */
+export async function lockJobs<T extends JobTable>(
+  tx: Transaction,
+  spec: JobSpec<T>,
+  orgId: number,
+  jobIds: number[],
+): Promise<JobRow<T>[]> {
+  const table: JobTable = spec.table;
+  if (jobIds.length === 0) return [];
+  return (await tx
+    .select()
+    .from(table)
+    .where(and(eq(table.organizationId, orgId), inArray(table.id, jobIds)))
+    .for('update')) as JobRow<T>[];
+}
+
+/**
+ * Completes the organization's jobs `jobIds` that are still open (queued or running) in `tx`,
+ * in one statement, after lockJobs: stamps their start if no claim did, clears any lease and
+ * tells each creator, as finishJob does. `values` apply to every row; a value that differs by
+ * job is an SQL expression over the row's own columns. Returns the rows it completed (a job
+ * that ended meanwhile is left as it is).
+ */
+export async function completeOpenJobs<T extends JobTable>(
+  tx: Transaction,
+  spec: JobSpec<T>,
+  orgId: number,
+  jobIds: number[],
+  values: JobValues<T> = {},
+): Promise<JobRow<T>[]> {
+  const table: JobTable = spec.table;
+  if (jobIds.length === 0) return [];
+  const done = (await tx
+    .update(table)
+    .set({ ...completed(table), ...values } as JobValues<JobTable>)
+    .where(
+      and(eq(table.organizationId, orgId), inArray(table.id, jobIds), inArray(table.status, [...OPEN_JOB_STATUSES])),
+    )
+    .returning()) as JobRow<T>[];
+  const notice = spec.notice;
+  if (notice && done.length > 0)
+    await notifyJobsEnded(
+      tx,
+      done.map((job) => noticeOf(notice.typeId, job, notice.completed(job))),
+    );
   return done;
 }
 
@@ -237,8 +296,13 @@ export async function noteRetry<T extends JobTable>(db: Database, spec: JobSpec<
   );
 }
 
+/** The creator's notice of an ended job. */
+function noticeOf(typeId: JobNotice['typeId'], job: object, text: JobNoticeText): JobNotice {
+  const row = job as { organizationId: number; createdBy: number | null };
+  return { orgId: row.organizationId, userId: row.createdBy, typeId, ...text };
+}
+
 /** Sent only from the statement that ended the job, so a redelivered message cannot notify twice. */
 function notify(tx: Queryable, typeId: JobNotice['typeId'], job: object, text: JobNoticeText): Promise<void> {
-  const row = job as { organizationId: number; createdBy: number | null };
-  return notifyJobEnded(tx, { orgId: row.organizationId, userId: row.createdBy, typeId, ...text });
+  return notifyJobEnded(tx, noticeOf(typeId, job, text));
 }

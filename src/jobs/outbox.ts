@@ -79,7 +79,7 @@ export function jobOutboxCtes(orgId: number, name: string, kind: JobMessage['kin
 /**
  * Sends outbox rows a statement wrote itself (`jobOutboxCtes`) after the commit, then deletes
  * them, as `enqueueJob` does; without effects they wait for the sweep.
- * `consumerDeletes`: the job's handler deletes its own outbox row when it runs (deleteOutboxRow),
+ * `consumerDeletes`: the job's handler deletes its own outbox row when it runs (deleteOutboxRows),
  * so the request spends no statement on it; a message sent twice meanwhile is harmless.
  */
 export function sendRowsAfterCommit(
@@ -103,12 +103,19 @@ export function sendRowsAfterCommit(
   });
 }
 
-/** Deletes the outbox row of this message (a handler of a kind sent with `consumerDeletes`), in the handler's transaction. */
-export async function deleteOutboxRow(db: Queryable, message: JobMessage): Promise<void> {
+/**
+ * Deletes the outbox rows of these messages (a handler of a kind sent with `consumerDeletes`), in
+ * the handler's transaction, in one statement; the messages are of one organization.
+ */
+export async function deleteOutboxRows(db: Queryable, messages: JobMessage[]): Promise<void> {
+  if (messages.length === 0) return;
   await db
     .delete(jobOutbox)
     .where(
-      and(eq(jobOutbox.organizationId, message.orgId), sql`${jobOutbox.message} = ${JSON.stringify(message)}::jsonb`),
+      and(
+        eq(jobOutbox.organizationId, messages[0].orgId),
+        sql`${jobOutbox.message} in (select jsonb_array_elements(${JSON.stringify(messages)}::jsonb))`,
+      ),
     );
 }
 

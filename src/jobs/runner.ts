@@ -54,9 +54,43 @@ async function deliver(message: Message<JobMessage>, db: Database, env: Bindings
   }
 }
 
+/**
+ * The batch's messages that kinds with `runTogether` finished together (acknowledged here);
+ * every other message goes through `deliver`. A kind whose `runTogether` throws has its messages
+ * delivered one by one, where the failure meets the retry policy.
+ */
+async function deliverTogether(messages: readonly Message<JobMessage>[], db: Database, env: Bindings) {
+  const byKind = new Map<JobMessage['kind'], Message<JobMessage>[]>();
+  for (const message of messages) {
+    if (!handlerFor(message.body).runTogether) continue;
+    const ofKind = byKind.get(message.body.kind) ?? [];
+    ofKind.push(message);
+    byKind.set(message.body.kind, ofKind);
+  }
+  const done = new Set<Message<JobMessage>>();
+  for (const ofKind of byKind.values()) {
+    const handler = handlerFor(ofKind[0].body);
+    try {
+      const finished = (await handler.runTogether?.(
+        ofKind.map((message) => message.body),
+        { db, env },
+      )) as boolean[];
+      ofKind.forEach((message, i) => {
+        if (finished[i]) done.add(message);
+      });
+    } catch (error) {
+      logFailure(ofKind[0], 'run together', error);
+    }
+  }
+  for (const message of done) message.ack();
+  return done;
+}
+
 export async function runJobBatch(batch: MessageBatch<JobMessage>, env: Bindings): Promise<void> {
   return withOwnDatabase(readConfig(env), async (db) => {
+    const done = await deliverTogether(batch.messages, db, env);
     for (const message of batch.messages) {
+      if (done.has(message)) continue;
       let outcome: 'ack' | 'retry' = 'retry';
       try {
         outcome = await deliver(message, db, env);

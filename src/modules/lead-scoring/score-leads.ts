@@ -26,6 +26,8 @@ export interface BatchScored {
   changed: number;
   /** The highest lead id of the batch (the checkpoint of a walk over every lead). */
   lastId: number | null;
+  /** The ids of the leads read, in order. */
+  ids: number[];
 }
 
 /**
@@ -45,7 +47,7 @@ export async function scoreLeadBatch(
     from ${featureSource(orgId)}
     where l.organization_id = ${orgId} and l.deleted_at is null and l.id > ${options.afterId ?? 0} and ${where}
     order by l.id limit ${options.limit ?? SCORING_BATCH}`);
-  if (read.rows.length === 0) return { read: 0, changed: 0, lastId: null };
+  if (read.rows.length === 0) return { read: 0, changed: 0, lastId: null, ids: [] };
   const records = read.rows.map((row) => {
     const values = Object.fromEntries(FEATURES.map((name) => [name, Number(row[name])])) as Record<FeatureName, number>;
     const explanation = explainScore(model, values, Number(row.engagement_points), now);
@@ -66,5 +68,10 @@ export async function scoreLeadBatch(
       and (l.score is distinct from r.score or l.fit_score is distinct from r.fit
         or l.engagement_score is distinct from r.engagement
         or (l.ai_information->'score') - 'scored_at' is distinct from r.explanation - 'scored_at')`);
-  return { read: records.length, changed: written.rowCount ?? 0, lastId: records[records.length - 1].id };
+  return {
+    read: records.length,
+    changed: written.rowCount ?? 0,
+    lastId: records[records.length - 1].id,
+    ids: records.map((record) => record.id),
+  };
 }

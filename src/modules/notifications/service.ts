@@ -95,15 +95,26 @@ export interface JobNotice {
  * Tells a job's creator it has ended. Callers send it only from the statement that moved the
  * job to its final status, so a redelivered message cannot notify twice.
  */
-export async function notifyJobEnded(db: Pick<TenantContext, 'db'>['db'], notice: JobNotice): Promise<void> {
-  if (notice.userId === null) return;
-  await db.insert(notifications).values({
-    organizationId: notice.orgId,
-    userId: notice.userId,
-    typeId: notice.typeId,
-    title: notice.title,
-    data: notice.data,
-  });
+export function notifyJobEnded(db: Pick<TenantContext, 'db'>['db'], notice: JobNotice): Promise<void> {
+  return notifyJobsEnded(db, [notice]);
+}
+
+/** notifyJobEnded for several jobs, in one statement. */
+export async function notifyJobsEnded(db: Pick<TenantContext, 'db'>['db'], notices: JobNotice[]): Promise<void> {
+  const rows = notices.flatMap((notice) =>
+    notice.userId === null
+      ? []
+      : [
+          {
+            organizationId: notice.orgId,
+            userId: notice.userId,
+            typeId: notice.typeId,
+            title: notice.title,
+            data: notice.data,
+          },
+        ],
+  );
+  if (rows.length > 0) await db.insert(notifications).values(rows);
 }
 
 const notificationFields = {
