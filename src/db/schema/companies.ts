@@ -142,3 +142,27 @@ export const contactPhoneScope = pgView('contact_phone_scope', {
   phoneNumber: text(),
   phoneDigits: text(),
 }).existing();
+
+/**
+ * The organization's live companies with their name key (`name_key` = lower(company_name), the
+ * unique index's expression): a view (0074, not managed by drizzle-kit) owned by the tables'
+ * owner, so the name, domain and CRM-record indexes serve lookups inside tenant transactions (row-
+ * level security would demote lower(), not leakproof, to a filter over every company); it filters
+ * itself to app.organization_id, as lead_key_scope does.
+ */
+export const companyKeyScope = pgView('company_key_scope', {
+  id: bigint({ mode: 'number' }).notNull(),
+  organizationId: bigint({ mode: 'number' }).notNull(),
+  companyName: text().notNull(),
+  nameKey: text().notNull(),
+  websiteDomain: text(),
+  externalSource: text(),
+  externalId: text(),
+}).existing();
+
+/** The organization's live contacts with an email and its key (`email_key` = lower(email)): companyKeyScope's twin (0074). */
+export const contactKeyScope = pgView('contact_key_scope', {
+  id: bigint({ mode: 'number' }).notNull(),
+  organizationId: bigint({ mode: 'number' }).notNull(),
+  emailKey: text().notNull(),
+}).existing();

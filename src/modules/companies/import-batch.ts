@@ -9,9 +9,9 @@
  * re-run updates and never duplicates.
  */
 import { z } from '@hono/zod-openapi';
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import { recordsetDefinition, tableColumn, type ColumnRef } from '../../core/field-columns';
-import { companies } from '../../db/schema';
+import { companies, companyKeyScope } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import { companyFields } from './fields';
 import { bandOfHeadcount, websiteDomain } from './firmographics';
@@ -108,6 +108,25 @@ function parse(
 
 type Held = { id: number; external_id: string | null; website_domain: string | null; name_key: string };
 
+/**
+ * The organization's live companies an import batch's rows may be: the source's CRM records,
+ * the website domains, the names (keys in lower case). Through company_key_scope, so each of the
+ * three is an index's condition inside the tenant transaction (on the table, row-level security
+ * kept lower(company_name) a filter over every company of the organization).
+ */
+export function heldCompaniesSql(
+  orgId: number,
+  source: string,
+  keys: { externalIds: string[]; domains: string[]; nameKeys: string[] },
+): SQL {
+  return sql`select id, external_id, website_domain, name_key from ${companyKeyScope}
+    where organization_id = ${orgId} and (
+      (external_source = ${source} and external_id = any(${sql.param(keys.externalIds)}::text[]))
+      or website_domain = any(${sql.param(keys.domains)}::text[])
+      or name_key = any(${sql.param(keys.nameKeys)}::text[]))
+    order by id`;
+}
+
 export async function importCompaniesBatch(
   ctx: TenantContext,
   source: string,
@@ -124,13 +143,13 @@ export async function importCompaniesBatch(
     }
   }
   if (valid.length === 0) return result;
-  const held = await ctx.db.execute<Held>(sql`
-    select id, external_id, website_domain, lower(company_name) as name_key from ${companies}
-    where organization_id = ${ctx.orgId} and deleted_at is null and (
-      (external_source = ${source} and external_id = any(${sql.param(valid.map((v) => v.row.externalId))}::text[]))
-      or website_domain = any(${sql.param(valid.flatMap((v) => (v.domain ? [v.domain] : [])))}::text[])
-      or lower(company_name) = any(${sql.param(valid.map((v) => v.nameKey))}::text[]))
-    order by id`);
+  const held = await ctx.db.execute<Held>(
+    heldCompaniesSql(ctx.orgId, source, {
+      externalIds: valid.map((v) => v.row.externalId),
+      domains: valid.flatMap((v) => (v.domain ? [v.domain] : [])),
+      nameKeys: valid.map((v) => v.nameKey),
+    }),
+  );
   const byExternal = new Map<string, number>();
   const byDomain = new Map<string, number>();
   const byName = new Map<string, number>();

@@ -3,9 +3,10 @@
  * and soft delete. Deleting a company leaves its contacts and leads as they are (they keep their
  * company_id and company name: their history); the company disappears from lists and views.
  */
-import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { referencesExist } from '../../db/references';
-import { companies, deals, leads } from '../../db/schema';
+import { companies, companyKeyScope, deals, leads } from '../../db/schema';
+import { companyNamedSql } from '../../db/company-names';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { Conflict, NotFound } from '../../core/errors';
 import { defineList } from '../../core/list';
@@ -26,17 +27,9 @@ const NOT_STORED = new Set(['company_logo']);
  */
 async function duplicateName(ctx: TenantContext, name: string, exceptId?: number): Promise<Conflict | null> {
   const [existing] = await ctx.db
-    .select({ id: companies.id })
-    .from(companies)
-    .where(
-      tenantWhere(
-        ctx,
-        companies,
-        isNull(companies.deletedAt),
-        sql`lower(${companies.companyName}) = lower(${name})`,
-        exceptId ? sql`${companies.id} <> ${exceptId}` : undefined,
-      ),
-    );
+    .select({ id: companyKeyScope.id })
+    .from(companyKeyScope)
+    .where(companyNamedSql(ctx.orgId, [name], exceptId));
   if (!existing) return null;
   return new Conflict(`A company named "${name}" already exists in this organization`, 'duplicate_company', {
     company_id: existing.id,

@@ -4,9 +4,9 @@
  * organization's live contacts (409 naming the contact that has it; the partial unique index
  * contacts_organization_email_key settles races).
  */
-import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { readReferences, referenceIssues } from '../../db/references';
-import { contacts, lookups } from '../../db/schema';
+import { contactKeyScope, contacts, lookups } from '../../db/schema';
 import { type TenantContext, tenantWhere } from '../../db/tenant';
 import { Conflict, NotFound, ValidationFailed } from '../../core/errors';
 import { defineList } from '../../core/list';
@@ -21,6 +21,19 @@ interface References {
   lead_id?: number | null;
   status?: number | null;
   email?: string | null;
+}
+
+/**
+ * The id of the organization's live contact (other than `self`) holding `email`, compared without
+ * case: through contact_key_scope, so the unique index contacts_organization_email_key serves it
+ * inside the tenant transaction (on the table, row-level security kept lower() a filter over every
+ * contact of the organization).
+ */
+export function contactEmailHolderSql(orgId: number, email: string | null, self: number | null = null): SQL {
+  return sql`select ${contactKeyScope.id} from ${contactKeyScope}
+    where ${contactKeyScope.organizationId} = ${orgId} and ${contactKeyScope.emailKey} = lower(${email}::text)
+      and ${contactKeyScope.id} is distinct from ${self}::bigint
+    limit 1`;
 }
 
 /**
@@ -39,13 +52,7 @@ async function checkReferences(ctx: TenantContext, input: References, self: numb
       eq(lookups.isActive, true),
       sql`${lookups.value} = ${input.status ?? null}::int`,
     )})`,
-    emailHolder: sql<number | string | null>`(select ${contacts.id} from ${contacts} where ${tenantWhere(
-      ctx,
-      contacts,
-      isNull(contacts.deletedAt),
-      sql`lower(${contacts.email}) = lower(${input.email ?? null}::text)`,
-      sql`${contacts.id} is distinct from ${self}::bigint`,
-    )} limit 1)`,
+    emailHolder: sql<number | string | null>`(${contactEmailHolderSql(ctx.orgId, input.email ?? null, self)})`,
   });
   // A missing company is a 404 (the contact's parent), before the email's 409 and the 422s.
   const issues = referenceIssues(refs, found, { notFound: ['company_id'] });

@@ -3,9 +3,10 @@
  * leads are checked: status/priority/source values and tag ids of its active lookups, assigned
  * users, linked companies (and, for creation, the live leads holding the emails and new ids).
  */
-import { and, isNull, type SQL, sql } from 'drizzle-orm';
-import { companies, lookups, users } from '../../db/schema';
-import { tenantWhere, type TenantContext } from '../../db/tenant';
+import { type SQL, sql } from 'drizzle-orm';
+import { companies, companyKeyScope, lookups, users } from '../../db/schema';
+import { companyNamedSql } from '../../db/company-names';
+import type { TenantContext } from '../../db/tenant';
 import type { FieldIssue } from '../../core/errors';
 import { LEAD_LOOKUP_MODULE } from '../lookups';
 import { holdersByKey, type HolderRow, liveHoldersSql, type LiveLeadByEmail, profileKeysSql } from './dedupe';
@@ -177,15 +178,8 @@ export async function ensureCompanies(
     select ${ctx.orgId}, name, ${ctx.userId} from unnest(${sql.param([...byKey.values()])}::text[]) as name
     on conflict (organization_id, lower(company_name)) where deleted_at is null do nothing`);
   const rows = await ctx.db
-    .select({ id: companies.id, name: companies.companyName })
-    .from(companies)
-    .where(
-      tenantWhere(
-        ctx,
-        companies,
-        isNull(companies.deletedAt),
-        and(sql`lower(${companies.companyName}) = any(${sql.param([...byKey.keys()])}::text[])`),
-      ),
-    );
+    .select({ id: companyKeyScope.id, name: companyKeyScope.companyName })
+    .from(companyKeyScope)
+    .where(companyNamedSql(ctx.orgId, [...byKey.values()]));
   return new Map(rows.map((row) => [row.name.toLowerCase(), row]));
 }
