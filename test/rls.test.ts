@@ -165,4 +165,78 @@ describe('row-level security', () => {
       .map((table) => table.table_name);
     expect(unprotected).toEqual([]);
   });
+
+  it('confines every view the application role reads to the transaction’s organization, and shows nothing outside one', async () => {
+    // The scope views (lead_key_scope, company_key_scope, …) are owned by the tables' owner, so
+    // row-level security does not filter them: each must filter itself, as the policy does.
+    const [a, b] = await Promise.all([signupOrganization('View A'), signupOrganization('View B')]);
+    for (const org of [a, b]) {
+      const company = await call('POST', '/api/company/add', {
+        token: org.token,
+        body: { company_name: `View Company ${org.orgId}` },
+      });
+      expect(company.status, company.text).toBe(201);
+      for (const [path, body] of [
+        [
+          '/api/lead/add',
+          {
+            first_name: 'View',
+            last_name: 'Lead',
+            email: uniqueEmail('view'),
+            phone_number: '+1 415 555 0100',
+            profile_url: `https://www.linkedin.com/in/view-${org.orgId}`,
+          },
+        ],
+        [
+          '/api/contact/add',
+          {
+            name: 'View Contact',
+            company_id: company.body.data.id,
+            email: uniqueEmail('view-contact'),
+            phone_number: '+1 415 555 0101',
+          },
+        ],
+      ] as const) {
+        const created = await call('POST', path, { token: org.token, body });
+        expect(created.status, `${path} ${created.text}`).toBe(201);
+      }
+    }
+    await withDatabase(async (db) => {
+      const views = (
+        await db.execute<{ view: string }>(sql`
+          select c.relname as view from pg_class c
+          join pg_namespace n on n.oid = c.relnamespace and n.nspname = 'public'
+          where c.relkind = 'v' and has_table_privilege('lm_app', c.oid, 'select')
+            and exists (select 1 from pg_attribute a where a.attrelid = c.oid and a.attname = 'organization_id')
+          order by 1`)
+      ).rows.map((row) => row.view);
+      expect(views).toEqual(
+        expect.arrayContaining([
+          'company_key_scope',
+          'contact_key_scope',
+          'contact_phone_scope',
+          'lead_key_scope',
+          'lead_phone_scope',
+          'lead_search_scope',
+        ]),
+      );
+      for (const view of views) {
+        const seen = await db.transaction(async (tx) => {
+          await actAsApp(tx);
+          const outside = await count(tx, sql`select count(*) as n from ${sql.identifier(view)}`);
+          await actAsApp(tx, b.orgId);
+          const own = await count(
+            tx,
+            sql`select count(*) as n from ${sql.identifier(view)} where organization_id = ${b.orgId}`,
+          );
+          const foreign = await count(
+            tx,
+            sql`select count(*) as n from ${sql.identifier(view)} where organization_id is distinct from ${b.orgId}`,
+          );
+          return { outside, own: own > 0, foreign };
+        });
+        expect(seen, view).toEqual({ outside: 0, own: true, foreign: 0 });
+      }
+    });
+  });
 });
