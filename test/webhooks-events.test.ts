@@ -10,6 +10,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_TYPES, type EventType } from '../src/core/event-types';
 import { leads, webhookDeliveries } from '../src/db/schema';
+import { observeStatements } from '../src/db/client';
 import { readConfig } from '../src/env';
 import worker from '../src/index';
 import { signRenderTime } from '../src/modules/web-forms/spam';
@@ -84,6 +85,53 @@ describe('webhook events', () => {
     expect(assigned.map((payload) => payload.data.lead_id).sort()).toEqual([...ids, third.body.data.id].sort());
     expect(assigned.every((payload) => payload.data.assigned_to === org.userId)).toBe(true);
     expect(await payloads(dealsOnly, 'lead.assigned')).toEqual([]);
+  });
+
+  it('a lead create writes deliveries only of the events someone listens to, and leaves the others out of its statement', async () => {
+    const quiet = await signupOrganization('Hooks quiet');
+    /** The insert statement of one POST /api/lead/add, and the deliveries it wrote by event. */
+    const create = async (body: Record<string, unknown>) => {
+      const inserts: string[] = [];
+      const stop = observeStatements((text) => {
+        if (text.includes('insert into "leads"')) inserts.push(text);
+      });
+      let created: Awaited<ReturnType<typeof callRecording>>;
+      try {
+        created = await callRecording(quiet, 'POST', '/api/lead/add', {
+          first_name: 'Quiet',
+          last_name: 'Lead',
+          ...body,
+        });
+      } finally {
+        stop();
+      }
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      expect(inserts).toHaveLength(1);
+      const written = await inOrganization(quiet.orgId, (tx) =>
+        tx
+          .select({ type: webhookDeliveries.eventType })
+          .from(webhookDeliveries)
+          .where(eq(webhookDeliveries.organizationId, quiet.orgId)),
+      );
+      return { statement: inserts[0], sent: created.sent, written: written.map((row) => row.type).sort() };
+    };
+    // Nobody listens: no deliveries' insert in the statement, nothing written, nothing sent.
+    const none = await create({ assigned_to: quiet.userId });
+    expect(none.statement).not.toContain('webhook_deliveries');
+    expect(none.written).toEqual([]);
+    expect(none.sent.filter((message) => message.kind === 'webhook-delivery')).toEqual([]);
+    // An endpoint of lead.assigned only: that insert alone, one delivery.
+    const response = await call('POST', '/api/webhooks', {
+      token: quiet.token,
+      body: { url: 'https://hooks.example.test/assigned', events: ['lead.assigned'] },
+    });
+    expect(response.status, response.text).toBe(201);
+    const assigned = await create({ assigned_to: quiet.userId });
+    expect(assigned.statement.match(/insert into "webhook_deliveries"/g)).toHaveLength(1);
+    expect(assigned.written).toEqual(['lead.assigned']);
+    expect(assigned.sent.filter((message) => message.kind === 'webhook-delivery')).toHaveLength(1);
+    // Unassigned, nothing to announce to it: no insert again.
+    expect((await create({})).statement).not.toContain('webhook_deliveries');
   });
 
   it('intent.hot is written once when a lead crosses the hot threshold', async () => {

@@ -5,6 +5,7 @@
  * write (companies, leads, tags, feed entries, notifications, the scoring job and its outbox
  * message); merges add a few more.
  */
+import type { EventType } from '../../core/event-types';
 import { leadTags, leads, companies } from '../../db/schema';
 import { type SQL, sql } from 'drizzle-orm';
 import {
@@ -216,6 +217,8 @@ export function leadInsertCtes(
   // A part no row needs is left out of the statement: planning is most of what a one-lead insert costs.
   const anyTags = records.some((record) => record.tag_ids.length > 0);
   const anyAssigned = records.some((record) => record.assigned_to != null);
+  // An event nobody listens to writes no deliveries: its insert is left out too.
+  const listened = (type: EventType) => refs.listenedEvents === null || refs.listenedEvents.has(type);
   const feedChanges = JSON.stringify(
     options.importJobId ? { import_job_id: { from: null, to: options.importJobId } } : {},
   );
@@ -251,9 +254,9 @@ export function leadInsertCtes(
     ), notified as (
       ${anyAssigned ? leadAssignmentNotices(ctx, { from: sql`input r join inserted i on i.id = r.id`, userId: sql`r.assigned_to`, leadId: sql`r.id`, leadName: sql`r.first_name || ' ' || r.last_name` }) : NOTHING}
     ), hooks_created as (
-      ${webhookDeliveriesSql(ctx, 'lead.created', { from: sql`input r join inserted i on i.id = r.id`, data: leadCreatedData })}
+      ${listened('lead.created') ? webhookDeliveriesSql(ctx, 'lead.created', { from: sql`input r join inserted i on i.id = r.id`, data: leadCreatedData }) : NOTHING}
     ), hooks_assigned as (
-      ${anyAssigned ? webhookDeliveriesSql(ctx, 'lead.assigned', { from: sql`input r join inserted i on i.id = r.id`, data: leadAssignedData(ctx, sql`r.id`, sql`r.first_name || ' ' || r.last_name`, sql`r.assigned_to`), where: sql`r.assigned_to is not null` }) : NOTHING}
+      ${anyAssigned && listened('lead.assigned') ? webhookDeliveriesSql(ctx, 'lead.assigned', { from: sql`input r join inserted i on i.id = r.id`, data: leadAssignedData(ctx, sql`r.id`, sql`r.first_name || ' ' || r.last_name`, sql`r.assigned_to`), where: sql`r.assigned_to is not null` }) : NOTHING}
     ), ${leadScoringCtes(ctx, sql`(select array_agg(id) from inserted)`)}`;
 }
 

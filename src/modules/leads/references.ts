@@ -9,6 +9,8 @@ import { companyNamedSql } from '../../db/company-names';
 import type { TenantContext } from '../../db/tenant';
 import type { FieldIssue } from '../../core/errors';
 import { LEAD_LOOKUP_MODULE } from '../lookups';
+import type { EventType } from '../../core/event-types';
+import { listenedEventsSql } from '../webhooks';
 import { holdersByKey, type HolderRow, liveHoldersSql, type LiveLeadByEmail, profileKeysSql } from './dedupe';
 import { type LeadLookupRow, type LeadLookups, leadLookupsFromRows } from './lead-lookups';
 
@@ -36,7 +38,15 @@ export interface LeadWriteContext extends LeadReferences {
   profileKeys: Record<string, string | null>;
   /** Lead ids allocated for the rows about to be inserted, in row order. */
   allocatedIds: number[];
+  /**
+   * The events of a create (lead.created, lead.assigned) that have a listener in the organization;
+   * null when not read (no rows to create), which means "assume they do".
+   */
+  listenedEvents: Set<EventType> | null;
 }
+
+/** The webhook events a lead insert may emit (create-leads.ts). */
+const CREATE_EVENTS: readonly EventType[] = ['lead.created', 'lead.assigned'];
 
 type WriteContextRow = {
   lookups: LeadLookupRow[];
@@ -45,6 +55,7 @@ type WriteContextRow = {
   existing: HolderRow[];
   profile_keys: Record<string, string | null>;
   ids: number[];
+  listened: EventType[] | null;
 };
 
 /**
@@ -52,7 +63,7 @@ type WriteContextRow = {
  * lookups, the referenced users and companies, the live leads holding the emails or profile
  * URLs (with the URLs' normalised keys), and ids for
  * `newRows` new leads (allocated up front so their feed entries and notifications can be written
- * by the same statement as the leads).
+ * by the same statement as the leads), with which of a create's webhook events have listeners.
  */
 export async function loadLeadWriteContext(
   ctx: Ctx,
@@ -106,7 +117,8 @@ export function leadWriteContextSql(
       },
       'existing', ${emailKeys.length + profileUrls.length === 0 ? NONE : liveHoldersSql(ctx, emailKeys, profileUrls)},
       'profile_keys', ${profileUrls.length === 0 ? sql`'{}'::json` : profileKeysSql(profileUrls)},
-      'ids', (select coalesce(json_agg(nextval(pg_get_serial_sequence('leads', 'id'))), '[]'::json) from generate_series(1, ${newRows})))`;
+      'ids', (select coalesce(json_agg(nextval(pg_get_serial_sequence('leads', 'id'))), '[]'::json) from generate_series(1, ${newRows})),
+      'listened', ${newRows === 0 ? sql`null::json` : listenedEventsSql(ctx.orgId, CREATE_EVENTS)})`;
 }
 
 export type LeadWriteContextRow = WriteContextRow;
@@ -127,6 +139,7 @@ export function leadWriteContextFrom(row: WriteContextRow): LeadWriteContext {
     existing,
     profileKeys: row.profile_keys,
     allocatedIds: row.ids.map(Number),
+    listenedEvents: row.listened ? new Set(row.listened) : null,
   };
 }
 

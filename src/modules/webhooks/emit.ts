@@ -26,6 +26,21 @@ export interface EventRows {
   where?: SQL;
 }
 
+/**
+ * Which of `types` have a listener in the organization (an enabled webhook endpoint or chat
+ * subscription listing it), as a JSON array: a statement that reads before it writes can leave
+ * out the deliveries' insert (webhookDeliveriesSql) of an event nobody listens to, which is most
+ * of what planning a one-row insert with its CTEs costs. A listener added between this read and
+ * the write misses that one event, as one added just after the write would.
+ */
+export function listenedEventsSql(orgId: number | SQL, types: readonly EventType[]): SQL {
+  return sql`(select coalesce(json_agg(distinct t.type), '[]'::json) from (
+      select unnest(e.events) as type from ${webhookEndpoints} e where e.organization_id = ${orgId} and e.enabled
+      union all
+      select unnest(s.events) from ${chatSubscriptions} s where s.organization_id = ${orgId} and s.enabled
+    ) as t where t.type = any(${sql.param([...types])}::text[]))`;
+}
+
 /** `insert into webhook_deliveries … returning id`: runs alone or as a CTE of the writing statement. */
 export function webhookDeliveriesSql(
   ctx: Pick<TenantContext, 'orgId' | 'userId'>,

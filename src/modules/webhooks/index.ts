@@ -4,6 +4,7 @@ export {
   deliveryIdsOf,
   emitWebhookEvents,
   type EventRows,
+  listenedEventsSql,
   sendWebhookDeliveries,
   webhookDeliveriesSql,
 } from './emit';
