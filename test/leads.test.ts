@@ -2,6 +2,7 @@
  * The lead record: create, view, update, delete (spec "Lead" and "Leads").
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { observeStatements } from '../src/db/client';
 import { call, expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
 import { settleLeadScoring } from './helpers/scoring';
 
@@ -89,6 +90,26 @@ describe('POST /api/lead/add', () => {
     const second = await addLead({ company: 'BABBAGE & CO' });
     expect(second.body.data.company_id).toBe(first.body.data.company_id);
     expect(second.body.data.company).toBe('Babbage & Co');
+  });
+
+  it('writes companies only for a lead that names one: without a name its statement leaves the upsert out', async () => {
+    const inserts: string[] = [];
+    const stop = observeStatements((text) => {
+      if (text.includes('insert into "leads"')) inserts.push(text);
+    });
+    let named: Awaited<ReturnType<typeof addLead>>;
+    let unnamed: Awaited<ReturnType<typeof addLead>>;
+    try {
+      named = await addLead({ company: 'Lovelace Engines' });
+      unnamed = await addLead({});
+    } finally {
+      stop();
+    }
+    expect(named.body.data).toMatchObject({ company: 'Lovelace Engines', company_id: expect.any(Number) });
+    expect(unnamed.body.data).toMatchObject({ company: null, company_id: null });
+    expect(inserts).toHaveLength(2);
+    expect(inserts[0]).toContain('insert into "companies"');
+    expect(inserts[1]).not.toContain('insert into "companies"');
   });
 
   it('answers 409 duplicate_lead with the existing id for an email already in the organization, in any case', async () => {

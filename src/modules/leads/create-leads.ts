@@ -217,6 +217,7 @@ export function leadInsertCtes(
   // A part no row needs is left out of the statement: planning is most of what a one-lead insert costs.
   const anyTags = records.some((record) => record.tag_ids.length > 0);
   const anyAssigned = records.some((record) => record.assigned_to != null);
+  const anyNamedCompany = records.some((record) => record.company_id == null && record.company != null);
   // An event nobody listens to writes no deliveries: its insert is left out too.
   const listened = (type: EventType) => refs.listenedEvents === null || refs.listenedEvents.has(type);
   const feedChanges = JSON.stringify(
@@ -226,12 +227,16 @@ export function leadInsertCtes(
       select * from jsonb_to_recordset(${JSON.stringify(records)}::jsonb) as r(${recordsetDefinition(LEAD_INSERT_COLUMNS)}, tag_ids bigint[])
       ${onlyIf ? sql`where ${onlyIf}` : sql``}
     ), named_companies as (
-      insert into ${companies} (organization_id, company_name, created_by)
+      ${
+        anyNamedCompany
+          ? sql`insert into ${companies} (organization_id, company_name, created_by)
       select distinct on (lower(company)) ${ctx.orgId}, company, ${ctx.userId} from input
       where company_id is null and company is not null
       order by lower(company), id
       on conflict (organization_id, lower(company_name)) where deleted_at is null do update set company_name = companies.company_name
-      returning id, company_name
+      returning id, company_name`
+          : sql`select null::bigint as id, null::text as company_name where false`
+      }
     ), inserted as (
       insert into ${leads} (organization_id, created_by, ${columnList(LEAD_INSERT_COLUMNS)}${activityNow ? sql`, last_activity_at` : sql``})
       overriding system value
