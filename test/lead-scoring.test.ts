@@ -70,6 +70,24 @@ async function scoringJobsOf(owner: SignedUp) {
   );
 }
 
+/** Delivers the messages in one queue batch, with the statements the batch's own pool connections sent. */
+async function deliveredWithStatements(messages: JobMessage[]) {
+  const statements: string[] = [];
+  const own = new Set<number>();
+  const stop = observeStatements(
+    (text, connection, first) => {
+      if (first) own.add(connection);
+      if (own.has(connection)) statements.push(text);
+    },
+    { pools: true },
+  );
+  try {
+    return { result: await deliverJobs(messages), statements };
+  } finally {
+    stop();
+  }
+}
+
 describe('lead scoring', () => {
   let owner: SignedUp;
 
@@ -142,21 +160,10 @@ describe('lead scoring', () => {
         .values({ organizationId: owner.orgId, leadIds: [lead.id] })
         .returning(),
     );
-    const statements: string[] = [];
-    const own = new Set<number>();
-    const stop = observeStatements(
-      (text, connection, first) => {
-        if (first) own.add(connection);
-        if (own.has(connection)) statements.push(text);
-      },
-      { pools: true },
-    );
-    try {
-      const result = await deliverJobs([{ kind: 'lead-scoring', orgId: owner.orgId, jobId: job.id }]);
-      expect(result.retryMessages).toEqual([]);
-    } finally {
-      stop();
-    }
+    const { result, statements } = await deliveredWithStatements([
+      { kind: 'lead-scoring', orgId: owner.orgId, jobId: job.id },
+    ]);
+    expect(result.retryMessages).toEqual([]);
     // BEGIN, the scope, the job's row locked, its outbox row, the model, the leads' facts, their
     // scores, the job completed, COMMIT: a claim in a transaction of its own added five more.
     expect(statements, statements.join('\n')).toHaveLength(9);
@@ -190,22 +197,13 @@ describe('lead scoring', () => {
     const message = (org: SignedUp, jobId: number): JobMessage => ({ kind: 'lead-scoring', orgId: org.orgId, jobId });
 
     // Three jobs of one organization: the statements of one job's transaction, not three times them.
-    const statements: string[] = [];
-    const own = new Set<number>();
-    const stop = observeStatements(
-      (text, connection, first) => {
-        if (first) own.add(connection);
-        if (own.has(connection)) statements.push(text);
-      },
-      { pools: true },
-    );
-    try {
-      const result = await deliverJobs([message(owner, one.id), message(owner, two.id), message(owner, ofDeleted.id)]);
-      expect(result.retryMessages).toEqual([]);
-      expect(result.explicitAcks).toHaveLength(3);
-    } finally {
-      stop();
-    }
+    const { result, statements } = await deliveredWithStatements([
+      message(owner, one.id),
+      message(owner, two.id),
+      message(owner, ofDeleted.id),
+    ]);
+    expect(result.retryMessages).toEqual([]);
+    expect(result.explicitAcks).toHaveLength(3);
     expect(statements, statements.join('\n')).toHaveLength(9);
     const rows = new Map((await scoringJobsOf(owner)).map((row) => [row.id, row]));
     const ended = { status: 'completed', error: null, leaseExpiresAt: null };
@@ -218,9 +216,9 @@ describe('lead scoring', () => {
     // A batch of two organizations, a retraining (the claim path) and a job that ended already.
     const [retrain] = await queue(owner, [{ leadIds: null, retrain: true }]);
     const [theirJob] = await queue(other, [{ leadIds: [theirs.id] }]);
-    const result = await deliverJobs([message(owner, retrain.id), message(other, theirJob.id), message(owner, one.id)]);
-    expect(result.retryMessages).toEqual([]);
-    expect(result.explicitAcks).toHaveLength(3);
+    const mixed = await deliverJobs([message(owner, retrain.id), message(other, theirJob.id), message(owner, one.id)]);
+    expect(mixed.retryMessages).toEqual([]);
+    expect(mixed.explicitAcks).toHaveLength(3);
     const after = new Map((await scoringJobsOf(owner)).map((row) => [row.id, row]));
     expect(after.get(retrain.id)).toMatchObject({ ...ended, retrain: false });
     expect(after.get(retrain.id)?.scoredCount).toBeGreaterThanOrEqual(3);

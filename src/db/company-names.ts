@@ -13,8 +13,14 @@ import { companyKeyScope } from './schema';
 export function companyNamedSql(orgId: number, names: string[], exceptId?: number): SQL {
   return and(
     sql`${companyKeyScope.organizationId} = ${orgId}`,
-    // lower() on both sides, the database's own: the index's expression, whatever the collation.
-    sql`${companyKeyScope.nameKey} = any(array(select lower(n) from unnest(${sql.param(names)}::text[]) as n))`,
+    // lower() on both sides, the database's own (the index's expression, whatever the collation),
+    // each name's folded at planning, so the planner knows the keys it looks for and picks the name index.
+    names.length === 0
+      ? sql`false`
+      : sql`${companyKeyScope.nameKey} in (${sql.join(
+          names.map((name) => sql`lower(${name}::text)`),
+          sql`, `,
+        )})`,
     exceptId ? ne(companyKeyScope.id, exceptId) : undefined,
   ) as SQL;
 }
