@@ -1,8 +1,10 @@
 /**
- * The queue consumer's side of lead scoring (job kind 'lead-scoring'). A delivery claims the job,
- * then scores its leads in batches of SCORING_BATCH, each batch in one transaction that also
- * moves the job's checkpoint (the last lead id scored) and renews its lease; the last batch
- * completes the job. A job with `retrain` first retrains the organization's model (model.ts).
+ * The queue consumer's side of lead scoring (job kind 'lead-scoring'). The small jobs of a queue
+ * batch (what created and changed leads ask for) are scored together, one transaction per
+ * organization (scoreSmallJobs). Any other job is claimed, then its leads are scored in batches
+ * of SCORING_BATCH, each batch in one transaction that also moves the job's checkpoint (the last
+ * lead id scored) and renews its lease; the last batch completes the job. A job with `retrain`
+ * first retrains the organization's model (model.ts).
  * A redelivered message finds the job completed, or resumes after the checkpoint; scoring a lead
  * again writes nothing unless its score changed.
  */
