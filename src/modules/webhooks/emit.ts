@@ -35,10 +35,24 @@ export interface EventRows {
  */
 export function listenedEventsSql(orgId: number | SQL, types: readonly EventType[]): SQL {
   return sql`(select coalesce(json_agg(distinct t.type), '[]'::json) from (
-      select unnest(e.events) as type from ${webhookEndpoints} e where e.organization_id = ${orgId} and e.enabled
-      union all
-      select unnest(s.events) from ${chatSubscriptions} s where s.organization_id = ${orgId} and s.enabled
+      select unnest(l.events) as type from ${listenersSql(orgId)} as l
     ) as t where t.type = any(${sql.param([...types])}::text[]))`;
+}
+
+/**
+ * The organization's listeners as a FROM item: every enabled webhook endpoint and chat
+ * subscription, with the events it lists (`endpoint_id` or `chat_subscription_id` set, the other
+ * null). The one statement of who listens: the deliveries' insert joins it, the write context's
+ * listened events read it, so a new kind of listener or rule reaches both.
+ */
+function listenersSql(orgId: number | SQL): SQL {
+  return sql`(
+      select e.id as endpoint_id, null::bigint as chat_subscription_id, e.events from ${webhookEndpoints} e
+      where e.organization_id = ${orgId}::bigint and e.enabled
+      union all
+      select null::bigint, s.id, s.events from ${chatSubscriptions} s
+      where s.organization_id = ${orgId}::bigint and s.enabled
+    )`;
 }
 
 /** `insert into webhook_deliveries … returning id`: runs alone or as a CTE of the writing statement. */
@@ -55,13 +69,7 @@ export function webhookDeliveriesSql(
         'data', ev.data),
       ${ctx.userId}::bigint
     from (select ${rows.data} as data from ${rows.from} ${rows.where ? sql`where ${rows.where}` : sql``}) as ev
-    join (
-      select e.id as endpoint_id, null::bigint as chat_subscription_id from ${webhookEndpoints} e
-      where e.organization_id = ${ctx.orgId}::bigint and e.enabled and ${type}::text = any(e.events)
-      union all
-      select null::bigint, s.id from ${chatSubscriptions} s
-      where s.organization_id = ${ctx.orgId}::bigint and s.enabled and ${type}::text = any(s.events)
-    ) as t on true
+    join ${listenersSql(ctx.orgId)} as t on ${type}::text = any(t.events)
     returning id`;
 }
 
