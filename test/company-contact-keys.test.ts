@@ -15,7 +15,8 @@ import { companyNamedSql } from '../src/db/company-names';
 import { openDatabase, withTenant, type Transaction } from '../src/db/client';
 import { companyKeyScope } from '../src/db/schema';
 import { readConfig } from '../src/env';
-import { heldCompaniesSql } from '../src/modules/companies/import-batch';
+import { heldCompaniesSql, importCompaniesBatch } from '../src/modules/companies/import-batch';
+import { actorContext } from '../src/db/tenant';
 import { contactEmailHolderSql } from '../src/modules/contacts/service';
 import { signupOrganization, type SignedUp } from './helpers/api';
 
@@ -83,7 +84,7 @@ describe('companies by name and contacts by email', () => {
       heldCompaniesSql(org.orgId, 'hubspot', {
         externalIds: ['crm-1'],
         domains: ['keyed-12.example'],
-        nameKeys: ['keyed company 13'],
+        names: ['Keyed Company 13'],
       }),
     );
     expect(plan).not.toContain('Seq Scan');
@@ -92,15 +93,56 @@ describe('companies by name and contacts by email', () => {
     );
     expect(indexCondition(plan, 'companies_organization_domain_idx') ?? 'not read', plan).toContain('website_domain');
     const held = await withTenant(handle.db, org.orgId, (tx) =>
-      tx.execute<{ website_domain: string; name_key: string }>(
+      tx.execute<{ kind: string; website_domain: string; name_key: string }>(
         heldCompaniesSql(org.orgId, 'hubspot', {
           externalIds: ['crm-1'],
           domains: ['keyed-12.example'],
-          nameKeys: ['keyed company 13'],
+          names: ['KEYED Company 13'],
         }),
       ),
     );
-    expect(held.rows.map((row) => row.name_key).sort()).toEqual(['keyed company 12', 'keyed company 13']);
+    const companies = held.rows.filter((row) => row.kind === 'held');
+    expect(companies.map((row) => row.name_key).sort()).toEqual(['keyed company 12', 'keyed company 13']);
+    // Each name's key, lowered by the database, in the order given.
+    expect(held.rows.filter((row) => row.kind === 'key').map((row) => row.name_key)).toEqual(['keyed company 13']);
+  });
+
+  it('an import row names an existing company whatever letters its case folds: a final Σ, a dotted İ', async () => {
+    // JavaScript lowers 'ΟΔΟΣ' to 'οδος' and 'İ' to 'i' with a combining dot; PostgreSQL's lower()
+    // (the unique index's expression) to 'οδοσ' and 'i'. Keyed in JavaScript, these rows missed
+    // their companies and the index then refused them as new ones.
+    const ids = await withTenant(handle.db, org.orgId, async (tx) => {
+      const result = await tx.execute<{ id: number }>(sql`
+        insert into companies (organization_id, company_name)
+        values (${org.orgId}, 'ΟΔΟΣ ΕΜΠΟΡΙΚΗ'), (${org.orgId}, 'İZMİR TEKSTİL')
+        returning id`);
+      return result.rows.map((row) => Number(row.id));
+    });
+    const imported = await withTenant(handle.db, org.orgId, (tx) =>
+      importCompaniesBatch(
+        { db: tx, orgId: org.orgId, ...actorContext({ kind: 'user', userId: org.userId, role: 'admin' }) },
+        'hubspot',
+        [
+          { rowNumber: 1, externalId: 'gr-1', values: { company_name: 'ΟΔΟΣ ΕΜΠΟΡΙΚΗ', industry_type: 'Retail' } },
+          { rowNumber: 2, externalId: 'tr-1', values: { company_name: 'İZMİR TEKSTİL', industry_type: 'Textiles' } },
+        ],
+      ),
+    );
+    expect(imported.skipped).toEqual([]);
+    expect(imported.errors).toEqual([]);
+    expect(imported.created).toBe(0);
+    expect(imported.merged).toEqual([
+      { rowNumber: 1, companyId: ids[0] },
+      { rowNumber: 2, companyId: ids[1] },
+    ]);
+    const rows = await withTenant(handle.db, org.orgId, (tx) =>
+      tx.execute<{ id: number; external_id: string; industry_type: string }>(sql`
+        select id, external_id, industry_type from companies where id in (${ids[0]}, ${ids[1]}) order by id`),
+    );
+    expect(rows.rows.map((row) => [Number(row.id), row.external_id, row.industry_type])).toEqual([
+      [ids[0], 'gr-1', 'Retail'],
+      [ids[1], 'tr-1', 'Textiles'],
+    ]);
   });
 
   it("checks a contact's email through the unique email index, never reading every contact", async () => {

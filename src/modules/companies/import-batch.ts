@@ -106,25 +106,44 @@ function parse(
   return { ok: false, field, message: `${field}: ${issue.message}` };
 }
 
-type Held = { id: number; external_id: string | null; website_domain: string | null; name_key: string };
+type Held = {
+  kind: 'held' | 'key';
+  id: number;
+  external_id: string | null;
+  website_domain: string | null;
+  name_key: string;
+};
 
 /**
  * The organization's live companies an import batch's rows may be: the source's CRM records,
- * the website domains, the names (keys in lower case). Through company_key_scope, so each of the
- * three is an index's condition inside the tenant transaction (on the table, row-level security
- * kept lower(company_name) a filter over every company of the organization).
+ * the website domains, the names. Through company_key_scope, so each of the three is an index's
+ * condition inside the tenant transaction (on the table, row-level security kept
+ * lower(company_name) a filter over every company of the organization). Rows of kind `held` are
+ * the companies; rows of kind `key` give each of `names` its key (`id` = its 1-based position),
+ * lowered by the database as the unique index lowers it: JavaScript's toLowerCase differs for
+ * some letters (a final Σ, a dotted İ), and a row whose key differed would miss its company and
+ * be refused by the index as a new one.
  */
 export function heldCompaniesSql(
   orgId: number,
   source: string,
-  keys: { externalIds: string[]; domains: string[]; nameKeys: string[] },
+  keys: { externalIds: string[]; domains: string[]; names: string[] },
 ): SQL {
-  return sql`select id, external_id, website_domain, name_key from ${companyKeyScope}
+  const named =
+    keys.names.length === 0
+      ? sql`false`
+      : sql`name_key in (${sql.join(
+          keys.names.map((name) => sql`lower(${name}::text)`),
+          sql`, `,
+        )})`;
+  return sql`select 'held' as kind, id, external_id, website_domain, name_key from ${companyKeyScope}
     where organization_id = ${orgId} and (
       (external_source = ${source} and external_id = any(${sql.param(keys.externalIds)}::text[]))
       or website_domain = any(${sql.param(keys.domains)}::text[])
-      or name_key = any(${sql.param(keys.nameKeys)}::text[]))
-    order by id`;
+      or ${named})
+    union all
+    select 'key', n.position, null, null, lower(n.name) from unnest(${sql.param(keys.names)}::text[]) with ordinality as n(name, position)
+    order by kind, id`;
 }
 
 export async function importCompaniesBatch(
@@ -139,7 +158,7 @@ export async function importCompaniesBatch(
     if (!parsed.ok) result.errors.push({ rowNumber: row.rowNumber, field: parsed.field, message: parsed.message });
     else {
       const domain = websiteDomain(parsed.values.website);
-      valid.push({ row, values: parsed.values, domain, nameKey: parsed.values.company_name.toLowerCase() });
+      valid.push({ row, values: parsed.values, domain, nameKey: '' });
     }
   }
   if (valid.length === 0) return result;
@@ -147,13 +166,15 @@ export async function importCompaniesBatch(
     heldCompaniesSql(ctx.orgId, source, {
       externalIds: valid.map((v) => v.row.externalId),
       domains: valid.flatMap((v) => (v.domain ? [v.domain] : [])),
-      nameKeys: valid.map((v) => v.nameKey),
+      names: valid.map((v) => v.values.company_name),
     }),
   );
+  for (const key of held.rows) if (key.kind === 'key') valid[Number(key.id) - 1].nameKey = key.name_key;
   const byExternal = new Map<string, number>();
   const byDomain = new Map<string, number>();
   const byName = new Map<string, number>();
   for (const company of held.rows) {
+    if (company.kind !== 'held') continue;
     const id = Number(company.id);
     if (company.external_id) byExternal.set(company.external_id, id);
     if (company.website_domain && !byDomain.has(company.website_domain)) byDomain.set(company.website_domain, id);
@@ -162,7 +183,14 @@ export async function importCompaniesBatch(
 
   const updates = new Map<
     number,
-    { values: CompanyValues; externalId: string; rows: CompanyImportRow[]; found: 'external' | 'match' }
+    {
+      values: CompanyValues;
+      /** The key of the name the folded values carry (the last row's). */
+      nameKey: string;
+      externalId: string;
+      rows: CompanyImportRow[];
+      found: 'external' | 'match';
+    }
   >();
   const creates: { values: CompanyValues; externalId: string; domain: string | null; rows: CompanyImportRow[] }[] = [];
   const pendingByDomain = new Map<string, (typeof creates)[number]>();
@@ -182,10 +210,17 @@ export async function importCompaniesBatch(
       const update = updates.get(existing);
       if (update) {
         update.values = fold(update.values, entry.values);
+        update.nameKey = entry.nameKey;
         update.rows.push(entry.row);
         result.merged.push({ rowNumber: entry.row.rowNumber, companyId: existing });
       } else {
-        updates.set(existing, { values: entry.values, externalId: entry.row.externalId, rows: [entry.row], found });
+        updates.set(existing, {
+          values: entry.values,
+          nameKey: entry.nameKey,
+          externalId: entry.row.externalId,
+          rows: [entry.row],
+          found,
+        });
         if (found === 'match') result.merged.push({ rowNumber: entry.row.rowNumber, companyId: existing });
       }
       continue;
@@ -248,7 +283,7 @@ export async function importCompaniesBatch(
     const patches = [...updates].map(([id, update]) => {
       const values = { ...update.values } as Record<string, unknown>;
       // Never rename onto another live company's name (the unique index would refuse the whole page).
-      const holder = byName.get(String(values.company_name).toLowerCase());
+      const holder = byName.get(update.nameKey);
       if (holder !== undefined && holder !== id) values.company_name = null;
       return { ...record(values as CompanyValues, update.externalId), id };
     });
