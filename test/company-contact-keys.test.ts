@@ -4,7 +4,8 @@
  * out of index conditions on the tables, so the name check of a company create or update, "link
  * or create by name" of a lead's company, the company import's match and a contact's email check
  * each read every company or contact of the organization. They now read company_key_scope and
- * contact_key_scope, which confine themselves to the transaction's organization. Plans are read
+ * contact_key_scope, which confine themselves to the transaction's organization. The company
+ * list's industry filter compares the stored key column industry_key (migration 0076) instead. Plans are read
  * with sequential scans disabled: the question is whether an index can serve the key, not what
  * this shared database's statistics prefer.
  */
@@ -13,7 +14,8 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { companyNamedSql } from '../src/db/company-names';
 import { openDatabase, withTenant, type Transaction } from '../src/db/client';
-import { companyKeyScope } from '../src/db/schema';
+import { companies, companyKeyScope } from '../src/db/schema';
+import { companyFilterWhere } from '../src/modules/companies/filters';
 import { readConfig } from '../src/env';
 import { heldCompaniesSql, importCompaniesBatch } from '../src/modules/companies/import-batch';
 import { actorContext } from '../src/db/tenant';
@@ -143,6 +145,24 @@ describe('companies by name and contacts by email', () => {
       [ids[0], 'gr-1', 'Retail'],
       [ids[1], 'tr-1', 'Textiles'],
     ]);
+  });
+
+  it('filters companies by industry, any case, through the industry index', async () => {
+    // The key is a stored column compared with texteq (leakproof), so row-level security lets
+    // the index serve it; lower(industry_type) on the table stayed a filter after the policy.
+    const where = companyFilterWhere({ orgId: org.orgId, userId: org.userId }, { industry: 'SHIPBUILDING' });
+    const plan = await explain(() => sql`select ${companies.id} from ${companies} where ${where}`);
+    expect(plan).not.toContain('Seq Scan');
+    expect(indexCondition(plan, 'companies_organization_industry_key_idx') ?? 'not read', plan).toContain(
+      'industry_key',
+    );
+    const found = await withTenant(handle.db, org.orgId, async (tx) => {
+      await tx.execute(sql`update companies set industry_type = 'Shipbuilding' where company_name = 'Keyed Company 7'`);
+      return tx.execute<{ id: number; company_name: string }>(
+        sql`select ${companies.id}, ${companies.companyName} from ${companies} where ${where}`,
+      );
+    });
+    expect(found.rows.map((row) => row.company_name)).toEqual(['Keyed Company 7']);
   });
 
   it("checks a contact's email through the unique email index, never reading every contact", async () => {

@@ -168,8 +168,8 @@ export const companyFields = defineFields(
     updated_at: { column: 'updatedAt', description: 'When last changed (read-only)', read: timestamp(), present: iso },
   },
   {
-    // Scope, the stored logo file behind company_logo, the soft delete, and a CRM import's provenance.
-    internal: ['organizationId', 'logoFileId', 'deletedAt', 'externalSource', 'externalId'],
+    // Scope, the stored logo file behind company_logo, the soft delete, and a CRM import's provenance, the industry filter's key.
+    internal: ['organizationId', 'logoFileId', 'deletedAt', 'externalSource', 'externalId', 'industryKey'],
   },
 );
 

@@ -51,6 +51,6 @@ export function companyFilterWhere(ctx: Pick<TenantContext, 'orgId' | 'userId'>,
     dateRange(companies.createdAt, f),
     f.my ? mine : undefined,
     f.company_id ? sql`${companies.id} = any(${sql.param(f.company_id)}::bigint[])` : undefined,
-    f.industry ? sql`lower(${companies.industryType}) = lower(${f.industry})` : undefined,
+    f.industry ? sql`${companies.industryKey} = lower(${f.industry}::text)` : undefined,
   ) as SQL;
 }
