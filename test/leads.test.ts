@@ -92,6 +92,20 @@ describe('POST /api/lead/add', () => {
     expect(second.body.data.company).toBe('Babbage & Co');
   });
 
+  it('links a company by name on update in any case the database folds alike, a dotted İ included', async () => {
+    // PostgreSQL's lower() folds 'İZMİR' and 'izmir' to one key (the unique index's); JavaScript's
+    // toLowerCase gives 'i̇zmi̇r' (i with a combining dot), so keyed in JavaScript the update found
+    // the company and did not link it.
+    const first = await addLead({ company: 'İZMİR TEKSTİL' });
+    const second = await addLead({});
+    const updated = await call('POST', `/api/lead/update/${second.body.data.id}`, {
+      token: org.token,
+      body: { company: 'izmir tekstil' },
+    });
+    expect(updated.status, updated.text).toBe(200);
+    expect(updated.body.data).toMatchObject({ company_id: first.body.data.company_id, company: 'İZMİR TEKSTİL' });
+  });
+
   it('writes companies only for a lead that names one: without a name its statement leaves the upsert out', async () => {
     const inserts: string[] = [];
     const stop = observeStatements((text) => {

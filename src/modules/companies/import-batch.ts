@@ -11,6 +11,7 @@
 import { z } from '@hono/zod-openapi';
 import { type SQL, sql } from 'drizzle-orm';
 import { recordsetDefinition, tableColumn, type ColumnRef } from '../../core/field-columns';
+import { companyNameKeyInSql, givenNameKeysSql } from '../../db/company-names';
 import { companies, companyKeyScope } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import { companyFields } from './fields';
@@ -129,20 +130,13 @@ export function heldCompaniesSql(
   source: string,
   keys: { externalIds: string[]; domains: string[]; names: string[] },
 ): SQL {
-  const named =
-    keys.names.length === 0
-      ? sql`false`
-      : sql`name_key in (${sql.join(
-          keys.names.map((name) => sql`lower(${name}::text)`),
-          sql`, `,
-        )})`;
   return sql`select 'held' as kind, id, external_id, website_domain, name_key from ${companyKeyScope}
     where organization_id = ${orgId} and (
       (external_source = ${source} and external_id = any(${sql.param(keys.externalIds)}::text[]))
       or website_domain = any(${sql.param(keys.domains)}::text[])
-      or ${named})
+      or ${companyNameKeyInSql(keys.names)})
     union all
-    select 'key', n.position, null, null, lower(n.name) from unnest(${sql.param(keys.names)}::text[]) with ordinality as n(name, position)
+    select 'key', k.position, null, null, k.name_key from ${givenNameKeysSql(keys.names)} as k
     order by kind, id`;
 }
 

@@ -52,7 +52,7 @@ export function companyOf(
   if (input.company_id != null)
     return { companyId: input.company_id, company: refs.companies.get(input.company_id) ?? null };
   if (input.company) {
-    const linked = byName.get(input.company.toLowerCase());
+    const linked = byName.get(input.company);
     return { companyId: linked?.id ?? null, company: linked?.name ?? input.company };
   }
   return { companyId: null, company: null };

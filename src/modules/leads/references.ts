@@ -5,7 +5,7 @@
  */
 import { type SQL, sql } from 'drizzle-orm';
 import { companies, companyKeyScope, lookups, users } from '../../db/schema';
-import { companyNamedSql } from '../../db/company-names';
+import { companyNamedSql, givenNameKeysSql } from '../../db/company-names';
 import type { TenantContext } from '../../db/tenant';
 import type { FieldIssue } from '../../core/errors';
 import { LEAD_LOOKUP_MODULE } from '../lookups';
@@ -177,22 +177,35 @@ export function checkLeadReferences(
   return issues;
 }
 
-/** Links each company name to the organization's live company of that name (any case), creating the missing ones. */
+/**
+ * Links each company name to the organization's live company of that name (any case, as the
+ * database's lower() folds it), creating the missing ones. Keyed by the names as given.
+ */
 export async function ensureCompanies(
   ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId'>,
   names: string[],
 ): Promise<Map<string, { id: number; name: string }>> {
-  const byKey = new Map<string, string>();
-  for (const name of names) if (!byKey.has(name.toLowerCase())) byKey.set(name.toLowerCase(), name);
-  if (byKey.size === 0) return new Map();
-  // The partial unique index on (organization_id, lower(company_name)) makes this race-free.
+  const given = [...new Set(names)];
+  if (given.length === 0) return new Map();
+  // The partial unique index on (organization_id, lower(company_name)) makes this race-free; of
+  // two given names with one key, the first is created.
   await ctx.db.execute(sql`
     insert into ${companies} (organization_id, company_name, created_by)
-    select ${ctx.orgId}, name, ${ctx.userId} from unnest(${sql.param([...byKey.values()])}::text[]) as name
+    select ${ctx.orgId}, n.name, ${ctx.userId} from unnest(${sql.param(given)}::text[]) with ordinality as n(name, position)
+    order by n.position
     on conflict (organization_id, lower(company_name)) where deleted_at is null do nothing`);
-  const rows = await ctx.db
-    .select({ id: companyKeyScope.id, name: companyKeyScope.companyName })
-    .from(companyKeyScope)
-    .where(companyNamedSql(ctx.orgId, [...byKey.values()]));
-  return new Map(rows.map((row) => [row.name.toLowerCase(), row]));
+  const found = await ctx.db.execute<{ kind: 'held' | 'key'; id: number; name: string | null; name_key: string }>(sql`
+    select 'held' as kind, ${companyKeyScope.id} as id, ${companyKeyScope.companyName} as name, ${companyKeyScope.nameKey} as name_key
+    from ${companyKeyScope} where ${companyNamedSql(ctx.orgId, given)}
+    union all
+    select 'key', k.position, null, k.name_key from ${givenNameKeysSql(given)} as k`);
+  const byKey = new Map<string, { id: number; name: string }>();
+  for (const row of found.rows)
+    if (row.kind === 'held') byKey.set(row.name_key, { id: Number(row.id), name: String(row.name) });
+  const linked = new Map<string, { id: number; name: string }>();
+  for (const row of found.rows) {
+    const company = row.kind === 'key' ? byKey.get(row.name_key) : undefined;
+    if (company) linked.set(given[Number(row.id) - 1], company);
+  }
+  return linked;
 }
