@@ -91,15 +91,9 @@ const edgeConfigSchema = z.object({
 });
 
 const configSchema = edgeConfigSchema.extend({
-  DATABASE_URL: z
-    .string()
-    .min(1, 'DATABASE_URL is not set')
-    // A request scopes its own connection with session-level settings (src/db/client.ts); behind
-    // a transaction-mode pooler another client could run on that session. Use the direct endpoint.
-    .refine(
-      (url) => !/^[^@/]*\/\/[^/]*-pooler\./.test(url) && !/[?&]pgbouncer=true/i.test(url),
-      'DATABASE_URL must be a direct endpoint, not a pooled one (-pooler / pgbouncer)',
-    ),
+  // A direct or a pooled endpoint: every statement of a request carries its tenant scope, so a
+  // transaction-mode pooler may run each on another backend (src/db/scoped-statements.ts).
+  DATABASE_URL: z.string().min(1, 'DATABASE_URL is not set'),
   DB_WS_PROXY: z.string().optional(),
   SIGNUP_ENABLED: z
     .string()

@@ -1,12 +1,16 @@
 /**
- * The tenant scope lives on the request's own connection (session-level settings, so reads need
- * no BEGIN). That is safe only if no other connection ever runs with those settings: true of a
- * real server, and made true of the embedded PGlite by its session queue. These tests hold on
- * both, and on interleaved and concurrent requests.
+ * The tenant scope of a request connection: read by its scoping statement, then carried by each
+ * later statement in its own round trip (src/db/scoped-statements.ts), so that nothing is left on
+ * the server session and a transaction-mode pooler may hand each statement another backend. On the
+ * embedded PGlite every connection shares one backend, reset at each handover as if a pooler had
+ * handed over another one (scripts/lib/pglite-sessions.mjs). These tests hold on both databases,
+ * and on interleaved and concurrent requests.
  */
 import { env } from 'cloudflare:test';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@neondatabase/serverless';
+import { drizzle } from 'drizzle-orm/neon-serverless';
 import { APP_ROLE, openRequestDatabase, scopeSession, type DatabaseHandle } from '../src/db/client';
 import { readConfig } from '../src/env';
 import { call, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
@@ -21,7 +25,7 @@ function connection(): DatabaseHandle {
   return handle;
 }
 
-async function sessionOf(handle: DatabaseHandle): Promise<{ role: string; org: string | null }> {
+async function sessionOf(handle: Pick<DatabaseHandle, 'db'>): Promise<{ role: string; org: string | null }> {
   const result = await handle.db.execute<{ role: string; org: string | null }>(
     sql`select current_user as role, nullif(current_setting('app.organization_id', true), '') as org`,
   );
@@ -62,6 +66,48 @@ describe('the session scope of a request connection', () => {
       sql`select distinct organization_id from leads`,
     );
     expect(visible.rows.map((row) => Number(row.organization_id))).toEqual([first.orgId]);
+  });
+
+  it('leaves nothing on the server session: the scoping statement sets its settings for itself', async () => {
+    // A plain client of the driver, without the request connection's carried scope: what a
+    // transaction-mode pooler would hand to the next client after this statement.
+    connection(); // configures the driver for the local relay, as the first request does
+    const client = new Client({ connectionString: readConfig(env).DATABASE_URL });
+    client.on('error', () => undefined); // the socket closing after end()
+    await client.connect();
+    try {
+      const plain = { db: drizzle({ client }) };
+      const scoped = await scopeSession(plain.db, first.orgId);
+      expect(scoped.scope).toBe(String(first.orgId));
+      const after = await sessionOf(plain);
+      expect(after.role).not.toBe(APP_ROLE);
+      expect(after.org).toBeNull();
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('carries the scope with every later statement, even after the server session was reset', async () => {
+    const scoped = connection();
+    await scopeSession(scoped.db, first.orgId);
+    // What a pooler handing the next statement another backend amounts to: nothing of the session left.
+    await scoped.db.execute(sql`reset all`);
+    await scoped.db.execute(sql`reset role`);
+    expect(await sessionOf(scoped)).toEqual({ role: APP_ROLE, org: String(first.orgId) });
+    const visible = await scoped.db.execute<{ organization_id: string }>(
+      sql`select distinct organization_id from leads`,
+    );
+    expect(visible.rows.map((row) => Number(row.organization_id))).toEqual([first.orgId]);
+    // And inside a transaction of the same connection, every statement too.
+    const inside = await scoped.db.transaction(async (tx) => {
+      await tx.execute(sql`reset all`);
+      return (
+        await tx.execute<{ org: string | null }>(
+          sql`select nullif(current_setting('app.organization_id', true), '') as org`,
+        )
+      ).rows[0].org;
+    });
+    expect(inside).toBe(String(first.orgId));
   });
 
   it('is gone for a new connection after the scoped one closed', async () => {
@@ -105,6 +151,7 @@ describe('the session scope of a request connection', () => {
         ),
       ),
     );
+    expect(expected.map((ids: number[]) => ids.length)).toEqual([3, 3]);
     responses.forEach((response, i) => {
       expect(response.status).toBe(200);
       expect(response.body.data.map((lead: { id: number }) => lead.id)).toEqual(expected[i % 2]);

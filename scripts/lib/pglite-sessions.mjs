@@ -1,20 +1,17 @@
 // PGlite has one backend session; @electric-sql/pglite-socket multiplexes every client connection
-// onto it, keeping a connection exclusive only inside an explicit transaction. A real server gives
-// each connection its own session, and the Worker relies on that: it scopes a request's own
-// connection once (`set_config('role', 'lm_app', false)`, `app.organization_id`) and runs the
-// request's reads without BEGIN. This queue gives PGlite's connections that semantics:
+// onto it, keeping a connection exclusive only inside an explicit transaction. This queue makes it
+// behave as a transaction-mode pooler (PgBouncer's `pool_mode = transaction`, Neon's `-pooler`
+// endpoint, Hyperdrive) in front of one backend:
 // - an extended-protocol sequence (Parse … Sync) and a transaction run to their end before another
 //   connection's message is taken, so no connection sees another's half-sent statement;
-// - when the session passes to another connection, the settings a session may change (role and
-//   the app.* scope) are saved for the one leaving and restored for the one arriving, so no
-//   connection ever runs with another's role or organization;
-// - every handover starts from the server's defaults (RESET ALL): a setting a connection SETs
-//   (a planner switch typed in psql, a search_path) never reaches another connection. The price is
-//   that such a setting lasts only until another connection runs; only the role and the scope
-//   follow a connection across handovers. A real server keeps every setting per connection.
-const SESSION_SETTINGS = ['role', 'app.organization_id'];
-const DEFAULTS = { role: 'none', 'app.organization_id': '' };
-
+// - between two of them the backend may pass to another connection, and every handover starts
+//   from the server's defaults (RESET ALL, and the role reset, which RESET ALL leaves alone). So a
+//   connection that set something for its session finds it gone as soon as another one ran, as it
+//   would behind a pooler that hands it another backend. The Worker sets nothing for a session: a
+//   request's statements carry their tenant scope each (src/db/scoped-statements.ts), and the
+//   tests run against this queue, so a statement that relied on a session setting would fail them.
+//   A pooler in transaction mode does not reset a backend between clients; this queue does, so that
+//   a setting typed in psql (a planner switch, a search_path) never reaches the Worker's statements.
 const SYNC = 0x53; // 'S'
 const QUERY = 0x51; // 'Q'
 const TERMINATE = 0x58; // 'X'
@@ -34,8 +31,6 @@ export class SessionQueue {
     this.owner = null;
     /** The owner sent part of an extended-protocol exchange and has not synced yet. */
     this.midExchange = false;
-    /** handler id → its saved settings (only for connections whose settings differ from the defaults). */
-    this.saved = new Map();
   }
 
   enqueue(handlerId, message, onData) {
@@ -58,32 +53,15 @@ export class SessionQueue {
     return this.queue.shift() ?? null;
   }
 
-  /**
-   * One call to PGlite for a handover: reads the leaving connection's role and scope, resets every
-   * setting to the server's default (RESET ALL leaves the role alone, hence the explicit one), and
-   * applies `settings`. The simple protocol takes no parameters, so the values are quoted literals;
-   * RESET ALL runs first, so the quoting meets the default standard_conforming_strings.
-   */
-  async swapSettings(settings) {
-    const quote = (value) => `'${String(value).replaceAll("'", "''")}'`;
-    const [read] = await this.db.exec(
-      `select ${SESSION_SETTINGS.map((name, i) => `current_setting(${quote(name)}, true) as s${i}`).join(', ')};` +
-        ' reset all;' +
-        ` select ${SESSION_SETTINGS.map((name) => `set_config(${quote(name)}, ${quote(settings[name] ?? DEFAULTS[name])}, false)`).join(', ')}`,
-    );
-    const row = read.rows[0];
-    return Object.fromEntries(SESSION_SETTINGS.map((name, i) => [name, row[`s${i}`] ?? DEFAULTS[name]]));
+  /** Every setting back to the server's default, the role included (one call to PGlite). */
+  async resetSession() {
+    await this.db.exec('reset all; reset role');
   }
 
-  /** Hands the session from the current owner to `handlerId`, saving and restoring session settings. */
+  /** Hands the session from the current owner to `handlerId`, from the server's defaults. */
   async switchTo(handlerId) {
     if (this.owner === handlerId) return;
-    const leaving = await this.swapSettings(this.saved.get(handlerId) ?? DEFAULTS);
-    if (this.owner !== null) {
-      const isDefault = SESSION_SETTINGS.every((name) => leaving[name] === DEFAULTS[name]);
-      if (isDefault) this.saved.delete(this.owner);
-      else this.saved.set(this.owner, leaving);
-    }
+    if (this.owner !== null) await this.resetSession();
     this.owner = handlerId;
   }
 
@@ -116,21 +94,20 @@ export class SessionQueue {
     }
   }
 
-  /** A connection went away: drop its queued messages and its saved settings. */
+  /** A connection went away: drop its queued messages. */
   clearQueueForHandler(handlerId) {
     this.queue = this.queue.filter((entry) => {
       if (entry.handlerId !== handlerId) return true;
       entry.reject(new Error('Handler disconnected'));
       return false;
     });
-    this.saved.delete(handlerId);
   }
 
   /** Ends what a departed owner left open (a transaction, an unsynced exchange, its settings). */
   async clearTransactionIfNeeded(handlerId) {
     if (this.owner !== handlerId) return;
     if (this.db.isInTransaction()) await this.db.exec('ROLLBACK');
-    await this.swapSettings(DEFAULTS);
+    await this.resetSession();
     this.owner = null;
     this.midExchange = false;
     await this.processQueue();

@@ -14,7 +14,7 @@ async function servePglite({ dataDir, port = 0, host = '127.0.0.1' } = {}) {
   const extensions = { pg_trgm, btree_gin };
   const db = await PGlite.create(dataDir ? { dataDir, extensions } : { extensions });
   const server = new PGLiteSocketServer({ db, port, host, maxConnections: 200 });
-  // One session per connection, as a real server gives (see pglite-sessions.mjs).
+  // Connections share the one backend as behind a transaction-mode pooler (see pglite-sessions.mjs).
   server.queryQueue = new SessionQueue(db);
   await server.start();
   const [, actualPort] = server.getServerConn().split(':');

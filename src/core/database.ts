@@ -3,8 +3,9 @@
  * closes after the response. `runAsTenant` scopes that connection to an organization in the same
  * statement that checks the caller, then runs the rest of the request: read-only methods (and
  * routes declared `transaction: false`, whose writes are standalone statements) straight on the
- * scoped session, with no BEGIN/COMMIT round trips; other writes inside one transaction that
- * rolls back when the handler failed, so no request half-writes. A write carrying an
+ * scoped connection, each statement carrying the scope, with no BEGIN/COMMIT round trips; other
+ * writes inside one transaction that rolls back when the handler failed, so no request
+ * half-writes. A write carrying an
  * Idempotency-Key always runs in a transaction, which also stores its response (core/idempotency.ts).
  * Effects outside the database registered on the tenant context (`ctx.effects`, see
  * core/transaction-effects.ts) run after the outcome is known, in the background; the
@@ -46,7 +47,7 @@ export const databaseAccess: MiddlewareHandler<AppEnv> = async (c, next) => {
 
 class RollbackAfterHandlerError extends Error {}
 
-/** Methods that never write: they run on the scoped session without a transaction. */
+/** Methods that never write: they run on the scoped connection without a transaction. */
 const READ_ONLY_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
 export type Caller = Omit<TenantContext, 'db' | 'orgId'>;

@@ -1,8 +1,10 @@
 /**
  * Database access. A request gets ONE connection of its own (`openRequestDatabase`), opened on
- * its first statement and closed after the response, so the tenant scope can be set once for the
- * session by the same statement that checks the caller (`scopeSession`): every statement after it
- * runs as `lm_app` under row-level security, and read-only requests need no BEGIN/COMMIT. A queue
+ * its first statement and closed after the response. The tenant scope is read by the same
+ * statement that checks the caller (`scopeSession`), and every statement after it carries the scope
+ * in its own round trip (scoped-statements.ts): it runs as `lm_app` under row-level security,
+ * read-only requests need no BEGIN/COMMIT, and no setting outlives its statement on the server
+ * backend, so a transaction-mode pooler may sit between the Worker and the database. A queue
  * batch gets a small Pool (`openDatabase`) and scopes each unit of work with `withTenant`, a
  * transaction whose settings end with it. Every sequential statement is a round trip to the
  * database's region, so `observeStatements` lets the round-trip tests count them per request.
@@ -12,6 +14,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import { drizzle, type NeonDatabase } from 'drizzle-orm/neon-serverless';
 import { log } from '../core/log';
 import type { Config } from '../env';
+import { prepareScopedStatements, sendScoped, type ScopeHolder } from './scoped-statements';
 
 /**
  * Drizzle over either kind of connection (the request's Client or a job batch's Pool). Built
@@ -69,8 +72,8 @@ function statementText(query: unknown): string {
 
 /**
  * One connection for one request: a plain Client (never a Pool, which could silently open a
- * second, unscoped connection) that connects on its first statement. A dropped connection is
- * never replaced, so a session scope set on it cannot be lost without the request failing.
+ * second, unscoped connection) that connects on its first statement. Once `scopeSession` has
+ * answered, each statement is sent with the scope ahead of it (`sendScoped`).
  */
 export function openRequestDatabase(config: Pick<Config, 'DATABASE_URL' | 'DB_WS_PROXY'>): DatabaseHandle {
   configureDriver(config.DB_WS_PROXY);
@@ -87,7 +90,11 @@ export function openRequestDatabase(config: Pick<Config, 'DATABASE_URL' | 'DB_WS
   client.on('end', () => {
     lost = true;
   });
-  const send = client.query.bind(client) as (query: unknown, values?: unknown) => Promise<unknown>;
+  prepareScopedStatements(client);
+  const send = client.query.bind(client) as (submittable: unknown) => unknown;
+  // Set by the scoping statement's answer: every later statement carries it (scoped-statements.ts).
+  let scope: string | undefined;
+  const holder: ScopeHolder = { current: () => scope, set: (value) => (scope = value) };
   const connection = ++connectionsOpened;
   let sent = 0;
   Object.assign(client, {
@@ -95,7 +102,7 @@ export function openRequestDatabase(config: Pick<Config, 'DATABASE_URL' | 'DB_WS
       connecting ??= client.connect();
       const first = sent++ === 0;
       for (const listener of statementListeners) listener(statementText(query), connection, first);
-      return connecting.then(() => send(query, values));
+      return connecting.then(() => sendScoped(send, query, values, holder, APP_ROLE));
     },
   });
   const db = drizzle({ client, casing: 'snake_case' });
@@ -165,9 +172,11 @@ export function openDatabase(config: Pick<Config, 'DATABASE_URL' | 'DB_WS_PROXY'
 }
 
 /**
- * Scopes the request's own connection to one organization for the rest of the session, in the
- * same round trip as `select`, the caller check (or nothing). The settings are session-level, which
- * is safe only because a request connection is never shared or reused (`openRequestDatabase`).
+ * Scopes the request's own connection to one organization for the rest of the request, in the
+ * same round trip as `select`, the caller check (or nothing). The settings are transaction-local:
+ * on a request connection (`openRequestDatabase`) every later statement carries them itself
+ * (scoped-statements.ts), so nothing stays on the server session, and the connection can go
+ * through a transaction-mode pooler. Inside a transaction they hold until its end.
  * `select` runs with the connecting role's rights (the role switch takes effect from the next
  * statement), so it must filter by organization itself.
  */
@@ -179,7 +188,7 @@ export async function scopeSession<Row extends Record<string, unknown>>(
   const organizationId =
     typeof organization === 'number' ? sql`${String(organization)}` : sql`coalesce((${organization.sql})::text, '')`;
   const result = await db.execute<Row & { scope: string }>(
-    sql`select set_config('app.organization_id', ${organizationId}, false) as scope, set_config('role', ${APP_ROLE}, false) as role${select ? sql`, ${select}` : sql``}`,
+    sql`select set_config('app.organization_id', ${organizationId}, true) as scope, set_config('role', ${APP_ROLE}, true) as role${select ? sql`, ${select}` : sql``}`,
   );
   return result.rows[0] as Row & { scope: string };
 }

@@ -65,7 +65,7 @@ export interface PublicActor {
 export type Actor = UserActor | ApiKeyActor | JobActor | WebFormActor | PublicActor;
 
 export interface TenantContext {
-  /** The request's scoped session, or its transaction when the request writes. */
+  /** The request's scoped connection, or its transaction when the request writes. */
   db: Queryable;
   orgId: number;
   /** Who is acting: what authorization rules look at. */

@@ -1,0 +1,172 @@
+/**
+ * Statements that carry their tenant scope with them. Once a request connection is scoped
+ * (`scopeSession`), each later statement goes out as two: first
+ * `select set_config('app.organization_id', $1, true), set_config('role', 'lm_app', true)`, then the
+ * statement itself, pipelined in one write and closed by one Sync. PostgreSQL runs everything up to
+ * a Sync as one implicit transaction, so the settings hold for exactly that statement and end with
+ * it: one round trip, as before, and nothing left on the server session.
+ *
+ * That is what lets the Worker sit behind a transaction-mode pooler (Neon's `-pooler` endpoint,
+ * Hyperdrive, PgBouncer's `pool_mode = transaction`), which may hand each transaction of a client
+ * connection to a different server backend and never resets a backend between clients. A scope
+ * set for the session would stay behind on a backend for whichever client gets it next, and would
+ * be missing from the backend this client's next statement lands on.
+ *
+ * The mechanism is the driver's own: `client.query` accepts any object with `submit(connection)`
+ * (node-postgres' Submittable). The neon driver bundles node-postgres' Query class without
+ * exporting it, so its class is taken from a query queued on a client that has not connected yet
+ * (`driverQueryClass`). The subclass writes the scope statement's Parse/Bind/Execute before the
+ * Query's own messages, always takes the extended protocol (so that both share the one Sync), and
+ * swallows the scope statement's row and completion, so drizzle sees the statement's result alone.
+ */
+import type { Client } from '@neondatabase/serverless';
+
+/** The statement sent ahead of each scoped statement; its values are the organization and the role. */
+export const SCOPE_PREFIX = `select set_config('app.organization_id', $1, true), set_config('role', $2, true)`;
+
+/** How `scopeSession`'s statement begins: the connection learns its scope from that statement's `scope` column. */
+export const SCOPE_STATEMENT_START = "select set_config('app.organization_id', ";
+
+/**
+ * Transaction control goes without the prefix: inside a transaction each statement carries it,
+ * and BEGIN, COMMIT, ROLLBACK and the savepoints need none (a prefix before BEGIN would open the
+ * implicit transaction that BEGIN then has to turn into an explicit one).
+ */
+const TRANSACTION_CONTROL = /^\s*(begin|start\s+transaction|commit|end|rollback|abort|savepoint|release)\b/i;
+
+/** The parts of the driver's connection a query writes to. */
+interface ProtocolWriter {
+  parse(message: { text: string; name?: string; types?: unknown[] }): void;
+  bind(message: { portal?: string; statement?: string; values?: unknown[] }): void;
+  execute(message: { portal?: string; rows?: number }): void;
+}
+
+/** The parts of node-postgres' Query this module relies on. */
+interface DriverQuery {
+  text?: string;
+  values?: unknown;
+  callback?: (error: Error | null, result?: unknown) => void;
+  _result: { rows: unknown[] };
+  submit(connection: ProtocolWriter): Error | undefined;
+  requiresPreparation(): boolean;
+  handleDataRow(message: unknown): void;
+  handleCommandComplete(message: unknown, connection: ProtocolWriter): void;
+  handleReadyForQuery(connection: ProtocolWriter): void;
+}
+type DriverQueryClass = new (config: unknown, values?: unknown) => DriverQuery;
+
+let queryClass: DriverQueryClass | undefined;
+
+/** node-postgres' Query as the neon driver bundles it, from a query queued on a client that never connects. */
+function driverQueryClass(probe: Client): DriverQueryClass {
+  if (queryClass) return queryClass;
+  const internals = probe as unknown as { queryQueue?: DriverQuery[]; _connected?: boolean; _connecting?: boolean };
+  if (internals._connected || internals._connecting)
+    throw new Error('the query class is read from a client that has not connected');
+  // Queued, never sent: the client is not connected. Its promise is dropped unsettled.
+  void probe.query('select 1').catch(() => undefined);
+  const queued = internals.queryQueue?.pop();
+  const found = queued?.constructor as DriverQueryClass | undefined;
+  if (!found || typeof found.prototype.submit !== 'function') throw new Error('the database driver has no Query class');
+  queryClass = found;
+  return found;
+}
+
+/**
+ * Where a request connection's statements learn their scope: `current()` is read when a statement
+ * is submitted (after every earlier statement of the connection has been answered), and the
+ * scoping statement's answer sets it, before the next statement is submitted.
+ */
+export interface ScopeHolder {
+  current(): string | undefined;
+  set(scope: string): void;
+}
+
+/** The class of the statements of one kind of connection: built once, from the driver's Query. */
+function scopedQueryClass(Base: DriverQueryClass) {
+  return class ScopedQuery extends Base {
+    /** The scope this statement carries, once submitted; undefined sends it alone. */
+    private carried: string | undefined;
+    /** The scope statement's answer has not all arrived yet. */
+    private prefixOpen = false;
+
+    constructor(
+      config: unknown,
+      values: unknown,
+      private readonly holder: ScopeHolder,
+      private readonly role: string,
+      /** This is `scopeSession`'s statement: its answer names the scope. */
+      private readonly scoping: boolean,
+    ) {
+      super(config, values);
+    }
+
+    override requiresPreparation(): boolean {
+      // The scope statement and this one share one Sync only in the extended protocol.
+      return this.carried !== undefined || super.requiresPreparation();
+    }
+
+    override submit(connection: ProtocolWriter): Error | undefined {
+      const text = typeof this.text === 'string' ? this.text : '';
+      // A query the base refuses (no text, values not a list) goes alone, so that its refusal
+      // leaves no half-sent exchange on the connection.
+      const sendable = text !== '' && (this.values == null || Array.isArray(this.values));
+      this.carried = sendable && !this.scoping && !TRANSACTION_CONTROL.test(text) ? this.holder.current() : undefined;
+      if (this.carried !== undefined) {
+        connection.parse({ text: SCOPE_PREFIX, name: '', types: [] });
+        connection.bind({ portal: '', statement: '', values: [this.carried, this.role] });
+        connection.execute({ portal: '', rows: 0 });
+        this.prefixOpen = true;
+      }
+      return super.submit(connection);
+    }
+
+    override handleDataRow(message: unknown): void {
+      if (!this.prefixOpen) super.handleDataRow(message);
+    }
+
+    override handleCommandComplete(message: unknown, connection: ProtocolWriter): void {
+      if (this.prefixOpen) {
+        this.prefixOpen = false;
+        return;
+      }
+      super.handleCommandComplete(message, connection);
+    }
+
+    override handleReadyForQuery(connection: ProtocolWriter): void {
+      if (this.scoping) {
+        const row = this._result.rows[0] as { scope?: unknown } | undefined;
+        if (row && typeof row.scope === 'string') this.holder.set(row.scope);
+      }
+      super.handleReadyForQuery(connection);
+    }
+  };
+}
+
+let scopedClass: ReturnType<typeof scopedQueryClass> | undefined;
+
+/**
+ * Sends `query` (drizzle's text or config, and its values) through `send` (the client's own
+ * `query`, which takes a submittable), carrying the holder's scope if it has one by the time the
+ * statement is submitted. `prepareScopedStatements` must have run first.
+ */
+export function sendScoped(
+  send: (submittable: unknown) => unknown,
+  query: unknown,
+  values: unknown,
+  holder: ScopeHolder,
+  role: string,
+): Promise<unknown> {
+  if (!scopedClass) throw new Error('prepareScopedStatements(client) must run before the first statement');
+  const text = typeof query === 'string' ? query : String((query as { text?: unknown } | null)?.text ?? '');
+  const statement = new scopedClass(query, values, holder, role, text.startsWith(SCOPE_STATEMENT_START));
+  return new Promise((resolve, reject) => {
+    statement.callback = (error, result) => (error ? reject(error) : resolve(result));
+    send(statement);
+  });
+}
+
+/** Reads the driver's Query class from `client`, which must not have connected yet (once per isolate). */
+export function prepareScopedStatements(client: Client): void {
+  scopedClass ??= scopedQueryClass(driverQueryClass(client));
+}
