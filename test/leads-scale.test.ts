@@ -4,10 +4,18 @@
  * matches the trigram GIN index of lead_search_documents inside the tenant transaction, shown with EXPLAIN.
  */
 import { env } from 'cloudflare:test';
+import { Pool } from '@neondatabase/serverless';
 import { sql, TransactionRollbackError } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../src/env';
-import { openDatabase, scopeSession, withTenant, type Database, type Transaction } from '../src/db/client';
+import {
+  observeStatements,
+  openDatabase,
+  scopeSession,
+  withTenant,
+  type Database,
+  type Transaction,
+} from '../src/db/client';
 import { liveHoldersSql, originalHolderSql } from '../src/modules/leads/dedupe';
 import { leadFilterWhere } from '../src/modules/leads/filters';
 import { runSearchWordsRefresh } from '../src/modules/leads/search-words';
@@ -16,6 +24,7 @@ import { call, signupOrganization, type SignedUp } from './helpers/api';
 import { analyzeTable, plannedRows } from './helpers/leads';
 
 const LEADS = 20_000;
+
 let org: SignedUp;
 
 /** The app's own database handle (the same driver and RLS scoping the Worker uses). */
@@ -284,6 +293,53 @@ describe(`${LEADS} leads in one organization`, () => {
         }),
     );
     expect(holders.map((holder) => Number(holder.id))).toEqual([Number(lead.id)]);
+  });
+
+  it("reads an organization's list page in its own id order, never walking another organization's ids", async () => {
+    // Another organization whose leads all have higher ids: leads_pkey backwards from the top, with
+    // the organization as a filter, would read all of them before the first lead of this one.
+    const later = await signupOrganization('Scale later');
+    await withDatabase((db) =>
+      withTenant(db, later.orgId, (tx) =>
+        tx.execute(sql`
+        insert into leads (organization_id, first_name, last_name, email, status)
+        select ${later.orgId}, 'Later' || g, 'Last' || g, 'later' || g || '@scale.example', 1
+        from generate_series(1, ${LEADS}) as g`),
+      ),
+    );
+    await withDatabase((db) => db.execute(sql`vacuum analyze leads`));
+    const sent: { text: string; values: unknown }[] = [];
+    const stop = observeStatements((text, _connection, _first, values) => sent.push({ text, values }));
+    let page: Awaited<ReturnType<typeof call<{ data: { id: number }[] }>>>;
+    try {
+      page = await call('GET', '/api/lead/list', { token: org.token, query: { limit: 100 } });
+    } finally {
+      stop();
+    }
+    expect(page.status).toBe(200);
+    const ids = page.body.data.map((lead: { id: number }) => lead.id);
+    expect(ids).toHaveLength(100);
+    expect(ids).toEqual([...ids].sort((a: number, b: number) => b - a));
+    const statement = sent.find(({ text }) => /from "leads"/.test(text) && /order by/.test(text));
+    expect(statement, 'the page statement').toBeDefined();
+    // The statement as sent, with its parameters, explained as lm_app in the organization's scope.
+    const pool = new Pool({ connectionString: readConfig(env).DATABASE_URL, max: 1 });
+    const client = await pool.connect();
+    let plan = '';
+    try {
+      await client.query('begin');
+      await client.query(`select set_config('app.organization_id', $1, true), set_config('role', 'lm_app', true)`, [
+        String(org.orgId),
+      ]);
+      const explained = await client.query(`explain ${statement?.text}`, statement?.values as unknown[]);
+      plan = explained.rows.map((row: Record<string, string>) => row['QUERY PLAN']).join('\n');
+    } finally {
+      await client.query('rollback');
+      client.release();
+      await pool.end();
+    }
+    expect(plan).toMatch(/Index Scan using leads_organization_live_id_order_idx on leads/);
+    expect(plan).not.toMatch(/leads_pkey/);
   });
 
   it('finds nothing through the scope views outside a tenant transaction, and only its own rows inside one', async () => {

@@ -129,6 +129,15 @@ export interface ListDefinition<S extends ListSort, F extends z.ZodRawShape, Q e
    */
   searchTotal?: (term: string, ctx: TenantContext) => PgSelect;
   /**
+   * The table has an index `(organization_id, id desc nulls last)` over the rows `base` keeps: a
+   * page sorted by id then orders `id desc nulls last` (or `asc nulls first`), which that index
+   * gives and the primary key cannot, so the page is read in the organization's own id order
+   * (ids are never null; the placement only chooses the index). Without it the planner may walk
+   * the primary key with the organization as a filter, through every other organization's ids on
+   * the way, when its estimate says the organization is a large share of the table (issue 17).
+   */
+  tenantIdOrder?: boolean;
+  /**
    * The rows and the scope: `rows` builds `ctx.db.select({ ...fields, ...columns }).from(…).join(…).$dynamic()`
    * WITHOUT where/order/limit (the runner adds them); `where` holds the tenant scope and the module's filters.
    * The page and its total both come from exactly this select and WHERE.
@@ -205,9 +214,15 @@ export function defineList<const S extends ListSort, Q extends PgSelect, F exten
     const direction = descending ? sql`desc` : sql`asc`;
     const cursor = values.cursor ? decodeCursor(values.cursor, values.order_by, values.order_in) : null;
     const offset = cursor ? 0 : (values.page - 1) * values.limit;
+    const byId = sortColumn === idColumn;
     const keyset = cursor
-      ? sql`(${sortColumn}, ${idColumn}) ${descending ? sql`<` : sql`>`} (${cursor.value}, ${cursor.id})`
+      ? byId
+        ? sql`${idColumn} ${descending ? sql`<` : sql`>`} ${cursor.id}`
+        : sql`(${sortColumn}, ${idColumn}) ${descending ? sql`<` : sql`>`} (${cursor.value}, ${cursor.id})`
       : undefined;
+    // Ids are never null: the placement of nulls only picks the index that gives the order.
+    const idOrder =
+      byId && definition.tenantIdOrder ? (descending ? sql`desc nulls last` : sql`asc nulls first`) : direction;
 
     // The matches are exactly the list's rows. Sorted by id, the page is their first ids in that
     // order: a top-N over the CTE's ids, then a primary-key read of those rows only, whatever share
@@ -215,7 +230,7 @@ export function defineList<const S extends ListSort, Q extends PgSelect, F exten
     // matched row or walked the id index past the rows that do not match, by its estimate of the
     // share (a search matching 2 % of 100 000 leads, issue 17).
     const pageOfMatches =
-      matches && sortColumn === idColumn
+      matches && byId
         ? sql`(select match_id from ${matches} as m(match_id) ${
             cursor ? sql`where match_id ${descending ? sql`<` : sql`>`} ${cursor.id}` : sql``
           } order by match_id ${direction} limit ${offset + values.limit + 1})`
@@ -259,7 +274,9 @@ export function defineList<const S extends ListSort, Q extends PgSelect, F exten
         matches ? ctx.db.with(matches) : ctx.db,
       )
       .where(and(where, keyset))
-      .orderBy(sql`${sortColumn} ${direction}`, sql`${idColumn} ${direction}`)
+      .orderBy(
+        ...(byId ? [sql`${idColumn} ${idOrder}`] : [sql`${sortColumn} ${direction}`, sql`${idColumn} ${direction}`]),
+      )
       .limit(values.limit + 1)
       .offset(offset);
 

@@ -50,7 +50,8 @@ export interface DatabaseHandle {
 }
 
 /** `connection` numbers the connection (a request's, or one of a pool's); `first` marks the first statement it sends. */
-type StatementListener = (text: string, connection: number, first: boolean) => void;
+/** `values` are the statement's parameters as drizzle passed them (plan tests EXPLAIN the statement with them). */
+type StatementListener = (text: string, connection: number, first: boolean, values?: unknown) => void;
 let connectionsOpened = 0;
 const statementListeners = new Set<StatementListener>();
 /** Listeners of the pools' connections (a queue batch's, a cron's): `observeStatements(…, { pools: true })`. */
@@ -101,7 +102,7 @@ export function openRequestDatabase(config: Pick<Config, 'DATABASE_URL' | 'DB_WS
     query: (query: unknown, values?: unknown) => {
       connecting ??= client.connect();
       const first = sent++ === 0;
-      for (const listener of statementListeners) listener(statementText(query), connection, first);
+      for (const listener of statementListeners) listener(statementText(query), connection, first, values);
       return connecting.then(() => sendScoped(send, query, values, holder, APP_ROLE));
     },
   });

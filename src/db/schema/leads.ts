@@ -111,6 +111,13 @@ export const leads = pgTable(
     // the organization's leads in id order (a cursor page): (organization_id, id) alone would be a
     // second index of the same order, one more write on every insert (dropped in migration 0072).
     index('leads_organization_id_company_idx').on(table.organizationId, table.id, table.companyId),
+    // Lists in id order (the default): `order by id desc nulls last`, an order the primary key cannot
+    // give (backwards it gives `desc nulls first`), so the planner cannot walk leads_pkey past
+    // other organizations' ids with the organization as a filter; this index gives it forwards and
+    // its reverse (`asc nulls first`) backwards. See core/list.ts `tenantIdOrder` (migration 0077).
+    index('leads_organization_live_id_order_idx')
+      .on(table.organizationId, table.id.desc().nullsLast())
+      .where(sql`${table.deletedAt} is null`),
     index('leads_organization_status_idx').on(table.organizationId, table.status),
     index('leads_organization_assigned_idx').on(table.organizationId, table.assignedTo),
     // A company's leads (renames reach all of them; account health reads the live ones' ids and

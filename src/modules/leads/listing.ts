@@ -43,6 +43,8 @@ export const leadList = defineList({
   searchTotal: (term, ctx) => leadSearchMatches(ctx, term),
   createdAt: leads.createdAt,
   counter: 'leads',
+  // leads_organization_live_id_order_idx (every lead list keeps live leads only).
+  tenantIdOrder: true,
   base: (ctx, params) => ({
     rows: (columns, db) =>
       db

@@ -1,0 +1,1 @@
+CREATE INDEX "leads_organization_live_id_order_idx" ON "leads" USING btree ("organization_id","id" DESC NULLS LAST) WHERE "leads"."deleted_at" is null;
