@@ -110,6 +110,14 @@ describe('the session scope of a request connection', () => {
     expect(inside).toBe(String(first.orgId));
   });
 
+  it('fails closed: a scoping statement that names no scope leaves later statements in no organization, as lm_app', async () => {
+    const scoped = connection();
+    await scoped.db.execute(sql`select set_config('app.organization_id', ${String(first.orgId)}, true) as other`);
+    expect(await sessionOf(scoped)).toEqual({ role: APP_ROLE, org: null });
+    const visible = await scoped.db.execute<{ n: number }>(sql`select count(*)::int as n from leads`);
+    expect(visible.rows[0].n).toBe(0);
+  });
+
   it('is gone for a new connection after the scoped one closed', async () => {
     const scoped = openRequestDatabase(readConfig(env));
     await scopeSession(scoped.db, first.orgId);

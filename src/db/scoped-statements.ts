@@ -135,8 +135,11 @@ function scopedQueryClass(Base: DriverQueryClass) {
 
     override handleReadyForQuery(connection: ProtocolWriter): void {
       if (this.scoping) {
-        const row = this._result.rows[0] as { scope?: unknown } | undefined;
-        if (row && typeof row.scope === 'string') this.holder.set(row.scope);
+        // The first column, `scope`, in either row shape. Fails closed: an answer without it
+        // scopes the connection to no organization, never leaves it with the connecting role.
+        const row = this._result.rows[0] as Record<string, unknown> | unknown[] | undefined;
+        const scope = Array.isArray(row) ? row[0] : row?.scope;
+        this.holder.set(typeof scope === 'string' ? scope : '');
       }
       super.handleReadyForQuery(connection);
     }
