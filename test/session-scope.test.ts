@@ -112,7 +112,10 @@ describe('the session scope of a request connection', () => {
 
   it('fails closed: a scoping statement that names no scope leaves later statements in no organization, as lm_app', async () => {
     const scoped = connection();
-    await scoped.db.execute(sql`select set_config('app.organization_id', ${String(first.orgId)}, true) as other`);
+    // The scoping statement's shape, answering no row and so no scope.
+    await scoped.db.execute(
+      sql`select set_config('app.organization_id', ${String(first.orgId)}, true) as scope, set_config('role', ${APP_ROLE}, true) as role where false`,
+    );
     expect(await sessionOf(scoped)).toEqual({ role: APP_ROLE, org: null });
     const visible = await scoped.db.execute<{ n: number }>(sql`select count(*)::int as n from leads`);
     expect(visible.rows[0].n).toBe(0);

@@ -26,6 +26,13 @@ export const SCOPE_PREFIX = `select set_config('app.organization_id', $1, true),
 
 /** How `scopeSession`'s statement begins: the connection learns its scope from that statement's `scope` column. */
 export const SCOPE_STATEMENT_START = "select set_config('app.organization_id', ";
+/** And what follows its organization, which no other statement says (`scopeTransaction`'s has no `scope` column). */
+const SCOPE_STATEMENT_COLUMNS = ", true) as scope, set_config('role', ";
+
+/** `scopeSession`'s statement: the one whose answer names the connection's scope. */
+function isScopingStatement(text: string): boolean {
+  return text.startsWith(SCOPE_STATEMENT_START) && text.includes(SCOPE_STATEMENT_COLUMNS);
+}
 
 /**
  * Transaction control goes without the prefix: inside a transaction each statement carries it,
@@ -162,7 +169,7 @@ export function sendScoped(
 ): Promise<unknown> {
   if (!scopedClass) throw new Error('prepareScopedStatements(client) must run before the first statement');
   const text = typeof query === 'string' ? query : String((query as { text?: unknown } | null)?.text ?? '');
-  const statement = new scopedClass(query, values, holder, role, text.startsWith(SCOPE_STATEMENT_START));
+  const statement = new scopedClass(query, values, holder, role, isScopingStatement(text));
   return new Promise((resolve, reject) => {
     statement.callback = (error, result) => (error ? reject(error) : resolve(result));
     send(statement);
