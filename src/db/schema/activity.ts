@@ -18,6 +18,9 @@ export const feedEntries = pgTable(
   },
   (table) => [
     index('feed_entries_organization_model_idx').on(table.organizationId, table.modelType, table.modelId, table.id),
+    // The unfiltered feed in id order (`tenantIdOrder`, core/list.ts; migration 0078): without it the
+    // planner walks feed_entries_pkey past every other organization's newer entries.
+    index('feed_entries_organization_id_order_idx').on(table.organizationId, table.id.desc().nullsLast()),
     tenantPolicy('feed_entries'),
   ],
 );

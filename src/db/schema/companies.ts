@@ -65,7 +65,9 @@ export const companies = pgTable(
     uniqueIndex('companies_organization_name_key')
       .on(table.organizationId, sql`lower(${table.companyName})`)
       .where(sql`${table.deletedAt} is null`),
-    index('companies_organization_id_idx').on(table.organizationId, table.id),
+    // Lists in id order (`tenantIdOrder`, core/list.ts): `id desc nulls last`, which the primary key
+    // cannot give, so a page is read in the organization's own ids (migration 0078).
+    index('companies_organization_id_idx').on(table.organizationId, table.id.desc().nullsLast()),
     index('companies_organization_created_idx').on(table.organizationId, table.createdAt),
     index('companies_organization_domain_idx').on(table.organizationId, table.websiteDomain),
     index('companies_organization_industry_key_idx').on(table.organizationId, table.industryKey),
@@ -97,7 +99,8 @@ export const contacts = pgTable(
     deletedAt: timestamp({ withTimezone: true }),
   },
   (table) => [
-    index('contacts_organization_id_idx').on(table.organizationId, table.id),
+    // Lists in id order (`tenantIdOrder`, core/list.ts; migration 0078).
+    index('contacts_organization_id_idx').on(table.organizationId, table.id.desc().nullsLast()),
     index('contacts_organization_company_idx').on(table.organizationId, table.companyId),
     index('contacts_organization_created_idx').on(table.organizationId, table.createdAt),
     // One live contact per email per organization (compared case-insensitively).

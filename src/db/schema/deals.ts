@@ -112,7 +112,8 @@ export const deals = pgTable(
     forecastSnapshotDate: date({ mode: 'string' }),
   },
   (table) => [
-    index('deals_organization_id_idx').on(table.organizationId, table.id),
+    // Lists in id order (`tenantIdOrder`, core/list.ts; migration 0078).
+    index('deals_organization_id_idx').on(table.organizationId, table.id.desc().nullsLast()),
     // Company stats and top accounts: a company's open deals and their value, index-only.
     index('deals_organization_lead_company_idx').on(
       table.organizationId,

@@ -71,7 +71,8 @@ export const meetings = pgTable(
   (table) => [
     // Availability reads one rep's meetings in a time window.
     index('meetings_user_start_idx').on(table.organizationId, table.userId, table.startTime),
-    index('meetings_organization_id_idx').on(table.organizationId, table.id),
+    // Lists in id order (`tenantIdOrder`, core/list.ts; migration 0078).
+    index('meetings_organization_id_idx').on(table.organizationId, table.id.desc().nullsLast()),
     // Dashboard analytics: meetings held in a period, meetings of the engagement window.
     index('meetings_organization_start_idx').on(table.organizationId, table.startTime),
     index('meetings_lead_idx').on(table.organizationId, table.leadId),

@@ -154,7 +154,8 @@ export const calls = pgTable(
   (table) => [
     // Parent deletes find this table's rows by it (the foreign key's check or cascade): migration 0066.
     index('calls_recording_file_idx').on(table.recordingFileId).where(sql`${table.recordingFileId} is not null`),
-    index('calls_organization_idx').on(table.organizationId, table.id),
+    // Lists in id order (`tenantIdOrder`, core/list.ts; migration 0078).
+    index('calls_organization_idx').on(table.organizationId, table.id.desc().nullsLast()),
     index('calls_lead_idx').on(table.organizationId, table.leadId),
     index('calls_contact_idx').on(table.organizationId, table.contactId),
     index('calls_company_idx').on(table.organizationId, table.companyId),

@@ -188,6 +188,8 @@ export const companyList = defineList({
   filters: companyFilterShape,
   search: (term) => companySearch(term),
   createdAt: companies.createdAt,
+  // Pages in id order read the organization's own ids (its (organization_id, id desc nulls last) index; migration 0078).
+  tenantIdOrder: true,
   base: (ctx, params) => ({
     rows: (columns) =>
       ctx.db

@@ -140,6 +140,8 @@ export const contactList = defineList({
   filters: contactFilterShape,
   search: (term) => contactSearch(term),
   createdAt: contacts.createdAt,
+  // Pages in id order read the organization's own ids (its (organization_id, id desc nulls last) index; migration 0078).
+  tenantIdOrder: true,
   base: (ctx, params) => ({
     rows: (columns) =>
       ctx.db

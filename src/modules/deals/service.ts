@@ -224,6 +224,8 @@ export const dealList = defineList({
   filters: dealListFilters,
   search: (term) => ilike(deals.title, containsPattern(term)),
   createdAt: deals.createdAt,
+  // Pages in id order read the organization's own ids (its (organization_id, id desc nulls last) index; migration 0078).
+  tenantIdOrder: true,
   base: (ctx, params) => ({
     rows: (columns) =>
       ctx.db

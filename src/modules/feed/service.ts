@@ -86,6 +86,8 @@ export const feedList = defineList({
   createdAt: feedEntries.createdAt,
   // Unfiltered, the feed is every entry of the organization: its total is the live-row counter.
   counter: 'feed_entries',
+  // Pages in id order read the organization's own ids (feed_entries_organization_id_order_idx; migration 0078).
+  tenantIdOrder: true,
   base: (ctx, params) => ({
     rows: (columns) =>
       ctx.db

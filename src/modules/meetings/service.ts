@@ -44,6 +44,8 @@ export const meetingList = defineList({
   filters: meetingFilters,
   search: (term) => ilike(meetings.title, containsPattern(term)),
   createdAt: meetings.createdAt,
+  // Pages in id order read the organization's own ids (its (organization_id, id desc nulls last) index; migration 0078).
+  tenantIdOrder: true,
   base: (ctx, params) => ({
     rows: (columns) =>
       ctx.db

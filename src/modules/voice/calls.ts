@@ -66,6 +66,8 @@ export const callList = defineList({
   filters: callFilters,
   search: (term) => or(ilike(calls.toNumber, containsPattern(term)), ilike(calls.fromNumber, containsPattern(term))),
   createdAt: calls.createdAt,
+  // Pages in id order read the organization's own ids (its (organization_id, id desc nulls last) index; migration 0078).
+  tenantIdOrder: true,
   base: (ctx, params) => ({
     rows: (columns) =>
       ctx.db

@@ -1,0 +1,189 @@
+/**
+ * Lists in id order read the organization's own ids (issue 17). Every tenant shares one id
+ * sequence per table, so an organization whose rows are older than another's has all of the
+ * other's ids above its own. Left to costs, the planner may walk the primary key backwards with
+ * the organization as a filter (when its statistics give the organization a large share of the
+ * table), through every newer row of every other organization before the first of its own. Each
+ * list here declares `tenantIdOrder` (core/list.ts): it orders `id desc nulls last`, which only
+ * the table's `(organization_id, id desc nulls last)` index gives. The page statement a real
+ * request sends is explained as lm_app in the organization's scope, with a second organization
+ * of higher ids in the table. (Leads: test/leads-scale.test.ts.)
+ */
+import { env } from 'cloudflare:test';
+import { Pool } from '@neondatabase/serverless';
+import { sql, type SQL } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readConfig } from '../src/env';
+import { observeStatements, openDatabase, withTenant } from '../src/db/client';
+import { call, signupOrganization, type SignedUp } from './helpers/api';
+
+const ROWS = 10_000;
+
+const handle = openDatabase(readConfig(env));
+/** A plain connection for EXPLAIN, outside the app's scoped statements. */
+const explainPool = new Pool({ connectionString: readConfig(env).DATABASE_URL, max: 1 });
+
+let older: SignedUp;
+let newer: SignedUp;
+
+/** Rows of one list's table for one organization: `g` runs over generate_series(1, ROWS). */
+interface ListCase {
+  path: string;
+  table: string;
+  index: string;
+  insert: (org: SignedUp, refs: References) => SQL;
+}
+
+interface References {
+  leadId: number;
+  pipelineId: number;
+  stageId: number;
+}
+
+const cases: ListCase[] = [
+  {
+    path: '/api/contact/list',
+    table: 'contacts',
+    index: 'contacts_organization_id_idx',
+    insert: (org) =>
+      sql`insert into contacts (organization_id, name) select ${org.orgId}, 'Contact ' || g from generate_series(1, ${ROWS}) g`,
+  },
+  {
+    path: '/api/company/list',
+    table: 'companies',
+    index: 'companies_organization_id_idx',
+    insert: (org) =>
+      sql`insert into companies (organization_id, company_name) select ${org.orgId}, 'Company ' || g from generate_series(1, ${ROWS}) g`,
+  },
+  {
+    path: '/api/lead/deal/list',
+    table: 'deals',
+    index: 'deals_organization_id_idx',
+    insert: (org, refs) =>
+      sql`insert into deals (organization_id, lead_id, pipeline_id, stage_id, title, value, expected_close_date)
+        select ${org.orgId}, ${refs.leadId}, ${refs.pipelineId}, ${refs.stageId}, 'Deal ' || g, g, date '2027-01-01'
+        from generate_series(1, ${ROWS}) g`,
+  },
+  {
+    path: '/api/meeting/list',
+    table: 'meetings',
+    index: 'meetings_organization_id_idx',
+    insert: (org) =>
+      sql`insert into meetings (organization_id, user_id, title, start_time, end_time)
+        select ${org.orgId}, ${org.userId}, 'Meeting ' || g, timestamptz '2027-01-01' + g * interval '1 hour',
+          timestamptz '2027-01-01' + g * interval '1 hour' + interval '30 minutes'
+        from generate_series(1, ${ROWS}) g`,
+  },
+  {
+    path: '/api/call/list',
+    table: 'calls',
+    index: 'calls_organization_idx',
+    insert: (org) =>
+      sql`insert into calls (organization_id, direction, kind, from_number, to_number, provider)
+        select ${org.orgId}, 'outbound', 'agent', '+14155550100', '+1415555' || lpad(g::text, 4, '0'), 'local'
+        from generate_series(1, ${ROWS}) g`,
+  },
+  {
+    path: '/api/feed/list',
+    table: 'feed_entries',
+    index: 'feed_entries_organization_id_order_idx',
+    insert: (org, refs) =>
+      sql`insert into feed_entries (organization_id, model_type, model_id, action)
+        select ${org.orgId}, 'lead', ${refs.leadId}, 'updated' from generate_series(1, ${ROWS}) g`,
+  },
+];
+
+async function referencesOf(org: SignedUp): Promise<References> {
+  const lead = await call('POST', '/api/lead/add', {
+    token: org.token,
+    body: { first_name: 'Order', last_name: 'Lead', email: `order-${org.orgId}@ids.example` },
+  });
+  if (lead.status !== 201) throw new Error(`lead: ${lead.status} ${lead.text}`);
+  const stage = await withTenant(handle.db, org.orgId, (tx) =>
+    tx.execute<{ pipeline_id: string; id: string }>(
+      sql`select pipeline_id, id from stages where organization_id = ${org.orgId} order by id limit 1`,
+    ),
+  );
+  const [row] = stage.rows;
+  if (!row) throw new Error('the organization has no pipeline stage');
+  return { leadId: Number(lead.body.data.id), pipelineId: Number(row.pipeline_id), stageId: Number(row.id) };
+}
+
+beforeAll(async () => {
+  older = await signupOrganization('Older ids');
+  newer = await signupOrganization('Newer ids');
+  const olderRefs = await referencesOf(older);
+  const newerRefs = await referencesOf(newer);
+  // All of the older organization's rows first, then all of the newer one's: every id of the
+  // newer organization is above every id of the older one, in every table.
+  for (const list of cases) {
+    await withTenant(handle.db, older.orgId, (tx) => tx.execute(list.insert(older, olderRefs)));
+  }
+  for (const list of cases) {
+    await withTenant(handle.db, newer.orgId, (tx) => tx.execute(list.insert(newer, newerRefs)));
+  }
+  // Fresh statistics, as autovacuum would have after a bulk load.
+  for (const list of cases) await handle.db.execute(sql.raw(`vacuum analyze ${list.table}`));
+}, 300_000);
+
+afterAll(async () => {
+  await explainPool.end();
+  await handle.close();
+});
+
+/** The statement that read the page of `path` (the one ordered by the table's id), with its values. */
+async function pageStatement(path: string, table: string, query: Record<string, string | number>) {
+  const sent: { text: string; values: unknown }[] = [];
+  const stop = observeStatements((text, _connection, _first, values) => sent.push({ text, values }));
+  let page: Awaited<ReturnType<typeof call<{ data: { id: number }[] }>>>;
+  try {
+    page = await call('GET', path, { token: older.token, query });
+  } finally {
+    stop();
+  }
+  const statement = sent.find(({ text }) => text.includes(`from "${table}"`) && text.includes(`"${table}"."id" desc`));
+  return { page, statement };
+}
+
+async function explain(statement: { text: string; values: unknown }): Promise<string> {
+  const client = await explainPool.connect();
+  try {
+    await client.query('begin');
+    await client.query(`select set_config('app.organization_id', $1, true), set_config('role', 'lm_app', true)`, [
+      String(older.orgId),
+    ]);
+    const explained = await client.query(`explain ${statement.text}`, statement.values as unknown[]);
+    return explained.rows.map((row: Record<string, string>) => row['QUERY PLAN']).join('\n');
+  } finally {
+    await client.query('rollback');
+    client.release();
+  }
+}
+
+describe("a list in id order reads the organization's own ids, never another organization's", () => {
+  for (const list of cases) {
+    it(`${list.path}: page 1 and a cursor page through ${list.index}`, async () => {
+      const first = await pageStatement(list.path, list.table, { limit: 100 });
+      expect(first.page.status, first.page.text).toBe(200);
+      const ids = first.page.body.data.map((row) => Number(row.id));
+      expect(ids).toHaveLength(100);
+      expect(ids).toEqual([...ids].sort((a, b) => b - a));
+      expect(first.statement, 'the page statement').toBeDefined();
+      const plan = await explain(first.statement as { text: string; values: unknown });
+      expect(plan).toMatch(new RegExp(`Index (Only )?Scan using ${list.index} on ${list.table}`));
+      expect(plan).not.toMatch(new RegExp(`${list.table}_pkey`));
+
+      // The next page by cursor: ids below the first page's, still in the organization's own order.
+      const cursor = (first.page.body as unknown as { next_cursor?: string }).next_cursor;
+      expect(cursor, 'next_cursor').toBeTruthy();
+      const next = await pageStatement(list.path, list.table, { limit: 100, cursor: cursor as string });
+      expect(next.page.status, next.page.text).toBe(200);
+      const nextIds = next.page.body.data.map((row) => Number(row.id));
+      expect(nextIds).toHaveLength(100);
+      expect(Math.max(...nextIds)).toBeLessThan(Math.min(...ids));
+      const nextPlan = await explain(next.statement as { text: string; values: unknown });
+      expect(nextPlan).toMatch(new RegExp(`Index (Only )?Scan using ${list.index} on ${list.table}`));
+      expect(nextPlan).not.toMatch(new RegExp(`${list.table}_pkey`));
+    });
+  }
+});
