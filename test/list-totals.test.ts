@@ -89,6 +89,128 @@ describe('the unfiltered lead total (live-row counter)', () => {
   });
 });
 
+/** A list whose unfiltered total is its table's live-row counter (migration 0079), and raw writes of its rows. */
+interface CountedList {
+  path: string;
+  table: string;
+  softDelete: boolean;
+  /** Inserts `n` rows of the organization named `tag`; `refs` are a lead, a pipeline and its stage. */
+  insert: (
+    orgId: number,
+    userId: number,
+    refs: { lead: number; pipeline: number; stage: number },
+    tag: string,
+    n: number,
+  ) => ReturnType<typeof sql>;
+}
+
+const countedLists: CountedList[] = [
+  {
+    path: '/api/contact/list',
+    table: 'contacts',
+    softDelete: true,
+    insert: (org, _user, _refs, tag, n) =>
+      sql`insert into contacts (organization_id, name) select ${org}, ${tag} || g from generate_series(1, ${n}) g`,
+  },
+  {
+    path: '/api/company/list',
+    table: 'companies',
+    softDelete: true,
+    insert: (org, _user, _refs, tag, n) =>
+      sql`insert into companies (organization_id, company_name) select ${org}, ${tag} || g from generate_series(1, ${n}) g`,
+  },
+  {
+    path: '/api/lead/deal/list',
+    table: 'deals',
+    softDelete: false,
+    insert: (org, _user, refs, tag, n) =>
+      sql`insert into deals (organization_id, lead_id, pipeline_id, stage_id, title, value, expected_close_date)
+        select ${org}, ${refs.lead}, ${refs.pipeline}, ${refs.stage}, ${tag} || g, g, date '2027-01-01' from generate_series(1, ${n}) g`,
+  },
+  {
+    path: '/api/meeting/list',
+    table: 'meetings',
+    softDelete: false,
+    insert: (org, user, _refs, tag, n) =>
+      sql`insert into meetings (organization_id, user_id, title, start_time, end_time)
+        select ${org}, ${user}, ${tag} || g, timestamptz '2027-01-01' + g * interval '1 day', timestamptz '2027-01-01' + g * interval '1 day' + interval '1 hour'
+        from generate_series(1, ${n}) g`,
+  },
+  {
+    path: '/api/call/list',
+    table: 'calls',
+    softDelete: false,
+    insert: (org, _user, _refs, tag, n) =>
+      sql`insert into calls (organization_id, direction, kind, from_number, to_number, provider, failure_reason)
+        select ${org}, 'outbound', 'agent', '+14155550100', '+1415555010' || g, 'local', ${tag} from generate_series(1, ${n}) g`,
+  },
+];
+
+describe('the unfiltered contact, company, deal, meeting and call totals (live-row counters)', () => {
+  async function referencesOf(owner: SignedUp) {
+    const lead = await createLead(owner, 'Deal', 'Holder');
+    const [stage] = (
+      await inOrganization(owner.orgId, (tx) =>
+        tx.execute<{ pipeline_id: string; id: string }>(sql`select pipeline_id, id from stages order by id limit 1`),
+      )
+    ).rows;
+    return { lead, pipeline: Number(stage.pipeline_id), stage: Number(stage.id) };
+  }
+
+  async function listed(owner: SignedUp, path: string) {
+    const response = await call('GET', path, { token: owner.token, query: { limit: 2 } });
+    expect(response.status, response.text).toBe(200);
+    return response.body as { total: number; total_is_estimate?: boolean };
+  }
+
+  for (const list of countedLists) {
+    it(`${list.path} stays exact through raw inserts, ${list.softDelete ? 'soft deletes, restores, ' : ''}updates and deletes, for its organization only`, async () => {
+      const owner = await signupOrganization(`Counted ${list.table}`);
+      const other = await signupOrganization(`Counted other ${list.table}`);
+      const refs = await referencesOf(owner);
+      const otherRefs = await referencesOf(other);
+      const table = sql.identifier(list.table);
+      const live = list.softDelete ? sql`deleted_at is null` : sql`true`;
+      await inOrganization(other.orgId, (tx) =>
+        tx.execute(list.insert(other.orgId, other.userId, otherRefs, 'other', 4)),
+      );
+      const before = await listed(owner, list.path);
+
+      await inOrganization(owner.orgId, async (tx) => {
+        await tx.execute(list.insert(owner.orgId, owner.userId, refs, 'counted', 5));
+        if (list.softDelete) {
+          await tx.execute(
+            sql`update ${table} set deleted_at = now() where id in (select id from ${table} order by id desc limit 2)`,
+          );
+          await tx.execute(sql`update ${table} set deleted_at = null where id = (select max(id) from ${table})`);
+        }
+        await tx.execute(sql`update ${table} set updated_at = now()`);
+        await tx.execute(sql`delete from ${table} where id = (select min(id) from ${table} where ${live})`);
+      });
+      const after = await listed(owner, list.path);
+      const [counted] = (
+        await inOrganization(owner.orgId, (tx) =>
+          tx.execute<{ n: number }>(sql`select count(*)::int as n from ${table} where ${live}`),
+        )
+      ).rows;
+      expect(after.total).toBe(counted.n);
+      expect(after.total).toBe(before.total + (list.softDelete ? 3 : 4));
+      expect(after.total_is_estimate ?? false).toBe(false);
+      expect((await listed(other, list.path)).total).toBe(4);
+      const [rows] = (
+        await inOrganization(owner.orgId, (tx) =>
+          tx.execute<{ n: number; live: number }>(
+            sql`select count(*)::int as n, coalesce(sum(delta), 0)::int as live from live_row_counts where relation = ${list.table}`,
+          ),
+        )
+      ).rows;
+      // The counter itself (folded as it goes: a row or two, not one per statement).
+      expect(rows.live).toBe(counted.n);
+      expect(rows.n).toBeLessThanOrEqual(2);
+    });
+  }
+});
+
 describe('cursor pages', () => {
   it('carry the first page’s total instead of recounting; a new first page counts again', async () => {
     const owner = await signupOrganization('Carry');

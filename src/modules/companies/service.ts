@@ -190,6 +190,8 @@ export const companyList = defineList({
   createdAt: companies.createdAt,
   // Pages in id order read the organization's own ids (its (organization_id, id desc nulls last) index; migration 0078).
   tenantIdOrder: true,
+  // Unfiltered, the total is the organization's live companies counter (migration 0079).
+  counter: 'companies',
   base: (ctx, params) => ({
     rows: (columns) =>
       ctx.db

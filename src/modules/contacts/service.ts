@@ -142,6 +142,8 @@ export const contactList = defineList({
   createdAt: contacts.createdAt,
   // Pages in id order read the organization's own ids (its (organization_id, id desc nulls last) index; migration 0078).
   tenantIdOrder: true,
+  // Unfiltered, the total is the organization's live contacts counter (migration 0079).
+  counter: 'contacts',
   base: (ctx, params) => ({
     rows: (columns) =>
       ctx.db

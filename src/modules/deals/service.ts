@@ -226,6 +226,8 @@ export const dealList = defineList({
   createdAt: deals.createdAt,
   // Pages in id order read the organization's own ids (its (organization_id, id desc nulls last) index; migration 0078).
   tenantIdOrder: true,
+  // Unfiltered, the total is the organization's deals counter (migration 0079).
+  counter: 'deals',
   base: (ctx, params) => ({
     rows: (columns) =>
       ctx.db

@@ -46,6 +46,8 @@ export const meetingList = defineList({
   createdAt: meetings.createdAt,
   // Pages in id order read the organization's own ids (its (organization_id, id desc nulls last) index; migration 0078).
   tenantIdOrder: true,
+  // Unfiltered, the total is the organization's meetings counter (migration 0079).
+  counter: 'meetings',
   base: (ctx, params) => ({
     rows: (columns) =>
       ctx.db

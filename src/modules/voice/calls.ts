@@ -68,6 +68,8 @@ export const callList = defineList({
   createdAt: calls.createdAt,
   // Pages in id order read the organization's own ids (its (organization_id, id desc nulls last) index; migration 0078).
   tenantIdOrder: true,
+  // Unfiltered, the total is the organization's calls counter (migration 0079).
+  counter: 'calls',
   base: (ctx, params) => ({
     rows: (columns) =>
       ctx.db
