@@ -18,7 +18,9 @@
 // (a throwaway server from Debian's binaries, stopped at the end). With --database-url,
 // --keep-seed fills the lists' and analytics' organizations on the first run only and measures
 // the same ones on later runs (found by a fixed login; new migrations still apply first): a
-// million leads take long to seed on a small machine. Progress goes to stderr,
+// million leads take long to seed on a small machine. --pooler (with --postgres or
+// --database-url) puts a transaction-mode PgBouncer (Debian's pgbouncer) between the Workers and
+// the server, as production's pooled DATABASE_URL (docs/deploy.md). Progress goes to stderr,
 // one JSON result to stdout. Bounded: every wait has a deadline, everything started is stopped.
 import { parseArgs } from 'node:util';
 import { measureAnalytics } from './lib/bench-analytics.mjs';
@@ -48,6 +50,7 @@ const { values: options } = parseArgs({
     'database-url': { type: 'string' },
     postgres: { type: 'boolean', default: false },
     'keep-seed': { type: 'boolean', default: false },
+    pooler: { type: 'boolean', default: false },
     'analytics-cases': { type: 'string' },
     'deadline-minutes': { type: 'string', default: '30' },
   },
@@ -69,6 +72,10 @@ const only = options.only
 const unknown = only.filter((name) => !SECTIONS.includes(name));
 if (unknown.length || !only.length) {
   console.error(`--only takes a comma-separated list of ${SECTIONS.join(', ')}; got ${options.only}`);
+  process.exit(2);
+}
+if (options.pooler && !options.postgres && !options['database-url']) {
+  console.error('--pooler needs --postgres or --database-url (PgBouncer pools a PostgreSQL server, not PGlite)');
   process.exit(2);
 }
 if (options.postgres && options['database-url']) {
@@ -121,6 +128,7 @@ async function main() {
   const stack = await startBenchStack({
     databaseUrl: options['database-url'],
     throwawayPostgres: options.postgres,
+    pooler: options.pooler,
     log,
     deadline,
   });

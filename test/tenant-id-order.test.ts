@@ -202,3 +202,24 @@ describe("a list in id order reads the organization's own ids, never another org
     });
   }
 });
+
+describe("one record's feed", () => {
+  it('reads its entries in id order from feed_entries_organization_model_idx, without a sort', async () => {
+    // After the cases above (its ids are then above the newer organization's). 200 records of the older organization with 20 entries each, newest last.
+    await withTenant(handle.db, older.orgId, (tx) =>
+      tx.execute(sql`insert into feed_entries (organization_id, model_type, model_id, action)
+        select ${older.orgId}, 'contact', 1000000 + g % 200, 'updated' from generate_series(1, 4000) g`),
+    );
+    await handle.db.execute(sql`vacuum analyze feed_entries`);
+    const query = { limit: 10, model_type: 'contact', model_id: 1000007 };
+    const { page, statement } = await pageStatement('/api/feed/list', 'feed_entries', query);
+    expect(page.status, page.text).toBe(200);
+    const ids = page.body.data.map((row) => Number(row.id));
+    expect(ids).toHaveLength(10);
+    expect(ids).toEqual([...ids].sort((a, b) => b - a));
+    expect(page.body).toMatchObject({ total: 20 });
+    const plan = await explain(statement as { text: string; values: unknown });
+    expect(plan).toMatch(/Index (Only )?Scan using feed_entries_organization_model_idx on feed_entries/);
+    expect(plan).not.toMatch(/Sort Key: feed_entries\.id/);
+  });
+});

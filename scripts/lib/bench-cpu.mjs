@@ -88,7 +88,7 @@ export function isWorkersRuntime(pid) {
  * `wrangler dev` process; `databaseThreadId` PGlite's thread in this process; `postgresPid` a
  * throwaway server's postmaster. Returns null off Linux.
  */
-export function cpuReader({ wranglerPid, databaseThreadId = null, postgresPid = null }) {
+export function cpuReader({ wranglerPid, databaseThreadId = null, postgresPid = null, poolerPid = null }) {
   const benchThread = linuxThreadId();
   if (benchThread === null) return null;
   const ms = msPerTick();
@@ -109,6 +109,8 @@ export function cpuReader({ wranglerPid, databaseThreadId = null, postgresPid = 
       for (const pid of descendants(postgresPid, parentOf)) database += ticks(`/proc/${pid}/stat`);
       parts.database = database * ms;
     }
+    // PgBouncer (--pooler): its own part, so the database's figure stays the server's.
+    if (poolerPid !== null) parts.pooler = ticks(`/proc/${poolerPid}/stat`) * ms;
     parts.bench = ticks(`/proc/self/task/${benchThread}/stat`) * ms;
     return parts;
   };

@@ -13,6 +13,7 @@ import { writeDocsAssets } from '../docs-assets.mjs';
 import { cpuReader, descendants, isWorkersRuntime } from './bench-cpu.mjs';
 import { startDelayProxy } from './delay-proxy.mjs';
 import { startLocalDatabase } from './local-database.mjs';
+import { startPgBouncer } from './pgbouncer.mjs';
 import { startThrowawayPostgres } from './throwaway-postgres.mjs';
 import { writeLocalWorkerConfigs } from './worker-configs.mjs';
 
@@ -80,7 +81,7 @@ function retarget(url, host, port) {
   return parsed.toString();
 }
 
-export async function startBenchStack({ databaseUrl, throwawayPostgres, log, deadline }) {
+export async function startBenchStack({ databaseUrl, throwawayPostgres, pooler = false, log, deadline }) {
   const stops = [];
   const stopAll = async () => {
     for (const stop of stops.reverse()) await stop().catch((error) => log(`stopping: ${error.message}`));
@@ -100,7 +101,18 @@ export async function startBenchStack({ databaseUrl, throwawayPostgres, log, dea
     log(url ? 'migrating the PostgreSQL server and starting the relay' : 'starting PGlite and the relay');
     const database = await startLocalDatabase({ databaseUrl: url });
     stops.push(database.stop);
-    const target = new URL(database.url);
+    // --pooler: the Worker's connections go through a transaction-mode PgBouncer, as production's
+    // through a pooled endpoint; migrations and the bench's own loading stay direct.
+    let poolerPid = null;
+    let workerUrl = database.url;
+    if (pooler) {
+      const bouncer = await startPgBouncer({ serverUrl: database.url, log });
+      stops.push(bouncer.stop);
+      workerUrl = bouncer.url;
+      poolerPid = bouncer.pid;
+      engine = `${engine}, through pgbouncer (transaction mode)`;
+    }
+    const target = new URL(workerUrl);
     const proxy = await startDelayProxy({ targetHost: target.hostname, targetPort: Number(target.port || 5432) });
     stops.push(proxy.stop);
 
@@ -111,7 +123,7 @@ export async function startBenchStack({ databaseUrl, throwawayPostgres, log, dea
     writeDocsAssets();
     const configs = writeLocalWorkerConfigs(join(persist, 'workers'), {
       // The API Worker reaches the database through the relay and then the delay proxy.
-      DATABASE_URL: retarget(database.url, proxy.host, proxy.port),
+      DATABASE_URL: retarget(workerUrl, proxy.host, proxy.port),
       DB_WS_PROXY: database.relayAddress,
       JWT_SECRET: BENCH_JWT_SECRET,
       ...LIFTED_RATE_LIMITS,
@@ -207,7 +219,12 @@ export async function startBenchStack({ databaseUrl, throwawayPostgres, log, dea
     // Both Workers run in that one process, so its memory figures are the API Worker's plus the
     // edge Worker's isolate (and the runtime's own).
     log(`workers up (workerd pid ${workerd ?? 'unknown'})`);
-    const cpuTime = cpuReader({ wranglerPid: wrangler.pid, databaseThreadId: database.embeddedThreadId, postgresPid });
+    const cpuTime = cpuReader({
+      wranglerPid: wrangler.pid,
+      databaseThreadId: database.embeddedThreadId,
+      postgresPid,
+      poolerPid,
+    });
     return {
       engine,
       /** The edge Worker's address (what a caller reaches), for the load tool. */

@@ -17,7 +17,13 @@ export const feedEntries = pgTable(
     createdAt: createdAt(),
   },
   (table) => [
-    index('feed_entries_organization_model_idx').on(table.organizationId, table.modelType, table.modelId, table.id),
+    // One record's feed in the list's id order (`id desc nulls last`, `tenantIdOrder`), no sort (migration 0080).
+    index('feed_entries_organization_model_idx').on(
+      table.organizationId,
+      table.modelType,
+      table.modelId,
+      table.id.desc().nullsLast(),
+    ),
     // The unfiltered feed in id order (`tenantIdOrder`, core/list.ts; migration 0078): without it the
     // planner walks feed_entries_pkey past every other organization's newer entries.
     index('feed_entries_organization_id_order_idx').on(table.organizationId, table.id.desc().nullsLast()),
