@@ -5,7 +5,6 @@
 // Everything started here is stopped by stop(), whatever failed in between.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +12,7 @@ import { writeDocsAssets } from '../docs-assets.mjs';
 import { cpuReader, descendants, isWorkersRuntime } from './bench-cpu.mjs';
 import { startDelayProxy } from './delay-proxy.mjs';
 import { startLocalDatabase } from './local-database.mjs';
+import { freePort } from './local-stack.mjs';
 import { startPgBouncer } from './pgbouncer.mjs';
 import { startThrowawayPostgres } from './throwaway-postgres.mjs';
 import { writeLocalWorkerConfigs } from './worker-configs.mjs';
@@ -33,17 +33,6 @@ export function wranglerEnv() {
 }
 
 export const sleep = (ms) => new Promise((done) => setTimeout(done, ms));
-
-function freePort() {
-  return new Promise((done, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => done(port));
-    });
-  });
-}
 
 export function memoryOf(pid) {
   try {

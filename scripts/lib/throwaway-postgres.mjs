@@ -3,9 +3,9 @@
 // refuse to run, so they run as the `postgres` user (the recipe of .ci/run).
 import { execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort } from './local-stack.mjs';
 
 function newestBinDir() {
   const root = '/usr/lib/postgresql';
@@ -14,17 +14,6 @@ function newestBinDir() {
     : [];
   versions.sort((a, b) => Number(a) - Number(b));
   return versions.length ? { version: versions.at(-1), bin: join(root, versions.at(-1), 'bin') } : null;
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** Single-quoted for /bin/sh (paths come from mkdtemp, but quote anyway). */
