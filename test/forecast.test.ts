@@ -14,10 +14,10 @@ import type { TenantContext } from '../src/db/tenant';
 import { readConfig } from '../src/env';
 import { dealsAtRisk, forecastAccuracy } from '../src/modules/forecast/risk';
 import { pipelineForecast } from '../src/modules/forecast/pipeline-forecast';
-import { recordForecasts, snapshotAllOpenDeals } from '../src/modules/forecast/snapshots';
+import { forecastWrite, recordForecasts, snapshotAllOpenDeals } from '../src/modules/forecast/snapshots';
 import { call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
 import { addDeal, defaultPipeline, type StageRow } from './helpers/deals';
-import { asTenant, inOrganization } from './helpers/leads';
+import { asTenant, createLead, inOrganization } from './helpers/leads';
 
 const NOW = new Date('2026-06-15T12:00:00Z');
 const NOW2 = new Date('2026-06-21T12:00:00Z');
@@ -388,5 +388,51 @@ describe('forecasting', () => {
         and snapshot_date = (select max(snapshot_date) from deal_forecasts where deal_id = ${ids.B})`),
     );
     expect(await compare()).toBeGreaterThan(2);
+  });
+});
+
+/** Rows a plan read from `relation` over all its loops (returned and removed by a filter). */
+function rowsReadFrom(node: Record<string, unknown>, relation: string): number {
+  const own =
+    node['Relation Name'] === relation
+      ? ((node['Actual Rows'] as number) + ((node['Rows Removed by Filter'] as number | undefined) ?? 0)) *
+        (node['Actual Loops'] as number)
+      : 0;
+  const children = (node.Plans as Record<string, unknown>[] | undefined) ?? [];
+  return own + children.reduce((sum, child) => sum + rowsReadFrom(child, relation), 0);
+}
+
+describe('the forecast of a lead with a long feed', () => {
+  it('reads one feed entry per deal for its last activity, however many entries the lead has', async () => {
+    const busy = await signupOrganization('Busy lead');
+    const pipeline = await defaultPipeline(busy);
+    const leadId = await createLead(busy);
+    const DEALS = 40;
+    const ENTRIES = 600;
+    await inOrganization(busy.orgId, async (tx) => {
+      await tx.execute(sql`insert into feed_entries (organization_id, model_type, model_id, action)
+        select ${busy.orgId}, 'lead', ${leadId}, 'updated' from generate_series(1, ${ENTRIES})`);
+      await tx.execute(sql`insert into deals (organization_id, lead_id, pipeline_id, stage_id, title, value, expected_close_date)
+        select ${busy.orgId}, ${leadId}, ${pipeline.id}, ${pipeline.stages[0].id}, 'Deal ' || g, 100, date '2027-01-01'
+        from generate_series(1, ${DEALS}) g`);
+    });
+    const now = new Date(Date.now() + 1000);
+    const explained = await inOrganization(busy.orgId, (tx) =>
+      tx.execute<{ 'QUERY PLAN': unknown }>(
+        sql`explain (analyze, format json) ${forecastWrite(now, sql`d.organization_id = ${busy.orgId}`, true)}`,
+      ),
+    );
+    const plan = explained.rows[0]['QUERY PLAN'];
+    const [root] = (typeof plan === 'string' ? JSON.parse(plan) : plan) as { Plan: Record<string, unknown> }[];
+    // A max(created_at) read all 600 of the lead's entries for each of the 40 deals, and the lateral,
+    // pulled up into the query, ran its subqueries once per use of the last activity (six).
+    expect(rowsReadFrom(root.Plan, 'feed_entries')).toBeLessThanOrEqual(DEALS);
+    // The last activity it found is the newest entry's.
+    const [written] = await inOrganization(busy.orgId, (tx) =>
+      tx.execute<{ n: number; recent: number }>(sql`select count(*)::int as n,
+          count(*) filter (where factors ? 'recent_activity')::int as recent
+        from deal_forecasts where organization_id = ${busy.orgId} and snapshot_date = ${now.toISOString().slice(0, 10)}::date`),
+    ).then((result) => result.rows);
+    expect(written).toEqual({ n: DEALS, recent: DEALS });
   });
 });

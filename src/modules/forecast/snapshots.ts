@@ -17,7 +17,13 @@ import { adjustedProbability, appliedFactors, baseProbability, dayOf, forecastIn
  * already has (a change that day is as new or newer).
  */
 export async function recordForecasts(db: Queryable, now: Date, where: SQL, replace = true): Promise<number> {
-  const result = await db.execute(sql`
+  const result = await db.execute(forecastWrite(now, where, replace));
+  return result.rowCount ?? 0;
+}
+
+/** The one statement of `recordForecasts` (tests explain it). */
+export function forecastWrite(now: Date, where: SQL, replace: boolean): SQL {
+  return sql`
     insert into ${dealForecasts} (organization_id, deal_id, pipeline_id, snapshot_date, taken_at, stage_id, outcome,
       value, expected_close_date, base_probability, probability, weighted_value, factors, days_in_stage)
     select d.organization_id, d.id, d.pipeline_id, ${dayOf(now)}::date, ${now.toISOString()}::timestamptz, d.stage_id,
@@ -36,8 +42,7 @@ export async function recordForecasts(db: Queryable, now: Date, where: SQL, repl
       base_probability = excluded.base_probability, probability = excluded.probability,
       weighted_value = excluded.weighted_value, factors = excluded.factors, days_in_stage = excluded.days_in_stage`
         : sql`do nothing`
-    }`);
-  return result.rowCount ?? 0;
+    }`;
 }
 
 /** The snapshot of these deals of the organization, after a change. */
