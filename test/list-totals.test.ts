@@ -11,6 +11,7 @@ import { leadList } from '../src/modules/leads/listing';
 import { csvOf, importAndWait, leadRows } from './cross-tenant/fixtures/jobs';
 import { addDocument, documentForm, fileOf, samples } from './cross-tenant/fixtures/lead-activity';
 import { call, signupOrganization, type SignedUp } from './helpers/api';
+import { largeLists, listReferencesOf, liveRowsOf } from './helpers/list-tables';
 import { createLead, inOrganization, softDeleteLead } from './helpers/leads';
 
 async function leadTotal(owner: SignedUp, query: Record<string, string | number> = {}) {
@@ -89,95 +90,27 @@ describe('the unfiltered lead total (live-row counter)', () => {
   });
 });
 
-/** A list whose unfiltered total is its table's live-row counter (migration 0079), and raw writes of its rows. */
-interface CountedList {
-  path: string;
-  table: string;
-  softDelete: boolean;
-  /** Inserts `n` rows of the organization named `tag`; `refs` are a lead, a pipeline and its stage. */
-  insert: (
-    orgId: number,
-    userId: number,
-    refs: { lead: number; pipeline: number; stage: number },
-    tag: string,
-    n: number,
-  ) => ReturnType<typeof sql>;
-}
-
-const countedLists: CountedList[] = [
-  {
-    path: '/api/contact/list',
-    table: 'contacts',
-    softDelete: true,
-    insert: (org, _user, _refs, tag, n) =>
-      sql`insert into contacts (organization_id, name) select ${org}, ${tag} || g from generate_series(1, ${n}) g`,
-  },
-  {
-    path: '/api/company/list',
-    table: 'companies',
-    softDelete: true,
-    insert: (org, _user, _refs, tag, n) =>
-      sql`insert into companies (organization_id, company_name) select ${org}, ${tag} || g from generate_series(1, ${n}) g`,
-  },
-  {
-    path: '/api/lead/deal/list',
-    table: 'deals',
-    softDelete: false,
-    insert: (org, _user, refs, tag, n) =>
-      sql`insert into deals (organization_id, lead_id, pipeline_id, stage_id, title, value, expected_close_date)
-        select ${org}, ${refs.lead}, ${refs.pipeline}, ${refs.stage}, ${tag} || g, g, date '2027-01-01' from generate_series(1, ${n}) g`,
-  },
-  {
-    path: '/api/meeting/list',
-    table: 'meetings',
-    softDelete: false,
-    insert: (org, user, _refs, tag, n) =>
-      sql`insert into meetings (organization_id, user_id, title, start_time, end_time)
-        select ${org}, ${user}, ${tag} || g, timestamptz '2027-01-01' + g * interval '1 day', timestamptz '2027-01-01' + g * interval '1 day' + interval '1 hour'
-        from generate_series(1, ${n}) g`,
-  },
-  {
-    path: '/api/call/list',
-    table: 'calls',
-    softDelete: false,
-    insert: (org, _user, _refs, tag, n) =>
-      sql`insert into calls (organization_id, direction, kind, from_number, to_number, provider, failure_reason)
-        select ${org}, 'outbound', 'agent', '+14155550100', '+1415555010' || g, 'local', ${tag} from generate_series(1, ${n}) g`,
-  },
-];
-
 describe('the unfiltered contact, company, deal, meeting and call totals (live-row counters)', () => {
-  async function referencesOf(owner: SignedUp) {
-    const lead = await createLead(owner, 'Deal', 'Holder');
-    const [stage] = (
-      await inOrganization(owner.orgId, (tx) =>
-        tx.execute<{ pipeline_id: string; id: string }>(sql`select pipeline_id, id from stages order by id limit 1`),
-      )
-    ).rows;
-    return { lead, pipeline: Number(stage.pipeline_id), stage: Number(stage.id) };
-  }
-
   async function listed(owner: SignedUp, path: string) {
     const response = await call('GET', path, { token: owner.token, query: { limit: 2 } });
     expect(response.status, response.text).toBe(200);
     return response.body as { total: number; total_is_estimate?: boolean };
   }
 
-  for (const list of countedLists) {
+  // Each large list's unfiltered total is its table's live-row counter (migration 0079).
+  for (const list of largeLists) {
     it(`${list.path} stays exact through raw inserts, ${list.softDelete ? 'soft deletes, restores, ' : ''}updates and deletes, for its organization only`, async () => {
       const owner = await signupOrganization(`Counted ${list.table}`);
       const other = await signupOrganization(`Counted other ${list.table}`);
-      const refs = await referencesOf(owner);
-      const otherRefs = await referencesOf(other);
+      const refs = await listReferencesOf(owner);
+      const otherRefs = await listReferencesOf(other);
       const table = sql.identifier(list.table);
-      const live = list.softDelete ? sql`deleted_at is null` : sql`true`;
-      await inOrganization(other.orgId, (tx) =>
-        tx.execute(list.insert(other.orgId, other.userId, otherRefs, 'other', 4)),
-      );
+      const live = liveRowsOf(list);
+      await inOrganization(other.orgId, (tx) => tx.execute(list.insert(otherRefs, 'other', 4)));
       const before = await listed(owner, list.path);
 
       await inOrganization(owner.orgId, async (tx) => {
-        await tx.execute(list.insert(owner.orgId, owner.userId, refs, 'counted', 5));
+        await tx.execute(list.insert(refs, 'counted', 5));
         if (list.softDelete) {
           await tx.execute(
             sql`update ${table} set deleted_at = now() where id in (select id from ${table} order by id desc limit 2)`,

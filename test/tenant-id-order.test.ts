@@ -11,11 +11,12 @@
  */
 import { env } from 'cloudflare:test';
 import { Pool } from '@neondatabase/serverless';
-import { sql, type SQL } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../src/env';
 import { observeStatements, openDatabase, withTenant } from '../src/db/client';
 import { call, signupOrganization, type SignedUp } from './helpers/api';
+import { type LargeList, largeLists, listReferencesOf, liveRowsOf } from './helpers/list-tables';
 
 /** Past the bound of exact counted totals (EXACT_TOTAL_UP_TO): the unfiltered totals come from the counters. */
 const ROWS = 10_050;
@@ -27,109 +28,32 @@ const explainPool = new Pool({ connectionString: readConfig(env).DATABASE_URL, m
 let older: SignedUp;
 let newer: SignedUp;
 
-/** Rows of one list's table for one organization: `g` runs over generate_series(1, ROWS). */
-interface ListCase {
-  path: string;
-  table: string;
-  index: string;
-  /** Which of the table's rows the list shows. */
-  live: string;
-  insert: (org: SignedUp, refs: References) => SQL;
-}
-
-interface References {
-  leadId: number;
-  pipelineId: number;
-  stageId: number;
-}
-
-const cases: ListCase[] = [
-  {
-    path: '/api/contact/list',
-    table: 'contacts',
-    live: 'deleted_at is null',
-    index: 'contacts_organization_id_idx',
-    insert: (org) =>
-      sql`insert into contacts (organization_id, name) select ${org.orgId}, 'Contact ' || g from generate_series(1, ${ROWS}) g`,
-  },
-  {
-    path: '/api/company/list',
-    table: 'companies',
-    live: 'deleted_at is null',
-    index: 'companies_organization_id_idx',
-    insert: (org) =>
-      sql`insert into companies (organization_id, company_name) select ${org.orgId}, 'Company ' || g from generate_series(1, ${ROWS}) g`,
-  },
-  {
-    path: '/api/lead/deal/list',
-    table: 'deals',
-    live: 'true',
-    index: 'deals_organization_id_idx',
-    insert: (org, refs) =>
-      sql`insert into deals (organization_id, lead_id, pipeline_id, stage_id, title, value, expected_close_date)
-        select ${org.orgId}, ${refs.leadId}, ${refs.pipelineId}, ${refs.stageId}, 'Deal ' || g, g, date '2027-01-01'
-        from generate_series(1, ${ROWS}) g`,
-  },
-  {
-    path: '/api/meeting/list',
-    table: 'meetings',
-    live: 'true',
-    index: 'meetings_organization_id_idx',
-    insert: (org) =>
-      sql`insert into meetings (organization_id, user_id, title, start_time, end_time)
-        select ${org.orgId}, ${org.userId}, 'Meeting ' || g, timestamptz '2027-01-01' + g * interval '1 hour',
-          timestamptz '2027-01-01' + g * interval '1 hour' + interval '30 minutes'
-        from generate_series(1, ${ROWS}) g`,
-  },
-  {
-    path: '/api/call/list',
-    table: 'calls',
-    live: 'true',
-    index: 'calls_organization_idx',
-    insert: (org) =>
-      sql`insert into calls (organization_id, direction, kind, from_number, to_number, provider)
-        select ${org.orgId}, 'outbound', 'agent', '+14155550100', '+1415555' || lpad(g::text, 4, '0'), 'local'
-        from generate_series(1, ${ROWS}) g`,
-  },
+/** The large lists, and the feed (whose rows here are entries on one lead). */
+const cases: LargeList[] = [
+  ...largeLists,
   {
     path: '/api/feed/list',
     table: 'feed_entries',
-    live: 'true',
     index: 'feed_entries_organization_id_order_idx',
-    insert: (org, refs) =>
+    softDelete: false,
+    insert: (refs, _tag, rows) =>
       sql`insert into feed_entries (organization_id, model_type, model_id, action)
-        select ${org.orgId}, 'lead', ${refs.leadId}, 'updated' from generate_series(1, ${ROWS}) g`,
+        select ${refs.orgId}, 'lead', ${refs.leadId}, 'updated' from generate_series(1, ${rows})`,
   },
 ];
-
-async function referencesOf(org: SignedUp): Promise<References> {
-  const lead = await call('POST', '/api/lead/add', {
-    token: org.token,
-    body: { first_name: 'Order', last_name: 'Lead', email: `order-${org.orgId}@ids.example` },
-  });
-  if (lead.status !== 201) throw new Error(`lead: ${lead.status} ${lead.text}`);
-  const stage = await withTenant(handle.db, org.orgId, (tx) =>
-    tx.execute<{ pipeline_id: string; id: string }>(
-      sql`select pipeline_id, id from stages where organization_id = ${org.orgId} order by id limit 1`,
-    ),
-  );
-  const [row] = stage.rows;
-  if (!row) throw new Error('the organization has no pipeline stage');
-  return { leadId: Number(lead.body.data.id), pipelineId: Number(row.pipeline_id), stageId: Number(row.id) };
-}
 
 beforeAll(async () => {
   older = await signupOrganization('Older ids');
   newer = await signupOrganization('Newer ids');
-  const olderRefs = await referencesOf(older);
-  const newerRefs = await referencesOf(newer);
+  const olderRefs = await listReferencesOf(older);
+  const newerRefs = await listReferencesOf(newer);
   // All of the older organization's rows first, then all of the newer one's: every id of the
   // newer organization is above every id of the older one, in every table.
   for (const list of cases) {
-    await withTenant(handle.db, older.orgId, (tx) => tx.execute(list.insert(older, olderRefs)));
+    await withTenant(handle.db, older.orgId, (tx) => tx.execute(list.insert(olderRefs, 'Older', ROWS)));
   }
   for (const list of cases) {
-    await withTenant(handle.db, newer.orgId, (tx) => tx.execute(list.insert(newer, newerRefs)));
+    await withTenant(handle.db, newer.orgId, (tx) => tx.execute(list.insert(newerRefs, 'Newer', ROWS)));
   }
   // Fresh statistics, as autovacuum would have after a bulk load.
   for (const list of cases) await handle.db.execute(sql.raw(`vacuum analyze ${list.table}`));
@@ -183,7 +107,9 @@ describe("a list in id order reads the organization's own ids, never another org
       expect(plan).not.toMatch(new RegExp(`${list.table}_pkey`));
       // Past the bound of counted totals, the unfiltered total is still exact: the live-row counter.
       const counted = await withTenant(handle.db, older.orgId, (tx) =>
-        tx.execute<{ n: number }>(sql.raw(`select count(*)::int as n from ${list.table} where ${list.live}`)),
+        tx.execute<{ n: number }>(
+          sql`select count(*)::int as n from ${sql.identifier(list.table)} where ${liveRowsOf(list)}`,
+        ),
       );
       expect(counted.rows[0]?.n).toBeGreaterThan(ROWS - 1);
       expect(first.page.body).toMatchObject({ total: counted.rows[0]?.n, total_is_estimate: false });
