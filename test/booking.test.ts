@@ -7,6 +7,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, expectFailure, randomIp, signupOrganization, type SignedUp } from './helpers/api';
+import { awayFromWindowEnd } from './helpers/rate-limit';
 import { statementsOf } from './helpers/statements';
 
 interface Rep extends SignedUp {
@@ -294,6 +295,8 @@ describe('public availability is bounded', () => {
     const owner = await rep('Read limit');
     const ip = randomIp();
     const statuses: number[] = [];
+    // All 61 in one window of the per-IP limit.
+    await awayFromWindowEnd(20);
     for (let i = 0; i < 61; i++) {
       const response = await call('GET', `/api/v1/booking/${owner.slug}/availability`, {
         query: { date: MONDAY },
@@ -511,6 +514,8 @@ describe('POST /api/v1/booking/{slug}/confirm', () => {
   it('limits confirmations per client IP (429 with Retry-After)', async () => {
     const ip = randomIp();
     const statuses: number[] = [];
+    // All 11 in one window of the per-IP limit.
+    await awayFromWindowEnd(15);
     for (let i = 0; i < 11; i++) {
       const response = await confirm(
         owner.slug,

@@ -14,6 +14,7 @@ import { handleError } from '../src/core/http';
 import { type CounterLimit, countRequest } from '../src/core/rate-limit-counter';
 import { observeStatements } from '../src/db/client';
 import { call, expectFailure, randomIp, type SignedUp, signupOrganization } from './helpers/api';
+import { awayFromWindowEnd } from './helpers/rate-limit';
 
 let org: SignedUp;
 
@@ -49,12 +50,6 @@ function member(value: string | null, name: string): Record<string, number> {
   const found = parseList(value).find((m) => m.name === name);
   expect(found, `${name} in ${value}`).toBeDefined();
   return (found as Member).params;
-}
-
-/** Waits for the next window when fewer than `seconds` are left of this one, so a test never straddles two. */
-async function awayFromWindowEnd(seconds = 8): Promise<void> {
-  const left = 60 - ((Date.now() / 1000) % 60);
-  if (left < seconds) await new Promise((resolve) => setTimeout(resolve, left * 1000 + 200));
 }
 
 /** Fills one counter of a subject's object to its limit through the Durable Object itself, as that many requests would. */
