@@ -58,11 +58,19 @@ export function recordDealForecasts(db: Queryable, orgId: number, now: Date, dea
   );
 }
 
+/** The transaction-scoped advisory lock a nightly run holds while it works on its day. */
+const snapshotRunLock = (day: string) => sql`hashtextextended(${`forecast-snapshot-run:${day}`}, 0)`;
+
 /**
  * The nightly snapshot of every open deal, across organizations, at most once per UTC day: the
  * day's row in forecast_snapshot_runs is claimed in the same transaction, so the every-minute
  * cron does the work on its first run of the day only (and again only if that run failed).
- * Returns the snapshots written, or null when the day had already run.
+ * Returns the snapshots written, or null when the day had already run or is running.
+ *
+ * A run holds a transaction-scoped advisory lock, and the claim is only tried when that lock is
+ * free: a cron call during a long run (every organization's open deals) returns at once instead
+ * of waiting on the running claim's uncommitted row, so calls never pile up behind it, each
+ * holding a connection. One statement either way.
  */
 export async function snapshotAllOpenDeals(
   db: Queryable,
@@ -71,12 +79,12 @@ export async function snapshotAllOpenDeals(
   onlyOrganization?: number,
 ): Promise<number | null> {
   return db.transaction(async (tx) => {
-    const claimed = await tx
-      .insert(forecastSnapshotRuns)
-      .values({ day: dayOf(now), startedAt: now })
-      .onConflictDoNothing()
-      .returning({ day: forecastSnapshotRuns.day });
-    if (claimed.length === 0) return null;
+    const claimed = await tx.execute<{ day: string }>(sql`
+      insert into ${forecastSnapshotRuns} (day, started_at)
+      select ${dayOf(now)}::date, ${now.toISOString()}::timestamptz where pg_try_advisory_xact_lock(${snapshotRunLock(dayOf(now))})
+      on conflict do nothing
+      returning day`);
+    if (claimed.rows.length === 0) return null;
     const scope = onlyOrganization === undefined ? sql`` : sql` and d.organization_id = ${onlyOrganization}`;
     const written = await recordForecasts(tx, now, sql`d.outcome = 'open'${scope}`, false);
     await tx.execute(sql`update ${forecastSnapshotRuns} set snapshots = ${written} where day = ${dayOf(now)}::date`);
