@@ -78,14 +78,14 @@ async function pageStatement(path: string, table: string, query: Record<string, 
   return { page, statement };
 }
 
-async function explain(statement: { text: string; values: unknown }): Promise<string> {
+async function explain(statement: { text: string; values: unknown }, options = ''): Promise<string> {
   const client = await explainPool.connect();
   try {
     await client.query('begin');
     await client.query(`select set_config('app.organization_id', $1, true), set_config('role', 'lm_app', true)`, [
       String(older.orgId),
     ]);
-    const explained = await client.query(`explain ${statement.text}`, statement.values as unknown[]);
+    const explained = await client.query(`explain ${options} ${statement.text}`, statement.values as unknown[]);
     return explained.rows.map((row: Record<string, string>) => row['QUERY PLAN']).join('\n');
   } finally {
     await client.query('rollback');
@@ -147,5 +147,49 @@ describe("one record's feed", () => {
     const plan = await explain(statement as { text: string; values: unknown });
     expect(plan).toMatch(/Index (Only )?Scan using feed_entries_organization_model_idx on feed_entries/);
     expect(plan).not.toMatch(/Sort Key: feed_entries\.id/);
+  });
+});
+
+describe("a lead search reads the organization's own candidates, never another organization's", () => {
+  it('asks the trigram index for the organization and the term together', async () => {
+    // Both organizations hold 1 000 leads at the searched domain. The organization is the first
+    // column of lead_search_documents_trgm_idx (btree_gin), and its condition must stay in the
+    // index scan: left to a filter (as a cross-type comparison, an integer against the bigint
+    // column, would leave it, since btree_gin's bigint class has no cross-type operator), every
+    // search would fetch and recheck every other organization's matches as well.
+    const domain = 'tenant-wide-search.example';
+    for (const org of [older, newer]) {
+      await withTenant(handle.db, org.orgId, (tx) =>
+        tx.execute(sql`insert into leads (organization_id, first_name, last_name, email, status, priority, lead_source)
+          select ${org.orgId}, 'Wide', 'Lead ' || g,
+            'wide' || g || case when g % 3 = 0 then ${`@${domain}`} else '@elsewhere.example' end, 1, 1, 1
+          from generate_series(1, 3000) g`),
+      );
+    }
+    await handle.db.execute(sql`vacuum analyze leads`);
+    await handle.db.execute(sql`vacuum analyze lead_search_documents`);
+
+    const sent: { text: string; values: unknown }[] = [];
+    const stop = observeStatements((text, _connection, _first, values) => sent.push({ text, values }));
+    let page: Awaited<ReturnType<typeof call<{ data: { email: string }[]; total: number }>>>;
+    try {
+      page = await call('GET', '/api/lead/list', { token: older.token, query: { limit: 100, search_value: domain } });
+    } finally {
+      stop();
+    }
+    expect(page.status, page.text).toBe(200);
+    expect(page.body.total).toBe(1000);
+    expect(page.body.data).toHaveLength(100);
+    for (const lead of page.body.data) expect(lead.email).toContain(`@${domain}`);
+
+    const statement = sent.find(({ text }) => text.includes('lead_search_scope'));
+    expect(statement, 'the search statement').toBeDefined();
+    const plan = await explain(statement as { text: string; values: unknown }, '(analyze, costs off, timing off)');
+    const lines = plan.split('\n');
+    const scan = lines.findIndex((line) => line.includes('Bitmap Index Scan on lead_search_documents_trgm_idx'));
+    expect(scan, plan).toBeGreaterThan(-1);
+    expect(lines[scan + 1], plan).toMatch(/Index Cond: \(\(organization_id = .*\) AND \(document ~~/);
+    // The index yields the organization's own 1 000 candidates, not both organizations' 2 000.
+    expect(lines[scan], plan).toMatch(/ rows=1000(\.00)? /);
   });
 });
