@@ -16,13 +16,13 @@
  * signals and its activity-feed entries, each only up to `now` (so a fixed clock sees the past).
  *
  * Every input is one index descent per deal, never a scan of the lead's history, and each runs
- * once per deal (the lateral is fenced with `offset 0`): a lead's feed
- * can hold thousands of entries, and the nightly run computes every open deal. The feed's is its
- * newest entry in the feed's own order (id, as the feed list shows it) that is not after `now`,
- * read through feed_entries_organization_model_idx; the entry's created_at is when its
- * transaction started, so the newest by id is the latest but for writes that overlapped by
- * milliseconds. A max(created_at) read every entry of the lead for every deal: a lead with 10 000
- * entries and 10 000 deals made the nightly run 10^8 row reads.
+ * once per deal (the lateral is fenced with `offset 0`): a lead's feed can hold thousands of
+ * entries, and the nightly run computes every open deal. The feed's is its newest entry in the
+ * feed's own order (id, as the feed list shows it) that is not after `now`, read through
+ * feed_entries_organization_model_idx; the entry's created_at is when its transaction started,
+ * so the newest by id is the latest but for writes that overlapped by milliseconds. A
+ * max(created_at) read every entry of the lead for every deal: a lead with 10 000 entries and
+ * 10 000 deals made the nightly run 10^8 row reads.
  */
 import { feedEntries, intentSignals, leads } from '../../db/schema';
 import { sql, type SQL } from 'drizzle-orm';
