@@ -7,7 +7,8 @@
  * list here declares `tenantIdOrder` (core/list.ts): it orders `id desc nulls last`, which only
  * the table's `(organization_id, id desc nulls last)` index gives. The page statement a real
  * request sends is explained as lm_app in the organization's scope, with a second organization
- * of higher ids in the table. (Leads: test/leads-scale.test.ts.)
+ * of higher ids in the table. (Leads: test/leads-scale.test.ts.) A lead search, likewise, asks
+ * the trigram index for the organization's own candidates only.
  */
 import { env } from 'cloudflare:test';
 import { Pool } from '@neondatabase/serverless';
@@ -64,18 +65,26 @@ afterAll(async () => {
   await handle.close();
 });
 
-/** The statement that read the page of `path` (the one ordered by the table's id), with its values. */
-async function pageStatement(path: string, table: string, query: Record<string, string | number>) {
+/** Calls `path` as the older organization and returns its answer with the statement `pick` chooses among those it sent, with its values. */
+async function sentStatement<T>(path: string, query: Record<string, string | number>, pick: (text: string) => boolean) {
   const sent: { text: string; values: unknown }[] = [];
   const stop = observeStatements((text, _connection, _first, values) => sent.push({ text, values }));
-  let page: Awaited<ReturnType<typeof call<{ data: { id: number }[] }>>>;
+  let page: Awaited<ReturnType<typeof call<T>>>;
   try {
-    page = await call('GET', path, { token: older.token, query });
+    page = await call<T>('GET', path, { token: older.token, query });
   } finally {
     stop();
   }
-  const statement = sent.find(({ text }) => text.includes(`from "${table}"`) && text.includes(`"${table}"."id" desc`));
-  return { page, statement };
+  return { page, statement: sent.find(({ text }) => pick(text)) };
+}
+
+/** The statement that read the page of `path` (the one ordered by the table's id), with its values. */
+function pageStatement(path: string, table: string, query: Record<string, string | number>) {
+  return sentStatement<{ data: { id: number }[] }>(
+    path,
+    query,
+    (text) => text.includes(`from "${table}"`) && text.includes(`"${table}"."id" desc`),
+  );
 }
 
 async function explain(statement: { text: string; values: unknown }, options = '', setting?: string): Promise<string> {
@@ -170,20 +179,16 @@ describe("a lead search reads the organization's own candidates, never another o
     await handle.db.execute(sql`vacuum analyze leads`);
     await handle.db.execute(sql`vacuum analyze lead_search_documents`);
 
-    const sent: { text: string; values: unknown }[] = [];
-    const stop = observeStatements((text, _connection, _first, values) => sent.push({ text, values }));
-    let page: Awaited<ReturnType<typeof call<{ data: { email: string }[]; total: number }>>>;
-    try {
-      page = await call('GET', '/api/lead/list', { token: older.token, query: { limit: 100, search_value: domain } });
-    } finally {
-      stop();
-    }
+    const { page, statement } = await sentStatement<{ data: { email: string }[]; total: number }>(
+      '/api/lead/list',
+      { limit: 100, search_value: domain },
+      (text) => text.includes('lead_search_scope'),
+    );
     expect(page.status, page.text).toBe(200);
     expect(page.body.total).toBe(1000);
     expect(page.body.data).toHaveLength(100);
     for (const lead of page.body.data) expect(lead.email).toContain(`@${domain}`);
 
-    const statement = sent.find(({ text }) => text.includes('lead_search_scope'));
     expect(statement, 'the search statement').toBeDefined();
     // Whether the index or a scan of the table serves the search depends on the whole shared test
     // database's statistics; what this checks is what the index is asked for, so take the index.
