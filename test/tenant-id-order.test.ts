@@ -205,3 +205,61 @@ describe("a lead search reads the organization's own candidates, never another o
     expect(lines[scan], plan).toMatch(/ rows=1000(\.00)? /);
   });
 });
+
+describe("a lead page's labels are its own organization's, read once per statement", () => {
+  it('resolves status, priority and source labels from one read of the lookups, whatever the rows', async () => {
+    // Both organizations hold 150 leads at the searched domain, with status, priority and source
+    // 1, and each has renamed its status 1.
+    const domain = 'tenant-labels.example';
+    for (const [org, label] of [
+      [older, 'Older first status'],
+      [newer, 'Newer first status'],
+    ] as const) {
+      await withTenant(handle.db, org.orgId, async (tx) => {
+        await tx.execute(sql`update lookups set name = ${label}
+          where organization_id = ${org.orgId} and module_name = 'lead' and type = 'status' and value = 1`);
+        await tx.execute(sql`insert into leads (organization_id, first_name, last_name, email, status, priority, lead_source)
+          select ${org.orgId}, 'Label', 'Lead ' || g, 'label' || g || ${`@${domain}`}, 1, 1, 1
+          from generate_series(1, 150) g`);
+      });
+    }
+
+    type Labelled = { status_text: string | null; priority_text: string | null; lead_source_text: string | null };
+    const { page, statement } = await sentStatement<{ data: Labelled[] }>(
+      '/api/lead/list',
+      { limit: 100, search_value: domain },
+      (text) => text.includes('lead_search_scope'),
+    );
+    expect(page.status, page.text).toBe(200);
+    expect(page.body.data).toHaveLength(100);
+    for (const lead of page.body.data) {
+      expect(lead).toMatchObject({
+        status_text: 'Older first status',
+        priority_text: 'Low',
+        lead_source_text: 'Website',
+      });
+    }
+    const theirs = await call<{ data: Labelled[] }>('GET', '/api/lead/list', {
+      token: newer.token,
+      query: { limit: 100, search_value: domain },
+    });
+    expect(theirs.status, theirs.text).toBe(200);
+    expect(theirs.body.data).toHaveLength(100);
+    for (const lead of theirs.body.data) expect(lead.status_text).toBe('Newer first status');
+
+    // Every read of the lookups for the labels runs once, not once per lead and label (a
+    // correlated sub-select per label read the lookups 300 times for a 100-lead page).
+    expect(statement, 'the page statement').toBeDefined();
+    const plan = await explain(statement as { text: string; values: unknown }, '(analyze, costs off, timing off)');
+    const lines = plan.split('\n');
+    const labelReads = lines.flatMap((line, at) => {
+      if (!/ on lookups\b/.test(line)) return [];
+      const rest = lines.slice(at + 1);
+      const next = rest.findIndex((later) => later.includes('->'));
+      const details = (next === -1 ? rest : rest.slice(0, next)).join('\n');
+      return details.includes('module_name') ? [line] : [];
+    });
+    expect(labelReads.length, plan).toBeGreaterThan(0);
+    for (const read of labelReads) expect(read, plan).toMatch(/loops=1\)/);
+  });
+});

@@ -8,7 +8,8 @@ import { bigint, pgPolicy, pgRole, timestamp } from 'drizzle-orm/pg-core';
 /** Created by the first migration (with IF NOT EXISTS, since roles are cluster-wide). */
 export const appRole = pgRole('lm_app').existing();
 
-const currentOrganization = sql`nullif(current_setting('app.organization_id', true), '')::bigint`;
+/** The organization the statement is scoped to (null outside a tenant scope): what every tenant policy compares with. */
+export const currentOrganization = sql`nullif(current_setting('app.organization_id', true), '')::bigint`;
 
 export function tenantPolicy(table: string, column = 'organization_id') {
   const matches = sql`${sql.identifier(column)} = ${currentOrganization}`;
