@@ -122,10 +122,10 @@ export function leadKeyFilters(
  * `term` as a case-insensitive substring of a lead's search document (lower-cased; LIKE of the
  * lower-cased pattern is what ILIKE does). The trigram index is asked for the pattern without the
  * term's common words (`lead_search_index_pattern`, drizzle/0060_lead_search_words_sql.sql, in
- * PL/pgSQL since 0081): a word most leads share costs the index a pass over the whole
- * organization and excludes few candidates. As a sub-select it is computed once per statement; called directly it would run
- * again for every candidate the bitmap rechecks. `strpos` then checks the whole term, and being
- * no LIKE, the planner cannot fold it back into the index condition.
+ * PL/pgSQL since 0081): a word most leads share costs the index a pass over the whole organization
+ * and excludes few candidates. As a sub-select it is computed once per statement; called directly
+ * it would run again for every candidate the bitmap rechecks. `strpos` then checks the whole term,
+ * and being no LIKE, the planner cannot fold it back into the index condition.
  */
 function searchDocumentMatches(term: string): SQL {
   const document = leadSearchScope.searchDocument;
