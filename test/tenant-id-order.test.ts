@@ -233,6 +233,12 @@ describe("a lead page's labels and tags are its own organization's, read once pe
         where l.organization_id = ${older.orgId} and l.email like ${`%@${domain}`}`);
     });
     await handle.db.execute(sql`analyze lead_tags`);
+    const tagNames = await withTenant(handle.db, older.orgId, (tx) =>
+      tx.execute<{ id: number; name: string }>(
+        sql`select id, name from lookups where type = 'tags' and name like 'Label tag %'`,
+      ),
+    );
+    const tagName = new Map(tagNames.rows.map((row) => [Number(row.id), row.name]));
 
     type Labelled = {
       status_text: string | null;
@@ -257,6 +263,8 @@ describe("a lead page's labels and tags are its own organization's, read once pe
       expect(lead.tags[0].id).toBeLessThan(lead.tags[1].id);
       for (const tag of lead.tags) {
         expect(Object.keys(tag)).toEqual(['id', 'name', 'color']);
+        // Each tag is the lookup its id names, not another of the organization's lookups.
+        expect(tag.name).toBe(tagName.get(tag.id));
         const n = Number(tag.name.replace('Label tag ', ''));
         expect(tag).toEqual({ id: tag.id, name: `Label tag ${n}`, color: `#0000${String(n).padStart(2, '0')}` });
       }
