@@ -3,6 +3,7 @@
  * a strong validator over the exact body; If-None-Match with it answers 304 without a body
  * until the record or the page changes. File downloads keep their own headers.
  */
+import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, type SignedUp, signupOrganization, uniqueEmail } from './helpers/api';
 import { routes } from './helpers/registry';
@@ -10,6 +11,9 @@ import { settleLeadScoring } from './helpers/scoring';
 
 let org: SignedUp;
 let leadId: number;
+
+/** The strong validator of a body: its bytes' SHA-1 in hex, quoted (what hono/etag computes). */
+const sha1Tag = (text: string) => `"${createHash('sha1').update(Buffer.from(text, 'utf8')).digest('hex')}"`;
 
 beforeAll(async () => {
   org = await signupOrganization('ETags');
@@ -57,6 +61,21 @@ describe('a single record', () => {
     expect(after.headers.get('etag')).not.toBe(tag);
   });
 
+  it('is the SHA-1 of the exact bytes of the body, non-ASCII text included', async () => {
+    const created = await call('POST', '/api/lead/add', {
+      token: org.token,
+      body: { first_name: 'Zoë', last_name: 'Ångström', email: uniqueEmail('etag-bytes') },
+    });
+    expect(created.status, created.text).toBe(201);
+    const read = await call('GET', `/api/lead/view/${created.body.data.id}`, { token: org.token });
+    expect(read.body.data.last_name).toBe('Ångström');
+    expect(read.headers.get('etag')).toBe(sha1Tag(read.text));
+    // Over UTF-16 code units or Latin-1 it would differ: the validator covers the bytes sent.
+    expect(sha1Tag(read.text)).not.toBe(
+      `"${createHash('sha1').update(Buffer.from(read.text, 'latin1')).digest('hex')}"`,
+    );
+  });
+
   it('another ETag, or a list of them without the current one, gets the full 200', async () => {
     const response = await call('GET', `/api/lead/view/${leadId}`, {
       token: org.token,
@@ -82,7 +101,7 @@ describe('a list', () => {
     const first = await call('GET', '/api/lead/list', { token: org.token, query });
     expect(first.status).toBe(200);
     const tag = first.headers.get('etag') as string;
-    expect(tag).toBeTruthy();
+    expect(tag).toBe(sha1Tag(first.text));
     const notModified = await call('GET', '/api/lead/list', {
       token: org.token,
       query,

@@ -2,24 +2,42 @@
  * The response envelope: `{success, message, data}` (+ `total, total_is_estimate, page, limit,
  * next_cursor` on lists) and the failure envelope `{success:false, error:{message, type, code}}`, built only here.
  */
-import type { Context } from 'hono';
+import type { Context, TypedResponse } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { JSONParsed } from 'hono/utils/types';
 import { ConfigurationError } from '../edge-config';
 import { isDatabaseUnavailable, pgError } from '../db/errors';
 import { ApiError, RateLimited, ServiceUnavailable } from './errors';
+import { jsonBodyEtag } from './etag';
 import { logError } from './log';
 
+/**
+ * `c.json(body, status)`, typed as it is, from a text serialized once: on a route that carries
+ * ETags, a 200's validator comes from that text (core/etag.ts) rather than from a clone of the body.
+ */
+function json<T extends object, S extends ContentfulStatusCode>(
+  c: Context,
+  body: T,
+  status: S,
+): Response & TypedResponse<JSONParsed<T>, S, 'json'> {
+  const text = JSON.stringify(body);
+  const tag = status === 200 ? jsonBodyEtag(c, text) : undefined;
+  const headers: Record<string, string> = { 'Content-Type': 'application/json' };
+  if (tag) headers.ETag = tag;
+  return c.body(text, status, headers) as unknown as Response & TypedResponse<JSONParsed<T>, S, 'json'>;
+}
+
 export function ok<T>(c: Context, data: T, message = 'OK') {
-  return c.json({ success: true as const, message, data }, 200);
+  return json(c, { success: true as const, message, data }, 200);
 }
 
 export function created<T>(c: Context, data: T, message = 'Created') {
-  return c.json({ success: true as const, message, data }, 201);
+  return json(c, { success: true as const, message, data }, 201);
 }
 
 export function accepted<T>(c: Context, data: T, message = 'Accepted') {
-  return c.json({ success: true as const, message, data }, 202);
+  return json(c, { success: true as const, message, data }, 202);
 }
 
 export interface Page<T> {
@@ -42,7 +60,8 @@ export function wholeList<T>(rows: T[], limit: number = rows.length): Page<T> {
 }
 
 export function list<T>(c: Context, page: Page<T>, message = 'OK') {
-  return c.json(
+  return json(
+    c,
     {
       success: true as const,
       message,

@@ -6,11 +6,11 @@
  */
 import { createRoute, OpenAPIHono, z, type RouteConfig } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
-import { etag, RETAINED_304_HEADERS } from 'hono/etag';
 import { apiKeyAuth } from './auth/api-key';
 import { bearerAuth } from './auth/bearer';
 import { hasRole, type RoleName } from '../db/tenant';
 import type { AppEnv } from './context';
+import { jsonEtag } from './etag';
 import { BadRequest, Forbidden, UnsupportedMediaType, ValidationFailed, type FieldIssue } from './errors';
 import { applyContract } from './response-headers';
 
@@ -296,12 +296,6 @@ const withIdempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   c.set('idempotent', true);
   await next();
 };
-
-/**
- * ETag (strong: SHA-1 of the body) and 304 for If-None-Match on JSON GETs. A 304 keeps the
- * rate-limit headers, which describe the request just counted, besides the standard ones.
- */
-const jsonEtag = etag({ retainedHeaders: [...RETAINED_304_HEADERS, 'ratelimit', 'ratelimit-policy', 'x-request-id'] });
 
 function isJsonOnly(response: unknown): boolean {
   const content = (response as { content?: Record<string, unknown> } | undefined)?.content;
