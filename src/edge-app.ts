@@ -16,6 +16,7 @@ import { type Context, Hono } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
 import type { AppEnv } from './core/context';
 import { RateLimited } from './core/errors';
+import { jsonBodyEtag, jsonEtag } from './core/etag';
 import { handleError } from './core/http';
 import { requestLogger } from './core/log';
 import type { Bindings } from './env';
@@ -81,9 +82,12 @@ async function bookingRead(c: Context<AppEnv>): Promise<Response> {
     // Availability reads answered here count toward the per-IP limit here; the API Worker counts the rest.
     if (availability && !(await bookingReadAllowed(limiterOf(c), c.req.header('cf-connecting-ip') ?? 'unknown')))
       throw new RateLimited(BOOKING_READ_PERIOD_SECONDS);
+    // The ETag the API Worker gives the same text, so a browser revalidates here too (a 304 by jsonEtag).
+    const tag = jsonBodyEtag(c, hit);
     return c.body(hit, 200, {
       'content-type': 'application/json',
       'cache-control': 'no-cache',
+      ...(tag ? { etag: tag } : {}),
       'x-booking-cache': 'HIT',
       [SERVED_BY_HEADER]: 'cache',
     });
@@ -119,8 +123,8 @@ export function buildEdgeApp() {
     if (!c.res.headers.has(SERVED_BY_HEADER)) c.res.headers.set(SERVED_BY_HEADER, 'edge');
   });
   mountTrackingHits(app);
-  app.get('/api/v1/booking/:slug', bookingRead);
-  app.get('/api/v1/booking/:slug/availability', bookingRead);
+  app.get('/api/v1/booking/:slug', jsonEtag, bookingRead);
+  app.get('/api/v1/booking/:slug/availability', jsonEtag, bookingRead);
   app.post('/api/v1/booking/:slug/confirm', bookingConfirm);
   // Whatever the edge does not answer itself (other methods on the tracking paths included, so the
   // API Worker's 405 stays the one answer).

@@ -5,6 +5,7 @@
  * of two confirmations), the edge cache (a hit sends no statement, a cold availability read two,
  * a write is seen at once in this data centre), and the per-IP rate limit.
  */
+import { createHash } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, expectFailure, randomIp, signupOrganization, type SignedUp } from './helpers/api';
 import { awayFromWindowEnd } from './helpers/rate-limit';
@@ -547,6 +548,21 @@ describe('round trips and the edge cache', () => {
     const meetings = await call('GET', '/api/meeting/list', { token: owner.token });
     expect(meetings.body.total).toBe(2);
     expect(new Set(meetings.body.data.map((meeting: { lead_id: number }) => meeting.lead_id)).size).toBe(1);
+  });
+
+  it('gives a read from the database and the same read from the cache the ETag of the exact body; If-None-Match with it is 304', async () => {
+    const owner = await rep('Cache etag');
+    const path = `/api/v1/booking/${owner.slug}/availability`;
+    const query = { date: MONDAY, tz: 'Europe/Berlin' };
+    const cold = await call('GET', path, { query });
+    const warm = await call('GET', path, { query });
+    expect([cold.headers.get('x-booking-cache'), warm.headers.get('x-booking-cache')]).toEqual(['MISS', 'HIT']);
+    const tag = `"${createHash('sha1').update(Buffer.from(cold.text, 'utf8')).digest('hex')}"`;
+    expect(cold.headers.get('etag')).toBe(tag);
+    expect(warm.headers.get('etag')).toBe(tag);
+    const notModified = await call('GET', path, { query, headers: { 'if-none-match': tag } });
+    expect(notModified.status).toBe(304);
+    expect(notModified.text).toBe('');
   });
 
   it('answers a repeated profile read from the cache with no statement', async () => {

@@ -138,6 +138,25 @@ describe('edge Worker app', () => {
     expect(post.sent).toEqual([]);
   });
 
+  it('answers a repeated booking read from its cache with the ETag the API Worker gave the same body; If-None-Match with it is 304', async () => {
+    const me = await call('GET', '/api/user/my', { token: owner.token });
+    const path = `/api/v1/booking/${me.body.data.booking_slug}`;
+    const cold = await atEdge(path);
+    expect(cold.response.status).toBe(200);
+    expect(cold.response.headers.get(SERVED_BY_HEADER)).toBe('api');
+    const warm = await atEdge(path);
+    expect(warm.response.headers.get(SERVED_BY_HEADER)).toBe('cache');
+    expect(warm.body).toEqual(cold.body);
+    const digest = new Uint8Array(await crypto.subtle.digest('SHA-1', warm.body));
+    const tag = `"${Array.from(digest, (byte) => byte.toString(16).padStart(2, '0')).join('')}"`;
+    expect(cold.response.headers.get('etag')).toBe(tag);
+    expect(warm.response.headers.get('etag')).toBe(tag);
+    const revalidated = await atEdge(path, { headers: { 'if-none-match': tag } });
+    expect(revalidated.response.status).toBe(304);
+    expect(revalidated.body).toHaveLength(0);
+    expect(revalidated.response.headers.get('etag')).toBe(tag);
+  });
+
   it('refuses to verify tokens with a weak or published secret: 500, and nothing queued', async () => {
     for (const JWT_SECRET of ['short', 'local-development-secret-not-for-production-use', undefined]) {
       const open = await atEdge(`/api/v1/track/open/${minted.open_token}`, {}, { JWT_SECRET });

@@ -10,6 +10,7 @@ import type { AppEnv } from '../../core/context';
 import { runAsTenant } from '../../core/database';
 import { NotFound, RateLimited } from '../../core/errors';
 import { readConfig } from '../../env';
+import { jsonBodyEtag } from '../../core/etag';
 import { created } from '../../core/http';
 import { clientIp, enforceRateLimit } from '../../core/rate-limit';
 import { createRouter, defineRoute, htmlPage, envelope, jsonBody } from '../../core/routes';
@@ -55,10 +56,12 @@ async function cachedRead(
 }
 
 function jsonFromCache(c: Context<AppEnv>, read: { body: string; hit: boolean; version?: string }) {
+  const tag = jsonBodyEtag(c, read.body);
   return c.body(read.body, 200, {
     'content-type': 'application/json',
-    // Browsers revalidate (ETag): a visitor who just booked never sees the old slots from their own cache.
+    // Browsers revalidate (ETag, from the text: core/etag.ts): a visitor who just booked never sees the old slots from their own cache.
     'cache-control': 'no-cache',
+    ...(tag ? { etag: tag } : {}),
     'x-booking-cache': read.hit ? 'HIT' : 'MISS',
     // The version this answer was read under, for the edge Worker's copy of the cache (src/edge-app.ts).
     ...(read.version === undefined ? {} : { [BOOKING_VERSION_HEADER]: read.version }),
