@@ -2,11 +2,11 @@
  * ETag (strong: SHA-1 of the body, hex) and 304 for If-None-Match on JSON GETs, through
  * hono/etag. The envelope helpers (core/http.ts) serialize the body themselves and, on a route
  * that carries ETags, set the validator from that text (`jsonBodyEtag`), as do the booking reads
- * from their cached text: hono/etag then only compares it with If-None-Match. Left to compute it, hono/etag clones the response and reads
- * the clone's stream back in chunks to digest it: 0.7 ms of the Worker's CPU for a 70 KB page of
- * 100 leads, against 0.1 ms this way (workerd through miniflare; docs/benchmarks.md, nineteenth
- * round). A body built any other way still gets its ETag from hono/etag, the same value for the
- * same bytes.
+ * from their cached text: hono/etag then only compares it with If-None-Match. Left to compute
+ * it, hono/etag clones the response and reads the clone's stream back in chunks to digest it:
+ * 0.7 ms of the Worker's CPU for a 70 KB page of 100 leads, against 0.1 ms this way (workerd
+ * through miniflare; docs/benchmarks.md, nineteenth round). A body built any other way still
+ * gets its ETag from hono/etag, the same value for the same bytes.
  */
 import { createHash } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
