@@ -16,7 +16,7 @@ import {
 } from 'drizzle-orm/pg-core';
 import { leads } from './leads';
 import { organizations, users } from './organizations';
-import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenancy';
+import { createdAt, id, organizationRef, tenantPolicy, tenantReference, updatedAt } from './tenancy';
 
 /** Sales pipelines (spec "Pipeline"). state_id: 1 active, 0 inactive. */
 export const pipelines = pgTable(
@@ -31,11 +31,16 @@ export const pipelines = pgTable(
     stateId: smallint().notNull().default(1),
     /** The pipeline signup seeds. */
     isDefault: boolean().notNull().default(false),
-    createdBy: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
+    createdBy: bigint({ mode: 'number' }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (table) => [index('pipelines_organization_id_idx').on(table.organizationId, table.id), tenantPolicy('pipelines')],
+  (table) => [
+    index('pipelines_organization_id_idx').on(table.organizationId, table.id),
+    tenantPolicy('pipelines'),
+    tenantReference('pipelines', table, table.createdBy, users, 'set null'),
+    uniqueIndex('pipelines_organization_id_id_key').on(table.organizationId, table.id),
+  ],
 );
 
 /**
@@ -48,9 +53,7 @@ export const stages = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    pipelineId: bigint({ mode: 'number' })
-      .notNull()
-      .references(() => pipelines.id, { onDelete: 'cascade' }),
+    pipelineId: bigint({ mode: 'number' }).notNull(),
     name: text().notNull(),
     color: text(),
     position: integer().notNull(),
@@ -68,6 +71,8 @@ export const stages = pgTable(
     uniqueIndex('stages_pipeline_lost_key').on(table.pipelineId).where(sql`${table.isLost}`),
     index('stages_organization_pipeline_idx').on(table.organizationId, table.pipelineId),
     tenantPolicy('stages'),
+    tenantReference('stages', table, table.pipelineId, pipelines, 'cascade'),
+    uniqueIndex('stages_organization_id_id_key').on(table.organizationId, table.id),
   ],
 );
 
@@ -77,15 +82,9 @@ export const deals = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    leadId: bigint({ mode: 'number' })
-      .notNull()
-      .references(() => leads.id),
-    pipelineId: bigint({ mode: 'number' })
-      .notNull()
-      .references(() => pipelines.id),
-    stageId: bigint({ mode: 'number' })
-      .notNull()
-      .references(() => stages.id),
+    leadId: bigint({ mode: 'number' }).notNull(),
+    pipelineId: bigint({ mode: 'number' }).notNull(),
+    stageId: bigint({ mode: 'number' }).notNull(),
     title: text().notNull(),
     value: numeric({ precision: 14, scale: 2, mode: 'number' }).notNull(),
     expectedCloseDate: date({ mode: 'string' }).notNull(),
@@ -94,7 +93,7 @@ export const deals = pgTable(
     outcome: text().notNull().default('open'),
     closedAt: timestamp({ withTimezone: true }),
     stageEnteredAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    ownerId: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
+    ownerId: bigint({ mode: 'number' }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     /**
@@ -129,6 +128,11 @@ export const deals = pgTable(
       .where(sql`${table.closedAt} is not null`),
     index('deals_organization_close_date_idx').on(table.organizationId, table.expectedCloseDate),
     tenantPolicy('deals'),
+    tenantReference('deals', table, table.leadId, leads),
+    tenantReference('deals', table, table.pipelineId, pipelines),
+    tenantReference('deals', table, table.stageId, stages),
+    tenantReference('deals', table, table.ownerId, users, 'set null'),
+    uniqueIndex('deals_organization_id_id_key').on(table.organizationId, table.id),
   ],
 );
 
@@ -138,13 +142,11 @@ export const dealStageHistory = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    dealId: bigint({ mode: 'number' })
-      .notNull()
-      .references(() => deals.id, { onDelete: 'cascade' }),
+    dealId: bigint({ mode: 'number' }).notNull(),
     fromStageId: bigint({ mode: 'number' }),
     toStageId: bigint({ mode: 'number' }).notNull(),
     changedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    changedBy: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
+    changedBy: bigint({ mode: 'number' }),
     /** Seconds the deal spent in from_stage_id before this change (null for the creation row). */
     secondsInFromStage: bigint({ mode: 'number' }),
   },
@@ -153,6 +155,8 @@ export const dealStageHistory = pgTable(
     index('deal_stage_history_deal_idx').on(table.dealId),
     index('deal_stage_history_organization_deal_idx').on(table.organizationId, table.dealId, table.id),
     tenantPolicy('deal_stage_history'),
+    tenantReference('deal_stage_history', table, table.dealId, deals, 'cascade'),
+    tenantReference('deal_stage_history', table, table.changedBy, users, 'set null'),
   ],
 );
 
@@ -165,9 +169,7 @@ export const dealForecasts = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    dealId: bigint({ mode: 'number' })
-      .notNull()
-      .references(() => deals.id, { onDelete: 'cascade' }),
+    dealId: bigint({ mode: 'number' }).notNull(),
     pipelineId: bigint({ mode: 'number' }).notNull(),
     snapshotDate: date({ mode: 'string' }).notNull(),
     takenAt: timestamp({ withTimezone: true }).notNull(),
@@ -188,6 +190,7 @@ export const dealForecasts = pgTable(
     uniqueIndex('deal_forecasts_deal_day_key').on(table.organizationId, table.dealId, table.snapshotDate),
     index('deal_forecasts_organization_day_idx').on(table.organizationId, table.snapshotDate),
     tenantPolicy('deal_forecasts'),
+    tenantReference('deal_forecasts', table, table.dealId, deals, 'cascade'),
   ],
 );
 
