@@ -136,17 +136,11 @@ ALTER TABLE "profile_leads" DROP CONSTRAINT "profile_leads_lead_id_leads_id_fk";
 ALTER TABLE "profile_leads" DROP CONSTRAINT "profile_leads_job_id_lead_enrichment_jobs_id_fk";--> statement-breakpoint
 ALTER TABLE "profile_leads" DROP CONSTRAINT "profile_leads_created_by_users_id_fk";--> statement-breakpoint
 DROP INDEX "users_organization_id_idx";--> statement-breakpoint
-DROP INDEX "companies_organization_id_idx";--> statement-breakpoint
-DROP INDEX "contacts_organization_id_idx";--> statement-breakpoint
 DROP INDEX "stored_files_organization_id_idx";--> statement-breakpoint
 DROP INDEX "import_jobs_organization_id_idx";--> statement-breakpoint
-DROP INDEX "deals_organization_id_idx";--> statement-breakpoint
-DROP INDEX "pipelines_organization_id_idx";--> statement-breakpoint
-DROP INDEX "meetings_organization_id_idx";--> statement-breakpoint
 DROP INDEX "target_accounts_organization_id_idx";--> statement-breakpoint
 DROP INDEX "mail_send_jobs_organization_idx";--> statement-breakpoint
 DROP INDEX "meeting_tool_endpoints_organization_idx";--> statement-breakpoint
-DROP INDEX "calls_organization_idx";--> statement-breakpoint
 DROP INDEX "phone_numbers_organization_idx";--> statement-breakpoint
 DROP INDEX "crm_import_jobs_organization_id_idx";--> statement-breakpoint
 DROP INDEX "ai_email_jobs_organization_idx";--> statement-breakpoint
@@ -155,25 +149,25 @@ DROP INDEX "lead_enrichment_jobs_organization_id_idx";--> statement-breakpoint
 DROP INDEX "profile_leads_organization_id_idx";--> statement-breakpoint
 CREATE UNIQUE INDEX "roles_organization_id_id_key" ON "roles" USING btree ("organization_id","id");--> statement-breakpoint
 CREATE UNIQUE INDEX "lookups_organization_id_id_key" ON "lookups" USING btree ("organization_id","id");--> statement-breakpoint
+CREATE UNIQUE INDEX "companies_organization_id_id_key" ON "companies" USING btree ("organization_id","id");--> statement-breakpoint
+CREATE UNIQUE INDEX "contacts_organization_id_id_key" ON "contacts" USING btree ("organization_id","id");--> statement-breakpoint
 CREATE UNIQUE INDEX "leads_organization_id_id_key" ON "leads" USING btree ("organization_id","id");--> statement-breakpoint
+CREATE UNIQUE INDEX "deals_organization_id_id_key" ON "deals" USING btree ("organization_id","id");--> statement-breakpoint
+CREATE UNIQUE INDEX "pipelines_organization_id_id_key" ON "pipelines" USING btree ("organization_id","id");--> statement-breakpoint
 CREATE UNIQUE INDEX "stages_organization_id_id_key" ON "stages" USING btree ("organization_id","id");--> statement-breakpoint
+CREATE UNIQUE INDEX "meetings_organization_id_id_key" ON "meetings" USING btree ("organization_id","id");--> statement-breakpoint
 CREATE UNIQUE INDEX "connections_organization_id_id_key" ON "connections" USING btree ("organization_id","id");--> statement-breakpoint
 CREATE UNIQUE INDEX "mail_messages_organization_id_id_key" ON "mail_messages" USING btree ("organization_id","id");--> statement-breakpoint
 CREATE UNIQUE INDEX "credit_ledger_organization_id_id_key" ON "credit_ledger" USING btree ("organization_id","id");--> statement-breakpoint
+CREATE UNIQUE INDEX "calls_organization_id_id_key" ON "calls" USING btree ("organization_id","id");--> statement-breakpoint
 CREATE UNIQUE INDEX "webhook_deliveries_organization_id_id_key" ON "webhook_deliveries" USING btree ("organization_id","id");--> statement-breakpoint
 CREATE UNIQUE INDEX "chat_subscriptions_organization_id_id_key" ON "chat_subscriptions" USING btree ("organization_id","id");--> statement-breakpoint
 CREATE UNIQUE INDEX "users_organization_id_idx" ON "users" USING btree ("organization_id","id");--> statement-breakpoint
-CREATE UNIQUE INDEX "companies_organization_id_idx" ON "companies" USING btree ("organization_id","id" DESC NULLS LAST);--> statement-breakpoint
-CREATE UNIQUE INDEX "contacts_organization_id_idx" ON "contacts" USING btree ("organization_id","id" DESC NULLS LAST);--> statement-breakpoint
 CREATE UNIQUE INDEX "stored_files_organization_id_idx" ON "stored_files" USING btree ("organization_id","id");--> statement-breakpoint
 CREATE UNIQUE INDEX "import_jobs_organization_id_idx" ON "import_jobs" USING btree ("organization_id","id");--> statement-breakpoint
-CREATE UNIQUE INDEX "deals_organization_id_idx" ON "deals" USING btree ("organization_id","id" DESC NULLS LAST);--> statement-breakpoint
-CREATE UNIQUE INDEX "pipelines_organization_id_idx" ON "pipelines" USING btree ("organization_id","id");--> statement-breakpoint
-CREATE UNIQUE INDEX "meetings_organization_id_idx" ON "meetings" USING btree ("organization_id","id" DESC NULLS LAST);--> statement-breakpoint
 CREATE UNIQUE INDEX "target_accounts_organization_id_idx" ON "target_accounts" USING btree ("organization_id","id");--> statement-breakpoint
 CREATE UNIQUE INDEX "mail_send_jobs_organization_idx" ON "mail_send_jobs" USING btree ("organization_id","id");--> statement-breakpoint
 CREATE UNIQUE INDEX "meeting_tool_endpoints_organization_idx" ON "meeting_tool_endpoints" USING btree ("organization_id","id");--> statement-breakpoint
-CREATE UNIQUE INDEX "calls_organization_idx" ON "calls" USING btree ("organization_id","id" DESC NULLS LAST);--> statement-breakpoint
 CREATE UNIQUE INDEX "phone_numbers_organization_idx" ON "phone_numbers" USING btree ("organization_id","id");--> statement-breakpoint
 CREATE UNIQUE INDEX "crm_import_jobs_organization_id_idx" ON "crm_import_jobs" USING btree ("organization_id","id");--> statement-breakpoint
 CREATE UNIQUE INDEX "ai_email_jobs_organization_idx" ON "ai_email_jobs" USING btree ("organization_id","id");--> statement-breakpoint

@@ -67,7 +67,7 @@ export const companies = pgTable(
       .where(sql`${table.deletedAt} is null`),
     // Lists in id order (`tenantIdOrder`, core/list.ts): `id desc nulls last`, which the primary key
     // cannot give, so a page is read in the organization's own ids (migration 0078).
-    uniqueIndex('companies_organization_id_idx').on(table.organizationId, table.id.desc().nullsLast()),
+    index('companies_organization_id_idx').on(table.organizationId, table.id.desc().nullsLast()),
     index('companies_organization_created_idx').on(table.organizationId, table.createdAt),
     index('companies_organization_domain_idx').on(table.organizationId, table.websiteDomain),
     index('companies_organization_industry_key_idx').on(table.organizationId, table.industryKey),
@@ -75,6 +75,7 @@ export const companies = pgTable(
     tenantReference('companies', table, table.assignedTo, users),
     tenantReference('companies', table, table.logoFileId, storedFiles),
     tenantReference('companies', table, table.createdBy, users),
+    uniqueIndex('companies_organization_id_id_key').on(table.organizationId, table.id),
   ],
 );
 
@@ -103,7 +104,7 @@ export const contacts = pgTable(
   },
   (table) => [
     // Lists in id order (`tenantIdOrder`, core/list.ts; migration 0078).
-    uniqueIndex('contacts_organization_id_idx').on(table.organizationId, table.id.desc().nullsLast()),
+    index('contacts_organization_id_idx').on(table.organizationId, table.id.desc().nullsLast()),
     index('contacts_organization_company_idx').on(table.organizationId, table.companyId),
     index('contacts_organization_created_idx').on(table.organizationId, table.createdAt),
     // One live contact per email per organization (compared case-insensitively).
@@ -118,6 +119,7 @@ export const contacts = pgTable(
     tenantPolicy('contacts'),
     tenantReference('contacts', table, table.companyId, companies),
     tenantReference('contacts', table, table.createdBy, users),
+    uniqueIndex('contacts_organization_id_id_key').on(table.organizationId, table.id),
   ],
 );
 

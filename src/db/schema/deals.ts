@@ -36,9 +36,10 @@ export const pipelines = pgTable(
     updatedAt: updatedAt(),
   },
   (table) => [
-    uniqueIndex('pipelines_organization_id_idx').on(table.organizationId, table.id),
+    index('pipelines_organization_id_idx').on(table.organizationId, table.id),
     tenantPolicy('pipelines'),
     tenantReference('pipelines', table, table.createdBy, users, 'set null'),
+    uniqueIndex('pipelines_organization_id_id_key').on(table.organizationId, table.id),
   ],
 );
 
@@ -111,7 +112,7 @@ export const deals = pgTable(
   },
   (table) => [
     // Lists in id order (`tenantIdOrder`, core/list.ts; migration 0078).
-    uniqueIndex('deals_organization_id_idx').on(table.organizationId, table.id.desc().nullsLast()),
+    index('deals_organization_id_idx').on(table.organizationId, table.id.desc().nullsLast()),
     // Company stats and top accounts: a company's open deals and their value, index-only.
     index('deals_organization_lead_company_idx').on(
       table.organizationId,
@@ -131,6 +132,7 @@ export const deals = pgTable(
     tenantReference('deals', table, table.pipelineId, pipelines),
     tenantReference('deals', table, table.stageId, stages),
     tenantReference('deals', table, table.ownerId, users, 'set null'),
+    uniqueIndex('deals_organization_id_id_key').on(table.organizationId, table.id),
   ],
 );
 

@@ -70,7 +70,7 @@ export const meetings = pgTable(
     // Availability reads one rep's meetings in a time window.
     index('meetings_user_start_idx').on(table.organizationId, table.userId, table.startTime),
     // Lists in id order (`tenantIdOrder`, core/list.ts; migration 0078).
-    uniqueIndex('meetings_organization_id_idx').on(table.organizationId, table.id.desc().nullsLast()),
+    index('meetings_organization_id_idx').on(table.organizationId, table.id.desc().nullsLast()),
     // Dashboard analytics: meetings held in a period, meetings of the engagement window.
     index('meetings_organization_start_idx').on(table.organizationId, table.startTime),
     index('meetings_lead_idx').on(table.organizationId, table.leadId),
@@ -85,5 +85,6 @@ export const meetings = pgTable(
     tenantReference('meetings', table, table.contactId, contacts, 'set null'),
     tenantReference('meetings', table, table.companyId, companies, 'set null'),
     tenantReference('meetings', table, table.createdBy, users),
+    uniqueIndex('meetings_organization_id_id_key').on(table.organizationId, table.id),
   ],
 );

@@ -155,7 +155,7 @@ export const calls = pgTable(
     // Parent deletes find this table's rows by it (the foreign key's check or cascade): migration 0066.
     index('calls_recording_file_idx').on(table.recordingFileId).where(sql`${table.recordingFileId} is not null`),
     // Lists in id order (`tenantIdOrder`, core/list.ts; migration 0078).
-    uniqueIndex('calls_organization_idx').on(table.organizationId, table.id.desc().nullsLast()),
+    index('calls_organization_idx').on(table.organizationId, table.id.desc().nullsLast()),
     index('calls_lead_idx').on(table.organizationId, table.leadId),
     index('calls_contact_idx').on(table.organizationId, table.contactId),
     index('calls_company_idx').on(table.organizationId, table.companyId),
@@ -175,6 +175,7 @@ export const calls = pgTable(
     tenantReference('calls', table, table.companyId, companies, 'set null'),
     tenantReference('calls', table, table.connectionId, connections, 'set null'),
     tenantReference('calls', table, table.recordingFileId, storedFiles, 'set null'),
+    uniqueIndex('calls_organization_id_id_key').on(table.organizationId, table.id),
   ],
 );
 
