@@ -1,6 +1,6 @@
 import { bigint, boolean, index, jsonb, pgTable, smallint, text, timestamp } from 'drizzle-orm/pg-core';
 import { organizations, users } from './organizations';
-import { createdAt, id, organizationRef, tenantPolicy, tenantReference } from './tenancy';
+import { createdAt, id, organizationRef, tenantPolicy } from './tenancy';
 
 /** The activity feed: who did what to which record, with before/after of changed fields. */
 export const feedEntries = pgTable(
@@ -11,7 +11,7 @@ export const feedEntries = pgTable(
     modelType: text().notNull(),
     modelId: bigint({ mode: 'number' }).notNull(),
     action: text().notNull(),
-    actorUserId: bigint({ mode: 'number' }),
+    actorUserId: bigint({ mode: 'number' }).references(() => users.id),
     actorApiKeyId: bigint({ mode: 'number' }),
     changes: jsonb().$type<Record<string, { from: unknown; to: unknown }>>().notNull().default({}),
     createdAt: createdAt(),
@@ -28,7 +28,6 @@ export const feedEntries = pgTable(
     // planner walks feed_entries_pkey past every other organization's newer entries.
     index('feed_entries_organization_id_order_idx').on(table.organizationId, table.id.desc().nullsLast()),
     tenantPolicy('feed_entries'),
-    tenantReference('feed_entries', table, table.actorUserId, users),
   ],
 );
 
@@ -38,7 +37,9 @@ export const notifications = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    userId: bigint({ mode: 'number' }).notNull(),
+    userId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => users.id),
     typeId: smallint().notNull(),
     title: text().notNull(),
     body: text(),
@@ -50,6 +51,5 @@ export const notifications = pgTable(
   (table) => [
     index('notifications_organization_user_idx').on(table.organizationId, table.userId, table.isRead, table.id),
     tenantPolicy('notifications'),
-    tenantReference('notifications', table, table.userId, users),
   ],
 );

@@ -4,7 +4,7 @@ import { connections } from './connections';
 import { meetings, type MeetingAttendee } from './meetings';
 import { organizations, users } from './organizations';
 import { endedJobsIndex, jobRun, openJobsIndex } from './job-lease';
-import { createdAt, id, organizationRef, tenantPolicy, tenantReference } from './tenancy';
+import { createdAt, id, organizationRef, tenantPolicy } from './tenancy';
 
 /**
  * Busy time of a rep's connected calendar, copied from the provider by the calendar sync job
@@ -16,8 +16,12 @@ export const calendarBusyBlocks = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    connectionId: bigint({ mode: 'number' }).notNull(),
-    userId: bigint({ mode: 'number' }).notNull(),
+    connectionId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => connections.id, { onDelete: 'cascade' }),
+    userId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     startsAt: timestamp({ withTimezone: true }).notNull(),
     endsAt: timestamp({ withTimezone: true }).notNull(),
     providerEventId: text(),
@@ -28,8 +32,6 @@ export const calendarBusyBlocks = pgTable(
     index('calendar_busy_blocks_connection_idx').on(table.organizationId, table.connectionId, table.startsAt),
     check('calendar_busy_blocks_end_after_start', sql`${table.endsAt} > ${table.startsAt}`),
     tenantPolicy('calendar_busy_blocks'),
-    tenantReference('calendar_busy_blocks', table, table.connectionId, connections, 'cascade'),
-    tenantReference('calendar_busy_blocks', table, table.userId, users, 'cascade'),
   ],
 );
 
@@ -43,7 +45,9 @@ export const localCalendarEvents = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    connectionId: bigint({ mode: 'number' }).notNull(),
+    connectionId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => connections.id, { onDelete: 'cascade' }),
     requestId: text().notNull(),
     title: text().notNull(),
     description: text(),
@@ -59,7 +63,6 @@ export const localCalendarEvents = pgTable(
     uniqueIndex('local_calendar_events_request_idx').on(table.organizationId, table.connectionId, table.requestId),
     index('local_calendar_events_start_idx').on(table.organizationId, table.connectionId, table.startsAt),
     tenantPolicy('local_calendar_events'),
-    tenantReference('local_calendar_events', table, table.connectionId, connections, 'cascade'),
   ],
 );
 
@@ -78,14 +81,18 @@ export const calendarEventWrites = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    meetingId: bigint({ mode: 'number' }).notNull(),
-    userId: bigint({ mode: 'number' }).notNull(),
+    meetingId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => meetings.id, { onDelete: 'cascade' }),
+    userId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     requestId: text().notNull(),
     state: text().$type<CalendarWriteState>().notNull().default('pending'),
-    connectionId: bigint({ mode: 'number' }),
+    connectionId: bigint({ mode: 'number' }).references(() => connections.id, { onDelete: 'set null' }),
     provider: text(),
     providerEventId: text(),
-    createdBy: bigint({ mode: 'number' }),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
     // The calendar-event job's lifecycle (src/jobs): the row is the job (`status`); `state` is the
     // write's outcome, `error` its reason.
     ...jobRun(),
@@ -97,10 +104,6 @@ export const calendarEventWrites = pgTable(
     uniqueIndex('calendar_event_writes_meeting_idx').on(table.organizationId, table.meetingId),
     check('calendar_event_writes_state_check', sql`${table.state} in ('pending', 'created', 'skipped', 'failed')`),
     tenantPolicy('calendar_event_writes'),
-    tenantReference('calendar_event_writes', table, table.meetingId, meetings, 'cascade'),
-    tenantReference('calendar_event_writes', table, table.userId, users, 'cascade'),
-    tenantReference('calendar_event_writes', table, table.connectionId, connections, 'set null'),
-    tenantReference('calendar_event_writes', table, table.createdBy, users, 'set null'),
   ],
 );
 
@@ -113,8 +116,10 @@ export const calendarSyncJobs = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    connectionId: bigint({ mode: 'number' }).notNull(),
-    createdBy: bigint({ mode: 'number' }),
+    connectionId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => connections.id, { onDelete: 'cascade' }),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
     ...jobRun(),
   },
   (table) => [
@@ -122,7 +127,5 @@ export const calendarSyncJobs = pgTable(
     openJobsIndex('calendar_sync_jobs_open_lease_idx', table),
     endedJobsIndex('calendar_sync_jobs_ended_idx', table),
     tenantPolicy('calendar_sync_jobs'),
-    tenantReference('calendar_sync_jobs', table, table.connectionId, connections, 'cascade'),
-    tenantReference('calendar_sync_jobs', table, table.createdBy, users, 'set null'),
   ],
 );

@@ -8,7 +8,7 @@ import { sql } from 'drizzle-orm';
 import { bigint, boolean, check, index, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { connections } from './connections';
 import { organizations, users } from './organizations';
-import { createdAt, id, organizationRef, tenantPolicy, tenantReference, updatedAt } from './tenancy';
+import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenancy';
 
 /** The team-chat providers of the spec's paths: chat_a is Slack, chat_b is Microsoft Teams. */
 export const CHAT_PROVIDERS = ['chat_a', 'chat_b'] as const;
@@ -27,7 +27,7 @@ export const chatSubscriptions = pgTable(
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
     provider: text().$type<ChatProviderName>().notNull(),
-    connectionId: bigint({ mode: 'number' }),
+    connectionId: bigint({ mode: 'number' }).references(() => connections.id, { onDelete: 'set null' }),
     channelId: text().notNull(),
     channelName: text(),
     teamId: text(),
@@ -35,7 +35,7 @@ export const chatSubscriptions = pgTable(
     enabled: boolean().notNull().default(true),
     workflowUrlSealed: text(),
     workflowUrlKeyId: text(),
-    createdBy: bigint({ mode: 'number' }),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -43,9 +43,6 @@ export const chatSubscriptions = pgTable(
     uniqueIndex('chat_subscriptions_channel_idx').on(table.organizationId, table.provider, table.channelId),
     check('chat_subscriptions_provider_check', sql`${table.provider} in ('chat_a', 'chat_b')`),
     tenantPolicy('chat_subscriptions'),
-    tenantReference('chat_subscriptions', table, table.connectionId, connections, 'set null'),
-    tenantReference('chat_subscriptions', table, table.createdBy, users, 'set null'),
-    uniqueIndex('chat_subscriptions_organization_id_id_key').on(table.organizationId, table.id),
   ],
 );
 

@@ -14,7 +14,7 @@ import {
 import { storedFiles } from './files';
 import { organizations, users } from './organizations';
 import { jobRun, openJobsIndex } from './job-lease';
-import { createdAt, id, organizationRef, tenantPolicy, tenantReference, updatedAt } from './tenancy';
+import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenancy';
 
 /** Companies (spec "Company"); shared by leads (linked by name) and the contacts/companies module. */
 export const companies = pgTable(
@@ -41,15 +41,15 @@ export const companies = pgTable(
     websiteDomain: text(),
     summary: text(),
     technologies: text().array().notNull().default(sql`'{}'::text[]`),
-    assignedTo: bigint({ mode: 'number' }),
+    assignedTo: bigint({ mode: 'number' }).references(() => users.id),
     /** The stored file behind `company_logo` when the logo was uploaded (POST /api/company/add). */
-    logoFileId: bigint({ mode: 'number' }),
+    logoFileId: bigint({ mode: 'number' }).references(() => storedFiles.id),
     /** Values the enrichment job filled: {field: {source, value, at}}. A field a person set never appears here. */
     enrichment: jsonb().$type<Record<string, { source: string; value: unknown; at: string }>>().notNull().default({}),
     /** Provenance of a company imported from a third-party CRM: the CRM and its record id there, so a re-run updates it. */
     externalSource: text(),
     externalId: text(),
-    createdBy: bigint({ mode: 'number' }),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     deletedAt: timestamp({ withTimezone: true }),
@@ -72,10 +72,6 @@ export const companies = pgTable(
     index('companies_organization_domain_idx').on(table.organizationId, table.websiteDomain),
     index('companies_organization_industry_key_idx').on(table.organizationId, table.industryKey),
     tenantPolicy('companies'),
-    tenantReference('companies', table, table.assignedTo, users),
-    tenantReference('companies', table, table.logoFileId, storedFiles),
-    tenantReference('companies', table, table.createdBy, users),
-    uniqueIndex('companies_organization_id_id_key').on(table.organizationId, table.id),
   ],
 );
 
@@ -88,7 +84,7 @@ export const contacts = pgTable(
     name: text().notNull(),
     email: text(),
     phoneNumber: text(),
-    companyId: bigint({ mode: 'number' }),
+    companyId: bigint({ mode: 'number' }).references(() => companies.id),
     leadId: bigint({ mode: 'number' }),
     designation: text(),
     seniority: text(),
@@ -97,7 +93,7 @@ export const contacts = pgTable(
     leadScore: integer(),
     status: integer(),
     tags: text().array().notNull().default(sql`'{}'::text[]`),
-    createdBy: bigint({ mode: 'number' }),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     deletedAt: timestamp({ withTimezone: true }),
@@ -117,9 +113,6 @@ export const contacts = pgTable(
       .on(table.organizationId, sql`regexp_replace(${table.phoneNumber}, '\\D', '', 'g')`)
       .where(sql`${table.deletedAt} is null and ${table.phoneNumber} is not null`),
     tenantPolicy('contacts'),
-    tenantReference('contacts', table, table.companyId, companies),
-    tenantReference('contacts', table, table.createdBy, users),
-    uniqueIndex('contacts_organization_id_id_key').on(table.organizationId, table.id),
   ],
 );
 
@@ -132,19 +125,19 @@ export const companyEnrichmentJobs = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    companyId: bigint({ mode: 'number' }).notNull(),
+    companyId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => companies.id),
     totalSteps: integer().notNull().default(0),
     processedSteps: integer().notNull().default(0),
     result: jsonb().$type<Record<string, unknown>>(),
-    createdBy: bigint({ mode: 'number' }),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id),
     ...jobRun(),
   },
   (table) => [
     index('company_enrichment_jobs_organization_id_idx').on(table.organizationId, table.id),
     openJobsIndex('company_enrichment_jobs_open_lease_idx', table),
     tenantPolicy('company_enrichment_jobs'),
-    tenantReference('company_enrichment_jobs', table, table.companyId, companies),
-    tenantReference('company_enrichment_jobs', table, table.createdBy, users),
   ],
 );
 

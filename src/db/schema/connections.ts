@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
-import { bigint, check, index, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, check, index, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import { organizations, users } from './organizations';
-import { createdAt, id, organizationRef, tenantPolicy, tenantReference, updatedAt } from './tenancy';
+import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenancy';
 
 /** A connection's life: usable, waiting for its owner to reconnect it, or switched off (disconnected). */
 export const CONNECTION_STATES = ['active', 'needs_reconnect', 'disabled'] as const;
@@ -26,7 +26,7 @@ export const connections = pgTable(
     displayName: text(),
     settings: jsonb().$type<Record<string, unknown>>().notNull().default({}),
     scopes: text().array().notNull().default(sql`'{}'::text[]`),
-    ownerId: bigint({ mode: 'number' }),
+    ownerId: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
     state: text().$type<ConnectionState>().notNull().default('active'),
     lastError: text(),
     lastSuccessAt: timestamp({ withTimezone: true }),
@@ -46,7 +46,5 @@ export const connections = pgTable(
     index('connections_organization_kind_idx').on(table.organizationId, table.kind, table.id),
     check('connections_state_check', sql`${table.state} in ('active', 'needs_reconnect', 'disabled')`),
     tenantPolicy('connections'),
-    tenantReference('connections', table, table.ownerId, users, 'set null'),
-    uniqueIndex('connections_organization_id_id_key').on(table.organizationId, table.id),
   ],
 );

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, index, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { organizations, users } from './organizations';
-import { createdAt, id, organizationRef, tenantPolicy, tenantReference } from './tenancy';
+import { createdAt, id, organizationRef, tenantPolicy } from './tenancy';
 
 /** API keys for the ingestion routes; only a SHA-256 hash of the key is stored. */
 export const apiKeys = pgTable(
@@ -17,14 +17,13 @@ export const apiKeys = pgTable(
     expiresAt: timestamp({ withTimezone: true }),
     lastUsedAt: timestamp({ withTimezone: true }),
     revokedAt: timestamp({ withTimezone: true }),
-    createdBy: bigint({ mode: 'number' }),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id),
     createdAt: createdAt(),
   },
   (table) => [
     uniqueIndex('api_keys_key_hash_key').on(table.keyHash),
     index('api_keys_organization_id_idx').on(table.organizationId, table.id),
     tenantPolicy('api_keys'),
-    tenantReference('api_keys', table, table.createdBy, users),
   ],
 );
 

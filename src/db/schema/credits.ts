@@ -6,9 +6,9 @@
  * closes each reservation.
  */
 import { sql } from 'drizzle-orm';
-import { bigint, check, index, integer, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { type AnyPgColumn, bigint, check, index, integer, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { organizations, users } from './organizations';
-import { createdAt, id, organizationRef, tenantPolicy, tenantReference } from './tenancy';
+import { createdAt, id, organizationRef, tenantPolicy } from './tenancy';
 
 export const CREDIT_ENTRY_KINDS = ['grant', 'reservation', 'settlement', 'refund'] as const;
 export type CreditEntryKind = (typeof CREDIT_ENTRY_KINDS)[number];
@@ -29,10 +29,10 @@ export const creditLedger = pgTable(
      */
     idempotencyKey: text(),
     /** The reservation a settlement or refund closes. */
-    reservationId: bigint({ mode: 'number' }),
+    reservationId: bigint({ mode: 'number' }).references((): AnyPgColumn => creditLedger.id, { onDelete: 'cascade' }),
     /** Why: a grant's note (`starting grant`, an admin's reason), a refund's failure. */
     note: text(),
-    createdBy: bigint({ mode: 'number' }),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
   },
   (table) => [
@@ -56,8 +56,5 @@ export const creditLedger = pgTable(
         or (${table.kind} = 'refund' and ${table.amount} > 0 and ${table.reservationId} is not null)`,
     ),
     tenantPolicy('credit_ledger'),
-    tenantReference('credit_ledger', table, table.reservationId, table, 'cascade'),
-    tenantReference('credit_ledger', table, table.createdBy, users, 'set null'),
-    uniqueIndex('credit_ledger_organization_id_id_key').on(table.organizationId, table.id),
   ],
 );

@@ -6,7 +6,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, index, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { organizations, users } from './organizations';
-import { createdAt, id, organizationRef, tenantPolicy, tenantReference, updatedAt } from './tenancy';
+import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenancy';
 
 export const savedQueries = pgTable(
   'saved_queries',
@@ -14,7 +14,7 @@ export const savedQueries = pgTable(
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
     /** The owner; null for the defaults every organization starts with (only admins change those). */
-    userId: bigint({ mode: 'number' }),
+    userId: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'cascade' }),
     name: text().notNull(),
     description: text(),
     scope: text().notNull(),
@@ -31,7 +31,6 @@ export const savedQueries = pgTable(
       .on(table.organizationId, table.defaultKey)
       .where(sql`${table.defaultKey} is not null`),
     tenantPolicy('saved_queries'),
-    tenantReference('saved_queries', table, table.userId, users, 'cascade'),
   ],
 );
 
@@ -46,7 +45,9 @@ export const dashboards = pgTable(
      * ones, so a key a colleague uses privately is never refused (nor revealed).
      */
     dashboardKey: text().notNull(),
-    userId: bigint({ mode: 'number' }).notNull(),
+    userId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     name: text(),
     scope: text().notNull(),
     definition: jsonb().$type<unknown[]>().notNull().default([]),
@@ -62,6 +63,5 @@ export const dashboards = pgTable(
       .on(table.organizationId, table.userId, table.dashboardKey)
       .where(sql`${table.scope} = 'personal'`),
     tenantPolicy('dashboards'),
-    tenantReference('dashboards', table, table.userId, users, 'cascade'),
   ],
 );

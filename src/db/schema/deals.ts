@@ -16,7 +16,7 @@ import {
 } from 'drizzle-orm/pg-core';
 import { leads } from './leads';
 import { organizations, users } from './organizations';
-import { createdAt, id, organizationRef, tenantPolicy, tenantReference, updatedAt } from './tenancy';
+import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenancy';
 
 /** Sales pipelines (spec "Pipeline"). state_id: 1 active, 0 inactive. */
 export const pipelines = pgTable(
@@ -31,16 +31,11 @@ export const pipelines = pgTable(
     stateId: smallint().notNull().default(1),
     /** The pipeline signup seeds. */
     isDefault: boolean().notNull().default(false),
-    createdBy: bigint({ mode: 'number' }),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (table) => [
-    index('pipelines_organization_id_idx').on(table.organizationId, table.id),
-    tenantPolicy('pipelines'),
-    tenantReference('pipelines', table, table.createdBy, users, 'set null'),
-    uniqueIndex('pipelines_organization_id_id_key').on(table.organizationId, table.id),
-  ],
+  (table) => [index('pipelines_organization_id_idx').on(table.organizationId, table.id), tenantPolicy('pipelines')],
 );
 
 /**
@@ -53,7 +48,9 @@ export const stages = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    pipelineId: bigint({ mode: 'number' }).notNull(),
+    pipelineId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => pipelines.id, { onDelete: 'cascade' }),
     name: text().notNull(),
     color: text(),
     position: integer().notNull(),
@@ -71,8 +68,6 @@ export const stages = pgTable(
     uniqueIndex('stages_pipeline_lost_key').on(table.pipelineId).where(sql`${table.isLost}`),
     index('stages_organization_pipeline_idx').on(table.organizationId, table.pipelineId),
     tenantPolicy('stages'),
-    tenantReference('stages', table, table.pipelineId, pipelines, 'cascade'),
-    uniqueIndex('stages_organization_id_id_key').on(table.organizationId, table.id),
   ],
 );
 
@@ -82,9 +77,15 @@ export const deals = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    leadId: bigint({ mode: 'number' }).notNull(),
-    pipelineId: bigint({ mode: 'number' }).notNull(),
-    stageId: bigint({ mode: 'number' }).notNull(),
+    leadId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => leads.id),
+    pipelineId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => pipelines.id),
+    stageId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => stages.id),
     title: text().notNull(),
     value: numeric({ precision: 14, scale: 2, mode: 'number' }).notNull(),
     expectedCloseDate: date({ mode: 'string' }).notNull(),
@@ -93,7 +94,7 @@ export const deals = pgTable(
     outcome: text().notNull().default('open'),
     closedAt: timestamp({ withTimezone: true }),
     stageEnteredAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    ownerId: bigint({ mode: 'number' }),
+    ownerId: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     /**
@@ -128,11 +129,6 @@ export const deals = pgTable(
       .where(sql`${table.closedAt} is not null`),
     index('deals_organization_close_date_idx').on(table.organizationId, table.expectedCloseDate),
     tenantPolicy('deals'),
-    tenantReference('deals', table, table.leadId, leads),
-    tenantReference('deals', table, table.pipelineId, pipelines),
-    tenantReference('deals', table, table.stageId, stages),
-    tenantReference('deals', table, table.ownerId, users, 'set null'),
-    uniqueIndex('deals_organization_id_id_key').on(table.organizationId, table.id),
   ],
 );
 
@@ -142,11 +138,13 @@ export const dealStageHistory = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    dealId: bigint({ mode: 'number' }).notNull(),
+    dealId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => deals.id, { onDelete: 'cascade' }),
     fromStageId: bigint({ mode: 'number' }),
     toStageId: bigint({ mode: 'number' }).notNull(),
     changedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
-    changedBy: bigint({ mode: 'number' }),
+    changedBy: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
     /** Seconds the deal spent in from_stage_id before this change (null for the creation row). */
     secondsInFromStage: bigint({ mode: 'number' }),
   },
@@ -155,8 +153,6 @@ export const dealStageHistory = pgTable(
     index('deal_stage_history_deal_idx').on(table.dealId),
     index('deal_stage_history_organization_deal_idx').on(table.organizationId, table.dealId, table.id),
     tenantPolicy('deal_stage_history'),
-    tenantReference('deal_stage_history', table, table.dealId, deals, 'cascade'),
-    tenantReference('deal_stage_history', table, table.changedBy, users, 'set null'),
   ],
 );
 
@@ -169,7 +165,9 @@ export const dealForecasts = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    dealId: bigint({ mode: 'number' }).notNull(),
+    dealId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => deals.id, { onDelete: 'cascade' }),
     pipelineId: bigint({ mode: 'number' }).notNull(),
     snapshotDate: date({ mode: 'string' }).notNull(),
     takenAt: timestamp({ withTimezone: true }).notNull(),
@@ -190,7 +188,6 @@ export const dealForecasts = pgTable(
     uniqueIndex('deal_forecasts_deal_day_key').on(table.organizationId, table.dealId, table.snapshotDate),
     index('deal_forecasts_organization_day_idx').on(table.organizationId, table.snapshotDate),
     tenantPolicy('deal_forecasts'),
-    tenantReference('deal_forecasts', table, table.dealId, deals, 'cascade'),
   ],
 );
 

@@ -1,6 +1,6 @@
-import { bigint, index, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, index, pgTable, text } from 'drizzle-orm/pg-core';
 import { organizations, users } from './organizations';
-import { createdAt, id, organizationRef, tenantPolicy, tenantReference } from './tenancy';
+import { createdAt, id, organizationRef, tenantPolicy } from './tenancy';
 
 /** Bytes stored in R2 under a key that starts with the organization id; metadata here. */
 export const storedFiles = pgTable(
@@ -14,13 +14,12 @@ export const storedFiles = pgTable(
     sizeBytes: bigint({ mode: 'number' }).notNull(),
     /** upload, document, profile_image, import, export */
     category: text().notNull(),
-    createdBy: bigint({ mode: 'number' }),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id),
     createdAt: createdAt(),
   },
   (table) => [
-    uniqueIndex('stored_files_organization_id_idx').on(table.organizationId, table.id),
+    index('stored_files_organization_id_idx').on(table.organizationId, table.id),
     tenantPolicy('stored_files'),
-    tenantReference('stored_files', table, table.createdBy, users),
   ],
 );
 
@@ -41,10 +40,10 @@ export const attachments = pgTable(
     mimeType: text(),
     webUrl: text(),
     externalId: text(),
-    fileId: bigint({ mode: 'number' }),
+    fileId: bigint({ mode: 'number' }).references(() => storedFiles.id),
     documentType: text(),
     description: text(),
-    createdBy: bigint({ mode: 'number' }),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id),
     createdAt: createdAt(),
   },
   (table) => [
@@ -57,7 +56,5 @@ export const attachments = pgTable(
       table.id,
     ),
     tenantPolicy('attachments'),
-    tenantReference('attachments', table, table.fileId, storedFiles),
-    tenantReference('attachments', table, table.createdBy, users),
   ],
 );

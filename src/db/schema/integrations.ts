@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
-import { bigint, check, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, check, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { connections } from './connections';
 import { jobRun, openJobsIndex } from './job-lease';
 import { organizations, users } from './organizations';
-import { createdAt, id, organizationRef, tenantPolicy, tenantReference } from './tenancy';
+import { createdAt, id, organizationRef, tenantPolicy } from './tenancy';
 
 /** Where a CRM import is: companies first (so contacts can link to them), then contacts. */
 export const CRM_IMPORT_PHASES = ['companies', 'contacts', 'done'] as const;
@@ -22,7 +22,7 @@ export const crmImportJobs = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    connectionId: bigint({ mode: 'number' }),
+    connectionId: bigint({ mode: 'number' }).references(() => connections.id, { onDelete: 'set null' }),
     provider: text().notNull(),
     /** { leads: {crm property: lead field}, companies: {crm property: company field} }, validated at the start. */
     mapping: jsonb().$type<{ leads: Record<string, string>; companies: Record<string, string> }>().notNull(),
@@ -40,16 +40,14 @@ export const crmImportJobs = pgTable(
     failedCount: integer().notNull().default(0),
     /** The CRM's own count when it gives one (the local data set does; HubSpot's list does not): the progress. */
     totalEstimate: integer(),
-    createdBy: bigint({ mode: 'number' }),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id),
     ...jobRun(),
   },
   (table) => [
-    uniqueIndex('crm_import_jobs_organization_id_idx').on(table.organizationId, table.id),
+    index('crm_import_jobs_organization_id_idx').on(table.organizationId, table.id),
     openJobsIndex('crm_import_jobs_open_lease_idx', table),
     check('crm_import_jobs_phase_check', sql`${table.phase} in ('companies', 'contacts', 'done')`),
     tenantPolicy('crm_import_jobs'),
-    tenantReference('crm_import_jobs', table, table.connectionId, connections, 'set null'),
-    tenantReference('crm_import_jobs', table, table.createdBy, users),
   ],
 );
 
@@ -59,7 +57,9 @@ export const crmImportRecords = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    jobId: bigint({ mode: 'number' }).notNull(),
+    jobId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => crmImportJobs.id, { onDelete: 'cascade' }),
     /** `contact` or `company`. */
     objectType: text().notNull(),
     externalId: text().notNull(),
@@ -74,6 +74,5 @@ export const crmImportRecords = pgTable(
   (table) => [
     index('crm_import_records_organization_job_idx').on(table.organizationId, table.jobId, table.id),
     tenantPolicy('crm_import_records'),
-    tenantReference('crm_import_records', table, table.jobId, crmImportJobs, 'cascade'),
   ],
 );

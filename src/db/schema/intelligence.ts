@@ -11,7 +11,7 @@ import { jobLease, openJobsIndex } from './job-lease';
 import { leads } from './leads';
 import { mailMessages } from './mail';
 import { organizations, users } from './organizations';
-import { createdAt, id, organizationRef, tenantPolicy, tenantReference, updatedAt } from './tenancy';
+import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenancy';
 
 export const DRAFT_STATES = ['draft', 'approved', 'queued', 'rejected'] as const;
 export type DraftState = (typeof DRAFT_STATES)[number];
@@ -31,7 +31,7 @@ export const aiEmailJobs = pgTable(
     /** `{ lead_id, error }` per item that wrote no draft (deleted lead, no credits, provider refusal). */
     itemErrors: jsonb().$type<{ lead_id: number; error: string }[]>().notNull().default([]),
     error: text(),
-    createdBy: bigint({ mode: 'number' }),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
     startedAt: timestamp({ withTimezone: true }),
     finishedAt: timestamp({ withTimezone: true }),
     createdAt: createdAt(),
@@ -39,10 +39,9 @@ export const aiEmailJobs = pgTable(
     ...jobLease(),
   },
   (table) => [
-    uniqueIndex('ai_email_jobs_organization_idx').on(table.organizationId, table.id),
+    index('ai_email_jobs_organization_idx').on(table.organizationId, table.id),
     openJobsIndex('ai_email_jobs_open_lease_idx', table),
     tenantPolicy('ai_email_jobs'),
-    tenantReference('ai_email_jobs', table, table.createdBy, users, 'set null'),
   ],
 );
 
@@ -51,7 +50,9 @@ export const aiEmailDrafts = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    leadId: bigint({ mode: 'number' }).notNull(),
+    leadId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => leads.id, { onDelete: 'cascade' }),
     status: text().$type<DraftState>().notNull().default('draft'),
     persona: text(),
     subject: text().notNull(),
@@ -60,16 +61,16 @@ export const aiEmailDrafts = pgTable(
     model: text().notNull(),
     promptVersion: text().notNull(),
     /** The bulk job that wrote it; one draft per lead per job (a redelivered job writes none twice). */
-    jobId: bigint({ mode: 'number' }),
+    jobId: bigint({ mode: 'number' }).references(() => aiEmailJobs.id, { onDelete: 'set null' }),
     /** The credits reservation that paid for its latest text. */
-    reservationId: bigint({ mode: 'number' }),
-    approvedBy: bigint({ mode: 'number' }),
+    reservationId: bigint({ mode: 'number' }).references(() => creditLedger.id, { onDelete: 'set null' }),
+    approvedBy: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
     approvedAt: timestamp({ withTimezone: true }),
-    rejectedBy: bigint({ mode: 'number' }),
+    rejectedBy: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
     rejectedAt: timestamp({ withTimezone: true }),
     /** Set when it was sent: the message the mail module delivers (its status is the draft's sent/failed). */
-    mailMessageId: bigint({ mode: 'number' }),
-    createdBy: bigint({ mode: 'number' }),
+    mailMessageId: bigint({ mode: 'number' }).references(() => mailMessages.id, { onDelete: 'set null' }),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -78,12 +79,5 @@ export const aiEmailDrafts = pgTable(
     uniqueIndex('ai_email_drafts_job_lead_key').on(table.jobId, table.leadId).where(sql`${table.jobId} is not null`),
     check('ai_email_drafts_status_check', sql`${table.status} in ('draft', 'approved', 'queued', 'rejected')`),
     tenantPolicy('ai_email_drafts'),
-    tenantReference('ai_email_drafts', table, table.leadId, leads, 'cascade'),
-    tenantReference('ai_email_drafts', table, table.jobId, aiEmailJobs, 'set null'),
-    tenantReference('ai_email_drafts', table, table.reservationId, creditLedger, 'set null'),
-    tenantReference('ai_email_drafts', table, table.approvedBy, users, 'set null'),
-    tenantReference('ai_email_drafts', table, table.rejectedBy, users, 'set null'),
-    tenantReference('ai_email_drafts', table, table.mailMessageId, mailMessages, 'set null'),
-    tenantReference('ai_email_drafts', table, table.createdBy, users, 'set null'),
   ],
 );

@@ -12,7 +12,7 @@ import {
 } from 'drizzle-orm/pg-core';
 import { leads } from './leads';
 import { organizations, users } from './organizations';
-import { createdAt, id, organizationRef, tenantPolicy, tenantReference } from './tenancy';
+import { createdAt, id, organizationRef, tenantPolicy } from './tenancy';
 
 /**
  * Behavioural events on a lead (pricing page visit, demo request, email open …). `dedupe_key`
@@ -25,7 +25,9 @@ export const intentSignals = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    leadId: bigint({ mode: 'number' }).notNull(),
+    leadId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => leads.id, { onDelete: 'cascade' }),
     signalType: text().notNull(),
     signalDetail: jsonb().$type<Record<string, unknown>>().notNull().default({}),
     source: text(),
@@ -54,7 +56,6 @@ export const intentSignals = pgTable(
       .on(table.organizationId, sql`(${table.signalDetail}->>'token_hash')`)
       .where(sql`${table.signalType} = 'email_opened'`),
     tenantPolicy('intent_signals'),
-    tenantReference('intent_signals', table, table.leadId, leads, 'cascade'),
   ],
 );
 
@@ -64,21 +65,21 @@ export const intentAlerts = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    leadId: bigint({ mode: 'number' }).notNull(),
+    leadId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => leads.id, { onDelete: 'cascade' }),
     /** The intent score at the crossing. */
     score: doublePrecision().notNull(),
     /** The signals that contributed most at the crossing: [{signal_type, occurred_at, points}]. */
     reasons: jsonb().$type<IntentReason[]>().notNull().default([]),
     createdAt: createdAt(),
     acknowledgedAt: timestamp({ withTimezone: true }),
-    acknowledgedBy: bigint({ mode: 'number' }),
+    acknowledgedBy: bigint({ mode: 'number' }).references(() => users.id),
   },
   (table) => [
     index('intent_alerts_organization_lead_idx').on(table.organizationId, table.leadId, table.id),
     index('intent_alerts_organization_created_idx').on(table.organizationId, table.createdAt),
     tenantPolicy('intent_alerts'),
-    tenantReference('intent_alerts', table, table.leadId, leads, 'cascade'),
-    tenantReference('intent_alerts', table, table.acknowledgedBy, users),
   ],
 );
 
@@ -92,7 +93,9 @@ export const leadIntentScores = pgTable(
   'lead_intent_scores',
   {
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    leadId: bigint({ mode: 'number' }).notNull(),
+    leadId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => leads.id, { onDelete: 'cascade' }),
     score: doublePrecision().notNull(),
     scoredAt: timestamp({ withTimezone: true }).notNull(),
     hotUntil: timestamp({ withTimezone: true }),
@@ -102,7 +105,6 @@ export const leadIntentScores = pgTable(
     primaryKey({ columns: [table.organizationId, table.leadId] }),
     index('lead_intent_scores_hot_idx').on(table.organizationId, table.hotUntil),
     tenantPolicy('lead_intent_scores'),
-    tenantReference('lead_intent_scores', table, table.leadId, leads, 'cascade'),
   ],
 );
 

@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
-import { bigint, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, index, integer, jsonb, pgTable, text } from 'drizzle-orm/pg-core';
 import { storedFiles } from './files';
 import { organizations, users } from './organizations';
 import { jobRun, openJobsIndex } from './job-lease';
-import { createdAt, id, organizationRef, tenantPolicy, tenantReference } from './tenancy';
+import { createdAt, id, organizationRef, tenantPolicy } from './tenancy';
 
 /**
  * Spreadsheet imports run by the queue consumer. `checkpoint_row` (the file line of the batch's
@@ -17,7 +17,9 @@ export const importJobs = pgTable(
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
     type: text().notNull(),
-    fileId: bigint({ mode: 'number' }).notNull(),
+    fileId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => storedFiles.id),
     fileName: text().notNull(),
     options: jsonb().$type<Record<string, unknown>>().notNull().default({}),
     totalRows: integer().notNull().default(0),
@@ -27,17 +29,15 @@ export const importJobs = pgTable(
     skippedCount: integer().notNull().default(0),
     failedCount: integer().notNull().default(0),
     checkpointRow: integer().notNull().default(0),
-    createdBy: bigint({ mode: 'number' }),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id),
     ...jobRun(),
   },
   (table) => [
     // Parent deletes find this table's rows by it (the foreign key's check or cascade): migration 0066.
     index('import_jobs_file_idx').on(table.fileId).where(sql`${table.fileId} is not null`),
-    uniqueIndex('import_jobs_organization_id_idx').on(table.organizationId, table.id),
+    index('import_jobs_organization_id_idx').on(table.organizationId, table.id),
     openJobsIndex('import_jobs_open_lease_idx', table),
     tenantPolicy('import_jobs'),
-    tenantReference('import_jobs', table, table.fileId, storedFiles),
-    tenantReference('import_jobs', table, table.createdBy, users),
   ],
 );
 
@@ -47,7 +47,9 @@ export const importJobRows = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    importJobId: bigint({ mode: 'number' }).notNull(),
+    importJobId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => importJobs.id, { onDelete: 'cascade' }),
     rowNumber: integer().notNull(),
     /** error, duplicate_skipped, duplicate_merged */
     outcome: text().notNull(),
@@ -59,7 +61,6 @@ export const importJobRows = pgTable(
   (table) => [
     index('import_job_rows_organization_job_idx').on(table.organizationId, table.importJobId, table.rowNumber),
     tenantPolicy('import_job_rows'),
-    tenantReference('import_job_rows', table, table.importJobId, importJobs, 'cascade'),
   ],
 );
 
@@ -74,8 +75,8 @@ export const exportJobs = pgTable(
     filters: jsonb().$type<Record<string, unknown>>().notNull().default({}),
     totalRows: integer().notNull().default(0),
     processedRows: integer().notNull().default(0),
-    fileId: bigint({ mode: 'number' }),
-    createdBy: bigint({ mode: 'number' }),
+    fileId: bigint({ mode: 'number' }).references(() => storedFiles.id),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id),
     ...jobRun(),
   },
   (table) => [
@@ -88,7 +89,5 @@ export const exportJobs = pgTable(
       .where(sql`${table.status} = 'completed' and ${table.fileId} is not null`),
     openJobsIndex('export_jobs_open_lease_idx', table),
     tenantPolicy('export_jobs'),
-    tenantReference('export_jobs', table, table.fileId, storedFiles),
-    tenantReference('export_jobs', table, table.createdBy, users),
   ],
 );

@@ -2,7 +2,7 @@ import { bigint, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizz
 import { jobRun, openJobsIndex } from './job-lease';
 import { leads } from './leads';
 import { organizations, users } from './organizations';
-import { createdAt, id, organizationRef, tenantPolicy, tenantReference } from './tenancy';
+import { createdAt, id, organizationRef, tenantPolicy } from './tenancy';
 
 /**
  * Bulk lead enrichments (job kind 'lead-enrichment', modules/lead-enrichment). `items` holds the
@@ -20,14 +20,13 @@ export const leadEnrichmentJobs = pgTable(
     processed: integer().notNull().default(0),
     succeeded: integer().notNull().default(0),
     failed: integer().notNull().default(0),
-    createdBy: bigint({ mode: 'number' }),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
     ...jobRun(),
   },
   (table) => [
-    uniqueIndex('lead_enrichment_jobs_organization_id_idx').on(table.organizationId, table.id),
+    index('lead_enrichment_jobs_organization_id_idx').on(table.organizationId, table.id),
     openJobsIndex('lead_enrichment_jobs_open_lease_idx', table),
     tenantPolicy('lead_enrichment_jobs'),
-    tenantReference('lead_enrichment_jobs', table, table.createdBy, users, 'set null'),
   ],
 );
 
@@ -41,7 +40,7 @@ export const profileLeads = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    leadId: bigint({ mode: 'number' }),
+    leadId: bigint({ mode: 'number' }).references(() => leads.id, { onDelete: 'set null' }),
     provider: text().notNull(),
     fullName: text(),
     email: text(),
@@ -50,18 +49,15 @@ export const profileLeads = pgTable(
     profileUrl: text(),
     input: jsonb().$type<Record<string, unknown>>().notNull(),
     profile: jsonb().$type<Record<string, unknown>>().notNull(),
-    jobId: bigint({ mode: 'number' }),
+    jobId: bigint({ mode: 'number' }).references(() => leadEnrichmentJobs.id, { onDelete: 'cascade' }),
     jobItem: integer(),
-    createdBy: bigint({ mode: 'number' }),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
   },
   (table) => [
-    uniqueIndex('profile_leads_organization_id_idx').on(table.organizationId, table.id),
+    index('profile_leads_organization_id_idx').on(table.organizationId, table.id),
     uniqueIndex('profile_leads_job_item_key').on(table.jobId, table.jobItem),
     tenantPolicy('profile_leads'),
-    tenantReference('profile_leads', table, table.leadId, leads, 'set null'),
-    tenantReference('profile_leads', table, table.jobId, leadEnrichmentJobs, 'cascade'),
-    tenantReference('profile_leads', table, table.createdBy, users, 'set null'),
   ],
 );
 
@@ -71,10 +67,12 @@ export const leadEnrichmentItems = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    jobId: bigint({ mode: 'number' }).notNull(),
+    jobId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => leadEnrichmentJobs.id, { onDelete: 'cascade' }),
     item: integer().notNull(),
     status: text().notNull(),
-    profileLeadId: bigint({ mode: 'number' }),
+    profileLeadId: bigint({ mode: 'number' }).references(() => profileLeads.id, { onDelete: 'set null' }),
     error: text(),
     createdAt: createdAt(),
   },
@@ -82,7 +80,5 @@ export const leadEnrichmentItems = pgTable(
     uniqueIndex('lead_enrichment_items_job_item_key').on(table.jobId, table.item),
     index('lead_enrichment_items_organization_job_idx').on(table.organizationId, table.jobId, table.item),
     tenantPolicy('lead_enrichment_items'),
-    tenantReference('lead_enrichment_items', table, table.jobId, leadEnrichmentJobs, 'cascade'),
-    tenantReference('lead_enrichment_items', table, table.profileLeadId, profileLeads, 'set null'),
   ],
 );

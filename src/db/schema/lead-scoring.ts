@@ -13,7 +13,7 @@ import {
 } from 'drizzle-orm/pg-core';
 import { endedJobsIndex, jobRun, openJobsIndex } from './job-lease';
 import { organizations, users } from './organizations';
-import { createdAt, id, organizationRef, tenantPolicy, tenantReference } from './tenancy';
+import { createdAt, id, organizationRef, tenantPolicy } from './tenancy';
 
 /**
  * Scoring runs (job kind 'lead-scoring', modules/lead-scoring): written by lead creation, by a
@@ -32,7 +32,7 @@ export const leadScoringJobs = pgTable(
     retrain: boolean().notNull().default(false),
     checkpointId: bigint({ mode: 'number' }).notNull().default(0),
     scoredCount: integer().notNull().default(0),
-    createdBy: bigint({ mode: 'number' }),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
     ...jobRun(),
   },
   (table) => [
@@ -40,7 +40,6 @@ export const leadScoringJobs = pgTable(
     openJobsIndex('lead_scoring_jobs_open_lease_idx', table),
     endedJobsIndex('lead_scoring_jobs_ended_idx', table),
     tenantPolicy('lead_scoring_jobs'),
-    tenantReference('lead_scoring_jobs', table, table.createdBy, users, 'set null'),
   ],
 );
 

@@ -17,7 +17,7 @@ import {
 import { companies } from './companies';
 import { lookups } from './lookups';
 import { organizations, users } from './organizations';
-import { createdAt, id, organizationRef, tenantPolicy, tenantReference, updatedAt } from './tenancy';
+import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenancy';
 
 /**
  * A profile URL as dedupe compares it: without scheme (http and https are the same profile),
@@ -40,7 +40,7 @@ export const leads = pgTable(
     email: text(),
     phoneNumber: text(),
     company: text(),
-    companyId: bigint({ mode: 'number' }),
+    companyId: bigint({ mode: 'number' }).references(() => companies.id),
     jobTitle: text(),
     industry: text(),
     website: text(),
@@ -61,7 +61,7 @@ export const leads = pgTable(
     fitScore: smallint(),
     engagementScore: smallint(),
     estimatedValue: numeric({ precision: 14, scale: 2, mode: 'number' }),
-    assignedTo: bigint({ mode: 'number' }),
+    assignedTo: bigint({ mode: 'number' }).references(() => users.id),
     profileUrl: text(),
     customFields: jsonb().$type<Record<string, unknown>>().notNull().default({}),
     notes: text(),
@@ -74,7 +74,7 @@ export const leads = pgTable(
     /** Provenance of a lead imported from a third-party CRM: the CRM (`hubspot`, `local`) and its record id there, so a re-run updates it. */
     externalSource: text(),
     externalId: text(),
-    createdBy: bigint({ mode: 'number' }),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     /**
@@ -159,10 +159,6 @@ export const leads = pgTable(
       .on(table.organizationId, sql`regexp_replace(${table.phoneNumber}, '\\D', '', 'g')`)
       .where(sql`${table.deletedAt} is null and ${table.phoneNumber} is not null`),
     tenantPolicy('leads'),
-    tenantReference('leads', table, table.companyId, companies),
-    tenantReference('leads', table, table.assignedTo, users),
-    tenantReference('leads', table, table.createdBy, users),
-    uniqueIndex('leads_organization_id_id_key').on(table.organizationId, table.id),
   ],
 );
 
@@ -170,15 +166,17 @@ export const leadTags = pgTable(
   'lead_tags',
   {
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    leadId: bigint({ mode: 'number' }).notNull(),
-    tagId: bigint({ mode: 'number' }).notNull(),
+    leadId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => leads.id, { onDelete: 'cascade' }),
+    tagId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => lookups.id, { onDelete: 'cascade' }),
   },
   (table) => [
     primaryKey({ columns: [table.leadId, table.tagId] }),
     index('lead_tags_organization_tag_idx').on(table.organizationId, table.tagId),
     tenantPolicy('lead_tags'),
-    tenantReference('lead_tags', table, table.leadId, leads, 'cascade'),
-    tenantReference('lead_tags', table, table.tagId, lookups, 'cascade'),
   ],
 );
 
@@ -187,18 +185,18 @@ export const leadNotes = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    leadId: bigint({ mode: 'number' }).notNull(),
+    leadId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => leads.id, { onDelete: 'cascade' }),
     title: text().notNull(),
     note: text(),
-    createdBy: bigint({ mode: 'number' }),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (table) => [
     index('lead_notes_organization_lead_idx').on(table.organizationId, table.leadId, table.id),
     tenantPolicy('lead_notes'),
-    tenantReference('lead_notes', table, table.leadId, leads, 'cascade'),
-    tenantReference('lead_notes', table, table.createdBy, users),
   ],
 );
 
@@ -208,11 +206,13 @@ export const leadFollowUps = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    leadId: bigint({ mode: 'number' }).notNull(),
+    leadId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => leads.id, { onDelete: 'cascade' }),
     followUpDate: timestamp({ withTimezone: true }).notNull(),
     notes: text(),
     status: smallint().notNull().default(1),
-    createdBy: bigint({ mode: 'number' }),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -220,8 +220,6 @@ export const leadFollowUps = pgTable(
     index('lead_follow_ups_organization_lead_idx').on(table.organizationId, table.leadId, table.id),
     index('lead_follow_ups_organization_date_idx').on(table.organizationId, table.followUpDate),
     tenantPolicy('lead_follow_ups'),
-    tenantReference('lead_follow_ups', table, table.leadId, leads, 'cascade'),
-    tenantReference('lead_follow_ups', table, table.createdBy, users),
   ],
 );
 
@@ -237,7 +235,9 @@ export const leadFollowUps = pgTable(
 export const leadSearchDocuments = pgTable(
   'lead_search_documents',
   {
-    leadId: bigint({ mode: 'number' }).primaryKey(),
+    leadId: bigint({ mode: 'number' })
+      .primaryKey()
+      .references(() => leads.id, { onDelete: 'cascade' }),
     organizationId: organizationRef(),
     document: text().notNull(),
   },
@@ -252,7 +252,6 @@ export const leadSearchDocuments = pgTable(
       .using('gin', table.organizationId, sql`${table.document} gin_trgm_ops`)
       .with({ gin_pending_list_limit: 64 }),
     tenantPolicy('lead_search_documents'),
-    tenantReference('lead_search_documents', table, table.leadId, leads, 'cascade'),
   ],
 );
 

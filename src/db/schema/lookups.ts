@@ -1,7 +1,17 @@
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, index, integer, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  uniqueIndex,
+  type AnyPgColumn,
+} from 'drizzle-orm/pg-core';
 import { organizations, users } from './organizations';
-import { createdAt, id, organizationRef, tenantPolicy, tenantReference, updatedAt } from './tenancy';
+import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenancy';
 
 /**
  * Per-organization lookup values (lead statuses, sources, priorities, tags …). A lead's
@@ -17,7 +27,7 @@ export const lookups = pgTable(
     name: text().notNull(),
     value: integer(),
     colorCode: text(),
-    parentId: bigint({ mode: 'number' }),
+    parentId: bigint({ mode: 'number' }).references((): AnyPgColumn => lookups.id),
     isActive: boolean().notNull().default(true),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -28,8 +38,6 @@ export const lookups = pgTable(
       .on(table.organizationId, table.moduleName, table.type, table.value)
       .where(sql`${table.value} is not null`),
     tenantPolicy('lookups'),
-    tenantReference('lookups', table, table.parentId, table),
-    uniqueIndex('lookups_organization_id_id_key').on(table.organizationId, table.id),
   ],
 );
 
@@ -39,7 +47,9 @@ export const customViews = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    userId: bigint({ mode: 'number' }).notNull(),
+    userId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => users.id),
     moduleName: text().notNull(),
     viewName: text(),
     visibility: text().notNull(),
@@ -52,6 +62,5 @@ export const customViews = pgTable(
   (table) => [
     index('custom_views_organization_module_idx').on(table.organizationId, table.moduleName, table.id),
     tenantPolicy('custom_views'),
-    tenantReference('custom_views', table, table.userId, users),
   ],
 );

@@ -16,7 +16,7 @@ import { leads } from './leads';
 import { organizations, users } from './organizations';
 import { targetAccounts } from './target-accounts';
 import { endedJobsIndex, jobRun, openJobsIndex } from './job-lease';
-import { createdAt, id, organizationRef, tenantPolicy, tenantReference, updatedAt } from './tenancy';
+import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenancy';
 
 /**
  * A batch of messages the mail-send job delivers (src/jobs lifecycle: claim, lease, finish,
@@ -27,15 +27,14 @@ export const mailSendJobs = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    createdBy: bigint({ mode: 'number' }),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
     ...jobRun(),
   },
   (table) => [
-    uniqueIndex('mail_send_jobs_organization_idx').on(table.organizationId, table.id),
+    index('mail_send_jobs_organization_idx').on(table.organizationId, table.id),
     openJobsIndex('mail_send_jobs_open_lease_idx', table),
     endedJobsIndex('mail_send_jobs_ended_idx', table),
     tenantPolicy('mail_send_jobs'),
-    tenantReference('mail_send_jobs', table, table.createdBy, users, 'set null'),
   ],
 );
 
@@ -57,7 +56,9 @@ export const mailMessages = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    connectionId: bigint({ mode: 'number' }).notNull(),
+    connectionId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => connections.id, { onDelete: 'cascade' }),
     direction: text().$type<'outbound' | 'inbound'>().notNull(),
     status: text().$type<MailStatus>().notNull(),
     kind: text().$type<MailKind>().notNull().default('one_to_one'),
@@ -79,17 +80,17 @@ export const mailMessages = pgTable(
     bodyHtml: text(),
     /** Extra headers sent (List-Unsubscribe, List-Unsubscribe-Post). */
     headers: text().array().notNull().default(sql`'{}'::text[]`),
-    leadId: bigint({ mode: 'number' }),
-    contactId: bigint({ mode: 'number' }),
-    targetAccountId: bigint({ mode: 'number' }),
+    leadId: bigint({ mode: 'number' }).references(() => leads.id, { onDelete: 'set null' }),
+    contactId: bigint({ mode: 'number' }).references(() => contacts.id, { onDelete: 'set null' }),
+    targetAccountId: bigint({ mode: 'number' }).references(() => targetAccounts.id, { onDelete: 'set null' }),
     /** The mail-send job that delivers it; null once the ended job is deleted (src/jobs/ended-jobs.ts). */
-    sendJobId: bigint({ mode: 'number' }),
+    sendJobId: bigint({ mode: 'number' }).references(() => mailSendJobs.id, { onDelete: 'set null' }),
     /** Recipients left out because they are on the suppression list. */
     suppressed: text().array().notNull().default(sql`'{}'::text[]`),
     isRead: boolean().notNull().default(false),
     attempts: integer().notNull().default(0),
     failureReason: text(),
-    createdBy: bigint({ mode: 'number' }),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     sentAt: timestamp({ withTimezone: true }),
@@ -108,13 +109,6 @@ export const mailMessages = pgTable(
       .on(table.organizationId, table.connectionId, table.providerMessageId)
       .where(sql`${table.providerMessageId} is not null`),
     tenantPolicy('mail_messages'),
-    tenantReference('mail_messages', table, table.connectionId, connections, 'cascade'),
-    tenantReference('mail_messages', table, table.leadId, leads, 'set null'),
-    tenantReference('mail_messages', table, table.contactId, contacts, 'set null'),
-    tenantReference('mail_messages', table, table.targetAccountId, targetAccounts, 'set null'),
-    tenantReference('mail_messages', table, table.sendJobId, mailSendJobs, 'set null'),
-    tenantReference('mail_messages', table, table.createdBy, users, 'set null'),
-    uniqueIndex('mail_messages_organization_id_id_key').on(table.organizationId, table.id),
   ],
 );
 

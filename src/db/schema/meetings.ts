@@ -1,9 +1,9 @@
 import { sql } from 'drizzle-orm';
-import { bigint, check, index, jsonb, pgTable, smallint, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { bigint, check, index, jsonb, pgTable, smallint, text, timestamp } from 'drizzle-orm/pg-core';
 import { companies, contacts } from './companies';
 import { leads } from './leads';
 import { organizations, users } from './organizations';
-import { createdAt, id, organizationRef, tenantPolicy, tenantReference, updatedAt } from './tenancy';
+import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenancy';
 
 export const MEETING_TOOLS = ['tool_a', 'tool_b', 'tool_c', 'custom', 'none'] as const;
 export type MeetingTool = (typeof MEETING_TOOLS)[number];
@@ -39,10 +39,12 @@ export const meetings = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    userId: bigint({ mode: 'number' }).notNull(),
-    leadId: bigint({ mode: 'number' }),
-    contactId: bigint({ mode: 'number' }),
-    companyId: bigint({ mode: 'number' }),
+    userId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => users.id),
+    leadId: bigint({ mode: 'number' }).references(() => leads.id, { onDelete: 'set null' }),
+    contactId: bigint({ mode: 'number' }).references(() => contacts.id, { onDelete: 'set null' }),
+    companyId: bigint({ mode: 'number' }).references(() => companies.id, { onDelete: 'set null' }),
     title: text().notNull(),
     description: text(),
     location: text(),
@@ -55,7 +57,7 @@ export const meetings = pgTable(
     status: smallint().notNull().default(1),
     /** `app` (created through the API) or `booking` (confirmed on the public booking page). */
     source: text().notNull().default('app'),
-    createdBy: bigint({ mode: 'number' }),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
     /** The latest generated summary of its transcript (null: none yet); each one replaces the last. */
@@ -80,11 +82,5 @@ export const meetings = pgTable(
     index('meetings_organization_lead_company_idx').on(table.organizationId, table.leadCompanyId, table.startTime),
     check('meetings_end_after_start', sql`${table.endTime} > ${table.startTime}`),
     tenantPolicy('meetings'),
-    tenantReference('meetings', table, table.userId, users),
-    tenantReference('meetings', table, table.leadId, leads, 'set null'),
-    tenantReference('meetings', table, table.contactId, contacts, 'set null'),
-    tenantReference('meetings', table, table.companyId, companies, 'set null'),
-    tenantReference('meetings', table, table.createdBy, users),
-    uniqueIndex('meetings_organization_id_id_key').on(table.organizationId, table.id),
   ],
 );

@@ -1,6 +1,17 @@
-import { bigint, boolean, integer, jsonb, pgTable, smallint, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  smallint,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
-import { createdAt, id, organizationRef, tenantPolicy, tenantReference, updatedAt } from './tenancy';
+import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenancy';
 
 export const WEEKDAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'] as const;
 export type Weekday = (typeof WEEKDAYS)[number];
@@ -48,7 +59,6 @@ export const roles = pgTable(
   (table) => [
     uniqueIndex('roles_organization_name_key').on(table.organizationId, sql`lower(${table.name})`),
     tenantPolicy('roles'),
-    uniqueIndex('roles_organization_id_id_key').on(table.organizationId, table.id),
   ],
 );
 
@@ -57,7 +67,9 @@ export const users = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    roleId: bigint({ mode: 'number' }).notNull(),
+    roleId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => roles.id),
     firstName: text().notNull(),
     lastName: text(),
     email: text().notNull(),
@@ -102,8 +114,7 @@ export const users = pgTable(
     uniqueIndex('users_email_key').on(sql`lower(${table.email})`).where(sql`${table.deletedAt} is null`),
     // Slugs are stored lower-case (schemas enforce it), so a plain unique index decides.
     uniqueIndex('users_booking_slug_key').on(table.bookingSlug),
-    uniqueIndex('users_organization_id_idx').on(table.organizationId, table.id),
+    index('users_organization_id_idx').on(table.organizationId, table.id),
     tenantPolicy('users'),
-    tenantReference('users', table, table.roleId, roles),
   ],
 );

@@ -1,7 +1,7 @@
 import { bigint, index, integer, pgTable, smallint, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { companies, contacts } from './companies';
 import { organizations, users } from './organizations';
-import { createdAt, id, organizationRef, tenantPolicy, tenantReference, updatedAt } from './tenancy';
+import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenancy';
 
 /**
  * Target accounts (ABM, spec "Target accounts"): a company of the organization worked as one
@@ -13,24 +13,23 @@ export const targetAccounts = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    companyId: bigint({ mode: 'number' }).notNull(),
-    ownerId: bigint({ mode: 'number' }),
+    companyId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => companies.id, { onDelete: 'cascade' }),
+    ownerId: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
     tier: smallint().notNull().default(3),
     estimatedDecisionMakers: integer(),
     icpFitScore: smallint(),
     status: text().notNull().default('active'),
-    createdBy: bigint({ mode: 'number' }),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (table) => [
     uniqueIndex('target_accounts_organization_company_key').on(table.organizationId, table.companyId),
-    uniqueIndex('target_accounts_organization_id_idx').on(table.organizationId, table.id),
+    index('target_accounts_organization_id_idx').on(table.organizationId, table.id),
     index('target_accounts_organization_created_idx').on(table.organizationId, table.createdAt),
     tenantPolicy('target_accounts'),
-    tenantReference('target_accounts', table, table.companyId, companies, 'cascade'),
-    tenantReference('target_accounts', table, table.ownerId, users, 'set null'),
-    tenantReference('target_accounts', table, table.createdBy, users, 'set null'),
   ],
 );
 
@@ -40,10 +39,14 @@ export const targetAccountContacts = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    targetAccountId: bigint({ mode: 'number' }).notNull(),
-    contactId: bigint({ mode: 'number' }).notNull(),
+    targetAccountId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => targetAccounts.id, { onDelete: 'cascade' }),
+    contactId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => contacts.id, { onDelete: 'cascade' }),
     stakeholderRole: text(),
-    createdBy: bigint({ mode: 'number' }),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -51,9 +54,6 @@ export const targetAccountContacts = pgTable(
     uniqueIndex('target_account_contacts_account_contact_key').on(table.targetAccountId, table.contactId),
     index('target_account_contacts_organization_idx').on(table.organizationId, table.targetAccountId),
     tenantPolicy('target_account_contacts'),
-    tenantReference('target_account_contacts', table, table.targetAccountId, targetAccounts, 'cascade'),
-    tenantReference('target_account_contacts', table, table.contactId, contacts, 'cascade'),
-    tenantReference('target_account_contacts', table, table.createdBy, users, 'set null'),
   ],
 );
 
@@ -63,13 +63,17 @@ export const outreachPlans = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    targetAccountId: bigint({ mode: 'number' }).notNull(),
-    contactId: bigint({ mode: 'number' }).notNull(),
+    targetAccountId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => targetAccounts.id, { onDelete: 'cascade' }),
+    contactId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => contacts.id, { onDelete: 'cascade' }),
     channel: text().notNull(),
     scheduledAt: timestamp({ withTimezone: true }).notNull(),
-    assignedTo: bigint({ mode: 'number' }),
+    assignedTo: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
     notes: text(),
-    createdBy: bigint({ mode: 'number' }),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -78,9 +82,5 @@ export const outreachPlans = pgTable(
     index('outreach_plans_target_account_idx').on(table.targetAccountId),
     index('outreach_plans_organization_account_idx').on(table.organizationId, table.targetAccountId, table.id),
     tenantPolicy('outreach_plans'),
-    tenantReference('outreach_plans', table, table.targetAccountId, targetAccounts, 'cascade'),
-    tenantReference('outreach_plans', table, table.contactId, contacts, 'cascade'),
-    tenantReference('outreach_plans', table, table.assignedTo, users, 'set null'),
-    tenantReference('outreach_plans', table, table.createdBy, users, 'set null'),
   ],
 );

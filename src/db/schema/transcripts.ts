@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import { bigint, check, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { meetings } from './meetings';
 import { organizations, users } from './organizations';
-import { createdAt, id, organizationRef, tenantPolicy, tenantReference, updatedAt } from './tenancy';
+import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenancy';
 
 /** How a transcript was written when it arrived: plain text, WebVTT or SubRip. */
 export const TRANSCRIPT_FORMATS = ['text', 'vtt', 'srt'] as const;
@@ -22,7 +22,9 @@ export const meetingTranscripts = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    meetingId: bigint({ mode: 'number' }).notNull(),
+    meetingId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => meetings.id, { onDelete: 'cascade' }),
     source: text().notNull(),
     format: text().$type<TranscriptFormat>().notNull(),
     storageKey: text().notNull(),
@@ -31,7 +33,7 @@ export const meetingTranscripts = pgTable(
     speakers: text().array().notNull().default(sql`'{}'::text[]`),
     /** End of the last timed segment (null for plain text without times). */
     durationMs: bigint({ mode: 'number' }),
-    createdBy: bigint({ mode: 'number' }),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -41,8 +43,6 @@ export const meetingTranscripts = pgTable(
     uniqueIndex('meeting_transcripts_meeting_idx').on(table.organizationId, table.meetingId),
     check('meeting_transcripts_format_check', sql`${table.format} in ('text', 'vtt', 'srt')`),
     tenantPolicy('meeting_transcripts'),
-    tenantReference('meeting_transcripts', table, table.meetingId, meetings, 'cascade'),
-    tenantReference('meeting_transcripts', table, table.createdBy, users, 'set null'),
   ],
 );
 
@@ -61,17 +61,16 @@ export const meetingToolEndpoints = pgTable(
     token: text().notNull(),
     secret: text().notNull(),
     secretKeyId: text().notNull(),
-    createdBy: bigint({ mode: 'number' }),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
     /** A deleted endpoint: its token no longer answers. */
     deletedAt: timestamp({ withTimezone: true }),
   },
   (table) => [
     uniqueIndex('meeting_tool_endpoints_token_idx').on(table.token),
-    uniqueIndex('meeting_tool_endpoints_organization_idx').on(table.organizationId, table.id),
+    index('meeting_tool_endpoints_organization_idx').on(table.organizationId, table.id),
     check('meeting_tool_endpoints_tool_check', sql`${table.tool} in ('tool_a', 'tool_b', 'tool_c')`),
     tenantPolicy('meeting_tool_endpoints'),
-    tenantReference('meeting_tool_endpoints', table, table.createdBy, users, 'set null'),
   ],
 );
 
@@ -84,7 +83,9 @@ export const meetingToolDeliveries = pgTable(
   'meeting_tool_deliveries',
   {
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    endpointId: bigint({ mode: 'number' }).notNull(),
+    endpointId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => meetingToolEndpoints.id, { onDelete: 'cascade' }),
     deliveryId: text().notNull(),
     meetingId: bigint({ mode: 'number' }),
     receivedAt: createdAt(),
@@ -94,6 +95,5 @@ export const meetingToolDeliveries = pgTable(
     // The retention sweep's range, across organizations.
     index('meeting_tool_deliveries_received_idx').on(table.receivedAt),
     tenantPolicy('meeting_tool_deliveries'),
-    tenantReference('meeting_tool_deliveries', table, table.endpointId, meetingToolEndpoints, 'cascade'),
   ],
 );

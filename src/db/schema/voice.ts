@@ -23,7 +23,7 @@ import { storedFiles } from './files';
 import { jobRun, openJobsIndex } from './job-lease';
 import { leads } from './leads';
 import { organizations, users } from './organizations';
-import { createdAt, id, organizationRef, tenantPolicy, tenantReference, updatedAt } from './tenancy';
+import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenancy';
 
 export const NUMBER_TYPES = ['local', 'mobile', 'toll_free'] as const;
 export type NumberType = (typeof NUMBER_TYPES)[number];
@@ -46,27 +46,25 @@ export const phoneNumbers = pgTable(
     numberType: text().$type<NumberType>().notNull(),
     /** `local` (the simulator) or `twilio`. */
     provider: text().notNull(),
-    connectionId: bigint({ mode: 'number' }),
+    connectionId: bigint({ mode: 'number' }).references(() => connections.id, { onDelete: 'set null' }),
     /** The provider's id (Twilio's IncomingPhoneNumber SID, PN…), once bought. */
     providerSid: text(),
     status: text().$type<NumberStatus>().notNull().default('pending'),
     failureReason: text(),
     /** What the wallet was debited for the first month, in cents. */
     monthlyPriceCents: integer().notNull(),
-    createdBy: bigint({ mode: 'number' }),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (table) => [
-    uniqueIndex('phone_numbers_organization_idx').on(table.organizationId, table.id),
+    index('phone_numbers_organization_idx').on(table.organizationId, table.id),
     // A number the organization has (or is buying) once; a failed purchase may be tried again.
     uniqueIndex('phone_numbers_live_key')
       .on(table.organizationId, table.phoneNumber)
       .where(sql`${table.status} <> 'failed'`),
     check('phone_numbers_status_check', sql`${table.status} in ('pending', 'active', 'failed', 'suspended')`),
     tenantPolicy('phone_numbers'),
-    tenantReference('phone_numbers', table, table.connectionId, connections, 'set null'),
-    tenantReference('phone_numbers', table, table.createdBy, users, 'set null'),
   ],
 );
 
@@ -75,15 +73,17 @@ export const phoneNumberUsers = pgTable(
   'phone_number_users',
   {
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    phoneNumberId: bigint({ mode: 'number' }).notNull(),
-    userId: bigint({ mode: 'number' }).notNull(),
+    phoneNumberId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => phoneNumbers.id, { onDelete: 'cascade' }),
+    userId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
     createdAt: createdAt(),
   },
   (table) => [
     primaryKey({ columns: [table.organizationId, table.phoneNumberId, table.userId] }),
     tenantPolicy('phone_number_users'),
-    tenantReference('phone_number_users', table, table.phoneNumberId, phoneNumbers, 'cascade'),
-    tenantReference('phone_number_users', table, table.userId, users, 'cascade'),
   ],
 );
 
@@ -120,10 +120,10 @@ export const calls = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    userId: bigint({ mode: 'number' }),
-    leadId: bigint({ mode: 'number' }),
-    contactId: bigint({ mode: 'number' }),
-    companyId: bigint({ mode: 'number' }),
+    userId: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
+    leadId: bigint({ mode: 'number' }).references(() => leads.id, { onDelete: 'set null' }),
+    contactId: bigint({ mode: 'number' }).references(() => contacts.id, { onDelete: 'set null' }),
+    companyId: bigint({ mode: 'number' }).references(() => companies.id, { onDelete: 'set null' }),
     direction: text().$type<'inbound' | 'outbound'>().notNull(),
     /** `agent` (an AI voice agent dialled for the user) or `browser` (the user's own call). */
     kind: text().$type<'agent' | 'browser'>().notNull(),
@@ -132,7 +132,7 @@ export const calls = pgTable(
     status: text().$type<CallStatus>().notNull().default('queued'),
     /** `local`, `twilio` or `vapi`. */
     provider: text().notNull(),
-    connectionId: bigint({ mode: 'number' }),
+    connectionId: bigint({ mode: 'number' }).references(() => connections.id, { onDelete: 'set null' }),
     providerCallId: text(),
     agent: jsonb().$type<AgentSettings>(),
     /** Not dialled before this instant: the provider's calls-per-second pace. */
@@ -146,7 +146,7 @@ export const calls = pgTable(
     priceCents: integer(),
     /** Cents held from the wallet while the call may still run (the maximum duration's price). */
     reservedCents: integer().notNull().default(0),
-    recordingFileId: bigint({ mode: 'number' }),
+    recordingFileId: bigint({ mode: 'number' }).references(() => storedFiles.id, { onDelete: 'set null' }),
     failureReason: text(),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
@@ -169,13 +169,6 @@ export const calls = pgTable(
       sql`${table.status} in ('queued', 'ringing', 'in-progress', 'completed', 'busy', 'failed', 'no-answer', 'canceled')`,
     ),
     tenantPolicy('calls'),
-    tenantReference('calls', table, table.userId, users, 'set null'),
-    tenantReference('calls', table, table.leadId, leads, 'set null'),
-    tenantReference('calls', table, table.contactId, contacts, 'set null'),
-    tenantReference('calls', table, table.companyId, companies, 'set null'),
-    tenantReference('calls', table, table.connectionId, connections, 'set null'),
-    tenantReference('calls', table, table.recordingFileId, storedFiles, 'set null'),
-    uniqueIndex('calls_organization_id_id_key').on(table.organizationId, table.id),
   ],
 );
 
@@ -206,12 +199,12 @@ export const voiceLedger = pgTable(
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
     kind: text().$type<LedgerKind>().notNull(),
     amountCents: bigint({ mode: 'number' }).notNull(),
-    callId: bigint({ mode: 'number' }),
-    phoneNumberId: bigint({ mode: 'number' }),
+    callId: bigint({ mode: 'number' }).references(() => calls.id, { onDelete: 'set null' }),
+    phoneNumberId: bigint({ mode: 'number' }).references(() => phoneNumbers.id, { onDelete: 'set null' }),
     /** number_renewal: the calendar month (its first day) the rental pays for. */
     billingMonth: date({ mode: 'string' }),
     note: text(),
-    createdBy: bigint({ mode: 'number' }),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
   },
   (table) => [
@@ -227,9 +220,6 @@ export const voiceLedger = pgTable(
       .on(table.organizationId, table.phoneNumberId, table.billingMonth)
       .where(sql`${table.kind} = 'number_renewal'`),
     tenantPolicy('voice_ledger'),
-    tenantReference('voice_ledger', table, table.callId, calls, 'set null'),
-    tenantReference('voice_ledger', table, table.phoneNumberId, phoneNumbers, 'set null'),
-    tenantReference('voice_ledger', table, table.createdBy, users, 'set null'),
   ],
 );
 
@@ -243,19 +233,16 @@ export const voiceJobs = pgTable(
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
     action: text().$type<VoiceJobAction>().notNull(),
-    phoneNumberId: bigint({ mode: 'number' }),
-    callId: bigint({ mode: 'number' }),
+    phoneNumberId: bigint({ mode: 'number' }).references(() => phoneNumbers.id, { onDelete: 'cascade' }),
+    callId: bigint({ mode: 'number' }).references(() => calls.id, { onDelete: 'cascade' }),
     /** copy_recording: where the provider keeps the recording. */
     sourceUrl: text(),
-    createdBy: bigint({ mode: 'number' }),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
     ...jobRun(),
   },
   (table) => [
     index('voice_jobs_organization_idx').on(table.organizationId, table.id),
     openJobsIndex('voice_jobs_open_lease_idx', table),
     tenantPolicy('voice_jobs'),
-    tenantReference('voice_jobs', table, table.phoneNumberId, phoneNumbers, 'cascade'),
-    tenantReference('voice_jobs', table, table.callId, calls, 'cascade'),
-    tenantReference('voice_jobs', table, table.createdBy, users, 'set null'),
   ],
 );

@@ -5,7 +5,7 @@
 import { sql } from 'drizzle-orm';
 import { bigint, index, jsonb, pgTable, text, uniqueIndex } from 'drizzle-orm/pg-core';
 import { organizations, users } from './organizations';
-import { createdAt, id, organizationRef, tenantPolicy, tenantReference, updatedAt } from './tenancy';
+import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenancy';
 
 /** One lead field the form asks for. */
 export interface WebFormField {
@@ -27,8 +27,8 @@ export const webForms = pgTable(
     thankYouMessage: text(),
     /** Tag names given to every lead the form creates (tag lookups created on first use). */
     tags: text().array().notNull().default(sql`'{}'::text[]`),
-    assignedTo: bigint({ mode: 'number' }),
-    createdBy: bigint({ mode: 'number' }),
+    assignedTo: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -36,7 +36,5 @@ export const webForms = pgTable(
     uniqueIndex('web_forms_form_link_key').on(table.formLink),
     index('web_forms_organization_id_idx').on(table.organizationId, table.id),
     tenantPolicy('web_forms'),
-    tenantReference('web_forms', table, table.assignedTo, users, 'set null'),
-    tenantReference('web_forms', table, table.createdBy, users, 'set null'),
   ],
 );

@@ -4,22 +4,11 @@
  * due), and the log of every attempt.
  */
 import { sql } from 'drizzle-orm';
-import {
-  bigint,
-  boolean,
-  check,
-  index,
-  integer,
-  jsonb,
-  pgTable,
-  text,
-  timestamp,
-  uniqueIndex,
-} from 'drizzle-orm/pg-core';
+import { bigint, boolean, check, index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import { chatSubscriptions } from './chat';
 import { jobRun, openJobsIndex } from './job-lease';
 import { organizations, users } from './organizations';
-import { createdAt, id, organizationRef, tenantPolicy, tenantReference, updatedAt } from './tenancy';
+import { createdAt, id, organizationRef, tenantPolicy, updatedAt } from './tenancy';
 
 /**
  * A receiver of events. The signing secret is stored sealed (src/providers/secrets.ts, under
@@ -41,14 +30,13 @@ export const webhookEndpoints = pgTable(
     failingSince: timestamp({ withTimezone: true }),
     disabledAt: timestamp({ withTimezone: true }),
     disabledReason: text(),
-    createdBy: bigint({ mode: 'number' }),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (table) => [
-    uniqueIndex('webhook_endpoints_organization_id_idx').on(table.organizationId, table.id),
+    index('webhook_endpoints_organization_id_idx').on(table.organizationId, table.id),
     tenantPolicy('webhook_endpoints'),
-    tenantReference('webhook_endpoints', table, table.createdBy, users, 'set null'),
   ],
 );
 
@@ -64,8 +52,8 @@ export const webhookDeliveries = pgTable(
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    endpointId: bigint({ mode: 'number' }),
-    chatSubscriptionId: bigint({ mode: 'number' }),
+    endpointId: bigint({ mode: 'number' }).references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    chatSubscriptionId: bigint({ mode: 'number' }).references(() => chatSubscriptions.id, { onDelete: 'cascade' }),
     eventType: text().notNull(),
     messageId: text().notNull(),
     payload: jsonb().$type<Record<string, unknown>>().notNull(),
@@ -73,7 +61,7 @@ export const webhookDeliveries = pgTable(
     attempts: integer().notNull().default(0),
     nextAttemptAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     lastStatusCode: integer(),
-    createdBy: bigint({ mode: 'number' }),
+    createdBy: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
     ...jobRun(),
   },
   (table) => [
@@ -86,10 +74,6 @@ export const webhookDeliveries = pgTable(
       sql`(${table.endpointId} is null) <> (${table.chatSubscriptionId} is null)`,
     ),
     tenantPolicy('webhook_deliveries'),
-    tenantReference('webhook_deliveries', table, table.endpointId, webhookEndpoints, 'cascade'),
-    tenantReference('webhook_deliveries', table, table.chatSubscriptionId, chatSubscriptions, 'cascade'),
-    tenantReference('webhook_deliveries', table, table.createdBy, users, 'set null'),
-    uniqueIndex('webhook_deliveries_organization_id_id_key').on(table.organizationId, table.id),
   ],
 );
 
@@ -100,8 +84,10 @@ export const webhookAttempts = pgTable(
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
     /** Null for an attempt at a chat channel (its delivery names the subscription). */
-    endpointId: bigint({ mode: 'number' }),
-    deliveryId: bigint({ mode: 'number' }).notNull(),
+    endpointId: bigint({ mode: 'number' }).references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    deliveryId: bigint({ mode: 'number' })
+      .notNull()
+      .references(() => webhookDeliveries.id, { onDelete: 'cascade' }),
     attempt: integer().notNull(),
     attemptedAt: createdAt(),
     statusCode: integer(),
@@ -114,7 +100,5 @@ export const webhookAttempts = pgTable(
     // The foreign key's cascade finds a deleted delivery's attempts by it (retention, endpoint deletion).
     index('webhook_attempts_delivery_idx').on(table.deliveryId),
     tenantPolicy('webhook_attempts'),
-    tenantReference('webhook_attempts', table, table.endpointId, webhookEndpoints, 'cascade'),
-    tenantReference('webhook_attempts', table, table.deliveryId, webhookDeliveries, 'cascade'),
   ],
 );
