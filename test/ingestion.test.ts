@@ -171,6 +171,22 @@ describe('POST /api/v1/lead', () => {
     expect((await ingest(apiKey, { email: uniqueEmail('fresh'), merge: 1 })).status).toBe(201);
   });
 
+  it('with merge: 1 whose email and profile URL belong to two leads answers 409 duplicate_lead naming the second, and writes nothing', async () => {
+    const email = uniqueEmail('split');
+    const url = `https://www.linkedin.com/in/${crypto.randomUUID()}`;
+    const byEmail = await ingest(apiKey, { email, job_title: 'Engineer' });
+    const byProfile = await ingest(apiKey, { email: uniqueEmail('split-b'), profile_url: url });
+    expect([byEmail.status, byProfile.status]).toEqual([201, 201]);
+    const merged = await ingest(apiKey, { email, profile_url: url, job_title: 'CTO', merge: 1 });
+    expectFailure(merged, 409, 'conflict');
+    expect(merged.body.error).toMatchObject({
+      code: 'duplicate_lead',
+      details: { lead_id: byProfile.body.data.id, field: 'profile_url' },
+    });
+    const lead = await call('GET', `/api/lead/view/${byEmail.body.data.id}`, { token: owner.token });
+    expect(lead.body.data).toMatchObject({ job_title: 'Engineer', profile_url: null });
+  });
+
   it('two concurrent identical submissions create one lead and answer one 409', async () => {
     for (const body of [{ email: uniqueEmail('race') }, { profile_url: `linkedin.com/in/${crypto.randomUUID()}` }]) {
       const responses = await Promise.all([ingest(apiKey, body), ingest(apiKey, body)]);

@@ -128,6 +128,29 @@ describe('createLeadsBatch', () => {
     expect(feed.body.data[0]).toMatchObject({ action: 'merged', changes: { job_title: { from: null, to: 'CTO' } } });
   });
 
+  it('reports a merge row whose email and profile URL two leads hold as skipped, naming the second, and merges the rest', async () => {
+    const email = uniqueEmail('split');
+    const url = `https://www.linkedin.com/in/${crypto.randomUUID()}`;
+    const add = (body: Record<string, unknown>) =>
+      call('POST', '/api/lead/add', { token: org.token, body: { first_name: 'Old', last_name: 'Lead', ...body } });
+    const byEmail = (await add({ email, city: 'Paris' })).body.data;
+    const byProfile = (await add({ email: uniqueEmail('split-b'), profile_url: url })).body.data;
+    const other = (await add({ email: uniqueEmail('split-c') })).body.data;
+    const result = await batch(
+      [row(2, { email, profile_url: url, city: 'Rome' }), row(3, { email: other.email, city: 'Oslo' })],
+      { onDuplicate: 'merge' },
+    );
+    expect(result).toMatchObject({
+      created: 0,
+      updated: 1,
+      skipped: [{ rowNumber: 2, leadId: byProfile.id, field: 'profile_url' }],
+      merged: [{ rowNumber: 3, leadId: other.id }],
+      errors: [],
+    });
+    expect(await view(byEmail.id)).toMatchObject({ city: 'Paris', profile_url: null });
+    expect(await view(other.id)).toMatchObject({ city: 'Oslo' });
+  });
+
   it('folds repeated new emails into the row that creates the lead when merging', async () => {
     const email = uniqueEmail('fold');
     const result = await batch([row(1, { email, city: 'Oslo' }), row(2, { email, country: 'Norway' })], {

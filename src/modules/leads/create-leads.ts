@@ -108,7 +108,7 @@ function planBatch(rows: BatchRow[], refs: LeadWriteContext, options: BatchOptio
       const claimer = claimed.get(key);
       const extra =
         claimer !== undefined && !holders.some((lead) => lead.id === claimer)
-          ? [{ id: claimer, importJobId: null, importRow: null }]
+          ? [{ id: claimer, importJobId: null, importRow: null, flagged: false }]
           : [];
       return [...holders, ...extra].map((lead) => ({ lead, key }));
     });
@@ -132,9 +132,16 @@ function planBatch(rows: BatchRow[], refs: LeadWriteContext, options: BatchOptio
     const firstKey = holder ? undefined : keys.find((key) => firstByKey.has(key));
     if (holder && options.onDuplicate === 'skip')
       plan.skipped.push({ rowNumber: row.rowNumber, leadId: holder.lead.id, field: fieldOfKey(holder.key) });
-    else if (holder && options.onDuplicate === 'merge')
-      plan.merges.set(holder.lead.id, [...(plan.merges.get(holder.lead.id) ?? []), row]);
-    else if (holder) {
+    else if (holder && options.onDuplicate === 'merge') {
+      // Another key of the row held by another lead counted by the unique indexes (the email
+      // by lead A, the profile URL by lead B): merging into A would give A B's key. The row is
+      // refused before any write, naming B and the field (409 duplicate_lead for one lead).
+      const other = holder.lead.flagged
+        ? undefined
+        : held.find(({ lead }) => lead.id !== holder.lead.id && !lead.flagged);
+      if (other) plan.skipped.push({ rowNumber: row.rowNumber, leadId: other.lead.id, field: fieldOfKey(other.key) });
+      else plan.merges.set(holder.lead.id, [...(plan.merges.get(holder.lead.id) ?? []), row]);
+    } else if (holder) {
       plan.duplicateOf.set(row, holder.lead.id);
       plan.toCreate.push(row);
     } else if (firstKey && options.onDuplicate === 'create') {

@@ -30,6 +30,8 @@ export interface LiveLeadByEmail {
   id: number;
   importJobId: number | null;
   importRow: number | null;
+  /** Let in as a duplicate (`duplicate_of` set): outside the uniqueness indexes. */
+  flagged: boolean;
 }
 
 /** The field a duplicate collides on. */
@@ -78,12 +80,12 @@ export function liveLeadsHoldingSql(orgId: number | SQL, emailKeys: string[], ur
 
 /**
  * SQL: the live leads holding any of the emails or profile URLs, as a JSON array of
- * {id, email_key, profile_key, import_job_id, import_row}: leads counted by the unique indexes
- * first, then in id order.
+ * {id, email_key, profile_key, import_job_id, import_row, flagged}: leads counted by the unique
+ * indexes first, then in id order.
  */
 export function liveHoldersSql(ctx: { orgId: number | SQL }, emailKeys: string[], urls: string[]): SQL {
   return sql`(select coalesce(json_agg(json_build_object('id', id, 'email_key', email_key, 'profile_key', profile_key,
-      'import_job_id', import_job_id, 'import_row', import_row) order by flagged, id), '[]'::json)
+      'import_job_id', import_job_id, 'import_row', import_row, 'flagged', flagged) order by flagged, id), '[]'::json)
     from (${liveLeadsHoldingSql(ctx.orgId, emailKeys, urls)}) as holders)`;
 }
 
@@ -93,6 +95,7 @@ export interface HolderRow {
   profile_key: string | null;
   import_job_id: number | string | null;
   import_row: number | null;
+  flagged?: boolean;
 }
 
 /** Holder rows by dedupe key (several per key only if they were let in as duplicates). */
@@ -103,6 +106,7 @@ export function holdersByKey(rows: HolderRow[]): Map<string, LiveLeadByEmail[]> 
       id: Number(row.id),
       importJobId: row.import_job_id === null ? null : Number(row.import_job_id),
       importRow: row.import_row,
+      flagged: row.flagged === true,
     };
     for (const key of dedupeKeys(row.email_key, row.profile_key)) found.set(key, [...(found.get(key) ?? []), holder]);
   }
