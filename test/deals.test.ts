@@ -133,6 +133,37 @@ describe('deals', () => {
     expect(moved.body.error.code).toBe('value');
   });
 
+  it('keeps a deal above a lowered max_deal_limit movable and editable; only a new value or a move in is checked', async () => {
+    const capped = await addPipeline(owner, {
+      name: 'Lowered cap',
+      max_deal_limit: 1000,
+      stages: [{ name: 'Open' }, { name: 'Won', is_won: true }],
+    });
+    const deal = await addDeal(owner, capped, { value: 900, lead_id: leadId });
+    const lowered = await call('PUT', `/api/pipelines/update/${capped.id}`, {
+      token: owner.token,
+      body: { max_deal_limit: 500 },
+    });
+    expect(lowered.status, lowered.text).toBe(200);
+    const renamed = await update(deal.id, { title: 'Renamed deal' });
+    expect(renamed.status, renamed.text).toBe(200);
+    expect(renamed.body.data).toMatchObject({ title: 'Renamed deal', value: 900 });
+    const won = await update(deal.id, { stage_id: capped.stages[1].id });
+    expect(won.status, won.text).toBe(200);
+    expect(won.body.data).toMatchObject({ stage_id: capped.stages[1].id, outcome: 'won', value: 900 });
+    // A value sent is still checked against the lowered cap.
+    const raised = await update(deal.id, { value: 800 });
+    expectFailure(raised, 422, 'validation_error');
+    expect(raised.body.error).toMatchObject({ code: 'value' });
+    expect(raised.body.error.message).toContain('500');
+    // Out and back in: entering the pipeline checks the deal's current value.
+    const out = await update(deal.id, { pipeline_id: pipeline.id, stage_id: stage('Prospecting').id });
+    expect(out.status, out.text).toBe(200);
+    const back = await update(deal.id, { pipeline_id: capped.id, stage_id: capped.stages[0].id });
+    expectFailure(back, 422, 'validation_error');
+    expect(back.body.error).toMatchObject({ code: 'value' });
+  });
+
   it('records every stage move with time in stage; won and lost close the deal, reopening clears it', async () => {
     const deal = await addDeal(owner, pipeline, { lead_id: leadId });
     // The deal entered Prospecting two days ago.

@@ -2,7 +2,10 @@
  * What a deal write points at, checked in one statement: the lead (live, of the organization),
  * the pipeline and the stage (of the organization, else 404), the stage inside that pipeline
  * the value within the pipeline's max_deal_limit, and an active pipeline for a deal entering it
- * (else 422 naming the field).
+ * (else 422 naming the field). `value` is the value to check against the cap: a new one, or the
+ * deal's current one when it enters another pipeline; left out (an update that keeps the value
+ * inside the same pipeline) the cap is not checked, so lowering max_deal_limit leaves existing
+ * deals as they are.
  */
 import { eq, sql } from 'drizzle-orm';
 import { referenceChecks, referenceIssues } from '../../db/references';
@@ -19,7 +22,7 @@ export interface DealTarget {
 
 export async function checkDealTarget(
   ctx: TenantContext,
-  refs: { leadId?: number; pipelineId: number; stageId: number; value: number; enteringPipeline: boolean },
+  refs: { leadId?: number; pipelineId: number; stageId: number; value?: number; enteringPipeline: boolean },
 ): Promise<DealTarget> {
   const lead = { lead_id: refs.leadId };
   const [row] = await ctx.db
@@ -46,7 +49,7 @@ export async function checkDealTarget(
     );
   if (Number(row.stagePipelineId) !== Number(row.pipelineId))
     throw ValidationFailed.field('stage_id', `stage ${refs.stageId} is not a stage of pipeline ${refs.pipelineId}`);
-  if (row.maxDealLimit !== null && refs.value > Number(row.maxDealLimit))
+  if (refs.value !== undefined && row.maxDealLimit !== null && refs.value > Number(row.maxDealLimit))
     throw ValidationFailed.field(
       'value',
       `must be at most ${Number(row.maxDealLimit)}, the max_deal_limit of pipeline ${refs.pipelineId}`,

@@ -148,12 +148,15 @@ export async function updateDeal(ctx: TenantContext, id: number, input: UpdateDe
     throw ValidationFailed.field('stage_id', 'is required when pipeline_id changes (a stage of the new pipeline)');
   const stageId = input.stage_id ?? current.stageId;
   const stageChanged = stageId !== current.stageId;
+  const enteringPipeline = pipelineId !== current.pipelineId;
+  // The pipeline's cap applies to a value sent and to a deal entering the pipeline with its current
+  // value; a deal staying in its pipeline keeps a value above a lowered cap (docs/domains/pipelines-deals.md).
   const target = await checkDealTarget(ctx, {
     leadId: input.lead_id,
     pipelineId,
     stageId,
-    value: input.value ?? current.value,
-    enteringPipeline: pipelineId !== current.pipelineId,
+    value: input.value ?? (enteringPipeline ? current.value : undefined),
+    enteringPipeline,
   });
   const set: Record<string, unknown> = {};
   const changes: Record<string, { from: unknown; to: unknown }> = {};
