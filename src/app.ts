@@ -8,7 +8,7 @@ import { secureHeaders } from 'hono/secure-headers';
 import type { AppEnv } from './core/context';
 import { bearerCors, ingestionCors } from './core/cors';
 import { databaseAccess } from './core/database';
-import { refuseNulCharacters } from './core/nul-guard';
+import { refuseBadCharacters } from './core/text-guard';
 import { readConfig } from './env';
 import { PayloadTooLarge } from './core/errors';
 import { handleError, handleMethodNotAllowed, handleNotFound } from './core/http';
@@ -159,7 +159,7 @@ export function buildApp() {
   app.use('/api/*', (c, next) =>
     c.req.header('content-type')?.toLowerCase().startsWith('multipart/') ? uploadLimit(c, next) : jsonLimit(c, next),
   );
-  app.use('/api/*', refuseNulCharacters);
+  app.use('/api/*', refuseBadCharacters);
   app.use('*', databaseAccess);
   for (const module of routeModules) app.route('/', module);
   mountDocs(app);

@@ -309,6 +309,23 @@ describe('bad-input sweep', () => {
     });
   }
 
+  const LONE_SURROGATE = 'x\ud83dy';
+
+  for (const route of jsonRoutes) {
+    it(`${routeKey(route)} refuses an unpaired surrogate in every field and in a nested key with 422 naming it`, async () => {
+      for (const key of Object.keys(objectShape(route.body))) {
+        for (const [value, field] of [
+          [LONE_SURROGATE, key],
+          [{ 'k\udc00': 'v' }, `${key}.k\\udc00`],
+        ] as const) {
+          const response = await send(route, { ...auth(route), body: { [key]: value } });
+          expectClientFailure(response, `${key} ${JSON.stringify(value)}`);
+          expect([response.status, response.body.error.code], `${key} ${JSON.stringify(value)}`).toEqual([422, field]);
+        }
+      }
+    });
+  }
+
   for (const route of multipartRoutes) {
     it(`${routeKey(route)} refuses a NUL byte in a form field with 422 naming it`, async () => {
       for (const key of Object.keys(objectShape(route.body))) {

@@ -125,6 +125,40 @@ describe('hardening', () => {
     expect(lastOne.body.error.code).toBe('last_admin');
   });
 
+  it('refuses an unpaired UTF-16 surrogate in a JSON body, in a value or a key, with 422 naming the field', async () => {
+    const org = await signupOrganization('Hardening');
+    const key = (await call('POST', '/api/api-keys/add', { token: org.token, body: { name: 'k' } })).body.data.key;
+    const email = `lone-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    // JSON.stringify writes a lone surrogate as its escape (`"Ab\ud83d"`): the body is valid JSON.
+    for (const [body, field] of [
+      [{ email, first_name: 'Ab\ud83d' }, 'first_name'],
+      [{ email, phone_number: '+1555\udc00' }, 'phone_number'],
+      [{ email, utm_campaign: 'spring\ud83d' }, 'utm_campaign'],
+      [{ email, custom_fields: { 'budget\ud83d': 1 } }, 'custom_fields.budget\\ud83d'],
+    ] as const) {
+      const response = await call('POST', '/api/v1/lead', { apiKey: key, body });
+      expectFailure(response, 422, 'validation_error');
+      expect([response.body.error.code, response.body.error.message], JSON.stringify(body)).toEqual([
+        field,
+        `${field}: must be valid Unicode text (it holds an unpaired surrogate)`,
+      ]);
+    }
+    const lead = await call('POST', '/api/v1/lead', { apiKey: key, body: { email, first_name: 'Emoji 😀 ok' } });
+    expect(lead.status).toBe(201);
+    const signal = await call('POST', '/api/v1/intent-signal', {
+      apiKey: key,
+      body: { lead_id: lead.body.data.id, signal_type: 'demo_requested', signal_detail: { form: 'demo\ud83d' } },
+    });
+    expectFailure(signal, 422, 'validation_error');
+    expect(signal.body.error.code).toBe('signal_detail.form');
+    const bearer = await call('POST', '/api/lead/add', {
+      token: org.token,
+      body: { first_name: 'Ada', last_name: 'Love\udfff' },
+    });
+    expectFailure(bearer, 422, 'validation_error');
+    expect(bearer.body.error.code).toBe('last_name');
+  });
+
   it('imports every other row when one CSV cell holds a NUL byte (after the first 8 KB), that row failing with its field', async () => {
     const org = await signupOrganization('Hardening');
     const padding = 'p'.repeat(200);

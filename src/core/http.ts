@@ -106,7 +106,7 @@ function fromHttpException(error: HTTPException): ApiError {
 /** Postgres errors that mean bad input rather than a server fault. */
 function fromDatabaseError(error: unknown): ApiError | null {
   const code = (error as { code?: unknown } | null)?.code ?? (error as { cause?: { code?: unknown } })?.cause?.code;
-  // A NUL byte (22021, 22P05) is refused before any route runs (core/nul-guard.ts); this is the backstop.
+  // A NUL byte (22021, 22P05) is refused before any route runs (core/text-guard.ts); this is the backstop.
   if (code === '22021' || code === '22P05')
     return new ApiError(400, 'bad_request', 'Text must not contain a NUL character', null);
   if (code === '22P02' || code === '22003' || code === '22007' || code === '22008') {

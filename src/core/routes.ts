@@ -13,6 +13,7 @@ import type { AppEnv } from './context';
 import { jsonEtag } from './etag';
 import { BadRequest, Forbidden, UnsupportedMediaType, ValidationFailed, type FieldIssue } from './errors';
 import { applyContract } from './response-headers';
+import { leaveBodyToRoute } from './text-guard';
 
 export type AuthKind = 'bearer' | 'apiKey' | 'public';
 
@@ -283,6 +284,12 @@ export type DefinedRouteConfig = Omit<RouteConfig, 'middleware' | 'security' | '
     idempotency?: true;
     /** Route middleware that runs before authentication (e.g. one that sets c.var.scopeRead). */
     beforeAuth?: MiddlewareHandler<AppEnv>[];
+    /**
+     * The handler checks its body's characters itself (`badCharacter`, core/text-guard.ts) and
+     * answers its own way (the hosted web form answers its HTML form with the error beside the
+     * field): the app-wide guard leaves this route's body alone. Its query is still checked.
+     */
+    checksOwnCharacters?: true;
   };
 
 /** Marks the request as one whose writes need no transaction (see DefinedRouteConfig.transaction). */
@@ -303,8 +310,9 @@ function isJsonOnly(response: unknown): boolean {
 }
 
 export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
-  const { auth, roles, transaction, rateLimited, idempotency, beforeAuth, ...route } = config;
+  const { auth, roles, transaction, rateLimited, idempotency, beforeAuth, checksOwnCharacters, ...route } = config;
   const method = route.method.toUpperCase();
+  if (checksOwnCharacters) leaveBodyToRoute(method, pathPattern(route.path));
   // Creates (201) for a caller keys can be scoped to. Public routes have none before they run
   // (signup); one that runs as a tenant can opt in (`idempotency`, with a scope in idempotencyScope).
   const idempotent = method === 'POST' && ((auth !== 'public' && 201 in route.responses) || idempotency === true);
@@ -360,7 +368,10 @@ export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
       ? { parameters: [...((route as { parameters?: unknown[] }).parameters ?? []), ...contract.parameters] }
       : {}),
     responses: contract.responses,
-  } as Omit<C, 'auth' | 'roles' | 'transaction' | 'rateLimited' | 'idempotency' | 'beforeAuth'> & {
+  } as Omit<
+    C,
+    'auth' | 'roles' | 'transaction' | 'rateLimited' | 'idempotency' | 'beforeAuth' | 'checksOwnCharacters'
+  > & {
     middleware: MiddlewareHandler<AppEnv>[];
   });
 }
@@ -387,21 +398,24 @@ export function sentAsForm(c: Context): boolean {
 
 const pathPatterns = new Map<string, RegExp>();
 
+/** The pattern a route's path (`/api/lead/view/{id}`) matches concrete paths with. */
+function pathPattern(path: string): RegExp {
+  let pattern = pathPatterns.get(path);
+  if (!pattern) {
+    const source = path
+      .split(/\{\w+\}/)
+      .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
+      .join('[^/]+');
+    pattern = new RegExp(`^${source}$`);
+    pathPatterns.set(path, pattern);
+  }
+  return pattern;
+}
+
 /** The methods the registry serves at a concrete path (`/api/lead/view/12`), for a 405's Allow header. */
 export function allowedMethods(pathname: string): string[] {
   const methods = new Set<string>();
-  for (const route of routeRegistry) {
-    let pattern = pathPatterns.get(route.path);
-    if (!pattern) {
-      const source = route.path
-        .split(/\{\w+\}/)
-        .map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))
-        .join('[^/]+');
-      pattern = new RegExp(`^${source}$`);
-      pathPatterns.set(route.path, pattern);
-    }
-    if (pattern.test(pathname)) methods.add(route.method);
-  }
+  for (const route of routeRegistry) if (pathPattern(route.path).test(pathname)) methods.add(route.method);
   if (methods.has('GET')) methods.add('HEAD');
   return [...methods].sort();
 }

@@ -8,7 +8,7 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import { lookups } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
-import { nulPath } from '../../core/nul-guard';
+import { badCharacterPath } from '../../core/text-guard';
 import { AddLeadBody, type AddLeadInput } from '../leads';
 import { LEAD_LOOKUP_MODULE } from '../lookups';
 import { mapRow, type ColumnPlan } from './header-mapping';
@@ -97,9 +97,9 @@ export function rowToLeadInput(plan: ColumnPlan[], cells: string[], labels: Look
     candidate.lead_source = resolveLabel(lead_source, labels.lead_source, 'lead_source', issues);
   if (tags !== undefined) candidate.tags = resolveTags(tags, labels.tags, issues);
   if (Object.keys(mapped.customFields).length > 0) candidate.custom_fields = mapped.customFields;
-  // Postgres stores no NUL: such a cell is this row's error, not the batch's failure.
-  const nul = nulPath(candidate);
-  if (nul) issues.push({ field: nul, message: 'must not contain a NUL character' });
+  // Postgres stores no NUL (nor an unpaired surrogate): such a cell is this row's error, not the batch's failure.
+  const bad = badCharacterPath(candidate);
+  if (bad) issues.push({ field: bad.path, message: bad.message });
   const parsed = AddLeadBody.safeParse(candidate);
   if (!parsed.success) {
     for (const issue of parsed.error.issues) {
