@@ -170,6 +170,21 @@ describe('Twilio REST adapter', () => {
     expect(seen).toHaveLength(1);
   });
 
+  it('stores a recording only as WAV audio: audio/x-wav becomes audio/wav, HTML is refused', async () => {
+    mockFetch([new Response(localRecording(), { status: 200, headers: { 'content-type': 'audio/x-wav' } })]);
+    const media = await twilioTelephony(credentials).fetchRecording(
+      `${ACCOUNT}/Recordings/REXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX`,
+    );
+    expect(media.contentType).toBe('audio/wav');
+    vi.restoreAllMocks();
+    mockFetch([
+      new Response('<html><script>alert(1)</script></html>', { status: 200, headers: { 'content-type': 'text/html' } }),
+    ]);
+    await expect(
+      twilioTelephony(credentials).fetchRecording(`${ACCOUNT}/Recordings/REXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX`),
+    ).rejects.toMatchObject({ kind: 'rejected', provider: 'twilio' });
+  });
+
   it('reads a completed transcription of a recording', async () => {
     const seen = mockFetch([
       json(200, {
@@ -350,6 +365,60 @@ describe('Vapi agent', () => {
       },
     });
     expect(parseVapiReport({ message: { type: 'status-update', status: 'in-progress' } })).toBeNull();
+  });
+});
+
+describe('Vapi recordings', () => {
+  const vapi = { api_key: 'vapi-private-key', phone_number_id: 'pn-123', webhook_secret: 'whsec-0123456789abcdef' };
+  const wav = () => new Response(localRecording(), { status: 200, headers: { 'content-type': 'audio/wav' } });
+
+  it('sends the private key only to api.vapi.ai, and follows its redirect without it', async () => {
+    const seen = mockFetch([
+      new Response(null, { status: 302, headers: { location: 'https://signed.storage.example/rec.wav?sig=abc' } }),
+      wav(),
+    ]);
+    const media = await vapiAgent(vapi).fetchRecording('https://api.vapi.ai/call/call-abc/mono-recording');
+    expect(seen.map((request) => [request.url, request.authorization])).toEqual([
+      ['https://api.vapi.ai/call/call-abc/mono-recording', 'Bearer vapi-private-key'],
+      ['https://signed.storage.example/rec.wav?sig=abc', null],
+    ]);
+    expect(media).toEqual({ body: expect.any(ArrayBuffer), contentType: 'audio/wav' });
+  });
+
+  it('fetches a recording on any other host without a credential, and never an http URL', async () => {
+    const seen = mockFetch([wav()]);
+    for (const url of [
+      'https://storage.vapi.ai/call-abc-mono.wav',
+      'https://collector.attacker.example/rec.wav',
+      'https://api.vapi.ai.attacker.example/rec.wav',
+      'https://api.vapi.ai:8443/rec.wav',
+    ]) {
+      expect((await vapiAgent(vapi).fetchRecording(url)).contentType).toBe('audio/wav');
+    }
+    expect(seen.map((request) => request.authorization)).toEqual([null, null, null, null]);
+    expect(seen.some((request) => JSON.stringify([...request.headers]).includes('vapi-private-key'))).toBe(false);
+    await expect(vapiAgent(vapi).fetchRecording('http://api.vapi.ai/call/x/mono-recording')).rejects.toMatchObject({
+      kind: 'rejected',
+    });
+    expect(seen).toHaveLength(4);
+  });
+
+  it('refuses an answer that is not WAV audio; a generic binary type is taken when the bytes are WAV', async () => {
+    mockFetch([new Response('<html></html>', { status: 200, headers: { 'content-type': 'text/html' } })]);
+    await expect(vapiAgent(vapi).fetchRecording('https://storage.vapi.ai/rec.wav')).rejects.toMatchObject({
+      kind: 'rejected',
+      provider: 'vapi',
+    });
+    vi.restoreAllMocks();
+    mockFetch([new Response('<html></html>', { status: 200, headers: { 'content-type': 'audio/wav' } })]);
+    await expect(vapiAgent(vapi).fetchRecording('https://storage.vapi.ai/rec.wav')).rejects.toMatchObject({
+      kind: 'rejected',
+    });
+    vi.restoreAllMocks();
+    mockFetch([new Response(localRecording(), { status: 200, headers: { 'content-type': 'binary/octet-stream' } })]);
+    expect((await vapiAgent(vapi).fetchRecording('https://bucket.s3.amazonaws.com/rec.wav')).contentType).toBe(
+      'audio/wav',
+    );
   });
 });
 

@@ -7,13 +7,15 @@
  * nothing, a signed one moves the call once, a replay changes nothing twice.
  */
 import { and, eq } from 'drizzle-orm';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { calls, intentSignals, voiceLedger } from '../src/db/schema';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
+import { calls, intentSignals, voiceJobs, voiceLedger } from '../src/db/schema';
+import { localRecording } from '../src/providers/voice/local';
 import { twilioSignature } from '../src/providers/voice/twilio-signature';
 import { vapiSignature } from '../src/providers/voice/vapi';
 import { call, expectFailure, fetchWorker, signupOrganization, type SignedUp } from './helpers/api';
 import { feedOf, inOrganization } from './helpers/leads';
-import { requestRecordingJobs } from './helpers/mail';
+import { mockFetch } from './helpers/fetch-mock';
+import { deliverJobs, requestRecordingJobs } from './helpers/mail';
 import {
   buyLocalNumber,
   completedAgentCall,
@@ -382,6 +384,7 @@ describe('provider webhooks', () => {
   const secret = 'vapi-webhook-secret-0123456789';
   let twilioOrg: SignedUp;
   let callId: number;
+  let voiceConnectionId: number;
 
   beforeAll(async () => {
     twilioOrg = await signupOrganization('Twilio');
@@ -398,6 +401,7 @@ describe('provider webhooks', () => {
     });
     expect(connected.status).toBe(200);
     expect(connected.body.data).toMatchObject({ provider: 'twilio', agent_calling: true, browser_calling: false });
+    voiceConnectionId = connected.body.data.id;
     twilio.mockRestore();
     expect(connected.text).not.toContain(authToken);
     await topUp(twilioOrg, 5);
@@ -530,5 +534,100 @@ describe('provider webhooks', () => {
       durationSec: 42,
       transcript: [{ speaker: 'agent', text: 'Hello from Acme', at_sec: 0 }],
     });
+  });
+
+  /** A Vapi call ended by a signed report naming `recordingUrl`; its recording job delivered against `answer`. */
+  async function vapiRecording(providerCallId: string, recordingUrl: string, answer: () => Response) {
+    const [row] = await inOrganization(twilioOrg.orgId, (tx) =>
+      tx
+        .insert(calls)
+        .values({
+          organizationId: twilioOrg.orgId,
+          direction: 'outbound',
+          kind: 'agent',
+          fromNumber: '+14155550100',
+          toNumber: '+14155550142',
+          provider: 'vapi',
+          providerCallId,
+          userId: twilioOrg.userId,
+          status: 'queued',
+          connectionId: voiceConnectionId,
+        })
+        .returning(),
+    );
+    const body = JSON.stringify({
+      message: {
+        type: 'end-of-call-report',
+        endedReason: 'customer-ended-call',
+        call: { id: providerCallId },
+        durationSeconds: 12,
+        artifact: { messages: [], recordingUrl },
+      },
+    });
+    const taken = await requestRecordingJobs('POST', `/api/v1/voice/vapi/${twilioOrg.orgId}`, {
+      rawBody: body,
+      headers: { 'content-type': 'application/json', 'x-vapi-signature': await vapiSignature(secret, body) },
+    });
+    expect(taken.status, taken.text).toBe(200);
+    const host = new URL(recordingUrl).host;
+    const seen = mockFetch([answer], { only: (url) => new URL(url).host === host });
+    try {
+      await deliverJobs(taken.sent);
+      // A redelivery copies nothing twice and fetches nothing again.
+      await deliverJobs(taken.sent);
+    } finally {
+      vi.restoreAllMocks();
+    }
+    const [job] = await inOrganization(twilioOrg.orgId, (tx) =>
+      tx.select().from(voiceJobs).where(eq(voiceJobs.callId, row.id)),
+    );
+    return { id: row.id as number, seen, job };
+  }
+
+  it('copies a recording named by a report without sending the Vapi key to its host, and serves it as audio/wav', async () => {
+    const wav = () => new Response(localRecording(), { status: 200, headers: { 'content-type': 'audio/x-wav' } });
+    const { id, seen, job } = await vapiRecording(
+      'vapi-call-elsewhere',
+      'https://collector.attacker.example/rec.wav',
+      wav,
+    );
+    expect(seen.map((request) => [request.url, request.authorization])).toEqual([
+      ['https://collector.attacker.example/rec.wav', null],
+    ]);
+    expect(JSON.stringify([...seen[0].headers])).not.toContain('vapi-key');
+    expect(job.status).toBe('completed');
+    const link = await call('GET', `/api/call/${id}/recording`, { token: twilioOrg.token });
+    expect(link.status, link.text).toBe(200);
+    const audio = await fetchWorker(new Request(new URL(link.body.data.url, 'http://lead.test')));
+    expect([audio.status, audio.headers.get('content-type'), audio.headers.get('x-content-type-options')]).toEqual([
+      200,
+      'audio/wav',
+      'nosniff',
+    ]);
+  });
+
+  it('sends the Vapi key to api.vapi.ai, Vapi’s own API', async () => {
+    const wav = () => new Response(localRecording(), { status: 200, headers: { 'content-type': 'audio/wav' } });
+    const { seen, job } = await vapiRecording(
+      'vapi-call-private',
+      'https://api.vapi.ai/call/vapi-call-private/mono-recording',
+      wav,
+    );
+    expect(seen.map((request) => request.authorization)).toEqual(['Bearer vapi-key']);
+    expect(job.status).toBe('completed');
+  });
+
+  it('refuses a recording that is not WAV audio: the job fails, nothing is stored or served', async () => {
+    const html = () =>
+      new Response('<html><script>alert(document.domain)</script></html>', {
+        status: 200,
+        headers: { 'content-type': 'text/html' },
+      });
+    const { id, seen, job } = await vapiRecording('vapi-call-html', 'https://files.example.net/rec', html);
+    expect(seen).toHaveLength(1);
+    expect(job).toMatchObject({ status: 'failed', error: expect.stringContaining('not WAV audio') });
+    const [row] = await inOrganization(twilioOrg.orgId, (tx) => tx.select().from(calls).where(eq(calls.id, id)));
+    expect(row.recordingFileId).toBeNull();
+    expectFailure(await call('GET', `/api/call/${id}/recording`, { token: twilioOrg.token }), 404, 'not_found');
   });
 });

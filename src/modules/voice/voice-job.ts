@@ -18,7 +18,7 @@ import { TransientFault, userFacingJobError } from '../../jobs/faults';
 import type { JobHandler } from '../../jobs/job-handler';
 import { claimJob, finishJob, jobTenantContext, type JobClaim, type JobSpec } from '../../jobs/lifecycle';
 import { withTenantEffects } from '../../core/transaction-effects';
-import { expectOk, ProviderFailure, providerFetch } from '../../providers/failures';
+import { ProviderFailure } from '../../providers/failures';
 import { localRecording, localTranscript, LOCAL_TURN_SECONDS } from '../../providers/voice/local';
 import { voiceSetupOf, type VoiceSetup } from '../../providers/voice/select';
 import { storeFile } from '../files';
@@ -264,9 +264,10 @@ async function copyRecording(db: Database, env: Bindings, claim: Claim, job: Job
   const call = await readCall(db, orgId, job.callId as number);
   if (call && !call.recordingFileId && job.sourceUrl) {
     const setup = await withTenant(db, orgId, (tx) => setupFor(tx, env, orgId, call.connectionId));
+    // The adapter decides where a credential may go and refuses anything that is not WAV audio.
     const media =
-      call.provider === 'vapi' && setup.credentials?.vapi
-        ? await fetchVapiRecording(job.sourceUrl, setup.credentials.vapi.api_key)
+      call.provider === 'vapi' && setup.agent
+        ? await setup.agent.fetchRecording(job.sourceUrl)
         : await setup.telephony.fetchRecording(job.sourceUrl);
     await withTenantEffects(db, env, orgId, async (tx, effects) => {
       const file = await storeFile(jobTenantContext(claim, tx, effects), env.FILES, {
@@ -284,15 +285,6 @@ async function copyRecording(db: Database, env: Bindings, claim: Claim, job: Job
     return;
   }
   await withTenant(db, orgId, (tx) => finishJob(tx, spec, claim));
-}
-
-async function fetchVapiRecording(url: string, apiKey: string) {
-  const response = await expectOk(
-    'vapi',
-    await providerFetch('vapi', url, { headers: { authorization: `Bearer ${apiKey}` } }),
-    'recording',
-  );
-  return { body: await response.arrayBuffer(), contentType: response.headers.get('content-type') ?? 'audio/wav' };
 }
 
 const spec: JobSpec<typeof voiceJobs> = {

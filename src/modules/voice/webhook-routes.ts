@@ -11,6 +11,7 @@ import { NotFound } from '../../core/errors';
 import { binaryDownload, createRouter, defineRoute, envelope, ErrorEnvelope, idParam } from '../../core/routes';
 import { withTenant } from '../../db/client';
 import { trackingSecrets } from '../tracking';
+import { RECORDING_CONTENT_TYPE } from '../../providers/voice/recording';
 import { verifyRecordingToken } from './recording-link';
 import { answerTwilioVoice } from './voice-answer';
 import { twilioCallback, vapiCallback } from './webhooks';
@@ -154,6 +155,7 @@ voiceWebhookRoutes.openapi(
     const file = await withTenant(c.var.database(), claims.orgId, (tx) =>
       findStoredFile({ db: tx, orgId: claims.orgId }, claims.fileId),
     );
-    return fileResponse(c.env.FILES, file, 'inline');
+    // Served as the audio it was stored as (recordings stored before WAV was enforced included), never as another type.
+    return fileResponse(c.env.FILES, { ...file, contentType: RECORDING_CONTENT_TYPE }, 'inline');
   },
 );

@@ -5,6 +5,7 @@
  * provider's own text.
  */
 import type { AgentSettings, CallStatus, NumberType, TranscriptTurn } from '../../db/schema';
+import type { RecordingMedia } from './recording';
 
 export interface NumberSearch {
   /** ISO 3166-1 alpha-2 country; US by default. */
@@ -54,8 +55,8 @@ export interface TelephonyProvider {
   searchNumbers(search: NumberSearch): Promise<AvailableNumber[]>;
   purchaseNumber(purchase: NumberPurchase): Promise<{ providerSid: string }>;
   placeCall(call: OutboundCall): Promise<PlacedCall>;
-  /** The recording's bytes (WAV) from where the provider keeps it. */
-  fetchRecording(url: string): Promise<{ body: ArrayBuffer; contentType: string }>;
+  /** The recording's bytes (WAV, typed audio/wav) from where the provider keeps it; anything else is refused. */
+  fetchRecording(url: string): Promise<RecordingMedia>;
 }
 
 export interface AgentCall {
@@ -70,6 +71,11 @@ export interface AgentCall {
 export interface AgentPlatform {
   readonly name: 'vapi';
   startCall(call: AgentCall): Promise<PlacedCall>;
+  /**
+   * The recording an end-of-call report names (WAV, typed audio/wav). The platform's key goes
+   * only to the platform's own API host; any other https URL is fetched without a credential.
+   */
+  fetchRecording(url: string): Promise<RecordingMedia>;
 }
 
 /** What an end-of-call report (or the simulator) says about a finished call. */

@@ -10,6 +10,7 @@ import type { AgentSettings, NumberType, TranscriptTurn } from '../../db/schema'
 import { ProviderFailure } from '../failures';
 import type { AvailableNumber, NumberSearch, TelephonyProvider } from './interface';
 import { MONTHLY_NUMBER_CENTS } from './twilio';
+import { RECORDING_CONTENT_TYPE } from './recording';
 
 const AREA_BY_TYPE: Record<NumberType, string> = { local: '415', mobile: '628', toll_free: '800' };
 const LOCALITY: Record<string, [string, string]> = { '415': ['San Francisco', 'CA'], '628': ['San Francisco', 'CA'] };
@@ -54,7 +55,7 @@ export function localTelephony(): TelephonyProvider {
       return { providerCallId: `CAlocal${crypto.randomUUID().replace(/-/g, '')}`, status: 'queued' };
     },
     async fetchRecording() {
-      return { body: localRecording().buffer as ArrayBuffer, contentType: 'audio/wav' };
+      return { body: localRecording().buffer as ArrayBuffer, contentType: RECORDING_CONTENT_TYPE };
     },
   };
 }

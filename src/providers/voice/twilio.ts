@@ -8,6 +8,7 @@
 import type { CallStatus, NumberType } from '../../db/schema';
 import { expectOk, providerFetch, ProviderFailure } from '../failures';
 import type { AvailableNumber, NumberSearch, OutboundCall, PlacedCall, TelephonyProvider } from './interface';
+import { recordingMedia } from './recording';
 
 export const TWILIO_API = 'https://api.twilio.com/2010-04-01';
 
@@ -117,7 +118,7 @@ export function twilioTelephony(credentials: TwilioCredentials): TelephonyProvid
       }
       const media = url.endsWith('.wav') ? url : `${url.replace(/\.json$/, '')}.wav`;
       const response = await expectOk('twilio', await providerFetch('twilio', media, { headers }), 'recording');
-      return { body: await response.arrayBuffer(), contentType: 'audio/wav' };
+      return recordingMedia('twilio', response);
     },
   };
 }

@@ -6,13 +6,53 @@
  * is where Vapi posts its `end-of-call-report`, signed with the server credential's HMAC-SHA256
  * of the raw body (hex) in `x-vapi-signature`. The report brings the transcript
  * (`artifact.messages`) and the recording (`artifact.recordingUrl`).
+ *
+ * Recordings: Vapi's own storage (`https://storage.vapi.ai/…`) and a custom bucket (S3, GCS) give
+ * links that download without a credential; a private (HIPAA) recording is read through the API,
+ * `GET https://api.vapi.ai/call/{id}/mono-recording` with the private key, which answers a 302 to
+ * a short-lived signed URL (docs.vapi.ai/security-and-privacy/retrieve-call-artifacts). The key
+ * is therefore sent to `api.vapi.ai` alone (https, that exact host); the redirect and every other
+ * https URL are fetched without it.
  */
 import type { CallStatus, TranscriptTurn } from '../../db/schema';
-import { expectOk, providerFetch } from '../failures';
+import { expectOk, failureOf, ProviderFailure, providerFetch } from '../failures';
 import { constantTimeEqual } from './twilio-signature';
 import type { AgentCall, AgentPlatform, CallOutcome, PlacedCall } from './interface';
+import { recordingMedia, type RecordingMedia } from './recording';
 
 export const VAPI_API = 'https://api.vapi.ai';
+/** The only host that is sent the private API key. */
+const VAPI_API_HOST = 'api.vapi.ai';
+
+/** An https URL, or null (anything else is never fetched). */
+function httpsUrl(url: string): URL | null {
+  try {
+    const parsed = new URL(url);
+    return parsed.protocol === 'https:' && !parsed.username && !parsed.password ? parsed : null;
+  } catch {
+    return null;
+  }
+}
+
+const isVapiApi = (url: URL) => url.hostname === VAPI_API_HOST && url.port === '';
+
+/** A recording at a link that needs no credential (a pre-signed or public storage URL). */
+async function downloadRecording(url: URL): Promise<RecordingMedia> {
+  const response = await providerFetch('vapi', url.href, { headers: { accept: 'audio/wav' } });
+  if (!response.ok) {
+    const failure = await failureOf('vapi', response, 'recording');
+    // No credential of ours was sent: a refusal is the link's (expired, private), not the account's.
+    if (failure.kind === 'auth')
+      throw new ProviderFailure(
+        'rejected',
+        'vapi',
+        failure.status,
+        'the recording link was refused; it was not copied',
+      );
+    throw failure;
+  }
+  return recordingMedia('vapi', response);
+}
 
 export interface VapiCredentials {
   api_key: string;
@@ -56,6 +96,31 @@ export function vapiAgent(credentials: VapiCredentials): AgentPlatform {
       });
       const placed = (await (await expectOk('vapi', response, 'agent call')).json()) as { id: string; status?: string };
       return { providerCallId: placed.id, status: 'queued' };
+    },
+
+    async fetchRecording(url: string): Promise<RecordingMedia> {
+      const target = httpsUrl(url);
+      if (!target) throw new ProviderFailure('rejected', 'vapi', null, 'the recording is not at an https URL');
+      if (!isVapiApi(target)) return downloadRecording(target);
+      // Vapi's API answers the recording, or a redirect to its signed URL, which is followed without the key.
+      const response = await providerFetch('vapi', target.href, {
+        headers: { authorization: `Bearer ${credentials.api_key}`, accept: 'audio/wav' },
+        redirect: 'manual',
+      });
+      if (response.status >= 300 && response.status < 400) {
+        await response.body?.cancel().catch(() => undefined);
+        const location = response.headers.get('location');
+        const next = location ? httpsUrl(new URL(location, target).href) : null;
+        if (!next)
+          throw new ProviderFailure(
+            'rejected',
+            'vapi',
+            response.status,
+            'the recording redirect is not to an https URL',
+          );
+        return downloadRecording(next);
+      }
+      return recordingMedia('vapi', await expectOk('vapi', response, 'recording'));
     },
   };
 }
