@@ -531,6 +531,46 @@ describe('POST /api/v1/booking/{slug}/confirm', () => {
   });
 });
 
+describe('the lead a booking creates from the visitor’s name', () => {
+  let owner: Rep;
+  beforeAll(async () => {
+    owner = await rep('Names');
+  });
+
+  // Each case books its own slot of the Monday (09:00, 09:30, …) and reads the lead back.
+  const cases: [label: string, name: string, first: string, last: string][] = [
+    ['two words', 'Grace   Hopper', 'Grace', 'Hopper'],
+    ['a one-letter first word, which takes the next word with it', 'J Robert Smith', 'J Robert', 'Smith'],
+    ['a name that only fits whole', 'X Ng', 'X Ng', ''],
+    [
+      'an 81-character last name, cut between characters with nothing lost',
+      'X Wolfeschlegelsteinhausenbergerdorffwelchevoralternwarengewissenhaftschaferswessen',
+      'X Wolfeschlegelsteinhausenbergerdorffwelchevoralte',
+      'rnwarengewissenhaftschaferswessen',
+    ],
+    ['emoji, never cut inside one', `a${'😀'.repeat(40)} Hopper`, `a${'😀'.repeat(24)}`, `${'😀'.repeat(16)} Hopper`],
+  ];
+  for (const [index, [label, name, first, last]] of cases.entries()) {
+    it(`keeps the lead’s name rules (2 to 50 each) without losing any of it: ${label}`, async () => {
+      const start = new Date(Date.parse(`${MONDAY}T09:00:00Z`) + index * 30 * 60_000);
+      const end = new Date(start.getTime() + 30 * 60_000);
+      const guest = visitor({ name });
+      const response = await confirm(owner.slug, { start: start.toISOString(), end: end.toISOString(), ...guest });
+      expect(response.status, response.text).toBe(201);
+      const meeting = await call('GET', `/api/meeting/view/${response.body.data.meeting_id}`, { token: owner.token });
+      expect(meeting.body.data.attendees).toEqual([{ email: guest.email, name: name.trim() }]);
+      const lead = (await call('GET', `/api/lead/view/${meeting.body.data.lead_id}`, { token: owner.token })).body.data;
+      expect([lead.first_name, lead.last_name]).toEqual([first, last]);
+      for (const part of [lead.first_name, lead.last_name].filter(Boolean)) {
+        expect(part.length).toBeGreaterThanOrEqual(2);
+        expect(part.length).toBeLessThanOrEqual(50);
+      }
+      const joined = name.replace(/\s+/g, ' ');
+      expect([`${lead.first_name} ${lead.last_name}`.trim(), `${lead.first_name}${lead.last_name}`]).toContain(joined);
+    });
+  }
+});
+
 describe('round trips and the edge cache', () => {
   it('confirms in at most 4 statements, in one transaction, for a new lead and an existing one', async () => {
     const owner = await rep('Confirm budget');

@@ -41,6 +41,7 @@ import { invalidateBookingCache } from './booking-version';
 import type { ConfirmBookingInput } from './schemas';
 import { type BookingRep, liveRep, repJson } from './service';
 import { dayIn, dayString, isoInZone } from './time-zones';
+import { leadNameOf } from './visitor-name';
 
 export interface ConfirmScope {
   rep: BookingRep;
@@ -56,13 +57,6 @@ export function confirmScopeRead(slug: string, email: string): SQL {
 }
 
 const unavailable = () => new Conflict('This slot is no longer available', 'slot_unavailable');
-
-/** "Grace Brewster Hopper" → first "Grace", last "Brewster Hopper"; one word leaves last_name empty. */
-function splitName(name: string): { first: string; last: string } {
-  const words = name.split(/\s+/).filter(Boolean);
-  if (words.length < 2) return { first: name.slice(0, 50), last: '' };
-  return { first: words[0].slice(0, 50), last: words.slice(1).join(' ').slice(0, 50) };
-}
 
 export async function confirmBooking(
   ctx: TenantContext,
@@ -87,7 +81,7 @@ export async function confirmBooking(
   const refs = leadWriteContextFrom(scope.lead);
   // The rep is a live user of this organization: the scope statement found it so.
   refs.users.add(rep.id);
-  const { first, last } = splitName(input.name);
+  const { first, last } = leadNameOf(input.name);
   const leadInput = {
     first_name: first,
     last_name: last,
