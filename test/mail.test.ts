@@ -105,6 +105,54 @@ describe('mail configurations', () => {
     expectFailure(gmail, 422, 'validation_error');
     expect(gmail.body.error.code).toBe('password');
   });
+
+  describe('an SMTP account on the scripted relay', () => {
+    const ports = env as unknown as { LM_TEST_SMTP_PORT: string; LM_TEST_SMTP_CONTROL_PORT: string };
+    /** What the relay recorded of the latest session that logged in as `username` (null: none). */
+    const session = async (username: string): Promise<{ commands: string[]; data: string[] } | null> =>
+      (await fetch(`http://127.0.0.1:${ports.LM_TEST_SMTP_CONTROL_PORT}/${encodeURIComponent(username)}`)).json();
+    const login = (username: string, password: string) => `AUTH PLAIN ${btoa(`\0${username}\0${password}`)}`;
+    async function addSmtp(smtpUsername: string) {
+      const from = uniqueEmail('relay');
+      const added = await call('POST', '/api/mail-configurations/add', {
+        token: owner.token,
+        body: {
+          mailer: 'smtp',
+          from_address: from,
+          from_name: 'Relay',
+          password: 'old-pass',
+          smtp_host: '127.0.0.1',
+          smtp_port: Number(ports.LM_TEST_SMTP_PORT),
+          smtp_username: smtpUsername,
+        },
+      });
+      expect(added.status, added.text).toBe(201);
+      return { id: added.body.data.id as number, from };
+    }
+
+    it('a new password alone keeps the account’s login, for the check and for later sends', async () => {
+      const username = `relayuser-${crypto.randomUUID().slice(0, 8)}`;
+      const { id, from } = await addSmtp(username);
+      const updated = await call('POST', `/api/mail-configurations/update/${id}`, {
+        token: owner.token,
+        body: { password: 'new-pass' },
+      });
+      expect(updated.status, updated.text).toBe(200);
+      expect(updated.text).not.toContain(username);
+      expect((await session(username))?.commands).toContain(login(username, 'new-pass'));
+      expect(await session(from)).toBeNull();
+      const queued = await requestRecordingJobs('POST', '/api/inbox/send', {
+        token: owner.token,
+        body: { config_id: id, to: 'grace@example.org', subject: 'Hello', body: 'Hello Grace' },
+      });
+      expect(queued.status, queued.text).toBe(202);
+      await deliverJobs(queued.sent);
+      const sent = await session(username);
+      expect(sent?.commands).toContain(login(username, 'new-pass'));
+      expect(sent?.data).toHaveLength(1);
+      expect(await session(from)).toBeNull();
+    });
+  });
 });
 
 describe('sending from a local account', () => {

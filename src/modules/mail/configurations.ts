@@ -17,9 +17,10 @@ import {
   connectionListParts,
   findConnection,
   liveConnections,
+  openCredentials,
   sealCredentials,
 } from '../../providers/connections';
-import { ProviderFailure, routeErrorOf } from '../../providers/failures';
+import { ConnectionNeedsReconnect, ProviderFailure, routeErrorOf } from '../../providers/failures';
 import { gmailMailbox } from '../../providers/mail/gmail';
 import type { Mailer, MailProvider } from '../../providers/mail/interface';
 import { outlookMailbox } from '../../providers/mail/outlook';
@@ -170,11 +171,35 @@ export async function ownConfiguration(ctx: TenantContext, id: number): Promise<
   return row;
 }
 
+/**
+ * The SMTP login sealed with the account's password (it is never stored in clear or returned);
+ * null when the sealed credentials are gone or cannot be opened (their key was removed).
+ */
+async function storedSmtpUsername(env: Bindings, row: ConnectionRow): Promise<string | null> {
+  try {
+    return (await openCredentials<{ username?: string }>(env, row))?.username ?? null;
+  } catch (error) {
+    if (error instanceof ConnectionNeedsReconnect) return null;
+    throw error;
+  }
+}
+
 export async function updateConfiguration(ctx: TenantContext, env: Bindings, id: number, input: UpdateInput) {
   const row = await ownConfiguration(ctx, id);
   const mailer = row.provider as Mailer;
   const settings = row.settings as Partial<SmtpSettings>;
   const reconnect = input.password !== undefined && mailer !== 'local';
+  if (!reconnect && (input.smtp_host || input.smtp_port || input.refresh_token)) {
+    throw ValidationFailed.field('password', 'is required to change the account’s connection details');
+  }
+  // A new password alone keeps the account's login: the stored one, never the from address.
+  let smtpUsername = input.smtp_username;
+  if (reconnect && mailer === 'smtp' && smtpUsername === undefined) {
+    smtpUsername = (await storedSmtpUsername(env, row)) ?? undefined;
+    if (smtpUsername === undefined) {
+      throw ValidationFailed.field('smtp_username', 'is required: the account’s stored login cannot be read');
+    }
+  }
   const checked = reconnect
     ? await checkedCredentials(env, ctx.orgId, mailer, {
         mailer,
@@ -185,12 +210,9 @@ export async function updateConfiguration(ctx: TenantContext, env: Bindings, id:
         expires_in: input.expires_in,
         smtp_host: input.smtp_host ?? settings.host,
         smtp_port: input.smtp_port ?? settings.port,
-        smtp_username: input.smtp_username,
+        smtp_username: smtpUsername,
       } as AddInput)
     : null;
-  if (!reconnect && (input.smtp_host || input.smtp_port || input.refresh_token)) {
-    throw ValidationFailed.field('password', 'is required to change the account’s connection details');
-  }
   if (input.state === 'active' && row.state === 'needs_reconnect' && !reconnect) {
     throw new ApiError(
       422,
