@@ -152,6 +152,23 @@ describe('mail configurations', () => {
       expect(sent?.data).toHaveLength(1);
       expect(await session(from)).toBeNull();
     });
+
+    it('a new smtp_username without a password is refused naming password, like smtp_host, and changes nothing', async () => {
+      const username = `relayuser-${crypto.randomUUID().slice(0, 8)}`;
+      const { id } = await addSmtp(username);
+      for (const body of [{ smtp_username: 'relay-login' }, { smtp_host: '127.0.0.2' }]) {
+        const refused = await call('POST', `/api/mail-configurations/update/${id}`, { token: owner.token, body });
+        expectFailure(refused, 422, 'validation_error');
+        expect(refused.body.error.code).toBe('password');
+      }
+      expect(await session('relay-login')).toBeNull();
+      const queued = await requestRecordingJobs('POST', '/api/inbox/send', {
+        token: owner.token,
+        body: { config_id: id, to: 'grace@example.org', subject: 'Hello', body: 'Hello Grace' },
+      });
+      await deliverJobs(queued.sent);
+      expect((await session(username))?.data).toHaveLength(1);
+    });
   });
 });
 

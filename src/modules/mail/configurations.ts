@@ -189,7 +189,7 @@ export async function updateConfiguration(ctx: TenantContext, env: Bindings, id:
   const mailer = row.provider as Mailer;
   const settings = row.settings as Partial<SmtpSettings>;
   const reconnect = input.password !== undefined && mailer !== 'local';
-  if (!reconnect && (input.smtp_host || input.smtp_port || input.refresh_token)) {
+  if (!reconnect && (input.smtp_host || input.smtp_port || input.smtp_username || input.refresh_token)) {
     throw ValidationFailed.field('password', 'is required to change the account’s connection details');
   }
   // A new password alone keeps the account's login: the stored one, never the from address.
