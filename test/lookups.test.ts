@@ -3,6 +3,7 @@
  * values, and what changing a value or deactivating a lookup does to leads.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
+import { createCompany, createContact } from './helpers/accounts';
 import { call, expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
 
 let org: SignedUp;
@@ -224,6 +225,37 @@ describe('POST /api/custom-lookups/update/{id}', () => {
       status: 50,
       status_text: 'Renumbered',
     });
+  });
+
+  it('moves contacts along with the leads when a status value changes, so a new status taking the old value leaves them as they were', async () => {
+    const status = (
+      await call('POST', '/api/custom-lookups/add', {
+        token: org.token,
+        body: { module_name: 'lead', type: 'status', name: 'Contact renumbered' },
+      })
+    ).body.data;
+    const company = await createCompany(org);
+    const contact = await createContact(org, { company_id: company, status: status.value });
+    const lead = (
+      await call('POST', '/api/lead/add', {
+        token: org.token,
+        body: { first_name: 'Moved', last_name: 'Too', status: status.value },
+      })
+    ).body.data;
+    const moved = await call('POST', `/api/custom-lookups/update/${status.id}`, {
+      token: org.token,
+      body: { value: 70 },
+    });
+    expect(moved.status, moved.text).toBe(200);
+    expect((await call('GET', `/api/contact/view/${contact}`, { token: org.token })).body.data.status).toBe(70);
+    expect((await call('GET', `/api/lead/view/${lead.id}`, { token: org.token })).body.data.status).toBe(70);
+    // The old value is free: another status takes it, and the contact keeps the status it had.
+    const reused = await call('POST', '/api/custom-lookups/add', {
+      token: org.token,
+      body: { module_name: 'lead', type: 'status', name: 'Took the old value', value: status.value },
+    });
+    expect(reused.status, reused.text).toBe(201);
+    expect((await call('GET', `/api/contact/view/${contact}`, { token: org.token })).body.data.status).toBe(70);
   });
 
   it('refuses to deactivate the last active status and to clear a status value', async () => {

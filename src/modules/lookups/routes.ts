@@ -81,7 +81,7 @@ lookupRoutes.openapi(
     tags,
     summary: 'Change a lookup’s name, value, color or active flag (admins and managers)',
     description:
-      "Changes a lookup's name, value, color or active flag; only the fields sent change. Changing the value of a lead status, source or priority moves the leads holding the old value, so no lead loses its label. A deactivated lookup stays readable on the records that use it but cannot be set anew.",
+      "Changes a lookup's name, value, color or active flag; only the fields sent change. Changing the value of a lead status, source or priority moves the leads holding the old value (and, for a status, the contacts holding it), in one statement, so no record loses its label. A deactivated lookup stays readable on the records that use it but cannot be set anew.",
     auth: 'bearer',
     roles: ['admin', 'manager'],
     request: { params: idParam(), body: jsonBody(UpdateLookupBody) },

@@ -97,9 +97,10 @@ export const UpdateLookupBody = z
     name: text(1, 100)
       .optional()
       .openapi({ description: 'New display name, 1 to 100 characters, unique within its type (409)' }),
-    value: value
-      .nullish()
-      .openapi({ description: 'Changing a lead status/source/priority value moves the leads that hold it' }),
+    value: value.nullish().openapi({
+      description:
+        'Changing a lead status/source/priority value moves the leads that hold it (a status value, the contacts too)',
+    }),
     color_code: colorCode,
     is_active: z
       .boolean()

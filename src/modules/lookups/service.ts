@@ -1,11 +1,11 @@
 /**
  * Per-organization lookup values (see defaults.ts for the vocabulary). Everyone in the
  * organization reads them; admins and managers add and change them (routes.ts declares the roles). A lead status, source or
- * priority always has a unique value; changing it moves the leads that hold the old value, so
- * no lead loses its label. Deactivated lookups stay readable on the records that use them.
+ * priority always has a unique value; changing it moves the leads (and, for a status, the
+ * contacts) that hold the old value, so no record loses its label. Deactivated lookups stay readable on the records that use them.
  */
 import { count, eq, inArray, ne, sql } from 'drizzle-orm';
-import { leads, lookups } from '../../db/schema';
+import { contacts, leads, lookups } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { isUniqueViolation } from '../../db/errors';
 import { BadRequest, Conflict, NotFound, ValidationFailed } from '../../core/errors';
@@ -212,11 +212,18 @@ export async function updateLookup(ctx: TenantContext, id: number, input: Update
   );
   const property = valued ? leadPropertyFor[current.type as keyof typeof leadPropertyFor] : undefined;
   if (property && input.value != null && current.value !== null && input.value !== current.value) {
-    // Leads hold the value, not the lookup id: move them along so none loses its label.
-    await ctx.db
-      .update(leads)
-      .set({ [property]: input.value })
-      .where(tenantWhere(ctx, leads, eq(leads[property], current.value)));
+    // Records hold the value, not the lookup id: move them along so none loses its label (or,
+    // once the old value is taken by another lookup, silently changes meaning). Leads hold every
+    // valued type; contacts hold the same statuses as leads. One statement.
+    const moveLeads = sql`update ${leads} set ${sql.identifier(leads[property].name)} = ${input.value}
+      where ${tenantWhere(ctx, leads, eq(leads[property], current.value))}`;
+    await ctx.db.execute(
+      current.type === 'status'
+        ? sql`with moved_leads as (${moveLeads})
+            update ${contacts} set status = ${input.value}
+            where ${tenantWhere(ctx, contacts, eq(contacts.status, current.value))}`
+        : moveLeads,
+    );
   }
   return presentLookup(row);
 }
