@@ -135,6 +135,37 @@ describe('POST /api/lead/add', () => {
     expect(again.body.error.details).toMatchObject({ lead_id: first.body.data.id });
   });
 
+  it('with merge: 1 updates the lead holding the email (200), with duplicate: 1 creates another (201), never both', async () => {
+    const email = uniqueEmail('modes');
+    const first = await addLead({ email, city: 'Paris', tags: [tagIds.Hot], custom_fields: { a: 1 } });
+    expect(first.status, first.text).toBe(201);
+    const merged = await addLead({
+      email: email.toUpperCase(),
+      job_title: 'CTO',
+      tags: [tagIds.VIP],
+      custom_fields: { b: 2 },
+      merge: 1,
+    });
+    expect(merged.status, merged.text).toBe(200);
+    expect(merged.body.data).toMatchObject({
+      id: first.body.data.id,
+      city: 'Paris',
+      job_title: 'CTO',
+      custom_fields: { a: 1, b: 2 },
+    });
+    expect(merged.body.data.tags.map((tag: { name: string }) => tag.name).sort()).toEqual(['Hot', 'VIP']);
+    const duplicate = await addLead({ email, duplicate: true });
+    expect(duplicate.status, duplicate.text).toBe(201);
+    expect(duplicate.body.data.id).not.toBe(first.body.data.id);
+    // The original still holds the email for later creates.
+    expect((await addLead({ email })).body.error.details.lead_id).toBe(first.body.data.id);
+    // merge: 1 without a duplicate simply creates.
+    expect((await addLead({ email: uniqueEmail('modes-new'), merge: '1' })).status).toBe(201);
+    const both = await addLead({ email, merge: 1, duplicate: 1 });
+    expectFailure(both, 422, 'validation_error');
+    expect(both.body.error.code).toBe('merge');
+  });
+
   it('lets another organization and a deleted lead’s email be used again', async () => {
     const email = uniqueEmail('reuse');
     const first = await addLead({ email });

@@ -5,13 +5,15 @@
  */
 import { z } from '@hono/zod-openapi';
 import { blankableText, webAddress } from '../../core/schemas';
-import { customFieldsInput, customValue, integerInput, leadEmail, personName } from '../leads';
-
-/** 1/0, true/false, "1"/"0", "true"/"false": JSON clients and form posts send all of them. */
-const flag = z
-  .union([z.boolean(), z.literal(0), z.literal(1), z.enum(['0', '1', 'true', 'false'])])
-  .transform((value) => value === true || value === 1 || value === '1' || value === 'true')
-  .optional();
+import {
+  customFieldsInput,
+  customValue,
+  duplicateModeFields,
+  integerInput,
+  leadEmail,
+  personName,
+  refuseBothDuplicateModes,
+} from '../leads';
 
 const inRange = (min: number, max: number) =>
   integerInput.pipe(
@@ -62,17 +64,7 @@ export const INGEST_FIELDS = {
   custom_fields: customFieldsInput.optional().openapi({
     description: 'Key/value custom fields (merged with any unlisted fields sent; at most 200 keys in all)',
   }),
-  duplicate: flag.openapi({
-    type: 'integer',
-    enum: [0, 1],
-    description: '1: create the lead even when a lead has the same email or profile URL',
-  }),
-  merge: flag.openapi({
-    type: 'integer',
-    enum: [0, 1],
-    description:
-      '1: when a lead has the same email or profile URL, update it instead (given values win, custom_fields merge, tags add up) and answer 200',
-  }),
+  ...duplicateModeFields,
 };
 
 export const IngestLeadBody = z
@@ -86,9 +78,7 @@ export const IngestLeadBody = z
         message: 'give at least one of email, phone_number, profile_url',
       });
     }
-    if (body.duplicate && body.merge) {
-      ctx.addIssue({ code: 'custom', path: ['merge'], message: 'send duplicate or merge, not both' });
-    }
+    refuseBothDuplicateModes(body, ctx);
     const unlisted = Object.keys(body).filter((key) => !Object.hasOwn(INGEST_FIELDS, key));
     if (unlisted.length + Object.keys(body.custom_fields ?? {}).length > 200) {
       ctx.addIssue({ code: 'custom', path: ['custom_fields'], message: 'at most 200 custom fields in all' });

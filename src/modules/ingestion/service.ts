@@ -14,7 +14,7 @@ import { duplicateLead } from '../leads';
 import { readLead } from '../leads';
 import type { LeadWriteContext } from '../leads';
 import type { AddLeadInput, LeadView } from '../leads';
-import { type BatchOptions, type BatchResult, type CreatedLeadRecord, createLeadsBatch } from '../leads';
+import { type BatchOptions, type BatchResult, type CreatedLeadRecord, createOneLead, duplicateModeOf } from '../leads';
 import { INGEST_FIELDS, type IngestLeadInput } from './schemas';
 
 /** Defaults of spec rule "status (integer, default 1), priority (1 to 4, default 2)". */
@@ -75,7 +75,8 @@ export function toLeadInput(input: IngestLeadInput, tagIds: number[]): AddLeadIn
  * Creates the lead, or, when a live lead holds its email or profile URL: 409 `duplicate_lead`
  * (onDuplicate 'skip'), a flagged duplicate (`create`), or a merge into the holder (`merge`).
  * The create is tried first in every mode (one read, one insert, no transaction); only a
- * duplicate goes on to its mode's path, which also settles a create lost to a concurrent writer.
+ * duplicate goes on to its mode's path, which also settles a create lost to a concurrent writer
+ * (`createOneLead`, shared with POST /api/lead/add).
  */
 export async function ingestLead(
   ctx: TenantContext,
@@ -89,31 +90,19 @@ export async function ingestLead(
     context?: LeadWriteContext;
   } = {},
 ): Promise<IngestOutcome> {
-  const onDuplicate = extra.onDuplicate ?? (input.merge ? 'merge' : input.duplicate ? 'create' : 'skip');
+  const onDuplicate = extra.onDuplicate ?? duplicateModeOf(input);
   const tagIds = await tagIdsFor(ctx, [...(input.tags ?? []), ...(extra.tags ?? [])]);
-  const rows = [
-    {
-      rowNumber: 1,
-      input: { ...toLeadInput(input, tagIds), ...(extra.assignedTo ? { assigned_to: extra.assignedTo } : {}) },
-    },
-  ];
+  const row = {
+    rowNumber: 1,
+    input: { ...toLeadInput(input, tagIds), ...(extra.assignedTo ? { assigned_to: extra.assignedTo } : {}) },
+  };
   // Tags found or created just now are active tag lookups: the prefetched read predates them.
   for (const id of tagIds) extra.context?.tags.add(id);
-  const first = await createLeadsBatch(ctx, rows, {
-    onDuplicate: onDuplicate === 'merge' || onDuplicate === 'report' ? 'skip' : onDuplicate,
-    context: extra.context,
-  });
-  const settled = outcomeOf(first);
+  const result = await createOneLead(ctx, row, onDuplicate === 'report' ? 'skip' : onDuplicate, extra.context);
+  const settled = outcomeOf(result);
   if (settled) return present(ctx, settled);
-  if (onDuplicate === 'report' && first.skipped[0]) return { kind: 'existing', leadId: first.skipped[0].leadId };
-  if (onDuplicate === 'skip' || onDuplicate === 'report') refuse(first);
-  // A merge writes several statements: they commit together (a savepoint inside a request transaction).
-  const second =
-    onDuplicate === 'merge'
-      ? await ctx.db.transaction((tx) => createLeadsBatch({ ...ctx, db: tx }, rows, { onDuplicate }))
-      : await createLeadsBatch(ctx, rows, { onDuplicate });
-  const outcome = outcomeOf(second);
-  return outcome ? present(ctx, outcome) : refuse(second);
+  if (onDuplicate === 'report' && result.skipped[0]) return { kind: 'existing', leadId: result.skipped[0].leadId };
+  return refuse(result);
 }
 
 async function present(ctx: TenantContext, settled: Settled): Promise<IngestOutcome> {

@@ -451,11 +451,47 @@ async function holdersOf(ctx: TenantContext, rows: BatchRow[]): Promise<SkippedR
   });
 }
 
-/** POST /api/lead/add: one lead, or 422 naming the field, or 409 `duplicate_lead` with the existing id. */
-export async function createLead(ctx: TenantContext, input: AddLeadInput): Promise<LeadView> {
-  const result = await createLeadsBatch(ctx, [{ rowNumber: 1, input }], { onDuplicate: 'skip' });
+/** A batch result that settles its one row: a field error, a created lead or a merge. */
+function settles(result: BatchResult): boolean {
+  return result.errors.length > 0 || result.createdLeads.length > 0 || result.merged.length > 0;
+}
+
+/**
+ * One lead by the caller's duplicate mode (POST /api/lead/add, POST /api/v1/lead, web forms). The
+ * create is tried first in every mode (one read, one insert, no transaction); only a duplicate goes
+ * on to its mode's path, which also settles a create lost to a concurrent writer: `merge` reads
+ * again and merges in a transaction (a savepoint inside a request's), `create` inserts again as a
+ * flagged duplicate. `skip` answers the first result (its `skipped` names the holder).
+ */
+export async function createOneLead(
+  ctx: TenantContext,
+  row: BatchRow,
+  onDuplicate: BatchOptions['onDuplicate'],
+  context?: LeadWriteContext,
+): Promise<BatchResult> {
+  const first = await createLeadsBatch(ctx, [row], {
+    onDuplicate: onDuplicate === 'merge' ? 'skip' : onDuplicate,
+    context,
+  });
+  if (onDuplicate === 'skip' || settles(first)) return first;
+  return onDuplicate === 'merge'
+    ? ctx.db.transaction((tx) => createLeadsBatch({ ...ctx, db: tx }, [row], { onDuplicate }))
+    : createLeadsBatch(ctx, [row], { onDuplicate });
+}
+
+/**
+ * POST /api/lead/add: one lead, or 422 naming the field, or 409 `duplicate_lead` with the existing
+ * id; with `merge` the holder updated instead (`merged`), with `create` a flagged duplicate.
+ */
+export async function createLead(
+  ctx: TenantContext,
+  input: AddLeadInput,
+  onDuplicate: BatchOptions['onDuplicate'] = 'skip',
+): Promise<{ merged: boolean; lead: LeadView }> {
+  const result = await createOneLead(ctx, { rowNumber: 1, input }, onDuplicate);
   if (result.errors.length > 0)
     throw new ValidationFailed(result.errors.map(({ field, message }) => ({ field, message })));
-  if (result.skipped[0]) throw duplicateLead(result.skipped[0].leadId, result.skipped[0].field);
-  return readLead(ctx, result.createdLeads[0].leadId);
+  if (result.createdLeads[0]) return { merged: false, lead: await readLead(ctx, result.createdLeads[0].leadId) };
+  if (result.merged[0]) return { merged: true, lead: await readLead(ctx, result.merged[0].leadId) };
+  throw duplicateLead(result.skipped[0].leadId, result.skipped[0].field);
 }

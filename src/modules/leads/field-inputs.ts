@@ -93,3 +93,39 @@ export const TagRef = z
     color: z.string().nullable().openapi({ description: 'The tag’s color (hex); null: none' }),
   })
   .openapi('TagRef', { description: 'A tag of the lead', example: { id: 12, name: 'VIP', color: '#A855F7' } });
+
+/** 1/0, true/false, "1"/"0", "true"/"false": JSON clients and form posts send all of them. */
+const flag = z
+  .union([z.boolean(), z.literal(0), z.literal(1), z.enum(['0', '1', 'true', 'false'])])
+  .transform((value) => value === true || value === 1 || value === '1' || value === 'true')
+  .optional();
+
+/**
+ * What a single create does when a live lead has the email or profile URL (spec Errors rule 2):
+ * the same two flags on POST /api/lead/add and POST /api/v1/lead. Both at once: `refuseBothDuplicateModes`.
+ */
+export const duplicateModeFields = {
+  duplicate: flag.openapi({
+    type: 'integer',
+    enum: [0, 1],
+    description: '1: create the lead even when a lead has the same email or profile URL',
+  }),
+  merge: flag.openapi({
+    type: 'integer',
+    enum: [0, 1],
+    description:
+      '1: when a lead has the same email or profile URL, update it instead (given values win, custom_fields merge, tags add up) and answer 200',
+  }),
+};
+
+/** A superRefine step: `duplicate` and `merge` together are a 422 naming `merge`. */
+export function refuseBothDuplicateModes(body: { duplicate?: boolean; merge?: boolean }, ctx: z.RefinementCtx): void {
+  if (body.duplicate && body.merge) {
+    ctx.addIssue({ code: 'custom', path: ['merge'], message: 'send duplicate or merge, not both' });
+  }
+}
+
+/** The onDuplicate mode (create-leads.ts) the two flags ask for. */
+export function duplicateModeOf(body: { duplicate?: boolean; merge?: boolean }): 'skip' | 'merge' | 'create' {
+  return body.merge ? 'merge' : body.duplicate ? 'create' : 'skip';
+}

@@ -4,7 +4,16 @@
  */
 export { requireLead, touchLeadActivity } from './access';
 export { duplicateLead, emailKey, liveLeadsHoldingSql } from './dedupe';
-export { customFieldsInput, customValue, integerInput, leadEmail, personName } from './field-inputs';
+export {
+  customFieldsInput,
+  customValue,
+  duplicateModeFields,
+  duplicateModeOf,
+  integerInput,
+  leadEmail,
+  personName,
+  refuseBothDuplicateModes,
+} from './field-inputs';
 export { leadFields } from './fields';
 export type { LeadFieldName } from './fields';
 export { leadFilterWhere, leadFiltersObject, leadKeyFilters } from './filters';
@@ -17,5 +26,5 @@ export type { LeadWriteContext, LeadWriteContextRow } from './references';
 export { duplicateLeadConflict } from './routes';
 export { AddLeadBody, LeadSchema } from './schemas';
 export type { AddLeadInput, LeadView } from './schemas';
-export { createLeadsBatch, planOneLead } from './create-leads';
+export { createLeadsBatch, createOneLead, planOneLead } from './create-leads';
 export type { BatchOptions, BatchResult, BatchRow, CreatedLeadRecord } from './create-leads';

@@ -17,7 +17,7 @@ import { addTagsToLeads, assignLeads, changeLeadStatus, setLeadTags } from './bu
 import { LeadListQuery, listLeads } from './listing';
 import { readLead } from './present';
 import {
-  AddLeadBody,
+  AddLeadRequestBody,
   AssignTagsBody,
   AssignUserBody,
   BulkResult,
@@ -30,6 +30,7 @@ import {
   UpdateLeadBody,
 } from './schemas';
 import { createLead } from './create-leads';
+import { duplicateModeOf } from './field-inputs';
 import { deleteLeads, setLeadCustomField, updateLead, updateLeadCustomFields } from './update';
 
 export const leadRoutes = createRouter();
@@ -73,16 +74,27 @@ leadRoutes.openapi(
     path: '/api/lead/add',
     operationId: 'addLead',
     tags,
-    summary: 'Create a lead (409 duplicate_lead when a live lead has the email)',
+    summary: 'Create a lead (409 duplicate_lead when a live lead has the email, unless duplicate or merge)',
     description:
-      "Creates a lead. `status`, `lead_source` and `priority` (lookup values) and `tags` (lookup ids) must be active lookups of the organization and `assigned_to` a user of it (422 naming the field otherwise). A non-empty email must not belong to another live lead of the organization (409 `duplicate_lead`, with that lead's id in `error.details.lead_id`). Writes a `created` feed entry; the assignee, if any, gets a notification.",
+      "Creates a lead. `status`, `lead_source` and `priority` (lookup values) and `tags` (lookup ids) must be active lookups of the organization and `assigned_to` a user of it (422 naming the field otherwise). A non-empty email or profile URL must not belong to another live lead of the organization: 409 `duplicate_lead`, with that lead's id in `error.details.lead_id` and the colliding field in `error.details.field`, unless `duplicate: 1` (the lead is created anyway, flagged as a duplicate of that lead: 201) or `merge: 1` (that lead is updated instead: non-empty given fields win, custom_fields merge key by key, tags add up; 200 with the merged lead), as on POST /api/v1/lead; both at once is a 422. Writes a `created` (or `merged`) feed entry; the assignee, if any, gets a notification.",
     auth: 'bearer',
     // One read, then one write statement (createLeadsBatch); the email's unique index settles races.
+    // A merge reads again and writes in its own transaction.
     transaction: false,
-    request: { body: jsonBody(AddLeadBody) },
-    responses: { 201: envelope(LeadSchema, 'Lead created'), 409: duplicateLeadConflict },
+    request: { body: jsonBody(AddLeadRequestBody) },
+    responses: {
+      201: envelope(LeadSchema, 'Lead created'),
+      200: envelope(LeadSchema, 'merge: 1 and a duplicate existed: the existing lead, updated'),
+      409: duplicateLeadConflict,
+    },
   }),
-  async (c) => created(c, await createLead(c.var.tenant, c.req.valid('json')), 'Lead created'),
+  async (c) => {
+    const { duplicate, merge, ...input } = c.req.valid('json');
+    const outcome = await createLead(c.var.tenant, input, duplicateModeOf({ duplicate, merge }));
+    return outcome.merged
+      ? ok(c, outcome.lead, 'Lead merged into the existing lead')
+      : created(c, outcome.lead, 'Lead created');
+  },
 );
 
 leadRoutes.openapi(

@@ -6,7 +6,13 @@
  */
 import { z } from '@hono/zod-openapi';
 import { idsBody } from '../../core/schemas';
-import { customFieldsInput, customValue, integerInput } from './field-inputs';
+import {
+  customFieldsInput,
+  customValue,
+  duplicateModeFields,
+  integerInput,
+  refuseBothDuplicateModes,
+} from './field-inputs';
 import { leadFields } from './fields';
 import { leadFiltersObject } from './filters';
 
@@ -88,6 +94,24 @@ export const AddLeadBody = z.object(leadFields.createShape).openapi('AddLeadRequ
   },
 });
 export type AddLeadInput = z.infer<typeof AddLeadBody>;
+
+/**
+ * The body of POST /api/lead/add: the lead (AddLeadRequest, also the import's row contract) and
+ * what to do when a live lead has its email or profile URL (spec Errors rule 2), as on POST /api/v1/lead.
+ */
+export const AddLeadRequestBody = AddLeadBody.extend(duplicateModeFields)
+  .superRefine(refuseBothDuplicateModes)
+  .openapi('AddLeadWithDuplicateModeRequest', {
+    description:
+      'A new lead (the AddLeadRequest fields), with `duplicate` or `merge` to say what happens when a live lead has the same email or profile URL: 409 `duplicate_lead` without either',
+    example: {
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      email: 'ada@example.com',
+      company: 'Analytical Engines Ltd',
+      merge: 1,
+    },
+  });
 
 export const UpdateLeadBody = z.object(leadFields.updateShape).openapi('UpdateLeadRequest', {
   description:
