@@ -187,6 +187,45 @@ describe('POST /api/v1/lead', () => {
     expect(lead.body.data).toMatchObject({ job_title: 'Engineer', profile_url: null });
   });
 
+  it('without status gives status 1 while it is active, else the organization’s first active status, in the same statements', async () => {
+    const org = await signupOrganization('Ingest status');
+    const key = (await newKey(org)).key;
+    const statuses = await call('GET', '/api/custom-lookups/list', {
+      token: org.token,
+      query: { module_name: 'lead', type: 'status', limit: 50 },
+    });
+    const statusOf = (value: number) => statuses.body.data.find((lookup: { value: number }) => lookup.value === value);
+    const update = (id: number, body: Record<string, unknown>) =>
+      call('POST', `/api/custom-lookups/update/${id}`, { token: org.token, body });
+    // A status 0 does not displace the spec's default 1 while 1 is active.
+    expect((await update(statusOf(6).id, { value: 0 })).status).toBe(200);
+    const first = await ingest(key, { email: uniqueEmail('status-one') });
+    expect(first.status, first.text).toBe(201);
+    expect(first.body.data.status).toBe(1);
+    // Status 1 renumbered: the first active status (0).
+    expect((await update(statusOf(1).id, { value: 10 })).status).toBe(200);
+    const renumbered = await ingest(key, { email: uniqueEmail('status-renumbered') });
+    expect(renumbered.status, renumbered.text).toBe(201);
+    expect(renumbered.body.data.status).toBe(0);
+    // Both deactivated: the next active one (2); a status sent is still checked.
+    expect((await update(statusOf(1).id, { is_active: false })).status).toBe(200);
+    expect((await update(statusOf(6).id, { is_active: false })).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const { response: counted, statements } = await statementsOf(() =>
+      ingest(key, { email: uniqueEmail('status-first') }),
+    );
+    expect(counted.status, counted.text).toBe(201);
+    expect(counted.body.data.status).toBe(2);
+    expect(statements, statements.join('\n---\n')).toHaveLength(2);
+    const refused = await ingest(key, { email: uniqueEmail('status-sent'), status: 10 });
+    expectFailure(refused, 422, 'validation_error');
+    expect(refused.body.error.code).toBe('status');
+    // merge: 1 without status keeps the lead's status.
+    const merged = await ingest(key, { email: first.body.data.email, job_title: 'CTO', merge: 1 });
+    expect(merged.status, merged.text).toBe(200);
+    expect(merged.body.data.status).toBe(10);
+  });
+
   it('two concurrent identical submissions create one lead and answer one 409', async () => {
     for (const body of [{ email: uniqueEmail('race') }, { profile_url: `linkedin.com/in/${crypto.randomUUID()}` }]) {
       const responses = await Promise.all([ingest(apiKey, body), ingest(apiKey, body)]);

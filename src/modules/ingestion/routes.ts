@@ -23,7 +23,7 @@ ingestionRoutes.openapi(
     tags,
     summary: 'Create a lead in the key’s organization (409 on a duplicate unless duplicate or merge)',
     description: [
-      'Creates a lead in the organization that owns the API key. At least one of `email`, `phone_number`, `profile_url` (422 otherwise). Defaults: `status` 1, `priority` 2. `tags` are names: a name the organization has no active tag for is created as a tag lookup. Any field not listed is stored under `custom_fields`. Answers 201 with the lead as stored (score 0).',
+      'Creates a lead in the organization that owns the API key. At least one of `email`, `phone_number`, `profile_url` (422 otherwise). Defaults: `status` 1 (the organization’s first active status when 1 is not an active one; a merge keeps the lead’s status), `priority` 2. `tags` are names: a name the organization has no active tag for is created as a tag lookup. Any field not listed is stored under `custom_fields`. Answers 201 with the lead as stored (score 0).',
       '',
       'A live lead with the same email (any case) or the same profile URL (compared without scheme, query string, fragment and trailing slash, host lower-cased) is a duplicate: 409 `duplicate_lead` with its id in `error.details.lead_id` and the colliding field in `error.details.field`; with `duplicate: 1` the lead is created anyway (flagged as a duplicate of that lead); with `merge: 1` that lead is updated instead (non-empty given fields win, custom_fields merge key by key, tags add up) and the answer is 200 with the whole merged lead. Two identical concurrent submissions create one lead: the other gets the 409.',
       '',

@@ -44,7 +44,11 @@ export const INGEST_FIELDS = {
     example: 'Analytical Engines Ltd',
   }),
   job_title: blankableText(200).openapi({ description: 'Job title, up to 200 characters', example: 'CTO' }),
-  status: integerInput.optional().openapi({ description: 'Value of an active status lookup; default 1', example: 1 }),
+  status: integerInput.optional().openapi({
+    description:
+      'Value of an active status lookup; default 1 while it is an active status, else the organization’s first active status',
+    example: 1,
+  }),
   priority: inRange(1, 4)
     .optional()
     .openapi({ type: 'integer', description: '1 Low, 2 Medium, 3 High, 4 Urgent; default 2', example: 2 }),

@@ -17,7 +17,11 @@ import type { AddLeadInput, LeadView } from '../leads';
 import { type BatchOptions, type BatchResult, type CreatedLeadRecord, createOneLead, duplicateModeOf } from '../leads';
 import { INGEST_FIELDS, type IngestLeadInput } from './schemas';
 
-/** Defaults of spec rule "status (integer, default 1), priority (1 to 4, default 2)". */
+/**
+ * Defaults of spec rule "status (integer, default 1), priority (1 to 4, default 2)". Status 1 only
+ * while it is an active status of the organization, else its first active one (as POST
+ * /api/lead/add): chosen by createLeadsBatch from the read it makes anyway (`preferredStatus`).
+ */
 const DEFAULT_STATUS = 1;
 const DEFAULT_PRIORITY = 2;
 
@@ -63,7 +67,8 @@ export function toLeadInput(input: IngestLeadInput, tagIds: number[]): AddLeadIn
     profile_url: input.profile_url ?? null,
     company: input.company ?? null,
     job_title: input.job_title ?? null,
-    status: input.status ?? DEFAULT_STATUS,
+    // Absent stays absent: the create takes DEFAULT_STATUS or the first active status, a merge keeps the stored one.
+    status: input.status,
     priority: input.priority ?? DEFAULT_PRIORITY,
     lead_source: input.lead_source ?? null,
     tags: tagIds,
@@ -98,7 +103,10 @@ export async function ingestLead(
   };
   // Tags found or created just now are active tag lookups: the prefetched read predates them.
   for (const id of tagIds) extra.context?.tags.add(id);
-  const result = await createOneLead(ctx, row, onDuplicate === 'report' ? 'skip' : onDuplicate, extra.context);
+  const result = await createOneLead(ctx, row, onDuplicate === 'report' ? 'skip' : onDuplicate, {
+    context: extra.context,
+    preferredStatus: DEFAULT_STATUS,
+  });
   const settled = outcomeOf(result);
   if (settled) return present(ctx, settled);
   if (onDuplicate === 'report' && result.skipped[0]) return { kind: 'existing', leadId: result.skipped[0].leadId };

@@ -47,6 +47,12 @@ export interface BatchOptions {
    * statement: modules/ingestion/prefetch.ts), for exactly these rows: the batch skips its own read.
    */
   context?: LeadWriteContext;
+  /**
+   * The status a row without one gets when it is an active status of the organization (API-key
+   * ingestion: the spec's "default 1"); otherwise, and when unset, the organization's first
+   * active status. Chosen from the batch's read of the active lookups: no statement of its own.
+   */
+  preferredStatus?: number;
 }
 
 /** What the insert returns of each created lead (the API-key ingestion answers with it). */
@@ -363,7 +369,7 @@ export async function createLeadsBatch(
   if (rows.length === 0) return result;
   const keys = [...new Set(rows.map((row) => emailKey(row.input.email)).filter((key): key is string => key !== null))];
   const urls = [...new Set(rows.map((row) => row.input.profile_url).filter((url): url is string => !!url))];
-  const refs =
+  const read =
     options.context ??
     (await loadLeadWriteContext(
       ctx,
@@ -372,6 +378,8 @@ export async function createLeadsBatch(
       rows.length,
       urls,
     ));
+  const preferred = options.preferredStatus;
+  const refs = preferred !== undefined && read.status.has(preferred) ? { ...read, defaultStatus: preferred } : read;
   const valid: BatchRow[] = [];
   for (const row of rows) {
     const issues = checkLeadReferences(row.input, refs, 'create');
@@ -467,16 +475,18 @@ export async function createOneLead(
   ctx: TenantContext,
   row: BatchRow,
   onDuplicate: BatchOptions['onDuplicate'],
-  context?: LeadWriteContext,
+  options: Pick<BatchOptions, 'context' | 'preferredStatus'> = {},
 ): Promise<BatchResult> {
+  const { context, preferredStatus } = options;
   const first = await createLeadsBatch(ctx, [row], {
     onDuplicate: onDuplicate === 'merge' ? 'skip' : onDuplicate,
     context,
+    preferredStatus,
   });
   if (onDuplicate === 'skip' || settles(first)) return first;
   return onDuplicate === 'merge'
-    ? ctx.db.transaction((tx) => createLeadsBatch({ ...ctx, db: tx }, [row], { onDuplicate }))
-    : createLeadsBatch(ctx, [row], { onDuplicate });
+    ? ctx.db.transaction((tx) => createLeadsBatch({ ...ctx, db: tx }, [row], { onDuplicate, preferredStatus }))
+    : createLeadsBatch(ctx, [row], { onDuplicate, preferredStatus });
 }
 
 /**
