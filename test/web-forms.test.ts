@@ -47,6 +47,20 @@ function submit(
   );
 }
 
+function submitJson(link: string, body: Record<string, unknown>) {
+  return fetchWorker(
+    new Request(`http://lead.test/api/v1/web-form/${link}`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: {
+        'content-type': 'application/json',
+        'cf-connecting-ip': `10.8.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`,
+      },
+      body: JSON.stringify(body),
+    }),
+  );
+}
+
 async function leadsMatching(owner: SignedUp, text: string) {
   const response = await call('GET', '/api/lead/list', {
     token: owner.token,
@@ -285,6 +299,45 @@ describe('hosted web form page', () => {
     const invalid = await submit(form.form_link, { first_name: 'Al', email: 'nope', _t: await timing(form.id) });
     expect(invalid.status).toBe(422);
     expect(await invalid.text()).toContain('Must be a valid email address.');
+  });
+
+  it('answers the form again (422, HTML) for a field holding a NUL or an unpaired surrogate, form-encoded or JSON, and creates nothing', async () => {
+    const form = await addForm(owner, { fields: [{ name: 'email' }, { name: 'first_name' }] });
+    const email = uniqueEmail('badchar');
+    const nul = await submit(form.form_link, { email, first_name: 'A\u0000b', _t: await timing(form.id) });
+    expect(nul.status).toBe(422);
+    expect(nul.headers.get('content-type')).toMatch(/text\/html/);
+    const nulPage = await nul.text();
+    expect(nulPage).toMatch(/id="f-first_name"[^>]*aria-invalid="true"/);
+    expect(nulPage).toContain('Must not contain a NUL character.');
+    expect(nulPage).toContain(`value="${email}"`);
+    const lone = await submitJson(form.form_link, { email, first_name: 'Ab\ud83d', _t: await timing(form.id) });
+    expect(lone.status).toBe(422);
+    expect(lone.headers.get('content-type')).toMatch(/text\/html/);
+    const lonePage = await lone.text();
+    expect(lonePage).toMatch(/id="f-first_name"[^>]*aria-invalid="true"/);
+    expect(lonePage).toContain('Must be valid Unicode text (it holds an unpaired surrogate).');
+    expect(await leadsMatching(owner, email)).toHaveLength(0);
+  });
+
+  it('answers the form again (422) naming a JSON field sent as a number or boolean, never dropping it', async () => {
+    const form = await addForm(owner, {
+      fields: [{ name: 'email' }, { name: 'phone_number' }, { name: 'first_name' }],
+    });
+    const email = uniqueEmail('numeric');
+    for (const phone of [15550100, true]) {
+      const response = await submitJson(form.form_link, {
+        email,
+        phone_number: phone,
+        first_name: 'Num',
+        _t: await timing(form.id),
+      });
+      expect(response.status).toBe(422);
+      const page = await response.text();
+      expect(page).toMatch(/id="f-phone_number"[^>]*aria-invalid="true"/);
+      expect(page).toContain(`value="${phone}"`);
+    }
+    expect(await leadsMatching(owner, email)).toHaveLength(0);
   });
 
   it('drops spam silently: honeypot filled, posted too fast, forged or foreign timing, over the IP limit', async () => {

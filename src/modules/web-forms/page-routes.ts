@@ -13,6 +13,7 @@ import type { AppEnv } from '../../core/context';
 import { runAsTenant } from '../../core/database';
 import { ApiError } from '../../core/errors';
 import { clientIp } from '../../core/rate-limit';
+import { badCharacter } from '../../core/text-guard';
 import { parseWebUrl } from '../../core/web-url';
 import { createRouter, defineRoute, htmlPage, ErrorEnvelope } from '../../core/routes';
 import { actorContext } from '../../db/tenant';
@@ -140,22 +141,27 @@ webFormPageRoutes.openapi(
   },
 );
 
-/** The submitted fields as text: form-urlencoded or JSON (other values are ignored). */
-async function submittedValues(c: Context<AppEnv>): Promise<Record<string, string>> {
+/**
+ * The submitted fields: form-urlencoded (text) or JSON (any value: a number or true is refused
+ * beside its field by the rules of POST /api/v1/lead, never dropped).
+ */
+async function submittedValues(c: Context<AppEnv>): Promise<Record<string, unknown>> {
   const type = c.req.header('content-type')?.split(';')[0].trim().toLowerCase();
   const raw = await c.req.text();
-  let entries: [string, unknown][] = [];
-  if (type === 'application/json') {
-    try {
-      const parsed: unknown = JSON.parse(raw);
-      if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) entries = Object.entries(parsed);
-    } catch {
-      entries = [];
-    }
-  } else entries = [...new URLSearchParams(raw)];
-  return Object.fromEntries(
-    entries.filter((entry): entry is [string, string] => typeof entry[1] === 'string').map(([k, v]) => [k, v]),
-  );
+  if (type !== 'application/json') return Object.fromEntries(new URLSearchParams(raw));
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    if (parsed && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+  } catch {
+    // Not JSON: nothing was submitted.
+  }
+  return {};
+}
+
+/** A submitted value as the form shows it again: text as typed, a number or boolean as written. */
+function shownValue(value: unknown): string {
+  if (typeof value === 'string') return value;
+  return typeof value === 'number' || typeof value === 'boolean' ? String(value) : '';
 }
 
 webFormPageRoutes.openapi(
@@ -166,9 +172,11 @@ webFormPageRoutes.openapi(
     tags,
     summary: 'Submit the hosted form (form-urlencoded or JSON); answers the thank-you page or a 303',
     description:
-      "Creates a lead in the form's organization from the form's fields (form-urlencoded or JSON; other fields are ignored), by the rules of POST /api/v1/lead, with the form's tags and assignee. A lead with the same email (any case) or profile URL is never rewritten by a submission: only its empty first name, last name, phone number and job title are filled; its other fields, owner, company and tags stay as they are. The submission is recorded on that lead as a feed entry `form_submitted` (changes: each submitted value as `to`, the lead's value as `from`) and a `form_submitted` intent signal, so a rep can apply what they trust. The visitor sees the same thank-you page either way. Answers the thank-you page, or 303 to the form's redirect_url. A missing required field or an invalid value answers the form again (422) with the errors beside the fields. Spam defences: a honeypot field, a minimum fill time signed into the page (3 s) and a per-IP limit (10 submissions a minute); a submission that trips one is dropped, answered with the normal thank-you page. Honours Idempotency-Key (scoped to the form and the visitor's IP): a retry replays the first answer and creates nothing.",
+      "Creates a lead in the form's organization from the form's fields (form-urlencoded or JSON; other fields are ignored), by the rules of POST /api/v1/lead, with the form's tags and assignee. A lead with the same email (any case) or profile URL is never rewritten by a submission: only its empty first name, last name, phone number and job title are filled; its other fields, owner, company and tags stay as they are. The submission is recorded on that lead as a feed entry `form_submitted` (changes: each submitted value as `to`, the lead's value as `from`) and a `form_submitted` intent signal, so a rep can apply what they trust. The visitor sees the same thank-you page either way. Answers the thank-you page, or 303 to the form's redirect_url. A missing required field or an invalid value (a NUL character or an unpaired surrogate; in JSON, a value that is not text, e.g. a number, as on POST /api/v1/lead) answers the form again (422) with the errors beside the fields. Spam defences: a honeypot field, a minimum fill time signed into the page (3 s) and a per-IP limit (10 submissions a minute); a submission that trips one is dropped, answered with the normal thank-you page. Honours Idempotency-Key (scoped to the form and the visitor's IP): a retry replays the first answer and creates nothing.",
     auth: 'public',
     idempotency: true,
+    // A NUL or an unpaired surrogate in a field answers the form again with the error beside it.
+    checksOwnCharacters: true,
     // One read and one insert after the scope; a merge opens its own transaction.
     transaction: false,
     request: { params: FormLinkPath },
@@ -194,21 +202,31 @@ webFormPageRoutes.openapi(
     if (!form) return page(c, 404, notFoundPage);
     const values = await submittedValues(c);
     const secrets = formSecrets(c);
+    const timing = values[TIMING_FIELD];
     const person =
       (await withinSubmissionLimit(c)) &&
       !values[HONEYPOT_FIELD] &&
-      (await filledByAPerson(secrets, form.id, values[TIMING_FIELD]));
+      (await filledByAPerson(secrets, form.id, typeof timing === 'string' ? timing : undefined));
     // The limiter's headers would tell a bot it was counted: a dropped submission looks like any other.
     c.header('RateLimit', undefined);
     c.header('RateLimit-Policy', undefined);
     if (!person) return thanks(c, form);
 
-    const asked = Object.fromEntries(
-      form.fields.flatMap((field) => (values[field.name]?.trim() ? [[field.name, values[field.name]]] : [])),
+    // A value that is not text (JSON) goes to the rules as sent: they refuse it beside its field.
+    const asked: Record<string, unknown> = Object.fromEntries(
+      form.fields.flatMap((field) => {
+        const value = values[field.name];
+        const blank = value === undefined || value === null || (typeof value === 'string' && !value.trim());
+        return blank ? [] : [[field.name, value]];
+      }),
     );
     const errors: Record<string, string> = {};
-    for (const field of form.fields)
-      if (field.required && !asked[field.name]) errors[field.name] = 'This field is required.';
+    for (const field of form.fields) {
+      const value = asked[field.name];
+      if (field.required && value === undefined) errors[field.name] = 'This field is required.';
+      const bad = typeof value === 'string' ? badCharacter(value) : null;
+      if (bad) errors[field.name] = sentence(bad);
+    }
     const parsed = IngestLeadBody.safeParse(asked);
     if (!parsed.success) {
       for (const issue of parsed.error.issues) {
@@ -218,7 +236,8 @@ webFormPageRoutes.openapi(
         );
       }
     }
-    if (Object.keys(errors).length > 0 || !parsed.success) return renderForm(c, form, 422, values, errors);
+    const shown = Object.fromEntries(Object.entries(values).map(([name, value]) => [name, shownValue(value)]));
+    if (Object.keys(errors).length > 0 || !parsed.success) return renderForm(c, form, 422, shown, errors);
 
     try {
       // The batch's read rides on the scope statement: a new lead is then one insert.
@@ -255,7 +274,7 @@ webFormPageRoutes.openapi(
     } catch (error) {
       // A field the form asks for that the organization refuses (e.g. its assignee left): the form again.
       if (error instanceof ApiError && error.status === 422) {
-        return renderForm(c, form, 422, values, { [form.fields[0].name]: 'This form cannot be submitted right now.' });
+        return renderForm(c, form, 422, shown, { [form.fields[0].name]: 'This form cannot be submitted right now.' });
       }
       throw error;
     }
