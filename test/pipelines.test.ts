@@ -81,6 +81,21 @@ describe('pipelines', () => {
     expect(response.body.data.stages.every((stage: StageRow) => !stage.is_protected)).toBe(true);
   });
 
+  it('refuses an empty stage list on add as update does (422 stages): a pipeline without stages could hold no deal', async () => {
+    const empty = await add({ name: 'No stages', stages: [] });
+    expectFailure(empty, 422, 'validation_error');
+    expect(empty.body.error).toMatchObject({ code: 'stages', message: 'stages: a pipeline keeps at least one stage' });
+    const listed = await call('GET', '/api/pipelines/list', {
+      token: owner.token,
+      query: { search_value: 'No stages', limit: 100 },
+    });
+    expect(listed.body.data).toEqual([]);
+    const kept = await addPipeline(owner, { name: 'One stage', stages: [{ name: 'Only' }] });
+    const emptied = await update(kept.id, { stages: [] });
+    expectFailure(emptied, 422, 'validation_error');
+    expect(emptied.body.error.message).toBe(empty.body.error.message);
+  });
+
   it('refuses a short name, two won or lost stages, a stage both won and lost, a bad probability (422 naming the field)', async () => {
     const cases: [unknown, string][] = [
       [{ name: 'A' }, 'name'],

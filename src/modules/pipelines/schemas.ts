@@ -34,9 +34,13 @@ export const AddPipelineBody = z
     ...pipelineFields.createShape,
     stages: z
       .array(StageInput)
+      .min(1, 'a pipeline keeps at least one stage')
       .max(MAX_STAGES, `at most ${MAX_STAGES} stages`)
       .optional()
-      .openapi({ description: 'Its stages, in order; absent: the default stages (Prospecting … Won, Lost)' }),
+      .openapi({
+        description:
+          'Its stages, in order, at least one (an empty list is a 422); absent: the default stages (Prospecting … Won, Lost)',
+      }),
   })
   .openapi('AddPipelineRequest', {
     description: 'A pipeline and its stages',
