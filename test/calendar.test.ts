@@ -235,6 +235,8 @@ describe('busy times feed availability', () => {
     // Disconnecting frees the time at once.
     const removed = await call('DELETE', `/api/calendar/connections/delete/${connection.id}`, { token: rep.token });
     expect(removed.status, removed.text).toBe(200);
+    // The answer is the connection as it is now: disabled, not the row read before the disconnect.
+    expect(removed.body.data).toMatchObject({ id: connection.id, state: 'disabled' });
     expect((await slotsOf()).map((slot) => slot.start)).toContain(`${monday}T10:00:00+00:00`);
   });
 });

@@ -169,7 +169,7 @@ calendarRoutes.openapi(
     tags,
     summary: 'Disconnect a calendar (beyond the spec)',
     description:
-      'Wipes its tokens and stops its sync; its busy times stop counting at once. Only its owner or an admin (403 `calendar_owner_only`).',
+      'Wipes its tokens and stops its sync; its busy times stop counting at once. Answers the connection as it is after the disconnect (`state` `disabled`). Only its owner or an admin (403 `calendar_owner_only`).',
     auth: 'bearer',
     request: { params: idParam() },
     responses: { 200: envelope(CalendarConnectionSchema, 'Calendar disconnected') },

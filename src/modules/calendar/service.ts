@@ -117,11 +117,13 @@ export async function listCalendarConnections(ctx: TenantContext) {
 /** Disconnects: the tokens are wiped and its busy blocks go with the sync's next run (cascade on delete is not used: rows are kept). */
 export async function disconnectCalendar(ctx: TenantContext, id: number) {
   const connection = await findConnection(ctx, 'calendar', id);
-  await ctx.db
+  // The answer is the connection as the disconnect left it (state disabled), from the update itself.
+  const [disconnected] = await ctx.db
     .update(connections)
     .set({ state: 'disabled', secret: null, secretKeyId: null, deletedAt: sql`now()`, updatedAt: sql`now()` })
-    .where(tenantWhere(ctx, connections, eq(connections.id, connection.id)));
-  return presentConnection(connection);
+    .where(tenantWhere(ctx, connections, eq(connections.id, connection.id)))
+    .returning();
+  return presentConnection(disconnected);
 }
 
 /** The connection the caller asked for, or the caller's own newest of this provider; 404 when there is none. */
