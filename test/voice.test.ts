@@ -92,6 +92,24 @@ describe('numbers', () => {
     expect(mine.body.data).toEqual([]);
   });
 
+  it('an empty wallet’s 402 matches its declared schema, on a purchase and on an agent call', async () => {
+    // `call` checks every answer against the route's declared response in the OpenAPI document.
+    const poor = await signupOrganization('Poor contract');
+    const bought = await call('POST', '/api/voice/purchase-number', {
+      token: poor.token,
+      body: { phoneNumber: '+14155550101' },
+    });
+    expectFailure(bought, 402, 'payment_required');
+    expect(bought.body.error.details).toEqual({ balance: 0, required: 1.15, currency: 'USD' });
+    const leadId = await leadWithPhone(poor, '+14155550142');
+    const placed = await call('POST', '/api/call/agent/initiate', {
+      token: poor.token,
+      body: { system_prompt: 'Qualify the lead.', lead_id: leadId },
+    });
+    expectFailure(placed, 402, 'payment_required');
+    expect(placed.body.error).toMatchObject({ code: 'insufficient_balance', details: { balance: 0, currency: 'USD' } });
+  });
+
   it('buys a number: paid with its record, bought by the queued job, a second purchase 409', async () => {
     await topUp(org, 10);
     const paid = await requestRecordingJobs('POST', '/api/voice/purchase-number', {
