@@ -506,7 +506,8 @@ describe('provider webhooks', () => {
     expect(ledger.map((row) => [row.kind, row.amountCents])).toEqual([['call_charge', -10]]);
   });
 
-  it('Vapi’s end-of-call report is taken only when signed, and once', async () => {
+  /** An outbound agent call placed through Vapi, as the call routes record it. */
+  async function insertVapiCall(providerCallId: string, more: Partial<typeof calls.$inferInsert> = {}) {
     const [row] = await inOrganization(twilioOrg.orgId, (tx) =>
       tx
         .insert(calls)
@@ -517,10 +518,16 @@ describe('provider webhooks', () => {
           fromNumber: '+14155550100',
           toNumber: '+14155550142',
           provider: 'vapi',
-          providerCallId: 'vapi-call-1',
+          providerCallId,
+          ...more,
         })
         .returning(),
     );
+    return row;
+  }
+
+  it('Vapi’s end-of-call report is taken only when signed, and once', async () => {
+    const row = await insertVapiCall('vapi-call-1');
     const body = JSON.stringify({
       message: {
         type: 'end-of-call-report',
@@ -556,23 +563,11 @@ describe('provider webhooks', () => {
 
   /** A Vapi call ended by a signed report naming `recordingUrl`; its recording job delivered against `answer`. */
   async function vapiRecording(providerCallId: string, recordingUrl: string, answer: () => Response) {
-    const [row] = await inOrganization(twilioOrg.orgId, (tx) =>
-      tx
-        .insert(calls)
-        .values({
-          organizationId: twilioOrg.orgId,
-          direction: 'outbound',
-          kind: 'agent',
-          fromNumber: '+14155550100',
-          toNumber: '+14155550142',
-          provider: 'vapi',
-          providerCallId,
-          userId: twilioOrg.userId,
-          status: 'queued',
-          connectionId: voiceConnectionId,
-        })
-        .returning(),
-    );
+    const row = await insertVapiCall(providerCallId, {
+      userId: twilioOrg.userId,
+      status: 'queued',
+      connectionId: voiceConnectionId,
+    });
     const body = JSON.stringify({
       message: {
         type: 'end-of-call-report',

@@ -123,6 +123,12 @@ const DECLARED_FAILURES = {
     details: 'What the client needs to act on the conflict',
   },
   gone: { status: 410, error: 'What is gone', why: 'What was removed for good', details: 'When it was removed' },
+  payment_required: {
+    status: 402,
+    error: 'What is not covered',
+    why: 'Why the request is not covered',
+    details: 'What it costs and what is available',
+  },
 } as const;
 
 /**
@@ -177,6 +183,11 @@ export function conflictResponse(name: string, description: string, variants: [F
 /** A declared 410 (`type: gone`): the record is there, what it held was removed for good. */
 export function goneResponse(name: string, description: string, variant: FailureVariant) {
   return declaredFailure('gone', name, description, [variant]);
+}
+
+/** A declared 402 (`type: payment_required`): the balance does not cover the request; nothing was done. */
+export function paymentRequiredResponse(name: string, description: string, variant: FailureVariant) {
+  return declaredFailure('payment_required', name, description, [variant]);
 }
 
 const IDEMPOTENCY_IN_USE =

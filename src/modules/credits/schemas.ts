@@ -2,6 +2,7 @@
  * Request and response shapes of the credits endpoints, and the 402 every paid route declares.
  */
 import { z } from '@hono/zod-openapi';
+import { paymentRequiredResponse } from '../../core/routes';
 import { CREDIT_FEATURES } from './prices';
 
 const feature = z.enum(CREDIT_FEATURES).openapi({ description: 'The priced feature', example: 'email_draft' });
@@ -109,40 +110,17 @@ export const CreditGrantSchema = z
   })
   .openapi('CreditGrant', { description: 'A recorded grant', example: { id: 41, amount: 500, balance: 1468 } });
 
-const InsufficientCreditsSchema = z
-  .object({
-    success: z.literal(false).openapi({ description: 'Always false on a failure' }),
-    error: z
-      .object({
-        message: z.string().openapi({ description: 'Human-readable explanation' }),
-        type: z.literal('payment_required').openapi({ description: 'Always payment_required on a 402' }),
-        code: z.literal('insufficient_credits').openapi({ description: 'Why: the balance does not cover the price' }),
-        details: z
-          .object({
-            feature,
-            price: z.number().int().openapi({ description: 'Credits the call costs', example: 2 }),
-            balance: z.number().int().openapi({ description: 'Credits available', example: 1 }),
-          })
-          .openapi({ description: 'What the call costs and what is left' }),
-      })
-      .openapi({ description: 'What went wrong' }),
-  })
-  .openapi('InsufficientCredits', {
-    description: 'The organization’s balance does not cover the call; nothing was generated',
-    example: {
-      success: false,
-      error: {
-        message: 'Not enough credits: AI email draft costs 2 credits and the balance is 1',
-        type: 'payment_required',
-        code: 'insufficient_credits',
-        details: { feature: 'email_draft', price: 2, balance: 1 },
-      },
-    },
-  });
-
 /** The 402 of every route that charges credits. */
-export const insufficientCreditsResponse = {
-  description:
-    'Not enough credits (error.code insufficient_credits; error.details gives the feature, its price and the balance); nothing was generated or charged',
-  content: { 'application/json': { schema: InsufficientCreditsSchema } },
-};
+export const insufficientCreditsResponse = paymentRequiredResponse(
+  'InsufficientCredits',
+  'Not enough credits (error.code insufficient_credits; error.details gives the feature, its price and the balance); nothing was generated or charged',
+  {
+    code: 'insufficient_credits',
+    details: z.object({
+      feature,
+      price: z.number().int().openapi({ description: 'Credits the call costs', example: 2 }),
+      balance: z.number().int().openapi({ description: 'Credits available', example: 1 }),
+    }),
+    example: { feature: 'email_draft', price: 2, balance: 1 },
+  },
+);

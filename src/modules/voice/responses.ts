@@ -2,47 +2,22 @@
  * The failures a voice route declares besides the shared ones.
  */
 import { z } from '@hono/zod-openapi';
-import { conflictResponse, ErrorEnvelope } from '../../core/routes';
-
-const InsufficientBalanceSchema = z
-  .object({
-    success: z.literal(false).openapi({ description: 'Always false on a failure' }),
-    error: z
-      .object({
-        message: z.string().openapi({ description: 'Human-readable explanation' }),
-        type: z.literal('payment_required').openapi({ description: 'Always payment_required on a 402' }),
-        code: z
-          .literal('insufficient_balance')
-          .openapi({ description: 'Why: the calling wallet does not cover the price' }),
-        details: z
-          .object({
-            balance: z.number().openapi({ description: 'What the wallet holds, in currency units', example: 0.5 }),
-            required: z.number().openapi({ description: 'What was needed, in currency units', example: 1.15 }),
-            currency: z.string().openapi({ description: 'The wallet’s currency (ISO 4217)', example: 'USD' }),
-          })
-          .openapi({ description: 'What the wallet holds and what was needed' }),
-      })
-      .openapi({ description: 'What went wrong' }),
-  })
-  .openapi('InsufficientBalance', {
-    description: 'The calling wallet does not cover the purchase or the call; nothing was bought or placed',
-    example: {
-      success: false,
-      error: {
-        message: 'The calling wallet holds 0.50 USD; this needs 1.15. Top it up first.',
-        type: 'payment_required',
-        code: 'insufficient_balance',
-        details: { balance: 0.5, required: 1.15, currency: 'USD' },
-      },
-    },
-  });
+import { conflictResponse, ErrorEnvelope, paymentRequiredResponse } from '../../core/routes';
 
 /** The 402 of the routes that debit the calling wallet (the body `debitWallet` answers). */
-export const insufficientBalance = {
-  description:
-    'The calling wallet does not cover it (error.code insufficient_balance; error.details: balance, required, currency): nothing was bought or placed',
-  content: { 'application/json': { schema: InsufficientBalanceSchema } },
-};
+export const insufficientBalance = paymentRequiredResponse(
+  'InsufficientBalance',
+  'The calling wallet does not cover it (error.code insufficient_balance; error.details: balance, required, currency): nothing was bought or placed',
+  {
+    code: 'insufficient_balance',
+    details: z.object({
+      balance: z.number().openapi({ description: 'What the wallet holds, in currency units', example: 0.5 }),
+      required: z.number().openapi({ description: 'What was needed, in currency units', example: 1.15 }),
+      currency: z.string().openapi({ description: 'The wallet’s currency (ISO 4217)', example: 'USD' }),
+    }),
+    example: { balance: 0.5, required: 1.15, currency: 'USD' },
+  },
+);
 
 export const numberConflict = conflictResponse(
   'PhoneNumberConflict',
