@@ -133,7 +133,7 @@ describe('deals', () => {
     expect(moved.body.error.code).toBe('value');
   });
 
-  it('keeps a deal above a lowered max_deal_limit movable and editable; only a new value or a move in is checked', async () => {
+  it('keeps a deal above a lowered max_deal_limit movable and editable, its unchanged value re-sent too; only a different value or a move in is checked', async () => {
     const capped = await addPipeline(owner, {
       name: 'Lowered cap',
       max_deal_limit: 1000,
@@ -151,7 +151,11 @@ describe('deals', () => {
     const won = await update(deal.id, { stage_id: capped.stages[1].id });
     expect(won.status, won.text).toBe(200);
     expect(won.body.data).toMatchObject({ stage_id: capped.stages[1].id, outcome: 'won', value: 900 });
-    // A value sent is still checked against the lowered cap.
+    // A client that sends the whole deal back (its unchanged value among the fields) is not refused.
+    const resent = await update(deal.id, { title: 'Renamed again', value: 900, stage_id: capped.stages[0].id });
+    expect(resent.status, resent.text).toBe(200);
+    expect(resent.body.data).toMatchObject({ title: 'Renamed again', value: 900, outcome: 'open' });
+    // A different value sent is still checked against the lowered cap.
     const raised = await update(deal.id, { value: 800 });
     expectFailure(raised, 422, 'validation_error');
     expect(raised.body.error).toMatchObject({ code: 'value' });

@@ -2,10 +2,10 @@
  * What a deal write points at, checked in one statement: the lead (live, of the organization),
  * the pipeline and the stage (of the organization, else 404), the stage inside that pipeline
  * the value within the pipeline's max_deal_limit, and an active pipeline for a deal entering it
- * (else 422 naming the field). `value` is the value to check against the cap: a new one, or the
- * deal's current one when it enters another pipeline; left out (an update that keeps the value
- * inside the same pipeline) the cap is not checked, so lowering max_deal_limit leaves existing
- * deals as they are.
+ * (else 422 naming the field). `value` is the value to check against the cap: a different one, or
+ * the deal's value when it enters another pipeline; left out (an update that keeps the value, sent
+ * again or not, inside the same pipeline) the cap is not checked, so lowering max_deal_limit leaves
+ * existing deals as they are.
  */
 import { eq, sql } from 'drizzle-orm';
 import { referenceChecks, referenceIssues } from '../../db/references';

@@ -66,7 +66,7 @@ dealRoutes.openapi(
     tags,
     summary: 'Change a deal; a new stage_id moves it (recorded), a won or lost stage closes it',
     description:
-      'Changes the fields sent. A new `stage_id` moves the deal: the move is recorded in its stage history with the time spent in the stage left; moving into the won or lost stage sets `closed_at` and `outcome`, moving out of it reopens the deal. A new `pipeline_id` requires a `stage_id` of that pipeline (how deals are moved before a pipeline is deleted). The same reference rules as on create apply. A `value` sent, and a deal moved into another pipeline with its current value, must be within that pipeline’s `max_deal_limit` (422 `value`); a deal above a lowered limit stays in its pipeline and is still moved between its stages and edited. The forecast snapshot is recorded.',
+      'Changes the fields sent. A new `stage_id` moves the deal: the move is recorded in its stage history with the time spent in the stage left; moving into the won or lost stage sets `closed_at` and `outcome`, moving out of it reopens the deal. A new `pipeline_id` requires a `stage_id` of that pipeline (how deals are moved before a pipeline is deleted). The same reference rules as on create apply. A `value` different from the deal’s, and a deal moved into another pipeline with its value, must be within that pipeline’s `max_deal_limit` (422 `value`); a deal above a lowered limit stays in its pipeline and is still moved between its stages and edited, its unchanged `value` sent back included. The forecast snapshot is recorded.',
     auth: 'bearer',
     request: { params: idParam(), body: jsonBody(UpdateDealBody) },
     responses: { 200: envelope(DealView, 'Deal updated') },

@@ -149,13 +149,15 @@ export async function updateDeal(ctx: TenantContext, id: number, input: UpdateDe
   const stageId = input.stage_id ?? current.stageId;
   const stageChanged = stageId !== current.stageId;
   const enteringPipeline = pipelineId !== current.pipelineId;
-  // The pipeline's cap applies to a value sent and to a deal entering the pipeline with its current
-  // value; a deal staying in its pipeline keeps a value above a lowered cap (docs/domains/pipelines-deals.md).
+  // The pipeline's cap applies to a different value sent and to a deal entering the pipeline with
+  // its value; a deal staying in its pipeline keeps a value above a lowered cap, also when a client
+  // sends that unchanged value back with the rest of the deal (docs/domains/pipelines-deals.md).
+  const valueChanged = input.value !== undefined && input.value !== current.value;
   const target = await checkDealTarget(ctx, {
     leadId: input.lead_id,
     pipelineId,
     stageId,
-    value: input.value ?? (enteringPipeline ? current.value : undefined),
+    value: enteringPipeline ? (input.value ?? current.value) : valueChanged ? input.value : undefined,
     enteringPipeline,
   });
   const set: Record<string, unknown> = {};
