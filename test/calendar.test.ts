@@ -233,8 +233,13 @@ describe('busy times feed availability', () => {
     expect(synced.body.data[0].last_synced_at).not.toBeNull();
 
     // Disconnecting frees the time at once.
-    const removed = await call('DELETE', `/api/calendar/connections/delete/${connection.id}`, { token: rep.token });
+    const { response: removed, statements } = await statementsOf(() =>
+      call('DELETE', `/api/calendar/connections/delete/${connection.id}`, { token: rep.token }),
+    );
     expect(removed.status, removed.text).toBe(200);
+    // One read for the owner check, then the update that answers: the connection is not read twice.
+    const reads = statements.filter((text) => /^\s*select\b[\s\S]*\bfrom "connections"/i.test(text));
+    expect(reads, statements.join('\n---\n')).toHaveLength(1);
     // The answer is the connection as it is now: disabled, not the row read before the disconnect.
     expect(removed.body.data).toMatchObject({ id: connection.id, state: 'disabled' });
     expect((await slotsOf()).map((slot) => slot.start)).toContain(`${monday}T10:00:00+00:00`);

@@ -114,15 +114,27 @@ export async function listCalendarConnections(ctx: TenantContext) {
   return rows.map(presentConnection);
 }
 
-/** Disconnects: the tokens are wiped and its busy blocks go with the sync's next run (cascade on delete is not used: rows are kept). */
+/**
+ * Disconnects a calendar connection the caller has already found (the route checks its owner): the
+ * tokens are wiped and its busy blocks go with the sync's next run (cascade on delete is not used:
+ * rows are kept). One statement; a connection disconnected meanwhile is a 404, as on a read.
+ */
 export async function disconnectCalendar(ctx: TenantContext, id: number) {
-  const connection = await findConnection(ctx, 'calendar', id);
   // The answer is the connection as the disconnect left it (state disabled), from the update itself.
   const [disconnected] = await ctx.db
     .update(connections)
     .set({ state: 'disabled', secret: null, secretKeyId: null, deletedAt: sql`now()`, updatedAt: sql`now()` })
-    .where(tenantWhere(ctx, connections, eq(connections.id, connection.id)))
+    .where(
+      tenantWhere(
+        ctx,
+        connections,
+        eq(connections.id, id),
+        eq(connections.kind, 'calendar'),
+        isNull(connections.deletedAt),
+      ),
+    )
     .returning();
+  if (!disconnected) throw new NotFound('Connection', id);
   return presentConnection(disconnected);
 }
 
