@@ -227,6 +227,35 @@ describe('POST /api/custom-lookups/update/{id}', () => {
     });
   });
 
+  it('moves leads along when a source or priority value changes', async () => {
+    for (const [type, field, value] of [
+      ['source', 'lead_source', 51],
+      ['priority', 'priority', 52],
+    ] as const) {
+      const lookup = (
+        await call('POST', '/api/custom-lookups/add', {
+          token: org.token,
+          body: { module_name: 'lead', type, name: `Renumbered ${type}` },
+        })
+      ).body.data;
+      const lead = (
+        await call('POST', '/api/lead/add', {
+          token: org.token,
+          body: { first_name: 'Moved', last_name: 'Lead', [field]: lookup.value },
+        })
+      ).body.data;
+      const moved = await call('POST', `/api/custom-lookups/update/${lookup.id}`, {
+        token: org.token,
+        body: { value },
+      });
+      expect(moved.status, moved.text).toBe(200);
+      expect((await call('GET', `/api/lead/view/${lead.id}`, { token: org.token })).body.data).toMatchObject({
+        [field]: value,
+        [`${field}_text`]: `Renumbered ${type}`,
+      });
+    }
+  });
+
   it('moves contacts along with the leads when a status value changes, so a new status taking the old value leaves them as they were', async () => {
     const status = (
       await call('POST', '/api/custom-lookups/add', {
@@ -357,5 +386,234 @@ describe('the spec’s spelling: module_name status, source or priority', () => 
       expectFailure(response, 422, 'validation_error');
       expect(response.body.error.code, JSON.stringify(body)).toBe(field);
     }
+  });
+});
+
+describe('saved filters follow a renumbered lookup', () => {
+  type Filters = Record<string, unknown>;
+  let owner: SignedUp;
+  let bystander: SignedUp;
+  let rep: { token: string };
+  /** One value shared by a status, a source and a priority of `owner`, so each renumber must leave the other two types' filters alone. */
+  let shared: number;
+  const ids: Record<'status' | 'source' | 'priority', number> = { status: 0, source: 0, priority: 0 };
+  const leadIds: Record<'all' | 'statusOnly' | 'sourceOnly' | 'neither', number> = {
+    all: 0,
+    statusOnly: 0,
+    sourceOnly: 0,
+    neither: 0,
+  };
+
+  async function add(who: { token: string }, path: string, body: Record<string, unknown>) {
+    const response = await call('POST', path, { token: who.token, body });
+    expect(response.status, response.text).toBe(201);
+    return response.body.data;
+  }
+
+  async function renumber(type: keyof typeof ids, value: number) {
+    const response = await call('POST', `/api/custom-lookups/update/${ids[type]}`, {
+      token: owner.token,
+      body: { value },
+    });
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.data.value).toBe(value);
+  }
+
+  async function viewFilters(who: { token: string }, id: number): Promise<Filters> {
+    const listed = await call('GET', '/api/custom-view/list', { token: who.token, query: { limit: 100 } });
+    expect(listed.status).toBe(200);
+    return listed.body.data.find((view: { id: number }) => view.id === id).filters;
+  }
+
+  /** The leads a view's filters select on the lead list, as a client sends them (lists joined by commas). */
+  async function leadsOf(who: { token: string }, filters: Filters): Promise<number[]> {
+    const query = Object.fromEntries(
+      Object.entries(filters).map(([key, value]) => [key, Array.isArray(value) ? value.join(',') : String(value)]),
+    );
+    const listed = await call('GET', '/api/lead/list', {
+      token: who.token,
+      query: { limit: 100, order_by: 'id', order_in: 'ASC', ...query },
+    });
+    expect(listed.status, listed.text).toBe(200);
+    return listed.body.data.map((lead: { id: number }) => lead.id);
+  }
+
+  async function queryFilters(who: { token: string }, id: number): Promise<Filters> {
+    const viewed = await call('GET', `/api/queries/${id}`, { token: who.token });
+    expect(viewed.status).toBe(200);
+    return viewed.body.data.definition.filters;
+  }
+
+  async function queryRows(who: { token: string }, id: number) {
+    const executed = await call('POST', `/api/queries/${id}/execute`, { token: who.token, body: {} });
+    expect(executed.status, executed.text).toBe(200);
+    return executed.body.data.rows;
+  }
+
+  beforeAll(async () => {
+    [owner, bystander] = await Promise.all([signupOrganization('Renumbered filters'), signupOrganization('Bystander')]);
+    const email = uniqueEmail('rep');
+    await add(owner, '/api/user/add', { first_name: 'Rep', email, phone_no: '+15550103', password: 'password123' });
+    rep = {
+      token: (await call('POST', '/api/auth/login', { body: { email, password: 'password123' } })).body.access_token,
+    };
+    shared = 40;
+    for (const type of ['status', 'source', 'priority'] as const)
+      ids[type] = (
+        await add(owner, '/api/custom-lookups/add', {
+          module_name: 'lead',
+          type,
+          name: `Shared ${type}`,
+          value: shared,
+        })
+      ).id;
+    const lead = async (first: string, fields: Record<string, number>) =>
+      (await add(owner, '/api/lead/add', { first_name: first, last_name: 'Filtered', ...fields })).id as number;
+    leadIds.all = await lead('All', { status: shared, lead_source: shared, priority: shared });
+    leadIds.statusOnly = await lead('Status', { status: shared, lead_source: 1, priority: 1 });
+    leadIds.sourceOnly = await lead('Source', { status: 1, lead_source: shared, priority: 2 });
+    leadIds.neither = await lead('Neither', { status: 4, lead_source: 2, priority: 2 });
+  });
+
+  it('moves status, source and priority values in views and lead queries of the organization, whatever their shape, and nothing else', async () => {
+    const s = String(shared);
+    // Views: a comma list with spaces and a value of another lookup; a private view of a rep with
+    // every shape; one on the other types only; and another organization's view of the same value.
+    const byList = await add(owner, '/api/custom-view/add', {
+      module_name: 'lead',
+      visibility: 'team',
+      filters: { state_id: `2, ${s}` },
+    });
+    const mixed = await add(rep, '/api/custom-view/add', {
+      module_name: 'lead',
+      visibility: 'private',
+      filters: { state_id: [shared, '3'], lead_source: shared, priority: [s] },
+    });
+    const otherTypes = await add(owner, '/api/custom-view/add', {
+      module_name: 'lead',
+      visibility: 'public',
+      filters: { lead_source: s, priority: shared },
+    });
+    const foreignView = await add(bystander, '/api/custom-view/add', {
+      module_name: 'lead',
+      visibility: 'team',
+      filters: { state_id: s, lead_source: s, priority: s },
+    });
+    // Saved queries: leads by status on the status; a rep's personal one on the other types; a
+    // deal query whose `status` (a stage id) happens to be the same number; another organization's.
+    const byStatus = await add(owner, '/api/queries', {
+      name: 'Shared status',
+      scope: 'team',
+      definition: { module: 'leads', filters: { state_id: [shared] }, metric: { op: 'count' }, group_by: 'status' },
+    });
+    const bySource = await add(rep, '/api/queries', {
+      name: 'Shared source and priority',
+      definition: {
+        module: 'leads',
+        filters: { lead_source: s, priority: shared },
+        metric: { op: 'count' },
+        group_by: 'lead_source',
+      },
+    });
+    const dealQuery = await add(owner, '/api/queries', {
+      name: 'Deals in a stage',
+      definition: { module: 'deals', filters: { status: shared }, metric: { op: 'count' } },
+    });
+    const foreignQuery = await add(bystander, '/api/queries', {
+      name: 'Their status',
+      definition: { module: 'leads', filters: { state_id: s, lead_source: s, priority: s }, metric: { op: 'count' } },
+    });
+
+    const selected = {
+      byList: [leadIds.all, leadIds.statusOnly],
+      mixed: [leadIds.all],
+      otherTypes: [leadIds.all],
+    };
+    expect(await leadsOf(owner, await viewFilters(owner, byList.id))).toEqual(selected.byList);
+    expect(await leadsOf(rep, await viewFilters(rep, mixed.id))).toEqual(selected.mixed);
+    expect(await leadsOf(owner, await viewFilters(owner, otherTypes.id))).toEqual(selected.otherTypes);
+    expect(await queryRows(owner, byStatus.id)).toEqual([['Shared status', 2]]);
+    expect(await queryRows(rep, bySource.id)).toEqual([['Shared source', 1]]);
+
+    // The status: only state_id moves.
+    await renumber('status', 71);
+    expect(await viewFilters(owner, byList.id)).toEqual({ state_id: '2, 71' });
+    expect(await viewFilters(rep, mixed.id)).toEqual({ state_id: [71, '3'], lead_source: shared, priority: [s] });
+    expect(await viewFilters(owner, otherTypes.id)).toEqual({ lead_source: s, priority: shared });
+    expect(await queryFilters(owner, byStatus.id)).toEqual({ state_id: [71] });
+    expect(await queryFilters(rep, bySource.id)).toEqual({ lead_source: s, priority: shared });
+    expect(await queryFilters(owner, dealQuery.id)).toEqual({ status: shared });
+
+    // The source: only lead_source moves.
+    await renumber('source', 72);
+    expect(await viewFilters(rep, mixed.id)).toEqual({ state_id: [71, '3'], lead_source: 72, priority: [s] });
+    expect(await viewFilters(owner, otherTypes.id)).toEqual({ lead_source: '72', priority: shared });
+    expect(await queryFilters(rep, bySource.id)).toEqual({ lead_source: '72', priority: shared });
+
+    // The priority: only priority moves.
+    await renumber('priority', 73);
+    expect(await viewFilters(rep, mixed.id)).toEqual({ state_id: [71, '3'], lead_source: 72, priority: ['73'] });
+    expect(await viewFilters(owner, otherTypes.id)).toEqual({ lead_source: '72', priority: 73 });
+    expect(await queryFilters(rep, bySource.id)).toEqual({ lead_source: '72', priority: 73 });
+    expect(await viewFilters(owner, byList.id)).toEqual({ state_id: '2, 71' });
+    expect(await queryFilters(owner, byStatus.id)).toEqual({ state_id: [71] });
+    expect(await queryFilters(owner, dealQuery.id)).toEqual({ status: shared });
+
+    // New lookups take the old value, with a lead each: the views and queries still select what they did.
+    for (const type of ['status', 'source', 'priority'] as const)
+      await add(owner, '/api/custom-lookups/add', { module_name: 'lead', type, name: `New ${type}`, value: shared });
+    await add(owner, '/api/lead/add', {
+      first_name: 'Newcomer',
+      last_name: 'Filtered',
+      status: shared,
+      lead_source: shared,
+      priority: shared,
+    });
+    expect(await leadsOf(owner, await viewFilters(owner, byList.id))).toEqual(selected.byList);
+    expect(await leadsOf(rep, await viewFilters(rep, mixed.id))).toEqual(selected.mixed);
+    expect(await leadsOf(owner, await viewFilters(owner, otherTypes.id))).toEqual(selected.otherTypes);
+    expect(await queryRows(owner, byStatus.id)).toEqual([['Shared status', 2]]);
+    expect(await queryRows(rep, bySource.id)).toEqual([['Shared source', 1]]);
+
+    // Another organization's views and queries keep their values.
+    expect(await viewFilters(bystander, foreignView.id)).toEqual({ state_id: s, lead_source: s, priority: s });
+    expect(await queryFilters(bystander, foreignQuery.id)).toEqual({ state_id: s, lead_source: s, priority: s });
+  });
+
+  it('bumps updated_at of the views and queries it rewrites only', async () => {
+    const status = await add(owner, '/api/custom-lookups/add', {
+      module_name: 'lead',
+      type: 'status',
+      name: 'Touched',
+      value: 90,
+    });
+    const moved = await add(owner, '/api/custom-view/add', {
+      module_name: 'lead',
+      visibility: 'team',
+      filters: { state_id: '90' },
+    });
+    const untouched = await add(owner, '/api/custom-view/add', {
+      module_name: 'lead',
+      visibility: 'team',
+      filters: { state_id: '91', priority: 90 },
+    });
+    const query = await add(owner, '/api/queries', {
+      name: 'Touched status',
+      definition: { module: 'leads', filters: { state_id: 90 }, metric: { op: 'count' } },
+    });
+    const response = await call('POST', `/api/custom-lookups/update/${status.id}`, {
+      token: owner.token,
+      body: { value: 95 },
+    });
+    expect(response.status, response.text).toBe(200);
+    const views = (await call('GET', '/api/custom-view/list', { token: owner.token, query: { limit: 100 } })).body
+      .data as { id: number; filters: Filters; updated_at: string }[];
+    const listedView = (id: number) => views.find((view) => view.id === id) as (typeof views)[number];
+    expect(listedView(moved.id).filters).toEqual({ state_id: '95' });
+    expect(Date.parse(listedView(moved.id).updated_at)).toBeGreaterThan(Date.parse(moved.updated_at));
+    expect(listedView(untouched.id)).toMatchObject({ filters: untouched.filters, updated_at: untouched.updated_at });
+    const viewed = (await call('GET', `/api/queries/${query.id}`, { token: owner.token })).body.data;
+    expect(viewed.definition.filters).toEqual({ state_id: 95 });
+    expect(Date.parse(viewed.updated_at)).toBeGreaterThan(Date.parse(query.updated_at));
   });
 });

@@ -268,6 +268,26 @@ describe('statements per request (connection start-up not included)', () => {
     expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(3);
   });
 
+  it('POST /api/custom-lookups/update/:id renumbering a status sends at most 6: scope, BEGIN, the lookup, the update, one move of the leads, contacts, saved views and saved queries, COMMIT', async () => {
+    const status = await call('POST', '/api/custom-lookups/add', {
+      token: org.token,
+      body: { module_name: 'lead', type: 'status', name: `Counted ${crypto.randomUUID().slice(0, 6)}` },
+    });
+    expect(status.status, status.text).toBe(201);
+    const { response, statements } = await statementsOf(() =>
+      call('POST', `/api/custom-lookups/update/${status.body.data.id}`, {
+        token: org.token,
+        body: { value: status.body.data.value + 100 },
+      }),
+    );
+    expect(response.status, response.text).toBe(200);
+    expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(6);
+    // The saved views and queries move in the statement that moves the leads.
+    const moves = statements.filter((text) => /update "leads"/.test(text));
+    expect(moves, statements.join('\n---\n')).toHaveLength(1);
+    expect(moves[0]).toMatch(/"custom_views"[\s\S]*"saved_queries"/);
+  });
+
   it('a rejected token costs one statement and runs nothing as the tenant', async () => {
     const other = await signupOrganization('Round trips other');
     await call('POST', '/api/auth/logout', { token: other.token });

@@ -2,12 +2,14 @@
  * Per-organization lookup values (see defaults.ts for the vocabulary). Everyone in the
  * organization reads them; admins and managers add and change them (routes.ts declares the roles). A lead status, source or
  * priority always has a unique value; changing it moves the leads (and, for a status, the
- * contacts) that hold the old value, so no record loses its label. Deactivated lookups stay readable on the records that use them.
+ * contacts) that hold the old value, so no record loses its label, and the saved views' and
+ * saved lead queries' filters on it, so none changes meaning. Deactivated lookups stay readable on the records that use them.
  */
-import { count, eq, inArray, ne, sql } from 'drizzle-orm';
-import { contacts, leads, lookups } from '../../db/schema';
+import { count, eq, inArray, ne, sql, type SQL } from 'drizzle-orm';
+import { contacts, customViews, leads, lookups, savedQueries } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { isUniqueViolation } from '../../db/errors';
+import { bare } from '../../db/sql-names';
 import { BadRequest, Conflict, NotFound, ValidationFailed } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
@@ -37,6 +39,34 @@ function isValued(moduleName: string, type: string): boolean {
 
 /** The lead property that stores each valued lookup type. */
 const leadPropertyFor = { status: 'status', priority: 'priority', source: 'leadSource' } as const;
+
+/**
+ * The lead filter (LeadFilters, leads/filters.ts) that selects by each valued lookup type: saved
+ * views of module `lead` and saved queries of module `leads` store it in their filters.
+ */
+const leadFilterFor = { status: 'state_id', priority: 'priority', source: 'lead_source' } as const;
+
+/**
+ * A stored id-list filter (`list`, jsonb) with the value `from` replaced by `to`, in the shape it
+ * was saved in (core/schemas.ts idList, kept as given): a number stays a number; a comma list
+ * ("2, 40") and a digit string in an array keep their spacing and the other members; an array
+ * keeps its order. Members are compared as parseIdList reads them (digits, spaces around).
+ */
+function renumberedIdList(list: SQL, from: number, to: number): SQL {
+  const part = (text: SQL) =>
+    sql`case when ${text} ~ '^[[:space:]]*[0-9]+[[:space:]]*$' and substring(${text} from '[0-9]+')::numeric = ${from}::int
+      then regexp_replace(${text}, '[0-9]+', ${String(to)}::text) else ${text} end`;
+  // jsonb compares numbers by value (40.0 = 40); a string member is one part.
+  const member = (value: SQL) =>
+    sql`case when ${value} = to_jsonb(${from}::int) then to_jsonb(${to}::int)
+      when jsonb_typeof(${value}) = 'string' then to_jsonb(${part(sql`(${value} #>> '{}')`)}) else ${value} end`;
+  return sql`case jsonb_typeof(${list})
+    when 'array' then (select jsonb_agg(${member(sql.raw('m.e'))} order by m.n)
+      from jsonb_array_elements(${list}) with ordinality as m(e, n))
+    when 'string' then to_jsonb((select string_agg(${part(sql.raw('p.t'))}, ',' order by p.n)
+      from regexp_split_to_table(${list} #>> '{}', ',') with ordinality as p(t, n)))
+    else ${member(list)} end`;
+}
 
 export const lookupList = defineList({
   sort: {
@@ -210,20 +240,56 @@ export async function updateLookup(ctx: TenantContext, id: number, input: Update
       .where(tenantWhere(ctx, lookups, eq(lookups.id, id)))
       .returning(),
   );
-  const property = valued ? leadPropertyFor[current.type as keyof typeof leadPropertyFor] : undefined;
-  if (property && input.value != null && current.value !== null && input.value !== current.value) {
-    // Records hold the value, not the lookup id: move them along so none loses its label (or,
-    // once the old value is taken by another lookup, silently changes meaning). Leads hold every
-    // valued type; contacts hold the same statuses as leads. One statement.
-    const moveLeads = sql`update ${leads} set ${sql.identifier(leads[property].name)} = ${input.value}
-      where ${tenantWhere(ctx, leads, eq(leads[property], current.value))}`;
-    await ctx.db.execute(
-      current.type === 'status'
-        ? sql`with moved_leads as (${moveLeads})
-            update ${contacts} set status = ${input.value}
-            where ${tenantWhere(ctx, contacts, eq(contacts.status, current.value))}`
-        : moveLeads,
-    );
+  const type = valued ? (current.type as keyof typeof leadPropertyFor) : undefined;
+  if (type && input.value != null && current.value !== null && input.value !== current.value) {
+    await ctx.db.execute(renumberStatement(ctx, type, current.value, input.value));
   }
   return presentLookup(row);
+}
+
+/**
+ * Records hold the value, not the lookup id: one statement moves them along so none loses its
+ * label (or, once the old value is taken by another lookup, silently changes meaning). Leads hold
+ * every valued type; contacts hold the same statuses as leads. Saved views (module `lead`) and
+ * saved lead queries keep the value in their filters (state_id, lead_source, priority): those
+ * holding it get the new one, in place (updated_at moves); the others, other filters and another
+ * module's same-named filter (a deal query's `status` is a stage id) stay as they were.
+ */
+function renumberStatement(ctx: TenantContext, type: keyof typeof leadPropertyFor, from: number, to: number): SQL {
+  const property = leads[leadPropertyFor[type]];
+  const moves: [string, SQL][] = [
+    [
+      'moved_leads',
+      sql`update ${leads} set ${bare(property)} = ${to} where ${tenantWhere(ctx, leads, eq(property, from))}`,
+    ],
+  ];
+  if (type === 'status')
+    moves.push([
+      'moved_contacts',
+      sql`update ${contacts} set ${bare(contacts.status)} = ${to}
+        where ${tenantWhere(ctx, contacts, eq(contacts.status, from))}`,
+    ]);
+  // The filter's path in each table's jsonb column; `r` holds each candidate row's rewritten list.
+  const path = sql`array[${leadFilterFor[type]}::text]`;
+  const { id: viewId, filters, moduleName, updatedAt: viewUpdatedAt } = customViews;
+  const viewList = sql`${filters} #> ${path}`;
+  moves.push([
+    'moved_views',
+    sql`update ${customViews} as v set ${bare(filters)} = jsonb_set(v.${bare(filters)}, ${path}, r.list), ${bare(viewUpdatedAt)} = now()
+      from (select ${viewId} as id, ${renumberedIdList(viewList, from, to)} as list from ${customViews}
+        where ${tenantWhere(ctx, customViews, eq(moduleName, 'lead'), sql`${viewList} is not null`)}) r
+      where v.${bare(viewId)} = r.id and r.list <> v.${bare(filters)} #> ${path}`,
+  ]);
+  const queryPath = sql`array['filters', ${leadFilterFor[type]}::text]`;
+  const { id: queryId, definition, module: queryModule, updatedAt: queryUpdatedAt } = savedQueries;
+  const queryList = sql`${definition} #> ${queryPath}`;
+  const moveQueries = sql`update ${savedQueries} as q
+      set ${bare(definition)} = jsonb_set(q.${bare(definition)}, ${queryPath}, r.list), ${bare(queryUpdatedAt)} = now()
+    from (select ${queryId} as id, ${renumberedIdList(queryList, from, to)} as list from ${savedQueries}
+      where ${tenantWhere(ctx, savedQueries, eq(queryModule, 'leads'), sql`${queryList} is not null`)}) r
+    where q.${bare(queryId)} = r.id and r.list <> q.${bare(definition)} #> ${queryPath}`;
+  return sql`with ${sql.join(
+    moves.map(([name, move]) => sql`${sql.identifier(name)} as (${move})`),
+    sql`, `,
+  )} ${moveQueries}`;
 }
