@@ -433,3 +433,219 @@ describe('lead imports', () => {
     expect(await plannedRows(customer.orgId, 'lead_search_documents')).toBeGreaterThan(count / 2);
   }, 300_000);
 });
+
+/**
+ * Rows of one file that share an email or a profile URL with each other (compared as dedupe
+ * compares them: emails case-insensitively, profile URLs without scheme, query or trailing slash,
+ * host in any case). A later row goes where the earlier row's key went: merged into the same
+ * lead (merge) or reported as its duplicate (skip). A row whose keys lead to two different leads
+ * is skipped with both named. The batch never fails whole, and every other row imports.
+ */
+describe('lead imports: rows of one file sharing an email or profile URL', () => {
+  let owner: SignedUp;
+
+  beforeAll(async () => {
+    owner = await signupOrganization('Importer In-File');
+  });
+
+  const header = ['First Name', 'Last Name', 'Email', 'Profile URL', 'City'];
+
+  async function addLead(body: Record<string, unknown>): Promise<{ id: number; email: string }> {
+    const response = await call('POST', '/api/lead/add', {
+      token: owner.token,
+      body: { first_name: 'Old', last_name: 'Lead', ...body },
+    });
+    expect(response.status, response.text).toBe(201);
+    return response.body.data;
+  }
+
+  /** Uploads and runs the import; a batch the database refused would be retried by the queue, so none must be. */
+  async function importFile(rows: string[][], duplicateMode: 'skip' | 'merge') {
+    const upload = await uploadImport(owner, csvOf([header, ...rows]), { duplicateMode });
+    expect(upload.status, upload.text).toBe(202);
+    const jobId = upload.body.data.id as number;
+    const delivered = await deliverJobs([{ kind: 'lead-import', orgId: owner.orgId, jobId }]);
+    expect(delivered.retryMessages, (await jobState(owner.orgId, jobId)).error ?? '').toEqual([]);
+    const job = await runJob(owner, 'import', jobId);
+    const rows_ = await jobRows(owner, jobId);
+    const imported = (await leadsOf(owner.orgId)).filter((lead) => lead.importJobId === jobId);
+    const leadOfRow = (line: number) => imported.find((lead) => lead.importRow === line);
+    return { job, rows: rows_, leadOfRow };
+  }
+
+  async function leadById(id: number) {
+    return (await leadsOf(owner.orgId)).find((lead) => lead.id === id);
+  }
+
+  it('merge: a row whose email an existing lead has and whose profile URL an earlier row created is skipped naming both; the rest imports', async () => {
+    const tag = crypto.randomUUID().slice(0, 8);
+    const ann = await addLead({ email: `ann-${tag}@example.com`, city: 'Paris' });
+    const bob = await addLead({ email: `bob-${tag}@example.com`, profile_url: `linkedin.com/in/bob-${tag}` });
+    const { job, rows, leadOfRow } = await importFile(
+      [
+        // 2: a new lead with profile URL P.
+        ['New', 'Person', `new-${tag}@example.com`, `https://www.linkedin.com/in/p-${tag}`, 'Oslo'],
+        // 3: Ann's email (another case) with P (another form): Ann and row 2's lead; merging into Ann would take P.
+        ['Ann', 'One', `ANN-${tag}@example.com`, `http://WWW.LinkedIn.com/in/p-${tag}/`, 'Rome'],
+        // 4: a new lead with email E.
+        ['Eve', 'Fresh', `eve-${tag}@example.com`, '', 'Lima'],
+        // 5: E (another case) with Bob's profile URL: row 4's lead and Bob; merging into Bob would take E.
+        ['Eve', 'Again', `Eve-${tag}@Example.com`, `https://linkedin.com/in/bob-${tag}`, 'Kyiv'],
+        // 6: unrelated.
+        ['Cy', 'Other', `cy-${tag}@example.com`, '', ''],
+      ],
+      'merge',
+    );
+    expect(job).toMatchObject({ status: 'completed', processed: 5, created: 3, updated: 0, skipped: 2, failed: 0 });
+    const created = leadOfRow(2)!;
+    const eve = leadOfRow(4)!;
+    expect(rows.map((row) => [row.row_number, row.outcome, row.field, row.lead_id])).toEqual([
+      [3, 'duplicate_skipped', null, created.id],
+      [5, 'duplicate_skipped', null, bob.id],
+    ]);
+    expect(rows[0].message).toMatch(/email.*lead \d+.*profile URL.*row 2 of the file/);
+    expect(rows[1].message).toMatch(/email.*row 4 of the file.*profile URL.*lead \d+/);
+    expect(created).toMatchObject({ profileUrl: `https://www.linkedin.com/in/p-${tag}`, city: 'Oslo' });
+    expect(eve).toMatchObject({ email: `eve-${tag}@example.com`, profileUrl: null, city: 'Lima' });
+    expect(leadOfRow(6)).toMatchObject({ email: `cy-${tag}@example.com` });
+    expect(await leadById(ann.id)).toMatchObject({ city: 'Paris', profileUrl: null });
+    expect(await leadById(bob.id)).toMatchObject({ email: `bob-${tag}@example.com`, city: null });
+  });
+
+  it('merge: a profile URL an earlier row gave an existing lead takes later rows with it into that lead, or skips one whose email is another lead’s', async () => {
+    const tag = crypto.randomUUID().slice(0, 8);
+    const ann = await addLead({ email: `ann-${tag}@example.com`, city: 'Paris' });
+    const cy = await addLead({ email: `cy-${tag}@example.com` });
+    const url = `https://www.linkedin.com/in/u-${tag}`;
+    const { job, rows, leadOfRow } = await importFile(
+      [
+        // 2: gives Ann the new profile URL U.
+        ['Ann', 'One', `ann-${tag}@example.com`, url, 'Rome'],
+        // 3: a new email with U: Ann's now, so merged into Ann (as if U had been stored before).
+        ['Ann', 'Two', `ann.two-${tag}@example.com`, `${url}/`, ''],
+        // 4: Cy's email with U: Cy and Ann; skipped.
+        ['Cy', 'Three', `cy-${tag}@example.com`, url, 'Oslo'],
+        // 5: unrelated.
+        ['Dee', 'Four', `dee-${tag}@example.com`, '', ''],
+      ],
+      'merge',
+    );
+    expect(job).toMatchObject({ status: 'completed', processed: 4, created: 1, updated: 1, skipped: 1, failed: 0 });
+    expect(rows.map((row) => [row.row_number, row.outcome, row.lead_id])).toEqual([
+      [2, 'duplicate_merged', ann.id],
+      [3, 'duplicate_merged', ann.id],
+      [4, 'duplicate_skipped', ann.id],
+    ]);
+    expect(rows[1].message).toMatch(/profile URL.*row 2 of the file/);
+    expect(rows[2].message).toMatch(/email.*lead \d+.*profile URL.*row 2 of the file/);
+    expect(await leadById(ann.id)).toMatchObject({
+      email: `ann.two-${tag}@example.com`,
+      lastName: 'Two',
+      profileUrl: `${url}/`,
+      city: 'Rome',
+    });
+    expect(await leadById(cy.id)).toMatchObject({ profileUrl: null, city: null });
+    expect(leadOfRow(5)).toMatchObject({ email: `dee-${tag}@example.com` });
+  });
+
+  it('merge: two rows giving two existing leads the same new profile URL: the second is skipped', async () => {
+    const tag = crypto.randomUUID().slice(0, 8);
+    const ann = await addLead({ email: `ann-${tag}@example.com` });
+    const bob = await addLead({ email: `bob-${tag}@example.com` });
+    const url = `linkedin.com/in/shared-${tag}`;
+    const { job, rows } = await importFile(
+      [
+        ['Ann', 'One', `ann-${tag}@example.com`, url, 'Rome'],
+        ['Bob', 'Two', `bob-${tag}@example.com`, `https://${url}`, 'Oslo'],
+      ],
+      'merge',
+    );
+    expect(job).toMatchObject({ status: 'completed', created: 0, updated: 1, skipped: 1, failed: 0 });
+    expect(rows.map((row) => [row.row_number, row.outcome, row.lead_id])).toEqual([
+      [2, 'duplicate_merged', ann.id],
+      [3, 'duplicate_skipped', ann.id],
+    ]);
+    expect(await leadById(ann.id)).toMatchObject({ profileUrl: url, city: 'Rome' });
+    expect(await leadById(bob.id)).toMatchObject({ profileUrl: null, city: null });
+  });
+
+  it('merge: an earlier row’s new email on a later row matched to an existing lead by profile URL skips it', async () => {
+    const tag = crypto.randomUUID().slice(0, 8);
+    const bob = await addLead({ email: `bob-${tag}@example.com`, profile_url: `linkedin.com/in/bob-${tag}` });
+    const { job, rows, leadOfRow } = await importFile(
+      [
+        ['New', 'Person', `new-${tag}@example.com`, '', 'Oslo'],
+        ['Bob', 'Again', `NEW-${tag}@example.com`, `https://linkedin.com/in/bob-${tag}`, 'Rome'],
+      ],
+      'merge',
+    );
+    expect(job).toMatchObject({ status: 'completed', created: 1, updated: 0, skipped: 1, failed: 0 });
+    expect(rows.map((row) => [row.row_number, row.outcome, row.lead_id])).toEqual([[3, 'duplicate_skipped', bob.id]]);
+    expect(leadOfRow(2)).toMatchObject({ email: `new-${tag}@example.com`, city: 'Oslo' });
+    expect(await leadById(bob.id)).toMatchObject({ email: `bob-${tag}@example.com`, city: null });
+  });
+
+  for (const mode of ['skip', 'merge'] as const) {
+    it(`${mode}: a row repeating an earlier row’s email or profile URL (another case or form) ${mode === 'skip' ? 'is reported as its duplicate' : 'is merged into its lead'}`, async () => {
+      const tag = crypto.randomUUID().slice(0, 8);
+      const { job, rows, leadOfRow } = await importFile(
+        [
+          ['Dee', 'One', `Dee-${tag}@Example.com`, '', 'Oslo'],
+          ['Dee', 'Two', `dee-${tag}@example.COM`, '', 'Rome'],
+          ['Eve', 'One', `eve1-${tag}@example.com`, `https://www.linkedin.com/in/Eve-${tag}`, 'Lima'],
+          ['Eve', 'Two', `eve2-${tag}@example.com`, `http://WWW.LinkedIn.com/in/Eve-${tag}/?utm=x`, 'Kyiv'],
+          ['Fay', 'One', `fay-${tag}@example.com`, '', ''],
+        ],
+        mode,
+      );
+      const dee = leadOfRow(2)!;
+      const eve = leadOfRow(4)!;
+      const outcome = mode === 'skip' ? 'duplicate_skipped' : 'duplicate_merged';
+      expect(job).toMatchObject({
+        status: 'completed',
+        processed: 5,
+        created: 3,
+        updated: 0,
+        skipped: mode === 'skip' ? 2 : 0,
+        failed: 0,
+      });
+      expect(rows.map((row) => [row.row_number, row.outcome, row.lead_id])).toEqual([
+        [3, outcome, dee.id],
+        [5, outcome, eve.id],
+      ]);
+      expect(rows[0].message).toMatch(/email.*row 2 of the file/);
+      expect(rows[1].message).toMatch(/profile URL.*row 4 of the file/);
+      expect(leadOfRow(3)).toBeUndefined();
+      expect(leadOfRow(5)).toBeUndefined();
+      expect(leadOfRow(6)).toMatchObject({ email: `fay-${tag}@example.com` });
+      if (mode === 'skip') {
+        expect(dee).toMatchObject({ email: `Dee-${tag}@example.com`, city: 'Oslo' });
+        expect(eve).toMatchObject({ email: `eve1-${tag}@example.com`, city: 'Lima' });
+      } else {
+        // Later values win, as in any merge.
+        expect(dee).toMatchObject({ lastName: 'Two', city: 'Rome' });
+        expect(eve).toMatchObject({ email: `eve2-${tag}@example.com`, city: 'Kyiv' });
+      }
+    });
+  }
+
+  it('merge: the same outcome when the earlier row is in an earlier batch of 500', async () => {
+    const tag = crypto.randomUUID().slice(0, 8);
+    const ann = await addLead({ email: `ann-${tag}@example.com` });
+    const filler = Array.from({ length: 499 }, (_, i) => [`F${i}`, `L${i}`, `f${i}-${tag}@example.com`, '', '']);
+    const { job, rows, leadOfRow } = await importFile(
+      [
+        ['New', 'Person', `new-${tag}@example.com`, `linkedin.com/in/p-${tag}`, 'Oslo'],
+        ...filler,
+        // Line 502: the second batch's first row.
+        ['Ann', 'One', `ann-${tag}@example.com`, `https://linkedin.com/in/p-${tag}`, 'Rome'],
+      ],
+      'merge',
+    );
+    expect(job).toMatchObject({ status: 'completed', processed: 501, created: 500, skipped: 1, failed: 0 });
+    expect(rows.map((row) => [row.row_number, row.outcome, row.lead_id])).toEqual([
+      [502, 'duplicate_skipped', leadOfRow(2)!.id],
+    ]);
+    expect(await leadById(ann.id)).toMatchObject({ profileUrl: null, city: null });
+  });
+});

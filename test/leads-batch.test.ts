@@ -10,7 +10,7 @@ import { readConfig } from '../src/env';
 import { openDatabase, withTenant } from '../src/db/client';
 import { actorContext, type TenantContext } from '../src/db/tenant';
 import { AddLeadBody } from '../src/modules/leads/schemas';
-import { createLeadsBatch, type BatchOptions } from '../src/modules/leads/create-leads';
+import { createLeadsBatch, type BatchOptions, type BatchRow } from '../src/modules/leads/create-leads';
 import { call, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
 
 let org: SignedUp;
@@ -29,7 +29,7 @@ async function inTenant<T>(work: (ctx: TenantContext) => Promise<T>): Promise<T>
   );
 }
 
-async function batch(rows: ReturnType<typeof row>[], options: BatchOptions) {
+async function batch(rows: BatchRow[], options: BatchOptions) {
   return inTenant((ctx) => createLeadsBatch(ctx, rows, options));
 }
 
@@ -85,7 +85,7 @@ describe('createLeadsBatch', () => {
     const freshId = result.createdLeads[0].leadId;
     expect(result.skipped).toEqual([
       { rowNumber: 1, leadId: created.body.data.id, field: 'email' },
-      { rowNumber: 3, leadId: freshId, field: 'email' },
+      { rowNumber: 3, leadId: freshId, field: 'email', earlierRow: 2 },
     ]);
   });
 
@@ -157,8 +157,37 @@ describe('createLeadsBatch', () => {
       onDuplicate: 'merge',
     });
     expect(result.created).toBe(1);
-    expect(result.merged).toEqual([{ rowNumber: 2, leadId: result.createdLeads[0].leadId }]);
+    expect(result.merged).toEqual([
+      { rowNumber: 2, leadId: result.createdLeads[0].leadId, field: 'email', earlierRow: 1 },
+    ]);
     expect(await view(result.createdLeads[0].leadId)).toMatchObject({ city: 'Oslo', country: 'Norway' });
+  });
+
+  it('skips a row matched to its lead by the caller (a CRM record) whose profile URL an earlier row of the batch creates a lead with', async () => {
+    const own = (
+      await call('POST', '/api/lead/add', {
+        token: org.token,
+        body: { first_name: 'Own', last_name: 'Record', email: uniqueEmail('crm-own') },
+      })
+    ).body.data;
+    const url = `https://www.linkedin.com/in/${crypto.randomUUID()}`;
+    const result = await batch(
+      [
+        row(2, { email: uniqueEmail('crm-new'), profile_url: url }),
+        { ...row(3, { email: own.email, profile_url: url, city: 'Rome' }), holderId: own.id },
+        row(4, { email: uniqueEmail('crm-other') }),
+      ],
+      { onDuplicate: 'merge' },
+    );
+    const createdByRow2 = result.createdLeads.find((created) => created.rowNumber === 2)?.leadId;
+    expect(result).toMatchObject({
+      created: 2,
+      updated: 0,
+      skipped: [{ rowNumber: 3, leadId: createdByRow2, field: 'profile_url', earlierRow: 2 }],
+      merged: [],
+      errors: [],
+    });
+    expect(await view(own.id)).toMatchObject({ profile_url: null, city: null });
   });
 
   it('creates nothing twice when an import batch is delivered again', async () => {

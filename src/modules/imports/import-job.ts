@@ -14,7 +14,14 @@ import type { TenantContext } from '../../db/tenant';
 import { PermanentJobFault } from '../../jobs/faults';
 import type { JobContext, JobHandler } from '../../jobs/job-handler';
 import type { AddLeadInput } from '../leads';
-import { type BatchOptions, type BatchResult, type BatchRow, createLeadsBatch } from '../leads';
+import {
+  type BatchOptions,
+  type BatchResult,
+  type BatchRow,
+  createLeadsBatch,
+  type MergedRow,
+  type SkippedRow,
+} from '../leads';
 import { planColumns, type ColumnPlan } from './header-mapping';
 import {
   claimImportJob,
@@ -81,6 +88,34 @@ export async function createIsolatingRejects(
   return total;
 }
 
+const FIELD_NAMES = { email: 'email', profile_url: 'profile URL' } as const;
+
+/** A lead a row's key led to, as a row outcome names it: with the earlier row of the file that gave it the key. */
+function leadNamed(lead: { leadId: number; earlierRow?: number }): string {
+  return lead.earlierRow === undefined
+    ? `lead ${lead.leadId}`
+    : `lead ${lead.leadId} (through row ${lead.earlierRow} of the file)`;
+}
+
+/** Why a row was skipped: a live lead's duplicate, an earlier row's, or its keys lead to two leads (merge). */
+function skippedMessage(skip: SkippedRow): string {
+  const field = FIELD_NAMES[skip.field];
+  if (skip.alsoMatched)
+    return `its ${FIELD_NAMES[skip.alsoMatched.field]} belongs to ${leadNamed(skip.alsoMatched)} and its ${field} to ${leadNamed(skip)}; it cannot be merged into both; skipped`;
+  if (skip.earlierRow !== undefined)
+    return `same ${field} as row ${skip.earlierRow} of the file; skipped as its duplicate`;
+  return `duplicate of an existing lead (same ${field}); skipped`;
+}
+
+/** Which lead a row was merged into: a live lead with its email or profile URL, or where an earlier row's went. */
+function mergedMessage(merge: MergedRow): string {
+  if (!merge.field) return 'duplicate of an existing lead; merged into it';
+  const field = FIELD_NAMES[merge.field];
+  if (merge.earlierRow !== undefined)
+    return `same ${field} as row ${merge.earlierRow} of the file; merged into the same lead`;
+  return `duplicate of an existing lead (same ${field}); merged into it`;
+}
+
 /** Writes one batch: validation failures become error outcomes, the rest go to createLeadsBatch. */
 async function writeBatch(
   ctx: TenantContext,
@@ -125,7 +160,7 @@ async function writeBatch(
       rowNumber: skip.rowNumber,
       outcome: 'duplicate_skipped',
       field: null,
-      message: 'duplicate of an existing lead; skipped',
+      message: skippedMessage(skip),
       leadId: skip.leadId ?? null,
     });
   }
@@ -134,7 +169,7 @@ async function writeBatch(
       rowNumber: merge.rowNumber,
       outcome: 'duplicate_merged',
       field: null,
-      message: 'duplicate of an existing lead; merged into it',
+      message: mergedMessage(merge),
       leadId: merge.leadId ?? null,
     });
   }

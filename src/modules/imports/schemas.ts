@@ -99,11 +99,14 @@ export const ImportJobRowSchema = z
     }),
     outcome: z.enum(['error', 'duplicate_skipped', 'duplicate_merged']).openapi({
       description:
-        'error: refused, nothing imported; duplicate_skipped: an existing lead has the email, row ignored; duplicate_merged: merged into that lead',
+        'error: refused, nothing imported; duplicate_skipped: a lead (stored, or from an earlier row of the file) has the email or profile URL, or (merge) the email and the profile URL lead to two different leads: row ignored, the message says which; duplicate_merged: merged into that lead',
     }),
     field: z.string().nullable().openapi({ description: 'Lead field the error is about' }),
     message: z.string().openapi({ description: 'What happened to the row, in plain words' }),
-    lead_id: z.number().int().nullable().openapi({ description: 'The existing lead a duplicate matched' }),
+    lead_id: z.number().int().nullable().openapi({
+      description:
+        'The lead a duplicate matched: stored before, or created or merged into by an earlier row of the file',
+    }),
     created_at: timestamp('When the row was handled'),
   })
   .openapi('ImportJobRow', {

@@ -20,7 +20,15 @@ import { ValidationFailed } from '../../core/errors';
 import { feedEntriesFrom } from '../feed';
 import { leadAssignmentNotices, notifyLeadAssignments } from '../notifications';
 import { mergeIntoExistingLeads } from './batch-merge';
-import { type DedupeField, dedupeKeys, duplicateLead, emailKey, fieldOfKey, findLiveHolders } from './dedupe';
+import {
+  type DedupeField,
+  dedupeKeys,
+  duplicateLead,
+  emailKey,
+  fieldOfKey,
+  findLiveHolders,
+  type LiveLeadByEmail,
+} from './dedupe';
 import { readLead } from './present';
 import { checkLeadReferences, ensureCompanies, loadLeadWriteContext, type LeadWriteContext } from './references';
 import type { AddLeadInput, LeadView } from './schemas';
@@ -67,30 +75,78 @@ export type CreatedLeadRecord = {
   created_at: string;
 };
 
-export interface SkippedRow {
+/** Where an earlier row of the batch sent the key a row shares with it. */
+export interface EarlierRow {
+  /** The earlier row (its rowNumber) that created the lead, or merged into it, with this key. */
+  earlierRow?: number;
+}
+
+export interface SkippedRow extends EarlierRow {
   rowNumber: number;
   leadId: number;
   /** The field the row collides on. */
   field: DedupeField;
+  /**
+   * Merge mode: the lead the row's other key matched, when its keys lead to two different leads
+   * (`leadId` by `field`, this one by its own field): merging into either would give it the other's key.
+   */
+  alsoMatched?: { leadId: number; field: DedupeField } & EarlierRow;
+}
+
+export interface MergedRow extends EarlierRow {
+  rowNumber: number;
+  leadId: number;
+  /** The field that matched the lead (none for a row the caller matched by `holderId`). */
+  field?: DedupeField;
 }
 
 export interface BatchResult {
   created: number;
   updated: number;
   skipped: SkippedRow[];
-  merged: { rowNumber: number; leadId: number }[];
+  merged: MergedRow[];
   errors: { rowNumber: number; field: string; message: string }[];
   /** Which lead each created row became. */
   createdLeads: { rowNumber: number; leadId: number; record: CreatedLeadRecord }[];
+}
+
+/**
+ * Where a row's key leads: a live lead, or the new lead an earlier row of the batch creates.
+ * `by`: the earlier row of the batch that gave the key to that lead (created it, or merged into it).
+ */
+interface Match {
+  target: { lead: LiveLeadByEmail } | { row: BatchRow };
+  key: string;
+  by?: BatchRow;
+}
+
+function sameTarget(a: Match['target'], b: Match['target']): boolean {
+  return 'lead' in a ? 'lead' in b && a.lead.id === b.lead.id : 'row' in b && a.row === b.row;
+}
+
+/** Counted by the unique indexes: a live lead not let in as a duplicate, or a lead a row of the batch creates. */
+function counted(match: Match): boolean {
+  return 'row' in match.target || !match.target.lead.flagged;
+}
+
+/** A skip decided by the plan; its leads resolved once the insert has said which rows it created. */
+interface PlannedSkip {
+  row: BatchRow;
+  /** The lead named (`leadId`), by the row's key it collides on. */
+  match: Match;
+  /** Merge mode: the lead the row's first key matched, when `match` is another counted lead. */
+  also?: Match;
 }
 
 interface Plan {
   toCreate: BatchRow[];
   /** Existing lead id → the rows merged into it, in row order. */
   merges: Map<number, BatchRow[]>;
-  /** Rows that repeat an earlier row's email or profile URL: their lead is the one the earlier row creates. */
-  repeats: { row: BatchRow; first: BatchRow }[];
-  skipped: SkippedRow[];
+  /** Rows merged into a live lead by a key (not by `holderId`): the match (its `by` when an earlier row gave the key). */
+  mergedBy: Map<BatchRow, Match>;
+  /** Rows whose key an earlier row of the batch creates a lead with: they go to that lead (folded into it, or skipped). */
+  repeats: { row: BatchRow; match: Match & { target: { row: BatchRow } } }[];
+  skipped: PlannedSkip[];
   /** onDuplicate 'create': the lead (or the earlier row's lead) each duplicate row repeats. */
   duplicateOf: Map<BatchRow, number | BatchRow>;
 }
@@ -101,66 +157,99 @@ function keysOf(row: BatchRow, profileKeys: Record<string, string | null>): stri
   return dedupeKeys(row.input.email, url ? profileKeys[url] : null);
 }
 
+/**
+ * Decides each row's fate before any write, rows in order. A key leads to the live leads holding
+ * it and, once an earlier row of the batch has given it to a lead (created the lead with it, or
+ * merged into a lead with it), to that lead first: a later row with the same email or profile URL
+ * goes where the earlier one went, merged into that lead (merge) or reported as its duplicate
+ * (skip), as if the earlier row had been imported before. A merge row whose keys lead to two
+ * different counted leads is skipped, naming both: merging into one would give it the other's key,
+ * which the unique indexes refuse. So no write of the batch can meet the unique indexes but a
+ * concurrent writer's, and the batch never fails on a conflict between its own rows.
+ */
 function planBatch(rows: BatchRow[], refs: LeadWriteContext, options: BatchOptions): Plan {
-  const plan: Plan = { toCreate: [], merges: new Map(), repeats: [], skipped: [], duplicateOf: new Map() };
-  const firstByKey = new Map<string, BatchRow>();
-  /** Keys of rows the caller matched to a lead (holderId): later rows with them belong to that lead. */
-  const claimed = new Map<string, number>();
+  const plan: Plan = {
+    toCreate: [],
+    merges: new Map(),
+    mergedBy: new Map(),
+    repeats: [],
+    skipped: [],
+    duplicateOf: new Map(),
+  };
+  /** Keys earlier rows gave a counted lead (one it did not hold before): later rows with them go to that lead. */
+  const claims = new Map<string, Match>();
+  const claim = (keys: string[], target: Match['target'], by: BatchRow) => {
+    for (const key of keys) {
+      const heldBefore = (refs.existing.get(key) ?? []).some((lead) => 'lead' in target && lead.id === target.lead.id);
+      if (!heldBefore && !claims.has(key)) claims.set(key, { target, key, by });
+    }
+  };
+  const mergeInto = (leadId: number, row: BatchRow) =>
+    plan.merges.set(leadId, [...(plan.merges.get(leadId) ?? []), row]);
   // Copies, so folding repeats into a row never changes the caller's objects.
   for (const row of rows.map((given): BatchRow => ({ ...given }))) {
     const keys = keysOf(row, refs.profileKeys);
-    const held = keys.flatMap((key) => {
-      const holders = refs.existing.get(key) ?? [];
-      const claimer = claimed.get(key);
-      const extra =
-        claimer !== undefined && !holders.some((lead) => lead.id === claimer)
-          ? [{ id: claimer, importJobId: null, importRow: null, flagged: false }]
-          : [];
-      return [...holders, ...extra].map((lead) => ({ lead, key }));
+    // Per key, email first: the lead an earlier row gave it, then its live holders (counted ones first).
+    const matches = keys.flatMap((key): Match[] => {
+      const claimed = claims.get(key);
+      const holders = (refs.existing.get(key) ?? []).map((lead): Match => ({ target: { lead }, key }));
+      return claimed ? [claimed, ...holders.filter((held) => !sameTarget(held.target, claimed.target))] : holders;
     });
     if (row.holderId !== undefined) {
       // Its email or profile URL held by another lead: updating would collide with that lead.
-      const other = held.find(({ lead }) => lead.id !== row.holderId);
-      if (other) plan.skipped.push({ rowNumber: row.rowNumber, leadId: other.lead.id, field: fieldOfKey(other.key) });
+      const own: Match['target'] = { lead: { id: row.holderId, importJobId: null, importRow: null, flagged: false } };
+      const other = matches.find((match) => !sameTarget(match.target, own));
+      if (other) plan.skipped.push({ row, match: other });
       else {
-        plan.merges.set(row.holderId, [...(plan.merges.get(row.holderId) ?? []), row]);
-        for (const key of keys) claimed.set(key, row.holderId);
+        mergeInto(row.holderId, row);
+        claim(keys, own, row);
       }
       continue;
     }
     // A redelivered import row finds the lead it created the first time: nothing to do.
     if (
       options.importJobId &&
-      held.some(({ lead }) => lead.importJobId === options.importJobId && lead.importRow === row.rowNumber)
+      matches.some(
+        ({ target }) =>
+          'lead' in target &&
+          target.lead.importJobId === options.importJobId &&
+          target.lead.importRow === row.rowNumber,
+      )
     )
       continue;
-    const holder = held[0];
-    const firstKey = holder ? undefined : keys.find((key) => firstByKey.has(key));
-    if (holder && options.onDuplicate === 'skip')
-      plan.skipped.push({ rowNumber: row.rowNumber, leadId: holder.lead.id, field: fieldOfKey(holder.key) });
-    else if (holder && options.onDuplicate === 'merge') {
-      // Another key of the row held by another lead counted by the unique indexes (the email
-      // by lead A, the profile URL by lead B): merging into A would give A B's key. The row is
-      // refused before any write, naming B and the field (409 duplicate_lead for one lead).
-      const other = holder.lead.flagged
-        ? undefined
-        : held.find(({ lead }) => lead.id !== holder.lead.id && !lead.flagged);
-      if (other) plan.skipped.push({ rowNumber: row.rowNumber, leadId: other.lead.id, field: fieldOfKey(other.key) });
-      else plan.merges.set(holder.lead.id, [...(plan.merges.get(holder.lead.id) ?? []), row]);
-    } else if (holder) {
-      plan.duplicateOf.set(row, holder.lead.id);
+    const holder = matches[0];
+    if (!holder) {
       plan.toCreate.push(row);
-    } else if (firstKey && options.onDuplicate === 'create') {
-      plan.duplicateOf.set(row, firstByKey.get(firstKey) as BatchRow);
-      plan.toCreate.push(row);
-    } else if (firstKey) plan.repeats.push({ row, first: firstByKey.get(firstKey) as BatchRow });
-    else {
-      for (const key of keys) firstByKey.set(key, row);
-      plan.toCreate.push(row);
+      claim(keys, { row }, row);
+      continue;
     }
+    if (options.onDuplicate === 'create') {
+      // A flagged duplicate, outside the unique indexes: it claims nothing.
+      plan.duplicateOf.set(row, 'lead' in holder.target ? holder.target.lead.id : holder.target.row);
+      plan.toCreate.push(row);
+      continue;
+    }
+    // Another key of the row leading to another counted lead (the email to lead A, the profile URL
+    // to lead B, either held before or given by an earlier row): merging into A would give A B's
+    // key. The row is refused before any write, naming B and the field (409 duplicate_lead for one lead).
+    const other =
+      options.onDuplicate === 'merge' && counted(holder)
+        ? matches.find((match) => counted(match) && !sameTarget(match.target, holder.target))
+        : undefined;
+    if (other) plan.skipped.push({ row, match: other, also: holder });
+    else if ('row' in holder.target) plan.repeats.push({ row, match: holder as PlanRepeat['match'] });
+    else if (options.onDuplicate === 'skip') plan.skipped.push({ row, match: holder });
+    else {
+      mergeInto(holder.target.lead.id, row);
+      plan.mergedBy.set(row, holder);
+    }
+    // The row's keys now lead where it went (a flagged lead is outside the indexes: nothing to claim).
+    if (!other && options.onDuplicate === 'merge' && counted(holder)) claim(keys, holder.target, row);
   }
   return plan;
 }
+
+type PlanRepeat = Plan['repeats'][number];
 
 /**
  * The columns an insert fills from each JSON record (jsonb_to_recordset): the id allocated
@@ -297,7 +386,9 @@ export function planOneLead(
   const issues = checkLeadReferences(input, refs, 'create');
   if (issues.length > 0) throw new ValidationFailed(issues);
   const plan = planBatch([row], refs, { onDuplicate: 'skip' });
-  if (plan.skipped[0]) return { kind: 'existing', leadId: plan.skipped[0].leadId };
+  // One row: what it duplicates is a live lead (no earlier row of its batch).
+  const duplicated = plan.skipped[0]?.match.target;
+  if (duplicated && 'lead' in duplicated) return { kind: 'existing', leadId: duplicated.lead.id };
   const id = refs.allocatedIds[0];
   return {
     kind: 'create',
@@ -389,7 +480,8 @@ export async function createLeadsBatch(
   const plan = planBatch(valid, refs, options);
   if (options.onDuplicate === 'merge') {
     // Repeats of a new email fold into the row that creates the lead.
-    for (const repeat of plan.repeats) repeat.first.input = foldLeadInput(repeat.first.input, repeat.row.input);
+    for (const { row, match } of plan.repeats)
+      match.target.row.input = foldLeadInput(match.target.row.input, row.input);
   }
 
   const allocated = new Map(plan.toCreate.map((row, index) => [row, refs.allocatedIds[index]]));
@@ -411,19 +503,32 @@ export async function createLeadsBatch(
   const idByRow = new Map(created.map((entry) => [entry.row, entry.leadId]));
   // Not inserted: a redelivered import row (its (job, row) key exists; nothing to report), or a
   // row whose email or profile URL a concurrent writer took after the read (reported as skipped).
-  const lost = plan.toCreate.filter((row) => !idByRow.has(row) && keysOf(row, refs.profileKeys).length > 0);
-  result.skipped.push(...(await holdersOf(ctx, lost)));
-  for (const repeat of plan.repeats) {
-    const leadId = idByRow.get(repeat.first);
-    if (leadId === undefined) continue;
-    const field = fieldOfKey(
-      keysOf(repeat.row, refs.profileKeys).find((key) => keysOf(repeat.first, refs.profileKeys).includes(key)) ??
-        'email:',
-    );
-    if (options.onDuplicate === 'merge') result.merged.push({ rowNumber: repeat.row.rowNumber, leadId });
-    else result.skipped.push({ rowNumber: repeat.row.rowNumber, leadId, field });
+  const lost = await holdersOf(
+    ctx,
+    plan.toCreate.filter((row) => !idByRow.has(row) && keysOf(row, refs.profileKeys).length > 0),
+  );
+  result.skipped.push(...lost.map(({ skip }) => skip));
+  const lostTo = new Map(lost.map(({ row, skip }) => [row, skip.leadId]));
+  /** The lead a match names: a live lead, or the one its earlier row created (or lost to a concurrent writer). */
+  const leadOf = (match: Match): { leadId: number; field: DedupeField; earlierRow?: number } | null => {
+    const leadId =
+      'lead' in match.target ? match.target.lead.id : (idByRow.get(match.target.row) ?? lostTo.get(match.target.row));
+    if (leadId === undefined) return null;
+    return { leadId, field: fieldOfKey(match.key), ...(match.by ? { earlierRow: match.by.rowNumber } : {}) };
+  };
+  for (const { row, match } of plan.repeats) {
+    const named = leadOf(match);
+    if (!named) continue;
+    // Folded into the earlier row's insert (merge), unless that insert lost to a concurrent writer.
+    if (options.onDuplicate === 'merge' && idByRow.has(match.target.row))
+      result.merged.push({ rowNumber: row.rowNumber, ...named });
+    else result.skipped.push({ rowNumber: row.rowNumber, ...named });
   }
-  result.skipped.push(...plan.skipped);
+  for (const { row, match, also } of plan.skipped) {
+    const named = leadOf(match);
+    const other = also && leadOf(also);
+    if (named) result.skipped.push({ rowNumber: row.rowNumber, ...named, ...(other ? { alsoMatched: other } : {}) });
+  }
   result.skipped.sort((a, b) => a.rowNumber - b.rowNumber);
 
   if (plan.merges.size > 0) {
@@ -438,7 +543,13 @@ export async function createLeadsBatch(
     );
     const merge = await mergeIntoExistingLeads(ctx, plan.merges, refs, byName);
     result.updated = merge.updated;
-    result.merged.push(...merge.merged);
+    const rowsByNumber = new Map([...plan.merges.values()].flat().map((row) => [row.rowNumber, row]));
+    for (const merged of merge.merged) {
+      const row = rowsByNumber.get(merged.rowNumber) as BatchRow;
+      const by = plan.mergedBy.get(row);
+      const named = by ? leadOf(by) : null;
+      result.merged.push(named ? { ...named, ...merged } : merged);
+    }
     result.merged.sort((a, b) => a.rowNumber - b.rowNumber);
     // Merged leads notify apart from created ones (each is its own notification per assignee).
     await notifyLeadAssignments(ctx, merge.assignments);
@@ -447,7 +558,7 @@ export async function createLeadsBatch(
 }
 
 /** Rows whose insert lost to a concurrent writer of the same email or profile URL: the lead that holds it now. */
-async function holdersOf(ctx: TenantContext, rows: BatchRow[]): Promise<SkippedRow[]> {
+async function holdersOf(ctx: TenantContext, rows: BatchRow[]): Promise<{ row: BatchRow; skip: SkippedRow }[]> {
   if (rows.length === 0) return [];
   const emails = rows.map((row) => emailKey(row.input.email)).filter((key): key is string => key !== null);
   const urls = rows.map((row) => row.input.profile_url).filter((url): url is string => !!url);
@@ -455,7 +566,9 @@ async function holdersOf(ctx: TenantContext, rows: BatchRow[]): Promise<SkippedR
   return rows.flatMap((row) => {
     const key = keysOf(row, profileKeys).find((candidate) => holders.has(candidate));
     const holder = key ? holders.get(key)?.[0] : undefined;
-    return key && holder ? [{ rowNumber: row.rowNumber, leadId: holder.id, field: fieldOfKey(key) }] : [];
+    return key && holder
+      ? [{ row, skip: { rowNumber: row.rowNumber, leadId: holder.id, field: fieldOfKey(key) } }]
+      : [];
   });
 }
 

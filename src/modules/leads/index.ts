@@ -27,4 +27,4 @@ export { duplicateLeadConflict } from './routes';
 export { AddLeadBody, LeadSchema } from './schemas';
 export type { AddLeadInput, LeadView } from './schemas';
 export { createLeadsBatch, createOneLead, planOneLead } from './create-leads';
-export type { BatchOptions, BatchResult, BatchRow, CreatedLeadRecord } from './create-leads';
+export type { BatchOptions, BatchResult, BatchRow, CreatedLeadRecord, MergedRow, SkippedRow } from './create-leads';
