@@ -6,11 +6,13 @@
  * Svix's retry schedule, disabling after five days of failures with the admins told, the
  * delivery log, and replay with the same webhook-id. The receiver is a mocked `fetch`.
  */
+import { createScheduledController } from 'cloudflare:test';
 import { and, eq, sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EVENT_TYPES } from '../src/core/event-types';
 import { webhookDeliveries, webhookEndpoints } from '../src/db/schema';
+import worker from '../src/index';
 import { MAX_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../src/modules/webhooks/delivery-job';
 import { recordEndpointFailure } from '../src/modules/webhooks/endpoint-health';
 import { call, expectFailure, randomIp, signupOrganization, type SignedUp, uniqueEmail } from './helpers/api';
@@ -373,6 +375,29 @@ describe('webhook delivery', () => {
     expect(replay.body.data.message_id).toBe(received[0].headers['webhook-id']);
     expect(received[1].body).toBe(received[0].body);
     new Webhook(endpoint.secret).verify(received[1].body, received[1].headers);
+  });
+
+  it('attempts again a delivery whose attempt stopped mid-way, once the lease sweep re-sends it', async () => {
+    const org = await signupOrganization('Hooks stopped');
+    await addEndpoint(org, { events: ['lead.created'] });
+    const lead = await callRecording(org, 'POST', '/api/lead/add', { first_name: 'Stopped', last_name: 'Midway' });
+    const [message] = lead.sent.filter((sent) => sent.kind === 'webhook-delivery');
+    // An attempt claimed the delivery, then its isolate went away before it recorded anything.
+    await inOrganization(org.orgId, (tx) =>
+      tx
+        .update(webhookDeliveries)
+        .set({ status: 'running', attempts: 1, leaseExpiresAt: sql`now() - interval '1 second'` })
+        .where(eq(webhookDeliveries.id, message.jobId)),
+    );
+    const received = mockReceiver(() => new Response('ok'));
+    const cron = recordingQueue();
+    await worker.scheduled(createScheduledController({ cron: '* * * * *' }), cron.bindings);
+    const resent = cron.sent.map((sent) => sent.body).filter((body) => body.orgId === org.orgId);
+    expect(resent).toEqual([message]);
+
+    await deliverJobs(resent, 1, recordingQueue().bindings);
+    expect(received).toHaveLength(1);
+    expect(await deliveryRow(org, message.jobId)).toMatchObject({ status: 'completed', attempts: 2 });
   });
 
   it('signs with the rotated secret from the next attempt on', async () => {

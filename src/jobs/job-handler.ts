@@ -8,7 +8,7 @@
 import type { Database } from '../db/client';
 import type { Bindings } from '../env';
 import type { RetryPolicy } from './faults';
-import type { JobSpec, JobTable } from './lifecycle';
+import type { JobSpec, JobTable, JobValues } from './lifecycle';
 import type { JobKind, JobMessage } from './messages';
 
 export interface JobContext {
@@ -33,6 +33,13 @@ export interface JobHandler<K extends JobKind, T extends JobTable = JobTable> ex
     /** The job kept stopping without failing: the lease sweep re-sent it MAX_LEASE_RESENDS times. */
     stalled: string;
   };
+  /**
+   * Optional: what the lease sweep sets on an expired job it re-sends, beside the count and the
+   * new lease. A kind whose claim refuses a job another delivery holds (the webhook delivery's
+   * attempt: `running` under a lease) releases it here, or the re-sent message, finding the lease
+   * the sweep just renewed, would leave the job to a delivery that no longer exists.
+   */
+  resend?: JobValues<T>;
   /**
    * One delivery: claim the job (claimJob), work with a heartbeat at each checkpoint, finish it
    * (finishJob). Throwing hands the error to the retry policy; JobSuperseded stops quietly.

@@ -66,6 +66,7 @@ async function sweepKind(
         .set({
           leaseResends: sql`${table.leaseResends} + 1`,
           leaseExpiresAt: leaseUntil(handler),
+          ...handler.resend,
         } as JobValues<JobTable>)
         .where(
           inArray(

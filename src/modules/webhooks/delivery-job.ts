@@ -127,6 +127,9 @@ async function claimAttempt(
 
 export const webhookDeliveryJobHandler: JobHandler<'webhook-delivery', typeof webhookDeliveries> = {
   ...spec,
+  // The attempt that held it stopped (its lease expired): the re-sent message finds the delivery
+  // free, as claimAttempt requires; otherwise the lease the sweep renews would keep it from running.
+  resend: { status: 'queued' },
   retry: retryTransientOnly((error) => `The delivery could not be attempted: ${userFacingJobError(error)}.`),
   reasons: {
     deadLettered: 'The delivery could not be attempted: every try to reach the database failed.',
