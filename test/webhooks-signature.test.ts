@@ -42,6 +42,7 @@ describe('webhook targets', () => {
     expect(targetProblem('https://hooks.example.com/in', strict)).toBeNull();
     expect(targetProblem('https://hooks.example.com:443/in', strict)).toBeNull();
     expect(targetProblem('https://93.184.216.34/in', strict)).toBeNull();
+    expect(targetProblem('https://[2606:4700:4700::1111]/in', strict)).toBeNull();
   });
 
   it.each([
@@ -59,6 +60,8 @@ describe('webhook targets', () => {
     ['https://[fd00::1]/in', 'must not point at a uniqueLocal address'],
     ['https://[::ffff:10.0.0.1]/in', 'must not point at a private address'],
     ['https://0.0.0.0/in', 'must not point at a unspecified address'],
+    ['https://[::127.0.0.1]/in', 'must not point at a reserved address'],
+    ['https://[::a9fe:a9fe]/in', 'must not point at a reserved address'],
     ['https://hooks.example.com:8443/in', 'must use the standard port (443) unless the server allows another'],
     ['https://user:pw@hooks.example.com/in', 'must not carry a user name or password'],
     ['https://intranet/in', 'must have a public host name'],

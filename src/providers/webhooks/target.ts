@@ -10,6 +10,9 @@
  */
 import ipaddr from 'ipaddr.js';
 
+/** IPv6's global unicast space (RFC 4291); everything outside it is special or unassigned. */
+const GLOBAL_UNICAST_V6 = ipaddr.parseCIDR('2000::/3');
+
 export interface TargetRules {
   /** Local development (`npm start`): http, loopback and any port allowed, for a receiver on this machine. */
   local: boolean;
@@ -44,6 +47,9 @@ export function targetProblem(raw: string, rules: TargetRules): string | null {
     // unicast is the only public range; private, loopback, linkLocal, carrierGradeNat, uniqueLocal,
     // unspecified, reserved and the rest are refused.
     if (address.range() !== 'unicast') return `must not point at a ${address.range()} address`;
+    // ipaddr.js calls every IPv6 address it has no name for unicast; only 2000::/3 is global unicast.
+    // The rest is reserved, e.g. the deprecated IPv4-compatible [::127.0.0.1] (::7f00:1).
+    if (address.kind() === 'ipv6' && !address.match(GLOBAL_UNICAST_V6)) return 'must not point at a reserved address';
   } else if (!host.includes('.')) {
     return 'must have a public host name';
   }
