@@ -246,6 +246,31 @@ describe('busy times feed availability', () => {
   });
 });
 
+describe('the cron’s sync jobs', () => {
+  it('queues one sync of a calendar when two cron runs overlap (02:17 fires the minute and the daily trigger)', async () => {
+    const owner = await signupOrganization('Calendar overlap');
+    const connection = await connectLocal(owner);
+    const sent: JobMessage[] = [];
+    const queue = {
+      sendBatch: async (messages: Iterable<MessageSendRequest<JobMessage>>) => {
+        sent.push(...[...messages].map((message) => message.body));
+      },
+      send: async (body: JobMessage) => {
+        sent.push(body);
+      },
+    } as unknown as Queue<JobMessage>;
+    const run = () => worker.scheduled(createScheduledController({ cron: '* * * * *' }), { ...env, JOBS: queue });
+    await Promise.all([run(), run(), run()]);
+    const jobs = await inOrganization(owner.orgId, (tx) =>
+      tx.select().from(calendarSyncJobs).where(eq(calendarSyncJobs.connectionId, connection.id)),
+    );
+    expect(jobs).toHaveLength(1);
+    expect(sent.filter((body) => body.kind === 'calendar-sync' && body.orgId === owner.orgId)).toEqual([
+      { kind: 'calendar-sync', orgId: owner.orgId, jobId: jobs[0].id },
+    ]);
+  });
+});
+
 describe('a confirmed booking writes the event into the rep’s calendar', () => {
   it('creates exactly one event, even with the queue message delivered twice and after a reconnect', async () => {
     const rep = await signupOrganization('Booked rep');

@@ -170,38 +170,44 @@ export async function enqueueCalendarSync(
  */
 export async function scheduleCalendarSyncs(env: Bindings): Promise<number> {
   return withOwnDatabase(readConfig(env), async (db) => {
-    const due = await db
-      .select({ orgId: connections.organizationId, connectionId: connections.id })
-      .from(connections)
-      .where(
-        and(
-          eq(connections.kind, 'calendar'),
-          eq(connections.state, 'active'),
-          isNull(connections.deletedAt),
-          or(
-            isNull(connections.lastSuccessAt),
-            lt(connections.lastSuccessAt, sql`now() - make_interval(secs => ${SYNC_EVERY_SECONDS})`),
-          ),
-          notExists(
-            db
-              .select({ one: sql`1` })
-              .from(calendarSyncJobs)
-              .where(
-                and(
-                  eq(calendarSyncJobs.organizationId, connections.organizationId),
-                  eq(calendarSyncJobs.connectionId, connections.id),
-                  inArray(calendarSyncJobs.status, [...OPEN_JOB_STATUSES]),
+    // Cron runs overlap (02:17 fires the minute and the daily trigger; a slow run meets the next
+    // minute's): one at a time reads what is due and writes its jobs, so the next sees them open
+    // and no calendar gets two syncs at once.
+    const jobs = await db.transaction(async (tx) => {
+      await tx.execute(sql`select pg_advisory_xact_lock(hashtextextended('calendar-sync-schedule', 0))`);
+      const due = await tx
+        .select({ orgId: connections.organizationId, connectionId: connections.id })
+        .from(connections)
+        .where(
+          and(
+            eq(connections.kind, 'calendar'),
+            eq(connections.state, 'active'),
+            isNull(connections.deletedAt),
+            or(
+              isNull(connections.lastSuccessAt),
+              lt(connections.lastSuccessAt, sql`now() - make_interval(secs => ${SYNC_EVERY_SECONDS})`),
+            ),
+            notExists(
+              tx
+                .select({ one: sql`1` })
+                .from(calendarSyncJobs)
+                .where(
+                  and(
+                    eq(calendarSyncJobs.organizationId, connections.organizationId),
+                    eq(calendarSyncJobs.connectionId, connections.id),
+                    inArray(calendarSyncJobs.status, [...OPEN_JOB_STATUSES]),
+                  ),
                 ),
-              ),
+            ),
           ),
-        ),
-      )
-      .limit(1000);
-    if (due.length === 0) return 0;
-    const jobs = await db
-      .insert(calendarSyncJobs)
-      .values(due.map((row) => ({ organizationId: row.orgId, connectionId: row.connectionId })))
-      .returning({ orgId: calendarSyncJobs.organizationId, jobId: calendarSyncJobs.id });
+        )
+        .limit(1000);
+      if (due.length === 0) return [];
+      return tx
+        .insert(calendarSyncJobs)
+        .values(due.map((row) => ({ organizationId: row.orgId, connectionId: row.connectionId })))
+        .returning({ orgId: calendarSyncJobs.organizationId, jobId: calendarSyncJobs.id });
+    });
     for (let i = 0; i < jobs.length; i += 100) {
       await env.JOBS.sendBatch(
         jobs.slice(i, i + 100).map((row) => ({ body: { kind: 'calendar-sync' as const, ...row } })),
