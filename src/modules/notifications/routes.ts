@@ -35,7 +35,7 @@ notificationRoutes.openapi(
     tags,
     summary: 'Mark the caller’s notifications read; anyone else’s ids change nothing',
     description:
-      "Marks notifications of the caller read: the given `ids`, or all of them when `ids` is omitted. Ids of other users' notifications change nothing; `data.updated` counts those marked by this request.",
+      "Marks the caller's notifications with the given `ids` read (`ids` is required: 1 to 10 000 ids; an empty or missing list is a 422). Ids of other users' notifications change nothing; `data.updated` counts those marked by this request.",
     auth: 'bearer',
     request: { body: jsonBody(ReadNotificationsBody) },
     responses: { 200: envelope(ReadNotificationsResult, 'Notifications marked read') },
