@@ -73,6 +73,27 @@ describe('POST /api/custom-view/add', () => {
       expect(response.body.error.code, JSON.stringify(body)).toBe(field);
     }
   });
+
+  it('refuses module names that every object has (constructor, __proto__) with 422, never a 500 or a stored view', async () => {
+    for (const module_name of ['constructor', '__proto__', 'hasOwnProperty'])
+      for (const extra of [
+        {},
+        { filters: { state_id: '1' } },
+        { columns: ['email'] },
+        { sorting: { order_by: 'id' } },
+      ]) {
+        const response = await addView(admin.token, { visibility: 'private', module_name, ...extra });
+        expectFailure(response, 422, 'validation_error');
+        expect(response.body.error.code, `${module_name} ${JSON.stringify(extra)}`).toBe('module_name');
+      }
+    const id = (await addView(admin.token, { visibility: 'private' })).body.data.id;
+    const moved = await call('POST', `/api/custom-view/update/${id}`, {
+      token: admin.token,
+      body: { module_name: 'constructor' },
+    });
+    expectFailure(moved, 422, 'validation_error');
+    expect(moved.body.error.code).toBe('module_name');
+  });
 });
 
 describe('visibility', () => {

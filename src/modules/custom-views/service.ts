@@ -40,7 +40,8 @@ function checkContents(view: {
   columns?: string[];
   sorting?: { order_by: string; order_in?: string } | null;
 }) {
-  const module = viewableModules[view.module_name];
+  // Own keys only: `constructor` or `__proto__` is in every object, and no module.
+  const module = Object.hasOwn(viewableModules, view.module_name) ? viewableModules[view.module_name] : undefined;
   if (!module) throw ValidationFailed.field('module_name', `must be one of ${Object.keys(viewableModules).join(', ')}`);
   const issues: FieldIssue[] = [];
   if (view.filters) {
