@@ -156,6 +156,34 @@ describe('cursor pages', () => {
     expect((await leadTotal(owner, { limit: 2 })).total).toBe(4);
   });
 
+  it('belong to their list, its filters and its organization: any other use is a 400 naming cursor, never a borrowed total', async () => {
+    const owner = await signupOrganization('Bound cursor');
+    const stranger = await signupOrganization('Stranger');
+    for (const name of ['Ann', 'Bob', 'Cid']) await createLead(owner, name, 'Bound');
+    await createLead(owner, 'Dee', 'Other');
+    const first = await leadTotal(owner, { limit: 1 });
+    expect(first.total).toBe(4);
+    const cursor = first.next_cursor as string;
+    const refused = [
+      // another list of the same organization, with the same order_by/order_in
+      await call('GET', '/api/exports/list', { token: owner.token, query: { limit: 1, cursor } }),
+      await call('GET', '/api/custom-view/list', { token: owner.token, query: { limit: 1, cursor } }),
+      // the same list with other filters
+      await call('GET', '/api/lead/list', { token: owner.token, query: { limit: 1, cursor, search_value: 'Bound' } }),
+      await call('GET', '/api/lead/list', { token: owner.token, query: { limit: 1, cursor, priority: '3' } }),
+      // the same list of another organization
+      await call('GET', '/api/lead/list', { token: stranger.token, query: { limit: 1, cursor } }),
+    ];
+    for (const response of refused) {
+      expect(response.status, response.text).toBe(400);
+      expect(response.body.error.code).toBe('cursor');
+    }
+    // The same list and filters, with another page size: still the walk it belongs to.
+    const next = await leadTotal(owner, { limit: 2, cursor });
+    expect(next.total).toBe(4);
+    expect(next.data).toHaveLength(2);
+  });
+
   it('a page past the end still answers the total', async () => {
     const owner = await signupOrganization('Past end');
     for (const name of ['Ann', 'Bob']) await createLead(owner, name, 'Past');

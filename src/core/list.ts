@@ -12,8 +12,8 @@
  * `present` turns each selected row into its wire form, so a list route answers `run`'s page as is.
  */
 import { z } from '@hono/zod-openapi';
-import { and, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
-import type { PgSelect } from 'drizzle-orm/pg-core';
+import { and, Column, getTableName, is, sql, type SQL, type SQLWrapper } from 'drizzle-orm';
+import { PgDialect, type PgSelect } from 'drizzle-orm/pg-core';
 import type { Queryable } from '../db/client';
 import type { TenantContext } from '../db/tenant';
 import type { Page } from './http';
@@ -174,12 +174,50 @@ export interface DefinedList<S extends ListSort, F extends z.ZodRawShape, V> {
 
 const STANDARD_FILTERS = ['search_value', 'start_date', 'end_date'] as const;
 const NO_COLUMNS: ListColumns = { sortKey: sql`null`, sortId: sql`null`, total: sql`null` };
+const dialect = new PgDialect();
+
+/** A short, stable digest of `text` (53 bits, cyrb53): a cursor's fingerprint, not a secret. */
+function digest(text: string): string {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ code, 2654435761);
+    h2 = Math.imul(h2 ^ code, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36);
+}
+
+/**
+ * The walk a cursor belongs to: the organization, the list (its table, sort keys and filters),
+ * the values of its filters and the scope its route adds from the path (`options.where`). A
+ * cursor used anywhere else, on another list, with other filters or by another organization,
+ * is a 400: its position and the total it carries belong to another set of rows.
+ */
+function listScope(
+  identity: string,
+  orgId: number,
+  filterKeys: readonly string[],
+  values: Record<string, unknown>,
+  where: SQL | undefined,
+): string {
+  const path = where ? dialect.sqlToQuery(where) : null;
+  return digest(JSON.stringify([identity, String(orgId), filterKeys.map((key) => values[key] ?? null), path]));
+}
 
 export function defineList<const S extends ListSort, Q extends PgSelect, F extends z.ZodRawShape = {}, V = ListRow<Q>>(
   definition: ListDefinition<S, F, Q, V>,
 ): DefinedList<S, F, V> {
   const sortKeys = Object.keys(definition.sort) as [keyof S & string, ...(keyof S & string)[]];
   const filterKeys = [...STANDARD_FILTERS, ...Object.keys(definition.filters ?? {})];
+  const createdAt = definition.createdAt;
+  const identity = [
+    is(createdAt, Column) ? `${getTableName(createdAt.table)}.${createdAt.name}` : '',
+    sortKeys.join(','),
+    filterKeys.join(','),
+  ].join('|');
   const query = z.object({
     ...listParamsShape,
     order_by: z
@@ -212,7 +250,8 @@ export function defineList<const S extends ListSort, Q extends PgSelect, F exten
         : undefined;
     const descending = values.order_in === 'DESC';
     const direction = descending ? sql`desc` : sql`asc`;
-    const cursor = values.cursor ? decodeCursor(values.cursor, values.order_by, values.order_in) : null;
+    const walk = listScope(identity, ctx.orgId, filterKeys, values, options.where);
+    const cursor = values.cursor ? decodeCursor(values.cursor, values.order_by, values.order_in, walk) : null;
     const offset = cursor ? 0 : (values.page - 1) * values.limit;
     const byId = sortColumn === idColumn;
     const keyset = cursor
@@ -308,6 +347,7 @@ export function defineList<const S extends ListSort, Q extends PgSelect, F exten
             value: last.sortKey,
             id: last.sortId,
             total: counted,
+            scope: walk,
           })
         : null;
     const selected = pageRows.map(
