@@ -110,6 +110,24 @@ describe('lead follow-ups', () => {
     expect(instant.body.total).toBe(2);
   });
 
+  it('refuses follow_up_from after follow_up_to with 400 naming follow_up_from; one day or one instant is a range', async () => {
+    for (const [from, to] of [
+      ['2026-05-03', '2026-05-02'],
+      ['2026-05-02T10:00:01Z', '2026-05-02T10:00:00Z'],
+      ['2026-05-03T00:00:00Z', '2026-05-02'],
+    ]) {
+      const response = await listOf({ lead_id: leadId, follow_up_from: from, follow_up_to: to });
+      expectFailure(response, 400, 'bad_request');
+      expect(response.body.error.code, `${from} ${to}`).toBe('follow_up_from');
+    }
+    for (const [from, to] of [
+      ['2026-05-02', '2026-05-02'],
+      ['2026-05-02T10:00:00Z', '2026-05-02T10:00:00Z'],
+      ['2026-05-02T23:00:00Z', '2026-05-02'],
+    ])
+      expect((await listOf({ lead_id: leadId, follow_up_from: from, follow_up_to: to })).status).toBe(200);
+  });
+
   it('refuses bad list filters with 400 naming the parameter', async () => {
     for (const [key, value] of [
       ['status', '7'],

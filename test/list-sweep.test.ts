@@ -67,5 +67,22 @@ describe('every list route', () => {
       expect(none.status, none.text).toBe(200);
       expect(none.body).toMatchObject({ data: [], total: 0, total_is_estimate: false, next_cursor: null });
     }, 120_000);
+
+    it(`${routeKey(route)}: refuses start_date after end_date with 400 naming start_date, never an empty page`, async () => {
+      const { params, query } = await listRequest(routeKey(route));
+      const credentials = route.auth === 'apiKey' ? { apiKey: ownerKey } : { token: owner.token };
+      const path = fillPath(route.path, params);
+      const inverted = await call('GET', path, {
+        ...credentials,
+        query: { ...query, start_date: '2026-03-02', end_date: '2026-03-01' },
+      });
+      expect(inverted.status, inverted.text).toBe(400);
+      expect(inverted.body.error.code).toBe('start_date');
+      const oneDay = await call('GET', path, {
+        ...credentials,
+        query: { ...query, start_date: '2026-03-01', end_date: '2026-03-01' },
+      });
+      expect(oneDay.status, oneDay.text).toBe(200);
+    }, 120_000);
   }
 });

@@ -262,6 +262,16 @@ describe('POST /api/queries', () => {
     ]);
     const viewed = await call('GET', `/api/queries/${id}`, { token: leadOrg.token });
     expect(viewed.body.data.name).toBe('Scores by country');
+    // A range that ends before it starts is refused, as on the analytics, not answered with no rows.
+    const inverted = await execute(leadOrg.token, id, {
+      parameters: { start_date: '2026-03-02', end_date: '2026-03-01' },
+    });
+    expectFailure(inverted, 422, 'validation_error');
+    expect(inverted.body.error.code).toBe('parameters.start_date');
+    const oneDay = await execute(leadOrg.token, id, {
+      parameters: { start_date: '2026-03-01', end_date: '2026-03-01' },
+    });
+    expect(oneDay.status, oneDay.text).toBe(200);
   });
 
   it('refuses unknown modules, filters, group_by, metric fields and bucket fields with a 422 naming them', async () => {

@@ -236,6 +236,9 @@ export function defineList<const S extends ListSort, Q extends PgSelect, F exten
     const values = params as Record<string, unknown> & ListQueryParams<ListSort, {}>;
     const sortColumn = definition.sort[values.order_by];
     if (!sortColumn) throw new BadRequest(`order_by must be one of ${sortKeys.join(', ')}`, 'order_by');
+    // An inverted range matches nothing: say so rather than answer an empty page (as the analytics do).
+    if (values.start_date && values.end_date && values.start_date > values.end_date)
+      throw new BadRequest('start_date: must not be after end_date', 'start_date');
     const idColumn = definition.sort.id;
     const scope = definition.base(ctx, params);
     const filtered = options.where !== undefined || filterKeys.some((key) => values[key] !== undefined);

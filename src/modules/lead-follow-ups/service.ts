@@ -7,7 +7,7 @@ import type { z } from '@hono/zod-openapi';
 import { and, eq, gte, ilike, inArray, isNull, lt, lte, sql } from 'drizzle-orm';
 import { leadFollowUps, leads } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
-import { NotFound } from '../../core/errors';
+import { BadRequest, NotFound } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import { diffFields, recordFeed } from '../feed';
@@ -126,12 +126,25 @@ export async function deleteFollowUp(ctx: TenantContext, id: number) {
   return { id };
 }
 
+/** The day after a bare date (`follow_up_to` covers its whole UTC day). */
+function dayAfter(value: string): Date {
+  const nextDay = new Date(`${value}T00:00:00Z`);
+  nextDay.setUTCDate(nextDay.getUTCDate() + 1);
+  return nextDay;
+}
+
 /** The end of a `follow_up_to` bound: a bare date covers its whole (UTC) day. */
 function followUpUpperBound(value: string) {
   if (!isDateOnly(value)) return lte(leadFollowUps.followUpDate, new Date(value));
-  const nextDay = new Date(`${value}T00:00:00Z`);
-  nextDay.setUTCDate(nextDay.getUTCDate() + 1);
-  return lt(leadFollowUps.followUpDate, nextDay);
+  return lt(leadFollowUps.followUpDate, dayAfter(value));
+}
+
+/** 400 for a range that ends before it starts: it would answer an empty page, as if nothing were due. */
+function checkFollowUpRange(from: string | undefined, to: string | undefined) {
+  if (!from || !to) return;
+  const start = new Date(from).getTime();
+  const inverted = isDateOnly(to) ? start >= dayAfter(to).getTime() : start > new Date(to).getTime();
+  if (inverted) throw new BadRequest('follow_up_from: must not be after follow_up_to', 'follow_up_from');
 }
 
 export const followUpList = defineList({
@@ -164,6 +177,7 @@ export const followUpList = defineList({
 export const FollowUpListQuery = followUpList.query;
 
 export async function listFollowUps(ctx: TenantContext, params: z.output<typeof FollowUpListQuery>) {
+  checkFollowUpRange(params.follow_up_from, params.follow_up_to);
   await requireLead(ctx, params.lead_id);
   return followUpList.run(ctx, params);
 }

@@ -26,8 +26,13 @@ export const ExecuteQueryBody = z
           }),
       })
       .strict()
+      // An inverted range matches nothing: refused, as the analytics refuse it.
+      .refine((range) => !(range.start_date && range.end_date && range.start_date > range.end_date), {
+        message: 'must not be after end_date',
+        path: ['start_date'],
+      })
       .optional()
-      .openapi({ description: 'Run-time parameters' }),
+      .openapi({ description: 'Run-time parameters (start_date not after end_date)' }),
     widgetType: z
       .enum(WIDGET_TYPES)
       .optional()
