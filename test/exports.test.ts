@@ -212,6 +212,12 @@ describe('exports', () => {
       [{ export_type: 'companies', filters: { country: 'UK' } }, 'filters'],
       [{ export_type: 'contacts', filters: { lead_score: 'high' } }, 'filters.lead_score'],
       [{ export_type: 'leads', format: 'pdf' }, 'format'],
+      // A range that ends before it starts, as the lists refuse it (it would export an empty file).
+      [{ export_type: 'leads', filters: { start_date: '2026-03-02', end_date: '2026-03-01' } }, 'filters.start_date'],
+      [
+        { export_type: 'companies', filters: { start_date: '2026-03-02', end_date: '2026-03-01' } },
+        'filters.start_date',
+      ],
     ] as const) {
       const response = await call('POST', '/api/exports/create', { token: owner.token, body });
       expectFailure(response, 422, 'validation_error');

@@ -30,7 +30,13 @@ export const CreateExportBody = z
   .superRefine((body, ctx) => {
     if (!body.filters) return;
     const result = filterSchemaFor(body.export_type).safeParse(body.filters);
-    if (result.success) return;
+    if (result.success) {
+      // The list's own range rule (core/list.ts): an inverted range would export an empty file.
+      const { start_date: start, end_date: end } = result.data as { start_date?: string; end_date?: string };
+      if (start && end && start > end)
+        ctx.addIssue({ code: 'custom', path: ['filters', 'start_date'], message: 'must not be after end_date' });
+      return;
+    }
     for (const issue of result.error.issues)
       ctx.addIssue({ code: 'custom', path: ['filters', ...issue.path.map(String)], message: issue.message });
   })
