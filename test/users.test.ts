@@ -642,6 +642,21 @@ describe('GET /api/user/global-search', () => {
     expect(byName.text).not.toMatch(/password|pbkdf2/i);
   });
 
+  it('finds a user by the full name it shows (first and last name), as it finds a lead by its full name', async () => {
+    const org = await signupOrganization();
+    const user = await addUser(org, { first_name: 'Quirinus', last_name: 'Vexley' });
+    await call('POST', '/api/lead/add', { token: org.token, body: { first_name: 'Quirinus', last_name: 'Vexley' } });
+    for (const search_value of ['Quirinus Vexley', 'quirinus vex']) {
+      const response = await call('GET', '/api/user/global-search', { token: org.token, query: { search_value } });
+      expect(response.status).toBe(200);
+      expect(response.body.data.leads, search_value).toHaveLength(1);
+      expect(
+        response.body.data.users.map((found: { id: number }) => found.id),
+        search_value,
+      ).toEqual([user.id]);
+    }
+  });
+
   it('answers 400 naming search_value when it is missing or blank', async () => {
     const org = await signupOrganization();
     for (const query of [{}, { search_value: '   ' }]) {

@@ -102,7 +102,9 @@ export async function getMyProfile(ctx: TenantContext) {
 
 export function userSearch(term: string): SQL {
   const pattern = containsPattern(term);
-  return or(ilike(users.firstName, pattern), ilike(users.lastName, pattern), ilike(users.email, pattern)) as SQL;
+  // The full name as `name` shows it, so "Ada Lovelace" finds Ada Lovelace (a lead's search does too).
+  const fullName = sql`concat_ws(' ', ${users.firstName}, ${users.lastName})`;
+  return or(ilike(fullName, pattern), ilike(users.email, pattern)) as SQL;
 }
 
 export const userList = defineList({
