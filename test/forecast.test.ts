@@ -302,14 +302,20 @@ describe('forecasting', () => {
     for (const query of [{ period: 'weekly' }, { months: 0 }, { months: 25 }, { pipeline_id: 'x' }]) {
       expectFailure(await call('GET', '/api/forecast/pipeline', { token: owner.token, query }), 400, 'bad_request');
     }
-    expectFailure(
-      await call('GET', '/api/forecast/pipeline/contributors', {
+    // A month outside the calendar (1900-01 to 9999-12) is refused naming period_month, as a month 13 is.
+    for (const period_month of ['2026-13', '0000-01', '1899-12', '2026-6']) {
+      const response = await call('GET', '/api/forecast/pipeline/contributors', {
         token: owner.token,
-        query: { period_month: '2026-13' },
-      }),
-      400,
-      'bad_request',
-    );
+        query: { period_month },
+      });
+      expectFailure(response, 400, 'bad_request');
+      expect(response.body.error.code, period_month).toBe('period_month');
+    }
+    for (const period_month of ['1900-01', '9999-12'])
+      expect(
+        (await call('GET', '/api/forecast/pipeline/contributors', { token: owner.token, query: { period_month } }))
+          .status,
+      ).toBe(200);
     expectFailure(
       await call('GET', '/api/forecast/at-risk', { token: owner.token, query: { owner: 'team' } }),
       400,

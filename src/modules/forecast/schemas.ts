@@ -2,6 +2,7 @@
  * Query and response shapes of the forecasting endpoints.
  */
 import { z } from '@hono/zod-openapi';
+import { FIRST_DAY } from '../../core/calendar';
 import { positiveId, timestamp } from '../../core/schemas';
 import { FACTOR_NAMES } from './factors';
 
@@ -64,7 +65,9 @@ export const contributorFilters = {
   pipeline_id: optionalPipeline,
   period_month: z
     .string()
+    // A month of the calendar (core/calendar.ts): 1900-01 to 9999-12.
     .regex(/^\d{4}-(0[1-9]|1[0-2])$/, 'must be a month YYYY-MM')
+    .refine((month) => `${month}-01` >= FIRST_DAY, `must be a month YYYY-MM from ${FIRST_DAY.slice(0, 7)} on`)
     .optional()
     .openapi({ description: 'The month, YYYY-MM (default the current month)', example: '2026-06' }),
 };
