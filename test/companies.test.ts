@@ -370,6 +370,13 @@ describe('GET /api/company/stats', () => {
     expect(counted.statements.length).toBeLessThanOrEqual(2);
     const filtered = await call('GET', '/api/company/stats', { token: org.token, query: { industry: 'retail' } });
     expect(filtered.body.data).toMatchObject({ total: 1, by_country: [{ value: 'France', count: 1 }] });
+    // The list's range rule: a start_date after end_date is a 400, not statistics of nothing.
+    const inverted = await call('GET', '/api/company/stats', {
+      token: org.token,
+      query: { start_date: '2026-03-02', end_date: '2026-03-01' },
+    });
+    expectFailure(inverted, 400, 'bad_request');
+    expect(inverted.body.error.code).toBe('start_date');
   });
 });
 

@@ -80,6 +80,15 @@ export function dateRange(column: SQLWrapper, params: { start_date?: string; end
   return parts.length ? and(...parts) : undefined;
 }
 
+/**
+ * 400 `start_date` for a range that ends before it starts: it matches nothing, so a list (or
+ * the statistics of one) says so rather than answer an empty page, as the analytics do.
+ */
+export function checkDateRange(params: { start_date?: string; end_date?: string }): void {
+  if (params.start_date && params.end_date && params.start_date > params.end_date)
+    throw new BadRequest('start_date: must not be after end_date', 'start_date');
+}
+
 /** An ILIKE pattern matching `term` anywhere, with LIKE wildcards in the term escaped. */
 export function containsPattern(term: string): string {
   return `%${term.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
@@ -236,9 +245,7 @@ export function defineList<const S extends ListSort, Q extends PgSelect, F exten
     const values = params as Record<string, unknown> & ListQueryParams<ListSort, {}>;
     const sortColumn = definition.sort[values.order_by];
     if (!sortColumn) throw new BadRequest(`order_by must be one of ${sortKeys.join(', ')}`, 'order_by');
-    // An inverted range matches nothing: say so rather than answer an empty page (as the analytics do).
-    if (values.start_date && values.end_date && values.start_date > values.end_date)
-      throw new BadRequest('start_date: must not be after end_date', 'start_date');
+    checkDateRange(values);
     const idColumn = definition.sort.id;
     const scope = definition.base(ctx, params);
     const filtered = options.where !== undefined || filterKeys.some((key) => values[key] !== undefined);

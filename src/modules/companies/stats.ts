@@ -8,6 +8,7 @@
 import type { z } from '@hono/zod-openapi';
 import { sql } from 'drizzle-orm';
 import { companies, companyDealCounts, companyLeadCounts, contacts } from '../../db/schema';
+import { checkDateRange } from '../../core/list';
 import type { TenantContext } from '../../db/tenant';
 import { companyFilterWhere } from './filters';
 import type { CompanyStatsQuery } from './schemas';
@@ -40,6 +41,7 @@ function bucketsOf(kind: string) {
 
 export async function companyStats(ctx: TenantContext, query: z.output<typeof CompanyStatsQuery>) {
   const { limit, ...filters } = query;
+  checkDateRange(filters);
   const result = await ctx.db.execute<StatsRow>(sql`
     with filtered as (
       select ${companies.id} as id, ${companies.companyName} as company_name, ${companies.industryType} as industry_type,
