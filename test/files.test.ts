@@ -86,6 +86,15 @@ describe('storage files', () => {
     expectFailure(await call('GET', '/api/storage-file/download/999999999', { token: owner.token }), 404, 'not_found');
   });
 
+  it('serves a stored image inline, as the route documents (a company logo opens in the browser), other files as attachments', async () => {
+    const image = await uploadStorageFile(owner, fileForm(fileOf(samples.png(), 'logo.png', 'image/png')));
+    const response = await fetchBytes(owner, image.download_url);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('image/png');
+    expect(response.headers.get('content-disposition')).toBe('inline; filename="logo.png"');
+    expect(response.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
   it('applies the document allow-list, the 25 MB cap and the empty-file rule', async () => {
     const exe = await upload(fileForm(fileOf(samples.exe(), 'setup.pdf')));
     expectFailure(exe, 422, 'validation_error');

@@ -14,7 +14,7 @@ import {
   jsonBody,
   listEnvelope,
 } from '../../core/routes';
-import { STORED_CONTENT_TYPES } from './upload-policy';
+import { IMAGE_TYPES, STORED_CONTENT_TYPES } from './upload-policy';
 import { AttachFileBody, AttachmentSchema, MAX_UPLOAD_MB, StorageFileForm, StoredFileSchema } from './schemas';
 import { attachFile, AttachmentListQuery, listAttachments, uploadStorageFile } from './service';
 import { fileResponse, findStoredFile } from './storage';
@@ -56,7 +56,11 @@ fileRoutes.openapi(
     request: { params: idParam() },
     responses: { 200: binaryDownload('The file, with its stored (sniffed) content type', STORED_CONTENT_TYPES) },
   }),
-  async (c) => fileResponse(c.env.FILES, await findStoredFile(c.var.tenant, c.req.valid('param').id)),
+  async (c) => {
+    const file = await findStoredFile(c.var.tenant, c.req.valid('param').id);
+    // Images of the allow-list (never SVG) open in the browser, as a company logo's URL is shown.
+    return fileResponse(c.env.FILES, file, Object.hasOwn(IMAGE_TYPES, file.contentType) ? 'inline' : 'attachment');
+  },
 );
 
 fileRoutes.openapi(
