@@ -16,6 +16,7 @@ import {
   samples,
   uploadStorageFile,
 } from './cross-tenant/fixtures/lead-activity';
+import { exportAndWait } from './cross-tenant/fixtures/jobs';
 
 async function insertCompany(owner: SignedUp, name = `Initech ${crypto.randomUUID().slice(0, 6)}`) {
   const [row] = await inOrganization(owner.orgId, (tx) =>
@@ -149,6 +150,19 @@ describe('attachments', () => {
       download_url: file.download_url,
     });
     expect((await feedOf(owner, 'lead', leadId)).at(-1)).toMatchObject({ action: 'file_attached' });
+  });
+
+  it('refuses to attach an export’s file (422 file.id): it expires with its export and must not outlive it as an attachment', async () => {
+    const job = await exportAndWait(owner, { export_type: 'leads' });
+    expect(job.status).toBe('completed');
+    const response = await attach({
+      provider: 'storage',
+      subject_type: 'lead',
+      subject_id: leadId,
+      file: { id: job.file_id },
+    });
+    expectFailure(response, 422, 'validation_error');
+    expect(response.body.error.code).toBe('file.id');
   });
 
   it('attaches a drive file by https link', async () => {

@@ -7,7 +7,7 @@ import type { z } from '@hono/zod-openapi';
 import { eq, ilike, isNull } from 'drizzle-orm';
 import { attachments, companies, contacts, storedFiles } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
-import { NotFound } from '../../core/errors';
+import { NotFound, ValidationFailed } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import { recordFeed } from '../feed';
@@ -98,6 +98,12 @@ function presentAttachment(row: AttachmentRow) {
 export async function attachFile(ctx: TenantContext, input: AttachFileInput) {
   await requireSubject(ctx, input.subject_type, input.subject_id);
   const stored = input.provider === 'storage' ? await findStoredFile(ctx, Number(input.file.id)) : null;
+  // An export's file is deleted with its export after 30 days (exports/retention.ts); attached, it would outlive it.
+  if (stored?.category === 'export')
+    throw ValidationFailed.field(
+      'file.id',
+      `file ${stored.id} is an export's file, which expires with its export: download it and upload it to attach it`,
+    );
   const [row] = await ctx.db
     .insert(attachments)
     .values({
