@@ -145,6 +145,28 @@ describe('concurrent adds', () => {
   });
 });
 
+describe('concurrent renames', () => {
+  // On PostgreSQL (TEST_DATABASE_URL) the losers hit the unique index without the name lock and
+  // answered an anonymous 409 `duplicate`; PGlite runs one transaction at a time.
+  it('let exactly one of ten companies take a name at once; the others get the declared 409 naming it', async () => {
+    const ids = await Promise.all(Array.from({ length: 10 }, () => createCompany(owner)));
+    const name = `Renamed ${crypto.randomUUID().slice(0, 6)}`;
+    const answers = await Promise.all(
+      ids.map((id, i) =>
+        call('POST', `/api/company/update/${id}`, {
+          token: owner.token,
+          body: { company_name: i % 2 ? name.toUpperCase() : name },
+        }),
+      ),
+    );
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, ...Array(9).fill(409)]);
+    const winner = answers.find((answer) => answer.status === 200)?.body.data.id;
+    for (const loser of answers.filter((answer) => answer.status === 409)) {
+      expect(loser.body.error).toMatchObject({ code: 'duplicate_company', details: { company_id: winner } });
+    }
+  });
+});
+
 describe('view and update', () => {
   it('updates the fields sent, re-normalises the website and keeps the rest', async () => {
     const id = await createCompany(owner, { city: 'Berlin', rating: '2' });

@@ -144,6 +144,32 @@ describe('POST /api/contact/update/{id}', () => {
   });
 });
 
+describe('concurrent contact updates', () => {
+  // On PostgreSQL (TEST_DATABASE_URL) the losers hit the unique index without the email lock and
+  // answered an anonymous 409 `duplicate`; PGlite runs one transaction at a time.
+  it('give one email to exactly one of ten contacts at once; the others get the declared 409 naming it', async () => {
+    const org = await signupOrganization('Contact races');
+    const companyId = await createCompany(org);
+    const ids = await Promise.all(
+      Array.from({ length: 10 }, () => createContact(org, { company_id: companyId, email: uniqueEmail('own') })),
+    );
+    const email = uniqueEmail('shared');
+    const answers = await Promise.all(
+      ids.map((id, i) =>
+        call('POST', `/api/contact/update/${id}`, {
+          token: org.token,
+          body: { email: i % 2 ? email.toUpperCase() : email },
+        }),
+      ),
+    );
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, ...Array(9).fill(409)]);
+    const winner = answers.find((answer) => answer.status === 200)?.body.data.id;
+    for (const loser of answers.filter((answer) => answer.status === 409)) {
+      expect(loser.body.error).toMatchObject({ code: 'duplicate_contact', details: { contact_id: winner } });
+    }
+  });
+});
+
 describe('list, bulk update and delete share one filter builder', () => {
   let org: SignedUp;
   let acme: number;

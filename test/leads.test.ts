@@ -331,6 +331,41 @@ describe('POST /api/lead/update/{id}', () => {
   });
 });
 
+describe('concurrent lead updates', () => {
+  // On PostgreSQL (TEST_DATABASE_URL) the losers hit the profile URL's unique index without its
+  // lock and answered an anonymous 409 `duplicate`; PGlite runs one transaction at a time.
+  it('give one profile URL to exactly one of ten leads at once; the others get 409 duplicate_lead naming it', async () => {
+    const org = await signupOrganization('Lead races');
+    const ids = await Promise.all(
+      Array.from({ length: 10 }, async (_, i) => {
+        const response = await call('POST', '/api/lead/add', {
+          token: org.token,
+          body: { first_name: 'Race', last_name: `Runner${i}`, email: uniqueEmail('own') },
+        });
+        return response.body.data.id as number;
+      }),
+    );
+    const slug = crypto.randomUUID().slice(0, 8);
+    const answers = await Promise.all(
+      ids.map((id, i) =>
+        call('POST', `/api/lead/update/${id}`, {
+          token: org.token,
+          // Spellings of one profile (compared normalised).
+          body: { profile_url: i % 2 ? `https://LinkedIn.com/in/${slug}/` : `http://linkedin.com/in/${slug}` },
+        }),
+      ),
+    );
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, ...Array(9).fill(409)]);
+    const winner = answers.find((answer) => answer.status === 200)?.body.data.id;
+    for (const loser of answers.filter((answer) => answer.status === 409)) {
+      expect(loser.body.error).toMatchObject({
+        code: 'duplicate_lead',
+        details: { lead_id: winner, field: 'profile_url' },
+      });
+    }
+  });
+});
+
 describe('custom field endpoints', () => {
   it('POST /api/lead/update-custom-fields merges and POST /api/lead/custom-field sets or removes one key', async () => {
     const lead = (await addLead({ custom_fields: { a: 1 } })).body.data;

@@ -317,6 +317,62 @@ describe('POST /api/custom-lookups/update/{id}', () => {
   });
 });
 
+describe('concurrent lookup updates', () => {
+  // On PostgreSQL (TEST_DATABASE_URL), without the per-type lock, every rename passed the name
+  // check before any committed (ten tags of one name), and both deactivations counted the other
+  // as still active (no active status left). PGlite runs one transaction at a time.
+  it('let exactly one of ten tags take a name at once; the others get 409 duplicate_lookup naming it', async () => {
+    const who = await signupOrganization('Lookup races');
+    const ids = await Promise.all(
+      Array.from({ length: 10 }, async (_, i) => {
+        const response = await call('POST', '/api/custom-lookups/add', {
+          token: who.token,
+          body: { module_name: 'lead', type: 'tags', name: `Tag ${i}` },
+        });
+        return response.body.data.id as number;
+      }),
+    );
+    const name = `Renamed ${crypto.randomUUID().slice(0, 6)}`;
+    const answers = await Promise.all(
+      ids.map((id, i) =>
+        call('POST', `/api/custom-lookups/update/${id}`, {
+          token: who.token,
+          body: { name: i % 2 ? name.toUpperCase() : name },
+        }),
+      ),
+    );
+    expect(answers.map((answer) => answer.status).sort()).toEqual([200, ...Array(9).fill(409)]);
+    const winner = answers.find((answer) => answer.status === 200)?.body.data.id;
+    for (const loser of answers.filter((answer) => answer.status === 409)) {
+      expect(loser.body.error).toMatchObject({ code: 'duplicate_lookup', details: { lookup_id: winner } });
+    }
+    const named = (await lookups(who, { type: 'tags' })).filter((tag) => tag.name.toLowerCase() === name.toLowerCase());
+    expect(named).toHaveLength(1);
+  });
+
+  it('keeps one active lead status when every status is deactivated at once, round after round', async () => {
+    const who = await signupOrganization('Status races');
+    const statuses = await lookups(who, { type: 'status', is_active: 'true' });
+    expect(statuses.length).toBeGreaterThan(2);
+    for (let round = 0; round < 3; round++) {
+      for (const status of statuses) {
+        const response = await call('POST', `/api/custom-lookups/update/${status.id}`, {
+          token: who.token,
+          body: { is_active: true },
+        });
+        expect(response.status).toBe(200);
+      }
+      const answers = await Promise.all(
+        statuses.map((status) =>
+          call('POST', `/api/custom-lookups/update/${status.id}`, { token: who.token, body: { is_active: false } }),
+        ),
+      );
+      expect(answers.map((answer) => answer.status).sort()).toEqual([...Array(statuses.length - 1).fill(200), 422]);
+      expect(await lookups(who, { type: 'status', is_active: 'true' })).toHaveLength(1);
+    }
+  });
+});
+
 describe('GET /api/custom-lookups/list', () => {
   it('filters by module_name, type, is_active and parent_id, and searches names', async () => {
     const parent = (

@@ -4,6 +4,7 @@
  * company_id and company name: their history); the company disappears from lists and views.
  */
 import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { lockOrganizationKeySql } from '../../db/key-locks';
 import { referencesExist } from '../../db/references';
 import { companies, companyKeyScope, deals, leads } from '../../db/schema';
 import { companyNamedSql } from '../../db/company-names';
@@ -103,6 +104,8 @@ export async function updateCompany(
   const personSet = Object.keys(input).filter((key) => (input as Record<string, unknown>)[key] !== undefined);
   if (personSet.length > 0) set.enrichment = sql`${companies.enrichment} - ${sql.param(personSet)}::text[]`;
   if (input.company_name) {
+    // Two renames to one name: the second checks after the first committed (db/key-locks.ts).
+    await lockOrganizationKeySql(ctx.db, ctx.orgId, 'company-name', sql`lower(${input.company_name}::text)`);
     const conflict = await duplicateName(ctx, input.company_name, id);
     if (conflict) throw conflict;
   }

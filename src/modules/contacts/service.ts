@@ -5,6 +5,7 @@
  * contacts_organization_email_key settles races).
  */
 import { and, eq, sql, type SQL } from 'drizzle-orm';
+import { lockOrganizationKeySql } from '../../db/key-locks';
 import { readReferences, referenceIssues } from '../../db/references';
 import { contactKeyScope, contacts, lookups } from '../../db/schema';
 import { type TenantContext, tenantWhere } from '../../db/tenant';
@@ -97,6 +98,8 @@ export async function readContact(ctx: Pick<TenantContext, 'db' | 'orgId' | 'use
 }
 
 export async function updateContact(ctx: TenantContext, id: number, input: UpdateContactInput): Promise<ContactView> {
+  // Two updates giving one email: the second checks after the first committed (db/key-locks.ts).
+  if (input.email) await lockOrganizationKeySql(ctx.db, ctx.orgId, 'contact-email', sql`lower(${input.email}::text)`);
   await checkReferences(ctx, input, id);
   const [row] = await ctx.db
     .update(contacts)

@@ -3,10 +3,11 @@
  * profileUrlKeySql) each belong to at most one live lead of an organization, except leads let in
  * on purpose as duplicates (`duplicate_of` set, POST /api/v1/lead with `duplicate: 1`). Creates
  * rely on the partial unique indexes (insert ... on conflict do nothing); updates take a
- * transaction-scoped advisory lock per (organization, email) before checking, so two concurrent
- * writers of the same email cannot both pass the check.
+ * transaction-scoped advisory lock per (organization, email or profile URL key) before checking
+ * (db/key-locks.ts), so two concurrent writers of the same key cannot both pass the check.
  */
 import { sql, type SQL } from 'drizzle-orm';
+import { lockOrganizationKeySql, lockOrganizationKeys } from '../../db/key-locks';
 import { leadKeyScope, profileUrlKeySql } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import { Conflict } from '../../core/errors';
@@ -17,13 +18,9 @@ export function emailKey(email: string | null | undefined): string | null {
   return email ? email.toLowerCase() : null;
 }
 
-/** Locks in sorted order, so two writers locking overlapping sets cannot deadlock. */
+/** The advisory locks of these lead emails (lower-cased), see db/key-locks.ts. */
 export async function lockLeadEmails(ctx: Ctx, keys: string[]): Promise<void> {
-  if (keys.length === 0) return;
-  const sorted = [...new Set(keys)].sort();
-  await ctx.db.execute(
-    sql`select count(pg_advisory_xact_lock(hashtextextended(${String(ctx.orgId)} || ':lead-email:' || k, 0))) from unnest(${sql.param(sorted)}::text[]) with ordinality as t(k, n)`,
-  );
+  await lockOrganizationKeys(ctx.db, ctx.orgId, 'lead-email', keys);
 }
 
 export interface LiveLeadByEmail {
@@ -143,6 +140,7 @@ export function originalHolderSql(orgId: number, key: { email: string } | { url:
 
 /** For an update: 409 `duplicate_lead` when another live lead holds this profile URL (normalised). */
 export async function assertProfileUrlFree(ctx: Ctx, url: string, exceptLeadId: number): Promise<void> {
+  await lockOrganizationKeySql(ctx.db, ctx.orgId, 'lead-profile', profileUrlKeySql(sql`${url}::text`));
   const result = await ctx.db.execute<{ id: string }>(originalHolderSql(ctx.orgId, { url }, exceptLeadId));
   if (result.rows[0]) throw duplicateLead(Number(result.rows[0].id), 'profile_url');
 }

@@ -11,6 +11,7 @@ import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { isUniqueViolation } from '../../db/errors';
 import { bare } from '../../db/sql-names';
 import { BadRequest, Conflict, NotFound, ValidationFailed } from '../../core/errors';
+import { lockOrganizationKeys } from '../../db/key-locks';
 import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import { canonicalLookupKey, LEAD_LOOKUP_MODULE, LEAD_LOOKUP_TYPES, VALUED_TYPES } from './defaults';
@@ -144,6 +145,15 @@ async function assertNameFree(
     });
 }
 
+/**
+ * One writer at a time per (organization, module, type) where a check precedes the write: the next
+ * value of an add, a name (unique per type without an index: compared without case), the last
+ * active lead status. A second writer checks after the first committed (db/key-locks.ts).
+ */
+async function lockLookupType(ctx: TenantContext, moduleName: string, type: string): Promise<void> {
+  await lockOrganizationKeys(ctx.db, ctx.orgId, 'lookup', [`${moduleName}:${type}`]);
+}
+
 async function saveUnique<T>(write: () => Promise<T>): Promise<T> {
   try {
     return await write();
@@ -172,9 +182,7 @@ export async function addLookup(ctx: TenantContext, body: AddLookupInput) {
       throw ValidationFailed.field('parent_id', 'is not a lookup of this organization');
     });
   // One writer at a time per (organization, module, type), so "next value" is never handed out twice.
-  await ctx.db.execute(
-    sql`select pg_advisory_xact_lock(hashtextextended(${`${ctx.orgId}:lookup:${input.module_name}:${input.type}`}, 0))`,
-  );
+  await lockLookupType(ctx, input.module_name, input.type);
   await assertNameFree(ctx, input.module_name, input.type, input.name);
   let value = input.value ?? null;
   if (value === null && isValued(input.module_name, input.type)) {
@@ -205,13 +213,14 @@ export async function updateLookup(ctx: TenantContext, id: number, input: Update
   const current = await findLookup(ctx, id);
   const valued = isValued(current.moduleName, current.type);
   if (valued && input.value === null) throw ValidationFailed.field('value', `is required for a ${current.type} lookup`);
-  if (input.name !== undefined) await assertNameFree(ctx, current.moduleName, current.type, input.name, id);
-  if (
+  const deactivatesStatus =
     input.is_active === false &&
     current.isActive &&
     current.moduleName === LEAD_LOOKUP_MODULE &&
-    current.type === 'status'
-  ) {
+    current.type === 'status';
+  if (input.name !== undefined || deactivatesStatus) await lockLookupType(ctx, current.moduleName, current.type);
+  if (input.name !== undefined) await assertNameFree(ctx, current.moduleName, current.type, input.name, id);
+  if (deactivatesStatus) {
     const [{ n }] = await ctx.db
       .select({ n: count() })
       .from(lookups)
