@@ -274,3 +274,51 @@ describe('pipelines', () => {
     expect((await stagesOf(pipeline.id)).status).toBe(200);
   });
 });
+
+describe('stages and pipelines removed while deals move into them', () => {
+  // On PostgreSQL (TEST_DATABASE_URL), before the locks and the mapping, the loser of each race
+  // hit a foreign key and answered an anonymous 422 `reference`; PGlite runs one transaction at a
+  // time, so there each pair simply runs one after the other.
+  it('answer the removal 200 or 409 stage_has_deals and the move 200 or 404, never a foreign-key 422', async () => {
+    const owner = await signupOrganization('Stage races');
+    const stagesOf = [{ name: 'A' }, { name: 'B' }, { name: 'Won', is_won: true }, { name: 'Lost', is_lost: true }];
+    for (let round = 0; round < 5; round++) {
+      const pipeline = await addPipeline(owner, { name: `Racing ${round}`, stages: stagesOf });
+      const deal = await addDeal(owner, pipeline);
+      const b = pipeline.stages.find((stage) => stage.name === 'B') as StageRow;
+      const kept = pipeline.stages.filter((stage) => stage !== b).map((stage) => ({ id: stage.id, name: stage.name }));
+      const [removal, move] = await Promise.all([
+        call('PUT', `/api/pipelines/update/${pipeline.id}`, { token: owner.token, body: { stages: kept } }),
+        call('POST', `/api/lead/deal/update/${deal.id}`, { token: owner.token, body: { stage_id: b.id } }),
+      ]);
+      const view = await call('GET', `/api/lead/deal/view/${deal.id}`, { token: owner.token });
+      if (removal.status === 200) {
+        expect([move.status, move.body.error?.type]).toEqual([404, 'not_found']);
+        expect(view.body.data.stage_id).toBe(pipeline.stages[0].id);
+      } else {
+        expect([removal.status, removal.body.error?.code, move.status]).toEqual([409, 'stage_has_deals', 200]);
+        expect(view.body.data.stage_id).toBe(b.id);
+      }
+
+      const doomed = await addPipeline(owner, { name: `Doomed ${round}`, stages: stagesOf });
+      const [deletion, entry] = await Promise.all([
+        call('DELETE', '/api/pipelines/delete', { token: owner.token, body: { ids: [doomed.id] } }),
+        call('POST', `/api/lead/deal/update/${deal.id}`, {
+          token: owner.token,
+          body: { pipeline_id: doomed.id, stage_id: doomed.stages[0].id },
+        }),
+      ]);
+      if (deletion.status === 200) {
+        expect(deletion.body.data.deleted).toBe(1);
+        expect([entry.status, entry.body.error?.type]).toEqual([404, 'not_found']);
+      } else {
+        expect([deletion.status, deletion.body.error?.code, entry.status]).toEqual([409, 'pipeline_has_deals', 200]);
+      }
+      // Back to the round's pipeline for the next round.
+      await call('POST', `/api/lead/deal/update/${deal.id}`, {
+        token: owner.token,
+        body: { pipeline_id: pipeline.id, stage_id: pipeline.stages[0].id },
+      });
+    }
+  });
+});

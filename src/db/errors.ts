@@ -21,6 +21,11 @@ export function isUniqueViolation(error: unknown, constraint?: string): boolean 
   return pg?.code === '23505' && (!constraint || pg.constraint === constraint);
 }
 
+export function isForeignKeyViolation(error: unknown, constraint?: string): boolean {
+  const pg = pgError(error);
+  return pg?.code === '23503' && (!constraint || pg.constraint === constraint);
+}
+
 /**
  * SQLSTATEs of a connection that is gone or not yet there: class 08 (connection exception),
  * 57P01-57P03 (terminated by an administrator, a crash, or a server still starting), 53300 (no

@@ -7,6 +7,7 @@
  */
 import { deliveryIdsOf, sendWebhookDeliveries, webhookDeliveriesSql } from '../webhooks';
 import { eq, ilike, inArray, sql, type SQL } from 'drizzle-orm';
+import { isForeignKeyViolation } from '../../db/errors';
 import { deals, dealStageHistory, stages } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { NotFound, ValidationFailed } from '../../core/errors';
@@ -71,6 +72,25 @@ async function readDeal(ctx: TenantContext, id: number): Promise<DealViewValue> 
   return present(row);
 }
 
+/**
+ * A deal write whose pipeline or stage was deleted (a pipeline update or delete that committed
+ * after checkDealTarget read them) fails on the foreign key: answered as the check would have
+ * answered it a moment later (404 naming it), not as an anonymous 422.
+ */
+async function writingToTarget<T>(
+  target: { pipelineId: number; stageId: number },
+  write: () => Promise<T>,
+): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (isForeignKeyViolation(error, 'deals_stage_id_stages_id_fk')) throw new NotFound('Stage', target.stageId);
+    if (isForeignKeyViolation(error, 'deals_pipeline_id_pipelines_id_fk'))
+      throw new NotFound('Pipeline', target.pipelineId);
+    throw error;
+  }
+}
+
 export async function addDeal(ctx: TenantContext, input: AddDealInput, now: Date) {
   const target = await checkDealTarget(ctx, {
     leadId: input.lead_id,
@@ -81,7 +101,8 @@ export async function addDeal(ctx: TenantContext, input: AddDealInput, now: Date
   });
   const outcome = outcomeOf(target);
   const at = now.toISOString();
-  const result = await ctx.db.execute<{ id: number; webhook_ids: number[] }>(sql`
+  const result = await writingToTarget(target, () =>
+    ctx.db.execute<{ id: number; webhook_ids: number[] }>(sql`
     with d as (
       insert into ${deals} (organization_id, lead_id, pipeline_id, stage_id, title, value, expected_close_date, priority,
         description, outcome, closed_at, stage_entered_at, owner_id, created_at, updated_at)
@@ -95,7 +116,8 @@ export async function addDeal(ctx: TenantContext, input: AddDealInput, now: Date
     ), feed as (
       ${feedEntriesFrom(ctx, { from: sql`d`, modelType: 'deal', modelId: sql`d.id`, action: 'deal_added', changes: sql`${JSON.stringify(createdChanges(input, target.stageId))}::jsonb` })}
     )${closedDealHooks(ctx, outcome, sql`d`)}
-    select id, ${outcome === 'open' ? sql`'{}'::bigint[]` : deliveryIdsOf('hooks')} as webhook_ids from d`);
+    select id, ${outcome === 'open' ? sql`'{}'::bigint[]` : deliveryIdsOf('hooks')} as webhook_ids from d`),
+  );
   sendWebhookDeliveries(ctx, result.rows[0].webhook_ids);
   const id = Number(result.rows[0].id);
   await recordDealForecasts(ctx.db, ctx.orgId, now, [id]);
@@ -173,10 +195,12 @@ export async function updateDeal(ctx: TenantContext, id: number, input: UpdateDe
     const outcome = outcomeOf(target);
     Object.assign(set, { outcome, closedAt: outcome === 'open' ? null : now, stageEnteredAt: now });
   }
-  await ctx.db
-    .update(deals)
-    .set({ ...set, updatedAt: now })
-    .where(tenantWhere(ctx, deals, eq(deals.id, id)));
+  await writingToTarget(target, () =>
+    ctx.db
+      .update(deals)
+      .set({ ...set, updatedAt: now })
+      .where(tenantWhere(ctx, deals, eq(deals.id, id))),
+  );
   // The move (if any) and the feed entry, in one statement.
   const seconds = Math.max(0, Math.round((now.getTime() - current.stageEnteredAt.getTime()) / 1000));
   // A move into a won or lost stage announces the deal's end (deal.won / deal.lost) in the same statement.

@@ -105,10 +105,19 @@ export async function addPipeline(ctx: TenantContext, input: AddPipelineInput) {
   return readPipeline(ctx, Number(result.rows[0].id));
 }
 
-/** The pipeline (locked against concurrent stage edits) and its stages with their deal counts. */
+/**
+ * The pipeline and its stages (locked against concurrent stage edits, and against deals moving
+ * into a stage: a deal write's foreign-key check holds its stage KEY SHARE, which FOR UPDATE
+ * waits for), then, in a statement of its own that sees a deal committed meanwhile, its stages
+ * with their deal counts.
+ */
 async function lockPipelineStages(ctx: TenantContext, id: number): Promise<CurrentStage[]> {
   const locked = await ctx.db
-    .select({ id: pipelines.id })
+    .select({
+      id: pipelines.id,
+      stages: sql<number>`(select count(*)::int from (select 1 from ${stages} s
+        where s.organization_id = ${ctx.orgId} and s.pipeline_id = ${id} for update) as locked)`,
+    })
     .from(pipelines)
     .where(tenantWhere(ctx, pipelines, eq(pipelines.id, id)))
     .for('update');
@@ -193,6 +202,14 @@ export async function updatePipeline(ctx: TenantContext, id: number, input: Upda
  * Refused as a whole (409) when one is the default pipeline or still holds deals.
  */
 export async function deletePipelines(ctx: TenantContext, ids: number[]): Promise<number> {
+  // Locked first, in a statement of its own: a deal moving into one of them (its foreign-key
+  // check holds the pipeline KEY SHARE) commits before the count below, which then sees it.
+  await ctx.db
+    .select({ id: pipelines.id })
+    .from(pipelines)
+    .where(tenantWhere(ctx, pipelines, inArray(pipelines.id, ids)))
+    .orderBy(pipelines.id)
+    .for('update');
   const blockers = await ctx.db
     .select({
       id: pipelines.id,
