@@ -12,7 +12,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { importJobs, leads } from '../src/db/schema';
 import worker from '../src/index';
-import { MAX_LEASE_RESENDS } from '../src/jobs/lease-sweep';
+import { MAX_LEASE_RESENDS, QUEUED_JOB_DEADLINE_SECONDS } from '../src/jobs/lease-sweep';
 import type { JobMessage } from '../src/jobs/messages';
 import { IMPORT_STALLED_REASON } from '../src/modules/imports/import-job';
 import { call, signupOrganization, type SignedUp } from './helpers/api';
@@ -103,17 +103,19 @@ describe('job leases', () => {
     expect(await sweep(owner.orgId)).toEqual([]);
   });
 
-  it('re-sends a queued job whose message was lost, and fails a job that keeps stopping after the bound, telling its creator once', async () => {
-    const jobId = await unqueuedImportJob(owner, csvOf(leadRows(2, `lost-${crypto.randomUUID().slice(0, 8)}`)));
+  it('fails a claimed job that keeps stopping after the bound, telling its creator once; a late message does nothing', async () => {
+    const jobId = await unqueuedImportJob(owner, csvOf(leadRows(2, `stall-${crypto.randomUUID().slice(0, 8)}`)));
     const message: JobMessage = { kind: 'lead-import', orgId: owner.orgId, jobId };
-    // Never claimed: the job's lease runs from its creation.
-    expect(await sweep(owner.orgId)).toEqual([]);
+    // A delivery claimed it, then stopped (as the first test's did): running, its lease run out.
     await asOrganization(owner.orgId, (tx) =>
-      tx.update(importJobs).set({ createdAt: sql`now() - interval '1 hour'` }).where(eq(importJobs.id, jobId)),
+      tx
+        .update(importJobs)
+        .set({ status: 'running', startedAt: sql`now()`, leaseExpiresAt: sql`now() - interval '1 second'` })
+        .where(eq(importJobs.id, jobId)),
     );
     for (let resend = 1; resend <= MAX_LEASE_RESENDS; resend++) {
       expect(await sweep(owner.orgId)).toEqual([message]);
-      expect(await jobState(owner.orgId, jobId)).toMatchObject({ status: 'queued', leaseResends: resend });
+      expect(await jobState(owner.orgId, jobId)).toMatchObject({ status: 'running', leaseResends: resend });
       await expireLease(owner.orgId, jobId);
     }
     expect(await sweep(owner.orgId)).toEqual([]);
@@ -133,6 +135,80 @@ describe('job leases', () => {
       }),
     ]);
     // A message still in flight finds the job ended and does nothing.
+    const late = await deliverJobs([message]);
+    expect(late.explicitAcks).toHaveLength(1);
+    expect(await jobState(owner.orgId, jobId)).toMatchObject({ status: 'failed', createdCount: 0 });
+  });
+
+  it('re-sends a job never claimed (waiting in a backed-up queue) with backoff, without using up its stall budget', async () => {
+    const jobId = await unqueuedImportJob(owner, csvOf(leadRows(2, `wait-${crypto.randomUUID().slice(0, 8)}`)));
+    const message: JobMessage = { kind: 'lead-import', orgId: owner.orgId, jobId };
+    // Never claimed: the job's lease runs from its creation.
+    expect(await sweep(owner.orgId)).toEqual([]);
+    await asOrganization(owner.orgId, (tx) =>
+      tx.update(importJobs).set({ createdAt: sql`now() - interval '1 hour'` }).where(eq(importJobs.id, jobId)),
+    );
+    // Far more expiries than the stall budget: each one re-sends the message, the job still waits.
+    let previousWait = 0;
+    for (let expiry = 1; expiry <= MAX_LEASE_RESENDS + 3; expiry++) {
+      expect(await sweep(owner.orgId)).toEqual([message]);
+      const waiting = await jobState(owner.orgId, jobId);
+      expect(waiting).toMatchObject({ status: 'queued', leaseResends: 0, error: null, finishedAt: null });
+      // Backoff: the next re-send waits at least as long as the job has waited (capped at an hour), not a minute.
+      const wait = ((waiting.leaseExpiresAt?.getTime() ?? 0) - Date.now()) / 1000;
+      expect(wait).toBeGreaterThan(3000);
+      expect(wait).toBeLessThanOrEqual(3600);
+      expect(wait).toBeGreaterThanOrEqual(previousWait - 60);
+      previousWait = wait;
+      expect(await sweep(owner.orgId)).toEqual([]);
+      await expireLease(owner.orgId, jobId);
+    }
+    // The original message and a re-sent one both arrive: the import runs once.
+    const delivered = await deliverJobs([message, message]);
+    expect(delivered.explicitAcks).toHaveLength(2);
+    expect(await jobState(owner.orgId, jobId)).toMatchObject({ status: 'completed', createdCount: 2, error: null });
+    const [imported] = await asOrganization(owner.orgId, (tx) =>
+      tx
+        .select({ total: sql<number>`count(*)::int` })
+        .from(leads)
+        .where(and(eq(leads.organizationId, owner.orgId), eq(leads.importJobId, jobId))),
+    );
+    expect(imported.total).toBe(2);
+  });
+
+  it('backs off from the lease: a job waiting a few minutes is re-sent again after as long as it has waited', async () => {
+    const jobId = await unqueuedImportJob(owner, csvOf(leadRows(1, `soon-${crypto.randomUUID().slice(0, 8)}`)));
+    const message: JobMessage = { kind: 'lead-import', orgId: owner.orgId, jobId };
+    await asOrganization(owner.orgId, (tx) =>
+      tx.update(importJobs).set({ createdAt: sql`now() - interval '10 minutes'` }).where(eq(importJobs.id, jobId)),
+    );
+    expect(await sweep(owner.orgId)).toEqual([message]);
+    const waiting = await jobState(owner.orgId, jobId);
+    const wait = ((waiting.leaseExpiresAt?.getTime() ?? 0) - Date.now()) / 1000;
+    expect(wait).toBeGreaterThan(590);
+    expect(wait).toBeLessThanOrEqual(600);
+  });
+
+  it('fails a job never picked up within a day, with a reason that says so, telling its creator once', async () => {
+    const jobId = await unqueuedImportJob(owner, csvOf(leadRows(2, `never-${crypto.randomUUID().slice(0, 8)}`)));
+    const message: JobMessage = { kind: 'lead-import', orgId: owner.orgId, jobId };
+    await asOrganization(owner.orgId, (tx) =>
+      tx
+        .update(importJobs)
+        .set({ createdAt: sql`now() - interval '${sql.raw(String(QUEUED_JOB_DEADLINE_SECONDS + 60))} seconds'` })
+        .where(eq(importJobs.id, jobId)),
+    );
+    expect(await sweep(owner.orgId)).toEqual([]);
+    const failed = await jobState(owner.orgId, jobId);
+    expect(failed).toMatchObject({ status: 'failed', leaseExpiresAt: null, startedAt: null });
+    expect(failed.error).toMatch(/never picked up/);
+    expect(failed.error).not.toBe(IMPORT_STALLED_REASON);
+    expect(await sweep(owner.orgId)).toEqual([]);
+    const listed = await call('GET', '/api/notification/list', { token: owner.token, query: { limit: 100 } });
+    const notices = (listed.body.data as { data: Record<string, unknown> }[]).filter(
+      (notice) => notice.data.import_job_id === jobId,
+    );
+    expect(notices).toHaveLength(1);
     const late = await deliverJobs([message]);
     expect(late.explicitAcks).toHaveLength(1);
     expect(await jobState(owner.orgId, jobId)).toMatchObject({ status: 'failed', createdCount: 0 });

@@ -5,11 +5,15 @@
  * and lost leads trains a model whose factors move scores the expected way; a redelivered
  * message changes nothing; scores and factors are in the lead export.
  */
+import { createScheduledController } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
 import Papa from 'papaparse';
 import { desc, eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { intentSignals, jobOutbox, leadScoreModels, leadScoringJobs } from '../src/db/schema';
 import { observeStatements } from '../src/db/client';
+import worker from '../src/index';
+import { MAX_LEASE_RESENDS } from '../src/jobs/lease-sweep';
 import type { JobMessage } from '../src/jobs/messages';
 import { CALL_SIGNAL_WEIGHT } from '../src/modules/intent/scoring';
 import { fitLogistic, MIN_LOST, MIN_WON, predict, scheduleRetraining } from '../src/modules/lead-scoring';
@@ -170,6 +174,43 @@ describe('lead scoring', () => {
     expect(statements.filter((text) => /^\s*(begin|commit)/i.test(text))).toHaveLength(2);
     const [after] = (await scoringJobsOf(owner)).filter((row) => row.id === job.id);
     expect(after).toMatchObject({ status: 'completed', scoredCount: 1, checkpointId: lead.id, leaseExpiresAt: null });
+  });
+
+  it('keeps a small job whose message waits in a backed-up queue open past the stall budget, and scores it when it arrives', async () => {
+    const lead = await pollLead(owner, (await addLead(owner, { job_title: 'Head of Growth' })).id, scored);
+    // A job for this lead whose message waits in the queue (nothing delivers it here).
+    const [job] = await asOrganization(owner.orgId, (tx) =>
+      tx
+        .insert(leadScoringJobs)
+        .values({ organizationId: owner.orgId, leadIds: [lead.id], createdAt: sql`now() - interval '5 minutes'` })
+        .returning(),
+    );
+    const message: JobMessage = { kind: 'lead-scoring', orgId: owner.orgId, jobId: job.id };
+    const resent: JobMessage[] = [];
+    for (let expiry = 1; expiry <= MAX_LEASE_RESENDS + 2; expiry++) {
+      const sent: JobMessage[] = [];
+      const queue = {
+        send: async (body: JobMessage) => void sent.push(body),
+        sendBatch: async (messages: Iterable<MessageSendRequest<JobMessage>>) => {
+          for (const each of messages) sent.push(each.body);
+        },
+      } as unknown as Queue<JobMessage>;
+      await worker.scheduled(createScheduledController({ cron: '* * * * *' }), { ...env, JOBS: queue });
+      resent.push(...sent.filter((body) => body.orgId === owner.orgId && body.jobId === job.id));
+      const [waiting] = (await scoringJobsOf(owner)).filter((row) => row.id === job.id);
+      expect(waiting).toMatchObject({ status: 'queued', error: null, finishedAt: null });
+      await asOrganization(owner.orgId, (tx) =>
+        tx
+          .update(leadScoringJobs)
+          .set({ leaseExpiresAt: sql`now() - interval '1 second'` })
+          .where(eq(leadScoringJobs.id, job.id)),
+      );
+    }
+    expect(resent).toEqual(Array(MAX_LEASE_RESENDS + 2).fill(message));
+    const result = await deliverJobs([message, ...resent.slice(0, 2)]);
+    expect(result.retryMessages).toEqual([]);
+    const [after] = (await scoringJobsOf(owner)).filter((row) => row.id === job.id);
+    expect(after).toMatchObject({ status: 'completed', scoredCount: 1, error: null });
   });
 
   it('scores the small jobs of one queue batch together, each completed with its own count; the others run alone', async () => {

@@ -13,7 +13,9 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EVENT_TYPES } from '../src/core/event-types';
 import { webhookDeliveries, webhookEndpoints } from '../src/db/schema';
 import worker from '../src/index';
-import { MAX_ATTEMPTS, RETRY_DELAYS_SECONDS } from '../src/modules/webhooks/delivery-job';
+import { MAX_LEASE_RESENDS } from '../src/jobs/lease-sweep';
+import type { JobMessage } from '../src/jobs/messages';
+import { MAX_ATTEMPTS, RETRY_DELAYS_SECONDS, WEBHOOK_DEADLINE_SECONDS } from '../src/modules/webhooks/delivery-job';
 import { recordEndpointFailure } from '../src/modules/webhooks/endpoint-health';
 import { call, expectFailure, randomIp, signupOrganization, type SignedUp, uniqueEmail } from './helpers/api';
 import { deliverJobs } from './cross-tenant/fixtures/jobs';
@@ -398,6 +400,103 @@ describe('webhook delivery', () => {
     await deliverJobs(resent, 1, recordingQueue().bindings);
     expect(received).toHaveLength(1);
     expect(await deliveryRow(org, message.jobId)).toMatchObject({ status: 'completed', attempts: 2 });
+  });
+
+  it('does not fail a delivery whose first message waits in a backed-up queue; the message and its re-sends send once', async () => {
+    const org = await signupOrganization('Hooks backlog');
+    await addEndpoint(org, { events: ['lead.created'] });
+    const lead = await callRecording(org, 'POST', '/api/lead/add', { first_name: 'Waiting', last_name: 'Inline' });
+    const [message] = lead.sent.filter((sent) => sent.kind === 'webhook-delivery');
+    const resent: JobMessage[] = [];
+    // The message waits in the queue: far more lease expiries than the stall budget.
+    for (let expiry = 1; expiry <= MAX_LEASE_RESENDS + 2; expiry++) {
+      await inOrganization(org.orgId, (tx) =>
+        tx
+          .update(webhookDeliveries)
+          .set({ leaseExpiresAt: sql`now() - interval '1 second'` })
+          .where(eq(webhookDeliveries.id, message.jobId)),
+      );
+      const cron = recordingQueue();
+      await worker.scheduled(createScheduledController({ cron: '* * * * *' }), cron.bindings);
+      resent.push(...cron.sent.map((sent) => sent.body).filter((body) => body.orgId === org.orgId));
+      expect(await deliveryRow(org, message.jobId)).toMatchObject({ status: 'queued', attempts: 0, error: null });
+    }
+    expect(resent).toEqual(Array(MAX_LEASE_RESENDS + 2).fill(message));
+
+    const received = mockReceiver(() => new Response('ok'));
+    await deliverJobs([message, ...resent], 1, recordingQueue().bindings);
+    expect(received).toHaveLength(1);
+    expect(await deliveryRow(org, message.jobId)).toMatchObject({ status: 'completed', attempts: 1 });
+  });
+
+  it('fails a delivery never picked up within its retry window, saying so', async () => {
+    const org = await signupOrganization('Hooks never');
+    await addEndpoint(org, { events: ['lead.created'] });
+    const lead = await callRecording(org, 'POST', '/api/lead/add', { first_name: 'Never', last_name: 'Picked' });
+    const [message] = lead.sent.filter((sent) => sent.kind === 'webhook-delivery');
+    const past = sql`now() - make_interval(secs => ${WEBHOOK_DEADLINE_SECONDS + 60})`;
+    await inOrganization(org.orgId, (tx) =>
+      tx
+        .update(webhookDeliveries)
+        .set({ createdAt: past, nextAttemptAt: past, leaseExpiresAt: sql`now() - interval '1 second'` })
+        .where(eq(webhookDeliveries.id, message.jobId)),
+    );
+    const cron = recordingQueue();
+    await worker.scheduled(createScheduledController({ cron: '* * * * *' }), cron.bindings);
+    expect(cron.sent.filter((sent) => sent.body.orgId === org.orgId)).toEqual([]);
+    const row = await deliveryRow(org, message.jobId);
+    expect(row).toMatchObject({ status: 'failed', attempts: 0 });
+    expect(row.error).toMatch(/never picked up/);
+    const received = mockReceiver(() => new Response('ok'));
+    await deliverJobs([message], 1, recordingQueue().bindings);
+    expect(received).toHaveLength(0);
+  });
+
+  it('waits for a missing CREDENTIALS_KEY without using up attempts, sends once it is set, and fails with that reason after the retry window', async () => {
+    const org = await signupOrganization('Hooks no key');
+    await addEndpoint(org, { events: ['lead.created'] });
+    const received = mockReceiver(() => new Response('ok'));
+    const lead = await callRecording(org, 'POST', '/api/lead/add', { first_name: 'No', last_name: 'Key' });
+    const [message] = lead.sent.filter((sent) => sent.kind === 'webhook-delivery');
+
+    // The queue's deliveries up to its last retry: none is retried towards the dead-letter queue.
+    for (const attempt of [1, 6]) {
+      const keyless = recordingQueue();
+      const result = await deliverJobs([message], attempt, { ...keyless.bindings, CREDENTIALS_KEY: undefined });
+      expect(result.retryMessages).toEqual([]);
+      expect(result.explicitAcks).toHaveLength(1);
+      expect(keyless.sent).toEqual([{ body: message, delaySeconds: expect.any(Number) }]);
+      expect(keyless.sent[0].delaySeconds).toBeGreaterThanOrEqual(60);
+      const row = await deliveryRow(org, message.jobId);
+      expect(row).toMatchObject({ status: 'queued', attempts: 0 });
+      expect(row.error).toContain('CREDENTIALS_KEY');
+      expect(row.dueIn).toBeGreaterThan(30);
+      await makeDue(org, message.jobId);
+    }
+    expect(received).toHaveLength(0);
+    // The operator sets the key: the next message sends the first attempt.
+    await deliverJobs([message], 1, recordingQueue().bindings);
+    expect(received).toHaveLength(1);
+    expect(await deliveryRow(org, message.jobId)).toMatchObject({ status: 'completed', attempts: 1, error: null });
+
+    // Still no key once the delivery's retry window has passed: it fails, saying why.
+    const late = await callRecording(org, 'POST', '/api/lead/add', { first_name: 'Too', last_name: 'Late' });
+    const [lateMessage] = late.sent.filter((sent) => sent.kind === 'webhook-delivery');
+    await inOrganization(org.orgId, (tx) =>
+      tx
+        .update(webhookDeliveries)
+        .set({ createdAt: sql`now() - make_interval(secs => ${WEBHOOK_DEADLINE_SECONDS + 60})` })
+        .where(eq(webhookDeliveries.id, lateMessage.jobId)),
+    );
+    const keyless = recordingQueue();
+    const result = await deliverJobs([lateMessage], 1, { ...keyless.bindings, CREDENTIALS_KEY: undefined });
+    expect(result.explicitAcks).toHaveLength(1);
+    expect(keyless.sent).toEqual([]);
+    const failed = await deliveryRow(org, lateMessage.jobId);
+    expect(failed).toMatchObject({ status: 'failed', attempts: 0 });
+    expect(failed.error).toContain('CREDENTIALS_KEY');
+    expect(failed.error).not.toContain('database');
+    expect(received).toHaveLength(1);
   });
 
   it('signs with the rotated secret from the next attempt on', async () => {

@@ -5,6 +5,7 @@
  * stalled jobs, notices) is the shared lifecycle's (src/jobs/lifecycle.ts); docs/notes/jobs.md
  * says how to add a kind.
  */
+import type { PgColumn } from 'drizzle-orm/pg-core';
 import type { Database } from '../db/client';
 import type { Bindings } from '../env';
 import type { RetryPolicy } from './faults';
@@ -32,10 +33,28 @@ export interface JobHandler<K extends JobKind, T extends JobTable = JobTable> ex
     deadLettered: string;
     /** The job kept stopping without failing: the lease sweep re-sent it MAX_LEASE_RESENDS times. */
     stalled: string;
+    /**
+     * Optional: the job was never claimed by its deadline (queuedDeadlineSeconds): its message
+     * waited in the queue, or was lost, and the sweep's re-sends did not get it picked up either.
+     * Without one the sweep says so in general words.
+     */
+    neverPickedUp?: string;
   };
   /**
-   * Optional: what the lease sweep sets on an expired job it re-sends, beside the count and the
-   * new lease. A kind whose claim refuses a job another delivery holds (the webhook delivery's
+   * Optional: how long after its creation a job may still wait never claimed (status `queued`)
+   * before the lease sweep fails it with `reasons.neverPickedUp`; until then the sweep re-sends
+   * it with a backoff. Default QUEUED_JOB_DEADLINE_SECONDS (24 h) in lease-sweep.ts.
+   */
+  queuedDeadlineSeconds?: number;
+  /**
+   * Optional: since when a `queued` job has been waiting for a delivery (default its creation;
+   * a kind that schedules its own later attempts names the due time). The sweep's backoff
+   * between re-sends grows with the wait.
+   */
+  waitingSince?: PgColumn;
+  /**
+   * Optional: what the lease sweep sets on an expired claimed job (`running`) it re-sends, beside
+   * the count and the new lease. A kind whose claim refuses a job another delivery holds (the webhook delivery's
    * attempt: `running` under a lease) releases it here, or the re-sent message, finding the lease
    * the sweep just renewed, would leave the job to a delivery that no longer exists.
    */

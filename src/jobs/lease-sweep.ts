@@ -5,7 +5,16 @@
  * would ever finish or fail it. Each claim and checkpoint renews the job's lease
  * (lifecycle.ts); the cron sweep finds open jobs whose lease has expired (a job never claimed:
  * its creation plus the lease) and sends their message again, and the checkpoint makes the
- * re-run safe. A job re-sent MAX_LEASE_RESENDS times fails instead, with its handler's reason.
+ * re-run safe.
+ *
+ * Two cases, told apart by the status. A job claimed (`running`) whose lease expired stopped
+ * mid-way: it is re-sent MAX_LEASE_RESENDS times, and the next expiry fails it with its
+ * handler's `stalled` reason. A job still `queued` was never picked up: its message may just be
+ * waiting in a backed-up queue (or was lost), which is no stall. It is re-sent with a backoff
+ * (the next re-send after as long as it has waited, at most an hour), its stall budget untouched,
+ * until the kind's deadline after its creation (QUEUED_JOB_DEADLINE_SECONDS unless the handler
+ * sets its own) has passed; then it fails with a reason that says it was never picked up. A
+ * message and its re-send both arriving is harmless: the claim runs the job once.
  *
  * Like the outbox sweep, it runs as the connection's owner role outside any tenant scope: it
  * crosses organizations by design. Rows are locked with SKIP LOCKED, so two sweeps never take
@@ -23,12 +32,27 @@ import type { JobKind, JobMessage } from './messages';
 
 /** Re-sends of one job after its lease expired; the next expiry fails it. */
 export const MAX_LEASE_RESENDS = 3;
+/** How long after its creation a job may wait in the queue, never claimed, before the sweep fails it (a kind may set its own). */
+export const QUEUED_JOB_DEADLINE_SECONDS = 24 * 3600;
+/** The longest wait between two re-sends of a job that was never claimed. */
+const MAX_WAITING_RESEND_SECONDS = 3600;
 /** Jobs taken per kind and sweep (a queue's sendBatch takes at most 100 messages). */
 const SWEEP_BATCH = 100;
 
 export interface LeaseSweepResult {
+  /** Jobs claimed whose delivery stopped, re-sent. */
   resent: number;
+  /** Jobs never claimed (their message waiting or lost), re-sent with a backoff. */
+  waiting: number;
   failed: number;
+}
+
+/** The reason a job never claimed by its deadline fails with, unless its handler gives its own. */
+function neverPickedUpReason(handler: JobHandler<JobKind>, deadlineSeconds: number): string {
+  return (
+    handler.reasons.neverPickedUp ??
+    `The job was never picked up from the queue within ${Math.round(deadlineSeconds / 3600)} hours of its creation.`
+  );
 }
 
 async function sweepKind(
@@ -38,9 +62,17 @@ async function sweepKind(
   handler: JobHandler<JobKind>,
 ): Promise<LeaseSweepResult> {
   const table: JobTable = handler.table;
+  const deadline = handler.queuedDeadlineSeconds ?? QUEUED_JOB_DEADLINE_SECONDS;
+  const waitingSince = handler.waitingSince ?? table.createdAt;
   return db.transaction(async (tx) => {
     const expired = await tx
-      .select({ id: table.id, orgId: table.organizationId, resends: table.leaseResends })
+      .select({
+        id: table.id,
+        orgId: table.organizationId,
+        resends: table.leaseResends,
+        status: table.status,
+        overdue: sql<boolean>`${table.createdAt} + make_interval(secs => ${deadline}) < now()`,
+      })
       .from(table)
       .where(
         and(
@@ -54,11 +86,18 @@ async function sweepKind(
       .orderBy(table.id)
       .limit(SWEEP_BATCH)
       .for('update', { skipLocked: true });
-    const jobs = expired as { id: number; orgId: number; resends: number }[];
-    const resend = jobs.filter((job) => job.resends < MAX_LEASE_RESENDS);
-    const stalled = jobs.filter((job) => job.resends >= MAX_LEASE_RESENDS);
+    const jobs = expired as { id: number; orgId: number; resends: number; status: string; overdue: boolean }[];
+    // Never claimed: waiting, not stalling (its message may sit in a backed-up queue).
+    const queued = jobs.filter((job) => job.status === 'queued');
+    const waiting = queued.filter((job) => !job.overdue);
+    const neverPickedUp = queued.filter((job) => job.overdue);
+    const claimed = jobs.filter((job) => job.status !== 'queued');
+    const resend = claimed.filter((job) => job.resends < MAX_LEASE_RESENDS);
+    const stalled = claimed.filter((job) => job.resends >= MAX_LEASE_RESENDS);
     for (const job of stalled)
       await failJobIn(tx, handler, { orgId: job.orgId, jobId: job.id }, handler.reasons.stalled);
+    for (const job of neverPickedUp)
+      await failJobIn(tx, handler, { orgId: job.orgId, jobId: job.id }, neverPickedUpReason(handler, deadline));
     if (resend.length > 0) {
       // The new lease gives the re-sent message time to be delivered and claimed before the next sweep.
       await tx
@@ -74,18 +113,35 @@ async function sweepKind(
             resend.map((job) => job.id),
           ),
         );
-      await queue.sendBatch(resend.map((job) => ({ body: { kind, orgId: job.orgId, jobId: job.id } as JobMessage })));
     }
-    return { resent: resend.length, failed: stalled.length };
+    if (waiting.length > 0) {
+      // Backoff, so a backed-up queue is not flooded: the next re-send after as long as the job
+      // has waited (at least its lease, at most an hour). The stall count stays as it is.
+      const wait = sql`least(${MAX_WAITING_RESEND_SECONDS}::float8, greatest(${handler.leaseSeconds}::float8, extract(epoch from now() - ${waitingSince})::float8))`;
+      await tx
+        .update(table)
+        .set({ leaseExpiresAt: sql`now() + make_interval(secs => ${wait})` } as JobValues<JobTable>)
+        .where(
+          inArray(
+            table.id,
+            waiting.map((job) => job.id),
+          ),
+        );
+    }
+    const sends = [...resend, ...waiting];
+    if (sends.length > 0)
+      await queue.sendBatch(sends.map((job) => ({ body: { kind, orgId: job.orgId, jobId: job.id } as JobMessage })));
+    return { resent: resend.length, waiting: waiting.length, failed: stalled.length + neverPickedUp.length };
   });
 }
 
 /** One sweep over every job kind's table. */
 export async function sweepExpiredLeases(db: Database, queue: Queue<JobMessage>): Promise<LeaseSweepResult> {
-  const total: LeaseSweepResult = { resent: 0, failed: 0 };
+  const total: LeaseSweepResult = { resent: 0, waiting: 0, failed: 0 };
   for (const { kind, handler } of everyJobKind()) {
     const swept = await sweepKind(db, queue, kind, handler);
     total.resent += swept.resent;
+    total.waiting += swept.waiting;
     total.failed += swept.failed;
   }
   return total;
@@ -95,8 +151,8 @@ export async function sweepExpiredLeases(db: Database, queue: Queue<JobMessage>)
 export async function runLeaseSweep(env: Bindings): Promise<LeaseSweepResult> {
   return withOwnDatabase(readConfig(env), async (db) => {
     const swept = await sweepExpiredLeases(db, env.JOBS);
-    if (swept.resent > 0 || swept.failed > 0) {
-      log.warn('lease sweep: jobs whose delivery stopped without failing', { ...swept });
+    if (swept.resent > 0 || swept.waiting > 0 || swept.failed > 0) {
+      log.warn('lease sweep: jobs whose delivery stopped, or whose message waits unclaimed', { ...swept });
     }
     return swept;
   });

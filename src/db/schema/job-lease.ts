@@ -2,8 +2,9 @@
  * The lease every job table carries (see src/jobs/lease-sweep.ts). A delivery that claims a job
  * holds it until `lease_expires_at` and renews the lease with each checkpoint; a job still open
  * once its lease has expired (or, never claimed, its creation plus the lease) stopped without
- * failing, and the cron sweep sends its message again. `lease_resends` counts those re-sends, so
- * a job that keeps stopping fails after a bounded number of them instead of looping for ever.
+ * failing, and the cron sweep sends its message again. `lease_resends` counts the re-sends of a
+ * claimed job, so a job that keeps stopping fails after a bounded number of them instead of looping
+ * for ever; a job never claimed (its message waiting in the queue) is bounded by time instead.
  */
 import { type SQL, sql } from 'drizzle-orm';
 import { type AnyPgColumn, index, integer, text, timestamp } from 'drizzle-orm/pg-core';

@@ -62,6 +62,8 @@ async function scoreNextBatch(db: Database, ref: JobRef): Promise<boolean> {
 
 export const SCORING_DEAD_LETTER_REASON = 'The leads could not be scored: every attempt failed.';
 export const SCORING_STALLED_REASON = 'The scoring kept stopping before it finished.';
+export const SCORING_NEVER_PICKED_UP_REASON =
+  'The scoring was never picked up from the queue within 24 hours; the leads are scored again when they change, and at the daily retraining.';
 
 /** A job that the one-transaction path runs: it fits one batch, trains nothing and was not resumed. */
 function isSmall(
@@ -124,7 +126,11 @@ async function scoreSmallJobs(db: Database, orgId: number, jobIds: number[]): Pr
 export const leadScoringJobHandler: JobHandler<'lead-scoring', typeof leadScoringJobs> = {
   ...scoringJobSpec,
   retry: retryTransientOnly((error) => `The scoring failed: ${userFacingJobError(error)}.`),
-  reasons: { deadLettered: SCORING_DEAD_LETTER_REASON, stalled: SCORING_STALLED_REASON },
+  reasons: {
+    deadLettered: SCORING_DEAD_LETTER_REASON,
+    stalled: SCORING_STALLED_REASON,
+    neverPickedUp: SCORING_NEVER_PICKED_UP_REASON,
+  },
   runTogether: async (messages, { db }) => {
     const done = new Set<string>();
     for (const orgId of new Set(messages.map((message) => message.orgId))) {

@@ -13,6 +13,9 @@
  * made outside any transaction; its outcome is recorded in the attempt log in the transaction
  * that schedules the next attempt or ends the delivery (finishJob/failJobIn, owned by this attempt).
  *
+ * A delivery whose message only waits in the queue is not stalled: the lease sweep re-sends it with
+ * a backoff until WEBHOOK_DEADLINE_SECONDS after the event, and then fails it as never picked up.
+ *
  * Receivers failing is not a fault of the job: nothing is thrown for it, so the queue's own retry
  * (and its dead-letter queue) only sees our database being unreachable.
  */
@@ -20,7 +23,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { log } from '../../core/log';
 import { withTenant } from '../../db/client';
 import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema';
-import { TransientFault, retryTransientOnly, userFacingJobError } from '../../jobs/faults';
+import { retryTransientOnly, userFacingJobError } from '../../jobs/faults';
 import type { JobHandler } from '../../jobs/job-handler';
 import { failJobIn, finishJob, type JobSpec, leaseUntil } from '../../jobs/lifecycle';
 import { CredentialsKeyMissing, keyringOf, openSecret, SecretUnreadable } from '../../providers/secrets';
@@ -33,6 +36,11 @@ import { recordEndpointFailure, recordEndpointSuccess } from './endpoint-health'
 /** Seconds to wait before attempt n+1 after attempt n failed (index n-1); its length + 1 is the number of attempts. */
 export const RETRY_DELAYS_SECONDS = [5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 10 * 3600] as const;
 export const MAX_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
+/**
+ * The delivery's retry window: the schedule's waits (about 27.6 h) and an hour for the last attempt. A delivery
+ * still waiting for an attempt this long after its event fails (never picked up, or no CREDENTIALS_KEY).
+ */
+export const WEBHOOK_DEADLINE_SECONDS = RETRY_DELAYS_SECONDS.reduce((sum, delay) => sum + delay, 3600);
 /** A delivery is held this long per attempt (the receiver has 15 s); also the slack past a due time before the sweep re-sends. */
 export const WEBHOOK_LEASE_SECONDS = 60;
 
@@ -51,21 +59,43 @@ type Claimed = {
 const UNREADABLE_SECRET =
   "the endpoint's secret cannot be opened (CREDENTIALS_KEY changed without keeping the old key in CREDENTIALS_KEYS_PREVIOUS): rotate the secret";
 
+const ABOUT_HOURS = Math.round(WEBHOOK_DEADLINE_SECONDS / 3600);
+export const NEVER_PICKED_UP_REASON = `The delivery was never picked up from the queue within its retry window (about ${ABOUT_HOURS} hours after the event); its log lists any attempts made.`;
+export const KEY_MISSING_REASON = `The delivery could not be signed: the server's CREDENTIALS_KEY was not set within its retry window (about ${ABOUT_HOURS} hours after the event).`;
+const KEY_MISSING_NOTE =
+  "waiting for the server's CREDENTIALS_KEY (not set): the delivery is attempted once an operator sets it";
+/** The longest wait between two looks for a CREDENTIALS_KEY that is not set. */
+const KEY_WAIT_MAX_SECONDS = 3600;
+
+/** No CREDENTIALS_KEY: the secret cannot be opened yet (the delivery waits for an operator). */
+const KEY_MISSING = Symbol('CREDENTIALS_KEY missing');
+
 /**
- * The endpoint's signing secret (src/providers/secrets.ts); null when no configured key opens it.
- * A Worker without CREDENTIALS_KEY is retried (the queue's backoff) until an operator sets it.
+ * The endpoint's signing secret (src/providers/secrets.ts); null when no configured key opens it,
+ * KEY_MISSING when the Worker has no CREDENTIALS_KEY (claimAttempt waits for it).
  */
-async function openEndpointSecret(env: Bindings, orgId: number, sealed: string): Promise<string | null> {
+async function openEndpointSecret(
+  env: Bindings,
+  orgId: number,
+  sealed: string,
+): Promise<string | null | typeof KEY_MISSING> {
   try {
     return await openSecret<string>(await keyringOf(env), orgId, sealed);
   } catch (error) {
-    if (error instanceof CredentialsKeyMissing) throw new TransientFault('CREDENTIALS_KEY is not set');
+    if (error instanceof CredentialsKeyMissing) return KEY_MISSING;
     if (error instanceof SecretUnreadable) return null;
     throw error;
   }
 }
 
-/** Takes the delivery for one attempt when it is due and free; null when this message has nothing to do. */
+/**
+ * Takes the delivery for one attempt when it is due and free; null when this message has nothing
+ * to do. Without a CREDENTIALS_KEY the attempt is not made (nor counted): the delivery stays
+ * queued, due again after as long as it has waited (1 min to 1 h), and `waitFor` says after how
+ * long to send its message; past the retry window it fails with KEY_MISSING_REASON. So an
+ * operator who sets the key late loses no delivery, and a key never set loops for no longer than
+ * the delivery's own schedule would.
+ */
 async function claimAttempt(
   env: Bindings,
   tx: Parameters<Parameters<typeof withTenant>[2]>[0],
@@ -78,6 +108,8 @@ async function claimAttempt(
       attempts: webhookDeliveries.attempts,
       due: sql<boolean>`${webhookDeliveries.nextAttemptAt} <= now()`,
       free: sql<boolean>`${webhookDeliveries.status} = 'queued' or coalesce(${webhookDeliveries.leaseExpiresAt} < now(), true)`,
+      waited: sql<number>`extract(epoch from now() - ${webhookDeliveries.createdAt})::float8`,
+      overdue: sql<boolean>`${webhookDeliveries.createdAt} + make_interval(secs => ${WEBHOOK_DEADLINE_SECONDS}) < now()`,
       endpointId: webhookEndpoints.id,
       enabled: webhookEndpoints.enabled,
       url: webhookEndpoints.url,
@@ -106,6 +138,24 @@ async function claimAttempt(
       return null;
     }
     const secret = await openEndpointSecret(env, orgId, row.secretSealed);
+    if (secret === KEY_MISSING) {
+      if (row.overdue) {
+        await failJobIn(tx, spec, { orgId, jobId }, KEY_MISSING_REASON);
+        return null;
+      }
+      const wait = Math.round(Math.min(KEY_WAIT_MAX_SECONDS, Math.max(WEBHOOK_LEASE_SECONDS, row.waited)));
+      await tx
+        .update(webhookDeliveries)
+        .set({
+          status: 'queued',
+          error: KEY_MISSING_NOTE,
+          nextAttemptAt: sql`now() + make_interval(secs => ${wait})`,
+          leaseExpiresAt: sql`now() + make_interval(secs => ${wait + WEBHOOK_LEASE_SECONDS})`,
+          updatedAt: sql`now()`,
+        })
+        .where(and(eq(webhookDeliveries.organizationId, orgId), eq(webhookDeliveries.id, jobId)));
+      return { waitFor: wait };
+    }
     if (secret === null) {
       await failJobIn(tx, spec, { orgId, jobId }, UNREADABLE_SECRET);
       return null;
@@ -130,15 +180,29 @@ export const webhookDeliveryJobHandler: JobHandler<'webhook-delivery', typeof we
   // The attempt that held it stopped (its lease expired): the re-sent message finds the delivery
   // free, as claimAttempt requires; otherwise the lease the sweep renews would keep it from running.
   resend: { status: 'queued' },
+  // A delivery waiting for its first (or next) attempt is bounded by its retry window, and the
+  // sweep's backoff counts from the attempt's due time.
+  queuedDeadlineSeconds: WEBHOOK_DEADLINE_SECONDS,
+  waitingSince: webhookDeliveries.nextAttemptAt,
   retry: retryTransientOnly((error) => `The delivery could not be attempted: ${userFacingJobError(error)}.`),
   reasons: {
     deadLettered: 'The delivery could not be attempted: every try to reach the database failed.',
     stalled: 'The delivery kept stopping before its attempt was recorded.',
+    neverPickedUp: NEVER_PICKED_UP_REASON,
   },
   run: async (message, { db, env }) => {
     const ref = { orgId: message.orgId, jobId: message.jobId };
     const claimed = await withTenant(db, ref.orgId, (tx) => claimAttempt(env, tx, ref.orgId, ref.jobId));
     if (!claimed) return;
+    if ('waitFor' in claimed) {
+      await env.JOBS.send(message, { delaySeconds: claimed.waitFor }).catch((error) =>
+        log.warn('webhook wait for CREDENTIALS_KEY not queued; the lease sweep will send it', {
+          job_id: ref.jobId,
+          error: String(error),
+        }),
+      );
+      return;
+    }
     const outcome =
       claimed.chatSubscriptionId !== null
         ? {
