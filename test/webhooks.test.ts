@@ -499,6 +499,33 @@ describe('webhook delivery', () => {
     expect(received).toHaveLength(1);
   });
 
+  it('holds a Teams channel delivery (its workflow URL sealed) while CREDENTIALS_KEY is missing, and posts it once the key is set', async () => {
+    const org = await signupOrganization('Hooks chat no key');
+    const subscribed = await call('POST', '/api/chat/subscriptions', {
+      token: org.token,
+      body: {
+        provider: 'chat_b',
+        channel: '19:local-general@thread.tacv2',
+        team_id: 'local-team',
+        events: ['lead.created'],
+        workflow_url: 'https://prod-1.westeurope.logic.azure.com:443/workflows/a/triggers/manual/paths/invoke?sig=x',
+      },
+    });
+    expect(subscribed.status, subscribed.text).toBe(201);
+    const lead = await callRecording(org, 'POST', '/api/lead/add', { first_name: 'Teams', last_name: 'Keyless' });
+    const [message] = lead.sent.filter((sent) => sent.kind === 'webhook-delivery');
+    const keyless = recordingQueue();
+    const result = await deliverJobs([message], 1, { ...keyless.bindings, CREDENTIALS_KEY: undefined });
+    expect(result.explicitAcks).toHaveLength(1);
+    expect(keyless.sent).toEqual([{ body: message, delaySeconds: expect.any(Number) }]);
+    const waiting = await deliveryRow(org, message.jobId);
+    expect(waiting).toMatchObject({ status: 'queued', attempts: 0 });
+    expect(waiting.error).toContain('CREDENTIALS_KEY');
+    await makeDue(org, message.jobId);
+    await deliverJobs([message], 1, recordingQueue().bindings);
+    expect(await deliveryRow(org, message.jobId)).toMatchObject({ status: 'completed', attempts: 1, error: null });
+  });
+
   it('signs with the rotated secret from the next attempt on', async () => {
     const org = await signupOrganization('Hooks rotate');
     const endpoint = await addEndpoint(org, { events: ['lead.created'] });

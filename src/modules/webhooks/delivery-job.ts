@@ -22,11 +22,17 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { log } from '../../core/log';
 import { withTenant } from '../../db/client';
-import { webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema';
+import { chatSubscriptions, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema';
 import { retryTransientOnly, userFacingJobError } from '../../jobs/faults';
 import type { JobHandler } from '../../jobs/job-handler';
 import { failJobIn, finishJob, type JobSpec, leaseUntil } from '../../jobs/lifecycle';
-import { CredentialsKeyMissing, keyringOf, openSecret, SecretUnreadable } from '../../providers/secrets';
+import {
+  CredentialsKeyMissing,
+  hasCredentialsKey,
+  keyringOf,
+  openSecret,
+  SecretUnreadable,
+} from '../../providers/secrets';
 import { sendWebhook } from '../../providers/webhooks/deliver';
 import type { Bindings } from '../../env';
 import type { EventType } from '../../core/event-types';
@@ -115,21 +121,44 @@ async function claimAttempt(
       url: webhookEndpoints.url,
       secretSealed: webhookEndpoints.secretSealed,
       chatSubscriptionId: webhookDeliveries.chatSubscriptionId,
+      workflowUrlSealed: chatSubscriptions.workflowUrlSealed,
       messageId: webhookDeliveries.messageId,
       payload: webhookDeliveries.payload,
     })
     .from(webhookDeliveries)
     .leftJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+    .leftJoin(chatSubscriptions, eq(chatSubscriptions.id, webhookDeliveries.chatSubscriptionId))
     .where(and(eq(webhookDeliveries.organizationId, orgId), eq(webhookDeliveries.id, jobId)))
     .for('update', { of: webhookDeliveries });
   // Gone (the endpoint was deleted with its deliveries) or ended: a late or repeated message.
   if (!row || (row.status !== 'queued' && row.status !== 'running')) return null;
   if (!row.due || !row.free) return null;
+  // No CREDENTIALS_KEY to open the secret with: no attempt (none counted) until an operator sets it.
+  const waitForKey = async () => {
+    if (row.overdue) {
+      await failJobIn(tx, spec, { orgId, jobId }, KEY_MISSING_REASON);
+      return null;
+    }
+    const wait = Math.round(Math.min(KEY_WAIT_MAX_SECONDS, Math.max(WEBHOOK_LEASE_SECONDS, row.waited)));
+    await tx
+      .update(webhookDeliveries)
+      .set({
+        status: 'queued',
+        error: KEY_MISSING_NOTE,
+        nextAttemptAt: sql`now() + make_interval(secs => ${wait})`,
+        leaseExpiresAt: sql`now() + make_interval(secs => ${wait + WEBHOOK_LEASE_SECONDS})`,
+        updatedAt: sql`now()`,
+      })
+      .where(and(eq(webhookDeliveries.organizationId, orgId), eq(webhookDeliveries.id, jobId)));
+    return { waitFor: wait };
+  };
   // A chat channel's subscription is checked by deliverChatEvent, outside this lock.
   let target: Claimed | null = null;
   const attempt = row.attempts + 1;
   const common = { attempt, messageId: row.messageId, payload: row.payload };
   if (row.chatSubscriptionId !== null) {
+    // A Teams channel's workflow URL is sealed: deliverChatEvent could not open it.
+    if (row.workflowUrlSealed !== null && !hasCredentialsKey(env)) return waitForKey();
     target = { ...common, endpointId: null, chatSubscriptionId: row.chatSubscriptionId };
   } else {
     if (row.endpointId === null || row.secretSealed === null || row.url === null) return null;
@@ -138,24 +167,7 @@ async function claimAttempt(
       return null;
     }
     const secret = await openEndpointSecret(env, orgId, row.secretSealed);
-    if (secret === KEY_MISSING) {
-      if (row.overdue) {
-        await failJobIn(tx, spec, { orgId, jobId }, KEY_MISSING_REASON);
-        return null;
-      }
-      const wait = Math.round(Math.min(KEY_WAIT_MAX_SECONDS, Math.max(WEBHOOK_LEASE_SECONDS, row.waited)));
-      await tx
-        .update(webhookDeliveries)
-        .set({
-          status: 'queued',
-          error: KEY_MISSING_NOTE,
-          nextAttemptAt: sql`now() + make_interval(secs => ${wait})`,
-          leaseExpiresAt: sql`now() + make_interval(secs => ${wait + WEBHOOK_LEASE_SECONDS})`,
-          updatedAt: sql`now()`,
-        })
-        .where(and(eq(webhookDeliveries.organizationId, orgId), eq(webhookDeliveries.id, jobId)));
-      return { waitFor: wait };
-    }
+    if (secret === KEY_MISSING) return waitForKey();
     if (secret === null) {
       await failJobIn(tx, spec, { orgId, jobId }, UNREADABLE_SECRET);
       return null;
