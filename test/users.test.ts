@@ -2,7 +2,11 @@
  * Spec "Authentication and users": every /api/user/* endpoint. Each test signs up the
  * organizations it needs, so no test depends on another's data.
  */
+import { env } from 'cloudflare:test';
+import { sql } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { withOwnDatabase } from '../src/db/client';
+import { readConfig } from '../src/env';
 import { call, expectFailure, randomIp, type SignedUp, signupOrganization, uniqueEmail } from './helpers/api';
 
 const PASSWORD = 'password123';
@@ -612,6 +616,43 @@ describe('POST /api/user/delete', () => {
       'not_found',
     );
     await loginAs(victim.email);
+  });
+
+  it('keeps an active admin when two admins remove each other at once: the second removal is refused', async () => {
+    // Each request's caller check passes before either writes; the removals must still be decided
+    // one after the other, deletion included, or both go through and nobody can manage the users.
+    const activeAdmins = (orgId: number) =>
+      withOwnDatabase(readConfig(env), async (db) => {
+        const result = await db.execute<{ admins: number }>(sql`select count(*)::int as admins
+          from users u join roles r on r.id = u.role_id
+          where u.organization_id = ${orgId} and r.name = 'admin' and u.state_id = 1 and u.deleted_at is null`);
+        return Number(result.rows[0].admins);
+      });
+    for (const otherMove of ['demote', 'delete'] as const) {
+      for (let round = 0; round < 3; round++) {
+        const org = await signupOrganization();
+        const roles = await roleIds(org);
+        const other = await addUser(org, { role_id: roles.admin });
+        const otherToken = await loginAs(other.email);
+        const responses = await Promise.all([
+          call('POST', '/api/user/delete', { token: org.token, body: { user_id: other.id } }),
+          otherMove === 'demote'
+            ? call('POST', `/api/user/update/${org.userId}`, {
+                token: otherToken,
+                body: { first_name: 'Ada', email: org.email, phone_no: '+15550100', role_id: roles.manager },
+              })
+            : call('POST', '/api/user/delete', { token: otherToken, body: { user_id: org.userId } }),
+        ]);
+        expect(await activeAdmins(org.orgId), `${otherMove}, round ${round}`).toBe(1);
+        // The one refused: 409 when it got as far as the check, 401 when the other had already ended its caller.
+        const refused = responses.filter((response) => response.status !== 200);
+        expect(refused).toHaveLength(1);
+        expect([
+          [409, 'last_admin'],
+          [401, 'invalid_token'],
+        ]).toContainEqual([refused[0].status, refused[0].body.error?.code]);
+      }
+    }
   });
 
   it('answers 422 naming user_id when it is missing', async () => {

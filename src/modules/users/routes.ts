@@ -13,6 +13,7 @@ import {
   MyProfileSchema,
   UpdateUserBody,
   UserSchema,
+  userDeleteConflict,
   userUpdateConflict,
 } from './schemas';
 import { addUser, changePassword, deleteUser, getMyProfile, listUsers, updateUser, UserListQuery } from './service';
@@ -113,11 +114,11 @@ userRoutes.openapi(
     tags,
     summary: 'Delete a user (admins only; not yourself)',
     description:
-      'Deletes a user of the organization (soft delete: the user can no longer log in and disappears from lists). You cannot delete yourself (403 `cannot_delete_self`).',
+      'Deletes a user of the organization (soft delete: the user can no longer log in and disappears from lists). You cannot delete yourself (403 `cannot_delete_self`), and the organization always keeps one active admin (409 `last_admin`, when another admin removed you meanwhile).',
     auth: 'bearer',
     roles: ['admin'],
     request: { body: jsonBody(DeleteUserBody) },
-    responses: { 200: envelope(DeletedId, 'User deleted') },
+    responses: { 200: envelope(DeletedId, 'User deleted'), 409: userDeleteConflict },
   }),
   async (c) => {
     const { user_id } = c.req.valid('json');

@@ -167,3 +167,9 @@ export const userUpdateConflict = conflictResponse(
   'The email belongs to another user (error.code email_taken), the booking_slug to another user of any organization (error.code booking_slug_taken), or the change would leave the organization without an active admin (error.code last_admin)',
   [{ code: 'email_taken' }, { code: 'booking_slug_taken' }, { code: 'last_admin' }],
 );
+
+export const userDeleteConflict = conflictResponse(
+  'UserDeleteConflict',
+  'The deletion would leave the organization without an active admin (error.code last_admin): another admin removed the caller meanwhile',
+  [{ code: 'last_admin' }],
+);

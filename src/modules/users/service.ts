@@ -227,16 +227,16 @@ export async function updateUser(ctx: TenantContext, id: number, input: z.infer<
 }
 
 /**
- * An organization keeps at least one active admin: a role or state change that would remove the
- * last one is refused (409 `last_admin`), since nothing else could then manage its users.
- * Changes to admins are serialised per organization, so two admins demoting each other at once
- * cannot both pass the check.
+ * An organization keeps at least one active admin: a role or state change, or a deletion (checked
+ * as a deactivation), that would remove the last one is refused (409 `last_admin`), since nothing
+ * else could then manage its users. Changes to admins are serialised per organization, so two
+ * admins demoting, deactivating or deleting each other at once cannot both pass the check.
  */
 async function assertAnAdminRemains(ctx: TenantContext, id: number, input: { role_id?: number; state_id?: 0 | 1 }) {
   await ctx.db.execute(sql`select pg_advisory_xact_lock(hashtextextended(${`admins:${ctx.orgId}`}, 0))`);
   const result = await ctx.db.execute<{ is_admin: boolean | null; stays_admin: boolean; other_admins: number }>(sql`
     select
-      (select ${roles.name} = 'admin' and ${users.stateId} = 1 from ${users} join ${roles} on ${roles.id} = ${users.roleId} where ${users.id} = ${id}) as is_admin,
+      (select ${roles.name} = 'admin' and ${users.stateId} = 1 from ${users} join ${roles} on ${roles.id} = ${users.roleId} where ${users.id} = ${id} and ${users.deletedAt} is null) as is_admin,
       ${input.role_id === undefined ? sql`true` : sql`coalesce((select ${roles.name} = 'admin' from ${roles} where ${roles.id} = ${input.role_id}), false)`}
         and ${input.state_id ?? 1}::int = 1 as stays_admin,
       (select count(*)::int from ${users} join ${roles} on ${roles.id} = ${users.roleId}
@@ -276,6 +276,9 @@ export async function changePassword(
 
 export async function deleteUser(ctx: TenantContext, id: number): Promise<void> {
   if (isUser(ctx.actor, id)) throw new Forbidden('You cannot delete your own account', 'cannot_delete_self');
+  // The caller was an active admin when the request began, but another admin may be removing
+  // them at this moment: a deletion counts the admins that remain as a deactivation does.
+  await assertAnAdminRemains(ctx, id, { state_id: 0 });
   const deleted = await ctx.db
     .update(users)
     .set({ deletedAt: sql`now()`, updatedAt: sql`now()` })
