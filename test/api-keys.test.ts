@@ -287,6 +287,18 @@ describe('API-key authentication (x-api-key)', () => {
     });
   });
 
+  it('answers 403 invalid_api_key for a key of a deactivated organization, as its bearer tokens get 401', async () => {
+    const org = await signupOrganization();
+    const created = await createKey(org);
+    await asOwner(sql`update organizations set state_id = 0 where id = ${org.orgId}`);
+    expect(await probeWith({ 'x-api-key': created.key })).toMatchObject({
+      status: 403,
+      body: { error: { type: 'forbidden', code: 'invalid_api_key' } },
+    });
+    const ingested = await call('POST', '/api/v1/lead', { apiKey: created.key, body: { email: uniqueEmail('lead') } });
+    expectFailure(ingested, 403, 'forbidden');
+  });
+
   it('answers 403 for an expired key', async () => {
     const org = await signupOrganization();
     const created = await createKey(org, { expires_at: new Date(Date.now() + 1500).toISOString() });

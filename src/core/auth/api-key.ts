@@ -8,7 +8,7 @@
  */
 import { eq, sql } from 'drizzle-orm';
 import type { Context, MiddlewareHandler } from 'hono';
-import { apiKeys } from '../../db/schema';
+import { apiKeys, organizations } from '../../db/schema';
 import { actorContext } from '../../db/tenant';
 import type { AppEnv } from '../context';
 import { CORS_EXPOSED_HEADERS } from '../cors';
@@ -40,11 +40,21 @@ export function hostAllowed(host: string, allowed: string[]): boolean {
   });
 }
 
-/** The key of this hash: from the isolate's cache, else one database read (outside any tenant scope). */
+/**
+ * The key of this hash: from the isolate's cache, else one database read (outside any tenant
+ * scope). A key of an organization that is not active is no key, as its users' tokens are none:
+ * like a revoked key, it stops within API_KEY_CACHE_TTL_MS on isolates that had it cached.
+ */
 async function lookUpKey(c: Context<AppEnv>, hash: string, now: number): Promise<CachedApiKey | null> {
   const cached = cachedApiKey(hash, now);
   if (cached !== undefined) return cached;
-  const [row] = await c.var.database().select().from(apiKeys).where(eq(apiKeys.keyHash, hash));
+  const [found] = await c.var
+    .database()
+    .select({ key: apiKeys, organizationState: organizations.stateId })
+    .from(apiKeys)
+    .innerJoin(organizations, eq(organizations.id, apiKeys.organizationId))
+    .where(eq(apiKeys.keyHash, hash));
+  const row = found?.organizationState === 1 ? found.key : undefined;
   const key =
     row && !row.revokedAt
       ? {
