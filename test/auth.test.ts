@@ -150,6 +150,20 @@ describe('POST /api/auth/login', () => {
     expect(response.body.error.code).toBe('password');
   });
 
+  it('answers 400 naming email or password with the rule broken, not "is required", for a value that is too long or not text', async () => {
+    const cases: [unknown, unknown, string][] = [
+      [`${'a'.repeat(250)}@example.com`, 'whatever1', 'email: must be at most 254 characters'],
+      ['someone@example.com', 'p'.repeat(257), 'password: must be at most 256 characters'],
+      [['someone@example.com'], 'whatever1', 'email: must be a string'],
+      ['someone@example.com', 12345678, 'password: must be a string'],
+    ];
+    for (const [email, password, message] of cases) {
+      const response = await login(email, password);
+      expectFailure(response, 400, 'bad_request');
+      expect(response.body.error.message).toBe(message);
+    }
+  });
+
   it('answers 400 when email and password are empty strings', async () => {
     expectFailure(await login('', ''), 400, 'bad_request');
     expectFailure(await call('POST', '/api/auth/login', { body: {} }), 400, 'bad_request');

@@ -3,14 +3,15 @@ import { email, optionalText, text, timestamp } from '../../core/schemas';
 
 export const LoginBody = z
   .object({
+    // No schema-wide message: it would also answer "is required" for an email too long or not text.
     email: z
-      .string({ error: 'is required' })
+      .string()
       .trim()
       .min(1, 'is required')
       .max(254)
       .openapi({ description: 'The account’s email (compared case-insensitively)', example: 'ada@example.com' }),
     password: z
-      .string({ error: 'is required' })
+      .string()
       .min(1, 'is required')
       .max(256)
       .openapi({ description: 'The account’s password, as set (never trimmed)', example: 'correct horse' }),
