@@ -102,4 +102,18 @@ describe('CORS', () => {
     expect(refusedReal.status).toBe(200);
     expect(refusedReal.headers.get('access-control-allow-origin')).toBeNull();
   });
+
+  it('lets a CORS_ORIGINS page call every method the bearer API serves, PUT and PATCH included', async () => {
+    for (const [method, path] of [
+      ['PUT', '/api/pipelines/update/1'],
+      ['PATCH', '/api/target-accounts/1'],
+      ['DELETE', '/api/lead/delete'],
+      ['POST', '/api/lead/add'],
+    ]) {
+      const response = await preflight(path, LISTED, 'authorization,content-type', method);
+      expect(response.status, method).toBe(204);
+      const allowed = response.headers.get('access-control-allow-methods')?.split(',') ?? [];
+      expect(allowed, method).toContain(method);
+    }
+  });
 });

@@ -44,7 +44,9 @@ function bearerCorsFor(origins: string[]): MiddlewareHandler<AppEnv> {
   if (!handler) {
     handler = cors({
       origin: origins,
-      allowMethods: ['GET', 'POST', 'DELETE'],
+      // Every method a bearer route is declared with (pipelines and dashboards update by PUT,
+      // target accounts and webhooks by PATCH): a listed origin's page may call all of them.
+      allowMethods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
       allowHeaders: ['authorization', 'content-type', 'idempotency-key', 'if-none-match'],
       exposeHeaders: CORS_EXPOSED_HEADERS,
       maxAge: PREFLIGHT_MAX_AGE_SECONDS,
