@@ -5,7 +5,9 @@
  * statement budget).
  */
 import { env } from 'cloudflare:workers';
+import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { withOwnDatabase } from '../src/db/client';
 import { readConfig } from '../src/env';
 import { signRenderTime } from '../src/modules/web-forms/spam';
 import { call, expectFailure, fetchWorker, type SignedUp, signupOrganization, uniqueEmail } from './helpers/api';
@@ -177,6 +179,23 @@ describe('hosted web form page', () => {
       expect(response.headers.get('content-security-policy')).toContain("default-src 'none'");
       expect((await submit(link, { email: uniqueEmail('x') })).status).toBe(404);
     }
+  });
+
+  it('answers the 404 page for a form of a deactivated organization, and creates no lead there', async () => {
+    const owner = await signupOrganization('Closed');
+    const form = await addForm(owner);
+    await withOwnDatabase(readConfig(env), (db) =>
+      db.execute(sql`update organizations set state_id = 0 where id = ${owner.orgId}`),
+    );
+    const page = await call('GET', `/api/v1/web-form/${form.form_link}`);
+    expect(page.status).toBe(404);
+    expect(page.text).toContain('Form not found');
+    const email = uniqueEmail('closed');
+    expect((await submit(form.form_link, { email, _t: await timing(form.id) })).status).toBe(404);
+    const leads = await withOwnDatabase(readConfig(env), (db) =>
+      db.execute(sql`select id from leads where organization_id = ${owner.orgId}`),
+    );
+    expect(leads.rows).toEqual([]);
   });
 
   it('creates the lead in the form’s organization with the form’s tags and assignee, then thanks', async () => {

@@ -6,7 +6,7 @@ import type { z } from '@hono/zod-openapi';
 import { and, eq, ilike, sql } from 'drizzle-orm';
 import { base64url } from 'jose';
 import { referencesExist } from '../../db/references';
-import { webForms } from '../../db/schema';
+import { organizations, webForms } from '../../db/schema';
 import type { WebFormField } from '../../db/schema';
 import type { Queryable } from '../../db/client';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
@@ -127,7 +127,14 @@ export async function findFormByLink(db: Queryable, formLink: string): Promise<W
   const now = Date.now();
   const cached = formCache.get(formLink);
   if (cached && cached.until > now) return cached.form;
-  const [row] = await db.select().from(webForms).where(eq(webForms.formLink, formLink));
+  // A form of an organization that is not active answers like an unknown link, as its API keys
+  // and its users' tokens are refused.
+  const [found] = await db
+    .select({ form: webForms, organizationState: organizations.stateId })
+    .from(webForms)
+    .innerJoin(organizations, eq(organizations.id, webForms.organizationId))
+    .where(eq(webForms.formLink, formLink));
+  const row = found?.organizationState === 1 ? found.form : undefined;
   if (formCache.size >= 10_000) formCache.delete(formCache.keys().next().value as string);
   formCache.set(formLink, { form: row ?? null, until: now + FORM_CACHE_TTL_MS });
   return row ?? null;
