@@ -521,6 +521,25 @@ describe('POST /api/user/change-password', () => {
     await loginAs(rep.email, PASSWORD);
   });
 
+  it('holds back an address after five wrong current passwords (429 with Retry-After), as login does; another address still gets through', async () => {
+    const org = await signupOrganization();
+    const rep = await addUser(org);
+    const token = await loginAs(rep.email);
+    const guesser = randomIp();
+    const attempt = (current: string, from = guesser) =>
+      call('POST', '/api/user/change-password', {
+        token,
+        headers: { 'cf-connecting-ip': from },
+        body: { current_password: current, new_password: 'brand-new-pass', confirm_password: 'brand-new-pass' },
+      });
+    for (let i = 0; i < 5; i++) expectFailure(await attempt(`wrong guess ${i}`), 422, 'validation_error');
+    // Even the right password waits now: a stolen token cannot be used to guess the password.
+    const held = await attempt(PASSWORD);
+    expectFailure(held, 429, 'rate_limited');
+    expect(Number(held.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await attempt(PASSWORD, randomIp())).status).toBe(200);
+  });
+
   it('answers 422 with code current_password when the current password is wrong', async () => {
     const org = await signupOrganization();
     const rep = await addUser(org);

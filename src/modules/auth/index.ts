@@ -5,3 +5,4 @@
 export { FreshTokenSchema } from './schemas';
 export { grantFor } from './service';
 export { sweepAuthRecords } from './retention';
+export { type LimitState, limitColumns, recordFailure, retryAfterSeconds } from './login-limits';

@@ -2,6 +2,8 @@
  * Users of the caller's organization (spec "Authentication and users").
  */
 import { created, list, ok } from '../../core/http';
+import { clientIp } from '../../core/rate-limit';
+import { withOwnDatabase } from '../../db/client';
 import { DeletedId } from '../../core/schemas';
 import { createRouter, defineRoute, envelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
 import { FreshTokenSchema } from '../auth';
@@ -95,13 +97,22 @@ userRoutes.openapi(
     tags,
     summary: 'Change the caller’s password: every token issued before ends, and `data` is a fresh one for the caller',
     description:
-      "Changes the caller's password after checking the current one (a wrong one is a 422 on current_password); `new_password` and `confirm_password` must match (422). Every token issued before ends, this one included: `data` is a fresh token for the caller.",
+      "Changes the caller's password after checking the current one (a wrong one is a 422 on current_password); `new_password` and `confirm_password` must match (422). Every token issued before ends, this one included: `data` is a fresh token for the caller. A wrong current password counts as a failed login of the account, under the same limits: after 5 from one address that address gets 429 with Retry-After until the oldest leaves the 15-minute window (see POST /api/auth/login).",
     auth: 'bearer',
+    // One write (the new password), standalone: no transaction stays open while the sign-in
+    // records are read and written on the owner's connection.
+    transaction: false,
     request: { body: jsonBody(ChangePasswordBody) },
     responses: { 200: envelope(FreshTokenSchema, 'Password changed') },
   }),
   async (c) => {
-    const grant = await changePassword(c.var.tenant, c.var.config.JWT_SECRET, c.req.valid('json'));
+    const grant = await changePassword(
+      c.var.tenant,
+      c.var.config.JWT_SECRET,
+      c.req.valid('json'),
+      clientIp(c),
+      (work) => withOwnDatabase(c.var.config, work),
+    );
     return ok(c, grant, 'Password changed');
   },
 );

@@ -5,12 +5,13 @@
  * state, and nobody deletes or deactivates themself.
  */
 import { eq, ilike, inArray, isNull, or, sql, type SQL } from 'drizzle-orm';
+import type { Queryable } from '../../db/client';
 import { organizations, roles, users } from '../../db/schema';
 import { actingUser, isAdmin, isUser, tenantWhere, type TenantContext } from '../../db/tenant';
 import { hashPassword, verifyPassword } from '../../core/auth/passwords';
-import { grantFor } from '../auth';
+import { grantFor, type LimitState, limitColumns, recordFailure, retryAfterSeconds } from '../auth';
 import { isUniqueViolation } from '../../db/errors';
-import { Conflict, Forbidden, NotFound, ValidationFailed } from '../../core/errors';
+import { Conflict, Forbidden, NotFound, RateLimited, ValidationFailed } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import type { z } from '@hono/zod-openapi';
@@ -247,21 +248,48 @@ async function assertAnAdminRemains(ctx: TenantContext, id: number, input: { rol
   }
 }
 
-/** Changes the caller's password and ends every token issued before; returns a fresh token for the caller. */
+/** Work on the database as its owner, outside the tenant scope (the sign-in records are no tenant's). */
+export type OwnerDatabase = <T>(work: (db: Queryable) => Promise<T>) => Promise<T>;
+
+/**
+ * Changes the caller's password and ends every token issued before; returns a fresh token for the
+ * caller. The current password is checked within the login limits (auth's login-limits.ts), and a
+ * wrong one counts as a failed login of the account from `ip`: a bearer token alone must not let
+ * its holder guess the password faster than the login form would. The sign-in records are read
+ * and written as the owner (`asOwner`): row-level security keeps them from the tenant's role, and
+ * a failure recorded there outlives the request's rolled-back transaction.
+ */
 export async function changePassword(
   ctx: TenantContext,
   secret: string,
   input: { current_password: string; new_password: string; confirm_password: string },
+  ip: string,
+  asOwner: OwnerDatabase,
 ) {
   if (input.new_password !== input.confirm_password)
     throw ValidationFailed.field('confirm_password', 'does not match new_password');
   const { userId, role } = actingUser(ctx);
   const [row] = await ctx.db
-    .select({ hash: users.passwordHash })
+    .select({ hash: users.passwordHash, email: users.email })
     .from(users)
     .where(tenantWhere(ctx, users, eq(users.id, userId)));
-  if (!row || !(await verifyPassword(input.current_password, row.hash)))
+  if (!row) throw new NotFound('User', userId);
+  const attempt = { emailKey: row.email.trim().toLowerCase(), ip };
+  const limits = limitColumns(attempt);
+  const wait = await asOwner(async (db) => {
+    const result = await db.execute<LimitState & Record<string, unknown>>(
+      sql`select ${sql.join(
+        Object.entries(limits).map(([name, value]) => sql`${value} as ${sql.identifier(name)}`),
+        sql`, `,
+      )}`,
+    );
+    return retryAfterSeconds(result.rows[0]);
+  });
+  if (wait > 0) throw new RateLimited(wait);
+  if (!(await verifyPassword(input.current_password, row.hash))) {
+    await asOwner((db) => db.execute(recordFailure(attempt)));
     throw ValidationFailed.field('current_password', 'is incorrect');
+  }
   const [user] = await ctx.db
     .update(users)
     .set({
