@@ -72,8 +72,9 @@ voiceRoutes.openapi(
     tags,
     summary: 'Buy a phone number (paid from the calling wallet)',
     description:
-      '`phoneNumber` in E.164 (checked with libphonenumber-js; 422 otherwise), optional `friendlyName` and `type` (default local). In one transaction the number is recorded `pending` and its monthly price debited from the wallet: a wallet that does not cover it is a 402 `insufficient_balance` and nothing is bought; a number the organization already has is a 409 `number_owned`. The provider purchase is queued (answer 202): the number becomes `active`, or `failed` with the price refunded to the wallet when the provider refuses it.',
+      '`phoneNumber` in E.164 (checked with libphonenumber-js; 422 otherwise), optional `friendlyName` and `type` (default local). In one transaction the number is recorded `pending` and its monthly price debited from the wallet: a wallet that does not cover it is a 402 `insufficient_balance` and nothing is bought; a number the organization already has is a 409 `number_owned`. The provider purchase is queued (answer 202): the number becomes `active`, or `failed` with the price refunded to the wallet when the provider refuses it. It spends the organization’s money, so only admins and managers buy numbers, as only they assign them.',
     auth: 'bearer',
+    roles: ['admin', 'manager'],
     request: { body: jsonBody(PurchaseNumberBody) },
     responses: {
       202: envelope(PhoneNumberSchema, 'Number paid; the purchase is queued'),
