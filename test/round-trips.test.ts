@@ -388,6 +388,40 @@ describe('statements per request (connection start-up not included)', () => {
       expect(ownStatements.length, statements.join('\n---\n')).toBeLessThanOrEqual(8);
     });
   });
+  describe('lead notes and follow-ups (sales activity: the feed entry and last_activity_at in one statement)', () => {
+    const counted = async (method: 'POST' | 'DELETE', path: string, body?: Record<string, unknown>) => {
+      const { response, statements } = await statementsOf(() => call(method, path, { token: org.token, body }));
+      expect(response.status, response.text).toBe(method === 'POST' && path.endsWith('/add') ? 201 : 200);
+      return statements;
+    };
+    const touchesWithFeed = (statements: string[]) =>
+      statements.filter((text) => /update "leads" set last_activity_at[\s\S]*insert into "feed_entries"/.test(text));
+
+    for (const [kind, path, addBody, updateBody] of [
+      ['note', '/api/lead/note', { title: 'Call', note: 'Called' }, { note: 'Called back' }],
+      ['follow-up', '/api/lead/follow-up', { follow_up_date: '2027-03-01T09:30:00Z', notes: 'Call' }, { status: 2 }],
+    ] as const) {
+      it(`POST ${path}/add sends at most 5: scope, BEGIN, the insert that checks the lead, the touch with the feed entry, COMMIT`, async () => {
+        const statements = await counted('POST', `${path}/add`, { lead_id: leadId, ...addBody });
+        expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(5);
+        expect(touchesWithFeed(statements), `${kind}\n${statements.join('\n---\n')}`).toHaveLength(1);
+      });
+
+      it(`POST ${path}/update/:id sends at most 6: scope, BEGIN, the ${kind} before, the update, the touch with the feed entry, COMMIT`, async () => {
+        const added = await call('POST', `${path}/add`, { token: org.token, body: { lead_id: leadId, ...addBody } });
+        const statements = await counted('POST', `${path}/update/${added.body.data.id}`, updateBody);
+        expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(6);
+        expect(touchesWithFeed(statements), `${kind}\n${statements.join('\n---\n')}`).toHaveLength(1);
+      });
+
+      it(`DELETE ${path}/delete/:id sends at most 5: scope, BEGIN, the delete that checks the lead and returns the ${kind}, the feed entry, COMMIT`, async () => {
+        const added = await call('POST', `${path}/add`, { token: org.token, body: { lead_id: leadId, ...addBody } });
+        const statements = await counted('DELETE', `${path}/delete/${added.body.data.id}`);
+        expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(5);
+      });
+    }
+  });
+
   describe('credits', () => {
     it('GET /api/credits sends at most 2: the scope, then the balance and the month’s use in one', async () => {
       const { response, statements } = await statementsOf(() => call('GET', '/api/credits', { token: org.token }));

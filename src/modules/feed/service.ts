@@ -43,27 +43,30 @@ export function feedEntriesFrom(ctx: FeedActor, rows: FeedRows): SQL {
     from ${rows.from}`;
 }
 
-/** Entries known in TypeScript, in one statement (through `feedEntriesFrom`). */
-export async function recordFeed(
-  ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId' | 'apiKeyId'>,
-  entries: FeedEntryInput[],
-): Promise<void> {
-  if (entries.length === 0) return;
+/** Entries known in TypeScript as one `feedEntriesFrom` statement, to run alone or after a data-modifying CTE. */
+export function feedEntriesOf(ctx: FeedActor, entries: FeedEntryInput[]): SQL {
   const rows = entries.map((entry) => ({
     model_type: entry.modelType,
     model_id: entry.modelId,
     action: entry.action,
     changes: entry.changes ?? {},
   }));
-  await ctx.db.execute(
-    feedEntriesFrom(ctx, {
-      from: sql`jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as e(model_type text, model_id bigint, action text, changes jsonb)`,
-      modelType: sql`e.model_type`,
-      modelId: sql`e.model_id`,
-      action: sql`e.action`,
-      changes: sql`e.changes`,
-    }),
-  );
+  return feedEntriesFrom(ctx, {
+    from: sql`jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as e(model_type text, model_id bigint, action text, changes jsonb)`,
+    modelType: sql`e.model_type`,
+    modelId: sql`e.model_id`,
+    action: sql`e.action`,
+    changes: sql`e.changes`,
+  });
+}
+
+/** Entries known in TypeScript, in one statement (through `feedEntriesFrom`). */
+export async function recordFeed(
+  ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId' | 'apiKeyId'>,
+  entries: FeedEntryInput[],
+): Promise<void> {
+  if (entries.length === 0) return;
+  await ctx.db.execute(feedEntriesOf(ctx, entries));
 }
 
 /** Field-by-field differences between two snapshots (wire names), for `changes`. */

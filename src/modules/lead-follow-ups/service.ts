@@ -4,14 +4,14 @@
  * deleted lead, is a 404, and so are its follow-ups.
  */
 import type { z } from '@hono/zod-openapi';
-import { and, eq, gte, ilike, inArray, isNull, lt, lte, sql } from 'drizzle-orm';
+import { and, eq, exists, gte, ilike, inArray, isNull, lt, lte, sql } from 'drizzle-orm';
 import { leadFollowUps, leads } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { BadRequest, NotFound } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import { diffFields, recordFeed } from '../feed';
-import { requireLead, touchLeadActivity } from '../leads';
+import { recordLeadActivity, requireLead } from '../leads';
 import {
   FOLLOW_UP_STATUSES,
   isDateOnly,
@@ -76,21 +76,38 @@ async function findFollowUp(ctx: TenantContext, id: number): Promise<FollowUpRow
 }
 
 export async function addFollowUp(ctx: TenantContext, input: AddFollowUpInput) {
-  await requireLead(ctx, input.lead_id);
-  const [row] = await ctx.db
-    .insert(leadFollowUps)
-    .values({
-      organizationId: ctx.orgId,
-      leadId: input.lead_id,
-      followUpDate: input.follow_up_date,
-      notes: input.notes ?? null,
-      status: input.status,
-      createdBy: ctx.userId,
-    })
-    .returning(followUpFields);
+  // The lead's check is the insert's own: no row is inserted (and none comes back) for a lead that
+  // is not a live lead of the organization.
+  const result = await ctx.db.execute<{
+    id: string | number;
+    lead_id: string | number;
+    follow_up_date: string | Date;
+    notes: string | null;
+    status: string | number;
+    created_by: string | number | null;
+    created_at: string | Date;
+    updated_at: string | Date;
+  }>(sql`
+    insert into ${leadFollowUps} (organization_id, lead_id, follow_up_date, notes, status, created_by)
+    select ${ctx.orgId}::bigint, ${leads.id}, ${input.follow_up_date.toISOString()}::timestamptz, ${input.notes ?? null}::text,
+      ${input.status}::smallint, ${ctx.userId}::bigint
+    from ${leads}
+    where ${tenantWhere(ctx, leads, eq(leads.id, input.lead_id), isNull(leads.deletedAt))}
+    returning id, lead_id, follow_up_date, notes, status, created_by, created_at, updated_at`);
+  const inserted = result.rows[0];
+  if (!inserted) throw new NotFound('Lead', input.lead_id);
+  const row: FollowUpRow = {
+    id: Number(inserted.id),
+    leadId: Number(inserted.lead_id),
+    followUpDate: new Date(inserted.follow_up_date),
+    notes: inserted.notes,
+    status: Number(inserted.status),
+    createdBy: inserted.created_by === null ? null : Number(inserted.created_by),
+    createdAt: new Date(inserted.created_at),
+    updatedAt: new Date(inserted.updated_at),
+  };
   const changes = diffFields({}, { follow_up_id: row.id, ...auditable(row) });
-  await recordFeed(ctx, [{ modelType: 'lead', modelId: row.leadId, action: 'follow_up_added', changes }]);
-  await touchLeadActivity(ctx, [row.leadId]);
+  await recordLeadActivity(ctx, [{ modelId: row.leadId, action: 'follow_up_added', changes }]);
   return presentFollowUp(row);
 }
 
@@ -108,16 +125,31 @@ export async function updateFollowUp(ctx: TenantContext, id: number, input: Upda
     .returning(followUpFields);
   const changes = diffFields(auditable(before), auditable(row));
   const action = 'status' in changes ? 'follow_up_status_changed' : 'follow_up_updated';
-  await recordFeed(ctx, [
-    { modelType: 'lead', modelId: row.leadId, action, changes: { follow_up_id: { from: id, to: id }, ...changes } },
+  await recordLeadActivity(ctx, [
+    { modelId: row.leadId, action, changes: { follow_up_id: { from: id, to: id }, ...changes } },
   ]);
-  await touchLeadActivity(ctx, [row.leadId]);
   return presentFollowUp(row);
 }
 
 export async function deleteFollowUp(ctx: TenantContext, id: number) {
-  const followUp = await findFollowUp(ctx, id);
-  await ctx.db.delete(leadFollowUps).where(tenantWhere(ctx, leadFollowUps, eq(leadFollowUps.id, id)));
+  // The delete is its own check: a follow-up of another organization, or of a deleted lead, deletes nothing.
+  const [followUp] = await ctx.db
+    .delete(leadFollowUps)
+    .where(
+      tenantWhere(
+        ctx,
+        leadFollowUps,
+        eq(leadFollowUps.id, id),
+        exists(
+          ctx.db
+            .select({ id: leads.id })
+            .from(leads)
+            .where(and(eq(leads.id, leadFollowUps.leadId), isNull(leads.deletedAt))),
+        ),
+      ),
+    )
+    .returning(followUpFields);
+  if (!followUp) throw new NotFound('Follow-up', id);
   const removed = { follow_up_id: id, ...auditable(followUp) };
   const changes = Object.fromEntries(
     Object.entries(removed).map(([field, value]) => [field, { from: value, to: null }]),

@@ -4,14 +4,14 @@
  * lead, is a 404, and so are its notes.
  */
 import type { z } from '@hono/zod-openapi';
-import { and, eq, ilike, isNull, or, sql } from 'drizzle-orm';
+import { and, eq, exists, ilike, isNull, or, sql } from 'drizzle-orm';
 import { leadNotes, leads } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { NotFound } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import { diffFields, recordFeed } from '../feed';
-import { requireLead, touchLeadActivity } from '../leads';
+import { recordLeadActivity, requireLead } from '../leads';
 import { noteListFilters, type AddNoteInput, type UpdateNoteInput } from './schemas';
 
 type NoteRow = typeof leadNotes.$inferSelect;
@@ -49,27 +49,51 @@ async function findNote(ctx: TenantContext, id: number) {
   return row;
 }
 
+/** A live lead of the organization, as the condition of a write on its notes. */
+function ofLiveLead(ctx: TenantContext) {
+  return exists(
+    ctx.db
+      .select({ id: leads.id })
+      .from(leads)
+      .where(and(eq(leads.id, leadNotes.leadId), isNull(leads.deletedAt))),
+  );
+}
+
 export async function addNote(ctx: TenantContext, input: AddNoteInput) {
-  await requireLead(ctx, input.lead_id);
-  const [row] = await ctx.db
-    .insert(leadNotes)
-    .values({
-      organizationId: ctx.orgId,
-      leadId: input.lead_id,
-      title: input.title,
-      note: input.note ?? null,
-      createdBy: ctx.userId,
-    })
-    .returning(noteFields);
-  await recordFeed(ctx, [
+  // The lead's check is the insert's own: no row is inserted (and none comes back) for a lead that
+  // is not a live lead of the organization.
+  const result = await ctx.db.execute<{
+    id: string | number;
+    lead_id: string | number;
+    title: string;
+    note: string | null;
+    created_by: string | number | null;
+    created_at: string | Date;
+    updated_at: string | Date;
+  }>(sql`
+    insert into ${leadNotes} (organization_id, lead_id, title, note, created_by)
+    select ${ctx.orgId}::bigint, ${leads.id}, ${input.title}::text, ${input.note ?? null}::text, ${ctx.userId}::bigint
+    from ${leads}
+    where ${tenantWhere(ctx, leads, eq(leads.id, input.lead_id), isNull(leads.deletedAt))}
+    returning id, lead_id, title, note, created_by, created_at, updated_at`);
+  const inserted = result.rows[0];
+  if (!inserted) throw new NotFound('Lead', input.lead_id);
+  const row = {
+    id: Number(inserted.id),
+    leadId: Number(inserted.lead_id),
+    title: inserted.title,
+    note: inserted.note,
+    createdBy: inserted.created_by === null ? null : Number(inserted.created_by),
+    createdAt: new Date(inserted.created_at),
+    updatedAt: new Date(inserted.updated_at),
+  };
+  await recordLeadActivity(ctx, [
     {
-      modelType: 'lead',
       modelId: input.lead_id,
       action: 'note_added',
       changes: { note_id: { from: null, to: row.id }, title: { from: null, to: row.title } },
     },
   ]);
-  await touchLeadActivity(ctx, [input.lead_id]);
   return presentNote(row);
 }
 
@@ -85,21 +109,19 @@ export async function updateNote(ctx: TenantContext, id: number, input: UpdateNo
     .where(tenantWhere(ctx, leadNotes, eq(leadNotes.id, id)))
     .returning(noteFields);
   const changes = diffFields({ title: before.title, note: before.note }, { title: row.title, note: row.note });
-  await recordFeed(ctx, [
-    {
-      modelType: 'lead',
-      modelId: row.leadId,
-      action: 'note_updated',
-      changes: { note_id: { from: id, to: id }, ...changes },
-    },
+  await recordLeadActivity(ctx, [
+    { modelId: row.leadId, action: 'note_updated', changes: { note_id: { from: id, to: id }, ...changes } },
   ]);
-  await touchLeadActivity(ctx, [row.leadId]);
   return presentNote(row);
 }
 
 export async function deleteNote(ctx: TenantContext, id: number) {
-  const note = await findNote(ctx, id);
-  await ctx.db.delete(leadNotes).where(tenantWhere(ctx, leadNotes, eq(leadNotes.id, id)));
+  // The delete is its own check: a note of another organization, or of a deleted lead, deletes nothing.
+  const [note] = await ctx.db
+    .delete(leadNotes)
+    .where(tenantWhere(ctx, leadNotes, eq(leadNotes.id, id), ofLiveLead(ctx)))
+    .returning(noteFields);
+  if (!note) throw new NotFound('Note', id);
   await recordFeed(ctx, [
     {
       modelType: 'lead',

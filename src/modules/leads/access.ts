@@ -6,6 +6,7 @@ import { and, eq, inArray, isNull, sql } from 'drizzle-orm';
 import { leads } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { NotFound } from '../../core/errors';
+import { feedEntriesOf, type FeedEntryInput } from '../feed';
 
 export async function requireLead(ctx: Pick<TenantContext, 'db' | 'orgId'>, leadId: number): Promise<{ id: number }> {
   const [lead] = await ctx.db
@@ -23,4 +24,25 @@ export async function touchLeadActivity(ctx: Pick<TenantContext, 'db' | 'orgId'>
     .update(leads)
     .set({ lastActivityAt: sql`now()` })
     .where(tenantWhere(ctx, leads, and(inArray(leads.id, leadIds), isNull(leads.deletedAt))));
+}
+
+/**
+ * Sales activity with its feed entries on the leads, in one statement: the leads' `last_activity_at`
+ * moves forward (as `touchLeadActivity`) in a CTE ahead of the entries' insert, one round trip
+ * instead of two.
+ */
+export async function recordLeadActivity(
+  ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId' | 'apiKeyId'>,
+  entries: Omit<FeedEntryInput, 'modelType'>[],
+): Promise<void> {
+  if (entries.length === 0) return;
+  const leadIds = [...new Set(entries.map((entry) => entry.modelId))];
+  await ctx.db.execute(sql`with touched as (
+      update ${leads} set last_activity_at = now()
+      where ${tenantWhere(ctx, leads, and(inArray(leads.id, leadIds), isNull(leads.deletedAt)))}
+    )
+    ${feedEntriesOf(
+      ctx,
+      entries.map((entry) => ({ ...entry, modelType: 'lead' })),
+    )}`);
 }
