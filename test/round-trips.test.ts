@@ -288,6 +288,40 @@ describe('statements per request (connection start-up not included)', () => {
     expect(moves[0]).toMatch(/"custom_views"[\s\S]*"saved_queries"/);
   });
 
+  it('GET /api/user/my sends at most 2: the scope, the user with its role and its organization’s name in one', async () => {
+    const { response, statements } = await statementsOf(() => call('GET', '/api/user/my', { token: org.token }));
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.data.organization_name).toMatch(/^Round trips/);
+    expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(2);
+  });
+
+  it('POST /api/notification/read sends at most 2: the scope, the update (no BEGIN/COMMIT)', async () => {
+    const { response, statements } = await statementsOf(() =>
+      call('POST', '/api/notification/read', { token: org.token, body: { ids: [1, 2] } }),
+    );
+    expect(response.status, response.text).toBe(200);
+    expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(2);
+  });
+
+  it('DELETE /api/custom-view/delete/:id and /api/dashboards/:id send at most 2: the scope, the delete that checks the caller (no BEGIN/COMMIT)', async () => {
+    const view = await call('POST', '/api/custom-view/add', {
+      token: org.token,
+      body: { module_name: 'lead', view_name: 'Counted', visibility: 'team', filters: { priority: '3' } },
+    });
+    expect(view.status, view.text).toBe(201);
+    const dashboard = await call('POST', '/api/dashboards', {
+      token: org.token,
+      body: { dashboard_id: `counted-${crypto.randomUUID().slice(0, 6)}`, name: 'Counted', scope: 'team' },
+    });
+    expect(dashboard.status, dashboard.text).toBe(201);
+    for (const path of [`/api/custom-view/delete/${view.body.data.id}`, `/api/dashboards/${dashboard.body.data.id}`]) {
+      const { response, statements } = await statementsOf(() => call('DELETE', path, { token: org.token }));
+      expect(response.status, `${path} ${response.text}`).toBe(200);
+      expect(statements.length, `${path}\n${statements.join('\n---\n')}`).toBeLessThanOrEqual(2);
+      expect((await call('DELETE', path, { token: org.token })).status, path).toBe(404);
+    }
+  });
+
   it('a rejected token costs one statement and runs nothing as the tenant', async () => {
     const other = await signupOrganization('Round trips other');
     await call('POST', '/api/auth/logout', { token: other.token });

@@ -69,6 +69,8 @@ customViewRoutes.openapi(
     description:
       'Deletes a saved view. A private view of someone else is a 404; a shared view can be deleted only by its creator or an admin (403 `not_view_owner`).',
     auth: 'bearer',
+    // One delete that stands alone (a refused one only reads after it): no BEGIN/COMMIT.
+    transaction: false,
     request: { params: idParam() },
     responses: { 200: envelope(DeletedId, 'View deleted') },
   }),

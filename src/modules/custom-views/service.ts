@@ -161,7 +161,18 @@ export async function updateView(ctx: TenantContext, id: number, input: UpdateVi
   return presentView(row);
 }
 
+/** Views the caller may change (ownedView's rule as a condition): its own, and for an admin every view it sees. */
+function changeableBy(ctx: TenantContext): SQL {
+  return isAdmin(ctx.actor) ? visibleTo(ctx) : eq(customViews.userId, actingUser(ctx).userId);
+}
+
 export async function deleteView(ctx: TenantContext, id: number): Promise<void> {
+  // The delete is its own check; only when it deletes nothing is the view read, for the 404 or the 403.
+  const [deleted] = await ctx.db
+    .delete(customViews)
+    .where(tenantWhere(ctx, customViews, eq(customViews.id, id), changeableBy(ctx)))
+    .returning({ id: customViews.id });
+  if (deleted) return;
   await ownedView(ctx, id);
-  await ctx.db.delete(customViews).where(tenantWhere(ctx, customViews, eq(customViews.id, id)));
+  throw new NotFound('Custom view', id);
 }

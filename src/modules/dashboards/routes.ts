@@ -123,6 +123,8 @@ dashboardRoutes.openapi(
     summary: 'Delete a dashboard (its owner, or an admin for shared ones)',
     description: `Deletes a dashboard; the saved queries it showed stay. ${visibility} ${ownership}`,
     auth: 'bearer',
+    // One delete that stands alone (a refused one only reads after it): no BEGIN/COMMIT.
+    transaction: false,
     request: { params: idParam() },
     responses: { 200: envelope(DeletedId, 'Dashboard deleted') },
   }),

@@ -11,7 +11,7 @@ import { columnValues } from '../../core/field-table';
 import { containsPattern, defineList } from '../../core/list';
 import { dashboards, savedQueries } from '../../db/schema';
 import { actingUser, isAdmin, isUser, tenantWhere, type TenantContext } from '../../db/tenant';
-import { checkScopeAllowed, type Scope, visibleTo } from '../saved-queries';
+import { changeableBy, checkScopeAllowed, type Scope, visibleTo } from '../saved-queries';
 import {
   type AddDashboardInput,
   dashboardFields,
@@ -190,6 +190,12 @@ export async function updateDashboard(ctx: TenantContext, id: number, input: Upd
 }
 
 export async function deleteDashboard(ctx: TenantContext, id: number): Promise<void> {
+  // The delete is its own check; only when it deletes nothing is the dashboard read, for the 404 or the 403.
+  const [deleted] = await ctx.db
+    .delete(dashboards)
+    .where(tenantWhere(ctx, dashboards, eq(dashboards.id, id), changeableBy(ctx, dashboards)))
+    .returning({ id: dashboards.id });
+  if (deleted) return;
   await ownedDashboard(ctx, id);
-  await ctx.db.delete(dashboards).where(tenantWhere(ctx, dashboards, eq(dashboards.id, id)));
+  throw new NotFound('Dashboard', id);
 }

@@ -37,6 +37,8 @@ notificationRoutes.openapi(
     description:
       "Marks the caller's notifications with the given `ids` read (`ids` is required: 1 to 10 000 ids; an empty or missing list is a 422). Ids of other users' notifications change nothing; `data.updated` counts those marked by this request.",
     auth: 'bearer',
+    // One update that stands alone: no BEGIN/COMMIT around it.
+    transaction: false,
     request: { body: jsonBody(ReadNotificationsBody) },
     responses: { 200: envelope(ReadNotificationsResult, 'Notifications marked read') },
   }),

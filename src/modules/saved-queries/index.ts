@@ -3,7 +3,7 @@
  * Everything else in this folder is private to it (scripts/check-module-imports.mjs refuses deep imports).
  */
 export { SCOPES, WIDGET_TYPES, scope } from './schemas';
-export { checkScopeAllowed, visibleTo } from './visibility';
+export { changeableBy, checkScopeAllowed, visibleTo } from './visibility';
 export type { Scope } from './visibility';
 export { QueryDefinition, type QueryDefinitionValue } from './schemas';
 export { checkQuery } from './compile';

@@ -93,12 +93,20 @@ async function findUser(ctx: TenantContext, id: number): Promise<UserRow> {
 }
 
 export async function getMyProfile(ctx: TenantContext) {
-  const user = await findUser(ctx, actingUser(ctx).userId);
-  const [organization] = await ctx.db
-    .select({ name: organizations.name })
-    .from(organizations)
-    .where(eq(organizations.id, ctx.orgId));
-  return { ...presentUser(user), organization_name: organization?.name ?? '' };
+  const id = actingUser(ctx).userId;
+  // The organization's name comes with the user, in the same statement.
+  const [row] = await ctx.db
+    .select({
+      ...userFields,
+      organizationName: sql<
+        string | null
+      >`(select ${organizations.name} from ${organizations} where ${organizations.id} = ${users.organizationId})`,
+    })
+    .from(users)
+    .innerJoin(roles, eq(roles.id, users.roleId))
+    .where(tenantWhere(ctx, users, eq(users.id, id), liveUser));
+  if (!row) throw new NotFound('User', id);
+  return { ...presentUser(row), organization_name: row.organizationName ?? '' };
 }
 
 export function userSearch(term: string): SQL {
