@@ -295,6 +295,28 @@ describe('statements per request (connection start-up not included)', () => {
     expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(2);
   });
 
+  it('POST /api/user/update/:id sends at most 5: scope, BEGIN, the user before, the update returning the user with its role, COMMIT', async () => {
+    const added = await call('POST', '/api/user/add', {
+      token: org.token,
+      body: { first_name: 'Rosa', email: uniqueEmail('rep'), phone_no: '+15550104', password: 'password123' },
+    });
+    expect(added.status, added.text).toBe(201);
+    const { response, statements } = await statementsOf(() =>
+      call('POST', `/api/user/update/${added.body.data.id}`, {
+        token: org.token,
+        body: { first_name: 'Rosalind', email: added.body.data.email, phone_no: '+15550105' },
+      }),
+    );
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.data).toMatchObject({
+      id: added.body.data.id,
+      first_name: 'Rosalind',
+      phone_no: '+15550105',
+      role_name: added.body.data.role_name,
+    });
+    expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(5);
+  });
+
   it('POST /api/notification/read sends at most 2: the scope, the update (no BEGIN/COMMIT)', async () => {
     const { response, statements } = await statementsOf(() =>
       call('POST', '/api/notification/read', { token: org.token, body: { ids: [1, 2] } }),

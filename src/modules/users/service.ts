@@ -202,7 +202,7 @@ export async function updateUser(ctx: TenantContext, id: number, input: z.infer<
   if (self && input.state_id === 0) throw new Forbidden('You cannot deactivate yourself', 'cannot_deactivate_self');
   if (input.role_id !== undefined) await requireRole(ctx, input.role_id);
   if (input.role_id !== undefined || input.state_id !== undefined) await assertAnAdminRemains(ctx, id, input);
-  await claimEmail(() =>
+  const [after] = await claimEmail(() =>
     ctx.db
       .update(users)
       .set({
@@ -228,11 +228,16 @@ export async function updateUser(ctx: TenantContext, id: number, input: z.infer<
         or ${users.stateId} is distinct from ${input.state_id ?? null}::smallint and ${input.state_id ?? null}::smallint is not null then 1 else 0 end`,
         updatedAt: sql`now()`,
       })
-      .where(tenantWhere(ctx, users, eq(users.id, id))),
+      .where(tenantWhere(ctx, users, eq(users.id, id)))
+      // The user as it is now, with its (possibly new) role's name: no second read.
+      .returning({
+        ...userFields,
+        roleName: sql<string>`(select ${roles.name} from ${roles} where ${roles.id} = ${users.roleId})`,
+      }),
   );
   // Name, title and every booking setting show on the public page: its cached reads move on.
   await invalidateBookingCache(ctx, [before.bookingSlug, input.booking_slug]);
-  return presentUser(await findUser(ctx, id));
+  return presentUser(after);
 }
 
 /**
