@@ -344,6 +344,46 @@ describe('statements per request (connection start-up not included)', () => {
     }
   });
 
+  it('the one-statement deletes send at most 2: the scope, the delete (no BEGIN/COMMIT)', async () => {
+    const lead = await call('POST', '/api/lead/add', {
+      token: org.token,
+      body: { first_name: 'Doomed', last_name: 'Lead', email: uniqueEmail('lead') },
+    });
+    const company = await call('POST', '/api/company/add', {
+      token: org.token,
+      body: { company_name: `Doomed ${crypto.randomUUID().slice(0, 6)}` },
+    });
+    expect(company.status, company.text).toBe(201);
+    const contacts = [];
+    for (const name of ['Doomed One', 'Doomed Two']) {
+      const contact = await call('POST', '/api/contact/add', {
+        token: org.token,
+        body: { name, email: uniqueEmail('contact'), company_id: company.body.data.id },
+      });
+      expect(contact.status, contact.text).toBe(201);
+      contacts.push(contact.body.data.id as number);
+    }
+    const user = await call('POST', '/api/user/add', {
+      token: org.token,
+      body: { first_name: 'Doomed', email: uniqueEmail('rep'), phone_no: '+15550106', password: 'password123' },
+    });
+    expect(user.status, user.text).toBe(201);
+    const deletes: [string, string, Record<string, unknown> | undefined][] = [
+      ['DELETE', '/api/lead/delete', { ids: [lead.body.data.id] }],
+      ['DELETE', `/api/contact/delete/${contacts[0]}`, undefined],
+      ['DELETE', '/api/contact/delete', { ids: [contacts[1]] }],
+      ['POST', '/api/user/delete', { user_id: user.body.data.id }],
+    ];
+    for (const [method, path, body] of deletes) {
+      const { response, statements } = await statementsOf(() =>
+        call(method as 'DELETE' | 'POST', path, { token: org.token, body }),
+      );
+      expect(response.status, `${path} ${response.text}`).toBe(200);
+      expect(response.body.data.deleted ?? 1, path).toBe(1);
+      expect(statements.length, `${path}\n${statements.join('\n---\n')}`).toBeLessThanOrEqual(2);
+    }
+  });
+
   it('a rejected token costs one statement and runs nothing as the tenant', async () => {
     const other = await signupOrganization('Round trips other');
     await call('POST', '/api/auth/logout', { token: other.token });

@@ -151,6 +151,8 @@ contactRoutes.openapi(
     summary: 'Soft-delete one contact',
     description: 'Soft-deletes a contact: it leaves lists and views, and its email becomes free again.',
     auth: 'bearer',
+    // One statement that stands alone: no BEGIN/COMMIT around it.
+    transaction: false,
     request: { params: idParam() },
     responses: { 200: envelope(DeletedId, 'Contact deleted') },
   }),
@@ -167,6 +169,8 @@ contactRoutes.openapi(
     description:
       'Soft-deletes contacts in one statement: explicit `ids` (unknown, deleted and other organizations’ ids change nothing), or `select_all: true` with optional `filters` (the list filters). `data.deleted` counts the contacts this request deleted.',
     auth: 'bearer',
+    // One statement that stands alone: no BEGIN/COMMIT around it.
+    transaction: false,
     request: { body: jsonBody(DeleteContactsBody) },
     responses: { 200: envelope(DeletedCount, 'Contacts deleted') },
   }),

@@ -140,6 +140,8 @@ leadRoutes.openapi(
     description:
       "Soft-deletes leads by id: they disappear from lists, views and search, and their email becomes free again. Unknown ids, already deleted ones and other organizations' ids change nothing; `data.deleted` counts the leads deleted by this request.",
     auth: 'bearer',
+    // One statement that stands alone: no BEGIN/COMMIT around it.
+    transaction: false,
     request: { body: jsonBody(DeleteLeadsBody) },
     responses: {
       200: envelope(
