@@ -363,6 +363,15 @@ describe('statements per request (connection start-up not included)', () => {
       expect(contact.status, contact.text).toBe(201);
       contacts.push(contact.body.data.id as number);
     }
+    const doomedCompanies = [];
+    for (const prefix of ['Doomed A', 'Doomed B']) {
+      const added = await call('POST', '/api/company/add', {
+        token: org.token,
+        body: { company_name: `${prefix} ${crypto.randomUUID().slice(0, 6)}` },
+      });
+      expect(added.status, added.text).toBe(201);
+      doomedCompanies.push(added.body.data.id as number);
+    }
     const user = await call('POST', '/api/user/add', {
       token: org.token,
       body: { first_name: 'Doomed', email: uniqueEmail('rep'), phone_no: '+15550106', password: 'password123' },
@@ -373,6 +382,8 @@ describe('statements per request (connection start-up not included)', () => {
       ['DELETE', `/api/contact/delete/${contacts[0]}`, undefined],
       ['DELETE', '/api/contact/delete', { ids: [contacts[1]] }],
       ['POST', '/api/user/delete', { user_id: user.body.data.id }],
+      ['DELETE', `/api/company/delete/${doomedCompanies[0]}`, undefined],
+      ['DELETE', '/api/company/delete', { ids: [doomedCompanies[1]] }],
     ];
     for (const [method, path, body] of deletes) {
       const { response, statements } = await statementsOf(() =>

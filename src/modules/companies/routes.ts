@@ -230,6 +230,8 @@ companyRoutes.openapi(
     description:
       'Soft-deletes a company: it leaves lists, views and stats, and its name becomes free again. Its contacts and leads are not changed (they keep their company_id and company name). A company with open deals (deals of its linked leads whose outcome is open) is refused with 409 `company_has_open_deals` unless `force=true`; its deals are never changed.',
     auth: 'bearer',
+    // One statement that stands alone (a refused delete writes nothing): no BEGIN/COMMIT around it.
+    transaction: false,
     request: { params: idParam(), query: DeleteCompanyQuery },
     responses: { 200: envelope(DeletedId, 'Company deleted'), 409: companyHasOpenDeals },
   }),
@@ -251,6 +253,8 @@ companyRoutes.openapi(
     description:
       'Soft-deletes companies in one statement: explicit `ids` (unknown, deleted and other organizations’ ids change nothing), or `select_all: true` with optional `filters` (the list filters). Contacts and leads keep their link and history. `data.deleted` counts the companies this request deleted. When any targeted company has open deals the request is refused whole with 409 `company_has_open_deals` (`error.details.company_ids`) unless `force: true`.',
     auth: 'bearer',
+    // One statement that stands alone (a refused delete writes nothing): no BEGIN/COMMIT around it.
+    transaction: false,
     request: { body: jsonBody(DeleteCompaniesBody) },
     responses: { 200: envelope(DeletedCount, 'Companies deleted'), 409: companyHasOpenDeals },
   }),
