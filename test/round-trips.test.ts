@@ -395,6 +395,26 @@ describe('statements per request (connection start-up not included)', () => {
     }
   });
 
+  it('POST /api/pipelines/add and PUT /api/pipelines/update/:id (fields) send at most 5: scope, BEGIN, the write, the pipeline with its stages in one read, COMMIT', async () => {
+    const added = await statementsOf(() =>
+      call('POST', '/api/pipelines/add', {
+        token: org.token,
+        body: { name: `Counted ${crypto.randomUUID().slice(0, 6)}`, stages: [{ name: 'First' }, { name: 'Second' }] },
+      }),
+    );
+    expect(added.response.status, added.response.text).toBe(201);
+    expect(added.statements.length, added.statements.join('\n---\n')).toBeLessThanOrEqual(5);
+    const stageNames = (added.response.body.data.stages as { name: string }[]).map((stage) => stage.name);
+    expect(stageNames.slice(0, 2)).toEqual(['First', 'Second']);
+    const name = `Renamed ${crypto.randomUUID().slice(0, 6)}`;
+    const updated = await statementsOf(() =>
+      call('PUT', `/api/pipelines/update/${added.response.body.data.id}`, { token: org.token, body: { name } }),
+    );
+    expect(updated.response.status, updated.response.text).toBe(200);
+    expect(updated.response.body.data).toMatchObject({ name, stages: added.response.body.data.stages });
+    expect(updated.statements.length, updated.statements.join('\n---\n')).toBeLessThanOrEqual(5);
+  });
+
   it('a rejected token costs one statement and runs nothing as the tenant', async () => {
     const other = await signupOrganization('Round trips other');
     await call('POST', '/api/auth/logout', { token: other.token });
