@@ -218,6 +218,10 @@ describe('exports', () => {
         { export_type: 'companies', filters: { start_date: '2026-03-02', end_date: '2026-03-01' } },
         'filters.start_date',
       ],
+      [
+        { export_type: 'clients', filters: { created_from: '2026-03-02', created_to: '2026-03-01' } },
+        'filters.created_from',
+      ],
     ] as const) {
       const response = await call('POST', '/api/exports/create', { token: owner.token, body });
       expectFailure(response, 422, 'validation_error');

@@ -81,6 +81,23 @@ describe('POST /api/lead/status-change', () => {
     expect((await view(inCity[2])).status).toBe(1);
   });
 
+  it('with select_all refuses filters whose range ends before it starts (422 naming it), changing nothing', async () => {
+    const mine = await addLead();
+    const before = await view(mine);
+    for (const [filters, field] of [
+      [{ created_from: '2026-03-02', created_to: '2026-03-01' }, 'filters.created_from'],
+      [{ start_date: '2026-03-02', end_date: '2026-03-01' }, 'filters.start_date'],
+    ] as const) {
+      const response = await call('POST', '/api/lead/status-change', {
+        token: org.token,
+        body: { select_all: true, filters, status: 5 },
+      });
+      expectFailure(response, 422, 'validation_error');
+      expect(response.body.error.code).toBe(field);
+    }
+    expect(await view(mine)).toEqual(before);
+  });
+
   it('with select_all and no filters touches every lead of the caller’s organization and none of another’s', async () => {
     const foreign = await addLead({ city: 'Elsewhere' }, other);
     const foreignBefore = await view(foreign, other);

@@ -80,13 +80,38 @@ export function dateRange(column: SQLWrapper, params: { start_date?: string; end
   return parts.length ? and(...parts) : undefined;
 }
 
+/** The day ranges a list filter may hold: each pair's first day must not be after its last. */
+const DAY_RANGES = [
+  ['start_date', 'end_date'],
+  ['created_from', 'created_to'],
+] as const;
+
+/** The first day range of `values` that ends before it starts (days compare as YYYY-MM-DD text). */
+export function invertedDayRange(values: Record<string, unknown>): { field: string; message: string } | undefined {
+  for (const [from, to] of DAY_RANGES) {
+    const first = values[from];
+    const last = values[to];
+    if (typeof first === 'string' && typeof last === 'string' && first > last)
+      return { field: from, message: `must not be after ${to}` };
+  }
+  return undefined;
+}
+
 /**
- * 400 `start_date` for a range that ends before it starts: it matches nothing, so a list (or
- * the statistics of one) says so rather than answer an empty page, as the analytics do.
+ * 400 naming `start_date` (or `created_from`) for a range that ends before it starts: it matches
+ * nothing, so a list (or the statistics of one) says so rather than answer an empty page, as the
+ * analytics do. Filter objects in bodies (saved views, bulk actions, exports, saved queries) refuse
+ * the same ranges with a 422 (`refineDayRanges`).
  */
-export function checkDateRange(params: { start_date?: string; end_date?: string }): void {
-  if (params.start_date && params.end_date && params.start_date > params.end_date)
-    throw new BadRequest('start_date: must not be after end_date', 'start_date');
+export function checkDateRange(params: object): void {
+  const inverted = invertedDayRange(params as Record<string, unknown>);
+  if (inverted) throw new BadRequest(`${inverted.field}: ${inverted.message}`, inverted.field);
+}
+
+/** The same rule inside a zod schema: an issue at `path` + the range's first field. */
+export function refineDayRanges(values: object, ctx: z.RefinementCtx, path: (string | number)[] = []): void {
+  const inverted = invertedDayRange(values as Record<string, unknown>);
+  if (inverted) ctx.addIssue({ code: 'custom', path: [...path, inverted.field], message: inverted.message });
 }
 
 /** An ILIKE pattern matching `term` anywhere, with LIKE wildcards in the term escaped. */

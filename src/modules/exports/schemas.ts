@@ -4,6 +4,7 @@
  * as sent so the consumer applies exactly the same filters.
  */
 import { z } from '@hono/zod-openapi';
+import { refineDayRanges } from '../../core/list';
 import { jsonObject, timestamp } from '../../core/schemas';
 import { JOB_STATUSES } from '../../jobs/job-status';
 import { EXPORT_TYPES, filterSchemaFor } from './sources';
@@ -32,9 +33,7 @@ export const CreateExportBody = z
     const result = filterSchemaFor(body.export_type).safeParse(body.filters);
     if (result.success) {
       // The list's own range rule (core/list.ts): an inverted range would export an empty file.
-      const { start_date: start, end_date: end } = result.data as { start_date?: string; end_date?: string };
-      if (start && end && start > end)
-        ctx.addIssue({ code: 'custom', path: ['filters', 'start_date'], message: 'must not be after end_date' });
+      refineDayRanges(result.data, ctx, ['filters']);
       return;
     }
     for (const issue of result.error.issues)

@@ -8,7 +8,7 @@
 import { z } from '@hono/zod-openapi';
 import { and, eq, gte, inArray, isNull, lte, sql, type SQL } from 'drizzle-orm';
 import type { PgColumn } from 'drizzle-orm/pg-core';
-import { containsPattern, dateRange, listParamsShape } from '../../core/list';
+import { containsPattern, dateRange, listParamsShape, refineDayRanges } from '../../core/list';
 import { leads, leadSearchScope, leadTags } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import { booleanFlag, dateInput, idList, parseIdList } from '../../core/schemas';
@@ -83,6 +83,8 @@ export const leadFilterShape = {
 export const leadFiltersObject = z
   .object(leadFilterShape)
   .strict()
+  // As on the list (400 there): a range that ends before it starts would select nothing.
+  .superRefine((filters, ctx) => refineDayRanges(filters, ctx))
   .openapi('LeadFilters', {
     description:
       'Lead filters, the same as the query parameters of GET /api/lead/list; all given filters must match (AND). Unknown keys are refused',
