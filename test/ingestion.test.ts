@@ -3,9 +3,20 @@
  * rules, dedupe by email and normalised profile URL, duplicate and merge, the race between two
  * identical submissions, Idempotency-Key, key refusals, and the statement budget on a warm key.
  */
+import { env } from 'cloudflare:workers';
+import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { withOwnDatabase } from '../src/db/client';
+import { isUniqueViolation } from '../src/db/errors';
+import { readConfig } from '../src/env';
 import { call, expectFailure, type SignedUp, signupOrganization, uniqueEmail } from './helpers/api';
 import { statementsOf } from './helpers/statements';
+
+const migrations = import.meta.glob<string>('../drizzle/0082_active_tag_names.sql', {
+  query: '?raw',
+  import: 'default',
+  eager: true,
+});
 
 async function newKey(owner: SignedUp, body: Record<string, unknown> = {}): Promise<{ key: string; id: number }> {
   const response = await call('POST', '/api/api-keys/add', { token: owner.token, body: { name: 'site', ...body } });
@@ -94,6 +105,40 @@ describe('POST /api/v1/lead', () => {
     const tagsOf = (view: (typeof views)[number]) => view.body.data.tags.map((tag: { name: string }) => tag.name);
     expect(tagsOf(views[0])).toEqual([name]);
     expect(views[1].body.data.tags).toEqual(views[0].body.data.tags);
+  });
+
+  // On PostgreSQL (TEST_DATABASE_URL), before the partial unique index on active tag names (migration
+  // 0082) and the insert's ON CONFLICT, each statement's snapshot missed the others' uncommitted
+  // inserts: ten first uses of one name created 3 to 5 tags. PGlite runs one statement at a time.
+  it('ten concurrent first uses of one new tag name create one active tag, and every lead has it', async () => {
+    const who = await signupOrganization('Ingest tag race');
+    const key = (await newKey(who)).key;
+    // A warm key: the ten go straight to the tag statement, as a busy form's submissions do.
+    expect((await ingest(key, { email: uniqueEmail('tag-race-warm') })).status).toBe(201);
+    const name = `new-${crypto.randomUUID().slice(0, 8)}`;
+    const responses = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        ingest(key, { email: uniqueEmail('tag-race'), tags: [i % 2 ? name.toUpperCase() : name] }),
+      ),
+    );
+    expect(
+      responses.map((r) => r.status),
+      responses.map((r) => r.text).join('\n'),
+    ).toEqual(Array(10).fill(201));
+    const listed = await call('GET', '/api/custom-lookups/list', {
+      token: who.token,
+      query: { module_name: 'lead', type: 'tags', limit: 100 },
+    });
+    expect(listed.status).toBe(200);
+    const named = (listed.body.data as { id: number; name: string; is_active: boolean }[]).filter(
+      (tag) => tag.name.toLowerCase() === name,
+    );
+    expect(named).toHaveLength(1);
+    expect(named[0].is_active).toBe(true);
+    const views = await Promise.all(
+      responses.map((r) => call('GET', `/api/lead/view/${r.body.data.id}`, { token: who.token })),
+    );
+    for (const view of views) expect(view.body.data.tags.map((tag: { id: number }) => tag.id)).toEqual([named[0].id]);
   });
 
   it('answers 409 duplicate_lead with the existing id for the same email in any case', async () => {
@@ -358,5 +403,89 @@ describe('GET /api/v1/lead/lead-list', () => {
     const bad = await call('GET', '/api/v1/lead/lead-list', { apiKey, query: { order_by: 'password' } });
     expectFailure(bad, 400, 'bad_request');
     expectFailure(await call('GET', '/api/v1/lead/lead-list'), 401, 'unauthorized');
+  });
+});
+
+describe('migration 0082: one active tag per name', () => {
+  it('merges the active tags of one name into the lowest id, moves their leads to it, and then refuses another', async () => {
+    const who = await signupOrganization('Tag merge');
+    const key = (await newKey(who)).key;
+    const name = `merge-${crypto.randomUUID().slice(0, 8)}`;
+    const first = await ingest(key, { email: uniqueEmail('merge'), tags: [name] });
+    expect(first.status, first.text).toBe(201);
+    const others = await Promise.all([
+      ingest(key, { email: uniqueEmail('merge') }),
+      ingest(key, { email: uniqueEmail('merge') }),
+    ]);
+    const [one, two, three] = [first, ...others].map((r) => r.body.data.id as number);
+    const view = await call('GET', `/api/lead/view/${one}`, { token: who.token });
+    const kept = view.body.data.tags[0].id as number;
+    const [statements] = Object.values(migrations).map((text) => text.split('--> statement-breakpoint'));
+    expect(statements).toHaveLength(2);
+    const org = who.orgId;
+    const rolledBack = new Error('rolled back');
+    let seen:
+      | { tags: { id: number; active: boolean }[]; links: { lead: number; tag: number }[]; refused: unknown }
+      | undefined;
+    // The table's owner, in a transaction rolled back after: the index comes off so the duplicates a
+    // race left before it can be made, and the migration runs again over them.
+    await withOwnDatabase(readConfig(env), (db) =>
+      db.transaction(async (tx) => {
+        await tx.execute(sql`drop index lookups_organization_active_tag_name_key`);
+        const made = await tx.execute<{ id: string }>(sql`
+          insert into lookups (organization_id, module_name, type, name, is_active)
+          values (${org}, 'lead', 'tags', ${name.toUpperCase()}, true), (${org}, 'lead', 'tags', ${name}, true),
+            (${org}, 'lead', 'tags', ${name}, false)
+          returning id`);
+        const [b, c, inactive] = made.rows.map((row) => Number(row.id));
+        // One holds the kept tag and a duplicate, two a duplicate, three both duplicates.
+        await tx.execute(sql`
+          insert into lead_tags (organization_id, lead_id, tag_id)
+          values (${org}, ${one}, ${b}), (${org}, ${two}, ${c}), (${org}, ${three}, ${b}), (${org}, ${three}, ${c}),
+            (${org}, ${two}, ${inactive})`);
+        for (const statement of statements) await tx.execute(sql.raw(statement));
+        const tags = await tx.execute<{ id: string; active: boolean }>(sql`
+          select id, is_active as active from lookups
+          where organization_id = ${org} and type = 'tags' and lower(name) = ${name} order by id`);
+        const links = await tx.execute<{ lead: string; tag: string }>(sql`
+          select lead_id as lead, tag_id as tag from lead_tags where organization_id = ${org} order by lead_id, tag_id`);
+        let refused: unknown;
+        await tx
+          .transaction((savepoint) =>
+            savepoint.execute(
+              sql`insert into lookups (organization_id, module_name, type, name) values (${org}, 'lead', 'tags', ${name.toUpperCase()})`,
+            ),
+          )
+          .catch((error: unknown) => {
+            refused = error;
+          });
+        seen = {
+          tags: tags.rows.map((row) => ({ id: Number(row.id), active: row.active })),
+          links: links.rows.map((row) => ({ lead: Number(row.lead), tag: Number(row.tag) })),
+          refused,
+        };
+        throw rolledBack;
+      }),
+    ).catch((error: unknown) => {
+      if (error !== rolledBack) throw error;
+    });
+    expect(seen?.tags).toEqual([
+      { id: kept, active: true },
+      { id: expect.any(Number), active: false },
+      { id: expect.any(Number), active: false },
+      { id: expect.any(Number), active: false },
+    ]);
+    const inactive = seen?.tags[3].id;
+    const byLeadAndTag = (a: { lead: number; tag: number }, b: { lead: number; tag: number }) =>
+      a.lead - b.lead || a.tag - b.tag;
+    expect(seen?.links).toEqual(
+      [
+        { lead: one, tag: kept },
+        { lead: two, tag: kept },
+        { lead: two, tag: inactive as number },
+        { lead: three, tag: kept },
+      ].sort(byLeadAndTag),
+    );
+    expect(isUniqueViolation(seen?.refused, 'lookups_organization_active_tag_name_key')).toBe(true);
   });
 });

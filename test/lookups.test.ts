@@ -307,6 +307,47 @@ describe('POST /api/custom-lookups/update/{id}', () => {
     );
   });
 
+  it('answers 409 duplicate_lookup naming the active tag when a tag made active again has its name (ingestion created it meanwhile)', async () => {
+    const who = await signupOrganization('Tag reactivation');
+    const name = `Back ${crypto.randomUUID().slice(0, 6)}`;
+    const old = await call('POST', '/api/custom-lookups/add', {
+      token: who.token,
+      body: { module_name: 'lead', type: 'tags', name },
+    });
+    expect(old.status, old.text).toBe(201);
+    const off = await call('POST', `/api/custom-lookups/update/${old.body.data.id}`, {
+      token: who.token,
+      body: { is_active: false },
+    });
+    expect(off.status).toBe(200);
+    // Ingestion creates a new tag when only an inactive one has the name.
+    const key = await call('POST', '/api/api-keys/add', { token: who.token, body: { name: 'site' } });
+    const ingested = await call('POST', '/api/v1/lead', {
+      apiKey: key.body.data.key,
+      body: { email: uniqueEmail('reactivate'), tags: [name.toLowerCase()] },
+    });
+    expect(ingested.status, ingested.text).toBe(201);
+    const view = await call('GET', `/api/lead/view/${ingested.body.data.id}`, { token: who.token });
+    const fresh = view.body.data.tags[0].id as number;
+    expect(fresh).not.toBe(old.body.data.id);
+    for (const body of [{ is_active: true }, { is_active: true, name: name.toUpperCase() }]) {
+      const back = await call('POST', `/api/custom-lookups/update/${old.body.data.id}`, { token: who.token, body });
+      expectFailure(back, 409, 'conflict');
+      expect(back.body.error).toMatchObject({ code: 'duplicate_lookup', details: { lookup_id: fresh, field: 'name' } });
+    }
+    const active = (await lookups(who, { type: 'tags', is_active: 'true' })).filter(
+      (tag) => tag.name.toLowerCase() === name.toLowerCase(),
+    );
+    expect(active.map((tag) => tag.id)).toEqual([fresh]);
+    // Renamed away from it, the old tag may come back.
+    const renamed = await call('POST', `/api/custom-lookups/update/${old.body.data.id}`, {
+      token: who.token,
+      body: { is_active: true, name: `${name} (old)` },
+    });
+    expect(renamed.status, renamed.text).toBe(200);
+    expect(renamed.body.data).toMatchObject({ is_active: true, name: `${name} (old)` });
+  });
+
   it('answers 404 for another organization’s lookup', async () => {
     const theirs = (await lookups(other, { type: 'tags' }))[0];
     expectFailure(

@@ -37,6 +37,12 @@ export const lookups = pgTable(
     uniqueIndex('lookups_organization_value_key')
       .on(table.organizationId, table.moduleName, table.type, table.value)
       .where(sql`${table.value} is not null`),
+    // One active tag per name (any case) per organization: ingestion's find-or-create of tag names
+    // (ingestion/service.ts, tagIdsFor) settles concurrent first uses of a name on it (migration
+    // 0082). Inactive tags may share a name: ingestion creates a new tag beside an inactive one.
+    uniqueIndex('lookups_organization_active_tag_name_key')
+      .on(table.organizationId, table.moduleName, table.type, sql`lower(${table.name})`)
+      .where(sql`${table.type} = 'tags' and ${table.isActive}`),
     tenantPolicy('lookups'),
   ],
 );

@@ -33,8 +33,11 @@ export type IngestOutcome =
 
 /**
  * The ids of the organization's active tag lookups with these names (any case), creating the
- * missing ones, in one statement. Two first uses of one new name at the same instant may both
- * create it (tag names carry no unique index); the lead gets one of them either way.
+ * missing ones, in one statement. Active tag names are unique without case (migration 0082,
+ * `lookups_organization_active_tag_name_key`): of concurrent first uses of one new name, the
+ * statement's snapshot sees none of the others' inserts, so each tries to insert it; the first
+ * creates it and the others wait on the index and take the committed row's id (the no-op DO UPDATE
+ * returns it, where DO NOTHING would return no row). A name only an inactive tag has gets a new tag.
  */
 export async function tagIdsFor(ctx: Pick<TenantContext, 'db' | 'orgId'>, names: string[]): Promise<number[]> {
   const unique = [...new Map(names.toReversed().map((name) => [name.toLowerCase(), name])).values()];
@@ -49,6 +52,8 @@ export async function tagIdsFor(ctx: Pick<TenantContext, 'db' | 'orgId'>, names:
     ), created as (
       insert into ${lookups} (organization_id, module_name, type, name)
       select ${ctx.orgId}, ${LEAD_LOOKUP_MODULE}, 'tags', name from wanted where lower(name) not in (select key from found)
+      on conflict (organization_id, module_name, type, lower(name)) where type = 'tags' and is_active
+      do update set name = ${lookups}.name
       returning id
     )
     select id from found union all select id from created`);

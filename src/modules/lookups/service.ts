@@ -154,14 +154,60 @@ async function lockLookupType(ctx: TenantContext, moduleName: string, type: stri
   await lockOrganizationKeys(ctx.db, ctx.orgId, 'lookup', [`${moduleName}:${type}`]);
 }
 
-async function saveUnique<T>(write: () => Promise<T>): Promise<T> {
+/** One active tag per name without case (migration 0082): ingestion's find-or-create settles on it. */
+const ACTIVE_TAG_NAME_KEY = 'lookups_organization_active_tag_name_key';
+
+/** The lookup a write leaves as an active tag of this name (checked against the active tag name index). */
+interface ActiveTag {
+  moduleName: string;
+  name: string;
+  exceptId?: number;
+}
+
+/**
+ * Runs a lookup's write, its unique indexes' refusals answered as the documented 409s. A write
+ * that leaves an active tag (`activeTag`) may meet another active tag of that name that the name
+ * check under the type's lock did not refuse: one ingestion created since (its find-or-create
+ * takes no lock: ingestion/service.ts, tagIdsFor), or one ingestion created beside this tag while
+ * it was inactive, which this write reactivates. That write runs in a savepoint, so that once the
+ * index refuses it the holder can still be read and named: 409 duplicate_lookup, as the check's.
+ */
+async function saveUnique<T>(
+  ctx: TenantContext,
+  write: (db: TenantContext['db']) => Promise<T>,
+  activeTag?: ActiveTag,
+): Promise<T> {
   try {
-    return await write();
+    return await (activeTag ? ctx.db.transaction((savepoint) => write(savepoint)) : write(ctx.db));
   } catch (error) {
     if (isUniqueViolation(error, 'lookups_organization_value_key'))
       throw new Conflict('Another lookup of this type has this value', 'duplicate_value', { field: 'value' });
+    if (activeTag && isUniqueViolation(error, ACTIVE_TAG_NAME_KEY)) await refuseActiveTagName(ctx, activeTag);
     throw error;
   }
+}
+
+async function refuseActiveTagName(ctx: TenantContext, tag: ActiveTag): Promise<void> {
+  const [holder] = await ctx.db
+    .select({ id: lookups.id })
+    .from(lookups)
+    .where(
+      tenantWhere(
+        ctx,
+        lookups,
+        eq(lookups.moduleName, tag.moduleName),
+        eq(lookups.type, 'tags'),
+        eq(lookups.isActive, true),
+        sql`lower(${lookups.name}) = lower(${tag.name})`,
+        tag.exceptId ? ne(lookups.id, tag.exceptId) : undefined,
+      ),
+    )
+    .limit(1);
+  if (holder)
+    throw new Conflict(`A tags lookup named "${tag.name}" already exists`, 'duplicate_lookup', {
+      lookup_id: holder.id,
+      field: 'name',
+    });
 }
 
 export async function addLookup(ctx: TenantContext, body: AddLookupInput) {
@@ -192,19 +238,23 @@ export async function addLookup(ctx: TenantContext, body: AddLookupInput) {
       .where(tenantWhere(ctx, lookups, eq(lookups.moduleName, input.module_name), eq(lookups.type, input.type)));
     value = next;
   }
-  const [row] = await saveUnique(() =>
-    ctx.db
-      .insert(lookups)
-      .values({
-        organizationId: ctx.orgId,
-        moduleName: input.module_name,
-        type: input.type,
-        name: input.name,
-        value,
-        colorCode: input.color_code ?? null,
-        parentId: input.parent_id ?? null,
-      })
-      .returning(),
+  const activeTag = input.type === 'tags' ? { moduleName: input.module_name, name: input.name } : undefined;
+  const [row] = await saveUnique(
+    ctx,
+    (db) =>
+      db
+        .insert(lookups)
+        .values({
+          organizationId: ctx.orgId,
+          moduleName: input.module_name,
+          type: input.type,
+          name: input.name,
+          value,
+          colorCode: input.color_code ?? null,
+          parentId: input.parent_id ?? null,
+        })
+        .returning(),
+    activeTag,
   );
   return presentLookup(row);
 }
@@ -236,18 +286,27 @@ export async function updateLookup(ctx: TenantContext, id: number, input: Update
       );
     if (n === 0) throw ValidationFailed.field('is_active', 'the organization needs at least one active lead status');
   }
-  const [row] = await saveUnique(() =>
-    ctx.db
-      .update(lookups)
-      .set({
-        name: input.name,
-        value: input.value,
-        colorCode: input.color_code,
-        isActive: input.is_active,
-        updatedAt: sql`now()`,
-      })
-      .where(tenantWhere(ctx, lookups, eq(lookups.id, id)))
-      .returning(),
+  // A rename of an active tag, or a tag made active again, may meet an active tag of its name.
+  const staysActive = input.is_active ?? current.isActive;
+  const activeTag =
+    current.type === 'tags' && staysActive && (input.name !== undefined || !current.isActive)
+      ? { moduleName: current.moduleName, name: input.name ?? current.name, exceptId: id }
+      : undefined;
+  const [row] = await saveUnique(
+    ctx,
+    (db) =>
+      db
+        .update(lookups)
+        .set({
+          name: input.name,
+          value: input.value,
+          colorCode: input.color_code,
+          isActive: input.is_active,
+          updatedAt: sql`now()`,
+        })
+        .where(tenantWhere(ctx, lookups, eq(lookups.id, id)))
+        .returning(),
+    activeTag,
   );
   const type = valued ? (current.type as keyof typeof leadPropertyFor) : undefined;
   if (type && input.value != null && current.value !== null && input.value !== current.value) {
