@@ -62,7 +62,10 @@ describe('POST /api/custom-view/add', () => {
       [{ visibility: 'team', filters: { colour: 'red' } }, 'filters.colour'],
       [{ visibility: 'team', filters: { created_from: '2025-13-01' } }, 'filters.created_from'],
       [{ visibility: 'team', filters: { state_id: 'open' } }, 'filters.state_id'],
-      [{ visibility: 'team', filters: { created_from: '2025-02-01', created_to: '2025-01-31' } }, 'filters.created_from'],
+      [
+        { visibility: 'team', filters: { created_from: '2025-02-01', created_to: '2025-01-31' } },
+        'filters.created_from',
+      ],
       [{ visibility: 'team', filters: { start_date: '2025-02-01', end_date: '2025-01-31' } }, 'filters.start_date'],
       [{ visibility: 'team', columns: ['password'] }, 'columns.0'],
       [{ visibility: 'team', sorting: { order_by: 'password' } }, 'sorting.order_by'],

@@ -372,16 +372,10 @@ describe('statements per request (connection start-up not included)', () => {
       expect(added.status, added.text).toBe(201);
       doomedCompanies.push(added.body.data.id as number);
     }
-    const user = await call('POST', '/api/user/add', {
-      token: org.token,
-      body: { first_name: 'Doomed', email: uniqueEmail('rep'), phone_no: '+15550106', password: 'password123' },
-    });
-    expect(user.status, user.text).toBe(201);
     const deletes: [string, string, Record<string, unknown> | undefined][] = [
       ['DELETE', '/api/lead/delete', { ids: [lead.body.data.id] }],
       ['DELETE', `/api/contact/delete/${contacts[0]}`, undefined],
       ['DELETE', '/api/contact/delete', { ids: [contacts[1]] }],
-      ['POST', '/api/user/delete', { user_id: user.body.data.id }],
       ['DELETE', `/api/company/delete/${doomedCompanies[0]}`, undefined],
       ['DELETE', '/api/company/delete', { ids: [doomedCompanies[1]] }],
     ];
@@ -393,6 +387,21 @@ describe('statements per request (connection start-up not included)', () => {
       expect(response.body.data.deleted ?? 1, path).toBe(1);
       expect(statements.length, `${path}\n${statements.join('\n---\n')}`).toBeLessThanOrEqual(2);
     }
+  });
+
+  it('POST /api/user/delete sends at most 6: scope, BEGIN, the admins lock, the last-admin check, the delete, COMMIT', async () => {
+    const user = await call('POST', '/api/user/add', {
+      token: org.token,
+      body: { first_name: 'Doomed', email: uniqueEmail('rep'), phone_no: '+15550106', password: 'password123' },
+    });
+    expect(user.status, user.text).toBe(201);
+    const { response, statements } = await statementsOf(() =>
+      call('POST', '/api/user/delete', { token: org.token, body: { user_id: user.body.data.id } }),
+    );
+    expect(response.status, response.text).toBe(200);
+    expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(6);
+    // The lock holds until the delete commits: both run inside one transaction.
+    expect(statements.filter((text) => /^\s*(begin|commit)/i.test(text))).toHaveLength(2);
   });
 
   it('POST /api/pipelines/add and PUT /api/pipelines/update/:id (fields) send at most 5: scope, BEGIN, the write, the pipeline with its stages in one read, COMMIT', async () => {

@@ -127,8 +127,7 @@ userRoutes.openapi(
     description:
       'Deletes a user of the organization (soft delete: the user can no longer log in and disappears from lists). You cannot delete yourself (403 `cannot_delete_self`), and the organization always keeps one active admin (409 `last_admin`, when another admin removed you meanwhile).',
     auth: 'bearer',
-    // One statement that stands alone: no BEGIN/COMMIT around it.
-    transaction: false,
+    // In a transaction: the admins lock (assertAnAdminRemains) holds until the delete commits.
     roles: ['admin'],
     request: { body: jsonBody(DeleteUserBody) },
     responses: { 200: envelope(DeletedId, 'User deleted'), 409: userDeleteConflict },
