@@ -118,6 +118,37 @@ async function findLookup(ctx: TenantContext, id: number): Promise<LookupRow> {
   return row;
 }
 
+/** The lookup of this module and type holding `name` (compared without case), active ones only when asked. */
+async function nameHolder(
+  ctx: TenantContext,
+  key: { moduleName: string; type: string; name: string; exceptId?: number; activeOnly?: boolean },
+): Promise<number | undefined> {
+  const [holder] = await ctx.db
+    .select({ id: lookups.id })
+    .from(lookups)
+    .where(
+      tenantWhere(
+        ctx,
+        lookups,
+        eq(lookups.moduleName, key.moduleName),
+        eq(lookups.type, key.type),
+        key.activeOnly ? eq(lookups.isActive, true) : undefined,
+        sql`lower(${lookups.name}) = lower(${key.name})`,
+        key.exceptId ? ne(lookups.id, key.exceptId) : undefined,
+      ),
+    )
+    .limit(1);
+  return holder?.id;
+}
+
+/** 409 `duplicate_lookup` naming the lookup that holds the name. */
+function nameTaken(type: string, name: string, holderId: number): Conflict {
+  return new Conflict(`A ${type} lookup named "${name}" already exists`, 'duplicate_lookup', {
+    lookup_id: holderId,
+    field: 'name',
+  });
+}
+
 async function assertNameFree(
   ctx: TenantContext,
   moduleName: string,
@@ -125,24 +156,8 @@ async function assertNameFree(
   name: string,
   exceptId?: number,
 ): Promise<void> {
-  const [taken] = await ctx.db
-    .select({ id: lookups.id })
-    .from(lookups)
-    .where(
-      tenantWhere(
-        ctx,
-        lookups,
-        eq(lookups.moduleName, moduleName),
-        eq(lookups.type, type),
-        sql`lower(${lookups.name}) = lower(${name})`,
-        exceptId ? ne(lookups.id, exceptId) : undefined,
-      ),
-    );
-  if (taken)
-    throw new Conflict(`A ${type} lookup named "${name}" already exists`, 'duplicate_lookup', {
-      lookup_id: taken.id,
-      field: 'name',
-    });
+  const holder = await nameHolder(ctx, { moduleName, type, name, exceptId });
+  if (holder !== undefined) throw nameTaken(type, name, holder);
 }
 
 /**
@@ -188,26 +203,8 @@ async function saveUnique<T>(
 }
 
 async function refuseActiveTagName(ctx: TenantContext, tag: ActiveTag): Promise<void> {
-  const [holder] = await ctx.db
-    .select({ id: lookups.id })
-    .from(lookups)
-    .where(
-      tenantWhere(
-        ctx,
-        lookups,
-        eq(lookups.moduleName, tag.moduleName),
-        eq(lookups.type, 'tags'),
-        eq(lookups.isActive, true),
-        sql`lower(${lookups.name}) = lower(${tag.name})`,
-        tag.exceptId ? ne(lookups.id, tag.exceptId) : undefined,
-      ),
-    )
-    .limit(1);
-  if (holder)
-    throw new Conflict(`A tags lookup named "${tag.name}" already exists`, 'duplicate_lookup', {
-      lookup_id: holder.id,
-      field: 'name',
-    });
+  const holder = await nameHolder(ctx, { ...tag, type: 'tags', activeOnly: true });
+  if (holder !== undefined) throw nameTaken('tags', tag.name, holder);
 }
 
 export async function addLookup(ctx: TenantContext, body: AddLookupInput) {
