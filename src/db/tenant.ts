@@ -27,7 +27,7 @@ export interface UserActor {
 export interface ApiKeyActor {
   kind: 'apiKey';
   keyId: number;
-  /** The admin who created the key; null once that user is deleted. */
+  /** The admin who created the key (kept when that user is deleted, which is soft: docs/conventions.md). */
   createdBy: number | null;
 }
 
