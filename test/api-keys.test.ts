@@ -36,6 +36,7 @@ interface CreatedKey {
   key: string;
   prefix: string;
   allowed_ips: string[];
+  scopes: string[];
 }
 
 async function createKey(org: SignedUp, body: Record<string, unknown> = {}): Promise<CreatedKey> {
@@ -355,5 +356,92 @@ describe('API-key authentication (x-api-key)', () => {
       200,
     );
     expect((await probeWith({ 'x-api-key': created.key, referer: 'https://evil.test/example.com' })).status).toBe(403);
+  });
+});
+
+describe('API-key scopes (leads:write, leads:read)', () => {
+  async function leadCount(org: SignedUp): Promise<number> {
+    const rows = await asOwner<{ n: number }>(
+      sql`select count(*)::int as n from leads where organization_id = ${org.orgId} and deleted_at is null`,
+    );
+    return rows[0].n;
+  }
+
+  it('gives a key both scopes by default: it creates leads and lists them', async () => {
+    const org = await signupOrganization();
+    const created = await createKey(org);
+    expect(created.scopes).toEqual(['leads:read', 'leads:write']);
+    const email = uniqueEmail('scoped');
+    const ingested = await call('POST', '/api/v1/lead', { apiKey: created.key, body: { email } });
+    expect(ingested.status, ingested.text).toBe(201);
+    const listed = await call('GET', '/api/v1/lead/lead-list', { apiKey: created.key });
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.body.data.map((lead: { email: string }) => lead.email)).toContain(email);
+  });
+
+  it('lets a leads:write key create a lead and refuses it the lead list with 403 insufficient_scope', async () => {
+    const org = await signupOrganization();
+    const created = await createKey(org, { scopes: ['leads:write'] });
+    expect(created.scopes).toEqual(['leads:write']);
+    const ingested = await call('POST', '/api/v1/lead', { apiKey: created.key, body: { email: uniqueEmail('form') } });
+    expect(ingested.status, ingested.text).toBe(201);
+    const listed = await call('GET', '/api/v1/lead/lead-list', { apiKey: created.key });
+    expectFailure(listed, 403, 'forbidden');
+    expect(listed.body.error.code).toBe('insufficient_scope');
+    expect(listed.body.error.message).toContain('leads:read');
+    expect(listed.text).not.toContain(ingested.body.data.email);
+  });
+
+  it('lets a leads:read key list leads and refuses it a create with 403 insufficient_scope, creating nothing', async () => {
+    const org = await signupOrganization();
+    const created = await createKey(org, { scopes: ['leads:read'] });
+    expect(created.scopes).toEqual(['leads:read']);
+    const listed = await call('GET', '/api/v1/lead/lead-list', { apiKey: created.key });
+    expect(listed.status, listed.text).toBe(200);
+    const before = await leadCount(org);
+    const ingested = await call('POST', '/api/v1/lead', { apiKey: created.key, body: { email: uniqueEmail('no') } });
+    expectFailure(ingested, 403, 'forbidden');
+    expect(ingested.body.error.code).toBe('insufficient_scope');
+    expect(ingested.body.error.message).toContain('leads:write');
+    // An intent signal is a write too.
+    const signal = await call('POST', '/api/v1/intent-signal', { apiKey: created.key, body: {} });
+    expectFailure(signal, 403, 'forbidden');
+    expect(signal.body.error.code).toBe('insufficient_scope');
+    expect(await leadCount(org)).toBe(before);
+  });
+
+  it('answers 422 naming scopes for an empty list, an unknown scope, a repeated one or a non-list', async () => {
+    const org = await signupOrganization();
+    const cases: [unknown, string][] = [
+      [[], 'scopes'],
+      [['leads:delete'], 'scopes.0'],
+      [['leads:write', 'admin'], 'scopes.1'],
+      [['leads:write', 'leads:write'], 'scopes'],
+      ['leads:write', 'scopes'],
+      [null, 'scopes'],
+    ];
+    for (const [scopes, field] of cases) {
+      const response = await call('POST', '/api/api-keys/add', { token: org.token, body: { name: 'bad', scopes } });
+      expectFailure(response, 422, 'validation_error');
+      expect(response.body.error.code, JSON.stringify(scopes)).toBe(field);
+    }
+    expect((await listKeys(org)).body.total).toBe(0);
+  });
+
+  it("lists each key's scopes, and never to another organization", async () => {
+    const [org, other] = await Promise.all([signupOrganization(), signupOrganization()]);
+    const write = await createKey(org, { scopes: ['leads:write'] });
+    const read = await createKey(org, { scopes: ['leads:read'] });
+    const both = await createKey(org, { scopes: ['leads:write', 'leads:read'] });
+    const listed = (await listKeys(org)).body.data as { id: number; scopes: string[] }[];
+    const scopesOf = Object.fromEntries(listed.map((key) => [key.id, key.scopes]));
+    expect(scopesOf).toEqual({
+      [write.id]: ['leads:write'],
+      [read.id]: ['leads:read'],
+      [both.id]: ['leads:read', 'leads:write'],
+    });
+    const foreign = await listKeys(other);
+    expect(foreign.body.total).toBe(0);
+    expect(foreign.text).not.toContain(write.prefix);
   });
 });

@@ -323,6 +323,7 @@ describe('API-key callers', () => {
       operationId: 'probeIdempotentLead',
       description: 'A test-only route that creates a lead as an API-key caller',
       auth: 'apiKey',
+      scope: 'leads:write',
       request: { body: jsonBody(z.object({ last_name: z.string() })) },
       responses: { 201: { description: 'Created' } },
     }),

@@ -6,7 +6,8 @@
  */
 import { createRoute, OpenAPIHono, z, type RouteConfig } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
-import { apiKeyAuth } from './auth/api-key';
+import { apiKeyAuthFor } from './auth/api-key';
+import type { ApiKeyScope } from './auth/api-key-cache';
 import { bearerAuth } from './auth/bearer';
 import { hasRole, type RoleName } from '../db/tenant';
 import type { AppEnv } from './context';
@@ -24,6 +25,8 @@ export interface RegisteredRoute {
   auth: AuthKind;
   /** Bearer routes only: the roles that may call it; absent means every user of the organization. */
   roles?: readonly RoleName[];
+  /** API-key routes only: the scope the key must hold. */
+  scope?: ApiKeyScope;
   operationId: string;
   params?: z.ZodType;
   query?: z.ZodType;
@@ -41,11 +44,12 @@ export interface RegisteredRoute {
 
 export const routeRegistry: RegisteredRoute[] = [];
 
-const authMiddleware: Record<AuthKind, MiddlewareHandler<AppEnv>[]> = {
-  bearer: [bearerAuth],
-  apiKey: [apiKeyAuth],
-  public: [],
-};
+/** The authentication middleware of a route: an API-key route's checks its scope too. */
+function authMiddleware(auth: AuthKind, scope: ApiKeyScope | undefined): MiddlewareHandler<AppEnv>[] {
+  if (auth === 'bearer') return [bearerAuth];
+  if (auth === 'apiKey') return [apiKeyAuthFor(scope ?? null)];
+  return [];
+}
 
 const FieldIssueSchema = z
   .object({
@@ -219,10 +223,17 @@ const PAYLOAD_TOO_LARGE = errorResponse(
   'The body exceeds the size limit (1 MB for JSON; uploads: the route’s own limit)',
 );
 
-function sharedErrors(auth: AuthKind, roles: readonly RoleName[] | undefined, bodyMediaType: string | undefined) {
+function sharedErrors(
+  auth: AuthKind,
+  roles: readonly RoleName[] | undefined,
+  scope: ApiKeyScope | undefined,
+  bodyMediaType: string | undefined,
+) {
   const forbidden = roles
     ? `Forbidden: the caller's role is not ${roles.join(' or ')} (error.code ${forbiddenCode(roles)})`
-    : 'Forbidden: the caller may not do this; error.code names the rule';
+    : scope
+      ? `Forbidden: the key is invalid, revoked or expired, the caller is outside its allowed IPs or domains, or the key lacks the ${scope} scope (error.code insufficient_scope); error.code names the rule`
+      : 'Forbidden: the caller may not do this; error.code names the rule';
   return {
     400: errorResponse('Malformed request: unparseable JSON, wrong content type or a malformed parameter'),
     ...(auth === 'public'
@@ -267,10 +278,13 @@ function requireRoles(roles: readonly RoleName[]): MiddlewareHandler<AppEnv> {
 /**
  * `roles` restricts a bearer route to users holding one of the listed built-in roles. API keys
  * and public callers are not users and hold no role, so only bearer routes may declare roles.
+ * `scope`: the scope an API key must hold to call the route (403 insufficient_scope otherwise,
+ * before the route reads or writes anything); every API-key route names one.
  */
 type AuthAndRoles =
-  | { auth: 'bearer'; roles?: readonly [RoleName, ...RoleName[]] }
-  | { auth: 'apiKey' | 'public'; roles?: never };
+  | { auth: 'bearer'; roles?: readonly [RoleName, ...RoleName[]]; scope?: never }
+  | { auth: 'apiKey'; scope: ApiKeyScope; roles?: never }
+  | { auth: 'public'; roles?: never; scope?: never };
 
 export type DefinedRouteConfig = Omit<RouteConfig, 'middleware' | 'security' | 'operationId' | 'description'> &
   AuthAndRoles & {
@@ -321,7 +335,8 @@ function isJsonOnly(response: unknown): boolean {
 }
 
 export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
-  const { auth, roles, transaction, rateLimited, idempotency, beforeAuth, checksOwnCharacters, ...route } = config;
+  const { auth, roles, scope, transaction, rateLimited, idempotency, beforeAuth, checksOwnCharacters, ...route } =
+    config;
   const method = route.method.toUpperCase();
   if (checksOwnCharacters) leaveBodyToRoute(method, pathPattern(route.path));
   // Creates (201) for a caller keys can be scoped to. Public routes have none before they run
@@ -331,13 +346,13 @@ export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
   const authChain = [
     ...(transaction === false ? [withoutTransaction] : []),
     ...(idempotent ? [withIdempotency] : []),
-    ...authMiddleware[auth],
+    ...authMiddleware(auth, scope),
   ];
   const content = route.request?.body?.content;
   const bodyMediaTypes = content ? Object.keys(content) : [];
   const bodyMediaType = bodyMediaTypes[0];
   const declared: RouteConfig['responses'] = {
-    ...sharedErrors(auth, roles, bodyMediaTypes.length ? bodyMediaTypes.join(' or ') : undefined),
+    ...sharedErrors(auth, roles, scope, bodyMediaTypes.length ? bodyMediaTypes.join(' or ') : undefined),
     ...route.responses,
   };
   if (idempotent) declared[409] = withIdempotencyConflict(route.responses[409]);
@@ -351,6 +366,7 @@ export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
     path: route.path,
     auth,
     roles,
+    scope,
     operationId: route.operationId,
     params: route.request?.params as z.ZodType | undefined,
     query: route.request?.query as z.ZodType | undefined,
@@ -365,7 +381,14 @@ export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
   });
   return createRoute({
     ...route,
-    description: withErrors(roles ? withRolesNote(route.description, roles) : route.description, contract.responses),
+    description: withErrors(
+      roles
+        ? withRolesNote(route.description, roles)
+        : scope
+          ? withScopeNote(route.description, scope)
+          : route.description,
+      contract.responses,
+    ),
     ...(roles ? { 'x-roles': roles } : {}),
     middleware: [
       ...(bodyMediaTypes.length ? [requireMediaType(bodyMediaTypes)] : []),
@@ -381,7 +404,7 @@ export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
     responses: contract.responses,
   } as Omit<
     C,
-    'auth' | 'roles' | 'transaction' | 'rateLimited' | 'idempotency' | 'beforeAuth' | 'checksOwnCharacters'
+    'auth' | 'roles' | 'scope' | 'transaction' | 'rateLimited' | 'idempotency' | 'beforeAuth' | 'checksOwnCharacters'
   > & {
     middleware: MiddlewareHandler<AppEnv>[];
   });
@@ -433,6 +456,10 @@ export function allowedMethods(pathname: string): string[] {
 
 function withRolesNote(description: string, roles: readonly RoleName[]): string {
   return `${description}\n\nRequires the role ${roles.join(' or ')}; any other user gets 403.`;
+}
+
+function withScopeNote(description: string, scope: ApiKeyScope): string {
+  return `${description}\n\nRequires an API key holding the \`${scope}\` scope; any other key gets 403 \`insufficient_scope\`.`;
 }
 
 /**

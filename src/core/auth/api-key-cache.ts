@@ -10,6 +10,13 @@
  * cached `expiresAt`, so an expiring key stops on time.
  */
 export const API_KEY_CACHE_TTL_MS = 60_000;
+
+/**
+ * What an API key may call; each API-key route requires one (defineRoute's `scope`). A key placed
+ * in a web page should hold leads:write only: leads:read lists every lead of the organization.
+ */
+export const API_KEY_SCOPES = ['leads:read', 'leads:write'] as const;
+export type ApiKeyScope = (typeof API_KEY_SCOPES)[number];
 /** Bounds the memory a flood of distinct keys can take (oldest entries go first). */
 const MAX_ENTRIES = 10_000;
 
@@ -19,6 +26,8 @@ export interface CachedApiKey {
   createdBy: number | null;
   allowedDomains: string[];
   allowedIps: string[];
+  /** The scopes it holds (API_KEY_SCOPES), read in the same statement as the key. */
+  scopes: string[];
   expiresAt: number | null;
   /** Last `last_used_at` stamp this isolate knows of (ms), to stamp at most once a minute. */
   lastUsedAt: number | null;

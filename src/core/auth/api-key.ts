@@ -1,13 +1,15 @@
 /**
  * API-key authentication for the ingestion routes (`x-api-key`): missing key 401; unknown,
- * revoked or expired key, or a caller IP / Origin host outside the key's allow-lists, 403.
+ * revoked or expired key, or a caller IP / Origin host outside the key's allow-lists, 403; a key
+ * without the route's scope (defineRoute's `scope`), 403 insufficient_scope, before the route
+ * reads or writes anything.
  * A key is looked up by hash at most once a minute per isolate (api-key-cache.ts): a warm
  * isolate verifies it with no database round trip. When the key is accepted and the request
  * carries an Origin, that Origin is reflected in Access-Control-Allow-Origin: the key's domain
  * rules (or their absence) are what admit a browser caller (preflights: core/cors.ts).
  */
 import { eq, sql } from 'drizzle-orm';
-import type { Context, MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler, Next } from 'hono';
 import { apiKeys, organizations } from '../../db/schema';
 import { actorContext } from '../../db/tenant';
 import type { AppEnv } from '../context';
@@ -15,7 +17,7 @@ import { CORS_EXPOSED_HEADERS } from '../cors';
 import { runAsTenant } from '../database';
 import { Forbidden, Unauthorized } from '../errors';
 import { clientIp, countApiCall } from '../rate-limit';
-import { type CachedApiKey, cachedApiKey, rememberApiKey } from './api-key-cache';
+import { type ApiKeyScope, type CachedApiKey, cachedApiKey, rememberApiKey } from './api-key-cache';
 import { sha256Hex } from './api-key-secrets';
 import { ipMatches } from './ip-allow-list';
 
@@ -63,6 +65,7 @@ async function lookUpKey(c: Context<AppEnv>, hash: string, now: number): Promise
           createdBy: row.createdBy,
           allowedDomains: row.allowedDomains,
           allowedIps: row.allowedIps,
+          scopes: row.scopes,
           expiresAt: row.expiresAt?.getTime() ?? null,
           lastUsedAt: row.lastUsedAt?.getTime() ?? null,
         }
@@ -71,7 +74,18 @@ async function lookUpKey(c: Context<AppEnv>, hash: string, now: number): Promise
   return key;
 }
 
-export const apiKeyAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
+/**
+ * The API-key middleware of a route that requires `scope` (null: any key, for test probes). The
+ * scope is checked from the looked-up (or cached) key, so it costs no round trip.
+ */
+export function apiKeyAuthFor(scope: ApiKeyScope | null): MiddlewareHandler<AppEnv> {
+  return (c, next) => authenticate(c, next, scope);
+}
+
+/** The API-key middleware without a scope requirement (probe routes in tests). */
+export const apiKeyAuth: MiddlewareHandler<AppEnv> = apiKeyAuthFor(null);
+
+async function authenticate(c: Context<AppEnv>, next: Next, scope: ApiKeyScope | null): Promise<void> {
   const presented = c.req.header('x-api-key');
   if (!presented) throw new Unauthorized('Missing x-api-key header', 'missing_api_key');
   const now = Date.now();
@@ -85,6 +99,9 @@ export const apiKeyAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
     const host = callerHost(c);
     if (!host || !hostAllowed(host, key.allowedDomains))
       throw new Forbidden('Calling domain is not allowed for this API key', 'domain_not_allowed');
+  }
+  if (scope !== null && !key.scopes.includes(scope)) {
+    throw new Forbidden(`This API key lacks the ${scope} scope`, 'insufficient_scope');
   }
   const origin = c.req.header('origin');
   if (origin) {
@@ -123,4 +140,4 @@ export const apiKeyAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
         .catch(() => undefined),
     );
   }
-};
+}

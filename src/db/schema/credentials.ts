@@ -14,6 +14,8 @@ export const apiKeys = pgTable(
     keyHash: text().notNull(),
     allowedDomains: text().array().notNull().default(sql`'{}'::text[]`),
     allowedIps: text().array().notNull().default(sql`'{}'::text[]`),
+    /** What the key may call (core/auth/api-key.ts, API_KEY_SCOPES); keys made before scopes have both. */
+    scopes: text().array().notNull().default(sql`'{leads:read,leads:write}'::text[]`),
     expiresAt: timestamp({ withTimezone: true }),
     lastUsedAt: timestamp({ withTimezone: true }),
     revokedAt: timestamp({ withTimezone: true }),

@@ -3,6 +3,7 @@
  * response only; listings show its prefix.
  */
 import { z } from '@hono/zod-openapi';
+import { API_KEY_SCOPES } from '../../core/auth/api-key-cache';
 import { isValidIpOrCidr } from '../../core/auth/ip-allow-list';
 import { text, timestamp, timestampInput } from '../../core/schemas';
 
@@ -12,6 +13,13 @@ const domain = z
   .toLowerCase()
   .max(253)
   .regex(/^(\*\.)?([a-z0-9-]+\.)*[a-z0-9-]+$/, 'must be a domain such as example.com or *.example.com');
+
+const SCOPES_MEANING =
+  'leads:write: POST /api/v1/lead and POST /api/v1/intent-signal; leads:read: GET /api/v1/lead/lead-list (every lead of the organization)';
+
+const scope = z.enum(API_KEY_SCOPES, { error: `must be one of ${API_KEY_SCOPES.join(', ')}` }).openapi({
+  description: `A scope: ${SCOPES_MEANING}`,
+});
 
 export const AddApiKeyBody = z
   .object({
@@ -27,6 +35,15 @@ export const AddApiKeyBody = z
       .openapi({
         description: 'IP addresses or CIDR ranges the caller must come from; at most 50. Omitted or empty: any address',
       }),
+    scopes: z
+      .array(scope)
+      .min(1, 'must name at least one scope')
+      .refine((scopes) => new Set(scopes).size === scopes.length, 'must not repeat a scope')
+      .optional()
+      .openapi({
+        description: `What the key may call (${SCOPES_MEANING}); calling anything else answers 403 insufficient_scope. A key placed in a web page should hold leads:write only. Omitted: both`,
+        example: ['leads:write'],
+      }),
     expires_at: timestampInput({ offset: 'required' })
       .refine((value) => value.getTime() > Date.now(), 'must be in the future')
       .nullish()
@@ -37,7 +54,12 @@ export const AddApiKeyBody = z
   })
   .openapi('AddApiKeyRequest', {
     description: 'A new API key and its restrictions',
-    example: { name: 'Website form', allowed_domains: ['example.com'], expires_at: '2027-01-01T00:00:00Z' },
+    example: {
+      name: 'Website form',
+      allowed_domains: ['example.com'],
+      scopes: ['leads:write'],
+      expires_at: '2027-01-01T00:00:00Z',
+    },
   });
 export type AddApiKeyInput = z.infer<typeof AddApiKeyBody>;
 
@@ -50,6 +72,9 @@ export const ApiKeySchema = z
     allowed_ips: z
       .array(z.string())
       .openapi({ description: 'IP addresses or CIDR ranges allowed; empty: any address' }),
+    scopes: z.array(z.enum(API_KEY_SCOPES)).openapi({
+      description: `What the key may call, in alphabetical order (${SCOPES_MEANING})`,
+    }),
     expires_at: timestamp('When the key stops working; null: never').nullable(),
     last_used_at: timestamp(
       'When the key last authenticated a request (updated at most once a minute); null: never used',
@@ -64,6 +89,7 @@ export const ApiKeySchema = z
       prefix: 'lm_live_Xy3k9Q',
       allowed_domains: ['example.com'],
       allowed_ips: [],
+      scopes: ['leads:write'],
       expires_at: null,
       last_used_at: '2026-01-16T10:00:00.000Z',
       created_at: '2026-01-15T09:30:00.000Z',
@@ -83,6 +109,7 @@ export const CreatedApiKeySchema = ApiKeySchema.extend({
     prefix: 'lm_live_Xy3k9Q',
     allowed_domains: ['example.com'],
     allowed_ips: [],
+    scopes: ['leads:write'],
     expires_at: null,
     last_used_at: null,
     created_at: '2026-01-15T09:30:00.000Z',

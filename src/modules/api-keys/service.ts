@@ -1,11 +1,11 @@
 /**
  * API keys for the ingestion routes: created by admins (routes.ts declares who), shown in plaintext once, stored as a
- * SHA-256 hash, optionally restricted to domains and IP ranges, revoked by delete.
+ * SHA-256 hash, optionally restricted to domains and IP ranges and to scopes (what they may call), revoked by delete.
  */
 import { and, eq, ilike, isNull, sql } from 'drizzle-orm';
 import { apiKeys } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
-import { forgetApiKey } from '../../core/auth/api-key-cache';
+import { API_KEY_SCOPES, type ApiKeyScope, forgetApiKey } from '../../core/auth/api-key-cache';
 import { generateApiKey } from '../../core/auth/api-key-secrets';
 import { NotFound } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
@@ -18,6 +18,7 @@ const keyFields = {
   prefix: apiKeys.prefix,
   allowedDomains: apiKeys.allowedDomains,
   allowedIps: apiKeys.allowedIps,
+  scopes: apiKeys.scopes,
   expiresAt: apiKeys.expiresAt,
   lastUsedAt: apiKeys.lastUsedAt,
   createdAt: apiKeys.createdAt,
@@ -28,6 +29,7 @@ type KeyRow = {
   prefix: string;
   allowedDomains: string[];
   allowedIps: string[];
+  scopes: string[];
   expiresAt: Date | null;
   lastUsedAt: Date | null;
   createdAt: Date;
@@ -40,6 +42,7 @@ function presentKey(row: KeyRow) {
     prefix: row.prefix,
     allowed_domains: row.allowedDomains,
     allowed_ips: row.allowedIps,
+    scopes: row.scopes as ApiKeyScope[],
     expires_at: isoTimestamp(row.expiresAt),
     last_used_at: isoTimestamp(row.lastUsedAt),
     created_at: isoTimestamp(row.createdAt) as string,
@@ -57,6 +60,8 @@ export async function createApiKey(ctx: TenantContext, input: AddApiKeyInput) {
       keyHash: secret.hash,
       allowedDomains: input.allowed_domains ?? [],
       allowedIps: input.allowed_ips ?? [],
+      // In alphabetical order, as the default (both) is stored.
+      scopes: [...(input.scopes ?? API_KEY_SCOPES)].sort(),
       expiresAt: input.expires_at ? new Date(input.expires_at) : null,
       createdBy: ctx.userId,
     })

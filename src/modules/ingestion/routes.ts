@@ -30,6 +30,7 @@ ingestionRoutes.openapi(
       'Send `Idempotency-Key` when retrying on timeouts: a retry with the same key replays the first answer and creates nothing.',
     ].join('\n'),
     auth: 'apiKey',
+    scope: 'leads:write',
     // The batch's read rides on the scope statement (prefetch.ts): a create is then one insert.
     // A merge opens its own transaction.
     transaction: false,
@@ -63,6 +64,7 @@ ingestionRoutes.openapi(
     description:
       'Leads of the organization that owns the API key, with the standard list parameters (page or cursor, limit, search_value, order_by, order_in, start_date, end_date) and the same filters as GET /api/lead/list. `search_value` matches first and last name, email, phone number, company and job title.',
     auth: 'apiKey',
+    scope: 'leads:read',
     request: { query: LeadListQuery },
     responses: { 200: listEnvelope(LeadSchema) },
   }),

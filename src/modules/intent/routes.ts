@@ -31,6 +31,8 @@ intentRoutes.openapi(
     tags,
     summary: 'Record an intent signal for a lead of the key’s organization (source api)',
     auth: 'apiKey',
+    // A signal is a write about a lead, sent from the same pages as the form keys.
+    scope: 'leads:write',
     request: { body: jsonBody(ApiKeySignalBody) },
     responses: { 201: recorded },
   }),
