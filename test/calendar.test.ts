@@ -20,6 +20,7 @@ import type { JobMessage } from '../src/jobs/messages';
 import { call, randomIp, signupOrganization, type SignedUp } from './helpers/api';
 import { inOrganization } from './helpers/leads';
 import { statementsOf } from './helpers/statements';
+import { recordingQueue } from './helpers/webhooks';
 
 let org: SignedUp;
 let other: SignedUp;
@@ -180,17 +181,10 @@ describe('busy times feed availability', () => {
     expect((await slotsOf()).map((slot) => slot.start)).toContain(`${monday}T10:00:00+00:00`);
 
     // The cron asks for a sync of every calendar not synced lately.
-    const sent: JobMessage[] = [];
-    const queue = {
-      sendBatch: async (messages: Iterable<MessageSendRequest<JobMessage>>) => {
-        sent.push(...[...messages].map((message) => message.body));
-      },
-      send: async (body: JobMessage) => {
-        sent.push(body);
-      },
-    } as unknown as Queue<JobMessage>;
+    const { queue, sent: recorded } = recordingQueue();
+    const sentBodies = () => recorded.map((message) => message.body);
     await worker.scheduled(createScheduledController({ cron: '* * * * *' }), { ...env, JOBS: queue });
-    const message = sent.find((body) => body.kind === 'calendar-sync' && body.orgId === rep.orgId);
+    const message = sentBodies().find((body) => body.kind === 'calendar-sync' && body.orgId === rep.orgId);
     expect(message).toEqual({ kind: 'calendar-sync', orgId: rep.orgId, jobId: expect.any(Number) });
     const [job] = await inOrganization(rep.orgId, (tx) =>
       tx
@@ -250,22 +244,15 @@ describe('the cron’s sync jobs', () => {
   it('queues one sync of a calendar when two cron runs overlap (02:17 fires the minute and the daily trigger)', async () => {
     const owner = await signupOrganization('Calendar overlap');
     const connection = await connectLocal(owner);
-    const sent: JobMessage[] = [];
-    const queue = {
-      sendBatch: async (messages: Iterable<MessageSendRequest<JobMessage>>) => {
-        sent.push(...[...messages].map((message) => message.body));
-      },
-      send: async (body: JobMessage) => {
-        sent.push(body);
-      },
-    } as unknown as Queue<JobMessage>;
+    const { queue, sent: recorded } = recordingQueue();
+    const sentBodies = () => recorded.map((message) => message.body);
     const run = () => worker.scheduled(createScheduledController({ cron: '* * * * *' }), { ...env, JOBS: queue });
     await Promise.all([run(), run(), run()]);
     const jobs = await inOrganization(owner.orgId, (tx) =>
       tx.select().from(calendarSyncJobs).where(eq(calendarSyncJobs.connectionId, connection.id)),
     );
     expect(jobs).toHaveLength(1);
-    expect(sent.filter((body) => body.kind === 'calendar-sync' && body.orgId === owner.orgId)).toEqual([
+    expect(sentBodies().filter((body) => body.kind === 'calendar-sync' && body.orgId === owner.orgId)).toEqual([
       { kind: 'calendar-sync', orgId: owner.orgId, jobId: jobs[0].id },
     ]);
   });
