@@ -5,11 +5,12 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { deals } from '../src/db/schema';
+import { deals, webhookDeliveries } from '../src/db/schema';
 import { call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
 import { addDeal, addPipeline, defaultPipeline, type StageRow } from './helpers/deals';
 import { createLead, feedOf, inOrganization, softDeleteLead } from './helpers/leads';
 import { statementsOf } from './helpers/statements';
+import { callRecording } from './helpers/webhooks';
 
 describe('deals', () => {
   let owner: SignedUp;
@@ -227,6 +228,78 @@ describe('deals', () => {
       actorUserId: owner.userId,
       changes: { title: { from: 'Annual licence', to: 'Renamed deal' } },
     });
+  });
+
+  it('keeps a won deal won when it moves to another pipeline’s won stage: closed_at kept, no second deal.won', async () => {
+    const seller = await signupOrganization('Deals won twice');
+    const hook = await call('POST', '/api/webhooks', {
+      token: seller.token,
+      body: { url: 'https://hooks.example.test/deals', events: ['deal.won', 'deal.lost'] },
+    });
+    expect(hook.status, hook.text).toBe(201);
+    const sales = await defaultPipeline(seller);
+    const renewals = await addPipeline(seller, {
+      name: 'Renewals',
+      stages: [{ name: 'Due' }, { name: 'Renewed', is_won: true }, { name: 'Churned', is_lost: true }],
+    });
+    const closing = (of: { stages: StageRow[] }, flag: 'is_won' | 'is_lost') =>
+      (of.stages.find((row) => row[flag]) as StageRow).id;
+    const deal = await addDeal(seller, sales);
+    /** The move through the Worker, its after-commit sends recorded: the deliveries it sent. */
+    const move = async (payload: Record<string, unknown>) => {
+      const moved = await callRecording(seller, 'POST', `/api/lead/deal/update/${deal.id}`, payload);
+      expect(moved.status, JSON.stringify(moved.body)).toBe(200);
+      const sent = moved.sent.filter((message) => message.kind === 'webhook-delivery');
+      return { deal: moved.body.data, sent: sent.length };
+    };
+    const won = await move({ stage_id: closing(sales, 'is_won') });
+    expect(won).toMatchObject({ deal: { outcome: 'won' }, sent: 1 });
+    // Won a week ago: a move that closed it again would show as a new closed_at.
+    const wonAt = '2026-01-05T10:00:00.000Z';
+    await inOrganization(seller.orgId, (tx) =>
+      tx
+        .update(deals)
+        .set({ closedAt: new Date(wonAt) })
+        .where(and(eq(deals.id, deal.id), eq(deals.organizationId, seller.orgId))),
+    );
+
+    const movedWon = await move({ pipeline_id: renewals.id, stage_id: closing(renewals, 'is_won') });
+    expect(movedWon).toEqual({
+      deal: expect.objectContaining({
+        pipeline_id: renewals.id,
+        stage_id: closing(renewals, 'is_won'),
+        outcome: 'won',
+        closed_at: wonAt,
+      }),
+      sent: 0,
+    });
+    // Won to lost closes it anew (deal.lost, a new closed_at); lost to another pipeline's lost stage keeps it.
+    const lost = await move({ stage_id: closing(renewals, 'is_lost') });
+    expect(lost).toMatchObject({ deal: { outcome: 'lost' }, sent: 1 });
+    expect(lost.deal.closed_at).not.toBe(wonAt);
+    const movedLost = await move({ pipeline_id: sales.id, stage_id: closing(sales, 'is_lost') });
+    expect(movedLost).toEqual({
+      deal: expect.objectContaining({ outcome: 'lost', closed_at: lost.deal.closed_at }),
+      sent: 0,
+    });
+    // Reopened, then won again: a new win, announced.
+    const reopened = await move({ stage_id: sales.stages[0].id });
+    expect(reopened).toEqual({ deal: expect.objectContaining({ outcome: 'open', closed_at: null }), sent: 0 });
+    const wonAgain = await move({ pipeline_id: renewals.id, stage_id: closing(renewals, 'is_won') });
+    expect(wonAgain).toMatchObject({ deal: { outcome: 'won' }, sent: 1 });
+
+    const announced = await inOrganization(seller.orgId, (tx) =>
+      tx
+        .select({ type: webhookDeliveries.eventType })
+        .from(webhookDeliveries)
+        .where(sql`${webhookDeliveries.payload} -> 'data' ->> 'deal_id' = ${String(deal.id)}`)
+        .orderBy(webhookDeliveries.id),
+    );
+    expect(announced.map((row) => row.type)).toEqual(['deal.won', 'deal.lost', 'deal.won']);
+    // Every move is still in the stage history (after the creation row).
+    const history = (await call('GET', `/api/lead/deal/view/${deal.id}`, { token: seller.token })).body.data
+      .stage_history;
+    expect(history).toHaveLength(7);
   });
 
   it('refuses new deals in an inactive pipeline; its existing deals still change', async () => {

@@ -153,7 +153,7 @@ const updatableSelection = Object.fromEntries(
 
 export async function updateDeal(ctx: TenantContext, id: number, input: UpdateDealInput, now: Date) {
   const [row] = await ctx.db
-    .select({ ...updatableSelection, stageEnteredAt: deals.stageEnteredAt })
+    .select({ ...updatableSelection, stageEnteredAt: deals.stageEnteredAt, outcome: deals.outcome })
     .from(deals)
     .where(tenantWhere(ctx, deals, eq(deals.id, id)))
     .for('update');
@@ -164,6 +164,7 @@ export async function updateDeal(ctx: TenantContext, id: number, input: UpdateDe
     stageId: Number(before.stage_id),
     value: Number(before.value),
     stageEnteredAt: before.stageEnteredAt as Date,
+    outcome: before.outcome as 'open' | 'won' | 'lost',
   };
   const pipelineId = input.pipeline_id ?? current.pipelineId;
   if (pipelineId !== current.pipelineId && input.stage_id === undefined)
@@ -191,10 +192,13 @@ export async function updateDeal(ctx: TenantContext, id: number, input: UpdateDe
     const previous = before[wire] === null ? null : wire === 'value' ? Number(before[wire]) : before[wire];
     if (JSON.stringify(previous) !== JSON.stringify(value)) changes[wire] = { from: previous, to: value };
   }
-  if (stageChanged) {
-    const outcome = outcomeOf(target);
-    Object.assign(set, { outcome, closedAt: outcome === 'open' ? null : now, stageEnteredAt: now });
-  }
+  // A move that changes the outcome closes (won, lost) or reopens the deal. A move between stages
+  // of one outcome (a won deal into another pipeline's won stage) keeps it closed as it was: its
+  // closed_at stays, and it is not announced again (docs/domains/pipelines-deals.md).
+  const outcome = stageChanged ? outcomeOf(target) : current.outcome;
+  const outcomeChanged = outcome !== current.outcome;
+  if (stageChanged) Object.assign(set, { outcome, stageEnteredAt: now });
+  if (outcomeChanged) Object.assign(set, { closedAt: outcome === 'open' ? null : now });
   await writingToTarget(target, () =>
     ctx.db
       .update(deals)
@@ -203,8 +207,8 @@ export async function updateDeal(ctx: TenantContext, id: number, input: UpdateDe
   );
   // The move (if any) and the feed entry, in one statement.
   const seconds = Math.max(0, Math.round((now.getTime() - current.stageEnteredAt.getTime()) / 1000));
-  // A move into a won or lost stage announces the deal's end (deal.won / deal.lost) in the same statement.
-  const closing = stageChanged ? outcomeOf(target) : 'open';
+  // A move that closes the deal announces its end (deal.won / deal.lost) in the same statement.
+  const closing = outcomeChanged ? outcome : 'open';
   const moved = await ctx.db.execute<{ webhook_ids: number[] }>(sql`
     with history as (
       insert into ${dealStageHistory} (organization_id, deal_id, from_stage_id, to_stage_id, changed_at, changed_by, seconds_in_from_stage)
