@@ -8,11 +8,16 @@ import { sql } from 'drizzle-orm';
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { apiKeyAuth } from '../src/core/auth/api-key';
+import { type CachedApiKey, cachedApiKey, rememberApiKey } from '../src/core/auth/api-key-cache';
 import { sha256Hex } from '../src/core/auth/api-key-secrets';
 import type { AppEnv } from '../src/core/context';
 import { databaseAccess } from '../src/core/database';
 import { handleError } from '../src/core/http';
-import { openDatabase } from '../src/db/client';
+import { withTenantEffects } from '../src/core/transaction-effects';
+import { openDatabase, withOwnDatabase } from '../src/db/client';
+import { actorContext } from '../src/db/tenant';
+import { readConfig } from '../src/env';
+import { revokeApiKey } from '../src/modules/api-keys/service';
 import { call, expectFailure, type SignedUp, signupOrganization, uniqueEmail } from './helpers/api';
 
 /** The real middleware chain on a probe route: per-request database, API-key auth, the one error handler. */
@@ -60,6 +65,20 @@ async function asOwner<T extends Record<string, unknown>>(statement: ReturnType<
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * DELETE /api/api-keys/delete/:id's service call in a transaction with after-commit effects, as the
+ * route runs it; `inGap` runs after the revoke and before the commit.
+ */
+async function revokeInTransaction(org: SignedUp, id: number, inGap: () => Promise<void>) {
+  await withOwnDatabase(readConfig(env), (db) =>
+    withTenantEffects(db, env, org.orgId, async (tx, effects) => {
+      const actor = actorContext({ kind: 'user', userId: org.userId, role: 'admin' });
+      await revokeApiKey({ db: tx, orgId: org.orgId, effects, ...actor }, id);
+      await inGap();
+    }),
+  );
 }
 
 describe('POST /api/api-keys/add', () => {
@@ -221,6 +240,46 @@ describe('DELETE /api/api-keys/delete/:id', () => {
     const list = await listKeys(org);
     expect(list.body.data.map((key: { id: number }) => key.id)).toEqual([kept.id]);
     expectFailure(await call('DELETE', `/api/api-keys/delete/${created.id}`, { token: org.token }), 404, 'not_found');
+  });
+
+  // The revoke drops the key from this isolate's cache before its transaction commits; a request
+  // here in that gap still reads the committed row (not yet revoked) and caches it for 60 s. The
+  // revoke drops it again after the commit. PGlite runs one transaction at a time, so the gap's
+  // request cannot run there: this test puts in the cache what it would have cached (the entry an
+  // earlier request cached through the middleware); the next one makes the real request on PostgreSQL.
+  it('refuses the key on this isolate after the revoke commits, though the gap before the commit cached it again', async () => {
+    const org = await signupOrganization();
+    const created = await createKey(org);
+    const hash = await sha256Hex(created.key);
+    expect((await probeWith({ 'x-api-key': created.key })).status).toBe(200);
+    const cached = cachedApiKey(hash);
+    expect(cached).toMatchObject({ id: created.id, organizationId: org.orgId });
+    await revokeInTransaction(org, created.id, async () => {
+      // Dropped at once, then cached again by a request in the gap, as the middleware caches it.
+      expect(cachedApiKey(hash)).toBeUndefined();
+      rememberApiKey(hash, cached as CachedApiKey);
+    });
+    expect(await probeWith({ 'x-api-key': created.key })).toMatchObject({
+      status: 403,
+      body: { error: { type: 'forbidden', code: 'invalid_api_key' } },
+    });
+  });
+
+  it('refuses the key after the revoke commits though a request on this isolate used it before the commit (PostgreSQL)', async (context) => {
+    const server = await asOwner<{ version: string }>(sql`select version()`);
+    // The embedded PGlite runs one transaction at a time: the request would wait for the revoke's
+    // commit. PostgreSQL (CI's second run) runs it; the test above covers PGlite.
+    if (/emscripten|wasm/i.test(server[0].version)) context.skip();
+    const org = await signupOrganization();
+    const created = await createKey(org);
+    await revokeInTransaction(org, created.id, async () => {
+      // Not committed yet: the request reads the key's row as it was, and caches it.
+      expect((await probeWith({ 'x-api-key': created.key })).status).toBe(200);
+    });
+    expect(await probeWith({ 'x-api-key': created.key })).toMatchObject({
+      status: 403,
+      body: { error: { type: 'forbidden', code: 'invalid_api_key' } },
+    });
   });
 
   it('answers 404 for another organization’s key id, which keeps working', async () => {

@@ -4,7 +4,8 @@
  * API_KEY_CACHE_TTL_MS. Unknown hashes are remembered too (as null), so a flood of bad keys does
  * not reach the database either.
  *
- * Revocation: the isolate that revokes a key drops its entry at once (`forgetApiKey`); other
+ * Revocation: the isolate that revokes a key drops its entry at once (`forgetApiKey`), and again
+ * after the revocation commits (a request there before the commit may have cached the old row); other
  * isolates keep accepting the key until their entry expires, so a revoked key stops working
  * everywhere within API_KEY_CACHE_TTL_MS (60 s). Expiry is checked on every request from the
  * cached `expiresAt`, so an expiring key stops on time.

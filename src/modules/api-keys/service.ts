@@ -94,6 +94,10 @@ export async function revokeApiKey(ctx: TenantContext, id: number): Promise<void
     .where(tenantWhere(ctx, apiKeys, and(eq(apiKeys.id, id), isNull(apiKeys.revokedAt))))
     .returning({ id: apiKeys.id });
   if (revoked.length === 0) throw new NotFound('API key', id);
-  // Other isolates stop accepting it when their cache entry expires (core/auth/api-key-cache.ts).
+  // Dropped from this isolate's cache now, and again once the revocation has committed: a request
+  // here in between still reads the key's committed row, not yet revoked, and caches it for
+  // API_KEY_CACHE_TTL_MS. Other isolates stop accepting it when their cache entry expires
+  // (core/auth/api-key-cache.ts).
   forgetApiKey(id);
+  ctx.effects?.afterCommit(async () => forgetApiKey(id));
 }
