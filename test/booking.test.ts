@@ -5,7 +5,11 @@
  * of two confirmations), the edge cache (a hit sends no statement, a cold availability read two,
  * a write is seen at once in this data centre), and the per-IP rate limit.
  */
+import { env } from 'cloudflare:workers';
+import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { withOwnDatabase } from '../src/db/client';
+import { readConfig } from '../src/env';
 import { call, expectFailure, randomIp, signupOrganization, type SignedUp } from './helpers/api';
 import { bodyEtag } from './helpers/etag';
 import { awayFromWindowEnd } from './helpers/rate-limit';
@@ -76,6 +80,63 @@ describe('booking settings', () => {
     expect(b.booking_slug).toMatch(/^ada-admin-\d+$/);
     expect(a.booking_slug).not.toBe(b.booking_slug);
   });
+
+  // free_booking_slug cannot see a slug another transaction has written and not committed (here a
+  // hand-set slug; likewise a signup of another name that took the same candidate): the new user's
+  // insert waited for it and then failed on the unique index: an anonymous 409 `duplicate` at
+  // signup, and at POST /api/user/add a 409 booking_slug_taken for a slug nobody sent. PGlite runs one transaction
+  // at a time, so the other writer cannot be mid-transaction there; PostgreSQL (CI's second run) runs these.
+  for (const [who, route] of [
+    ['a signup', 'POST /api/auth/signup'],
+    ['a user added by an admin', 'POST /api/user/add'],
+  ])
+    it(`gives ${who} the next free slug when a concurrent writer takes the one chosen (${route})`, async (context) => {
+      const holder = await signupOrganization('Slug holder');
+      const admin = route === 'POST /api/user/add' ? await signupOrganization('Slug adder') : null;
+      const config = readConfig(env);
+      const server = await withOwnDatabase(config, (db) => db.execute<{ version: string }>(sql`select version()`));
+      if (/emscripten|wasm/i.test(server.rows[0].version)) context.skip();
+      const last = `Race${crypto.randomUUID().slice(0, 8)}`;
+      const slug = `slug-${last.toLowerCase()}`;
+      const create = () => {
+        const person = { first_name: 'Slug', last_name: last, email: `${slug}@example.com`, password: 'password123' };
+        return admin
+          ? call('POST', '/api/user/add', { token: admin.token, body: { ...person, phone_no: '+1555' } })
+          : call('POST', '/api/auth/signup', {
+              body: { ...person, organization_name: 'Slug race' },
+              headers: { 'cf-connecting-ip': randomIp() },
+            });
+      };
+      const created = await withOwnDatabase(config, (db) =>
+        db.transaction(async (tx) => {
+          // Another user sets this very slug by hand, and has not committed yet.
+          await tx.execute(sql`update users set booking_slug = ${slug} where id = ${holder.userId}`);
+          const pid = (await tx.execute<{ pid: number }>(sql`select pg_backend_pid() as pid`)).rows[0].pid;
+          const response = create();
+          // The new user's insert has chosen the same slug and waits for this transaction.
+          await withOwnDatabase(config, async (watcher) => {
+            for (let waited = 0; ; waited += 50) {
+              const blocked = await watcher.execute<{ n: number }>(
+                sql`select count(*)::int as n from pg_stat_activity where ${pid}::int = any(pg_blocking_pids(pid))`,
+              );
+              if (blocked.rows[0].n > 0) return;
+              if (waited > 20_000) throw new Error('the new user never waited for the hand-set slug');
+              await new Promise((resolve) => setTimeout(resolve, 50));
+            }
+          });
+          // Wrapped: a promise returned as such would be awaited before the commit it waits for.
+          return { response };
+        }),
+      );
+      const answered = await created.response;
+      expect(answered.status, answered.text).toBe(201);
+      const userId = admin ? answered.body.data.id : answered.body.user.id;
+      const [row] = await withOwnDatabase(config, (db) =>
+        db.execute<{ booking_slug: string }>(sql`select booking_slug from users where id = ${userId}`),
+      ).then((result) => result.rows);
+      expect(row.booking_slug).toBe(`${slug}-2`);
+      expect((await myProfile(holder)).booking_slug).toBe(slug);
+    });
 
   it('gives a user added by an admin a slug from their name', async () => {
     const admin = await signupOrganization('Added');

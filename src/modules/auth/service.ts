@@ -12,7 +12,7 @@ import { ACCESS_TOKEN_TTL_SECONDS, issueAccessToken } from '../../core/auth/toke
 import { isUniqueViolation } from '../../db/errors';
 import { Conflict, Forbidden, NotFound, RateLimited, Unauthorized } from '../../core/errors';
 import { createOrganization } from '../organizations';
-import { freeSlugFor } from '../booking';
+import { insertWithFreeSlug } from '../booking';
 
 export interface TokenGrant {
   access_token: string;
@@ -88,18 +88,22 @@ export async function signup(db: Database, secret: string, input: SignupInput): 
   const user = await claimSignupEmail(() =>
     db.transaction(async (tx) => {
       const { organization, roleIds } = await createOrganization(tx, input.organization_name);
-      const [admin] = await tx
-        .insert(users)
-        .values({
-          organizationId: organization.id,
-          roleId: roleIds.get('admin') as number,
-          firstName: input.first_name,
-          lastName: input.last_name ?? null,
-          email: input.email,
-          passwordHash,
-          bookingSlug: freeSlugFor(input.first_name, input.last_name),
-        })
-        .returning();
+      // A slug taken by a concurrent writer meanwhile is skipped for the next free one (insertWithFreeSlug).
+      const admin = await insertWithFreeSlug(input.first_name, input.last_name, (bookingSlug) =>
+        tx
+          .insert(users)
+          .values({
+            organizationId: organization.id,
+            roleId: roleIds.get('admin') as number,
+            firstName: input.first_name,
+            lastName: input.last_name ?? null,
+            email: input.email,
+            passwordHash,
+            bookingSlug,
+          })
+          .onConflictDoNothing({ target: users.bookingSlug })
+          .returning(),
+      );
       return { ...admin, roleName: 'admin' };
     }),
   );

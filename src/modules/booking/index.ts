@@ -8,7 +8,7 @@ export { callerAvailability } from './service';
 export {
   bookingSettingsInput,
   bookingSettingsRead,
-  freeSlugFor,
+  insertWithFreeSlug,
   presentBookingSettings,
   timeZoneInput,
 } from './settings';

@@ -28,8 +28,37 @@ export function slugBase(...names: (string | null | undefined)[]): string {
 }
 
 /** The insert value of a new user's slug: the base if free across all organizations, else base-2, base-3 … */
-export function freeSlugFor(firstName: string, lastName: string | null | undefined): SQL<string> {
+function freeSlugFor(firstName: string, lastName: string | null | undefined): SQL<string> {
   return sql<string>`free_booking_slug(${slugBase(firstName, lastName)})`;
+}
+
+/** Tries a new user's insert at most this often; each retry means another writer committed the slug just chosen. */
+const SLUG_ATTEMPTS = 10;
+
+/**
+ * Inserts a new user (signup, POST /api/user/add) with a free booking slug chosen from the name.
+ * `insert` writes the row with `slug` as its booking_slug, writing nothing on a slug conflict
+ * (`.onConflictDoNothing({ target: users.bookingSlug })`), and returns what it wrote.
+ *
+ * free_booking_slug serialises the creations of one base, but it cannot see a slug another
+ * transaction has written and not yet committed: a user's hand-set slug, or a creation of another
+ * base that took the same candidate ("ada-lovelace-2" for Ada Lovelace 2, and for the second Ada
+ * Lovelace). The insert then waits for that writer; once it commits, the insert writes nothing
+ * (instead of failing on the unique index: an anonymous 409 `duplicate` at signup, a 409
+ * booking_slug_taken for a slug nobody sent at POST /api/user/add), and it is tried again: the function now sees that
+ * slug and picks the next one. The uncontended insert stays one statement.
+ */
+export async function insertWithFreeSlug<T>(
+  firstName: string,
+  lastName: string | null | undefined,
+  insert: (slug: SQL<string>) => Promise<T[]>,
+): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    const [row] = await insert(freeSlugFor(firstName, lastName));
+    if (row) return row;
+    if (attempt >= SLUG_ATTEMPTS)
+      throw new Error(`no free booking slug for ${slugBase(firstName, lastName)} after ${attempt} attempts`);
+  }
 }
 
 /** The one time-zone schema (core/schemas.ts): IANA names and UTC. */

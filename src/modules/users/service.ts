@@ -17,7 +17,7 @@ import { isoTimestamp } from '../../core/schemas';
 import type { z } from '@hono/zod-openapi';
 import { userListFilters, type AddUserBody, type UpdateUserBody } from './schemas';
 import { invalidateBookingCache } from '../booking';
-import { freeSlugFor, presentBookingSettings, type BookingSettingsRow } from '../booking';
+import { insertWithFreeSlug, presentBookingSettings, type BookingSettingsRow } from '../booking';
 
 const userFields = {
   id: users.id,
@@ -174,20 +174,24 @@ export async function addUser(ctx: TenantContext, input: z.infer<typeof AddUserB
     roleId = role.id;
   }
   const passwordHash = await hashPassword(input.password);
-  const [row] = await claimEmail(() =>
-    ctx.db
-      .insert(users)
-      .values({
-        organizationId: ctx.orgId,
-        roleId,
-        firstName: input.first_name,
-        lastName: input.last_name ?? null,
-        email: input.email,
-        phoneNo: input.phone_no,
-        passwordHash,
-        bookingSlug: freeSlugFor(input.first_name, input.last_name),
-      })
-      .returning({ id: users.id }),
+  // A slug taken by a concurrent writer meanwhile is skipped for the next free one (insertWithFreeSlug).
+  const row = await claimEmail(() =>
+    insertWithFreeSlug(input.first_name, input.last_name, (bookingSlug) =>
+      ctx.db
+        .insert(users)
+        .values({
+          organizationId: ctx.orgId,
+          roleId,
+          firstName: input.first_name,
+          lastName: input.last_name ?? null,
+          email: input.email,
+          phoneNo: input.phone_no,
+          passwordHash,
+          bookingSlug,
+        })
+        .onConflictDoNothing({ target: users.bookingSlug })
+        .returning({ id: users.id }),
+    ),
   );
   return presentUser(await findUser(ctx, row.id));
 }
