@@ -11,7 +11,8 @@ import { bearerAuth } from '../src/core/auth/bearer';
 import type { AppEnv } from '../src/core/context';
 import { databaseAccess } from '../src/core/database';
 import { handleError } from '../src/core/http';
-import { type CounterLimit, countRequest } from '../src/core/rate-limit-counter';
+import { type CounterLimit, countRequest, type RateLimitCounter, uncountRequest } from '../src/core/rate-limit-counter';
+import { isTokenRefused, rememberRefusedToken } from '../src/core/refused-tokens';
 import { observeStatements } from '../src/db/client';
 import { call, expectFailure, randomIp, type SignedUp, signupOrganization } from './helpers/api';
 import { awayFromWindowEnd } from './helpers/rate-limit';
@@ -52,14 +53,32 @@ function member(value: string | null, name: string): Record<string, number> {
   return (found as Member).params;
 }
 
-/** Fills one counter of a subject's object to its limit through the Durable Object itself, as that many requests would. */
-async function exhaust(subject: string, counter: string, limit: number): Promise<void> {
+/** Fills one counter of a subject's object to its limit (or counts `requests`) through the Durable Object itself, as that many requests would. */
+async function exhaust(subject: string, counter: string, limit: number, requests = limit): Promise<void> {
   const stub = env.RATE_LIMITER!.get(env.RATE_LIMITER!.idFromName(subject));
-  for (let sent = 0; sent < limit; sent += 100) {
+  for (let sent = 0; sent < requests; sent += 100) {
     await Promise.all(
-      Array.from({ length: Math.min(100, limit - sent) }, () => stub.count([{ name: counter, limit }], 60)),
+      Array.from({ length: Math.min(100, requests - sent) }, () => stub.count([{ name: counter, limit }], 60)),
     );
   }
+}
+
+/** A signed-up organization's admin with a second token (a login), whose signup token is then revoked by logout. */
+async function withRevokedToken(name: string): Promise<{ org: SignedUp; revoked: string; valid: string; jti: string }> {
+  const signed = await signupOrganization(name);
+  const login = await call('POST', '/api/auth/login', {
+    body: { email: signed.email, password: signed.password },
+    headers: { 'cf-connecting-ip': randomIp() },
+  });
+  expect(login.status, login.text).toBe(200);
+  const logout = await call('POST', '/api/auth/logout', { token: signed.token });
+  expect(logout.status, logout.text).toBe(200);
+  const payload = JSON.parse(atob(signed.token.split('.')[1].replace(/-/g, '+').replace(/_/g, '/')));
+  return { org: signed, revoked: signed.token, valid: login.body.access_token, jti: payload.jti };
+}
+
+function counterOf(orgId: number) {
+  return env.RATE_LIMITER!.get(env.RATE_LIMITER!.idFromName(`org:${orgId}`));
 }
 
 function policies(value: string | null): string[] {
@@ -118,6 +137,68 @@ describe('bearer responses', () => {
     expect(Math.abs(retryAfter - expected)).toBeLessThanOrEqual(1);
     // The refusal is per organization: another organization is served.
     expect((await call('GET', '/api/lead/list', { token: org.token })).status).toBe(200);
+  });
+});
+
+describe('ended tokens', () => {
+  it('a revoked token hammering the API answers 401 and never uses up its organization’s budget: a valid token is still served', async () => {
+    await awayFromWindowEnd(20);
+    const { org: victim, revoked, valid } = await withRevokedToken('Fired employee');
+    // The organization has one request left in this window (the logout counted one).
+    const probe = await call('GET', '/api/user/my', { token: valid });
+    expect(probe.status).toBe(200);
+    const left = member(probe.headers.get('ratelimit'), 'org').r;
+    await exhaust(`org:${victim.orgId}`, 'org', 1200, left - 1);
+    for (let i = 0; i < 25; i++) {
+      const refused = await call('GET', '/api/lead/list', { token: revoked });
+      expectFailure(refused, 401, 'unauthorized');
+      expect(refused.body.error.code).toBe('invalid_token');
+    }
+    const served = await call('GET', '/api/lead/list', { token: valid });
+    expect(served.status, served.text).toBe(200);
+    expect(member(served.headers.get('ratelimit'), 'org').r).toBe(0);
+  });
+
+  it('the organization’s counter object takes back the refused request and then counts none of the token’s requests (as another isolate would ask it)', async () => {
+    await awayFromWindowEnd();
+    const { org: victim, revoked, jti } = await withRevokedToken('Deleted session');
+    const stub = counterOf(victim.orgId);
+    const [before] = await stub.count([{ name: 'org', limit: 1200 }], 60);
+    expectFailure(await call('GET', '/api/lead/list', { token: revoked }), 401, 'unauthorized');
+    // Another isolate, which never heard of the refusal, names the token: counted by nothing.
+    const states = await stub.count([{ name: 'org', limit: 1200 }], 60, jti);
+    expect(states).toMatchObject([{ tokenRefused: true }]);
+    const [after] = await stub.count([{ name: 'org', limit: 1200 }], 60);
+    // Only the two plain counts of this test: the refused request was taken back.
+    expect(after.remaining).toBe(before.remaining - 1);
+  });
+
+  it('a token of a deleted user is refused the same way', async () => {
+    await awayFromWindowEnd();
+    const admin = await signupOrganization('Deleted user');
+    const email = `gone-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const created = await call('POST', '/api/user/add', {
+      token: admin.token,
+      body: { first_name: 'Gone', last_name: 'User', email, phone_no: '+15550100', password: 'correct horse battery' },
+    });
+    expect(created.status, created.text).toBe(201);
+    const login = await call('POST', '/api/auth/login', {
+      body: { email, password: 'correct horse battery' },
+      headers: { 'cf-connecting-ip': randomIp() },
+    });
+    expect(login.status, login.text).toBe(200);
+    const deleted = await call('POST', '/api/user/delete', {
+      token: admin.token,
+      body: { user_id: created.body.data.id },
+    });
+    expect(deleted.status, deleted.text).toBe(200);
+    const stub = counterOf(admin.orgId);
+    const [before] = await stub.count([{ name: 'org', limit: 1200 }], 60);
+    for (let i = 0; i < 5; i++) {
+      expectFailure(await call('GET', '/api/lead/list', { token: login.body.access_token }), 401, 'unauthorized');
+    }
+    const [after] = await stub.count([{ name: 'org', limit: 1200 }], 60);
+    expect(after.remaining).toBe(before.remaining - 1);
   });
 });
 
@@ -200,12 +281,16 @@ describe('the count and the scoping statement at once', () => {
         return id;
       },
       get: (id: DurableObjectId) => ({
-        count: async (limits: CounterLimit[], windowSeconds: number) => {
+        count: async (limits: CounterLimit[], windowSeconds: number, tokenId?: string) => {
           subjects.push(names.get(id.toString()) as string);
           await Promise.race([sent, new Promise((resolve) => setTimeout(resolve, 1500))]);
-          const states = await real.get(id).count(limits, windowSeconds);
+          const states = await real.get(id).count(limits, windowSeconds, tokenId);
           events.push(states.every((state) => state.allowed) ? 'counter admitted' : 'counter refused');
           return states;
+        },
+        refuseToken: async (...args: Parameters<RateLimitCounter['refuseToken']>) => {
+          events.push('token refused');
+          return real.get(id).refuseToken(...args);
         },
       }),
     };
@@ -282,6 +367,26 @@ describe('the count and the scoping statement at once', () => {
       expect(events).not.toContain('scope statement sent');
       expect(events).toContain('counter refused');
       expect(events).not.toContain('handler');
+    } finally {
+      stop();
+    }
+  });
+
+  it('a token refused by its caller check is taken back from the count, and its next request is answered 401 before any counter or statement', async () => {
+    await awayFromWindowEnd();
+    const { revoked } = await withRevokedToken('Refused isolate');
+    const { events, subjects, stop, fetchApp } = traced();
+    try {
+      const first = await fetchApp('/bearer', { authorization: `Bearer ${revoked}` });
+      expect(first.status).toBe(401);
+      expect(events).toEqual(['scope statement sent', 'counter admitted', 'token refused']);
+      events.length = 0;
+      subjects.length = 0;
+      const again = await fetchApp('/bearer', { authorization: `Bearer ${revoked}` });
+      expect(again.status).toBe(401);
+      expect(await again.json()).toMatchObject({ error: { type: 'unauthorized', code: 'invalid_token' } });
+      expect(events).toEqual([]);
+      expect(subjects).toEqual([]);
     } finally {
       stop();
     }
@@ -368,5 +473,29 @@ describe('the counter', () => {
       { remaining: 3, allowed: true },
       { remaining: 0, allowed: true },
     ]);
+  });
+
+  it('takes back a refused token’s request only in the window that counted it', () => {
+    const state = { window: -1, counts: new Map<string, number>() };
+    const now = 1_700_000_080_000;
+    countRequest(state, one(5), 60, now);
+    countRequest(state, one(5), 60, now + 1);
+    uncountRequest(state, ['org'], state.window);
+    expect(state.counts.get('org')).toBe(1);
+    // The next window started over without it: nothing to take back.
+    countRequest(state, one(5), 60, now + 20_000);
+    uncountRequest(state, ['org'], state.window - 1);
+    expect(state.counts.get('org')).toBe(1);
+  });
+
+  it('remembers refused tokens until their time, at most so many, the oldest forgotten first', () => {
+    const tokens = new Map<string, number>();
+    rememberRefusedToken(tokens, 'a', 2_000, 2);
+    rememberRefusedToken(tokens, 'b', 2_000, 2);
+    rememberRefusedToken(tokens, 'c', 2_000, 2);
+    expect(isTokenRefused(tokens, 'a', 1_000)).toBe(false);
+    expect(isTokenRefused(tokens, 'b', 1_000)).toBe(true);
+    expect(isTokenRefused(tokens, 'c', 1_999)).toBe(true);
+    expect(isTokenRefused(tokens, 'c', 2_000)).toBe(false);
   });
 });

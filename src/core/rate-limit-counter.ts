@@ -12,8 +12,14 @@
  * is not worth a storage write per request. An object evicted mid-window (idle for some time,
  * or restarted) starts the window at zero again, which can only let a caller through, never
  * refuse one early.
+ *
+ * An organization's object also remembers the bearer tokens its caller check refused (revoked,
+ * of a deleted or deactivated user, of an older session generation): a request of such a token
+ * is answered `tokenRefused` and counted by none of the organization's counters, so an ended
+ * token cannot use up the budget of the organization's live callers (see `refuseToken`).
  */
 import { DurableObject } from 'cloudflare:workers';
+import { isTokenRefused, type RefusedTokens, rememberRefusedToken } from './refused-tokens';
 
 export interface WindowState {
   /** Requests allowed per window. */
@@ -24,6 +30,8 @@ export interface WindowState {
   resetSeconds: number;
   /** Whether this counter had room for the request (the request passed only if every counter had). */
   allowed: boolean;
+  /** The request's token was refused by its caller check before (see `refuseToken`): no counter counted it (the other fields are placeholders), answer 401. */
+  tokenRefused?: true;
 }
 
 /** One counter of an object: its name within the object and its limit per window. */
@@ -64,11 +72,53 @@ export function countRequest(
   });
 }
 
+/**
+ * Takes back one request that `counters` counted in `window` (its index, as `countRequest` numbers
+ * windows): a request whose caller check then refused it. Nothing when the window has moved on,
+ * whose counts started over without it.
+ */
+export function uncountRequest(state: WindowCounts, counters: readonly string[], window: number): void {
+  if (window !== state.window) return;
+  for (const name of counters) {
+    const count = state.counts.get(name) ?? 0;
+    if (count > 0) state.counts.set(name, count - 1);
+  }
+}
+
+/** Tokens one organization's object remembers as refused: far more than an organization has ended sessions hammering at once. */
+const REFUSED_TOKENS_PER_OBJECT = 1000;
+
 export class RateLimitCounter extends DurableObject {
   private readonly state: WindowCounts = { window: -1, counts: new Map() };
+  private readonly refusedTokens: RefusedTokens = new Map();
 
-  /** Counts one request against `counters` (all or none); one state per counter, in their order. */
-  count(counters: CounterLimit[], windowSeconds: number): WindowState[] {
-    return countRequest(this.state, counters, windowSeconds, Date.now());
+  /**
+   * Counts one request against `counters` (all or none); one state per counter, in their order.
+   * A request of a token this object remembers as refused (`tokenId`) is counted by none of them
+   * and answered with `tokenRefused` states.
+   */
+  count(counters: CounterLimit[], windowSeconds: number, tokenId?: string): WindowState[] {
+    const now = Date.now();
+    if (tokenId !== undefined && isTokenRefused(this.refusedTokens, tokenId, now)) {
+      // Counted by nothing: these states only carry the refusal (the Worker answers 401 without RateLimit headers).
+      return counters.map(({ limit }) => ({
+        limit,
+        remaining: 0,
+        resetSeconds: windowSeconds,
+        allowed: false,
+        tokenRefused: true,
+      }));
+    }
+    return countRequest(this.state, counters, windowSeconds, now);
+  }
+
+  /**
+   * A token its caller check refused: remembered until `untilMs`, and the request that found out
+   * taken back from `counted` (the counters that counted it, in its window), so it costs the
+   * organization's budget nothing.
+   */
+  refuseToken(tokenId: string, untilMs: number, counted?: { counters: string[]; window: number }): void {
+    rememberRefusedToken(this.refusedTokens, tokenId, untilMs, REFUSED_TOKENS_PER_OBJECT);
+    if (counted) uncountRequest(this.state, counted.counters, counted.window);
   }
 }

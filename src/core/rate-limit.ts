@@ -22,9 +22,10 @@
 import type { Context } from 'hono';
 import type { Bindings } from '../env';
 import type { AppEnv } from './context';
-import { RateLimited } from './errors';
+import { RateLimited, Unauthorized } from './errors';
 import { errorText, log } from './log';
 import type { WindowState } from './rate-limit-counter';
+import { isTokenRefused, type RefusedTokens, rememberRefusedToken } from './refused-tokens';
 
 export const RATE_LIMIT_WINDOW_SECONDS = 60;
 /** Defaults when wrangler.toml does not set API_RATE_LIMIT / AUTH_RATE_LIMIT (requests per window). */
@@ -97,22 +98,44 @@ export function rateLimits(env: Bindings): { api: number; auth: number; apiKey: 
  * a number nobody counted.
  */
 export async function enforceRateLimit(c: Context<AppEnv>, subject: string, counters: Counter[]): Promise<void> {
+  await countRequestOf(c, subject, counters);
+}
+
+/**
+ * `enforceRateLimit`, answering the index of the window that counted the request (undefined when
+ * nothing counted it). With `tokenId`, a bearer token the object remembers as refused is counted
+ * by none of the counters and answered 401 (and remembered in this isolate too).
+ */
+async function countRequestOf(
+  c: Context<AppEnv>,
+  subject: string,
+  counters: Counter[],
+  tokenId?: string,
+): Promise<number | undefined> {
   const namespace = c.env.RATE_LIMITER;
-  if (!namespace) return;
+  if (!namespace) return undefined;
   let counted: Counted[];
+  let window: number;
   try {
     const states = await namespace.get(namespace.idFromName(subject)).count(
       counters.map(({ policy, name, limit }) => ({ name: name ?? policy, limit })),
       RATE_LIMIT_WINDOW_SECONDS,
+      tokenId,
     );
+    window = Math.floor(Date.now() / (RATE_LIMIT_WINDOW_SECONDS * 1000));
+    if (tokenId !== undefined && states.some((state) => state.tokenRefused)) {
+      rememberRefusedTokenHere(tokenId, Date.now() + REFUSED_TOKEN_MEMORY_MS);
+      throw tokenRefused();
+    }
     counted = counters.map((counter, i) => ({
       policy: counter.policy,
       key: counterKey(subject, counter),
       state: states[i] as WindowState,
     }));
   } catch (error) {
+    if (error instanceof Unauthorized) throw error;
     log.warn('rate limit counter unreachable; request let through', { error: errorText(error) });
-    return;
+    return undefined;
   }
   c.header(
     'RateLimit-Policy',
@@ -132,6 +155,7 @@ export async function enforceRateLimit(c: Context<AppEnv>, subject: string, coun
     );
     throw new RateLimited(resetSeconds);
   }
+  return window;
 }
 
 /** Login and signup: per client IP. */
@@ -141,10 +165,46 @@ export function limitAuthAttempts(c: Context<AppEnv>): Promise<void> {
 
 /** A request's count against its keys, started: `admission` settles with the counters' answer. */
 export interface ApiCallCount {
-  /** Resolves when the counters admit the request; rejects with 429 when a counter is over its limit. */
+  /** Resolves when the counters admit the request; rejects with 429 when a counter is over its limit (401 for a token remembered as refused). */
   admission: Promise<void>;
   /** A counter of this request refused one in its current window (as this isolate last heard): await `admission` before any database work. */
   refusedBefore: boolean;
+  /**
+   * The request's bearer token was refused by its caller check: remembers the token as refused
+   * (in this isolate and in the organization's object) and takes the request back from the
+   * counters that counted it, so an ended token costs the organization's budget nothing. Call it
+   * only once `admission` has admitted the request.
+   */
+  refuseToken(tokenExpiresAt: Date): Promise<void>;
+}
+
+/**
+ * Refused bearer tokens (`jti`) this isolate heard of, with the end of their remembering (epoch
+ * ms): `bearerAuth` answers them 401 before any counter or statement. Bounded, oldest forgotten
+ * first.
+ */
+const refusedTokens: RefusedTokens = new Map();
+const REFUSED_TOKENS_REMEMBERED = 10_000;
+/**
+ * How long a refused token is remembered (at most until it expires). A refusal is final for a
+ * revoked token, a deleted user and an older session generation (a reactivated user gets a new
+ * one); only an organization reactivated by an operator lets its users' tokens back in, and
+ * they are then served again within this time.
+ */
+const REFUSED_TOKEN_MEMORY_MS = 10 * 60 * 1000;
+
+function rememberRefusedTokenHere(tokenId: string, untilMs: number): void {
+  rememberRefusedToken(refusedTokens, tokenId, untilMs, REFUSED_TOKENS_REMEMBERED);
+}
+
+/** Throws the caller check's 401 for a bearer token this isolate remembers as refused: no counter counts it, no statement runs. */
+export function refuseRememberedToken(tokenId: string): void {
+  if (isTokenRefused(refusedTokens, tokenId, Date.now())) throw tokenRefused();
+}
+
+/** The 401 of a bearer token its caller check refused (revoked, user inactive, older session generation). */
+export function tokenRefused(): Unauthorized {
+  return new Unauthorized('Access token revoked or user inactive', 'invalid_token');
 }
 
 /**
@@ -155,18 +215,45 @@ export interface ApiCallCount {
  * the counters (the Durable Object, where it lives) and the database (its region) are in
  * different places, so waiting for one before asking the other added a round trip to every call.
  * A request whose organization or key was refused in its current window is counted first
- * (`refusedBefore`): a client going on past its limit costs the database nothing.
+ * (`refusedBefore`): a client going on past its limit costs the database nothing. A bearer
+ * request names its token (`tokenId`, its `jti`): one the organization's object remembers as
+ * refused is counted by none of its counters and answered 401.
  */
-export function countApiCall(c: Context<AppEnv>, orgId: number, apiKeyId?: number): ApiCallCount {
+export function countApiCall(
+  c: Context<AppEnv>,
+  orgId: number,
+  credential: { apiKeyId?: number; tokenId?: string } = {},
+): ApiCallCount {
   const limits = rateLimits(c.env);
   const subject = `org:${orgId}`;
   const now = Date.now();
+  const { apiKeyId, tokenId } = credential;
   const counters: Counter[] = [
     { policy: 'org', limit: limits.api },
     ...(apiKeyId === undefined ? [] : [{ policy: 'key', name: `key:${apiKeyId}`, limit: limits.apiKey }]),
   ];
+  const counting = countRequestOf(c, subject, counters, tokenId);
   return {
-    admission: enforceRateLimit(c, subject, counters),
+    admission: counting.then(() => undefined),
     refusedBefore: counters.some((counter) => refusedRecently(counterKey(subject, counter), now)),
+    async refuseToken(tokenExpiresAt) {
+      if (tokenId === undefined) return;
+      const until = Math.min(tokenExpiresAt.getTime(), Date.now() + REFUSED_TOKEN_MEMORY_MS);
+      rememberRefusedTokenHere(tokenId, until);
+      const namespace = c.env.RATE_LIMITER;
+      if (!namespace) return;
+      try {
+        const window = await counting;
+        await namespace
+          .get(namespace.idFromName(subject))
+          .refuseToken(
+            tokenId,
+            until,
+            window === undefined ? undefined : { counters: counters.map(({ policy, name }) => name ?? policy), window },
+          );
+      } catch (error) {
+        log.warn('rate limit counter unreachable; refused token not handed back', { error: errorText(error) });
+      }
+    },
   };
 }

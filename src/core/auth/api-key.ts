@@ -111,7 +111,7 @@ async function authenticate(c: Context<AppEnv>, next: Next, scope: ApiKeyScope |
     c.header('Vary', 'Origin', { append: true });
   }
   c.set('logOrgId', key.organizationId);
-  const count = countApiCall(c, key.organizationId, key.id);
+  const count = countApiCall(c, key.organizationId, { apiKeyId: key.id });
   if (count.refusedBefore) await count.admission;
   // The scope statement checks nothing more (the key was checked above); it carries the route's
   // own first read when the route asked for one (c.var.scopeRead).
