@@ -12,9 +12,13 @@ import { and, eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { importJobs, leads } from '../src/db/schema';
 import worker from '../src/index';
+import { withOwnDatabase } from '../src/db/client';
+import { readConfig } from '../src/env';
 import { MAX_LEASE_RESENDS, QUEUED_JOB_DEADLINE_SECONDS } from '../src/jobs/lease-sweep';
+import { claimJob } from '../src/jobs/lifecycle';
 import type { JobMessage } from '../src/jobs/messages';
 import { IMPORT_STALLED_REASON } from '../src/modules/imports/import-job';
+import { importJobSpec } from '../src/modules/imports/job-progress';
 import { call, signupOrganization, type SignedUp } from './helpers/api';
 import { asOrganization, csvOf, deliverJobs, leadRows, unqueuedImportJob } from './cross-tenant/fixtures/jobs';
 import { bucketFailingAfter } from './helpers/failing-bucket';
@@ -35,6 +39,22 @@ async function sweep(orgId: number): Promise<JobMessage[]> {
 async function jobState(orgId: number, jobId: number) {
   const [job] = await asOrganization(orgId, (tx) => tx.select().from(importJobs).where(eq(importJobs.id, jobId)));
   return job;
+}
+
+/** A delivery picks the job's message up and claims it (then stops: its lease runs out later). */
+async function claimedByADelivery(orgId: number, jobId: number) {
+  const claim = await withOwnDatabase(readConfig(env), (db) => claimJob(db, importJobSpec, { orgId, jobId }));
+  expect(claim?.job).toMatchObject({ status: 'running', leaseResentAt: null });
+}
+
+/** A job a delivery claimed and that stopped: running, its lease run out. */
+async function claimedAndStopped(orgId: number, jobId: number) {
+  await asOrganization(orgId, (tx) =>
+    tx
+      .update(importJobs)
+      .set({ status: 'running', startedAt: sql`now()`, leaseExpiresAt: sql`now() - interval '1 second'` })
+      .where(eq(importJobs.id, jobId)),
+  );
 }
 
 /** What a lease that ran out looks like: the last heartbeat was longer ago than the lease. */
@@ -107,15 +127,12 @@ describe('job leases', () => {
     const jobId = await unqueuedImportJob(owner, csvOf(leadRows(2, `stall-${crypto.randomUUID().slice(0, 8)}`)));
     const message: JobMessage = { kind: 'lead-import', orgId: owner.orgId, jobId };
     // A delivery claimed it, then stopped (as the first test's did): running, its lease run out.
-    await asOrganization(owner.orgId, (tx) =>
-      tx
-        .update(importJobs)
-        .set({ status: 'running', startedAt: sql`now()`, leaseExpiresAt: sql`now() - interval '1 second'` })
-        .where(eq(importJobs.id, jobId)),
-    );
+    await claimedAndStopped(owner.orgId, jobId);
     for (let resend = 1; resend <= MAX_LEASE_RESENDS; resend++) {
       expect(await sweep(owner.orgId)).toEqual([message]);
       expect(await jobState(owner.orgId, jobId)).toMatchObject({ status: 'running', leaseResends: resend });
+      // Each re-sent message is picked up, and that delivery stops too.
+      await claimedByADelivery(owner.orgId, jobId);
       await expireLease(owner.orgId, jobId);
     }
     expect(await sweep(owner.orgId)).toEqual([]);
@@ -138,6 +155,72 @@ describe('job leases', () => {
     const late = await deliverJobs([message]);
     expect(late.explicitAcks).toHaveLength(1);
     expect(await jobState(owner.orgId, jobId)).toMatchObject({ status: 'failed', createdCount: 0 });
+  });
+
+  it('a claimed job whose re-sent message waits unclaimed in a backed-up queue is re-sent with backoff and keeps its stall budget; it runs once picked up', async () => {
+    const jobId = await unqueuedImportJob(owner, csvOf(leadRows(2, `backlog-${crypto.randomUUID().slice(0, 8)}`)));
+    const message: JobMessage = { kind: 'lead-import', orgId: owner.orgId, jobId };
+    // Claimed once; the isolate died; the sweep re-sends it (one re-send spent: it did stop).
+    await claimedAndStopped(owner.orgId, jobId);
+    expect(await sweep(owner.orgId)).toEqual([message]);
+    const resent = await jobState(owner.orgId, jobId);
+    expect(resent).toMatchObject({ status: 'running', leaseResends: 1 });
+    // The re-sent message sits in the queue an hour, nobody claiming it: far more expiries than the budget.
+    await asOrganization(owner.orgId, (tx) =>
+      tx.update(importJobs).set({ leaseResentAt: sql`now() - interval '1 hour'` }).where(eq(importJobs.id, jobId)),
+    );
+    for (let expiry = 1; expiry <= MAX_LEASE_RESENDS + 3; expiry++) {
+      await expireLease(owner.orgId, jobId);
+      expect(await sweep(owner.orgId)).toEqual([message]);
+      const waiting = await jobState(owner.orgId, jobId);
+      expect(waiting).toMatchObject({ status: 'running', leaseResends: 1, error: null, finishedAt: null });
+      // Backoff from the re-send: the next one after as long as the message has waited (capped at an hour).
+      const wait = ((waiting.leaseExpiresAt?.getTime() ?? 0) - Date.now()) / 1000;
+      expect(wait).toBeGreaterThan(3000);
+      expect(wait).toBeLessThanOrEqual(3600);
+      expect(await sweep(owner.orgId)).toEqual([]);
+    }
+    // Picked up at last (the message and a re-send both): the import runs once, to the end.
+    const delivered = await deliverJobs([message, message]);
+    expect(delivered.explicitAcks).toHaveLength(2);
+    expect(await jobState(owner.orgId, jobId)).toMatchObject({
+      status: 'completed',
+      createdCount: 2,
+      error: null,
+      leaseResentAt: null,
+    });
+  });
+
+  it('a claimed job picked up again after its re-send spends its stall budget when it stops again', async () => {
+    const jobId = await unqueuedImportJob(owner, csvOf(leadRows(2, `again-${crypto.randomUUID().slice(0, 8)}`)));
+    const message: JobMessage = { kind: 'lead-import', orgId: owner.orgId, jobId };
+    await claimedAndStopped(owner.orgId, jobId);
+    expect(await sweep(owner.orgId)).toEqual([message]);
+    await claimedByADelivery(owner.orgId, jobId);
+    await expireLease(owner.orgId, jobId);
+    expect(await sweep(owner.orgId)).toEqual([message]);
+    expect(await jobState(owner.orgId, jobId)).toMatchObject({ status: 'running', leaseResends: 2 });
+  });
+
+  it('fails a claimed job whose re-sent message was never picked up within a day of the re-send, saying so', async () => {
+    const jobId = await unqueuedImportJob(owner, csvOf(leadRows(2, `resent-${crypto.randomUUID().slice(0, 8)}`)));
+    const message: JobMessage = { kind: 'lead-import', orgId: owner.orgId, jobId };
+    await claimedAndStopped(owner.orgId, jobId);
+    expect(await sweep(owner.orgId)).toEqual([message]);
+    await asOrganization(owner.orgId, (tx) =>
+      tx
+        .update(importJobs)
+        .set({
+          leaseResentAt: sql`now() - interval '${sql.raw(String(QUEUED_JOB_DEADLINE_SECONDS + 60))} seconds'`,
+          leaseExpiresAt: sql`now() - interval '1 second'`,
+        })
+        .where(eq(importJobs.id, jobId)),
+    );
+    expect(await sweep(owner.orgId)).toEqual([]);
+    const failed = await jobState(owner.orgId, jobId);
+    expect(failed).toMatchObject({ status: 'failed', leaseExpiresAt: null, leaseResends: 1 });
+    expect(failed.error).toMatch(/never picked up/);
+    expect(failed.error).not.toBe(IMPORT_STALLED_REASON);
   });
 
   it('re-sends a job never claimed (waiting in a backed-up queue) with backoff, without using up its stall budget', async () => {

@@ -7,14 +7,16 @@
  * its creation plus the lease) and sends their message again, and the checkpoint makes the
  * re-run safe.
  *
- * Two cases, told apart by the status. A job claimed (`running`) whose lease expired stopped
- * mid-way: it is re-sent MAX_LEASE_RESENDS times, and the next expiry fails it with its
- * handler's `stalled` reason. A job still `queued` was never picked up: its message may just be
- * waiting in a backed-up queue (or was lost), which is no stall. It is re-sent with a backoff
- * (the next re-send after as long as it has waited, at most an hour), its stall budget untouched,
- * until the kind's deadline after its creation (QUEUED_JOB_DEADLINE_SECONDS unless the handler
- * sets its own) has passed; then it fails with a reason that says it was never picked up. A
- * message and its re-send both arriving is harmless: the claim runs the job once.
+ * Two cases. A job claimed (`running`) since its last re-send (or never re-sent) whose lease
+ * expired stopped mid-way: it is re-sent MAX_LEASE_RESENDS times, and the next expiry fails it
+ * with its handler's `stalled` reason. A job still `queued` was never picked up, and a claimed job
+ * whose re-sent message nobody has claimed since (`lease_resent_at` set: the claim clears it) was
+ * not picked up again: its message may just be waiting in a backed-up queue (or was lost), which
+ * is no stall. It is re-sent with a backoff (the next re-send after as long as it has waited, at
+ * most an hour), its stall budget untouched, until the kind's deadline (QUEUED_JOB_DEADLINE_SECONDS
+ * unless the handler sets its own) after its creation, or after the re-send, has passed; then it
+ * fails with a reason that says it was never picked up. A message and its re-send both arriving
+ * is harmless: the claim runs the job once.
  *
  * Like the outbox sweep, it runs as the connection's owner role outside any tenant scope: it
  * crosses organizations by design. Rows are locked with SKIP LOCKED, so two sweeps never take
@@ -47,11 +49,17 @@ export interface LeaseSweepResult {
   failed: number;
 }
 
-/** The reason a job never claimed by its deadline fails with, unless its handler gives its own. */
-function neverPickedUpReason(handler: JobHandler<JobKind>, deadlineSeconds: number): string {
+/**
+ * The reason a job never claimed by its deadline fails with (since its creation, or since the
+ * sweep re-sent the message of a job that had stopped), unless its handler gives its own.
+ */
+function neverPickedUpReason(handler: JobHandler<JobKind>, deadlineSeconds: number, resent: boolean): string {
+  const hours = Math.round(deadlineSeconds / 3600);
   return (
     handler.reasons.neverPickedUp ??
-    `The job was never picked up from the queue within ${Math.round(deadlineSeconds / 3600)} hours of its creation.`
+    (resent
+      ? `The job stopped, and its message, sent again, was never picked up from the queue within ${hours} hours.`
+      : `The job was never picked up from the queue within ${hours} hours of its creation.`)
   );
 }
 
@@ -64,6 +72,9 @@ async function sweepKind(
   const table: JobTable = handler.table;
   const deadline = handler.queuedDeadlineSeconds ?? QUEUED_JOB_DEADLINE_SECONDS;
   const waitingSince = handler.waitingSince ?? table.createdAt;
+  // Since when a job waits for a delivery: a job never claimed since its creation (or the kind's
+  // due time); a claimed job since the sweep re-sent its message, unclaimed since.
+  const since = sql`case when ${table.status} = 'queued' then ${waitingSince} else ${table.leaseResentAt} end`;
   return db.transaction(async (tx) => {
     const expired = await tx
       .select({
@@ -71,7 +82,9 @@ async function sweepKind(
         orgId: table.organizationId,
         resends: table.leaseResends,
         status: table.status,
-        overdue: sql<boolean>`${table.createdAt} + make_interval(secs => ${deadline}) < now()`,
+        resentUnclaimed: sql<boolean>`${table.leaseResentAt} is not null`,
+        overdue: sql<boolean>`coalesce(case when ${table.status} = 'queued' then ${table.createdAt} else ${table.leaseResentAt} end
+          + make_interval(secs => ${deadline}) < now(), false)`,
       })
       .from(table)
       .where(
@@ -86,25 +99,41 @@ async function sweepKind(
       .orderBy(table.id)
       .limit(SWEEP_BATCH)
       .for('update', { skipLocked: true });
-    const jobs = expired as { id: number; orgId: number; resends: number; status: string; overdue: boolean }[];
-    // Never claimed: waiting, not stalling (its message may sit in a backed-up queue).
-    const queued = jobs.filter((job) => job.status === 'queued');
-    const waiting = queued.filter((job) => !job.overdue);
-    const neverPickedUp = queued.filter((job) => job.overdue);
-    const claimed = jobs.filter((job) => job.status !== 'queued');
-    const resend = claimed.filter((job) => job.resends < MAX_LEASE_RESENDS);
-    const stalled = claimed.filter((job) => job.resends >= MAX_LEASE_RESENDS);
+    const jobs = expired as {
+      id: number;
+      orgId: number;
+      resends: number;
+      status: string;
+      resentUnclaimed: boolean;
+      overdue: boolean;
+    }[];
+    // Waiting, not stalling: a job never claimed, or claimed once but whose re-sent message nobody
+    // has claimed since (either may sit in a backed-up queue). Only a job a delivery claimed since
+    // its last re-send (or never re-sent) and that stopped again spends its stall budget.
+    const waitingOrGone = jobs.filter((job) => job.status === 'queued' || job.resentUnclaimed);
+    const waiting = waitingOrGone.filter((job) => !job.overdue);
+    const neverPickedUp = waitingOrGone.filter((job) => job.overdue);
+    const stopped = jobs.filter((job) => job.status !== 'queued' && !job.resentUnclaimed);
+    const resend = stopped.filter((job) => job.resends < MAX_LEASE_RESENDS);
+    const stalled = stopped.filter((job) => job.resends >= MAX_LEASE_RESENDS);
     for (const job of stalled)
       await failJobIn(tx, handler, { orgId: job.orgId, jobId: job.id }, handler.reasons.stalled);
     for (const job of neverPickedUp)
-      await failJobIn(tx, handler, { orgId: job.orgId, jobId: job.id }, neverPickedUpReason(handler, deadline));
+      await failJobIn(
+        tx,
+        handler,
+        { orgId: job.orgId, jobId: job.id },
+        neverPickedUpReason(handler, deadline, job.status !== 'queued'),
+      );
     if (resend.length > 0) {
-      // The new lease gives the re-sent message time to be delivered and claimed before the next sweep.
+      // The new lease gives the re-sent message time to be delivered and claimed before the next
+      // sweep; `lease_resent_at` stays set until a delivery claims it.
       await tx
         .update(table)
         .set({
           leaseResends: sql`${table.leaseResends} + 1`,
           leaseExpiresAt: leaseUntil(handler),
+          leaseResentAt: sql`now()`,
           ...handler.resend,
         } as JobValues<JobTable>)
         .where(
@@ -117,7 +146,7 @@ async function sweepKind(
     if (waiting.length > 0) {
       // Backoff, so a backed-up queue is not flooded: the next re-send after as long as the job
       // has waited (at least its lease, at most an hour). The stall count stays as it is.
-      const wait = sql`least(${MAX_WAITING_RESEND_SECONDS}::float8, greatest(${handler.leaseSeconds}::float8, extract(epoch from now() - ${waitingSince})::float8))`;
+      const wait = sql`least(${MAX_WAITING_RESEND_SECONDS}::float8, greatest(${handler.leaseSeconds}::float8, extract(epoch from now() - ${since})::float8))`;
       await tx
         .update(table)
         .set({ leaseExpiresAt: sql`now() + make_interval(secs => ${wait})` } as JobValues<JobTable>)

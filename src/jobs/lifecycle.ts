@@ -34,6 +34,7 @@ export type JobTable = PgTable & {
   updatedAt: PgColumn;
   leaseExpiresAt: PgColumn;
   leaseResends: PgColumn;
+  leaseResentAt: PgColumn;
 };
 export type JobRow<T extends JobTable> = T['$inferSelect'];
 /** Values of an UPDATE of the job's row. */
@@ -82,6 +83,18 @@ export function leaseUntil(spec: Pick<JobSpec<JobTable>, 'leaseSeconds'>): SQL {
   return sql`now() + make_interval(secs => ${spec.leaseSeconds})`;
 }
 
+/**
+ * The lease a claim takes: `now() + leaseSeconds`, and the sweep's re-send picked up
+ * (`lease_resent_at` cleared). A kind that claims with its own statement (the webhook delivery's
+ * attempt) spreads it too.
+ */
+export function claimedLease(spec: Pick<JobSpec<JobTable>, 'leaseSeconds'>): {
+  leaseExpiresAt: SQL;
+  leaseResentAt: null;
+} {
+  return { leaseExpiresAt: leaseUntil(spec), leaseResentAt: null };
+}
+
 /** Values to spread into a checkpoint's own UPDATE: the heartbeat costs no extra statement. */
 export function heartbeat(spec: Pick<JobSpec<JobTable>, 'leaseSeconds'>): { leaseExpiresAt: SQL; updatedAt: SQL } {
   return { leaseExpiresAt: leaseUntil(spec), updatedAt: sql`now()` };
@@ -110,7 +123,8 @@ export function jobTenantContext(
 /**
  * Claims the job for this delivery: locks its row, marks it running and takes the lease, in one
  * transaction scoped to the job's organization; `values` are the kind's own columns to set (a
- * step count, a fresh claim stamp). Null when the job has ended already (nothing to do). Throws
+ * step count, a fresh claim stamp). The claim clears `lease_resent_at`: a message the lease sweep
+ * re-sent has been picked up, so the job's next stop is a stall again (lease-sweep.ts). Null when the job has ended already (nothing to do). Throws
  * when the job is not visible, so the queue redelivers the message; with the outbox a message
  * only leaves after its job committed, so this means the organization is gone and the message
  * dead-letters.
@@ -131,7 +145,7 @@ export async function claimJob<T extends JobTable>(
       .set({
         status: 'running',
         startedAt: sql`coalesce(${table.startedAt}, now())`,
-        leaseExpiresAt: leaseUntil(spec),
+        ...claimedLease(spec),
         updatedAt: sql`now()`,
         ...values(job),
       } as JobValues<JobTable>)

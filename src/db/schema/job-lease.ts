@@ -5,6 +5,9 @@
  * failing, and the cron sweep sends its message again. `lease_resends` counts the re-sends of a
  * claimed job, so a job that keeps stopping fails after a bounded number of them instead of looping
  * for ever; a job never claimed (its message waiting in the queue) is bounded by time instead.
+ * `lease_resent_at` is when the sweep last re-sent a claimed job's message, until a delivery claims
+ * it again (the claim clears it): a re-sent message still unclaimed is waiting in the queue, not
+ * stalling, and spends no re-send of the bound.
  */
 import { type SQL, sql } from 'drizzle-orm';
 import { type AnyPgColumn, index, integer, text, timestamp } from 'drizzle-orm/pg-core';
@@ -13,6 +16,7 @@ import { createdAt, updatedAt } from './tenancy';
 export const jobLease = () => ({
   leaseExpiresAt: timestamp({ withTimezone: true }),
   leaseResends: integer().notNull().default(0),
+  leaseResentAt: timestamp({ withTimezone: true }),
 });
 
 /**

@@ -48,7 +48,14 @@ export async function enqueueCalendarEvent(
     })
     .onConflictDoUpdate({
       target: [calendarEventWrites.organizationId, calendarEventWrites.meetingId],
-      set: { status: 'queued', finishedAt: null, leaseExpiresAt: null, leaseResends: 0, updatedAt: sql`now()` },
+      set: {
+        status: 'queued',
+        finishedAt: null,
+        leaseExpiresAt: null,
+        leaseResends: 0,
+        leaseResentAt: null,
+        updatedAt: sql`now()`,
+      },
     })
     .returning({ id: calendarEventWrites.id });
   await enqueueJob(ctx, { kind: 'calendar-event', jobId: write.id });

@@ -25,7 +25,7 @@ import { withTenant } from '../../db/client';
 import { chatSubscriptions, webhookAttempts, webhookDeliveries, webhookEndpoints } from '../../db/schema';
 import { retryTransientOnly, userFacingJobError } from '../../jobs/faults';
 import type { JobHandler } from '../../jobs/job-handler';
-import { failJobIn, finishJob, type JobSpec, leaseUntil } from '../../jobs/lifecycle';
+import { claimedLease, failJobIn, finishJob, type JobSpec } from '../../jobs/lifecycle';
 import {
   CredentialsKeyMissing,
   hasCredentialsKey,
@@ -180,7 +180,7 @@ async function claimAttempt(
       status: 'running',
       attempts: attempt,
       startedAt: sql`coalesce(${webhookDeliveries.startedAt}, now())`,
-      leaseExpiresAt: leaseUntil(spec),
+      ...claimedLease(spec),
       updatedAt: sql`now()`,
     })
     .where(and(eq(webhookDeliveries.organizationId, orgId), eq(webhookDeliveries.id, jobId)));
