@@ -302,6 +302,43 @@ describe('deals', () => {
     expect(history).toHaveLength(7);
   });
 
+  it('keeps a closed deal’s closed_at when it moves to another pipeline’s stage of the same outcome', async () => {
+    // A sales team consolidating pipelines moves its won and lost deals into another pipeline's
+    // Won and Lost stages (pipelines-deals.md: move the deals before deleting a pipeline). The
+    // deals were won and lost months ago: this month's dashboard must not count them again.
+    const target = await addPipeline(owner, { name: `Consolidated ${crypto.randomUUID().slice(0, 6)}` });
+    const targetStage = (name: string) => target.stages.find((row) => row.name === name) as StageRow;
+    const won = await addDeal(owner, pipeline, { lead_id: leadId, stage_id: stage('Won').id, value: 7000 });
+    const lost = await addDeal(owner, pipeline, { lead_id: leadId, stage_id: stage('Lost').id, value: 3000 });
+    const closedAt = new Date('2026-01-15T10:00:00Z');
+    await inOrganization(owner.orgId, (tx) =>
+      tx
+        .update(deals)
+        .set({ closedAt })
+        .where(and(sql`${deals.id} in (${won.id}, ${lost.id})`, eq(deals.organizationId, owner.orgId))),
+    );
+    const january = { start_date: '2026-01-01', end_date: '2026-01-31' };
+    const overview = async () =>
+      (await call('GET', '/api/dashboard/overview', { token: owner.token, query: january })).body.data;
+    const before = await overview();
+
+    const movedWon = await update(won.id, { pipeline_id: target.id, stage_id: targetStage('Won').id });
+    const movedLost = await update(lost.id, { pipeline_id: target.id, stage_id: targetStage('Lost').id });
+    expect(movedWon.status, movedWon.text).toBe(200);
+    expect(movedWon.body.data).toMatchObject({ outcome: 'won', closed_at: closedAt.toISOString() });
+    expect(movedLost.body.data).toMatchObject({ outcome: 'lost', closed_at: closedAt.toISOString() });
+    const after = await overview();
+    expect(after.deals_won.value).toBe(before.deals_won.value);
+    expect(after.deals_won_value.value).toBe(before.deals_won_value.value);
+    expect(after.deals_lost.value).toBe(before.deals_lost.value);
+    expect(before.deals_won_value.value).toBeGreaterThanOrEqual(7000);
+
+    // A real change of outcome still closes the deal now.
+    const relost = await update(won.id, { stage_id: targetStage('Lost').id });
+    expect(relost.body.data.outcome).toBe('lost');
+    expect(Date.parse(relost.body.data.closed_at)).toBeGreaterThan(Date.parse('2026-06-01T00:00:00Z'));
+  });
+
   it('refuses new deals in an inactive pipeline; its existing deals still change', async () => {
     const paused = await addPipeline(owner, { name: 'Paused', stages: [{ name: 'One' }, { name: 'Two' }] });
     const deal = await addDeal(owner, paused, { lead_id: leadId });

@@ -262,7 +262,19 @@ describe('webhook events', () => {
     });
     expect(lostDeal.sent).toHaveLength(2);
 
+    // A won deal moved into another pipeline's won stage was not won again: nothing is announced.
+    const other = await callRecording(org, 'POST', '/api/pipelines/add', { name: 'Consolidated' });
+    expect(other.status, JSON.stringify(other.body)).toBe(201);
+    const otherWon = (other.body.data.stages as { id: number; is_won: boolean }[]).find((stage) => stage.is_won);
+    const rehomed = await callRecording(org, 'POST', `/api/lead/deal/update/${deal.body.data.id}`, {
+      pipeline_id: other.body.data.id,
+      stage_id: otherWon?.id,
+    });
+    expect(rehomed.status, JSON.stringify(rehomed.body)).toBe(200);
+    expect(rehomed.sent).toEqual([]);
+
     for (const endpoint of [everything, dealsOnly]) {
+      expect(await payloads(endpoint, 'deal.won')).toHaveLength(1);
       const [wonPayload] = await payloads(endpoint, 'deal.won');
       expect(wonPayload.data).toMatchObject({ deal_id: deal.body.data.id, stage_id: won.id, value: 5000 });
       const [lostPayload] = await payloads(endpoint, 'deal.lost');
