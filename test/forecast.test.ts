@@ -390,6 +390,44 @@ describe('forecasting', () => {
     }
   });
 
+  it('a deal change during the nightly run neither deadlocks with it nor fails: the run leaves that deal to the change', async (context) => {
+    const nightly = openDatabase(readConfig(env));
+    const user = openDatabase(readConfig(env));
+    try {
+      const server = await user.db.execute<{ version: string }>(sql`select version()`);
+      // PGlite runs one transaction at a time; PostgreSQL (CI's second run) runs this.
+      if (/emscripten|wasm/i.test(server.rows[0].version)) context.skip();
+      const day = new Date('2031-05-05T00:01:00Z');
+      await user.db.delete(forecastSnapshotRuns).where(eq(forecastSnapshotRuns.day, '2031-05-05'));
+      // The deal update's transaction (updateDeal): the deal locked first, then changed, then its
+      // day's snapshot written. The nightly run starts while the deal is locked.
+      const changed = user.db.transaction(async (tx) => {
+        await tx.execute(sql`select id from ${deals} where id = ${ids.A} for update`);
+        const run = snapshotAllOpenDeals(nightly.db, day, owner.orgId);
+        const settled = run.then(
+          (written) => ({ written }),
+          (error: unknown) => ({ error }),
+        );
+        // Let the run insert its snapshots and reach the locked deal.
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        await tx.update(deals).set({ value: 11000 }).where(eq(deals.id, ids.A));
+        await recordForecasts(tx, day, sql`d.organization_id = ${owner.orgId} and d.id = ${ids.A}`);
+        return settled;
+      });
+      const outcome = await changed;
+      expect(outcome).not.toHaveProperty('error');
+      expect((outcome as { written: number }).written).toBeGreaterThan(0);
+      const [snapshot] = await user.db
+        .select({ value: dealForecasts.value })
+        .from(dealForecasts)
+        .where(and(eq(dealForecasts.dealId, ids.A), eq(dealForecasts.snapshotDate, '2031-05-05')));
+      expect(Number(snapshot.value)).toBe(11000);
+    } finally {
+      await nightly.close();
+      await user.close();
+    }
+  });
+
   it('sums the pipeline from a rollup that equals the deals and their latest snapshots, through every write', async () => {
     /** (pipeline|month|outcome) → "count|value|weighted", from the rollup and from the deals. */
     const compare = () =>

@@ -85,8 +85,20 @@ export async function snapshotAllOpenDeals(
       on conflict do nothing
       returning day`);
     if (claimed.rows.length === 0) return null;
-    const scope = onlyOrganization === undefined ? sql`` : sql` and d.organization_id = ${onlyOrganization}`;
-    const written = await recordForecasts(tx, now, sql`d.outcome = 'open'${scope}`, false);
+    const scope = onlyOrganization === undefined ? sql`` : sql` and x.organization_id = ${onlyOrganization}`;
+    // The run locks the deals it snapshots, skipping those a deal change holds: that change writes
+    // the deal's day snapshot itself. Without the lock the run inserted the snapshot first and
+    // locked the deal after (its foreign-key check, then the trigger carrying the latest snapshot
+    // onto the deal), while a change locks the deal first and then writes the snapshot: a change
+    // during the run waited on the run's snapshot row and the run on the change's deal, a deadlock
+    // that failed the change (or the night's run).
+    const written = await recordForecasts(
+      tx,
+      now,
+      sql`d.outcome = 'open' and d.id in (select x.id from ${deals} x where x.outcome = 'open'${scope}
+        for no key update skip locked)`,
+      false,
+    );
     await tx.execute(sql`update ${forecastSnapshotRuns} set snapshots = ${written} where day = ${dayOf(now)}::date`);
     return written;
   });
