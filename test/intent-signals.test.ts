@@ -9,7 +9,8 @@ import { observeStatements } from '../src/db/client';
 import { intentSignals, leadIntentScores } from '../src/db/schema';
 import { HOT_THRESHOLD, SIGNAL_TYPES } from '../src/modules/intent/scoring';
 import { call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
-import { inOrganization } from './helpers/leads';
+import { asTenant, inOrganization } from './helpers/leads';
+import { recordSignal } from '../src/modules/intent/service';
 
 const DAY_MS = 86_400_000;
 
@@ -167,6 +168,39 @@ describe('intent signals', () => {
       stop();
     }
     expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(5);
+  });
+
+  it('two signals recorded at once for one lead both count: the lead turns hot with one alert', async (context) => {
+    const leadId = await assignedLead(owner, 'Concurrent', 'Signals');
+    const version = await inOrganization(owner.orgId, (tx) => tx.execute<{ v: string }>(sql`select version() as v`));
+    // PGlite runs one transaction at a time; PostgreSQL (CI's second run) runs this.
+    if (/emscripten|wasm/i.test(version.rows[0].v)) context.skip();
+    // A demo request (40) and a pricing page visit (20) posted together, each in its own request:
+    // the second rescoring must see the first signal, or the lead stays at 20, never hot.
+    let firstRecorded: () => void = () => {};
+    const recorded = new Promise<void>((resolve) => {
+      firstRecorded = resolve;
+    });
+    const first = asTenant(owner, async (ctx) => {
+      const answer = await recordSignal(ctx, { lead_id: leadId, signal_type: 'demo_requested' }, 'api');
+      firstRecorded();
+      // The first request's transaction stays open while the second one records its signal.
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      return answer;
+    });
+    await recorded;
+    const second = asTenant(owner, (ctx) =>
+      recordSignal(ctx, { lead_id: leadId, signal_type: 'pricing_page_visit' }, 'api'),
+    );
+    const [a, b] = await Promise.all([first, second]);
+    expect(a.intent_score).toBeCloseTo(40, 1);
+    expect(b.intent_score).toBeCloseTo(60, 1);
+    expect(b.is_hot).toBe(true);
+    const [stored] = await inOrganization(owner.orgId, (tx) =>
+      tx.select().from(leadIntentScores).where(eq(leadIntentScores.leadId, leadId)),
+    );
+    expect(stored.score).toBeCloseTo(60, 1);
+    expect(await alertsOf(owner, leadId)).toHaveLength(1);
   });
 
   it('lists a lead’s signals newest first, paged', async () => {

@@ -85,6 +85,21 @@ export function withinHorizon(alias: string): SQL {
   return sql`${sql.raw(alias)}.occurred_at > now() - make_interval(days => ${SIGNAL_HORIZON_DAYS}::int)`;
 }
 
+/**
+ * A condition for the statement that inserts intent signals: true, once it holds a transaction-scoped
+ * advisory lock on the intent score of each lead `leadIds` yields (a subquery with a `lead_id`
+ * column), taken in lead id order so that two writers cannot deadlock. The rescoring that follows
+ * computes the score from the signals its statement sees: without the lock, two signals recorded
+ * at once for one lead were each scored without the other (a demo request and a pricing visit, 40
+ * and 20, left the lead at 20, never hot, with no alert). With it, the second writer waits in its
+ * insert until the first commits, and its rescoring, a later statement, sees both signals. Taken in
+ * the insert, so it costs no statement.
+ */
+export function intentScoresLocked(orgId: number, leadIds: SQL): SQL {
+  return sql`(select count(pg_advisory_xact_lock(hashtextextended(${`${orgId}:intent-score:`} || t.k::text, 0)))
+    from (select distinct s.lead_id as k from (${leadIds}) as s where s.lead_id is not null order by 1) as t) >= 0`;
+}
+
 export interface Rescored {
   leadId: number;
   score: number;

@@ -10,7 +10,7 @@ import { isoTimestamp } from '../../core/schemas';
 import { intentSignals, leads } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { requireLead } from '../leads';
-import { rescoreLeads } from './scoring';
+import { intentScoresLocked, rescoreLeads } from './scoring';
 import type { SignalInput } from './schemas';
 
 export type SignalRow = {
@@ -46,6 +46,7 @@ export async function recordSignal(ctx: TenantContext, input: SignalInput, defau
       ${input.source ?? defaultSource}, coalesce(${input.occurred_at?.toISOString() ?? null}::timestamptz, now())
     from ${leads} l
     where l.organization_id = ${ctx.orgId} and l.id = ${input.lead_id} and l.deleted_at is null
+      and ${intentScoresLocked(ctx.orgId, sql`select ${input.lead_id}::bigint as lead_id`)}
     returning id, lead_id, signal_type, signal_detail, source, occurred_at, created_at`);
   const row = inserted.rows[0];
   if (!row) throw new NotFound('Lead', input.lead_id);

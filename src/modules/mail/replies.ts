@@ -11,7 +11,7 @@ import type { Queryable } from '../../db/client';
 import { intentSignals, leads, mailMessages } from '../../db/schema';
 import type { ConnectionRow } from '../../providers/connections';
 import type { InboxMessage } from '../../providers/mail/interface';
-import { rescoreLeads } from '../intent';
+import { intentScoresLocked, rescoreLeads } from '../intent';
 
 /** With the transaction's `effects`, the rescoring's webhooks and scoring job leave once it commits. */
 export async function recordReplies(
@@ -51,6 +51,7 @@ export async function recordReplies(
       jsonb_build_object('config_id', ${connection.id}::bigint, 'message_id', a.id, 'sent_message_id', a.sent_id),
       'mail_reply', least(coalesce(a.at, now()), now()), 'reply:' || ${String(connection.id)} || ':' || a.id
     from answered a
+    where ${intentScoresLocked(orgId, sql`select lead_id from answered`)}
     on conflict (organization_id, dedupe_key) do nothing
     returning lead_id`);
   const leadIds = result.rows.map((row) => Number(row.lead_id));

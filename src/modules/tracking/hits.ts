@@ -17,7 +17,7 @@ import { intentSignals, leads } from '../../db/schema';
 import { sql } from 'drizzle-orm';
 import type { Transaction } from '../../db/client';
 import type { TrackingHit } from '../../jobs/messages';
-import { rescoreLeads } from '../intent/scoring';
+import { intentScoresLocked, rescoreLeads } from '../intent/scoring';
 
 /** The events queue's message (declared with the other queue messages, which env.ts names). */
 export type { TrackingHit };
@@ -84,6 +84,7 @@ export async function recordHits(
         h.occurred, h.window_key
       from hits h
       join ${leads} l on l.id = h.lead_id and l.organization_id = ${orgId} and l.deleted_at is null
+      where ${intentScoresLocked(orgId, sql`select lead_id from hits`)}
       order by h.window_key, h.occurred
       on conflict (organization_id, dedupe_key) do nothing
       returning lead_id, signal_type, signal_detail, occurred_at

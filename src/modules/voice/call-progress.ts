@@ -12,7 +12,7 @@ import type { Queryable } from '../../db/client';
 import { calls, type CallStatus, ENDED_CALL_STATUSES, intentSignals, leads } from '../../db/schema';
 import type { CallOutcome } from '../../providers/voice/interface';
 import { type FeedActor, recordFeed } from '../feed';
-import { rescoreLeads } from '../intent';
+import { intentScoresLocked, rescoreLeads } from '../intent';
 import type { CallRow } from './calls';
 import { callPriceCents, ENGAGED_CALL_SECONDS } from './pricing';
 import { chargeWallet, recordLedger } from './wallet';
@@ -126,6 +126,7 @@ export async function endCall(
         jsonb_build_object('engagement', 'call', 'call_id', ${row.id}::bigint, 'duration_sec', ${duration}::int),
         'call', ${ending.endedAt}, ${`call:${row.id}`}
       from ${leads} l where l.organization_id = ${orgId} and l.id = ${row.leadId} and l.deleted_at is null
+        and ${intentScoresLocked(orgId, sql`select ${row.leadId}::bigint as lead_id`)}
       on conflict (organization_id, dedupe_key) do nothing`);
     await rescoreLeads(db, orgId, [row.leadId], effects);
   }

@@ -15,7 +15,7 @@ import { sql } from 'drizzle-orm';
 import { intentSignals, leads } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import { feedEntriesFrom } from '../feed';
-import { rescoreLeads } from '../intent';
+import { intentScoresLocked, rescoreLeads } from '../intent';
 import type { FormFieldName } from './schemas';
 
 /** Stored fields a public submission may fill when they are empty. */
@@ -89,6 +89,7 @@ export async function recordSubmissionOnLead(
     ), signal as (
       insert into ${intentSignals} (organization_id, lead_id, signal_type, signal_detail, source, occurred_at)
       select ${ctx.orgId}, b.id, 'form_submitted', ${detail}::jsonb, 'web_form', now() from before b
+      where ${intentScoresLocked(ctx.orgId, sql`select ${leadId}::bigint as lead_id`)}
     )
     select id from filled`);
   // The request's effects send an intent.hot webhook after the writes commit (sooner than the lease sweep).
