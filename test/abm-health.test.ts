@@ -301,4 +301,40 @@ describe('account health and ABM reports', () => {
     const funnel = await call('GET', '/api/reports/abm/funnel', { token: owner.token });
     expect(funnel.body.data.total).toBe(4);
   });
+
+  it('leaves out opens a mail client’s proxy prefetched: an account only emailed is not engaged', async () => {
+    // The account's stakeholders received a bulk email; Apple's proxy fetched every pixel on delivery.
+    const six = await target('Six');
+    const l7 = await leadOf(six, 'Six');
+    await inOrganization(owner.orgId, (tx) =>
+      tx.insert(intentSignals).values(
+        [1, 2, 3].map((days) => ({
+          organizationId: owner.orgId,
+          leadId: l7,
+          signalType: 'email_opened',
+          signalDetail: { adjusted: true, prefetch: 'apple_mpp' },
+          source: 'tracking_pixel',
+          occurredAt: daysFromNow(-days),
+        })),
+      ),
+    );
+    expect(await health('Six')).toMatchObject({
+      score: 0,
+      band: 'cold',
+      stage: 'targeted',
+      engaged: false,
+      signals: { count: 0, last_at: null, points: 0 },
+    });
+    // One real open counts as any signal does.
+    await inOrganization(owner.orgId, (tx) =>
+      tx.insert(intentSignals).values({
+        organizationId: owner.orgId,
+        leadId: l7,
+        signalType: 'email_opened',
+        source: 'tracking_pixel',
+        occurredAt: daysFromNow(-1),
+      }),
+    );
+    expect(await health('Six')).toMatchObject({ score: 5, stage: 'engaged', signals: { count: 1, points: 5 } });
+  });
 });

@@ -392,4 +392,36 @@ describe('top accounts by engagement over the 5-day signal buckets', () => {
       });
     }
   });
+  it('leaves out opens a mail client’s proxy prefetched: no person engaged', async () => {
+    const org = await signupOrganization('Engagement prefetch');
+    const [quiet, active] = await Promise.all([
+      createCompany(org, { company_name: 'Only prefetched' }),
+      createCompany(org, { company_name: 'One real visit' }),
+    ]);
+    const leadOf = async (company: number) => {
+      const lead = await call('POST', '/api/lead/add', {
+        token: org.token,
+        body: { first_name: 'Mail', last_name: 'Reader', company_id: company },
+      });
+      expect(lead.status, lead.text).toBe(201);
+      return lead.body.data.id as number;
+    };
+    const [quietLead, activeLead] = [await leadOf(quiet), await leadOf(active)];
+    const now = new Date('2026-06-29T12:00:00Z');
+    // Apple's proxy fetched the pixel of 4 emails (days 2, 8, 13 and 28 before now: whole buckets
+    // and both partial ends of the window); the other company's lead visited the pricing page once.
+    await inOrganization(org.orgId, (tx) =>
+      tx.execute(sql`insert into intent_signals (organization_id, lead_id, signal_type, signal_detail, source, occurred_at)
+        select ${org.orgId}, l.lead_id, l.signal_type, l.detail::jsonb, 'tracking_pixel', ${now.toISOString()}::timestamptz - make_interval(days => l.days)
+        from (values (${quietLead}::bigint, 'email_opened', '{"adjusted": true, "prefetch": "apple_mpp"}', 2),
+          (${quietLead}::bigint, 'email_opened', '{"adjusted": true, "prefetch": "apple_mpp"}', 8),
+          (${quietLead}::bigint, 'email_opened', '{"adjusted": true, "prefetch": "apple_mpp"}', 13),
+          (${quietLead}::bigint, 'email_opened', '{"adjusted": true, "prefetch": "apple_mpp"}', 28),
+          (${activeLead}::bigint, 'pricing_page_visit', '{}', 3)) as l(lead_id, signal_type, detail, days)`),
+    );
+    for (const rank_by of ['engagement', 'pipeline_value'] as const) {
+      const ranked = await asTenant(org, (ctx) => topAccounts(ctx, { rank_by, limit: 10 }, now));
+      expect(ranked.map((row) => [row.id, row.intent_signals, row.engagement_score])).toEqual([[active, 1, 1]]);
+    }
+  });
 });

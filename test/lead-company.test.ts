@@ -87,7 +87,10 @@ async function companyDealCounts() {
   });
 }
 
-/** (company|5-day bucket) → count, from the company_signal_counts rollup and from the signals and their live leads. */
+/**
+ * (company|5-day bucket) → count, from the company_signal_counts rollup and from the signals and their live leads
+ * (opens a mail proxy prefetched are no engagement: drizzle/0085).
+ */
 async function companySignalCounts() {
   return inOrganization(owner.orgId, async (tx) => {
     const rolled = await tx.execute<{ k: string; n: number }>(sql`
@@ -97,7 +100,8 @@ async function companySignalCounts() {
       select l.company_id || '|' || (date '1970-01-01' + (floor(((s.occurred_at at time zone 'UTC')::date - date '1970-01-01') / 5.0) * 5)::int) as k,
         count(*)::int as n
       from intent_signals s join leads l on l.id = s.lead_id and l.deleted_at is null
-      where l.company_id is not null group by 1`);
+      where l.company_id is not null
+        and not (s.signal_type = 'email_opened' and s.signal_detail @> '{"adjusted": true}'::jsonb) group by 1`);
     const map = (rows: { k: string; n: number }[]) => Object.fromEntries(rows.map((row) => [row.k, row.n]));
     return { rolled: map(rolled.rows), counted: map(counted.rows) };
   });
@@ -123,6 +127,12 @@ describe('the lead company on signals, meetings and deals', () => {
     const m1 = await meeting({ lead_id: ada });
     const s2 = await signal(grace);
     const m2 = await meeting({ lead_id: grace });
+    // An open a mail proxy prefetched is carried too, and moves no engagement count.
+    await inOrganization(owner.orgId, (tx) =>
+      tx.execute(sql`insert into intent_signals (organization_id, lead_id, signal_type, signal_detail, source, occurred_at)
+        values (${owner.orgId}, ${ada}, 'email_opened', '{"adjusted": true}', 'tracking_pixel', now() - interval '1 day'),
+          (${owner.orgId}, ${grace}, 'email_opened', '{"adjusted": true}', 'tracking_pixel', now() - interval '2 days')`),
+    );
     const pipeline = await defaultPipeline(owner);
     const d1 = (await addDeal(owner, pipeline, { lead_id: ada })).id;
     const d2 = (await addDeal(owner, pipeline, { lead_id: grace })).id;

@@ -11,6 +11,7 @@ import type { z } from '@hono/zod-openapi';
 import { type SQL, sql } from 'drizzle-orm';
 import type { TenantContext } from '../../db/tenant';
 import { ENGAGEMENT_DAYS, MEETING_WEIGHT } from './period';
+import { engagingSignal } from '../intent';
 import type { TopAccountsQuery } from './schemas';
 
 type AccountRow = {
@@ -96,11 +97,11 @@ function byEngagement(orgId: number, limit: number, window: EngagementWindow, si
         union all
         select s.lead_company_id, 1 from ${intentSignals} s
         where s.organization_id = ${orgId} and s.occurred_at >= ${since} and s.occurred_at < ${parts.headEnd}::timestamptz
-          and s.lead_company_id is not null
+          and s.lead_company_id is not null and ${engagingSignal('s')}
         union all
         select s.lead_company_id, 1 from ${intentSignals} s
         where s.organization_id = ${orgId} and s.occurred_at >= ${parts.tailStart}::timestamptz and s.occurred_at <= ${at}
-          and s.lead_company_id is not null
+          and s.lead_company_id is not null and ${engagingSignal('s')}
       ) w
       group by 1 having sum(w.n) > 0
     ), meeting_counts as (
@@ -154,7 +155,7 @@ function byPipelineValue(orgId: number, limit: number, since: SQL, at: SQL): SQL
         cross join lateral (
           select count(*)::int as n from ${intentSignals} s
           where s.organization_id = ${orgId} and s.lead_company_id = c.id
-            and s.occurred_at >= ${since} and s.occurred_at <= ${at}
+            and s.occurred_at >= ${since} and s.occurred_at <= ${at} and ${engagingSignal('s')}
         ) sc
         cross join lateral (
           select count(*)::int as n from ${meetings} m

@@ -67,6 +67,21 @@ function weightOf(signalType: SQL): SQL {
   return sql`(case ${signalType} ${sql.join(cases, sql` `)} else 0::float8 end)`;
 }
 
+/** A signal (table alias `alias`) that is an open a mail client's proxy prefetched (tracking/prefetch.ts). */
+function prefetchedOpen(alias: string): SQL {
+  const s = sql.raw(alias);
+  return sql`(${s}.signal_type = 'email_opened' and ${s}.signal_detail @> '{"adjusted": true}'::jsonb)`;
+}
+
+/**
+ * A signal (table alias `alias`) that shows a person engaged: every signal but an open a mail
+ * client's proxy prefetched, which no person made. Account health, the ABM reports and top
+ * accounts count these; the company_signal_counts rollup holds only these (drizzle/0085).
+ */
+export function engagingSignal(alias: string): SQL {
+  return sql`not ${prefetchedOpen(alias)}`;
+}
+
 /**
  * The points a signal (table alias `alias`) is worth now; signals dated in the future count as now.
  * A conversation (a `manual` signal from a call) is worth CALL_SIGNAL_WEIGHT.
@@ -75,7 +90,7 @@ function weightOf(signalType: SQL): SQL {
  */
 export function pointsNow(alias: string): SQL {
   const s = sql.raw(alias);
-  const adjusted = sql`(${s}.signal_type = 'email_opened' and ${s}.signal_detail @> '{"adjusted": true}'::jsonb)`;
+  const adjusted = prefetchedOpen(alias);
   const conversation = sql`(${s}.signal_type = 'manual' and ${s}.source = 'call')`;
   return sql`(case when ${adjusted} then 0::float8 when ${conversation} then ${CALL_SIGNAL_WEIGHT}::float8 else ${weightOf(sql`${s}.signal_type`)} end * power(0.5::float8, greatest(extract(epoch from (now() - ${s}.occurred_at))::float8, 0) / ${HALF_LIFE_SECONDS}::float8))`;
 }

@@ -11,6 +11,7 @@
  */
 import { sql, type SQL } from 'drizzle-orm';
 import { targetAccounts, meetings, intentSignals, deals, contacts, leads } from '../../db/schema';
+import { engagingSignal } from '../intent';
 
 export const SIGNAL_WINDOW_DAYS = 30;
 export const POINTS_PER_SIGNAL = 5;
@@ -55,9 +56,13 @@ const accountIds = sql`(select contacts_of.contact_ids, contacts_of.other_lead_i
 /** An intent signal `s` inside the signal window. */
 const signalInWindow = sql`s.occurred_at > now() - make_interval(days => ${SIGNAL_WINDOW_DAYS}) and s.occurred_at <= now()`;
 
-/** The company's live leads' signals `s` (one index range), and its contacts' other leads' signals. */
-const companySignals = sql`s.organization_id = ${org} and s.lead_company_id = ${company}`;
-const otherLeadSignals = sql`s.organization_id = ${org} and s.lead_id = any(acc.other_lead_ids)`;
+/**
+ * The company's live leads' signals `s` (one index range), and its contacts' other leads' signals;
+ * only signals a person made: an open a mail client's proxy prefetched (Apple Mail Privacy
+ * Protection fetches every image on delivery) is no engagement (intent's engagingSignal).
+ */
+const companySignals = sql`s.organization_id = ${org} and s.lead_company_id = ${company} and ${engagingSignal('s')}`;
+const otherLeadSignals = sql`s.organization_id = ${org} and s.lead_id = any(acc.other_lead_ids) and ${engagingSignal('s')}`;
 
 /** A meeting `m` that counts: not cancelled or no-show, in the meeting window, with the company, a contact or a lead. */
 const meetingCounts = sql`m.organization_id = ${org} and m.status in (1, 2, 3)
