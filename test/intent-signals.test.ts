@@ -341,6 +341,13 @@ describe('intent alerts', () => {
       query: { lead_id: leadId, to_date: '2020-01-01' },
     });
     expect(past.body.data).toEqual([]);
+    // A range that ends before it starts is a mistake to name, not an empty list.
+    const inverted = await call('GET', '/api/intent-alert/list', {
+      token: owner.token,
+      query: { from_date: '2026-06-10', to_date: '2026-06-01' },
+    });
+    expectFailure(inverted, 400, 'bad_request');
+    expect(inverted.body.error.code).toBe('from_date');
   });
 
   it('acknowledges an alert once: again changes nothing; another organization gets 404', async () => {

@@ -84,6 +84,7 @@ export function dateRange(column: SQLWrapper, params: { start_date?: string; end
 const DAY_RANGES = [
   ['start_date', 'end_date'],
   ['created_from', 'created_to'],
+  ['from_date', 'to_date'],
 ] as const;
 
 /** The first day range of `values` that ends before it starts (days compare as YYYY-MM-DD text). */
