@@ -402,6 +402,32 @@ describe('GET /api/company/stats', () => {
   });
 });
 
+describe('GET /api/company/stats, values in any letter case', () => {
+  it('counts an industry or a country once whatever its letter case, as the industry filter matches it', async () => {
+    const org = await signupOrganization('Stats case');
+    for (const [industry, country] of [
+      ['SaaS', 'Germany'],
+      ['SaaS', 'germany'],
+      ['saas', 'Germany'],
+      ['Retail', 'France'],
+    ])
+      await createCompany(org, { industry_type: industry, country });
+    const stats = await call('GET', '/api/company/stats', { token: org.token });
+    expect(stats.status, stats.text).toBe(200);
+    // Each under its most used spelling.
+    expect(stats.body.data.by_industry).toEqual([
+      { value: 'SaaS', count: 3 },
+      { value: 'Retail', count: 1 },
+    ]);
+    expect(stats.body.data.by_country).toEqual([
+      { value: 'Germany', count: 3 },
+      { value: 'France', count: 1 },
+    ]);
+    const filtered = await call('GET', '/api/company/stats', { token: org.token, query: { industry: 'saas' } });
+    expect(filtered.body.data).toMatchObject({ total: 3, by_industry: [{ value: 'SaaS', count: 3 }] });
+  });
+});
+
 describe('GET /api/company/similar/{id}', () => {
   it('ranks the other companies by the documented score and says why each matched', async () => {
     const org = await signupOrganization('Similar');

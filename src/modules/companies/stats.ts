@@ -45,14 +45,20 @@ export async function companyStats(ctx: TenantContext, query: z.output<typeof Co
   const result = await ctx.db.execute<StatsRow>(sql`
     with filtered as (
       select ${companies.id} as id, ${companies.companyName} as company_name, ${companies.industryType} as industry_type,
-        ${companies.employeeSize} as employee_size, ${companies.country} as country
+        ${companies.industryKey} as industry_key, ${companies.employeeSize} as employee_size, ${companies.country} as country,
+        lower(${companies.country}) as country_key
       from ${companies} where ${companyFilterWhere(ctx, filters)}
     ), buckets as (
-      -- The total and the three breakdowns in one pass over the filtered set.
-      select case when grouping(industry_type) = 0 then 'industry' when grouping(employee_size) = 0 then 'size'
-          when grouping(country) = 0 then 'country' else 'total' end as kind,
-        coalesce(industry_type, employee_size, country) as value, count(*)::int as n
-      from filtered group by grouping sets ((industry_type), (employee_size), (country), ())
+      -- The total and the three breakdowns in one pass over the filtered set. An industry or a country
+      -- is one value in any letter case (as the industry filter and similar companies compare them),
+      -- shown in its most used spelling.
+      select case when grouping(industry_key) = 0 then 'industry' when grouping(employee_size) = 0 then 'size'
+          when grouping(country_key) = 0 then 'country' else 'total' end as kind,
+        case when grouping(industry_key) = 0 then mode() within group (order by industry_type)
+          when grouping(employee_size) = 0 then employee_size
+          when grouping(country_key) = 0 then mode() within group (order by country) end as value,
+        count(*)::int as n
+      from filtered group by grouping sets ((industry_key), (employee_size), (country_key), ())
     ), lead_counts as (
       -- The live-lead rollup per company (kept by triggers on leads): the companies' counter rows, not
       -- their leads. All of the organization's (one or two per company), which the join below narrows:
