@@ -3,9 +3,12 @@
  * limits, max_deal_limit), stage moves recorded with time in stage, won/lost closing the deal,
  * list filters, delete, statement budgets, and other organizations kept out.
  */
+import { env } from 'cloudflare:workers';
 import { and, eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { deals, webhookDeliveries } from '../src/db/schema';
+import { openDatabase, withTenant } from '../src/db/client';
+import { deals, leads, webhookDeliveries } from '../src/db/schema';
+import { readConfig } from '../src/env';
 import { call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
 import { addDeal, addPipeline, defaultPipeline, type StageRow } from './helpers/deals';
 import { createLead, feedOf, inOrganization, softDeleteLead } from './helpers/leads';
@@ -337,6 +340,48 @@ describe('deals', () => {
     const relost = await update(won.id, { stage_id: targetStage('Lost').id });
     expect(relost.body.data.outcome).toBe('lost');
     expect(Date.parse(relost.body.data.closed_at)).toBeGreaterThan(Date.parse('2026-06-01T00:00:00Z'));
+  });
+
+  it('keeps a lead’s open and won deal counts right when two of its deals close at once', async (context) => {
+    const first = openDatabase(readConfig(env));
+    const second = openDatabase(readConfig(env));
+    try {
+      const server = await first.db.execute<{ version: string }>(sql`select version()`);
+      // PGlite runs one transaction at a time; PostgreSQL (CI's second run) runs this.
+      if (/emscripten|wasm/i.test(server.rows[0].version)) context.skip();
+      const lead = await createLead(owner, 'Two', 'Deals');
+      const [d1, d2] = [
+        await addDeal(owner, pipeline, { lead_id: lead }),
+        await addDeal(owner, pipeline, { lead_id: lead }),
+      ];
+      // One rep wins the first deal while another loses the second: two transactions on one lead.
+      let firstClosed: () => void = () => {};
+      const closed = new Promise<void>((resolve) => {
+        firstClosed = resolve;
+      });
+      const winning = withTenant(first.db, owner.orgId, async (tx) => {
+        await tx.execute(
+          sql`update deals set stage_id = ${stage('Won').id}, outcome = 'won', closed_at = now() where id = ${d1.id}`,
+        );
+        firstClosed();
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+      });
+      await closed;
+      const losing = withTenant(second.db, owner.orgId, (tx) =>
+        tx.execute(
+          sql`update deals set stage_id = ${stage('Lost').id}, outcome = 'lost', closed_at = now() where id = ${d2.id}`,
+        ),
+      );
+      await Promise.all([winning, losing]);
+      const [counts] = await inOrganization(owner.orgId, (tx) =>
+        tx.select({ open: leads.openDeals, won: leads.wonDeals }).from(leads).where(eq(leads.id, lead)),
+      );
+      // The lead has a won deal: it counts as converted on the dashboard.
+      expect(counts).toEqual({ open: 0, won: 1 });
+    } finally {
+      await first.close();
+      await second.close();
+    }
   });
 
   it('refuses new deals in an inactive pipeline; its existing deals still change', async () => {
