@@ -249,10 +249,24 @@ describe('forecasting', () => {
       weightedValue: weighted,
       daysInStage: 0,
     });
+    // G was expected to close on June 10 but was won early, on May 20: by June 1 it had closed, so
+    // it is no part of June's forecast (May's actual holds it), though its June 1 snapshot says won.
+    const pipeline = await defaultPipeline(owner);
+    const won = (pipeline.stages.find((row) => row.name === 'Won') as StageRow).id;
+    ids.G = (
+      await addDeal(owner, pipeline, { title: 'Deal G', stage_id: won, value: 1200, expected_close_date: '2026-06-10' })
+    ).id;
+    await inOrganization(owner.orgId, (tx) =>
+      tx
+        .update(deals)
+        .set({ closedAt: new Date('2026-05-20T10:00:00Z') })
+        .where(eq(deals.id, ids.G)),
+    );
     await inOrganization(owner.orgId, (tx) =>
       tx
         .insert(dealForecasts)
         .values([
+          snapshot('G', '2026-06-01', 'won', 1200, '2026-06-10'),
           snapshot('A', '2026-06-01', 'open', 5000, '2026-06-30'),
           snapshot('D', '2026-05-31', 'open', 2500, '2026-06-25'),
           snapshot('E', '2026-06-01', 'lost', 900, '2026-06-18'),
@@ -260,7 +274,8 @@ describe('forecasting', () => {
         ]),
     );
     const rows = await asOwner((ctx) => forecastAccuracy(ctx, { months: 2, format: 'json' }, NOW3));
-    // June: forecast A 5000 + D 2500 = 7500 (E lost counts 0); won in June: D 5000 → error 2500, 50 %.
+    // June: forecast A 5000 + D 2500 = 7500 (E lost counts 0, G closed in May counts 0); won in June:
+    // D 5000 → error 2500, 50 %.
     // July: F's latest snapshot on or before July 1 is NOW2's: 3000 × 0.1 = 300; nothing won → error 300.
     expect(rows).toEqual([
       { month: '2026-06', forecast: 7500, actual: 5000, error: 2500, error_percent: 50 },

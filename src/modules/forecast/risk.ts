@@ -7,7 +7,8 @@
  * Ordered by value at risk = value × the stage's probability, largest first.
  *
  * Accuracy, per past month M: forecast = the weighted values of each deal's latest snapshot on
- * or before M's first day, for deals that snapshot expected to close in M (lost ones count 0);
+ * or before M's first day, for deals that snapshot expected to close in M (lost ones count 0, and
+ * won ones only when the deal closed in M: one won before M began is in an earlier month's actual);
  * actual = the value of deals closed won in M (closed_at); error = forecast − actual.
  */
 import { deals, dealForecasts, stages } from '../../db/schema';
@@ -101,11 +102,18 @@ export async function forecastAccuracy(ctx: TenantContext, query: z.output<typeo
     )
     select m.month_start::text as month_start,
       coalesce((
-        select sum(case when f.outcome = 'lost' then 0 else f.weighted_value end) from (
+        -- A snapshot that says won counts only when its deal closed in the month (as actual counts
+        -- it): a deal won before the month began, early against its expected close date, is no part
+        -- of the month's forecast (the month it closed in holds it in its actual).
+        select sum(case when f.outcome = 'lost' then 0
+            when f.outcome = 'won' and not (d.closed_at >= (m.month_start::timestamp at time zone 'UTC')
+              and d.closed_at < ((m.month_start + interval '1 month')::timestamp at time zone 'UTC')) then 0
+            else f.weighted_value end) from (
           select distinct on (f.deal_id) f.* from ${dealForecasts} f
           where f.organization_id = ${ctx.orgId} and f.snapshot_date <= m.month_start ${pipeline('f.pipeline_id')}
           order by f.deal_id, f.snapshot_date desc
         ) f
+        join ${deals} d on d.organization_id = ${ctx.orgId} and d.id = f.deal_id
         where f.expected_close_date >= m.month_start and f.expected_close_date < (m.month_start + interval '1 month')::date
       ), 0) as forecast,
       coalesce((
