@@ -174,6 +174,43 @@ describe('forecasting', () => {
       [ids.C, 1000],
     ]);
     expect(contributors.body.data[0]).toMatchObject({ owner_id: owner.userId, owner_name: 'Ada Admin' });
+
+    // H was expected to close on July 20 and was won on June 5: committed in June, the month it
+    // was won, not in July (nor was one won in May committed in June).
+    const pipeline = await defaultPipeline(owner);
+    const won = (pipeline.stages.find((row) => row.name === 'Won') as StageRow).id;
+    const early = await addDeal(owner, pipeline, {
+      title: 'Deal H',
+      stage_id: won,
+      value: 700,
+      expected_close_date: '2026-07-20',
+    });
+    await inOrganization(owner.orgId, (tx) =>
+      tx
+        .update(deals)
+        .set({ closedAt: new Date('2026-06-05T09:00:00Z') })
+        .where(eq(deals.id, early.id)),
+    );
+    try {
+      const withEarly = await asOwner((ctx) => pipelineForecast(ctx, { period: 'monthly', months: 2 }, NOW));
+      expect(withEarly.map((row) => [row.period, row.committed, row.best_case, row.deal_count])).toEqual([
+        ['2026-06', 5700, 43700, 5],
+        ['2026-07', 0, 4000, 1],
+      ]);
+      const june = await call('GET', '/api/forecast/pipeline/contributors', {
+        token: owner.token,
+        query: { period_month: '2026-06' },
+      });
+      expect(june.body.data.map((row: { id: number }) => row.id)).toContain(early.id);
+      const july = await call('GET', '/api/forecast/pipeline/contributors', {
+        token: owner.token,
+        query: { period_month: '2026-07' },
+      });
+      expect(july.body.data.map((row: { id: number }) => row.id)).toEqual([ids.F]);
+    } finally {
+      const removed = await call('DELETE', '/api/lead/deal/delete', { token: owner.token, body: { ids: [early.id] } });
+      expect(removed.status, removed.text).toBe(200);
+    }
   });
 
   it('lists deals at risk with reasons, by value at risk, and the trend of a deal that moved', async () => {
@@ -452,7 +489,9 @@ describe('forecasting', () => {
             sum(delta) || '|' || round(sum(value_sum), 2) || '|' || round(sum(weighted_sum), 2) as v
           from deal_close_month_counts group by 1 having sum(delta) <> 0 or sum(value_sum) <> 0 or sum(weighted_sum) <> 0`);
         const counted = await tx.execute<{ k: string; v: string }>(sql`
-          select d.pipeline_id || '|' || date_trunc('month', d.expected_close_date::timestamp)::date || '|' || d.outcome as k,
+          select d.pipeline_id || '|' || (case when d.outcome = 'won' and d.closed_at is not null
+              then date_trunc('month', d.closed_at at time zone 'UTC')::date
+              else date_trunc('month', d.expected_close_date::timestamp)::date end) || '|' || d.outcome as k,
             count(*) || '|' || round(sum(d.value), 2) || '|' || round(coalesce(sum(w.weighted_value), 0), 2) as v
           from deals d left join lateral (select f.weighted_value from deal_forecasts f
             where f.deal_id = d.id order by f.snapshot_date desc limit 1) w on true

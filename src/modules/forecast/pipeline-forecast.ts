@@ -108,7 +108,7 @@ export const contributorList = defineList({
 });
 export const ContributorListQuery = contributorList.query;
 
-/** The deals (not lost) expected to close in `period_month` (default: the month of `now`). */
+/** The deals (not lost) of `period_month` (default: the month of `now`): won in it, or open and expected to close in it. */
 export async function forecastContributors(
   ctx: TenantContext,
   params: z.output<typeof ContributorListQuery>,
@@ -116,7 +116,13 @@ export async function forecastContributors(
 ) {
   const month = params.period_month ?? dayOf(now).slice(0, 7);
   const start = `${month}-01`;
+  // As the pipeline forecast files them (deal_close_month_counts, drizzle/0087): a won deal in the
+  // month it was won (closed_at, UTC), any other by its expected close date.
+  const from = sql`(${start}::date::timestamp at time zone 'UTC')`;
+  const until = sql`((${start}::date + interval '1 month')::timestamp at time zone 'UTC')`;
   return contributorList.run(ctx, params, {
-    where: sql`${deals.expectedCloseDate} >= ${start}::date and ${deals.expectedCloseDate} < (${start}::date + interval '1 month')`,
+    where: sql`case when ${deals.outcome} = 'won' and ${deals.closedAt} is not null
+      then ${deals.closedAt} >= ${from} and ${deals.closedAt} < ${until}
+      else ${deals.expectedCloseDate} >= ${start}::date and ${deals.expectedCloseDate} < (${start}::date + interval '1 month') end`,
   });
 }
