@@ -16,7 +16,7 @@ import { dealsAtRisk, forecastAccuracy } from '../src/modules/forecast/risk';
 import { pipelineForecast } from '../src/modules/forecast/pipeline-forecast';
 import { forecastWrite, recordForecasts, snapshotAllOpenDeals } from '../src/modules/forecast/snapshots';
 import { call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
-import { addDeal, defaultPipeline, type StageRow } from './helpers/deals';
+import { addDeal, addPipeline, defaultPipeline, type StageRow } from './helpers/deals';
 import { asTenant, createLead, inOrganization } from './helpers/leads';
 
 const NOW = new Date('2026-06-15T12:00:00Z');
@@ -530,6 +530,57 @@ function rowsReadFrom(node: Record<string, unknown>, relation: string): number {
   const children = (node.Plans as Record<string, unknown>[] | undefined) ?? [];
   return own + children.reduce((sum, child) => sum + rowsReadFrom(child, relation), 0);
 }
+
+describe('forecast accuracy of one pipeline', () => {
+  it('compares the forecast and the actual of the same deals: those in the pipeline now', async () => {
+    // A deal forecast in the default pipeline on June 1, won on June 10, and moved with the other
+    // won deals into a consolidated pipeline since: each pipeline's June compares like with like.
+    const org = await signupOrganization('Accuracy pipelines');
+    const first = await defaultPipeline(org);
+    const second = await addPipeline(org, { name: 'Consolidated' });
+    const stage = (pipeline: { stages: StageRow[] }, name: string) =>
+      (pipeline.stages.find((row) => row.name === name) as StageRow).id;
+    const deal = await addDeal(org, first, {
+      stage_id: stage(first, 'Proposal'),
+      value: 2000,
+      expected_close_date: '2026-06-20',
+    });
+    const moved = await call('POST', `/api/lead/deal/update/${deal.id}`, {
+      token: org.token,
+      body: { pipeline_id: second.id, stage_id: stage(second, 'Won') },
+    });
+    expect(moved.status, moved.text).toBe(200);
+    await inOrganization(org.orgId, async (tx) => {
+      await tx
+        .update(deals)
+        .set({ closedAt: new Date('2026-06-10T15:00:00Z') })
+        .where(eq(deals.id, deal.id));
+      await tx.insert(dealForecasts).values({
+        organizationId: org.orgId,
+        dealId: deal.id,
+        pipelineId: first.id,
+        snapshotDate: '2026-06-01',
+        takenAt: new Date('2026-06-01T00:05:00Z'),
+        stageId: stage(first, 'Proposal'),
+        outcome: 'open',
+        value: 2000,
+        expectedCloseDate: '2026-06-20',
+        baseProbability: 0.5,
+        probability: 0.5,
+        weightedValue: 1000,
+        daysInStage: 3,
+      });
+    });
+    const june = (pipelineId: number) =>
+      asTenant(org, (ctx) =>
+        forecastAccuracy(ctx, { months: 1, format: 'json', pipeline_id: pipelineId }, new Date('2026-07-10T12:00:00Z')),
+      );
+    expect(await june(second.id)).toEqual([
+      { month: '2026-06', forecast: 1000, actual: 2000, error: -1000, error_percent: -50 },
+    ]);
+    expect(await june(first.id)).toEqual([{ month: '2026-06', forecast: 0, actual: 0, error: 0, error_percent: null }]);
+  });
+});
 
 describe('the forecast of a lead with a long feed', () => {
   it('reads one feed entry per deal for its last activity, however many entries the lead has', async () => {

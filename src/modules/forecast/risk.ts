@@ -110,11 +110,14 @@ export async function forecastAccuracy(ctx: TenantContext, query: z.output<typeo
               and d.closed_at < ((m.month_start + interval '1 month')::timestamp at time zone 'UTC')) then 0
             else f.weighted_value end) from (
           select distinct on (f.deal_id) f.* from ${dealForecasts} f
-          where f.organization_id = ${ctx.orgId} and f.snapshot_date <= m.month_start ${pipeline('f.pipeline_id')}
+          where f.organization_id = ${ctx.orgId} and f.snapshot_date <= m.month_start
           order by f.deal_id, f.snapshot_date desc
         ) f
         join ${deals} d on d.organization_id = ${ctx.orgId} and d.id = f.deal_id
-        where f.expected_close_date >= m.month_start and f.expected_close_date < (m.month_start + interval '1 month')::date
+        -- One pipeline's forecast and actual are those of the same deals, the ones in it now (as
+        -- actual reads them): a deal moved since (pipelines consolidated) moves with its forecast.
+        where true ${pipeline('d.pipeline_id')}
+          and f.expected_close_date >= m.month_start and f.expected_close_date < (m.month_start + interval '1 month')::date
       ), 0) as forecast,
       coalesce((
         select sum(d.value) from ${deals} d
