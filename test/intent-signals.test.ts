@@ -316,6 +316,21 @@ describe('intent alerts', () => {
       query: { signal_type: 'reply_received', limit: 5 },
     });
     expect(byType.body.data.map((lead: { lead_id: number }) => lead.lead_id)).toEqual([hottest]);
+    // An open a mail proxy prefetched is nobody opening the email: it does not make warm a lead with an open.
+    await inOrganization(org.orgId, (tx) =>
+      tx.insert(intentSignals).values({
+        organizationId: org.orgId,
+        leadId: warm,
+        signalType: 'email_opened',
+        signalDetail: { adjusted: true, prefetch: 'apple_mpp' },
+        source: 'tracking_pixel',
+      }),
+    );
+    const opened = await call('GET', '/api/intent-alert/hot-leads', {
+      token: org.token,
+      query: { signal_type: 'email_opened' },
+    });
+    expect(opened.body.data).toEqual([]);
     const byAssignee = await call('GET', '/api/intent-alert/hot-leads', {
       token: org.token,
       query: { assigned_to_id: org.userId + 1_000_000 },

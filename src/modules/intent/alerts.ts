@@ -10,7 +10,7 @@ import { isoTimestamp } from '../../core/schemas';
 import { intentAlerts, leads, type IntentReason, intentSignals, leadIntentScores } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { alertListFilters, type HotLeadsQuery } from './schemas';
-import { pointsNow, withinHorizon } from './scoring';
+import { engagingSignal, pointsNow, withinHorizon } from './scoring';
 import { presentSignal, type SignalRow } from './service';
 
 type AlertRow = {
@@ -157,7 +157,8 @@ export async function hotLeads(ctx: TenantContext, params: z.output<typeof HotLe
       ${
         params.signal_type
           ? sql`and exists (select 1 from ${intentSignals} x where x.organization_id = st.organization_id
-              and x.lead_id = st.lead_id and x.signal_type = ${params.signal_type} and x.occurred_at > now() - interval '30 days')`
+              and x.lead_id = st.lead_id and x.signal_type = ${params.signal_type} and x.occurred_at > now() - interval '30 days'
+              and ${engagingSignal('x')})`
           : sql``
       }
     order by st.hot_until desc, st.lead_id
