@@ -392,6 +392,32 @@ describe('top accounts by engagement over the 5-day signal buckets', () => {
       });
     }
   });
+  it('leaves out meetings nobody came to (no-show) as it leaves out cancelled ones', async () => {
+    const org = await signupOrganization('Engagement no-show');
+    const [ghosted, met] = await Promise.all([
+      createCompany(org, { company_name: 'Never came' }),
+      createCompany(org, { company_name: 'Came' }),
+    ]);
+    const now = new Date('2026-06-29T12:00:00Z');
+    const meeting = (companyId: number, status: number) => ({
+      organizationId: org.orgId,
+      userId: org.userId,
+      title: 'Demo',
+      startTime: new Date('2026-06-20T10:00:00Z'),
+      endTime: new Date('2026-06-20T10:30:00Z'),
+      status,
+      companyId,
+    });
+    // Scheduled twice, the prospect never showed up (5), once cancelled (4); the other held one (3).
+    await inOrganization(org.orgId, (tx) =>
+      tx.insert(meetings).values([meeting(ghosted, 5), meeting(ghosted, 5), meeting(ghosted, 4), meeting(met, 3)]),
+    );
+    for (const rank_by of ['engagement', 'pipeline_value'] as const) {
+      const ranked = await asTenant(org, (ctx) => topAccounts(ctx, { rank_by, limit: 10 }, now));
+      expect(ranked.map((row) => [row.id, row.meetings, row.engagement_score])).toEqual([[met, 1, 3]]);
+    }
+  });
+
   it('leaves out opens a mail client’s proxy prefetched: no person engaged', async () => {
     const org = await signupOrganization('Engagement prefetch');
     const [quiet, active] = await Promise.all([

@@ -2,7 +2,7 @@
  * GET /api/dashboard/top-accounts: live companies ranked by open pipeline value (open deals of
  * the company's live leads, as GET /api/company/stats counts it) or by engagement in the last
  * ENGAGEMENT_DAYS days: intent signals of its live leads plus MEETING_WEIGHT × its meetings
- * (meetings of the company or of one of its live leads, not cancelled). Companies with neither an open deal nor
+ * (meetings of the company or of one of its live leads, not cancelled nor no-show). Companies with neither an open deal nor
  * engagement are left out. One statement; ranked by value, only the companies that can make the
  * page have their engagement counted.
  */
@@ -107,7 +107,7 @@ function byEngagement(orgId: number, limit: number, window: EngagementWindow, si
     ), meeting_counts as (
       select coalesce(m.company_id, m.lead_company_id) as company_id, count(*)::int as n
       from ${meetings} m
-      where m.organization_id = ${orgId} and m.status <> 4 and m.start_time >= ${since} and m.start_time <= ${at}
+      where m.organization_id = ${orgId} and m.status not in (4, 5) and m.start_time >= ${since} and m.start_time <= ${at}
         and coalesce(m.company_id, m.lead_company_id) is not null
       group by 1
     )
@@ -159,7 +159,7 @@ function byPipelineValue(orgId: number, limit: number, since: SQL, at: SQL): SQL
         ) sc
         cross join lateral (
           select count(*)::int as n from ${meetings} m
-          where m.organization_id = ${orgId} and m.status <> 4 and m.start_time >= ${since} and m.start_time <= ${at}
+          where m.organization_id = ${orgId} and m.status not in (4, 5) and m.start_time >= ${since} and m.start_time <= ${at}
             and (m.company_id = c.id or (m.company_id is null and m.lead_company_id = c.id))
         ) mc
     ) ranked
