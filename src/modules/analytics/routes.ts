@@ -66,7 +66,7 @@ analyticsRoutes.openapi(
     operationId: 'listTopAccounts',
     tags,
     summary: 'Companies by open pipeline value and engagement',
-    description: `Live companies with an open deal or engagement, ranked by open pipeline value (open deals of the company's live leads) or, with rank_by=engagement, by engagement score: intent signals of its live leads plus ${MEETING_WEIGHT} × its meetings (of the company or its live leads, not cancelled), both over the last ${ENGAGEMENT_DAYS} days.`,
+    description: `Live companies with an open deal or engagement, ranked by open pipeline value (open deals of the company's live leads) or, with rank_by=engagement, by engagement score: intent signals of its live leads plus ${MEETING_WEIGHT} × its meetings (of the company or its live leads, not cancelled nor no-show), both over the last ${ENGAGEMENT_DAYS} days.`,
     auth: 'bearer',
     request: { query: TopAccountsQuery },
     responses: {

@@ -216,7 +216,7 @@ export const TopAccount = z
       .int()
       .openapi({ description: 'Intent signals of its live leads in the last 30 days', example: 5 }),
     meetings: z.number().int().openapi({
-      description: 'Meetings (not cancelled) of the company or its live leads starting in the last 30 days',
+      description: 'Meetings (not cancelled nor no-show) of the company or its live leads starting in the last 30 days',
       example: 1,
     }),
     engagement_score: z.number().int().openapi({ description: 'intent_signals + 3 × meetings', example: 8 }),

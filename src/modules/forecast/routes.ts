@@ -73,7 +73,7 @@ forecastRoutes.openapi(
     tags,
     summary: 'Committed, best case, weighted pipeline and deal count per month or quarter',
     description:
-      'For each period from the current one (`months` months ahead, in months or quarters), by expected close date: committed (won deals’ value), best case (every deal not lost), weighted pipeline (open deals’ latest weighted value), expected total (committed + weighted) and deal count (not lost). Open deals whose close date has passed fall before the first period and are listed by GET /api/forecast/at-risk.',
+      'For each period from the current one (`months` months ahead, in months or quarters), by expected close date (a won deal by the month it was won): committed (the value of the deals won in the period), best case (every deal not lost), weighted pipeline (open deals’ latest weighted value), expected total (committed + weighted) and deal count (not lost). Open deals whose close date has passed fall before the first period and are listed by GET /api/forecast/at-risk.',
     auth: 'bearer',
     request: { query: PipelineForecastQuery },
     responses: {

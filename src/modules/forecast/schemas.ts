@@ -170,14 +170,14 @@ export const PipelinePeriod = z
     period: z.string().openapi({ description: 'YYYY-MM, or YYYY-Qn for quarters' }),
     start_date: z.string().openapi({ format: 'date', description: 'First day of the period' }),
     end_date: z.string().openapi({ format: 'date', description: 'Last day of the period' }),
-    committed: money('Won deals’ value (expected to close in the period)'),
+    committed: money('The value of the deals won in the period (by closed_at)'),
     best_case: money('Value of every deal not lost (open and won)'),
     weighted_pipeline: money('Open deals’ weighted value (their latest forecast)'),
     expected_total: money('committed + weighted_pipeline'),
     deal_count: z.number().int().openapi({ description: 'Deals not lost (open and won)' }),
   })
   .openapi('PipelineForecastPeriod', {
-    description: 'One period of the pipeline forecast, by expected close date',
+    description: 'One period of the pipeline forecast, by expected close date (won deals by the month they were won)',
     example: {
       period: '2026-06',
       start_date: '2026-06-01',
