@@ -168,6 +168,57 @@ describe('Google Calendar adapter', () => {
     expect(again.id).toBe(id);
   });
 
+  it('patches an event we made with the fields we own and deletes it; 404 and 410 Gone mean it is gone already', async () => {
+    const moved = {
+      title: 'Demo, moved',
+      start: new Date('2027-03-02T15:00:00Z'),
+      end: new Date('2027-03-02T15:30:00Z'),
+      time_zone: 'America/New_York',
+      attendees: [{ email: 'grace@example.com', name: 'Grace' }],
+      request_id: 'meeting:1:42',
+    };
+    const requests = mockFetch(
+      [
+        json(200, {
+          id: 'evt42',
+          status: 'confirmed',
+          summary: 'Demo, moved',
+          start: { dateTime: '2027-03-02T10:00:00-05:00', timeZone: 'America/New_York' },
+          end: { dateTime: '2027-03-02T10:30:00-05:00', timeZone: 'America/New_York' },
+        }),
+        new Response(null, { status: 204 }),
+        json(410, { error: { code: 410, message: 'Resource has been deleted' } }),
+        json(404, { error: { code: 404, message: 'Not Found' } }),
+      ],
+      { exhausted: 'throw' },
+    );
+    const calendar = googleCalendar('primary', token);
+    const updated = await calendar.updateEvent('evt42', moved);
+    expect(requests[0]).toMatchObject({ method: 'PATCH', url: `${GOOGLE}/evt42` });
+    expect(requests[0].headers.get('authorization')).toBe('Bearer ya29.access-token');
+    // No conference data: the Meet link made with the event stays. A cleared description or location is null.
+    expect(requests[0].json).toEqual({
+      summary: 'Demo, moved',
+      description: null,
+      location: null,
+      start: { dateTime: '2027-03-02T15:00:00.000Z', timeZone: 'America/New_York' },
+      end: { dateTime: '2027-03-02T15:30:00.000Z', timeZone: 'America/New_York' },
+      attendees: [{ email: 'grace@example.com', displayName: 'Grace' }],
+    });
+    expect(updated).toMatchObject({ id: 'evt42', start: '2027-03-02T15:00:00.000Z' });
+    await calendar.deleteEvent('evt42');
+    await calendar.deleteEvent('evt42');
+    expect(await calendar.updateEvent('evt42', moved)).toBeNull();
+    expect(requests.slice(1).map((request) => [request.method, request.url])).toEqual([
+      ['DELETE', `${GOOGLE}/evt42`],
+      ['DELETE', `${GOOGLE}/evt42`],
+      ['PATCH', `${GOOGLE}/evt42`],
+    ]);
+    vi.restoreAllMocks();
+    mockFetch([json(503, { error: { message: 'backend error' } })], { exhausted: 'throw' });
+    await expect(calendar.deleteEvent('evt42')).rejects.toMatchObject({ kind: 'unavailable', status: 503 });
+  });
+
   it('classifies 429 (with Retry-After) as temporary and 401 as an auth failure, never carrying the body', async () => {
     mockFetch([json(429, { error: { message: 'Rate Limit Exceeded secret-detail' } }, { 'retry-after': '17' })], {
       exhausted: 'throw',
@@ -298,6 +349,71 @@ describe('Microsoft Graph calendar adapter', () => {
       end: '2027-03-01T14:30:00.000Z',
       conference_url: 'https://teams.microsoft.com/l/meetup-join/2',
     });
+  });
+});
+
+describe('Microsoft Graph calendar adapter: changing and deleting an event we made', () => {
+  it('PATCHes me/events/{id} in the event’s zone and DELETEs it; a 404 means it is gone already', async () => {
+    const requests = mockFetch(
+      [
+        json(200, {
+          id: 'AAMkAGI3=',
+          subject: 'Demo, moved',
+          start: { dateTime: '2027-03-02T10:00:00.0000000', timeZone: 'America/New_York' },
+          end: { dateTime: '2027-03-02T10:30:00.0000000', timeZone: 'America/New_York' },
+          showAs: 'busy',
+        }),
+        new Response(null, { status: 204 }),
+        json(404, {
+          error: { code: 'ErrorItemNotFound', message: 'The specified object was not found in the store.' },
+        }),
+        json(404, {
+          error: { code: 'ErrorItemNotFound', message: 'The specified object was not found in the store.' },
+        }),
+      ],
+      { exhausted: 'throw' },
+    );
+    const calendar = outlookCalendar('work-calendar', token);
+    const updated = await calendar.updateEvent('AAMkAGI3=', {
+      title: 'Demo, moved',
+      start: new Date('2027-03-02T15:00:00Z'),
+      end: new Date('2027-03-02T15:30:00Z'),
+      time_zone: 'America/New_York',
+      location: 'Room 4',
+      attendees: [{ email: 'grace@example.com', name: 'Grace' }],
+      request_id: 'meeting:1:42',
+    });
+    expect(requests[0]).toMatchObject({ method: 'PATCH', url: `${GRAPH}/me/events/AAMkAGI3%3D` });
+    expect(requests[0].headers.get('prefer')).toBe('outlook.timezone="America/New_York"');
+    expect(requests[0].json).toEqual({
+      subject: 'Demo, moved',
+      body: { contentType: 'text', content: '' },
+      start: { dateTime: '2027-03-02T10:00:00', timeZone: 'America/New_York' },
+      end: { dateTime: '2027-03-02T10:30:00', timeZone: 'America/New_York' },
+      location: { displayName: 'Room 4' },
+      attendees: [{ emailAddress: { address: 'grace@example.com', name: 'Grace' }, type: 'required' }],
+    });
+    expect(updated).toMatchObject({
+      id: 'AAMkAGI3=',
+      start: '2027-03-02T15:00:00.000Z',
+      end: '2027-03-02T15:30:00.000Z',
+    });
+    await calendar.deleteEvent('AAMkAGI3=');
+    await calendar.deleteEvent('AAMkAGI3=');
+    expect(
+      await calendar.updateEvent('AAMkAGI3=', {
+        title: 'x',
+        start: new Date('2027-03-02T15:00:00Z'),
+        end: new Date('2027-03-02T15:30:00Z'),
+        time_zone: 'UTC',
+        request_id: 'meeting:1:42',
+      }),
+    ).toBeNull();
+    expect(requests.slice(1).map((request) => [request.method, request.url])).toEqual([
+      ['DELETE', `${GRAPH}/me/events/AAMkAGI3%3D`],
+      ['DELETE', `${GRAPH}/me/events/AAMkAGI3%3D`],
+      ['PATCH', `${GRAPH}/me/events/AAMkAGI3%3D`],
+    ]);
   });
 });
 

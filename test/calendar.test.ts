@@ -6,7 +6,7 @@
  */
 import { createExecutionContext, createMessageBatch, createScheduledController, getQueueResult } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { and, eq } from 'drizzle-orm';
+import { and, desc, eq } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   calendarBusyBlocks,
@@ -315,5 +315,152 @@ describe('a confirmed booking writes the event into the rep’s calendar', () =>
       tx.select().from(localCalendarEvents).where(eq(localCalendarEvents.organizationId, rep.orgId)),
     );
     expect(after).toHaveLength(1);
+  });
+});
+
+describe('a booked meeting’s calendar event follows the meeting', () => {
+  it('moves with it, is deleted when it is cancelled or deleted, comes back when it is scheduled again, once each under redelivery; the freed time is bookable again', async () => {
+    const rep = await signupOrganization('Event follows');
+    await connectLocal(rep);
+    const monday = mondayAhead();
+    const me = (await call('GET', '/api/user/my', { token: rep.token })).body.data;
+    const booked = await call('POST', `/api/v1/booking/${me.booking_slug}/confirm`, {
+      body: {
+        start: `${monday}T13:00:00Z`,
+        end: `${monday}T13:30:00Z`,
+        name: 'Grace Hopper',
+        email: 'grace@example.com',
+      },
+      headers: { 'cf-connecting-ip': randomIp() },
+    });
+    expect(booked.status, booked.text).toBe(201);
+    const meetingId = booked.body.data.meeting_id as number;
+    const writeOf = async () =>
+      (
+        await inOrganization(rep.orgId, (tx) =>
+          tx.select().from(calendarEventWrites).where(eq(calendarEventWrites.organizationId, rep.orgId)),
+        )
+      )[0];
+    const eventsOf = () =>
+      inOrganization(rep.orgId, (tx) =>
+        tx.select().from(localCalendarEvents).where(eq(localCalendarEvents.organizationId, rep.orgId)),
+      );
+    const job = async () => {
+      const message: JobMessage = { kind: 'calendar-event', orgId: rep.orgId, jobId: (await writeOf()).id };
+      // Delivered twice (the outbox's send and a redelivery): the second changes nothing.
+      await deliver([message]);
+      await deliver([message]);
+    };
+    const sync = async () => {
+      const [connection] = await inOrganization(rep.orgId, (tx) =>
+        tx.select().from(connections).where(eq(connections.organizationId, rep.orgId)),
+      );
+      const queued = await call('POST', `/api/calendar/connections/${connection.id}/sync`, { token: rep.token });
+      expect(queued.status, queued.text).toBeLessThan(300);
+      const [syncJob] = await inOrganization(rep.orgId, (tx) =>
+        tx
+          .select()
+          .from(calendarSyncJobs)
+          .where(eq(calendarSyncJobs.organizationId, rep.orgId))
+          .orderBy(desc(calendarSyncJobs.id)),
+      );
+      await deliver([{ kind: 'calendar-sync', orgId: rep.orgId, jobId: syncJob.id }]);
+    };
+    const publicStarts = async () =>
+      (
+        await call('GET', `/api/v1/booking/${me.booking_slug}/availability`, {
+          query: { date: monday, tz: 'UTC' },
+          headers: { 'cf-connecting-ip': randomIp() },
+        })
+      ).body.data.slots.map((slot: { start: string }) => slot.start) as string[];
+    await job();
+    expect(await eventsOf()).toEqual([
+      expect.objectContaining({
+        startsAt: new Date(`${monday}T13:00:00Z`),
+        requestId: `meeting:${rep.orgId}:${meetingId}`,
+      }),
+    ]);
+
+    // The rep moves the meeting: the same event moves, and once synced the old time is free again.
+    const moved = await call('POST', `/api/meeting/update/${meetingId}`, {
+      token: rep.token,
+      body: { start_time: `${monday}T15:00:00Z`, end_time: `${monday}T15:30:00Z`, title: 'Pricing call', status: 2 },
+    });
+    expect(moved.status, moved.text).toBe(200);
+    await job();
+    const [movedEvent] = await eventsOf();
+    expect(await eventsOf()).toHaveLength(1);
+    expect(movedEvent).toMatchObject({
+      startsAt: new Date(`${monday}T15:00:00Z`),
+      endsAt: new Date(`${monday}T15:30:00Z`),
+      title: 'Pricing call',
+    });
+    await sync();
+    expect(await publicStarts()).toContain(`${monday}T13:00:00+00:00`);
+    expect(await publicStarts()).not.toContain(`${monday}T15:00:00+00:00`);
+
+    // Cancelled: the event is deleted from the calendar, and the slot is bookable again.
+    const cancelled = await call('POST', `/api/meeting/update/${meetingId}`, { token: rep.token, body: { status: 4 } });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    await job();
+    expect(await eventsOf()).toEqual([]);
+    expect(await writeOf()).toMatchObject({ state: 'deleted', providerEventId: null });
+    await sync();
+    expect(await publicStarts()).toContain(`${monday}T15:00:00+00:00`);
+
+    // Scheduled again: a new event, under the next request id.
+    await call('POST', `/api/meeting/update/${meetingId}`, { token: rep.token, body: { status: 1 } });
+    await job();
+    expect(await eventsOf()).toEqual([
+      expect.objectContaining({
+        startsAt: new Date(`${monday}T15:00:00Z`),
+        requestId: `meeting:${rep.orgId}:${meetingId}#2`,
+      }),
+    ]);
+
+    // Deleted: its event goes too.
+    const removed = await call('DELETE', `/api/meeting/delete/${meetingId}`, { token: rep.token });
+    expect(removed.status, removed.text).toBe(200);
+    await job();
+    expect(await eventsOf()).toEqual([]);
+    expect(await writeOf()).toMatchObject({ state: 'deleted', meetingId: null });
+  });
+
+  it('writes no event for a booked meeting cancelled while its rep’s calendar was disconnected, once it is connected again', async () => {
+    const rep = await signupOrganization('Cancelled before connect');
+    const first = await connectLocal(rep);
+    const monday = mondayAhead();
+    const me = (await call('GET', '/api/user/my', { token: rep.token })).body.data;
+    const booked = await call('POST', `/api/v1/booking/${me.booking_slug}/confirm`, {
+      body: {
+        start: `${monday}T14:00:00Z`,
+        end: `${monday}T14:30:00Z`,
+        name: 'Alan Turing',
+        email: 'alan@example.com',
+      },
+      headers: { 'cf-connecting-ip': randomIp() },
+    });
+    expect(booked.status, booked.text).toBe(201);
+    const deliverAll = async () => {
+      const writes = await inOrganization(rep.orgId, (tx) =>
+        tx.select().from(calendarEventWrites).where(eq(calendarEventWrites.organizationId, rep.orgId)),
+      );
+      for (const write of writes) await deliver([{ kind: 'calendar-event', orgId: rep.orgId, jobId: write.id }]);
+    };
+    // Disconnected before the event was written: the write is skipped, for a later connection.
+    await call('DELETE', `/api/calendar/connections/delete/${first.id}`, { token: rep.token });
+    await deliverAll();
+    const cancelled = await call('POST', `/api/meeting/update/${booked.body.data.meeting_id}`, {
+      token: rep.token,
+      body: { status: 4 },
+    });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    await deliverAll();
+    await connectLocal(rep);
+    await deliverAll();
+    const events = await inOrganization(rep.orgId, (tx) =>
+      tx.select().from(localCalendarEvents).where(eq(localCalendarEvents.organizationId, rep.orgId)),
+    );
+    expect(events).toEqual([]);
   });
 });

@@ -13,7 +13,7 @@ export type JobMessage =
   | { kind: 'mail-send'; orgId: number; jobId: number }
   /** Copies a calendar connection's busy times (modules/calendar/busy-sync.ts): a calendar_sync_jobs row, queued by the cron and the sync route. */
   | { kind: 'calendar-sync'; orgId: number; jobId: number }
-  /** Writes a booked meeting into its rep's calendar, once (modules/calendar/event-job.ts): a calendar_event_writes row. */
+  /** Writes a booked meeting into its rep's calendar once, and keeps it in line with the meeting (moved, cancelled, deleted): a calendar_event_writes row (modules/calendar/event-job.ts). */
   | { kind: 'calendar-event'; orgId: number; jobId: number }
   /** A voice_jobs row (modules/voice/voice-job.ts): buy a number, dial a call, or copy a recording into R2. */
   | { kind: 'voice'; orgId: number; jobId: number }

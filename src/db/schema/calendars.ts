@@ -66,24 +66,27 @@ export const localCalendarEvents = pgTable(
   ],
 );
 
-/** pending → created (the provider's event id stored) | skipped (no calendar connected) | failed. */
-export const CALENDAR_WRITE_STATES = ['pending', 'created', 'skipped', 'failed'] as const;
+/**
+ * pending → created (the provider's event id stored) | skipped (no calendar connected) | failed;
+ * deleted: the meeting was cancelled or deleted, and its event (if one was made) deleted from the
+ * calendar. A meeting change queues the row again (modules/calendar/event-job.ts).
+ */
+export const CALENDAR_WRITE_STATES = ['pending', 'created', 'skipped', 'failed', 'deleted'] as const;
 export type CalendarWriteState = (typeof CALENDAR_WRITE_STATES)[number];
 
 /**
  * A meeting's event in its rep's calendar, written through the outbox by the calendar-event job:
  * one row per meeting (so a redelivered message or a reconnected calendar never makes a second
  * event), the deterministic `request_id` sent to the provider, and the provider's event id once
- * it exists.
+ * it exists. `meeting_id` becomes null when the meeting is deleted (the row outlives it, so the
+ * job can still delete the event from the calendar).
  */
 export const calendarEventWrites = pgTable(
   'calendar_event_writes',
   {
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
-    meetingId: bigint({ mode: 'number' })
-      .notNull()
-      .references(() => meetings.id, { onDelete: 'cascade' }),
+    meetingId: bigint({ mode: 'number' }).references(() => meetings.id, { onDelete: 'set null' }),
     userId: bigint({ mode: 'number' })
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
@@ -102,7 +105,10 @@ export const calendarEventWrites = pgTable(
     index('calendar_event_writes_meeting_id_idx').on(table.meetingId),
     openJobsIndex('calendar_event_writes_open_lease_idx', table),
     uniqueIndex('calendar_event_writes_meeting_idx').on(table.organizationId, table.meetingId),
-    check('calendar_event_writes_state_check', sql`${table.state} in ('pending', 'created', 'skipped', 'failed')`),
+    check(
+      'calendar_event_writes_state_check',
+      sql`${table.state} in ('pending', 'created', 'skipped', 'failed', 'deleted')`,
+    ),
     tenantPolicy('calendar_event_writes'),
   ],
 );

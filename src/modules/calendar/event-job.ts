@@ -4,15 +4,17 @@
  * this job inserts the event once.
  *
  * Once, whatever happens: the meeting has one `calendar_event_writes` row (unique by meeting), locked
- * while the job works; a row already `created` is left alone, so a redelivered message does
- * nothing. The provider gets a request id derived from the meeting alone (`meeting:<org>:<id>`):
+ * while the job works. The job brings the event in line with the meeting as it is now, so a
+ * redelivered message changes nothing more: a `created` event is patched to the meeting's fields,
+ * or deleted once the meeting is cancelled or deleted (requeueMeetingEvent queues the row again on
+ * every such change); a meeting without an event gets one unless it is cancelled or gone. The provider gets a request id derived from the meeting alone (`meeting:<org>:<id>`):
  * Google receives it as the event's own id (a retry gets 409 and reads the existing event), Graph
  * as transactionId, the local calendar as its unique request id. So even an insert whose answer was
  * lost, or a calendar reconnected (a new connection row) before the retry, makes no second event.
  */
 import { and, desc, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import { ApiError } from '../../core/errors';
-import { withTenant } from '../../db/client';
+import { type Transaction, withTenant } from '../../db/client';
 import { calendarEventWrites, connections, meetings } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import { isTransientFault, userFacingJobError } from '../../jobs/faults';
@@ -20,12 +22,52 @@ import type { JobHandler } from '../../jobs/job-handler';
 import { claimJob, finishJob, type JobSpec, lockRunningJob } from '../../jobs/lifecycle';
 import { enqueueJob, outboxInsertSql, sendAfterCommit } from '../../jobs/outbox';
 import { calendarFor } from '../../providers/calendar/select';
-import { markNeedsReconnect, poolWriter } from '../../providers/connections';
+import { type ConnectionRow, markNeedsReconnect, poolWriter } from '../../providers/connections';
 import { ProviderFailure } from '../../providers/failures';
 
 /** The deterministic request id of a meeting's event. */
 export function meetingRequestId(orgId: number, meetingId: number): string {
   return `meeting:${orgId}:${meetingId}`;
+}
+
+/**
+ * What queues a write row again: a new job. Its creation time moves too: the lease sweep counts a
+ * never-claimed job's deadline from it, and would otherwise fail at once a row made long ago.
+ */
+const REQUEUED = {
+  status: 'queued',
+  error: null,
+  startedAt: null,
+  finishedAt: null,
+  leaseExpiresAt: null,
+  leaseResends: 0,
+  leaseResentAt: null,
+  createdAt: sql`now()`,
+  updatedAt: sql`now()`,
+} satisfies Partial<Record<keyof typeof calendarEventWrites.$inferInsert, unknown>>;
+
+/**
+ * In a meeting update's or delete's transaction, before a delete: the meeting's event write (a
+ * booking made one) queued again with its outbox row, in one statement, so the job brings the
+ * event in the calendar in line with the meeting (moved, changed, or deleted when the meeting is
+ * cancelled or deleted). A meeting without one costs the statement and changes nothing.
+ */
+export async function requeueMeetingEvent(
+  ctx: Pick<TenantContext, 'db' | 'orgId' | 'effects'>,
+  meetingId: number,
+): Promise<void> {
+  const message = sql`jsonb_build_object('kind', 'calendar-event', 'orgId', ${ctx.orgId}::bigint, 'jobId', id)`;
+  const result = await ctx.db.execute<{ calendar_write_id: string | null; calendar_outbox_id: string | null }>(sql`
+    with calendar_write as (
+      update ${calendarEventWrites} set status = 'queued', error = null, started_at = null, finished_at = null,
+        lease_expires_at = null, lease_resends = 0, lease_resent_at = null, created_at = now(), updated_at = now()
+      where ${calendarEventWrites.organizationId} = ${ctx.orgId} and ${calendarEventWrites.meetingId} = ${meetingId}
+      returning id
+    ), calendar_job as (
+      ${outboxInsertSql(ctx.orgId, sql`calendar_write`, message)}
+    )
+    select ${BOOKED_EVENT_IDS}`);
+  bookedEventQueued(ctx, result.rows[0] ?? {});
 }
 
 /**
@@ -48,14 +90,7 @@ export async function enqueueCalendarEvent(
     })
     .onConflictDoUpdate({
       target: [calendarEventWrites.organizationId, calendarEventWrites.meetingId],
-      set: {
-        status: 'queued',
-        finishedAt: null,
-        leaseExpiresAt: null,
-        leaseResends: 0,
-        leaseResentAt: null,
-        updatedAt: sql`now()`,
-      },
+      set: REQUEUED,
     })
     .returning({ id: calendarEventWrites.id });
   await enqueueJob(ctx, { kind: 'calendar-event', jobId: write.id });
@@ -113,6 +148,51 @@ function isTemporary(error: unknown): boolean {
   );
 }
 
+/** Meeting status 4: its event is deleted from the calendar (Held and No Show keep theirs). */
+const CANCELLED_MEETING = 4;
+
+/** The request id of the meeting's next event, once the current one is deleted: `…#2`, `…#3` … */
+export function nextRequestId(requestId: string): string {
+  const match = /^(.*)#(\d+)$/.exec(requestId);
+  return match ? `${match[1]}#${Number(match[2]) + 1}` : `${requestId}#2`;
+}
+
+/** The active calendar connection matching `which` (the newest), or undefined. */
+async function liveConnection(tx: Transaction, orgId: number, which: SQL) {
+  const [connection] = await tx
+    .select()
+    .from(connections)
+    .where(
+      and(
+        eq(connections.organizationId, orgId),
+        eq(connections.kind, 'calendar'),
+        eq(connections.state, 'active'),
+        isNull(connections.deletedAt),
+        which,
+      ),
+    )
+    .orderBy(desc(connections.id))
+    .limit(1);
+  return connection;
+}
+
+/**
+ * A provider failure of a write: temporary ones are thrown (retried); a refusal keeps the row as
+ * it is with the reason (a 401/403 also marks the connection needs_reconnect): reconnecting the
+ * calendar writes pending events again under the same request id.
+ */
+async function keepOnFailure(
+  error: unknown,
+  orgId: number,
+  connection: ConnectionRow,
+  writer: ReturnType<typeof poolWriter>,
+  finish: (values: Partial<typeof calendarEventWrites.$inferInsert>) => Promise<unknown>,
+) {
+  if (!(error instanceof ProviderFailure) || error.kind === 'unavailable') throw error; // retried
+  if (error.kind === 'auth') await writer.run(orgId, (other) => markNeedsReconnect(other, connection, error.reason));
+  await finish({ error: error.reason });
+}
+
 export const calendarEventJobHandler: JobHandler<'calendar-event', typeof calendarEventWrites> = {
   ...spec,
   retry: {
@@ -126,57 +206,100 @@ export const calendarEventJobHandler: JobHandler<'calendar-event', typeof calend
     const orgId = message.orgId;
     const writer = poolWriter(db);
     await withTenant(db, orgId, async (tx) => {
-      const write = await lockRunningJob(tx, spec, message);
+      let write = await lockRunningJob(tx, spec, message);
       const finish = (values: Partial<typeof calendarEventWrites.$inferInsert> = {}) =>
         finishJob(tx, spec, message, values);
-      if (write.state === 'created') return void (await finish());
-      const [meeting] = await tx
-        .select()
-        .from(meetings)
-        .where(and(eq(meetings.organizationId, orgId), eq(meetings.id, write.meetingId)));
-      if (!meeting) return void (await finish()); // deleted meanwhile: nothing to write
-      const [connection] = await tx
-        .select()
-        .from(connections)
-        .where(
-          and(
-            eq(connections.organizationId, orgId),
-            eq(connections.kind, 'calendar'),
-            eq(connections.ownerId, meeting.userId),
-            eq(connections.state, 'active'),
-            isNull(connections.deletedAt),
-          ),
-        )
-        .orderBy(desc(connections.id))
-        .limit(1);
+      const [meeting] =
+        write.meetingId === null
+          ? []
+          : await tx
+              .select()
+              .from(meetings)
+              .where(and(eq(meetings.organizationId, orgId), eq(meetings.id, write.meetingId)));
+      // The event the meeting wants now: none once it is deleted or cancelled; in its rep's calendar otherwise.
+      const wanted = meeting !== undefined && meeting.status !== CANCELLED_MEETING;
+      const event = meeting && {
+        title: meeting.title,
+        start: meeting.startTime,
+        end: meeting.endTime,
+        time_zone: meeting.timezone,
+        description: meeting.description,
+        location: meeting.location,
+        attendees: meeting.attendees.map((attendee) => ({ email: attendee.email, name: attendee.name ?? null })),
+      };
+
+      if (write.state === 'created' && write.providerEventId !== null) {
+        const made =
+          write.connectionId === null
+            ? undefined
+            : await liveConnection(tx, orgId, eq(connections.id, write.connectionId));
+        if (!made) {
+          // The calendar holding the event was disconnected: nothing can reach it any more.
+          await finish({ error: 'The calendar holding the event is disconnected; the event was not changed' });
+          return;
+        }
+        try {
+          const calendar = calendarFor({ db: tx, env, writer }, made);
+          if (wanted && event && meeting.userId === write.userId) {
+            // Moved, renamed, attendees changed …: the same event, patched (the same patch twice changes nothing).
+            const updated = await calendar.updateEvent(write.providerEventId, {
+              ...event,
+              request_id: write.requestId,
+            });
+            if (updated) return void (await finish({ error: null }));
+            // Deleted in the calendar by its owner: not made again.
+            return void (await finish({ state: 'deleted', error: 'The event was deleted in the calendar' }));
+          }
+          await calendar.deleteEvent(write.providerEventId);
+        } catch (error) {
+          return void (await keepOnFailure(error, orgId, made, writer, finish));
+        }
+        // Deleted: a later event of this meeting (cancelled, then scheduled again; or given to another
+        // rep) is a new one, under the next request id (Google keeps a deleted event's id taken).
+        const next = nextRequestId(write.requestId);
+        if (!wanted || !meeting) {
+          await finish({ state: 'deleted', providerEventId: null, requestId: next, error: null });
+          return;
+        }
+        [write] = await tx
+          .update(calendarEventWrites)
+          .set({ state: 'pending', providerEventId: null, requestId: next, userId: meeting.userId, connectionId: null })
+          .where(and(eq(calendarEventWrites.organizationId, orgId), eq(calendarEventWrites.id, write.id)))
+          .returning();
+      }
+
+      if (!wanted || !meeting || !event) {
+        // Cancelled or deleted before its event was made: none is made (a connection added later writes none either).
+        await finish({ state: 'deleted', error: null });
+        return;
+      }
+      const connection = await liveConnection(tx, orgId, eq(connections.ownerId, meeting.userId));
       if (!connection) {
-        await finish({ state: 'skipped', error: 'No active calendar is connected for the rep' });
+        await finish({
+          state: 'skipped',
+          userId: meeting.userId,
+          error: 'No active calendar is connected for the rep',
+        });
         return;
       }
       try {
-        const event = await calendarFor({ db: tx, env, writer }, connection).insertEvent({
-          title: meeting.title,
-          start: meeting.startTime,
-          end: meeting.endTime,
-          time_zone: meeting.timezone,
-          description: meeting.description,
-          location: meeting.location,
-          attendees: meeting.attendees.map((attendee) => ({ email: attendee.email, name: attendee.name ?? null })),
+        const made = await calendarFor({ db: tx, env, writer }, connection).insertEvent({
+          ...event,
           conference: meeting.meetingTool !== 'none' && !meeting.meetingUrl,
           request_id: write.requestId,
         });
         await finish({
           state: 'created',
+          userId: meeting.userId,
           connectionId: connection.id,
           provider: connection.provider,
-          providerEventId: event.id,
+          providerEventId: made.id,
+          error: null,
         });
       } catch (error) {
-        if (!(error instanceof ProviderFailure) || error.kind === 'unavailable') throw error; // retried
-        if (error.kind === 'auth')
-          await writer.run(orgId, (other) => markNeedsReconnect(other, connection, error.reason));
-        // Kept pending with the reason: reconnecting the calendar writes it again (same request id).
-        await finish({ error: error.reason, connectionId: connection.id, provider: connection.provider });
+        await keepOnFailure(error, orgId, connection, writer, (values) =>
+          finish({ ...values, connectionId: connection.id, provider: connection.provider }),
+        );
       }
     });
   },

@@ -3,4 +3,10 @@
  * Everything else in this folder is private to it (scripts/check-module-imports.mjs refuses deep imports).
  */
 export { calendarSyncJobHandler, scheduleCalendarSyncs } from './busy-sync';
-export { BOOKED_EVENT_IDS, bookedEventCtes, bookedEventQueued, calendarEventJobHandler } from './event-job';
+export {
+  BOOKED_EVENT_IDS,
+  bookedEventCtes,
+  bookedEventQueued,
+  calendarEventJobHandler,
+  requeueMeetingEvent,
+} from './event-job';

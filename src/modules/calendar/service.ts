@@ -4,7 +4,7 @@
  * local needs none. The events routes speak to the provider through its adapter while the client
  * waits (providers/calls.ts maps a failure to 409 connection_needs_reconnect or 503).
  */
-import { and, desc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
 import { ApiError, NotFound, ValidationFailed } from '../../core/errors';
 import { isoTimestamp } from '../../core/schemas';
 import { calendarEventWrites, connections } from '../../db/schema';
@@ -98,10 +98,11 @@ export async function connectCalendar(ctx: TenantContext, env: Bindings, input: 
         calendarEventWrites,
         eq(calendarEventWrites.userId, ctx.userId as number),
         inArray(calendarEventWrites.state, ['pending', 'skipped']),
+        isNotNull(calendarEventWrites.meetingId),
       ),
     )
     .limit(100);
-  for (const write of pending) await enqueueCalendarEvent(ctx, write);
+  for (const write of pending) await enqueueCalendarEvent(ctx, { id: write.id as number, userId: write.userId });
   return presentConnection(row);
 }
 

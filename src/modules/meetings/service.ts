@@ -7,6 +7,7 @@ import { referencesExist } from '../../db/references';
 import { meetings, users } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { bumpBookingVersion } from '../booking';
+import { requeueMeetingEvent } from '../calendar';
 import { touchLeadActivity } from '../leads';
 import { type AddMeetingInput, statusText, type UpdateMeetingInput } from './schemas';
 
@@ -165,11 +166,28 @@ export async function updateMeeting(ctx: TenantContext, id: number, input: Updat
     .where(tenantWhere(ctx, meetings, eq(meetings.id, id)))
     .returning();
   if (row.leadId) await touchLeadActivity(ctx, [row.leadId]);
+  // A booked meeting's event in the rep's calendar follows it: moved, changed, or deleted when cancelled.
+  if (EVENT_FIELDS.some((field) => input[field] !== undefined)) await requeueMeetingEvent(ctx, id);
   return presentMeeting(row);
 }
+
+/** The fields a meeting's calendar event carries (or that decide whether it has one, and whose calendar). */
+const EVENT_FIELDS = [
+  'title',
+  'description',
+  'location',
+  'start_time',
+  'end_time',
+  'timezone',
+  'attendees',
+  'status',
+  'user_id',
+] as const satisfies readonly (keyof UpdateMeetingInput)[];
 
 export async function deleteMeeting(ctx: TenantContext, id: number): Promise<void> {
   const before = await findMeeting(ctx, id);
   await bumpBookingVersion(ctx, [before.userId]);
+  // Before the delete, which unlinks the meeting's calendar write: the job deletes its event.
+  await requeueMeetingEvent(ctx, id);
   await ctx.db.delete(meetings).where(tenantWhere(ctx, meetings, eq(meetings.id, id)));
 }

@@ -6,7 +6,10 @@
  *   - events.insert POST /calendars/{calendarId}/events[?conferenceDataVersion=1] with our own event
  *     id, derived from the request id (hex is valid base32hex), so a retry gets 409 and reads the
  *     event made the first time instead of making a second; a Meet link through
- *     conferenceData.createRequest when asked.
+ *     conferenceData.createRequest when asked;
+ *   - events.patch PATCH /calendars/{calendarId}/events/{eventId} with the fields we own (the
+ *     conference, made once, is kept), and events.delete DELETE …/events/{eventId} (204); a 404, or
+ *     the 410 Gone Google answers for an event already deleted, means the event is gone.
  * Failures are classified by providers/failures.ts (the body is never read on an error).
  */
 import { expectOk, failureOf, ProviderFailure, providerFetch } from '../failures';
@@ -120,6 +123,25 @@ export function googleCalendar(calendarId: string, accessToken: () => Promise<st
     timeMax: range.to.toISOString(),
   });
 
+  /** The fields we write on an event, the same for insert and patch. */
+  function eventFields(event: NewCalendarEvent) {
+    return {
+      summary: event.title,
+      description: event.description ?? null,
+      location: event.location ?? null,
+      start: { dateTime: event.start.toISOString(), timeZone: event.time_zone },
+      end: { dateTime: event.end.toISOString(), timeZone: event.time_zone },
+      attendees: (event.attendees ?? []).map((attendee) => ({
+        email: attendee.email,
+        ...(attendee.name ? { displayName: attendee.name } : {}),
+      })),
+    };
+  }
+
+  const eventUrl = (eventId: string) => `${base}/${encodeURIComponent(eventId)}`;
+  /** 404, or 410 Gone (deleted already): the event is not there to change. */
+  const gone = (response: Response) => response.status === 404 || response.status === 410;
+
   return {
     provider: 'google',
     async listEvents(range) {
@@ -138,17 +160,13 @@ export function googleCalendar(calendarId: string, accessToken: () => Promise<st
     },
     async insertEvent(event: NewCalendarEvent) {
       const id = await googleEventId(event.request_id);
+      // A new event carries no empty description or location (a patch sends null to clear them).
+      const { description, location, ...fields } = eventFields(event);
       const body = {
         id,
-        summary: event.title,
-        ...(event.description ? { description: event.description } : {}),
-        ...(event.location ? { location: event.location } : {}),
-        start: { dateTime: event.start.toISOString(), timeZone: event.time_zone },
-        end: { dateTime: event.end.toISOString(), timeZone: event.time_zone },
-        attendees: (event.attendees ?? []).map((attendee) => ({
-          email: attendee.email,
-          ...(attendee.name ? { displayName: attendee.name } : {}),
-        })),
+        ...fields,
+        ...(description ? { description } : {}),
+        ...(location ? { location } : {}),
         ...(event.conference
           ? { conferenceData: { createRequest: { requestId: id, conferenceSolutionKey: { type: 'hangoutsMeet' } } } }
           : {}),
@@ -167,6 +185,25 @@ export function googleCalendar(calendarId: string, accessToken: () => Promise<st
       }
       if (!response.ok) throw await failureOf('google', response, 'calendar event');
       return presentGoogleEvent((await response.json()) as GoogleEvent);
+    },
+    async updateEvent(eventId, event) {
+      const response = await call(eventUrl(eventId), {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(eventFields(event)),
+      });
+      if (gone(response)) {
+        await response.body?.cancel().catch(() => undefined);
+        return null;
+      }
+      const updated = (await (await expectOk('google', response, 'calendar event')).json()) as GoogleEvent;
+      // An event deleted in the calendar answers the patch as cancelled: it is gone all the same.
+      return updated.status === 'cancelled' ? null : presentGoogleEvent(updated);
+    },
+    async deleteEvent(eventId) {
+      const response = await call(eventUrl(eventId), { method: 'DELETE' });
+      if (!response.ok && !gone(response)) throw await failureOf('google', response, 'calendar event');
+      await response.body?.cancel().catch(() => undefined);
     },
   };
 }

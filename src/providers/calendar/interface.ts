@@ -1,7 +1,8 @@
 /**
  * What the rest of the code may ask of a calendar, whichever provider holds it: its events in a
- * range (every page read), the changes since a sync token (for the busy sync), and a new event,
- * inserted idempotently under a request id the caller derives deterministically.
+ * range (every page read), the changes since a sync token (for the busy sync), a new event,
+ * inserted idempotently under a request id the caller derives deterministically, and changing or
+ * deleting an event it made (a booked meeting moved or cancelled).
  */
 export const CALENDAR_PROVIDERS = ['google', 'outlook', 'local'] as const;
 export type CalendarProviderName = (typeof CALENDAR_PROVIDERS)[number];
@@ -64,6 +65,14 @@ export interface CalendarProvider {
   /** With a token: the changes since it; without one, or when the provider expired it (Google 410): the full range. */
   syncEvents(range: EventRange, syncToken: string | null): Promise<EventChanges>;
   insertEvent(event: NewCalendarEvent): Promise<CalendarEvent>;
+  /**
+   * Writes `event`'s fields (title, times, zone, description, location, attendees) onto an event
+   * we made (its provider id); the same call twice changes nothing more. null: the event is gone
+   * from the calendar (deleted there).
+   */
+  updateEvent(eventId: string, event: NewCalendarEvent): Promise<CalendarEvent | null>;
+  /** Deletes an event we made; one already gone is no failure (a retry, or deleted in the calendar). */
+  deleteEvent(eventId: string): Promise<void>;
 }
 
 /** Pages read at most per listing: a runaway nextLink never loops forever. */

@@ -2,7 +2,8 @@
  * The local calendar: events kept in Postgres (`local_calendar_events`), so calendars work with no
  * outside account (npm start, tests). Deterministic: an insert under a request id already used
  * answers the event made then; ids are `local_<row id>`; every event is busy and marked
- * `provider: "local"`. It has no sync token: a sync always reads the full range.
+ * `provider: "local"`. It has no sync token: a sync always reads the full range. Updating or
+ * deleting an event changes its row; one already gone is no failure.
  */
 import { and, eq, gt, lt } from 'drizzle-orm';
 import type { Queryable } from '../../db/client';
@@ -26,6 +27,12 @@ function present(row: LocalRow): CalendarEvent {
     conference_url: row.conferenceUrl,
     provider: 'local',
   };
+}
+
+/** The row id of a local event id (`local_<id>`); 0, which no row has, for anything else. */
+function localRowId(eventId: string): number {
+  const match = /^local_(\d{1,15})$/.exec(eventId);
+  return match ? Number(match[1]) : 0;
 }
 
 export function localCalendar(db: Queryable, connection: { organizationId: number; id: number }): CalendarProvider {
@@ -71,6 +78,25 @@ export function localCalendar(db: Queryable, connection: { organizationId: numbe
         .from(localCalendarEvents)
         .where(and(scope, eq(localCalendarEvents.requestId, event.request_id)));
       return present(existing);
+    },
+    async updateEvent(eventId, event) {
+      const [updated] = await db
+        .update(localCalendarEvents)
+        .set({
+          title: event.title,
+          description: event.description ?? null,
+          location: event.location ?? null,
+          startsAt: event.start,
+          endsAt: event.end,
+          timeZone: event.time_zone,
+          attendees: event.attendees ?? [],
+        })
+        .where(and(scope, eq(localCalendarEvents.id, localRowId(eventId))))
+        .returning();
+      return updated ? present(updated) : null;
+    },
+    async deleteEvent(eventId) {
+      await db.delete(localCalendarEvents).where(and(scope, eq(localCalendarEvents.id, localRowId(eventId))));
     },
   };
 }

@@ -6,7 +6,9 @@
  *   - POST me/events with `Prefer: outlook.timezone="<the event's zone>"`, start and end written as
  *     wall-clock times of that zone, and our request id as `transactionId`, which Graph documents
  *     as the client's identifier that avoids redundant POSTs when a client retries; a Teams link
- *     (isOnlineMeeting) when a conference is asked.
+ *     (isOnlineMeeting) when a conference is asked;
+ *   - PATCH me/events/{id} with the fields we own, written as on insert, and DELETE me/events/{id}
+ *     (204); a 404 means the event is gone (deleted in the calendar, or by an earlier attempt).
  * A calendar other than the default is reached under me/calendars/{id}/. Graph's delta queries
  * are not used: a sync reads the full range (EventChanges.full).
  */
@@ -118,6 +120,22 @@ export function outlookCalendar(calendarId: string, accessToken: () => Promise<s
     return events;
   }
 
+  /** The fields we write on an event, the same for insert and patch: times as wall clock in the event's zone. */
+  function eventFields(event: NewCalendarEvent) {
+    const zone = event.time_zone;
+    return {
+      subject: event.title,
+      start: { dateTime: wallClock(event.start, zone), timeZone: zone },
+      end: { dateTime: wallClock(event.end, zone), timeZone: zone },
+      attendees: (event.attendees ?? []).map((attendee) => ({
+        emailAddress: { address: attendee.email, ...(attendee.name ? { name: attendee.name } : {}) },
+        type: 'required',
+      })),
+    };
+  }
+
+  const eventUrl = (eventId: string) => `${GRAPH_API}/me/events/${encodeURIComponent(eventId)}`;
+
   return {
     provider: 'outlook',
     listEvents,
@@ -127,15 +145,9 @@ export function outlookCalendar(calendarId: string, accessToken: () => Promise<s
     async insertEvent(event: NewCalendarEvent) {
       const zone = event.time_zone;
       const body = {
-        subject: event.title,
+        ...eventFields(event),
         ...(event.description ? { body: { contentType: 'text', content: event.description } } : {}),
-        start: { dateTime: wallClock(event.start, zone), timeZone: zone },
-        end: { dateTime: wallClock(event.end, zone), timeZone: zone },
         ...(event.location ? { location: { displayName: event.location } } : {}),
-        attendees: (event.attendees ?? []).map((attendee) => ({
-          emailAddress: { address: attendee.email, ...(attendee.name ? { name: attendee.name } : {}) },
-          type: 'required',
-        })),
         ...(event.conference ? { isOnlineMeeting: true, onlineMeetingProvider: 'teamsForBusiness' } : {}),
         transactionId: event.request_id,
       };
@@ -147,6 +159,29 @@ export function outlookCalendar(calendarId: string, accessToken: () => Promise<s
       const created = (await (await expectOk('outlook', response, 'calendar event')).json()) as GraphEvent;
       // The answer's times are wall-clock times of `zone`: the instants asked for are the exact ones.
       return presentGraphEvent(created, { start: event.start.toISOString(), end: event.end.toISOString() });
+    },
+    async updateEvent(eventId, event) {
+      const body = {
+        ...eventFields(event),
+        body: { contentType: 'text', content: event.description ?? '' },
+        location: { displayName: event.location ?? '' },
+      };
+      const response = await call(eventUrl(eventId), {
+        method: 'PATCH',
+        headers: { 'content-type': 'application/json', prefer: `outlook.timezone="${event.time_zone}"` },
+        body: JSON.stringify(body),
+      });
+      if (response.status === 404) {
+        await response.body?.cancel().catch(() => undefined);
+        return null;
+      }
+      const updated = (await (await expectOk('outlook', response, 'calendar event')).json()) as GraphEvent;
+      return presentGraphEvent(updated, { start: event.start.toISOString(), end: event.end.toISOString() });
+    },
+    async deleteEvent(eventId) {
+      const response = await call(eventUrl(eventId), { method: 'DELETE' });
+      if (!response.ok && response.status !== 404) await expectOk('outlook', response, 'calendar event');
+      await response.body?.cancel().catch(() => undefined);
     },
   };
 }
