@@ -4,9 +4,13 @@
  * answers replayed, paging, Google's 410 on a sync token, a duplicate insert, and failures. Then
  * the events route over a google connection: a 401 marks it needs_reconnect (409), a 503 is a 503.
  */
+import { createMessageBatch } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { connections } from '../src/db/schema';
+import { calendarBusyBlocks, calendarSyncJobs, connections } from '../src/db/schema';
+import worker from '../src/index';
+import type { JobMessage } from '../src/jobs/messages';
 import { googleCalendar, googleEventId } from '../src/providers/calendar/google';
 import { outlookCalendar } from '../src/providers/calendar/outlook';
 import { ProviderFailure } from '../src/providers/failures';
@@ -459,5 +463,77 @@ describe('the events route over a google connection', () => {
     const [row] = await inOrganization(org.orgId, (tx) => tx.select().from(connections).where(eq(connections.id, id)));
     expect(row.state).toBe('needs_reconnect');
     expect(row.secret).not.toContain('ya29');
+  });
+});
+
+describe('the busy sync of a google calendar', () => {
+  it('holds an all-day busy event’s whole day in the rep’s own zone, not UTC’s', async () => {
+    const rep = await signupOrganization('All-day rep');
+    const me = (await call('GET', '/api/user/my', { token: rep.token })).body.data;
+    const zone = await call('POST', `/api/user/update/${rep.userId}`, {
+      token: rep.token,
+      body: { first_name: me.first_name, email: me.email, phone_no: '+15550100', timezone: 'America/Los_Angeles' },
+    });
+    expect(zone.status, zone.text).toBe(200);
+    const connected = await call('POST', '/api/calendar/connections/add', {
+      token: rep.token,
+      body: { provider: 'google', access_token: 'ya29.sync-token', refresh_token: '1//r', expires_in: 3600 },
+    });
+    expect(connected.status, connected.text).toBe(201);
+    const connectionId = connected.body.data.id as number;
+    // A Friday two to three weeks ahead (inside the sync window), off all day, and marked busy.
+    const friday = new Date(Date.now() + 14 * 86_400_000);
+    friday.setUTCDate(friday.getUTCDate() + ((12 - friday.getUTCDay()) % 7));
+    const day = friday.toISOString().slice(0, 10);
+    const next = new Date(friday.getTime() + 86_400_000).toISOString().slice(0, 10);
+    const thursday = new Date(friday.getTime() - 86_400_000).toISOString().slice(0, 10);
+    mockFetch(
+      [
+        json(200, {
+          items: [
+            {
+              id: 'ooo1',
+              status: 'confirmed',
+              summary: 'Out of office',
+              start: { date: day },
+              end: { date: next },
+              transparency: 'opaque',
+            },
+          ],
+          nextSyncToken: 'sync-1',
+        }),
+      ],
+      { only: (url) => url.startsWith('https://www.googleapis.com/'), exhausted: 'throw' },
+    );
+    const queued = await call('POST', `/api/calendar/connections/${connectionId}/sync`, { token: rep.token });
+    expect(queued.status, queued.text).toBeLessThan(300);
+    const [job] = await inOrganization(rep.orgId, (tx) =>
+      tx.select().from(calendarSyncJobs).where(eq(calendarSyncJobs.connectionId, connectionId)),
+    );
+    const batch = createMessageBatch<JobMessage>('lead-management-jobs', [
+      {
+        id: `sync-${job.id}`,
+        timestamp: new Date(),
+        attempts: 1,
+        body: { kind: 'calendar-sync', orgId: rep.orgId, jobId: job.id },
+      },
+    ]);
+    await worker.queue(batch, env);
+    const [block] = await inOrganization(rep.orgId, (tx) =>
+      tx.select().from(calendarBusyBlocks).where(eq(calendarBusyBlocks.connectionId, connectionId)),
+    );
+    // Midnight to midnight in Los Angeles (08:00Z in winter, 07:00Z in summer), not in UTC.
+    expect(block.startsAt.toISOString()).toMatch(new RegExp(`^${day}T0[78]:00:00`));
+    expect(block.endsAt.toISOString()).toMatch(new RegExp(`^${next}T0[78]:00:00`));
+    const slotsOn = async (date: string) =>
+      (
+        await call('GET', '/api/calendar/availability', {
+          token: rep.token,
+          query: { date, tz: 'America/Los_Angeles' },
+        })
+      ).body.data.slots.map((slot: { start: string }) => slot.start.slice(11, 16)) as string[];
+    // The whole Friday is off, to the last slot; the Thursday before keeps its afternoon.
+    expect(await slotsOn(day)).toEqual([]);
+    expect(await slotsOn(thursday)).toContain('16:30');
   });
 });

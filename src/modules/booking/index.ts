@@ -5,6 +5,7 @@
 export { AvailabilityQuery, AvailabilitySchema } from './availability-query';
 export { bumpBookingVersion, invalidateBookingCache } from './booking-version';
 export { callerAvailability } from './service';
+export { instantOf } from './time-zones';
 export {
   bookingSettingsInput,
   bookingSettingsRead,

@@ -16,7 +16,8 @@
 import { and, eq, inArray, isNull, lt, notExists, or, sql } from 'drizzle-orm';
 import { ApiError } from '../../core/errors';
 import { withOwnDatabase, withTenant, type Database, type Transaction } from '../../db/client';
-import { calendarBusyBlocks, calendarSyncJobs, connections } from '../../db/schema';
+import { calendarBusyBlocks, calendarSyncJobs, connections, users } from '../../db/schema';
+import { instantOf } from '../booking';
 import type { TenantContext } from '../../db/tenant';
 import { readConfig, type Bindings } from '../../env';
 import type { JobHandler } from '../../jobs/job-handler';
@@ -38,21 +39,36 @@ export function syncWindow(now = Date.now()): EventRange {
   return { from: new Date(now - SYNC_PAST_DAYS * DAY_MS), to: new Date(now + SYNC_AHEAD_DAYS * DAY_MS) };
 }
 
-function blocksOf(connection: ConnectionRow, events: CalendarEvent[]) {
+/**
+ * The instants an event holds. An all-day event's dates (Google's `start.date`, read as midnight
+ * UTC by the adapter) are days of the rep: midnight to midnight in the rep's zone, where working
+ * hours are read, not in UTC (which would free the end of a Los Angeles rep's day off and block the
+ * evening before).
+ */
+function spanOf(event: CalendarEvent, zone: string): { start: number; end: number } {
+  const start = Date.parse(event.start);
+  const end = Date.parse(event.end);
+  if (!event.all_day || start % DAY_MS !== 0 || end % DAY_MS !== 0) return { start, end };
+  return { start: instantOf(start / DAY_MS, 0, zone), end: instantOf(end / DAY_MS, 0, zone) };
+}
+
+function blocksOf(connection: ConnectionRow, events: CalendarEvent[], zone: string) {
   return events
-    .filter((event) => event.busy && !event.cancelled && Date.parse(event.end) > Date.parse(event.start))
-    .map((event) => ({
+    .filter((event) => event.busy && !event.cancelled)
+    .map((event) => ({ event, span: spanOf(event, zone) }))
+    .filter(({ span }) => span.end > span.start)
+    .map(({ event, span }) => ({
       organizationId: connection.organizationId,
       connectionId: connection.id,
       userId: connection.ownerId as number,
-      startsAt: new Date(event.start),
-      endsAt: new Date(event.end),
+      startsAt: new Date(span.start),
+      endsAt: new Date(span.end),
       providerEventId: event.id,
     }));
 }
 
 /** Writes what a sync read: the window replaced (full) or the changed events patched, and the token stored. */
-async function storeChanges(tx: Transaction, connection: ConnectionRow, changes: EventChanges) {
+async function storeChanges(tx: Transaction, connection: ConnectionRow, changes: EventChanges, zone: string) {
   const scope = and(
     eq(calendarBusyBlocks.organizationId, connection.organizationId),
     eq(calendarBusyBlocks.connectionId, connection.id),
@@ -70,7 +86,7 @@ async function storeChanges(tx: Transaction, connection: ConnectionRow, changes:
       ),
     );
   }
-  const blocks = blocksOf(connection, changes.events);
+  const blocks = blocksOf(connection, changes.events, zone);
   if (blocks.length > 0) await tx.insert(calendarBusyBlocks).values(blocks);
   await tx
     .update(connections)
@@ -90,10 +106,12 @@ export async function syncConnection(
   connectionId: number,
   now = Date.now(),
 ) {
-  const [connection] = await withTenant(db, orgId, (tx) =>
+  // The owner's zone comes with the connection: all-day events are days of the rep.
+  const [found] = await withTenant(db, orgId, (tx) =>
     tx
-      .select()
+      .select({ connection: connections, zone: users.timezone })
       .from(connections)
+      .leftJoin(users, and(eq(users.organizationId, connections.organizationId), eq(users.id, connections.ownerId)))
       .where(
         and(
           eq(connections.organizationId, orgId),
@@ -103,6 +121,7 @@ export async function syncConnection(
         ),
       ),
   );
+  const connection = found?.connection;
   if (connection?.state !== 'active' || connection.ownerId === null) return false;
   const writer = poolWriter(db);
   const token = (connection.settings.sync_token as string | null | undefined) ?? null;
@@ -118,7 +137,7 @@ export async function syncConnection(
       }
       throw error;
     }
-    await storeChanges(tx, connection, changes);
+    await storeChanges(tx, connection, changes, found.zone ?? 'UTC');
   });
   return true;
 }
