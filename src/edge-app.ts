@@ -105,11 +105,16 @@ async function bookingRead(c: Context<AppEnv>): Promise<Response> {
   return response;
 }
 
-/** A confirmation forwarded and accepted: this data centre's booking reads of the rep go to the database again. */
+/**
+ * A confirmation forwarded and accepted, or refused because the slot is taken (the slots this data
+ * centre showed were stale): this data centre's booking reads of the rep go to the database again,
+ * so the page's reload after a 409 does not offer the taken slot once more.
+ */
 async function bookingConfirm(c: Context<AppEnv>): Promise<Response> {
   const response = await forwardToApi(c);
   const slug = c.req.param('slug')?.toLowerCase();
-  if (response.status === 201 && slug) await forgetBookingVersion([slug]);
+  if ((response.status === 201 || response.status === 409) && slug && CACHEABLE_SLUG.test(slug))
+    await forgetBookingVersion([slug]);
   return response;
 }
 

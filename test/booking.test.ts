@@ -14,6 +14,8 @@ import { call, expectFailure, randomIp, signupOrganization, type SignedUp } from
 import { bodyEtag } from './helpers/etag';
 import { awayFromWindowEnd } from './helpers/rate-limit';
 import { statementsOf } from './helpers/statements';
+import { inOrganization } from './helpers/leads';
+import { meetings } from '../src/db/schema';
 
 interface Rep extends SignedUp {
   slug: string;
@@ -700,6 +702,36 @@ describe('round trips and the edge cache', () => {
     expect(after.headers.get('x-booking-cache')).toBe('MISS');
     expect(after.body.data.slots).toHaveLength(15);
     expect(after.body.data.slots[0].start).toBe(`${MONDAY}T09:30:00+00:00`);
+  });
+
+  it('drops the cached slots when a confirmation finds its slot taken, so the page’s reload does not offer it again', async () => {
+    const owner = await rep('Cache stale slot');
+    const query = { date: MONDAY, tz: 'UTC' };
+    await call('GET', `/api/v1/booking/${owner.slug}/availability`, { query });
+    const warm = await call('GET', `/api/v1/booking/${owner.slug}/availability`, { query });
+    expect(warm.headers.get('x-booking-cache')).toBe('HIT');
+    expect(warm.body.data.slots[0].start).toBe(`${MONDAY}T09:00:00+00:00`);
+    // The 09:00 slot is taken where this data centre's cache does not hear of it (another data
+    // centre, or a calendar event synced since): written here straight into the database.
+    await inOrganization(owner.orgId, (tx) =>
+      tx.insert(meetings).values({
+        organizationId: owner.orgId,
+        userId: owner.userId,
+        title: 'Taken elsewhere',
+        startTime: new Date(`${MONDAY}T09:00:00Z`),
+        endTime: new Date(`${MONDAY}T09:30:00Z`),
+        timezone: 'UTC',
+      }),
+    );
+    const refused = await confirm(owner.slug, {
+      start: `${MONDAY}T09:00:00Z`,
+      end: `${MONDAY}T09:30:00Z`,
+      ...visitor(),
+    });
+    expect([refused.status, refused.body.error.code]).toEqual([409, 'slot_unavailable']);
+    const reloaded = await call('GET', `/api/v1/booking/${owner.slug}/availability`, { query });
+    expect(reloaded.headers.get('x-booking-cache')).toBe('MISS');
+    expect(reloaded.body.data.slots[0].start).toBe(`${MONDAY}T09:30:00+00:00`);
   });
 
   it('shows a settings change and a meeting added through the API at once', async () => {

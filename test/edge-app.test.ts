@@ -157,6 +157,25 @@ describe('edge Worker app', () => {
     expect(revalidated.response.headers.get('etag')).toBe(tag);
   });
 
+  it('forgets its cached slots of the rep when a confirmation it forwards is refused as taken (409), as after a booking', async () => {
+    const me = await call('GET', '/api/user/my', { token: owner.token });
+    const slug = me.body.data.booking_slug as string;
+    const path = `/api/v1/booking/${slug}/availability?date=2027-03-01&tz=UTC`;
+    await atEdge(path);
+    expect((await atEdge(path)).response.headers.get(SERVED_BY_HEADER)).toBe('cache');
+    // The API Worker refuses the slot (taken meanwhile in another data centre, whose cache this one never hears of).
+    const taken = {
+      fetch: async () => Response.json({ success: false, error: { code: 'slot_unavailable' } }, { status: 409 }),
+    };
+    const refused = await atEdge(
+      `/api/v1/booking/${slug}/confirm`,
+      { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' },
+      { API: taken as unknown as Fetcher },
+    );
+    expect(refused.response.status).toBe(409);
+    expect((await atEdge(path)).response.headers.get(SERVED_BY_HEADER)).toBe('api');
+  });
+
   it('refuses to verify tokens with a weak or published secret: 500, and nothing queued', async () => {
     for (const JWT_SECRET of ['short', 'local-development-secret-not-for-production-use', undefined]) {
       const open = await atEdge(`/api/v1/track/open/${minted.open_token}`, {}, { JWT_SECRET });

@@ -38,6 +38,7 @@ import { deliveryIdsOf, sendWebhookDeliveries, webhookDeliveriesSql } from '../w
 import { freeSlots } from './availability';
 import { liveCalendar, scheduleOf } from './availability-query';
 import { invalidateBookingCache } from './booking-version';
+import { SLOT_UNAVAILABLE } from './edge-cache';
 import type { ConfirmBookingInput } from './schemas';
 import { type BookingRep, liveRep, repJson } from './service';
 import { dayIn, dayString, isoInZone } from './time-zones';
@@ -56,7 +57,7 @@ export function confirmScopeRead(slug: string, email: string): SQL {
     from ${users} where ${liveRep(slug)} for update of ${users}) as caller`;
 }
 
-const unavailable = () => new Conflict('This slot is no longer available', 'slot_unavailable');
+const unavailable = () => new Conflict('This slot is no longer available', SLOT_UNAVAILABLE);
 
 export async function confirmBooking(
   ctx: TenantContext,

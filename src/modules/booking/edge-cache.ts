@@ -19,6 +19,9 @@ export const BOOKING_CACHE_TTL_SECONDS = 30;
 /** Response header of a read answered from the database: the opaque tag of the rep's version it was read under. */
 export const BOOKING_VERSION_HEADER = 'x-booking-version';
 
+/** The error code of a confirmation whose slot is taken: the slots cached where it was refused were stale, and are forgotten. */
+export const SLOT_UNAVAILABLE = 'slot_unavailable';
+
 /** Slugs the cache may hold (the route's own check, 1 to 64 letters, digits and dashes). */
 export const CACHEABLE_SLUG = /^[a-z0-9-]{1,64}$/i;
 

@@ -8,7 +8,7 @@ import type { Context } from 'hono';
 import type { z } from '@hono/zod-openapi';
 import type { AppEnv } from '../../core/context';
 import { runAsTenant } from '../../core/database';
-import { NotFound, RateLimited } from '../../core/errors';
+import { ApiError, NotFound, RateLimited } from '../../core/errors';
 import { readConfig } from '../../env';
 import { jsonBodyEtag } from '../../core/etag';
 import { created } from '../../core/http';
@@ -17,7 +17,13 @@ import { createRouter, defineRoute, htmlPage, envelope, jsonBody } from '../../c
 import { actorContext } from '../../db/tenant';
 import { bookingPage, bookingNotFoundPage, bookingPagePolicy } from '../../pages/booking-page';
 import { AvailabilityQuery, AvailabilitySchema } from './availability-query';
-import { BOOKING_VERSION_HEADER, readCachedBooking, storeBooking } from './edge-cache';
+import {
+  BOOKING_VERSION_HEADER,
+  forgetBookingVersion,
+  readCachedBooking,
+  SLOT_UNAVAILABLE,
+  storeBooking,
+} from './edge-cache';
 import {
   BookingConfirmationSchema,
   BookingProfileSchema,
@@ -89,6 +95,21 @@ function cachedReadResponse<T extends z.ZodType>(schema: T) {
       },
     },
   };
+}
+
+/**
+ * A confirmation refused because the slot is taken: the cached slots this data centre showed the
+ * visitor were stale (the slot was taken where this cache did not hear of it, or by a calendar
+ * event synced since), so they are dropped and the page's reload reads the database instead of
+ * offering the same slot again.
+ */
+async function forgettingOnConflict(slug: string, confirm: () => Promise<unknown>): Promise<void> {
+  try {
+    await confirm();
+  } catch (error) {
+    if (error instanceof ApiError && error.code === SLOT_UNAVAILABLE) await forgetBookingVersion([slug]);
+    throw error;
+  }
 }
 
 const profileUrl = (c: Context<AppEnv>, slug: string) => new URL(`/api/v1/booking/${slug}`, c.req.url).toString();
@@ -163,20 +184,22 @@ bookingRoutes.openapi(
     const input = c.req.valid('json');
     let scope: ConfirmScope | null = null;
     let booked: Awaited<ReturnType<typeof confirmBooking>> | undefined;
-    await runAsTenant<ConfirmScope>(
-      c,
-      async () => {
-        booked = await confirmBooking(c.var.tenant, scope as ConfirmScope, input);
-      },
-      organizationOfSlug(slug),
-      confirmScopeRead(slug, input.email),
-      (checked) => {
-        if (!checked) throw new NotFound('Booking page', slug);
-        scope = checked;
-        return actorContext({ kind: 'public', onBehalfOf: checked.rep.id });
-      },
-      // BEGIN first: the scope statement locks the rep until COMMIT (confirm.ts).
-      { scopeInTransaction: true },
+    await forgettingOnConflict(slug, () =>
+      runAsTenant<ConfirmScope>(
+        c,
+        async () => {
+          booked = await confirmBooking(c.var.tenant, scope as ConfirmScope, input);
+        },
+        organizationOfSlug(slug),
+        confirmScopeRead(slug, input.email),
+        (checked) => {
+          if (!checked) throw new NotFound('Booking page', slug);
+          scope = checked;
+          return actorContext({ kind: 'public', onBehalfOf: checked.rep.id });
+        },
+        // BEGIN first: the scope statement locks the rep until COMMIT (confirm.ts).
+        { scopeInTransaction: true },
+      ),
     );
     return created(c, booked as NonNullable<typeof booked>, 'Meeting booked');
   },
