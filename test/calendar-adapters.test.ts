@@ -6,7 +6,7 @@
  */
 import { createMessageBatch } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { calendarBusyBlocks, calendarSyncJobs, connections } from '../src/db/schema';
 import worker from '../src/index';
@@ -535,5 +535,51 @@ describe('the busy sync of a google calendar', () => {
     // The whole Friday is off, to the last slot; the Thursday before keeps its afternoon.
     expect(await slotsOn(day)).toEqual([]);
     expect(await slotsOn(thursday)).toContain('16:30');
+  });
+
+  it('reads the window whole again once a day despite a sync token, so events time brought into the window are seen', async () => {
+    const rep = await signupOrganization('Daily full sync');
+    const connected = await call('POST', '/api/calendar/connections/add', {
+      token: rep.token,
+      body: { provider: 'google', access_token: 'ya29.sync-token', refresh_token: '1//r', expires_in: 3600 },
+    });
+    expect(connected.status, connected.text).toBe(201);
+    const connectionId = connected.body.data.id as number;
+    const syncOnce = async () => {
+      const queued = await call('POST', `/api/calendar/connections/${connectionId}/sync`, { token: rep.token });
+      expect(queued.status, queued.text).toBeLessThan(300);
+      const jobs = await inOrganization(rep.orgId, (tx) =>
+        tx.select().from(calendarSyncJobs).where(eq(calendarSyncJobs.connectionId, connectionId)),
+      );
+      const job = jobs[jobs.length - 1];
+      const batch = createMessageBatch<JobMessage>('lead-management-jobs', [
+        {
+          id: `sync-${job.id}`,
+          timestamp: new Date(),
+          attempts: 1,
+          body: { kind: 'calendar-sync', orgId: rep.orgId, jobId: job.id },
+        },
+      ]);
+      await worker.queue(batch, env);
+    };
+    const requests = mockFetch([json(200, { items: [], nextSyncToken: 'sync-1' })], {
+      only: (url) => url.startsWith('https://www.googleapis.com/'),
+    });
+    await syncOnce();
+    await syncOnce();
+    // The first sync reads the window; the next, the same day, only the changes since its token.
+    expect(requests.map((request) => new URL(request.url).searchParams.has('syncToken'))).toEqual([false, true]);
+    // A day later, the window (which has moved on by a day) is read whole again.
+    await inOrganization(rep.orgId, (tx) =>
+      tx
+        .update(connections)
+        .set({
+          settings: sql`${connections.settings} || ${JSON.stringify({ full_synced_at: new Date(Date.now() - 25 * 3600_000).toISOString() })}::jsonb`,
+        })
+        .where(eq(connections.id, connectionId)),
+    );
+    await syncOnce();
+    expect(new URL(requests[2].url).searchParams.has('timeMin')).toBe(true);
+    expect(new URL(requests[2].url).searchParams.has('syncToken')).toBe(false);
   });
 });

@@ -6,7 +6,8 @@
  *   connection not synced for SYNC_EVERY_SECONDS; POST /api/calendar/connections/{id}/sync does
  *   one at once. The job reads the provider's events in the window [now − 1 day, now + 60 days]:
  *   the changes since the stored sync token (Google), else the whole window, which then replaces
- *   the connection's blocks. Google's 410 on an expired token is that full resync.
+ *   the connection's blocks. Google's 410 on an expired token is that full resync, and so is a
+ *   sync a day after the last full one (a token gives changes, not events time moved into the window).
  * - Staleness bound: while the provider answers, a rep's blocks are at most SYNC_EVERY_SECONDS
  *   plus one cron minute and the queue's delivery old (about 7 minutes); `last_synced_at` on the
  *   connection says when. A provider that fails leaves the last blocks in place (never empties
@@ -34,6 +35,8 @@ export const SYNC_EVERY_SECONDS = 5 * 60;
 const DAY_MS = 86_400_000;
 export const SYNC_PAST_DAYS = 1;
 export const SYNC_AHEAD_DAYS = 60;
+/** How often the window is read whole even with a sync token: the days it gained since are read too. */
+export const FULL_SYNC_EVERY_MS = DAY_MS;
 
 export function syncWindow(now = Date.now()): EventRange {
   return { from: new Date(now - SYNC_PAST_DAYS * DAY_MS), to: new Date(now + SYNC_AHEAD_DAYS * DAY_MS) };
@@ -68,7 +71,13 @@ function blocksOf(connection: ConnectionRow, events: CalendarEvent[], zone: stri
 }
 
 /** Writes what a sync read: the window replaced (full) or the changed events patched, and the token stored. */
-async function storeChanges(tx: Transaction, connection: ConnectionRow, changes: EventChanges, zone: string) {
+async function storeChanges(
+  tx: Transaction,
+  connection: ConnectionRow,
+  changes: EventChanges,
+  zone: string,
+  now: number,
+) {
   const scope = and(
     eq(calendarBusyBlocks.organizationId, connection.organizationId),
     eq(calendarBusyBlocks.connectionId, connection.id),
@@ -93,7 +102,10 @@ async function storeChanges(tx: Transaction, connection: ConnectionRow, changes:
     .set({
       lastSuccessAt: sql`now()`,
       lastError: null,
-      settings: sql`${connections.settings} || ${JSON.stringify({ sync_token: changes.next_sync_token })}::jsonb`,
+      settings: sql`${connections.settings} || ${JSON.stringify({
+        sync_token: changes.next_sync_token,
+        ...(changes.full ? { full_synced_at: new Date(now).toISOString() } : {}),
+      })}::jsonb`,
     })
     .where(and(eq(connections.organizationId, connection.organizationId), eq(connections.id, connection.id)));
 }
@@ -124,7 +136,12 @@ export async function syncConnection(
   const connection = found?.connection;
   if (connection?.state !== 'active' || connection.ownerId === null) return false;
   const writer = poolWriter(db);
-  const token = (connection.settings.sync_token as string | null | undefined) ?? null;
+  // A sync token gives the changes since it, whatever their dates: an event made long ago that
+  // time has brought inside the window since the last full read is not among them. So the window
+  // is read whole again once a day (FULL_SYNC_EVERY_MS), and the token is used in between.
+  const fullAt = Date.parse(String(connection.settings.full_synced_at ?? ''));
+  const fullDue = !(fullAt > now - FULL_SYNC_EVERY_MS);
+  const token = fullDue ? null : ((connection.settings.sync_token as string | null | undefined) ?? null);
   await withTenant(db, orgId, async (tx) => {
     const calendar = calendarFor({ db: tx, env, writer }, connection);
     let changes: EventChanges;
@@ -137,7 +154,7 @@ export async function syncConnection(
       }
       throw error;
     }
-    await storeChanges(tx, connection, changes, found.zone ?? 'UTC');
+    await storeChanges(tx, connection, changes, found.zone ?? 'UTC', now);
   });
   return true;
 }
