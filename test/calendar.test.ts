@@ -464,3 +464,43 @@ describe('a booked meeting’s calendar event follows the meeting', () => {
     expect(events).toEqual([]);
   });
 });
+
+describe('a rep with a calendar connected', () => {
+  it('is offered no slot past the synced window (60 days ahead), where the calendar’s busy times are unknown', async () => {
+    const rep = await signupOrganization('Horizon rep');
+    const me = (await call('GET', '/api/user/my', { token: rep.token })).body.data;
+    // A Monday 70 to 76 days ahead: past the 60 days the busy sync reads.
+    const far = new Date(Date.now() + 70 * 86_400_000);
+    far.setUTCDate(far.getUTCDate() + ((8 - far.getUTCDay()) % 7));
+    const day = far.toISOString().slice(0, 10);
+    const slotsOf = async () =>
+      (
+        await call('GET', `/api/v1/booking/${me.booking_slug}/availability`, {
+          query: { date: day, tz: 'UTC' },
+          headers: { 'cf-connecting-ip': randomIp() },
+        })
+      ).body.data.slots as { start: string }[];
+    // Without a calendar nothing is unknown: the day is offered.
+    expect(await slotsOf()).not.toEqual([]);
+    await connectLocal(rep);
+    expect(await slotsOf()).toEqual([]);
+    const own = await call('GET', '/api/calendar/availability', { token: rep.token, query: { date: day, tz: 'UTC' } });
+    expect(own.body.data.slots).toEqual([]);
+    const refused = await call('POST', `/api/v1/booking/${me.booking_slug}/confirm`, {
+      body: { start: `${day}T10:00:00Z`, end: `${day}T10:30:00Z`, name: 'Ada Lovelace', email: 'ada@example.com' },
+      headers: { 'cf-connecting-ip': randomIp() },
+    });
+    expect([refused.status, refused.body.error?.code]).toEqual([409, 'slot_unavailable']);
+    // Inside the window the calendar's rep is offered slots as before.
+    const monday = mondayAhead();
+    const near = await call('GET', `/api/v1/booking/${me.booking_slug}/availability`, {
+      query: { date: monday, tz: 'UTC' },
+      headers: { 'cf-connecting-ip': randomIp() },
+    });
+    expect(near.body.data.slots).not.toEqual([]);
+    // Disconnected: the far days are offered again at once, on the public page too (its cache is dropped).
+    const listed = await call('GET', '/api/calendar/connections/list', { token: rep.token });
+    await call('DELETE', `/api/calendar/connections/delete/${listed.body.data[0].id}`, { token: rep.token });
+    expect(await slotsOf()).not.toEqual([]);
+  });
+});

@@ -21,6 +21,7 @@ import {
   type RepSchedule,
 } from './availability';
 import { dayIn, dayNumber, dayString } from './time-zones';
+import { SYNC_AHEAD_DAYS } from '../calendar';
 
 /** Most slots one answer lists (both routes): a bounded answer however long the range and short the slots. */
 export const MAX_SLOTS = 1000;
@@ -90,14 +91,23 @@ export interface RepScheduleRow {
   meeting_duration: number;
   buffer_minutes: number;
   min_notice_minutes: number;
+  /** The rep has a calendar connected: slots stop at its synced horizon (scheduleOf). */
+  has_calendar?: boolean;
 }
 
-export function scheduleOf(rep: RepScheduleRow): RepSchedule {
+/**
+ * The rep's schedule. A rep with a calendar connected is offered no slot past the calendar's synced
+ * window (modules/calendar/busy-sync.ts reads SYNC_AHEAD_DAYS ahead; one day is kept back for the
+ * time between syncs): past it the calendar's busy times are unknown, and a slot there could
+ * double-book the rep.
+ */
+export function scheduleOf(rep: RepScheduleRow, now = Date.now()): RepSchedule {
   return {
     timezone: rep.timezone ?? 'UTC',
     workingHours: rep.working_hours,
     bufferMinutes: rep.buffer_minutes,
     minNoticeMinutes: rep.min_notice_minutes,
+    ...(rep.has_calendar ? { horizon: now + (SYNC_AHEAD_DAYS - 1) * 86_400_000 } : {}),
   };
 }
 
@@ -188,7 +198,7 @@ export function availabilityFrom(
   now = Date.now(),
   maxDays = MAX_RANGE_DAYS,
 ) {
-  const schedule = scheduleOf(rep);
+  const schedule = scheduleOf(rep, now);
   const request = resolveRequest(rep, params, now, maxDays);
   const free = freeSlots(schedule, request, busy, now);
   return {

@@ -10,7 +10,8 @@
  *    past the interval's end is dropped. Steps are in real minutes, so on a daylight-saving day a
  *    9-hour working day in local time is 8 or 10 real hours, and slots stay `duration` long.
  * 3. A slot is free when it starts inside the window, no sooner than `minNotice` minutes from
- *    now, and [start − buffer, end + buffer) overlaps no busy meeting (Scheduled or Rescheduled).
+ *    now, ends by the schedule's horizon (if any), and [start − buffer, end + buffer) overlaps no
+ *    busy meeting (Scheduled or Rescheduled).
  * 4. Slots are returned as instants; `formatSlots` writes them in the caller's zone.
  */
 import type { WorkingHours } from '../../db/schema';
@@ -28,6 +29,8 @@ export interface RepSchedule {
   workingHours: WorkingHours;
   bufferMinutes: number;
   minNoticeMinutes: number;
+  /** Epoch milliseconds no slot may end after (the synced calendar's horizon); none: no limit. */
+  horizon?: number;
 }
 
 export interface AvailabilityRequest {
@@ -88,6 +91,7 @@ export function freeSlots(
   return workingSlots(schedule, requestWindow(request), request.durationMinutes).filter(
     (slot) =>
       slot.start >= earliest &&
+      (schedule.horizon === undefined || slot.end <= schedule.horizon) &&
       !busy.some((meeting) => slot.start - buffer < meeting.end && meeting.start < slot.end + buffer),
   );
 }

@@ -73,7 +73,7 @@ export async function confirmBooking(
     throw ValidationFailed.field('end', 'must be 5 to 480 whole minutes after start');
   // Visitors book the rep's own meeting length only: a longer one would take the rep's day.
   if (end - start !== rep.meeting_duration * 60_000) throw unavailable();
-  const schedule = scheduleOf(rep);
+  const schedule = scheduleOf(rep, now);
   const day = dayString(dayIn(start, schedule.timezone));
   const request = { from: day, to: day, timezone: schedule.timezone, durationMinutes: rep.meeting_duration };
   if (!freeSlots(schedule, request, [], now).some((slot) => slot.start === start && slot.end === end))

@@ -166,6 +166,9 @@ export async function callerAvailability(ctx: TenantContext, params: Availabilit
       meeting_duration: users.meetingDuration,
       buffer_minutes: users.bufferMinutes,
       min_notice_minutes: users.minNoticeMinutes,
+      // Qualified by hand: a one-table select names its columns bare, which the subquery would take for its own.
+      has_calendar: sql<boolean>`exists (select 1 from ${connections} c where c.organization_id = ${users}.organization_id
+        and c.owner_id = ${users}.id and c.kind = 'calendar' and c.deleted_at is null)`,
     })
     .from(users)
     .where(tenantWhere(ctx, users, eq(users.id, ctx.userId as number)));

@@ -20,6 +20,7 @@ import {
   requireUsable,
   sealCredentials,
 } from '../../providers/connections';
+import { bumpBookingVersion } from '../booking';
 import { enqueueCalendarEvent } from './event-job';
 
 export const MAX_EVENT_RANGE_DAYS = 62;
@@ -87,6 +88,8 @@ export async function connectCalendar(ctx: TenantContext, env: Bindings, input: 
       tokenExpiresAt: input.expires_in ? new Date(Date.now() + input.expires_in * 1000) : null,
     })
     .returning();
+  // The rep's busy times (and booking horizon) change with it: their booking page is read afresh.
+  await bumpBookingVersion(ctx, [ctx.userId as number]);
   // Booking events that could not be written (no calendar, or one that needed reconnecting) are
   // written now, under the same request ids, so none is made twice.
   const pending = await ctx.db
@@ -136,6 +139,8 @@ export async function disconnectCalendar(ctx: TenantContext, id: number) {
     )
     .returning();
   if (!disconnected) throw new NotFound('Connection', id);
+  // Its busy times stop counting at once, on the owner's booking page too.
+  if (disconnected.ownerId !== null) await bumpBookingVersion(ctx, [disconnected.ownerId]);
   return presentConnection(disconnected);
 }
 
