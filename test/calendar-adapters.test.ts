@@ -92,6 +92,34 @@ describe('Google Calendar adapter', () => {
     ]);
   });
 
+  it('counts an invitation the calendar’s owner declined as free, one they accepted or left open as busy', async () => {
+    const invite = (id: string, responseStatus: string) => ({
+      id,
+      status: 'confirmed',
+      summary: 'Vendor pitch',
+      start: { dateTime: '2027-03-01T15:00:00Z' },
+      end: { dateTime: '2027-03-01T16:00:00Z' },
+      attendees: [
+        { email: 'vendor@example.com', organizer: true, responseStatus: 'accepted' },
+        { email: 'rep@example.com', self: true, responseStatus },
+      ],
+    });
+    mockFetch(
+      [
+        json(200, {
+          items: [invite('declined1', 'declined'), invite('accepted1', 'accepted'), invite('open1', 'needsAction')],
+        }),
+      ],
+      { exhausted: 'throw' },
+    );
+    const events = await googleCalendar('primary', token).listEvents(range);
+    expect(events.map((event) => [event.id, event.busy])).toEqual([
+      ['declined1', false],
+      ['accepted1', true],
+      ['open1', true],
+    ]);
+  });
+
   it('syncs incrementally with the token, and answers a 410 Gone with a full resync of the range', async () => {
     const incremental = mockFetch(
       [json(200, { items: [{ id: 'evt3', status: 'cancelled' }], nextSyncToken: 'sync-2' })],

@@ -40,7 +40,7 @@ export interface GoogleEvent {
   start?: GoogleTime;
   end?: GoogleTime;
   transparency?: 'opaque' | 'transparent';
-  attendees?: { email?: string; displayName?: string }[];
+  attendees?: { email?: string; displayName?: string; self?: boolean; responseStatus?: string }[];
   hangoutLink?: string;
   conferenceData?: { entryPoints?: { entryPointType?: string; uri?: string }[] };
 }
@@ -66,7 +66,11 @@ export function presentGoogleEvent(event: GoogleEvent): CalendarEvent {
     start: start.iso,
     end: instant(event.end).iso,
     all_day: start.allDay,
-    busy: !cancelled && event.transparency !== 'transparent',
+    // An invitation the calendar's owner declined holds none of their time (as in Google's own free/busy).
+    busy:
+      !cancelled &&
+      event.transparency !== 'transparent' &&
+      !(event.attendees ?? []).some((attendee) => attendee.self && attendee.responseStatus === 'declined'),
     cancelled,
     location: event.location ?? null,
     description: event.description ?? null,
