@@ -333,6 +333,16 @@ describe('GET /api/v1/booking/{slug}/availability', () => {
   });
 });
 
+describe('the reference page of the public availability route', () => {
+  it('states the limits the route enforces: 31 days, the rep’s own meeting length', async () => {
+    const document = (await call('GET', '/api/openapi.json')).body;
+    const description = document.paths['/api/v1/booking/{slug}/availability'].get.description as string;
+    expect(description).toMatch(/more than 31 days/i);
+    expect(description).not.toContain('62 days');
+    expect(description).toContain('meeting length');
+  });
+});
+
 describe('public availability is bounded', () => {
   const allWeek = Object.fromEntries(
     ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'].map((day) => [

@@ -145,7 +145,7 @@ bookingRoutes.openapi(
     tags,
     summary: 'A rep’s free slots, in the visitor’s zone (no credential)',
     description:
-      'Free slots of the rep: working hours in the rep’s timezone, minus Scheduled and Rescheduled meetings widened by the rep’s buffer, minus the minimum notice. `date` (one day) or `from`/`to` (default: 7 days from today) are days in `tz` (default: the rep’s timezone); slots are ISO 8601 in `tz` with its offset (2026-03-09T09:00:00-04:00). More than 62 days, `to` before `from`, or an unknown tz: 400 naming the parameter. Cached at the edge for 30 seconds under the rep’s booking version; a confirmation always re-checks.',
+      'Free slots of the rep: working hours in the rep’s timezone, minus Scheduled and Rescheduled meetings widened by the rep’s buffer, minus the minimum notice. `date` (one day) or `from`/`to` (default: 7 days from today) are days in `tz` (default: the rep’s timezone); slots are ISO 8601 in `tz` with its offset (2026-03-09T09:00:00-04:00). `duration` other than the rep’s own meeting length, more than 31 days, `to` before `from`, or an unknown tz: 400 naming the parameter. A rep with a calendar connected is offered no slot ending more than 59 days ahead (past the calendar’s synced window). Cached at the edge for 30 seconds under the rep’s booking version; a confirmation always re-checks.',
     auth: 'public',
     request: { params: SlugParam, query: AvailabilityQuery },
     responses: { 200: cachedReadResponse(AvailabilitySchema) },
