@@ -610,4 +610,69 @@ describe('the busy sync of a google calendar', () => {
     expect(new URL(requests[2].url).searchParams.has('timeMin')).toBe(true);
     expect(new URL(requests[2].url).searchParams.has('syncToken')).toBe(false);
   });
+
+  it('stops counting a revoked calendar’s last busy times once the rep connects it again', async () => {
+    const rep = await signupOrganization('Reconnect rep');
+    const connectGoogle = async () => {
+      const response = await call('POST', '/api/calendar/connections/add', {
+        token: rep.token,
+        body: { provider: 'google', access_token: 'ya29.sync-token', refresh_token: '1//r', expires_in: 3600 },
+      });
+      expect(response.status, response.text).toBe(201);
+      return response.body.data.id as number;
+    };
+    const syncOnce = async (connectionId: number) => {
+      await call('POST', `/api/calendar/connections/${connectionId}/sync`, { token: rep.token });
+      const jobs = await inOrganization(rep.orgId, (tx) =>
+        tx.select().from(calendarSyncJobs).where(eq(calendarSyncJobs.connectionId, connectionId)),
+      );
+      const job = jobs[jobs.length - 1];
+      const batch = createMessageBatch<JobMessage>('lead-management-jobs', [
+        {
+          id: `sync-${job.id}`,
+          timestamp: new Date(),
+          attempts: 1,
+          body: { kind: 'calendar-sync', orgId: rep.orgId, jobId: job.id },
+        },
+      ]);
+      await worker.queue(batch, env);
+    };
+    const monday = new Date(Date.now() + 14 * 86_400_000);
+    monday.setUTCDate(monday.getUTCDate() + ((8 - monday.getUTCDay()) % 7));
+    const day = monday.toISOString().slice(0, 10);
+    const startsOf = async () =>
+      (
+        await call('GET', '/api/calendar/availability', { token: rep.token, query: { date: day, tz: 'UTC' } })
+      ).body.data.slots.map((slot: { start: string }) => slot.start) as string[];
+    const first = await connectGoogle();
+    mockFetch(
+      [
+        json(200, {
+          items: [
+            {
+              id: 'dentist1',
+              status: 'confirmed',
+              summary: 'Dentist',
+              start: { dateTime: `${day}T10:00:00Z` },
+              end: { dateTime: `${day}T11:00:00Z` },
+            },
+          ],
+          nextSyncToken: 'sync-1',
+        }),
+      ],
+      { only: (url) => url.startsWith('https://www.googleapis.com/'), exhausted: 'throw' },
+    );
+    await syncOnce(first);
+    expect(await startsOf()).not.toContain(`${day}T10:00:00+00:00`);
+    // Then the rep revokes the app's access: the next call is refused and the connection marked so
+    // (providers/connections.ts markNeedsReconnect; done here directly, as PGlite runs one transaction at a time).
+    await inOrganization(rep.orgId, (tx) =>
+      tx.update(connections).set({ state: 'needs_reconnect' }).where(eq(connections.id, first)),
+    );
+    // The dentist is cancelled meanwhile; the rep connects the calendar again.
+    const second = await connectGoogle();
+    const listed = await call('GET', '/api/calendar/connections/list', { token: rep.token });
+    expect(listed.body.data.map((connection: { id: number }) => connection.id)).toEqual([second]);
+    expect(await startsOf()).toContain(`${day}T10:00:00+00:00`);
+  });
 });

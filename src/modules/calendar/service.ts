@@ -88,6 +88,7 @@ export async function connectCalendar(ctx: TenantContext, env: Bindings, input: 
       tokenExpiresAt: input.expires_in ? new Date(Date.now() + input.expires_in * 1000) : null,
     })
     .returning();
+  if (row.provider !== 'local') await replaceEarlierConnections(ctx, row);
   // The rep's busy times (and booking horizon) change with it: their booking page is read afresh.
   await bumpBookingVersion(ctx, [ctx.userId as number]);
   // Booking events that could not be written (no calendar, or one that needed reconnecting) are
@@ -107,6 +108,29 @@ export async function connectCalendar(ctx: TenantContext, env: Bindings, input: 
     .limit(100);
   for (const write of pending) await enqueueCalendarEvent(ctx, { id: write.id as number, userId: write.userId });
   return presentConnection(row);
+}
+
+/**
+ * Connecting a Google or Outlook calendar the caller has connected before (same provider and
+ * calendar id: typically a reconnect after its token was revoked) replaces the earlier
+ * connections, in one statement: they are disconnected (tokens wiped), so their last synced busy
+ * times stop counting (the new connection's sync brings the current ones), and the events booked
+ * meetings wrote into that calendar are reached through the new connection. A local calendar is
+ * a calendar of its own per connection: never replaced.
+ */
+async function replaceEarlierConnections(ctx: TenantContext, row: ConnectionRow) {
+  await ctx.db.execute(sql`
+    with replaced as (
+      update ${connections} set state = 'disabled', secret = null, secret_key_id = null, deleted_at = now(), updated_at = now()
+      where ${connections.organizationId} = ${ctx.orgId} and ${connections.kind} = 'calendar'
+        and ${connections.ownerId} = ${row.ownerId} and ${connections.provider} = ${row.provider}
+        and ${connections.identity} = ${row.identity} and ${connections.id} <> ${row.id}
+        and ${connections.deletedAt} is null
+      returning id
+    )
+    update ${calendarEventWrites} set connection_id = ${row.id}
+    where ${calendarEventWrites.organizationId} = ${ctx.orgId}
+      and ${calendarEventWrites.connectionId} in (select id from replaced)`);
 }
 
 export async function listCalendarConnections(ctx: TenantContext) {
