@@ -17,7 +17,7 @@ import {
 } from '../src/db/schema';
 import worker from '../src/index';
 import type { JobMessage } from '../src/jobs/messages';
-import { call, randomIp, signupOrganization, type SignedUp } from './helpers/api';
+import { call, randomIp, signupOrganization, type SignedUp, uniqueEmail } from './helpers/api';
 import { inOrganization } from './helpers/leads';
 import { statementsOf } from './helpers/statements';
 import { recordingQueue } from './helpers/webhooks';
@@ -424,6 +424,54 @@ describe('a booked meeting’s calendar event follows the meeting', () => {
     await job();
     expect(await eventsOf()).toEqual([]);
     expect(await writeOf()).toMatchObject({ state: 'deleted', meetingId: null });
+  });
+
+  it('moves into the new rep’s calendar when the meeting is given to another rep', async () => {
+    const rep = await signupOrganization('Event handover');
+    await connectLocal(rep);
+    const email = uniqueEmail('colleague');
+    const added = await call('POST', '/api/user/add', {
+      token: rep.token,
+      body: { first_name: 'Colleague', last_name: 'Cole', email, phone_no: '+15550100', password: 'password123' },
+    });
+    expect(added.status, added.text).toBe(201);
+    const login = await call('POST', '/api/auth/login', { body: { email, password: 'password123' } });
+    expect(login.status, login.text).toBe(200);
+    const colleague = { ...rep, token: login.body.access_token as string, userId: added.body.data.id as number };
+    const theirs = await connectLocal(colleague);
+    const monday = mondayAhead();
+    const me = (await call('GET', '/api/user/my', { token: rep.token })).body.data;
+    const booked = await call('POST', `/api/v1/booking/${me.booking_slug}/confirm`, {
+      body: {
+        start: `${monday}T11:00:00Z`,
+        end: `${monday}T11:30:00Z`,
+        name: 'Ada Lovelace',
+        email: 'ada@example.com',
+      },
+      headers: { 'cf-connecting-ip': randomIp() },
+    });
+    expect(booked.status, booked.text).toBe(201);
+    const meetingId = booked.body.data.meeting_id as number;
+    const job = async () => {
+      const [write] = await inOrganization(rep.orgId, (tx) =>
+        tx.select().from(calendarEventWrites).where(eq(calendarEventWrites.meetingId, meetingId)),
+      );
+      await deliver([{ kind: 'calendar-event', orgId: rep.orgId, jobId: write.id }]);
+      await deliver([{ kind: 'calendar-event', orgId: rep.orgId, jobId: write.id }]);
+    };
+    await job();
+    const given = await call('POST', `/api/meeting/update/${meetingId}`, {
+      token: rep.token,
+      body: { user_id: colleague.userId },
+    });
+    expect(given.status, given.text).toBe(200);
+    await job();
+    const events = await inOrganization(rep.orgId, (tx) =>
+      tx.select().from(localCalendarEvents).where(eq(localCalendarEvents.organizationId, rep.orgId)),
+    );
+    expect(events.map((event) => [event.connectionId, event.requestId])).toEqual([
+      [theirs.id, `meeting:${rep.orgId}:${meetingId}#2`],
+    ]);
   });
 
   it('writes no event for a booked meeting cancelled while its rep’s calendar was disconnected, once it is connected again', async () => {
