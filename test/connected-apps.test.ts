@@ -498,3 +498,43 @@ describe('CRM import from HubSpot', () => {
     expect(row.status).toBe('failed');
   });
 });
+
+describe('CRM import held back by HubSpot’s rate limit', () => {
+  it('waits as long as HubSpot’s 429 asks (the daily limit: an hour), not the queue’s seconds, keeping its lease that long', async () => {
+    const org = await signupOrganization('Hubspot daily limit');
+    const properties = {
+      results: ['firstname', 'lastname'].map((name) => ({ name, label: name, type: 'string', hidden: false })),
+    };
+    vi.spyOn(globalThis, 'fetch').mockImplementation(async (input) => {
+      const url = new Request(input).url;
+      if (url.endsWith('/account-info/v3/details')) return json(200, { portalId: 8 });
+      if (url.includes('/crm/v3/properties/')) return json(200, properties);
+      return json(
+        429,
+        { status: 'error', policyName: 'DAILY' },
+        { 'x-hubspot-ratelimit-daily': '250000', 'x-hubspot-ratelimit-daily-remaining': '0' },
+      );
+    });
+    const connected = await call('POST', '/api/connected-apps/connect', {
+      token: org.token,
+      body: { kind: 'crm', provider: 'hubspot', access_token: 'pat-daily' },
+    });
+    expect(connected.status, connected.text).toBe(201);
+    const started = await requestRecordingJobs('POST', '/api/connected-apps/crm/import', {
+      token: org.token,
+      body: { mapping: { lead: { firstname: 'first_name', lastname: 'last_name' } } },
+    });
+    expect(started.status, started.text).toBe(202);
+    const result = await deliverJobs(started.sent);
+    expect(result.retryMessages).toHaveLength(1);
+    // Five quick retries of a few seconds would all meet the same daily limit and dead-letter the import.
+    expect(result.retryDelays).toEqual([3600]);
+    const [row] = await inOrganization(org.orgId, (tx) =>
+      tx.select().from(crmImportJobs).where(eq(crmImportJobs.id, started.body.data.id)),
+    );
+    expect(row.status).toBe('running');
+    expect(row.error).toContain('rate limiting');
+    // The lease outlasts the wait, so the lease sweep does not take the waiting import for stalled.
+    expect(row.leaseExpiresAt?.getTime() ?? 0).toBeGreaterThan(Date.now() + 3600 * 1000);
+  });
+});

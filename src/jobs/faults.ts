@@ -6,6 +6,7 @@
  */
 import { errorText, log } from '../core/log';
 import { pgError } from '../db/errors';
+import { ProviderFailure } from '../providers/failures';
 
 /** Another delivery of the same message has moved the job on, or it ended: this one stops, acknowledged. */
 export class JobSuperseded extends Error {
@@ -72,8 +73,24 @@ export function retryTransientOnly(reason: (error: unknown) => string): RetryPol
  * The full error goes to the log.
  */
 export function userFacingJobError(error: unknown): string {
+  // A provider's failure carries a reason written for the user (never the provider's own text).
+  if (error instanceof ProviderFailure) return error.reason;
   log.error('job failure', { error: errorText(error) });
   const code = pgError(error)?.code;
   if (code) return `an internal database error (SQLSTATE ${code})`;
   return 'an internal error';
+}
+
+/** Queues' longest delay of a message (12 hours). */
+const MAX_QUEUE_DELAY_SECONDS = 12 * 3600;
+
+/**
+ * How long the queue waits before delivering a failed message again: a backoff of the attempts
+ * (2, 4, 8 … 60 s), or longer when a provider that is throttling or down said how long to wait
+ * (its Retry-After: HubSpot's daily limit asks an hour), so a retry does not meet the same 429.
+ */
+export function retryDelaySeconds(error: unknown, attempts: number): number {
+  const backoff = Math.min(60, 2 ** attempts);
+  const asked = error instanceof ProviderFailure && error.kind === 'unavailable' ? (error.retryAfterSeconds ?? 0) : 0;
+  return Math.min(MAX_QUEUE_DELAY_SECONDS, Math.max(backoff, Math.ceil(asked)));
 }

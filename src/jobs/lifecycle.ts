@@ -299,13 +299,28 @@ export function failJob<T extends JobTable>(db: Database, spec: JobSpec<T>, job:
   return withTenant(db, job.orgId, (tx) => failJobIn(tx, spec, job, reason));
 }
 
-/** A delivery failed and the queue will retry it: the reason shows on the job while it waits. */
-export async function noteRetry<T extends JobTable>(db: Database, spec: JobSpec<T>, job: JobRef, text: string) {
+/**
+ * A delivery failed and the queue will retry it in `delaySeconds`: the reason shows on the job
+ * while it waits, and its lease lasts past the retry, so a long wait (a provider's Retry-After)
+ * is not taken for a stall by the lease sweep, which re-sends it only if that retry never comes.
+ */
+export async function noteRetry<T extends JobTable>(
+  db: Database,
+  spec: JobSpec<T>,
+  job: JobRef,
+  text: string,
+  delaySeconds = 0,
+) {
   const table: JobTable = spec.table;
+  const heldUntil = sql`now() + make_interval(secs => ${delaySeconds + spec.leaseSeconds})`;
   await withTenant(db, job.orgId, (tx) =>
     tx
       .update(table)
-      .set({ error: text.slice(0, 1000), updatedAt: sql`now()` } as JobValues<JobTable>)
+      .set({
+        error: text.slice(0, 1000),
+        leaseExpiresAt: sql`greatest(${table.leaseExpiresAt}, ${heldUntil})`,
+        updatedAt: sql`now()`,
+      } as JobValues<JobTable>)
       .where(whereOpen(spec, job)),
   );
 }

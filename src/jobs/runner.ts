@@ -11,7 +11,7 @@ import { errorText, log } from '../core/log';
 import { withOwnDatabase, type Database } from '../db/client';
 import { readConfig, type Bindings } from '../env';
 import { handlerFor } from './dispatch';
-import { JobSuperseded, userFacingJobError } from './faults';
+import { JobSuperseded, retryDelaySeconds, userFacingJobError } from './faults';
 import { failJob, noteRetry } from './lifecycle';
 import type { JobMessage } from './messages';
 
@@ -29,8 +29,11 @@ function logFailure(message: Message<JobMessage>, stage: string, error: unknown)
   });
 }
 
+/** Acknowledge the message, or have the queue deliver it again after `retryIn` seconds. */
+type Outcome = 'ack' | { retryIn: number };
+
 /** One delivery of one message, with the handler's retry policy applied: whether to acknowledge it. */
-async function deliver(message: Message<JobMessage>, db: Database, env: Bindings): Promise<'ack' | 'retry'> {
+async function deliver(message: Message<JobMessage>, db: Database, env: Bindings): Promise<Outcome> {
   const handler = handlerFor(message.body);
   try {
     await handler.run(message.body, { db, env, attempts: message.attempts });
@@ -43,14 +46,16 @@ async function deliver(message: Message<JobMessage>, db: Database, env: Bindings
       await failJob(db, handler, message.body, reason);
       return 'ack';
     }
+    const delaySeconds = retryDelaySeconds(error, message.attempts);
     // Best effort: the note only informs; the retry must happen even if the database is the fault.
     await noteRetry(
       db,
       handler,
       message.body,
       `attempt ${message.attempts} failed, retrying: ${userFacingJobError(error)}`,
+      delaySeconds,
     ).catch((noteError) => logFailure(message, 'note retry', noteError));
-    return 'retry';
+    return { retryIn: delaySeconds };
   }
 }
 
@@ -91,7 +96,7 @@ export async function runJobBatch(batch: MessageBatch<JobMessage>, env: Bindings
     const done = await deliverTogether(batch.messages, db, env);
     for (const message of batch.messages) {
       if (done.has(message)) continue;
-      let outcome: 'ack' | 'retry' = 'retry';
+      let outcome: Outcome = { retryIn: retryDelaySeconds(null, message.attempts) };
       try {
         outcome = await deliver(message, db, env);
       } catch (error) {
@@ -99,7 +104,7 @@ export async function runJobBatch(batch: MessageBatch<JobMessage>, env: Bindings
         logFailure(message, 'fail', error);
       }
       if (outcome === 'ack') message.ack();
-      else message.retry({ delaySeconds: Math.min(60, 2 ** message.attempts) });
+      else message.retry({ delaySeconds: outcome.retryIn });
     }
   });
 }

@@ -59,9 +59,18 @@ export async function deliverJobs(messages: JobMessage[], attempts = 1, bindings
     'lead-management-jobs',
     messages.map((body) => ({ id: crypto.randomUUID(), timestamp: new Date(), attempts, body })),
   );
+  // The pool's result does not keep a retry's delay: each message's retry records it here.
+  const retryDelays: (number | undefined)[] = [];
+  for (const message of batch.messages) {
+    const retry = message.retry.bind(message);
+    message.retry = (options) => {
+      retryDelays.push(options?.delaySeconds);
+      retry(options);
+    };
+  }
   const ctx = createExecutionContext();
   await worker.queue(batch as MessageBatch<never>, bindings);
-  return getQueueResult(batch, ctx);
+  return { ...(await getQueueResult(batch, ctx)), retryDelays };
 }
 
 /** Delivers events-queue messages (tracking hits, unsubscribes) to the Worker's queue handler. */
