@@ -12,7 +12,7 @@ import { connections, webhookDeliveries } from '../src/db/schema';
 import type { ChatMessage } from '../src/providers/chat/interface';
 import { slackWorkspace } from '../src/providers/chat/slack';
 import { adaptiveCardMessage, teamsWorkspace, workflowUrlProblem } from '../src/providers/chat/teams';
-import { sealCredentials } from '../src/providers/connections';
+import { openCredentials, sealCredentials } from '../src/providers/connections';
 import { ProviderFailure } from '../src/providers/failures';
 import { signupOrganization, type SignedUp } from './helpers/api';
 import { inOrganization } from './helpers/leads';
@@ -352,5 +352,90 @@ describe('events posted to a subscribed Slack channel', () => {
     );
     expect(delivery.status).toBe('failed');
     expect(delivery.error).toContain('Slack has no such channel');
+  });
+});
+
+describe('the chat_b routes over a Teams connection', () => {
+  const graphOnly = { only: (url: string) => url.startsWith('https://') };
+
+  it('keeps the Graph refresh token it was connected with, and renews the expired access token with it', async () => {
+    const org = await signupOrganization('Teams refresh');
+    const checked = mockFetch(
+      [json(200, { userPrincipalName: 'admin@contoso.test', displayName: 'Admin' })],
+      graphOnly,
+    );
+    const connected = await requestRecordingJobs('POST', '/api/connected-apps/connect', {
+      token: org.token,
+      body: {
+        kind: 'chat',
+        provider: 'chat_b',
+        access_token: 'graph-access-1',
+        refresh_token: 'graph-refresh-1',
+        expires_in: 3599,
+      },
+    });
+    expect(connected.status, connected.text).toBe(201);
+    expect(checked[0].authorization).toBe('Bearer graph-access-1');
+    expect(connected.text).not.toContain('graph-refresh-1');
+    vi.restoreAllMocks();
+    const connectionId = connected.body.data.id as number;
+    const row = () =>
+      inOrganization(org.orgId, async (tx) => {
+        const [found] = await tx
+          .select()
+          .from(connections)
+          .where(and(eq(connections.organizationId, org.orgId), eq(connections.id, connectionId)));
+        return found;
+      });
+    const stored = await row();
+    // Graph tokens last about an hour: the expiry is kept so the token is renewed before it runs out.
+    expect(stored.tokenExpiresAt?.getTime() ?? 0).toBeGreaterThan(Date.now() + 3500 * 1000);
+
+    // An hour later.
+    await inOrganization(org.orgId, (tx) =>
+      tx
+        .update(connections)
+        .set({ tokenExpiresAt: new Date(Date.now() - 1000) })
+        .where(eq(connections.id, connectionId)),
+    );
+    const seen = mockFetch(
+      [
+        json(200, {
+          token_type: 'Bearer',
+          access_token: 'graph-access-2',
+          refresh_token: 'graph-refresh-2',
+          expires_in: 3600,
+          scope: 'Team.ReadBasic.All Channel.ReadBasic.All offline_access',
+        }),
+        json(200, { value: [{ id: '19:general', displayName: 'General', membershipType: 'standard' }] }),
+      ],
+      graphOnly,
+    );
+    const channels = await requestRecordingJobs('GET', '/api/chat_b/channels?team_id=team-1', { token: org.token });
+    expect(channels.status, channels.text).toBe(200);
+    expect(channels.body.data).toEqual([{ id: '19:general', name: 'General', team_id: 'team-1', is_private: false }]);
+    expect(seen[0].url).toMatch(/^https:\/\/login\.microsoftonline\.com\/.+\/oauth2\/v2\.0\/token$/);
+    const grant = new URLSearchParams(seen[0].body);
+    expect(grant.get('grant_type')).toBe('refresh_token');
+    expect(grant.get('refresh_token')).toBe('graph-refresh-1');
+    expect(seen[1].url).toBe(
+      'https://graph.microsoft.com/v1.0/teams/team-1/channels?$select=id,displayName,membershipType',
+    );
+    expect(seen[1].authorization).toBe('Bearer graph-access-2');
+    const refreshed = await row();
+    expect(refreshed.state).toBe('active');
+    // Microsoft may rotate the refresh token: the new one is what the next renewal sends.
+    expect((await openCredentials<{ refresh_token: string }>(env, refreshed))?.refresh_token).toBe('graph-refresh-2');
+    expect(refreshed.tokenExpiresAt?.getTime() ?? 0).toBeGreaterThan(Date.now() + 3500 * 1000);
+  });
+
+  it('refuses a refresh token for a provider that is not renewed with one, naming refresh_token', async () => {
+    const org = await signupOrganization('Refresh refused');
+    const response = await requestRecordingJobs('POST', '/api/connected-apps/connect', {
+      token: org.token,
+      body: { kind: 'crm', provider: 'local', refresh_token: 'nothing-renews-this' },
+    });
+    expect(response.status, response.text).toBe(422);
+    expect(JSON.stringify(response.body.error)).toContain('refresh_token');
   });
 });

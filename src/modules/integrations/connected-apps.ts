@@ -88,17 +88,32 @@ export async function connectApp(ctx: TenantContext, env: Bindings, input: Conne
   }
   const local = input.provider === 'local';
   if (!local && !input.access_token) throw ValidationFailed.field('access_token', `is required for ${input.provider}`);
+  // Only Teams' Graph token is an OAuth token this server renews (providers/oauth.ts).
+  const renewable = input.kind === 'chat' && input.provider === 'chat_b';
+  if (!renewable && input.refresh_token !== undefined) {
+    throw ValidationFailed.field('refresh_token', 'is for chat_b (Microsoft Teams) only: nothing renews this token');
+  }
+  if (input.expires_in !== undefined && input.refresh_token === undefined) {
+    throw ValidationFailed.field('expires_in', 'is given with refresh_token only');
+  }
   if (!local) await keyringOf(env); // No key, no credential: refuse before calling anyone.
   const account = await checkCredential(input);
   const sealed = local
     ? { secret: null, secretKeyId: null }
-    : // An enrichment key is sealed under the name its adapter opens (providers/enrichment/select.ts).
+    : // An enrichment key is sealed under the name its adapter opens (providers/enrichment/select.ts);
+      // a Graph token with its refresh token, as providers/oauth.ts opens and renews it.
       await sealCredentials(
         env,
         ctx.orgId,
-        input.kind === 'enrichment' ? { api_key: input.access_token } : { access_token: input.access_token },
+        input.kind === 'enrichment'
+          ? { api_key: input.access_token }
+          : input.refresh_token
+            ? { access_token: input.access_token, refresh_token: input.refresh_token }
+            : { access_token: input.access_token },
       );
   const values = {
+    // Without a refresh token nothing can renew the token: it is used until the provider refuses it.
+    tokenExpiresAt: input.refresh_token ? new Date(Date.now() + (input.expires_in ?? 3_600) * 1000) : null,
     displayName: account.displayName,
     scopes: input.scopes ?? [],
     ownerId: ctx.userId,

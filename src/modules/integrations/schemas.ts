@@ -93,6 +93,20 @@ export const ConnectBody = z
       description:
         'hubspot: a private app token or OAuth access token; chat_a: a Slack bot token (xoxb-…); chat_b: a Microsoft Graph token; apollo: an Apollo API key. Required except for local; checked with one call to the provider, sealed at rest, never returned',
     }),
+    refresh_token: z.string().min(1, 'is required').max(8_192, 'must be at most 8192 characters').optional().openapi({
+      description:
+        'chat_b only: the Microsoft OAuth refresh token (granted with `offline_access`), so the Graph access token, which lasts about an hour, is renewed (a rotated one is kept). Sealed at rest, never returned',
+    }),
+    expires_in: z
+      .number({ error: 'must be a number of seconds' })
+      .int('must be a whole number of seconds')
+      .min(1, 'must be at least 1')
+      .max(31_536_000, 'must be at most 31536000')
+      .optional()
+      .openapi({
+        description: 'chat_b only, with refresh_token: seconds until the access token expires (default 3600)',
+        example: 3599,
+      }),
     scopes: z
       .array(scope)
       .max(50, 'at most 50 scopes')
