@@ -526,16 +526,65 @@ describe('webhook delivery', () => {
     expect(await deliveryRow(org, message.jobId)).toMatchObject({ status: 'completed', attempts: 1, error: null });
   });
 
-  it('signs with the rotated secret from the next attempt on', async () => {
+  it('signs with the rotated secret from the next attempt on; previous_valid_hours=0 stops the old one at once', async () => {
     const org = await signupOrganization('Hooks rotate');
     const endpoint = await addEndpoint(org, { events: ['lead.created'] });
     const lead = await callRecording(org, 'POST', '/api/lead/add', { first_name: 'New', last_name: 'Key' });
-    const rotated = await call('POST', `/api/webhooks/${endpoint.id}/rotate-secret`, { token: org.token });
+    const rotated = await call('POST', `/api/webhooks/${endpoint.id}/rotate-secret?previous_valid_hours=0`, {
+      token: org.token,
+    });
+    expect(rotated.status, rotated.text).toBe(200);
+    expect(rotated.body.data.previous_secret_expires_at).toBeNull();
     const received = mockReceiver(() => new Response('ok'));
     await deliverJobs(lead.sent, 1, recordingQueue().bindings);
     expect(received).toHaveLength(1);
     new Webhook(rotated.body.data.secret).verify(received[0].body, received[0].headers);
     expect(() => new Webhook(endpoint.secret).verify(received[0].body, received[0].headers)).toThrow();
+  });
+
+  it('keeps the replaced secret signing beside the new one for 24 hours, so a receiver not yet switched accepts deliveries', async () => {
+    const org = await signupOrganization('Hooks rotate grace');
+    const endpoint = await addEndpoint(org, { events: ['lead.created'] });
+    const first = await callRecording(org, 'POST', '/api/lead/add', { first_name: 'Grace', last_name: 'One' });
+    const rotated = await call('POST', `/api/webhooks/${endpoint.id}/rotate-secret`, { token: org.token });
+    expect(rotated.status, rotated.text).toBe(200);
+    expect(rotated.text).not.toContain(endpoint.secret);
+    const until = Date.parse(rotated.body.data.previous_secret_expires_at);
+    expect(until - Date.now()).toBeGreaterThan(23.9 * 3600 * 1000);
+    expect(until - Date.now()).toBeLessThanOrEqual(24 * 3600 * 1000);
+    const received = mockReceiver(() => new Response('ok'));
+    await deliverJobs(first.sent, 1, recordingQueue().bindings);
+    expect(received).toHaveLength(1);
+    // Two signatures, new secret first: either secret verifies.
+    expect(received[0].headers['webhook-signature']).toMatch(/^v1,\S+ v1,\S+$/);
+    new Webhook(rotated.body.data.secret).verify(received[0].body, received[0].headers);
+    new Webhook(endpoint.secret).verify(received[0].body, received[0].headers);
+
+    // Once the grace period has passed, only the new secret signs.
+    await inOrganization(org.orgId, (tx) =>
+      tx
+        .update(webhookEndpoints)
+        .set({ previousSecretExpiresAt: sql`now() - interval '1 second'` })
+        .where(eq(webhookEndpoints.id, endpoint.id)),
+    );
+    const second = await callRecording(org, 'POST', '/api/lead/add', { first_name: 'Grace', last_name: 'Two' });
+    await deliverJobs(second.sent, 1, recordingQueue().bindings);
+    expect(received).toHaveLength(2);
+    expect(received[1].headers['webhook-signature']).not.toContain(' ');
+    new Webhook(rotated.body.data.secret).verify(received[1].body, received[1].headers);
+    expect(() => new Webhook(endpoint.secret).verify(received[1].body, received[1].headers)).toThrow();
+  });
+
+  it('refuses a grace period outside 0 to 168 hours, naming previous_valid_hours', async () => {
+    const org = await signupOrganization('Hooks rotate bad');
+    const endpoint = await addEndpoint(org, { events: ['lead.created'] });
+    for (const hours of ['169', '-1', '1.5', 'soon']) {
+      const response = await call('POST', `/api/webhooks/${endpoint.id}/rotate-secret?previous_valid_hours=${hours}`, {
+        token: org.token,
+      });
+      expect(response.status, response.text).toBe(400);
+      expect(response.text).toContain('previous_valid_hours');
+    }
   });
 });
 

@@ -27,6 +27,14 @@ export const webhookEndpoints = pgTable(
     enabled: boolean().notNull().default(true),
     secretSealed: text().notNull(),
     secretKeyId: text().notNull(),
+    /**
+     * The secret a rotation replaced, still signing beside the new one until
+     * `previous_secret_expires_at` (Standard Webhooks' several signatures), so receivers can
+     * switch without rejecting deliveries meanwhile.
+     */
+    previousSecretSealed: text(),
+    previousSecretKeyId: text(),
+    previousSecretExpiresAt: timestamp({ withTimezone: true }),
     failingSince: timestamp({ withTimezone: true }),
     disabledAt: timestamp({ withTimezone: true }),
     disabledReason: text(),

@@ -58,7 +58,7 @@ type Claimed = {
   messageId: string;
   payload: unknown;
 } & (
-  | { endpointId: number; url: string; secret: string; chatSubscriptionId: null }
+  | { endpointId: number; url: string; secret: string; previousSecret: string | null; chatSubscriptionId: null }
   | { endpointId: null; chatSubscriptionId: number }
 );
 
@@ -120,6 +120,10 @@ async function claimAttempt(
       enabled: webhookEndpoints.enabled,
       url: webhookEndpoints.url,
       secretSealed: webhookEndpoints.secretSealed,
+      // A rotation's replaced secret, while it still signs beside the new one.
+      previousSecretSealed: sql<
+        string | null
+      >`case when ${webhookEndpoints.previousSecretExpiresAt} > now() then ${webhookEndpoints.previousSecretSealed} end`,
       chatSubscriptionId: webhookDeliveries.chatSubscriptionId,
       workflowUrlSealed: chatSubscriptions.workflowUrlSealed,
       messageId: webhookDeliveries.messageId,
@@ -172,7 +176,10 @@ async function claimAttempt(
       await failJobIn(tx, spec, { orgId, jobId }, UNREADABLE_SECRET);
       return null;
     }
-    target = { ...common, endpointId: row.endpointId, url: row.url, secret, chatSubscriptionId: null };
+    // One the keys no longer open is left out: the new secret still signs.
+    const previous = row.previousSecretSealed ? await openEndpointSecret(env, orgId, row.previousSecretSealed) : null;
+    const previousSecret = typeof previous === 'string' ? previous : null;
+    target = { ...common, endpointId: row.endpointId, url: row.url, secret, previousSecret, chatSubscriptionId: null };
   }
   await tx
     .update(webhookDeliveries)
@@ -232,6 +239,7 @@ export const webhookDeliveryJobHandler: JobHandler<'webhook-delivery', typeof we
             ...(await sendWebhook({
               url: claimed.url,
               secret: claimed.secret,
+              previousSecret: claimed.previousSecret,
               messageId: claimed.messageId,
               body: JSON.stringify(claimed.payload),
             })),

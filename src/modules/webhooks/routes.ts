@@ -19,6 +19,7 @@ import {
   CreatedWebhookSchema,
   ReplayedDeliverySchema,
   RotatedSecretSchema,
+  RotateSecretQuery,
   UpdateWebhookBody,
   WebhookAttemptSchema,
   WebhookSchema,
@@ -132,13 +133,22 @@ webhookRoutes.openapi(
     tags,
     summary: 'Replace a webhook endpoint’s secret (admins only); the new one is in this response only',
     description:
-      'Generates a new signing secret and returns it once. The old secret stops signing at once: attempts from now on, retries included, are signed with the new one.',
+      'Generates a new signing secret and returns it once. Attempts from now on, retries included, are signed with the new secret and, for `previous_valid_hours` (default 24, at most 168), also with the replaced one: `webhook-signature` then carries two space-separated `v1,` signatures, and a Standard Webhooks verifier accepts either, so receivers can switch to the new secret without rejecting deliveries meanwhile. `previous_valid_hours=0` stops the old secret at once (a leaked secret). Only the secret just replaced is kept: rotating again drops the one before.',
     ...admin,
-    request: { params: idParam() },
+    request: { params: idParam(), query: RotateSecretQuery },
     responses: { 200: envelope(RotatedSecretSchema, 'Secret rotated') },
   }),
   async (c) =>
-    ok(c, await rotateWebhookSecret(c.var.tenant, c.env, c.req.valid('param').id), 'Secret rotated; store it now'),
+    ok(
+      c,
+      await rotateWebhookSecret(
+        c.var.tenant,
+        c.env,
+        c.req.valid('param').id,
+        c.req.valid('query').previous_valid_hours,
+      ),
+      'Secret rotated; store it now',
+    ),
 );
 
 webhookRoutes.openapi(

@@ -85,11 +85,34 @@ export const CreatedWebhookSchema = WebhookSchema.extend({ secret }).openapi('Cr
   example: { ...WEBHOOK_EXAMPLE, secret: SECRET_EXAMPLE },
 });
 
+/** How long a replaced secret keeps signing by default (Svix's 24 hours), and at most (Stripe's 7 days). */
+export const PREVIOUS_SECRET_DEFAULT_HOURS = 24;
+export const PREVIOUS_SECRET_MAX_HOURS = 168;
+
+export const RotateSecretQuery = z.object({
+  previous_valid_hours: z.coerce
+    .number({ error: 'must be a whole number of hours' })
+    .int('must be a whole number of hours')
+    .min(0, 'must be at least 0')
+    .max(PREVIOUS_SECRET_MAX_HOURS, `must be at most ${PREVIOUS_SECRET_MAX_HOURS}`)
+    .default(PREVIOUS_SECRET_DEFAULT_HOURS)
+    .openapi({
+      description: `Hours the replaced secret keeps signing beside the new one (0 to ${PREVIOUS_SECRET_MAX_HOURS}, default ${PREVIOUS_SECRET_DEFAULT_HOURS}); 0 ends it at once (a leaked secret)`,
+      example: 24,
+    }),
+});
+
 export const RotatedSecretSchema = z
-  .object({ id: z.number().int().openapi({ description: 'The endpoint’s id' }), secret })
+  .object({
+    id: z.number().int().openapi({ description: 'The endpoint’s id' }),
+    secret,
+    previous_secret_expires_at: timestamp(
+      'Until when the replaced secret still signs (a second `v1,` signature); null when it stopped at once',
+    ).nullable(),
+  })
   .openapi('RotatedWebhookSecret', {
-    description: 'The endpoint’s new secret; the old one stops signing at once',
-    example: { id: 4, secret: SECRET_EXAMPLE },
+    description: 'The endpoint’s new secret, and until when the replaced one signs beside it',
+    example: { id: 4, secret: SECRET_EXAMPLE, previous_secret_expires_at: '2025-03-16T14:30:00.000Z' },
   });
 
 export const WebhookAttemptSchema = z

@@ -133,17 +133,31 @@ export async function deleteWebhook(ctx: TenantContext, id: number): Promise<voi
   if (deleted.length === 0) throw new NotFound('Webhook', id);
 }
 
-/** A new secret; the old one stops signing at once (deliveries not yet attempted are signed with the new one). */
-export async function rotateWebhookSecret(ctx: TenantContext, env: Bindings, id: number) {
+/**
+ * A new secret. The replaced one keeps signing beside it (a second `v1,` signature, which Standard
+ * Webhooks verifiers accept) for `previousValidHours`, so a receiver that has not switched yet
+ * keeps accepting deliveries (Svix keeps it 24 hours); 0 ends it at once, for a leaked secret.
+ * Only the secret just replaced is kept: a second rotation drops the one before it.
+ */
+export async function rotateWebhookSecret(ctx: TenantContext, env: Bindings, id: number, previousValidHours: number) {
   const secret = generateWebhookSecret();
   const sealed = await sealSecret(await keyringOf(env), ctx.orgId, secret);
-  const rotated = await ctx.db
+  const keep = previousValidHours > 0;
+  const [rotated] = await ctx.db
     .update(webhookEndpoints)
-    .set({ secretSealed: sealed.sealed, secretKeyId: sealed.keyId, updatedAt: sql`now()` })
+    .set({
+      secretSealed: sealed.sealed,
+      secretKeyId: sealed.keyId,
+      // The right-hand sides read the row before this update: the secret being replaced.
+      previousSecretSealed: keep ? sql`${webhookEndpoints.secretSealed}` : null,
+      previousSecretKeyId: keep ? sql`${webhookEndpoints.secretKeyId}` : null,
+      previousSecretExpiresAt: keep ? sql`now() + make_interval(hours => ${previousValidHours})` : null,
+      updatedAt: sql`now()`,
+    })
     .where(tenantWhere(ctx, webhookEndpoints, eq(webhookEndpoints.id, id)))
-    .returning({ id: webhookEndpoints.id });
-  if (rotated.length === 0) throw new NotFound('Webhook', id);
-  return { id, secret };
+    .returning({ id: webhookEndpoints.id, previousSecretExpiresAt: webhookEndpoints.previousSecretExpiresAt });
+  if (!rotated) throw new NotFound('Webhook', id);
+  return { id, secret, previous_secret_expires_at: isoTimestamp(rotated.previousSecretExpiresAt) };
 }
 
 export const webhookAttemptList = defineList({

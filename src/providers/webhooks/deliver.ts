@@ -15,6 +15,8 @@ export const LOGGED_BODY_BYTES = 1024;
 export interface WebhookRequest {
   url: string;
   secret: string;
+  /** A rotation's replaced secret, while it still signs beside `secret`. */
+  previousSecret?: string | null;
   messageId: string;
   body: string;
 }
@@ -60,7 +62,8 @@ async function firstKilobyte(response: Response): Promise<string> {
 /** Sends one signed attempt; `now` is the attempt's time (the webhook-timestamp). */
 export async function sendWebhook(request: WebhookRequest, now = new Date()): Promise<DeliveryOutcome> {
   const timestamp = Math.floor(now.getTime() / 1000);
-  const headers = await signWebhook(request.secret, request.messageId, timestamp, request.body);
+  const secrets = request.previousSecret ? [request.secret, request.previousSecret] : [request.secret];
+  const headers = await signWebhook(secrets, request.messageId, timestamp, request.body);
   const started = Date.now();
   try {
     const response = await fetch(request.url, {

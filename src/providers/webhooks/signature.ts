@@ -33,14 +33,31 @@ export interface SignedHeaders {
   'webhook-signature': string;
 }
 
-/** The three Standard Webhooks headers of `body` sent as message `id` at `timestamp` (seconds). */
-export async function signWebhook(secret: string, id: string, timestamp: number, body: string): Promise<SignedHeaders> {
+async function signature(secret: string, content: string): Promise<string> {
   const keyBytes = fromBase64(secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret);
   const key = await crypto.subtle.importKey('raw', keyBytes, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
-  const signed = await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(`${id}.${timestamp}.${body}`));
+  const signed = await crypto.subtle.sign('HMAC', key, new TextEncoder().encode(content));
+  return `v1,${toBase64(new Uint8Array(signed))}`;
+}
+
+/**
+ * The three Standard Webhooks headers of `body` sent as message `id` at `timestamp` (seconds).
+ * Several secrets (a rotation's new one first, then the one it replaced) give one signature each,
+ * space-separated, as the specification allows: a verifier accepts the message when any matches.
+ */
+export async function signWebhook(
+  secrets: string | readonly string[],
+  id: string,
+  timestamp: number,
+  body: string,
+): Promise<SignedHeaders> {
+  const content = `${id}.${timestamp}.${body}`;
+  const signatures = await Promise.all(
+    (typeof secrets === 'string' ? [secrets] : secrets).map((secret) => signature(secret, content)),
+  );
   return {
     'webhook-id': id,
     'webhook-timestamp': String(timestamp),
-    'webhook-signature': `v1,${toBase64(new Uint8Array(signed))}`,
+    'webhook-signature': signatures.join(' '),
   };
 }
