@@ -439,3 +439,47 @@ describe('the chat_b routes over a Teams connection', () => {
     expect(JSON.stringify(response.body.error)).toContain('refresh_token');
   });
 });
+
+describe('events posted to a subscribed Teams channel', () => {
+  it('keep going out through the channel’s Workflows URL while the Graph connection needs reconnecting (posting never uses Graph)', async () => {
+    const org = await signupOrganization('Teams events');
+    const sealed = await sealCredentials(env, org.orgId, { access_token: 'graph-events-token' });
+    const [connection] = await inOrganization(org.orgId, (tx) =>
+      tx
+        .insert(connections)
+        .values({
+          organizationId: org.orgId,
+          kind: 'chat',
+          provider: 'chat_b',
+          identity: 'admin@teams-events.test',
+          ownerId: org.userId,
+          ...sealed,
+        })
+        .returning(),
+    );
+    const hook = 'https://prod-01.westus.logic.azure.com/workflows/abc/triggers/manual/paths/invoke?sig=teams-sig';
+    const subscribed = await requestRecordingJobs('POST', '/api/chat/subscriptions', {
+      token: org.token,
+      body: { provider: 'chat_b', channel: '19:sales@thread.tacv2', events: ['lead.created'], workflow_url: hook },
+    });
+    expect(subscribed.status, subscribed.text).toBe(201);
+    // Graph refused the token later (a channel list): the connection waits for its owner.
+    await inOrganization(org.orgId, (tx) =>
+      tx.update(connections).set({ state: 'needs_reconnect' }).where(eq(connections.id, connection.id)),
+    );
+
+    const seen = mockFetch([new Response(null, { status: 202 })], { only: (url) => url.startsWith('https://') });
+    const lead = await requestRecordingJobs('POST', '/api/lead/add', {
+      token: org.token,
+      body: { first_name: 'Teams', last_name: 'Event' },
+    });
+    expect(lead.status, lead.text).toBe(201);
+    const posting = lead.sent.filter((message) => message.kind === 'webhook-delivery');
+    await deliverJobs(posting);
+    expect(seen.map((request) => request.url)).toEqual([hook]);
+    const [delivery] = await inOrganization(org.orgId, (tx) =>
+      tx.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, posting[0].jobId)),
+    );
+    expect(delivery).toMatchObject({ status: 'completed', error: null });
+  });
+});

@@ -18,7 +18,7 @@ import { callProvider } from '../../providers/calls';
 import type { ChatProvider } from '../../providers/chat/interface';
 import { chatProviderFor, findChatConnection } from '../../providers/chat/select';
 import { workflowUrlProblem } from '../../providers/chat/teams';
-import { type ConnectionRow, requestWriter } from '../../providers/connections';
+import { type ConnectionRow, requestWriter, requireUsable } from '../../providers/connections';
 import { keyringOf, openSecret, sealSecret } from '../../providers/secrets';
 import { testMessage } from './messages';
 import type { AddChatSubscriptionInput, SlackTestInput, TeamsTestInput, UpdateChatSubscriptionInput } from './schemas';
@@ -157,6 +157,8 @@ function presentSubscription(row: SubscriptionRow) {
  */
 export async function createChatSubscription(ctx: TenantContext, env: Bindings, input: AddChatSubscriptionInput) {
   const connection: ConnectionRow | null = await findChatConnection(ctx.db, ctx.orgId, input.provider);
+  // Slack posts with the connection's token: one that stopped working is 409 here, not failed deliveries later.
+  if (connection && input.provider === 'chat_a') requireUsable(connection);
   const chat = chatProviderFor({ env, db: ctx.db, writer: requestWriter(env) }, ctx.orgId, input.provider, connection);
   if (input.provider === 'chat_b' && !chat.local && !input.workflow_url)
     throw ValidationFailed.field('workflow_url', 'is required for a Teams channel: events are posted through it');

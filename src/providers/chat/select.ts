@@ -3,7 +3,9 @@
  * (Slack with the sealed bot token, Teams with the Graph OAuth token, refreshed when it expired),
  * the local provider for a `local` connection, or, with no connection at all, the local provider
  * when the Worker runs with local providers (LOCAL_PROVIDERS=true: `npm start`, the tests). A
- * production Worker without a connection answers 409 `chat_not_connected`.
+ * production Worker without a connection answers 409 `chat_not_connected`. A connection that needs
+ * reconnecting is refused (409) where its token is needed: every Slack call, Teams' Graph calls
+ * (channel lists), never a Teams post, which goes through the channel's own Workflows URL.
  */
 import { and, desc, eq, isNull } from 'drizzle-orm';
 import { ApiError } from '../../core/errors';
@@ -84,11 +86,16 @@ export function chatProviderFor(
     if (localProvidersAllowed(deps.env)) return localChat(deps.db, orgId, provider);
     throw new ChatNotConnected(provider);
   }
-  requireUsable(connection);
-  if (connection.provider === 'local') return localChat(deps.db, orgId, provider);
+  if (connection.provider === 'local') {
+    requireUsable(connection);
+    return localChat(deps.db, orgId, provider);
+  }
+  // The connection's state is about its token, so it is checked where the token is used: Teams
+  // posts through each channel's Workflows URL, which works whatever became of the Graph token.
   if (connection.provider === 'chat_a') {
     return slackWorkspace(
       memo(async () => {
+        requireUsable(connection);
         const credentials = await openCredentials<SlackCredentials>(deps.env, connection);
         const token = credentials?.access_token;
         if (!token) throw new ConnectionNeedsReconnect(connection);
@@ -96,5 +103,5 @@ export function chatProviderFor(
       }),
     );
   }
-  return teamsWorkspace(memo(() => accessToken(deps, connection, 'microsoft')));
+  return teamsWorkspace(memo(async () => accessToken(deps, requireUsable(connection), 'microsoft')));
 }
