@@ -366,6 +366,46 @@ describe('Vapi agent', () => {
     });
     expect(parseVapiReport({ message: { type: 'status-update', status: 'in-progress' } })).toBeNull();
   });
+
+  it('reads a call that Vapi could not run (an error ended reason, nothing said) as failed, naming the reason', () => {
+    const report = (endedReason: string, more: Record<string, unknown> = {}) =>
+      parseVapiReport({
+        message: {
+          type: 'end-of-call-report',
+          endedReason,
+          call: { id: 'call-err' },
+          endedAt: '2026-01-15T09:30:02.000Z',
+          artifact: { messages: [] },
+          ...more,
+        },
+      })?.outcome;
+    for (const reason of [
+      'pipeline-error-openai-llm-failed',
+      'call.start.error-get-assistant',
+      'assistant-request-failed',
+      'assistant-not-found',
+      'vonage-rejected',
+      'twilio-failed-to-connect-call',
+    ]) {
+      expect(report(reason), reason).toMatchObject({
+        status: 'failed',
+        durationSec: 0,
+        failureReason: `Vapi ended the call: ${reason}`,
+      });
+    }
+    expect(report('manually-canceled')).toMatchObject({ status: 'canceled', durationSec: 0 });
+    // An error after a conversation: the call ran (and is charged) for its time.
+    expect(report('pipeline-error-openai-llm-failed', { durationSeconds: 40 })).toMatchObject({
+      status: 'completed',
+      durationSec: 40,
+    });
+    expect(report('customer-ended-call', { durationSeconds: 40 })?.status).toBe('completed');
+    // A reason that is not a plain code is not repeated.
+    expect(report('pipeline-error-<script>')).toMatchObject({
+      status: 'failed',
+      failureReason: 'Vapi ended the call: an error',
+    });
+  });
 });
 
 describe('Vapi recordings', () => {

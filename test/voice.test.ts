@@ -561,6 +561,30 @@ describe('provider webhooks', () => {
     });
   });
 
+  it('a Vapi call that never ran (an error ended reason) ends failed with the reason, charged nothing and not completed on the lead', async () => {
+    const row = await insertVapiCall('vapi-call-error', { userId: twilioOrg.userId, status: 'queued' });
+    const body = JSON.stringify({
+      message: {
+        type: 'end-of-call-report',
+        endedReason: 'call.start.error-vapi-number-outbound-daily-limit',
+        call: { id: 'vapi-call-error' },
+        artifact: { messages: [] },
+      },
+    });
+    const taken = await requestRecordingJobs('POST', `/api/v1/voice/vapi/${twilioOrg.orgId}`, {
+      rawBody: body,
+      headers: { 'content-type': 'application/json', 'x-vapi-signature': await vapiSignature(secret, body) },
+    });
+    expect(taken.status, taken.text).toBe(200);
+    const [ended] = await inOrganization(twilioOrg.orgId, (tx) => tx.select().from(calls).where(eq(calls.id, row.id)));
+    expect(ended).toMatchObject({
+      status: 'failed',
+      durationSec: 0,
+      priceCents: 0,
+      failureReason: 'Vapi ended the call: call.start.error-vapi-number-outbound-daily-limit',
+    });
+  });
+
   /** A Vapi call ended by a signed report naming `recordingUrl`; its recording job delivered against `answer`. */
   async function vapiRecording(providerCallId: string, recordingUrl: string, answer: () => Response) {
     const row = await insertVapiCall(providerCallId, {

@@ -87,4 +87,6 @@ export interface CallOutcome {
   transcript: TranscriptTurn[] | null;
   /** Where the provider keeps the recording (copied into R2 by the voice job). */
   recordingUrl: string | null;
+  /** Why a failed call failed, in words for the user (the provider's own code at most). */
+  failureReason?: string | null;
 }

@@ -156,7 +156,20 @@ const ENDED: Record<string, CallStatus> = {
   'customer-did-not-answer': 'no-answer',
   'customer-did-not-give-microphone-permission': 'failed',
   'twilio-failed-to-connect-call': 'failed',
+  'manually-canceled': 'canceled',
 };
+
+/**
+ * Vapi's ended reasons of a call it could not run: its errors (`assistant-error`,
+ * `pipeline-error-…`, `call.start.error-…`, `call.in-progress.error-…`, `db-error`), failures
+ * (`assistant-request-failed`, `…-failed`), a carrier's refusal (`vonage-rejected`) and an
+ * assistant it could not find or join. With nothing said (no duration), such a call failed; after
+ * a conversation it ran, and is completed (and charged) for its time.
+ */
+const ERROR_REASON =
+  /(^|[-.])(error|failed|rejected)([-.]|$)|^assistant-(not-found|not-valid|not-provided|join-timed-out)$|^no-server-available$/;
+/** Only a plain code is repeated in the call's failure reason. */
+const PLAIN_REASON = /^[a-z0-9][a-z0-9.-]{0,99}$/;
 
 /** The end-of-call report in our terms; null for any other server message (ignored). */
 export function parseVapiReport(payload: unknown): VapiReport | null {
@@ -178,12 +191,18 @@ export function parseVapiReport(payload: unknown): VapiReport | null {
     message.durationSeconds ?? (startedAt ? (endedAt.getTime() - startedAt.getTime()) / 1000 : 0),
   );
   const recordingUrl = artifact.recordingUrl ?? message.recordingUrl;
+  const durationSec = Number.isFinite(duration) ? Math.max(0, Math.round(duration)) : 0;
+  const reason = typeof message.endedReason === 'string' ? message.endedReason : '';
+  const status = ENDED[reason] ?? (durationSec === 0 && ERROR_REASON.test(reason) ? 'failed' : 'completed');
   return {
     type: 'end-of-call-report',
     providerCallId: call.id,
     outcome: {
-      status: ENDED[String(message.endedReason)] ?? 'completed',
-      durationSec: Number.isFinite(duration) ? Math.max(0, Math.round(duration)) : 0,
+      status,
+      ...(status === 'failed'
+        ? { failureReason: `Vapi ended the call: ${PLAIN_REASON.test(reason) ? reason : 'an error'}` }
+        : {}),
+      durationSec,
       answeredAt: startedAt && !Number.isNaN(startedAt.getTime()) ? startedAt : null,
       endedAt: Number.isNaN(endedAt.getTime()) ? new Date() : endedAt,
       transcript: turns.length > 0 ? turns : null,
