@@ -8,11 +8,12 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { afterEach, beforeAll, describe, expect, it, type MockInstance, vi } from 'vitest';
-import { calls, phoneNumbers } from '../src/db/schema';
+import { calls, phoneNumbers, voiceJobs } from '../src/db/schema';
 import { twimlDialClients, twimlDialNumber } from '../src/providers/voice/twiml';
 import { twilioSignature } from '../src/providers/voice/twilio-signature';
 import { call, expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
 import { inOrganization } from './helpers/leads';
+import { deliverJobs, requestRecordingJobs } from './helpers/mail';
 import { mockTwilioAccount, topUp, withJobsRun } from './helpers/voice';
 
 const ACCOUNT = `AC${'7'.repeat(32)}`;
@@ -273,6 +274,35 @@ describe('numbers bought through Twilio', () => {
     expect(forms).toHaveLength(1);
     expect(forms[0].get('VoiceUrl')).toBe(`http://lead.test/api/v1/voice/twilio/${org.orgId}/voice`);
     expect(forms[0].get('StatusCallback')).toBe(`http://lead.test/api/v1/voice/twilio/${org.orgId}`);
+  });
+});
+
+describe('a number purchase Twilio throttles', () => {
+  afterEach(() => vi.restoreAllMocks());
+
+  it('is retried after Twilio’s Retry-After, with Twilio’s reason on the job, not an internal error', async () => {
+    const real = globalThis.fetch;
+    vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
+      const url = input instanceof Request ? input.url : String(input);
+      if (url.endsWith('/IncomingPhoneNumbers.json'))
+        return Response.json(
+          { code: 20429, message: 'Too Many Requests' },
+          { status: 429, headers: { 'retry-after': '120' } },
+        );
+      return real(input, init);
+    });
+    const bought = await requestRecordingJobs('POST', '/api/voice/purchase-number', {
+      token: org.token,
+      body: { phoneNumber: '+14155550175' },
+    });
+    expect(bought.status, bought.text).toBe(202);
+    const result = await deliverJobs(bought.sent.filter((message) => message.kind === 'voice'));
+    expect(result.retryDelays).toEqual([120]);
+    const [job] = await inOrganization(org.orgId, (tx) =>
+      tx.select().from(voiceJobs).where(eq(voiceJobs.phoneNumberId, bought.body.data.id)),
+    );
+    expect(job.status).toBe('running');
+    expect(job.error).toContain('twilio is unavailable (429');
   });
 });
 

@@ -110,7 +110,8 @@ async function purchase(db: Database, env: Bindings, claim: Claim, job: Job) {
       if (error instanceof ProviderFailure && error.kind !== 'unavailable') {
         await withTenant(db, orgId, (tx) => failNumber(tx, orgId, number.id, error.reason));
       } else {
-        throw error instanceof ProviderFailure ? new TransientFault(error.reason) : error;
+        // Twilio down or throttling: retried by the queue after its Retry-After (jobs/faults.ts).
+        throw error;
       }
     }
   }
