@@ -5,7 +5,7 @@
  * the routes over a Slack connection made through connected apps: channels and a test notification through the bot token,
  * throttling as 503 with Slack's Retry-After, a revoked token as 409 with the connection marked.
  */
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { env } from 'cloudflare:workers';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connections, webhookDeliveries } from '../src/db/schema';
@@ -18,6 +18,7 @@ import { signupOrganization, type SignedUp } from './helpers/api';
 import { inOrganization } from './helpers/leads';
 import { deliverJobs, requestRecordingJobs } from './helpers/mail';
 import { json, mockFetch } from './helpers/fetch-mock';
+import { recordingQueue } from './helpers/webhooks';
 
 const message: ChatMessage = {
   eventType: 'deal.won',
@@ -352,6 +353,53 @@ describe('events posted to a subscribed Slack channel', () => {
     );
     expect(delivery.status).toBe('failed');
     expect(delivery.error).toContain('Slack has no such channel');
+  });
+});
+
+describe('events posted to a Slack channel that is rate limited', () => {
+  it('try again after Slack’s Retry-After when it is longer than the schedule’s wait', async () => {
+    const org = await signupOrganization('Slack throttled events');
+    const sealed = await sealCredentials(env, org.orgId, { access_token: 'xoxb-throttled-token' });
+    await inOrganization(org.orgId, (tx) =>
+      tx.insert(connections).values({
+        organizationId: org.orgId,
+        kind: 'chat',
+        provider: 'chat_a',
+        identity: 'T0003',
+        ownerId: org.userId,
+        ...sealed,
+      }),
+    );
+    const subscribed = await requestRecordingJobs('POST', '/api/chat/subscriptions', {
+      token: org.token,
+      body: { provider: 'chat_a', channel: 'C888', events: ['lead.created'] },
+    });
+    expect(subscribed.status, subscribed.text).toBe(201);
+    const lead = await requestRecordingJobs('POST', '/api/lead/add', {
+      token: org.token,
+      body: { first_name: 'Slow', last_name: 'Down' },
+    });
+    const posting = lead.sent.filter((message) => message.kind === 'webhook-delivery');
+    const seen = mockFetch([new Response('', { status: 429, headers: { 'retry-after': '30' } })], {
+      only: (url) => url.startsWith('https://slack.com/'),
+    });
+    const queue = recordingQueue();
+    await deliverJobs(posting, 1, queue.bindings);
+    expect(seen).toHaveLength(1);
+    // The schedule's first wait is 5 s: asking again then would meet the same 429.
+    expect(queue.sent).toEqual([{ body: posting[0], delaySeconds: 30 }]);
+    const [delivery] = await inOrganization(org.orgId, (tx) =>
+      tx
+        .select({
+          status: webhookDeliveries.status,
+          dueIn: sql<number>`extract(epoch from ${webhookDeliveries.nextAttemptAt} - now())::float8`,
+        })
+        .from(webhookDeliveries)
+        .where(eq(webhookDeliveries.id, posting[0].jobId)),
+    );
+    expect(delivery.status).toBe('queued');
+    expect(delivery.dueIn).toBeGreaterThan(25);
+    expect(delivery.dueIn).toBeLessThanOrEqual(30);
   });
 });
 

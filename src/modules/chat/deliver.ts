@@ -26,6 +26,8 @@ export interface ChatDeliveryOutcome {
   statusCode: number | null;
   latencyMs: number;
   error: string | null;
+  /** How long the provider asked us to wait before the next try (its Retry-After), when it did. */
+  retryAfterSeconds?: number | null;
 }
 
 export async function deliverChatEvent(
@@ -70,6 +72,12 @@ export async function deliverChatEvent(
     if (error.kind === 'auth' && connection) {
       await poolWriter(db).run(orgId, (tx) => markNeedsReconnect(tx, connection, error.reason));
     }
-    return done({ ok: false, retry: error.kind === 'unavailable', statusCode: error.status, error: error.reason });
+    return done({
+      ok: false,
+      retry: error.kind === 'unavailable',
+      statusCode: error.status,
+      error: error.reason,
+      retryAfterSeconds: error.retryAfterSeconds,
+    });
   }
 }

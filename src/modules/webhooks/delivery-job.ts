@@ -2,7 +2,8 @@
  * One event delivery, one attempt per queue message: to a webhook endpoint (a signed POST), or to
  * a team-chat channel subscription (a post through the chat provider, modules/chat/deliver.ts:
  * a refusal that no retry can mend ends it at once). The schedule is Svix's: the first attempt
- * at once, then after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (8 attempts over about 27 h).
+ * at once, then after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (8 attempts over about 27 h);
+ * a chat provider's Retry-After (Slack's 429) pushes the next attempt later, never sooner.
  * After a failed attempt the delivery goes back to `queued` with `next_attempt_at` set; the
  * message for the next attempt is sent with that delay (Queues' delaySeconds, at most 12 h), and
  * the lease is set just past it, so if that message is lost the lease sweep sends it again.
@@ -49,6 +50,8 @@ export const MAX_ATTEMPTS = RETRY_DELAYS_SECONDS.length + 1;
 export const WEBHOOK_DEADLINE_SECONDS = RETRY_DELAYS_SECONDS.reduce((sum, delay) => sum + delay, 3600);
 /** A delivery is held this long per attempt (the receiver has 15 s); also the slack past a due time before the sweep re-sends. */
 export const WEBHOOK_LEASE_SECONDS = 60;
+/** Queues' longest delay of a message. */
+const MAX_QUEUE_DELAY_SECONDS = 12 * 3600;
 
 const spec: JobSpec<typeof webhookDeliveries> = { table: webhookDeliveries, leaseSeconds: WEBHOOK_LEASE_SECONDS };
 
@@ -270,7 +273,9 @@ export const webhookDeliveryJobHandler: JobHandler<'webhook-delivery', typeof we
         await failJobIn(tx, spec, ref, `all ${MAX_ATTEMPTS} attempts failed; the last: ${outcome.error}`, owned);
         return null;
       }
-      const delay = RETRY_DELAYS_SECONDS[claimed.attempt - 1];
+      // A chat provider that throttles (Slack's 429) says how long to wait: never sooner than that.
+      const asked = 'retryAfterSeconds' in outcome ? (outcome.retryAfterSeconds ?? 0) : 0;
+      const delay = Math.min(MAX_QUEUE_DELAY_SECONDS, Math.max(RETRY_DELAYS_SECONDS[claimed.attempt - 1], asked));
       await tx
         .update(webhookDeliveries)
         .set({
