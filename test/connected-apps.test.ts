@@ -161,6 +161,25 @@ describe('connected apps', () => {
     expect(onlyChat.body.data.map((app: { provider: string }) => app.provider)).toEqual(['local']);
   });
 
+  it('connects an account once when the same connect arrives several times at once (a double click)', async () => {
+    const org = await signupOrganization('Double connect');
+    const answers = await Promise.all(
+      [0, 1, 2, 3].map(() =>
+        call('POST', '/api/connected-apps/connect', { token: org.token, body: { kind: 'crm', provider: 'local' } }),
+      ),
+    );
+    for (const answer of answers) expect(answer.status, answer.text).toBe(201);
+    expect(new Set(answers.map((answer) => answer.body.data.id)).size).toBe(1);
+    expect(answers.filter((answer) => answer.body.message === 'Connected')).toHaveLength(1);
+    const live = await inOrganization(org.orgId, (tx) =>
+      tx
+        .select({ id: connections.id })
+        .from(connections)
+        .where(and(eq(connections.kind, 'crm'), isNull(connections.deletedAt))),
+    );
+    expect(live).toHaveLength(1);
+  });
+
   it('refuses a bad credential as a 422 naming access_token, and a provider of another kind naming provider', async () => {
     vi.spyOn(globalThis, 'fetch').mockImplementation(async () =>
       json(401, { status: 'error', category: 'INVALID_AUTHENTICATION' }),

@@ -6,7 +6,7 @@
  * (same kind, provider and identity) reconnects it in place: one live row per account.
  */
 import type { z } from '@hono/zod-openapi';
-import { desc, eq, inArray, isNull, ne, sql } from 'drizzle-orm';
+import { desc, eq, getTableColumns, inArray, isNull, ne, sql } from 'drizzle-orm';
 import { ApiError, NotFound, ValidationFailed } from '../../core/errors';
 import { defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
@@ -124,24 +124,9 @@ export async function connectApp(ctx: TenantContext, env: Bindings, input: Conne
     ...sealed,
     updatedAt: sql`now()`,
   };
-  const [existing] = await ctx.db
-    .update(connections)
-    .set(values)
-    .where(
-      tenantWhere(
-        ctx,
-        connections,
-        eq(connections.kind, input.kind),
-        eq(connections.provider, input.provider),
-        eq(connections.identity, account.identity),
-        isNull(connections.deletedAt),
-      ),
-    )
-    .returning();
-  if (existing) {
-    await retireOtherEnrichment(ctx, existing);
-    return { app: presentConnectedApp(existing), reconnected: true };
-  }
+  // One statement: the account's live row is reconnected in place, else a row is added. Connects
+  // of one account at once (a double click) meet on the unique index: one inserts, the others
+  // wait for it and reconnect that row.
   const [row] = await ctx.db
     .insert(connections)
     .values({
@@ -151,9 +136,15 @@ export async function connectApp(ctx: TenantContext, env: Bindings, input: Conne
       identity: account.identity,
       ...values,
     })
-    .returning();
-  await retireOtherEnrichment(ctx, row);
-  return { app: presentConnectedApp(row), reconnected: false };
+    .onConflictDoUpdate({
+      target: [connections.organizationId, connections.kind, connections.provider, connections.identity],
+      targetWhere: sql`${connections.deletedAt} is null and ${connections.kind} in ('crm', 'chat', 'enrichment')`,
+      set: values,
+    })
+    .returning({ ...getTableColumns(connections), inserted: sql<boolean>`(xmax = 0)` });
+  const { inserted, ...connection } = row;
+  await retireOtherEnrichment(ctx, connection);
+  return { app: presentConnectedApp(connection), reconnected: !inserted };
 }
 
 /**
