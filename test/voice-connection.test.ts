@@ -318,6 +318,22 @@ describe('DELETE /api/voice/connection', () => {
 describe('connecting again', () => {
   const OTHER_SID = `AC${'f'.repeat(32)}`;
 
+  it('one account connected several times at once (a double click) is one live connection', async () => {
+    const org = await signupOrganization('Voice double connect');
+    mockTwilioAccount();
+    const answers = await Promise.all(
+      [0, 1, 2, 3].map(() =>
+        call('POST', '/api/voice/connection', {
+          token: org.token,
+          body: { account_sid: SID, auth_token: 'twilio-auth-token-double-0001' },
+        }),
+      ),
+    );
+    for (const answer of answers) expect(answer.status, answer.text).toBe(200);
+    expect(new Set(answers.map((answer) => answer.body.data.id)).size).toBe(1);
+    expect(await liveConnectionsOf(org)).toHaveLength(1);
+  });
+
   it('the same account is reconnected in place: same id, new settings, and calls through it carry on', async () => {
     const org = await signupOrganization('Voice reconnect');
     const twilio = mockTwilioAccount();

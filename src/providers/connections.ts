@@ -41,6 +41,16 @@ export function liveConnections(ctx: TenantContext, ...conditions: (SQL | undefi
   };
 }
 
+/**
+ * The arbiter of `insert … on conflict` on a connection's account: the predicate of the unique
+ * index of live accounts (`connections_live_account_key`, db/schema/connections.ts), so a connect
+ * of an account already connected, or two at once, reconnects its one live row.
+ */
+export const liveAccountConflict = {
+  target: [connections.organizationId, connections.kind, connections.provider, connections.identity],
+  targetWhere: sql`${connections.deletedAt} is null and ${connections.kind} in ('crm', 'chat', 'enrichment', 'voice')`,
+};
+
 /** notifications.type_id of "a connection needs reconnecting". */
 export const RECONNECT_NOTICE_TYPE = 6;
 

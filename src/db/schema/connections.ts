@@ -44,12 +44,12 @@ export const connections = pgTable(
   },
   (table) => [
     index('connections_organization_kind_idx').on(table.organizationId, table.kind, table.id),
-    // One live row per account of the kinds connected apps connect (a connect of a connected
-    // account reconnects it; two at once, a double click, meet here). Mail and calendar accounts
-    // have their own rules (several users may each add the same calendar id).
+    // One live row per account of the kinds connected apps and the voice connection connect (a
+    // connect of a connected account reconnects it; two at once, a double click, meet here). Mail
+    // and calendar accounts have their own rules (several users may each add the same calendar id).
     uniqueIndex('connections_live_account_key')
       .on(table.organizationId, table.kind, table.provider, table.identity)
-      .where(sql`${table.deletedAt} is null and ${table.kind} in ('crm', 'chat', 'enrichment')`),
+      .where(sql`${table.deletedAt} is null and ${table.kind} in ('crm', 'chat', 'enrichment', 'voice')`),
     check('connections_state_check', sql`${table.state} in ('active', 'needs_reconnect', 'disabled')`),
     tenantPolicy('connections'),
   ],

@@ -18,6 +18,7 @@ import {
   type ConnectionRow,
   connectionListParts,
   findConnection,
+  liveAccountConflict,
   liveConnections,
   sealCredentials,
 } from '../../providers/connections';
@@ -136,11 +137,7 @@ export async function connectApp(ctx: TenantContext, env: Bindings, input: Conne
       identity: account.identity,
       ...values,
     })
-    .onConflictDoUpdate({
-      target: [connections.organizationId, connections.kind, connections.provider, connections.identity],
-      targetWhere: sql`${connections.deletedAt} is null and ${connections.kind} in ('crm', 'chat', 'enrichment')`,
-      set: values,
-    })
+    .onConflictDoUpdate({ ...liveAccountConflict, set: values })
     .returning({ ...getTableColumns(connections), inserted: sql<boolean>`(xmax = 0)` });
   const { inserted, ...connection } = row;
   await retireOtherEnrichment(ctx, connection);

@@ -9,7 +9,7 @@ import { ApiError, Conflict, ValidationFailed } from '../../core/errors';
 import { calls, connections, ENDED_CALL_STATUSES, voiceLedger } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import type { Bindings } from '../../env';
-import { sealCredentials } from '../../providers/connections';
+import { liveAccountConflict, sealCredentials } from '../../providers/connections';
 import { ProviderFailure, ProviderUnavailable } from '../../providers/failures';
 import { findVoiceConnection, voiceSetupOf, type VoiceCredentials } from '../../providers/voice/select';
 import { MONTHLY_NUMBER_CENTS, type TwilioCredentials, verifyTwilioAccount } from '../../providers/voice/twilio';
@@ -186,41 +186,35 @@ export async function connectVoice(
     browser_calling: Boolean(input.api_key_sid && input.api_key_secret && input.twiml_app_sid),
     agent_calling: Boolean(input.vapi_api_key),
   };
-  const live = and(
-    eq(connections.organizationId, ctx.orgId),
-    eq(connections.kind, 'voice'),
-    isNull(connections.deletedAt),
-  );
   // Another account's connection is disconnected (as DELETE does); the same account's is
   // reconnected in place, so the calls, numbers and jobs that name it keep reaching the provider.
   await disconnectVoiceConnections(ctx, input.force === true, input.account_sid);
-  const [same] = await ctx.db
-    .update(connections)
-    .set({
-      ...sealed,
-      settings,
+  // One statement: the account's live row is reconnected in place, else added; connects of one
+  // account at once (a double click) meet on the unique index of live accounts and make one row.
+  const [row] = await ctx.db
+    .insert(connections)
+    .values({
+      organizationId: ctx.orgId,
+      kind: 'voice',
+      provider: 'twilio',
+      identity: input.account_sid,
       ownerId: ctx.userId,
-      state: 'active',
-      lastError: null,
-      reconnectNotifiedAt: null,
-      updatedAt: sql`now()`,
+      settings,
+      ...sealed,
     })
-    .where(and(live, eq(connections.identity, input.account_sid)))
+    .onConflictDoUpdate({
+      ...liveAccountConflict,
+      set: {
+        ...sealed,
+        settings,
+        ownerId: ctx.userId,
+        state: 'active',
+        lastError: null,
+        reconnectNotifiedAt: null,
+        updatedAt: sql`now()`,
+      },
+    })
     .returning();
-  const [row] = same
-    ? [same]
-    : await ctx.db
-        .insert(connections)
-        .values({
-          organizationId: ctx.orgId,
-          kind: 'voice',
-          provider: 'twilio',
-          identity: input.account_sid,
-          ownerId: ctx.userId,
-          settings,
-          ...sealed,
-        })
-        .returning();
   return presentVoiceConnection(row, ctx.orgId);
 }
 
