@@ -124,4 +124,18 @@ describe('SMTP relay adapter over cloudflare:sockets', () => {
     expect((refused as ProviderFailure).reason).not.toContain('No such user');
     expect((await session(credentials.username)).data).toEqual([]);
   });
+
+  it('a refused recipient whose address holds “auth” or digits is a rejection of the message, not of the login', async () => {
+    // The relay's answer echoes the address (`Invalid RCPT TO: <unknown-author@…> 550 …`): taking
+    // "auth" in it for a refused login marked the whole account needs_reconnect, and digits in it
+    // for the reply code made a permanent refusal a temporary one, retried for hours.
+    for (const address of ['unknown-author@example.org', 'unknown.451@example.org', 'unknown@oauth.example.org']) {
+      const credentials = account('rcpt-auth');
+      const refused = await smtpRelay(settings, credentials, 'rep@example.com')
+        .send(mail({ to: [address], cc: [] }))
+        .catch((error: unknown) => error);
+      expect(refused, address).toBeInstanceOf(ProviderFailure);
+      expect(refused, address).toMatchObject({ kind: 'rejected', status: 550 });
+    }
+  });
 });

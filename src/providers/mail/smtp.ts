@@ -20,11 +20,26 @@ export interface SmtpCredentials {
   password: string;
 }
 
-/** The relay's reply codes are the only detail kept: the server's text may echo what we sent. */
+/**
+ * worker-mailer's own messages for a login it could not make (its auth phase): the only texts,
+ * besides the reply codes below, that mean the username or password is refused.
+ */
+const LOGIN_REFUSED =
+  /^(Failed to (plain|login|cram-md5) authentication|Invalid login|No supported auth method|smtp server requires authentication)/i;
+
+/** Reply codes that refuse the login (RFC 4954: 530 required, 534 too weak, 535 refused, 538 needs TLS). */
+const LOGIN_CODES = new Set(['530', '534', '535', '538']);
+
+/**
+ * The relay's reply codes are the only detail kept: the server's text may echo what we sent.
+ * worker-mailer's errors quote the command (`Invalid RCPT TO: <author@x.org> 550 …`): the
+ * addresses in angle brackets are dropped before anything is read, so an address is never taken
+ * for a refused login ("auth" in it) nor for the reply code (digits in it).
+ */
 function smtpFailure(error: unknown, what: string): ProviderFailure {
-  const text = error instanceof Error ? error.message : String(error);
-  const code = /\b([45]\d\d)\b/.exec(text)?.[1];
-  if (code?.startsWith('535') || /auth/i.test(text)) {
+  const text = (error instanceof Error ? error.message : String(error)).replace(/<[^<>]*>/g, '<>');
+  const code = /(?:^|\s)([45]\d\d)(?=[\s-]|$)/.exec(text)?.[1];
+  if ((code && LOGIN_CODES.has(code)) || LOGIN_REFUSED.test(text)) {
     return new ProviderFailure('auth', 'smtp', 535, 'the SMTP relay refused the username or password');
   }
   if (code?.startsWith('5')) {
