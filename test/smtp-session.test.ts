@@ -9,6 +9,7 @@
  * relay's text).
  */
 import { env } from 'cloudflare:workers';
+import PostalMime from 'postal-mime';
 import { describe, expect, it } from 'vitest';
 import { ProviderFailure } from '../src/providers/failures';
 import type { OutgoingMail } from '../src/providers/mail/interface';
@@ -104,6 +105,35 @@ describe('SMTP relay adapter over cloudflare:sockets', () => {
     expect(body).toContain('Hello Grace');
     expect(body).toContain('Content-Type: text/html; charset="UTF-8"');
     expect(body).toContain('<p>Hello Grace</p>');
+  });
+
+  it('a line break in the subject or the sender’s name adds no header; quotes and non-ASCII are encoded (RFC 2047)', async () => {
+    const credentials = account('headers');
+    await smtpRelay(settings, credentials, 'rep@example.com').send(
+      mail({
+        from: { address: 'rep@example.com', name: 'Ada "The Rep"\r\nReply-To: spy@example.net' },
+        subject: 'Our pricing\r\nBcc: spy@example.net\r\n\r\n<b>forged body</b>',
+      }),
+    );
+    const [data] = (await session(credentials.username)).data;
+    const head = data.split('\r\n\r\n')[0];
+    expect(head).not.toMatch(/^(bcc|reply-to):/im);
+    const parsed = await PostalMime.parse(data);
+    expect(parsed.subject).toBe('Our pricing Bcc: spy@example.net <b>forged body</b>');
+    expect(parsed.from).toEqual({ address: 'rep@example.com', name: 'Ada "The Rep" Reply-To: spy@example.net' });
+    expect(parsed.replyTo).toBeUndefined();
+    expect(parsed.html).toContain('<p>Hello Grace</p>');
+
+    const accented = account('accented');
+    const subject = `Ihr Angebot für Müller & Söhne – ${'Grüße '.repeat(40)}`.slice(0, 254).trim();
+    await smtpRelay(settings, accented, 'rep@example.com').send(
+      mail({ from: { address: 'rep@example.com', name: 'José “Pepe” Núñez' }, subject }),
+    );
+    const [raw] = (await session(accented.username)).data;
+    for (const line of raw.split('\r\n')) expect(line.length).toBeLessThanOrEqual(998);
+    const decoded = await PostalMime.parse(raw);
+    expect(decoded.subject).toBe(subject);
+    expect(decoded.from).toEqual({ address: 'rep@example.com', name: 'José “Pepe” Núñez' });
   });
 
   it('a refused login is an auth failure, a refused recipient a rejection, neither keeping the relay’s text', async () => {

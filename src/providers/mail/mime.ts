@@ -14,14 +14,56 @@ function utf8Base64(text: string): string {
   return btoa(binary);
 }
 
+/**
+ * Text for a header (a subject, a display name) on one line: a CR, LF or other control
+ * character, or a run of them with the spaces around, becomes one space, so no value can end a
+ * header and start another (or the body).
+ */
+export function headerText(value: string): string {
+  return value.replace(/\s*[\p{Cc}\u2028\u2029]+\s*/gu, ' ').trim();
+}
+
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+/**
+ * An unstructured header value by RFC 2047: printable ASCII as it is; anything else as UTF-8
+ * "B" encoded-words of at most 75 characters (45 bytes each, never splitting a character),
+ * folded one to a line, so no line of the header comes near RFC 5322's 998.
+ */
+export function encodeHeaderWords(value: string): string {
+  const text = headerText(value);
+  if (PRINTABLE_ASCII.test(text)) return text;
+  const encoder = new TextEncoder();
+  const words: string[] = [];
+  let chunk = '';
+  for (const char of text) {
+    if (chunk && encoder.encode(chunk + char).length > 45) {
+      words.push(chunk);
+      chunk = '';
+    }
+    chunk += char;
+  }
+  if (chunk) words.push(chunk);
+  return words.map((word) => `=?UTF-8?B?${utf8Base64(word)}?=`).join('\r\n ');
+}
+
+/** `"Name" <address>` (quotes and backslashes escaped; encoded-words when not ASCII), or the bare address. */
+export function mailboxHeader(address: string, name: string | null): string {
+  const display = name ? headerText(name) : '';
+  if (!display) return address;
+  if (PRINTABLE_ASCII.test(display)) return `"${display.replace(/["\\]/g, '\\$&')}" <${address}>`;
+  return `${encodeHeaderWords(display)} <${address}>`;
+}
+
 /** The message as RFC 5322 text (CRLF line ends). */
 export function buildMime(mail: OutgoingMail): string {
   const message = createMimeMessage();
-  message.setSender(mail.from.name ? { name: mail.from.name, addr: mail.from.address } : mail.from.address);
+  const name = mail.from.name ? headerText(mail.from.name) : '';
+  message.setSender(name ? { name, addr: mail.from.address } : mail.from.address);
   message.setTo(mail.to);
   if (mail.cc.length > 0) message.setCc(mail.cc);
   if (mail.bcc.length > 0) message.setBcc(mail.bcc);
-  message.setSubject(mail.subject);
+  message.setSubject(headerText(mail.subject));
   message.setHeader('Message-ID', mail.messageId);
   if (mail.inReplyTo) message.setHeader('In-Reply-To', mail.inReplyTo);
   if (mail.references.length > 0) message.setHeader('References', mail.references.join(' '));

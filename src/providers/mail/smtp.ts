@@ -7,6 +7,7 @@
  */
 import { ProviderFailure } from '../failures';
 import type { MailProvider, OutgoingMail } from './interface';
+import { encodeHeaderWords, mailboxHeader } from './mime';
 
 export interface SmtpSettings {
   host: string;
@@ -77,7 +78,14 @@ export function smtpRelay(settings: SmtpSettings, credentials: SmtpCredentials, 
     },
     async send(mail: OutgoingMail) {
       const { WorkerMailer } = await import('worker-mailer');
-      const headers: Record<string, string> = { 'Message-ID': mail.messageId, ...mail.headers };
+      // From and Subject are written here, not by worker-mailer: it quotes a name without escaping
+      // it and leaves an ASCII subject as given, so a line break in either would start a header.
+      const headers: Record<string, string> = {
+        From: mailboxHeader(mail.from.address, mail.from.name),
+        Subject: encodeHeaderWords(mail.subject),
+        'Message-ID': mail.messageId,
+        ...mail.headers,
+      };
       if (mail.inReplyTo) headers['In-Reply-To'] = mail.inReplyTo;
       if (mail.references.length > 0) headers.References = mail.references.join(' ');
       try {
