@@ -453,6 +453,77 @@ describe('target-account bulk email', () => {
     expect(rows.map((row) => row.sendJobId)).toEqual([jobId, jobId]);
   });
 
+  it('fills each recipient’s merge fields ({{first_name}}, {{company}}, a fallback after |), escaped in the HTML', async () => {
+    const companyName = `Initech & Sons ${crypto.randomUUID().slice(0, 4)}`;
+    const company = await createCompany(owner, { company_name: companyName });
+    const people = [
+      { name: 'Peter Gibbons', email: uniqueEmail('peter') },
+      { name: '<script>alert(1)</script> Lumbergh', email: uniqueEmail('bill') },
+      { name: 'Milton', email: uniqueEmail('milton') },
+    ];
+    const contacts: number[] = [];
+    for (const person of people) contacts.push(await createContact(owner, { ...person, company_id: company }));
+    const account = await call('POST', '/api/target-accounts', { token: owner.token, body: { company_id: company } });
+    expect(account.status, account.text).toBe(201);
+    const url = `/api/target-accounts/${account.body.data.id}/send-bulk-email`;
+    for (const mode of ['individual', 'bcc']) {
+      const sent = await requestRecordingJobs('POST', url, {
+        token: owner.token,
+        body: {
+          subject: 'Roadmap for {{ company }}',
+          body: 'Hello {{first_name}} {{last_name | }},\nA note for {{company}} ({{email}}).',
+          contact_ids: contacts,
+          mode,
+        },
+      });
+      expect(sent.status, sent.text).toBe(202);
+    }
+    const rows = await inOrganization(owner.orgId, (tx) =>
+      tx.select().from(mailMessages).where(eq(mailMessages.targetAccountId, account.body.data.id)),
+    );
+    expect(rows).toHaveLength(6);
+    for (const row of rows) {
+      const address = row.toAddresses[0] ?? row.bccAddresses[0];
+      const person = people.find((candidate) => candidate.email === address);
+      expect(person, address).toBeDefined();
+      const [first, ...rest] = (person as { name: string }).name.split(' ');
+      expect(row.subject).toBe(`Roadmap for ${companyName}`);
+      expect(row.bodyText).toBe(`Hello ${first} ${rest.join(' ')},\nA note for ${companyName} (${address}).`);
+      expect(row.bodyHtml).not.toContain('{{');
+      expect(row.bodyHtml).not.toContain('<script>');
+    }
+    expect(rows.map((row) => row.bodyHtml).join('\n')).toContain('&lt;script&gt;alert(1)&lt;/script&gt;');
+  });
+
+  it('refuses an unknown merge field, or one a recipient has no value for and no fallback, naming the field', async () => {
+    const company = await createCompany(owner);
+    const contacts = [
+      await createContact(owner, { name: 'Samir Nagheenanajar', email: uniqueEmail('samir'), company_id: company }),
+      await createContact(owner, { name: 'Michael', email: uniqueEmail('michael'), company_id: company }),
+    ];
+    const account = await call('POST', '/api/target-accounts', { token: owner.token, body: { company_id: company } });
+    const url = `/api/target-accounts/${account.body.data.id}/send-bulk-email`;
+    const unknown = await call('POST', url, {
+      token: owner.token,
+      body: { subject: 'Hi {{frist_name}}', body: 'Hello', contact_ids: contacts },
+    });
+    expectFailure(unknown, 422, 'validation_error');
+    expect(unknown.body.error.code).toBe('subject');
+    expect(unknown.body.error.message).toContain('frist_name');
+    const missing = await call('POST', url, {
+      token: owner.token,
+      body: { subject: 'Hi', body: 'Hello {{first_name}} {{last_name}}', contact_ids: contacts },
+    });
+    expectFailure(missing, 422, 'validation_error');
+    expect(missing.body.error.code).toBe('body');
+    expect(missing.body.error.message).toContain('last_name');
+    expect(missing.body.error.message).toContain(String(contacts[1]));
+    const rows = await inOrganization(owner.orgId, (tx) =>
+      tx.select().from(mailMessages).where(eq(mailMessages.targetAccountId, account.body.data.id)),
+    );
+    expect(rows).toEqual([]);
+  });
+
   it('in bcc mode gives each recipient a Bcc copy of their own, with a link that unsubscribes them', async () => {
     const company = await createCompany(owner);
     const emails = ['Grace', 'Edsger'].map((name) => uniqueEmail(name.toLowerCase()));

@@ -3,6 +3,7 @@
  * Everything else in this folder is private to it (scripts/check-module-imports.mjs refuses deep imports).
  */
 export { recordSends } from './compose';
+export { checkMergeFields, MERGE_FIELDS, mergeForEach, splitName } from './merge-fields';
 export type { ComposeContext } from './compose';
 export { inboxRoutes } from './inbox-routes';
 export { mailSendJobHandler } from './send-job';

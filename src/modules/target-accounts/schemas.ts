@@ -145,8 +145,15 @@ export const OutreachPlanView = z.object(outreachPlanFields.readShape).openapi('
 
 export const SendBulkEmailBody = z
   .object({
-    subject: text(1, 255).openapi({ description: 'Subject, 1 to 255 characters', example: 'Our Q3 roadmap' }),
-    body: text(1, 50_000).openapi({ description: 'Body, 1 to 50000 characters', example: 'Hello {{first_name}}, …' }),
+    subject: text(1, 255).openapi({
+      description: 'Subject, 1 to 255 characters; merge fields as in body',
+      example: 'Our Q3 roadmap for {{company}}',
+    }),
+    body: text(1, 50_000).openapi({
+      description:
+        'Body (plain text), 1 to 50000 characters, with merge fields filled per recipient: {{first_name}}, {{last_name}}, {{full_name}}, {{email}}, {{company}}, {{job_title}}, {{sender_name}}; {{first_name | there}} gives a fallback',
+      example: 'Hello {{first_name | there}}, …',
+    }),
     contact_ids: z
       .array(positiveId.openapi({ type: 'integer', description: 'A contact id' }))
       .min(1, 'must contain at least one id')
