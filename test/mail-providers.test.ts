@@ -125,7 +125,9 @@ describe('Gmail API adapter', () => {
     const get = new URL(seen[1].url);
     expect(get.pathname).toBe('/gmail/v1/users/me/messages/a1');
     expect(get.searchParams.get('format')).toBe('metadata');
-    expect(get.searchParams.getAll('metadataHeaders')).toContain('In-Reply-To');
+    expect(get.searchParams.getAll('metadataHeaders')).toEqual(
+      expect.arrayContaining(['In-Reply-To', 'Auto-Submitted', 'Content-Type', 'X-Failed-Recipients']),
+    );
     expect(page).toEqual({
       nextPageToken: 'page-2',
       messages: [
@@ -136,6 +138,7 @@ describe('Gmail API adapter', () => {
           in_reply_to: '<m1@example.com>',
           is_read: false,
           date: '2026-01-01T00:00:00.000Z',
+          automated: null,
         }),
       ],
     });
@@ -203,6 +206,16 @@ describe('Microsoft Graph adapter', () => {
             isRead: false,
             internetMessageHeaders: [{ name: 'In-Reply-To', value: '<m1@example.com>' }],
           },
+          {
+            id: 'AAMk2',
+            conversationId: 'conv-1',
+            subject: 'Automatic reply: Pricing',
+            from: { emailAddress: { name: 'Grace', address: 'grace@example.com' } },
+            internetMessageHeaders: [
+              { name: 'In-Reply-To', value: '<m1@example.com>' },
+              { name: 'auto-submitted', value: 'auto-replied' },
+            ],
+          },
         ],
         '@odata.nextLink': next,
       }),
@@ -218,7 +231,9 @@ describe('Microsoft Graph adapter', () => {
       thread_id: 'conv-1',
       in_reply_to: '<m1@example.com>',
       is_read: false,
+      automated: null,
     });
+    expect(page.messages[1]).toMatchObject({ id: 'AAMk2', automated: 'auto_reply' });
     await outlookMailbox(token).list({ folder: 'inbox', unreadOnly: false, limit: 1, pageToken: next });
     expect(seen[1].url).toBe(next);
     await expect(

@@ -319,6 +319,65 @@ describe('sending from a local account', () => {
     expect(await signals('reply_received')).toHaveLength(2);
   });
 
+  it('a bounce or an automatic reply in the thread is shown as such and records no reply_received', async () => {
+    const before = (await signals('reply_received')).length;
+    const outOfOffice = [
+      `From: Grace <${leadEmail}>`,
+      `To: ${repAddress}`,
+      'Subject: Out of office: Our pricing',
+      'Message-ID: <ooo-1@example.com>',
+      `In-Reply-To: ${sentMessageId}`,
+      `References: ${sentMessageId}`,
+      'Auto-Submitted: auto-replied',
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      'I am away until Monday.',
+    ].join('\r\n');
+    const bounce = [
+      'From: Mail Delivery Subsystem <mailer-daemon@googlemail.com>',
+      `To: ${repAddress}`,
+      'Subject: Delivery Status Notification (Failure)',
+      'Message-ID: <dsn-1@example.com>',
+      `In-Reply-To: ${sentMessageId}`,
+      `References: ${sentMessageId}`,
+      'Content-Type: multipart/report; report-type=delivery-status; boundary="b1"',
+      '',
+      '--b1',
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      'Address not found.',
+      '--b1--',
+    ].join('\r\n');
+    const arrived: { id: string; automated: string | null }[] = [];
+    for (const raw of [outOfOffice, bounce]) {
+      const received = await call('POST', '/api/inbox/local/receive', {
+        token: owner.token,
+        body: { config_id: configId, raw },
+      });
+      expect(received.status, received.text).toBe(201);
+      arrived.push(received.body.data);
+    }
+    // Exchange's out-of-office, told by its subject; and a report from a postmaster, given as fields.
+    for (const fields of [
+      { from: leadEmail, subject: 'Automatic reply: Our pricing', body: 'Away' },
+      { from: 'postmaster@example.org', subject: 'Undeliverable: Our pricing', body: 'Delivery failed' },
+    ]) {
+      const received = await call('POST', '/api/inbox/local/receive', {
+        token: owner.token,
+        body: { config_id: configId, in_reply_to: sentMessageId, ...fields },
+      });
+      expect(received.status, received.text).toBe(201);
+      arrived.push(received.body.data);
+    }
+    expect(arrived.map((message) => message.automated)).toEqual(['auto_reply', 'bounce', 'auto_reply', 'bounce']);
+    const inbox = await call('GET', '/api/inbox/list', { token: owner.token, query: { config_id: configId } });
+    const listed = new Map(
+      inbox.body.data.map((message: { id: string; automated: string | null }) => [message.id, message.automated]),
+    );
+    expect(arrived.map((message) => listed.get(message.id))).toEqual(['auto_reply', 'bounce', 'auto_reply', 'bounce']);
+    expect(await signals('reply_received')).toHaveLength(before);
+  });
+
   it('replies in the thread, with In-Reply-To and References, and no List-Unsubscribe', async () => {
     const inbox = await call('GET', '/api/inbox/list', { token: owner.token, query: { config_id: configId } });
     const incoming = inbox.body.data.find((message: { subject: string }) => message.subject === 'Re: Our pricing');

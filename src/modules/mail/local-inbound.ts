@@ -11,7 +11,7 @@ import { mailMessages } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import { findConnection } from '../../providers/connections';
 import { presentLocalMessage, threadOf } from '../../providers/mail/local';
-import { parseMime } from '../../providers/mail/mime';
+import { parseMimeWithHeaders } from '../../providers/mail/mime';
 import { recordReplies } from './replies';
 import { configId } from './schemas';
 
@@ -64,9 +64,14 @@ export async function receiveLocal(ctx: TenantContext, input: z.output<typeof Lo
     inReplyTo: string | null;
     references: string[];
     to: string[];
+    headers: string[];
   };
   if (input.raw) {
-    const parsed = await parseMime(input.raw, { id: '', thread_id: null, is_read: false });
+    const { message: parsed, automatedHeaders } = await parseMimeWithHeaders(input.raw, {
+      id: '',
+      thread_id: null,
+      is_read: false,
+    });
     if (!parsed.from) throw ValidationFailed.field('raw', 'the message has no From address');
     fields = {
       from: parsed.from.address,
@@ -78,6 +83,7 @@ export async function receiveLocal(ctx: TenantContext, input: z.output<typeof Lo
       inReplyTo: parsed.in_reply_to,
       references: parsed.references,
       to: parsed.to.length > 0 ? parsed.to : [connection.identity],
+      headers: automatedHeaders,
     };
   } else {
     const missing = (['from', 'subject', 'body'] as const).filter((field) => !input[field]);
@@ -94,6 +100,7 @@ export async function receiveLocal(ctx: TenantContext, input: z.output<typeof Lo
       inReplyTo: input.in_reply_to ?? null,
       references: input.references ?? (input.in_reply_to ? [input.in_reply_to] : []),
       to: [connection.identity],
+      headers: [],
     };
   }
   const [row] = await ctx.db
@@ -115,6 +122,7 @@ export async function receiveLocal(ctx: TenantContext, input: z.output<typeof Lo
       fromAddress: fields.from,
       fromName: fields.fromName,
       toAddresses: fields.to,
+      headers: fields.headers,
       subject: fields.subject,
       bodyText: fields.body,
       bodyHtml: fields.html,

@@ -22,7 +22,9 @@ export async function recordReplies(
 ) {
   const own = connection.identity.toLowerCase();
   const candidates = messages
-    .filter((message) => message.from && message.from.address.toLowerCase() !== own)
+    // A bounce or an automatic reply (out of office) answers our message in its thread, but no
+    // person wrote it: it is no reply of the lead's (providers/mail/automated.ts).
+    .filter((message) => message.from && message.from.address.toLowerCase() !== own && !message.automated)
     .map((message) => ({
       id: message.id,
       thread_id: message.thread_id,

@@ -244,6 +244,10 @@ export const InboxMessageSchema = z
     body_html: z.string().nullable().optional().openapi({ description: 'View only' }),
     date: z.string().nullable().openapi({ description: 'When it was sent or received (ISO 8601)' }),
     is_read: z.boolean().openapi({ description: 'Whether the message has been read' }),
+    automated: z.enum(['bounce', 'auto_reply']).nullable().openapi({
+      description:
+        'bounce: a delivery report; auto_reply: an automatic reply (out of office, Auto-Submitted); null: written by a person. Neither counts as a reply (reply_received)',
+    }),
     status: z.string().optional().openapi({ description: 'Local mailbox only: our delivery status of a sent message' }),
   })
   .openapi('InboxMessage', {
@@ -262,6 +266,7 @@ export const InboxMessageSchema = z
       snippet: 'Thanks, Tuesday works.',
       date: '2026-03-09T10:00:00.000Z',
       is_read: false,
+      automated: null,
     },
   });
 

@@ -6,6 +6,7 @@
  * postal-mime for a view.
  */
 import { expectOk, providerFetch } from '../failures';
+import { AUTOMATED_HEADERS, automatedKind } from './automated';
 import { parseMime, rawBase64Url } from './mime';
 import type { InboxMessage, InboxPage, InboxQuery, MailFolder, MailProvider, OutgoingMail } from './interface';
 
@@ -19,7 +20,17 @@ const LABELS: Record<MailFolder, string> = {
   trash: 'TRASH',
 };
 
-const LIST_HEADERS = ['From', 'To', 'Cc', 'Subject', 'Date', 'Message-ID', 'In-Reply-To', 'References'];
+const LIST_HEADERS = [
+  'From',
+  'To',
+  'Cc',
+  'Subject',
+  'Date',
+  'Message-ID',
+  'In-Reply-To',
+  'References',
+  ...AUTOMATED_HEADERS,
+];
 
 interface GmailHeader {
   name: string;
@@ -58,19 +69,25 @@ function addressList(value: string | undefined): string[] {
 
 function presentMetadata(message: GmailMessage): InboxMessage {
   const date = message.internalDate ? new Date(Number(message.internalDate)).toISOString() : null;
+  const from = parseAddress(header(message, 'From'));
   return {
     id: message.id,
     thread_id: message.threadId ?? null,
     message_id: header(message, 'Message-ID') ?? null,
     in_reply_to: header(message, 'In-Reply-To')?.trim() ?? null,
     references: header(message, 'References')?.match(/<[^<>\s]+>/g) ?? [],
-    from: parseAddress(header(message, 'From')),
+    from,
     to: addressList(header(message, 'To')),
     cc: addressList(header(message, 'Cc')),
     subject: header(message, 'Subject') ?? '',
     snippet: message.snippet ?? '',
     date,
     is_read: !(message.labelIds ?? []).includes('UNREAD'),
+    automated: automatedKind({
+      from: from?.address,
+      subject: header(message, 'Subject'),
+      header: (name) => header(message, name),
+    }),
   };
 }
 

@@ -4,6 +4,7 @@
  * smtp.ts) speaks its own wire format behind this; failures are ProviderFailure
  * (providers/failures.ts), never the provider's own text.
  */
+import type { Automated } from './automated';
 
 /** The mailers a mail configuration may use. */
 export const MAILERS = ['gmail', 'outlook', 'smtp', 'local'] as const;
@@ -70,6 +71,8 @@ export interface InboxMessage {
   /** ISO 8601. */
   date: string | null;
   is_read: boolean;
+  /** A delivery report (bounce) or an automatic reply (out of office): no person wrote it (automated.ts). */
+  automated: Automated | null;
   /** Our delivery status, for messages we sent through a local mailbox. */
   status?: string;
 }

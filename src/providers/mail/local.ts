@@ -10,6 +10,7 @@ import type { Queryable } from '../../db/client';
 import { mailMessages } from '../../db/schema';
 import type { ConnectionRow } from '../connections';
 import { ProviderFailure } from '../failures';
+import { automatedKind, headerLookup } from './automated';
 import type { InboxMessage, InboxPage, InboxQuery, MailProvider, OutgoingMail } from './interface';
 
 type MessageRow = typeof mailMessages.$inferSelect;
@@ -34,6 +35,20 @@ export function presentLocalMessage(row: MessageRow, whole: boolean): InboxMessa
     ...(whole ? { body_text: row.bodyText, body_html: row.bodyHtml } : {}),
     date: (row.sentAt ?? row.createdAt).toISOString(),
     is_read: row.direction === 'outbound' || row.isRead,
+    // An arrival keeps the headers that tell a bounce or an automatic reply (local-inbound.ts).
+    automated:
+      row.direction === 'inbound'
+        ? automatedKind({
+            from: row.fromAddress,
+            subject: row.subject,
+            header: headerLookup(
+              row.headers.map((line) => ({
+                name: line.slice(0, line.indexOf(':')),
+                value: line.slice(line.indexOf(':') + 1).trim(),
+              })),
+            ),
+          })
+        : null,
     status: row.status,
   };
 }

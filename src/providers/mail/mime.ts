@@ -5,6 +5,7 @@
 import { createMimeMessage } from 'mimetext/browser';
 import PostalMime from 'postal-mime';
 import { base64url } from 'jose';
+import { AUTOMATED_HEADERS, automatedKind, headerLookup } from './automated';
 import type { InboxMessage, OutgoingMail } from './interface';
 
 function utf8Base64(text: string): string {
@@ -92,13 +93,29 @@ export async function parseMime(
   raw: string | ArrayBuffer | Uint8Array,
   known: { id: string; thread_id: string | null; is_read: boolean },
 ): Promise<InboxMessage> {
+  return (await parseMimeWithHeaders(raw, known)).message;
+}
+
+/**
+ * parseMime, and the header lines (`Name: value`) that tell a bounce or an automatic reply
+ * (automated.ts), for a mailbox that keeps the message to present it again (the local one).
+ */
+export async function parseMimeWithHeaders(
+  raw: string | ArrayBuffer | Uint8Array,
+  known: { id: string; thread_id: string | null; is_read: boolean },
+): Promise<{ message: InboxMessage; automatedHeaders: string[] }> {
   const email = await PostalMime.parse(raw);
+  const header = headerLookup(email.headers.map((entry) => ({ name: entry.key, value: entry.value })));
+  const automatedHeaders = AUTOMATED_HEADERS.flatMap((name) => {
+    const value = header(name);
+    return value === undefined ? [] : [`${name}: ${headerText(value)}`];
+  });
   const addresses = (list: typeof email.to) =>
     (list ?? []).flatMap((entry) =>
       'group' in entry && entry.group ? entry.group.map((member) => member.address) : [entry.address ?? ''],
     );
   const text = email.text ?? null;
-  return {
+  const message: InboxMessage = {
     id: known.id,
     thread_id: known.thread_id,
     message_id: email.messageId ?? null,
@@ -113,5 +130,7 @@ export async function parseMime(
     body_html: email.html ?? null,
     date: email.date ? new Date(email.date).toISOString() : null,
     is_read: known.is_read,
+    automated: automatedKind({ from: email.from?.address, subject: email.subject, header }),
   };
+  return { message, automatedHeaders };
 }

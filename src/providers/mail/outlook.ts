@@ -7,6 +7,7 @@
  * which is followed only while it stays on graph.microsoft.com (it carries our token).
  */
 import { expectOk, ProviderFailure, providerFetch } from '../failures';
+import { automatedKind, headerLookup } from './automated';
 import { rawBase64 } from './mime';
 import type { InboxMessage, InboxPage, InboxQuery, MailFolder, MailProvider, OutgoingMail } from './interface';
 
@@ -44,8 +45,7 @@ interface GraphMessage {
 }
 
 function present(message: GraphMessage, whole: boolean): InboxMessage {
-  const headerOf = (name: string) =>
-    message.internetMessageHeaders?.find((entry) => entry.name.toLowerCase() === name.toLowerCase())?.value;
+  const headerOf = headerLookup(message.internetMessageHeaders ?? []);
   const html = message.body?.contentType?.toLowerCase() === 'html' ? (message.body.content ?? null) : null;
   const text = message.body?.contentType?.toLowerCase() === 'text' ? (message.body.content ?? null) : null;
   return {
@@ -64,6 +64,11 @@ function present(message: GraphMessage, whole: boolean): InboxMessage {
     ...(whole ? { body_text: text, body_html: html } : {}),
     date: message.receivedDateTime ?? null,
     is_read: message.isRead ?? false,
+    automated: automatedKind({
+      from: message.from?.emailAddress?.address,
+      subject: message.subject,
+      header: headerOf,
+    }),
   };
 }
 
