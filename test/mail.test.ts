@@ -250,6 +250,47 @@ describe('sending from a local account', () => {
     ]);
   });
 
+  it('every link of an HTML body still leads where it pointed: none is rewritten to a click link that answers 404', async () => {
+    const links = [
+      'https://example.com/price list.pdf',
+      'https://example.com/a?b=1&amp;c=2',
+      'https://my_host.example.com/offer',
+      'https://example.com/line\nbreak',
+    ];
+    const response = await send({
+      to: leadEmail,
+      subject: 'Links',
+      body_format: 'html',
+      body: links.map((href) => `<p><a href="${href}">link</a></p>`).join(''),
+    });
+    expect(response.status, response.text).toBe(202);
+    const html = (await messageRow(response.body.data.id)).bodyHtml as string;
+    const hrefs = [...html.matchAll(/<p><a href="([^"]*)">link<\/a><\/p>/g)].map((match) => match[1]);
+    expect(hrefs).toHaveLength(links.length);
+    const destinations: string[] = [];
+    for (const href of hrefs) {
+      if (!href.startsWith('http://lead.test/api/v1/track/click/')) {
+        destinations.push(href);
+        continue;
+      }
+      const ctx = createExecutionContext();
+      const clicked = await worker.fetch(
+        new Request(href, { redirect: 'manual' }) as Request<unknown, IncomingRequestCfProperties>,
+        { ...env, EVENTS: { send: async () => undefined } as unknown as Queue<TrackingHit> },
+        ctx,
+      );
+      await waitOnExecutionContext(ctx);
+      expect(clicked.status, href).toBe(200);
+      destinations.push(/<a [^>]*href="([^"]+)"/.exec(await clicked.text())?.[1]?.replace(/&amp;/g, '&') ?? '');
+    }
+    expect(destinations).toEqual([
+      'https://example.com/price%20list.pdf',
+      'https://example.com/a?b=1&c=2',
+      'https://my_host.example.com/offer',
+      'https://example.com/linebreak',
+    ]);
+  });
+
   it('an open of the sent pixel records email_opened on the lead', async () => {
     const html = (await messageRow(sentId)).bodyHtml as string;
     const pixel = /src="http:\/\/lead\.test(\/api\/v1\/track\/open\/[^"]+)"/.exec(html)?.[1] as string;

@@ -5,6 +5,7 @@
  * is not counted as interest). Tokens are minted by modules/tracking/token.ts, so opens and clicks
  * become intent signals on the recipient's lead through the events queue.
  */
+import { isWebUrl } from '../../core/web-url';
 import { isDirectTarget } from '../tracking';
 import { signTrackingToken, type TrackingSecrets } from '../tracking';
 
@@ -28,6 +29,24 @@ function decodeEntities(url: string): string {
   return url.replace(/&amp;/g, '&');
 }
 
+/**
+ * The address a browser would open for an href, when the click redirect can send the reader
+ * there (the one URL rule, core/web-url.ts): as written, or as a browser reads it (the tabs and
+ * line breaks dropped, spaces percent-encoded: `price list.pdf` → `price%20list.pdf`). Else null:
+ * the link is left as written, untracked, rather than rewritten to a click link that would
+ * refuse it (a host name with `_`, say).
+ */
+function clickTarget(href: string): string | null {
+  const target = decodeEntities(href);
+  if (isWebUrl(target)) return target;
+  try {
+    const normalized = new URL(target.trim()).href;
+    return isWebUrl(normalized) ? normalized : null;
+  } catch {
+    return null;
+  }
+}
+
 export interface Tracking {
   secrets: TrackingSecrets;
   /** Where the public tracking routes answer (the origin the request reached). */
@@ -47,18 +66,18 @@ export async function trackHtml(html: string, tracking: Tracking): Promise<strin
   const claims = { organizationId: tracking.orgId, leadId: tracking.leadId, campaign: tracking.campaign };
   const targets = new Map<string, string>();
   for (const match of html.matchAll(HREF)) {
-    const target = decodeEntities(match[2]);
-    if (target.length <= 2048 && !targets.has(target)) {
+    const target = clickTarget(match[2]);
+    if (target && target.length <= 2048 && !targets.has(match[2])) {
       const token = await signTrackingToken(tracking.secrets, {
         ...claims,
         targetUrl: target,
         direct: isDirectTarget(target, tracking.linkDomains),
       });
-      targets.set(target, `${tracking.origin}/api/v1/track/click/${token}`);
+      targets.set(match[2], `${tracking.origin}/api/v1/track/click/${token}`);
     }
   }
   const rewritten = html.replace(HREF, (whole, quote: string, url: string) => {
-    const click = targets.get(decodeEntities(url));
+    const click = targets.get(url);
     return click ? `href=${quote}${click}${quote}` : whole;
   });
   const open = await signTrackingToken(tracking.secrets, { ...claims, targetUrl: null, direct: false });
