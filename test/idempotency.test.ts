@@ -283,8 +283,17 @@ describe('every POST that creates honours the header (registry sweep)', () => {
     // The API-key probe below is registered by this file only, outside the app's document.
     for (const route of routes.filter((r) => !r.path.startsWith('/probe/'))) {
       const operation = document.paths[route.path][route.method.toLowerCase()];
-      // A web-form submission opts in (public, run as the form's organization, keys scoped by IP).
-      const optsIn = route.method === 'POST' && route.path === '/api/v1/web-form/{form_link}';
+      // A web-form submission opts in (public, run as the form's organization, keys scoped by IP),
+      // and so do the mail sends (202 queued: a send retried after a timeout must not go twice).
+      const optsIn =
+        route.method === 'POST' &&
+        [
+          '/api/v1/web-form/{form_link}',
+          '/api/inbox/send',
+          '/api/inbox/reply/{messageId}',
+          '/api/target-accounts/{id}/send-bulk-email',
+          '/api/ai-email/draft/{draft_id}/send',
+        ].includes(route.path);
       const creates = (route.method === 'POST' && route.auth !== 'public' && '201' in operation.responses) || optsIn;
       expect(route.idempotent, `${route.method} ${route.path}`).toBe(creates);
       const parameter = (operation.parameters ?? []).find(
@@ -300,7 +309,8 @@ describe('every POST that creates honours the header (registry sweep)', () => {
       });
       expect(operation.responses['409'].description).toMatch(/idempotency_key_in_use/);
       expect(operation.responses['422'].description).toMatch(/Idempotency-Key/);
-      expect(operation.responses[optsIn ? '200' : '201'].headers['Idempotent-Replayed']).toBeDefined();
+      const success = ['201', '202', '200'].find((status) => status in operation.responses) as string;
+      expect(operation.responses[success].headers['Idempotent-Replayed']).toBeDefined();
     }
   });
 

@@ -291,6 +291,23 @@ describe('sending from a local account', () => {
     ]);
   });
 
+  it('a send retried with its Idempotency-Key (after a timeout) is answered again, not sent twice', async () => {
+    const headers = { 'idempotency-key': crypto.randomUUID() };
+    const body = { config_id: configId, to: leadEmail, subject: `Retried ${headers['idempotency-key']}`, body: 'Once' };
+    const first = await requestRecordingJobs('POST', '/api/inbox/send', { token: owner.token, body, headers });
+    expect(first.status, first.text).toBe(202);
+    expect(first.sent).toHaveLength(1);
+    const retry = await requestRecordingJobs('POST', '/api/inbox/send', { token: owner.token, body, headers });
+    expect(retry.status, retry.text).toBe(202);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.body.data.id).toBe(first.body.data.id);
+    expect(retry.sent).toEqual([]);
+    const rows = await inOrganization(owner.orgId, (tx) =>
+      tx.select().from(mailMessages).where(eq(mailMessages.subject, body.subject)),
+    );
+    expect(rows).toHaveLength(1);
+  });
+
   it('an open of the sent pixel records email_opened on the lead', async () => {
     const html = (await messageRow(sentId)).bodyHtml as string;
     const pixel = /src="http:\/\/lead\.test(\/api\/v1\/track\/open\/[^"]+)"/.exec(html)?.[1] as string;

@@ -36,7 +36,7 @@ export interface RegisteredRoute {
   bodyMediaType?: string;
   /** Every body media type the route takes (JSON and multipart on company add/update), with its schema. */
   bodies: { mediaType: string; schema: z.ZodType }[];
-  /** POST answering 201 for a bearer or API-key caller: honours Idempotency-Key (core/idempotency.ts). */
+  /** POST answering 201 for a bearer or API-key caller, or opted in (a 202 mail send): honours Idempotency-Key (core/idempotency.ts). */
   idempotent: boolean;
   /** JSON GET: ETag on 200, 304 for a matching If-None-Match. */
   etag: boolean;
@@ -303,8 +303,9 @@ export type DefinedRouteConfig = Omit<RouteConfig, 'middleware' | 'security' | '
     /** A public route that still counts against a rate limit (login, signup): its responses carry the RateLimit headers. */
     rateLimited?: true;
     /**
-     * A public POST that runs as a tenant with a scope for keys (a web-form submission, see
-     * idempotencyScope): honours Idempotency-Key although it is public and answers no 201.
+     * Honours Idempotency-Key although the route answers no 201: a public POST that runs as a
+     * tenant with a scope for keys (a web-form submission, see idempotencyScope), or a POST that
+     * queues something a retry must not do twice (a mail send answers 202 queued).
      */
     idempotency?: true;
     /** Route middleware that runs before authentication (e.g. one that sets c.var.scopeRead). */

@@ -146,6 +146,7 @@ draftRoutes.openapi(
     description:
       'Sends the approved draft to the lead’s email address from the mail account `config_id`, through the mail sending path: the suppression list, the tracking pixel and click-tracked links (opens and clicks become intent signals on the lead), List-Unsubscribe with One-Click, queued and delivered once by the mail-send job. The draft becomes `queued`, then `sent` or `failed` as its message does. A draft that is not approved is a 409 `draft_not_approved` naming its state: nothing is ever sent without an approval. A lead without an email is a 422.',
     auth: 'bearer',
+    idempotency: true,
     request: { params: draftParam, body: jsonBody(SendDraftBody) },
     responses: {
       202: envelope(SendResult, 'Draft queued for sending'),

@@ -173,6 +173,7 @@ targetAccountRoutes.openapi(
     description:
       'Validates the email and its recipients (`contact_ids`: live contacts of the account’s company with an email, 422 `contact_ids` naming the others; absent: every stakeholder with an email), then sends from the caller’s own active mail account, else the organization’s oldest (422 `mail_not_configured` while there is none: nothing is recorded or queued). `individual`: one message per recipient, each recorded as that contact’s outreach activity with the account; `bcc`: each recipient gets a Bcc copy of their own (no other recipient shown). Every message carries a signed one-click List-Unsubscribe (RFC 8058), the open pixel and click-rewritten links; addresses on the suppression list are skipped and listed in `suppressed`. The subject and body take merge fields, filled per recipient: {{first_name}}, {{last_name}}, {{full_name}}, {{email}}, {{company}}, {{job_title}}, {{sender_name}}, with a fallback after `|` ({{first_name | there}}); an unknown field, or one a recipient has no value for and no fallback, is a 422 naming `subject` or `body` (and the contact ids), and nothing is recorded. The queue delivers the messages (see POST /api/inbox/send).',
     auth: 'bearer',
+    idempotency: true,
     request: { params: idParam(), body: jsonBody(SendBulkEmailBody) },
     responses: {
       202: envelope(
