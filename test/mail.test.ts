@@ -221,7 +221,7 @@ describe('sending from a local account', () => {
     expect(row.sentAt).not.toBeNull();
   });
 
-  it('shows in the local sent folder as sent, with the pixel, click links and List-Unsubscribe', async () => {
+  it('shows in the local sent folder as sent; it went out with the pixel, click links and List-Unsubscribe', async () => {
     const listed = await call('GET', '/api/inbox/list', {
       token: owner.token,
       query: { config_id: configId, folder: 'sent' },
@@ -239,11 +239,17 @@ describe('sending from a local account', () => {
       query: { config_id: configId },
     });
     expect(viewed.status, viewed.text).toBe(200);
-    const html = viewed.body.data.body_html as string;
+    const row = await messageRow(sentId);
+    const html = row.bodyHtml as string;
     expect(html).toMatch(/href="http:\/\/lead\.test\/api\/v1\/track\/click\/[\w-]+\.[\w-]+"/);
     expect(html).not.toContain('href="https://example.com/pricing');
     expect(html).toMatch(/<img src="http:\/\/lead\.test\/api\/v1\/track\/open\/[\w-]+\.[\w-]+"/);
-    const row = await messageRow(sentId);
+    // The sender reading it through the inbox loads no pixel and follows no click link: neither
+    // would be the lead's open or click.
+    const shown = viewed.body.data.body_html as string;
+    expect(shown).not.toContain('/api/v1/track/');
+    expect(shown).toContain('href="https://example.com/pricing?plan=team"');
+    expect(shown).toContain('/api/v1/mail/unsubscribe/');
     expect(row.headers).toEqual([
       expect.stringMatching(/^List-Unsubscribe: <http:\/\/lead\.test\/api\/v1\/mail\/unsubscribe\/[\w-]+\.[\w-]+>$/),
       'List-Unsubscribe-Post: List-Unsubscribe=One-Click',
@@ -375,6 +381,34 @@ describe('sending from a local account', () => {
       body_text: expect.stringContaining('One more question'),
     });
     expect(await signals('reply_received')).toHaveLength(2);
+  });
+
+  it('a lead’s reply quoting our message is shown without our pixel and click links', async () => {
+    const sentHtml = (await messageRow(sentId)).bodyHtml as string;
+    const raw = [
+      `From: Grace <${leadEmail}>`,
+      `To: ${repAddress}`,
+      'Subject: Re: Our pricing, which plan',
+      'Message-ID: <quoting-reply@example.com>',
+      `In-Reply-To: ${sentMessageId}`,
+      'Content-Type: text/html; charset=utf-8',
+      '',
+      `<p>Which plan?</p><blockquote>${sentHtml}</blockquote>`,
+    ].join('\r\n');
+    const received = await call('POST', '/api/inbox/local/receive', {
+      token: owner.token,
+      body: { config_id: configId, raw },
+    });
+    expect(received.status, received.text).toBe(201);
+    const viewed = await call('GET', `/api/inbox/view/${received.body.data.id}`, {
+      token: owner.token,
+      query: { config_id: configId },
+    });
+    expect(viewed.status, viewed.text).toBe(200);
+    const shown = viewed.body.data.body_html as string;
+    expect(shown).toContain('Which plan?');
+    expect(shown).not.toContain('/api/v1/track/');
+    expect(shown).toContain('href="https://example.com/pricing?plan=team"');
   });
 
   it('a bounce or an automatic reply in the thread is shown as such and records no reply_received', async () => {

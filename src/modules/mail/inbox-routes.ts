@@ -72,7 +72,7 @@ inboxRoutes.openapi(
     tags,
     summary: 'One message of a mail account, whole',
     description:
-      'Reads one message through the provider (Gmail messages.get in raw form, parsed; Graph messages/{id}; the local mailbox). A reply to mail sent from this account records its `reply_received` signal (once). Failures as for the list.',
+      'Reads one message through the provider (Gmail messages.get in raw form, parsed; Graph messages/{id}; the local mailbox). A reply to mail sent from this account records its `reply_received` signal (once). The HTML comes without our open pixels and with our click links back to their targets, so reading a sent message, or a reply quoting one, counts no open or click on the lead. Failures as for the list.',
     auth: 'bearer',
     request: { params: MessageParams, query: ConfigIdQuery },
     responses: { 200: envelope(InboxMessageSchema), 409: accountConflict, 503: providerUnavailable },

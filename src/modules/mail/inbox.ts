@@ -18,6 +18,8 @@ import { mailProviderFor } from '../../providers/mail/select';
 import { type ComposeContext, type RecordedMessage, recordSends } from './compose';
 import { ownConfiguration } from './configurations';
 import { recordReplies } from './replies';
+import { withoutTracking } from './tracked-html';
+import { trackingSecrets } from '../tracking';
 import type { InboxQuery, ReplyMailBody, SendMailBody } from './schemas';
 
 async function usableAccount(ctx: TenantContext, env: Bindings, configId: number) {
@@ -72,7 +74,9 @@ export async function viewMessage(ctx: TenantContext, env: Bindings, configId: n
   const { connection, call } = await usableAccount(ctx, env, configId);
   const message = await call('message', (provider) => provider.view(messageId));
   await recordReplies(ctx.db, connection, [message], ctx.effects);
-  return present(connection, message);
+  // Read by the organization's own user: our pixel and click links would count as the lead's.
+  const html = message.body_html ? await withoutTracking(message.body_html, trackingSecrets(env)) : message.body_html;
+  return present(connection, { ...message, body_html: html });
 }
 
 export function presentOutgoing(message: RecordedMessage) {

@@ -7,7 +7,7 @@
  */
 import { isWebUrl } from '../../core/web-url';
 import { isDirectTarget } from '../tracking';
-import { signTrackingToken, type TrackingSecrets } from '../tracking';
+import { signTrackingToken, type TrackingSecrets, verifyTrackingToken } from '../tracking';
 
 const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 
@@ -88,4 +88,29 @@ export async function trackHtml(html: string, tracking: Tracking): Promise<strin
 /** The unsubscribe footer (after tracking, so its link is never a click redirect). */
 export function withUnsubscribeFooter(html: string, unsubscribeUrl: string): string {
   return `${html}\n<p style="font-size:12px;color:#888888"><a href="${escapeHtml(unsubscribeUrl)}">Unsubscribe</a> from these emails.</p>`;
+}
+
+const OPEN_PIXEL =
+  /<img\b[^>]*?\bsrc\s*=\s*(["'])[^"']*?\/api\/v1\/track\/open\/([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)\1[^>]*>/gi;
+const CLICK_HREF = /\bhref\s*=\s*(["'])[^"']*?\/api\/v1\/track\/click\/([A-Za-z0-9_-]+\.[A-Za-z0-9_-]+)\1/gi;
+
+/**
+ * A message's HTML as a user of the organization reads it through the inbox: our open pixels
+ * removed and our click links back to their targets (tokens of ours, by their signature; anything
+ * else is left as it is). Whoever reads through the API is the sender's side, never the lead: a
+ * sent message viewed, or a lead's reply quoting ours (mail clients keep the quoted images),
+ * would otherwise load the pixel and count an open, or a click, on the lead.
+ */
+export async function withoutTracking(html: string, secrets: TrackingSecrets): Promise<string> {
+  const tokens = new Set([...html.matchAll(OPEN_PIXEL), ...html.matchAll(CLICK_HREF)].map((match) => match[2]));
+  if (tokens.size === 0) return html;
+  const claims = new Map(
+    await Promise.all([...tokens].map(async (token) => [token, await verifyTrackingToken(secrets, token)] as const)),
+  );
+  return html
+    .replace(OPEN_PIXEL, (whole, _quote: string, token: string) => (claims.get(token) ? '' : whole))
+    .replace(CLICK_HREF, (whole, quote: string, token: string) => {
+      const target = claims.get(token)?.targetUrl;
+      return target ? `href=${quote}${escapeHtml(target)}${quote}` : whole;
+    });
 }

@@ -4,5 +4,11 @@
  */
 export { isTrackingHit, recordHits } from './hits';
 export { isDirectTarget, linkDomainRoutes, linkDomainsSql } from './link-domains';
-export { signTrackingToken, signWithTrackingKey, trackingSecrets, verifyWithTrackingKey } from './token';
+export {
+  signTrackingToken,
+  signWithTrackingKey,
+  trackingSecrets,
+  verifyTrackingToken,
+  verifyWithTrackingKey,
+} from './token';
 export type { TrackingSecrets } from './token';
