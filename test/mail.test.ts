@@ -314,6 +314,29 @@ describe('sending from a local account', () => {
     expect(rows).toHaveLength(1);
   });
 
+  it('a plain-text body’s links in <angle brackets>, "quotes" or with an apostrophe link to the address written', async () => {
+    const response = await send({
+      to: leadEmail,
+      subject: 'Plain links',
+      body: 'Book here <https://example.com/demo>, read "https://example.com/guide" and https://example.com/o\'brien?a=1&b=2 too.',
+    });
+    expect(response.status, response.text).toBe(202);
+    const viewed = await call('GET', `/api/inbox/view/${response.body.data.id}`, {
+      token: owner.token,
+      query: { config_id: configId },
+    });
+    const shown = viewed.body.data.body_html as string;
+    const hrefs = [...shown.matchAll(/<a href="([^"]+)">/g)].map((match) =>
+      match[1].replace(/&amp;/g, '&').replace(/&#39;/g, "'"),
+    );
+    expect(hrefs.filter((href) => !href.includes('/unsubscribe/'))).toEqual([
+      'https://example.com/demo',
+      'https://example.com/guide',
+      "https://example.com/o'brien?a=1&b=2",
+    ]);
+    expect(shown).toContain('Book here &lt;<a href=');
+  });
+
   it('an open of the sent pixel records email_opened on the lead', async () => {
     const html = (await messageRow(sentId)).bodyHtml as string;
     const pixel = /src="http:\/\/lead\.test(\/api\/v1\/track\/open\/[^"]+)"/.exec(html)?.[1] as string;

@@ -15,18 +15,38 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (char) => ESCAPES[char]);
 }
 
-const URL_IN_TEXT = /https?:\/\/[^\s<>"']+[^\s<>"'.,;:!?)]/g;
+/**
+ * A URL in plain text: an apostrophe may be inside it (`o'brien`), never last, and neither may
+ * the punctuation that usually follows one.
+ */
+const URL_IN_TEXT = /https?:\/\/[^\s<>"]*[^\s<>"'.,;:!?)]/g;
 
-/** Plain text as HTML: escaped, URLs as links, line breaks kept. */
+/**
+ * Plain text as HTML: escaped, URLs as links, line breaks kept. URLs are found in the text as
+ * written, then escaped: found after escaping, `<https://…/demo>` linked to `…/demo&gt`.
+ */
 export function textToHtml(text: string): string {
-  const linked = escapeHtml(text).replace(URL_IN_TEXT, (url) => `<a href="${url}">${url}</a>`);
-  return `<div>${linked.replace(/\r?\n/g, '<br>\n')}</div>`;
+  let html = '';
+  let last = 0;
+  for (const match of text.matchAll(URL_IN_TEXT)) {
+    const url = escapeHtml(match[0]);
+    html += `${escapeHtml(text.slice(last, match.index))}<a href="${url}">${url}</a>`;
+    last = match.index + match[0].length;
+  }
+  html += escapeHtml(text.slice(last));
+  return `<div>${html.replace(/\r?\n/g, '<br>\n')}</div>`;
 }
 
 const HREF = /href\s*=\s*(["'])(https?:\/\/[^"']+)\1/gi;
 
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", '#39': "'", '#x27': "'" };
+
+/** An href as the browser reads it: the character references escapeHtml writes, decoded. */
 function decodeEntities(url: string): string {
-  return url.replace(/&amp;/g, '&');
+  return url.replace(
+    /&(amp|lt|gt|quot|apos|#39|#x27);/gi,
+    (whole, name: string) => ENTITIES[name.toLowerCase()] ?? whole,
+  );
 }
 
 /**
