@@ -102,6 +102,7 @@ describe('Gmail API adapter', () => {
             { name: 'Subject', value: 'Re: Pricing' },
             { name: 'Message-ID', value: '<r1@example.com>' },
             { name: 'In-Reply-To', value: '<m1@example.com>' },
+            { name: 'Reply-To', value: 'Grace Hopper <grace@work.example.com>' },
           ],
         },
       }),
@@ -126,7 +127,7 @@ describe('Gmail API adapter', () => {
     expect(get.pathname).toBe('/gmail/v1/users/me/messages/a1');
     expect(get.searchParams.get('format')).toBe('metadata');
     expect(get.searchParams.getAll('metadataHeaders')).toEqual(
-      expect.arrayContaining(['In-Reply-To', 'Auto-Submitted', 'Content-Type', 'X-Failed-Recipients']),
+      expect.arrayContaining(['In-Reply-To', 'Reply-To', 'Auto-Submitted', 'Content-Type', 'X-Failed-Recipients']),
     );
     expect(page).toEqual({
       nextPageToken: 'page-2',
@@ -139,6 +140,7 @@ describe('Gmail API adapter', () => {
           is_read: false,
           date: '2026-01-01T00:00:00.000Z',
           automated: null,
+          reply_to: ['grace@work.example.com'],
         }),
       ],
     });
@@ -202,6 +204,7 @@ describe('Microsoft Graph adapter', () => {
             bodyPreview: 'Yes',
             from: { emailAddress: { name: 'Grace', address: 'grace@example.com' } },
             toRecipients: [{ emailAddress: { address: 'rep@example.com' } }],
+            replyTo: [{ emailAddress: { address: 'grace@work.example.com' } }],
             receivedDateTime: '2026-01-02T10:00:00Z',
             isRead: false,
             internetMessageHeaders: [{ name: 'In-Reply-To', value: '<m1@example.com>' }],
@@ -232,6 +235,7 @@ describe('Microsoft Graph adapter', () => {
       in_reply_to: '<m1@example.com>',
       is_read: false,
       automated: null,
+      reply_to: ['grace@work.example.com'],
     });
     expect(page.messages[1]).toMatchObject({ id: 'AAMk2', automated: 'auto_reply' });
     await outlookMailbox(token).list({ folder: 'inbox', unreadOnly: false, limit: 1, pageToken: next });

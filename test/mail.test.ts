@@ -516,6 +516,32 @@ describe('sending from a local account', () => {
     expect((await messageRow(reply.body.data.id)).status).toBe('sent');
   });
 
+  it('a reply goes to the Reply-To the sender named, not to their From address', async () => {
+    const replyTo = uniqueEmail('grace-work');
+    const raw = [
+      `From: Grace <${uniqueEmail('grace-phone')}>`,
+      `Reply-To: Grace Hopper <${replyTo}>`,
+      `To: ${repAddress}`,
+      'Subject: Call me back',
+      'Message-ID: <reply-to-1@example.com>',
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      'Please answer at my work address.',
+    ].join('\r\n');
+    const received = await call('POST', '/api/inbox/local/receive', {
+      token: owner.token,
+      body: { config_id: configId, raw },
+    });
+    expect(received.status, received.text).toBe(201);
+    expect(received.body.data.reply_to).toEqual([replyTo]);
+    const reply = await requestRecordingJobs('POST', `/api/inbox/reply/${received.body.data.id}`, {
+      token: owner.token,
+      body: { config_id: configId, body: 'Will do.' },
+    });
+    expect(reply.status, reply.text).toBe(202);
+    expect(reply.body.data.to).toEqual([replyTo]);
+  });
+
   it('the signed one-click unsubscribe suppresses the address; GET changes nothing; later sends skip it', async () => {
     const header = (await messageRow(sentId)).headers[0];
     const path = /<http:\/\/lead\.test([^>]+)>/.exec(header)?.[1] as string;

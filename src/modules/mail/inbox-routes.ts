@@ -104,7 +104,7 @@ inboxRoutes.openapi(
     operationId: 'replyInboxMessage',
     tags,
     summary: 'Reply in a message’s thread (202 queued)',
-    description: `Reads the message (a synchronous provider call), then records the reply to its sender (or, for a message we sent, to its recipients), threaded: \`In-Reply-To\` and \`References\`, Gmail's \`threadId\`, Graph's messages/{id}/reply. ${SENDING} A one-to-one reply carries no List-Unsubscribe.`,
+    description: `Reads the message (a synchronous provider call), then records the reply to its sender (its Reply-To when it names one; for a message we sent, its recipients), threaded: \`In-Reply-To\` and \`References\`, Gmail's \`threadId\`, Graph's messages/{id}/reply. ${SENDING} A one-to-one reply carries no List-Unsubscribe.`,
     auth: 'bearer',
     idempotency: true,
     request: { params: MessageParams, body: jsonBody(ReplyMailBody) },

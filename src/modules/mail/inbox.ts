@@ -136,7 +136,15 @@ export async function replyToMessage(
   const { connection, call } = await usableAccount(compose.ctx, compose.env, input.config_id);
   const original = await call('message', (provider) => provider.view(messageId));
   const fromUs = original.from?.address.toLowerCase() === connection.identity.toLowerCase();
-  const to = fromUs ? original.to : original.from ? [original.from.address] : [];
+  // To the sender's Reply-To when they named one (a form, a help desk, a personal address), as
+  // every mail client does; else to the sender.
+  const to = fromUs
+    ? original.to
+    : original.reply_to.length > 0
+      ? original.reply_to
+      : original.from
+        ? [original.from.address]
+        : [];
   if (to.length === 0) throw ValidationFailed.field('messageId', 'the message has no sender to reply to');
   const references = [...original.references, ...(original.message_id ? [original.message_id] : [])];
   const result = await recordSends(compose, connection, [

@@ -83,7 +83,10 @@ export async function receiveLocal(ctx: TenantContext, input: z.output<typeof Lo
       inReplyTo: parsed.in_reply_to,
       references: parsed.references,
       to: parsed.to.length > 0 ? parsed.to : [connection.identity],
-      headers: automatedHeaders,
+      headers: [
+        ...automatedHeaders,
+        ...(parsed.reply_to.length > 0 ? [`Reply-To: ${parsed.reply_to.join(', ')}`] : []),
+      ],
     };
   } else {
     const missing = (['from', 'subject', 'body'] as const).filter((field) => !input[field]);

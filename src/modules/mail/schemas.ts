@@ -238,6 +238,9 @@ export const InboxMessageSchema = z
     from: address.nullable().openapi({ description: 'The sender' }),
     to: z.array(z.string()).openapi({ description: 'The To addresses' }),
     cc: z.array(z.string()).openapi({ description: 'The Cc addresses' }),
+    reply_to: z
+      .array(z.string())
+      .openapi({ description: 'The Reply-To addresses: where POST /api/inbox/reply sends, when there are any' }),
     subject: z.string().openapi({ description: 'The subject' }),
     snippet: z.string().openapi({ description: 'The start of the text, as the provider gives it' }),
     body_text: z.string().nullable().optional().openapi({ description: 'View only' }),
@@ -262,6 +265,7 @@ export const InboxMessageSchema = z
       from: { address: 'grace@example.com', name: 'Grace Hopper' },
       to: ['ada@example.com'],
       cc: [],
+      reply_to: [],
       subject: 'Re: Our call',
       snippet: 'Thanks, Tuesday works.',
       date: '2026-03-09T10:00:00.000Z',

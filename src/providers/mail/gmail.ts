@@ -29,6 +29,7 @@ const LIST_HEADERS = [
   'Message-ID',
   'In-Reply-To',
   'References',
+  'Reply-To',
   ...AUTOMATED_HEADERS,
 ];
 
@@ -79,6 +80,7 @@ function presentMetadata(message: GmailMessage): InboxMessage {
     from,
     to: addressList(header(message, 'To')),
     cc: addressList(header(message, 'Cc')),
+    reply_to: addressList(header(message, 'Reply-To')),
     subject: header(message, 'Subject') ?? '',
     snippet: message.snippet ?? '',
     date,

@@ -63,6 +63,8 @@ export interface InboxMessage {
   from: { address: string; name: string | null } | null;
   to: string[];
   cc: string[];
+  /** The Reply-To addresses: where a reply goes instead of From, when the sender named any. */
+  reply_to: string[];
   subject: string;
   snippet: string;
   /** Present when the message was read whole (view), absent in lists. */

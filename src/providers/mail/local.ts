@@ -21,6 +21,14 @@ export function threadOf(mail: Pick<OutgoingMail, 'messageId' | 'inReplyTo' | 'r
 }
 
 export function presentLocalMessage(row: MessageRow, whole: boolean): InboxMessage {
+  // An arrival keeps the headers that tell a bounce or an automatic reply, and its Reply-To (local-inbound.ts).
+  const header = headerLookup(
+    row.headers.map((line) => ({
+      name: line.slice(0, line.indexOf(':')),
+      value: line.slice(line.indexOf(':') + 1).trim(),
+    })),
+  );
+  const replyTo = row.direction === 'inbound' ? header('Reply-To') : undefined;
   return {
     id: String(row.id),
     thread_id: row.providerThreadId,
@@ -30,25 +38,19 @@ export function presentLocalMessage(row: MessageRow, whole: boolean): InboxMessa
     from: { address: row.fromAddress, name: row.fromName },
     to: row.toAddresses,
     cc: row.ccAddresses,
+    reply_to: replyTo
+      ? replyTo
+          .split(',')
+          .map((address) => address.trim())
+          .filter(Boolean)
+      : [],
     subject: row.subject,
     snippet: row.bodyText.replace(/\s+/g, ' ').trim().slice(0, 200),
     ...(whole ? { body_text: row.bodyText, body_html: row.bodyHtml } : {}),
     date: (row.sentAt ?? row.createdAt).toISOString(),
     is_read: row.direction === 'outbound' || row.isRead,
-    // An arrival keeps the headers that tell a bounce or an automatic reply (local-inbound.ts).
     automated:
-      row.direction === 'inbound'
-        ? automatedKind({
-            from: row.fromAddress,
-            subject: row.subject,
-            header: headerLookup(
-              row.headers.map((line) => ({
-                name: line.slice(0, line.indexOf(':')),
-                value: line.slice(line.indexOf(':') + 1).trim(),
-              })),
-            ),
-          })
-        : null,
+      row.direction === 'inbound' ? automatedKind({ from: row.fromAddress, subject: row.subject, header }) : null,
     status: row.status,
   };
 }

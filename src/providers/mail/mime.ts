@@ -124,6 +124,7 @@ export async function parseMimeWithHeaders(
     from: email.from?.address ? { address: email.from.address, name: email.from.name || null } : null,
     to: addresses(email.to).filter(Boolean),
     cc: addresses(email.cc).filter(Boolean),
+    reply_to: addresses(email.replyTo).filter(Boolean),
     subject: email.subject ?? '',
     snippet: (text ?? '').replace(/\s+/g, ' ').trim().slice(0, 200),
     body_text: text,

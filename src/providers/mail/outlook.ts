@@ -23,7 +23,7 @@ const FOLDERS: Record<MailFolder, string> = {
 
 // internetMessageHeaders carry In-Reply-To and References: how a reply to our mail is known on a list.
 const SELECT =
-  'id,conversationId,internetMessageId,subject,bodyPreview,from,toRecipients,ccRecipients,receivedDateTime,isRead,internetMessageHeaders';
+  'id,conversationId,internetMessageId,subject,bodyPreview,from,toRecipients,ccRecipients,replyTo,receivedDateTime,isRead,internetMessageHeaders';
 
 interface GraphRecipient {
   emailAddress?: { address?: string; name?: string };
@@ -39,6 +39,7 @@ interface GraphMessage {
   from?: GraphRecipient;
   toRecipients?: GraphRecipient[];
   ccRecipients?: GraphRecipient[];
+  replyTo?: GraphRecipient[];
   receivedDateTime?: string;
   isRead?: boolean;
   internetMessageHeaders?: { name: string; value: string }[];
@@ -59,6 +60,7 @@ function present(message: GraphMessage, whole: boolean): InboxMessage {
       : null,
     to: (message.toRecipients ?? []).map((entry) => entry.emailAddress?.address ?? '').filter(Boolean),
     cc: (message.ccRecipients ?? []).map((entry) => entry.emailAddress?.address ?? '').filter(Boolean),
+    reply_to: (message.replyTo ?? []).map((entry) => entry.emailAddress?.address ?? '').filter(Boolean),
     subject: message.subject ?? '',
     snippet: message.bodyPreview ?? '',
     ...(whole ? { body_text: text, body_html: html } : {}),
