@@ -191,6 +191,29 @@ describe('Microsoft Graph adapter', () => {
     expect(JSON.parse(seen[0].body)).toEqual({ message: { body: { contentType: 'HTML', content: '<p>Hello</p>' } } });
   });
 
+  it('a search keeps the other filters: the days in the KQL, unreadOnly on the page (Graph takes no $filter with $search)', async () => {
+    const message = (id: string, isRead: boolean) => ({
+      id,
+      subject: 'Pricing',
+      from: { emailAddress: { address: 'grace@example.com' } },
+      receivedDateTime: '2026-01-02T10:00:00Z',
+      isRead,
+    });
+    const seen = mockFetch([json(200, { value: [message('AAMk-read', true), message('AAMk-unread', false)] })]);
+    const page = await outlookMailbox(token).list({
+      folder: 'inbox',
+      search: 'pricing "plans"',
+      unreadOnly: true,
+      after: new Date('2026-01-01T00:00:00Z'),
+      before: new Date('2026-01-03T00:00:00Z'),
+      limit: 2,
+    });
+    const url = new URL(seen[0].url);
+    expect(url.searchParams.get('$search')).toBe('"pricing plans AND received>=2026-01-01 AND received<2026-01-03"');
+    expect(url.searchParams.get('$filter')).toBeNull();
+    expect(page.messages.map((entry) => entry.id)).toEqual(['AAMk-unread']);
+  });
+
   it('lists mailFolders/{folder}/messages with $top and $filter, and follows @odata.nextLink only on Graph', async () => {
     const next = `${graph}/me/mailFolders/inbox/messages?$skip=1`;
     const seen = mockFetch([

@@ -74,11 +74,24 @@ function present(message: GraphMessage, whole: boolean): InboxMessage {
   };
 }
 
-/** The $filter of the query's filters (Graph cannot combine $search with $filter, so search wins). */
+/** A day for KQL's `received` (the date of the instant, UTC). */
+function kqlDay(instant: Date): string {
+  return instant.toISOString().slice(0, 10);
+}
+
+/**
+ * The list's URL: the filters as `$filter`, or, with a search, in the `$search` itself (Graph
+ * cannot combine `$search` with `$filter` on messages): the days as KQL `received` restrictions.
+ * KQL has no read state: with a search, unreadOnly is applied to the page (graphList), which may
+ * then hold fewer than `$top`; `next_cursor` still leads on.
+ */
 export function graphListUrl(query: InboxQuery): string {
   const params = new URLSearchParams({ $top: String(query.limit), $select: SELECT });
   if (query.search) {
-    params.set('$search', `"${query.search.replace(/"/g, '')}"`);
+    const terms = [query.search.replace(/"/g, '')];
+    if (query.after) terms.push(`received>=${kqlDay(query.after)}`);
+    if (query.before) terms.push(`received<${kqlDay(query.before)}`);
+    params.set('$search', `"${terms.join(' AND ')}"`);
   } else {
     const filters: string[] = [];
     if (query.unreadOnly) filters.push('isRead eq false');
@@ -143,8 +156,13 @@ export function outlookMailbox(token: () => Promise<string>): MailProvider {
         value?: GraphMessage[];
         '@odata.nextLink'?: string;
       };
+      // A search's page carries read messages too (graphListUrl): unreadOnly is applied here.
+      const searched = !!query.search || /[?&](\$|%24)search=/i.test(query.pageToken ?? '');
+      const unreadOnly = query.unreadOnly && searched;
       return {
-        messages: (page.value ?? []).map((message) => present(message, false)),
+        messages: (page.value ?? [])
+          .filter((message) => !unreadOnly || message.isRead === false)
+          .map((message) => present(message, false)),
         nextPageToken: page['@odata.nextLink'] ?? null,
       };
     },
