@@ -191,6 +191,21 @@ describe('Microsoft Graph adapter', () => {
     expect(JSON.parse(seen[0].body)).toEqual({ message: { body: { contentType: 'HTML', content: '<p>Hello</p>' } } });
   });
 
+  it('findSent looks for our Message-ID among the sent items (before a send is tried again)', async () => {
+    const seen = mockFetch([
+      json(200, { value: [{ id: 'AAMk-sent', conversationId: 'conv-9' }] }),
+      json(200, { value: [] }),
+    ]);
+    await expect(outlookMailbox(token).findSent?.('<m1@example.com>')).resolves.toEqual({
+      providerMessageId: 'AAMk-sent',
+      providerThreadId: 'conv-9',
+    });
+    const url = new URL(seen[0].url);
+    expect(url.origin + url.pathname).toBe(`${graph}/me/mailFolders/sentitems/messages`);
+    expect(url.searchParams.get('$filter')).toBe("internetMessageId eq '<m1@example.com>'");
+    await expect(outlookMailbox(token).findSent?.('<m2@example.com>')).resolves.toBeNull();
+  });
+
   it('a search keeps the other filters: the days in the KQL, unreadOnly on the page (Graph takes no $filter with $search)', async () => {
     const message = (id: string, isRead: boolean) => ({
       id,
@@ -363,6 +378,48 @@ describe('a Gmail account behind the routes', () => {
       tx.select().from(mailMessages).where(eq(mailMessages.id, queued.body.data.id)),
     );
     expect(row).toMatchObject({ status: 'sent', providerMessageId: 'g-sent-1', providerThreadId: 'g-thread-1' });
+  });
+
+  it('a send Gmail answered 503 is looked for in the mailbox before it is sent again, so it never goes twice', async () => {
+    // Gmail answered 503 to messages.send but had sent the message: the retry finds it by its Message-ID.
+    const first = mockFetch([
+      json(503, { error: { code: 503, message: 'backendError' } }),
+      json(200, { messages: [{ id: 'g-sent-2', threadId: 'g-thread-2' }], resultSizeEstimate: 1 }),
+    ]);
+    const queued = await requestRecordingJobs('POST', '/api/inbox/send', {
+      token: owner.token,
+      body: { config_id: configId, to: uniqueEmail('to'), subject: 'Retried', body: 'Once only' },
+    });
+    expect(queued.status, queued.text).toBe(202);
+    await deliverJobs(queued.sent);
+    await deliverJobs(queued.sent, 2);
+    expect(first.filter((request) => request.url.endsWith('/messages/send'))).toHaveLength(1);
+    const lookup = new URL(first[1].url);
+    expect(lookup.pathname).toBe('/gmail/v1/users/me/messages');
+    expect(lookup.searchParams.get('q')).toBe(`rfc822msgid:${queued.body.data.message_id.slice(1, -1)}`);
+    const [found] = await inOrganization(owner.orgId, (tx) =>
+      tx.select().from(mailMessages).where(eq(mailMessages.id, queued.body.data.id)),
+    );
+    expect(found).toMatchObject({ status: 'sent', providerMessageId: 'g-sent-2', providerThreadId: 'g-thread-2' });
+
+    // Not in the mailbox: it was not sent, so the retry sends it.
+    vi.mocked(globalThis.fetch).mockRestore();
+    const second = mockFetch([
+      json(503, { error: { code: 503 } }),
+      json(200, { resultSizeEstimate: 0 }),
+      json(200, { id: 'g-sent-3', threadId: 'g-thread-3' }),
+    ]);
+    const again = await requestRecordingJobs('POST', '/api/inbox/send', {
+      token: owner.token,
+      body: { config_id: configId, to: uniqueEmail('to'), subject: 'Retried too', body: 'Once' },
+    });
+    await deliverJobs(again.sent);
+    await deliverJobs(again.sent, 2);
+    expect(second.filter((request) => request.url.endsWith('/messages/send'))).toHaveLength(2);
+    const [sent] = await inOrganization(owner.orgId, (tx) =>
+      tx.select().from(mailMessages).where(eq(mailMessages.id, again.body.data.id)),
+    );
+    expect(sent).toMatchObject({ status: 'sent', providerMessageId: 'g-sent-3' });
   });
 
   it('refused credentials mark the account needs_reconnect, notify its owner once, and answer 409 naming it', async () => {

@@ -108,7 +108,11 @@ async function deliver(db: Database, env: Bindings, message: MessageRow, connect
   const writer = poolWriter(db);
   try {
     const provider = await mailProviderFor({ env, db, writer }, connection);
-    const sent = await provider.send(outgoingOf(message));
+    // Tried before and put back for a temporary failure: the provider may have sent it all the
+    // same (a 5xx or a lost connection after it took the message). Where the mailbox can tell,
+    // it is looked for by its Message-ID first, and not sent twice.
+    const already = message.attempts > 0 && provider.findSent ? await provider.findSent(message.rfcMessageId) : null;
+    const sent = already ?? (await provider.send(outgoingOf(message)));
     await withTenant(db, orgId, async (tx) => {
       await tx
         .update(mailMessages)

@@ -128,6 +128,18 @@ export function gmailMailbox(token: () => Promise<string>): MailProvider {
       ).json()) as GmailMessage;
       return { providerMessageId: sent.id, providerThreadId: sent.threadId ?? null };
     },
+    async findSent(messageId: string) {
+      const params = new URLSearchParams({
+        q: `rfc822msgid:${messageId.replace(/^<|>$/g, '')}`,
+        labelIds: 'SENT',
+        maxResults: '1',
+      });
+      const page = (await (await call(`/messages?${params}`, 'message list')).json()) as {
+        messages?: { id: string; threadId?: string }[];
+      };
+      const [found] = page.messages ?? [];
+      return found ? { providerMessageId: found.id, providerThreadId: found.threadId ?? null } : null;
+    },
     async list(query: InboxQuery): Promise<InboxPage> {
       const params = new URLSearchParams({ maxResults: String(query.limit), labelIds: LABELS[query.folder] });
       const q = gmailQuery(query);

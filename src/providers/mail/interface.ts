@@ -89,6 +89,12 @@ export interface MailProvider {
   /** One cheap call proving the credential works; answers the account's address. */
   verify(): Promise<{ address: string }>;
   send(mail: OutgoingMail): Promise<SentMail>;
+  /**
+   * The message of ours with this Message-ID when the mailbox already holds it as sent, else null.
+   * Asked before a send is tried again: a provider that failed (5xx, the connection lost) after
+   * taking the message may have sent it. Absent where the provider cannot tell (SMTP).
+   */
+  findSent?(messageId: string): Promise<SentMail | null>;
   list(query: InboxQuery): Promise<InboxPage>;
   view(messageId: string): Promise<InboxMessage>;
 }

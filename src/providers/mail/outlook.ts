@@ -147,6 +147,18 @@ export function outlookMailbox(token: () => Promise<string>): MailProvider {
       // 202 Accepted, no body: Graph names no id for what it sent.
       return { providerMessageId: null, providerThreadId: null };
     },
+    async findSent(messageId: string) {
+      const params = new URLSearchParams({
+        $filter: `internetMessageId eq '${messageId.replace(/'/g, "''")}'`,
+        $select: 'id,conversationId',
+        $top: '1',
+      });
+      const page = (await (
+        await call(`${GRAPH_API}/me/mailFolders/sentitems/messages?${params}`, 'message list')
+      ).json()) as { value?: GraphMessage[] };
+      const [found] = page.value ?? [];
+      return found ? { providerMessageId: found.id, providerThreadId: found.conversationId ?? null } : null;
+    },
     async list(query: InboxQuery): Promise<InboxPage> {
       if (query.pageToken && !isGraphLink(query.pageToken)) {
         throw new ProviderFailure('rejected', 'outlook', 400, 'outlook page cursor is not a Microsoft Graph link');
