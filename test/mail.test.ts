@@ -337,6 +337,18 @@ describe('sending from a local account', () => {
     expect(shown).toContain('Book here &lt;<a href=');
   });
 
+  it('an HTML body’s plain-text part reads as text: paragraphs on lines, entities decoded, no style or script', async () => {
+    const response = await send({
+      to: leadEmail,
+      subject: 'Formatted',
+      body_format: 'html',
+      body: '<html><head><style>p { color: red; }</style></head><body><p>Hi&nbsp;Grace,</p><p>Q&amp;A is on <b>Tuesday</b>&#8230;<br>Room 4 &lt;B&gt;</p><script>track()</script><ul><li>One</li><li>Two</li></ul></body></html>',
+    });
+    expect(response.status, response.text).toBe(202);
+    const row = await messageRow(response.body.data.id);
+    expect(row.bodyText).toBe('Hi\u00a0Grace,\n\nQ&A is on Tuesday\u2026\nRoom 4 <B>\n\nOne\nTwo');
+  });
+
   it('an open of the sent pixel records email_opened on the lead', async () => {
     const html = (await messageRow(sentId)).bodyHtml as string;
     const pixel = /src="http:\/\/lead\.test(\/api\/v1\/track\/open\/[^"]+)"/.exec(html)?.[1] as string;

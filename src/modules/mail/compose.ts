@@ -17,7 +17,7 @@ import type { ConnectionRow } from '../../providers/connections';
 import { liveLeadsHoldingSql } from '../leads';
 import { linkDomainsSql } from '../tracking';
 import { trackingSecrets } from '../tracking';
-import { textToHtml, trackHtml, withUnsubscribeFooter } from './tracked-html';
+import { htmlToText, textToHtml, trackHtml, withUnsubscribeFooter } from './tracked-html';
 import { signUnsubscribeToken, unsubscribeUrl } from './unsubscribe-token';
 
 export interface Draft {
@@ -159,7 +159,7 @@ export async function recordSends(compose: ComposeContext, connection: Connectio
       ccAddresses: cc,
       bccAddresses: bcc,
       subject: draft.subject,
-      bodyText: draft.bodyFormat === 'text' ? draft.body : draft.body.replace(/<[^>]*>/g, ''),
+      bodyText: draft.bodyFormat === 'text' ? draft.body : htmlToText(draft.body),
       bodyHtml: html,
       headers,
       leadId,

@@ -37,6 +37,34 @@ export function textToHtml(text: string): string {
   return `<div>${html.replace(/\r?\n/g, '<br>\n')}</div>`;
 }
 
+const NAMED: Record<string, string> = { nbsp: '\u00a0', amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+/**
+ * The plain-text part of an HTML message, as a text-only client (and a spam filter) reads it:
+ * head, style, script and comments gone; a line per <br>, a blank line after each paragraph,
+ * heading, block and table row, a line per list item; tags dropped; character references decoded
+ * (after the tags, so `&lt;b&gt;` stays text); spaces collapsed.
+ */
+export function htmlToText(html: string): string {
+  return html
+    .replace(/<!--[\s\S]*?-->/g, '')
+    .replace(/<(head|style|script|title)\b[\s\S]*?<\/\1\s*>/gi, '')
+    .replace(/<br\s*\/?>/gi, '\n')
+    .replace(/<\/(p|div|h[1-6]|tr|table|ul|ol|blockquote|section|article|header|footer)\s*>/gi, '\n\n')
+    .replace(/<\/li\s*>/gi, '\n')
+    .replace(/<[^>]*>/g, '')
+    .replace(/&(#\d{1,7}|#x[0-9a-f]{1,6}|[a-z]+);/gi, (whole, name: string) => {
+      if (name[0] !== '#') return NAMED[name.toLowerCase()] ?? whole;
+      const code = name[1] === 'x' || name[1] === 'X' ? Number.parseInt(name.slice(2), 16) : Number(name.slice(1));
+      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+    })
+    .split('\n')
+    .map((line) => line.replace(/[ \t\r\f]+/g, ' ').trim())
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
 const HREF = /href\s*=\s*(["'])(https?:\/\/[^"']+)\1/gi;
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'", '#39': "'", '#x27': "'" };
