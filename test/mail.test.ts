@@ -349,6 +349,20 @@ describe('sending from a local account', () => {
     expect(row.bodyText).toBe('Hi\u00a0Grace,\n\nQ&A is on Tuesday\u2026\nRoom 4 <B>\n\nOne\nTwo');
   });
 
+  it('a whole HTML document gets its pixel and unsubscribe footer inside its body, not after </html>', async () => {
+    const response = await send({
+      to: leadEmail,
+      subject: 'Newsletter',
+      body_format: 'html',
+      body: '<!doctype html><html><head><title>News</title></head><BODY><p>News</p></BODY></html>',
+    });
+    expect(response.status, response.text).toBe(202);
+    const html = (await messageRow(response.body.data.id)).bodyHtml as string;
+    expect(html).toMatch(
+      /<p>News<\/p>\n<img src="[^"]*\/api\/v1\/track\/open\/[^"]+"[^>]*>\n+<p [^>]*><a href="[^"]*\/api\/v1\/mail\/unsubscribe\/[^"]+">Unsubscribe<\/a> from these emails\.<\/p>\n+<\/BODY><\/html>$/,
+    );
+  });
+
   it('an open of the sent pixel records email_opened on the lead', async () => {
     const html = (await messageRow(sentId)).bodyHtml as string;
     const pixel = /src="http:\/\/lead\.test(\/api\/v1\/track\/open\/[^"]+)"/.exec(html)?.[1] as string;

@@ -130,12 +130,24 @@ export async function trackHtml(html: string, tracking: Tracking): Promise<strin
   });
   const open = await signTrackingToken(tracking.secrets, { ...claims, targetUrl: null, direct: false });
   const pixel = `<img src="${tracking.origin}/api/v1/track/open/${open}" width="1" height="1" alt="" style="display:none">`;
-  return `${rewritten}\n${pixel}`;
+  return beforeBodyEnd(rewritten, pixel);
+}
+
+/**
+ * `addition` at the end of the body: before a whole document's last `</body>` (Outlook's renderer
+ * drops what follows `</html>`), else at the end of a fragment.
+ */
+function beforeBodyEnd(html: string, addition: string): string {
+  const end = html.search(/<\/body\s*>(?![\s\S]*<\/body\s*>)/i);
+  return end < 0 ? `${html}\n${addition}` : `${html.slice(0, end)}\n${addition}\n${html.slice(end)}`;
 }
 
 /** The unsubscribe footer (after tracking, so its link is never a click redirect). */
 export function withUnsubscribeFooter(html: string, unsubscribeUrl: string): string {
-  return `${html}\n<p style="font-size:12px;color:#888888"><a href="${escapeHtml(unsubscribeUrl)}">Unsubscribe</a> from these emails.</p>`;
+  return beforeBodyEnd(
+    html,
+    `<p style="font-size:12px;color:#888888"><a href="${escapeHtml(unsubscribeUrl)}">Unsubscribe</a> from these emails.</p>`,
+  );
 }
 
 const OPEN_PIXEL =
