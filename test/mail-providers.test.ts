@@ -6,7 +6,7 @@
  * a throttled provider answering 503 with Retry-After, refused credentials marking the account
  * needs_reconnect with one notice to its owner, and a queued send that goes out once.
  */
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import PostalMime from 'postal-mime';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connections, mailMessages, notifications } from '../src/db/schema';
@@ -420,6 +420,41 @@ describe('a Gmail account behind the routes', () => {
       tx.select().from(mailMessages).where(eq(mailMessages.id, again.body.data.id)),
     );
     expect(sent).toMatchObject({ status: 'sent', providerMessageId: 'g-sent-3' });
+  });
+
+  it('a delivery that died after handing a message to Gmail is settled by asking Gmail, not left failed “may have been sent”', async () => {
+    for (const [found, sends] of [
+      [true, 0],
+      [false, 1],
+    ] as const) {
+      vi.restoreAllMocks();
+      const seen = mockFetch([
+        json(200, found ? { messages: [{ id: 'g-late', threadId: 'g-late-thread' }] } : { resultSizeEstimate: 0 }),
+        json(200, { id: 'g-resent', threadId: 'g-resent-thread' }),
+      ]);
+      const queued = await requestRecordingJobs('POST', '/api/inbox/send', {
+        token: owner.token,
+        body: { config_id: configId, to: uniqueEmail('to'), subject: `Interrupted ${found}`, body: 'Hi' },
+      });
+      expect(queued.status, queued.text).toBe(202);
+      // A first delivery claimed it and died before recording the provider's answer.
+      await inOrganization(owner.orgId, (tx) =>
+        tx
+          .update(mailMessages)
+          .set({ status: 'sending', attempts: 1, updatedAt: sql`now() - interval '10 minutes'` })
+          .where(eq(mailMessages.id, queued.body.data.id)),
+      );
+      await deliverJobs(queued.sent, 2);
+      expect(seen.filter((request) => request.url.endsWith('/messages/send'))).toHaveLength(sends);
+      const [row] = await inOrganization(owner.orgId, (tx) =>
+        tx.select().from(mailMessages).where(eq(mailMessages.id, queued.body.data.id)),
+      );
+      expect(row).toMatchObject({
+        status: 'sent',
+        failureReason: null,
+        providerMessageId: found ? 'g-late' : 'g-resent',
+      });
+    }
   });
 
   it('refused credentials mark the account needs_reconnect, notify its owner once, and answer 409 naming it', async () => {

@@ -8,7 +8,9 @@
  *      retries with backoff), or `failed` with a reason for the user.
  * A second delivery finds `sent`, `failed`, or a fresh `sending` (another delivery is under way:
  * it retries later). A `sending` older than the lease means a delivery died between the provider's
- * answer and the commit: the message may have gone out, so it is marked failed, never resent.
+ * answer and the commit: the message may have gone out. Gmail and Graph are asked (findSent) and
+ * it is recorded sent, or sent when they do not hold it; with any other provider it is marked
+ * failed, never resent.
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { ApiError } from '../../core/errors';
@@ -22,6 +24,9 @@ import { ConnectionNeedsReconnect, ProviderFailure } from '../../providers/failu
 import type { OutgoingMail } from '../../providers/mail/interface';
 import { mailProviderFor } from '../../providers/mail/select';
 import type { Bindings } from '../../env';
+
+/** The providers whose mailbox tells whether a message was sent (MailProvider.findSent). */
+const LOOKS_UP_SENT = new Set(['gmail', 'outlook']);
 
 /** How long a delivery may stay in `sending` before it is taken for dead. */
 export const SENDING_LEASE_SECONDS = 300;
@@ -60,12 +65,18 @@ async function claimMessage(db: Database, orgId: number, messageId: number): Pro
       await tx.update(mailMessages).set(setStatus('failed', reason)).where(where);
       return null;
     };
-    if (row.message.status === 'sending') return row.stale ? fail(REASONS.interrupted) : 'busy';
-    if (row.message.status !== 'queued') return null;
+    if (row.message.status === 'sending' && !row.stale) return 'busy';
+    if (row.message.status !== 'queued' && row.message.status !== 'sending') return null;
     const [connection] = await tx
       .select()
       .from(connections)
       .where(and(eq(connections.organizationId, orgId), eq(connections.id, row.message.connectionId)));
+    // A delivery died after handing the message over: a mailbox that can be asked (findSent)
+    // settles it, since deliver() looks for a message tried before ahead of sending it; any
+    // other provider may have sent it, so it fails, never resent.
+    if (row.message.status === 'sending' && !(connection && LOOKS_UP_SENT.has(connection.provider))) {
+      return fail(REASONS.interrupted);
+    }
     if (!connection || connection.deletedAt) return fail(REASONS.disconnected);
     if (connection.state === 'needs_reconnect') return fail(REASONS.reconnect);
     if (connection.state === 'disabled') return fail(REASONS.disabled);
