@@ -176,6 +176,15 @@ describe('sending from a local account', () => {
   let sentId: number;
   let sentMessageId: string;
 
+  it('refuses an inbox date range that ends before it starts, naming start_date, as every list does', async () => {
+    const refused = await call('GET', '/api/inbox/list', {
+      token: owner.token,
+      query: { config_id: configId, start_date: '2026-02-01', end_date: '2026-01-01' },
+    });
+    expectFailure(refused, 400, 'bad_request');
+    expect(refused.body.error.code).toBe('start_date');
+  });
+
   it('ties a message to the lead its address belongs to, not to a duplicate let in beside it', async () => {
     const address = uniqueEmail('holder');
     const original = await call('POST', '/api/lead/add', {

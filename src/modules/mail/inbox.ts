@@ -7,6 +7,7 @@
 import type { z } from '@hono/zod-openapi';
 import { base64url } from 'jose';
 import { BadRequest, ValidationFailed } from '../../core/errors';
+import { checkDateRange } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import type { TenantContext } from '../../db/tenant';
 import type { Bindings } from '../../env';
@@ -51,6 +52,7 @@ function present(connection: ConnectionRow, message: InboxMessage) {
 }
 
 export async function listInbox(ctx: TenantContext, env: Bindings, query: z.output<typeof InboxQuery>) {
+  checkDateRange(query);
   const { connection, call } = await usableAccount(ctx, env, query.config_id);
   const page = await call('message list', (provider) =>
     provider.list({
