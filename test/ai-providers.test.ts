@@ -13,6 +13,7 @@ import worker from '../src/index';
 import { ProviderFailure } from '../src/providers/failures';
 import { aiProviderFor } from '../src/providers/ai/select';
 import { localAi } from '../src/providers/ai/local';
+import { maxTokensFor } from '../src/providers/ai/interface';
 import { openAiCompatible } from '../src/providers/ai/openai-compatible';
 import { workersAi } from '../src/providers/ai/workers-ai';
 import { structuredOutput } from '../src/providers/ai/structured';
@@ -24,14 +25,19 @@ import { call, randomIp, signupOrganization } from './helpers/api';
 import { json, mockFetch } from './helpers/fetch-mock';
 
 /** A chat.completion object as documented (https://platform.openai.com/docs/api-reference/chat/object). */
-function completion(content: string, model = 'gpt-4o-mini-2024-07-18') {
+function completion(content: string, model = 'gpt-4o-mini-2024-07-18', finishReason = 'stop') {
   return json(200, {
     id: 'chatcmpl-123',
     object: 'chat.completion',
     created: 1_700_000_000,
     model,
     choices: [
-      { index: 0, message: { role: 'assistant', content, refusal: null }, logprobs: null, finish_reason: 'stop' },
+      {
+        index: 0,
+        message: { role: 'assistant', content, refusal: null },
+        logprobs: null,
+        finish_reason: finishReason,
+      },
     ],
     usage: { prompt_tokens: 20, completion_tokens: 10, total_tokens: 30 },
   });
@@ -68,7 +74,7 @@ describe('OpenAI-compatible chat completions (openai SDK)', () => {
     });
     expect(seen[0].json).toMatchObject({
       model: 'gpt-4o-mini',
-      max_tokens: magicpenPrompt.maxTokens,
+      max_tokens: maxTokensFor(magicpenPrompt, { note: 'call w/ grace', context: '' }),
       messages: [
         { role: 'system', content: magicpenPrompt.system },
         { role: 'user', content: 'Note:\ncall w/ grace' },
@@ -164,7 +170,7 @@ describe('Workers AI binding', () => {
             { role: 'system', content: magicpenPrompt.system },
             { role: 'user', content: 'Note:\ncall w/ grace' },
           ],
-          max_tokens: magicpenPrompt.maxTokens,
+          max_tokens: maxTokensFor(magicpenPrompt, { note: 'call w/ grace', context: '' }),
         },
       ],
     ]);
@@ -222,7 +228,11 @@ describe('the local provider and the configuration', () => {
 });
 
 describe('a paid route on a real provider', () => {
-  async function magicpenWith(token: string, overrides: Record<string, unknown>) {
+  async function magicpenWith(
+    token: string,
+    overrides: Record<string, unknown>,
+    body: Record<string, unknown> = { noteText: 'call w/ grace, wants pricing by fri' },
+  ) {
     const ctx = createExecutionContext();
     const response = await worker.fetch(
       new Request('http://lead.test/api/ai-tools/magicpen', {
@@ -232,7 +242,7 @@ describe('a paid route on a real provider', () => {
           'content-type': 'application/json',
           'cf-connecting-ip': randomIp(),
         },
-        body: JSON.stringify({ noteText: 'call w/ grace, wants pricing by fri' }),
+        body: JSON.stringify(body),
       }) as Request<unknown, IncomingRequestCfProperties>,
       { ...env, ...overrides },
       ctx,
@@ -261,6 +271,25 @@ describe('a paid route on a real provider', () => {
       balance: STARTING_GRANT - 1,
     });
     expect(seen.filter((request) => request.url.startsWith('https://ai.example.test/'))).toHaveLength(1);
+  });
+
+  it('gives a long note room for its whole rewrite, and refunds an answer the model cut off', async () => {
+    const org = await signupOrganization('AI route long note');
+    // A rep's long call notes: 6 000 characters, about 1 500 tokens to rewrite, well past 800.
+    const noteText = 'spoke w/ grace about the rollout, needs sso + audit logs, budget ok q3, '.repeat(84).trim();
+    expect(noteText.length).toBeGreaterThan(5_900);
+    const seen = mockFetch([completion('Call with Grace. She wants', 'gpt-4o-mini-2024-07-18', 'length')]);
+    const response = await magicpenWith(org.token, openai, { noteText });
+    const asked = seen.find((request) => request.url.startsWith('https://ai.example.test/'));
+    // Room for a rewrite as long as the note (a token is about 4 characters of English).
+    expect(asked?.json.max_tokens).toBeGreaterThanOrEqual(Math.ceil(noteText.length / 3));
+    // The model stopped at its length limit: half a note is not a rewrite of it.
+    expect(response.status).toBe(503);
+    expect(response.body.error).toMatchObject({ type: 'service_unavailable', code: 'provider_unavailable' });
+    expect(response.body.error.message).toContain('cut off');
+    vi.restoreAllMocks();
+    const credits = await call('GET', '/api/credits', { token: org.token });
+    expect(credits.body.data).toMatchObject({ balance: STARTING_GRANT, reserved: 0, used_this_month: 0 });
   });
 
   it('a throttled provider is a 503 with Retry-After, and the credits are refunded', async () => {

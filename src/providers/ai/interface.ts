@@ -20,7 +20,12 @@ export interface Prompt<Vars> {
   local(vars: Vars): string;
   /** The answer must be a JSON object (validated by the caller with zod, never run as code or SQL). */
   json?: boolean;
-  maxTokens: number;
+  /**
+   * The most tokens the answer may take: a number, or one computed from the call's values for a
+   * prompt whose answer grows with its input (a rewrite is as long as what it rewrites). A remote
+   * answer cut off at this limit is a failure (refunded), never kept as if it were whole.
+   */
+  maxTokens: number | ((vars: Vars) => number);
 }
 
 export interface Generation {
@@ -39,6 +44,11 @@ export interface AiProvider {
 
 export function promptVersion(prompt: { id: string; version: number }): string {
   return `${prompt.id}@v${prompt.version}`;
+}
+
+/** The answer's token limit for this call (`Prompt.maxTokens`). */
+export function maxTokensFor<Vars>(prompt: Prompt<Vars>, vars: Vars): number {
+  return typeof prompt.maxTokens === 'function' ? prompt.maxTokens(vars) : prompt.maxTokens;
 }
 
 /** The chat messages a remote provider is sent for a prompt. */

@@ -8,7 +8,7 @@
  */
 import OpenAI from 'openai';
 import { ProviderFailure } from '../failures';
-import { type AiProvider, chatMessages, type Generation, type Prompt, promptVersion } from './interface';
+import { type AiProvider, chatMessages, type Generation, maxTokensFor, type Prompt, promptVersion } from './interface';
 
 export interface OpenAiSettings {
   baseUrl: string;
@@ -38,14 +38,25 @@ export function openAiCompatible(settings: OpenAiSettings): AiProvider {
         completion = await client.chat.completions.create({
           model: settings.model,
           messages: chatMessages(prompt, vars),
-          max_tokens: prompt.maxTokens,
+          max_tokens: maxTokensFor(prompt, vars),
           temperature: 0.4,
           ...(prompt.json ? { response_format: { type: 'json_object' as const } } : {}),
         });
       } catch (error) {
         throw failureOf(error);
       }
-      const text = completion.choices[0]?.message?.content;
+      const choice = completion.choices[0];
+      // Stopped at max_tokens: the rest of the answer is missing (half a rewritten note, a JSON
+      // object without its end). Nothing is kept or charged.
+      if (choice?.finish_reason === 'length') {
+        throw new ProviderFailure(
+          'rejected',
+          PROVIDER,
+          200,
+          "the AI provider's answer was cut off at its length limit; try a shorter text",
+        );
+      }
+      const text = choice?.message?.content;
       if (typeof text !== 'string' || text.trim() === '') {
         throw new ProviderFailure(
           'unavailable',

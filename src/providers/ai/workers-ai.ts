@@ -5,7 +5,7 @@
  * back to text so every caller validates the same way.
  */
 import { ProviderFailure } from '../failures';
-import { type AiProvider, chatMessages, type Generation, type Prompt, promptVersion } from './interface';
+import { type AiProvider, chatMessages, type Generation, maxTokensFor, type Prompt, promptVersion } from './interface';
 
 /** The part of the binding this adapter uses (the Worker's `Ai` binding satisfies it). */
 export interface AiBinding {
@@ -23,7 +23,7 @@ export function workersAi(binding: AiBinding, model: string): AiProvider {
       try {
         answer = await binding.run(model, {
           messages: chatMessages(prompt, vars),
-          max_tokens: prompt.maxTokens,
+          max_tokens: maxTokensFor(prompt, vars),
           ...(prompt.json ? { response_format: { type: 'json_object' } } : {}),
         });
       } catch {

@@ -28,5 +28,7 @@ export const magicpenPrompt: Prompt<MagicpenVars> = {
     const body = sentences(note).join(' ');
     return context ? `${body}\n\nContext: ${context}` : body;
   },
-  maxTokens: 800,
+  // The rewrite is about as long as the note: room for twice its tokens (English runs about four
+  // characters a token), never less than 800; 10 000 characters (the most noteText takes) ask 5 800.
+  maxTokens: ({ note }) => 800 + Math.ceil(note.length / 2),
 };
