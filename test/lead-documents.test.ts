@@ -79,6 +79,44 @@ describe('lead documents', () => {
     expect(response.headers.get('x-content-type-options')).toBe('nosniff');
   });
 
+  it('keeps a non-English file name as uploaded and sends it back with an RFC 6266 filename*', async () => {
+    const cases: [string, string, string][] = [
+      // name uploaded, name kept, ASCII fallback in filename=
+      ['Angebot für Müller (final).pdf', 'Angebot für Müller (final).pdf', 'Angebot fur Muller (final).pdf'],
+      ['見積書.pdf', '見積書.pdf', '_.pdf'],
+      // NFKC, as before: № is No.
+      ['Договор №5.pdf', 'Договор No5.pdf', '_ No5.pdf'],
+    ];
+    for (const [uploaded, kept, fallback] of cases) {
+      const document = await addDocument(
+        owner,
+        leadId,
+        documentForm(leadId, fileOf(samples.pdf(), uploaded, 'application/pdf')),
+      );
+      expect(document.file_name, uploaded).toBe(kept);
+      const response = await fetchBytes(owner, document.download_url);
+      expect(response.status).toBe(200);
+      const header = response.headers.get('content-disposition') ?? '';
+      expect(header, uploaded).toBe(
+        `attachment; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(kept).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`,
+      );
+      const encoded = /filename\*=UTF-8''(.+)$/.exec(header)?.[1] ?? '';
+      expect(decodeURIComponent(encoded)).toBe(kept);
+    }
+  });
+
+  it('keeps path characters, quotes and semicolons out of the stored name and the header', async () => {
+    const document = await addDocument(
+      owner,
+      leadId,
+      documentForm(leadId, fileOf(samples.pdf(), '..\\..\\boot"ini; x=1/.pdf', 'application/pdf')),
+    );
+    expect(document.file_name).not.toMatch(/[\\/"\r\n;]/);
+    const response = await fetchBytes(owner, document.download_url);
+    const header = response.headers.get('content-disposition') ?? '';
+    expect(header).toBe(`attachment; filename="${document.file_name}"`);
+  });
+
   it('lists the documents of one lead, filtered by document_type and searched by name', async () => {
     const lead = await createLead(owner);
     await addDocument(

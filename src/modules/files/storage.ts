@@ -28,18 +28,52 @@ export interface StoredFile {
   createdAt: Date;
 }
 
-/** A name safe for a storage key and a Content-Disposition header. */
+/**
+ * A file's name as kept and shown: the user's own letters and digits in any script (`Müller`,
+ * `見積書`), with anything that could act as a path, a header delimiter or a control character
+ * (`/ \\ " ; : CR LF …`) replaced by `_`; at most 150 characters.
+ */
 export function safeFileName(name: string): string {
-  const cleaned = name
-    .normalize('NFKC')
-    .replace(/[^\w.\- ]+/g, '_')
-    .trim()
-    .slice(0, 150);
+  const cleaned = Array.from(
+    name
+      .normalize('NFKC')
+      .replace(/[^\p{L}\p{M}\p{N}_.\-() ]+/gu, '_')
+      .trim(),
+  )
+    .slice(0, 150)
+    .join('')
+    .trim();
   return cleaned || 'file';
 }
 
+/** The name in ASCII (accents dropped, other letters `_`): storage keys and the plain `filename=`. */
+export function asciiFileName(name: string): string {
+  return (
+    safeFileName(name)
+      .normalize('NFKD')
+      .replace(/\p{M}+/gu, '')
+      .replace(/[^\w.\-() ]+/g, '_')
+      .trim() || 'file'
+  );
+}
+
+/**
+ * `Content-Disposition` for a stored name (RFC 6266): `filename="…"` in ASCII, and, when the name
+ * is not plain ASCII, `filename*=UTF-8''…` with the name itself, which browsers prefer.
+ */
+export function contentDisposition(disposition: 'attachment' | 'inline', fileName: string): string {
+  const ascii = asciiFileName(fileName);
+  if (ascii === fileName) return `${disposition}; filename="${ascii}"`;
+  // RFC 5987 attr-char: encodeURIComponent also leaves ! ' ( ) * as they are.
+  const encoded = encodeURIComponent(fileName).replace(
+    /[!'()*]/g,
+    (char) => `%${char.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+  return `${disposition}; filename="${ascii}"; filename*=UTF-8''${encoded}`;
+}
+
 export function storageKeyFor(orgId: number, category: FileCategory, fileName: string): string {
-  return `${orgId}/${category}/${crypto.randomUUID()}/${safeFileName(fileName)}`;
+  return `${orgId}/${category}/${crypto.randomUUID()}/${asciiFileName(fileName)}`;
 }
 
 /**
@@ -97,7 +131,7 @@ export async function fileResponse(
     headers: {
       'content-type': file.contentType,
       'content-length': String(object.size),
-      'content-disposition': `${disposition}; filename="${file.fileName.replace(/"/g, '')}"`,
+      'content-disposition': contentDisposition(disposition, file.fileName),
       'x-content-type-options': 'nosniff',
       // Tenant data: never kept by shared caches.
       'cache-control': 'private, no-store',
