@@ -66,6 +66,43 @@ describe('lead assignment notifications', () => {
   });
 });
 
+describe('no notice of one’s own assignment', () => {
+  it('does not tell a rep that they assigned a lead to themselves (create, update, bulk), but tells them of others’', async () => {
+    const before = (await notifications(rep.token)).length;
+    const own = (
+      await call('POST', '/api/lead/add', {
+        token: rep.token,
+        body: { first_name: 'Self', last_name: 'Made', assigned_to: rep.id },
+      })
+    ).body.data;
+    const later = (
+      await call('POST', '/api/lead/add', { token: rep.token, body: { first_name: 'Self', last_name: 'Later' } })
+    ).body.data;
+    const bulk = (
+      await call('POST', '/api/lead/add', { token: rep.token, body: { first_name: 'Self', last_name: 'Bulk' } })
+    ).body.data;
+    expect(
+      (await call('POST', `/api/lead/update/${later.id}`, { token: rep.token, body: { assigned_to: rep.id } })).status,
+    ).toBe(200);
+    expect(
+      (await call('POST', '/api/lead/assign-user', { token: rep.token, body: { ids: [bulk.id], assigned_to: rep.id } }))
+        .status,
+    ).toBe(200);
+    for (const id of [own.id, later.id, bulk.id]) {
+      expect((await call('GET', `/api/lead/view/${id}`, { token: rep.token })).body.data.assigned_to).toBe(rep.id);
+    }
+    expect((await notifications(rep.token)).length).toBe(before);
+    // The rep assigns a lead to the admin: the admin hears of it.
+    await call('POST', '/api/lead/assign-user', {
+      token: rep.token,
+      body: { ids: [bulk.id], assigned_to: admin.userId },
+    });
+    expect((await notifications(admin.token)).map((notice) => notice.title)).toContain(
+      'Lead assigned to you: Self Bulk',
+    );
+  });
+});
+
 describe('POST /api/notification/read', () => {
   it('marks the caller’s notifications read and filters by is_read and type_id', async () => {
     await call('POST', '/api/lead/add', {

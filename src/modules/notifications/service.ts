@@ -48,21 +48,27 @@ export interface LeadAssignmentRows {
  * `insert into notifications … select … from <rows>`, one notification per assignee however
  * many of the rows are theirs (the first lead ids kept, the count in full). Runs alone or
  * embedded in a data-modifying CTE, so a bulk assignment notifies in its own statement.
+ * A user who assigns leads to themselves is not told of it (they did it); an API key, a web
+ * form or a job assigning to the user it acts for does tell them.
  */
-export function leadAssignmentNotices(ctx: Pick<TenantContext, 'orgId' | 'userId'>, rows: LeadAssignmentRows): SQL {
+export function leadAssignmentNotices(
+  ctx: Pick<TenantContext, 'orgId' | 'userId' | 'actor'>,
+  rows: LeadAssignmentRows,
+): SQL {
+  const self = ctx.actor.kind === 'user' ? ctx.actor.userId : null;
   return sql`insert into ${notifications} (organization_id, user_id, type_id, title, data)
     select ${ctx.orgId}::bigint, a.user_id, ${NOTIFICATION_TYPES.leadAssigned}::int,
       case when count(*) = 1 then 'Lead assigned to you' || coalesce(': ' || min(a.lead_name), '') else count(*) || ' leads assigned to you' end,
       jsonb_build_object('lead_ids', to_jsonb((array_agg(a.lead_id order by a.lead_id))[1:${MAX_LEAD_IDS}::int]), 'count', count(*), 'assigned_by', ${ctx.userId}::bigint)
         || case when count(*) = 1 then jsonb_build_object('lead_id', min(a.lead_id)) else '{}'::jsonb end
     from (select ${rows.userId} as user_id, ${rows.leadId} as lead_id, ${rows.leadName} as lead_name from ${rows.from}) as a
-    where a.user_id is not null
+    where a.user_id is not null and a.user_id is distinct from ${self}::bigint
     group by a.user_id`;
 }
 
 /** Assignments known in TypeScript, in one statement (through `leadAssignmentNotices`). */
 export async function notifyLeadAssignments(
-  ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId' | 'effects'>,
+  ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId' | 'actor' | 'effects'>,
   assignments: LeadAssignment[],
 ): Promise<void> {
   const rows = assignments
