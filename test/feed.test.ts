@@ -71,6 +71,28 @@ describe('GET /api/feed/list', () => {
     expect((await feedOf(other, lead.id)).total).toBe(0);
   });
 
+  it('answers 400 naming model_type for a kind of record the feed does not hold, and takes Lead as lead', async () => {
+    const lead = (
+      await call('POST', '/api/lead/add', { token: org.token, body: { first_name: 'Typed', last_name: 'Kind' } })
+    ).body.data;
+    // "leads" (the route's plural) used to answer an empty feed, as if nothing had happened to the lead.
+    const plural = await call('GET', '/api/feed/list', {
+      token: org.token,
+      query: { model_type: 'leads', model_id: lead.id },
+    });
+    expectFailure(plural, 400, 'bad_request');
+    expect(plural.body.error).toMatchObject({
+      code: 'model_type',
+      message: 'model_type: must be one of: lead, contact, company, deal',
+    });
+    const capital = await call('GET', '/api/feed/list', {
+      token: org.token,
+      query: { model_type: 'Lead', model_id: lead.id },
+    });
+    expect(capital.status, capital.text).toBe(200);
+    expect(capital.body.data.map((entry: { action: string }) => entry.action)).toEqual(['created']);
+  });
+
   it('answers 400 for a malformed model_id', async () => {
     expectFailure(
       await call('GET', '/api/feed/list', { token: org.token, query: { model_type: 'lead', model_id: 'abc' } }),

@@ -5,21 +5,31 @@ import { z } from '@hono/zod-openapi';
 import { positiveId, timestamp } from '../../core/schemas';
 
 /** Filters of the list beyond the standard list parameters (the list itself: service.ts). */
+/** The kinds of record the feed holds entries of (feed writers: leads, deals, voice, files). */
+export const FEED_MODEL_TYPES = ['lead', 'contact', 'company', 'deal'] as const;
+
 export const feedListFilters = {
+  // Any other value is a 400 naming it (`leads` used to answer an empty feed); case does not matter.
   model_type: z
     .string()
     .trim()
-    .min(1)
     .max(50)
+    .toLowerCase()
+    .pipe(z.enum(FEED_MODEL_TYPES))
     .optional()
-    .openapi({ description: 'Kind of record, e.g. lead', example: 'lead' }),
+    .openapi({
+      type: 'string',
+      enum: [...FEED_MODEL_TYPES],
+      description: 'Kind of record: lead, contact, company or deal (case-insensitive)',
+      example: 'lead',
+    }),
   model_id: positiveId.optional().openapi({ description: 'Id of the record', type: 'integer' }),
 };
 
 export const FeedEntrySchema = z
   .object({
     id: z.number().int().openapi({ description: 'The entry’s id' }),
-    model_type: z.string().openapi({ description: 'Kind of record changed: lead, contact or company' }),
+    model_type: z.string().openapi({ description: 'Kind of record changed: lead, contact, company or deal' }),
     model_id: z.number().int().openapi({ description: 'Id of the record changed' }),
     action: z.string().openapi({
       description:
