@@ -56,6 +56,35 @@ describe('POST /api/ai-tools/magicpen', () => {
   });
 });
 
+describe('a retried AI tool call', () => {
+  it('with the same Idempotency-Key is charged once and answered the first text again (magicpen, email-generator)', async () => {
+    const owner = await signupOrganization('AI tools retry');
+    const calls: [string, Record<string, unknown>][] = [
+      ['/api/ai-tools/magicpen', { noteText: 'call w/ grace, wants pricing by fri' }],
+      ['/api/ai-tools/email-generator', { prompt: 'Follow up on the pricing question' }],
+    ];
+    for (const [path, body] of calls) {
+      const key = crypto.randomUUID();
+      // The client timed out and sends the same request again with its key.
+      const first = await call('POST', path, { token: owner.token, body, headers: { 'idempotency-key': key } });
+      const retry = await call('POST', path, { token: owner.token, body, headers: { 'idempotency-key': key } });
+      expect(first.status, first.text).toBe(200);
+      expect(retry.status, retry.text).toBe(200);
+      expect(retry.headers.get('idempotent-replayed'), path).toBe('true');
+      expect(retry.body).toEqual(first.body);
+    }
+    expect(await balance(owner)).toBe(STARTING_GRANT - 2);
+    // Another key is another call, charged again.
+    const again = await call('POST', '/api/ai-tools/magicpen', {
+      token: owner.token,
+      body: { noteText: 'call w/ grace, wants pricing by fri' },
+      headers: { 'idempotency-key': crypto.randomUUID() },
+    });
+    expect(again.body.data.credits_charged).toBe(1);
+    expect(await balance(owner)).toBe(STARTING_GRANT - 3);
+  });
+});
+
 describe('POST /api/ai-tools/email-generator', () => {
   it('writes a subject and a body from the instruction and draft, charged 1 credit', async () => {
     const before = await balance(org);

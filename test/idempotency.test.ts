@@ -276,7 +276,7 @@ describe('the header itself', () => {
 });
 
 describe('every POST that creates honours the header (registry sweep)', () => {
-  it('marks exactly the bearer and API-key POSTs answering 201, and declares the header, 409 and 422 on them', async () => {
+  it('marks exactly the bearer and API-key POSTs answering 201 (and the opt-ins), and declares the header, 409 and 422 on them', async () => {
     const document = (await call('GET', '/api/openapi.json')).body;
     const idempotent = routes.filter((route) => route.idempotent);
     expect(idempotent.length).toBeGreaterThan(5);
@@ -284,7 +284,8 @@ describe('every POST that creates honours the header (registry sweep)', () => {
     for (const route of routes.filter((r) => !r.path.startsWith('/probe/'))) {
       const operation = document.paths[route.path][route.method.toLowerCase()];
       // A web-form submission opts in (public, run as the form's organization, keys scoped by IP),
-      // and so do the mail sends (202 queued: a send retried after a timeout must not go twice).
+      // the mail sends (202 queued: a send retried after a timeout must not go twice), and the paid
+      // AI tools answering 200 (a retry must not be charged again).
       const optsIn =
         route.method === 'POST' &&
         [
@@ -293,6 +294,8 @@ describe('every POST that creates honours the header (registry sweep)', () => {
           '/api/inbox/reply/{messageId}',
           '/api/target-accounts/{id}/send-bulk-email',
           '/api/ai-email/draft/{draft_id}/send',
+          '/api/ai-tools/magicpen',
+          '/api/ai-tools/email-generator',
         ].includes(route.path);
       const creates = (route.method === 'POST' && route.auth !== 'public' && '201' in operation.responses) || optsIn;
       expect(route.idempotent, `${route.method} ${route.path}`).toBe(creates);

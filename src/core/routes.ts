@@ -304,8 +304,9 @@ export type DefinedRouteConfig = Omit<RouteConfig, 'middleware' | 'security' | '
     rateLimited?: true;
     /**
      * Honours Idempotency-Key although the route answers no 201: a public POST that runs as a
-     * tenant with a scope for keys (a web-form submission, see idempotencyScope), or a POST that
-     * queues something a retry must not do twice (a mail send answers 202 queued).
+     * tenant with a scope for keys (a web-form submission, see idempotencyScope), a POST that
+     * queues something a retry must not do twice (a mail send answers 202 queued), or a paid call
+     * answering 200 (the AI tools), whose retry must not be charged again.
      */
     idempotency?: true;
     /** Route middleware that runs before authentication (e.g. one that sets c.var.scopeRead). */

@@ -12,7 +12,7 @@ export const aiToolRoutes = createRouter();
 const tags = ['AI'];
 
 const PAID =
-  'Costs 1 credit (`ai_tools`, see `GET /api/credits/ai-features`): reserved before the model is asked, kept when it answers, refunded when it fails (503 `provider_unavailable`, with Retry-After). The answer records the provider, model and prompt version.';
+  'Costs 1 credit (`ai_tools`, see `GET /api/credits/ai-features`): reserved before the model is asked, kept when it answers, refunded when it fails (503 `provider_unavailable`, with Retry-After). The answer records the provider, model and prompt version. A retry with the same `Idempotency-Key` (within 24 hours) is answered the first text again (`Idempotent-Replayed: true`) and charged nothing.';
 
 aiToolRoutes.openapi(
   defineRoute({
@@ -25,6 +25,8 @@ aiToolRoutes.openapi(
     auth: 'bearer',
     // The reservation commits before the model is asked, so a slow model holds no lock.
     transaction: false,
+    // A paid call answering 200: a client's retry after a timeout must not pay twice.
+    idempotency: true,
     request: { body: jsonBody(MagicpenBody) },
     responses: { 200: envelope(MagicpenResult, 'The rewritten note'), 402: insufficientCreditsResponse },
   }),
@@ -41,6 +43,7 @@ aiToolRoutes.openapi(
     description: `Writes an email following \`prompt\`, improving \`emailSubject\`/\`emailBody\` when given, using \`leadContext\`. The model's answer must be a subject and a body (checked; anything else is a 503 and refunded). Nothing is stored or sent: to keep a draft for a lead, use \`POST /api/ai-email/generate/{lead_id}\`. ${PAID}`,
     auth: 'bearer',
     transaction: false,
+    idempotency: true,
     request: { body: jsonBody(EmailGeneratorBody) },
     responses: { 200: envelope(EmailGeneratorResult, 'The written email'), 402: insufficientCreditsResponse },
   }),
