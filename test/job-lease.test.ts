@@ -12,9 +12,9 @@ import { and, eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { importJobs, leads } from '../src/db/schema';
 import worker from '../src/index';
-import { withOwnDatabase } from '../src/db/client';
+import { observeStatements, withOwnDatabase } from '../src/db/client';
 import { readConfig } from '../src/env';
-import { MAX_LEASE_RESENDS, QUEUED_JOB_DEADLINE_SECONDS } from '../src/jobs/lease-sweep';
+import { MAX_LEASE_RESENDS, QUEUED_JOB_DEADLINE_SECONDS, sweepExpiredLeases } from '../src/jobs/lease-sweep';
 import { claimJob } from '../src/jobs/lifecycle';
 import type { JobMessage } from '../src/jobs/messages';
 import { IMPORT_STALLED_REASON } from '../src/modules/imports/import-job';
@@ -295,5 +295,55 @@ describe('job leases', () => {
     const late = await deliverJobs([message]);
     expect(late.explicitAcks).toHaveLength(1);
     expect(await jobState(owner.orgId, jobId)).toMatchObject({ status: 'failed', createdCount: 0 });
+  });
+
+  it('fails every stalled job of a kind in a fixed number of statements: 5 cost what 1 costs, each failed and its creator told once', async () => {
+    const noQueue = { sendBatch: async () => {} } as unknown as Queue<JobMessage>;
+    /** One sweep on its own pool, counting the statements it sends; answers the count and what it failed. */
+    const countedSweep = async () => {
+      let count = 0;
+      const stop = observeStatements(() => void count++, { pools: true });
+      try {
+        const swept = await withOwnDatabase(readConfig(env), (db) => sweepExpiredLeases(db, noQueue));
+        return { count, failed: swept.failed };
+      } finally {
+        stop();
+      }
+    };
+    /** `n` imports a delivery claimed, that stopped after every re-send: the next sweep fails them. */
+    const stalledJobs = async (n: number) => {
+      const ids: number[] = [];
+      for (let i = 0; i < n; i++) {
+        const jobId = await unqueuedImportJob(owner, csvOf(leadRows(1, `count-${crypto.randomUUID().slice(0, 8)}`)));
+        await claimedAndStopped(owner.orgId, jobId);
+        await asOrganization(owner.orgId, (tx) =>
+          tx.update(importJobs).set({ leaseResends: MAX_LEASE_RESENDS }).where(eq(importJobs.id, jobId)),
+        );
+        ids.push(jobId);
+      }
+      return ids;
+    };
+    await countedSweep(); // whatever earlier tests left open is settled first
+    const one = await stalledJobs(1);
+    const sweptOne = await countedSweep();
+    const five = await stalledJobs(5);
+    const sweptFive = await countedSweep();
+    expect(sweptOne.failed).toBe(1);
+    expect(sweptFive.failed).toBe(5);
+    expect(sweptFive.count).toBe(sweptOne.count);
+
+    const listed = await call('GET', '/api/notification/list', { token: owner.token, query: { limit: 100 } });
+    const notices = listed.body.data as { data: Record<string, unknown> }[];
+    for (const jobId of [...one, ...five]) {
+      expect(await jobState(owner.orgId, jobId)).toMatchObject({
+        status: 'failed',
+        error: IMPORT_STALLED_REASON,
+        leaseExpiresAt: null,
+        finishedAt: expect.any(Date),
+      });
+      expect(notices.filter((notice) => notice.data.import_job_id === jobId)).toEqual([
+        expect.objectContaining({ data: { import_job_id: jobId, status: 'failed' } }),
+      ]);
+    }
   });
 });

@@ -10,7 +10,11 @@ import { createExecutionContext, createMessageBatch, waitOnExecutionContext } fr
 import { env } from 'cloudflare:workers';
 import { and, eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { intentSignals, mailMessages, mailSuppressions } from '../src/db/schema';
+import { intentSignals, mailMessages, mailSendJobs, mailSuppressions } from '../src/db/schema';
+import { withOwnDatabase } from '../src/db/client';
+import { readConfig } from '../src/env';
+import { MAX_LEASE_RESENDS, sweepExpiredLeases } from '../src/jobs/lease-sweep';
+import { REASONS as MAIL_SEND_REASONS } from '../src/modules/mail/send-job';
 import worker from '../src/index';
 import { EVENTS_QUEUE } from '../src/jobs/events-runner';
 import type { JobMessage } from '../src/jobs/messages';
@@ -623,6 +627,44 @@ async function expectUnsubscribes(header: string, own: string, others: string[])
   expect(page.text).toContain(own.toLowerCase());
   for (const other of others.filter((address) => address !== own)) expect(page.text).not.toContain(other.toLowerCase());
 }
+
+describe('a mail-send job that keeps stopping', () => {
+  it('fails with the messages it still had to send: the lease sweep fails several jobs at once, each message with its job', async () => {
+    const sent = await Promise.all(
+      [1, 2].map(() => send({ to: uniqueEmail('stalled'), subject: 'Never sent', body: 'Hello' })),
+    );
+    const jobIds = sent.map((response) => {
+      expect(response.status, response.text).toBe(202);
+      return (response.sent[0] as { jobId: number }).jobId;
+    });
+    // Claimed, stopped after every re-send, its lease run out: the next sweep fails both jobs together.
+    await inOrganization(owner.orgId, (tx) =>
+      tx
+        .update(mailSendJobs)
+        .set({
+          status: 'running',
+          leaseResends: MAX_LEASE_RESENDS,
+          leaseExpiresAt: sql`now() - interval '1 second'`,
+        })
+        .where(
+          sql`${mailSendJobs.id} in (${sql.join(
+            jobIds.map((id) => sql`${id}`),
+            sql`, `,
+          )})`,
+        ),
+    );
+    const noQueue = { sendBatch: async () => {} } as unknown as Queue<JobMessage>;
+    const swept = await withOwnDatabase(readConfig(env), (db) => sweepExpiredLeases(db, noQueue));
+    expect(swept.failed).toBeGreaterThanOrEqual(2);
+    for (const response of sent) {
+      expect(await messageRow(response.body.data.id)).toMatchObject({
+        status: 'failed',
+        failureReason: MAIL_SEND_REASONS.gaveUp,
+        sentAt: null,
+      });
+    }
+  });
+});
 
 describe('Bcc recipients of mail that carries List-Unsubscribe', () => {
   it('each get a copy of their own with their own signed link; the visible message names no Bcc', async () => {

@@ -6,9 +6,15 @@
  * entry and an engagement signal. Then the Twilio and Vapi webhooks: a forged callback changes
  * nothing, a signed one moves the call once, a replay changes nothing twice.
  */
-import { and, eq } from 'drizzle-orm';
+import { env } from 'cloudflare:workers';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { calls, intentSignals, voiceJobs, voiceLedger } from '../src/db/schema';
+import { withOwnDatabase } from '../src/db/client';
+import { readConfig } from '../src/env';
+import { MAX_LEASE_RESENDS, sweepExpiredLeases } from '../src/jobs/lease-sweep';
+import type { JobMessage } from '../src/jobs/messages';
+import { REASONS as VOICE_REASONS } from '../src/modules/voice/voice-job';
 import { localRecording } from '../src/providers/voice/local';
 import { twilioSignature } from '../src/providers/voice/twilio-signature';
 import { vapiSignature } from '../src/providers/voice/vapi';
@@ -666,5 +672,58 @@ describe('provider webhooks', () => {
     const [row] = await inOrganization(twilioOrg.orgId, (tx) => tx.select().from(calls).where(eq(calls.id, id)));
     expect(row.recordingFileId).toBeNull();
     expectFailure(await call('GET', `/api/call/${id}/recording`, { token: twilioOrg.token }), 404, 'not_found');
+  });
+});
+
+describe('voice jobs that keep stopping', () => {
+  it('the lease sweep fails them together: each number failed and refunded, each call failed and its hold released', async () => {
+    await topUp(org, 10);
+    const before = await wallet(org);
+    const numbers = await Promise.all(
+      ['+14155550171', '+14155550172'].map((phoneNumber) =>
+        requestRecordingJobs('POST', '/api/voice/purchase-number', { token: org.token, body: { phoneNumber } }),
+      ),
+    );
+    const leadId = await leadWithPhone(org, '(415) 555-0173');
+    const placed = await requestRecordingJobs('POST', '/api/call/agent/initiate', {
+      token: org.token,
+      body: { system_prompt: 'Book a demo.', lead_id: leadId, first_message: 'Hi.', language: 'en-US' },
+    });
+    for (const response of [...numbers, placed]) expect(response.status, response.text).toBe(202);
+    expect((await wallet(org)).held).toBeGreaterThan(before.held);
+    const jobIds = [...numbers, placed].map((response) => (response.sent[0] as { jobId: number }).jobId);
+    // Claimed, stopped after every re-send, the lease run out: the next sweep fails all three at once.
+    await inOrganization(org.orgId, (tx) =>
+      tx
+        .update(voiceJobs)
+        .set({ status: 'running', leaseResends: MAX_LEASE_RESENDS, leaseExpiresAt: sql`now() - interval '1 second'` })
+        .where(inArray(voiceJobs.id, jobIds)),
+    );
+    const noQueue = { sendBatch: async () => {} } as unknown as Queue<JobMessage>;
+    await withOwnDatabase(readConfig(env), (db) => sweepExpiredLeases(db, noQueue));
+
+    const mine = await call('GET', '/api/voice/my-numbers', { token: org.token, query: { limit: 100 } });
+    for (const response of numbers) {
+      expect(mine.body.data.find((number: { id: number }) => number.id === response.body.data.id)).toMatchObject({
+        status: 'failed',
+        failure_reason: VOICE_REASONS.gaveUp,
+      });
+    }
+    const [failedCall] = await inOrganization(org.orgId, (tx) =>
+      tx.select().from(calls).where(eq(calls.id, placed.body.data.id)),
+    );
+    expect(failedCall).toMatchObject({
+      status: 'failed',
+      failureReason: VOICE_REASONS.gaveUp,
+      durationSec: 0,
+      priceCents: 0,
+    });
+    expect(failedCall.endedAt).toEqual(expect.any(Date));
+    // Both purchases refunded and the call's hold released, once each.
+    expect(await wallet(org)).toMatchObject({ balance: before.balance, held: before.held });
+    const releases = await inOrganization(org.orgId, (tx) =>
+      tx.select().from(voiceLedger).where(eq(voiceLedger.callId, placed.body.data.id)),
+    );
+    expect(releases.map((row) => row.kind).sort()).toEqual(['call_hold', 'call_release']);
   });
 });

@@ -29,7 +29,7 @@ import { readConfig, type Bindings } from '../env';
 import { everyJobKind } from './dispatch';
 import type { JobHandler } from './job-handler';
 import { OPEN_JOB_STATUSES } from './job-status';
-import { failJobIn, type JobTable, type JobValues, leaseUntil } from './lifecycle';
+import { failJobsIn, type JobTable, type JobValues, leaseUntil } from './lifecycle';
 import type { JobKind, JobMessage } from './messages';
 
 /** Re-sends of one job after its lease expired; the next expiry fails it. */
@@ -116,15 +116,15 @@ async function sweepKind(
     const stopped = jobs.filter((job) => job.status !== 'queued' && !job.resentUnclaimed);
     const resend = stopped.filter((job) => job.resends < MAX_LEASE_RESENDS);
     const stalled = stopped.filter((job) => job.resends >= MAX_LEASE_RESENDS);
-    for (const job of stalled)
-      await failJobIn(tx, handler, { orgId: job.orgId, jobId: job.id }, handler.reasons.stalled);
-    for (const job of neverPickedUp)
-      await failJobIn(
-        tx,
-        handler,
-        { orgId: job.orgId, jobId: job.id },
-        neverPickedUpReason(handler, deadline, job.status !== 'queued'),
-      );
+    // Every job of the kind that ends here fails in one set-based round (failJobsIn): one UPDATE,
+    // the kind's onFailed once, one INSERT of notices, however many jobs there are.
+    await failJobsIn(tx, handler, [
+      ...stalled.map((job) => ({ job: { orgId: job.orgId, jobId: job.id }, reason: handler.reasons.stalled })),
+      ...neverPickedUp.map((job) => ({
+        job: { orgId: job.orgId, jobId: job.id },
+        reason: neverPickedUpReason(handler, deadline, job.status !== 'queued'),
+      })),
+    ]);
     if (resend.length > 0) {
       // The new lease gives the re-sent message time to be delivered and claimed before the next
       // sweep; `lease_resent_at` stays set until a delivery claims it.

@@ -58,10 +58,12 @@ export interface JobSpec<T extends JobTable> {
     failed(job: JobRow<T>): JobNoticeText;
   };
   /**
-   * Runs in the transaction that fails the job (permanent fault, dead letter, stalled), once: for
-   * a kind whose rows of work keep their own status (the mail-send job's messages).
+   * Runs in the transaction that fails jobs (permanent fault, dead letter, stalled, never picked
+   * up), once per failing and with every job that statement failed (the lease sweep fails many
+   * at once): for a kind whose rows of work keep their own status (the mail-send job's messages).
+   * Set-based: a fixed number of statements whatever the number of jobs.
    */
-  onFailed?(tx: Queryable, job: JobRow<T>, reason: string): Promise<void>;
+  onFailed?(tx: Queryable, failed: FailedJob<T>[]): Promise<void>;
 }
 
 /** One delivery's hold on a job: whom it acts as, and the row as the claim left it. */
@@ -76,6 +78,18 @@ export interface JobClaim<T extends JobTable> {
 export interface JobRef {
   orgId: number;
   jobId: number;
+}
+
+/** A job that failed, as its failing statement left it, and the reason it failed with. */
+export interface FailedJob<T extends JobTable> {
+  job: JobRow<T>;
+  reason: string;
+}
+
+/** A job to fail and its reason (fit for the user). */
+export interface JobFailure {
+  job: JobRef;
+  reason: string;
 }
 
 /** `now() + the spec's lease`: the value of lease_expires_at at a claim or a heartbeat. */
@@ -276,22 +290,65 @@ export async function failJobIn<T extends JobTable>(
   reason: string,
   owned?: SQL,
 ): Promise<boolean> {
+  const failed = await failJobsIn(tx, spec, [{ job, reason }], owned);
+  return failed.length > 0;
+}
+
+/**
+ * failJobIn for many jobs (of any organizations), each with its own reason, set-based: one
+ * UPDATE fails every one still open (and `owned`), the kind's `onFailed` runs once over them and
+ * one INSERT tells their creators, whatever their number. Answers the jobs it failed (a job that
+ * had ended already is left as it is, and neither notified nor passed to `onFailed`).
+ */
+export async function failJobsIn<T extends JobTable>(
+  tx: Queryable,
+  spec: JobSpec<T>,
+  failures: JobFailure[],
+  owned?: SQL,
+): Promise<JobRow<T>[]> {
+  if (failures.length === 0) return [];
   const table: JobTable = spec.table;
-  const [failed] = (await tx
+  const reasonOf = new Map(failures.map((failure) => [failure.job.jobId, failure.reason]));
+  // The jobs grouped by reason: a sweep's handful of reasons, not one branch per job.
+  const byReason = new Map<string, number[]>();
+  for (const [jobId, reason] of reasonOf) {
+    const error = reason.slice(0, 1000);
+    byReason.set(error, [...(byReason.get(error) ?? []), jobId]);
+  }
+  const error =
+    byReason.size === 1
+      ? [...byReason.keys()][0]
+      : sql`case ${sql.join(
+          [...byReason].map(([reason, ids]) => sql`when ${inArray(table.id, ids)} then ${reason}::text`),
+          sql` `,
+        )} end`;
+  const which = sql`(${table.organizationId}, ${table.id}) in (${sql.join(
+    failures.map(({ job }) => sql`(${job.orgId}::bigint, ${job.jobId}::bigint)`),
+    sql`, `,
+  )})`;
+  const failed = (await tx
     .update(table)
     .set({
       status: 'failed',
-      error: reason.slice(0, 1000),
+      error,
       finishedAt: sql`now()`,
       updatedAt: sql`now()`,
       leaseExpiresAt: null,
     } as JobValues<JobTable>)
-    .where(whereOpen(spec, job, owned))
+    .where(and(which, inArray(table.status, [...OPEN_JOB_STATUSES]), owned))
     .returning()) as JobRow<T>[];
-  if (!failed) return false;
-  await spec.onFailed?.(tx, failed, reason);
-  if (spec.notice) await notify(tx, spec.notice.typeId, failed, spec.notice.failed(failed));
-  return true;
+  if (failed.length === 0) return failed;
+  await spec.onFailed?.(
+    tx,
+    failed.map((job) => ({ job, reason: reasonOf.get((job as { id: number }).id) ?? '' })),
+  );
+  const notice = spec.notice;
+  if (notice)
+    await notifyJobsEnded(
+      tx,
+      failed.map((job) => noticeOf(notice.typeId, job, notice.failed(job))),
+    );
+  return failed;
 }
 
 /** failJobIn in a transaction of its own, scoped to the job's organization. */

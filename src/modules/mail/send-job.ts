@@ -166,14 +166,24 @@ const spec: JobSpec<typeof mailSendJobs> = {
   // renewed at each message.
   leaseSeconds: 300,
   // The job failed (dead letter, stalled): its messages still waiting fail with it, so none stays queued.
-  onFailed: async (tx, job, reason) => {
+  // One statement for every job failed together (the lease sweep fails many), each its own reason.
+  onFailed: async (tx, failed) => {
     await tx
       .update(mailMessages)
-      .set(setStatus('failed', reason))
+      .set({
+        status: 'failed',
+        failureReason: sql`case ${sql.join(
+          failed.map(({ job, reason }) => sql`when ${mailMessages.sendJobId} = ${job.id} then ${reason}::text`),
+          sql` `,
+        )} end`,
+        updatedAt: sql`now()`,
+      })
       .where(
         and(
-          eq(mailMessages.organizationId, job.organizationId),
-          eq(mailMessages.sendJobId, job.id),
+          sql`(${mailMessages.organizationId}, ${mailMessages.sendJobId}) in (${sql.join(
+            failed.map(({ job }) => sql`(${job.organizationId}::bigint, ${job.id}::bigint)`),
+            sql`, `,
+          )})`,
           inArray(mailMessages.status, ['queued', 'sending']),
         ),
       );

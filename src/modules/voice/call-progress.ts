@@ -15,7 +15,7 @@ import { type FeedActor, recordFeed } from '../feed';
 import { intentScoresLocked, rescoreLeads } from '../intent';
 import type { CallRow } from './calls';
 import { callPriceCents, ENGAGED_CALL_SECONDS } from './pricing';
-import { chargeWallet, recordLedger } from './wallet';
+import { chargeWallet, recordLedger, recordLedgerEntries } from './wallet';
 
 /** The order statuses move in; an ended status is final. */
 const RANK: Record<CallStatus, number> = {
@@ -131,4 +131,50 @@ export async function endCall(
     await rescoreLeads(db, orgId, [row.leadId], effects);
   }
   return row;
+}
+
+/**
+ * Fails many open calls at once, each with its reason, as endCall fails one (status `failed`, no
+ * duration, no price, the hold released once; no feed entry, which only a completed call writes):
+ * set-based, for the voice jobs the lease sweep fails together. Calls that ended already are left.
+ */
+export async function failCalls(db: Queryable, failures: { orgId: number; callId: number; reason: string }[]) {
+  if (failures.length === 0) return;
+  const endedAt = new Date();
+  const rows = await db
+    .update(calls)
+    .set({
+      status: 'failed',
+      startedAt: sql`coalesce(${calls.startedAt}, ${endedAt})`,
+      endedAt,
+      durationSec: 0,
+      priceCents: callPriceCents(0),
+      failureReason: sql`case ${sql.join(
+        failures.map(({ callId, reason }) => sql`when ${calls.id} = ${callId} then ${reason}::text`),
+        sql` `,
+      )} end`,
+      updatedAt: sql`now()`,
+    })
+    .where(
+      and(
+        sql`(${calls.organizationId}, ${calls.id}) in (${sql.join(
+          failures.map(({ orgId, callId }) => sql`(${orgId}::bigint, ${callId}::bigint)`),
+          sql`, `,
+        )})`,
+        sql`${calls.status} not in (${sql.join(
+          ENDED_CALL_STATUSES.map((status) => sql`${status}`),
+          sql`, `,
+        )})`,
+      ),
+    )
+    .returning({ id: calls.id, organizationId: calls.organizationId, reservedCents: calls.reservedCents });
+  await recordLedgerEntries(
+    db,
+    rows
+      .filter((row) => row.reservedCents > 0)
+      .map((row) => ({
+        orgId: row.organizationId,
+        entry: { kind: 'call_release' as const, cents: row.reservedCents, callId: row.id, note: 'hold released' },
+      })),
+  );
 }

@@ -22,9 +22,9 @@ import { ProviderFailure } from '../../providers/failures';
 import { localRecording, localTranscript, LOCAL_TURN_SECONDS } from '../../providers/voice/local';
 import { voiceSetupOf, type VoiceSetup } from '../../providers/voice/select';
 import { storeFile } from '../files';
-import { advanceCall, endCall, isEnded } from './call-progress';
+import { advanceCall, endCall, failCalls, isEnded } from './call-progress';
 import type { CallRow } from './calls';
-import { recordLedger } from './wallet';
+import { recordLedger, recordLedgerEntries } from './wallet';
 
 type Job = typeof voiceJobs.$inferSelect;
 type Claim = JobClaim<typeof voiceJobs>;
@@ -72,6 +72,43 @@ async function failNumber(tx: Queryable, orgId: number, numberId: number, reason
       note: `purchase of ${failed.phoneNumber} failed`,
     });
   }
+}
+
+/** failNumber for many numbers at once (the jobs the lease sweep fails together): two statements. */
+async function failNumbers(tx: Queryable, failures: { orgId: number; numberId: number; reason: string }[]) {
+  if (failures.length === 0) return;
+  const failed = await tx
+    .update(phoneNumbers)
+    .set({
+      status: 'failed',
+      failureReason: sql`case ${sql.join(
+        failures.map(({ numberId, reason }) => sql`when ${phoneNumbers.id} = ${numberId} then ${reason}::text`),
+        sql` `,
+      )} end`,
+      updatedAt: sql`now()`,
+    })
+    .where(
+      and(
+        sql`(${phoneNumbers.organizationId}, ${phoneNumbers.id}) in (${sql.join(
+          failures.map(({ orgId, numberId }) => sql`(${orgId}::bigint, ${numberId}::bigint)`),
+          sql`, `,
+        )})`,
+        eq(phoneNumbers.status, 'pending'),
+      ),
+    )
+    .returning();
+  await recordLedgerEntries(
+    tx,
+    failed.map((number) => ({
+      orgId: number.organizationId,
+      entry: {
+        kind: 'refund' as const,
+        cents: number.monthlyPriceCents,
+        phoneNumberId: number.id,
+        note: `purchase of ${number.phoneNumber} failed`,
+      },
+    })),
+  );
 }
 
 async function purchase(db: Database, env: Bindings, claim: Claim, job: Job) {
@@ -292,19 +329,23 @@ const spec: JobSpec<typeof voiceJobs> = {
   table: voiceJobs,
   // Longer than the slowest provider answer plus the simulator's few seconds.
   leaseSeconds: 120,
-  onFailed: async (tx, job, reason) => {
-    if (job.action === 'purchase_number' && job.phoneNumberId)
-      await failNumber(tx, job.organizationId, job.phoneNumberId, reason);
-    if (job.action === 'place_call' && job.callId) {
-      await endCall(tx, { orgId: job.organizationId, userId: job.createdBy }, job.callId, {
-        status: 'failed',
-        durationSec: 0,
-        answeredAt: null,
-        endedAt: new Date(),
-        transcript: null,
-        failureReason: reason,
-      });
-    }
+  // Set-based over every job failed together (the lease sweep fails many): each purchase's number
+  // failed and refunded, each call failed and its hold released, as endCall does for one.
+  onFailed: async (tx, failed) => {
+    await failNumbers(
+      tx,
+      failed.flatMap(({ job, reason }) =>
+        job.action === 'purchase_number' && job.phoneNumberId
+          ? [{ orgId: job.organizationId, numberId: job.phoneNumberId, reason }]
+          : [],
+      ),
+    );
+    await failCalls(
+      tx,
+      failed.flatMap(({ job, reason }) =>
+        job.action === 'place_call' && job.callId ? [{ orgId: job.organizationId, callId: job.callId, reason }] : [],
+      ),
+    );
   },
 };
 

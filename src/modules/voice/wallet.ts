@@ -119,6 +119,20 @@ export async function recordLedger(db: Queryable, orgId: number, entry: LedgerEn
   return result.rows.length > 0;
 }
 
+/**
+ * recordLedger for many rows at once (a set-based run: the lease sweep failing many voice jobs),
+ * in one statement; each row once per call or number and kind, as recordLedger writes it.
+ */
+export async function recordLedgerEntries(db: Queryable, rows: { orgId: number; entry: LedgerEntry }[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.execute(
+    sql`insert into ${voiceLedger} ${COLUMNS} values ${sql.join(
+      rows.map(({ orgId, entry }) => sql`(${values(orgId, entry)})`),
+      sql`, `,
+    )} on conflict do nothing`,
+  );
+}
+
 export function centsToAmount(cents: number): number {
   return Math.round(cents) / 100;
 }
