@@ -167,6 +167,32 @@ describe('concurrent renames', () => {
   });
 });
 
+describe('a rename racing an add of the same name', () => {
+  // On PostgreSQL (TEST_DATABASE_URL) a rename whose check ran before a concurrent add (which takes
+  // no name lock: its insert settles on the unique index) committed hit the index and answered an
+  // anonymous 409 `duplicate` its contract does not list; PGlite runs one transaction at a time.
+  it('answers either side that loses with the declared 409 duplicate_company naming the winner', async () => {
+    const ids = await Promise.all(Array.from({ length: 12 }, () => createCompany(owner)));
+    const names = ids.map(() => `Raced ${crypto.randomUUID().slice(0, 8)}`);
+    const answers = await Promise.all(
+      ids.flatMap((id, i) => [
+        call('POST', `/api/company/update/${id}`, { token: owner.token, body: { company_name: names[i] } }),
+        postCompany(owner, { company_name: names[i].toUpperCase() }),
+      ]),
+    );
+    for (let i = 0; i < ids.length; i++) {
+      const [renamed, added] = [answers[2 * i], answers[2 * i + 1]];
+      expect([
+        [200, 409],
+        [409, 201],
+      ]).toContainEqual([renamed.status, added.status]);
+      const winner = renamed.status === 200 ? ids[i] : added.body.data.id;
+      const loser = renamed.status === 200 ? added : renamed;
+      expect(loser.body.error).toMatchObject({ code: 'duplicate_company', details: { company_id: winner } });
+    }
+  });
+});
+
 describe('view and update', () => {
   it('updates the fields sent, re-normalises the website and keeps the rest', async () => {
     const id = await createCompany(owner, { city: 'Berlin', rating: '2' });

@@ -11,6 +11,7 @@
  */
 import { type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from './client';
+import { pgError } from './errors';
 
 /** Locks each key (compared as given: lower-case or normalise it first) of `kind` in the organization. */
 export async function lockOrganizationKeys(db: Queryable, orgId: number, kind: string, keys: string[]): Promise<void> {
@@ -26,4 +27,27 @@ export async function lockOrganizationKeySql(db: Queryable, orgId: number, kind:
   await db.execute(
     sql`select pg_advisory_xact_lock(hashtextextended(${`${orgId}:${kind}:`} || k, 0)) from (select ${key} as k) as t where k is not null`,
   );
+}
+
+/**
+ * The lock serializes the writers that take it: updates that move a row onto a key. A create
+ * takes none (its INSERT … ON CONFLICT settles on the unique index, without aborting), so it can
+ * commit between an update's check and its write: the update then violates the index. Such an
+ * update runs `write` in a savepoint: rolled back to it, the transaction can still read the key's
+ * holder, and `taken(constraint)` answers the documented 409 naming it, instead of the anonymous
+ * `duplicate`. Two statements more (SAVEPOINT, RELEASE), paid only by an update that changes the key.
+ */
+export async function writeCheckedKey<T>(
+  db: Queryable,
+  constraints: readonly string[],
+  write: (db: Queryable) => Promise<T>,
+  taken: (constraint: string) => Promise<Error>,
+): Promise<T> {
+  try {
+    return await db.transaction((savepoint) => write(savepoint));
+  } catch (error) {
+    const pg = pgError(error);
+    if (pg?.code === '23505' && pg.constraint && constraints.includes(pg.constraint)) throw await taken(pg.constraint);
+    throw error;
+  }
 }

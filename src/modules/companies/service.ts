@@ -4,7 +4,8 @@
  * company_id and company name: their history); the company disappears from lists and views.
  */
 import { and, eq, sql, type SQL } from 'drizzle-orm';
-import { lockOrganizationKeySql } from '../../db/key-locks';
+import type { Queryable } from '../../db/client';
+import { lockOrganizationKeySql, writeCheckedKey } from '../../db/key-locks';
 import { referencesExist } from '../../db/references';
 import { companies, companyKeyScope, deals, leads } from '../../db/schema';
 import { companyNamedSql } from '../../db/company-names';
@@ -116,11 +117,20 @@ export async function updateCompany(
     set.companyLogo = storedFileDownloadUrl(stored.id);
     set.logoFileId = stored.id;
   }
-  const [row] = await ctx.db
-    .update(companies)
-    .set(set)
-    .where(and(companyFilterWhere(ctx, {}), eq(companies.id, id)))
-    .returning(companyFields.selection);
+  const update = (db: Queryable) =>
+    db
+      .update(companies)
+      .set(set)
+      .where(and(companyFilterWhere(ctx, {}), eq(companies.id, id)))
+      .returning(companyFields.selection);
+  const newName = input.company_name;
+  // A concurrent add (or a lead naming a new company) takes no name lock and may commit the name
+  // after the check: the index refuses the rename, answered as the check's 409 (writeCheckedKey).
+  const [row] = newName
+    ? await writeCheckedKey(ctx.db, ['companies_organization_name_key'], update, async () => {
+        return (await duplicateName(ctx, newName, id)) ?? new Error('company rename refused without a holder');
+      })
+    : await update(ctx.db);
   if (!row) throw new NotFound('Company', id);
   // Leads show their linked company's name (they link by name), so a rename reaches them too.
   if (input.company_name) {
