@@ -170,6 +170,39 @@ describe('concurrent contact updates', () => {
   });
 });
 
+describe('an email change racing an add of the same email', () => {
+  // On PostgreSQL (TEST_DATABASE_URL) an update whose check ran before a concurrent add (which
+  // takes no email lock: its insert settles on the unique index) committed hit the index and
+  // answered an anonymous 409 `duplicate` its contract does not list; PGlite runs one at a time.
+  it('answers whichever side loses with the declared 409 duplicate_contact naming the winner', async () => {
+    const org = await signupOrganization('Contact add races');
+    const companyId = await createCompany(org);
+    const ids = await Promise.all(
+      Array.from({ length: 12 }, () => createContact(org, { company_id: companyId, email: uniqueEmail('own') })),
+    );
+    const emails = ids.map(() => uniqueEmail('raced'));
+    const answers = await Promise.all(
+      ids.flatMap((id, i) => [
+        call('POST', `/api/contact/update/${id}`, { token: org.token, body: { email: emails[i] } }),
+        call('POST', '/api/contact/add', {
+          token: org.token,
+          body: { name: 'Racer', company_id: companyId, email: emails[i].toUpperCase() },
+        }),
+      ]),
+    );
+    for (let i = 0; i < ids.length; i++) {
+      const [updated, added] = [answers[2 * i], answers[2 * i + 1]];
+      expect([
+        [200, 409],
+        [409, 201],
+      ]).toContainEqual([updated.status, added.status]);
+      const winner = updated.status === 200 ? ids[i] : added.body.data.id;
+      const loser = updated.status === 200 ? added : updated;
+      expect(loser.body.error).toMatchObject({ code: 'duplicate_contact', details: { contact_id: winner } });
+    }
+  });
+});
+
 describe('list, bulk update and delete share one filter builder', () => {
   let org: SignedUp;
   let acme: number;

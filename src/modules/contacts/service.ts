@@ -5,7 +5,8 @@
  * contacts_organization_email_key settles races).
  */
 import { and, eq, sql, type SQL } from 'drizzle-orm';
-import { lockOrganizationKeySql } from '../../db/key-locks';
+import type { Queryable } from '../../db/client';
+import { lockOrganizationKeySql, writeCheckedKey } from '../../db/key-locks';
 import { readReferences, referenceIssues } from '../../db/references';
 import { contactKeyScope, contacts, lookups } from '../../db/schema';
 import { type TenantContext, tenantWhere } from '../../db/tenant';
@@ -37,6 +38,14 @@ export function contactEmailHolderSql(orgId: number, email: string | null, self:
     limit 1`;
 }
 
+/** The 409 naming the live contact that holds the email. */
+function duplicateContact(email: string, holderId: number): Conflict {
+  return new Conflict(`A contact with the email ${email} already exists`, 'duplicate_contact', {
+    contact_id: holderId,
+    field: 'email',
+  });
+}
+
 /**
  * The company, lead and status a contact names, and the live contact (other than this one)
  * already holding its email, checked in one statement before anything is written (a failed
@@ -57,12 +66,7 @@ async function checkReferences(ctx: TenantContext, input: References, self: numb
   });
   // A missing company is a 404 (the contact's parent), before the email's 409 and the 422s.
   const issues = referenceIssues(refs, found, { notFound: ['company_id'] });
-  if (input.email && values.emailHolder !== null) {
-    throw new Conflict(`A contact with the email ${input.email} already exists`, 'duplicate_contact', {
-      contact_id: Number(values.emailHolder),
-      field: 'email',
-    });
-  }
+  if (input.email && values.emailHolder !== null) throw duplicateContact(input.email, Number(values.emailHolder));
   if (input.status != null && !values.status)
     issues.push({ field: 'status', message: 'is not an active status of this organization' });
   if (issues.length > 0) throw new ValidationFailed(issues);
@@ -101,11 +105,23 @@ export async function updateContact(ctx: TenantContext, id: number, input: Updat
   // Two updates giving one email: the second checks after the first committed (db/key-locks.ts).
   if (input.email) await lockOrganizationKeySql(ctx.db, ctx.orgId, 'contact-email', sql`lower(${input.email}::text)`);
   await checkReferences(ctx, input, id);
-  const [row] = await ctx.db
-    .update(contacts)
-    .set({ ...columnValues(contactFields.writableColumns, input), updatedAt: sql`now()` })
-    .where(and(contactFilterWhere(ctx, {}), eq(contacts.id, id)))
-    .returning(contactFields.selection);
+  const update = (db: Queryable) =>
+    db
+      .update(contacts)
+      .set({ ...columnValues(contactFields.writableColumns, input), updatedAt: sql`now()` })
+      .where(and(contactFilterWhere(ctx, {}), eq(contacts.id, id)))
+      .returning(contactFields.selection);
+  const email = input.email;
+  // A concurrent add takes no email lock and may commit the email after the check: the index
+  // refuses this update, answered as the check's 409 naming the holder (writeCheckedKey).
+  const [row] = email
+    ? await writeCheckedKey(ctx.db, ['contacts_organization_email_key'], update, async () => {
+        const holder = await ctx.db.execute<{ id: number | string }>(contactEmailHolderSql(ctx.orgId, email, id));
+        return holder.rows[0]
+          ? duplicateContact(email, Number(holder.rows[0].id))
+          : new Error('contact update refused without an email holder');
+      })
+    : await update(ctx.db);
   if (!row) throw new NotFound('Contact', id);
   return contactFields.present(row);
 }
