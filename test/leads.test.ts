@@ -2,8 +2,11 @@
  * The lead record: create, view, update, delete (spec "Lead" and "Leads").
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { observeStatements } from '../src/db/client';
-import { call, expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
+import { env } from 'cloudflare:workers';
+import { observeStatements, withOwnDatabase } from '../src/db/client';
+import { leads } from '../src/db/schema';
+import { readConfig } from '../src/env';
+import { type ApiResponse, call, expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
 import { settleLeadScoring } from './helpers/scoring';
 
 let org: SignedUp;
@@ -364,6 +367,46 @@ describe('concurrent lead updates', () => {
       });
     }
   });
+});
+
+describe('an email or profile URL change racing a create of the same key', () => {
+  // A create takes no key lock (its insert settles on the unique indexes). Here one has inserted
+  // the key and not yet committed when the update checks: the check cannot see it, the update's
+  // write waits for it, and once it commits the index refuses the update. On PostgreSQL
+  // (TEST_DATABASE_URL) that was an anonymous 409 `duplicate` the contract does not list; PGlite
+  // runs one transaction at a time, so there the update checks after the commit.
+  for (const field of ['email', 'profile_url'] as const) {
+    it(`answers the update with the declared 409 duplicate_lead naming the new holder of the ${field}`, async () => {
+      const own = await call('POST', '/api/lead/add', {
+        token: org.token,
+        body: { first_name: 'Slow', last_name: 'Updater', email: uniqueEmail('own') },
+      });
+      const value =
+        field === 'email' ? uniqueEmail('raced') : `https://linkedin.com/in/${crypto.randomUUID().slice(0, 8)}`;
+      let update: Promise<ApiResponse> | undefined;
+      const holder = await withOwnDatabase(readConfig(env), (db) =>
+        db.transaction(async (tx) => {
+          const [row] = await tx
+            .insert(leads)
+            .values({
+              organizationId: org.orgId,
+              firstName: 'Fast',
+              lastName: 'Creator',
+              status: 1,
+              ...(field === 'email' ? { email: value } : { profileUrl: value }),
+            })
+            .returning({ id: leads.id });
+          update = call('POST', `/api/lead/update/${own.body.data.id}`, { token: org.token, body: { [field]: value } });
+          // The update checks meanwhile (on PostgreSQL), then waits on the index for this commit.
+          await new Promise((resolve) => setTimeout(resolve, 500));
+          return row.id;
+        }),
+      );
+      const answer = await (update as Promise<ApiResponse>);
+      expectFailure(answer, 409, 'conflict');
+      expect(answer.body.error).toMatchObject({ code: 'duplicate_lead', details: { lead_id: holder, field } });
+    });
+  }
 });
 
 describe('custom field endpoints', () => {

@@ -4,12 +4,14 @@
  * every change writes a feed entry with before/after of the changed fields.
  */
 import { eq, isNull, sql, type SQL } from 'drizzle-orm';
+import type { Queryable } from '../../db/client';
+import { writeCheckedKey } from '../../db/key-locks';
 import { leads, leadTags } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { NotFound, ValidationFailed } from '../../core/errors';
 import { feedEntriesFrom, recordFeed } from '../feed';
 import { notifyLeadAssignments } from '../notifications';
-import { assertEmailFree, assertProfileUrlFree, emailKey } from './dedupe';
+import { assertEmailFree, assertProfileUrlFree, duplicateLead, emailKey, originalHolderSql } from './dedupe';
 import { leadFilterWhere } from './filters';
 import { type LeadColumnKey, leadFields } from './fields';
 import { companyOf } from './lead-writes';
@@ -19,6 +21,10 @@ import type { LeadView, UpdateLeadInput } from './schemas';
 import { requestLeadScoring } from '../../jobs/scoring-request';
 
 /** The fields lead scoring reads (modules/lead-scoring/features.ts): a change to one asks for a rescoring. */
+/** The unique indexes of a live lead's email and profile URL (db/schema/leads.ts). */
+const LIVE_EMAIL_KEY = 'leads_organization_live_email_key';
+const LIVE_PROFILE_URL_KEY = 'leads_organization_live_profile_url_key';
+
 const SCORED_FIELDS = ['industry', 'job_title', 'country', 'lead_source', 'company', 'company_id'] as const;
 
 /** Stored fields by write rule (field table): a given value replaces, or merges key by key. */
@@ -72,9 +78,10 @@ export async function updateLead(ctx: TenantContext, id: number, input: UpdateLe
   const refs = await loadLeadReferences(ctx, [input]);
   const issues = checkLeadReferences(input, refs, 'update');
   if (issues.length > 0) throw new ValidationFailed(issues);
-  if (input.email && emailKey(input.email) !== emailKey(before.email)) await assertEmailFree(ctx, input.email, id);
-  if (input.profile_url && input.profile_url !== before.profile_url)
-    await assertProfileUrlFree(ctx, input.profile_url, id);
+  const newEmail = input.email && emailKey(input.email) !== emailKey(before.email) ? input.email : null;
+  const newProfileUrl = input.profile_url && input.profile_url !== before.profile_url ? input.profile_url : null;
+  if (newEmail) await assertEmailFree(ctx, newEmail, id);
+  if (newProfileUrl) await assertProfileUrlFree(ctx, newProfileUrl, id);
 
   const set: Record<string, unknown> = { updatedAt: sql`now()` };
   for (const [wire, column] of overwrittenFields) {
@@ -86,10 +93,23 @@ export async function updateLead(ctx: TenantContext, id: number, input: UpdateLe
     const patch = input[wire];
     if (patch) set[column] = mergeJson(column, patch as Record<string, unknown>);
   }
-  await ctx.db
-    .update(leads)
-    .set(set)
-    .where(tenantWhere(ctx, leads, eq(leads.id, id)));
+  const update = (db: Queryable) =>
+    db
+      .update(leads)
+      .set(set)
+      .where(tenantWhere(ctx, leads, eq(leads.id, id)));
+  // A concurrent create takes no key lock (its insert settles on the unique indexes) and may
+  // commit the email or profile URL after the check: the index refuses this update, answered as
+  // the check's 409 naming the holder (writeCheckedKey).
+  if (newEmail || newProfileUrl) {
+    await writeCheckedKey(ctx.db, [LIVE_EMAIL_KEY, LIVE_PROFILE_URL_KEY], update, async (constraint) => {
+      const key = constraint === LIVE_EMAIL_KEY && newEmail ? { email: newEmail } : { url: newProfileUrl as string };
+      const holder = await ctx.db.execute<{ id: string }>(originalHolderSql(ctx.orgId, key, id));
+      return holder.rows[0]
+        ? duplicateLead(Number(holder.rows[0].id), 'email' in key ? 'email' : 'profile_url')
+        : new Error('lead update refused without a holder');
+    });
+  } else await update(ctx.db);
   if (input.tags !== undefined) await replaceTags(ctx, id, [...new Set(input.tags ?? [])]);
   if (SCORED_FIELDS.some((field) => input[field] !== undefined)) await requestLeadScoring(ctx, [id]);
 
