@@ -4,7 +4,11 @@
  * the owner/admin rules.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
+import { env } from 'cloudflare:workers';
+import { withOwnDatabase } from '../src/db/client';
+import { dashboards } from '../src/db/schema';
+import { readConfig } from '../src/env';
+import { type ApiResponse, call, expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
 import { statementsOf } from './helpers/statements';
 
 let admin: SignedUp;
@@ -205,5 +209,41 @@ describe('round trips', () => {
     // Authentication (1), BEGIN/COMMIT and the idempotency bookkeeping are the route's; ours: 2.
     const ours = statements.filter((text) => /saved_queries|insert into "dashboards"/.test(text));
     expect(ours, statements.join('\n---\n')).toHaveLength(2);
+  });
+});
+
+describe('a scope change racing an add of the key in the new scope', () => {
+  // An add takes no key lock (its insert settles on the unique index). Here one has inserted a
+  // shared dashboard with the key and not yet committed when the scope change checks: the check
+  // cannot see it, the write waits for it, and once it commits the index refuses the change. On
+  // PostgreSQL (TEST_DATABASE_URL) that was an anonymous 409 `duplicate` the contract does not
+  // list; PGlite runs one transaction at a time, so there the change checks after the commit.
+  it('answers the change with the declared 409 dashboard_id_taken naming the new holder', async () => {
+    const mine = await addDashboard(admin.token, { dashboard_id: key('raced') });
+    expect(mine.status, mine.text).toBe(201);
+    let change: Promise<ApiResponse> | undefined;
+    const holder = await withOwnDatabase(readConfig(env), (db) =>
+      db.transaction(async (tx) => {
+        const [row] = await tx
+          .insert(dashboards)
+          .values({
+            organizationId: admin.orgId,
+            dashboardKey: mine.body.data.dashboard_id,
+            userId: admin.userId,
+            scope: 'team',
+          })
+          .returning({ id: dashboards.id });
+        change = call('PUT', `/api/dashboards/${mine.body.data.id}`, { token: admin.token, body: { scope: 'team' } });
+        // The change checks meanwhile (on PostgreSQL), then waits on the index for this commit.
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        return row.id;
+      }),
+    );
+    const answer = await (change as Promise<ApiResponse>);
+    expectFailure(answer, 409, 'conflict');
+    expect(answer.body.error).toMatchObject({
+      code: 'dashboard_id_taken',
+      details: { dashboard_id: mine.body.data.dashboard_id, id: holder },
+    });
   });
 });

@@ -9,6 +9,8 @@ import { and, eq, ilike, inArray, ne, or, sql } from 'drizzle-orm';
 import { Conflict, Forbidden, NotFound, ValidationFailed, type FieldIssue } from '../../core/errors';
 import { columnValues } from '../../core/field-table';
 import { containsPattern, defineList } from '../../core/list';
+import type { Queryable } from '../../db/client';
+import { writeCheckedKey } from '../../db/key-locks';
 import { dashboards, savedQueries } from '../../db/schema';
 import { actingUser, isAdmin, isUser, tenantWhere, type TenantContext } from '../../db/tenant';
 import { changeableBy, checkScopeAllowed, type Scope, visibleTo } from '../saved-queries';
@@ -173,6 +175,9 @@ async function ownedDashboard(ctx: TenantContext, id: number): Promise<Dashboard
   return row;
 }
 
+/** The unique indexes of a dashboard's key: among the shared ones, and among an owner's personal ones. */
+const DASHBOARD_KEYS = ['dashboards_shared_key', 'dashboards_personal_key'];
+
 export async function updateDashboard(ctx: TenantContext, id: number, input: UpdateDashboardInput) {
   const current = await ownedDashboard(ctx, id);
   checkScopeAllowed(ctx, input.scope);
@@ -180,12 +185,20 @@ export async function updateDashboard(ctx: TenantContext, id: number, input: Upd
   // A new definition is checked; so is the kept one when the dashboard becomes shared.
   const widgets = input.definition ?? (scope !== current.scope ? current.definition : []);
   await checkWidgets(ctx, widgets, scope);
-  if (scope !== current.scope) await checkKeyFree(ctx, current, scope);
-  const [row] = await ctx.db
-    .update(dashboards)
-    .set({ ...columnValues(dashboardFields.updateColumns, input), updatedAt: sql`now()` })
-    .where(tenantWhere(ctx, dashboards, eq(dashboards.id, id)))
-    .returning(dashboardFields.selection);
+  const update = (db: Queryable) =>
+    db
+      .update(dashboards)
+      .set({ ...columnValues(dashboardFields.updateColumns, input), updatedAt: sql`now()` })
+      .where(tenantWhere(ctx, dashboards, eq(dashboards.id, id)))
+      .returning(dashboardFields.selection);
+  if (scope === current.scope) return presentDashboard((await update(ctx.db))[0]);
+  await checkKeyFree(ctx, current, scope);
+  // A concurrent add (or scope change) of the key in the new scope takes no lock and may commit
+  // after the check: the index refuses this one, answered as the check's 409 naming the holder.
+  const [row] = await writeCheckedKey(ctx.db, DASHBOARD_KEYS, update, async () => {
+    await checkKeyFree(ctx, current, scope);
+    return new Error('dashboard scope change refused without a holder');
+  });
   return presentDashboard(row);
 }
 
