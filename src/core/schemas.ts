@@ -97,6 +97,13 @@ export const email = z
   })
   .openapi({ type: 'string', format: 'email', example: 'ada@example.com' });
 
+/** `expires_in` of an OAuth access token handed to a connect route: whole seconds, up to a year. */
+export const tokenLifetimeSeconds = z
+  .number({ error: 'must be a number of seconds' })
+  .int('must be a whole number of seconds')
+  .min(1, 'must be at least 1')
+  .max(31_536_000, 'must be at most 31536000');
+
 /**
  * A positive integer id, from a number or its text (query, form). Coerced like z.coerce.number(),
  * except that a missing value stays missing, so it reads "is required" rather than "must be a number".

@@ -3,7 +3,7 @@
  * connecting a CRM or team-chat account, the CRM's properties, and CRM imports with their status.
  */
 import { z } from '@hono/zod-openapi';
-import { positiveId, timestamp, timestampInput } from '../../core/schemas';
+import { positiveId, timestamp, timestampInput, tokenLifetimeSeconds } from '../../core/schemas';
 import { CONNECTION_STATES, CRM_IMPORT_PHASES } from '../../db/schema';
 import { JOB_STATUSES } from '../../jobs/job-status';
 import { CHAT_CONNECTION_PROVIDERS } from '../../providers/chat/connect-check';
@@ -97,16 +97,10 @@ export const ConnectBody = z
       description:
         'chat_b only: the Microsoft OAuth refresh token (granted with `offline_access`), so the Graph access token, which lasts about an hour, is renewed (a rotated one is kept). Sealed at rest, never returned',
     }),
-    expires_in: z
-      .number({ error: 'must be a number of seconds' })
-      .int('must be a whole number of seconds')
-      .min(1, 'must be at least 1')
-      .max(31_536_000, 'must be at most 31536000')
-      .optional()
-      .openapi({
-        description: 'chat_b only, with refresh_token: seconds until the access token expires (default 3600)',
-        example: 3599,
-      }),
+    expires_in: tokenLifetimeSeconds.optional().openapi({
+      description: 'chat_b only, with refresh_token: seconds until the access token expires (default 3600)',
+      example: 3599,
+    }),
     scopes: z
       .array(scope)
       .max(50, 'at most 50 scopes')

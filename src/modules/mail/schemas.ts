@@ -4,7 +4,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { listEnvelope } from '../../core/routes';
-import { booleanFlag, dateInput, email, positiveId, text, timestamp } from '../../core/schemas';
+import { booleanFlag, dateInput, email, positiveId, text, timestamp, tokenLifetimeSeconds } from '../../core/schemas';
 import { CONNECTION_STATES, MAIL_KINDS, MAIL_STATUSES } from '../../db/schema';
 import { MAIL_FOLDERS, MAILERS } from '../../providers/mail/interface';
 
@@ -45,11 +45,7 @@ const oauthFields = {
   refresh_token: secretText(
     'gmail/outlook: the OAuth refresh token, so the access token can be renewed (never returned)',
   ).optional(),
-  expires_in: z
-    .number({ error: 'must be a number of seconds' })
-    .int('must be a whole number of seconds')
-    .min(1, 'must be at least 1')
-    .max(31_536_000, 'must be at most 31536000')
+  expires_in: tokenLifetimeSeconds
     .optional()
     .openapi({ description: 'gmail/outlook: seconds until the access token expires (default 3600)' }),
 };

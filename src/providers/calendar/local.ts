@@ -30,6 +30,19 @@ function present(row: LocalRow): CalendarEvent {
 }
 
 /** The row id of a local event id (`local_<id>`); 0, which no row has, for anything else. */
+/** The columns an event's details fill, on insert and on update. */
+function eventColumns(event: Omit<NewCalendarEvent, 'request_id' | 'conference'>) {
+  return {
+    title: event.title,
+    description: event.description ?? null,
+    location: event.location ?? null,
+    startsAt: event.start,
+    endsAt: event.end,
+    timeZone: event.time_zone,
+    attendees: event.attendees ?? [],
+  };
+}
+
 function localRowId(eventId: string): number {
   const match = /^local_(\d{1,15})$/.exec(eventId);
   return match ? Number(match[1]) : 0;
@@ -61,13 +74,7 @@ export function localCalendar(db: Queryable, connection: { organizationId: numbe
           organizationId: connection.organizationId,
           connectionId: connection.id,
           requestId: event.request_id,
-          title: event.title,
-          description: event.description ?? null,
-          location: event.location ?? null,
-          startsAt: event.start,
-          endsAt: event.end,
-          timeZone: event.time_zone,
-          attendees: event.attendees ?? [],
+          ...eventColumns(event),
           conferenceUrl: event.conference ? `https://meet.local.invalid/${event.request_id}` : null,
         })
         .onConflictDoNothing()
@@ -82,15 +89,7 @@ export function localCalendar(db: Queryable, connection: { organizationId: numbe
     async updateEvent(eventId, event) {
       const [updated] = await db
         .update(localCalendarEvents)
-        .set({
-          title: event.title,
-          description: event.description ?? null,
-          location: event.location ?? null,
-          startsAt: event.start,
-          endsAt: event.end,
-          timeZone: event.time_zone,
-          attendees: event.attendees ?? [],
-        })
+        .set(eventColumns(event))
         .where(and(scope, eq(localCalendarEvents.id, localRowId(eventId))))
         .returning();
       return updated ? present(updated) : null;
