@@ -144,7 +144,7 @@ describe('statements per request (connection start-up not included)', () => {
     expect(withKey.statements.length - without.statements.length, withKey.statements.join('\n---\n')).toBe(2);
   });
 
-  it('POST /api/v1/booking/{slug}/confirm sends at most 4: BEGIN, the scope locking the rep with the lead read, the one write, COMMIT', async () => {
+  it('POST /api/v1/booking/{slug}/confirm sends at most 4: BEGIN, the scope locking the rep with the lead read, the one write, COMMIT; 3 round trips, as BEGIN goes with the scope', async () => {
     const me = await call('GET', '/api/user/my', { token: org.token });
     const slug = me.body.data.booking_slug as string;
     // Monday 2027-03-01, inside the default working hours (09:00 to 17:00 UTC, 30 minutes).
@@ -167,9 +167,10 @@ describe('statements per request (connection start-up not included)', () => {
       ['09:00', email],
       ['10:00', email],
     ]) {
-      const { response, statements } = await book(start, address);
+      const { response, statements, roundTrips } = await book(start, address);
       expect(response.status, response.text).toBe(201);
       expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(4);
+      expect(roundTrips, statements.join('\n---\n')).toBeLessThanOrEqual(3);
     }
   });
 

@@ -11,7 +11,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@neondatabase/serverless';
 import { drizzle } from 'drizzle-orm/neon-serverless';
-import { APP_ROLE, openRequestDatabase, scopeSession, type DatabaseHandle } from '../src/db/client';
+import { APP_ROLE, observeStatements, openRequestDatabase, scopeSession, type DatabaseHandle } from '../src/db/client';
 import { readConfig } from '../src/env';
 import { call, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
 
@@ -167,5 +167,96 @@ describe('the session scope of a request connection', () => {
       expect(response.status).toBe(200);
       expect(response.body.data.map((lead: { id: number }) => lead.id)).toEqual(expected[i % 2]);
     });
+  });
+});
+
+describe('a transaction on a request connection', () => {
+  /** Each statement the connection is asked for, with whether it cost a round trip of its own. */
+  function recorded(): { sent: { text: string; roundTrip: boolean }[]; stop: () => void } {
+    const sent: { text: string; roundTrip: boolean }[] = [];
+    const stop = observeStatements((text, _connection, _first, _values, roundTrip = true) => {
+      sent.push({ text: text.trim(), roundTrip });
+    });
+    return { sent, stop };
+  }
+
+  it('sends its BEGIN with its first statement: one round trip, and every statement in the one transaction', async () => {
+    const handle = connection();
+    await scopeSession(handle.db, first.orgId);
+    const { sent, stop } = recorded();
+    let ids: string[];
+    try {
+      ids = await handle.db.transaction(async (tx) => {
+        const one = await tx.execute<{ id: string }>(sql`select txid_current()::text as id`);
+        const two = await tx.execute<{ id: string }>(sql`select txid_current()::text as id`);
+        return [one.rows[0].id, two.rows[0].id];
+      });
+    } finally {
+      stop();
+    }
+    // Without the BEGIN ahead of it, the first statement would run in a transaction of its own.
+    expect(ids[0]).toBe(ids[1]);
+    expect(sent.map((entry) => [entry.text.split(' ')[0].toLowerCase(), entry.roundTrip])).toEqual([
+      ['begin', false],
+      ['select', true],
+      ['select', true],
+      ['commit', true],
+    ]);
+    // The scope still holds inside it, and after it.
+    expect(await sessionOf(handle)).toEqual({ role: APP_ROLE, org: String(first.orgId) });
+  });
+
+  it('rolls back the first statement with the rest when the work fails', async () => {
+    const handle = connection();
+    await scopeSession(handle.db, first.orgId);
+    const modelId = 900_000_000 + Math.floor(Math.random() * 1_000_000);
+    await expect(
+      handle.db.transaction(async (tx) => {
+        await tx.execute(
+          sql`insert into feed_entries (organization_id, model_type, model_id, action) values (${first.orgId}, 'lead', ${modelId}, 'updated')`,
+        );
+        throw new Error('the handler failed');
+      }),
+    ).rejects.toThrow('the handler failed');
+    const left = await handle.db.execute<{ n: number }>(
+      sql`select count(*)::int as n from feed_entries where organization_id = ${first.orgId} and model_id = ${modelId}`,
+    );
+    expect(left.rows[0].n).toBe(0);
+    // The connection is usable after the rollback, outside any transaction.
+    const later = await handle.db.execute<{ id: string }>(sql`select txid_current()::text as id`);
+    const again = await handle.db.execute<{ id: string }>(sql`select txid_current()::text as id`);
+    expect(later.rows[0].id).not.toBe(again.rows[0].id);
+  });
+
+  it('rolls back when the first statement itself fails, and the connection goes on', async () => {
+    const handle = connection();
+    await scopeSession(handle.db, first.orgId);
+    await expect(
+      handle.db.transaction(async (tx) => {
+        await tx.execute(sql`select 1 / 0`);
+      }),
+    ).rejects.toThrow();
+    expect(await sessionOf(handle)).toEqual({ role: APP_ROLE, org: String(first.orgId) });
+  });
+
+  it('sends nothing at all when the transaction runs no statement', async () => {
+    const handle = connection();
+    const { sent, stop } = recorded();
+    try {
+      await handle.db.transaction(async () => undefined);
+    } finally {
+      stop();
+    }
+    expect(sent.map((entry) => entry.roundTrip)).toEqual([false, false]);
+    // The next statement goes alone, with no BEGIN left behind for it.
+    const { sent: after, stop: stopAfter } = recorded();
+    try {
+      const one = await handle.db.execute<{ id: string }>(sql`select txid_current()::text as id`);
+      const two = await handle.db.execute<{ id: string }>(sql`select txid_current()::text as id`);
+      expect(one.rows[0].id).not.toBe(two.rows[0].id);
+    } finally {
+      stopAfter();
+    }
+    expect(after.every((entry) => entry.roundTrip)).toBe(true);
   });
 });

@@ -51,7 +51,18 @@ export interface DatabaseHandle {
 
 /** `connection` numbers the connection (a request's, or one of a pool's); `first` marks the first statement it sends. */
 /** `values` are the statement's parameters as drizzle passed them (plan tests EXPLAIN the statement with them). */
-type StatementListener = (text: string, connection: number, first: boolean, values?: unknown) => void;
+/**
+ * `roundTrip` is false for a statement that costs no round trip of its own: a request's BEGIN,
+ * which goes out with the transaction's first statement, and the COMMIT or ROLLBACK of a
+ * transaction that sent nothing, which is not sent at all.
+ */
+type StatementListener = (
+  text: string,
+  connection: number,
+  first: boolean,
+  values?: unknown,
+  roundTrip?: boolean,
+) => void;
 let connectionsOpened = 0;
 const statementListeners = new Set<StatementListener>();
 /** Listeners of the pools' connections (a queue batch's, a cron's): `observeStatements(…, { pools: true })`. */
@@ -69,6 +80,14 @@ export function observeStatements(listener: StatementListener, options: { pools?
 
 function statementText(query: unknown): string {
   return typeof query === 'string' ? query : String((query as { text?: unknown } | null)?.text ?? '');
+}
+
+const BEGIN = /^\s*begin\b/i;
+const END_OF_TRANSACTION = /^\s*(commit|end|rollback|abort)\s*$/i;
+
+/** What drizzle gets for a statement that was held back or not sent: it reads nothing of it. */
+function unsentResult(command: string) {
+  return { command, rowCount: null, oid: 0, rows: [], fields: [] };
 }
 
 /**
@@ -98,12 +117,30 @@ export function openRequestDatabase(config: Pick<Config, 'DATABASE_URL' | 'DB_WS
   const holder: ScopeHolder = { current: () => scope, set: (value) => (scope = value) };
   const connection = ++connectionsOpened;
   let sent = 0;
+  // A transaction's BEGIN, held back until its first statement carries it (scoped-statements.ts):
+  // opening a transaction costs no round trip of its own.
+  let heldBegin: string | undefined;
   Object.assign(client, {
     query: (query: unknown, values?: unknown) => {
-      connecting ??= client.connect();
+      const text = statementText(query);
       const first = sent++ === 0;
-      for (const listener of statementListeners) listener(statementText(query), connection, first, values);
-      return connecting.then(() => sendScoped(send, query, values, holder, APP_ROLE));
+      const hold = heldBegin === undefined && BEGIN.test(text);
+      // A transaction that sent nothing ends without a word to the server.
+      const nothingToEnd = heldBegin !== undefined && END_OF_TRANSACTION.test(text);
+      const roundTrip = !hold && !nothingToEnd;
+      for (const listener of statementListeners) listener(text, connection, first, values, roundTrip);
+      if (hold) {
+        heldBegin = text;
+        return Promise.resolve(unsentResult('BEGIN'));
+      }
+      if (nothingToEnd) {
+        heldBegin = undefined;
+        return Promise.resolve(unsentResult(text.trim().toUpperCase()));
+      }
+      const leading = heldBegin;
+      heldBegin = undefined;
+      connecting ??= client.connect();
+      return connecting.then(() => sendScoped(send, query, values, holder, APP_ROLE, leading));
     },
   });
   const db = drizzle({ client, casing: 'snake_case' });

@@ -18,6 +18,11 @@
  * (`driverQueryClass`). The subclass writes the scope statement's Parse/Bind/Execute before the
  * Query's own messages, always takes the extended protocol (so that both share the one Sync), and
  * swallows the scope statement's row and completion, so drizzle sees the statement's result alone.
+ *
+ * A transaction's BEGIN rides the same way (`leading`): the request connection holds it back
+ * (client.ts) and the transaction's first statement writes it ahead of its own messages, so
+ * opening a transaction costs no round trip of its own. If that statement fails, the block it
+ * opened is aborted as if BEGIN had gone alone, and the ROLLBACK that follows ends it.
  */
 import type { Client } from '@neondatabase/serverless';
 
@@ -94,8 +99,10 @@ function scopedQueryClass(Base: DriverQueryClass) {
   return class ScopedQuery extends Base {
     /** The scope this statement carries, once submitted; undefined sends it alone. */
     private carried: string | undefined;
-    /** The scope statement's answer has not all arrived yet. */
-    private prefixOpen = false;
+    /** A held-back BEGIN went ahead of this statement. */
+    private led = false;
+    /** Completions still to swallow before this statement's own: the BEGIN's, the scope statement's. */
+    private swallowing = 0;
 
     constructor(
       config: unknown,
@@ -104,13 +111,15 @@ function scopedQueryClass(Base: DriverQueryClass) {
       private readonly role: string,
       /** This is `scopeSession`'s statement: its answer names the scope. */
       private readonly scoping: boolean,
+      /** A BEGIN held back for this statement to send ahead of itself. */
+      private readonly leading: string | undefined,
     ) {
       super(config, values);
     }
 
     override requiresPreparation(): boolean {
-      // The scope statement and this one share one Sync only in the extended protocol.
-      return this.carried !== undefined || super.requiresPreparation();
+      // The statements ahead of this one share its Sync only in the extended protocol.
+      return this.carried !== undefined || this.led || super.requiresPreparation();
     }
 
     override submit(connection: ProtocolWriter): Error | undefined {
@@ -119,22 +128,31 @@ function scopedQueryClass(Base: DriverQueryClass) {
       // leaves no half-sent exchange on the connection.
       const sendable = text !== '' && (this.values == null || Array.isArray(this.values));
       this.carried = sendable && !this.scoping && !TRANSACTION_CONTROL.test(text) ? this.holder.current() : undefined;
+      // A statement the base refuses sends nothing, so neither does its BEGIN: its refusal ends
+      // the transaction's work, and the ROLLBACK after it finds no block open (a warning, no error).
+      this.led = sendable && this.leading !== undefined;
+      if (this.led) {
+        connection.parse({ text: this.leading as string, name: '', types: [] });
+        connection.bind({ portal: '', statement: '', values: [] });
+        connection.execute({ portal: '', rows: 0 });
+        this.swallowing++;
+      }
       if (this.carried !== undefined) {
         connection.parse({ text: SCOPE_PREFIX, name: '', types: [] });
         connection.bind({ portal: '', statement: '', values: [this.carried, this.role] });
         connection.execute({ portal: '', rows: 0 });
-        this.prefixOpen = true;
+        this.swallowing++;
       }
       return super.submit(connection);
     }
 
     override handleDataRow(message: unknown): void {
-      if (!this.prefixOpen) super.handleDataRow(message);
+      if (this.swallowing === 0) super.handleDataRow(message);
     }
 
     override handleCommandComplete(message: unknown, connection: ProtocolWriter): void {
-      if (this.prefixOpen) {
-        this.prefixOpen = false;
+      if (this.swallowing > 0) {
+        this.swallowing--;
         return;
       }
       super.handleCommandComplete(message, connection);
@@ -158,7 +176,8 @@ let scopedClass: ReturnType<typeof scopedQueryClass> | undefined;
 /**
  * Sends `query` (drizzle's text or config, and its values) through `send` (the client's own
  * `query`, which takes a submittable), carrying the holder's scope if it has one by the time the
- * statement is submitted. `prepareScopedStatements` must have run first.
+ * statement is submitted, and after `leading` (a held-back BEGIN) if given, in the same round
+ * trip. `prepareScopedStatements` must have run first.
  */
 export function sendScoped(
   send: (submittable: unknown) => unknown,
@@ -166,10 +185,11 @@ export function sendScoped(
   values: unknown,
   holder: ScopeHolder,
   role: string,
+  leading?: string,
 ): Promise<unknown> {
   if (!scopedClass) throw new Error('prepareScopedStatements(client) must run before the first statement');
   const text = typeof query === 'string' ? query : String((query as { text?: unknown } | null)?.text ?? '');
-  const statement = new scopedClass(query, values, holder, role, isScopingStatement(text));
+  const statement = new scopedClass(query, values, holder, role, isScopingStatement(text), leading);
   return new Promise((resolve, reject) => {
     statement.callback = (error, result) => (error ? reject(error) : resolve(result));
     send(statement);

@@ -3,22 +3,26 @@
  * round trip between the Worker and the database's region, so budget tests assert on this.
  * Only connections that open inside the window count: an earlier request's after-response work
  * (an outbox row's delete in `waitUntil`) on its own connection is not this request's.
+ * `roundTrips` leaves out what costs none: a BEGIN goes out with the transaction's first statement.
  */
 import { observeStatements } from '../../src/db/client';
 import type { ApiResponse } from './api';
 
 export async function statementsOf<T = any>(
   request: () => Promise<ApiResponse<T>>,
-): Promise<{ response: ApiResponse<T>; statements: string[] }> {
+): Promise<{ response: ApiResponse<T>; statements: string[]; roundTrips: number }> {
   const statements: string[] = [];
+  let roundTrips = 0;
   const own = new Set<number>();
-  const stop = observeStatements((text, connection, first) => {
+  const stop = observeStatements((text, connection, first, _values, roundTrip = true) => {
     if (first) own.add(connection);
-    if (own.has(connection)) statements.push(text);
+    if (!own.has(connection)) return;
+    statements.push(text);
+    if (roundTrip) roundTrips++;
   });
   try {
     const response = await request();
-    return { response, statements };
+    return { response, statements, roundTrips };
   } finally {
     stop();
   }
