@@ -72,6 +72,25 @@ describe('statements per request (connection start-up not included)', () => {
     expect(statements.some((text) => /idempotency/i.test(text))).toBe(false);
   });
 
+  it('POST /api/lead/update/:id takes at most 5 round trips: scope, the lead read and locked (BEGIN with it), the update returning the lead, the feed entry with the scoring job, COMMIT', async () => {
+    const title = `Head of ${crypto.randomUUID().slice(0, 6)}`;
+    const { response, statements, roundTrips } = await statementsOf(() =>
+      call('POST', `/api/lead/update/${leadId}`, { token: org.token, body: { job_title: title } }),
+    );
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.data.job_title).toBe(title);
+    expect(roundTrips, statements.join('\n---\n')).toBeLessThanOrEqual(5);
+    expect(statements.filter((text) => /lead_scoring_jobs/.test(text))).toHaveLength(1);
+    expect(statements.filter((text) => /feed_entries/.test(text))).toHaveLength(1);
+    // The same value again changes nothing: no feed entry, no rescoring.
+    const again = await statementsOf(() =>
+      call('POST', `/api/lead/update/${leadId}`, { token: org.token, body: { job_title: title } }),
+    );
+    expect(again.response.status).toBe(200);
+    expect(again.roundTrips, again.statements.join('\n---\n')).toBeLessThanOrEqual(4);
+    expect(again.statements.some((text) => /lead_scoring_jobs|feed_entries/.test(text))).toBe(false);
+  });
+
   it('a refused lead/add writes nothing: no company is created for it', async () => {
     const company = `Ghost ${crypto.randomUUID().slice(0, 6)}`;
     const refused = await call('POST', '/api/lead/add', {

@@ -44,6 +44,20 @@ export async function readLead(ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId
   return presentLead(row);
 }
 
+/** The same, locking the lead's row until the transaction ends (a writer's read of the lead before its change). */
+export async function readLeadForUpdate(
+  ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId'>,
+  id: number,
+): Promise<LeadView> {
+  const [row] = await ctx.db
+    .select(leadSelection)
+    .from(leads)
+    .where(and(leadFilterWhere(ctx, {}), eq(leads.id, id)))
+    .for('update', { of: leads });
+  if (!row) throw new NotFound('Lead', id);
+  return presentLead(row);
+}
+
 const derivedFields = new Set(['updated_at', 'status_text', 'priority_text', 'lead_source_text']);
 
 /** Before/after of the fields a write changed, for the activity feed (labels and timestamps left out). */

@@ -2,30 +2,60 @@
  * Changing one lead (update, custom fields) and soft-deleting leads. custom_fields and
  * ai_information merge key by key into the stored objects (a key sent as null is removed);
  * every change writes a feed entry with before/after of the changed fields.
+ *
+ * An update's round trips (after the scope): the lead read and locked (BEGIN rides with it), the
+ * update returning the lead as it now reads, the feed entry with the scoring job when a scored
+ * field changed, COMMIT. Only what the input names adds one: its references (lookups, users,
+ * companies), a company by name, new tags, a new email or profile URL, a new assignee.
  */
-import { eq, isNull, sql, type SQL } from 'drizzle-orm';
+import { eq, sql, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../../db/client';
 import { writeCheckedKey } from '../../db/key-locks';
 import { leads, leadTags } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { NotFound, ValidationFailed } from '../../core/errors';
-import { feedEntriesFrom, recordFeed } from '../feed';
+import { feedEntriesFrom, feedEntriesOf } from '../feed';
 import { notifyLeadAssignments } from '../notifications';
 import { assertEmailFree, assertProfileUrlFree, duplicateLead, emailKey, originalHolderSql } from './dedupe';
 import { leadFilterWhere } from './filters';
 import { type LeadColumnKey, leadFields } from './fields';
 import { companyOf } from './lead-writes';
-import { leadChanges, readLead } from './present';
-import { checkLeadReferences, ensureCompanies, loadLeadReferences } from './references';
+import { leadChanges, leadSelection, presentLead, readLeadForUpdate } from './present';
+import { checkLeadReferences, ensureCompanies, type LeadReferences, loadLeadReferences } from './references';
 import type { LeadView, UpdateLeadInput } from './schemas';
-import { requestLeadScoring } from '../../jobs/scoring-request';
+import { leadScoringCtes, scoringOutboxRows } from '../../jobs/scoring-request';
+import { sendRowsAfterCommit } from '../../jobs/outbox';
+import type { JobMessage } from '../../jobs/messages';
 
-/** The fields lead scoring reads (modules/lead-scoring/features.ts): a change to one asks for a rescoring. */
 /** The unique indexes of a live lead's email and profile URL (db/schema/leads.ts). */
 const LIVE_EMAIL_KEY = 'leads_organization_live_email_key';
 const LIVE_PROFILE_URL_KEY = 'leads_organization_live_profile_url_key';
 
+/** The fields lead scoring reads (modules/lead-scoring/features.ts): a change to one asks for a rescoring. */
 const SCORED_FIELDS = ['industry', 'job_title', 'country', 'lead_source', 'company', 'company_id'] as const;
+
+/** The fields whose check reads the organization's lookups, users or companies. */
+function namesReferences(input: UpdateLeadInput): boolean {
+  return (
+    input.status != null ||
+    input.priority != null ||
+    input.lead_source != null ||
+    (input.tags?.length ?? 0) > 0 ||
+    input.assigned_to != null ||
+    input.company_id != null
+  );
+}
+
+/** What `checkLeadReferences` and `companyOf` get for an input that names none. */
+const NO_REFERENCES: LeadReferences = {
+  status: new Set(),
+  priority: new Set(),
+  source: new Set(),
+  tags: new Set(),
+  defaultStatus: null,
+  users: new Set(),
+  companies: new Map(),
+};
 
 /** Stored fields by write rule (field table): a given value replaces, or merges key by key. */
 const overwrittenFields = leadFields.updateColumns;
@@ -40,30 +70,36 @@ function mergeJson(column: LeadColumnKey, patch: Record<string, unknown>): SQL {
   return sql`(${leads[column]} || ${JSON.stringify(set)}::jsonb) - ${sql.param(removed)}::text[]`;
 }
 
-async function lockLead(ctx: TenantContext, id: number): Promise<void> {
-  const [row] = await ctx.db
-    .select({ id: leads.id })
-    .from(leads)
-    .where(tenantWhere(ctx, leads, eq(leads.id, id), isNull(leads.deletedAt)))
-    .for('update');
-  if (!row) throw new NotFound('Lead', id);
-}
-
+/** The lead's tags become exactly `tags`, in one statement (the kept pairs are left alone). */
 async function replaceTags(ctx: TenantContext, leadId: number, tags: number[]): Promise<void> {
-  await ctx.db.execute(
-    sql`delete from ${leadTags} where organization_id = ${ctx.orgId} and lead_id = ${leadId} and not (tag_id = any(${sql.param(tags)}::bigint[]))`,
-  );
   await ctx.db.execute(sql`
+    with dropped as (
+      delete from ${leadTags}
+      where organization_id = ${ctx.orgId} and lead_id = ${leadId} and not (tag_id = any(${sql.param(tags)}::bigint[]))
+    )
     insert into ${leadTags} (organization_id, lead_id, tag_id)
     select ${ctx.orgId}, ${leadId}, tag from unnest(${sql.param(tags)}::bigint[]) as tag
     on conflict do nothing`);
 }
 
-async function companyPatch(
+/** The `updated` feed entry, and in the same statement the scoring job when a scored field changed. */
+async function recordUpdate(
   ctx: TenantContext,
-  input: UpdateLeadInput,
-  refs: Awaited<ReturnType<typeof loadLeadReferences>>,
-) {
+  id: number,
+  changes: Record<string, { from: unknown; to: unknown }>,
+): Promise<void> {
+  const feed = feedEntriesOf(ctx, [{ modelType: 'lead', modelId: id, action: 'updated', changes }]);
+  if (!SCORED_FIELDS.some((field) => field in changes)) {
+    await ctx.db.execute(feed);
+    return;
+  }
+  const result = await ctx.db.execute<{ rows: { id: number; message: JobMessage }[] }>(sql`
+    with ${leadScoringCtes(ctx, sql`array[${id}::bigint]`)}, feed as (${feed})
+    select ${scoringOutboxRows} as rows`);
+  sendRowsAfterCommit(ctx, result.rows[0]?.rows ?? [], { consumerDeletes: true });
+}
+
+async function companyPatch(ctx: TenantContext, input: UpdateLeadInput, refs: LeadReferences) {
   if (input.company_id != null || input.company) {
     const byName = input.company_id == null && input.company ? await ensureCompanies(ctx, [input.company]) : new Map();
     return companyOf(input, refs, byName);
@@ -73,9 +109,8 @@ async function companyPatch(
 }
 
 export async function updateLead(ctx: TenantContext, id: number, input: UpdateLeadInput): Promise<LeadView> {
-  await lockLead(ctx, id);
-  const before = await readLead(ctx, id);
-  const refs = await loadLeadReferences(ctx, [input]);
+  const before = await readLeadForUpdate(ctx, id);
+  const refs = namesReferences(input) ? await loadLeadReferences(ctx, [input]) : NO_REFERENCES;
   const issues = checkLeadReferences(input, refs, 'update');
   if (issues.length > 0) throw new ValidationFailed(issues);
   const newEmail = input.email && emailKey(input.email) !== emailKey(before.email) ? input.email : null;
@@ -93,30 +128,33 @@ export async function updateLead(ctx: TenantContext, id: number, input: UpdateLe
     const patch = input[wire];
     if (patch) set[column] = mergeJson(column, patch as Record<string, unknown>);
   }
+  // The tags first, so that the update's answer reads them as they now are.
+  if (input.tags !== undefined) await replaceTags(ctx, id, [...new Set(input.tags ?? [])]);
+  // The lead as it reads after the change, from the update itself: no second read.
   const update = (db: Queryable) =>
     db
       .update(leads)
       .set(set)
-      .where(tenantWhere(ctx, leads, eq(leads.id, id)));
+      .where(tenantWhere(ctx, leads, eq(leads.id, id)))
+      .returning(leadSelection);
   // A concurrent create takes no key lock (its insert settles on the unique indexes) and may
   // commit the email or profile URL after the check: the index refuses this update, answered as
   // the check's 409 naming the holder (writeCheckedKey).
-  if (newEmail || newProfileUrl) {
-    await writeCheckedKey(ctx.db, [LIVE_EMAIL_KEY, LIVE_PROFILE_URL_KEY], update, async (constraint) => {
-      const key = constraint === LIVE_EMAIL_KEY && newEmail ? { email: newEmail } : { url: newProfileUrl as string };
-      const holder = await ctx.db.execute<{ id: string }>(originalHolderSql(ctx.orgId, key, id));
-      return holder.rows[0]
-        ? duplicateLead(Number(holder.rows[0].id), 'email' in key ? 'email' : 'profile_url')
-        : new Error('lead update refused without a holder');
-    });
-  } else await update(ctx.db);
-  if (input.tags !== undefined) await replaceTags(ctx, id, [...new Set(input.tags ?? [])]);
-  if (SCORED_FIELDS.some((field) => input[field] !== undefined)) await requestLeadScoring(ctx, [id]);
-
-  const after = await readLead(ctx, id);
+  const [row] =
+    newEmail || newProfileUrl
+      ? await writeCheckedKey(ctx.db, [LIVE_EMAIL_KEY, LIVE_PROFILE_URL_KEY], update, async (constraint) => {
+          const key =
+            constraint === LIVE_EMAIL_KEY && newEmail ? { email: newEmail } : { url: newProfileUrl as string };
+          const holder = await ctx.db.execute<{ id: string }>(originalHolderSql(ctx.orgId, key, id));
+          return holder.rows[0]
+            ? duplicateLead(Number(holder.rows[0].id), 'email' in key ? 'email' : 'profile_url')
+            : new Error('lead update refused without a holder');
+        })
+      : await update(ctx.db);
+  if (!row) throw new NotFound('Lead', id);
+  const after = presentLead(row);
   const changes = leadChanges(before, after);
-  if (Object.keys(changes).length > 0)
-    await recordFeed(ctx, [{ modelType: 'lead', modelId: id, action: 'updated', changes }]);
+  if (Object.keys(changes).length > 0) await recordUpdate(ctx, id, changes);
   if (after.assigned_to !== null && after.assigned_to !== before.assigned_to) {
     await notifyLeadAssignments(ctx, [
       { userId: after.assigned_to, leadId: id, leadName: `${after.first_name} ${after.last_name}` },
