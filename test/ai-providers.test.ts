@@ -193,6 +193,35 @@ describe('Workers AI binding', () => {
     expect(structuredOutput(generation, EmailAnswer)).toEqual({ subject: 'Hi', body: 'Hello' });
   });
 
+  it('refuses an answer cut off at max_tokens (usage.completion_tokens reached the limit): nothing is kept', async () => {
+    const vars = { note: 'call w/ grace', context: '' };
+    const limit = maxTokensFor(magicpenPrompt, vars);
+    const cutOff = {
+      run: async () => ({ response: 'Call with Gr', usage: { prompt_tokens: 40, completion_tokens: limit } }),
+    };
+    await expect(workersAi(cutOff, 'm').generate(magicpenPrompt, vars)).rejects.toMatchObject({
+      kind: 'rejected',
+      provider: 'workers-ai',
+      message: expect.stringContaining('cut off'),
+    });
+    const whole = {
+      run: async () => ({ response: 'Call with Grace.', usage: { prompt_tokens: 40, completion_tokens: limit - 1 } }),
+    };
+    expect((await workersAi(whole, 'm').generate(magicpenPrompt, vars)).text).toBe('Call with Grace.');
+  });
+
+  it('reads an OpenAI-shaped answer: its text from the first choice, finish_reason length as cut off', async () => {
+    const vars = { note: 'x', context: '' };
+    const answer = (finish: string) => ({
+      run: async () => ({ choices: [{ message: { content: 'Call Grace.' }, finish_reason: finish }] }),
+    });
+    expect((await workersAi(answer('stop'), 'm').generate(magicpenPrompt, vars)).text).toBe('Call Grace.');
+    await expect(workersAi(answer('length'), 'm').generate(magicpenPrompt, vars)).rejects.toMatchObject({
+      kind: 'rejected',
+      provider: 'workers-ai',
+    });
+  });
+
   it('turns a binding error into a temporary provider failure', async () => {
     const binding = { run: async () => Promise.reject(new Error('3040: capacity')) };
     await expect(workersAi(binding, 'm').generate(magicpenPrompt, { note: 'x', context: '' })).rejects.toMatchObject({

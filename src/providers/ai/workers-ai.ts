@@ -3,6 +3,15 @@
  * HTTP of ours, the platform routes the call. Text-generation models answer `{ response }`; with
  * `response_format: { type: 'json_object' }` some answer the object itself, which is serialised
  * back to text so every caller validates the same way.
+ *
+ * A cut-off answer (stopped at `max_tokens`) is refused like the OpenAI-compatible adapter refuses
+ * `finish_reason: 'length'`, so nothing is kept or charged. Workers AI's documented text-generation
+ * output (`AiTextGenerationOutput` in @cloudflare/workers-types: `{ response, tool_calls, usage }`)
+ * carries no finish reason, but its `usage.completion_tokens` does: an answer that used every token
+ * it was allowed was stopped by the limit (it may have ended exactly there; a rerun costs less than
+ * keeping half a note). Models served in the OpenAI chat-completion shape (`choices[].finish_reason`,
+ * e.g. @cf/openai/gpt-oss-*) are read by their finish reason, and their text from the first choice.
+ * A model that reports neither cannot be told apart from a whole answer (docs/providers.md).
  */
 import { ProviderFailure } from '../failures';
 import { type AiProvider, chatMessages, type Generation, maxTokensFor, type Prompt, promptVersion } from './interface';
@@ -13,6 +22,13 @@ export interface AiBinding {
 }
 
 const PROVIDER = 'workers-ai';
+
+/** What the adapter reads of an answer: the classic `{ response, usage }`, or an OpenAI-shaped one. */
+interface WorkersAiAnswer {
+  response?: unknown;
+  usage?: { completion_tokens?: unknown };
+  choices?: { finish_reason?: unknown; message?: { content?: unknown } }[];
+}
 
 export function workersAi(binding: AiBinding, model: string): AiProvider {
   return {
@@ -30,7 +46,22 @@ export function workersAi(binding: AiBinding, model: string): AiProvider {
         // The binding's errors carry no status we could act on; its message is not ours to show.
         throw new ProviderFailure('unavailable', PROVIDER, null, 'Workers AI failed; try again later', 30);
       }
-      const response = (answer as { response?: unknown } | null)?.response;
+      const maxTokens = maxTokensFor(prompt, vars);
+      const shaped = (answer ?? {}) as WorkersAiAnswer;
+      const choice = Array.isArray(shaped.choices) ? shaped.choices[0] : undefined;
+      const completionTokens = shaped.usage?.completion_tokens;
+      if (
+        choice?.finish_reason === 'length' ||
+        (typeof completionTokens === 'number' && completionTokens >= maxTokens)
+      ) {
+        throw new ProviderFailure(
+          'rejected',
+          PROVIDER,
+          200,
+          "the AI provider's answer was cut off at its length limit; try a shorter text",
+        );
+      }
+      const response = shaped.response ?? choice?.message?.content;
       const text =
         typeof response === 'string'
           ? response
