@@ -32,8 +32,26 @@ function freeSlugFor(firstName: string, lastName: string | null | undefined): SQ
   return sql<string>`free_booking_slug(${slugBase(firstName, lastName)})`;
 }
 
-/** Tries a new user's insert at most this often; each retry means another writer committed the slug just chosen. */
-const SLUG_ATTEMPTS = 10;
+/**
+ * Numbered candidates (base, base-2 …) are tried this often; each retry means another writer
+ * committed the slug just chosen. After that the candidate is the base with a random suffix
+ * (`ada-lovelace-k3v9x2qa`), from a space (36^8) that contended writers cannot exhaust.
+ */
+const NUMBERED_SLUG_ATTEMPTS = 3;
+/** A bound on the loop, never reached by contention: only an insert that writes nothing for another reason would. */
+const SLUG_ATTEMPTS = 20;
+const RANDOM_SUFFIX_LENGTH = 8;
+const SLUG_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
+
+/** The base cut to leave room for "-" and the suffix, so the slug stays within MAX_SLUG_LENGTH. */
+function randomSlugFor(firstName: string, lastName: string | null | undefined): SQL<string> {
+  const base = slugBase(firstName, lastName)
+    .slice(0, MAX_SLUG_LENGTH - RANDOM_SUFFIX_LENGTH - 1)
+    .replace(/-+$/, '');
+  const bytes = crypto.getRandomValues(new Uint8Array(RANDOM_SUFFIX_LENGTH));
+  const suffix = Array.from(bytes, (byte) => SLUG_ALPHABET[byte % SLUG_ALPHABET.length]).join('');
+  return sql<string>`${`${base}-${suffix}`}::text`;
+}
 
 /**
  * Inserts a new user (signup, POST /api/user/add) with a free booking slug chosen from the name.
@@ -46,7 +64,9 @@ const SLUG_ATTEMPTS = 10;
  * Lovelace). The insert then waits for that writer; once it commits, the insert writes nothing
  * (instead of failing on the unique index: an anonymous 409 `duplicate` at signup, a 409
  * booking_slug_taken for a slug nobody sent at POST /api/user/add), and it is tried again: the function now sees that
- * slug and picks the next one. The uncontended insert stays one statement.
+ * slug and picks the next one. The uncontended insert stays one statement. Under contention that
+ * outlasts NUMBERED_SLUG_ATTEMPTS the slug gets a random suffix instead, so a burst of creations
+ * never ends the request in an error.
  */
 export async function insertWithFreeSlug<T>(
   firstName: string,
@@ -54,8 +74,11 @@ export async function insertWithFreeSlug<T>(
   insert: (slug: SQL<string>) => Promise<T[]>,
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
-    const [row] = await insert(freeSlugFor(firstName, lastName));
+    const candidate =
+      attempt <= NUMBERED_SLUG_ATTEMPTS ? freeSlugFor(firstName, lastName) : randomSlugFor(firstName, lastName);
+    const [row] = await insert(candidate);
     if (row) return row;
+    // Not contention (36^8 random candidates do not collide 17 times): the insert is broken.
     if (attempt >= SLUG_ATTEMPTS)
       throw new Error(`no free booking slug for ${slugBase(firstName, lastName)} after ${attempt} attempts`);
   }
