@@ -7,7 +7,7 @@ import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
 import { statementsOf } from './helpers/statements';
-import { createLead, feedOf, softDeleteLead } from './helpers/leads';
+import { createLead, feedOf, restoreLead, softDeleteLead } from './helpers/leads';
 import {
   addDocument,
   documentForm,
@@ -271,6 +271,36 @@ describe('lead documents', () => {
       'not_found',
     );
     expectFailure(await upload(documentForm(lead)), 404, 'not_found');
+  });
+
+  it('hides a deleted lead’s document bytes on every path (storage-file download, attach) until the lead is restored', async () => {
+    const lead = await createLead(owner);
+    const document = await addDocument(owner, lead);
+    const byFileId = `/api/storage-file/download/${document.file_id}`;
+    expect((await fetchBytes(owner, byFileId)).status).toBe(200);
+    const kept = await createLead(owner);
+    const attach = () =>
+      call('POST', '/api/file/attach', {
+        token: owner.token,
+        body: {
+          subject_type: 'lead',
+          subject_id: kept,
+          provider: 'storage',
+          file: { id: document.file_id },
+        },
+      });
+
+    await softDeleteLead(owner, lead);
+    expectFailure(await call('GET', byFileId, { token: owner.token }), 404, 'not_found');
+    // Attaching the file elsewhere would serve it again: refused the same way.
+    expectFailure(await attach(), 404, 'not_found');
+
+    await restoreLead(owner, lead);
+    const restored = await fetchBytes(owner, byFileId);
+    expect(restored.status).toBe(200);
+    expect(restored.bytes).toEqual(samples.pdf());
+    expect((await call('GET', document.download_url, { token: owner.token })).status).toBe(200);
+    expect((await attach()).status).toBe(201);
   });
 });
 

@@ -68,6 +68,11 @@ export async function softDeleteLead(owner: SignedUp, leadId: number): Promise<v
   );
 }
 
+/** Undoes softDeleteLead (the API has no restore route yet; an operator restores in the database). */
+export async function restoreLead(owner: SignedUp, leadId: number): Promise<void> {
+  await inOrganization(owner.orgId, (tx) => tx.update(leads).set({ deletedAt: null }).where(eq(leads.id, leadId)));
+}
+
 export async function leadActivity(owner: SignedUp, leadId: number): Promise<Date | null> {
   const [row] = await inOrganization(owner.orgId, (tx) =>
     tx.select({ at: leads.lastActivityAt }).from(leads).where(eq(leads.id, leadId)),
