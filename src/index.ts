@@ -19,6 +19,7 @@ import { consumeQueue } from './jobs/runner';
 import { scheduleCalendarSyncs } from './modules/calendar';
 import { runReservationSweep } from './modules/credits';
 import { runForecastSnapshots } from './modules/forecast';
+import { runFollowUpReminders } from './modules/lead-follow-ups';
 import { runSearchWordsRefresh } from './modules/leads';
 import { runScoreTrainingSchedule } from './modules/lead-scoring';
 import { runNumberRentals } from './modules/voice';
@@ -42,6 +43,7 @@ export default {
       runLeaseSweep(env),
       runRetentionSweeps(env),
       runReservationSweep(env),
+      runFollowUpReminders(env),
       runForecastSnapshots(env, new Date(controller.scheduledTime)),
       scheduleCalendarSyncs(env),
       runNumberRentals(env, new Date(controller.scheduledTime)),

@@ -31,7 +31,7 @@ export const feedEntries = pgTable(
   ],
 );
 
-/** Notifications for one user. type_id: 1 lead assigned, 2 import finished, 3 export ready, 4 follow-up due, 5 intent alert. */
+/** Notifications for one user. type_id: 1 lead assigned, 2 import finished, 3 export ready, 4 follow-up due (the minute cron), 5 intent alert. */
 export const notifications = pgTable(
   'notifications',
   {

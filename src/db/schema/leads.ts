@@ -213,12 +213,21 @@ export const leadFollowUps = pgTable(
     notes: text(),
     status: smallint().notNull().default(1),
     createdBy: bigint({ mode: 'number' }).references(() => users.id),
+    /**
+     * When the due reminder (notification type 4) was written by the minute cron
+     * (modules/lead-follow-ups/reminders.ts); null until then. Moving the date clears it.
+     */
+    remindedAt: timestamp({ withTimezone: true }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (table) => [
     index('lead_follow_ups_organization_lead_idx').on(table.organizationId, table.leadId, table.id),
     index('lead_follow_ups_organization_date_idx').on(table.organizationId, table.followUpDate),
+    // The reminder sweep's range, across organizations: only follow-ups still waiting for theirs.
+    index('lead_follow_ups_reminder_due_idx')
+      .on(table.followUpDate)
+      .where(sql`${table.remindedAt} is null and ${table.status} in (1, 3)`),
     tenantPolicy('lead_follow_ups'),
   ],
 );

@@ -116,7 +116,13 @@ export async function updateFollowUp(ctx: TenantContext, id: number, input: Upda
   const [row] = await ctx.db
     .update(leadFollowUps)
     .set({
-      ...(input.follow_up_date !== undefined ? { followUpDate: input.follow_up_date } : {}),
+      // A new date is a new reminder (reminders.ts): the one sent for the old date does not cover it.
+      ...(input.follow_up_date !== undefined
+        ? {
+            followUpDate: input.follow_up_date,
+            ...(input.follow_up_date.getTime() !== before.followUpDate.getTime() ? { remindedAt: null } : {}),
+          }
+        : {}),
       ...(input.notes !== undefined ? { notes: input.notes } : {}),
       ...(input.status !== undefined ? { status: input.status } : {}),
       updatedAt: sql`now()`,

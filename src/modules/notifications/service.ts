@@ -1,7 +1,7 @@
 /**
  * Notifications of one user: listed and marked read only by that user. Other modules create
  * them through the functions here: lead assignment, and the end of the caller's own import or
- * export job (type 4, follow-up reminders, is reserved for the scheduler).
+ * export job. Type 4, follow-up due, is written by the minute cron (modules/lead-follow-ups/reminders.ts).
  */
 import { leadAssignedData, sendWebhookDeliveries, webhookDeliveriesSql } from '../webhooks';
 import { and, eq, ilike, inArray, sql, type SQL } from 'drizzle-orm';

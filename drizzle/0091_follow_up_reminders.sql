@@ -1,0 +1,2 @@
+ALTER TABLE "lead_follow_ups" ADD COLUMN "reminded_at" timestamp with time zone;--> statement-breakpoint
+CREATE INDEX "lead_follow_ups_reminder_due_idx" ON "lead_follow_ups" USING btree ("follow_up_date") WHERE "lead_follow_ups"."reminded_at" is null and "lead_follow_ups"."status" in (1, 3);
