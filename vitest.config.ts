@@ -43,6 +43,8 @@ export default defineConfig(async () => {
             GOOGLE_CLIENT_SECRET: 'test-google-client-secret',
             MICROSOFT_CLIENT_ID: 'test-microsoft-client',
             MICROSOFT_CLIENT_SECRET: 'test-microsoft-client-secret',
+            // The service operator's key (granting credits: test/helpers/operator.ts); obviously not a production one.
+            OPERATOR_API_KEY: 'test-operator-key-that-is-long-enough-and-local-only',
             SIGNUP_ENABLED: 'true',
             LOCAL_PROVIDERS: 'true',
             // One origin the bearer API answers CORS for (test/cors.test.ts).

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { writeDocsAssets } from './docs-assets.mjs';
-import { localCredentialsKey, localJwtSecret } from './lib/dev-secret.mjs';
+import { localCredentialsKey, localJwtSecret, localOperatorKey } from './lib/dev-secret.mjs';
 import { startLocalDatabase } from './lib/local-database.mjs';
 import { writeLocalWorkerConfigs } from './lib/worker-configs.mjs';
 
@@ -22,6 +22,8 @@ const database = await startLocalDatabase({ databaseUrl: process.env.DATABASE_UR
 const jwtSecret = process.env.JWT_SECRET ?? localJwtSecret(localData);
 // Likewise the key that seals mail and calendar credentials (src/providers/secrets.ts).
 const credentialsKey = process.env.CREDENTIALS_KEY ?? localCredentialsKey(localData);
+// And the operator's key, which alone may grant credits (POST /api/credits/grant): local, in .data/operator-key.
+const operatorKey = process.env.OPERATOR_API_KEY ?? localOperatorKey(localData);
 
 // Both Workers read their local secrets from a `.dev.vars` file beside their configuration (a
 // `--var` or `--env-file` reaches only the first Worker of a multi-Worker `wrangler dev`), so the
@@ -32,6 +34,7 @@ const workerConfigs = writeLocalWorkerConfigs(join(localData ?? '.data', 'worker
   DB_WS_PROXY: database.relayAddress,
   JWT_SECRET: jwtSecret,
   CREDENTIALS_KEY: credentialsKey,
+  OPERATOR_API_KEY: operatorKey,
   // Local development may send webhooks to a receiver on this machine over http (src/providers/webhooks/target.ts).
   WEBHOOK_LOCAL_TARGETS: 'true',
   // Without a chat connection, the chat routes use the local chat provider (src/providers/chat/select.ts).
@@ -66,6 +69,8 @@ Lead Management API starting on ${base}  (database: ${database.embedded ? `embed
   OpenAPI document: ${base}/api/openapi.json   reference: ${base}/api/docs
   Sign up:  curl -s ${base}/api/auth/signup -H 'content-type: application/json' \\
               -d '{"organization_name":"Acme","first_name":"Ada","email":"ada@example.com","password":"correct horse"}'
+  Credits (operator only):  curl -s ${base}/api/credits/grant -H "x-operator-key: $(cat ${join(localData ?? '.data', 'operator-key')})" \\
+              -H 'content-type: application/json' -d '{"organization_id":1,"amount":500}'
 Ctrl-C stops everything.
 `);
 

@@ -71,6 +71,12 @@ export interface Bindings {
   WEBHOOK_LOCAL_TARGETS?: string;
   /** Ports webhook URLs may use besides 443, comma-separated (default none). */
   WEBHOOK_ALLOWED_PORTS?: string;
+  /**
+   * The service operator's key (a secret, at least 32 characters): the operator routes (granting
+   * credits) take it as `Authorization: Bearer` or `X-Operator-Key`; unset, they answer 404
+   * (core/auth/operator.ts). Never given to a tenant.
+   */
+  OPERATOR_API_KEY?: string;
   /** Workers Static Assets (.assets/): Scalar's bundle for the reference page, see src/modules/docs. */
   ASSETS: Fetcher;
 }

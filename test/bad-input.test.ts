@@ -6,6 +6,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { call, type CallOptions, randomIp, signupOrganization, type ApiResponse, type SignedUp } from './helpers/api';
 import { dateField, objectShape, routeKey, routes, unboundedStrings, urlField } from './helpers/registry';
+import { operatorHeaders } from './helpers/operator';
 import type { RegisteredRoute } from '../src/core/routes';
 import { signDelivery } from '../src/modules/meetings/webhook-signature';
 import { base64url } from 'jose';
@@ -111,6 +112,7 @@ describe('bad-input sweep', () => {
     const headers = { 'cf-connecting-ip': sweeper.ip };
     if (route.auth === 'bearer') return { token: sweeper.caller.token, headers };
     if (route.auth === 'apiKey') return { apiKey: sweeper.apiKey, headers };
+    if (route.auth === 'operator') return { headers: { ...headers, ...operatorHeaders() } };
     return { headers };
   }
 

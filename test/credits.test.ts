@@ -1,6 +1,6 @@
 /**
  * Credits: a ledger per organization (grants, reservations, settlements, refunds as rows; the
- * balance derived), the starting grant, the price table, the admin grant, and the service other
+ * balance derived), the starting grant, the price table, the operator's grant, and the service other
  * modules charge through: reserve before the work, settle or refund, never below zero.
  */
 import { env } from 'cloudflare:workers';
@@ -19,7 +19,10 @@ import {
   STARTING_GRANT,
 } from '../src/modules/credits';
 import { ApiError } from '../src/core/errors';
-import { call, expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
+import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
+import { buildApp } from '../src/app';
+import { call, expectFailure, randomIp, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
+import { operatorGrant, operatorKey } from './helpers/operator';
 import { asTenant, inOrganization } from './helpers/leads';
 
 let org: SignedUp;
@@ -197,39 +200,109 @@ describe('GET /api/credits/ai-features', () => {
   });
 });
 
-describe('POST /api/credits/grant (beyond the spec)', () => {
-  it('lets an admin add credits, recorded as a grant row', async () => {
-    const owner = await signupOrganization('Credits grant');
-    const response = await call('POST', '/api/credits/grant', {
-      token: owner.token,
-      body: { amount: 250, note: 'Top-up' },
-    });
-    expect(response.status).toBe(201);
-    expect(response.body.data).toMatchObject({ amount: 250, balance: STARTING_GRANT + 250 });
-    expect(await credits(owner)).toMatchObject({ balance: STARTING_GRANT + 250, granted_total: STARTING_GRANT + 250 });
-  });
-
-  it('refuses a sales rep with 403 and grants nothing', async () => {
-    const owner = await signupOrganization('Credits rep');
+describe('POST /api/credits/grant (beyond the spec; the service operator only)', () => {
+  async function userToken(owner: SignedUp, roleName: string): Promise<string> {
     const roles = await call('GET', '/api/role/list', { token: owner.token });
-    const repRole = roles.body.data.find((role: { name: string }) => role.name === 'sales_rep').id;
-    const email = uniqueEmail('rep');
+    const roleId = roles.body.data.find((role: { name: string }) => role.name === roleName).id;
+    const email = uniqueEmail(roleName);
     const added = await call('POST', '/api/user/add', {
       token: owner.token,
-      body: { first_name: 'Rep', email, phone_no: '+15550001', password: 'password123', role_id: repRole },
+      body: { first_name: 'Member', email, phone_no: '+15550001', password: 'password123', role_id: roleId },
     });
-    expect(added.status).toBe(201);
-    const login = await call('POST', '/api/auth/login', { body: { email, password: 'password123' } });
-    const refused = await call('POST', '/api/credits/grant', { token: login.body.access_token, body: { amount: 5 } });
-    expectFailure(refused, 403, 'forbidden');
-    expect((await credits(owner)).balance).toBe(STARTING_GRANT);
+    expect(added.status, added.text).toBe(201);
+    const login = await call('POST', '/api/auth/login', {
+      body: { email, password: 'password123' },
+      headers: { 'cf-connecting-ip': randomIp() },
+    });
+    return login.body.access_token;
+  }
+
+  it('lets the operator add credits to the organization it names, recorded as a grant row credited to nobody', async () => {
+    const owner = await signupOrganization('Credits grant');
+    const response = await operatorGrant({ organization_id: owner.orgId, amount: 250, note: 'Top-up' });
+    expect(response.status, response.text).toBe(201);
+    expect(response.body.data).toMatchObject({
+      organization_id: owner.orgId,
+      amount: 250,
+      balance: STARTING_GRANT + 250,
+    });
+    expect(await credits(owner)).toMatchObject({ balance: STARTING_GRANT + 250, granted_total: STARTING_GRANT + 250 });
+    const [row] = await inOrganization(owner.orgId, (tx) =>
+      tx.select().from(creditLedger).where(eq(creditLedger.id, response.body.data.id)),
+    );
+    expect(row).toMatchObject({ kind: 'grant', amount: 250, note: 'Top-up', createdBy: null });
+    // The key works as a bearer credential too.
+    const asBearer = await call('POST', '/api/credits/grant', {
+      headers: { authorization: `Bearer ${operatorKey()}` },
+      body: { organization_id: owner.orgId, amount: 1 },
+    });
+    expect(asBearer.status, asBearer.text).toBe(201);
+    expect(asBearer.body.data.balance).toBe(STARTING_GRANT + 251);
   });
 
-  it('refuses an amount out of range with 422 naming it', async () => {
+  it('refuses every tenant credential with 403 operator_only, an admin’s included, for its own or another organization', async () => {
+    const owner = await signupOrganization('Credits self-grant');
+    const other = await signupOrganization('Credits other');
+    const manager = await userToken(owner, 'manager');
+    const rep = await userToken(owner, 'sales_rep');
+    const key = await call('POST', '/api/api-keys/add', { token: owner.token, body: { name: 'grant attempt' } });
+    expect(key.status, key.text).toBe(201);
+    const attempts = [
+      { token: owner.token, body: { organization_id: owner.orgId, amount: 5 } },
+      { token: owner.token, body: { organization_id: other.orgId, amount: 5 } },
+      { token: manager, body: { organization_id: owner.orgId, amount: 5 } },
+      { token: rep, body: { organization_id: owner.orgId, amount: 5 } },
+      { apiKey: key.body.data.key as string, body: { organization_id: owner.orgId, amount: 5 } },
+      { headers: { 'x-operator-key': `${operatorKey()}x` }, body: { organization_id: owner.orgId, amount: 5 } },
+    ];
+    for (const attempt of attempts) {
+      const refused = await call('POST', '/api/credits/grant', attempt);
+      expectFailure(refused, 403, 'forbidden');
+      expect(refused.body.error.code).toBe('operator_only');
+    }
+    // No credential at all: 401.
+    const anonymous = await call('POST', '/api/credits/grant', { body: { organization_id: owner.orgId, amount: 5 } });
+    expectFailure(anonymous, 401, 'unauthorized');
+    expect(anonymous.body.error.code).toBe('operator_key_missing');
+    expect((await credits(owner)).balance).toBe(STARTING_GRANT);
+    expect((await credits(other)).balance).toBe(STARTING_GRANT);
+  });
+
+  it('refuses before validating: an admin’s invalid body is 403, not 422', async () => {
+    const refused = await call('POST', '/api/credits/grant', { token: org.token, body: {} });
+    expectFailure(refused, 403, 'forbidden');
+  });
+
+  it('answers 404 for an organization that does not exist', async () => {
+    const response = await operatorGrant({ organization_id: 999_999_999, amount: 5 });
+    expectFailure(response, 404, 'not_found');
+  });
+
+  it('refuses an amount out of range, or a missing organization_id, with 422 naming it', async () => {
     for (const amount of [0, -5, 1.5, 1_000_001, '10']) {
-      const response = await call('POST', '/api/credits/grant', { token: org.token, body: { amount } });
+      const response = await operatorGrant({ organization_id: org.orgId, amount });
       expectFailure(response, 422, 'validation_error');
       expect(response.body.error.code).toBe('amount');
+    }
+    for (const organization_id of [undefined, 0, -1, 'x', 1.5]) {
+      const response = await operatorGrant({ organization_id, amount: 5 });
+      expectFailure(response, 422, 'validation_error');
+      expect(response.body.error.code).toBe('organization_id');
+    }
+  });
+
+  it('answers 404 as if the route did not exist when the deployment has no OPERATOR_API_KEY (or a short one)', async () => {
+    for (const configured of [undefined, '', 'too-short']) {
+      const ctx = createExecutionContext();
+      const request = new Request('http://lead.test/api/credits/grant', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-operator-key': configured || operatorKey() },
+        body: JSON.stringify({ organization_id: org.orgId, amount: 5 }),
+      });
+      const response = await buildApp().fetch(request, { ...env, OPERATOR_API_KEY: configured }, ctx);
+      await waitOnExecutionContext(ctx);
+      expect(response.status).toBe(404);
+      expect(await response.json()).toMatchObject({ success: false, error: { type: 'not_found' } });
     }
   });
 });

@@ -20,6 +20,7 @@ describe('GET /api/openapi.json', () => {
       expect(operation.operationId).toBe(route.operationId);
       if (route.auth === 'bearer') expect(operation.security).toEqual([{ bearerAuth: [] }]);
       if (route.auth === 'apiKey') expect(operation.security).toEqual([{ apiKeyAuth: [] }]);
+      if (route.auth === 'operator') expect(operation.security).toEqual([{ operatorBearer: [] }, { operatorKey: [] }]);
     }
   });
 

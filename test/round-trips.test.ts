@@ -13,6 +13,7 @@ import { call, signupOrganization, uniqueEmail, type SignedUp } from './helpers/
 import { inOrganization } from './helpers/leads';
 import { addLocalAccount, requestRecordingJobs } from './helpers/mail';
 import { completedAgentCall, leadWithPhone, mockTwilioAccount, nextLocalNumber, topUp } from './helpers/voice';
+import { operatorGrant } from './helpers/operator';
 import { statementsOf } from './helpers/statements';
 
 let org: SignedUp;
@@ -593,9 +594,9 @@ describe('statements per request (connection start-up not included)', () => {
       expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(1);
     });
 
-    it('POST /api/credits/grant sends at most 2: the scope, the grant with the new balance (no BEGIN/COMMIT)', async () => {
+    it('POST /api/credits/grant sends at most 2: the scope with the organization check, the grant with the new balance (no BEGIN/COMMIT)', async () => {
       const { response, statements } = await statementsOf(() =>
-        call('POST', '/api/credits/grant', { token: org.token, body: { amount: 1 } }),
+        operatorGrant({ organization_id: org.orgId, amount: 1 }),
       );
       expect(response.status, response.text).toBe(201);
       expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(2);

@@ -14,6 +14,12 @@ export function localCredentialsKey(dir = '.data') {
   return localSecret(dir, 'credentials-key');
 }
 
+// The service operator's key (OPERATOR_API_KEY: granting credits, src/core/auth/operator.ts) of a
+// local checkout, made and kept the same way in .data/operator-key: local only, never a deployment's.
+export function localOperatorKey(dir = '.data') {
+  return localSecret(dir, 'operator-key');
+}
+
 function localSecret(dir, name) {
   const file = join(dir, name);
   if (existsSync(file)) {

@@ -9,6 +9,7 @@ import type { Context, MiddlewareHandler } from 'hono';
 import { apiKeyAuthFor } from './auth/api-key';
 import type { ApiKeyScope } from './auth/api-key-cache';
 import { bearerAuth } from './auth/bearer';
+import { OPERATOR_KEY_HEADER, operatorAuth } from './auth/operator';
 import { hasRole, type RoleName } from '../db/tenant';
 import type { AppEnv } from './context';
 import { jsonEtag } from './etag';
@@ -16,7 +17,11 @@ import { BadRequest, Forbidden, UnsupportedMediaType, ValidationFailed, type Fie
 import { applyContract } from './response-headers';
 import { leaveBodyToRoute } from './text-guard';
 
-export type AuthKind = 'bearer' | 'apiKey' | 'public';
+/**
+ * bearer: a user of an organization; apiKey: an organization's key; public: nobody in particular;
+ * operator: the service's operator (core/auth/operator.ts), acting on an organization its input names.
+ */
+export type AuthKind = 'bearer' | 'apiKey' | 'public' | 'operator';
 
 export interface RegisteredRoute {
   method: string;
@@ -48,6 +53,7 @@ export const routeRegistry: RegisteredRoute[] = [];
 function authMiddleware(auth: AuthKind, scope: ApiKeyScope | undefined): MiddlewareHandler<AppEnv>[] {
   if (auth === 'bearer') return [bearerAuth];
   if (auth === 'apiKey') return [apiKeyAuthFor(scope ?? null)];
+  if (auth === 'operator') return [operatorAuth];
   return [];
 }
 
@@ -234,6 +240,26 @@ function sharedErrors(
     : scope
       ? `Forbidden: the key is invalid, revoked or expired, the caller is outside its allowed IPs or domains, or the key lacks the ${scope} scope (error.code insufficient_scope); error.code names the rule`
       : 'Forbidden: the caller may not do this; error.code names the rule';
+  if (auth === 'operator') {
+    return {
+      400: errorResponse('Malformed request: unparseable JSON, wrong content type or a malformed parameter'),
+      401: errorResponse(
+        `No operator key sent (Authorization: Bearer or ${OPERATOR_KEY_HEADER}; error.code operator_key_missing)`,
+      ),
+      403: errorResponse(
+        'Not the operator key: a wrong key, or a tenant credential (an admin’s token, an API key), which never reaches operator routes (error.code operator_only)',
+      ),
+      404: errorResponse(
+        'The record the input names does not exist; or the deployment has no OPERATOR_API_KEY, and the route answers as if it did not exist',
+      ),
+      ...(bodyMediaType
+        ? { 413: PAYLOAD_TOO_LARGE, 415: errorResponse(`The body's Content-Type is not ${bodyMediaType}`) }
+        : {}),
+      422: errorResponse('Validation failed; error.code names the first field, error.details lists every field'),
+      500: errorResponse('Server error'),
+      503: DATABASE_UNAVAILABLE,
+    };
+  }
   return {
     400: errorResponse('Malformed request: unparseable JSON, wrong content type or a malformed parameter'),
     ...(auth === 'public'
@@ -254,6 +280,8 @@ const securityFor: Record<AuthKind, RouteConfig['security']> = {
   bearer: [{ bearerAuth: [] }],
   apiKey: [{ apiKeyAuth: [] }],
   public: [],
+  // Either header carries the operator key.
+  operator: [{ operatorBearer: [] }, { operatorKey: [] }],
 };
 
 /** `admin_only`, `admin_or_manager_only`: names exactly the roles the route admits. */
@@ -284,7 +312,8 @@ function requireRoles(roles: readonly RoleName[]): MiddlewareHandler<AppEnv> {
 type AuthAndRoles =
   | { auth: 'bearer'; roles?: readonly [RoleName, ...RoleName[]]; scope?: never }
   | { auth: 'apiKey'; scope: ApiKeyScope; roles?: never }
-  | { auth: 'public'; roles?: never; scope?: never };
+  | { auth: 'public'; roles?: never; scope?: never }
+  | { auth: 'operator'; roles?: never; scope?: never };
 
 export type DefinedRouteConfig = Omit<RouteConfig, 'middleware' | 'security' | 'operationId' | 'description'> &
   AuthAndRoles & {
@@ -343,7 +372,9 @@ export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
   if (checksOwnCharacters) leaveBodyToRoute(method, pathPattern(route.path));
   // Creates (201) for a caller keys can be scoped to. Public routes have none before they run
   // (signup); one that runs as a tenant can opt in (`idempotency`, with a scope in idempotencyScope).
-  const idempotent = method === 'POST' && ((auth !== 'public' && 201 in route.responses) || idempotency === true);
+  // Operator routes have no tenant to scope a key by: they are not idempotent (docs/conventions.md).
+  const tenantAuth = auth === 'bearer' || auth === 'apiKey';
+  const idempotent = method === 'POST' && ((tenantAuth && 201 in route.responses) || idempotency === true);
   const etagged = method === 'GET' && isJsonOnly(route.responses[200]);
   const authChain = [
     ...(transaction === false ? [withoutTransaction] : []),
@@ -360,7 +391,7 @@ export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
   if (idempotent) declared[409] = withIdempotencyConflict(route.responses[409]);
   const contract = applyContract(
     declared,
-    { rateLimited: auth !== 'public' || rateLimited === true, etag: etagged, idempotent },
+    { rateLimited: tenantAuth || rateLimited === true, etag: etagged, idempotent },
     errorResponse,
   );
   routeRegistry.push({

@@ -152,7 +152,7 @@ async function closeReservation(
   return result.rows.length > 0;
 }
 
-/** Adds credits (signup's starting grant, an admin's grant). Returns the new balance. */
+/** Adds credits (signup's starting grant, the operator's grant). Returns the new balance. */
 export async function grantCredits(
   ctx: CreditsContext,
   grant: { amount: number; note: string },

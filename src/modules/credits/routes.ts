@@ -1,8 +1,13 @@
 /**
  * The organization's credits (spec "AI tools and email drafts": `GET /api/credits` and
- * `GET /api/credits/ai-features`) and an admin's grant (beyond the spec).
+ * `GET /api/credits/ai-features`) and the operator's grant (beyond the spec; core/auth/operator.ts).
  */
+import { sql } from 'drizzle-orm';
+import { runAsTenant } from '../../core/database';
+import { NotFound } from '../../core/errors';
 import { created, list, ok, wholeList } from '../../core/http';
+import { organizations } from '../../db/schema';
+import { actorContext } from '../../db/tenant';
 import { createRouter, defineRoute, envelope, jsonBody, listEnvelope } from '../../core/routes';
 import { grantCredits } from './ledger';
 import { CREDIT_FEATURES, FEATURE_PRICES } from './prices';
@@ -48,18 +53,35 @@ creditRoutes.openapi(
     path: '/api/credits/grant',
     operationId: 'grantCredits',
     tags,
-    summary: 'Add credits to the organization (admins only; beyond the spec)',
+    summary: 'Add credits to an organization (the service operator only; beyond the spec)',
     description:
-      'Adds credits as a grant row of the ledger, with an optional note, and answers the new balance. Beyond the spec: how an organization tops up before a billing integration exists.',
-    auth: 'bearer',
-    roles: ['admin'],
+      'Adds credits to the organization `organization_id` as a grant row of its ledger, with an optional note, and answers its new balance. Beyond the spec: how the operator tops an organization up before a billing integration exists. The AI spend behind credits is paid by the operator, so granting is an operator action: the route takes the operator key (the Worker secret OPERATOR_API_KEY, as `Authorization: Bearer` or `X-Operator-Key`), never a tenant credential; an organization’s admin gets 403 `operator_only`. A deployment without the secret answers 404. Not idempotent: a grant retried after a lost answer grants twice.',
+    auth: 'operator',
     transaction: false,
     request: { body: jsonBody(GrantCreditsBody) },
     responses: { 201: envelope(CreditGrantSchema, 'Credits granted') },
   }),
   async (c) => {
     const body = c.req.valid('json');
-    const grant = await grantCredits(c.var.tenant, { amount: body.amount, note: body.note ?? 'admin grant' });
-    return created(c, { id: grant.id, amount: body.amount, balance: grant.balance }, 'Credits granted');
+    let grant: { id: number; balance: number } | undefined;
+    await runAsTenant<string>(
+      c,
+      async () => {
+        grant = await grantCredits(c.var.tenant, { amount: body.amount, note: body.note ?? 'operator grant' });
+      },
+      body.organization_id,
+      sql`(select ${organizations.id}::text from ${organizations} where ${organizations.id} = ${body.organization_id}) as caller`,
+      (found) => {
+        if (!found) throw new NotFound('Organization', body.organization_id);
+        // Credited to nobody of the organization: the operator granted it (created_by stays null).
+        return { ...actorContext({ kind: 'public', onBehalfOf: 0 }), userId: null };
+      },
+    );
+    const done = grant as { id: number; balance: number };
+    return created(
+      c,
+      { id: done.id, organization_id: body.organization_id, amount: body.amount, balance: done.balance },
+      'Credits granted',
+    );
   },
 );

@@ -86,6 +86,12 @@ export const FeaturePriceSchema = z
 
 export const GrantCreditsBody = z
   .object({
+    organization_id: z
+      .number({ error: 'must be the id of an organization (a positive integer)' })
+      .int('must be the id of an organization (a positive integer)')
+      .positive('must be the id of an organization (a positive integer)')
+      .max(Number.MAX_SAFE_INTEGER)
+      .openapi({ description: 'The organization credited (404 when there is none)', example: 12 }),
     amount: z
       .number()
       .int()
@@ -100,15 +106,22 @@ export const GrantCreditsBody = z
       .optional()
       .openapi({ description: 'Why (kept on the ledger row), up to 200 characters', example: 'Annual plan top-up' }),
   })
-  .openapi('GrantCreditsRequest', { description: 'A grant of credits', example: { amount: 500, note: 'Top-up' } });
+  .openapi('GrantCreditsRequest', {
+    description: 'A grant of credits to one organization',
+    example: { organization_id: 12, amount: 500, note: 'Top-up' },
+  });
 
 export const CreditGrantSchema = z
   .object({
     id: z.number().int().openapi({ description: 'The grant’s ledger row', example: 41 }),
+    organization_id: z.number().int().openapi({ description: 'The organization credited', example: 12 }),
     amount: z.number().int().openapi({ description: 'Credits granted', example: 500 }),
     balance: z.number().int().openapi({ description: 'The balance after the grant', example: 1468 }),
   })
-  .openapi('CreditGrant', { description: 'A recorded grant', example: { id: 41, amount: 500, balance: 1468 } });
+  .openapi('CreditGrant', {
+    description: 'A recorded grant',
+    example: { id: 41, organization_id: 12, amount: 500, balance: 1468 },
+  });
 
 /** The 402 of every route that charges credits. */
 export const insufficientCreditsResponse = paymentRequiredResponse(

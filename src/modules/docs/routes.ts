@@ -117,6 +117,21 @@ export function mountDocs(app: OpenAPIHono<AppEnv>): void {
       name: 'x-api-key',
     });
   }
+  if (routeRegistry.some((route) => route.auth === 'operator')) {
+    const operator =
+      'The service operator’s key (the Worker secret OPERATOR_API_KEY), never a tenant’s: operator routes act on the organization their input names. Without the secret the routes answer 404.';
+    app.openAPIRegistry.registerComponent('securitySchemes', 'operatorBearer', {
+      type: 'http',
+      scheme: 'bearer',
+      description: operator,
+    });
+    app.openAPIRegistry.registerComponent('securitySchemes', 'operatorKey', {
+      type: 'apiKey',
+      in: 'header',
+      name: 'X-Operator-Key',
+      description: operator,
+    });
+  }
   registerWebhookPayloads(app.openAPIRegistry);
   app.doc31('/api/openapi.json', () => openApiConfig());
   app.get('/api/docs', (c) => {

@@ -1,0 +1,79 @@
+/**
+ * The operator's credential: the service's own staff, not a tenant. Routes declared
+ * `auth: 'operator'` (granting credits) act on any organization, named in their input, so no
+ * tenant credential reaches them, an admin's included.
+ *
+ * The key is the Worker secret OPERATOR_API_KEY (at least 32 characters; `wrangler secret put
+ * OPERATOR_API_KEY`), sent as `Authorization: Bearer <key>` or `X-Operator-Key: <key>`, and compared
+ * in constant time (SHA-256 of both, then `timingSafeEqual`: neither the key's bytes nor its length
+ * leak through timing).
+ *
+ * - No OPERATOR_API_KEY (or one too short to be a secret, logged): the route answers 404 as if it
+ *   did not exist. A deployment that never set one has no operator surface.
+ * - No credential at all: 401 `operator_key_missing`.
+ * - Anything else (a tenant's bearer token or `x-api-key`, a wrong key): 403 `operator_only`.
+ */
+import type { Context, MiddlewareHandler } from 'hono';
+import type { AppEnv } from '../context';
+import { ApiError, Forbidden, Unauthorized } from '../errors';
+import { log } from '../log';
+
+export const OPERATOR_KEY_HEADER = 'X-Operator-Key';
+export const MIN_OPERATOR_KEY_LENGTH = 32;
+
+let warnedShortKey = false;
+
+/** The configured key, or null when the operator routes are off. */
+function configuredKey(c: Context<AppEnv>): string | null {
+  const key = c.env.OPERATOR_API_KEY?.trim();
+  if (!key) return null;
+  if (key.length < MIN_OPERATOR_KEY_LENGTH) {
+    if (!warnedShortKey) {
+      warnedShortKey = true;
+      log.error(`OPERATOR_API_KEY is shorter than ${MIN_OPERATOR_KEY_LENGTH} characters: the operator routes are off`);
+    }
+    return null;
+  }
+  return key;
+}
+
+/**
+ * What the caller sent as a credential: the dedicated header, else a bearer credential, else an
+ * API key (a tenant's, which is compared like any other and so refused with 403, not 401).
+ */
+function presentedKey(c: Context<AppEnv>): string | null {
+  const header = c.req.header(OPERATOR_KEY_HEADER)?.trim();
+  if (header) return header;
+  const authorization = c.req.header('authorization')?.trim();
+  const bearer = authorization?.match(/^Bearer\s+(.+)$/i)?.[1]?.trim();
+  if (bearer) return bearer;
+  return c.req.header('x-api-key')?.trim() || null;
+}
+
+async function digest(text: string): Promise<ArrayBuffer> {
+  return crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+}
+
+/** Equal in constant time: both sides are hashed first, so the lengths compared are always equal. */
+export async function operatorKeyMatches(presented: string, expected: string): Promise<boolean> {
+  const [a, b] = await Promise.all([digest(presented), digest(expected)]);
+  return crypto.subtle.timingSafeEqual(a, b);
+}
+
+export const operatorAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const expected = configuredKey(c);
+  if (!expected) {
+    throw new ApiError(404, 'not_found', `No route for ${c.req.method} ${new URL(c.req.url).pathname}`);
+  }
+  const presented = presentedKey(c);
+  if (!presented) {
+    throw new Unauthorized(
+      `This operator route needs the operator key (Authorization: Bearer, or ${OPERATOR_KEY_HEADER})`,
+      'operator_key_missing',
+    );
+  }
+  if (!(await operatorKeyMatches(presented, expected))) {
+    throw new Forbidden('This action is reserved to the service operator', 'operator_only');
+  }
+  await next();
+};
