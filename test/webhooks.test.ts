@@ -402,6 +402,34 @@ describe('webhook delivery', () => {
     expect(await deliveryRow(org, message.jobId)).toMatchObject({ status: 'completed', attempts: 2 });
   });
 
+  it('drops an attempt whose endpoint is deleted while it runs: nothing recorded, no error logged', async () => {
+    const org = await signupOrganization('Hooks deleted midway');
+    const endpoint = await addEndpoint(org, { events: ['lead.created'] });
+    const lead = await callRecording(org, 'POST', '/api/lead/add', { first_name: 'Deleted', last_name: 'Midway' });
+    const [message] = lead.sent.filter((sent) => sent.kind === 'webhook-delivery');
+    const original = globalThis.fetch;
+    let received = 0;
+    // The admin deletes the endpoint while its receiver is being called.
+    vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
+      const request = new Request(input as RequestInfo, init);
+      if (!request.url.startsWith(RECEIVER)) return original(input as RequestInfo, init);
+      received++;
+      const deleted = await call('DELETE', `/api/webhooks/${endpoint.id}`, { token: org.token });
+      expect(deleted.status, deleted.text).toBe(200);
+      return new Response('ok');
+    });
+    const errors = vi.spyOn(console, 'error');
+    const queue = recordingQueue();
+    const result = await deliverJobs([message], 1, queue.bindings);
+    expect(received).toBe(1);
+    expect(errors.mock.calls.map((args) => String(args[0]))).toEqual([]);
+    // Acknowledged, not retried: the delivery went with its endpoint.
+    expect(result.explicitAcks).toHaveLength(1);
+    expect(result.retryMessages).toEqual([]);
+    expect(queue.sent).toEqual([]);
+    expect(await deliveryRow(org, message.jobId)).toBeUndefined();
+  });
+
   it('does not fail a delivery whose first message waits in a backed-up queue; the message and its re-sends send once', async () => {
     const org = await signupOrganization('Hooks backlog');
     await addEndpoint(org, { events: ['lead.created'] });

@@ -197,6 +197,43 @@ async function claimAttempt(
   return target;
 }
 
+/**
+ * Locks what the attempt's record will reference, parent first as a delete cascades (the endpoint
+ * or the chat subscription, then the delivery), so a deletion either waits for the record to
+ * commit (and removes it with the rest) or has committed, and then this answers false. Key-share
+ * locks: they only keep the rows from being deleted or re-keyed.
+ */
+async function lockTarget(
+  tx: Parameters<Parameters<typeof withTenant>[2]>[0],
+  ref: { orgId: number; jobId: number },
+  claimed: Claimed,
+): Promise<boolean> {
+  const [parent] =
+    claimed.endpointId !== null
+      ? await tx
+          .select({ id: webhookEndpoints.id })
+          .from(webhookEndpoints)
+          .where(and(eq(webhookEndpoints.organizationId, ref.orgId), eq(webhookEndpoints.id, claimed.endpointId)))
+          .for('key share')
+      : await tx
+          .select({ id: chatSubscriptions.id })
+          .from(chatSubscriptions)
+          .where(
+            and(
+              eq(chatSubscriptions.organizationId, ref.orgId),
+              eq(chatSubscriptions.id, claimed.chatSubscriptionId),
+            ),
+          )
+          .for('key share');
+  if (!parent) return false;
+  const [delivery] = await tx
+    .select({ id: webhookDeliveries.id })
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.organizationId, ref.orgId), eq(webhookDeliveries.id, ref.jobId)))
+    .for('key share');
+  return delivery !== undefined;
+}
+
 export const webhookDeliveryJobHandler: JobHandler<'webhook-delivery', typeof webhookDeliveries> = {
   ...spec,
   // The attempt that held it stopped (its lease expired): the re-sent message finds the delivery
@@ -249,6 +286,9 @@ export const webhookDeliveryJobHandler: JobHandler<'webhook-delivery', typeof we
           };
     const owned = eq(webhookDeliveries.attempts, claimed.attempt);
     const retryIn = await withTenant(db, ref.orgId, async (tx) => {
+      // The endpoint (or channel subscription) may have been deleted while the receiver was
+      // called, its deliveries with it: the attempt is then dropped, nothing to record.
+      if (!(await lockTarget(tx, ref, claimed))) return null;
       await tx.insert(webhookAttempts).values({
         organizationId: ref.orgId,
         endpointId: claimed.endpointId,
