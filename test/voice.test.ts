@@ -513,7 +513,7 @@ describe('provider webhooks', () => {
   });
 
   /** An outbound agent call placed through Vapi, as the call routes record it. */
-  async function insertVapiCall(providerCallId: string, more: Partial<typeof calls.$inferInsert> = {}) {
+  async function insertVapiCall(providerCallId: string | null, more: Partial<typeof calls.$inferInsert> = {}) {
     const [row] = await inOrganization(twilioOrg.orgId, (tx) =>
       tx
         .insert(calls)
@@ -589,6 +589,52 @@ describe('provider webhooks', () => {
       priceCents: 0,
       failureReason: 'Vapi ended the call: call.start.error-vapi-number-outbound-daily-limit',
     });
+  });
+
+  it('a Vapi 429 on placing a call is retried after its Retry-After by the queue, not failed; the retry places it', async () => {
+    const row = await insertVapiCall(null, {
+      userId: twilioOrg.userId,
+      status: 'queued',
+      connectionId: voiceConnectionId,
+      agent: { system_prompt: 'Book a demo.', first_message: null, voice_id: null, language: null },
+    });
+    const [job] = await inOrganization(twilioOrg.orgId, (tx) =>
+      tx
+        .insert(voiceJobs)
+        .values({ organizationId: twilioOrg.orgId, action: 'place_call', callId: row.id })
+        .returning({ id: voiceJobs.id }),
+    );
+    const message: JobMessage = { kind: 'voice', orgId: twilioOrg.orgId, jobId: job.id };
+    const seen = mockFetch(
+      [
+        new Response(JSON.stringify({ message: 'Too Many Requests' }), {
+          status: 429,
+          headers: { 'content-type': 'application/json', 'retry-after': '20' },
+        }),
+        new Response(JSON.stringify({ id: 'vapi-call-after-429', status: 'queued' }), {
+          status: 201,
+          headers: { 'content-type': 'application/json' },
+        }),
+      ],
+      { only: (url) => url.startsWith('https://api.vapi.ai/'), exhausted: 'throw' },
+    );
+    const throttled = await deliverJobs([message]);
+    expect(seen.map((request) => `${request.method} ${request.url}`)).toEqual(['POST https://api.vapi.ai/call']);
+    expect(throttled.retryMessages).toHaveLength(1);
+    expect(throttled.retryDelays).toEqual([20]);
+    const waiting = async () =>
+      (await inOrganization(twilioOrg.orgId, (tx) => tx.select().from(calls).where(eq(calls.id, row.id))))[0];
+    // Nothing was placed: the call still waits for its dial, free to be dialled by the retry.
+    expect(await waiting()).toMatchObject({ status: 'queued', startedAt: null, providerCallId: null, failureReason: null });
+
+    const retried = await deliverJobs([message], 2);
+    expect(retried.explicitAcks).toHaveLength(1);
+    expect(seen).toHaveLength(2);
+    expect(await waiting()).toMatchObject({ status: 'queued', providerCallId: 'vapi-call-after-429' });
+    const [done] = await inOrganization(twilioOrg.orgId, (tx) =>
+      tx.select().from(voiceJobs).where(eq(voiceJobs.id, job.id)),
+    );
+    expect(done.status).toBe('completed');
   });
 
   /** A Vapi call ended by a signed report naming `recordingUrl`; its recording job delivered against `answer`. */

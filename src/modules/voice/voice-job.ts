@@ -3,7 +3,8 @@
  *   - purchase_number: buys the paid number from the provider; a refusal marks it failed and
  *     refunds its price (one transaction); a provider down is retried, and a job given up on
  *     (dead letter, stalled) fails and refunds the same way;
- *   - place_call: waits for the call's turn (calls per second), then dials it. The simulator
+ *   - place_call: waits for the call's turn (calls per second), then dials it (a provider's 429
+ *     hands the dial claim back and is retried by the queue after its Retry-After). The simulator
  *     moves it ringing → in-progress → completed here, with its transcript, a WAV recording in R2
  *     and its price; Vapi answers with its call id and its end-of-call report ends the call.
  *     `started_at` is claimed before dialling, so a redelivery never dials twice: a call found
@@ -179,6 +180,23 @@ async function claimDial(db: Database, orgId: number, callId: number): Promise<b
   return claimed.length > 0;
 }
 
+/** Hands back a dial claim whose call the provider did not place (it throttled): a later delivery dials it. */
+async function releaseDial(db: Database, orgId: number, callId: number): Promise<void> {
+  await withTenant(db, orgId, (tx) =>
+    tx
+      .update(calls)
+      .set({ startedAt: null, updatedAt: sql`now()` })
+      .where(
+        and(
+          eq(calls.organizationId, orgId),
+          eq(calls.id, callId),
+          eq(calls.status, 'queued'),
+          isNull(calls.providerCallId),
+        ),
+      ),
+  );
+}
+
 async function simulate(db: Database, env: Bindings, claim: Claim, call: CallRow) {
   const orgId = claim.orgId;
   const placed = await voiceSetupOf(env, null).then((setup) =>
@@ -281,6 +299,13 @@ async function placeCall(db: Database, env: Bindings, claim: Claim, job: Job) {
       await finishJob(tx, spec, claim);
     });
   } catch (error) {
+    if (error instanceof ProviderFailure && error.kind === 'unavailable' && error.status === 429) {
+      // Throttled (Vapi's 429): certainly not placed. The dial claim is handed back and the queue
+      // dials again after the provider's Retry-After (jobs/faults.ts retryDelaySeconds); a job
+      // throttled through every retry fails the call and releases its hold (onFailed).
+      await releaseDial(db, orgId, call.id);
+      throw error;
+    }
     const reason = error instanceof ProviderFailure ? error.reason : 'the call could not be placed';
     // Nothing was placed (a refusal, or no answer at all): the call fails and its hold is released.
     await withTenant(db, orgId, async (tx) => {
