@@ -625,7 +625,12 @@ describe('provider webhooks', () => {
     const waiting = async () =>
       (await inOrganization(twilioOrg.orgId, (tx) => tx.select().from(calls).where(eq(calls.id, row.id))))[0];
     // Nothing was placed: the call still waits for its dial, free to be dialled by the retry.
-    expect(await waiting()).toMatchObject({ status: 'queued', startedAt: null, providerCallId: null, failureReason: null });
+    expect(await waiting()).toMatchObject({
+      status: 'queued',
+      startedAt: null,
+      providerCallId: null,
+      failureReason: null,
+    });
 
     const retried = await deliverJobs([message], 2);
     expect(retried.explicitAcks).toHaveLength(1);

@@ -219,10 +219,7 @@ async function lockTarget(
           .select({ id: chatSubscriptions.id })
           .from(chatSubscriptions)
           .where(
-            and(
-              eq(chatSubscriptions.organizationId, ref.orgId),
-              eq(chatSubscriptions.id, claimed.chatSubscriptionId),
-            ),
+            and(eq(chatSubscriptions.organizationId, ref.orgId), eq(chatSubscriptions.id, claimed.chatSubscriptionId)),
           )
           .for('key share');
   if (!parent) return false;
