@@ -45,6 +45,8 @@ export default defineConfig(async () => {
             MICROSOFT_CLIENT_SECRET: 'test-microsoft-client-secret',
             // The service operator's key (granting credits: test/helpers/operator.ts); obviously not a production one.
             OPERATOR_API_KEY: 'test-operator-key-that-is-long-enough-and-local-only',
+            HUBSPOT_CLIENT_ID: 'test-hubspot-client',
+            HUBSPOT_CLIENT_SECRET: 'test-hubspot-client-secret',
             SIGNUP_ENABLED: 'true',
             LOCAL_PROVIDERS: 'true',
             // One origin the bearer API answers CORS for (test/cors.test.ts).

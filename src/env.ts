@@ -51,6 +51,9 @@ export interface Bindings {
   /** OAuth client of the Microsoft Entra app registration (Outlook mail, calendar). */
   MICROSOFT_CLIENT_ID?: string;
   MICROSOFT_CLIENT_SECRET?: string;
+  /** OAuth client of the HubSpot public app (CRM connections made by OAuth): refreshes their 30-minute access tokens. */
+  HUBSPOT_CLIENT_ID?: string;
+  HUBSPOT_CLIENT_SECRET?: string;
   /** Entra tenant of the token endpoint: `common` (default), `organizations` or a tenant id. */
   MICROSOFT_TENANT?: string;
   /** The AI provider (src/providers/ai/select.ts): local (default), openai or workers-ai. */

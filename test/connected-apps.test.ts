@@ -557,3 +557,128 @@ describe('CRM import held back by HubSpot’s rate limit', () => {
     expect(row.leaseExpiresAt?.getTime() ?? 0).toBeGreaterThan(Date.now() + 3600 * 1000);
   });
 });
+
+describe('HubSpot throttling a request or an import', () => {
+  const properties = {
+    results: ['firstname', 'lastname'].map((name) => ({ name, label: name, type: 'string', hidden: false })),
+  };
+
+  it('a request fails at once: 503 provider_unavailable with HubSpot’s Retry-After, HubSpot asked once', async () => {
+    const org = await signupOrganization('Hubspot burst request');
+    const urls: string[] = [];
+    vi.spyOn(globalThis, 'fetch').mockImplementation(async (input) => {
+      const url = new Request(input).url;
+      urls.push(url);
+      if (url.endsWith('/account-info/v3/details')) return json(200, { portalId: 9 });
+      return json(429, { status: 'error', policyName: 'TEN_SECONDLY_ROLLING' }, { 'retry-after': '7' });
+    });
+    const connected = await call('POST', '/api/connected-apps/connect', {
+      token: org.token,
+      body: { kind: 'crm', provider: 'hubspot', access_token: 'pat-burst' },
+    });
+    expect(connected.status, connected.text).toBe(201);
+    urls.length = 0;
+    const started = Date.now();
+    const answer = await call('GET', '/api/connected-apps/crm/properties', { token: org.token });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expectFailure(answer, 503, 'service_unavailable');
+    expect(answer.body.error.code).toBe('provider_unavailable');
+    expect(answer.body.error.message).toContain('hubspot is rate limiting');
+    expect(answer.headers.get('retry-after')).toBe('7');
+    // Both object types were asked at once; neither was asked again.
+    expect(urls.sort()).toEqual([
+      'https://api.hubapi.com/crm/v3/properties/companies',
+      'https://api.hubapi.com/crm/v3/properties/contacts',
+    ]);
+  });
+
+  it('an import hands HubSpot’s burst wait to the queue instead of sleeping in its delivery', async () => {
+    const org = await signupOrganization('Hubspot burst import');
+    const pages: string[] = [];
+    vi.spyOn(globalThis, 'fetch').mockImplementation(async (input) => {
+      const url = new Request(input).url;
+      if (url.endsWith('/account-info/v3/details')) return json(200, { portalId: 10 });
+      if (url.includes('/crm/v3/properties/')) return json(200, properties);
+      pages.push(url);
+      return json(
+        429,
+        { status: 'error', policyName: 'TEN_SECONDLY_ROLLING' },
+        { 'x-hubspot-ratelimit-interval-milliseconds': '10000', 'x-hubspot-ratelimit-remaining': '0' },
+      );
+    });
+    await call('POST', '/api/connected-apps/connect', {
+      token: org.token,
+      body: { kind: 'crm', provider: 'hubspot', access_token: 'pat-burst-import' },
+    });
+    const started = await requestRecordingJobs('POST', '/api/connected-apps/crm/import', {
+      token: org.token,
+      body: { mapping: { lead: { firstname: 'first_name', lastname: 'last_name' } } },
+    });
+    expect(started.status, started.text).toBe(202);
+    const delivering = Date.now();
+    const result = await deliverJobs(started.sent);
+    // Asked once, not again after 10 s inside the delivery.
+    expect(pages).toHaveLength(1);
+    expect(Date.now() - delivering).toBeLessThan(8_000);
+    expect(result.retryMessages).toHaveLength(1);
+    expect(result.retryDelays).toEqual([10]);
+    expect(await status(org, started.body.data.id)).toMatchObject({ status: 'running', processed: 0 });
+  });
+});
+
+describe('HubSpot connected by OAuth', () => {
+  it('takes the refresh token on connect and renews the 30-minute access token when it expires', async () => {
+    const org = await signupOrganization('Hubspot OAuth');
+    const seen: { url: string; body: string; authorization: string | null }[] = [];
+    vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
+      const request = new Request(input, init);
+      seen.push({ url: request.url, body: await request.text(), authorization: request.headers.get('authorization') });
+      if (request.url.endsWith('/account-info/v3/details')) return json(200, { portalId: 11 });
+      if (request.url === 'https://api.hubapi.com/oauth/v1/token') {
+        return json(200, {
+          token_type: 'bearer',
+          refresh_token: 'hs-refresh-token',
+          access_token: 'hs-access-2',
+          expires_in: 1800,
+        });
+      }
+      return json(200, {
+        results: [{ name: 'firstname', label: 'First name', type: 'string', hidden: false }],
+      });
+    });
+    const connected = await call('POST', '/api/connected-apps/connect', {
+      token: org.token,
+      body: {
+        kind: 'crm',
+        provider: 'hubspot',
+        access_token: 'hs-access-1',
+        refresh_token: 'hs-refresh-token',
+        expires_in: 1800,
+      },
+    });
+    expect(connected.status, connected.text).toBe(201);
+    expect(connected.text).not.toContain('hs-refresh-token');
+    const [row] = await inOrganization(org.orgId, (tx) =>
+      tx.select().from(connections).where(eq(connections.id, connected.body.data.id)),
+    );
+    expect(row.tokenExpiresAt?.getTime() ?? 0).toBeGreaterThan(Date.now() + 1_700_000);
+    // Half an hour later.
+    await inOrganization(org.orgId, (tx) =>
+      tx
+        .update(connections)
+        .set({ tokenExpiresAt: new Date(Date.now() - 1000) })
+        .where(eq(connections.id, row.id)),
+    );
+    seen.length = 0;
+    const answer = await call('GET', '/api/connected-apps/crm/properties', {
+      token: org.token,
+      query: { all: 1 },
+    });
+    expect(answer.status, answer.text).toBe(200);
+    expect(seen[0].url).toBe('https://api.hubapi.com/oauth/v1/token');
+    expect(new URLSearchParams(seen[0].body).get('refresh_token')).toBe('hs-refresh-token');
+    expect(seen.slice(1).map((request) => request.authorization)).toEqual(['Bearer hs-access-2', 'Bearer hs-access-2']);
+    const listed = await call('GET', '/api/connected-apps/list', { token: org.token });
+    expect(listed.body.data.find((app: { id: number }) => app.id === row.id)).toMatchObject({ state: 'active' });
+  });
+});

@@ -2,16 +2,27 @@
  * The HubSpot CRM v3 adapter against its documented wire format, with the network mocked at
  * fetch: the exact requests (URL with limit, after, the explicit properties list; method;
  * Authorization) and HubSpot's documented answers replayed (account details, properties,
- * collection pages with paging.next.after), 429s waited out as Retry-After or HubSpot's
- * rate-limit headers say, and the local data set's determinism, duplicates and bad rows.
+ * collection pages with paging.next.after), a 429 failed at once with the wait Retry-After or
+ * HubSpot's rate-limit headers say (never slept on), an OAuth connection's access token renewed
+ * at HubSpot's token endpoint (invalid_grant: needs_reconnect), and the local data set's
+ * determinism, duplicates and bad rows.
  */
+import { env } from 'cloudflare:workers';
+import { and, eq } from 'drizzle-orm';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { withOwnDatabase } from '../src/db/client';
+import { connections, notifications } from '../src/db/schema';
+import { readConfig } from '../src/env';
 import { checkChatCredential } from '../src/providers/chat/connect-check';
-import { ProviderFailure } from '../src/providers/failures';
+import { openCredentials, poolWriter, RECONNECT_NOTICE_TYPE, sealCredentials } from '../src/providers/connections';
+import { crmProviderFor } from '../src/providers/crm/select';
+import { ConnectionNeedsReconnect, ProviderFailure } from '../src/providers/failures';
 import { hubspotCrm, rateLimitWait } from '../src/providers/crm/hubspot';
 import { localCrm } from '../src/providers/crm/local';
 import { LOCAL_COMPANIES, LOCAL_CONTACTS, localContact } from '../src/providers/crm/local-data';
+import { signupOrganization, type SignedUp } from './helpers/api';
 import { json, mockFetch } from './helpers/fetch-mock';
+import { inOrganization } from './helpers/leads';
 
 const token = async () => 'pat-na1-11111111-2222-3333-4444-555555555555';
 
@@ -132,47 +143,50 @@ describe('HubSpot CRM v3 adapter', () => {
     expect(seen.every((request) => request.url.includes('/search'))).toBe(false);
   });
 
-  it('waits out a 429 as Retry-After says, then asks again', async () => {
-    const seen = mockFetch([
-      json(
-        429,
-        {
-          status: 'error',
-          message: 'You have reached your secondly limit.',
-          errorType: 'RATE_LIMIT',
-          policyName: 'SECONDLY',
-        },
-        { 'retry-after': '2' },
-      ),
-      json(200, contactsPage(['9'], null)),
-    ]);
-    const slept: number[] = [];
-    const page = await hubspotCrm(token, async (ms) => void slept.push(ms)).listPage('contacts', {
-      limit: 10,
-      properties: ['email'],
-    });
-    expect(slept).toEqual([2000]);
-    expect(seen).toHaveLength(2);
-    expect(page.records.map((record) => record.id)).toEqual(['9']);
+  it('fails a 429 at once with Retry-After’s wait, asking once and never sleeping', async () => {
+    const seen = mockFetch(
+      [
+        json(
+          429,
+          {
+            status: 'error',
+            message: 'You have reached your secondly limit.',
+            errorType: 'RATE_LIMIT',
+            policyName: 'SECONDLY',
+          },
+          { 'retry-after': '2' },
+        ),
+        json(200, contactsPage(['9'], null)),
+      ],
+      { exhausted: 'throw' },
+    );
+    const timer = vi.spyOn(globalThis, 'setTimeout');
+    const error = await hubspotCrm(token)
+      .listPage('contacts', { limit: 10, properties: ['email'] })
+      .catch((caught) => caught);
+    expect(error).toBeInstanceOf(ProviderFailure);
+    expect(error).toMatchObject({ kind: 'unavailable', status: 429, retryAfterSeconds: 2 });
+    expect(error.reason).toBe('hubspot is rate limiting (429 on contacts); try again later');
+    expect(seen).toHaveLength(1);
+    expect(timer).not.toHaveBeenCalled();
   });
 
-  it('without Retry-After, waits HubSpot’s rate-limit interval; the daily limit goes back to the queue', async () => {
+  it('without Retry-After, the wait is HubSpot’s rate-limit interval, or an hour for the daily limit', async () => {
     const burst = new Headers({
       'x-hubspot-ratelimit-interval-milliseconds': '10000',
       'x-hubspot-ratelimit-max': '100',
       'x-hubspot-ratelimit-remaining': '0',
     });
     expect(rateLimitWait(burst)).toBe(10);
-    mockFetch([
+    const seen = mockFetch([
       json(429, { status: 'error', policyName: 'TEN_SECONDLY_ROLLING' }, Object.fromEntries(burst)),
       json(200, contactsPage(['4'], null)),
     ]);
-    const slept: number[] = [];
-    await hubspotCrm(token, async (ms) => void slept.push(ms)).listPage('contacts', {
-      limit: 10,
-      properties: ['email'],
-    });
-    expect(slept).toEqual([10_000]);
+    const throttled = await hubspotCrm(token)
+      .listPage('contacts', { limit: 10, properties: ['email'] })
+      .catch((caught) => caught);
+    expect(throttled).toMatchObject({ kind: 'unavailable', status: 429, retryAfterSeconds: 10 });
+    expect(seen).toHaveLength(1);
 
     vi.restoreAllMocks();
     mockFetch([
@@ -182,9 +196,7 @@ describe('HubSpot CRM v3 adapter', () => {
         { 'x-hubspot-ratelimit-daily': '250000', 'x-hubspot-ratelimit-daily-remaining': '0' },
       ),
     ]);
-    const error = await hubspotCrm(token, async () => {
-      throw new Error('must not sleep an hour inside a delivery');
-    })
+    const error = await hubspotCrm(token)
       .listPage('contacts', { limit: 10, properties: ['email'] })
       .catch((caught) => caught);
     expect(error).toBeInstanceOf(ProviderFailure);
@@ -204,6 +216,147 @@ describe('HubSpot CRM v3 adapter', () => {
       .catch((caught) => caught);
     expect(error).toMatchObject({ kind: 'auth', status: 401 });
     expect(String(error.reason)).not.toContain('secret-detail');
+  });
+});
+
+describe('HubSpot OAuth connections', () => {
+  const withWriter = <T>(work: (writer: ReturnType<typeof poolWriter>) => Promise<T>) =>
+    withOwnDatabase(readConfig(env), (db) => work(poolWriter(db)));
+
+  async function oauthConnection(org: SignedUp, expiresInMs: number) {
+    const sealed = await sealCredentials(env, org.orgId, {
+      access_token: 'hs-stale-access',
+      refresh_token: 'hs-refresh-5e0f-secret',
+    });
+    const [row] = await inOrganization(org.orgId, (tx) =>
+      tx
+        .insert(connections)
+        .values({
+          organizationId: org.orgId,
+          kind: 'crm',
+          provider: 'hubspot',
+          identity: `portal ${Math.floor(Math.random() * 1e9)}`,
+          ownerId: org.userId,
+          ...sealed,
+          tokenExpiresAt: new Date(Date.now() + expiresInMs),
+        })
+        .returning(),
+    );
+    return row;
+  }
+
+  const readRow = (org: SignedUp, id: number) =>
+    inOrganization(org.orgId, async (tx) => (await tx.select().from(connections).where(eq(connections.id, id)))[0]);
+
+  const propertiesAnswer = () =>
+    json(200, {
+      results: [{ name: 'email', label: 'Email', type: 'string', fieldType: 'text', hidden: false }],
+    });
+
+  it('renews an expired access token with POST /oauth/v1/token (refresh_token grant, form-encoded), seals it, and reads with it', async () => {
+    const org = await signupOrganization('HubSpot OAuth refresh');
+    const connection = await oauthConnection(org, -60_000);
+    const seen = mockFetch(
+      [
+        // HubSpot's documented answer to a refresh.
+        json(200, {
+          token_type: 'bearer',
+          refresh_token: 'hs-refresh-5e0f-secret',
+          access_token: 'CJSP5qf1KhICAQEYs-gDIIGOBii1',
+          expires_in: 1800,
+        }),
+        propertiesAnswer(),
+        propertiesAnswer(),
+      ],
+      { exhausted: 'throw' },
+    );
+    const properties = await withWriter(async (writer) => {
+      const crm = crmProviderFor({ env, writer }, connection);
+      const first = await crm.properties('contacts');
+      // Kept while fresh: the next call asks the token endpoint nothing.
+      await crm.properties('companies');
+      return first;
+    });
+    expect(properties.map((property) => property.name)).toEqual(['email']);
+    expect(seen.map((request) => `${request.method} ${request.url}`)).toEqual([
+      'POST https://api.hubapi.com/oauth/v1/token',
+      'GET https://api.hubapi.com/crm/v3/properties/contacts',
+      'GET https://api.hubapi.com/crm/v3/properties/companies',
+    ]);
+    expect(seen[0].contentType).toMatch(/^application\/x-www-form-urlencoded/);
+    expect(Object.fromEntries(new URLSearchParams(seen[0].body))).toEqual({
+      grant_type: 'refresh_token',
+      refresh_token: 'hs-refresh-5e0f-secret',
+      client_id: 'test-hubspot-client',
+      client_secret: 'test-hubspot-client-secret',
+    });
+    expect(seen[0].authorization).toBeNull();
+    expect(seen[1].authorization).toBe('Bearer CJSP5qf1KhICAQEYs-gDIIGOBii1');
+    expect(seen[2].authorization).toBe('Bearer CJSP5qf1KhICAQEYs-gDIIGOBii1');
+
+    const stored = await readRow(org, connection.id);
+    expect(stored.state).toBe('active');
+    expect(JSON.stringify(stored)).not.toContain('CJSP5qf1');
+    expect(JSON.stringify(stored)).not.toContain('hs-refresh');
+    expect(await openCredentials(env, stored)).toEqual({
+      access_token: 'CJSP5qf1KhICAQEYs-gDIIGOBii1',
+      refresh_token: 'hs-refresh-5e0f-secret',
+    });
+    // HubSpot's 30 minutes, from its expires_in.
+    const expiresIn = (stored.tokenExpiresAt?.getTime() ?? 0) - Date.now();
+    expect(expiresIn).toBeGreaterThan(1_700_000);
+    expect(expiresIn).toBeLessThanOrEqual(1_800_000);
+  });
+
+  it('uses a fresh OAuth token as stored; a private app token (no expiry) is never renewed', async () => {
+    const org = await signupOrganization('HubSpot OAuth fresh');
+    const fresh = await oauthConnection(org, 20 * 60_000);
+    const seen = mockFetch([propertiesAnswer()]);
+    await withWriter((writer) => crmProviderFor({ env, writer }, fresh).properties('contacts'));
+    const privateApp = await oauthConnection(org, 0);
+    await inOrganization(org.orgId, (tx) =>
+      tx.update(connections).set({ tokenExpiresAt: null }).where(eq(connections.id, privateApp.id)),
+    );
+    await withWriter(async (writer) =>
+      crmProviderFor({ env, writer }, { ...privateApp, tokenExpiresAt: null }).properties('contacts'),
+    );
+    expect(seen.map((request) => request.url)).toEqual([
+      'https://api.hubapi.com/crm/v3/properties/contacts',
+      'https://api.hubapi.com/crm/v3/properties/contacts',
+    ]);
+    expect(seen.every((request) => request.authorization === 'Bearer hs-stale-access')).toBe(true);
+  });
+
+  it('a refresh token HubSpot refuses (400 BAD_REFRESH_TOKEN, or invalid_grant) marks the connection needs_reconnect, its owner told once', async () => {
+    const org = await signupOrganization('HubSpot OAuth revoked');
+    for (const refusal of [
+      { status: 'BAD_REFRESH_TOKEN', message: 'missing or invalid refresh token', correlationId: 'c0ffee' },
+      { error: 'invalid_grant', error_description: 'refresh token is invalid, expired or revoked' },
+    ]) {
+      const connection = await oauthConnection(org, -60_000);
+      const seen = mockFetch([json(400, refusal)]);
+      const log = vi.spyOn(console, 'error');
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const error = await withWriter((writer) =>
+          crmProviderFor({ env, writer }, connection).properties('contacts'),
+        ).catch((caught) => caught);
+        expect(error).toBeInstanceOf(ConnectionNeedsReconnect);
+      }
+      // Marked on the first refusal: the second finds the mark and asks HubSpot nothing.
+      expect(seen.map((request) => request.url)).toEqual(['https://api.hubapi.com/oauth/v1/token']);
+      const stored = await readRow(org, connection.id);
+      expect(stored.state).toBe('needs_reconnect');
+      expect(stored.lastError).toMatch(/invalid_grant/);
+      const notices = await inOrganization(org.orgId, (tx) =>
+        tx
+          .select()
+          .from(notifications)
+          .where(and(eq(notifications.userId, org.userId), eq(notifications.typeId, RECONNECT_NOTICE_TYPE))),
+      );
+      expect(notices.filter((notice) => notice.data.connection_id === connection.id)).toHaveLength(1);
+      expect(log.mock.calls.map((call) => String(call[0])).join('\n')).not.toContain('hs-refresh');
+      vi.restoreAllMocks();
+    }
   });
 });
 

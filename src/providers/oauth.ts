@@ -1,6 +1,8 @@
 /**
  * OAuth access tokens of a connection: the stored one while it is fresh, else a refresh-token
- * grant at the provider's token endpoint (oauth4webapi), once per expiry even under concurrency:
+ * grant at the provider's token endpoint (oauth4webapi: Google, Microsoft, and HubSpot's
+ * `POST https://api.hubapi.com/oauth/v1/token`, form-encoded with the client id and secret in the
+ * body), once per expiry even under concurrency:
  *   - within an isolate, concurrent callers share one refresh (a promise per connection);
  *   - across isolates, the refresh runs under the connection row's lock (SELECT … FOR UPDATE): a
  *     second refresher waits, then finds the new token and uses it.
@@ -23,7 +25,7 @@ import {
 } from './connections';
 import { ConnectionNeedsReconnect, failureOf, ProviderFailure } from './failures';
 
-/** What a gmail or outlook connection keeps sealed. */
+/** What a gmail, outlook, Teams or HubSpot OAuth connection keeps sealed. */
 export interface OAuthCredentials {
   access_token: string;
   refresh_token?: string | null;
@@ -32,7 +34,20 @@ export interface OAuthCredentials {
 /** Refresh this long before the stored expiry, so a token never expires mid-call. */
 const EXPIRY_SKEW_MS = 60_000;
 
-export type OAuthProvider = 'google' | 'microsoft';
+/** HubSpot's token endpoint (v1 OAuth API; developers.hubspot.com, "Refresh an access token"). */
+export const HUBSPOT_TOKEN_ENDPOINT = 'https://api.hubapi.com/oauth/v1/token';
+
+export type OAuthProvider = 'google' | 'microsoft' | 'hubspot';
+
+/** Each provider's OAuth client settings: the Worker secrets that hold them. */
+const CLIENT_SETTINGS: Record<OAuthProvider, string> = {
+  google: 'GOOGLE',
+  microsoft: 'MICROSOFT',
+  hubspot: 'HUBSPOT',
+};
+
+/** The access token's lifetime when the provider's answer does not say (HubSpot's are 30 minutes). */
+export const DEFAULT_TOKEN_SECONDS: Record<OAuthProvider, number> = { google: 3_600, microsoft: 3_600, hubspot: 1_800 };
 
 interface Endpoint {
   as: oauth.AuthorizationServer;
@@ -45,12 +60,14 @@ export function tokenEndpoint(env: Bindings, provider: OAuthProvider): Endpoint 
   const [id, secret] =
     provider === 'google'
       ? [env.GOOGLE_CLIENT_ID, env.GOOGLE_CLIENT_SECRET]
-      : [env.MICROSOFT_CLIENT_ID, env.MICROSOFT_CLIENT_SECRET];
+      : provider === 'hubspot'
+        ? [env.HUBSPOT_CLIENT_ID, env.HUBSPOT_CLIENT_SECRET]
+        : [env.MICROSOFT_CLIENT_ID, env.MICROSOFT_CLIENT_SECRET];
   if (!id || !secret) {
     console.error(
       JSON.stringify({
         level: 'error',
-        message: `no OAuth client for ${provider}: set ${provider === 'google' ? 'GOOGLE' : 'MICROSOFT'}_CLIENT_ID and _CLIENT_SECRET to refresh tokens`,
+        message: `no OAuth client for ${provider}: set ${CLIENT_SETTINGS[provider]}_CLIENT_ID and _CLIENT_SECRET to refresh tokens`,
       }),
     );
     throw new ApiError(
@@ -64,10 +81,12 @@ export function tokenEndpoint(env: Bindings, provider: OAuthProvider): Endpoint 
   const as: oauth.AuthorizationServer =
     provider === 'google'
       ? { issuer: 'https://accounts.google.com', token_endpoint: 'https://oauth2.googleapis.com/token' }
-      : {
-          issuer: `https://login.microsoftonline.com/${tenant}/v2.0`,
-          token_endpoint: `https://login.microsoftonline.com/${tenant}/oauth2/v2.0/token`,
-        };
+      : provider === 'hubspot'
+        ? { issuer: 'https://api.hubapi.com', token_endpoint: HUBSPOT_TOKEN_ENDPOINT }
+        : {
+            issuer: `https://login.microsoftonline.com/${tenant}/v2.0`,
+            token_endpoint: `https://login.microsoftonline.com/${tenant}/oauth2/v2.0/token`,
+          };
   return { as, client: { client_id: id }, secret };
 }
 
@@ -75,19 +94,39 @@ function isFresh(connection: Pick<ConnectionRow, 'tokenExpiresAt'>): boolean {
   return !connection.tokenExpiresAt || connection.tokenExpiresAt.getTime() - EXPIRY_SKEW_MS > Date.now();
 }
 
-const inFlight = new Map<string, Promise<string>>();
+const inFlight = new Map<string, Promise<FreshToken>>();
 
 export interface TokenDeps {
   env: Bindings;
   writer: IndependentWriter;
 }
 
+/** An access token and when it expires (null: it does not, as far as we know). */
+export interface FreshToken {
+  accessToken: string;
+  expiresAt: Date | null;
+}
+
+/** Whether a token answered by freshAccessToken may still be used (a minute before its expiry it may not). */
+export function stillFresh(token: FreshToken): boolean {
+  return isFresh({ tokenExpiresAt: token.expiresAt });
+}
+
 /** A usable access token for the connection, refreshed if it has expired (see the module comment). */
 export async function accessToken(deps: TokenDeps, connection: ConnectionRow, provider: OAuthProvider) {
+  return (await freshAccessToken(deps, connection, provider)).accessToken;
+}
+
+/** accessToken with its expiry, for a caller that keeps the token across many calls (a CRM import). */
+export async function freshAccessToken(
+  deps: TokenDeps,
+  connection: ConnectionRow,
+  provider: OAuthProvider,
+): Promise<FreshToken> {
   if (isFresh(connection)) {
     const credentials = await openCredentials<OAuthCredentials>(deps.env, connection);
     if (!credentials) throw new ConnectionNeedsReconnect(connection);
-    return credentials.access_token;
+    return { accessToken: credentials.access_token, expiresAt: connection.tokenExpiresAt };
   }
   const key = `${connection.organizationId}:${connection.id}`;
   let refreshing = inFlight.get(key);
@@ -116,7 +155,7 @@ async function refreshLocked(
   tx: Transaction,
   stale: ConnectionRow,
   provider: OAuthProvider,
-): Promise<string | typeof NEEDS_RECONNECT> {
+): Promise<FreshToken | typeof NEEDS_RECONNECT> {
   const [current] = await tx
     .select()
     .from(connections)
@@ -125,7 +164,7 @@ async function refreshLocked(
   if (!current || current.deletedAt || current.state !== 'active') throw new ConnectionNeedsReconnect(stale);
   const credentials = await openCredentials<OAuthCredentials>(env, current);
   if (!credentials) throw new ConnectionNeedsReconnect(current);
-  if (isFresh(current)) return credentials.access_token;
+  if (isFresh(current)) return { accessToken: credentials.access_token, expiresAt: current.tokenExpiresAt };
   if (!credentials.refresh_token) {
     await markNeedsReconnect(tx, current, 'The access token expired and no refresh token was given: reconnect');
     return NEEDS_RECONNECT;
@@ -138,19 +177,20 @@ async function refreshLocked(
   }
   const stored: OAuthCredentials = {
     access_token: refreshed.access_token,
-    // Google keeps the refresh token; Microsoft may rotate it.
+    // Google keeps the refresh token; Microsoft may rotate it; HubSpot answers the same one.
     refresh_token: refreshed.refresh_token ?? credentials.refresh_token,
   };
+  const expiresAt = new Date(Date.now() + (refreshed.expires_in ?? DEFAULT_TOKEN_SECONDS[provider]) * 1000);
   await tx
     .update(connections)
     .set({
       ...(await sealCredentials(env, current.organizationId, stored)),
-      tokenExpiresAt: new Date(Date.now() + (refreshed.expires_in ?? 3_600) * 1000),
+      tokenExpiresAt: expiresAt,
       lastError: null,
       updatedAt: sql`now()`,
     })
     .where(and(eq(connections.organizationId, current.organizationId), eq(connections.id, current.id)));
-  return stored.access_token;
+  return { accessToken: stored.access_token, expiresAt };
 }
 
 async function grant(
@@ -184,9 +224,12 @@ async function grant(
         `${provider} refused the token refresh (${error.error})`,
       );
     }
+    const body = (await copy.json().catch(() => null)) as Record<string, unknown> | null;
+    // HubSpot refuses a revoked or unknown refresh token in its own shape, a 400 without an OAuth
+    // `error`: `{"status": "BAD_REFRESH_TOKEN", "message": "missing or invalid refresh token"}`.
+    if (response.status === 400 && body?.status === 'BAD_REFRESH_TOKEN') return 'invalid_grant';
     // A 200 whose extras (an ID token of another issuer) the library will not validate: the access token is all we use.
     if (copy.ok) {
-      const body = (await copy.json().catch(() => null)) as Record<string, unknown> | null;
       if (body && typeof body.access_token === 'string') {
         return {
           access_token: body.access_token,

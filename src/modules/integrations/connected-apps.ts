@@ -26,6 +26,7 @@ import { hubspotCrm } from '../../providers/crm/hubspot';
 import { checkEnrichmentCredential, type EnrichmentProviderName } from '../../providers/enrichment/connect-check';
 import { localCrm } from '../../providers/crm/local';
 import { ProviderFailure, routeErrorOf } from '../../providers/failures';
+import { DEFAULT_TOKEN_SECONDS, type OAuthProvider, tokenEndpoint } from '../../providers/oauth';
 import { keyringOf } from '../../providers/secrets';
 import { CONNECTABLE_KINDS, type ConnectBody, connectedAppFilters, PROVIDERS_OF } from './schemas';
 
@@ -89,20 +90,32 @@ export async function connectApp(ctx: TenantContext, env: Bindings, input: Conne
   }
   const local = input.provider === 'local';
   if (!local && !input.access_token) throw ValidationFailed.field('access_token', `is required for ${input.provider}`);
-  // Only Teams' Graph token is an OAuth token this server renews (providers/oauth.ts).
-  const renewable = input.kind === 'chat' && input.provider === 'chat_b';
-  if (!renewable && input.refresh_token !== undefined) {
-    throw ValidationFailed.field('refresh_token', 'is for chat_b (Microsoft Teams) only: nothing renews this token');
+  // The OAuth tokens this server renews (providers/oauth.ts): Teams' Graph token and a HubSpot
+  // OAuth access token (a private app token has no refresh token and does not expire).
+  const oauthProvider: OAuthProvider | null =
+    input.kind === 'chat' && input.provider === 'chat_b'
+      ? 'microsoft'
+      : input.kind === 'crm' && input.provider === 'hubspot'
+        ? 'hubspot'
+        : null;
+  if (!oauthProvider && input.refresh_token !== undefined) {
+    throw ValidationFailed.field(
+      'refresh_token',
+      'is for chat_b (Microsoft Teams) and hubspot (OAuth) only: nothing renews this token',
+    );
   }
   if (input.expires_in !== undefined && input.refresh_token === undefined) {
     throw ValidationFailed.field('expires_in', 'is given with refresh_token only');
   }
   if (!local) await keyringOf(env); // No key, no credential: refuse before calling anyone.
+  // A token that would stop working once it expires, on a server that cannot renew it: 503 now
+  // (naming the missing client) rather than a connection that dies in half an hour.
+  if (oauthProvider === 'hubspot' && input.refresh_token !== undefined) tokenEndpoint(env, oauthProvider);
   const account = await checkCredential(input);
   const sealed = local
     ? { secret: null, secretKeyId: null }
     : // An enrichment key is sealed under the name its adapter opens (providers/enrichment/select.ts);
-      // a Graph token with its refresh token, as providers/oauth.ts opens and renews it.
+      // a Graph or HubSpot OAuth token with its refresh token, as providers/oauth.ts opens and renews it.
       await sealCredentials(
         env,
         ctx.orgId,
@@ -114,7 +127,10 @@ export async function connectApp(ctx: TenantContext, env: Bindings, input: Conne
       );
   const values = {
     // Without a refresh token nothing can renew the token: it is used until the provider refuses it.
-    tokenExpiresAt: input.refresh_token ? new Date(Date.now() + (input.expires_in ?? 3_600) * 1000) : null,
+    tokenExpiresAt:
+      input.refresh_token && oauthProvider
+        ? new Date(Date.now() + (input.expires_in ?? DEFAULT_TOKEN_SECONDS[oauthProvider]) * 1000)
+        : null,
     displayName: account.displayName,
     scopes: input.scopes ?? [],
     ownerId: ctx.userId,

@@ -7,7 +7,9 @@
  * had read but not committed is read again. The CRM id each record leaves on its lead or company
  * (unique per organization) makes a second run, or a page written twice, update instead of duplicate.
  * Retry policy: the CRM unavailable or rate limiting, or a database fault, is retried by the
- * queue; a refused credential marks the connection needs_reconnect and fails the job.
+ * queue (after HubSpot's own wait on a 429: the adapter never sleeps); a refused credential, or
+ * an OAuth token that can no longer be renewed, marks the connection needs_reconnect and fails
+ * the job.
  */
 import { and, eq, isNull } from 'drizzle-orm';
 import { withTenant, type Database } from '../../db/client';
@@ -25,10 +27,10 @@ import {
   lockRunningJob,
 } from '../../jobs/lifecycle';
 import { withTenantEffects } from '../../core/transaction-effects';
-import { markNeedsReconnect, type ConnectionRow } from '../../providers/connections';
+import { markNeedsReconnect, poolWriter, type ConnectionRow } from '../../providers/connections';
 import type { CrmObjectType, CrmProvider } from '../../providers/crm/interface';
 import { crmProviderFor } from '../../providers/crm/select';
-import { ProviderFailure } from '../../providers/failures';
+import { ConnectionNeedsReconnect, ProviderFailure } from '../../providers/failures';
 import { NOTIFICATION_TYPES } from '../notifications';
 import type { CrmImportOptions } from './crm-import';
 import type { CrmMapping } from './crm-mapping';
@@ -39,7 +41,7 @@ export const CRM_PAGE_SIZE = 100;
 
 const spec: JobSpec<typeof crmImportJobs> = {
   table: crmImportJobs,
-  // A page of 100 records commits in well under a minute, a 429 wait inside it is at most 30 s.
+  // A page of 100 records commits in well under a minute; a 429 is never waited out inside it.
   leaseSeconds: 300,
   notice: {
     typeId: NOTIFICATION_TYPES.importFinished,
@@ -135,14 +137,19 @@ async function commitPage(
   });
 }
 
-/** A refused credential: the connection needs its owner (one notice, committed on its own), and the job cannot go on. */
+const RECONNECT_REASON = 'The CRM refused the connection’s credential: reconnect it, then start the import again.';
+
+/**
+ * A refused credential: the connection needs its owner (one notice, committed on its own), and the
+ * job cannot go on. So for an OAuth token that could not be renewed (invalid_grant: the OAuth
+ * layer already marked the connection and told its owner).
+ */
 async function refusedCredential(db: Database, connection: ConnectionRow, error: unknown): Promise<never> {
   if (error instanceof ProviderFailure && error.kind === 'auth') {
     await withTenant(db, connection.organizationId, (tx) => markNeedsReconnect(tx, connection, error.reason));
-    throw new PermanentJobFault(
-      'The CRM refused the connection’s credential: reconnect it, then start the import again.',
-    );
+    throw new PermanentJobFault(RECONNECT_REASON);
   }
+  if (error instanceof ConnectionNeedsReconnect) throw new PermanentJobFault(RECONNECT_REASON);
   throw error;
 }
 
@@ -160,7 +167,7 @@ export async function runCrmImport(message: { orgId: number; jobId: number }, { 
   const claim = await claimJob(db, spec, message);
   if (!claim) return;
   const connection = await loadConnection(db, claim);
-  const provider = crmProviderFor(env, connection);
+  const provider = crmProviderFor({ env, writer: poolWriter(db) }, connection);
   const source = crmSource(connection);
   const mapping: CrmMapping = { lead: claim.job.mapping.leads ?? {}, company: claim.job.mapping.companies ?? {} };
   const options = claim.job.options as CrmImportOptions;

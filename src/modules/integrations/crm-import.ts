@@ -65,10 +65,9 @@ export function presentCrmImport(job: CrmImportRow) {
 export async function startCrmImport(ctx: TenantContext, env: Bindings, input: z.output<typeof CrmImportBody>) {
   if (input.from && input.to && input.from > input.to) throw ValidationFailed.field('to', 'must not be before from');
   const connection = requireUsable(await crmConnection(ctx, input.connection_id));
-  const provider = crmProviderFor(env, connection);
-  const mapping = await callProvider(requestWriter(env), connection, 'properties', () =>
-    checkMapping(provider, input.mapping),
-  );
+  const writer = requestWriter(env);
+  const provider = crmProviderFor({ env, writer }, connection);
+  const mapping = await callProvider(writer, connection, 'properties', () => checkMapping(provider, input.mapping));
   const options: CrmImportOptions = {
     from: input.from?.toISOString() ?? null,
     to: input.to?.toISOString() ?? null,

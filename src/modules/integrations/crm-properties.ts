@@ -15,7 +15,7 @@ export async function crmProperties(
   connectionId: number | undefined,
 ) {
   const connection = requireUsable(await crmConnection(ctx, connectionId));
-  const provider = crmProviderFor(env, connection);
+  const provider = crmProviderFor({ env, writer }, connection);
   const lists = await callProvider(writer, connection, 'properties', () =>
     Promise.all(CRM_OBJECT_TYPES.map((type) => provider.properties(type))),
   );

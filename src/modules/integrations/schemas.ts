@@ -95,10 +95,11 @@ export const ConnectBody = z
     }),
     refresh_token: z.string().min(1, 'is required').max(8_192, 'must be at most 8192 characters').optional().openapi({
       description:
-        'chat_b only: the Microsoft OAuth refresh token (granted with `offline_access`), so the Graph access token, which lasts about an hour, is renewed (a rotated one is kept). Sealed at rest, never returned',
+        "chat_b and hubspot only: the OAuth refresh token, so the access token is renewed when it expires (Microsoft Graph: granted with `offline_access`, about an hour, a rotated one kept; HubSpot OAuth: 30 minutes, renewed at HubSpot's token endpoint with the server's HUBSPOT_CLIENT_ID). Not for a HubSpot private app token, which does not expire. Sealed at rest, never returned",
     }),
     expires_in: tokenLifetimeSeconds.optional().openapi({
-      description: 'chat_b only, with refresh_token: seconds until the access token expires (default 3600)',
+      description:
+        'with refresh_token only: seconds until the access token expires, as the OAuth token response said (default 3600 for chat_b, 1800 for hubspot)',
       example: 3599,
     }),
     scopes: z

@@ -6,22 +6,22 @@
  *   - GET /crm/v3/objects/{type}?limit&after&properties&archived=false: one page of records,
  *     paged by `paging.next.after`. Never the search API: it stops at 10 000 results and has a
  *     lower rate limit, so a full import walks the list.
- * A 429 is waited out here when HubSpot's wait is short (its burst window is 10 s: `Retry-After`
- * when sent, else `X-HubSpot-RateLimit-Interval-Milliseconds` once `X-HubSpot-RateLimit-Remaining`
- * is 0); a longer wait (the daily limit) becomes a temporary failure with that wait, which the
- * queue retries. Other failures are classified by providers/failures.ts, bodies unread.
+ * A 429 is never waited out here: the call fails at once (a ProviderFailure 'unavailable' with
+ * HubSpot's wait: `Retry-After` when sent, else `X-HubSpot-RateLimit-Interval-Milliseconds`, the
+ * 10 s burst window, or an hour when `X-HubSpot-RateLimit-Daily-Remaining` is 0). A request then
+ * answers 503 `provider_unavailable` with that Retry-After (providers/calls.ts), and a job hands
+ * the wait to the queue, which delivers it again after it (jobs/faults.ts retryDelaySeconds):
+ * nothing holds a request or a delivery while HubSpot's window passes. Other failures are
+ * classified by providers/failures.ts, bodies unread. The token comes from `token()` on every
+ * call: an OAuth connection's is renewed when it expires (providers/crm/select.ts).
  */
 import { expectOk, ProviderFailure, providerFetch, retryAfterSeconds } from '../failures';
 import type { CrmObjectType, CrmPage, CrmPageRequest, CrmProperty, CrmProvider, CrmRecord } from './interface';
 
 export const HUBSPOT_API = 'https://api.hubapi.com';
-/** Longest 429 wait spent inside one delivery; longer ones go back to the queue. */
-export const MAX_INLINE_WAIT_SECONDS = 10;
-const MAX_INLINE_WAITS = 3;
+/** HubSpot's burst window, the wait when a 429 names none. */
+const BURST_WAIT_SECONDS = 10;
 const DAILY_LIMIT_WAIT_SECONDS = 3_600;
-
-export type Sleep = (milliseconds: number) => Promise<void>;
-const realSleep: Sleep = (milliseconds) => new Promise((resolve) => setTimeout(resolve, milliseconds));
 
 /** How long a 429 asks us to wait, in seconds: Retry-After, else HubSpot's own rate-limit headers. */
 export function rateLimitWait(headers: Headers): number {
@@ -30,7 +30,7 @@ export function rateLimitWait(headers: Headers): number {
   if (headers.get('x-hubspot-ratelimit-daily-remaining') === '0') return DAILY_LIMIT_WAIT_SECONDS;
   const interval = Number(headers.get('x-hubspot-ratelimit-interval-milliseconds'));
   if (Number.isFinite(interval) && interval > 0) return Math.max(1, Math.ceil(interval / 1000));
-  return MAX_INLINE_WAIT_SECONDS;
+  return BURST_WAIT_SECONDS;
 }
 
 function text(value: unknown): string | null {
@@ -38,32 +38,25 @@ function text(value: unknown): string | null {
   return typeof value === 'string' ? value : String(value);
 }
 
-export function hubspotCrm(token: () => Promise<string>, sleep: Sleep = realSleep): CrmProvider {
+export function hubspotCrm(token: () => Promise<string>): CrmProvider {
   async function get(path: string, query: URLSearchParams | null, what: string): Promise<unknown> {
     const url = `${HUBSPOT_API}${path}${query ? `?${query}` : ''}`;
-    for (let waits = 0; ; waits++) {
-      const response = await providerFetch('hubspot', url, {
-        method: 'GET',
-        headers: { authorization: `Bearer ${await token()}`, accept: 'application/json' },
-      });
-      if (response.status === 429) {
-        await response.body?.cancel().catch(() => undefined);
-        const wait = rateLimitWait(response.headers);
-        if (wait <= MAX_INLINE_WAIT_SECONDS && waits < MAX_INLINE_WAITS) {
-          await sleep(wait * 1000);
-          continue;
-        }
-        throw new ProviderFailure(
-          'unavailable',
-          'hubspot',
-          429,
-          `hubspot is rate limiting (429 on ${what}); try again later`,
-          wait,
-        );
-      }
-      await expectOk('hubspot', response, what);
-      return response.json();
+    const response = await providerFetch('hubspot', url, {
+      method: 'GET',
+      headers: { authorization: `Bearer ${await token()}`, accept: 'application/json' },
+    });
+    if (response.status === 429) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new ProviderFailure(
+        'unavailable',
+        'hubspot',
+        429,
+        `hubspot is rate limiting (429 on ${what}); try again later`,
+        rateLimitWait(response.headers),
+      );
     }
+    await expectOk('hubspot', response, what);
+    return response.json();
   }
 
   return {
