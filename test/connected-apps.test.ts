@@ -180,6 +180,36 @@ describe('connected apps', () => {
     expect(live).toHaveLength(1);
   });
 
+  it('keeps one live enrichment provider when two different ones are connected at the same moment', async () => {
+    vi.spyOn(globalThis, 'fetch').mockImplementation(async (input) =>
+      new Request(input).url.startsWith('https://api.apollo.io/')
+        ? json(200, { healthy: true, is_logged_in: true })
+        : json(404, {}),
+    );
+    for (let round = 0; round < 5; round++) {
+      const org = await signupOrganization(`Enrichment race ${round}`);
+      const answers = await Promise.all([
+        call('POST', '/api/connected-apps/connect', {
+          token: org.token,
+          body: { kind: 'enrichment', provider: 'apollo', access_token: 'apollo-race-key' },
+        }),
+        call('POST', '/api/connected-apps/connect', {
+          token: org.token,
+          body: { kind: 'enrichment', provider: 'local' },
+        }),
+      ]);
+      for (const answer of answers) expect(answer.status, answer.text).toBe(201);
+      const live = await inOrganization(org.orgId, (tx) =>
+        tx
+          .select({ id: connections.id })
+          .from(connections)
+          .where(and(eq(connections.kind, 'enrichment'), isNull(connections.deletedAt))),
+      );
+      // The later connect wins, as it would one after the other; the earlier one is disconnected.
+      expect(live, `round ${round}`).toHaveLength(1);
+    }
+  });
+
   it('refuses a bad credential as a 422 naming access_token, and a provider of another kind naming provider', async () => {
     vi.spyOn(globalThis, 'fetch').mockImplementation(async () =>
       json(401, { status: 'error', category: 'INVALID_AUTHENTICATION' }),

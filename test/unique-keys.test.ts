@@ -25,6 +25,8 @@ const UNIQUE_KEYS: Record<string, string> = {
   chat_subscriptions_channel_idx: `${ON_CONFLICT}: 409 duplicate_subscription; updates do not change the channel`,
   companies_organization_external_key: JOB_ONLY,
   connections_live_account_key: `${ON_CONFLICT} (connected apps and the voice connection: a connect of a connected account reconnects it)`,
+  connections_live_kind_key:
+    'a connect of enrichment or voice takes the kind’s advisory lock, disconnects the other live row, then inserts: never met (two connects at once: the later wins)',
   companies_organization_name_key: `${CHECKED_KEY} (duplicate_company); leads link or create by name ON CONFLICT`,
   contacts_organization_email_key: `${CHECKED_KEY} (duplicate_contact)`,
   credit_ledger_closing_key: ON_CONFLICT,

@@ -334,6 +334,23 @@ describe('connecting again', () => {
     expect(await liveConnectionsOf(org)).toHaveLength(1);
   });
 
+  it('two different accounts connected at the same moment leave one live connection', async () => {
+    mockTwilioAccount();
+    for (let round = 0; round < 5; round++) {
+      const org = await signupOrganization(`Voice race ${round}`);
+      const answers = await Promise.all(
+        [SID, OTHER_SID].map((accountSid, index) =>
+          call('POST', '/api/voice/connection', {
+            token: org.token,
+            body: { account_sid: accountSid, auth_token: `twilio-auth-token-race-000${index}` },
+          }),
+        ),
+      );
+      for (const answer of answers) expect(answer.status, answer.text).toBe(200);
+      expect(await liveConnectionsOf(org), `round ${round}`).toHaveLength(1);
+    }
+  });
+
   it('the same account is reconnected in place: same id, new settings, and calls through it carry on', async () => {
     const org = await signupOrganization('Voice reconnect');
     const twilio = mockTwilioAccount();

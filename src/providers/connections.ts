@@ -10,7 +10,8 @@ import { and, eq, ilike, isNull, sql, type SQL } from 'drizzle-orm';
 import { ApiError, NotFound } from '../core/errors';
 import { containsPattern, type ListColumns } from '../core/list';
 import { log } from '../core/log';
-import { withOwnDatabase, withTenant, type Database, type Transaction } from '../db/client';
+import { withOwnDatabase, withTenant, type Database, type Queryable, type Transaction } from '../db/client';
+import { lockOrganizationKeys } from '../db/key-locks';
 import { connections, notifications } from '../db/schema';
 import { tenantWhere, type TenantContext } from '../db/tenant';
 import { readConfig, type Bindings } from '../env';
@@ -50,6 +51,28 @@ export const liveAccountConflict = {
   target: [connections.organizationId, connections.kind, connections.provider, connections.identity],
   targetWhere: sql`${connections.deletedAt} is null and ${connections.kind} in ('crm', 'chat', 'enrichment', 'voice')`,
 };
+
+/**
+ * Kinds an organization has one live connection of (`connections_live_kind_key`): its lead
+ * enrichment provider and its voice account. Connecting another replaces it.
+ */
+export const SINGLE_LIVE_KINDS = ['enrichment', 'voice'] as const;
+
+/**
+ * A connect of a single-live kind takes this lock (the organization's, for that kind) before it
+ * disconnects the other connections of the kind and writes its own, in its transaction. A second
+ * connect at the same moment waits for the first to commit, then disconnects what the first
+ * connected: one live connection, the later one, as when they come one after the other. Without
+ * it each would disconnect only what was committed before it, and the second insert would meet
+ * the unique index. Taken after the provider's check, so no lock waits on the network.
+ */
+export async function lockLiveKind(
+  db: Queryable,
+  orgId: number,
+  kind: (typeof SINGLE_LIVE_KINDS)[number],
+): Promise<void> {
+  await lockOrganizationKeys(db, orgId, 'live-connection', [kind]);
+}
 
 /** notifications.type_id of "a connection needs reconnecting". */
 export const RECONNECT_NOTICE_TYPE = 6;

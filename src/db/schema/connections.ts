@@ -50,6 +50,12 @@ export const connections = pgTable(
     uniqueIndex('connections_live_account_key')
       .on(table.organizationId, table.kind, table.provider, table.identity)
       .where(sql`${table.deletedAt} is null and ${table.kind} in ('crm', 'chat', 'enrichment', 'voice')`),
+    // One live provider per organization of the kinds whose provider is the organization's
+    // (lead enrichment, the voice account): connecting another replaces it. Connects take the
+    // organization's lock of that kind first, so a second one waits and disconnects the first.
+    uniqueIndex('connections_live_kind_key')
+      .on(table.organizationId, table.kind)
+      .where(sql`${table.deletedAt} is null and ${table.kind} in ('enrichment', 'voice')`),
     check('connections_state_check', sql`${table.state} in ('active', 'needs_reconnect', 'disabled')`),
     tenantPolicy('connections'),
   ],

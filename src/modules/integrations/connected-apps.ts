@@ -6,7 +6,7 @@
  * (same kind, provider and identity) reconnects it in place: one live row per account.
  */
 import type { z } from '@hono/zod-openapi';
-import { desc, eq, getTableColumns, inArray, isNull, ne, sql } from 'drizzle-orm';
+import { desc, eq, getTableColumns, inArray, isNull, ne, or, sql } from 'drizzle-orm';
 import { ApiError, NotFound, ValidationFailed } from '../../core/errors';
 import { defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
@@ -20,6 +20,7 @@ import {
   findConnection,
   liveAccountConflict,
   liveConnections,
+  lockLiveKind,
   sealCredentials,
 } from '../../providers/connections';
 import { hubspotCrm } from '../../providers/crm/hubspot';
@@ -141,6 +142,9 @@ export async function connectApp(ctx: TenantContext, env: Bindings, input: Conne
     ...sealed,
     updatedAt: sql`now()`,
   };
+  // The organization has one enrichment provider: the others are disconnected first, under the
+  // kind's lock, so two different providers connected at once leave one live (the later).
+  if (input.kind === 'enrichment') await retireOtherEnrichment(ctx, input.provider, account.identity);
   // One statement: the account's live row is reconnected in place, else a row is added. Connects
   // of one account at once (a double click) meet on the unique index: one inserts, the others
   // wait for it and reconnect that row.
@@ -156,27 +160,34 @@ export async function connectApp(ctx: TenantContext, env: Bindings, input: Conne
     .onConflictDoUpdate({ ...liveAccountConflict, set: values })
     .returning({ ...getTableColumns(connections), inserted: sql<boolean>`(xmax = 0)` });
   const { inserted, ...connection } = row;
-  await retireOtherEnrichment(ctx, connection);
   return { app: presentConnectedApp(connection), reconnected: !inserted };
 }
 
 /**
  * An organization has one enrichment provider (lead enrichment uses its live `enrichment`
- * connection): connecting one disconnects the others, in the request's transaction, so switching
- * between Apollo and local is one call either way.
+ * connection; `connections_live_kind_key`): connecting one disconnects the others, in the
+ * request's transaction and under the kind's lock (lockLiveKind), so switching between Apollo and
+ * local is one call either way, and two connects at once leave the later one.
  */
-async function retireOtherEnrichment(ctx: TenantContext, kept: ConnectionRow): Promise<void> {
-  if (kept.kind !== 'enrichment') return;
+async function retireOtherEnrichment(ctx: TenantContext, provider: string, identity: string): Promise<void> {
+  await lockLiveKind(ctx.db, ctx.orgId, 'enrichment');
   await ctx.db
     .update(connections)
-    .set({ deletedAt: sql`now()`, state: 'disabled', secret: null, secretKeyId: null, updatedAt: sql`now()` })
+    .set({
+      deletedAt: sql`now()`,
+      state: 'disabled',
+      secret: null,
+      secretKeyId: null,
+      tokenExpiresAt: null,
+      updatedAt: sql`now()`,
+    })
     .where(
       tenantWhere(
         ctx,
         connections,
         eq(connections.kind, 'enrichment'),
-        ne(connections.id, kept.id),
         isNull(connections.deletedAt),
+        or(ne(connections.provider, provider), ne(connections.identity, identity)),
       ),
     );
 }

@@ -9,7 +9,7 @@ import { ApiError, Conflict, ValidationFailed } from '../../core/errors';
 import { calls, connections, ENDED_CALL_STATUSES, voiceLedger } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import type { Bindings } from '../../env';
-import { liveAccountConflict, sealCredentials } from '../../providers/connections';
+import { liveAccountConflict, lockLiveKind, sealCredentials } from '../../providers/connections';
 import { ProviderFailure, ProviderUnavailable } from '../../providers/failures';
 import { findVoiceConnection, voiceSetupOf, type VoiceCredentials } from '../../providers/voice/select';
 import { MONTHLY_NUMBER_CENTS, type TwilioCredentials, verifyTwilioAccount } from '../../providers/voice/twilio';
@@ -188,6 +188,9 @@ export async function connectVoice(
   };
   // Another account's connection is disconnected (as DELETE does); the same account's is
   // reconnected in place, so the calls, numbers and jobs that name it keep reaching the provider.
+  // Under the kind's lock: two accounts connected at once leave one live connection, the later
+  // (`connections_live_kind_key`).
+  await lockLiveKind(ctx.db, ctx.orgId, 'voice');
   await disconnectVoiceConnections(ctx, input.force === true, input.account_sid);
   // One statement: the account's live row is reconnected in place, else added; connects of one
   // account at once (a double click) meet on the unique index of live accounts and make one row.
