@@ -660,20 +660,34 @@ describe('HubSpot connected by OAuth', () => {
   it('takes the refresh token on connect and renews the 30-minute access token when it expires', async () => {
     const org = await signupOrganization('Hubspot OAuth');
     const seen: { url: string; body: string; authorization: string | null }[] = [];
+    let refreshes = 0;
     vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
       const request = new Request(input, init);
       seen.push({ url: request.url, body: await request.text(), authorization: request.headers.get('authorization') });
       if (request.url.endsWith('/account-info/v3/details')) return json(200, { portalId: 11 });
       if (request.url === 'https://api.hubapi.com/oauth/v1/token') {
+        refreshes++;
         return json(200, {
           token_type: 'bearer',
           refresh_token: 'hs-refresh-token',
-          access_token: 'hs-access-2',
+          access_token: `hs-access-${refreshes + 1}`,
           expires_in: 1800,
         });
       }
+      if (request.url.includes('/crm/v3/objects/contacts')) {
+        return json(200, {
+          results: [
+            {
+              id: '501',
+              properties: { firstname: 'Oauth', lastname: 'Renewed', hs_object_id: '501' },
+              updatedAt: '2025-03-16T10:00:00Z',
+              archived: false,
+            },
+          ],
+        });
+      }
       return json(200, {
-        results: [{ name: 'firstname', label: 'First name', type: 'string', hidden: false }],
+        results: ['firstname', 'lastname'].map((name) => ({ name, label: name, type: 'string', hidden: false })),
       });
     });
     const connected = await call('POST', '/api/connected-apps/connect', {
@@ -710,5 +724,26 @@ describe('HubSpot connected by OAuth', () => {
     expect(seen.slice(1).map((request) => request.authorization)).toEqual(['Bearer hs-access-2', 'Bearer hs-access-2']);
     const listed = await call('GET', '/api/connected-apps/list', { token: org.token });
     expect(listed.body.data.find((app: { id: number }) => app.id === row.id)).toMatchObject({ state: 'active' });
+
+    // An import queued now runs after that token expired too: its delivery renews it.
+    const started = await requestRecordingJobs('POST', '/api/connected-apps/crm/import', {
+      token: org.token,
+      body: { mapping: { lead: { firstname: 'first_name', lastname: 'last_name' } } },
+    });
+    expect(started.status, started.text).toBe(202);
+    await inOrganization(org.orgId, (tx) =>
+      tx
+        .update(connections)
+        .set({ tokenExpiresAt: new Date(Date.now() - 1000) })
+        .where(eq(connections.id, row.id)),
+    );
+    seen.length = 0;
+    await deliverJobs(started.sent);
+    expect(seen.map((request) => request.url.split('?')[0])).toEqual([
+      'https://api.hubapi.com/oauth/v1/token',
+      'https://api.hubapi.com/crm/v3/objects/contacts',
+    ]);
+    expect(seen[1].authorization).toBe('Bearer hs-access-3');
+    expect(await status(org, started.body.data.id)).toMatchObject({ status: 'completed', counts: { created: 1 } });
   });
 });
