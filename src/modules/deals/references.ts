@@ -7,7 +7,7 @@
  * again or not, inside the same pipeline) the cap is not checked, so lowering max_deal_limit leaves
  * existing deals as they are.
  */
-import { eq, sql } from 'drizzle-orm';
+import { eq, type SQL, sql } from 'drizzle-orm';
 import { referenceChecks, referenceIssues } from '../../db/references';
 import { pipelines, stages } from '../../db/schema';
 import { type TenantContext, tenantWhere } from '../../db/tenant';
@@ -22,7 +22,15 @@ export interface DealTarget {
 
 export async function checkDealTarget(
   ctx: TenantContext,
-  refs: { leadId?: number; pipelineId: number; stageId: number; value?: number; enteringPipeline: boolean },
+  refs: {
+    leadId?: number;
+    pipelineId: number;
+    stageId: number;
+    value?: number;
+    enteringPipeline: boolean;
+    /** A condition taking locks first (leads/row-locks.ts leadRowsLocked), in this statement. */
+    locks?: SQL;
+  },
 ): Promise<DealTarget> {
   const lead = { lead_id: refs.leadId };
   const [row] = await ctx.db
@@ -38,7 +46,8 @@ export async function checkDealTarget(
     })
     .from(sql`(select 1) as one`)
     .leftJoin(pipelines, tenantWhere(ctx, pipelines, eq(pipelines.id, refs.pipelineId)))
-    .leftJoin(stages, tenantWhere(ctx, stages, eq(stages.id, refs.stageId)));
+    .leftJoin(stages, tenantWhere(ctx, stages, eq(stages.id, refs.stageId)))
+    .where(refs.locks);
   referenceIssues(lead, { lead_id: row.leadFound }, { notFound: ['lead_id'] });
   if (row.pipelineId === null) throw new NotFound('Pipeline', refs.pipelineId);
   if (row.stageId === null) throw new NotFound('Stage', refs.stageId);

@@ -15,6 +15,7 @@ import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import { feedEntriesFrom } from '../feed';
 import { recordDealForecasts } from '../forecast';
+import { leadRowsLocked, lockLeadRows } from '../leads';
 import { dealFields } from './fields';
 import { checkDealTarget, outcomeOf } from './references';
 import { dealFilterWhere, dealListFilters } from './filters';
@@ -98,6 +99,9 @@ export async function addDeal(ctx: TenantContext, input: AddDealInput, now: Date
     stageId: input.stage_id,
     value: input.value,
     enteringPipeline: true,
+    // The lead first (leads/row-locks.ts), in the check: its deal counts change with this deal, and
+    // a change of its company in progress commits before the deal reads it.
+    locks: leadRowsLocked(ctx.orgId, sql`select ${input.lead_id}::bigint`, 'no key update'),
   });
   const outcome = outcomeOf(target);
   const at = now.toISOString();
@@ -151,13 +155,36 @@ const updatableSelection = Object.fromEntries(
   dealFields.updateColumns.map(([wire, column]) => [wire, (deals as unknown as Record<string, SQL>)[column]]),
 );
 
-export async function updateDeal(ctx: TenantContext, id: number, input: UpdateDealInput, now: Date) {
+/**
+ * Locks the deal's lead (and the lead it moves to), then the deal, in one statement: the order of
+ * every write that reaches a lead's deals (leads/row-locks.ts). The deal's outcome changes its
+ * lead's deal counts (count_lead_deals locks the lead), and a change of the lead's company or its
+ * deletion locks the lead, then writes its deals: with the deal locked first, a deal won while its
+ * lead changed company each waited for the other (a deadlock, one of them refused).
+ */
+async function lockDealAndLeads(ctx: TenantContext, id: number, newLeadId: number | undefined) {
+  const dealLead = sql`select d.lead_id from ${deals} d where d.organization_id = ${ctx.orgId} and d.id = ${id}`;
+  const leadIds = newLeadId === undefined ? dealLead : sql`${dealLead} union all select ${newLeadId}::bigint`;
   const [row] = await ctx.db
-    .select({ ...updatableSelection, stageEnteredAt: deals.stageEnteredAt, outcome: deals.outcome })
+    .select({
+      ...updatableSelection,
+      stageEnteredAt: deals.stageEnteredAt,
+      outcome: deals.outcome,
+      lockedLeadId: sql<string | null>`(${dealLead})`,
+    })
     .from(deals)
-    .where(tenantWhere(ctx, deals, eq(deals.id, id)))
+    .where(tenantWhere(ctx, deals, eq(deals.id, id), leadRowsLocked(ctx.orgId, leadIds, 'no key update')))
     .for('update');
   if (!row) throw new NotFound('Deal', id);
+  // Moved to another lead by an update that committed while this one waited: that lead too.
+  const leadId = Number((row as Record<string, unknown>).lead_id);
+  if (leadId !== Number(row.lockedLeadId) && leadId !== newLeadId)
+    await lockLeadRows(ctx.db, ctx.orgId, sql`select ${leadId}::bigint`, 'no key update');
+  return row;
+}
+
+export async function updateDeal(ctx: TenantContext, id: number, input: UpdateDealInput, now: Date) {
+  const row = await lockDealAndLeads(ctx, id, input.lead_id);
   const before = row as Record<string, unknown>;
   const current = {
     pipelineId: Number(before.pipeline_id),
@@ -231,9 +258,12 @@ export async function updateDeal(ctx: TenantContext, id: number, input: UpdateDe
 
 /** Deletes deals of the organization (their history and forecasts with them); unknown ids change nothing. */
 export async function deleteDeals(ctx: TenantContext, ids: number[]): Promise<number> {
+  // Their leads before the deals (leads/row-locks.ts): a removed deal changes its lead's deal counts.
+  const leadIds = sql`select d.lead_id from ${deals} d where d.organization_id = ${ctx.orgId} and d.id = any(${sql.param(ids)}::bigint[])`;
   const result = await ctx.db.execute(sql`
     with removed as (
-      delete from ${deals} where ${tenantWhere(ctx, deals, inArray(deals.id, ids))} returning id, title
+      delete from ${deals} where ${tenantWhere(ctx, deals, inArray(deals.id, ids), leadRowsLocked(ctx.orgId, leadIds, 'no key update'))}
+      returning id, title
     )
     ${feedEntriesFrom(ctx, {
       from: sql`removed`,

@@ -12,6 +12,7 @@ import type { LeadAssignment } from '../notifications';
 import { leadChanges, readLeads } from './present';
 import type { LeadReferences } from './references';
 import { addLeadTags, companyOf, foldLeadInput, jsonFieldsToStore, type BatchRow } from './lead-writes';
+import { leadRowLockClause } from './row-locks';
 import { recordsetDefinition, tableColumn } from '../../core/field-columns';
 import { leadFields } from './fields';
 import { requestLeadScoring } from '../../jobs/scoring-request';
@@ -83,10 +84,16 @@ export async function mergeIntoExistingLeads(
     };
   });
   const before = await readLeads(ctx, ids);
+  // Locked FOR UPDATE in id order first, as every change of a lead's company (row-locks.ts).
   await ctx.db.execute(sql`
+    with locked as (
+      select id from ${leads} where organization_id = ${ctx.orgId} and id = any(${sql.param(ids)}::bigint[])
+      order by id ${leadRowLockClause('update')}
+    )
     update ${leads} set ${patchAssignments}, updated_at = now()
     from jsonb_to_recordset(${JSON.stringify(patches.map((patch) => patch.record))}::jsonb) as p(${recordsetDefinition(patchColumns)})
-    where leads.id = p.id and leads.organization_id = ${ctx.orgId} and leads.deleted_at is null`);
+    where leads.id = p.id and leads.organization_id = ${ctx.orgId} and leads.deleted_at is null
+      and leads.id in (select id from locked)`);
   await addLeadTags(
     ctx,
     patches.flatMap((patch) => (patch.input.tags ?? []).map((tagId) => ({ leadId: patch.leadId, tagId }))),

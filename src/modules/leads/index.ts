@@ -28,3 +28,5 @@ export { AddLeadBody, LeadSchema } from './schemas';
 export type { AddLeadInput, LeadView } from './schemas';
 export { createLeadsBatch, createOneLead, planOneLead } from './create-leads';
 export type { BatchOptions, BatchResult, BatchRow, CreatedLeadRecord, MergedRow, SkippedRow } from './create-leads';
+export { leadRowLockClause, leadRowsLocked, lockLeadRows } from './row-locks';
+export type { LeadRowLock } from './row-locks';

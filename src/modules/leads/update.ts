@@ -22,6 +22,7 @@ import { type LeadColumnKey, leadFields } from './fields';
 import { companyOf } from './lead-writes';
 import { leadChanges, leadSelection, presentLead, readLeadForUpdate } from './present';
 import { checkLeadReferences, ensureCompanies, type LeadReferences, loadLeadReferences } from './references';
+import { leadRowLockClause } from './row-locks';
 import type { LeadView, UpdateLeadInput } from './schemas';
 import { leadScoringCtes, scoringOutboxRows } from '../../jobs/scoring-request';
 import { sendRowsAfterCommit } from '../../jobs/outbox';
@@ -181,12 +182,21 @@ export function setLeadCustomField(
   return updateLeadCustomFields(ctx, leadId, { [name]: value ?? null });
 }
 
-/** Soft delete in one statement, feed entries included. Unknown, deleted and other organizations' ids are not counted. */
+/**
+ * Soft delete in one statement, feed entries included. Unknown, deleted and other organizations' ids
+ * are not counted. The leads are locked FOR UPDATE (in id order) before they are written, as a
+ * company change locks its lead (row-locks.ts): a signal, meeting or deal inserted meanwhile waits
+ * and carries no company, and a deal write waits instead of deadlocking.
+ */
 export async function deleteLeads(ctx: TenantContext, ids: number[]): Promise<number> {
   const result = await ctx.db.execute<{ deleted: number }>(sql`
-    with deleted as (
-      update ${leads} set deleted_at = now(), updated_at = now()
+    with locked as (
+      select ${leads.id} as id from ${leads}
       where ${leadFilterWhere(ctx, {})} and ${leads.id} = any(${sql.param(ids)}::bigint[])
+      order by ${leads.id} ${leadRowLockClause('update')}
+    ), deleted as (
+      update ${leads} set deleted_at = now(), updated_at = now()
+      where ${leads.organizationId} = ${ctx.orgId} and ${leads.id} in (select id from locked)
       returning id
     ), feed as (
       ${feedEntriesFrom(ctx, { from: sql`deleted`, modelType: 'lead', modelId: sql`id`, action: 'deleted' })}
