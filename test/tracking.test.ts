@@ -5,15 +5,16 @@
  */
 import { createExecutionContext, createMessageBatch, getQueueResult, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
+import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { observeStatements } from '../src/db/client';
 import worker from '../src/index';
 import { EVENTS_DEAD_LETTER_QUEUE, EVENTS_QUEUE } from '../src/jobs/events-runner';
-import type { TrackingHit } from '../src/modules/tracking/hits';
+import { recordHits, type TrackingHit } from '../src/modules/tracking/hits';
 import { tokenHash, verifyTrackingToken } from '../src/modules/tracking/token';
 import { base64url } from 'jose';
 import { call, expectFailure, fetchWorker, signupOrganization, type SignedUp } from './helpers/api';
-import { createLead } from './helpers/leads';
+import { createLead, inOrganization } from './helpers/leads';
 
 const GIF_HEADER = [0x47, 0x49, 0x46, 0x38, 0x39, 0x61];
 
@@ -406,6 +407,35 @@ describe('the events queue consumer', () => {
     const alerts = await call('GET', '/api/intent-alert/list', { token: owner.token, query: { lead_id: leadId } });
     expect(alerts.body.data).toHaveLength(1);
     expect(alerts.body.data[0].score).toBeCloseTo(70, 0);
+  });
+
+  it('adds email_opened_3x when the second and the third open arrive in two batches at once', async (context) => {
+    const version = await inOrganization(owner.orgId, (tx) => tx.execute<{ v: string }>(sql`select version() as v`));
+    // PGlite runs one transaction at a time; PostgreSQL (CI's second run) runs this.
+    if (/emscripten|wasm/i.test(version.rows[0].v)) context.skip();
+    const leadId = await createLead(owner);
+    const { open_token: token } = await mint(owner, { lead_id: leadId });
+    await deliver(EVENTS_QUEUE, [await hitOf('open', owner, leadId, token, 40)]);
+    const [second, third] = [
+      await hitOf('open', owner, leadId, token, 30),
+      await hitOf('open', owner, leadId, token, 20),
+    ];
+    let firstRecorded: () => void = () => {};
+    const recorded = new Promise<void>((resolve) => {
+      firstRecorded = resolve;
+    });
+    // Two consumers, each with its batch: the first stays open while the second records its open.
+    const first = inOrganization(owner.orgId, async (tx) => {
+      await recordHits(tx, owner.orgId, [second]);
+      firstRecorded();
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    });
+    await recorded;
+    const other = inOrganization(owner.orgId, (tx) => recordHits(tx, owner.orgId, [third]));
+    await Promise.all([first, other]);
+    const types = (await signalsOf(owner, leadId)).map((row) => row.signal_type);
+    expect(types.filter((type) => type === 'email_opened')).toHaveLength(3);
+    expect(types.filter((type) => type === 'email_opened_3x')).toHaveLength(1);
   });
 
   it('acknowledges hits for a lead that is gone and messages that are no hits, recording nothing', async () => {

@@ -115,6 +115,21 @@ export function intentScoresLocked(orgId: number, leadIds: SQL): SQL {
     from (select distinct s.lead_id as k from (${leadIds}) as s where s.lead_id is not null order by 1) as t) >= 0`;
 }
 
+/**
+ * The locks of `intentScoresLocked`, taken in a statement of their own, for a writer whose insert
+ * also reads the lead's other signals (tracking's email_opened_3x counts a token's opens): a
+ * statement reads the rows committed when it started, so an insert that waited for the lock in
+ * itself still counted without the signals of the writer it waited for. Two tracking batches with
+ * the second and the third open of a token each counted two opens, and neither added
+ * email_opened_3x. Taken before, the insert starts after the other writer committed, and counts
+ * its signals.
+ */
+export async function lockIntentScores(db: Queryable, orgId: number, leadIds: number[]): Promise<void> {
+  if (leadIds.length === 0) return;
+  const ids = `{${[...new Set(leadIds)].map((id) => Math.trunc(id)).join(',')}}`;
+  await db.execute(sql`select ${intentScoresLocked(orgId, sql`select unnest(${ids}::bigint[]) as lead_id`)} as locked`);
+}
+
 export interface Rescored {
   leadId: number;
   score: number;

@@ -17,7 +17,7 @@ import { intentSignals, leads } from '../../db/schema';
 import { sql } from 'drizzle-orm';
 import type { Transaction } from '../../db/client';
 import type { TrackingHit } from '../../jobs/messages';
-import { intentScoresLocked, rescoreLeads } from '../intent/scoring';
+import { lockIntentScores, rescoreLeads } from '../intent/scoring';
 
 /** The events queue's message (declared with the other queue messages, which env.ts names). */
 export type { TrackingHit };
@@ -66,6 +66,13 @@ export async function recordHits(
     at: hit.at,
     prefetch: hit.kind === 'open' && hit.prefetch ? hit.prefetch : null,
   }));
+  // The leads' intent-score locks first, in a statement of their own: the insert below counts each
+  // token's opens, and must start after a concurrent batch for the same leads committed its opens.
+  await lockIntentScores(
+    tx,
+    orgId,
+    hits.map((hit) => hit.leadId),
+  );
   const result = await tx.execute<{ lead_id: string }>(sql`
     with hits as (
       select h.*, least(h.at, now()) as occurred,
@@ -84,7 +91,6 @@ export async function recordHits(
         h.occurred, h.window_key
       from hits h
       join ${leads} l on l.id = h.lead_id and l.organization_id = ${orgId} and l.deleted_at is null
-      where ${intentScoresLocked(orgId, sql`select lead_id from hits`)}
       order by h.window_key, h.occurred
       on conflict (organization_id, dedupe_key) do nothing
       returning lead_id, signal_type, signal_detail, occurred_at
