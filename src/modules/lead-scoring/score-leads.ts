@@ -33,6 +33,12 @@ export interface BatchScored {
 /**
  * Scores up to `limit` live leads of the organization that `where` selects (over `leads l`), in
  * id order, after lead `afterId`. Must run scoped to the organization.
+ *
+ * The read locks the leads (FOR NO KEY UPDATE, in id order) until the transaction that writes
+ * their scores commits: two scorings of one lead write in the order they read, and a change of the
+ * lead waits for the write. Read without the lock, a scoring that read first and wrote last (a
+ * job held up, or a long batch) overwrote the newer score with one computed from replaced data.
+ * A lead locked by a change in progress is read once it committed (its own columns as changed).
  */
 export async function scoreLeadBatch(
   db: Queryable,
@@ -46,7 +52,8 @@ export async function scoreLeadBatch(
     select l.id, ${featureColumns(model.idealProfile)}, ${engagementPoints} as engagement_points
     from ${featureSource(orgId)}
     where l.organization_id = ${orgId} and l.deleted_at is null and l.id > ${options.afterId ?? 0} and ${where}
-    order by l.id limit ${options.limit ?? SCORING_BATCH}`);
+    order by l.id limit ${options.limit ?? SCORING_BATCH}
+    for no key update of l`);
   if (read.rows.length === 0) return { read: 0, changed: 0, lastId: null, ids: [] };
   const records = read.rows.map((row) => {
     const values = Object.fromEntries(FEATURES.map((name) => [name, Number(row[name])])) as Record<FeatureName, number>;
