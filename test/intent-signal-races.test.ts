@@ -1,6 +1,6 @@
 /**
- * Signals for one lead recorded at once by different writers: the tracking consumer and a
- * completed call, each next to a signal posted through the API. Every writer takes the lead's
+ * Signals for one lead recorded at once by different writers: the tracking consumer, a completed
+ * call and a mail reply, each next to a signal posted through the API. Every writer takes the lead's
  * intent-score lock before its rescoring (intent/scoring.ts), so the second rescoring sees both
  * signals. PostgreSQL only: PGlite runs one transaction at a time, so these pass there anyway.
  */
@@ -8,13 +8,16 @@ import { eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { leadIntentScores } from '../src/db/schema';
 import { recordSignal } from '../src/modules/intent/service';
+import { recordReplies } from '../src/modules/mail/replies';
+import type { ConnectionRow } from '../src/providers/connections';
+import type { InboxMessage } from '../src/providers/mail/interface';
 import { recordHits } from '../src/modules/tracking/hits';
 import { tokenHash } from '../src/modules/tracking/token';
 import { endCall } from '../src/modules/voice/call-progress';
 import { ENGAGED_CALL_SECONDS } from '../src/modules/voice/pricing';
 import { call, signupOrganization, type SignedUp } from './helpers/api';
 import { asTenant, inOrganization } from './helpers/leads';
-import { requestRecordingJobs } from './helpers/mail';
+import { addLocalAccount, requestRecordingJobs } from './helpers/mail';
 import { leadWithPhone, topUp } from './helpers/voice';
 
 let owner: SignedUp;
@@ -106,6 +109,49 @@ describe('signals of one lead recorded at once', () => {
             endedAt,
             transcript: null,
           });
+          recorded();
+          await hold();
+        }),
+      () => asTenant(owner, (ctx) => recordSignal(ctx, { lead_id: leadId, signal_type: 'demo_requested' }, 'api')),
+    );
+    expect(await storedScore(leadId)).toBeCloseTo(65, 0);
+    expect(await alertsOf(leadId)).toHaveLength(1);
+  });
+
+  it('a mail reply and an API signal both count: the lead turns hot with one alert', async (context) => {
+    await skipOnPglite(context);
+    const leadId = await leadWithPhone(owner, null, 'Replied');
+    const address = `rep-${crypto.randomUUID().slice(0, 8)}@example.com`;
+    const connectionId = await addLocalAccount(owner, address);
+    const sent = `<${crypto.randomUUID()}@example.com>`;
+    await inOrganization(owner.orgId, (tx) =>
+      tx.execute(sql`insert into mail_messages (organization_id, connection_id, direction, status, rfc_message_id,
+          from_address, to_addresses, subject, body_text, lead_id)
+        values (${owner.orgId}, ${connectionId}, 'outbound', 'sent', ${sent}, ${address}, array['lead@example.com'],
+          'Hello', 'Hi', ${leadId})`),
+    );
+    const reply: InboxMessage = {
+      id: `reply-${crypto.randomUUID()}`,
+      thread_id: null,
+      message_id: `<${crypto.randomUUID()}@example.com>`,
+      in_reply_to: sent,
+      references: [sent],
+      from: { address: 'lead@example.com', name: null },
+      to: [address],
+      cc: [],
+      reply_to: [],
+      subject: 'Re: Hello',
+      snippet: 'Yes, let us talk',
+      date: new Date().toISOString(),
+      is_read: false,
+      automated: null,
+    };
+    const connection = { id: connectionId, organizationId: owner.orgId, identity: address } as unknown as ConnectionRow;
+    // The reply (25) is recorded while a demo request (40) is posted.
+    await atOnce(
+      (recorded) =>
+        inOrganization(owner.orgId, async (tx) => {
+          expect(await recordReplies(tx, connection, [reply])).toEqual([leadId]);
           recorded();
           await hold();
         }),
