@@ -451,7 +451,7 @@ describe('deals', () => {
     expect((await view(deal.id)).body.data.title).toBe('Annual licence');
   });
 
-  it('stays within its statement budgets: list 2, view 2, stage move 9, add 7', async () => {
+  it('stays within its budgets: list 2, view 2, stage move 8 statements (7 round trips), a title alone 7 (6), add 7', async () => {
     const deal = await addDeal(owner, pipeline, { lead_id: leadId });
     const listed = await statementsOf(() => call('GET', '/api/lead/deal/list', { token: owner.token }));
     expect(listed.response.status).toBe(200);
@@ -462,8 +462,16 @@ describe('deals', () => {
     expect(viewed.statements.length).toBeLessThanOrEqual(2);
     const moved = await statementsOf(() => update(deal.id, { stage_id: stage('Proposal').id }));
     expect(moved.response.status).toBe(200);
-    // Scope and auth, BEGIN, lock the deal, check the targets, update, history, forecast, read, COMMIT.
-    expect(moved.statements.length).toBeLessThanOrEqual(9);
+    // Scope and auth, BEGIN (with the next), lock the leads and the deal, check the targets, the
+    // update with the history and the feed entry, forecast, read, COMMIT.
+    expect(moved.statements.length, moved.statements.join('\n---\n')).toBeLessThanOrEqual(8);
+    expect(moved.roundTrips).toBeLessThanOrEqual(7);
+    // A title alone points at nothing new: no check of the targets.
+    const renamed = await statementsOf(() => update(deal.id, { title: 'Renamed licence' }));
+    expect(renamed.response.status).toBe(200);
+    expect(renamed.response.body.data.title).toBe('Renamed licence');
+    expect(renamed.statements.length, renamed.statements.join('\n---\n')).toBeLessThanOrEqual(7);
+    expect(renamed.roundTrips).toBeLessThanOrEqual(6);
     const added = await statementsOf(() => add(body()));
     expect(added.response.status).toBe(201);
     // Scope and auth, BEGIN, check the targets, insert deal and history (one statement), forecast, read, COMMIT.

@@ -203,13 +203,18 @@ export async function updateDeal(ctx: TenantContext, id: number, input: UpdateDe
   // its value; a deal staying in its pipeline keeps a value above a lowered cap, also when a client
   // sends that unchanged value back with the rest of the deal (docs/domains/pipelines-deals.md).
   const valueChanged = input.value !== undefined && input.value !== current.value;
-  const target = await checkDealTarget(ctx, {
-    leadId: input.lead_id,
-    pipelineId,
-    stageId,
-    value: enteringPipeline ? (input.value ?? current.value) : valueChanged ? input.value : undefined,
-    enteringPipeline,
-  });
+  // Only a change of what the deal points at, or of a value the pipeline caps, is checked: a change
+  // of its title, description, priority or date alone reads nothing more.
+  const target =
+    input.lead_id !== undefined || stageChanged || enteringPipeline || valueChanged
+      ? await checkDealTarget(ctx, {
+          leadId: input.lead_id,
+          pipelineId,
+          stageId,
+          value: enteringPipeline ? (input.value ?? current.value) : valueChanged ? input.value : undefined,
+          enteringPipeline,
+        })
+      : { pipelineId, stageId, isWon: current.outcome === 'won', isLost: current.outcome === 'lost' };
   const set: Record<string, unknown> = {};
   const changes: Record<string, { from: unknown; to: unknown }> = {};
   for (const [wire, column] of dealFields.updateColumns) {
@@ -226,18 +231,19 @@ export async function updateDeal(ctx: TenantContext, id: number, input: UpdateDe
   const outcomeChanged = outcome !== current.outcome;
   if (stageChanged) Object.assign(set, { outcome, stageEnteredAt: now });
   if (outcomeChanged) Object.assign(set, { closedAt: outcome === 'open' ? null : now });
-  await writingToTarget(target, () =>
-    ctx.db
-      .update(deals)
-      .set({ ...set, updatedAt: now })
-      .where(tenantWhere(ctx, deals, eq(deals.id, id))),
-  );
-  // The move (if any) and the feed entry, in one statement.
+  // The update, the move (if any) and the feed entry, in one statement.
   const seconds = Math.max(0, Math.round((now.getTime() - current.stageEnteredAt.getTime()) / 1000));
-  // A move that closes the deal announces its end (deal.won / deal.lost) in the same statement.
+  // A move that closes the deal announces its end (deal.won / deal.lost) in the same statement,
+  // from the deal as the update wrote it.
   const closing = outcomeChanged ? outcome : 'open';
-  const moved = await ctx.db.execute<{ webhook_ids: number[] }>(sql`
-    with history as (
+  const update = ctx.db
+    .update(deals)
+    .set({ ...set, updatedAt: now })
+    .where(tenantWhere(ctx, deals, eq(deals.id, id)))
+    .returning();
+  const moved = await writingToTarget(target, () =>
+    ctx.db.execute<{ webhook_ids: number[] }>(sql`
+    with updated as (${update.getSQL()}), history as (
       insert into ${dealStageHistory} (organization_id, deal_id, from_stage_id, to_stage_id, changed_at, changed_by, seconds_in_from_stage)
       select ${ctx.orgId}, ${id}, ${current.stageId}, ${stageId}, ${now.toISOString()}::timestamptz, ${ctx.userId}, ${seconds}
       where ${stageChanged}
@@ -249,8 +255,9 @@ export async function updateDeal(ctx: TenantContext, id: number, input: UpdateDe
       action: stageChanged ? 'deal_stage_changed' : 'deal_updated',
       changes: sql`${JSON.stringify(changes)}::jsonb`,
     })}
-    )${closedDealHooks(ctx, closing, sql`(select * from ${deals} where organization_id = ${ctx.orgId} and id = ${id}) as d`)}
-    select ${closing === 'open' ? sql`'{}'::bigint[]` : deliveryIdsOf('hooks')} as webhook_ids`);
+    )${closedDealHooks(ctx, closing, sql`updated as d`)}
+    select ${closing === 'open' ? sql`'{}'::bigint[]` : deliveryIdsOf('hooks')} as webhook_ids from updated`),
+  );
   sendWebhookDeliveries(ctx, moved.rows[0]?.webhook_ids ?? []);
   await recordDealForecasts(ctx.db, ctx.orgId, now, [id]);
   return readDeal(ctx, id);
