@@ -19,7 +19,7 @@ import worker from '../src/index';
 import { EVENTS_QUEUE } from '../src/jobs/events-runner';
 import type { JobMessage } from '../src/jobs/messages';
 import type { TrackingHit } from '../src/modules/tracking/hits';
-import { call, expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
+import { call, expectFailure, randomIp, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
 import { createCompany, createContact } from './helpers/accounts';
 import { inOrganization } from './helpers/leads';
 import { addLocalAccount, deliverEvents, deliverJobs, requestRecordingJobs } from './helpers/mail';
@@ -823,5 +823,36 @@ describe('target-account bulk email', () => {
       emails.map((email) => [[], [], [email]]).sort(),
     );
     for (const row of rows) await expectUnsubscribes(row.headers[0], row.bccAddresses[0], [...emails, repAddress]);
+  });
+});
+
+describe('the local mailbox’s inbound route', () => {
+  it('obeys the inbox routes’ ownership: another user’s account is a 403 for a rep, another organization’s a 404', async () => {
+    const email = uniqueEmail('rep-inbound');
+    const added = await call('POST', '/api/user/add', {
+      token: owner.token,
+      body: { first_name: 'Rep', email, phone_no: '+15550100', password: 'password123' },
+    });
+    expect(added.status, added.text).toBe(201);
+    const login = await call('POST', '/api/auth/login', {
+      body: { email, password: 'password123' },
+      headers: { 'cf-connecting-ip': randomIp() },
+    });
+    expect(login.status, login.text).toBe(200);
+    const rep = login.body.access_token as string;
+    const drop = { config_id: configId, from: uniqueEmail('forger'), subject: 'Re: Our pricing', body: 'Yes' };
+    const list = await call('GET', '/api/inbox/list', { token: rep, query: { config_id: configId } });
+    expectFailure(list, 403, 'forbidden');
+    const received = await call('POST', '/api/inbox/local/receive', { token: rep, body: drop });
+    expectFailure(received, 403, 'forbidden');
+    expect(received.body.error.code).toBe('owner_or_admin_only');
+
+    const other = await signupOrganization('Other mail');
+    const foreign = await call('POST', '/api/inbox/local/receive', { token: other.token, body: drop });
+    expectFailure(foreign, 404, 'not_found');
+    const rows = await inOrganization(owner.orgId, (tx) =>
+      tx.select().from(mailMessages).where(eq(mailMessages.fromAddress, drop.from)),
+    );
+    expect(rows).toEqual([]);
   });
 });

@@ -126,7 +126,7 @@ inboxRoutes.openapi(
     tags,
     summary: 'Drop a message into a local mailbox (offline development and tests)',
     description:
-      'Puts a message in the inbox of a `local` mail account, as a provider would deliver it: `raw` (an RFC 5322 message, parsed with postal-mime) or `from`, `subject` and `body`, with `in_reply_to`/`references` to thread it. A reply to mail sent from the account records one `reply_received` signal on that mail’s lead. Any other mailer: 422 naming config_id. Beyond the spec.',
+      'Puts a message in the inbox of a `local` mail account, as a provider would deliver it: `raw` (an RFC 5322 message, parsed with postal-mime) or `from`, `subject` and `body`, with `in_reply_to`/`references` to thread it. A reply to mail sent from the account records one `reply_received` signal on that mail’s lead. As on every inbox route, only the account’s owner or an admin may use it (403 `owner_or_admin_only`) and another organization’s account is a 404. Any other mailer: 422 naming config_id. Beyond the spec.',
     auth: 'bearer',
     request: { body: jsonBody(LocalInboundBody) },
     responses: { 201: envelope(InboxMessageSchema, 'Message received') },

@@ -9,9 +9,9 @@ import { ValidationFailed } from '../../core/errors';
 import { email, text } from '../../core/schemas';
 import { mailMessages } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
-import { findConnection } from '../../providers/connections';
 import { presentLocalMessage, threadOf } from '../../providers/mail/local';
 import { parseMimeWithHeaders } from '../../providers/mail/mime';
+import { ownConfiguration } from './configurations';
 import { recordReplies } from './replies';
 import { configId } from './schemas';
 
@@ -50,7 +50,9 @@ export const LocalInboundBody = z
   });
 
 export async function receiveLocal(ctx: TenantContext, input: z.output<typeof LocalInboundBody>) {
-  const connection = await findConnection(ctx, 'mail', input.config_id);
+  // The same rules as every inbox route: another organization's account is a 404, another user's
+  // a 403 unless the caller is an admin (a message dropped into it would thread into their mail).
+  const connection = await ownConfiguration(ctx, input.config_id);
   if (connection.provider !== 'local') {
     throw ValidationFailed.field('config_id', 'only a local mailbox receives mail this way');
   }
