@@ -157,6 +157,29 @@ describe('mail configurations', () => {
       expect(await session(from)).toBeNull();
     });
 
+    it('a delivery that died after claiming a message is not resent: an SMTP relay cannot be asked whether it went', async () => {
+      const username = `relayuser-${crypto.randomUUID().slice(0, 8)}`;
+      const { id } = await addSmtp(username);
+      const queued = await requestRecordingJobs('POST', '/api/inbox/send', {
+        token: owner.token,
+        body: { config_id: id, to: 'grace@example.org', subject: 'Interrupted', body: 'Hello Grace' },
+      });
+      expect(queued.status, queued.text).toBe(202);
+      await inOrganization(owner.orgId, (tx) =>
+        tx
+          .update(mailMessages)
+          .set({ status: 'sending', attempts: 1, updatedAt: sql`now() - interval '10 minutes'` })
+          .where(eq(mailMessages.id, queued.body.data.id)),
+      );
+      await deliverJobs(queued.sent, 2);
+      expect(await messageRow(queued.body.data.id)).toMatchObject({
+        status: 'failed',
+        failureReason: MAIL_SEND_REASONS.interrupted,
+        sentAt: null,
+      });
+      expect((await session(username))?.data).toHaveLength(0);
+    });
+
     it('a new smtp_username without a password is refused naming password, like smtp_host, and changes nothing', async () => {
       const username = `relayuser-${crypto.randomUUID().slice(0, 8)}`;
       const { id } = await addSmtp(username);
@@ -854,5 +877,25 @@ describe('the local mailbox’s inbound route', () => {
       tx.select().from(mailMessages).where(eq(mailMessages.fromAddress, drop.from)),
     );
     expect(rows).toEqual([]);
+  });
+});
+
+describe('a delivery that died after claiming a message', () => {
+  it('is settled by asking the mailbox whenever the provider can be asked (findSent), the local one included', async () => {
+    const queued = await send({ to: uniqueEmail('interrupted'), subject: 'Interrupted', body: 'Hello' });
+    expect(queued.status, queued.text).toBe(202);
+    await inOrganization(owner.orgId, (tx) =>
+      tx
+        .update(mailMessages)
+        .set({ status: 'sending', attempts: 1, updatedAt: sql`now() - interval '10 minutes'` })
+        .where(eq(mailMessages.id, queued.body.data.id)),
+    );
+    await deliverJobs(queued.sent, 2);
+    expect(await messageRow(queued.body.data.id)).toMatchObject({
+      status: 'sent',
+      failureReason: null,
+      providerMessageId: queued.body.data.message_id,
+      providerThreadId: queued.body.data.message_id,
+    });
   });
 });

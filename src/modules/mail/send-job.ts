@@ -8,9 +8,11 @@
  *      retries with backoff), or `failed` with a reason for the user.
  * A second delivery finds `sent`, `failed`, or a fresh `sending` (another delivery is under way:
  * it retries later). A `sending` older than the lease means a delivery died between the provider's
- * answer and the commit: the message may have gone out. Gmail and Graph are asked (findSent) and
- * it is recorded sent, or sent when they do not hold it; with any other provider it is marked
- * failed, never resent.
+ * answer and the commit: the message may have gone out. A provider whose mailbox can be asked
+ * (MailProvider.findSent: Gmail, Graph, the local mailbox) is asked, and it is recorded sent, or
+ * sent when the mailbox does not hold it; a provider without findSent (SMTP) cannot tell, so the
+ * message is marked failed, never resent. The job asks the provider for the capability: no list
+ * of providers here to forget a new one in.
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { ApiError } from '../../core/errors';
@@ -25,9 +27,6 @@ import type { OutgoingMail } from '../../providers/mail/interface';
 import { mailProviderFor } from '../../providers/mail/select';
 import type { Bindings } from '../../env';
 
-/** The providers whose mailbox tells whether a message was sent (MailProvider.findSent). */
-const LOOKS_UP_SENT = new Set(['gmail', 'outlook']);
-
 /** How long a delivery may stay in `sending` before it is taken for dead. */
 export const SENDING_LEASE_SECONDS = 300;
 
@@ -41,7 +40,8 @@ export const REASONS = {
 } as const;
 
 type MessageRow = typeof mailMessages.$inferSelect;
-type Claim = { message: MessageRow; connection: ConnectionRow } | 'busy' | null;
+/** `stale`: a delivery died after claiming it, so it may have gone out (deliver asks the mailbox). */
+type Claim = { message: MessageRow; connection: ConnectionRow; stale: boolean } | 'busy' | null;
 
 class DeliveryBusy extends Error {}
 
@@ -71,20 +71,18 @@ async function claimMessage(db: Database, orgId: number, messageId: number): Pro
       .select()
       .from(connections)
       .where(and(eq(connections.organizationId, orgId), eq(connections.id, row.message.connectionId)));
-    // A delivery died after handing the message over: a mailbox that can be asked (findSent)
-    // settles it, since deliver() looks for a message tried before ahead of sending it; any
-    // other provider may have sent it, so it fails, never resent.
-    if (row.message.status === 'sending' && !(connection && LOOKS_UP_SENT.has(connection.provider))) {
-      return fail(REASONS.interrupted);
-    }
-    if (!connection || connection.deletedAt) return fail(REASONS.disconnected);
-    if (connection.state === 'needs_reconnect') return fail(REASONS.reconnect);
-    if (connection.state === 'disabled') return fail(REASONS.disabled);
+    // A delivery died after handing the message over: only its mailbox can tell whether it went
+    // (deliver asks it, where the provider has findSent); an account that cannot be used now
+    // cannot be asked, so the message may have been sent and fails as such, never resent.
+    const stale = row.message.status === 'sending';
+    if (!connection || connection.deletedAt) return fail(stale ? REASONS.interrupted : REASONS.disconnected);
+    if (connection.state === 'needs_reconnect') return fail(stale ? REASONS.interrupted : REASONS.reconnect);
+    if (connection.state === 'disabled') return fail(stale ? REASONS.interrupted : REASONS.disabled);
     await tx
       .update(mailMessages)
       .set({ ...setStatus('sending'), attempts: sql`${mailMessages.attempts} + 1` })
       .where(where);
-    return { message: row.message, connection };
+    return { message: row.message, connection, stale };
   });
 }
 
@@ -112,17 +110,34 @@ export function outgoingOf(message: MessageRow): OutgoingMail {
   };
 }
 
-/** Sends one claimed message and records the outcome; throws when the queue should retry. */
-async function deliver(db: Database, env: Bindings, message: MessageRow, connection: ConnectionRow): Promise<void> {
+/**
+ * Sends one claimed message and records the outcome; throws when the queue should retry. `stale`:
+ * an earlier delivery died after claiming it (it may have gone out).
+ */
+async function deliver(
+  db: Database,
+  env: Bindings,
+  { message, connection, stale }: Exclude<Claim, 'busy' | null>,
+): Promise<void> {
   const orgId = message.organizationId;
   const where = and(eq(mailMessages.organizationId, orgId), eq(mailMessages.id, message.id));
   const writer = poolWriter(db);
+  // Whether the mailbox said it does not hold the message: until then a stale one may have gone out.
+  let notHeld = false;
   try {
     const provider = await mailProviderFor({ env, db, writer }, connection);
-    // Tried before and put back for a temporary failure: the provider may have sent it all the
-    // same (a 5xx or a lost connection after it took the message). Where the mailbox can tell,
-    // it is looked for by its Message-ID first, and not sent twice.
+    // Tried before (put back for a temporary failure, or claimed by a delivery that died): the
+    // provider may have sent it all the same (a 5xx or a lost connection after it took the
+    // message). Where the mailbox can tell (findSent), it is looked for by its Message-ID first,
+    // and not sent twice; where it cannot, a stale claim is not sent again.
+    if (stale && !provider.findSent) {
+      await withTenant(db, orgId, (tx) =>
+        tx.update(mailMessages).set(setStatus('failed', REASONS.interrupted)).where(where),
+      );
+      return;
+    }
     const already = message.attempts > 0 && provider.findSent ? await provider.findSent(message.rfcMessageId) : null;
+    notHeld = true;
     const sent = already ?? (await provider.send(outgoingOf(message)));
     await withTenant(db, orgId, async (tx) => {
       await tx
@@ -141,7 +156,12 @@ async function deliver(db: Database, env: Bindings, message: MessageRow, connect
     });
   } catch (error) {
     const fail = (reason: string) =>
-      withTenant(db, orgId, (tx) => tx.update(mailMessages).set(setStatus('failed', reason)).where(where));
+      withTenant(db, orgId, (tx) =>
+        tx
+          .update(mailMessages)
+          .set(setStatus('failed', stale && !notHeld ? REASONS.interrupted : reason))
+          .where(where),
+      );
     if (error instanceof ConnectionNeedsReconnect) return void (await fail(REASONS.reconnect));
     if (error instanceof ProviderFailure && error.kind === 'auth') {
       await writer.run(orgId, (tx) => markNeedsReconnect(tx, connection, error.reason));
@@ -221,7 +241,7 @@ export const mailSendJobHandler: JobHandler<'mail-send', typeof mailSendJobs> = 
       try {
         const claim = await claimMessage(db, message.orgId, id);
         if (claim === 'busy') throw new DeliveryBusy(`message ${id} is being sent by another delivery`);
-        if (claim) await deliver(db, env, claim.message, claim.connection);
+        if (claim) await deliver(db, env, claim);
       } catch (error) {
         // The others still go out; this delivery ends in a retry, which skips what was sent.
         retry ??= error;

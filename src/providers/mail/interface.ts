@@ -92,7 +92,9 @@ export interface MailProvider {
   /**
    * The message of ours with this Message-ID when the mailbox already holds it as sent, else null.
    * Asked before a send is tried again: a provider that failed (5xx, the connection lost) after
-   * taking the message may have sent it. Absent where the provider cannot tell (SMTP).
+   * taking the message may have sent it. Absent where the provider cannot tell (SMTP). The
+   * mail-send job tests for it (no list of providers of its own): with it, a delivery that died
+   * after claiming a message is settled by asking; without it, that message fails, never resent.
    */
   findSent?(messageId: string): Promise<SentMail | null>;
   list(query: InboxQuery): Promise<InboxPage>;

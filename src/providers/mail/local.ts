@@ -2,7 +2,8 @@
  * The local mailbox: offline and deterministic, the default under `npm start` and the tests. What
  * it sends is the mail_messages row the send recorded (folder `sent`); what arrives is a row put
  * there by the local inbound route (folder `inbox`). Nothing leaves the machine. Message ids are
- * the rows' ids; a thread is named by its first message's Message-ID.
+ * the rows' ids; a thread is named by its first message's Message-ID. Like Gmail and Graph it can
+ * be asked whether it holds a message as sent (findSent): every recorded outbound row is.
  */
 import { and, desc, eq, ilike, lt, or, sql, type SQL } from 'drizzle-orm';
 import { containsPattern } from '../../core/list';
@@ -70,6 +71,19 @@ export function localMailbox(db: Queryable, connection: ConnectionRow): MailProv
     async send(mail) {
       // The recorded row is the sent message; the local mailbox only names it.
       return { providerMessageId: mail.messageId, providerThreadId: threadOf(mail) };
+    },
+    async findSent(messageId: string) {
+      // Its sent folder is the recorded rows: a message sent from it is there once recorded.
+      const [row] = await db
+        .select({
+          messageId: mailMessages.rfcMessageId,
+          inReplyTo: mailMessages.inReplyTo,
+          references: mailMessages.references,
+        })
+        .from(mailMessages)
+        .where(scope(eq(mailMessages.direction, 'outbound'), eq(mailMessages.rfcMessageId, messageId)))
+        .limit(1);
+      return row ? { providerMessageId: row.messageId, providerThreadId: threadOf(row) } : null;
     },
     async list(query: InboxQuery): Promise<InboxPage> {
       if (query.folder !== 'inbox' && query.folder !== 'sent') return { messages: [], nextPageToken: null };
