@@ -899,3 +899,55 @@ describe('a delivery that died after claiming a message', () => {
     });
   });
 });
+
+describe('the suppression list at send time', () => {
+  async function unsubscribe(address: string) {
+    await deliverEvents([
+      { kind: 'unsubscribe', orgId: owner.orgId, address: address.toLowerCase(), at: new Date().toISOString() },
+    ]);
+  }
+
+  it('a recipient unsubscribed after the message was queued is left out when the job runs; with nobody left it is not sent', async () => {
+    const [visible, gone, staying] = [uniqueEmail('visible'), uniqueEmail('gone'), uniqueEmail('staying')];
+    // One job of three messages: the visible one and a Bcc copy for each Bcc recipient.
+    const queued = await send({ to: visible, bcc: [gone, staying], subject: 'Queued before', body: 'Hello' });
+    expect(queued.status, queued.text).toBe(202);
+    expect(queued.sent).toHaveLength(1);
+    const partly = await send({ to: [uniqueEmail('kept'), gone.toUpperCase()], subject: 'Two', body: 'Hello' });
+    expect(partly.status, partly.text).toBe(202);
+    await unsubscribe(gone);
+
+    await deliverJobs([...queued.sent, ...partly.sent]);
+    const rows = await inOrganization(owner.orgId, (tx) =>
+      tx
+        .select()
+        .from(mailMessages)
+        .where(sql`${mailMessages.sendJobId} in (${(queued.sent[0] as { jobId: number }).jobId}, ${(partly.sent[0] as { jobId: number }).jobId})`)
+        .orderBy(mailMessages.id),
+    );
+    const byRecipient = new Map(rows.map((row) => [[...row.toAddresses, ...row.bccAddresses].join(','), row]));
+    expect(byRecipient.get(visible)).toMatchObject({ status: 'sent', suppressed: [] });
+    expect(byRecipient.get(staying)).toMatchObject({ status: 'sent', suppressed: [] });
+    const skipped = rows.find((row) => row.suppressed.includes(gone.toLowerCase()) && row.kind === 'one_to_one' && row.toAddresses.length === 0);
+    expect(skipped).toMatchObject({
+      status: 'suppressed',
+      failureReason: MAIL_SEND_REASONS.suppressed,
+      sentAt: null,
+      bccAddresses: [gone],
+    });
+    const trimmed = rows.find((row) => row.id === partly.body.data.id);
+    expect(trimmed).toMatchObject({
+      status: 'sent',
+      toAddresses: [partly.body.data.to[0]],
+      suppressed: [gone.toLowerCase()],
+    });
+
+    // The API shows it: the local sent folder lists the skipped copy as suppressed.
+    const listed = await call('GET', '/api/inbox/list', {
+      token: owner.token,
+      query: { config_id: configId, folder: 'sent', limit: 50 },
+    });
+    const shown = listed.body.data.find((message: { id: string }) => message.id === String(skipped?.id));
+    expect(shown).toMatchObject({ status: 'suppressed' });
+  });
+});

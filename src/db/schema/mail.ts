@@ -38,8 +38,11 @@ export const mailSendJobs = pgTable(
   ],
 );
 
-/** queued → sending → sent | failed for what we send; received for what arrives in a local mailbox. */
-export const MAIL_STATUSES = ['queued', 'sending', 'sent', 'failed', 'received'] as const;
+/**
+ * queued → sending → sent | failed for what we send, or suppressed (every recipient went on the
+ * suppression list after it was queued: not sent); received for what arrives in a local mailbox.
+ */
+export const MAIL_STATUSES = ['queued', 'sending', 'sent', 'failed', 'suppressed', 'received'] as const;
 export type MailStatus = (typeof MAIL_STATUSES)[number];
 /** one_to_one (inbox/send), reply (inbox/reply), bulk (target-account bulk email): bulk and one_to_one carry List-Unsubscribe. */
 export const MAIL_KINDS = ['one_to_one', 'reply', 'bulk'] as const;

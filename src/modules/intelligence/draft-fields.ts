@@ -29,7 +29,7 @@ export const draftFields = defineFields(
     },
     lead_id: { column: 'leadId', description: 'The lead it is written to', read: z.number().int() },
     status: {
-      select: sql<string>`case when ${aiEmailDrafts.status} = 'queued' then coalesce(case ${message('status')} when 'sent' then 'sent' when 'failed' then 'failed' end, 'queued') else ${aiEmailDrafts.status} end`,
+      select: sql<string>`case when ${aiEmailDrafts.status} = 'queued' then coalesce(case ${message('status')} when 'sent' then 'sent' when 'failed' then 'failed' when 'suppressed' then 'failed' end, 'queued') else ${aiEmailDrafts.status} end`,
       description:
         'draft (written, awaiting review) → approved → queued (handed to the mail account) → sent or failed; or rejected. Only an approved draft can be sent',
       read: z.enum(DRAFT_STATUSES),

@@ -299,7 +299,10 @@ export const OutgoingSchema = z
     id: z.number().int().openapi({ description: 'The recorded message' }),
     status: z
       .enum(MAIL_STATUSES)
-      .openapi({ description: 'queued: the queue sends it; then sent, or failed with failure_reason' }),
+      .openapi({
+        description:
+          'queued: the queue sends it; then sent, or failed with failure_reason, or suppressed (every recipient went on the suppression list, by an unsubscribe or a hard bounce, after it was queued: nothing was sent)',
+      }),
     kind: z.enum(MAIL_KINDS).openapi({ description: 'What sent it: one_to_one, reply or bulk' }),
     config_id: z.number().int().openapi({ description: 'The mail account it is sent from' }),
     message_id: z.string().openapi({ description: 'Its Message-ID header' }),

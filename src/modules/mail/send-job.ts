@@ -6,6 +6,9 @@
  *   2. send through the provider, outside any transaction;
  *   3. `sent` with the provider's ids, or back to `queued` for a temporary failure (the queue
  *      retries with backoff), or `failed` with a reason for the user.
+ * The suppression list is read again by the claim's own statement (no statement of its own): a
+ * recipient unsubscribed or bounced since the message was queued is left out of it, and a
+ * message with no recipient left is recorded `suppressed`, never sent.
  * A second delivery finds `sent`, `failed`, or a fresh `sending` (another delivery is under way:
  * it retries later). A `sending` older than the lease means a delivery died between the provider's
  * answer and the commit: the message may have gone out. A provider whose mailbox can be asked
@@ -17,7 +20,7 @@
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { ApiError } from '../../core/errors';
 import { withTenant, type Database } from '../../db/client';
-import { connections, mailMessages, mailSendJobs } from '../../db/schema';
+import { connections, mailMessages, mailSendJobs, mailSuppressions } from '../../db/schema';
 import { isTransientFault, userFacingJobError } from '../../jobs/faults';
 import type { JobHandler } from '../../jobs/job-handler';
 import { claimJob, finishJob, type JobSpec } from '../../jobs/lifecycle';
@@ -37,11 +40,19 @@ export const REASONS = {
   interrupted:
     'Sending was interrupted after the message was handed to the mail provider: it may have been sent; check the Sent folder before sending it again',
   gaveUp: 'The mail provider stayed unavailable through every retry; nothing was sent',
+  suppressed:
+    'Every recipient was put on the suppression list (unsubscribed or bounced) after the message was queued; nothing was sent',
 } as const;
 
 type MessageRow = typeof mailMessages.$inferSelect;
-/** `stale`: a delivery died after claiming it, so it may have gone out (deliver asks the mailbox). */
-type Claim = { message: MessageRow; connection: ConnectionRow; stale: boolean } | 'busy' | null;
+/**
+ * `stale`: a delivery died after claiming it, so it may have gone out (deliver asks the mailbox).
+ * `suppressedNow`: its recipients on the suppression list at the claim (lower-cased).
+ */
+type Claim =
+  | { message: MessageRow; connection: ConnectionRow; stale: boolean; suppressedNow: string[] }
+  | 'busy'
+  | null;
 
 class DeliveryBusy extends Error {}
 
@@ -56,6 +67,10 @@ async function claimMessage(db: Database, orgId: number, messageId: number): Pro
       .select({
         message: mailMessages,
         stale: sql<boolean>`${mailMessages.updatedAt} < now() - make_interval(secs => ${SENDING_LEASE_SECONDS})`,
+        // Read at the claim, not only when it was queued: an unsubscribe or a hard bounce since then counts.
+        suppressedNow: sql<string[]>`array(select ${mailSuppressions.address} from ${mailSuppressions}
+          where ${mailSuppressions.organizationId} = ${orgId} and ${mailSuppressions.address} = any(
+            array(select lower(a) from unnest(${mailMessages.toAddresses} || ${mailMessages.ccAddresses} || ${mailMessages.bccAddresses}) a)))`,
       })
       .from(mailMessages)
       .where(where)
@@ -82,7 +97,7 @@ async function claimMessage(db: Database, orgId: number, messageId: number): Pro
       .update(mailMessages)
       .set({ ...setStatus('sending'), attempts: sql`${mailMessages.attempts} + 1` })
       .where(where);
-    return { message: row.message, connection, stale };
+    return { message: row.message, connection, stale, suppressedNow: row.suppressedNow };
   });
 }
 
@@ -110,6 +125,19 @@ export function outgoingOf(message: MessageRow): OutgoingMail {
   };
 }
 
+/** The message's recipients without those suppressed now, and its `suppressed` with them; null when none is. */
+function withoutSuppressed(message: MessageRow, suppressedNow: string[]) {
+  if (suppressedNow.length === 0) return null;
+  const now = new Set(suppressedNow);
+  const kept = (addresses: string[]) => addresses.filter((address) => !now.has(address.toLowerCase()));
+  return {
+    toAddresses: kept(message.toAddresses),
+    ccAddresses: kept(message.ccAddresses),
+    bccAddresses: kept(message.bccAddresses),
+    suppressed: [...new Set([...message.suppressed, ...suppressedNow])].sort(),
+  };
+}
+
 /**
  * Sends one claimed message and records the outcome; throws when the queue should retry. `stale`:
  * an earlier delivery died after claiming it (it may have gone out).
@@ -117,7 +145,7 @@ export function outgoingOf(message: MessageRow): OutgoingMail {
 async function deliver(
   db: Database,
   env: Bindings,
-  { message, connection, stale }: Exclude<Claim, 'busy' | null>,
+  { message, connection, stale, suppressedNow }: Exclude<Claim, 'busy' | null>,
 ): Promise<void> {
   const orgId = message.organizationId;
   const where = and(eq(mailMessages.organizationId, orgId), eq(mailMessages.id, message.id));
@@ -138,12 +166,24 @@ async function deliver(
     }
     const already = message.attempts > 0 && provider.findSent ? await provider.findSent(message.rfcMessageId) : null;
     notHeld = true;
-    const sent = already ?? (await provider.send(outgoingOf(message)));
+    // Not sent yet: whoever is on the suppression list now is left out, and with nobody left it is not sent.
+    const left = already ? null : withoutSuppressed(message, suppressedNow);
+    if (left && left.toAddresses.length + left.ccAddresses.length + left.bccAddresses.length === 0) {
+      await withTenant(db, orgId, (tx) =>
+        tx
+          .update(mailMessages)
+          .set({ ...setStatus('suppressed', REASONS.suppressed), suppressed: left.suppressed })
+          .where(where),
+      );
+      return;
+    }
+    const sent = already ?? (await provider.send(outgoingOf({ ...message, ...left })));
     await withTenant(db, orgId, async (tx) => {
       await tx
         .update(mailMessages)
         .set({
           ...setStatus('sent'),
+          ...left,
           sentAt: sql`now()`,
           providerMessageId: sent.providerMessageId,
           providerThreadId: sent.providerThreadId ?? message.providerThreadId,
