@@ -7,6 +7,7 @@
  * needs_reconnect with one notice to its owner, and a queued send that goes out once.
  */
 import { and, eq, sql } from 'drizzle-orm';
+import { base64url } from 'jose';
 import PostalMime from 'postal-mime';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connections, mailMessages, notifications } from '../src/db/schema';
@@ -143,6 +144,63 @@ describe('Gmail API adapter', () => {
           reply_to: ['grace@work.example.com'],
         }),
       ],
+    });
+  });
+
+  it('a bounce lists the hard-bounced recipients of X-Failed-Recipients; viewed whole, its delivery report decides', async () => {
+    mockFetch([
+      json(200, { messages: [{ id: 'b1', threadId: 't1' }] }),
+      json(200, {
+        id: 'b1',
+        threadId: 't1',
+        labelIds: ['INBOX'],
+        payload: {
+          headers: [
+            { name: 'From', value: 'Mail Delivery Subsystem <mailer-daemon@googlemail.com>' },
+            { name: 'Subject', value: 'Delivery Status Notification (Failure)' },
+            { name: 'X-Failed-Recipients', value: 'Gone@example.org, blocked@example.org' },
+          ],
+        },
+      }),
+    ]);
+    const page = await gmailMailbox(token).list({ folder: 'inbox', unreadOnly: false, limit: 1 });
+    expect(page.messages[0]).toMatchObject({
+      automated: 'bounce',
+      bounce: { hard_bounced: ['gone@example.org', 'blocked@example.org'], original_message_id: null },
+    });
+    vi.mocked(globalThis.fetch).mockRestore();
+    const raw = [
+      'From: Mail Delivery Subsystem <mailer-daemon@googlemail.com>',
+      'To: rep@example.com',
+      'Subject: Delivery Status Notification (Failure)',
+      'X-Failed-Recipients: gone@example.org, blocked@example.org',
+      'Content-Type: multipart/report; report-type=delivery-status; boundary="b"',
+      '',
+      '--b',
+      'Content-Type: message/delivery-status',
+      '',
+      'Final-Recipient: rfc822; gone@example.org',
+      'Action: failed',
+      'Status: 5.1.1',
+      '',
+      'Final-Recipient: rfc822; blocked@example.org',
+      'Action: failed',
+      'Status: 5.7.1',
+      '',
+      '--b',
+      'Content-Type: message/rfc822',
+      '',
+      'Message-ID: <m1@example.com>',
+      'Subject: Pricing',
+      '',
+      'Hello',
+      '--b--',
+      '',
+    ].join('\r\n');
+    mockFetch([json(200, { id: 'b1', threadId: 't1', labelIds: ['INBOX'], raw: base64url.encode(raw) })]);
+    await expect(gmailMailbox(token).view('b1')).resolves.toMatchObject({
+      automated: 'bounce',
+      bounce: { hard_bounced: ['gone@example.org'], original_message_id: '<m1@example.com>' },
     });
   });
 

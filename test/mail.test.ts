@@ -116,10 +116,10 @@ describe('mail configurations', () => {
     const session = async (username: string): Promise<{ commands: string[]; data: string[] } | null> =>
       (await fetch(`http://127.0.0.1:${ports.LM_TEST_SMTP_CONTROL_PORT}/${encodeURIComponent(username)}`)).json();
     const login = (username: string, password: string) => `AUTH PLAIN ${btoa(`\0${username}\0${password}`)}`;
-    async function addSmtp(smtpUsername: string) {
+    async function addSmtp(smtpUsername: string, token = owner.token) {
       const from = uniqueEmail('relay');
       const added = await call('POST', '/api/mail-configurations/add', {
-        token: owner.token,
+        token,
         body: {
           mailer: 'smtp',
           from_address: from,
@@ -178,6 +178,45 @@ describe('mail configurations', () => {
         sentAt: null,
       });
       expect((await session(username))?.data).toHaveLength(0);
+    });
+
+    it('a recipient the relay refuses for good (550 5.1.1) goes on the suppression list; a policy refusal (5.7.1) does not', async () => {
+      // An organization of its own: the list of the suite's organization is asserted whole elsewhere.
+      const relayOrg = await signupOrganization('Relay bounces');
+      const username = `relayuser-${crypto.randomUUID().slice(0, 8)}`;
+      const { id } = await addSmtp(username, relayOrg.token);
+      const unknown = `unknown-${crypto.randomUUID().slice(0, 8)}@example.org`;
+      const blocked = `blocked-${crypto.randomUUID().slice(0, 8)}@example.org`;
+      const ids: number[] = [];
+      for (const to of [unknown, blocked]) {
+        const queued = await requestRecordingJobs('POST', '/api/inbox/send', {
+          token: relayOrg.token,
+          body: { config_id: id, to, subject: 'Hello', body: 'Hello' },
+        });
+        expect(queued.status, queued.text).toBe(202);
+        await deliverJobs(queued.sent);
+        ids.push(queued.body.data.id);
+      }
+      const [hard, policy] = await inOrganization(relayOrg.orgId, (tx) =>
+        tx
+          .select()
+          .from(mailMessages)
+          .where(sql`${mailMessages.id} in (${ids[0]}, ${ids[1]})`)
+          .orderBy(mailMessages.id),
+      );
+      expect(hard).toMatchObject({ status: 'failed', sentAt: null });
+      expect(hard.failureReason).toContain(unknown);
+      expect(hard.failureReason).toContain('suppression list');
+      expect(policy).toMatchObject({ status: 'failed', sentAt: null });
+      expect(policy.failureReason).not.toContain('suppression list');
+      const listed = await inOrganization(relayOrg.orgId, (tx) => tx.select().from(mailSuppressions));
+      expect(listed).toEqual([expect.objectContaining({ address: unknown, reason: 'bounced' })]);
+      const again = await requestRecordingJobs('POST', '/api/inbox/send', {
+        token: relayOrg.token,
+        body: { config_id: id, to: unknown, subject: 'Again', body: 'Hello' },
+      });
+      expectFailure(again, 422, 'validation_error');
+      expect(again.body.error.code).toBe('to');
     });
 
     it('a new smtp_username without a password is refused naming password, like smtp_host, and changes nothing', async () => {
@@ -922,13 +961,17 @@ describe('the suppression list at send time', () => {
       tx
         .select()
         .from(mailMessages)
-        .where(sql`${mailMessages.sendJobId} in (${(queued.sent[0] as { jobId: number }).jobId}, ${(partly.sent[0] as { jobId: number }).jobId})`)
+        .where(
+          sql`${mailMessages.sendJobId} in (${(queued.sent[0] as { jobId: number }).jobId}, ${(partly.sent[0] as { jobId: number }).jobId})`,
+        )
         .orderBy(mailMessages.id),
     );
     const byRecipient = new Map(rows.map((row) => [[...row.toAddresses, ...row.bccAddresses].join(','), row]));
     expect(byRecipient.get(visible)).toMatchObject({ status: 'sent', suppressed: [] });
     expect(byRecipient.get(staying)).toMatchObject({ status: 'sent', suppressed: [] });
-    const skipped = rows.find((row) => row.suppressed.includes(gone.toLowerCase()) && row.kind === 'one_to_one' && row.toAddresses.length === 0);
+    const skipped = rows.find(
+      (row) => row.suppressed.includes(gone.toLowerCase()) && row.kind === 'one_to_one' && row.toAddresses.length === 0,
+    );
     expect(skipped).toMatchObject({
       status: 'suppressed',
       failureReason: MAIL_SEND_REASONS.suppressed,
@@ -949,5 +992,132 @@ describe('the suppression list at send time', () => {
     });
     const shown = listed.body.data.find((message: { id: string }) => message.id === String(skipped?.id));
     expect(shown).toMatchObject({ status: 'suppressed' });
+  });
+});
+
+describe('a bounce report arriving for mail we sent', () => {
+  /** A delivery report as Postfix writes it: the per-recipient status part and our returned headers. */
+  function report(options: { messageId: string; blocks: string[]; failedHeader?: string; inReplyTo?: string }) {
+    return [
+      'From: Mail Delivery System <MAILER-DAEMON@mx.example.net>',
+      `To: ${repAddress}`,
+      'Subject: Undelivered Mail Returned to Sender',
+      `Message-ID: <dsn-${crypto.randomUUID()}@mx.example.net>`,
+      ...(options.inReplyTo ? [`In-Reply-To: ${options.inReplyTo}`] : []),
+      ...(options.failedHeader ? [`X-Failed-Recipients: ${options.failedHeader}`] : []),
+      'Content-Type: multipart/report; report-type=delivery-status; boundary="b1"',
+      '',
+      '--b1',
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      'I could not deliver your message.',
+      '--b1',
+      'Content-Type: message/delivery-status',
+      '',
+      'Reporting-MTA: dns; mx.example.net',
+      '',
+      options.blocks.join('\r\n\r\n'),
+      '',
+      '--b1',
+      'Content-Type: text/rfc822-headers',
+      '',
+      `From: ${repAddress}`,
+      `Message-ID: ${options.messageId}`,
+      'Subject: Our offer',
+      '--b1--',
+      '',
+    ].join('\r\n');
+  }
+  const block = (address: string, action: string, status: string) =>
+    [`Final-Recipient: rfc822; ${address}`, `Action: ${action}`, `Status: ${status}`].join('\r\n');
+
+  async function suppressions(addresses: string[]) {
+    return inOrganization(owner.orgId, (tx) =>
+      tx
+        .select({ address: mailSuppressions.address, reason: mailSuppressions.reason })
+        .from(mailSuppressions)
+        .where(sql`${mailSuppressions.address} = any(${sql.param(addresses)}::text[])`),
+    );
+  }
+
+  it('suppresses the recipients it reports failed for good (5.1.1), not a delay, a full mailbox or a policy refusal', async () => {
+    const [gone, delayed, full, spam] = ['gone', 'delayed', 'full', 'spam'].map((label) => uniqueEmail(label));
+    const sent = await send({ to: [gone, delayed], cc: [full, spam], subject: 'Our offer', body: 'Hello' });
+    expect(sent.status, sent.text).toBe(202);
+    await deliverJobs(sent.sent);
+    // No In-Reply-To: the report is tied to our message by the Message-ID in its returned headers.
+    // X-Failed-Recipients names all four, as Gmail's does; the report's own statuses decide.
+    const raw = report({
+      messageId: sent.body.data.message_id,
+      failedHeader: [gone, delayed, full, spam].join(', '),
+      blocks: [
+        block(gone.toUpperCase(), 'failed', '5.1.1'),
+        block(delayed, 'delayed', '4.4.7'),
+        block(full, 'failed', '5.2.2'),
+        block(spam, 'failed', '5.7.1'),
+      ],
+    });
+    const received = await call('POST', '/api/inbox/local/receive', {
+      token: owner.token,
+      body: { config_id: configId, raw },
+    });
+    expect(received.status, received.text).toBe(201);
+    expect(received.body.data).toMatchObject({
+      automated: 'bounce',
+      bounce: { hard_bounced: [gone.toLowerCase()], original_message_id: sent.body.data.message_id },
+    });
+    expect(await suppressions([gone, delayed, full, spam].map((address) => address.toLowerCase()))).toEqual([
+      { address: gone.toLowerCase(), reason: 'bounced' },
+    ]);
+    const inbox = await call('GET', '/api/inbox/list', { token: owner.token, query: { config_id: configId } });
+    expect(inbox.body.data.find((message: { id: string }) => message.id === received.body.data.id)).toMatchObject({
+      bounce: { hard_bounced: [gone.toLowerCase()] },
+    });
+    const again = await send({ to: [gone, delayed], subject: 'Again', body: 'Hello' });
+    expect(again.status, again.text).toBe(202);
+    expect(again.body.data).toMatchObject({ to: [delayed], suppressed: [gone.toLowerCase()] });
+  });
+
+  it('without a status part, X-Failed-Recipients names the hard bounces (a report answering our message)', async () => {
+    const address = uniqueEmail('failed-header');
+    const sent = await send({ to: address, subject: 'Our offer', body: 'Hello' });
+    await deliverJobs(sent.sent);
+    const raw = [
+      'From: Mail Delivery System <Mailer-Daemon@mx.example.net>',
+      `To: ${repAddress}`,
+      'Subject: Mail delivery failed: returning message to sender',
+      `In-Reply-To: ${sent.body.data.message_id}`,
+      `X-Failed-Recipients: ${address}`,
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      'This message was created automatically by mail delivery software.',
+    ].join('\r\n');
+    const received = await call('POST', '/api/inbox/local/receive', {
+      token: owner.token,
+      body: { config_id: configId, raw },
+    });
+    expect(received.status, received.text).toBe(201);
+    expect(await suppressions([address.toLowerCase()])).toEqual([
+      { address: address.toLowerCase(), reason: 'bounced' },
+    ]);
+  });
+
+  it('a report naming an address our message was not sent to, or answering no message of ours, suppresses nothing', async () => {
+    const recipient = uniqueEmail('recipient');
+    const stranger = uniqueEmail('stranger');
+    const sent = await send({ to: recipient, subject: 'Our offer', body: 'Hello' });
+    await deliverJobs(sent.sent);
+    for (const raw of [
+      report({ messageId: sent.body.data.message_id, blocks: [block(stranger, 'failed', '5.1.1')] }),
+      report({ messageId: '<not-ours@example.org>', blocks: [block(recipient, 'failed', '5.1.1')] }),
+    ]) {
+      const received = await call('POST', '/api/inbox/local/receive', {
+        token: owner.token,
+        body: { config_id: configId, raw },
+      });
+      expect(received.status, received.text).toBe(201);
+      expect(received.body.data.automated).toBe('bounce');
+    }
+    expect(await suppressions([recipient, stranger].map((address) => address.toLowerCase()))).toEqual([]);
   });
 });

@@ -4,7 +4,8 @@
  * code of ours or of the library is replaced. It records each session's commands and message data
  * under the AUTH PLAIN username, answered as JSON on a second (HTTP) port for the test to read.
  * A username starting with `refused` is refused at AUTH (535); a recipient starting with
- * `unknown` is refused at RCPT TO (550). It offers no STARTTLS: the dialogue stays readable.
+ * `unknown` is refused at RCPT TO for good (550 5.1.1, a hard bounce), one starting with `blocked` by
+ * policy (550 5.7.1, not the address's fault). It offers no STARTTLS: the dialogue stays readable.
  */
 import http from 'node:http';
 import net from 'node:net';
@@ -48,7 +49,13 @@ export async function startFakeSmtpRelay(smtpPort: number, controlPort: number) 
         } else if (line.startsWith('MAIL FROM:')) {
           reply('250 2.1.0 OK');
         } else if (line.startsWith('RCPT TO:')) {
-          reply(/<unknown/.test(line) ? '550 5.1.1 No such user here' : '250 2.1.5 OK');
+          reply(
+            /<unknown/.test(line)
+              ? '550 5.1.1 No such user here'
+              : /<blocked/.test(line)
+                ? '550 5.7.1 Message refused as spam'
+                : '250 2.1.5 OK',
+          );
         } else if (line === 'DATA') {
           inData = true;
           reply('354 End data with <CR><LF>.<CR><LF>');

@@ -2,7 +2,8 @@
  * The inbox of a mail configuration: list and view through its provider (synchronous calls:
  * failures answer 503 or 409, providers/calls.ts), send and reply recorded in the request's
  * transaction and delivered by the mail-send job (compose.ts), and the local mailbox's arrivals.
- * Every message seen that answers one of ours records a reply_received signal (replies.ts).
+ * Every message seen that answers one of ours records a reply_received signal (replies.ts); a
+ * bounce of ours puts the addresses it reports failed for good on the suppression list (bounces.ts).
  */
 import type { z } from '@hono/zod-openapi';
 import { base64url } from 'jose';
@@ -18,6 +19,7 @@ import { threadOf } from '../../providers/mail/local';
 import { mailProviderFor } from '../../providers/mail/select';
 import { type ComposeContext, type RecordedMessage, recordSends } from './compose';
 import { ownConfiguration } from './configurations';
+import { recordBounces } from './bounces';
 import { recordReplies } from './replies';
 import { withoutTracking } from './tracked-html';
 import { trackingSecrets } from '../tracking';
@@ -66,6 +68,7 @@ export async function listInbox(ctx: TenantContext, env: Bindings, query: z.outp
     }),
   );
   await recordReplies(ctx.db, connection, page.messages, ctx.effects);
+  await recordBounces(ctx.db, connection, page.messages);
   return {
     messages: page.messages.map((message) => present(connection, message)),
     nextCursor: page.nextPageToken ? encodeCursor(query.config_id, page.nextPageToken) : null,
@@ -76,6 +79,7 @@ export async function viewMessage(ctx: TenantContext, env: Bindings, configId: n
   const { connection, call } = await usableAccount(ctx, env, configId);
   const message = await call('message', (provider) => provider.view(messageId));
   await recordReplies(ctx.db, connection, [message], ctx.effects);
+  await recordBounces(ctx.db, connection, [message]);
   // Read by the organization's own user: our pixel and click links would count as the lead's.
   const html = message.body_html ? await withoutTracking(message.body_html, trackingSecrets(env)) : message.body_html;
   return present(connection, { ...message, body_html: html });

@@ -9,9 +9,10 @@ import { ValidationFailed } from '../../core/errors';
 import { email, text } from '../../core/schemas';
 import { mailMessages } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
-import { presentLocalMessage, threadOf } from '../../providers/mail/local';
+import { localBounceHeaders, presentLocalMessage, threadOf } from '../../providers/mail/local';
 import { parseMimeWithHeaders } from '../../providers/mail/mime';
 import { ownConfiguration } from './configurations';
+import { recordBounces } from './bounces';
 import { recordReplies } from './replies';
 import { configId } from './schemas';
 
@@ -88,6 +89,8 @@ export async function receiveLocal(ctx: TenantContext, input: z.output<typeof Lo
       headers: [
         ...automatedHeaders,
         ...(parsed.reply_to.length > 0 ? [`Reply-To: ${parsed.reply_to.join(', ')}`] : []),
+        // What the delivery report said, read now: the stored row keeps no body parts.
+        ...(parsed.bounce ? localBounceHeaders(parsed.bounce) : []),
       ],
     };
   } else {
@@ -137,5 +140,6 @@ export async function receiveLocal(ctx: TenantContext, input: z.output<typeof Lo
     .returning();
   const message = presentLocalMessage(row, true);
   await recordReplies(ctx.db, connection, [message], ctx.effects);
+  await recordBounces(ctx.db, connection, [message]);
   return { ...message, provider: connection.provider };
 }

@@ -247,6 +247,19 @@ export const InboxMessageSchema = z
       description:
         'bounce: a delivery report; auto_reply: an automatic reply (out of office, Auto-Submitted); null: written by a person. Neither counts as a reply (reply_received)',
     }),
+    bounce: z
+      .object({
+        hard_bounced: z.array(z.string()).openapi({
+          description:
+            'The recipients it reports failed for good (a hard bounce: no such mailbox or domain, RFC 3463 5.1.x or 5.2.1; read from the delivery report, else X-Failed-Recipients). Those a message of ours from this account was sent to go on the suppression list. A delay, a full mailbox or a policy refusal (5.7.x) is not hard',
+        }),
+        original_message_id: z
+          .string()
+          .nullable()
+          .openapi({ description: 'The Message-ID of the message it returns, from its returned headers (view only)' }),
+      })
+      .optional()
+      .openapi({ description: 'Bounces only: what the delivery report says' }),
     status: z.string().optional().openapi({ description: 'Local mailbox only: our delivery status of a sent message' }),
   })
   .openapi('InboxMessage', {
@@ -297,12 +310,10 @@ export const InboxPageSchema = listEnvelope(
 export const OutgoingSchema = z
   .object({
     id: z.number().int().openapi({ description: 'The recorded message' }),
-    status: z
-      .enum(MAIL_STATUSES)
-      .openapi({
-        description:
-          'queued: the queue sends it; then sent, or failed with failure_reason, or suppressed (every recipient went on the suppression list, by an unsubscribe or a hard bounce, after it was queued: nothing was sent)',
-      }),
+    status: z.enum(MAIL_STATUSES).openapi({
+      description:
+        'queued: the queue sends it; then sent, or failed with failure_reason, or suppressed (every recipient went on the suppression list, by an unsubscribe or a hard bounce, after it was queued: nothing was sent)',
+    }),
     kind: z.enum(MAIL_KINDS).openapi({ description: 'What sent it: one_to_one, reply or bulk' }),
     config_id: z.number().int().openapi({ description: 'The mail account it is sent from' }),
     message_id: z.string().openapi({ description: 'Its Message-ID header' }),

@@ -28,6 +28,8 @@ import { markNeedsReconnect, poolWriter, type ConnectionRow } from '../../provid
 import { ConnectionNeedsReconnect, ProviderFailure } from '../../providers/failures';
 import type { OutgoingMail } from '../../providers/mail/interface';
 import { mailProviderFor } from '../../providers/mail/select';
+import { RecipientsRefused } from '../../providers/mail/bounces';
+import { suppressAddresses } from './suppressions';
 import type { Bindings } from '../../env';
 
 /** How long a delivery may stay in `sending` before it is taken for dead. */
@@ -202,6 +204,14 @@ async function deliver(
           .set(setStatus('failed', stale && !notHeld ? REASONS.interrupted : reason))
           .where(where),
       );
+    if (error instanceof RecipientsRefused) {
+      // A hard bounce while sending: nothing went out; the address is never sent to again.
+      await withTenant(db, orgId, async (tx) => {
+        await tx.update(mailMessages).set(setStatus('failed', error.reason)).where(where);
+        await suppressAddresses(tx, orgId, error.addresses, 'bounced');
+      });
+      return;
+    }
     if (error instanceof ConnectionNeedsReconnect) return void (await fail(REASONS.reconnect));
     if (error instanceof ProviderFailure && error.kind === 'auth') {
       await writer.run(orgId, (tx) => markNeedsReconnect(tx, connection, error.reason));

@@ -7,6 +7,7 @@
  */
 import { expectOk, providerFetch } from '../failures';
 import { AUTOMATED_HEADERS, automatedKind } from './automated';
+import { bounceFacts } from './bounces';
 import { parseMime, rawBase64Url } from './mime';
 import type { InboxMessage, InboxPage, InboxQuery, MailFolder, MailProvider, OutgoingMail } from './interface';
 
@@ -71,6 +72,11 @@ function addressList(value: string | undefined): string[] {
 function presentMetadata(message: GmailMessage): InboxMessage {
   const date = message.internalDate ? new Date(Number(message.internalDate)).toISOString() : null;
   const from = parseAddress(header(message, 'From'));
+  const automated = automatedKind({
+    from: from?.address,
+    subject: header(message, 'Subject'),
+    header: (name) => header(message, name),
+  });
   return {
     id: message.id,
     thread_id: message.threadId ?? null,
@@ -85,11 +91,9 @@ function presentMetadata(message: GmailMessage): InboxMessage {
     snippet: message.snippet ?? '',
     date,
     is_read: !(message.labelIds ?? []).includes('UNREAD'),
-    automated: automatedKind({
-      from: from?.address,
-      subject: header(message, 'Subject'),
-      header: (name) => header(message, name),
-    }),
+    automated,
+    // The list reads headers only: X-Failed-Recipients names the hard bounces (a view reads the report itself).
+    ...(automated === 'bounce' ? { bounce: bounceFacts((name) => header(message, name)) } : {}),
   };
 }
 

@@ -5,6 +5,7 @@
  * (providers/failures.ts), never the provider's own text.
  */
 import type { Automated } from './automated';
+import type { BounceFacts } from './bounces';
 
 /** The mailers a mail configuration may use. */
 export const MAILERS = ['gmail', 'outlook', 'smtp', 'local'] as const;
@@ -75,6 +76,8 @@ export interface InboxMessage {
   is_read: boolean;
   /** A delivery report (bounce) or an automatic reply (out of office): no person wrote it (automated.ts). */
   automated: Automated | null;
+  /** A bounce only: the recipients it reports failed for good, and the Message-ID of ours it returns (bounces.ts). */
+  bounce?: BounceFacts;
   /** Our delivery status, for messages we sent through a local mailbox. */
   status?: string;
 }

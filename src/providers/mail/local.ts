@@ -12,6 +12,7 @@ import { mailMessages } from '../../db/schema';
 import type { ConnectionRow } from '../connections';
 import { ProviderFailure } from '../failures';
 import { automatedKind, headerLookup } from './automated';
+import { bounceFacts, failedRecipientsHeader, type BounceFacts } from './bounces';
 import type { InboxMessage, InboxPage, InboxQuery, MailProvider, OutgoingMail } from './interface';
 
 type MessageRow = typeof mailMessages.$inferSelect;
@@ -19,6 +20,23 @@ type MessageRow = typeof mailMessages.$inferSelect;
 /** The thread a message belongs to: the first Message-ID of its references, else its own. */
 export function threadOf(mail: Pick<OutgoingMail, 'messageId' | 'inReplyTo' | 'references'>): string {
   return mail.references[0] ?? mail.inReplyTo ?? mail.messageId;
+}
+
+/** The local mailbox keeps what a bounce's report said in lines of its own (it stores no body parts). */
+const HARD_BOUNCED = 'X-Local-Hard-Bounced';
+const BOUNCED_MESSAGE_ID = 'X-Local-Bounced-Message-ID';
+
+export function localBounceHeaders(bounce: BounceFacts): string[] {
+  return [
+    `${HARD_BOUNCED}: ${bounce.hard_bounced.join(', ')}`,
+    ...(bounce.original_message_id ? [`${BOUNCED_MESSAGE_ID}: ${bounce.original_message_id}`] : []),
+  ];
+}
+
+function storedBounce(header: (name: string) => string | undefined): BounceFacts {
+  const hard = header(HARD_BOUNCED);
+  if (hard === undefined) return bounceFacts(header);
+  return { hard_bounced: failedRecipientsHeader(hard), original_message_id: header(BOUNCED_MESSAGE_ID) ?? null };
 }
 
 export function presentLocalMessage(row: MessageRow, whole: boolean): InboxMessage {
@@ -30,6 +48,8 @@ export function presentLocalMessage(row: MessageRow, whole: boolean): InboxMessa
     })),
   );
   const replyTo = row.direction === 'inbound' ? header('Reply-To') : undefined;
+  const automated =
+    row.direction === 'inbound' ? automatedKind({ from: row.fromAddress, subject: row.subject, header }) : null;
   return {
     id: String(row.id),
     thread_id: row.providerThreadId,
@@ -50,8 +70,8 @@ export function presentLocalMessage(row: MessageRow, whole: boolean): InboxMessa
     ...(whole ? { body_text: row.bodyText, body_html: row.bodyHtml } : {}),
     date: (row.sentAt ?? row.createdAt).toISOString(),
     is_read: row.direction === 'outbound' || row.isRead,
-    automated:
-      row.direction === 'inbound' ? automatedKind({ from: row.fromAddress, subject: row.subject, header }) : null,
+    automated,
+    ...(automated === 'bounce' ? { bounce: storedBounce(header) } : {}),
     status: row.status,
   };
 }

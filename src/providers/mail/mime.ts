@@ -3,9 +3,10 @@
  * postal-mime, never by hand. Bodies travel base64-encoded so any text survives any relay.
  */
 import { createMimeMessage } from 'mimetext/browser';
-import PostalMime from 'postal-mime';
+import PostalMime, { type Email } from 'postal-mime';
 import { base64url } from 'jose';
 import { AUTOMATED_HEADERS, automatedKind, headerLookup } from './automated';
+import { bounceFacts } from './bounces';
 import type { InboxMessage, OutgoingMail } from './interface';
 
 function utf8Base64(text: string): string {
@@ -96,6 +97,13 @@ export async function parseMime(
   return (await parseMimeWithHeaders(raw, known)).message;
 }
 
+/** The text of the message's first part of one of these types (a delivery report's parts), else null. */
+function partText(email: Email, types: string[]): string | null {
+  const part = email.attachments.find((attachment) => types.includes(attachment.mimeType.toLowerCase()));
+  if (!part) return null;
+  return typeof part.content === 'string' ? part.content : new TextDecoder().decode(part.content);
+}
+
 /**
  * parseMime, and the header lines (`Name: value`) that tell a bounce or an automatic reply
  * (automated.ts), for a mailbox that keeps the message to present it again (the local one).
@@ -106,6 +114,7 @@ export async function parseMimeWithHeaders(
 ): Promise<{ message: InboxMessage; automatedHeaders: string[] }> {
   const email = await PostalMime.parse(raw);
   const header = headerLookup(email.headers.map((entry) => ({ name: entry.key, value: entry.value })));
+  const automated = automatedKind({ from: email.from?.address, subject: email.subject, header });
   const automatedHeaders = AUTOMATED_HEADERS.flatMap((name) => {
     const value = header(name);
     return value === undefined ? [] : [`${name}: ${headerText(value)}`];
@@ -131,7 +140,16 @@ export async function parseMimeWithHeaders(
     body_html: email.html ?? null,
     date: email.date ? new Date(email.date).toISOString() : null,
     is_read: known.is_read,
-    automated: automatedKind({ from: email.from?.address, subject: email.subject, header }),
+    automated,
+    // A delivery report (RFC 3464): which recipients failed for good, and the Message-ID of ours it returns.
+    ...(automated === 'bounce'
+      ? {
+          bounce: bounceFacts(header, {
+            deliveryStatus: partText(email, ['message/delivery-status', 'message/global-delivery-status']),
+            returnedHeaders: partText(email, ['text/rfc822-headers', 'message/rfc822', 'message/global']),
+          }),
+        }
+      : {}),
   };
   return { message, automatedHeaders };
 }

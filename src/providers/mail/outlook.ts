@@ -8,6 +8,7 @@
  */
 import { expectOk, ProviderFailure, providerFetch } from '../failures';
 import { automatedKind, headerLookup } from './automated';
+import { bounceFacts } from './bounces';
 import { rawBase64 } from './mime';
 import type { InboxMessage, InboxPage, InboxQuery, MailFolder, MailProvider, OutgoingMail } from './interface';
 
@@ -49,6 +50,11 @@ function present(message: GraphMessage, whole: boolean): InboxMessage {
   const headerOf = headerLookup(message.internetMessageHeaders ?? []);
   const html = message.body?.contentType?.toLowerCase() === 'html' ? (message.body.content ?? null) : null;
   const text = message.body?.contentType?.toLowerCase() === 'text' ? (message.body.content ?? null) : null;
+  const automated = automatedKind({
+    from: message.from?.emailAddress?.address,
+    subject: message.subject,
+    header: headerOf,
+  });
   return {
     id: message.id,
     thread_id: message.conversationId ?? null,
@@ -66,11 +72,8 @@ function present(message: GraphMessage, whole: boolean): InboxMessage {
     ...(whole ? { body_text: text, body_html: html } : {}),
     date: message.receivedDateTime ?? null,
     is_read: message.isRead ?? false,
-    automated: automatedKind({
-      from: message.from?.emailAddress?.address,
-      subject: message.subject,
-      header: headerOf,
-    }),
+    automated,
+    ...(automated === 'bounce' ? { bounce: bounceFacts(headerOf) } : {}),
   };
 }
 

@@ -6,6 +6,7 @@
  * a session and authenticates (SMTP AUTH); a send opens one per message.
  */
 import { ProviderFailure } from '../failures';
+import { isHardFailure, RecipientsRefused } from './bounces';
 import type { MailProvider, OutgoingMail } from './interface';
 import { encodeHeaderWords, mailboxHeader } from './mime';
 
@@ -38,10 +39,18 @@ const LOGIN_CODES = new Set(['530', '534', '535', '538']);
  * for a refused login ("auth" in it) nor for the reply code (digits in it).
  */
 function smtpFailure(error: unknown, what: string): ProviderFailure {
-  const text = (error instanceof Error ? error.message : String(error)).replace(/<[^<>]*>/g, '<>');
+  const raw = error instanceof Error ? error.message : String(error);
+  const text = raw.replace(/<[^<>]*>/g, '<>');
   const code = /(?:^|\s)([45]\d\d)(?=[\s-]|$)/.exec(text)?.[1];
   if ((code && LOGIN_CODES.has(code)) || LOGIN_REFUSED.test(text)) {
     return new ProviderFailure('auth', 'smtp', 535, 'the SMTP relay refused the username or password');
+  }
+  // A recipient refused for good at RCPT TO (`Invalid RCPT TO: <a@b> 550 5.1.1 …`): a hard bounce.
+  // The address is ours (the one we sent), read before the relay's text is dropped.
+  const refused = /^Invalid RCPT TO: <([^<>]*)>/.exec(raw);
+  const enhanced = /(?:^|\s)[45]\d\d[ -]([245]\.\d{1,3}\.\d{1,3})\b/.exec(text)?.[1];
+  if (refused && code?.startsWith('5') && isHardFailure(code, enhanced)) {
+    return new RecipientsRefused('smtp', [refused[1].toLowerCase()], Number(code), enhanced ?? null);
   }
   if (code?.startsWith('5')) {
     return new ProviderFailure('rejected', 'smtp', Number(code), `the SMTP relay refused the ${what} (${code})`);
