@@ -15,6 +15,7 @@ import { withOwnDatabase } from '../src/db/client';
 import { readConfig } from '../src/env';
 import { MAX_LEASE_RESENDS, sweepExpiredLeases } from '../src/jobs/lease-sweep';
 import { REASONS as MAIL_SEND_REASONS } from '../src/modules/mail/send-job';
+import { HANDED_OVER_UNANSWERED } from '../src/providers/mail/smtp';
 import worker from '../src/index';
 import { EVENTS_QUEUE } from '../src/jobs/events-runner';
 import type { JobMessage } from '../src/jobs/messages';
@@ -113,7 +114,7 @@ describe('mail configurations', () => {
   describe('an SMTP account on the scripted relay', () => {
     const ports = env as unknown as { LM_TEST_SMTP_PORT: string; LM_TEST_SMTP_CONTROL_PORT: string };
     /** What the relay recorded of the latest session that logged in as `username` (null: none). */
-    const session = async (username: string): Promise<{ commands: string[]; data: string[] } | null> =>
+    const session = async (username: string): Promise<{ commands: string[]; data: string[]; logins: number } | null> =>
       (await fetch(`http://127.0.0.1:${ports.LM_TEST_SMTP_CONTROL_PORT}/${encodeURIComponent(username)}`)).json();
     const login = (username: string, password: string) => `AUTH PLAIN ${btoa(`\0${username}\0${password}`)}`;
     async function addSmtp(smtpUsername: string, token = owner.token) {
@@ -218,6 +219,47 @@ describe('mail configurations', () => {
       expectFailure(again, 422, 'validation_error');
       expect(again.body.error.code).toBe('to');
     });
+
+    it('a failure before the relay took the message is retried with the same Message-ID; one after, unanswered, is never resent', async () => {
+      const username = `relayuser-${crypto.randomUUID().slice(0, 8)}`;
+      const { id } = await addSmtp(username);
+      // Greylisted at RCPT TO (451): nothing was handed over, so the queue's retry sends it, once.
+      const greylisted = await requestRecordingJobs('POST', '/api/inbox/send', {
+        token: owner.token,
+        body: {
+          config_id: id,
+          to: `greylisted-${crypto.randomUUID().slice(0, 8)}@example.org`,
+          subject: 'Hi',
+          body: 'Hi',
+        },
+      });
+      expect(greylisted.status, greylisted.text).toBe(202);
+      await deliverJobs(greylisted.sent);
+      expect(await messageRow(greylisted.body.data.id)).toMatchObject({ status: 'queued', attempts: 1 });
+      expect((await session(username))?.data).toEqual([]);
+      await deliverJobs(greylisted.sent, 2);
+      expect(await messageRow(greylisted.body.data.id)).toMatchObject({ status: 'sent', attempts: 2 });
+      const [data] = (await session(username))?.data ?? [];
+      expect(data).toContain(`Message-ID: ${greylisted.body.data.message_id}`);
+
+      // Handed over (DATA accepted, the message written) and never answered: it may have gone out.
+      const silent = await requestRecordingJobs('POST', '/api/inbox/send', {
+        token: owner.token,
+        body: { config_id: id, to: `silent-${crypto.randomUUID().slice(0, 8)}@example.org`, subject: 'Hi', body: 'Hi' },
+      });
+      expect(silent.status, silent.text).toBe(202);
+      const before = (await session(username))?.logins ?? 0;
+      await deliverJobs(silent.sent);
+      await deliverJobs(silent.sent, 2);
+      expect(await messageRow(silent.body.data.id)).toMatchObject({
+        status: 'failed',
+        failureReason: HANDED_OVER_UNANSWERED,
+        sentAt: null,
+      });
+      const after = await session(username);
+      expect(after?.logins).toBe(before + 1);
+      expect(after?.data).toHaveLength(1);
+    }, 60_000);
 
     it('a new smtp_username without a password is refused naming password, like smtp_host, and changes nothing', async () => {
       const username = `relayuser-${crypto.randomUUID().slice(0, 8)}`;

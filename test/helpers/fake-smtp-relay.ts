@@ -5,7 +5,10 @@
  * under the AUTH PLAIN username, answered as JSON on a second (HTTP) port for the test to read.
  * A username starting with `refused` is refused at AUTH (535); a recipient starting with
  * `unknown` is refused at RCPT TO for good (550 5.1.1, a hard bounce), one starting with `blocked` by
- * policy (550 5.7.1, not the address's fault). It offers no STARTTLS: the dialogue stays readable.
+ * policy (550 5.7.1, not the address's fault); one starting with `greylisted` gets 451 at its first
+ * RCPT TO and is let through after; with a `silent` recipient the message is taken and never
+ * answered (the client times out after handing it over). `logins` counts a username's sessions.
+ * It offers no STARTTLS: the dialogue stays readable.
  */
 import http from 'node:http';
 import net from 'node:net';
@@ -17,6 +20,9 @@ interface Session {
 
 export async function startFakeSmtpRelay(smtpPort: number, controlPort: number) {
   const sessions = new Map<string, Session>();
+  const logins = new Map<string, number>();
+  /** Addresses greylisted once already: the second attempt is let through. */
+  const greylisted = new Set<string>();
   const smtp = net.createServer((socket) => {
     const session: Session = { commands: [], data: [] };
     let buffer = '';
@@ -32,7 +38,10 @@ export async function startFakeSmtpRelay(smtpPort: number, controlPort: number) 
           session.data.push(buffer.slice(0, end + 2));
           buffer = buffer.slice(end + 5);
           inData = false;
-          reply('250 2.0.0 queued as TEST1');
+          // Taken, but the answer is lost (a `silent` recipient): the client times out waiting.
+          if (!session.commands.some((command) => /^RCPT TO: <silent/.test(command))) {
+            reply('250 2.0.0 queued as TEST1');
+          }
           continue;
         }
         const end = buffer.indexOf('\r\n');
@@ -45,10 +54,17 @@ export async function startFakeSmtpRelay(smtpPort: number, controlPort: number) 
         } else if (line.startsWith('AUTH PLAIN ')) {
           const username = Buffer.from(line.slice(11), 'base64').toString('utf8').split('\0')[1] ?? '';
           sessions.set(username, session);
+          logins.set(username, (logins.get(username) ?? 0) + 1);
           reply(username.startsWith('refused') ? '535 5.7.8 Authentication credentials invalid' : '235 2.7.0 OK');
         } else if (line.startsWith('MAIL FROM:')) {
           reply('250 2.1.0 OK');
         } else if (line.startsWith('RCPT TO:')) {
+          const greylist = /<(greylisted[^>]*)>/.exec(line)?.[1];
+          if (greylist && !greylisted.has(greylist)) {
+            greylisted.add(greylist);
+            reply('451 4.7.1 Greylisted, try again later');
+            continue;
+          }
           reply(
             /<unknown/.test(line)
               ? '550 5.1.1 No such user here'
@@ -74,7 +90,8 @@ export async function startFakeSmtpRelay(smtpPort: number, controlPort: number) 
   const control = http.createServer((request, response) => {
     const username = decodeURIComponent((request.url ?? '/').slice(1));
     response.setHeader('content-type', 'application/json');
-    response.end(JSON.stringify(sessions.get(username) ?? null));
+    const session = sessions.get(username);
+    response.end(JSON.stringify(session ? { ...session, logins: logins.get(username) } : null));
   });
   await Promise.all([
     new Promise<void>((resolve) => smtp.listen(smtpPort, '127.0.0.1', resolve)),

@@ -4,6 +4,12 @@
  * it is imported only when an SMTP account is used (never at start-up, so the OpenAPI export and
  * the other providers do not load it), and replacing it touches nothing else. Verification opens
  * a session and authenticates (SMTP AUTH); a send opens one per message.
+ *
+ * A relay cannot be asked whether it sent a message (no findSent), so a retry must never be a
+ * second copy: the Message-ID is ours, recorded with the message and the same on every attempt,
+ * and a failure before the relay accepted DATA (connect, login, MAIL FROM, RCPT TO, DATA: nothing
+ * was handed over) is retried, while one after the message was handed over and before the relay
+ * answered it fails "may have been sent", never retried.
  */
 import { ProviderFailure } from '../failures';
 import { isHardFailure, RecipientsRefused } from './bounces';
@@ -58,6 +64,10 @@ function smtpFailure(error: unknown, what: string): ProviderFailure {
   return new ProviderFailure('unavailable', 'smtp', code ? Number(code) : null, `the SMTP relay is unavailable`, 60);
 }
 
+/** A send whose message the relay was handed without answering it: it may have gone out. */
+export const HANDED_OVER_UNANSWERED =
+  'The SMTP relay was handed the message but its answer was lost: it may have been sent; check the Sent folder before sending it again';
+
 export function smtpRelay(settings: SmtpSettings, credentials: SmtpCredentials, from: string): MailProvider {
   const options = () => ({
     host: settings.host,
@@ -97,8 +107,24 @@ export function smtpRelay(settings: SmtpSettings, credentials: SmtpCredentials, 
       };
       if (mail.inReplyTo) headers['In-Reply-To'] = mail.inReplyTo;
       if (mail.references.length > 0) headers.References = mail.references.join(' ');
+      let mailer: Awaited<ReturnType<typeof WorkerMailer.connect>>;
       try {
-        await WorkerMailer.send(options(), {
+        mailer = await WorkerMailer.connect(options());
+      } catch (error) {
+        throw smtpFailure(error, 'message');
+      }
+      // Whether the relay accepted DATA (354) and was handed the message: from then on, a failure
+      // without the relay's answer to it (a timeout, a lost connection) leaves it unknown whether
+      // the message was taken (RFC 5321 §6.1, the "duplicate messages" problem of RFC 1047).
+      let handedOver = false;
+      const stages = mailer as unknown as { body: () => Promise<void> };
+      const body = stages.body.bind(mailer);
+      stages.body = () => {
+        handedOver = true;
+        return body();
+      };
+      try {
+        await mailer.send({
           from: mail.from.name ? { name: mail.from.name, email: mail.from.address } : mail.from.address,
           to: mail.to,
           ...(mail.cc.length > 0 ? { cc: mail.cc } : {}),
@@ -109,8 +135,16 @@ export function smtpRelay(settings: SmtpSettings, credentials: SmtpCredentials, 
           headers,
         });
       } catch (error) {
+        void mailer.close().catch(() => undefined);
+        // The relay answered the message itself (`Failed send email body: 451 …`): it was not
+        // taken, and the answer says whether to retry. Without that answer it may have been
+        // delivered: never retried (a retry would be a second copy; its Message-ID is the same,
+        // but few receivers drop a duplicate by it), failed for the user to check instead.
+        const answered = /^Failed send email body: [45]\d\d/.test(error instanceof Error ? error.message : '');
+        if (handedOver && !answered) throw new ProviderFailure('rejected', 'smtp', null, HANDED_OVER_UNANSWERED);
         throw smtpFailure(error, 'message');
       }
+      await mailer.close();
       return { providerMessageId: mail.messageId, providerThreadId: null };
     },
     list: unsupported,
