@@ -10,7 +10,8 @@ import { aiEmailDrafts, creditLedger, leads, mailMessages } from '../src/db/sche
 import { STARTING_GRANT } from '../src/modules/credits';
 import { call, expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
 import { inOrganization } from './helpers/leads';
-import { addLocalAccount, deliverJobs, requestRecordingJobs } from './helpers/mail';
+import { addLocalAccount, deliverEvents, deliverJobs, requestRecordingJobs } from './helpers/mail';
+import { REASONS as MAIL_SEND_REASONS } from '../src/modules/mail/send-job';
 
 let org: SignedUp;
 let other: SignedUp;
@@ -200,6 +201,28 @@ describe('a draft’s life', () => {
       body: { config_id: configId },
     });
     expect(again.body.error).toMatchObject({ code: 'draft_not_approved', details: { status: 'sent' } });
+  });
+
+  it('a draft whose lead unsubscribed while its send was queued is not sent and reads failed, saying why', async () => {
+    const lead = await addLead(org);
+    const draft = (await generate(org, lead.id)).body.data;
+    await call('PUT', `/api/ai-email/draft/${draft.id}/approve`, { token: org.token });
+    const send = await requestRecordingJobs('POST', `/api/ai-email/draft/${draft.id}/send`, {
+      token: org.token,
+      body: { config_id: configId },
+    });
+    expect(send.status, send.text).toBe(202);
+    await deliverEvents([
+      { kind: 'unsubscribe', orgId: org.orgId, address: lead.email.toLowerCase(), at: new Date().toISOString() },
+    ]);
+    await deliverJobs(send.sent);
+    const listed = await call('GET', `/api/ai-email/drafts/lead/${lead.id}`, {
+      token: org.token,
+      query: { status: 'failed' },
+    });
+    expect(listed.body.data).toEqual([
+      expect.objectContaining({ id: draft.id, status: 'failed', failure_reason: MAIL_SEND_REASONS.suppressed }),
+    ]);
   });
 
   it('an edit returns an approved draft to draft (a new approval is needed); reject ends it', async () => {

@@ -31,7 +31,7 @@ export const draftFields = defineFields(
     status: {
       select: sql<string>`case when ${aiEmailDrafts.status} = 'queued' then coalesce(case ${message('status')} when 'sent' then 'sent' when 'failed' then 'failed' when 'suppressed' then 'failed' end, 'queued') else ${aiEmailDrafts.status} end`,
       description:
-        'draft (written, awaiting review) → approved → queued (handed to the mail account) → sent or failed; or rejected. Only an approved draft can be sent',
+        'draft (written, awaiting review) → approved → queued (handed to the mail account) → sent or failed (also when its recipient went on the suppression list before it was sent: failure_reason says so); or rejected. Only an approved draft can be sent',
       read: z.enum(DRAFT_STATUSES),
       present: storedAs<DraftStatus>(),
     },
