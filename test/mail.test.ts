@@ -3,8 +3,9 @@
  * queued) and delivered by the queue once however often the job message is redelivered, it shows
  * in the sent folder with its tracking pixel and click links (an open becomes email_opened on the
  * lead), a reply dropped into its thread records one reply_received, a reply goes out threaded,
- * the one-click unsubscribe suppresses the address for every later send, and target-account
- * bulk email sends through the account.
+ * the one-click unsubscribe suppresses the address for every later send (read again when the job
+ * sends), a hard bounce (an SMTP relay's refusal, a delivery report in the inbox) suppresses it
+ * too, and target-account bulk email sends through the account.
  */
 import { createExecutionContext, createMessageBatch, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
