@@ -47,6 +47,27 @@ function mondayAhead(): string {
   return day.toISOString().slice(0, 10);
 }
 
+/** The rep's public booking page slug. */
+async function slugOf(owner: SignedUp): Promise<string> {
+  return (await call('GET', '/api/user/my', { token: owner.token })).body.data.booking_slug as string;
+}
+
+/**
+ * Books `start`-`end` (ISO instants) on the rep's public page as a visitor, from a fresh client IP
+ * (the confirmations' rate limit is per IP): the confirmation's answer, whatever its status.
+ */
+async function bookSlot(
+  slug: string,
+  start: string,
+  end: string,
+  visitor: { name: string; email: string } = { name: 'Grace Hopper', email: 'grace@example.com' },
+) {
+  return call('POST', `/api/v1/booking/${slug}/confirm`, {
+    body: { start, end, ...visitor },
+    headers: { 'cf-connecting-ip': randomIp() },
+  });
+}
+
 async function connectLocal(owner: SignedUp) {
   const response = await call('POST', '/api/calendar/connections/add', {
     token: owner.token,
@@ -212,14 +233,9 @@ describe('busy times feed availability', () => {
     });
     expect(pub.body.data.slots.map((slot: { start: string }) => slot.start)).not.toContain(`${monday}T10:00:00+00:00`);
     // A confirmation re-checks the slot against the synced busy times too, not only the meetings.
-    const taken = await call('POST', `/api/v1/booking/${me.booking_slug}/confirm`, {
-      body: {
-        start: `${monday}T10:30:00Z`,
-        end: `${monday}T11:00:00Z`,
-        name: 'Ada Lovelace',
-        email: 'ada@example.com',
-      },
-      headers: { 'cf-connecting-ip': randomIp() },
+    const taken = await bookSlot(me.booking_slug, `${monday}T10:30:00Z`, `${monday}T11:00:00Z`, {
+      name: 'Ada Lovelace',
+      email: 'ada@example.com',
     });
     expect(taken.status, taken.text).toBe(409);
     expect(taken.body.error.code).toBe('slot_unavailable');
@@ -263,17 +279,9 @@ describe('a confirmed booking writes the event into the rep’s calendar', () =>
     const rep = await signupOrganization('Booked rep');
     await connectLocal(rep);
     const monday = mondayAhead();
-    const me = (await call('GET', '/api/user/my', { token: rep.token })).body.data;
+    const slug = await slugOf(rep);
     const { response: booked, statements } = await statementsOf(() =>
-      call('POST', `/api/v1/booking/${me.booking_slug}/confirm`, {
-        body: {
-          start: `${monday}T13:00:00Z`,
-          end: `${monday}T13:30:00Z`,
-          name: 'Grace Hopper',
-          email: 'grace@example.com',
-        },
-        headers: { 'cf-connecting-ip': randomIp() },
-      }),
+      bookSlot(slug, `${monday}T13:00:00Z`, `${monday}T13:30:00Z`),
     );
     expect(booked.status, booked.text).toBe(201);
     // The event's job and outbox row ride in the confirmation's one write: still BEGIN, scope, write, COMMIT.
@@ -324,15 +332,7 @@ describe('a booked meeting’s calendar event follows the meeting', () => {
     await connectLocal(rep);
     const monday = mondayAhead();
     const me = (await call('GET', '/api/user/my', { token: rep.token })).body.data;
-    const booked = await call('POST', `/api/v1/booking/${me.booking_slug}/confirm`, {
-      body: {
-        start: `${monday}T13:00:00Z`,
-        end: `${monday}T13:30:00Z`,
-        name: 'Grace Hopper',
-        email: 'grace@example.com',
-      },
-      headers: { 'cf-connecting-ip': randomIp() },
-    });
+    const booked = await bookSlot(me.booking_slug, `${monday}T13:00:00Z`, `${monday}T13:30:00Z`);
     expect(booked.status, booked.text).toBe(201);
     const meetingId = booked.body.data.meeting_id as number;
     const writeOf = async () =>
@@ -440,15 +440,9 @@ describe('a booked meeting’s calendar event follows the meeting', () => {
     const colleague = { ...rep, token: login.body.access_token as string, userId: added.body.data.id as number };
     const theirs = await connectLocal(colleague);
     const monday = mondayAhead();
-    const me = (await call('GET', '/api/user/my', { token: rep.token })).body.data;
-    const booked = await call('POST', `/api/v1/booking/${me.booking_slug}/confirm`, {
-      body: {
-        start: `${monday}T11:00:00Z`,
-        end: `${monday}T11:30:00Z`,
-        name: 'Ada Lovelace',
-        email: 'ada@example.com',
-      },
-      headers: { 'cf-connecting-ip': randomIp() },
+    const booked = await bookSlot(await slugOf(rep), `${monday}T11:00:00Z`, `${monday}T11:30:00Z`, {
+      name: 'Ada Lovelace',
+      email: 'ada@example.com',
     });
     expect(booked.status, booked.text).toBe(201);
     const meetingId = booked.body.data.meeting_id as number;
@@ -478,15 +472,9 @@ describe('a booked meeting’s calendar event follows the meeting', () => {
     const rep = await signupOrganization('Cancelled before connect');
     const first = await connectLocal(rep);
     const monday = mondayAhead();
-    const me = (await call('GET', '/api/user/my', { token: rep.token })).body.data;
-    const booked = await call('POST', `/api/v1/booking/${me.booking_slug}/confirm`, {
-      body: {
-        start: `${monday}T14:00:00Z`,
-        end: `${monday}T14:30:00Z`,
-        name: 'Alan Turing',
-        email: 'alan@example.com',
-      },
-      headers: { 'cf-connecting-ip': randomIp() },
+    const booked = await bookSlot(await slugOf(rep), `${monday}T14:00:00Z`, `${monday}T14:30:00Z`, {
+      name: 'Alan Turing',
+      email: 'alan@example.com',
     });
     expect(booked.status, booked.text).toBe(201);
     const deliverAll = async () => {
@@ -534,9 +522,9 @@ describe('a rep with a calendar connected', () => {
     expect(await slotsOf()).toEqual([]);
     const own = await call('GET', '/api/calendar/availability', { token: rep.token, query: { date: day, tz: 'UTC' } });
     expect(own.body.data.slots).toEqual([]);
-    const refused = await call('POST', `/api/v1/booking/${me.booking_slug}/confirm`, {
-      body: { start: `${day}T10:00:00Z`, end: `${day}T10:30:00Z`, name: 'Ada Lovelace', email: 'ada@example.com' },
-      headers: { 'cf-connecting-ip': randomIp() },
+    const refused = await bookSlot(me.booking_slug, `${day}T10:00:00Z`, `${day}T10:30:00Z`, {
+      name: 'Ada Lovelace',
+      email: 'ada@example.com',
     });
     expect([refused.status, refused.body.error?.code]).toEqual([409, 'slot_unavailable']);
     // Inside the window the calendar's rep is offered slots as before.
