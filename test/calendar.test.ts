@@ -540,3 +540,75 @@ describe('a rep with a calendar connected', () => {
     expect(await slotsOf()).not.toEqual([]);
   });
 });
+
+describe('a meeting added through the API is written into the rep’s calendar', () => {
+  it('is written once, moves with the meeting and is deleted when it is cancelled, as a booked one; a rep without a calendar gets no write', async () => {
+    const rep = await signupOrganization('API meeting rep');
+    const connection = await connectLocal(rep);
+    const monday = mondayAhead();
+    const added = await call('POST', '/api/meeting/add', {
+      token: rep.token,
+      body: {
+        title: 'Quarterly review',
+        start_time: `${monday}T09:00:00Z`,
+        end_time: `${monday}T09:45:00Z`,
+        attendees: [{ email: 'ada@example.com', name: 'Ada' }],
+      },
+    });
+    expect(added.status, added.text).toBe(201);
+    const meetingId = added.body.data.id as number;
+    const writeOf = async () =>
+      (
+        await inOrganization(rep.orgId, (tx) =>
+          tx.select().from(calendarEventWrites).where(eq(calendarEventWrites.meetingId, meetingId)),
+        )
+      )[0];
+    const eventsOf = () =>
+      inOrganization(rep.orgId, (tx) =>
+        tx.select().from(localCalendarEvents).where(eq(localCalendarEvents.organizationId, rep.orgId)),
+      );
+    const job = async () => {
+      const message: JobMessage = { kind: 'calendar-event', orgId: rep.orgId, jobId: (await writeOf()).id };
+      await deliver([message]);
+      await deliver([message]);
+    };
+    await job();
+    expect(await eventsOf()).toEqual([
+      expect.objectContaining({
+        connectionId: connection.id,
+        title: 'Quarterly review',
+        startsAt: new Date(`${monday}T09:00:00Z`),
+        endsAt: new Date(`${monday}T09:45:00Z`),
+        attendees: [{ email: 'ada@example.com', name: 'Ada' }],
+        requestId: `meeting:${rep.orgId}:${meetingId}`,
+      }),
+    ]);
+    expect(await writeOf()).toMatchObject({ state: 'created', provider: 'local' });
+
+    const moved = await call('POST', `/api/meeting/update/${meetingId}`, {
+      token: rep.token,
+      body: { start_time: `${monday}T16:00:00Z`, end_time: `${monday}T16:45:00Z` },
+    });
+    expect(moved.status, moved.text).toBe(200);
+    await job();
+    expect(await eventsOf()).toEqual([expect.objectContaining({ startsAt: new Date(`${monday}T16:00:00Z`) })]);
+
+    const cancelled = await call('POST', `/api/meeting/update/${meetingId}`, { token: rep.token, body: { status: 4 } });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    await job();
+    expect(await eventsOf()).toEqual([]);
+    expect(await writeOf()).toMatchObject({ state: 'deleted', providerEventId: null });
+
+    // A rep without a calendar: no write, as for a booking.
+    const plain = await signupOrganization('API meeting no calendar');
+    const theirs = await call('POST', '/api/meeting/add', {
+      token: plain.token,
+      body: { title: 'Call', start_time: `${monday}T09:00:00Z`, end_time: `${monday}T09:30:00Z` },
+    });
+    expect(theirs.status, theirs.text).toBe(201);
+    const writes = await inOrganization(plain.orgId, (tx) =>
+      tx.select().from(calendarEventWrites).where(eq(calendarEventWrites.organizationId, plain.orgId)),
+    );
+    expect(writes).toEqual([]);
+  });
+});

@@ -97,6 +97,32 @@ export async function enqueueCalendarEvent(
 }
 
 /**
+ * In a meeting add's transaction (POST /api/meeting/add): for a rep with a calendar connected (the
+ * test a booking confirmation makes, booking/service.ts has_calendar), the meeting's write row and
+ * its outbox row, in one statement, so the event is written after the commit as a booked
+ * meeting's is, and follows the meeting's changes the same way. A rep without one: nothing.
+ */
+export async function enqueueAddedMeetingEvent(
+  ctx: Pick<TenantContext, 'db' | 'orgId' | 'effects' | 'userId'>,
+  meeting: { id: number; userId: number },
+): Promise<void> {
+  const message = sql`jsonb_build_object('kind', 'calendar-event', 'orgId', ${ctx.orgId}::bigint, 'jobId', id)`;
+  const result = await ctx.db.execute<{ calendar_write_id: string | null; calendar_outbox_id: string | null }>(sql`
+    with calendar_write as (
+      insert into ${calendarEventWrites} (organization_id, meeting_id, user_id, request_id, created_by)
+      select ${ctx.orgId}::bigint, ${meeting.id}::bigint, ${meeting.userId}::bigint,
+        ${meetingRequestId(ctx.orgId, meeting.id)}::text, ${ctx.userId ?? null}::bigint
+      where exists (select 1 from ${connections} where ${connections.organizationId} = ${ctx.orgId}
+        and ${connections.ownerId} = ${meeting.userId} and ${connections.kind} = 'calendar' and ${connections.deletedAt} is null)
+      returning id
+    ), calendar_job as (
+      ${outboxInsertSql(ctx.orgId, sql`calendar_write`, message)}
+    )
+    select ${BOOKED_EVENT_IDS}`);
+  bookedEventQueued(ctx, result.rows[0] ?? {});
+}
+
+/**
  * The booking confirmation's share of its one write statement (booking/confirm.ts), for a rep with
  * a calendar connected: CTEs after its `meeting` CTE writing the meeting's write row (the job) and
  * its outbox row, so the confirmation keeps its four round trips. `calendar_event_ids()` selects

@@ -8,5 +8,6 @@ export {
   bookedEventCtes,
   bookedEventQueued,
   calendarEventJobHandler,
+  enqueueAddedMeetingEvent,
   requeueMeetingEvent,
 } from './event-job';

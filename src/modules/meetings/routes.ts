@@ -40,7 +40,7 @@ meetingRoutes.openapi(
     tags,
     summary: 'Create a meeting (end_time after start_time; linked records of the organization)',
     description:
-      'Creates a meeting for `user_id` (default: the caller). `end_time` must be after `start_time` (422 on end_time). `lead_id`, `contact_id`, `company_id` and `user_id` must be records of the organization (404 otherwise). A Scheduled or Rescheduled meeting takes the rep’s slots off the booking page at once in this data centre (elsewhere within 30 seconds).',
+      'Creates a meeting for `user_id` (default: the caller). `end_time` must be after `start_time` (422 on end_time). `lead_id`, `contact_id`, `company_id` and `user_id` must be records of the organization (404 otherwise). A Scheduled or Rescheduled meeting takes the rep’s slots off the booking page at once in this data centre (elsewhere within 30 seconds). For a rep with a calendar connected, the meeting is written into it as an event after the response (as a booked meeting is), and its later changes, cancellation and deletion follow it there.',
     auth: 'bearer',
     request: { body: jsonBody(AddMeetingBody) },
     responses: { 201: envelope(MeetingSchema, 'Meeting created') },

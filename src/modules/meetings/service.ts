@@ -7,7 +7,7 @@ import { referencesExist } from '../../db/references';
 import { meetings, users } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { bumpBookingVersion } from '../booking';
-import { requeueMeetingEvent } from '../calendar';
+import { enqueueAddedMeetingEvent, requeueMeetingEvent } from '../calendar';
 import { touchLeadActivity } from '../leads';
 import { type AddMeetingInput, statusText, type UpdateMeetingInput } from './schemas';
 
@@ -135,6 +135,8 @@ export async function addMeeting(ctx: TenantContext, input: AddMeetingInput) {
     })
     .returning();
   if (row.leadId) await touchLeadActivity(ctx, [row.leadId]);
+  // Written into the rep's connected calendar after the commit, as a booked meeting is.
+  await enqueueAddedMeetingEvent(ctx, { id: row.id, userId: row.userId });
   return presentMeeting(row);
 }
 
