@@ -77,6 +77,21 @@ async function connectLocal(owner: SignedUp) {
   return response.body.data as { id: number };
 }
 
+/** A sync of the connection, asked for through the route and delivered here. */
+async function syncNow(owner: SignedUp, connectionId: number) {
+  const queued = await call('POST', `/api/calendar/connections/${connectionId}/sync`, { token: owner.token });
+  expect(queued.status, queued.text).toBeLessThan(300);
+  const [job] = await inOrganization(owner.orgId, (tx) =>
+    tx
+      .select()
+      .from(calendarSyncJobs)
+      .where(eq(calendarSyncJobs.connectionId, connectionId))
+      .orderBy(desc(calendarSyncJobs.id))
+      .limit(1),
+  );
+  await deliver([{ kind: 'calendar-sync', orgId: owner.orgId, jobId: job.id }]);
+}
+
 beforeAll(async () => {
   [org, other] = await Promise.all([signupOrganization('Calendar'), signupOrganization('Calendar other')]);
 });
@@ -610,5 +625,36 @@ describe('a meeting added through the API is written into the rep’s calendar',
       tx.select().from(calendarEventWrites).where(eq(calendarEventWrites.organizationId, plain.orgId)),
     );
     expect(writes).toEqual([]);
+  });
+});
+
+describe('a busy-time sync drops the booking page’s cached slots', () => {
+  it('shows time the rep blocked in their calendar as taken right after the sync reads it, not once the cache expires', async () => {
+    const rep = await signupOrganization('Sync drops cache');
+    const connection = await connectLocal(rep);
+    const monday = mondayAhead();
+    const slug = await slugOf(rep);
+    const read = () => call('GET', `/api/v1/booking/${slug}/availability`, { query: { date: monday, tz: 'UTC' } });
+    const startsOf = (response: Awaited<ReturnType<typeof read>>) =>
+      response.body.data.slots.map((slot: { start: string }) => slot.start) as string[];
+    await read();
+    const warm = await read();
+    expect(warm.headers.get('x-booking-cache')).toBe('HIT');
+    expect(startsOf(warm)).toContain(`${monday}T10:00:00+00:00`);
+    // The rep blocks 10:00-11:00 in their calendar; the next sync reads it.
+    const blocked = await call('POST', '/api/calendar/local/events', {
+      token: rep.token,
+      body: { title: 'Focus time', start: `${monday}T10:00:00Z`, end: `${monday}T11:00:00Z` },
+    });
+    expect(blocked.status, blocked.text).toBe(201);
+    await syncNow(rep, connection.id);
+    const after = await read();
+    expect(after.headers.get('x-booking-cache')).toBe('MISS');
+    expect(startsOf(after)).not.toContain(`${monday}T10:00:00+00:00`);
+    expect(startsOf(after)).toContain(`${monday}T11:00:00+00:00`);
+    // A sync that changes none of the rep's busy time keeps the cached answer.
+    expect((await read()).headers.get('x-booking-cache')).toBe('HIT');
+    await syncNow(rep, connection.id);
+    expect((await read()).headers.get('x-booking-cache')).toBe('HIT');
   });
 });

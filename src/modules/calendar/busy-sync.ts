@@ -13,12 +13,14 @@
  *   connection says when. A provider that fails leaves the last blocks in place (never empties
  *   them) and the job retries with backoff; 401/403 marks the connection needs_reconnect.
  * - Redelivery is harmless: a sync replaces or patches by provider event id.
+ * - A sync that changes the rep's busy time bumps their booking_version (booking page cache dropped).
  */
 import { and, eq, inArray, isNull, lt, notExists, or, sql } from 'drizzle-orm';
 import { ApiError } from '../../core/errors';
 import { withOwnDatabase, withTenant, type Database, type Transaction } from '../../db/client';
 import { calendarBusyBlocks, calendarSyncJobs, connections, users } from '../../db/schema';
-import { instantOf } from '../booking';
+import { bumpBookingVersion, instantOf } from '../booking';
+import { type TransactionEffects, withTenantEffects } from '../../core/transaction-effects';
 import type { TenantContext } from '../../db/tenant';
 import { readConfig, type Bindings } from '../../env';
 import type { JobHandler } from '../../jobs/job-handler';
@@ -70,9 +72,22 @@ function blocksOf(connection: ConnectionRow, events: CalendarEvent[], zone: stri
     }));
 }
 
-/** Writes what a sync read: the window replaced (full) or the changed events patched, and the token stored. */
+/** Whether two sets of blocks hold the same time spans (as multisets; the order and the events' ids aside). */
+function sameSpans(before: { startsAt: Date; endsAt: Date }[], after: { startsAt: Date; endsAt: Date }[]): boolean {
+  if (before.length !== after.length) return false;
+  const keys = (blocks: { startsAt: Date; endsAt: Date }[]) =>
+    blocks.map((block) => `${block.startsAt.getTime()}-${block.endsAt.getTime()}`).sort();
+  const [a, b] = [keys(before), keys(after)];
+  return a.every((key, index) => key === b[index]);
+}
+
+/**
+ * Writes what a sync read: the window replaced (full) or the changed events patched, and the token
+ * stored; when that changed the rep's busy time, their booking version is bumped.
+ */
 async function storeChanges(
   tx: Transaction,
+  effects: TransactionEffects,
   connection: ConnectionRow,
   changes: EventChanges,
   zone: string,
@@ -82,21 +97,32 @@ async function storeChanges(
     eq(calendarBusyBlocks.organizationId, connection.organizationId),
     eq(calendarBusyBlocks.connectionId, connection.id),
   );
+  const stored = { startsAt: calendarBusyBlocks.startsAt, endsAt: calendarBusyBlocks.endsAt };
+  let removed: { startsAt: Date; endsAt: Date }[] = [];
   if (changes.full) {
-    await tx.delete(calendarBusyBlocks).where(scope);
+    removed = await tx.delete(calendarBusyBlocks).where(scope).returning(stored);
   } else if (changes.events.length > 0) {
-    await tx.delete(calendarBusyBlocks).where(
-      and(
-        scope,
-        inArray(
-          calendarBusyBlocks.providerEventId,
-          changes.events.map((event) => event.id),
+    removed = await tx
+      .delete(calendarBusyBlocks)
+      .where(
+        and(
+          scope,
+          inArray(
+            calendarBusyBlocks.providerEventId,
+            changes.events.map((event) => event.id),
+          ),
         ),
-      ),
-    );
+      )
+      .returning(stored);
   }
   const blocks = blocksOf(connection, changes.events, zone);
   if (blocks.length > 0) await tx.insert(calendarBusyBlocks).values(blocks);
+  // The rep's busy time changed (not merely an event's title): their booking page's cached slots
+  // are stale. The version bump moves the edge cache's key on and drops it in this data centre
+  // now and after the commit, as a meeting write does (booking/booking-version.ts).
+  if (connection.ownerId !== null && !sameSpans(removed, blocks)) {
+    await bumpBookingVersion({ db: tx, orgId: connection.organizationId, effects }, [connection.ownerId]);
+  }
   await tx
     .update(connections)
     .set({
@@ -142,7 +168,7 @@ export async function syncConnection(
   const fullAt = Date.parse(String(connection.settings.full_synced_at ?? ''));
   const fullDue = !(fullAt > now - FULL_SYNC_EVERY_MS);
   const token = fullDue ? null : ((connection.settings.sync_token as string | null | undefined) ?? null);
-  await withTenant(db, orgId, async (tx) => {
+  await withTenantEffects(db, env, orgId, async (tx, effects) => {
     const calendar = calendarFor({ db: tx, env, writer }, connection);
     let changes: EventChanges;
     try {
@@ -154,7 +180,7 @@ export async function syncConnection(
       }
       throw error;
     }
-    await storeChanges(tx, connection, changes, found.zone ?? 'UTC', now);
+    await storeChanges(tx, effects, connection, changes, found.zone ?? 'UTC', now);
   });
   return true;
 }
