@@ -12,7 +12,7 @@ import { calendarBusyBlocks, calendarSyncJobs, connections } from '../src/db/sch
 import worker from '../src/index';
 import type { JobMessage } from '../src/jobs/messages';
 import { googleCalendar, googleEventId } from '../src/providers/calendar/google';
-import { outlookCalendar } from '../src/providers/calendar/outlook';
+import { outlookCalendar, REQUEST_ID_PROPERTY } from '../src/providers/calendar/outlook';
 import { ProviderFailure } from '../src/providers/failures';
 import { call, signupOrganization, type SignedUp } from './helpers/api';
 import { inOrganization } from './helpers/leads';
@@ -251,6 +251,28 @@ describe('Google Calendar adapter', () => {
     await expect(calendar.deleteEvent('evt42')).rejects.toMatchObject({ kind: 'unavailable', status: 503 });
   });
 
+  it('finds the event an insert made under a request id by its derived id: none when it is missing (404), deleted (410) or cancelled', async () => {
+    const id = await googleEventId('meeting:1:42');
+    const requests = mockFetch(
+      [
+        json(200, { id, status: 'confirmed', summary: 'Demo' }),
+        json(404, { error: { code: 404, message: 'Not Found' } }),
+        json(410, { error: { code: 410, message: 'Resource has been deleted' } }),
+        json(200, { id, status: 'cancelled' }),
+      ],
+      { exhausted: 'throw' },
+    );
+    const calendar = googleCalendar('primary', token);
+    expect(await calendar.findEvent('meeting:1:42')).toBe(id);
+    expect(await calendar.findEvent('meeting:1:42')).toBeNull();
+    expect(await calendar.findEvent('meeting:1:42')).toBeNull();
+    expect(await calendar.findEvent('meeting:1:42')).toBeNull();
+    expect(requests.map((request) => [request.method, request.url])).toEqual(
+      Array.from({ length: 4 }, () => ['GET', `${GOOGLE}/${id}`]),
+    );
+    expect(requests[0].headers.get('authorization')).toBe('Bearer ya29.access-token');
+  });
+
   it('classifies 429 (with Retry-After) as temporary and 401 as an auth failure, never carrying the body', async () => {
     mockFetch([json(429, { error: { message: 'Rate Limit Exceeded secret-detail' } }, { 'retry-after': '17' })], {
       exhausted: 'throw',
@@ -374,6 +396,7 @@ describe('Microsoft Graph calendar adapter', () => {
       isOnlineMeeting: true,
       onlineMeetingProvider: 'teamsForBusiness',
       transactionId: 'meeting:1:42',
+      singleValueExtendedProperties: [{ id: REQUEST_ID_PROPERTY, value: 'meeting:1:42' }],
     });
     expect(event).toMatchObject({
       id: 'AAMkAGI3',
@@ -381,6 +404,28 @@ describe('Microsoft Graph calendar adapter', () => {
       end: '2027-03-01T14:30:00.000Z',
       conference_url: 'https://teams.microsoft.com/l/meetup-join/2',
     });
+  });
+});
+
+describe('Microsoft Graph calendar adapter: finding an event by its request id', () => {
+  it('GETs the events filtered on the request id’s extended property, quoting the value as OData does', async () => {
+    const requests = mockFetch([json(200, { value: [{ id: 'AAMkAGI3=' }] }), json(200, { value: [] })], {
+      exhausted: 'throw',
+    });
+    expect(await outlookCalendar('primary', token).findEvent('meeting:1:42')).toBe('AAMkAGI3=');
+    expect(await outlookCalendar('work-calendar', token).findEvent("api:1:2:o'clock")).toBeNull();
+    const filter = (value: string) =>
+      `singleValueExtendedProperties/Any(ep: ep/id eq '${REQUEST_ID_PROPERTY}' and ep/value eq '${value}')`;
+    expect(requests.map((request) => request.method)).toEqual(['GET', 'GET']);
+    const [first, second] = requests.map((request) => new URL(request.url));
+    expect(`${first.origin}${first.pathname}`).toBe(`${GRAPH}/me/events`);
+    expect(first.searchParams.get('$filter')).toBe(filter('meeting:1:42'));
+    expect(first.searchParams.get('$select')).toBe('id');
+    expect(`${second.origin}${second.pathname}`).toBe(`${GRAPH}/me/calendars/work-calendar/events`);
+    expect(second.searchParams.get('$filter')).toBe(filter("api:1:2:o''clock"));
+    // Spaces travel as %20, which OData reads; never as '+'.
+    expect(requests[0].url).not.toContain('+');
+    expect(requests[0].headers.get('authorization')).toBe('Bearer ya29.access-token');
   });
 });
 

@@ -658,3 +658,56 @@ describe('a busy-time sync drops the booking page’s cached slots', () => {
     expect((await read()).headers.get('x-booking-cache')).toBe('HIT');
   });
 });
+
+describe('an event whose insert answer was lost', () => {
+  it('is found by its request id and deleted when the meeting is cancelled before a retry recorded it; scheduled again, the meeting gets one new event', async () => {
+    const rep = await signupOrganization('Lost insert');
+    const connection = await connectLocal(rep);
+    const monday = mondayAhead();
+    const booked = await bookSlot(await slugOf(rep), `${monday}T13:00:00Z`, `${monday}T13:30:00Z`);
+    expect(booked.status, booked.text).toBe(201);
+    const meetingId = booked.body.data.meeting_id as number;
+    const requestId = `meeting:${rep.orgId}:${meetingId}`;
+    // The provider made the event under the meeting's request id, but the answer never reached
+    // the job (a timeout): the write is still pending and holds no event id.
+    await inOrganization(rep.orgId, (tx) =>
+      tx.insert(localCalendarEvents).values({
+        organizationId: rep.orgId,
+        connectionId: connection.id,
+        requestId,
+        title: 'Meeting with Grace Hopper',
+        startsAt: new Date(`${monday}T13:00:00Z`),
+        endsAt: new Date(`${monday}T13:30:00Z`),
+        timeZone: 'UTC',
+        attendees: [],
+      }),
+    );
+    const writeOf = async () =>
+      (
+        await inOrganization(rep.orgId, (tx) =>
+          tx.select().from(calendarEventWrites).where(eq(calendarEventWrites.meetingId, meetingId)),
+        )
+      )[0];
+    const eventsOf = () =>
+      inOrganization(rep.orgId, (tx) =>
+        tx.select().from(localCalendarEvents).where(eq(localCalendarEvents.organizationId, rep.orgId)),
+      );
+    expect(await writeOf()).toMatchObject({ state: 'pending', providerEventId: null });
+    const cancelled = await call('POST', `/api/meeting/update/${meetingId}`, { token: rep.token, body: { status: 4 } });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    const job = async () => {
+      const message: JobMessage = { kind: 'calendar-event', orgId: rep.orgId, jobId: (await writeOf()).id };
+      await deliver([message]);
+      await deliver([message]);
+    };
+    await job();
+    expect(await eventsOf()).toEqual([]);
+    expect(await writeOf()).toMatchObject({ state: 'deleted', providerEventId: null, requestId: `${requestId}#2` });
+
+    const again = await call('POST', `/api/meeting/update/${meetingId}`, { token: rep.token, body: { status: 1 } });
+    expect(again.status, again.text).toBe(200);
+    await job();
+    expect((await eventsOf()).map((event) => event.requestId)).toEqual([`${requestId}#2`]);
+    expect(await writeOf()).toMatchObject({ state: 'created' });
+  });
+});

@@ -1,5 +1,5 @@
 /**
- * A booked meeting's event in its rep's calendar, written through the outbox: the booking's
+ * A meeting's event in its rep's calendar, written through the outbox: the booking's (or the add's)
  * transaction enqueues a `calendar-event` message (only for a rep with a calendar connected), and
  * this job inserts the event once.
  *
@@ -9,8 +9,11 @@
  * or deleted once the meeting is cancelled or deleted (requeueMeetingEvent queues the row again on
  * every such change); a meeting without an event gets one unless it is cancelled or gone. The provider gets a request id derived from the meeting alone (`meeting:<org>:<id>`):
  * Google receives it as the event's own id (a retry gets 409 and reads the existing event), Graph
- * as transactionId, the local calendar as its unique request id. So even an insert whose answer was
- * lost, or a calendar reconnected (a new connection row) before the retry, makes no second event.
+ * as transactionId (and an extended property it can be found by), the local calendar as its unique
+ * request id. So even an insert whose answer was lost, or a calendar reconnected (a new connection
+ * row) before the retry, makes no second event; and if the meeting is cancelled, deleted or given to
+ * another rep before a retry recorded the event, the job finds it by that request id and deletes it
+ * (deleteLostEvent) rather than leaving it orphaned in the calendar.
  */
 import { and, desc, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import { ApiError } from '../../core/errors';
@@ -219,6 +222,53 @@ async function keepOnFailure(
   await finish({ error: error.reason });
 }
 
+/**
+ * An insert whose answer was lost (the provider made the event; our write of its id failed or timed
+ * out, so the transaction that would have recorded it rolled back) leaves an event we hold no id
+ * of. Before a write without an event is finished as deleted (its meeting cancelled or gone) or
+ * moved to another rep's calendar, the calendars such an insert may have reached are asked for the
+ * event made under the write's request id (CalendarProvider.findEvent), and it is deleted: the
+ * write's recorded connection, and the active calendars of the write's rep and of the meeting's
+ * rep, but never a calendar of `keepOwner` (the rep whose own insert is about to look for it).
+ * 'deleted': one was found and deleted; 'none': none was found; 'kept':
+ * a calendar refused, the reason is recorded (keepOnFailure) and the job has ended.
+ */
+async function deleteLostEvent(
+  tx: Transaction,
+  deps: { env: Parameters<typeof calendarFor>[0]['env']; writer: ReturnType<typeof poolWriter> },
+  orgId: number,
+  write: typeof calendarEventWrites.$inferSelect,
+  ownerIds: number[],
+  finish: (values: Partial<typeof calendarEventWrites.$inferInsert>) => Promise<unknown>,
+  keepOwner?: number,
+): Promise<'deleted' | 'none' | 'kept'> {
+  const candidates: ConnectionRow[] = [];
+  const recorded =
+    write.connectionId === null ? undefined : await liveConnection(tx, orgId, eq(connections.id, write.connectionId));
+  if (recorded && recorded.ownerId !== keepOwner) candidates.push(recorded);
+  for (const ownerId of new Set(ownerIds)) {
+    if (ownerId === keepOwner) continue;
+    const owned = await liveConnection(tx, orgId, eq(connections.ownerId, ownerId));
+    if (owned && !candidates.some((connection) => connection.id === owned.id)) candidates.push(owned);
+  }
+  let outcome: 'deleted' | 'none' = 'none';
+  for (const connection of candidates) {
+    try {
+      const calendar = calendarFor({ db: tx, env: deps.env, writer: deps.writer }, connection);
+      const lost = await calendar.findEvent(write.requestId);
+      if (lost === null) continue;
+      await calendar.deleteEvent(lost);
+      outcome = 'deleted';
+    } catch (error) {
+      await keepOnFailure(error, orgId, connection, deps.writer, (values) =>
+        finish({ ...values, connectionId: connection.id, provider: connection.provider }),
+      );
+      return 'kept';
+    }
+  }
+  return outcome;
+}
+
 export const calendarEventJobHandler: JobHandler<'calendar-event', typeof calendarEventWrites> = {
   ...spec,
   retry: {
@@ -295,9 +345,28 @@ export const calendarEventJobHandler: JobHandler<'calendar-event', typeof calend
       }
 
       if (!wanted || !meeting || !event) {
-        // Cancelled or deleted before its event was made: none is made (a connection added later writes none either).
-        await finish({ state: 'deleted', error: null });
+        // Cancelled or deleted before its event was made: none is made (a connection added later
+        // writes none either), and one an insert made without our hearing of it is deleted.
+        const lost = await deleteLostEvent(
+          tx,
+          { env, writer },
+          orgId,
+          write,
+          meeting ? [write.userId, meeting.userId] : [write.userId],
+          finish,
+        );
+        if (lost === 'kept') return;
+        // Google keeps a deleted event's id taken: a later event of the meeting takes the next request id.
+        const next = lost === 'deleted' ? { requestId: nextRequestId(write.requestId), providerEventId: null } : {};
+        await finish({ state: 'deleted', error: null, ...next });
         return;
+      }
+      if (meeting.userId !== write.userId) {
+        // Given to another rep before its event was made: one made in the former rep's calendar
+        // without our hearing of it goes (the new rep's own insert, under the same request id,
+        // finds one made there instead of making a second).
+        const lost = await deleteLostEvent(tx, { env, writer }, orgId, write, [write.userId], finish, meeting.userId);
+        if (lost === 'kept') return;
       }
       const connection = await liveConnection(tx, orgId, eq(connections.ownerId, meeting.userId));
       if (!connection) {

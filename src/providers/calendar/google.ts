@@ -7,6 +7,8 @@
  *     id, derived from the request id (hex is valid base32hex), so a retry gets 409 and reads the
  *     event made the first time instead of making a second; a Meet link through
  *     conferenceData.createRequest when asked;
+ *   - events.get GET …/events/{eventId} with the id derived from a request id finds an event whose
+ *     insert answer was lost (404, 410 or status cancelled: there is none);
  *   - events.patch PATCH /calendars/{calendarId}/events/{eventId} with the fields we own (the
  *     conference, made once, is kept), and events.delete DELETE …/events/{eventId} (204); a 404, or
  *     the 410 Gone Google answers for an event already deleted, means the event is gone.
@@ -208,6 +210,17 @@ export function googleCalendar(calendarId: string, accessToken: () => Promise<st
       const response = await call(eventUrl(eventId), { method: 'DELETE' });
       if (!response.ok && !gone(response)) throw await failureOf('google', response, 'calendar event');
       await response.body?.cancel().catch(() => undefined);
+    },
+    async findEvent(requestId) {
+      // Our inserts carry their own id, derived from the request id: the event is read by it.
+      const response = await call(eventUrl(await googleEventId(requestId)), { method: 'GET' });
+      if (gone(response)) {
+        await response.body?.cancel().catch(() => undefined);
+        return null;
+      }
+      const found = (await (await expectOk('google', response, 'calendar event')).json()) as GoogleEvent;
+      // A deleted event keeps its id (events.get answers it as cancelled): there is none to delete.
+      return found.status === 'cancelled' ? null : found.id;
     },
   };
 }

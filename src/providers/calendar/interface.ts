@@ -73,6 +73,12 @@ export interface CalendarProvider {
   updateEvent(eventId: string, event: NewCalendarEvent): Promise<CalendarEvent | null>;
   /** Deletes an event we made; one already gone is no failure (a retry, or deleted in the calendar). */
   deleteEvent(eventId: string): Promise<void>;
+  /**
+   * The provider id of the live event inserted under `requestId`, or null when the calendar holds
+   * none: how an insert whose answer was lost (the provider made the event, our write of its id
+   * failed or timed out) is found again, to delete it when its meeting is cancelled meanwhile.
+   */
+  findEvent(requestId: string): Promise<string | null>;
 }
 
 /** Pages read at most per listing: a runaway nextLink never loops forever. */

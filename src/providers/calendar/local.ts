@@ -97,5 +97,12 @@ export function localCalendar(db: Queryable, connection: { organizationId: numbe
     async deleteEvent(eventId) {
       await db.delete(localCalendarEvents).where(and(scope, eq(localCalendarEvents.id, localRowId(eventId))));
     },
+    async findEvent(requestId) {
+      const [row] = await db
+        .select({ id: localCalendarEvents.id })
+        .from(localCalendarEvents)
+        .where(and(scope, eq(localCalendarEvents.requestId, requestId)));
+      return row ? `local_${row.id}` : null;
+    },
   };
 }

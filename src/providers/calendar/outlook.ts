@@ -7,6 +7,10 @@
  *     wall-clock times of that zone, and our request id as `transactionId`, which Graph documents
  *     as the client's identifier that avoids redundant POSTs when a client retries; a Teams link
  *     (isOnlineMeeting) when a conference is asked;
+ *     The request id is also written as a single-value extended property (REQUEST_ID_PROPERTY), which
+ *     Graph lets a GET filter events by (`singleValueExtendedProperties/Any(ep: ep/id eq … and
+ *     ep/value eq …)`; transactionId is documented as neither a filter nor a key to read an event
+ *     by), so an event whose insert answer was lost is found again;
  *   - PATCH me/events/{id} with the fields we own, written as on insert, and DELETE me/events/{id}
  *     (204); a 404 means the event is gone (deleted in the calendar, or by an earlier attempt).
  * A calendar other than the default is reached under me/calendars/{id}/. Graph's delta queries
@@ -22,6 +26,11 @@ import {
 } from './interface';
 
 export const GRAPH_API = 'https://graph.microsoft.com/v1.0';
+/**
+ * The extended property holding an event's request id: a named string property ("String {GUID}
+ * Name …") in a property set of our own (a fixed GUID, used by nothing else).
+ */
+export const REQUEST_ID_PROPERTY = 'String {6d3b1f0e-8a52-4c1d-9f4e-2b7a5c0d9e31} Name LeadManagementRequestId';
 const PAGE_SIZE = 100;
 
 interface GraphTime {
@@ -150,6 +159,7 @@ export function outlookCalendar(calendarId: string, accessToken: () => Promise<s
         ...(event.location ? { location: { displayName: event.location } } : {}),
         ...(event.conference ? { isOnlineMeeting: true, onlineMeetingProvider: 'teamsForBusiness' } : {}),
         transactionId: event.request_id,
+        singleValueExtendedProperties: [{ id: REQUEST_ID_PROPERTY, value: event.request_id }],
       };
       const response = await call(`${root}/events`, {
         method: 'POST',
@@ -182,6 +192,14 @@ export function outlookCalendar(calendarId: string, accessToken: () => Promise<s
       const response = await call(eventUrl(eventId), { method: 'DELETE' });
       if (!response.ok && response.status !== 404) await expectOk('outlook', response, 'calendar event');
       await response.body?.cancel().catch(() => undefined);
+    },
+    async findEvent(requestId) {
+      const value = requestId.replaceAll("'", "''");
+      const filter = `singleValueExtendedProperties/Any(ep: ep/id eq '${REQUEST_ID_PROPERTY}' and ep/value eq '${value}')`;
+      const url = `${root}/events?$filter=${encodeURIComponent(filter)}&$select=id&$top=1`;
+      const response = await call(url, { method: 'GET' });
+      const body = (await (await expectOk('outlook', response, 'calendar events')).json()) as { value?: GraphEvent[] };
+      return body.value?.[0]?.id ?? null;
     },
   };
 }
