@@ -8,7 +8,7 @@ import { createMessageBatch } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { eq, sql } from 'drizzle-orm';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { calendarBusyBlocks, calendarSyncJobs, connections } from '../src/db/schema';
+import { calendarBusyBlocks, calendarEventWrites, calendarSyncJobs, connections } from '../src/db/schema';
 import worker from '../src/index';
 import type { JobMessage } from '../src/jobs/messages';
 import { googleCalendar, googleEventId } from '../src/providers/calendar/google';
@@ -719,5 +719,91 @@ describe('the busy sync of a google calendar', () => {
     const listed = await call('GET', '/api/calendar/connections/list', { token: rep.token });
     expect(listed.body.data.map((connection: { id: number }) => connection.id)).toEqual([second]);
     expect(await startsOf()).toContain(`${day}T10:00:00+00:00`);
+  });
+});
+
+describe('a meeting changed while its google calendar is disconnected', () => {
+  it('leaves the event as it was with the reason recorded, and brings it in line once the same calendar is connected again', async () => {
+    const rep = await signupOrganization('Disconnected changes');
+    const connectGoogle = async () => {
+      const response = await call('POST', '/api/calendar/connections/add', {
+        token: rep.token,
+        body: { provider: 'google', access_token: 'ya29.events-token', refresh_token: '1//r', expires_in: 3600 },
+      });
+      expect(response.status, response.text).toBe(201);
+      return response.body.data.id as number;
+    };
+    const first = await connectGoogle();
+    const monday = new Date(Date.now() + 14 * 86_400_000);
+    monday.setUTCDate(monday.getUTCDate() + ((8 - monday.getUTCDay()) % 7));
+    const day = monday.toISOString().slice(0, 10);
+    const added = await call('POST', '/api/meeting/add', {
+      token: rep.token,
+      body: { title: 'Renewal', start_time: `${day}T13:00:00Z`, end_time: `${day}T13:30:00Z`, timezone: 'UTC' },
+    });
+    expect(added.status, added.text).toBe(201);
+    const meetingId = added.body.data.id as number;
+    const writeOf = async () =>
+      (
+        await inOrganization(rep.orgId, (tx) =>
+          tx.select().from(calendarEventWrites).where(eq(calendarEventWrites.meetingId, meetingId)),
+        )
+      )[0];
+    const job = async () => {
+      const write = await writeOf();
+      const batch = createMessageBatch<JobMessage>('lead-management-jobs', [
+        {
+          id: `event-${write.id}-${crypto.randomUUID()}`,
+          timestamp: new Date(),
+          attempts: 1,
+          body: { kind: 'calendar-event', orgId: rep.orgId, jobId: write.id },
+        },
+      ]);
+      await worker.queue(batch, env);
+    };
+    const eventId = await googleEventId(`meeting:${rep.orgId}:${meetingId}`);
+    // Google answers an insert or a patch with the event as sent.
+    const requests = mockFetch(
+      [
+        (request) =>
+          json(200, {
+            id: eventId,
+            status: 'confirmed',
+            summary: request.json?.summary,
+            start: request.json?.start,
+            end: request.json?.end,
+          }),
+      ],
+      { only: (url) => url.startsWith('https://www.googleapis.com/') },
+    );
+    await job();
+    expect(requests.map((request) => request.method)).toEqual(['POST']);
+    expect(await writeOf()).toMatchObject({ state: 'created', providerEventId: eventId, connectionId: first });
+
+    // The rep disconnects the calendar, then the meeting moves: nothing can reach the event.
+    const removed = await call('DELETE', `/api/calendar/connections/delete/${first}`, { token: rep.token });
+    expect(removed.status, removed.text).toBe(200);
+    const moved = await call('POST', `/api/meeting/update/${meetingId}`, {
+      token: rep.token,
+      body: { start_time: `${day}T15:00:00Z`, end_time: `${day}T15:30:00Z` },
+    });
+    expect(moved.status, moved.text).toBe(200);
+    await job();
+    expect(requests).toHaveLength(1);
+    const waiting = await writeOf();
+    expect(waiting).toMatchObject({ state: 'created', providerEventId: eventId, status: 'completed' });
+    expect(waiting.error).toMatch(/disconnected.*connected again/);
+
+    // The same calendar connected again: the missed change is written to the same event.
+    const second = await connectGoogle();
+    expect(await writeOf()).toMatchObject({ status: 'queued', connectionId: second, error: null });
+    await job();
+    expect(requests.map((request) => [request.method, request.url])).toEqual([
+      ['POST', 'https://www.googleapis.com/calendar/v3/calendars/primary/events'],
+      ['PATCH', `https://www.googleapis.com/calendar/v3/calendars/primary/events/${eventId}`],
+    ]);
+    expect(requests[1].json.start).toEqual({ dateTime: `${day}T15:00:00.000Z`, timeZone: 'UTC' });
+    expect(requests[1].headers.get('authorization')).toBe('Bearer ya29.events-token');
+    expect(await writeOf()).toMatchObject({ state: 'created', providerEventId: eventId, error: null });
   });
 });

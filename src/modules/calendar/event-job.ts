@@ -18,12 +18,13 @@
 import { and, desc, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import { ApiError } from '../../core/errors';
 import { type Transaction, withTenant } from '../../db/client';
-import { calendarEventWrites, connections, meetings } from '../../db/schema';
+import { calendarEventWrites, connections, jobOutbox, meetings } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import { isTransientFault, userFacingJobError } from '../../jobs/faults';
 import type { JobHandler } from '../../jobs/job-handler';
 import { claimJob, finishJob, type JobSpec, lockRunningJob } from '../../jobs/lifecycle';
-import { enqueueJob, outboxInsertSql, sendAfterCommit } from '../../jobs/outbox';
+import type { JobMessage } from '../../jobs/messages';
+import { outboxInsertSql, sendAfterCommit, sendRowsAfterCommit } from '../../jobs/outbox';
 import { calendarFor } from '../../providers/calendar/select';
 import { type ConnectionRow, markNeedsReconnect, poolWriter } from '../../providers/connections';
 import { ProviderFailure } from '../../providers/failures';
@@ -32,22 +33,6 @@ import { ProviderFailure } from '../../providers/failures';
 export function meetingRequestId(orgId: number, meetingId: number): string {
   return `meeting:${orgId}:${meetingId}`;
 }
-
-/**
- * What queues a write row again: a new job. Its creation time moves too: the lease sweep counts a
- * never-claimed job's deadline from it, and would otherwise fail at once a row made long ago.
- */
-const REQUEUED = {
-  status: 'queued',
-  error: null,
-  startedAt: null,
-  finishedAt: null,
-  leaseExpiresAt: null,
-  leaseResends: 0,
-  leaseResentAt: null,
-  createdAt: sql`now()`,
-  updatedAt: sql`now()`,
-} satisfies Partial<Record<keyof typeof calendarEventWrites.$inferInsert, unknown>>;
 
 /**
  * In a meeting update's or delete's transaction, before a delete: the meeting's event write (a
@@ -74,32 +59,6 @@ export async function requeueMeetingEvent(
 }
 
 /**
- * In the booking's transaction: the meeting's write row (the job, queued again if it exists: a
- * reconnect retries a pending write under its request id) and one outbox row; the event is
- * written after the commit.
- */
-export async function enqueueCalendarEvent(
-  ctx: Pick<TenantContext, 'db' | 'orgId' | 'effects' | 'userId'>,
-  meeting: { id: number; userId: number },
-) {
-  const [write] = await ctx.db
-    .insert(calendarEventWrites)
-    .values({
-      organizationId: ctx.orgId,
-      meetingId: meeting.id,
-      userId: meeting.userId,
-      requestId: meetingRequestId(ctx.orgId, meeting.id),
-      createdBy: ctx.userId ?? null,
-    })
-    .onConflictDoUpdate({
-      target: [calendarEventWrites.organizationId, calendarEventWrites.meetingId],
-      set: REQUEUED,
-    })
-    .returning({ id: calendarEventWrites.id });
-  await enqueueJob(ctx, { kind: 'calendar-event', jobId: write.id });
-}
-
-/**
  * In a meeting add's transaction (POST /api/meeting/add): for a rep with a calendar connected (the
  * test a booking confirmation makes, booking/service.ts has_calendar), the meeting's write row and
  * its outbox row, in one statement, so the event is written after the commit as a booked
@@ -123,6 +82,41 @@ export async function enqueueAddedMeetingEvent(
     )
     select ${BOOKED_EVENT_IDS}`);
   bookedEventQueued(ctx, result.rows[0] ?? {});
+}
+
+/**
+ * In a calendar connect's transaction, one statement: the caller's writes that wait for a calendar
+ * (pending or skipped, their meeting still there) and the writes of the calendar this connection
+ * replaced that missed a change (`error` set: changed while it was disconnected or needed
+ * reconnecting, or refused), queued again with their outbox rows (at most 100), so the job writes
+ * each meeting as it is now under the write's own request id. `connectionId`: the new connection.
+ * A requeued row's creation time moves too (as in requeueMeetingEvent): the lease sweep counts a
+ * never-claimed job's deadline from it, and would otherwise fail at once a row made long ago.
+ */
+export async function requeueWritesOnConnect(
+  ctx: Pick<TenantContext, 'db' | 'orgId' | 'effects'>,
+  userId: number,
+  connectionId: number,
+): Promise<void> {
+  const result = await ctx.db.execute<{ id: string; message: JobMessage }>(sql`
+    with calendar_write as (
+      update ${calendarEventWrites} set status = 'queued', error = null, started_at = null, finished_at = null,
+        lease_expires_at = null, lease_resends = 0, lease_resent_at = null, created_at = now(), updated_at = now()
+      where ${calendarEventWrites.organizationId} = ${ctx.orgId} and ${calendarEventWrites.id} in (
+        select ${calendarEventWrites.id} from ${calendarEventWrites}
+        where ${calendarEventWrites.organizationId} = ${ctx.orgId} and (
+          (${calendarEventWrites.userId} = ${userId} and ${calendarEventWrites.state} in ('pending', 'skipped')
+            and ${calendarEventWrites.meetingId} is not null)
+          or (${calendarEventWrites.connectionId} = ${connectionId} and ${calendarEventWrites.error} is not null))
+        order by ${calendarEventWrites.id}
+        limit 100)
+      returning id
+    )
+    insert into ${jobOutbox} (organization_id, message)
+    select ${ctx.orgId}::bigint, jsonb_build_object('kind', 'calendar-event', 'orgId', ${ctx.orgId}::bigint, 'jobId', id)
+    from calendar_write
+    returning id, message`);
+  sendRowsAfterCommit(ctx, result.rows);
 }
 
 /**
@@ -166,6 +160,8 @@ const spec: JobSpec<typeof calendarEventWrites> = {
 
 export const REASONS = {
   gaveUp: 'The calendar provider stayed unavailable through every retry; the event was not written',
+  disconnected:
+    'The calendar holding the event is disconnected; the event was not changed, and is brought in line with the meeting when the same calendar is connected again',
 } as const;
 
 /** Temporary: the provider (429/5xx), the server's credentials key or OAuth client, the database. */
@@ -310,8 +306,9 @@ export const calendarEventJobHandler: JobHandler<'calendar-event', typeof calend
             ? undefined
             : await liveConnection(tx, orgId, eq(connections.id, write.connectionId));
         if (!made) {
-          // The calendar holding the event was disconnected: nothing can reach it any more.
-          await finish({ error: 'The calendar holding the event is disconnected; the event was not changed' });
+          // The calendar holding the event is disconnected (or needs reconnecting): the event stays
+          // as it was; connecting the same calendar again queues this write (requeueWritesOnConnect).
+          await finish({ error: REASONS.disconnected });
           return;
         }
         try {

@@ -4,7 +4,7 @@
  * local needs none. The events routes speak to the provider through its adapter while the client
  * waits (providers/calls.ts maps a failure to 409 connection_needs_reconnect or 503).
  */
-import { and, desc, eq, inArray, isNotNull, isNull, sql } from 'drizzle-orm';
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import { ApiError, NotFound, ValidationFailed } from '../../core/errors';
 import { isoTimestamp } from '../../core/schemas';
 import { calendarEventWrites, connections } from '../../db/schema';
@@ -21,7 +21,7 @@ import {
   sealCredentials,
 } from '../../providers/connections';
 import { bumpBookingVersion } from '../booking';
-import { enqueueCalendarEvent } from './event-job';
+import { requeueWritesOnConnect } from './event-job';
 
 export const MAX_EVENT_RANGE_DAYS = 62;
 const DAY_MS = 86_400_000;
@@ -91,22 +91,10 @@ export async function connectCalendar(ctx: TenantContext, env: Bindings, input: 
   if (row.provider !== 'local') await replaceEarlierConnections(ctx, row);
   // The rep's busy times (and booking horizon) change with it: their booking page is read afresh.
   await bumpBookingVersion(ctx, [ctx.userId as number]);
-  // Booking events that could not be written (no calendar, or one that needed reconnecting) are
-  // written now, under the same request ids, so none is made twice.
-  const pending = await ctx.db
-    .select({ id: calendarEventWrites.meetingId, userId: calendarEventWrites.userId })
-    .from(calendarEventWrites)
-    .where(
-      tenantWhere(
-        ctx,
-        calendarEventWrites,
-        eq(calendarEventWrites.userId, ctx.userId as number),
-        inArray(calendarEventWrites.state, ['pending', 'skipped']),
-        isNotNull(calendarEventWrites.meetingId),
-      ),
-    )
-    .limit(100);
-  for (const write of pending) await enqueueCalendarEvent(ctx, { id: write.id as number, userId: write.userId });
+  // Meeting events that could not be written (no calendar, or one that needed reconnecting), and
+  // changes the replaced calendar missed while it was disconnected, are written now, under the
+  // writes' own request ids, so none is made twice.
+  await requeueWritesOnConnect(ctx, ctx.userId as number, row.id);
   return presentConnection(row);
 }
 
@@ -114,23 +102,26 @@ export async function connectCalendar(ctx: TenantContext, env: Bindings, input: 
  * Connecting a Google or Outlook calendar the caller has connected before (same provider and
  * calendar id: typically a reconnect after its token was revoked) replaces the earlier
  * connections, in one statement: they are disconnected (tokens wiped), so their last synced busy
- * times stop counting (the new connection's sync brings the current ones), and the events booked
- * meetings wrote into that calendar are reached through the new connection. A local calendar is
- * a calendar of its own per connection: never replaced.
+ * times stop counting (the new connection's sync brings the current ones), and the events
+ * meetings wrote into that calendar are reached through the new connection: those of the earlier
+ * connections still connected and of those disconnected before (the same calendar, connected
+ * again after a disconnect), so the changes they missed meanwhile are written
+ * (requeueWritesOnConnect). A local calendar is a calendar of its own per connection: never
+ * replaced.
  */
 async function replaceEarlierConnections(ctx: TenantContext, row: ConnectionRow) {
+  const sameCalendar = sql`${connections.organizationId} = ${ctx.orgId} and ${connections.kind} = 'calendar'
+    and ${connections.ownerId} = ${row.ownerId} and ${connections.provider} = ${row.provider}
+    and ${connections.identity} = ${row.identity} and ${connections.id} <> ${row.id}`;
   await ctx.db.execute(sql`
     with replaced as (
       update ${connections} set state = 'disabled', secret = null, secret_key_id = null, deleted_at = now(), updated_at = now()
-      where ${connections.organizationId} = ${ctx.orgId} and ${connections.kind} = 'calendar'
-        and ${connections.ownerId} = ${row.ownerId} and ${connections.provider} = ${row.provider}
-        and ${connections.identity} = ${row.identity} and ${connections.id} <> ${row.id}
-        and ${connections.deletedAt} is null
+      where ${sameCalendar} and ${connections.deletedAt} is null
       returning id
     )
     update ${calendarEventWrites} set connection_id = ${row.id}
     where ${calendarEventWrites.organizationId} = ${ctx.orgId}
-      and ${calendarEventWrites.connectionId} in (select id from replaced)`);
+      and ${calendarEventWrites.connectionId} in (select ${connections.id} from ${connections} where ${sameCalendar})`);
 }
 
 export async function listCalendarConnections(ctx: TenantContext) {
