@@ -87,8 +87,8 @@ export async function enqueueAddedMeetingEvent(
 /**
  * In a calendar connect's transaction, one statement: the caller's writes that wait for a calendar
  * (pending or skipped, their meeting still there) and the writes of the calendar this connection
- * replaced that missed a change (`error` set: changed while it was disconnected or needed
- * reconnecting, or refused), queued again with their outbox rows (at most 100), so the job writes
+ * replaced that missed a change (`error` set on an event made or being made: changed while it was
+ * disconnected or needed reconnecting, or refused; not one its owner deleted), queued again with their outbox rows (at most 100), so the job writes
  * each meeting as it is now under the write's own request id. `connectionId`: the new connection.
  * A requeued row's creation time moves too (as in requeueMeetingEvent): the lease sweep counts a
  * never-claimed job's deadline from it, and would otherwise fail at once a row made long ago.
@@ -107,7 +107,8 @@ export async function requeueWritesOnConnect(
         where ${calendarEventWrites.organizationId} = ${ctx.orgId} and (
           (${calendarEventWrites.userId} = ${userId} and ${calendarEventWrites.state} in ('pending', 'skipped')
             and ${calendarEventWrites.meetingId} is not null)
-          or (${calendarEventWrites.connectionId} = ${connectionId} and ${calendarEventWrites.error} is not null))
+          or (${calendarEventWrites.connectionId} = ${connectionId} and ${calendarEventWrites.error} is not null
+            and ${calendarEventWrites.state} in ('created', 'pending')))
         order by ${calendarEventWrites.id}
         limit 100)
       returning id
