@@ -149,7 +149,7 @@ describe('Google Calendar adapter', () => {
     expect(full).toEqual({ full: true, events: [], next_sync_token: 'sync-fresh' });
   });
 
-  it('inserts with our id and conference data; a retry that meets 409 reads the event made before', async () => {
+  it('inserts with our id and conference data; a retry that meets 409 reads the event made before and writes the fields asked for now', async () => {
     const id = await googleEventId('meeting:1:42');
     expect(id).toMatch(/^[0-9a-f]{64}$/);
     const event = {
@@ -188,16 +188,53 @@ describe('Google Calendar adapter', () => {
     });
     vi.restoreAllMocks();
 
+    // The retry of an insert whose answer was lost, after the meeting moved: the event made then
+    // is read, and written with the fields asked for now.
+    const movedEvent = { ...event, start: new Date('2027-03-01T16:00:00Z'), end: new Date('2027-03-01T16:30:00Z') };
+    const movedAnswer = {
+      ...created,
+      start: { dateTime: '2027-03-01T11:00:00-05:00', timeZone: 'America/New_York' },
+      end: { dateTime: '2027-03-01T11:30:00-05:00', timeZone: 'America/New_York' },
+    };
     const retry = mockFetch(
-      [json(409, { error: { code: 409, message: 'The requested identifier already exists.' } }), json(200, created)],
+      [
+        json(409, { error: { code: 409, message: 'The requested identifier already exists.' } }),
+        json(200, created),
+        json(200, movedAnswer),
+      ],
       { exhausted: 'throw' },
     );
-    const again = await googleCalendar('primary', token).insertEvent(event);
+    const again = await googleCalendar('primary', token).insertEvent(movedEvent);
     expect(retry.map((request) => [request.method, request.url])).toEqual([
       ['POST', `${GOOGLE}?conferenceDataVersion=1`],
       ['GET', `${GOOGLE}/${id}`],
+      ['PATCH', `${GOOGLE}/${id}`],
     ]);
-    expect(again.id).toBe(id);
+    expect(retry[2].json).toEqual({
+      summary: 'Demo',
+      description: null,
+      location: null,
+      start: { dateTime: '2027-03-01T16:00:00.000Z', timeZone: 'America/New_York' },
+      end: { dateTime: '2027-03-01T16:30:00.000Z', timeZone: 'America/New_York' },
+      attendees: [{ email: 'grace@example.com', displayName: 'Grace' }],
+    });
+    expect(again).toMatchObject({
+      id,
+      start: '2027-03-01T16:00:00.000Z',
+      conference_url: 'https://meet.google.com/xyz',
+    });
+    vi.restoreAllMocks();
+
+    // An id taken by an event deleted since (Google keeps it, cancelled): read, and not written to.
+    const deleted = mockFetch(
+      [
+        json(409, { error: { code: 409, message: 'The requested identifier already exists.' } }),
+        json(200, { ...created, status: 'cancelled' }),
+      ],
+      { exhausted: 'throw' },
+    );
+    expect(await googleCalendar('primary', token).insertEvent(event)).toMatchObject({ id, cancelled: true });
+    expect(deleted.map((request) => request.method)).toEqual(['POST', 'GET']);
   });
 
   it('patches an event we made with the fields we own and deletes it; 404 and 410 Gone mean it is gone already', async () => {

@@ -5,7 +5,8 @@
  *     changes since it, and a 410 Gone on an expired token means a full resync of the range;
  *   - events.insert POST /calendars/{calendarId}/events[?conferenceDataVersion=1] with our own event
  *     id, derived from the request id (hex is valid base32hex), so a retry gets 409 and reads the
- *     event made the first time instead of making a second; a Meet link through
+ *     event made the first time instead of making a second, then patches it with the fields asked
+ *     for now (the meeting may have changed since that attempt's answer was lost); a Meet link through
  *     conferenceData.createRequest when asked;
  *   - events.get GET …/events/{eventId} with the id derived from a request id finds an event whose
  *     insert answer was lost (404, 410 or status cancelled: there is none);
@@ -148,6 +149,22 @@ export function googleCalendar(calendarId: string, accessToken: () => Promise<st
   /** 404, or 410 Gone (deleted already): the event is not there to change. */
   const gone = (response: Response) => response.status === 404 || response.status === 410;
 
+  /** events.patch with the fields we own; null when the event is gone (404, 410, or answered cancelled). */
+  async function patchEvent(eventId: string, event: NewCalendarEvent): Promise<CalendarEvent | null> {
+    const response = await call(eventUrl(eventId), {
+      method: 'PATCH',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(eventFields(event)),
+    });
+    if (gone(response)) {
+      await response.body?.cancel().catch(() => undefined);
+      return null;
+    }
+    const updated = (await (await expectOk('google', response, 'calendar event')).json()) as GoogleEvent;
+    // An event deleted in the calendar answers the patch as cancelled: it is gone all the same.
+    return updated.status === 'cancelled' ? null : presentGoogleEvent(updated);
+  }
+
   return {
     provider: 'google',
     async listEvents(range) {
@@ -187,25 +204,16 @@ export function googleCalendar(calendarId: string, accessToken: () => Promise<st
         // The id is taken: the event was made by an earlier attempt. Read it instead of making another.
         await response.body?.cancel().catch(() => undefined);
         const existing = await call(`${base}/${id}`, { method: 'GET' });
-        return presentGoogleEvent((await (await expectOk('google', existing, 'calendar event')).json()) as GoogleEvent);
+        const made = (await (await expectOk('google', existing, 'calendar event')).json()) as GoogleEvent;
+        if (made.status === 'cancelled') return presentGoogleEvent(made);
+        // That attempt's answer was lost, and the meeting may have changed since: the event is
+        // written with the fields asked for now (its conference, made then, is kept).
+        return (await patchEvent(id, event)) ?? presentGoogleEvent(made);
       }
       if (!response.ok) throw await failureOf('google', response, 'calendar event');
       return presentGoogleEvent((await response.json()) as GoogleEvent);
     },
-    async updateEvent(eventId, event) {
-      const response = await call(eventUrl(eventId), {
-        method: 'PATCH',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(eventFields(event)),
-      });
-      if (gone(response)) {
-        await response.body?.cancel().catch(() => undefined);
-        return null;
-      }
-      const updated = (await (await expectOk('google', response, 'calendar event')).json()) as GoogleEvent;
-      // An event deleted in the calendar answers the patch as cancelled: it is gone all the same.
-      return updated.status === 'cancelled' ? null : presentGoogleEvent(updated);
-    },
+    updateEvent: patchEvent,
     async deleteEvent(eventId) {
       const response = await call(eventUrl(eventId), { method: 'DELETE' });
       if (!response.ok && !gone(response)) throw await failureOf('google', response, 'calendar event');
