@@ -711,3 +711,46 @@ describe('an event whose insert answer was lost', () => {
     expect(await writeOf()).toMatchObject({ state: 'created' });
   });
 });
+
+describe('a meeting given to a rep with a calendar', () => {
+  it('is written into their calendar even when it had no event before (its former rep had no calendar)', async () => {
+    const rep = await signupOrganization('Handover no calendar');
+    const email = uniqueEmail('receiver');
+    const added = await call('POST', '/api/user/add', {
+      token: rep.token,
+      body: { first_name: 'Receiver', last_name: 'Rao', email, phone_no: '+15550101', password: 'password123' },
+    });
+    expect(added.status, added.text).toBe(201);
+    const login = await call('POST', '/api/auth/login', { body: { email, password: 'password123' } });
+    expect(login.status, login.text).toBe(200);
+    const receiver = { ...rep, token: login.body.access_token as string, userId: added.body.data.id as number };
+    const theirs = await connectLocal(receiver);
+    const monday = mondayAhead();
+    const meeting = await call('POST', '/api/meeting/add', {
+      token: rep.token,
+      body: { title: 'Intro', start_time: `${monday}T10:00:00Z`, end_time: `${monday}T10:30:00Z` },
+    });
+    expect(meeting.status, meeting.text).toBe(201);
+    const meetingId = meeting.body.data.id as number;
+    const writesOf = () =>
+      inOrganization(rep.orgId, (tx) =>
+        tx.select().from(calendarEventWrites).where(eq(calendarEventWrites.meetingId, meetingId)),
+      );
+    expect(await writesOf()).toEqual([]);
+    const given = await call('POST', `/api/meeting/update/${meetingId}`, {
+      token: rep.token,
+      body: { user_id: receiver.userId },
+    });
+    expect(given.status, given.text).toBe(200);
+    const [write] = await writesOf();
+    expect(write).toMatchObject({ userId: receiver.userId, status: 'queued' });
+    await deliver([{ kind: 'calendar-event', orgId: rep.orgId, jobId: write.id }]);
+    await deliver([{ kind: 'calendar-event', orgId: rep.orgId, jobId: write.id }]);
+    const events = await inOrganization(rep.orgId, (tx) =>
+      tx.select().from(localCalendarEvents).where(eq(localCalendarEvents.organizationId, rep.orgId)),
+    );
+    expect(events.map((event) => [event.connectionId, event.requestId, event.title])).toEqual([
+      [theirs.id, `meeting:${rep.orgId}:${meetingId}`, 'Intro'],
+    ]);
+  });
+});

@@ -59,12 +59,14 @@ export async function requeueMeetingEvent(
 }
 
 /**
- * In a meeting add's transaction (POST /api/meeting/add): for a rep with a calendar connected (the
- * test a booking confirmation makes, booking/service.ts has_calendar), the meeting's write row and
- * its outbox row, in one statement, so the event is written after the commit as a booked
- * meeting's is, and follows the meeting's changes the same way. A rep without one: nothing.
+ * In a meeting add's transaction (POST /api/meeting/add), or an update's that gives the meeting to
+ * another rep: for a rep with a calendar connected (the test a booking confirmation makes,
+ * booking/service.ts has_calendar), the meeting's write row and its outbox row, in one statement,
+ * so the event is written after the commit as a booked meeting's is, and follows the meeting's
+ * changes the same way. A rep without one, or a meeting that has its write row already (which
+ * requeueMeetingEvent queues): nothing.
  */
-export async function enqueueAddedMeetingEvent(
+export async function enqueueMeetingEvent(
   ctx: Pick<TenantContext, 'db' | 'orgId' | 'effects' | 'userId'>,
   meeting: { id: number; userId: number },
 ): Promise<void> {
@@ -76,6 +78,7 @@ export async function enqueueAddedMeetingEvent(
         ${meetingRequestId(ctx.orgId, meeting.id)}::text, ${ctx.userId ?? null}::bigint
       where exists (select 1 from ${connections} where ${connections.organizationId} = ${ctx.orgId}
         and ${connections.ownerId} = ${meeting.userId} and ${connections.kind} = 'calendar' and ${connections.deletedAt} is null)
+      on conflict (organization_id, meeting_id) do nothing
       returning id
     ), calendar_job as (
       ${outboxInsertSql(ctx.orgId, sql`calendar_write`, message)}

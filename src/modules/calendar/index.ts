@@ -8,6 +8,6 @@ export {
   bookedEventCtes,
   bookedEventQueued,
   calendarEventJobHandler,
-  enqueueAddedMeetingEvent,
+  enqueueMeetingEvent,
   requeueMeetingEvent,
 } from './event-job';

@@ -7,7 +7,7 @@ import { referencesExist } from '../../db/references';
 import { meetings, users } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { bumpBookingVersion } from '../booking';
-import { enqueueAddedMeetingEvent, requeueMeetingEvent } from '../calendar';
+import { enqueueMeetingEvent, requeueMeetingEvent } from '../calendar';
 import { touchLeadActivity } from '../leads';
 import { type AddMeetingInput, statusText, type UpdateMeetingInput } from './schemas';
 
@@ -136,7 +136,7 @@ export async function addMeeting(ctx: TenantContext, input: AddMeetingInput) {
     .returning();
   if (row.leadId) await touchLeadActivity(ctx, [row.leadId]);
   // Written into the rep's connected calendar after the commit, as a booked meeting is.
-  await enqueueAddedMeetingEvent(ctx, { id: row.id, userId: row.userId });
+  await enqueueMeetingEvent(ctx, { id: row.id, userId: row.userId });
   return presentMeeting(row);
 }
 
@@ -170,6 +170,8 @@ export async function updateMeeting(ctx: TenantContext, id: number, input: Updat
   if (row.leadId) await touchLeadActivity(ctx, [row.leadId]);
   // A booked meeting's event in the rep's calendar follows it: moved, changed, or deleted when cancelled.
   if (EVENT_FIELDS.some((field) => input[field] !== undefined)) await requeueMeetingEvent(ctx, id);
+  // Given to a rep with a calendar: written there even when its former rep had none (no write row yet).
+  if (row.userId !== before.userId) await enqueueMeetingEvent(ctx, { id: row.id, userId: row.userId });
   return presentMeeting(row);
 }
 
