@@ -194,6 +194,37 @@ describe('statements per request (connection start-up not included)', () => {
     }
   });
 
+  it('POST /api/meeting/add takes at most 6 round trips and an update of its time at most 7: the lead’s activity rides with the calendar write', async () => {
+    const { response, statements, roundTrips } = await statementsOf(() =>
+      call('POST', '/api/meeting/add', {
+        token: org.token,
+        body: {
+          title: 'Budget call',
+          start_time: '2027-04-05T10:00:00Z',
+          end_time: '2027-04-05T10:30:00Z',
+          lead_id: leadId,
+        },
+      }),
+    );
+    expect(response.status, response.text).toBe(201);
+    // Scope, BEGIN with the references, the rep's booking version, the insert, the lead's activity
+    // with the calendar write, COMMIT.
+    expect(roundTrips, statements.join('\n---\n')).toBeLessThanOrEqual(6);
+    expect(
+      statements.filter((text) => /last_activity_at/.test(text) && /calendar_event_writes/.test(text)),
+    ).toHaveLength(1);
+    const moved = await statementsOf(() =>
+      call('POST', `/api/meeting/update/${response.body.data.id}`, {
+        token: org.token,
+        body: { start_time: '2027-04-05T11:00:00Z', end_time: '2027-04-05T11:30:00Z' },
+      }),
+    );
+    expect(moved.response.status, moved.response.text).toBe(200);
+    // Scope, BEGIN with the meeting, the references, the booking version, the update, the lead's
+    // activity with the calendar write queued again, COMMIT.
+    expect(moved.roundTrips, moved.statements.join('\n---\n')).toBeLessThanOrEqual(7);
+  });
+
   it('POST /api/meeting/:id/transcript sends at most 5: scope, BEGIN, the meeting locked with its current transcript, the upsert, COMMIT; GET sends 2', async () => {
     const meeting = await call('POST', '/api/meeting/add', {
       token: org.token,

@@ -43,10 +43,12 @@ export function meetingRequestId(orgId: number, meetingId: number): string {
 export async function requeueMeetingEvent(
   ctx: Pick<TenantContext, 'db' | 'orgId' | 'effects'>,
   meetingId: number,
+  /** CTEs of the caller's to run in the same statement (each `name as (…),`, trailing comma included). */
+  alongside: SQL = sql``,
 ): Promise<void> {
   const message = sql`jsonb_build_object('kind', 'calendar-event', 'orgId', ${ctx.orgId}::bigint, 'jobId', id)`;
   const result = await ctx.db.execute<{ calendar_write_id: string | null; calendar_outbox_id: string | null }>(sql`
-    with calendar_write as (
+    with ${alongside}calendar_write as (
       update ${calendarEventWrites} set status = 'queued', error = null, started_at = null, finished_at = null,
         lease_expires_at = null, lease_resends = 0, lease_resent_at = null, created_at = now(), updated_at = now()
       where ${calendarEventWrites.organizationId} = ${ctx.orgId} and ${calendarEventWrites.meetingId} = ${meetingId}
@@ -69,10 +71,12 @@ export async function requeueMeetingEvent(
 export async function enqueueMeetingEvent(
   ctx: Pick<TenantContext, 'db' | 'orgId' | 'effects' | 'userId'>,
   meeting: { id: number; userId: number },
+  /** CTEs of the caller's to run in the same statement (each `name as (…),`, trailing comma included). */
+  alongside: SQL = sql``,
 ): Promise<void> {
   const message = sql`jsonb_build_object('kind', 'calendar-event', 'orgId', ${ctx.orgId}::bigint, 'jobId', id)`;
   const result = await ctx.db.execute<{ calendar_write_id: string | null; calendar_outbox_id: string | null }>(sql`
-    with calendar_write as (
+    with ${alongside}calendar_write as (
       insert into ${calendarEventWrites} (organization_id, meeting_id, user_id, request_id, created_by)
       select ${ctx.orgId}::bigint, ${meeting.id}::bigint, ${meeting.userId}::bigint,
         ${meetingRequestId(ctx.orgId, meeting.id)}::text, ${ctx.userId ?? null}::bigint

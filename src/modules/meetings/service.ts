@@ -1,4 +1,4 @@
-import { eq, getTableColumns, ilike, isNull, sql } from 'drizzle-orm';
+import { eq, getTableColumns, ilike, isNull, type SQL, sql } from 'drizzle-orm';
 import { NotFound, ValidationFailed } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
 import { meetingFilters, meetingFilterWhere } from './filters';
@@ -8,7 +8,7 @@ import { meetings, users } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { bumpBookingVersion } from '../booking';
 import { enqueueMeetingEvent, requeueMeetingEvent } from '../calendar';
-import { touchLeadActivity } from '../leads';
+import { touchLeadActivity, touchLeadActivityCte } from '../leads';
 import { type AddMeetingInput, statusText, type UpdateMeetingInput } from './schemas';
 
 type MeetingRow = typeof meetings.$inferSelect;
@@ -104,6 +104,11 @@ async function checkReferences(ctx: TenantContext, refs: References, ownerId: nu
   return ownerTimezone ?? 'UTC';
 }
 
+/** The meeting's lead, as the ids whose activity it moves. */
+function leadIdsOf(row: { leadId: number | null }): number[] {
+  return row.leadId ? [row.leadId] : [];
+}
+
 function assertEndAfterStart(start: Date, end: Date): void {
   if (end.getTime() <= start.getTime()) throw ValidationFailed.field('end_time', 'must be after start_time');
 }
@@ -134,9 +139,9 @@ export async function addMeeting(ctx: TenantContext, input: AddMeetingInput) {
       createdBy: ctx.userId,
     })
     .returning();
-  if (row.leadId) await touchLeadActivity(ctx, [row.leadId]);
-  // Written into the rep's connected calendar after the commit, as a booked meeting is.
-  await enqueueMeetingEvent(ctx, { id: row.id, userId: row.userId });
+  // Written into the rep's connected calendar after the commit, as a booked meeting is; the lead's
+  // activity moves in the same statement.
+  await enqueueMeetingEvent(ctx, { id: row.id, userId: row.userId }, touchLeadActivityCte(ctx, leadIdsOf(row)));
   return presentMeeting(row);
 }
 
@@ -167,11 +172,19 @@ export async function updateMeeting(ctx: TenantContext, id: number, input: Updat
     })
     .where(tenantWhere(ctx, meetings, eq(meetings.id, id)))
     .returning();
-  if (row.leadId) await touchLeadActivity(ctx, [row.leadId]);
+  // The lead's activity rides with the first calendar statement below, or goes alone.
+  let touch: SQL | undefined = touchLeadActivityCte(ctx, leadIdsOf(row));
   // A booked meeting's event in the rep's calendar follows it: moved, changed, or deleted when cancelled.
-  if (EVENT_FIELDS.some((field) => input[field] !== undefined)) await requeueMeetingEvent(ctx, id);
+  if (EVENT_FIELDS.some((field) => input[field] !== undefined)) {
+    await requeueMeetingEvent(ctx, id, touch);
+    touch = undefined;
+  }
   // Given to a rep with a calendar: written there even when its former rep had none (no write row yet).
-  if (row.userId !== before.userId) await enqueueMeetingEvent(ctx, { id: row.id, userId: row.userId });
+  if (row.userId !== before.userId) {
+    await enqueueMeetingEvent(ctx, { id: row.id, userId: row.userId }, touch);
+    touch = undefined;
+  }
+  if (touch !== undefined && row.leadId) await touchLeadActivity(ctx, [row.leadId]);
   return presentMeeting(row);
 }
 
