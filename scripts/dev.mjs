@@ -22,7 +22,8 @@ const database = await startLocalDatabase({ databaseUrl: process.env.DATABASE_UR
 const jwtSecret = process.env.JWT_SECRET ?? localJwtSecret(localData);
 // Likewise the key that seals mail and calendar credentials (src/providers/secrets.ts).
 const credentialsKey = process.env.CREDENTIALS_KEY ?? localCredentialsKey(localData);
-// And the operator's key, which alone may grant credits (POST /api/credits/grant): local, in .data/operator-key.
+// And the operator's key, which alone may grant credits and fund calling wallets (POST /api/credits/grant,
+// POST /api/voice/wallet/top-up): local, in .data/operator-key.
 const operatorKey = process.env.OPERATOR_API_KEY ?? localOperatorKey(localData);
 
 // Both Workers read their local secrets from a `.dev.vars` file beside their configuration (a
@@ -71,6 +72,7 @@ Lead Management API starting on ${base}  (database: ${database.embedded ? `embed
               -d '{"organization_name":"Acme","first_name":"Ada","email":"ada@example.com","password":"correct horse"}'
   Credits (operator only):  curl -s ${base}/api/credits/grant -H "x-operator-key: $(cat ${join(localData ?? '.data', 'operator-key')})" \\
               -H 'content-type: application/json' -d '{"organization_id":1,"amount":500}'
+  Calling wallet (operator only): the same header on ${base}/api/voice/wallet/top-up with '{"organization_id":1,"amount":20}'
 Ctrl-C stops everything.
 `);
 

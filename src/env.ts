@@ -76,7 +76,7 @@ export interface Bindings {
   WEBHOOK_ALLOWED_PORTS?: string;
   /**
    * The service operator's key (a secret, at least 32 characters): the operator routes (granting
-   * credits) take it as `Authorization: Bearer` or `X-Operator-Key`; unset, they answer 404
+   * credits, topping up calling wallets) take it as `Authorization: Bearer` or `X-Operator-Key`; unset, they answer 404
    * (core/auth/operator.ts). Never given to a tenant.
    */
   OPERATOR_API_KEY?: string;

@@ -12,8 +12,9 @@ import type { RegisteredRoute } from '../src/core/routes';
 
 const fixtureModules = import.meta.glob<{ fixtures: FixtureMap }>('./cross-tenant/fixtures/*.ts', { eager: true });
 const fixtures: FixtureMap = Object.assign({}, ...Object.values(fixtureModules).map((module) => module.fixtures));
-// Operator routes (granting credits) act on the organization their input names by design, and no
-// tenant credential reaches them (test/credits.test.ts: an admin naming any organization gets 403).
+// Operator routes (granting credits, topping up a calling wallet) act on the organization their
+// input names by design, and no tenant credential reaches them (test/credits.test.ts and
+// test/voice.test.ts: an admin naming any organization gets 403).
 const idRoutes = routes.filter((route) => route.auth !== 'operator' && takesRecordReference(route));
 
 describe('cross-tenant matrix', () => {

@@ -22,6 +22,7 @@ import { call, expectFailure, fetchWorker, signupOrganization, type SignedUp } f
 import { feedOf, inOrganization } from './helpers/leads';
 import { mockFetch } from './helpers/fetch-mock';
 import { deliverJobs, requestRecordingJobs } from './helpers/mail';
+import { operatorKey, operatorTopUp, statusWithOperatorKeyConfigured, tenantCredentials } from './helpers/operator';
 import {
   buyLocalNumber,
   completedAgentCall,
@@ -211,7 +212,7 @@ describe('numbers', () => {
 });
 
 describe('the wallet', () => {
-  it('is derived from the ledger; the top-up is admin-only and bounded', async () => {
+  it('is derived from the ledger; the operator tops up the organization it names, bounded, credited to nobody', async () => {
     const fresh = await signupOrganization('Wallet');
     expect(await wallet(fresh)).toMatchObject({
       balance: 0,
@@ -220,16 +221,74 @@ describe('the wallet', () => {
       call_price_per_minute: 0.05,
       agent_call_max_minutes: 10,
     });
-    await topUp(fresh, 12.34);
+    const topped = await operatorTopUp({ organization_id: fresh.orgId, amount: 12.34, note: 'Invoice 7' });
+    expect(topped.status, topped.text).toBe(200);
+    expect(topped.body.data).toMatchObject({ organization_id: fresh.orgId, balance: 12.34, currency: 'USD' });
     expect((await wallet(fresh)).balance).toBe(12.34);
     for (const amount of [0, -5, 10_001, 1.234, 'ten']) {
-      const response = await call('POST', '/api/voice/wallet/top-up', { token: fresh.token, body: { amount } });
+      const response = await operatorTopUp({ organization_id: fresh.orgId, amount });
       expectFailure(response, 422, 'validation_error');
+      expect(response.body.error.code).toBe('amount');
     }
+    for (const organization_id of [undefined, 0, -1, 'x', 1.5]) {
+      const response = await operatorTopUp({ organization_id, amount: 5 });
+      expectFailure(response, 422, 'validation_error');
+      expect(response.body.error.code).toBe('organization_id');
+    }
+    expectFailure(await operatorTopUp({ organization_id: 999_999_999, amount: 5 }), 404, 'not_found');
     const rows = await inOrganization(fresh.orgId, (tx) =>
       tx.select().from(voiceLedger).where(eq(voiceLedger.organizationId, fresh.orgId)),
     );
-    expect(rows.map((row) => [row.kind, row.amountCents])).toEqual([['top_up', 1234]]);
+    expect(rows.map((row) => [row.kind, row.amountCents, row.note, row.createdBy])).toEqual([
+      ['top_up', 1234, 'Invoice 7', null],
+    ]);
+  });
+
+  it('is never funded by the organization itself: every tenant credential gets 403 operator_only, for its own wallet or another’s', async () => {
+    const self = await signupOrganization('Self-funding');
+    const otherBalance = (await wallet(other)).balance;
+    for (const { label, options } of await tenantCredentials(self)) {
+      for (const target of [self, other]) {
+        const refused = await call('POST', '/api/voice/wallet/top-up', {
+          ...options,
+          body: { organization_id: target.orgId, amount: 100 },
+        });
+        expectFailure(refused, 403, 'forbidden');
+        expect(refused.body.error.code, label).toBe('operator_only');
+      }
+      // Refused before the body is read: an invalid body is a 403 too, not a 422.
+      const empty = await call('POST', '/api/voice/wallet/top-up', { ...options, body: {} });
+      expect(empty.status, label).toBe(403);
+    }
+    const anonymous = await call('POST', '/api/voice/wallet/top-up', {
+      body: { organization_id: self.orgId, amount: 1 },
+    });
+    expectFailure(anonymous, 401, 'unauthorized');
+    expect(anonymous.body.error.code).toBe('operator_key_missing');
+    // The operator key works as a bearer credential too.
+    const asBearer = await call('POST', '/api/voice/wallet/top-up', {
+      headers: { authorization: `Bearer ${operatorKey()}` },
+      body: { organization_id: self.orgId, amount: 1 },
+    });
+    expect(asBearer.status, asBearer.text).toBe(200);
+    expect((await wallet(self)).balance).toBe(1);
+    expect((await wallet(other)).balance).toBe(otherBalance);
+    const ledger = await inOrganization(self.orgId, (tx) =>
+      tx.select().from(voiceLedger).where(eq(voiceLedger.organizationId, self.orgId)),
+    );
+    expect(ledger).toHaveLength(1);
+  });
+
+  it('has no top-up route when the deployment has no OPERATOR_API_KEY (or a short one): 404', async () => {
+    for (const configured of [undefined, '', 'too-short']) {
+      const answer = await statusWithOperatorKeyConfigured(
+        '/api/voice/wallet/top-up',
+        { organization_id: org.orgId, amount: 5 },
+        configured,
+      );
+      expect(answer.status).toBe(404);
+      expect(answer.body).toMatchObject({ success: false, error: { type: 'not_found' } });
+    }
   });
 
   it('never goes negative under parallel purchases and calls', async () => {

@@ -105,6 +105,20 @@ export const tokenLifetimeSeconds = z
   .max(31_536_000, 'must be at most 31536000');
 
 /**
+ * `organization_id` of an operator route's body (core/auth/operator.ts runAsOrganization): the
+ * organization acted on, a JSON number; none such is a 404 there.
+ */
+export function operatorOrganizationId(description: string) {
+  const message = 'must be the id of an organization (a positive integer)';
+  return z
+    .number({ error: message })
+    .int(message)
+    .positive(message)
+    .max(Number.MAX_SAFE_INTEGER)
+    .openapi({ description: `${description} (404 when there is none)`, example: 12 });
+}
+
+/**
  * A positive integer id, from a number or its text (query, form). Coerced like z.coerce.number(),
  * except that a missing value stays missing, so it reads "is required" rather than "must be a number".
  */

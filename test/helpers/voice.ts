@@ -5,9 +5,11 @@
 import { type MockInstance, vi } from 'vitest';
 import { call, type SignedUp } from './api';
 import { deliverJobs, requestRecordingJobs } from './mail';
+import { operatorTopUp } from './operator';
 
-export async function topUp(admin: SignedUp, amount: number): Promise<void> {
-  const response = await call('POST', '/api/voice/wallet/top-up', { token: admin.token, body: { amount } });
+/** Puts `amount` USD in the organization's calling wallet, as the operator (the only one who may). */
+export async function topUp(org: Pick<SignedUp, 'orgId'>, amount: number): Promise<void> {
+  const response = await operatorTopUp({ organization_id: org.orgId, amount });
   if (response.status !== 200) throw new Error(`top-up: ${response.status} ${response.text}`);
 }
 

@@ -1,7 +1,8 @@
 /**
  * The operator's credential: the service's own staff, not a tenant. Routes declared
- * `auth: 'operator'` (granting credits) act on any organization, named in their input, so no
- * tenant credential reaches them, an admin's included.
+ * `auth: 'operator'` (granting credits, topping up a calling wallet) act on any organization, named
+ * in their input (`organization_id`; runAsOrganization below), so no tenant credential reaches them,
+ * an admin's included.
  *
  * The key is the Worker secret OPERATOR_API_KEY (at least 32 characters; `wrangler secret put
  * OPERATOR_API_KEY`), sent as `Authorization: Bearer <key>` or `X-Operator-Key: <key>`, and compared
@@ -13,9 +14,13 @@
  * - No credential at all: 401 `operator_key_missing`.
  * - Anything else (a tenant's bearer token or `x-api-key`, a wrong key): 403 `operator_only`.
  */
+import { sql } from 'drizzle-orm';
 import type { Context, MiddlewareHandler } from 'hono';
+import { organizations } from '../../db/schema';
+import { actorContext, type TenantContext } from '../../db/tenant';
 import type { AppEnv } from '../context';
-import { ApiError, Forbidden, Unauthorized } from '../errors';
+import { runAsTenant } from '../database';
+import { ApiError, Forbidden, NotFound, Unauthorized } from '../errors';
 import { log } from '../log';
 
 export const OPERATOR_KEY_HEADER = 'X-Operator-Key';
@@ -77,3 +82,31 @@ export const operatorAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
   }
   await next();
 };
+
+/**
+ * The handler of an operator route, run as the organization its input names: the request's
+ * connection is scoped to it by one statement that also checks it exists (404 `Organization`
+ * otherwise), and the work runs as that tenant with no user of it as the actor, so its writes are
+ * credited to nobody (`created_by` null): the operator did them. Answers what `work` answers.
+ */
+export async function runAsOrganization<T>(
+  c: Context<AppEnv>,
+  organizationId: number,
+  work: (ctx: TenantContext) => Promise<T>,
+): Promise<T> {
+  let done: { value: T } | undefined;
+  await runAsTenant<string>(
+    c,
+    async () => {
+      done = { value: await work(c.var.tenant) };
+    },
+    organizationId,
+    sql`(select ${organizations.id}::text from ${organizations} where ${organizations.id} = ${organizationId}) as caller`,
+    (found) => {
+      if (!found) throw new NotFound('Organization', organizationId);
+      return { ...actorContext({ kind: 'public', onBehalfOf: 0 }), userId: null };
+    },
+  );
+  if (!done) throw new Error('runAsOrganization: the work did not run');
+  return done.value;
+}

@@ -2,12 +2,8 @@
  * The organization's credits (spec "AI tools and email drafts": `GET /api/credits` and
  * `GET /api/credits/ai-features`) and the operator's grant (beyond the spec; core/auth/operator.ts).
  */
-import { sql } from 'drizzle-orm';
-import { runAsTenant } from '../../core/database';
-import { NotFound } from '../../core/errors';
+import { runAsOrganization } from '../../core/auth/operator';
 import { created, list, ok, wholeList } from '../../core/http';
-import { organizations } from '../../db/schema';
-import { actorContext } from '../../db/tenant';
 import { createRouter, defineRoute, envelope, jsonBody, listEnvelope } from '../../core/routes';
 import { grantCredits } from './ledger';
 import { CREDIT_FEATURES, FEATURE_PRICES } from './prices';
@@ -63,21 +59,10 @@ creditRoutes.openapi(
   }),
   async (c) => {
     const body = c.req.valid('json');
-    let grant: { id: number; balance: number } | undefined;
-    await runAsTenant<string>(
-      c,
-      async () => {
-        grant = await grantCredits(c.var.tenant, { amount: body.amount, note: body.note ?? 'operator grant' });
-      },
-      body.organization_id,
-      sql`(select ${organizations.id}::text from ${organizations} where ${organizations.id} = ${body.organization_id}) as caller`,
-      (found) => {
-        if (!found) throw new NotFound('Organization', body.organization_id);
-        // Credited to nobody of the organization: the operator granted it (created_by stays null).
-        return { ...actorContext({ kind: 'public', onBehalfOf: 0 }), userId: null };
-      },
+    // Credited to nobody of the organization: the operator granted it (created_by stays null).
+    const done = await runAsOrganization(c, body.organization_id, (tenant) =>
+      grantCredits(tenant, { amount: body.amount, note: body.note ?? 'operator grant' }),
     );
-    const done = grant as { id: number; balance: number };
     return created(
       c,
       { id: done.id, organization_id: body.organization_id, amount: body.amount, balance: done.balance },

@@ -3,6 +3,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { paymentRequiredResponse } from '../../core/routes';
+import { operatorOrganizationId } from '../../core/schemas';
 import { CREDIT_FEATURES } from './prices';
 
 const feature = z.enum(CREDIT_FEATURES).openapi({ description: 'The priced feature', example: 'email_draft' });
@@ -86,12 +87,7 @@ export const FeaturePriceSchema = z
 
 export const GrantCreditsBody = z
   .object({
-    organization_id: z
-      .number({ error: 'must be the id of an organization (a positive integer)' })
-      .int('must be the id of an organization (a positive integer)')
-      .positive('must be the id of an organization (a positive integer)')
-      .max(Number.MAX_SAFE_INTEGER)
-      .openapi({ description: 'The organization credited (404 when there is none)', example: 12 }),
+    organization_id: operatorOrganizationId('The organization credited'),
     amount: z
       .number()
       .int()

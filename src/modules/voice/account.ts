@@ -1,6 +1,6 @@
 /**
- * The organization's side of calling: its wallet (derived from the ledger), the admin's top-up
- * (beyond the spec: a real payment provider is out of scope), the browser's voice token, and
+ * The organization's side of calling: its wallet (derived from the ledger), the operator's top-up
+ * (beyond the spec: a real payment provider is out of scope; routes.ts), the browser's voice token, and
  * connecting a Twilio account (sealed credentials, kind `voice`).
  */
 import type { z } from '@hono/zod-openapi';
@@ -40,6 +40,7 @@ export async function readWallet(ctx: Pick<TenantContext, 'db' | 'orgId'>) {
   } as const;
 }
 
+/** A top-up (the operator's, run as the organization: created_by is null), then the wallet. */
 export async function topUpWallet(ctx: TenantContext, input: z.output<typeof TopUpBody>) {
   await recordLedger(ctx.db, ctx.orgId, {
     kind: 'top_up',

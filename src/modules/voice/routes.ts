@@ -1,8 +1,9 @@
 /**
  * Voice routes (spec "Voice and calling"): numbers, their users, the calling wallet, and (beyond
- * the spec) the admin's wallet top-up and Twilio connection. Another organization's number or
+ * the spec) the operator's wallet top-up (core/auth/operator.ts) and the admin's Twilio connection. Another organization's number or
  * user is a 404.
  */
+import { runAsOrganization } from '../../core/auth/operator';
 import { accepted, list, ok } from '../../core/http';
 import { createRouter, defineRoute, envelope, jsonBody, listEnvelope } from '../../core/routes';
 import { requestOrigin } from './origin';
@@ -20,6 +21,7 @@ import {
   VoiceConnectionSchema,
   VoiceDisconnectedSchema,
   WalletSchema,
+  WalletTopUpSchema,
 } from './schemas';
 import {
   callsInProgressConflict,
@@ -124,16 +126,19 @@ voiceRoutes.openapi(
     path: '/api/voice/wallet/top-up',
     operationId: 'topUpVoiceWallet',
     tags,
-    summary: 'Add money to the calling wallet (admin; beyond the spec)',
+    summary: 'Add money to an organization’s calling wallet (the service operator only; beyond the spec)',
     description:
-      'Records a top-up of `amount` USD (0.01 to 10000) in the wallet’s ledger, with an optional `note`; answers the wallet. No payment is taken here: an admin records what was paid elsewhere. Beyond the spec.',
-    auth: 'bearer',
-    roles: ['admin'],
+      'Records a top-up of `amount` USD (0.01 to 10000) in the calling wallet of the organization `organization_id`, with an optional `note`, credited to nobody of it; answers that wallet. No payment is taken here: the operator records what the organization paid elsewhere. The wallet is what the organization has paid the service for calls and numbers at the service’s prices, so funding it is the operator’s act, never the organization’s own: the route takes the operator key (the Worker secret OPERATOR_API_KEY, as `Authorization: Bearer` or `X-Operator-Key`), never a tenant credential; an organization’s admin gets 403 `operator_only`. A deployment without the secret answers 404. Not idempotent: a top-up retried after a lost answer counts twice. Beyond the spec (which has only `GET /api/voice/wallet`).',
+    auth: 'operator',
     transaction: false,
     request: { body: jsonBody(TopUpBody) },
-    responses: { 200: envelope(WalletSchema, 'Wallet topped up') },
+    responses: { 200: envelope(WalletTopUpSchema, 'Wallet topped up') },
   }),
-  async (c) => ok(c, await topUpWallet(c.var.tenant, c.req.valid('json')), 'Wallet topped up'),
+  async (c) => {
+    const body = c.req.valid('json');
+    const wallet = await runAsOrganization(c, body.organization_id, (tenant) => topUpWallet(tenant, body));
+    return ok(c, { organization_id: body.organization_id, ...wallet }, 'Wallet topped up');
+  },
 );
 
 voiceRoutes.openapi(

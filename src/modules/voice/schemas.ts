@@ -3,7 +3,7 @@
  * Every request string is bounded; money is in currency units (USD) on the wire.
  */
 import { z } from '@hono/zod-openapi';
-import { booleanFlag, positiveId, text, timestamp } from '../../core/schemas';
+import { booleanFlag, operatorOrganizationId, positiveId, text, timestamp } from '../../core/schemas';
 import { CALL_STATUSES, NUMBER_STATUSES, NUMBER_TYPES } from '../../db/schema';
 
 const numberType = z
@@ -177,6 +177,7 @@ export const WalletSchema = z
 
 export const TopUpBody = z
   .object({
+    organization_id: operatorOrganizationId('The organization whose wallet is topped up'),
     amount: z
       .number({ error: 'must be an amount in USD' })
       .min(0.01, 'must be at least 0.01')
@@ -186,9 +187,24 @@ export const TopUpBody = z
     note: text(1, 200).optional().openapi({ description: 'Why (for the ledger)', example: 'Invoice 2026-001' }),
   })
   .openapi('WalletTopUpRequest', {
-    description: 'Money added to the calling wallet',
-    example: { amount: 20, note: 'Invoice 2026-001' },
+    description: 'Money added to one organization’s calling wallet',
+    example: { organization_id: 12, amount: 20, note: 'Invoice 2026-001' },
   });
+
+export const WalletTopUpSchema = WalletSchema.extend({
+  organization_id: z.number().int().openapi({ description: 'The organization whose wallet was topped up' }),
+}).openapi('VoiceWalletTopUp', {
+  description: 'The calling wallet of the organization topped up, after the top-up',
+  example: {
+    organization_id: 12,
+    balance: 38.5,
+    held: 0.5,
+    currency: 'USD',
+    call_price_per_minute: 0.05,
+    agent_call_max_minutes: 10,
+    number_monthly_prices: { local: 1.15, mobile: 1.15, toll_free: 2.15 },
+  },
+});
 
 export const VoiceTokenSchema = z
   .object({
