@@ -462,6 +462,24 @@ describe('calls', () => {
   });
 });
 
+describe('call recordings by their file id', () => {
+  it('downloads a recording by its stored file id too, as the audio/wav its link serves', async () => {
+    await topUp(org, 1);
+    const id = await completedAgentCall(org, await leadWithPhone(org, '+14155550142', 'Heard'));
+    const [row] = await inOrganization(org.orgId, (tx) => tx.select().from(calls).where(eq(calls.id, id)));
+    // `call` checks the answer against the route's declared content types.
+    const byFileId = await call('GET', `/api/storage-file/download/${row.recordingFileId}`, { token: org.token });
+    expect(byFileId.status).toBe(200);
+    expect(byFileId.headers.get('content-type')).toBe('audio/wav');
+    expect(byFileId.text.slice(0, 4)).toBe('RIFF');
+    expectFailure(
+      await call('GET', `/api/storage-file/download/${row.recordingFileId}`, { token: other.token }),
+      404,
+      'not_found',
+    );
+  });
+});
+
 describe('provider webhooks', () => {
   const authToken = 'twilio-auth-token-0123456789';
   const secret = 'vapi-webhook-secret-0123456789';

@@ -14,6 +14,7 @@ import {
   jsonBody,
   listEnvelope,
 } from '../../core/routes';
+import { RECORDING_CONTENT_TYPE } from '../../providers/voice/recording';
 import { IMAGE_TYPES, STORED_CONTENT_TYPES } from './upload-policy';
 import { AttachFileBody, AttachmentSchema, MAX_UPLOAD_MB, StorageFileForm, StoredFileSchema } from './schemas';
 import { attachFile, AttachmentListQuery, listAttachments, uploadStorageFile } from './service';
@@ -51,13 +52,16 @@ fileRoutes.openapi(
     tags,
     summary: 'Download a stored file of the organization (streamed, with its content type)',
     description:
-      'Streams a stored file of the organization with its stored content type (inline for images, attachment otherwise).',
+      'Streams a stored file of the organization with its stored content type (inline for images, attachment otherwise); a call recording as `audio/wav`. A file that only deleted records point at (a deleted lead’s document, or the recording of its call) is a 404.',
     auth: 'bearer',
     request: { params: idParam() },
     responses: { 200: binaryDownload('The file, with its stored (sniffed) content type', STORED_CONTENT_TYPES) },
   }),
   async (c) => {
-    const file = await findStoredFile(c.var.tenant, c.req.valid('param').id);
+    const stored = await findStoredFile(c.var.tenant, c.req.valid('param').id);
+    // A call recording is served as the audio it was stored as, as its own link serves it
+    // (GET /api/v1/call/recording/{token}), never as another type.
+    const file = stored.category === 'call_recording' ? { ...stored, contentType: RECORDING_CONTENT_TYPE } : stored;
     // Images of the allow-list (never SVG) open in the browser, as a company logo's URL is shown.
     return fileResponse(c.env.FILES, file, Object.hasOwn(IMAGE_TYPES, file.contentType) ? 'inline' : 'attachment');
   },

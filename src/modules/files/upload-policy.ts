@@ -21,6 +21,7 @@
  */
 import { PayloadTooLarge, ValidationFailed } from '../../core/errors';
 import { fileRangeSource, readZipDirectory, startsWithZipMagic } from '../../core/zip-directory';
+import { RECORDING_CONTENT_TYPE } from '../../providers/voice/recording';
 
 /** 25 MB per file. Multipart bodies as a whole are capped at the largest per-file cap plus 1 MB in app.ts. */
 export const MAX_UPLOAD_BYTES = 25 * 1024 * 1024;
@@ -67,8 +68,11 @@ const EXTENSION_FOR: Record<string, string> = {
   'text/csv': 'csv',
 };
 
-/** Every content type a stored file can be served with: the upload policy's types, and the import and export files (CSV, XLSX). */
-export const STORED_CONTENT_TYPES = Object.keys(EXTENSION_FOR);
+/**
+ * Every content type a stored file can be served with: the upload policy's types, the import and
+ * export files (CSV, XLSX), and call recordings (always WAV: providers/voice/recording.ts).
+ */
+export const STORED_CONTENT_TYPES = [...Object.keys(EXTENSION_FOR), RECORDING_CONTENT_TYPE];
 
 const HEAD_BYTES = 64 * 1024;
 
