@@ -19,7 +19,7 @@ import { localRecording } from '../src/providers/voice/local';
 import { twilioSignature } from '../src/providers/voice/twilio-signature';
 import { vapiSignature } from '../src/providers/voice/vapi';
 import { call, expectFailure, fetchWorker, signupOrganization, type SignedUp } from './helpers/api';
-import { feedOf, inOrganization } from './helpers/leads';
+import { feedOf, inOrganization, restoreLead, softDeleteLead } from './helpers/leads';
 import { mockFetch } from './helpers/fetch-mock';
 import { deliverJobs, requestRecordingJobs } from './helpers/mail';
 import { operatorKey, operatorTopUp, statusWithOperatorKeyConfigured, tenantCredentials } from './helpers/operator';
@@ -462,7 +462,7 @@ describe('calls', () => {
   });
 });
 
-describe('call recordings by their file id', () => {
+describe('call recordings by their file id and of a deleted lead’s call', () => {
   it('downloads a recording by its stored file id too, as the audio/wav its link serves', async () => {
     await topUp(org, 1);
     const id = await completedAgentCall(org, await leadWithPhone(org, '+14155550142', 'Heard'));
@@ -477,6 +477,34 @@ describe('call recordings by their file id', () => {
       404,
       'not_found',
     );
+  });
+
+  it('a deleted lead’s call recording is 404 on every path (the link, a link issued before, the file id) until the lead is restored', async () => {
+    await topUp(org, 1);
+    const lead = await leadWithPhone(org, '+14155550142', 'Deleted');
+    const id = await completedAgentCall(org, lead);
+    const [row] = await inOrganization(org.orgId, (tx) => tx.select().from(calls).where(eq(calls.id, id)));
+    expect(row.recordingFileId).not.toBeNull();
+    const byFileId = `/api/storage-file/download/${row.recordingFileId}`;
+    const issued = await call('GET', `/api/call/${id}/recording`, { token: org.token });
+    expect(issued.status, issued.text).toBe(200);
+    const download = (url: string) => fetchWorker(new Request(new URL(url, 'http://lead.test')));
+    expect((await download(issued.body.data.url)).status).toBe(200);
+    expect((await call('GET', byFileId, { token: org.token })).status).toBe(200);
+
+    await softDeleteLead(org, lead);
+    expectFailure(await call('GET', `/api/call/${id}/recording`, { token: org.token }), 404, 'not_found');
+    // A link handed out before the lead was deleted no longer plays it.
+    expect((await download(issued.body.data.url)).status).toBe(404);
+    expectFailure(await call('GET', byFileId, { token: org.token }), 404, 'not_found');
+
+    await restoreLead(org, lead);
+    const again = await call('GET', `/api/call/${id}/recording`, { token: org.token });
+    expect(again.status, again.text).toBe(200);
+    const audio = await download(again.body.data.url);
+    expect(audio.status).toBe(200);
+    expect(new TextDecoder().decode(new Uint8Array(await audio.arrayBuffer()).slice(0, 4))).toBe('RIFF');
+    expect((await call('GET', byFileId, { token: org.token })).status).toBe(200);
   });
 });
 

@@ -3,7 +3,7 @@
  * metadata in `stored_files`, and streaming them back only to the owning organization.
  */
 import { and, eq, sql } from 'drizzle-orm';
-import { attachments, companies, contacts, leads, storedFiles } from '../../db/schema';
+import { attachments, calls, companies, contacts, leads, storedFiles } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { NotFound } from '../../core/errors';
 import { isoTimestamp } from '../../core/schemas';
@@ -110,7 +110,10 @@ export async function storeFile(
   return row;
 }
 
-/** The live or the deleted lead, contact or company that points at `stored_files` (an attachment, a profile image, a logo). */
+/**
+ * The live or the deleted lead, contact or company that points at `stored_files` (an attachment, a
+ * profile image, a logo, or the recording of a call with it).
+ */
 function referencedBy(deleted: boolean) {
   const state = deleted ? sql`is not null` : sql`is null`;
   const file = storedFiles.id;
@@ -124,13 +127,18 @@ function referencedBy(deleted: boolean) {
       where a.organization_id = ${org} and a.file_id = ${file} and a.subject_type = 'company' and co.deleted_at ${state})
     or exists (select 1 from ${leads} l where l.organization_id = ${org} and l.profile_image_file_id = ${file} and l.deleted_at ${state})
     or exists (select 1 from ${companies} co where co.organization_id = ${org} and co.logo_file_id = ${file} and co.deleted_at ${state})
+    or exists (select 1 from ${calls} c join ${leads} l on l.organization_id = c.organization_id and l.id = c.lead_id
+      where c.organization_id = ${org} and c.recording_file_id = ${file} and l.deleted_at ${state})
+    or exists (select 1 from ${calls} c join ${contacts} ct on ct.organization_id = c.organization_id and ct.id = c.contact_id
+      where c.organization_id = ${org} and c.recording_file_id = ${file} and ct.deleted_at ${state})
   )`;
 }
 
 /**
  * A file is served as long as a live record points at it, or none ever did (an upload not attached
- * yet, an export, a call recording). A file that only deleted records point at (a soft-deleted
- * lead's document or profile image, a deleted contact's attachment) is 404 like its record, on
+ * yet, an export, the recording of a call with no lead or contact). A file that only deleted
+ * records point at (a soft-deleted lead's document or profile image, a deleted contact's
+ * attachment, the recording of a deleted lead's or contact's call) is 404 like its record, on
  * every route that serves it or takes its id; restoring the record brings it back.
  */
 const servable = sql`(${referencedBy(false)} or not ${referencedBy(true)})`;

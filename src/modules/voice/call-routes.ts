@@ -5,6 +5,7 @@
  */
 import { accepted, handleMethodNotAllowed, list, ok } from '../../core/http';
 import { createRouter, defineRoute, envelope, ErrorEnvelope, idParam, jsonBody, listEnvelope } from '../../core/routes';
+import { findStoredFile } from '../files';
 import { trackingSecrets } from '../tracking';
 import { voiceToken } from './account';
 import { initiateAgentCall } from './agent-calls';
@@ -103,7 +104,7 @@ callRoutes.openapi(
     tags,
     summary: 'A short-lived link to the call’s recording',
     description:
-      'A link (valid 15 minutes, no credentials needed: fit for an `<audio>` element) that downloads the call’s WAV recording, which is copied into our storage from the provider once it is ready. 404 while there is none.',
+      'A link (valid 15 minutes, no credentials needed: fit for an `<audio>` element) that downloads the call’s WAV recording, which is copied into our storage from the provider once it is ready. 404 while there is none, and while the call’s lead or contact is deleted (its recording goes with it: the link, a link issued before and the stored file’s id all answer 404 until the record is restored).',
     auth: 'bearer',
     request: { params: idParam() },
     responses: { 200: envelope(RecordingLinkSchema) },
@@ -112,6 +113,9 @@ callRoutes.openapi(
     const tenant = c.var.tenant;
     const call = await findCall(tenant, c.req.valid('param').id);
     if (!call.recordingFileId) throw new NotFound(`Recording of call ${call.id}`);
+    // The file's own rule (files/storage.ts findStoredFile): the recording of a deleted lead's or
+    // contact's call is a 404 with it, as the link itself would be.
+    await findStoredFile(tenant, call.recordingFileId);
     const link = await recordingLink(trackingSecrets(c.env), {
       orgId: tenant.orgId,
       callId: call.id,
