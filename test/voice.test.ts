@@ -18,7 +18,8 @@ import { REASONS as VOICE_REASONS } from '../src/modules/voice/voice-job';
 import { localRecording } from '../src/providers/voice/local';
 import { twilioSignature } from '../src/providers/voice/twilio-signature';
 import { vapiSignature } from '../src/providers/voice/vapi';
-import { call, expectFailure, fetchWorker, signupOrganization, type SignedUp } from './helpers/api';
+import { call, expectFailure, fetchWorker, signupOrganization, type SignedUp, uniqueEmail } from './helpers/api';
+import { createCompany, createContact } from './helpers/accounts';
 import { feedOf, inOrganization, restoreLead, softDeleteLead } from './helpers/leads';
 import { mockFetch } from './helpers/fetch-mock';
 import { deliverJobs, requestRecordingJobs } from './helpers/mail';
@@ -462,7 +463,7 @@ describe('calls', () => {
   });
 });
 
-describe('call recordings by their file id and of a deleted lead’s call', () => {
+describe('call recordings by their file id, and of a deleted lead’s or contact’s call', () => {
   it('downloads a recording by its stored file id too, as the audio/wav its link serves', async () => {
     await topUp(org, 1);
     const id = await completedAgentCall(org, await leadWithPhone(org, '+14155550142', 'Heard'));
@@ -505,6 +506,25 @@ describe('call recordings by their file id and of a deleted lead’s call', () =
     expect(audio.status).toBe(200);
     expect(new TextDecoder().decode(new Uint8Array(await audio.arrayBuffer()).slice(0, 4))).toBe('RIFF');
     expect((await call('GET', byFileId, { token: org.token })).status).toBe(200);
+  });
+
+  it('a deleted contact’s call recording is 404 too', async () => {
+    await topUp(org, 1);
+    const contactId = await createContact(org, {
+      company_id: await createCompany(org),
+      email: uniqueEmail('ada'),
+      phone_number: '+14155550142',
+    });
+    const placed = await withJobsRun('POST', '/api/call/agent/initiate', {
+      token: org.token,
+      body: { system_prompt: 'Book a demo.', contact_id: contactId },
+    });
+    expect(placed.status, placed.text).toBe(202);
+    const id = placed.body.data.id;
+    expect((await call('GET', `/api/call/${id}/recording`, { token: org.token })).status).toBe(200);
+    const deleted = await call('DELETE', `/api/contact/delete/${contactId}`, { token: org.token });
+    expect(deleted.status, deleted.text).toBe(200);
+    expectFailure(await call('GET', `/api/call/${id}/recording`, { token: org.token }), 404, 'not_found');
   });
 });
 
