@@ -1040,13 +1040,20 @@ describe('the suppression list at send time', () => {
 
 describe('a bounce report arriving for mail we sent', () => {
   /** A delivery report as Postfix writes it: the per-recipient status part and our returned headers. */
-  function report(options: { messageId: string; blocks: string[]; failedHeader?: string; inReplyTo?: string }) {
+  function report(options: {
+    messageId: string;
+    blocks: string[];
+    failedHeader?: string;
+    inReplyTo?: string;
+    references?: string;
+  }) {
     return [
       'From: Mail Delivery System <MAILER-DAEMON@mx.example.net>',
       `To: ${repAddress}`,
       'Subject: Undelivered Mail Returned to Sender',
       `Message-ID: <dsn-${crypto.randomUUID()}@mx.example.net>`,
       ...(options.inReplyTo ? [`In-Reply-To: ${options.inReplyTo}`] : []),
+      ...(options.references ? [`References: ${options.references}`] : []),
       ...(options.failedHeader ? [`X-Failed-Recipients: ${options.failedHeader}`] : []),
       'Content-Type: multipart/report; report-type=delivery-status; boundary="b1"',
       '',
@@ -1119,6 +1126,55 @@ describe('a bounce report arriving for mail we sent', () => {
     const again = await send({ to: [gone, delayed], subject: 'Again', body: 'Hello' });
     expect(again.status, again.text).toBe(202);
     expect(again.body.data).toMatchObject({ to: [delayed], suppressed: [gone.toLowerCase()] });
+  });
+
+  it('marks the message it returns bounced (status, failure_reason, the sent folder), once however often it is seen', async () => {
+    const [gone, kept] = [uniqueEmail('bounced-gone'), uniqueEmail('bounced-kept')];
+    // An earlier message of the thread reached `gone`: the report returns the later one only.
+    const first = await send({ to: [gone, kept], subject: 'Our offer', body: 'Hello' });
+    await deliverJobs(first.sent);
+    const laterSent = await requestRecordingJobs('POST', `/api/inbox/reply/${first.body.data.id}`, {
+      token: owner.token,
+      body: { config_id: configId, body: 'Following up' },
+    });
+    expect(laterSent.status, laterSent.text).toBe(202);
+    expect(laterSent.body.data.to).toEqual([gone, kept]);
+    await deliverJobs(laterSent.sent);
+    const raw = report({
+      messageId: laterSent.body.data.message_id,
+      inReplyTo: laterSent.body.data.message_id,
+      references: `${first.body.data.message_id} ${laterSent.body.data.message_id}`,
+      blocks: [block(gone, 'failed', '5.1.1'), block(kept, 'delayed', '4.4.7')],
+    });
+    const received = await call('POST', '/api/inbox/local/receive', {
+      token: owner.token,
+      body: { config_id: configId, raw },
+    });
+    expect(received.status, received.text).toBe(201);
+    const bounced = await messageRow(laterSent.body.data.id);
+    expect(bounced).toMatchObject({ status: 'bounced' });
+    expect(bounced.failureReason).toContain(gone.toLowerCase());
+    expect(bounced.failureReason).not.toContain(kept.toLowerCase());
+    expect(await messageRow(first.body.data.id)).toMatchObject({ status: 'sent', failureReason: null });
+
+    // The sender sees it: the sent folder lists it bounced.
+    const listed = await call('GET', '/api/inbox/list', {
+      token: owner.token,
+      query: { config_id: configId, folder: 'sent', limit: 50 },
+    });
+    expect(
+      listed.body.data.find((message: { id: string }) => message.id === String(laterSent.body.data.id)),
+    ).toMatchObject({ status: 'bounced' });
+
+    // The same report seen again (the inbox listed, the report viewed) changes nothing.
+    const inbox = await call('GET', '/api/inbox/list', { token: owner.token, query: { config_id: configId } });
+    expect(inbox.status, inbox.text).toBe(200);
+    const viewed = await call('GET', `/api/inbox/view/${received.body.data.id}`, {
+      token: owner.token,
+      query: { config_id: configId },
+    });
+    expect(viewed.status, viewed.text).toBe(200);
+    expect(await messageRow(laterSent.body.data.id)).toEqual(bounced);
   });
 
   it('without a status part, X-Failed-Recipients names the hard bounces (a report answering our message)', async () => {

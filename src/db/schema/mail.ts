@@ -40,9 +40,11 @@ export const mailSendJobs = pgTable(
 
 /**
  * queued → sending → sent | failed for what we send, or suppressed (every recipient went on the
- * suppression list after it was queued: not sent); received for what arrives in a local mailbox.
+ * suppression list after it was queued: not sent); sent → bounced when a delivery report in the
+ * inbox says it failed for good for a recipient (modules/mail/bounces.ts); received for what
+ * arrives in a local mailbox.
  */
-export const MAIL_STATUSES = ['queued', 'sending', 'sent', 'failed', 'suppressed', 'received'] as const;
+export const MAIL_STATUSES = ['queued', 'sending', 'sent', 'failed', 'suppressed', 'bounced', 'received'] as const;
 export type MailStatus = (typeof MAIL_STATUSES)[number];
 /** one_to_one (inbox/send), reply (inbox/reply), bulk (target-account bulk email): bulk and one_to_one carry List-Unsubscribe. */
 export const MAIL_KINDS = ['one_to_one', 'reply', 'bulk'] as const;

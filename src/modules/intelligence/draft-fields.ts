@@ -29,9 +29,9 @@ export const draftFields = defineFields(
     },
     lead_id: { column: 'leadId', description: 'The lead it is written to', read: z.number().int() },
     status: {
-      select: sql<string>`case when ${aiEmailDrafts.status} = 'queued' then coalesce(case ${message('status')} when 'sent' then 'sent' when 'failed' then 'failed' when 'suppressed' then 'failed' end, 'queued') else ${aiEmailDrafts.status} end`,
+      select: sql<string>`case when ${aiEmailDrafts.status} = 'queued' then coalesce(case ${message('status')} when 'sent' then 'sent' when 'failed' then 'failed' when 'suppressed' then 'failed' when 'bounced' then 'failed' end, 'queued') else ${aiEmailDrafts.status} end`,
       description:
-        'draft (written, awaiting review) → approved → queued (handed to the mail account) → sent or failed (also when its recipient went on the suppression list before it was sent: failure_reason says so); or rejected. Only an approved draft can be sent',
+        'draft (written, awaiting review) → approved → queued (handed to the mail account) → sent or failed (also when its recipient went on the suppression list before it was sent, or when it bounced: a delivery report said it failed for good; failure_reason says so); or rejected. Only an approved draft can be sent',
       read: z.enum(DRAFT_STATUSES),
       present: storedAs<DraftStatus>(),
     },

@@ -8,6 +8,12 @@
  * of ours it answers (its In-Reply-To or References, the Message-ID in its returned headers, or the
  * provider's thread) and only for addresses that message was sent to: a forged report cannot
  * suppress an address the account never mailed. One statement, and none when no bounce was seen.
+ *
+ * The message it returns is marked `bounced` (it was `sent`), its failure_reason naming the
+ * recipients reported: the sender sees on the message that it never arrived. The message is the
+ * one the report names (the Message-ID of its returned headers, its In-Reply-To), else the latest
+ * of ours in the thread sent to that address: an earlier message of the thread that arrived is not
+ * marked. Seen again, a report changes nothing (only a `sent` message is marked).
  */
 import { sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client';
@@ -15,12 +21,18 @@ import { mailMessages, mailSuppressions } from '../../db/schema';
 import type { ConnectionRow } from '../../providers/connections';
 import type { InboxMessage } from '../../providers/mail/interface';
 
+/** What a bounced message's failure_reason says, naming the recipients reported. */
+export const BOUNCED_REASON_PREFIX = 'A delivery report says delivery failed for good to ';
+
 /** Answers the addresses newly put on the list. */
 export async function recordBounces(db: Queryable, connection: ConnectionRow, messages: InboxMessage[]) {
   const candidates = messages
     .filter((message) => message.automated === 'bounce' && (message.bounce?.hard_bounced.length ?? 0) > 0)
-    .map((message) => ({
+    .map((message, n) => ({
+      n,
       thread_id: message.thread_id,
+      // The message it returns, by its own words: the returned headers' Message-ID, its In-Reply-To.
+      exact: [message.bounce?.original_message_id, message.in_reply_to].filter((ref): ref is string => !!ref),
       refs: [message.in_reply_to, ...message.references, message.bounce?.original_message_id].filter(
         (ref): ref is string => !!ref,
       ),
@@ -29,22 +41,39 @@ export async function recordBounces(db: Queryable, connection: ConnectionRow, me
     .filter((candidate) => candidate.refs.length > 0 || candidate.thread_id);
   if (candidates.length === 0) return [];
   const orgId = connection.organizationId;
+  // `returned`: for each report and address, the one message of ours it returns (the one it names
+  // exactly, else the latest sent to that address in the thread); that message is marked bounced,
+  // once (only a `sent` one changes: the same report seen again changes nothing).
   const result = await db.execute<{ address: string }>(sql`
     with candidates as (
       select * from jsonb_to_recordset(${JSON.stringify(candidates)}::jsonb)
-        as c(thread_id text, refs text[], addresses text[])
+        as c(n int, thread_id text, exact text[], refs text[], addresses text[])
     ),
-    bounced as (
-      select distinct a.address
+    matched as (
+      select c.n, a.address, s.id, s.status, s.rfc_message_id = any(c.exact) as exact
       from candidates c
       join ${mailMessages} s on s.organization_id = ${orgId} and s.connection_id = ${connection.id}
         and s.direction = 'outbound'
         and (s.rfc_message_id = any(c.refs) or (c.thread_id is not null and s.provider_thread_id = c.thread_id))
       cross join lateral unnest(c.addresses) as a(address)
       where a.address = any(array(select lower(r) from unnest(s.to_addresses || s.cc_addresses || s.bcc_addresses) as r))
+    ),
+    returned as (
+      select distinct on (n, address) id, address from matched
+      where status in ('sent', 'bounced')
+      order by n, address, exact desc, id desc
+    ),
+    marked as (
+      update ${mailMessages} m
+      set status = 'bounced',
+        failure_reason = ${BOUNCED_REASON_PREFIX} || r.addresses || ' (it is on the suppression list); nothing is known of any other recipient',
+        updated_at = now()
+      from (select id, string_agg(distinct address, ', ' order by address) as addresses from returned group by id) r
+      where m.organization_id = ${orgId} and m.id = r.id and m.status = 'sent'
+      returning m.id
     )
     insert into ${mailSuppressions} (organization_id, address, reason)
-    select ${orgId}, address, 'bounced' from bounced
+    select distinct ${orgId}::bigint, address, 'bounced' from matched
     on conflict do nothing
     returning address`);
   return result.rows.map((row) => row.address);

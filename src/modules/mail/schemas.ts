@@ -260,7 +260,10 @@ export const InboxMessageSchema = z
       })
       .optional()
       .openapi({ description: 'Bounces only: what the delivery report says' }),
-    status: z.string().optional().openapi({ description: 'Local mailbox only: our delivery status of a sent message' }),
+    status: z.string().optional().openapi({
+      description:
+        'Local mailbox only: our delivery status of a sent message (queued, sending, sent, failed, suppressed, bounced: a delivery report says it failed for good for a recipient), received for an arrival',
+    }),
   })
   .openapi('InboxMessage', {
     description: 'A message of a mail account',
@@ -312,7 +315,7 @@ export const OutgoingSchema = z
     id: z.number().int().openapi({ description: 'The recorded message' }),
     status: z.enum(MAIL_STATUSES).openapi({
       description:
-        'queued: the queue sends it; then sent, or failed with failure_reason, or suppressed (every recipient went on the suppression list, by an unsubscribe or a hard bounce, after it was queued: nothing was sent)',
+        'queued: the queue sends it; then sent, or failed with failure_reason, or suppressed (every recipient went on the suppression list, by an unsubscribe or a hard bounce, after it was queued: nothing was sent). A sent message becomes bounced when a delivery report answering it arrives in the account’s inbox (seen by a list or a view) saying delivery failed for good (no such mailbox or domain) for a recipient: failure_reason names the recipients reported, who are on the suppression list; the others may have received it. received: a message that arrived in a local mailbox',
     }),
     kind: z.enum(MAIL_KINDS).openapi({ description: 'What sent it: one_to_one, reply or bulk' }),
     config_id: z.number().int().openapi({ description: 'The mail account it is sent from' }),
@@ -328,7 +331,10 @@ export const OutgoingSchema = z
       .openapi({ description: 'The lead its first recipient is (opens and clicks count there)' }),
     contact_id: z.number().int().nullable().openapi({ description: 'The contact its first recipient is, if any' }),
     suppressed: z.array(z.string()).openapi({ description: 'Recipients left out: they are on the suppression list' }),
-    failure_reason: z.string().nullable().openapi({ description: 'Why it failed, for a person to read (failed only)' }),
+    failure_reason: z
+      .string()
+      .nullable()
+      .openapi({ description: 'Why it failed, for a person to read (failed, suppressed and bounced only)' }),
     created_at: timestamp().openapi({ description: 'When it was recorded' }),
   })
   .openapi('OutgoingMail', { description: 'A message recorded for sending', example: OUTGOING_EXAMPLE });
