@@ -16,6 +16,7 @@ import { withOwnDatabase } from '../src/db/client';
 import { readConfig } from '../src/env';
 import { MAX_LEASE_RESENDS, sweepExpiredLeases } from '../src/jobs/lease-sweep';
 import { REASONS as MAIL_SEND_REASONS } from '../src/modules/mail/send-job';
+import { verifyTrackingToken } from '../src/modules/tracking/token';
 import { HANDED_OVER_UNANSWERED } from '../src/providers/mail/smtp';
 import worker from '../src/index';
 import { EVENTS_QUEUE } from '../src/jobs/events-runner';
@@ -1035,6 +1036,53 @@ describe('the suppression list at send time', () => {
     });
     const shown = listed.body.data.find((message: { id: string }) => message.id === String(skipped?.id));
     expect(shown).toMatchObject({ status: 'suppressed' });
+  });
+  it('when the first recipient is left out, the lead, tracking and unsubscribe link follow the recipients left', async () => {
+    const [gone, kept, stranger] = [uniqueEmail('first-gone'), uniqueEmail('first-kept'), uniqueEmail('no-lead')];
+    const leadOf = async (email: string) => {
+      const added = await call('POST', '/api/lead/add', {
+        token: owner.token,
+        body: { first_name: 'Lead', last_name: 'Left', email },
+      });
+      expect(added.status, added.text).toBe(201);
+      return added.body.data.id as number;
+    };
+    const [goneLead, keptLead] = [await leadOf(gone), await leadOf(kept)];
+    const body = 'See https://example.com/pricing';
+    const toLead = await send({ to: [gone, kept], subject: 'Pricing', body });
+    const toNobody = await send({ to: [gone], cc: [stranger], subject: 'Pricing', body });
+    expect(toLead.body.data.lead_id).toBe(goneLead);
+    await unsubscribe(gone);
+    await deliverJobs([...toLead.sent, ...toNobody.sent]);
+
+    const secrets = { jwtSecret: env.JWT_SECRET as string };
+    const tokens = (html: string, kind: 'open' | 'click') =>
+      [...html.matchAll(new RegExp(`/api/v1/track/${kind}/([\\w-]+\\.[\\w-]+)`, 'g'))].map((match) => match[1]);
+    const leadsTracked = async (html: string, kind: 'open' | 'click') =>
+      Promise.all(tokens(html, kind).map(async (token) => (await verifyTrackingToken(secrets, token))?.leadId));
+
+    const sentToLead = await messageRow(toLead.body.data.id);
+    expect(sentToLead).toMatchObject({ status: 'sent', toAddresses: [kept], leadId: keptLead, contactId: null });
+    const html = sentToLead.bodyHtml as string;
+    expect(await leadsTracked(html, 'open')).toEqual([keptLead]);
+    expect(await leadsTracked(html, 'click')).toEqual([keptLead]);
+    const header = sentToLead.headers.find((line) => line.startsWith('List-Unsubscribe:')) as string;
+    await expectUnsubscribes(header, kept, [gone]);
+    // One footer, with that same link.
+    const links = [...html.matchAll(/\/api\/v1\/mail\/unsubscribe\/[\w.-]+/g)].map((match) => match[0]);
+    expect(links).toEqual([/<http:\/\/lead\.test([^>]+)>/.exec(header)?.[1]]);
+    expect(sentToLead.headers.filter((line) => line.startsWith('List-Unsubscribe-Post:'))).toHaveLength(1);
+
+    // The one left is no lead: nobody's tracking, and their own link.
+    const sentToNobody = await messageRow(toNobody.body.data.id);
+    expect(sentToNobody).toMatchObject({ status: 'sent', toAddresses: [], ccAddresses: [stranger], leadId: null });
+    expect(tokens(sentToNobody.bodyHtml as string, 'open')).toEqual([]);
+    expect(sentToNobody.bodyHtml).toContain('href="https://example.com/pricing"');
+    await expectUnsubscribes(
+      sentToNobody.headers.find((line) => line.startsWith('List-Unsubscribe:')) as string,
+      stranger,
+      [gone],
+    );
   });
 });
 

@@ -10,14 +10,22 @@
  */
 import { sql } from 'drizzle-orm';
 import type { Bindings } from '../../env';
+import type { Queryable } from '../../db/client';
 import { mailMessages, mailSendJobs, mailSuppressions, type MailKind } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import { enqueueJob } from '../../jobs/outbox';
 import type { ConnectionRow } from '../../providers/connections';
 import { liveLeadsHoldingSql } from '../leads';
 import { linkDomainsSql } from '../tracking';
-import { trackingSecrets } from '../tracking';
-import { htmlToText, textToHtml, trackHtml, withUnsubscribeFooter } from './tracked-html';
+import { trackingSecrets, type TrackingSecrets } from '../tracking';
+import {
+  htmlToText,
+  textToHtml,
+  trackHtml,
+  withoutTracking,
+  withoutUnsubscribeFooter,
+  withUnsubscribeFooter,
+} from './tracked-html';
 import { signUnsubscribeToken, unsubscribeUrl } from './unsubscribe-token';
 
 export interface Draft {
@@ -53,7 +61,7 @@ function lower(addresses: string[]): string[] {
 }
 
 /** One statement: which of the addresses are suppressed, the live lead of each, and the organization's link domains. */
-async function recipientFacts(ctx: TenantContext, addresses: string[]) {
+async function recipientFacts(ctx: Pick<TenantContext, 'db' | 'orgId'>, addresses: string[]) {
   const result = await ctx.db.execute<{
     suppressed: string[] | null;
     leads: { email: string; id: number }[] | null;
@@ -72,6 +80,94 @@ async function recipientFacts(ctx: TenantContext, addresses: string[]) {
     leadOf: new Map((row.leads ?? []).toReversed().map((lead) => [lead.email, Number(lead.id)])),
     linkDomains: row.link_domains ?? [],
   };
+}
+
+/** What a message carries for its first recipient: tracking on their lead, their own unsubscribe link. */
+interface Addressed {
+  secrets: TrackingSecrets;
+  origin: string;
+  orgId: number;
+  kind: MailKind;
+  /** Lower-cased: whom the unsubscribe link is signed for. */
+  first: string;
+  leadId: number | null;
+  linkDomains: readonly string[];
+}
+
+/**
+ * The HTML and headers sent for `html` (untracked) addressed to `first`: the pixel and click links
+ * of their lead, and for mail that is not a reply the unsubscribe footer and List-Unsubscribe
+ * signed for them. Written when the message is recorded, and again by the send job when its first
+ * recipient was left out since (readdressed).
+ */
+async function addressed(html: string, to: Addressed): Promise<{ html: string; headers: string[] }> {
+  if (to.leadId) {
+    html = await trackHtml(html, {
+      secrets: to.secrets,
+      origin: to.origin,
+      orgId: to.orgId,
+      leadId: to.leadId,
+      campaign: to.kind === 'bulk' ? 'bulk-email' : 'inbox',
+      linkDomains: to.linkDomains,
+    });
+  }
+  const headers: string[] = [];
+  if (to.kind !== 'reply') {
+    const link = unsubscribeUrl(
+      to.origin,
+      await signUnsubscribeToken(to.secrets, { orgId: to.orgId, address: to.first }),
+    );
+    html = withUnsubscribeFooter(html, link);
+    headers.push(`List-Unsubscribe: <${link}>`, 'List-Unsubscribe-Post: List-Unsubscribe=One-Click');
+  }
+  return { html, headers };
+}
+
+/** The first recipient of a message, lower-cased: the one its lead and unsubscribe link are for. */
+export function firstRecipient(message: Pick<RecordedMessage, 'toAddresses' | 'ccAddresses' | 'bccAddresses'>) {
+  return (message.toAddresses[0] ?? message.ccAddresses[0] ?? message.bccAddresses[0])?.toLowerCase() ?? null;
+}
+
+const UNSUBSCRIBE_HEADER = /^List-Unsubscribe:\s*<([^>]+)>$/i;
+const TRACKED_URL = /(https?:\/\/[^"'\s/]+)\/api\/v1\/track\/(?:open|click)\//;
+
+/**
+ * A recorded message whose first recipient was left out since it was queued (put on the
+ * suppression list: send-job.ts), made out to its new first recipient `first`: their lead (and no
+ * contact: it was the first recipient's), the pixel and click links of that lead, and their own
+ * unsubscribe link, where before it kept the person left out's (a one-click from a remaining
+ * recipient would have unsubscribed the wrong address, their opens counted on the wrong lead).
+ * The body is the one recorded, its tracking and footer taken off (tracked-html withoutTracking)
+ * and written again; the public origin is the one it was recorded with. One statement.
+ */
+export async function readdressed(
+  db: Queryable,
+  env: Bindings,
+  message: RecordedMessage,
+  first: string,
+): Promise<Pick<RecordedMessage, 'leadId' | 'contactId' | 'bodyHtml' | 'headers'>> {
+  const facts = await recipientFacts({ db, orgId: message.organizationId }, [first]);
+  const leadId = facts.leadOf.get(first) ?? null;
+  const link = message.headers.map((line) => UNSUBSCRIBE_HEADER.exec(line)?.[1]).find(Boolean);
+  const origin = link ? new URL(link).origin : TRACKED_URL.exec(message.bodyHtml ?? '')?.[1];
+  const unchanged = { leadId, contactId: null, bodyHtml: message.bodyHtml, headers: message.headers };
+  if (!origin || message.bodyHtml === null) return unchanged;
+  const secrets = trackingSecrets(env);
+  const bare = await withoutTracking(
+    link ? withoutUnsubscribeFooter(message.bodyHtml, link) : message.bodyHtml,
+    secrets,
+  );
+  const made = await addressed(bare, {
+    secrets,
+    origin,
+    orgId: message.organizationId,
+    kind: message.kind,
+    first,
+    leadId,
+    linkDomains: facts.linkDomains,
+  });
+  const others = message.headers.filter((line) => !/^List-Unsubscribe(-Post)?:/i.test(line));
+  return { leadId, contactId: null, bodyHtml: made.html, headers: [...others, ...made.headers] };
 }
 
 function messageIdFor(fromAddress: string): string {
@@ -122,26 +218,15 @@ export async function recordSends(compose: ComposeContext, connection: Connectio
     if (to.length + cc.length + bcc.length === 0) continue;
     const first = (to[0] ?? cc[0] ?? bcc[0]).toLowerCase();
     const leadId = facts.leadOf.get(first) ?? null;
-    let html = draft.bodyFormat === 'html' ? draft.body : textToHtml(draft.body);
-    if (leadId) {
-      html = await trackHtml(html, {
-        secrets,
-        origin: compose.origin,
-        orgId: ctx.orgId,
-        leadId,
-        campaign: draft.kind === 'bulk' ? 'bulk-email' : 'inbox',
-        linkDomains: facts.linkDomains,
-      });
-    }
-    const headers: string[] = [];
-    if (draft.kind !== 'reply') {
-      const link = unsubscribeUrl(
-        compose.origin,
-        await signUnsubscribeToken(secrets, { orgId: ctx.orgId, address: first }),
-      );
-      html = withUnsubscribeFooter(html, link);
-      headers.push(`List-Unsubscribe: <${link}>`, 'List-Unsubscribe-Post: List-Unsubscribe=One-Click');
-    }
+    const { html, headers } = await addressed(draft.bodyFormat === 'html' ? draft.body : textToHtml(draft.body), {
+      secrets,
+      origin: compose.origin,
+      orgId: ctx.orgId,
+      kind: draft.kind,
+      first,
+      leadId,
+      linkDomains: facts.linkDomains,
+    });
     rows.push({
       organizationId: ctx.orgId,
       connectionId: connection.id,

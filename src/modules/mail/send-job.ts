@@ -8,7 +8,8 @@
  *      retries with backoff), or `failed` with a reason for the user.
  * The suppression list is read again by the claim's own statement (no statement of its own): a
  * recipient unsubscribed or bounced since the message was queued is left out of it, and a
- * message with no recipient left is recorded `suppressed`, never sent.
+ * message with no recipient left is recorded `suppressed`, never sent; one whose first recipient
+ * was left out is made out to the new first one (their lead, tracking and unsubscribe link).
  * A second delivery finds `sent`, `failed`, or a fresh `sending` (another delivery is under way:
  * it retries later). A `sending` older than the lease means a delivery died between the provider's
  * answer and the commit: the message may have gone out. A provider whose mailbox can be asked
@@ -30,6 +31,7 @@ import type { OutgoingMail } from '../../providers/mail/interface';
 import { mailProviderFor } from '../../providers/mail/select';
 import { RecipientsRefused } from '../../providers/mail/bounces';
 import { suppressAddresses } from './suppressions';
+import { firstRecipient, readdressed } from './compose';
 import type { Bindings } from '../../env';
 
 /** How long a delivery may stay in `sending` before it is taken for dead. */
@@ -141,6 +143,19 @@ function withoutSuppressed(message: MessageRow, suppressedNow: string[]) {
 }
 
 /**
+ * The message as it is sent to the recipients left: when its first recipient was left out, its
+ * lead, tracking and unsubscribe link follow the new first one (compose.ts readdressed), so the
+ * person left out's link and lead are not sent to the others.
+ */
+async function leftFor(db: Database, env: Bindings, message: MessageRow, suppressedNow: string[]) {
+  const left = withoutSuppressed(message, suppressedNow);
+  if (!left) return null;
+  const first = firstRecipient(left);
+  if (first === null || first === firstRecipient(message)) return left;
+  return { ...left, ...(await withTenant(db, message.organizationId, (tx) => readdressed(tx, env, message, first))) };
+}
+
+/**
  * Sends one claimed message and records the outcome; throws when the queue should retry. `stale`:
  * an earlier delivery died after claiming it (it may have gone out).
  */
@@ -169,7 +184,7 @@ async function deliver(
     const already = message.attempts > 0 && provider.findSent ? await provider.findSent(message.rfcMessageId) : null;
     notHeld = true;
     // Not sent yet: whoever is on the suppression list now is left out, and with nobody left it is not sent.
-    const left = already ? null : withoutSuppressed(message, suppressedNow);
+    const left = already ? null : await leftFor(db, env, message, suppressedNow);
     if (left && left.toAddresses.length + left.ccAddresses.length + left.bccAddresses.length === 0) {
       await withTenant(db, orgId, (tx) =>
         tx

@@ -142,12 +142,20 @@ function beforeBodyEnd(html: string, addition: string): string {
   return end < 0 ? `${html}\n${addition}` : `${html.slice(0, end)}\n${addition}\n${html.slice(end)}`;
 }
 
+function unsubscribeFooter(unsubscribeUrl: string): string {
+  return `<p style="font-size:12px;color:#888888"><a href="${escapeHtml(unsubscribeUrl)}">Unsubscribe</a> from these emails.</p>`;
+}
+
 /** The unsubscribe footer (after tracking, so its link is never a click redirect). */
 export function withUnsubscribeFooter(html: string, unsubscribeUrl: string): string {
-  return beforeBodyEnd(
-    html,
-    `<p style="font-size:12px;color:#888888"><a href="${escapeHtml(unsubscribeUrl)}">Unsubscribe</a> from these emails.</p>`,
-  );
+  return beforeBodyEnd(html, unsubscribeFooter(unsubscribeUrl));
+}
+
+/** The HTML without the footer withUnsubscribeFooter added for `unsubscribeUrl` (the last one, with its line break). */
+export function withoutUnsubscribeFooter(html: string, unsubscribeUrl: string): string {
+  const footer = `\n${unsubscribeFooter(unsubscribeUrl)}`;
+  const at = html.lastIndexOf(footer);
+  return at < 0 ? html : html.slice(0, at) + html.slice(at + footer.length);
 }
 
 const OPEN_PIXEL =
