@@ -15,7 +15,7 @@ import { RECONNECT_NOTICE_TYPE } from '../src/providers/connections';
 import { ProviderFailure } from '../src/providers/failures';
 import { gmailMailbox } from '../src/providers/mail/gmail';
 import type { OutgoingMail } from '../src/providers/mail/interface';
-import { outlookMailbox } from '../src/providers/mail/outlook';
+import { NDR_READS_PER_PAGE, outlookMailbox } from '../src/providers/mail/outlook';
 import { expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
 import { inOrganization } from './helpers/leads';
 import { deliverJobs, requestRecordingJobs } from './helpers/mail';
@@ -285,6 +285,116 @@ describe('Microsoft Graph adapter', () => {
     expect(url.searchParams.get('$search')).toBe('"pricing plans AND received>=2026-01-01 AND received<2026-01-03"');
     expect(url.searchParams.get('$filter')).toBeNull();
     expect(page.messages.map((entry) => entry.id)).toEqual(['AAMk-unread']);
+  });
+
+  it('a non-delivery report is told by its class (REPORT.IPM.Note.NDR) and read whole ($value) for its delivery-status part', async () => {
+    // As Exchange files it: sent by "Microsoft Outlook" (no MAILER-DAEMON), no X-Failed-Recipients,
+    // no Content-Type among its internetMessageHeaders; only its message class tells it.
+    const ndr = (id: string) => ({
+      id,
+      conversationId: 'conv-1',
+      subject: 'Undeliverable: Pricing',
+      from: {
+        emailAddress: {
+          name: 'Microsoft Outlook',
+          address: 'MicrosoftExchange329e71ec88ae4615bbc36ab6ce41109e@contoso.com',
+        },
+      },
+      receivedDateTime: '2026-01-02T10:00:00Z',
+      isRead: false,
+      internetMessageHeaders: [{ name: 'In-Reply-To', value: '<m1@example.com>' }],
+      singleValueExtendedProperties: [{ id: 'String 0x1a', value: 'REPORT.IPM.Note.NDR' }],
+    });
+    const person = {
+      id: 'AAMk-person',
+      subject: 'Re: Pricing',
+      from: { emailAddress: { address: 'grace@example.com' } },
+      singleValueExtendedProperties: [{ id: 'String 0x1a', value: 'IPM.Note' }],
+    };
+    // [MS-OXCMAIL] Delivery Status Notifications: the MIME writer's report, a block per recipient.
+    const mime = [
+      'From: Microsoft Outlook <MicrosoftExchange329e71ec88ae4615bbc36ab6ce41109e@contoso.com>',
+      'To: rep@contoso.com',
+      'Subject: Undeliverable: Pricing',
+      'Content-Type: multipart/report; report-type=delivery-status; boundary="ndr"',
+      '',
+      '--ndr',
+      'Content-Type: text/plain; charset="us-ascii"',
+      '',
+      "Your message to gone@example.org couldn't be delivered.",
+      '--ndr',
+      'Content-Type: message/delivery-status',
+      '',
+      'Reporting-MTA: dns;AM0PR01MB1234.eurprd01.prod.exchangelabs.com',
+      '',
+      'Final-Recipient: rfc822;gone@example.org',
+      'Action: failed',
+      'Status: 5.1.10',
+      'Diagnostic-Code: smtp;550 5.1.10 RESOLVER.ADR.RecipientNotFound; Recipient not found by SMTP address lookup',
+      '',
+      'Final-Recipient: rfc822;blocked@example.org',
+      'Action: failed',
+      'Status: 5.7.1',
+      '',
+      '--ndr',
+      'Content-Type: text/rfc822-headers',
+      '',
+      'From: Rep <rep@contoso.com>',
+      'Message-ID: <m1@example.com>',
+      'Subject: Pricing',
+      '--ndr--',
+      '',
+    ].join('\r\n');
+    const ndrs = ['AAMk-ndr1', 'AAMk-ndr2', 'AAMk-ndr3', 'AAMk-ndr4', 'AAMk-ndr5', 'AAMk-ndr6'].map(ndr);
+    const seen = mockFetch([
+      json(200, { value: [person, ...ndrs] }),
+      ...ndrs.map(() => new Response(mime, { status: 200, headers: { 'content-type': 'text/plain' } })),
+    ]);
+    const page = await outlookMailbox(token).list({ folder: 'inbox', unreadOnly: false, limit: 7 });
+    expect(new URL(seen[0].url).searchParams.get('$expand')).toBe(
+      "singleValueExtendedProperties($filter=id eq 'String 0x001A')",
+    );
+    // The reports' MIME, one at a time, at most NDR_READS_PER_PAGE a page; the person's message is not read.
+    expect(seen.slice(1).map((request) => request.url)).toEqual(
+      ndrs.slice(0, NDR_READS_PER_PAGE).map((message) => `${graph}/me/messages/${message.id}/$value`),
+    );
+    expect(page.messages[0]).toMatchObject({ id: 'AAMk-person', automated: null });
+    expect(page.messages[1]).toMatchObject({
+      id: 'AAMk-ndr1',
+      automated: 'bounce',
+      bounce: { hard_bounced: ['gone@example.org'], original_message_id: '<m1@example.com>' },
+    });
+    // The sixth is a bounce all the same (its class); a view reads its report.
+    expect(page.messages[6]).toMatchObject({ id: 'AAMk-ndr6', automated: 'bounce', bounce: { hard_bounced: [] } });
+
+    vi.mocked(globalThis.fetch).mockRestore();
+    const viewed = mockFetch([
+      json(200, { ...ndrs[5], body: { contentType: 'text', content: 'Undeliverable' } }),
+      new Response(mime),
+    ]);
+    await expect(outlookMailbox(token).view('AAMk-ndr6')).resolves.toMatchObject({
+      automated: 'bounce',
+      bounce: { hard_bounced: ['gone@example.org'], original_message_id: '<m1@example.com>' },
+    });
+    expect(new URL(viewed[0].url).searchParams.get('$expand')).toContain('String 0x001A');
+    expect(viewed[1].url).toBe(`${graph}/me/messages/AAMk-ndr6/$value`);
+  });
+
+  it('a report whose MIME cannot be read now is a bounce by its headers; a refused token is not swallowed', async () => {
+    const ndr = {
+      id: 'AAMk-ndr',
+      subject: 'Undeliverable: Pricing',
+      internetMessageHeaders: [{ name: 'X-Failed-Recipients', value: 'gone@example.org' }],
+      singleValueExtendedProperties: [{ id: 'String 0x001A', value: 'REPORT.IPM.Note.NDR' }],
+    };
+    mockFetch([json(200, { value: [ndr] }), json(404, { error: { code: 'ErrorItemNotFound' } })]);
+    const page = await outlookMailbox(token).list({ folder: 'inbox', unreadOnly: false, limit: 1 });
+    expect(page.messages[0]).toMatchObject({ automated: 'bounce', bounce: { hard_bounced: ['gone@example.org'] } });
+    vi.mocked(globalThis.fetch).mockRestore();
+    mockFetch([json(200, { value: [ndr] }), json(401, { error: { code: 'InvalidAuthenticationToken' } })]);
+    await expect(outlookMailbox(token).list({ folder: 'inbox', unreadOnly: false, limit: 1 })).rejects.toMatchObject({
+      kind: 'auth',
+    });
   });
 
   it('lists mailFolders/{folder}/messages with $top and $filter, and follows @odata.nextLink only on Graph', async () => {

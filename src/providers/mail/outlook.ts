@@ -5,11 +5,21 @@
  * answers 202 with no body; a reply goes through `messages/{id}/reply`, which threads it in the
  * conversation; `mailFolders/{folder}/messages` lists with `$top` and pages by `@odata.nextLink`,
  * which is followed only while it stays on graph.microsoft.com (it carries our token).
+ *
+ * Bounces: Graph's JSON of a non-delivery report carries neither its report part nor, from
+ * Exchange's own transport, an X-Failed-Recipients header. Exchange files such a report with the
+ * message class REPORT.IPM.Note.NDR (PidTagMessageClass, read with the list as the extended
+ * property `String 0x001A`), and its MIME (`messages/{id}/$value`) is written by Exchange's MIME
+ * writer as an RFC 3464 report: a `message/delivery-status` part with each recipient's
+ * Final-Recipient, Action and Status ([MS-OXCMAIL] "Delivery Status Notifications"). So an NDR is
+ * a bounce by its class, and its MIME is read for which recipients failed for good, as Gmail's
+ * raw message is on a view (at most NDR_READS_PER_PAGE a list page, one by one: Outlook allows
+ * four concurrent requests a mailbox).
  */
 import { expectOk, ProviderFailure, providerFetch } from '../failures';
-import { automatedKind, headerLookup } from './automated';
-import { bounceFacts } from './bounces';
-import { rawBase64 } from './mime';
+import { type Automated, automatedKind, headerLookup } from './automated';
+import { bounceFacts, type BounceFacts } from './bounces';
+import { parseMime, rawBase64 } from './mime';
 import type { InboxMessage, InboxPage, InboxQuery, MailFolder, MailProvider, OutgoingMail } from './interface';
 
 export const GRAPH_API = 'https://graph.microsoft.com/v1.0';
@@ -25,6 +35,18 @@ const FOLDERS: Record<MailFolder, string> = {
 // internetMessageHeaders carry In-Reply-To and References: how a reply to our mail is known on a list.
 const SELECT =
   'id,conversationId,internetMessageId,subject,bodyPreview,from,toRecipients,ccRecipients,replyTo,receivedDateTime,isRead,internetMessageHeaders';
+/** PidTagMessageClass ([MS-OXPROPS]: PtypString 0x001A), read as an extended property: how a report is told. */
+const MESSAGE_CLASS = 'String 0x001A';
+const EXPAND = `singleValueExtendedProperties($filter=id eq '${MESSAGE_CLASS}')`;
+/** A non-delivery report's class: REPORT.<the class of the message it returns>.NDR (REPORT.IPM.Note.NDR). */
+const NDR_CLASS = /^REPORT\..+\.NDR$/i;
+/**
+ * Delivery, relay and delay reports (`.DR`, `.Relayed.DR`, `.Delayed.DR`: bounces, never hard) and
+ * read receipts (`.IPNRN`, `.IPNNRN`: automatic replies), by [MS-OXCMAIL] 2.2.3.7.1.1.
+ */
+const OTHER_REPORT_CLASS = /^REPORT\..+\.(DR|IPNRN|IPNNRN)$/i;
+/** Non-delivery reports whose MIME a list page reads; any further one is read when it is viewed. */
+export const NDR_READS_PER_PAGE = 5;
 
 interface GraphRecipient {
   emailAddress?: { address?: string; name?: string };
@@ -44,17 +66,37 @@ interface GraphMessage {
   receivedDateTime?: string;
   isRead?: boolean;
   internetMessageHeaders?: { name: string; value: string }[];
+  singleValueExtendedProperties?: { id: string; value: string }[];
 }
 
-function present(message: GraphMessage, whole: boolean): InboxMessage {
+/** Its PidTagMessageClass, when the list or view expanded it (Graph answers the id as `String 0x1a`). */
+function messageClass(message: GraphMessage): string | null {
+  const property = message.singleValueExtendedProperties?.find(
+    (entry) => entry.id.toLowerCase().replace(/0x0*/, '0x') === 'string 0x1a',
+  );
+  return property?.value ?? null;
+}
+
+function isNonDeliveryReport(message: GraphMessage): boolean {
+  return NDR_CLASS.test(messageClass(message) ?? '');
+}
+
+/** A report by its class: a non-delivery, delivery or delay report is a bounce, a read receipt an automatic reply. */
+function reportKind(messageClass: string): Automated | null {
+  if (NDR_CLASS.test(messageClass)) return 'bounce';
+  const kind = OTHER_REPORT_CLASS.exec(messageClass)?.[1]?.toUpperCase();
+  if (!kind) return null;
+  return kind.startsWith('IPN') ? 'auto_reply' : 'bounce';
+}
+
+/** `report`: what the report's MIME says (read for a non-delivery report), else its headers decide. */
+function present(message: GraphMessage, whole: boolean, report?: BounceFacts): InboxMessage {
   const headerOf = headerLookup(message.internetMessageHeaders ?? []);
   const html = message.body?.contentType?.toLowerCase() === 'html' ? (message.body.content ?? null) : null;
   const text = message.body?.contentType?.toLowerCase() === 'text' ? (message.body.content ?? null) : null;
-  const automated = automatedKind({
-    from: message.from?.emailAddress?.address,
-    subject: message.subject,
-    header: headerOf,
-  });
+  const automated =
+    reportKind(messageClass(message) ?? '') ??
+    automatedKind({ from: message.from?.emailAddress?.address, subject: message.subject, header: headerOf });
   return {
     id: message.id,
     thread_id: message.conversationId ?? null,
@@ -73,7 +115,7 @@ function present(message: GraphMessage, whole: boolean): InboxMessage {
     date: message.receivedDateTime ?? null,
     is_read: message.isRead ?? false,
     automated,
-    ...(automated === 'bounce' ? { bounce: bounceFacts(headerOf) } : {}),
+    ...(automated === 'bounce' ? { bounce: report ?? bounceFacts(headerOf) } : {}),
   };
 }
 
@@ -89,7 +131,7 @@ function kqlDay(instant: Date): string {
  * then hold fewer than `$top`; `next_cursor` still leads on.
  */
 export function graphListUrl(query: InboxQuery): string {
-  const params = new URLSearchParams({ $top: String(query.limit), $select: SELECT });
+  const params = new URLSearchParams({ $top: String(query.limit), $select: SELECT, $expand: EXPAND });
   if (query.search) {
     const terms = [query.search.replace(/"/g, '')];
     if (query.after) terms.push(`received>=${kqlDay(query.after)}`);
@@ -123,6 +165,35 @@ export function outlookMailbox(token: () => Promise<string>): MailProvider {
       headers: { authorization: `Bearer ${await token()}`, ...(init.headers ?? {}) },
     });
     return expectOk('outlook', response, what);
+  }
+  /**
+   * What a non-delivery report's MIME says (its delivery-status part, its returned headers); null
+   * when it cannot be read now (the headers decide then, and a later list or view reads it again).
+   * Refused credentials are not swallowed: the account needs reconnecting whatever it reads.
+   */
+  async function reportOf(message: GraphMessage): Promise<BounceFacts | null> {
+    try {
+      const mime = await call(`${GRAPH_API}/me/messages/${encodeURIComponent(message.id)}/$value`, 'message');
+      const parsed = await parseMime(new Uint8Array(await mime.arrayBuffer()), {
+        id: message.id,
+        thread_id: null,
+        is_read: false,
+      });
+      return parsed.bounce ?? null;
+    } catch (error) {
+      if (error instanceof ProviderFailure && error.kind === 'auth') throw error;
+      return null;
+    }
+  }
+  /** Each message presented, the first NDR_READS_PER_PAGE non-delivery reports by their MIME (one at a time). */
+  async function presentAll(messages: GraphMessage[], whole: boolean): Promise<InboxMessage[]> {
+    const presented: InboxMessage[] = [];
+    let reads = 0;
+    for (const message of messages) {
+      const report = isNonDeliveryReport(message) && reads++ < NDR_READS_PER_PAGE ? await reportOf(message) : null;
+      presented.push(present(message, whole, report ?? undefined));
+    }
+    return presented;
   }
   return {
     mailer: 'outlook',
@@ -175,18 +246,20 @@ export function outlookMailbox(token: () => Promise<string>): MailProvider {
       const searched = !!query.search || /[?&](\$|%24)search=/i.test(query.pageToken ?? '');
       const unreadOnly = query.unreadOnly && searched;
       return {
-        messages: (page.value ?? [])
-          .filter((message) => !unreadOnly || message.isRead === false)
-          .map((message) => present(message, false)),
+        messages: await presentAll(
+          (page.value ?? []).filter((message) => !unreadOnly || message.isRead === false),
+          false,
+        ),
         nextPageToken: page['@odata.nextLink'] ?? null,
       };
     },
     async view(messageId: string) {
-      const params = new URLSearchParams({ $select: `${SELECT},body` });
+      const params = new URLSearchParams({ $select: `${SELECT},body`, $expand: EXPAND });
       const message = (await (
         await call(`${GRAPH_API}/me/messages/${encodeURIComponent(messageId)}?${params}`, 'message')
       ).json()) as GraphMessage;
-      return present(message, true);
+      const [presented] = await presentAll([message], true);
+      return presented;
     },
   };
 }
