@@ -12,6 +12,7 @@ import { call, expectFailure, signupOrganization, uniqueEmail, type SignedUp } f
 import { inOrganization } from './helpers/leads';
 import { addLocalAccount, deliverEvents, deliverJobs, requestRecordingJobs } from './helpers/mail';
 import { REASONS as MAIL_SEND_REASONS } from '../src/modules/mail/send-job';
+import { BOUNCED_REASON_PREFIX } from '../src/modules/mail/bounces';
 
 let org: SignedUp;
 let other: SignedUp;
@@ -222,6 +223,43 @@ describe('a draft’s life', () => {
     });
     expect(listed.body.data).toEqual([
       expect.objectContaining({ id: draft.id, status: 'failed', failure_reason: MAIL_SEND_REASONS.suppressed }),
+    ]);
+  });
+
+  it('a sent draft whose message bounced (a delivery report in the inbox) reads failed, saying why', async () => {
+    const lead = await addLead(org);
+    const draft = (await generate(org, lead.id)).body.data;
+    await call('PUT', `/api/ai-email/draft/${draft.id}/approve`, { token: org.token });
+    const send = await requestRecordingJobs('POST', `/api/ai-email/draft/${draft.id}/send`, {
+      token: org.token,
+      body: { config_id: configId },
+    });
+    expect(send.status, send.text).toBe(202);
+    await deliverJobs(send.sent);
+    const raw = [
+      'From: Mail Delivery System <MAILER-DAEMON@mx.example.net>',
+      'Subject: Mail delivery failed: returning message to sender',
+      `In-Reply-To: ${send.body.data.message.message_id}`,
+      `X-Failed-Recipients: ${lead.email}`,
+      'Content-Type: text/plain; charset=utf-8',
+      '',
+      'This message was created automatically by mail delivery software.',
+    ].join('\r\n');
+    const received = await call('POST', '/api/inbox/local/receive', {
+      token: org.token,
+      body: { config_id: configId, raw },
+    });
+    expect(received.status, received.text).toBe(201);
+    const listed = await call('GET', `/api/ai-email/drafts/lead/${lead.id}`, {
+      token: org.token,
+      query: { status: 'failed' },
+    });
+    expect(listed.body.data).toEqual([
+      expect.objectContaining({
+        id: draft.id,
+        status: 'failed',
+        failure_reason: expect.stringContaining(`${BOUNCED_REASON_PREFIX}${lead.email.toLowerCase()}`),
+      }),
     ]);
   });
 
