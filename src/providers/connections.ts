@@ -53,6 +53,21 @@ export const liveAccountConflict = {
 };
 
 /**
+ * What a disconnect writes on a connection's row: gone (soft delete, so what came through it keeps
+ * its source), disabled, and its sealed credentials and token lifetime wiped at once.
+ */
+export function disconnectedColumns() {
+  return {
+    deletedAt: sql`now()`,
+    state: 'disabled',
+    secret: null,
+    secretKeyId: null,
+    tokenExpiresAt: null,
+    updatedAt: sql`now()`,
+  } as const;
+}
+
+/**
  * Kinds an organization has one live connection of (`connections_live_kind_key`): its lead
  * enrichment provider and its voice account. Connecting another replaces it.
  */

@@ -14,6 +14,7 @@ import { callProvider } from '../../providers/calls';
 import { CALENDAR_PROVIDERS, type CalendarProviderName, type EventRange } from '../../providers/calendar/interface';
 import { calendarFor } from '../../providers/calendar/select';
 import {
+  disconnectedColumns,
   type ConnectionRow,
   findConnection,
   requestWriter,
@@ -142,7 +143,7 @@ export async function disconnectCalendar(ctx: TenantContext, id: number) {
   // The answer is the connection as the disconnect left it (state disabled), from the update itself.
   const [disconnected] = await ctx.db
     .update(connections)
-    .set({ state: 'disabled', secret: null, secretKeyId: null, deletedAt: sql`now()`, updatedAt: sql`now()` })
+    .set(disconnectedColumns())
     .where(
       tenantWhere(
         ctx,

@@ -15,6 +15,7 @@ import { tenantWhere, type TenantContext } from '../../db/tenant';
 import type { Bindings } from '../../env';
 import { type ChatConnectionProvider, checkChatCredential } from '../../providers/chat/connect-check';
 import {
+  disconnectedColumns,
   type ConnectionRow,
   connectionListParts,
   findConnection,
@@ -173,14 +174,7 @@ async function retireOtherEnrichment(ctx: TenantContext, provider: string, ident
   await lockLiveKind(ctx.db, ctx.orgId, 'enrichment');
   await ctx.db
     .update(connections)
-    .set({
-      deletedAt: sql`now()`,
-      state: 'disabled',
-      secret: null,
-      secretKeyId: null,
-      tokenExpiresAt: null,
-      updatedAt: sql`now()`,
-    })
+    .set(disconnectedColumns())
     .where(
       tenantWhere(
         ctx,
@@ -196,14 +190,7 @@ async function retireOtherEnrichment(ctx: TenantContext, provider: string, ident
 export async function disconnectApp(ctx: TenantContext, id: number): Promise<void> {
   const [gone] = await ctx.db
     .update(connections)
-    .set({
-      deletedAt: sql`now()`,
-      state: 'disabled',
-      secret: null,
-      secretKeyId: null,
-      tokenExpiresAt: null,
-      updatedAt: sql`now()`,
-    })
+    .set(disconnectedColumns())
     .where(
       tenantWhere(
         ctx,

@@ -13,6 +13,7 @@ import { connections } from '../../db/schema';
 import { isAdmin, isUser, type TenantContext } from '../../db/tenant';
 import type { Bindings } from '../../env';
 import {
+  disconnectedColumns,
   type ConnectionRow,
   connectionListParts,
   findConnection,
@@ -250,13 +251,6 @@ export async function deleteConfiguration(ctx: TenantContext, id: number): Promi
   await ownConfiguration(ctx, id);
   await ctx.db
     .update(connections)
-    .set({
-      deletedAt: sql`now()`,
-      state: 'disabled',
-      secret: null,
-      secretKeyId: null,
-      tokenExpiresAt: null,
-      updatedAt: sql`now()`,
-    })
+    .set(disconnectedColumns())
     .where(and(eq(connections.organizationId, ctx.orgId), eq(connections.id, id)));
 }
