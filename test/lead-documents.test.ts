@@ -7,7 +7,9 @@ import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
 import { statementsOf } from './helpers/statements';
-import { createLead, feedOf, restoreLead, softDeleteLead } from './helpers/leads';
+import { eq } from 'drizzle-orm';
+import { calls, storedFiles } from '../src/db/schema';
+import { createLead, feedOf, inOrganization, restoreLead, softDeleteLead } from './helpers/leads';
 import {
   addDocument,
   documentForm,
@@ -258,6 +260,32 @@ describe('lead documents', () => {
       (await call('GET', '/api/lead/document/list', { token: owner.token, query: { lead_id: lead } })).body.total,
     ).toBe(0);
     expect((await feedOf(owner, 'lead', lead)).at(-1)).toMatchObject({ action: 'document_deleted' });
+  });
+
+  it('keeps a file a call recording shares when the document on it is deleted (bytes and row)', async () => {
+    const lead = await createLead(owner);
+    const document = await addDocument(owner, lead, documentForm(lead, fileOf(samples.pdf(), 'also-a-recording.pdf')));
+    await inOrganization(owner.orgId, (tx) =>
+      tx.insert(calls).values({
+        organizationId: owner.orgId,
+        leadId: lead,
+        direction: 'outbound',
+        kind: 'agent',
+        fromNumber: '+14155550100',
+        toNumber: '+14155550101',
+        status: 'completed',
+        provider: 'local',
+        recordingFileId: document.file_id,
+      }),
+    );
+    const deleted = await call('DELETE', `/api/lead/document/delete/${document.id}`, { token: owner.token });
+    expect(deleted.status, deleted.text).toBe(200);
+    const [file] = await inOrganization(owner.orgId, (tx) =>
+      tx.select().from(storedFiles).where(eq(storedFiles.id, document.file_id)),
+    );
+    expect(file?.id).toBe(document.file_id);
+    expect(await env.FILES.head(file.storageKey)).not.toBeNull();
+    expect((await fetchBytes(owner, `/api/storage-file/download/${document.file_id}`)).bytes).toEqual(samples.pdf());
   });
 
   it('hides the documents of a deleted lead', async () => {

@@ -191,15 +191,17 @@ export function storeUpload(
 
 /**
  * For a statement over `stored_files f`: nothing points at the file `f` any more (no attachment,
- * no lead profile image, no company logo), so its row and bytes may go.
+ * no lead profile image, no company logo, no call recording), so its row and bytes may go.
+ * Set-based: each test is an index probe per file (calls by calls_recording_file_idx).
  */
 export const storedFileUnused = sql`not exists (select 1 from ${attachments} a where a.organization_id = f.organization_id and a.file_id = f.id)
       and not exists (select 1 from ${leads} l where l.organization_id = f.organization_id and l.profile_image_file_id = f.id)
-      and not exists (select 1 from ${companies} c where c.organization_id = f.organization_id and c.logo_file_id = f.id)`;
+      and not exists (select 1 from ${companies} c where c.organization_id = f.organization_id and c.logo_file_id = f.id)
+      and not exists (select 1 from ${calls} k where k.organization_id = f.organization_id and k.recording_file_id = f.id)`;
 
 /**
  * Removes a stored file (row and bytes) once nothing points at it any more: no attachment, no
- * lead profile image and no company logo. One statement checks and deletes the row; the bytes
+ * lead profile image, no company logo and no call recording. One statement checks and deletes the row; the bytes
  * go only once the transaction has committed (`ctx.effects`), so a request that then fails and
  * rolls back keeps its file whole. Without a transaction the statement has committed already.
  */
