@@ -8,6 +8,9 @@
  * `lease_resent_at` is when the sweep last re-sent a claimed job's message, until a delivery claims
  * it again (the claim clears it): a re-sent message still unclaimed is waiting in the queue, not
  * stalling, and spends no re-send of the bound.
+ * `throttled_since` is when a provider first asked the job to wait (a 429) since its last
+ * checkpoint: the runner snoozes a throttled job without spending the queue's retries, up to
+ * THROTTLE_DEADLINE_SECONDS after it (src/jobs/runner.ts); a checkpoint (heartbeat) clears it.
  */
 import { type SQL, sql } from 'drizzle-orm';
 import { type AnyPgColumn, index, integer, text, timestamp } from 'drizzle-orm/pg-core';
@@ -17,6 +20,7 @@ export const jobLease = () => ({
   leaseExpiresAt: timestamp({ withTimezone: true }),
   leaseResends: integer().notNull().default(0),
   leaseResentAt: timestamp({ withTimezone: true }),
+  throttledSince: timestamp({ withTimezone: true }),
 });
 
 /**
