@@ -6,8 +6,11 @@
  * records reported with their CRM id, a second run creating nothing, a redelivered message
  * changing nothing, and a HubSpot import that stops mid-way resuming at its checkpoint.
  */
-import { count, eq, isNull, and } from 'drizzle-orm';
+import { count, eq, isNull, and, sql } from 'drizzle-orm';
+import { createScheduledController } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import worker from '../src/index';
 import { companies, connections, crmImportJobs, leads } from '../src/db/schema';
 import type { JobMessage } from '../src/jobs/messages';
 import { call, expectFailure, randomIp, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
@@ -575,9 +578,11 @@ describe('CRM import held back by HubSpot’s rate limit', () => {
     });
     expect(started.status, started.text).toBe(202);
     const result = await deliverJobs(started.sent);
-    expect(result.retryMessages).toHaveLength(1);
-    // Five quick retries of a few seconds would all meet the same daily limit and dead-letter the import.
-    expect(result.retryDelays).toEqual([3600]);
+    // Five quick retries of a few seconds would all meet the same daily limit and dead-letter the
+    // import; and a wait is no failure: the job is snoozed, its message sent again after the wait.
+    expect(result.retryMessages).toEqual([]);
+    expect(result.explicitAcks).toHaveLength(1);
+    expect(result.sent).toEqual([{ body: started.sent[0], delaySeconds: 3600 }]);
     const [row] = await inOrganization(org.orgId, (tx) =>
       tx.select().from(crmImportJobs).where(eq(crmImportJobs.id, started.body.data.id)),
     );
@@ -650,9 +655,145 @@ describe('HubSpot throttling a request or an import', () => {
     // Asked once, not again after 10 s inside the delivery.
     expect(pages).toHaveLength(1);
     expect(Date.now() - delivering).toBeLessThan(8_000);
-    expect(result.retryMessages).toHaveLength(1);
-    expect(result.retryDelays).toEqual([10]);
+    expect(result.retryMessages).toEqual([]);
+    expect(result.sent).toEqual([{ body: started.sent[0], delaySeconds: 10 }]);
     expect(await status(org, started.body.data.id)).toMatchObject({ status: 'running', processed: 0 });
+  });
+});
+
+describe('CRM import snoozed while HubSpot throttles it (no queue retry spent)', () => {
+  const properties = {
+    results: ['firstname', 'lastname'].map((name) => ({ name, label: name, type: 'string', hidden: false })),
+  };
+  const contacts = {
+    results: [1, 2].map((id) => ({
+      id: String(id),
+      properties: { firstname: `Snoozed${id}`, lastname: 'Person', hs_object_id: String(id) },
+      createdAt: '2025-03-15T14:30:00Z',
+      updatedAt: '2025-03-16T10:00:00Z',
+      archived: false,
+    })),
+  };
+
+  /** A HubSpot account whose contacts page answers 429 (Retry-After 7) `throttles` times, then the page. */
+  async function throttledImport(name: string, throttles: number) {
+    const org = await signupOrganization(name);
+    let asked = 0;
+    vi.spyOn(globalThis, 'fetch').mockImplementation(async (input) => {
+      const url = new Request(input).url;
+      if (url.endsWith('/account-info/v3/details')) return json(200, { portalId: 12 });
+      if (url.includes('/crm/v3/properties/')) return json(200, properties);
+      asked++;
+      if (asked <= throttles)
+        return json(429, { status: 'error', policyName: 'TEN_SECONDLY_ROLLING' }, { 'retry-after': '7' });
+      return json(200, contacts);
+    });
+    const connected = await call('POST', '/api/connected-apps/connect', {
+      token: org.token,
+      body: { kind: 'crm', provider: 'hubspot', access_token: `pat-${name}` },
+    });
+    expect(connected.status, connected.text).toBe(201);
+    const started = await requestRecordingJobs('POST', '/api/connected-apps/crm/import', {
+      token: org.token,
+      body: { mapping: { lead: { firstname: 'first_name', lastname: 'last_name' } } },
+    });
+    expect(started.status, started.text).toBe(202);
+    const row = async () =>
+      (
+        await inOrganization(org.orgId, (tx) =>
+          tx.select().from(crmImportJobs).where(eq(crmImportJobs.id, started.body.data.id)),
+        )
+      )[0];
+    return { org, message: started.sent[0], id: started.body.data.id as number, row, asked: () => asked };
+  }
+
+  it('throttled 7 times in a row, from the queue’s last attempt on, it is snoozed each time and completes once HubSpot answers', async () => {
+    const { org, message, id, row, asked } = await throttledImport('Hubspot snoozed', 7);
+    // The message's sixth delivery: a queue retry now would dead-letter the import (max_retries 5).
+    let result = await deliverJobs([message], 6);
+    const first = await row();
+    for (let throttle = 1; throttle <= 7; throttle++) {
+      // Acknowledged, never retried by the queue: the job's message is sent again with HubSpot's wait.
+      expect(result.retryMessages).toEqual([]);
+      expect(result.explicitAcks).toHaveLength(1);
+      expect(result.sent).toEqual([{ body: message, delaySeconds: 7 }]);
+      const waiting = await row();
+      expect(waiting).toMatchObject({ status: 'running', processedCount: 0 });
+      expect(waiting.error).toBe(
+        'throttled, trying again in 7 s: hubspot is rate limiting (429 on contacts); try again later',
+      );
+      // The bound counts from the first throttle; the lease outlasts the wait, and the sweep takes
+      // the snoozed message for one waiting in the queue (due in 7 s), not for a stall.
+      expect(waiting.throttledSince).toEqual(first.throttledSince);
+      expect(waiting.leaseResentAt?.getTime() ?? 0).toBeGreaterThan(Date.now());
+      expect(waiting.leaseExpiresAt?.getTime() ?? 0).toBeGreaterThan(Date.now() + 300_000);
+      expect(waiting.leaseResends).toBe(0);
+      // The snoozed message is a new one: its first delivery.
+      result = await deliverJobs([result.sent[0].body], 1);
+    }
+    expect(asked()).toBe(8);
+    expect(result.explicitAcks).toHaveLength(1);
+    // Not sent again (what the import's leads start, as lead scoring, may be).
+    expect(result.sent.filter((sent) => sent.body.kind === 'crm-import')).toEqual([]);
+    expect(await status(org, id)).toMatchObject({ status: 'completed', processed: 2, counts: { created: 2 } });
+    expect(await row()).toMatchObject({ status: 'completed', error: null, throttledSince: null });
+  });
+
+  it('a snoozed import whose message never comes is waiting, not stalled: the lease sweep re-sends it, its stall budget untouched', async () => {
+    const { org, message, id, row } = await throttledImport('Hubspot snooze lost', 1);
+    const snoozed = await deliverJobs([message]);
+    expect(snoozed.sent).toEqual([{ body: message, delaySeconds: 7 }]);
+    // Two hours on, the snoozed message never delivered (lost): the lease held past the wait has run out.
+    await inOrganization(org.orgId, (tx) =>
+      tx
+        .update(crmImportJobs)
+        .set({
+          leaseExpiresAt: sql`now() - interval '1 second'`,
+          leaseResentAt: sql`${crmImportJobs.leaseResentAt} - interval '2 hours'`,
+          throttledSince: sql`${crmImportJobs.throttledSince} - interval '2 hours'`,
+        })
+        .where(eq(crmImportJobs.id, id)),
+    );
+    const resent: JobMessage[] = [];
+    const queue = {
+      send: async (body: JobMessage) => void resent.push(body),
+      sendBatch: async (messages: Iterable<MessageSendRequest<JobMessage>>) => {
+        for (const sent of messages) resent.push(sent.body);
+      },
+    } as unknown as Queue<JobMessage>;
+    await worker.scheduled(createScheduledController({ cron: '* * * * *' }), { ...env, JOBS: queue });
+    expect(resent.filter((sent) => sent.orgId === org.orgId)).toEqual([message]);
+    expect(await row()).toMatchObject({ status: 'running', leaseResends: 0, leaseResentAt: expect.any(Date) });
+    // The re-sent message runs it to the end (HubSpot answers now).
+    await deliverJobs([message]);
+    expect(await status(org, id)).toMatchObject({ status: 'completed', processed: 2 });
+  });
+
+  it('throttled past 24 hours since its first throttle, it fails with a reason that says so, once', async () => {
+    const { org, message, id, row } = await throttledImport('Hubspot throttled for ever', Number.POSITIVE_INFINITY);
+    const snoozed = await deliverJobs([message]);
+    expect(snoozed.sent).toEqual([{ body: message, delaySeconds: 7 }]);
+    // A day less five seconds ago: the next wait (7 s) would end past the 24 hours.
+    await inOrganization(org.orgId, (tx) =>
+      tx
+        .update(crmImportJobs)
+        .set({ throttledSince: sql`now() - interval '24 hours' + interval '5 seconds'` })
+        .where(eq(crmImportJobs.id, id)),
+    );
+    const last = await deliverJobs([snoozed.sent[0].body]);
+    expect(last.explicitAcks).toHaveLength(1);
+    expect(last.retryMessages).toEqual([]);
+    expect(last.sent).toEqual([]);
+    const reason =
+      'hubspot kept rate limiting this job for 24 hours without letting it go on, so it was stopped (last answer: hubspot is rate limiting (429 on contacts); try again later).';
+    expect(await row()).toMatchObject({ status: 'failed', error: reason, leaseExpiresAt: null });
+    // A redelivery changes nothing.
+    await deliverJobs([snoozed.sent[0].body], 2);
+    expect(await row()).toMatchObject({ status: 'failed', error: reason });
+    const notices = await call('GET', '/api/notification/list', { token: org.token, query: { limit: 100 } });
+    expect(
+      notices.body.data.filter((notice: { data: Record<string, unknown> }) => notice.data.crm_import_job_id === id),
+    ).toEqual([expect.objectContaining({ title: 'CRM import failed' })]);
   });
 });
 

@@ -280,7 +280,7 @@ describe('numbers bought through Twilio', () => {
 describe('a number purchase Twilio throttles', () => {
   afterEach(() => vi.restoreAllMocks());
 
-  it('is retried after Twilio’s Retry-After, with Twilio’s reason on the job, not an internal error', async () => {
+  it('is snoozed for Twilio’s Retry-After (no queue retry spent), with Twilio’s reason on the job, not an internal error', async () => {
     const real = globalThis.fetch;
     vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
       const url = input instanceof Request ? input.url : String(input);
@@ -296,8 +296,10 @@ describe('a number purchase Twilio throttles', () => {
       body: { phoneNumber: '+14155550175' },
     });
     expect(bought.status, bought.text).toBe(202);
-    const result = await deliverJobs(bought.sent.filter((message) => message.kind === 'voice'));
-    expect(result.retryDelays).toEqual([120]);
+    const messages = bought.sent.filter((message) => message.kind === 'voice');
+    const result = await deliverJobs(messages);
+    expect(result.retryMessages).toEqual([]);
+    expect(result.sent).toEqual([{ body: messages[0], delaySeconds: 120 }]);
     const [job] = await inOrganization(org.orgId, (tx) =>
       tx.select().from(voiceJobs).where(eq(voiceJobs.phoneNumberId, bought.body.data.id)),
     );

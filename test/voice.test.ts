@@ -716,7 +716,8 @@ describe('provider webhooks', () => {
     });
   });
 
-  it('a Vapi 429 on placing a call is retried after its Retry-After by the queue, not failed; the retry places it', async () => {
+  /** A queued Vapi agent call and its place_call job's message. */
+  async function vapiCallJob() {
     const row = await insertVapiCall(null, {
       userId: twilioOrg.userId,
       status: 'queued',
@@ -730,12 +731,24 @@ describe('provider webhooks', () => {
         .returning({ id: voiceJobs.id }),
     );
     const message: JobMessage = { kind: 'voice', orgId: twilioOrg.orgId, jobId: job.id };
+    const callRow = async () =>
+      (await inOrganization(twilioOrg.orgId, (tx) => tx.select().from(calls).where(eq(calls.id, row.id))))[0];
+    const jobRow = async () =>
+      (await inOrganization(twilioOrg.orgId, (tx) => tx.select().from(voiceJobs).where(eq(voiceJobs.id, job.id))))[0];
+    return { message, callRow, jobRow };
+  }
+
+  const tooManyRequests = () =>
+    new Response(JSON.stringify({ message: 'Too Many Requests' }), {
+      status: 429,
+      headers: { 'content-type': 'application/json', 'retry-after': '20' },
+    });
+
+  it('a Vapi 429 on placing a call snoozes the job for its Retry-After (no queue retry spent), 7 times in a row; the next delivery places it', async () => {
+    const { message, callRow, jobRow } = await vapiCallJob();
     const seen = mockFetch(
       [
-        new Response(JSON.stringify({ message: 'Too Many Requests' }), {
-          status: 429,
-          headers: { 'content-type': 'application/json', 'retry-after': '20' },
-        }),
+        ...Array.from({ length: 7 }, tooManyRequests),
         new Response(JSON.stringify({ id: 'vapi-call-after-429', status: 'queued' }), {
           status: 201,
           headers: { 'content-type': 'application/json' },
@@ -743,28 +756,57 @@ describe('provider webhooks', () => {
       ],
       { only: (url) => url.startsWith('https://api.vapi.ai/'), exhausted: 'throw' },
     );
-    const throttled = await deliverJobs([message]);
-    expect(seen.map((request) => `${request.method} ${request.url}`)).toEqual(['POST https://api.vapi.ai/call']);
-    expect(throttled.retryMessages).toHaveLength(1);
-    expect(throttled.retryDelays).toEqual([20]);
-    const waiting = async () =>
-      (await inOrganization(twilioOrg.orgId, (tx) => tx.select().from(calls).where(eq(calls.id, row.id))))[0];
-    // Nothing was placed: the call still waits for its dial, free to be dialled by the retry.
-    expect(await waiting()).toMatchObject({
-      status: 'queued',
-      startedAt: null,
-      providerCallId: null,
-      failureReason: null,
-    });
-
-    const retried = await deliverJobs([message], 2);
-    expect(retried.explicitAcks).toHaveLength(1);
-    expect(seen).toHaveLength(2);
-    expect(await waiting()).toMatchObject({ status: 'queued', providerCallId: 'vapi-call-after-429' });
-    const [done] = await inOrganization(twilioOrg.orgId, (tx) =>
-      tx.select().from(voiceJobs).where(eq(voiceJobs.id, job.id)),
+    // The message's sixth delivery: a queue retry now would dead-letter the job (max_retries 5).
+    let delivered = await deliverJobs([message], 6);
+    for (let throttle = 1; throttle <= 7; throttle++) {
+      expect(seen).toHaveLength(throttle);
+      expect(delivered.retryMessages).toEqual([]);
+      expect(delivered.explicitAcks).toHaveLength(1);
+      expect(delivered.sent).toEqual([{ body: message, delaySeconds: 20 }]);
+      // Nothing was placed: the call still waits for its dial, free to be dialled by the next delivery.
+      expect(await callRow()).toMatchObject({
+        status: 'queued',
+        startedAt: null,
+        providerCallId: null,
+        failureReason: null,
+      });
+      expect(await jobRow()).toMatchObject({ status: 'running', throttledSince: expect.any(Date) });
+      delivered = await deliverJobs([delivered.sent[0].body]);
+    }
+    expect(seen.map((request) => `${request.method} ${request.url}`)).toEqual(
+      Array.from({ length: 8 }, () => 'POST https://api.vapi.ai/call'),
     );
-    expect(done.status).toBe('completed');
+    expect(delivered.explicitAcks).toHaveLength(1);
+    expect(delivered.sent).toEqual([]);
+    expect(await callRow()).toMatchObject({ status: 'queued', providerCallId: 'vapi-call-after-429' });
+    expect((await jobRow()).status).toBe('completed');
+    vi.restoreAllMocks();
+  });
+
+  it('a call Vapi keeps throttling for 24 hours fails with a reason that says so, its hold released', async () => {
+    const { message, callRow, jobRow } = await vapiCallJob();
+    mockFetch([tooManyRequests], { only: (url) => url.startsWith('https://api.vapi.ai/') });
+    try {
+      const snoozed = await deliverJobs([message]);
+      expect(snoozed.sent).toEqual([{ body: message, delaySeconds: 20 }]);
+      await inOrganization(twilioOrg.orgId, (tx) =>
+        tx
+          .update(voiceJobs)
+          .set({ throttledSince: sql`now() - interval '24 hours' + interval '10 seconds'` })
+          .where(eq(voiceJobs.id, message.jobId)),
+      );
+      const last = await deliverJobs([message]);
+      expect(last.explicitAcks).toHaveLength(1);
+      expect(last.retryMessages).toEqual([]);
+      expect(last.sent).toEqual([]);
+    } finally {
+      vi.restoreAllMocks();
+    }
+    const reason =
+      'vapi kept rate limiting this job for 24 hours without letting it go on, so it was stopped (last answer: vapi is unavailable (429 on agent call); try again later).';
+    const ended = await jobRow();
+    expect({ status: ended.status, error: ended.error }).toEqual({ status: 'failed', error: reason });
+    expect(await callRow()).toMatchObject({ status: 'failed', failureReason: reason, reservedCents: 0 });
   });
 
   /** A Vapi call ended by a signed report naming `recordingUrl`; its recording job delivered against `answer`. */

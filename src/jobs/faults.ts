@@ -81,6 +81,19 @@ export function userFacingJobError(error: unknown): string {
   return 'an internal error';
 }
 
+/**
+ * The provider's throttle in `error` (or its `cause` chain): a 429 that asks us to wait. That is
+ * no failure of ours, so the runner snoozes the job instead of spending a queue retry on it.
+ */
+export function throttleOf(error: unknown): ProviderFailure | null {
+  for (let current = error, depth = 0; current && depth < 5; depth++) {
+    if (current instanceof ProviderFailure)
+      return current.kind === 'unavailable' && current.status === 429 ? current : null;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return null;
+}
+
 /** Queues' longest delay of a message (12 hours). */
 const MAX_QUEUE_DELAY_SECONDS = 12 * 3600;
 
@@ -89,6 +102,14 @@ const MAX_QUEUE_DELAY_SECONDS = 12 * 3600;
  * (2, 4, 8 … 60 s), or longer when a provider that is throttling or down said how long to wait
  * (its Retry-After: HubSpot's daily limit asks an hour), so a retry does not meet the same 429.
  */
+/**
+ * How long a throttled job is snoozed: the provider's own wait (its Retry-After, at least a
+ * second, at most Queues' 12 h), not the backoff of the message's attempts, which it does not spend.
+ */
+export function snoozeDelaySeconds(throttle: ProviderFailure): number {
+  return Math.min(MAX_QUEUE_DELAY_SECONDS, Math.max(1, Math.ceil(throttle.retryAfterSeconds ?? 30)));
+}
+
 export function retryDelaySeconds(error: unknown, attempts: number): number {
   const backoff = Math.min(60, 2 ** attempts);
   const asked = error instanceof ProviderFailure && error.kind === 'unavailable' ? (error.retryAfterSeconds ?? 0) : 0;

@@ -35,6 +35,7 @@ export type JobTable = PgTable & {
   leaseExpiresAt: PgColumn;
   leaseResends: PgColumn;
   leaseResentAt: PgColumn;
+  throttledSince: PgColumn;
 };
 export type JobRow<T extends JobTable> = T['$inferSelect'];
 /** Values of an UPDATE of the job's row. */
@@ -109,9 +110,17 @@ export function claimedLease(spec: Pick<JobSpec<JobTable>, 'leaseSeconds'>): {
   return { leaseExpiresAt: leaseUntil(spec), leaseResentAt: null };
 }
 
-/** Values to spread into a checkpoint's own UPDATE: the heartbeat costs no extra statement. */
-export function heartbeat(spec: Pick<JobSpec<JobTable>, 'leaseSeconds'>): { leaseExpiresAt: SQL; updatedAt: SQL } {
-  return { leaseExpiresAt: leaseUntil(spec), updatedAt: sql`now()` };
+/**
+ * Values to spread into a checkpoint's own UPDATE: the heartbeat costs no extra statement. A
+ * checkpoint is progress, so it also ends a run of provider throttling (`throttled_since`: the
+ * bound on snoozing counts from the first throttle since the last checkpoint).
+ */
+export function heartbeat(spec: Pick<JobSpec<JobTable>, 'leaseSeconds'>): {
+  leaseExpiresAt: SQL;
+  updatedAt: SQL;
+  throttledSince: null;
+} {
+  return { leaseExpiresAt: leaseUntil(spec), updatedAt: sql`now()`, throttledSince: null };
 }
 
 function jobIs<T extends JobTable>(spec: JobSpec<T>, job: JobRef, ...conditions: (SQL | undefined)[]): SQL {
@@ -380,6 +389,45 @@ export async function noteRetry<T extends JobTable>(
       } as JobValues<JobTable>)
       .where(whereOpen(spec, job)),
   );
+}
+
+/**
+ * A provider throttled the job (a 429 with its wait): instead of a queue retry, which spends one
+ * of the message's max_retries, the runner acknowledges the delivery and sends the job's message
+ * again with the wait as its delay (runner.ts). Here, in one statement on the open job: the first
+ * throttle since the last checkpoint is stamped (`throttled_since`), the note shows while it
+ * waits, the lease lasts past the wait, and `lease_resent_at` is set to when the message is due,
+ * so the lease sweep takes a snoozed message that never arrives for one waiting in the queue (not
+ * a stall), as it does its own re-sends; the kind's `resend` values apply as there. A throttle
+ * whose wait would end more than `deadlineSeconds` after the first one fails the job instead,
+ * with `reason`. Answers 'snoozed' (send the message), or 'ended' (failed now, or ended before).
+ */
+export async function snoozeJob<T extends JobTable>(
+  db: Database,
+  spec: JobSpec<T> & { resend?: JobValues<T> },
+  job: JobRef,
+  options: { delaySeconds: number; deadlineSeconds: number; note: string; reason: string },
+): Promise<'snoozed' | 'ended'> {
+  const table: JobTable = spec.table;
+  const due = sql`now() + make_interval(secs => ${options.delaySeconds})`;
+  const withinDeadline = sql`coalesce(${table.throttledSince}, now()) + make_interval(secs => ${options.deadlineSeconds}) >= ${due}`;
+  return withTenant(db, job.orgId, async (tx) => {
+    const snoozed = await tx
+      .update(table)
+      .set({
+        throttledSince: sql`coalesce(${table.throttledSince}, now())`,
+        error: options.note.slice(0, 1000),
+        leaseExpiresAt: sql`greatest(${table.leaseExpiresAt}, ${due} + make_interval(secs => ${spec.leaseSeconds}))`,
+        leaseResentAt: due,
+        updatedAt: sql`now()`,
+        ...spec.resend,
+      } as JobValues<JobTable>)
+      .where(whereOpen(spec, job, withinDeadline))
+      .returning({ id: table.id });
+    if (snoozed.length > 0) return 'snoozed';
+    await failJobIn(tx, spec, job, options.reason, sql`not (${withinDeadline})`);
+    return 'ended';
+  });
 }
 
 /** The creator's notice of an ended job. */

@@ -6,13 +6,19 @@
  * reason. Either way the creator is told once. Handlers are idempotent (claims and checkpoints
  * in Postgres), so redelivery, the outbox sweep's occasional second send and the lease sweep's
  * re-sends are harmless.
+ *
+ * A provider's throttle (a 429 with its wait) is no failure of ours and spends no retry: the job
+ * is snoozed (snoozeJob), the delivery acknowledged and the job's message sent again with the
+ * provider's wait as its delay, a fresh message with its own max_retries. Snoozing is bounded by
+ * time: a job throttled without a checkpoint for THROTTLE_DEADLINE_SECONDS fails with a reason
+ * that says so. If that send fails, the queue retries the delivery as before (a retry spent).
  */
 import { errorText, log } from '../core/log';
 import { withOwnDatabase, type Database } from '../db/client';
 import { readConfig, type Bindings } from '../env';
 import { handlerFor } from './dispatch';
-import { JobSuperseded, retryDelaySeconds, userFacingJobError } from './faults';
-import { failJob, noteRetry } from './lifecycle';
+import { JobSuperseded, retryDelaySeconds, snoozeDelaySeconds, throttleOf, userFacingJobError } from './faults';
+import { failJob, noteRetry, snoozeJob } from './lifecycle';
 import type { JobMessage } from './messages';
 
 /** wrangler.toml's dead_letter_queue of the jobs queue. */
@@ -29,8 +35,20 @@ function logFailure(message: Message<JobMessage>, stage: string, error: unknown)
   });
 }
 
-/** Acknowledge the message, or have the queue deliver it again after `retryIn` seconds. */
-type Outcome = 'ack' | { retryIn: number };
+/** How long after its first throttle (since its last checkpoint) a job may still be snoozed: 24 hours. */
+export const THROTTLE_DEADLINE_SECONDS = 24 * 3600;
+
+/** The reason a job throttled past THROTTLE_DEADLINE_SECONDS fails with. */
+export function throttledTooLongReason(provider: string, reason: string): string {
+  const hours = Math.round(THROTTLE_DEADLINE_SECONDS / 3600);
+  return `${provider} kept rate limiting this job for ${hours} hours without letting it go on, so it was stopped (last answer: ${reason}).`;
+}
+
+/**
+ * Acknowledge the message; have the queue deliver it again after `retryIn` seconds (a retry
+ * spent); or acknowledge it and send the job's message again after `snoozeFor` seconds.
+ */
+type Outcome = 'ack' | { retryIn: number } | { snoozeFor: number };
 
 /** One delivery of one message, with the handler's retry policy applied: whether to acknowledge it. */
 async function deliver(message: Message<JobMessage>, db: Database, env: Bindings): Promise<Outcome> {
@@ -47,6 +65,22 @@ async function deliver(message: Message<JobMessage>, db: Database, env: Bindings
       return 'ack';
     }
     const delaySeconds = retryDelaySeconds(error, message.attempts);
+    const throttle = throttleOf(error);
+    if (throttle) {
+      const snoozeFor = snoozeDelaySeconds(throttle);
+      const snoozed = await snoozeJob(db, handler, message.body, {
+        delaySeconds: snoozeFor,
+        deadlineSeconds: THROTTLE_DEADLINE_SECONDS,
+        note: `throttled, trying again in ${snoozeFor} s: ${throttle.reason}`,
+        reason: throttledTooLongReason(throttle.provider, throttle.reason),
+      }).catch((snoozeError) => {
+        // The database is the fault too: the queue retries the delivery, as for any failure.
+        logFailure(message, 'snooze', snoozeError);
+        return null;
+      });
+      if (snoozed === 'snoozed') return { snoozeFor };
+      if (snoozed === 'ended') return 'ack';
+    }
     // Best effort: the note only informs; the retry must happen even if the database is the fault.
     await noteRetry(
       db,
@@ -103,8 +137,19 @@ export async function runJobBatch(batch: MessageBatch<JobMessage>, env: Bindings
         // Failing the job itself failed (the database is gone): the redelivery tries again.
         logFailure(message, 'fail', error);
       }
+      if (outcome !== 'ack' && 'snoozeFor' in outcome) {
+        const delaySeconds = outcome.snoozeFor;
+        // Sent before the ack: if the send fails, the queue's retry still brings the job back.
+        outcome = await env.JOBS.send(message.body, { delaySeconds }).then(
+          (): Outcome => 'ack',
+          (error): Outcome => {
+            logFailure(message, 'snooze send', error);
+            return { retryIn: delaySeconds };
+          },
+        );
+      }
       if (outcome === 'ack') message.ack();
-      else message.retry({ delaySeconds: outcome.retryIn });
+      else message.retry({ delaySeconds: 'retryIn' in outcome ? outcome.retryIn : 0 });
     }
   });
 }

@@ -54,7 +54,35 @@ export async function requestRecordingJobs(
 }
 
 /** Delivers job messages to the Worker's queue handler as one batch, as the queue would (attempt `attempts`), with the suite's bindings or `bindings`. */
+/** A message the delivery sent to the jobs queue (a snooze: the job's own message, with the provider's wait). */
+export interface SentJob {
+  body: JobMessage;
+  delaySeconds?: number;
+}
+
+/**
+ * Delivers jobs-queue messages to the Worker's queue handler. What the delivery sends to the jobs
+ * queue is recorded (`sent`) and passed on to the bindings' queue, except a delayed send to the
+ * real one: the runner's snooze of a throttled job, which the test delivers itself (miniflare
+ * would deliver it behind the test's back, after the test's mocks are gone).
+ */
 export async function deliverJobs(messages: JobMessage[], attempts = 1, bindings: typeof env = env) {
+  const sent: SentJob[] = [];
+  const target = bindings.JOBS;
+  const passOn = (options?: QueueSendOptions) => target !== env.JOBS || !options?.delaySeconds;
+  const jobs = {
+    send: async (body: JobMessage, options?: QueueSendOptions) => {
+      sent.push({ body, delaySeconds: options?.delaySeconds });
+      if (passOn(options)) await target.send(body, options);
+    },
+    sendBatch: async (batch: Iterable<MessageSendRequest<JobMessage>>, options?: QueueSendBatchOptions) => {
+      const all = [...batch];
+      sent.push(
+        ...all.map((message) => ({ body: message.body, delaySeconds: message.delaySeconds ?? options?.delaySeconds })),
+      );
+      await target.sendBatch(all, options);
+    },
+  } as unknown as Queue<JobMessage>;
   const batch = createMessageBatch<JobMessage>(
     'lead-management-jobs',
     messages.map((body) => ({ id: crypto.randomUUID(), timestamp: new Date(), attempts, body })),
@@ -69,8 +97,8 @@ export async function deliverJobs(messages: JobMessage[], attempts = 1, bindings
     };
   }
   const ctx = createExecutionContext();
-  await worker.queue(batch as MessageBatch<never>, bindings);
-  return { ...(await getQueueResult(batch, ctx)), retryDelays };
+  await worker.queue(batch as MessageBatch<never>, { ...bindings, JOBS: jobs });
+  return { ...(await getQueueResult(batch, ctx)), retryDelays, sent };
 }
 
 /** Delivers events-queue messages (tracking hits, unsubscribes) to the Worker's queue handler. */

@@ -6,8 +6,9 @@
  * the page started from. A redelivered or re-sent message resumes at the checkpoint; a page it
  * had read but not committed is read again. The CRM id each record leaves on its lead or company
  * (unique per organization) makes a second run, or a page written twice, update instead of duplicate.
- * Retry policy: the CRM unavailable or rate limiting, or a database fault, is retried by the
- * queue (after HubSpot's own wait on a 429: the adapter never sleeps); a refused credential, or
+ * Retry policy: the CRM unavailable, or a database fault, is retried by the queue; HubSpot's 429
+ * is snoozed by the runner for HubSpot's own wait, no retry spent (the adapter never sleeps; at
+ * most 24 h of throttling without a page committed, docs/jobs.md); a refused credential, or
  * an OAuth token that can no longer be renewed, marks the connection needs_reconnect and fails
  * the job.
  */

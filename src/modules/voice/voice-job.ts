@@ -4,7 +4,7 @@
  *     refunds its price (one transaction); a provider down is retried, and a job given up on
  *     (dead letter, stalled) fails and refunds the same way;
  *   - place_call: waits for the call's turn (calls per second), then dials it (a provider's 429
- *     hands the dial claim back and is retried by the queue after its Retry-After). The simulator
+ *     hands the dial claim back and the job is snoozed for its Retry-After). The simulator
  *     moves it ringing → in-progress → completed here, with its transcript, a WAV recording in R2
  *     and its price; Vapi answers with its call id and its end-of-call report ends the call.
  *     `started_at` is claimed before dialling, so a redelivery never dials twice: a call found
@@ -148,7 +148,7 @@ async function purchase(db: Database, env: Bindings, claim: Claim, job: Job) {
       if (error instanceof ProviderFailure && error.kind !== 'unavailable') {
         await withTenant(db, orgId, (tx) => failNumber(tx, orgId, number.id, error.reason));
       } else {
-        // Twilio down or throttling: retried by the queue after its Retry-After (jobs/faults.ts).
+        // Twilio down (retried by the queue) or throttling (snoozed for its Retry-After): jobs/runner.ts.
         throw error;
       }
     }
@@ -300,9 +300,9 @@ async function placeCall(db: Database, env: Bindings, claim: Claim, job: Job) {
     });
   } catch (error) {
     if (error instanceof ProviderFailure && error.kind === 'unavailable' && error.status === 429) {
-      // Throttled (Vapi's 429): certainly not placed. The dial claim is handed back and the queue
-      // dials again after the provider's Retry-After (jobs/faults.ts retryDelaySeconds); a job
-      // throttled through every retry fails the call and releases its hold (onFailed).
+      // Throttled (Vapi's 429): certainly not placed. The dial claim is handed back and the runner
+      // snoozes the job for the provider's Retry-After (no queue retry spent: jobs/runner.ts); a
+      // job throttled for 24 h fails the call and releases its hold (onFailed).
       await releaseDial(db, orgId, call.id);
       throw error;
     }
