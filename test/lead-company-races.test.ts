@@ -7,6 +7,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it, type TestContext } from 'vitest';
+import { deleteCompanies } from '../src/modules/companies/service';
 import { deleteDeals, updateDeal } from '../src/modules/deals/service';
 import { deleteLeads, updateLead } from '../src/modules/leads/update';
 import { call, signupOrganization, type SignedUp } from './helpers/api';
@@ -187,5 +188,35 @@ describe('rows inserted while their lead changes company', () => {
     await signal;
     const state = await leadState(lead);
     for (const row of state.carried) expect(row).toEqual({ kind: 'signal', company: null });
+  });
+});
+
+describe('a company deleted while a deal of its leads reopens', () => {
+  it('the delete waits for the reopen and is refused (409), the company stays', async (context) => {
+    await skipOnPglite(context);
+    const company = await createCompany(owner, { company_name: `Reopened ${crypto.randomUUID().slice(0, 6)}` });
+    const lead = await leadAt(company, 'Reopened');
+    const pipeline = await defaultPipeline(owner);
+    const won = pipeline.stages.find((stage) => stage.is_won);
+    const open = pipeline.stages.find((stage) => !stage.is_won && !stage.is_lost);
+    if (!won || !open) throw new Error('no won or open stage');
+    const deal = await addDeal(owner, pipeline, { lead_id: lead, stage_id: won.id });
+    const reopened = signalled();
+    // The reopen has written the deal (won -> open) and commits 700 ms later.
+    const reopen = asTenant(owner, async (ctx) => {
+      await updateDeal(ctx, deal.id, { stage_id: open.id }, new Date());
+      reopened.fire();
+      await pause(700);
+    });
+    await reopened.happened;
+    const removal = asTenant(owner, (ctx) => deleteCompanies(ctx, { ids: [company] }));
+    const settled = await Promise.allSettled([reopen, removal]);
+    expect(settled.map((result) => (result.status === 'rejected' ? String(result.reason) : 'ok'))).toEqual([
+      'ok',
+      expect.stringContaining('open deals'),
+    ]);
+    const view = await call('GET', `/api/company/view/${company}`, { token: owner.token });
+    expect(view.status, view.text).toBe(200);
+    expect((await leadState(lead)).lead).toMatchObject({ open_deals: 1, won_deals: 0 });
   });
 });

@@ -7,13 +7,14 @@ import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../../db/client';
 import { lockOrganizationKeySql, writeCheckedKey } from '../../db/key-locks';
 import { referencesExist } from '../../db/references';
-import { companies, companyKeyScope, deals, leads } from '../../db/schema';
+import { companies, companyKeyScope, leads } from '../../db/schema';
 import { companyNamedSql } from '../../db/company-names';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { Conflict, NotFound } from '../../core/errors';
 import { defineList } from '../../core/list';
 import { storedFileDownloadUrl, storeUpload } from '../files';
 import { acceptUpload } from '../files';
+import { leadRowLockClause } from '../leads';
 import { columnValues } from '../../core/field-table';
 import { type CompanyView, companyFields } from './fields';
 import { companyFilterShape, companyFilterWhere, companySearch } from './filters';
@@ -153,14 +154,25 @@ function targetWhere(ctx: TenantContext, target: CompanyTarget): SQL {
  * Soft-deletes the targeted companies in one statement; answers how many this request deleted.
  * A company with open deals (deals of its linked leads whose outcome is open) is not deleted
  * unless `force`: then nothing is deleted and the request is a 409 naming those companies.
+ *
+ * The check reads the open deals from the companies' leads as locked (their open_deals, which a
+ * deal write recounts while it holds its lead: leads/row-locks.ts), not from the deals: a deal
+ * reopened or added at the same moment holds its lead until it commits, and the statement's
+ * snapshot (taken before the wait) does not see that deal, while a locked row is read as last
+ * committed. The companies are locked first, in id order, as a rename locks its company and then
+ * writes its leads (updateCompany); then their leads, in id order (lead before deal).
  */
 export async function deleteCompanies(ctx: TenantContext, target: CompanyTarget, force = false): Promise<number> {
   const result = await ctx.db.execute<{ deleted: number; blocked: (number | string)[] }>(sql`
     with target as (
       select ${companies.id} as id from ${companies} where ${targetWhere(ctx, target)}
+      order by ${companies.id} for no key update
+    ), held as (
+      select l.company_id, l.open_deals from ${leads} l
+      where l.organization_id = ${ctx.orgId} and l.company_id in (select id from target)
+      order by l.id ${leadRowLockClause('no key update')}
     ), blocked as (
-      select distinct l.company_id from ${deals} d join ${leads} l on l.id = d.lead_id and l.organization_id = ${ctx.orgId}
-      where d.organization_id = ${ctx.orgId} and d.outcome = 'open' and l.company_id in (select id from target)
+      select distinct company_id from held where open_deals > 0
     ), deleted as (
       update ${companies} set deleted_at = now(), updated_at = now()
       where ${companies.id} in (select id from target) and (${force} or not exists (select 1 from blocked))

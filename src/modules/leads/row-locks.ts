@@ -8,6 +8,10 @@
  * - a deal write (add, update, delete) holds its leads FOR NO KEY UPDATE before its deal (deals
  *   service), where the deal's trigger (count_lead_deals, drizzle/0063) used to lock the lead only
  *   after the deal: a deal won while its lead changed company each held what the other needed.
+ * - a company delete (deleteCompanies) holds its companies, then their leads FOR NO KEY UPDATE, and
+ *   reads their open deals from the locked leads' open_deals, which a deal write recounts while it
+ *   holds the lead: a deal reopened or added at the same moment is seen (the company is kept);
+ * - a multi-lead write (bulk status, assign, tags; scoring) locks its leads in id order.
  * An insert of a signal, meeting or deal reads its lead's company FOR KEY SHARE (drizzle/0093),
  * which waits for the FOR UPDATE of a company change and then reads the changed row.
  */
