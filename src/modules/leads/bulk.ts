@@ -14,6 +14,7 @@ import { deliveryIdsOf, sendWebhookDeliveries, webhookDeliveriesSql } from '../w
 import { ValidationFailed } from '../../core/errors';
 import { leadFilterWhere } from './filters';
 import { leadLookups } from './lead-lookups';
+import { leadRowLockClause } from './row-locks';
 import type { BulkTarget } from './schemas';
 import { feedEntriesFrom } from '../feed';
 import { leadAssignmentNotices } from '../notifications';
@@ -21,6 +22,21 @@ import { leadAssignmentNotices } from '../notifications';
 function targetWhere(ctx: TenantContext, target: BulkTarget): SQL {
   if (target.select_all) return leadFilterWhere(ctx, target.filters ?? {});
   return and(leadFilterWhere(ctx, {}), sql`${leads.id} = any(${sql.param(target.ids ?? [])}::bigint[])`) as SQL;
+}
+
+/**
+ * The targeted leads (`where` narrows them), locked FOR NO KEY UPDATE in id order: the `target`
+ * CTE of every bulk action. Every multi-lead writer locks in id order (a scoring batch, a deal
+ * write's leads, a lead delete; row-locks.ts), so two of them that share leads wait, one for the
+ * other. Locked in the order the plan read them (a bitmap scan's heap order, an index read
+ * backwards), a bulk action and a scoring batch over the same leads each held what the other
+ * needed: a deadlock, one of them refused. A locked row is read as last committed: `columns`
+ * (each `, expression as name`) and `where` see a change that committed while the action waited.
+ */
+function lockedTarget(ctx: TenantContext, target: BulkTarget, columns: SQL = sql``, where: SQL = sql`true`): SQL {
+  return sql`select ${leads.id} as id${columns} from ${leads}
+      where ${targetWhere(ctx, target)} and ${where}
+      order by ${leads.id} ${leadRowLockClause('no key update')}`;
 }
 
 async function updatedCount(ctx: TenantContext, statement: SQL): Promise<number> {
@@ -41,9 +57,7 @@ export async function changeLeadStatus(ctx: TenantContext, target: BulkTarget, s
     ctx,
     sql`
     with target as (
-      select ${leads.id} as id, ${leads.status} as old from ${leads}
-      where ${targetWhere(ctx, target)} and ${leads.status} is distinct from ${status}::int
-      for update
+      ${lockedTarget(ctx, target, sql`, ${leads.status} as old`, sql`${leads.status} is distinct from ${status}::int`)}
     ), changed as (
       update ${leads} set status = ${status}::int, updated_at = now() from target
       where leads.id = target.id and leads.organization_id = ${ctx.orgId}
@@ -67,9 +81,7 @@ export async function assignLeads(ctx: TenantContext, target: BulkTarget, assign
     ctx,
     sql`
     with target as (
-      select ${leads.id} as id, ${leads.assignedTo} as old from ${leads}
-      where ${targetWhere(ctx, target)} and ${leads.assignedTo} is distinct from ${assignedTo}::bigint
-      for update
+      ${lockedTarget(ctx, target, sql`, ${leads.assignedTo} as old`, sql`${leads.assignedTo} is distinct from ${assignedTo}::bigint`)}
     ), changed as (
       update ${leads} set assigned_to = ${assignedTo}::bigint, updated_at = now() from target
       where leads.id = target.id and leads.organization_id = ${ctx.orgId}
@@ -111,7 +123,7 @@ export async function addTagsToLeads(ctx: TenantContext, target: BulkTarget, tag
     ctx,
     sql`
     with target as (
-      select ${leads.id} as id from ${leads} where ${targetWhere(ctx, target)}
+      ${lockedTarget(ctx, target)}
     ), added as (
       insert into ${leadTags} (organization_id, lead_id, tag_id)
       select ${ctx.orgId}, target.id, tag from target cross join unnest(${sql.param(tagIds)}::bigint[]) as tag
@@ -152,7 +164,7 @@ export async function setLeadTags(ctx: TenantContext, target: BulkTarget, tags: 
     ctx,
     sql`
     with target as (
-      select ${leads.id} as id from ${leads} where ${targetWhere(ctx, target)}
+      ${lockedTarget(ctx, target)}
     ), removed as (
       delete from ${leadTags}
       where lead_tags.organization_id = ${ctx.orgId} and lead_tags.lead_id in (select id from target) and not (lead_tags.tag_id = any(${wanted}))

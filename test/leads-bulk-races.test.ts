@@ -1,0 +1,127 @@
+/**
+ * A bulk lead action and a scoring batch over the same leads, at once (PostgreSQL only: PGlite runs
+ * one transaction at a time, so these pass there whatever the locks). Every multi-lead writer locks
+ * its leads in id order (src/modules/leads/row-locks.ts), so one waits for the other; locked in the
+ * order its plan read them, a bulk action deadlocked with a scoring batch (which locks in id order)
+ * and one of them was refused.
+ */
+import { sql } from 'drizzle-orm';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { TenantContext } from '../src/db/tenant';
+import { addTagsToLeads, assignLeads, changeLeadStatus, setLeadTags } from '../src/modules/leads/bulk';
+import { leadLookups } from '../src/modules/leads/lead-lookups';
+import { currentModel } from '../src/modules/lead-scoring/model';
+import { scoreLeadBatch } from '../src/modules/lead-scoring/score-leads';
+import { signupOrganization, type SignedUp } from './helpers/api';
+import { asTenant, createLead, inOrganization } from './helpers/leads';
+
+let owner: SignedUp;
+
+beforeAll(async () => {
+  owner = await signupOrganization('Bulk races');
+});
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Two leads whose rows lie in the table against their id order (the higher id first), as rows
+ * rewritten a while after their creation lie: a read in heap order meets the higher id first.
+ */
+async function leadsAgainstIdOrder(): Promise<[number, number]> {
+  const ids: number[] = [];
+  for (let index = 0; index < 6; index++) ids.push(await createLead(owner, `Bulk ${index}`, 'Race'));
+  // Each lower id rewritten after the higher ones (again, while the free space map put them back in order).
+  for (let round = 0; round < 5; round++) {
+    for (const id of [...ids].reverse()) {
+      await inOrganization(owner.orgId, (tx) =>
+        tx.execute(sql`update leads set city = ${`Moved ${round}`} where id = ${id}`),
+      );
+    }
+    const heap = await inOrganization(owner.orgId, (tx) =>
+      tx.execute<{ id: string }>(
+        sql`select id from leads where id = any(${`{${ids.join(',')}}`}::bigint[]) order by ctid`,
+      ),
+    );
+    const order = heap.rows.map((row) => Number(row.id));
+    for (const [index, higher] of order.entries()) {
+      const lower = order.slice(index + 1).find((id) => id < higher);
+      if (lower !== undefined) return [lower, higher];
+    }
+  }
+  throw new Error('the leads stayed in id order');
+}
+
+type BulkAction = (ctx: TenantContext, ids: number[]) => Promise<number>;
+
+const actions: [string, BulkAction][] = [
+  [
+    'a status change',
+    async (ctx, ids) => {
+      const lookups = await leadLookups(ctx);
+      return changeLeadStatus(ctx, { ids }, [...lookups.status].at(-1) as number);
+    },
+  ],
+  [
+    'an assignment',
+    async (ctx, ids) => {
+      const lead = await ctx.db.execute<{ assigned_to: string | null }>(
+        sql`select assigned_to from leads where id = ${ids[0]}`,
+      );
+      return assignLeads(ctx, { ids }, lead.rows[0].assigned_to === null ? owner.userId : null);
+    },
+  ],
+  ['adding tags', async (ctx, ids) => addTagsToLeads(ctx, { ids }, [...(await leadLookups(ctx)).tags].slice(0, 1))],
+  ['replacing tags', async (ctx, ids) => setLeadTags(ctx, { ids }, [...(await leadLookups(ctx)).tags].slice(0, 1))],
+];
+
+describe('a bulk action and a scoring batch over the same leads, at once', () => {
+  for (const [name, action] of actions) {
+    it(`${name} and a scoring batch both commit (no deadlock)`, async (context) => {
+      const version = await inOrganization(owner.orgId, (tx) => tx.execute<{ v: string }>(sql`select version() as v`));
+      if (/emscripten|wasm/i.test(version.rows[0].v)) context.skip();
+      const ids = await leadsAgainstIdOrder();
+      const lowest = ids[0];
+      let release: () => void = () => {};
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      let held: () => void = () => {};
+      const holding = new Promise<void>((resolve) => {
+        held = resolve;
+      });
+      // A writer holds the lower lead; the scoring batch (id order) queues for it first, then the bulk
+      // action, which (read in heap order, without the fix) locked the higher lead before it queued.
+      const holder = inOrganization(owner.orgId, async (tx) => {
+        await tx.execute(sql`select id from leads where id = ${lowest} for no key update`);
+        held();
+        await released;
+      });
+      await holding;
+      const scoring = inOrganization(owner.orgId, async (tx) =>
+        scoreLeadBatch(
+          tx,
+          owner.orgId,
+          await currentModel(tx, owner.orgId),
+          sql`l.id = any(${`{${ids.join(',')}}`}::bigint[])`,
+        ),
+      );
+      await pause(300);
+      const bulk = asTenant(owner, async (ctx) => {
+        // The plan of an organization with many leads: its leads read in heap order (a sequential scan).
+        await ctx.db.execute(
+          sql`select set_config('enable_indexscan', 'off', true), set_config('enable_bitmapscan', 'off', true), set_config('enable_indexonlyscan', 'off', true)`,
+        );
+        return action(ctx, ids);
+      });
+      await pause(300);
+      release();
+      const settled = await Promise.allSettled([holder, scoring, bulk]);
+      expect(settled.map((result) => (result.status === 'rejected' ? String(result.reason) : 'ok'))).toEqual([
+        'ok',
+        'ok',
+        'ok',
+      ]);
+      expect(((await bulk) as number) > 0).toBe(true);
+    });
+  }
+});
