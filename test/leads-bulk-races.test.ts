@@ -1,17 +1,20 @@
 /**
- * A bulk lead action and a scoring batch over the same leads, at once (PostgreSQL only: PGlite runs
- * one transaction at a time, so these pass there whatever the locks). Every multi-lead writer locks
- * its leads in id order (src/modules/leads/row-locks.ts), so one waits for the other; locked in the
- * order its plan read them, a bulk action deadlocked with a scoring batch (which locks in id order)
- * and one of them was refused.
+ * A bulk lead action (or a company rename, which writes the company's leads) and a scoring batch
+ * over the same leads, at once (PostgreSQL only: PGlite runs one transaction at a time, so these
+ * pass there whatever the locks). Every multi-lead writer locks its leads in id order
+ * (src/modules/leads/row-locks.ts), so one waits for the other; locked in the order its plan read
+ * them, a bulk action deadlocked with a scoring batch (which locks in id order) and one of them was
+ * refused.
  */
 import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TenantContext } from '../src/db/tenant';
+import { updateCompany } from '../src/modules/companies/service';
 import { addTagsToLeads, assignLeads, changeLeadStatus, setLeadTags } from '../src/modules/leads/bulk';
 import { leadLookups } from '../src/modules/leads/lead-lookups';
 import { currentModel } from '../src/modules/lead-scoring/model';
 import { scoreLeadBatch } from '../src/modules/lead-scoring/score-leads';
+import { createCompany } from './helpers/accounts';
 import { signupOrganization, type SignedUp } from './helpers/api';
 import { asTenant, createLead, inOrganization } from './helpers/leads';
 
@@ -27,9 +30,12 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * Two leads whose rows lie in the table against their id order (the higher id first), as rows
  * rewritten a while after their creation lie: a read in heap order meets the higher id first.
  */
-async function leadsAgainstIdOrder(): Promise<[number, number]> {
+async function leadsAgainstIdOrder(companyId: number): Promise<[number, number]> {
   const ids: number[] = [];
   for (let index = 0; index < 6; index++) ids.push(await createLead(owner, `Bulk ${index}`, 'Race'));
+  await inOrganization(owner.orgId, (tx) =>
+    tx.execute(sql`update leads set company_id = ${companyId} where id = any(${`{${ids.join(',')}}`}::bigint[])`),
+  );
   // Each lower id rewritten after the higher ones (again, while the free space map put them back in order).
   for (let round = 0; round < 5; round++) {
     for (const id of [...ids].reverse()) {
@@ -51,7 +57,8 @@ async function leadsAgainstIdOrder(): Promise<[number, number]> {
   throw new Error('the leads stayed in id order');
 }
 
-type BulkAction = (ctx: TenantContext, ids: number[]) => Promise<number>;
+/** A write over the leads `ids` (all of them linked to the company `companyId`); answers how many it changed. */
+type BulkAction = (ctx: TenantContext, ids: number[], companyId: number) => Promise<number>;
 
 const actions: [string, BulkAction][] = [
   [
@@ -71,6 +78,15 @@ const actions: [string, BulkAction][] = [
     },
   ],
   ['adding tags', async (ctx, ids) => addTagsToLeads(ctx, { ids }, [...(await leadLookups(ctx)).tags].slice(0, 1))],
+  [
+    'renaming their company',
+    async (ctx, _ids, companyId) => {
+      await updateCompany(ctx, undefined as unknown as R2Bucket, companyId, {
+        company_name: `Renamed ${crypto.randomUUID().slice(0, 6)}`,
+      });
+      return 1;
+    },
+  ],
   ['replacing tags', async (ctx, ids) => setLeadTags(ctx, { ids }, [...(await leadLookups(ctx)).tags].slice(0, 1))],
 ];
 
@@ -79,7 +95,8 @@ describe('a bulk action and a scoring batch over the same leads, at once', () =>
     it(`${name} and a scoring batch both commit (no deadlock)`, async (context) => {
       const version = await inOrganization(owner.orgId, (tx) => tx.execute<{ v: string }>(sql`select version() as v`));
       if (/emscripten|wasm/i.test(version.rows[0].v)) context.skip();
-      const ids = await leadsAgainstIdOrder();
+      const companyId = await createCompany(owner);
+      const ids = await leadsAgainstIdOrder(companyId);
       const lowest = ids[0];
       let release: () => void = () => {};
       const released = new Promise<void>((resolve) => {
@@ -111,7 +128,7 @@ describe('a bulk action and a scoring batch over the same leads, at once', () =>
         await ctx.db.execute(
           sql`select set_config('enable_indexscan', 'off', true), set_config('enable_bitmapscan', 'off', true), set_config('enable_indexonlyscan', 'off', true)`,
         );
-        return action(ctx, ids);
+        return action(ctx, ids, companyId);
       });
       await pause(300);
       release();

@@ -14,7 +14,7 @@ import { Conflict, NotFound } from '../../core/errors';
 import { defineList } from '../../core/list';
 import { storedFileDownloadUrl, storeUpload } from '../files';
 import { acceptUpload } from '../files';
-import { leadRowLockClause } from '../leads';
+import { leadRowLockClause, leadRowsLocked } from '../leads';
 import { columnValues } from '../../core/field-table';
 import { type CompanyView, companyFields } from './fields';
 import { companyFilterShape, companyFilterWhere, companySearch } from './filters';
@@ -133,13 +133,25 @@ export async function updateCompany(
       })
     : await update(ctx.db);
   if (!row) throw new NotFound('Company', id);
-  // Leads show their linked company's name (they link by name), so a rename reaches them too.
+  // Leads show their linked company's name (they link by name), so a rename reaches them too. They
+  // are locked in id order first, as every multi-lead writer locks them (leads/row-locks.ts): in the
+  // order the plan read them, a rename and a scoring batch of the same leads could deadlock.
   if (input.company_name) {
+    const renamed = sql`${leads.companyId} = ${id} and ${leads.company} is distinct from ${input.company_name}`;
     await ctx.db
       .update(leads)
       .set({ company: input.company_name })
       .where(
-        tenantWhere(ctx, leads, eq(leads.companyId, id), sql`${leads.company} is distinct from ${input.company_name}`),
+        tenantWhere(
+          ctx,
+          leads,
+          renamed,
+          leadRowsLocked(
+            ctx.orgId,
+            sql`select ${leads.id} from ${leads} where ${leads.organizationId} = ${ctx.orgId} and ${renamed}`,
+            'no key update',
+          ),
+        ),
       );
   }
   return companyFields.present(row);
