@@ -10,7 +10,7 @@ import { referenceChecks, referenceIssues } from '../../db/references';
 import { contacts } from '../../db/schema';
 import { bare } from '../../db/sql-names';
 import type { TenantContext } from '../../db/tenant';
-import { contactTargetWhere } from './service';
+import { contactTargetLocked, contactTargetWhere } from './service';
 import type { ContactTarget } from './schemas';
 
 export interface ContactChanges {
@@ -44,6 +44,7 @@ export async function bulkUpdateContacts(
     changed as (
       update ${contacts} set ${sql.join(sets, sql`, `)}
       where ${contactTargetWhere(ctx, target)} and (${sql.join(differs, sql` or `)}) and (select ok from found)
+        and ${contactTargetLocked(ctx, target, sql`(${sql.join(differs, sql` or `)})`)}
       returning ${contacts.id}
     )
     select (select ok from found) as company_found, (select count(*)::int from changed) as updated`);

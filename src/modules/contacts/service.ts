@@ -132,12 +132,24 @@ export function contactTargetWhere(ctx: TenantContext, target: ContactTarget): S
   return and(contactFilterWhere(ctx, {}), sql`${contacts.id} = any(${sql.param(ids)}::bigint[])`) as SQL;
 }
 
+/**
+ * A condition on the targeted contacts (`where` narrows them) that locks them FOR NO KEY UPDATE in
+ * id order before the statement writes them: every multi-contact write (bulk update, delete) locks
+ * in one order, so two that share contacts wait, one for the other. Locked in the order each plan
+ * read them (a heap scan, an index), two of them could each hold what the other needed: a deadlock,
+ * one refused. A locked row is read as last committed, so `where` sees a change made meanwhile.
+ */
+export function contactTargetLocked(ctx: TenantContext, target: ContactTarget, where: SQL = sql`true`): SQL {
+  return sql`${contacts.id} in (select ${contacts.id} from ${contacts}
+    where ${contactTargetWhere(ctx, target)} and ${where} order by ${contacts.id} for no key update)`;
+}
+
 /** Soft-deletes the targeted contacts in one statement; answers how many this request deleted. */
 export async function deleteContacts(ctx: TenantContext, target: ContactTarget): Promise<number> {
   const rows = await ctx.db
     .update(contacts)
     .set({ deletedAt: sql`now()`, updatedAt: sql`now()` })
-    .where(contactTargetWhere(ctx, target))
+    .where(and(contactTargetWhere(ctx, target), contactTargetLocked(ctx, target)))
     .returning({ id: contacts.id });
   return rows.length;
 }
