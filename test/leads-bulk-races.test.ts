@@ -12,10 +12,11 @@ import type { TenantContext } from '../src/db/tenant';
 import { updateCompany } from '../src/modules/companies/service';
 import { addTagsToLeads, assignLeads, changeLeadStatus, setLeadTags } from '../src/modules/leads/bulk';
 import { leadLookups } from '../src/modules/leads/lead-lookups';
+import { updateLookup } from '../src/modules/lookups/service';
 import { currentModel } from '../src/modules/lead-scoring/model';
 import { scoreLeadBatch } from '../src/modules/lead-scoring/score-leads';
 import { createCompany } from './helpers/accounts';
-import { signupOrganization, type SignedUp } from './helpers/api';
+import { call, signupOrganization, type SignedUp } from './helpers/api';
 import { asTenant, createLead, inOrganization } from './helpers/leads';
 
 let owner: SignedUp;
@@ -30,11 +31,13 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * Two leads whose rows lie in the table against their id order (the higher id first), as rows
  * rewritten a while after their creation lie: a read in heap order meets the higher id first.
  */
-async function leadsAgainstIdOrder(companyId: number): Promise<[number, number]> {
+async function leadsAgainstIdOrder(linked: Linked): Promise<[number, number]> {
   const ids: number[] = [];
   for (let index = 0; index < 6; index++) ids.push(await createLead(owner, `Bulk ${index}`, 'Race'));
   await inOrganization(owner.orgId, (tx) =>
-    tx.execute(sql`update leads set company_id = ${companyId} where id = any(${`{${ids.join(',')}}`}::bigint[])`),
+    tx.execute(
+      sql`update leads set company_id = ${linked.companyId}, status = ${linked.status.value} where id = any(${`{${ids.join(',')}}`}::bigint[])`,
+    ),
   );
   // Each lower id rewritten after the higher ones (again, while the free space map put them back in order).
   for (let round = 0; round < 5; round++) {
@@ -57,15 +60,25 @@ async function leadsAgainstIdOrder(companyId: number): Promise<[number, number]>
   throw new Error('the leads stayed in id order');
 }
 
-/** A write over the leads `ids` (all of them linked to the company `companyId`); answers how many it changed. */
-type BulkAction = (ctx: TenantContext, ids: number[], companyId: number) => Promise<number>;
+/** What the leads of a test hold: a company of their own and a status lookup of their own. */
+interface Linked {
+  companyId: number;
+  status: { id: number; value: number };
+}
+
+/** A write over the leads `ids` (all of them `linked`); answers how many it changed. */
+type BulkAction = (ctx: TenantContext, ids: number[], linked: Linked) => Promise<number>;
 
 const actions: [string, BulkAction][] = [
   [
     'a status change',
-    async (ctx, ids) => {
+    async (ctx, ids, linked) => {
       const lookups = await leadLookups(ctx);
-      return changeLeadStatus(ctx, { ids }, [...lookups.status].at(-1) as number);
+      return changeLeadStatus(
+        ctx,
+        { ids },
+        [...lookups.status].find((value) => value !== linked.status.value) as number,
+      );
     },
   ],
   [
@@ -80,10 +93,17 @@ const actions: [string, BulkAction][] = [
   ['adding tags', async (ctx, ids) => addTagsToLeads(ctx, { ids }, [...(await leadLookups(ctx)).tags].slice(0, 1))],
   [
     'renaming their company',
-    async (ctx, _ids, companyId) => {
-      await updateCompany(ctx, undefined as unknown as R2Bucket, companyId, {
+    async (ctx, _ids, linked) => {
+      await updateCompany(ctx, undefined as unknown as R2Bucket, linked.companyId, {
         company_name: `Renamed ${crypto.randomUUID().slice(0, 6)}`,
       });
+      return 1;
+    },
+  ],
+  [
+    'renumbering their status',
+    async (ctx, _ids, linked) => {
+      await updateLookup(ctx, linked.status.id, { value: linked.status.value + 1000 });
       return 1;
     },
   ],
@@ -95,8 +115,16 @@ describe('a bulk action and a scoring batch over the same leads, at once', () =>
     it(`${name} and a scoring batch both commit (no deadlock)`, async (context) => {
       const version = await inOrganization(owner.orgId, (tx) => tx.execute<{ v: string }>(sql`select version() as v`));
       if (/emscripten|wasm/i.test(version.rows[0].v)) context.skip();
-      const companyId = await createCompany(owner);
-      const ids = await leadsAgainstIdOrder(companyId);
+      const status = await call('POST', '/api/custom-lookups/add', {
+        token: owner.token,
+        body: { module_name: 'lead', type: 'status', name: `Race ${crypto.randomUUID().slice(0, 6)}` },
+      });
+      expect(status.status, status.text).toBe(201);
+      const linked: Linked = {
+        companyId: await createCompany(owner),
+        status: { id: status.body.data.id, value: status.body.data.value },
+      };
+      const ids = await leadsAgainstIdOrder(linked);
       const lowest = ids[0];
       let release: () => void = () => {};
       const released = new Promise<void>((resolve) => {
@@ -128,7 +156,7 @@ describe('a bulk action and a scoring batch over the same leads, at once', () =>
         await ctx.db.execute(
           sql`select set_config('enable_indexscan', 'off', true), set_config('enable_bitmapscan', 'off', true), set_config('enable_indexonlyscan', 'off', true)`,
         );
-        return action(ctx, ids, companyId);
+        return action(ctx, ids, linked);
       });
       await pause(300);
       release();

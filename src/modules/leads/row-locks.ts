@@ -11,8 +11,8 @@
  * - a company delete (deleteCompanies) holds its companies, then their leads FOR NO KEY UPDATE, and
  *   reads their open deals from the locked leads' open_deals, which a deal write recounts while it
  *   holds the lead: a deal reopened or added at the same moment is seen (the company is kept);
- * - a multi-lead write (bulk status, assign, tags; a company rename's leads; scoring) locks its
- *   leads in id order.
+ * - a multi-lead write (bulk status, assign, tags; a company rename's leads; a lookup value's
+ *   renumbering; scoring) locks its leads in id order.
  * An insert of a signal, meeting or deal reads its lead's company FOR KEY SHARE (drizzle/0093),
  * which waits for the FOR UPDATE of a company change and then reads the changed row.
  */

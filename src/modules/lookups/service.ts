@@ -15,6 +15,7 @@ import { lockOrganizationKeys } from '../../db/key-locks';
 import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import { canonicalLookupKey, LEAD_LOOKUP_MODULE, LEAD_LOOKUP_TYPES, VALUED_TYPES } from './defaults';
+import { leadRowsLocked } from '../leads';
 import { lookupListFilters, type AddLookupInput, type UpdateLookupInput } from './schemas';
 
 type LookupRow = typeof lookups.$inferSelect;
@@ -325,7 +326,17 @@ function renumberStatement(ctx: TenantContext, type: keyof typeof leadPropertyFo
   const moves: [string, SQL][] = [
     [
       'moved_leads',
-      sql`update ${leads} set ${bare(property)} = ${to} where ${tenantWhere(ctx, leads, eq(property, from))}`,
+      // The leads locked in id order first, as every multi-lead writer locks them (leads/row-locks.ts).
+      sql`update ${leads} set ${bare(property)} = ${to} where ${tenantWhere(
+        ctx,
+        leads,
+        eq(property, from),
+        leadRowsLocked(
+          ctx.orgId,
+          sql`select ${leads.id} from ${leads} where ${leads.organizationId} = ${ctx.orgId} and ${property} = ${from}`,
+          'no key update',
+        ),
+      )}`,
     ],
   ];
   if (type === 'status')
