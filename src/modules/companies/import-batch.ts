@@ -281,10 +281,17 @@ export async function importCompaniesBatch(
       if (holder !== undefined && holder !== id) values.company_name = null;
       return { ...record(values as CompanyValues, update.externalId), id };
     });
+    // Locked in id order first, as a company delete locks its companies: in the order the plan read
+    // them, a page and a delete (or another page) of the same companies could deadlock.
     await ctx.db.execute(sql`
+      with locked as (
+        select id from ${companies} where organization_id = ${ctx.orgId} and id = any(${sql.param([...updates.keys()])}::bigint[])
+        order by id for no key update
+      )
       update ${companies} set ${assignments}, updated_at = now()
       from jsonb_to_recordset(${JSON.stringify(patches)}::jsonb) as p(${recordsetDefinition(PATCH)})
-      where companies.id = p.id and companies.organization_id = ${ctx.orgId} and companies.deleted_at is null`);
+      where companies.id = p.id and companies.organization_id = ${ctx.orgId} and companies.deleted_at is null
+        and companies.id in (select id from locked)`);
     for (const update of updates.values()) result.updated += update.rows.length;
   }
   result.merged.sort((a, b) => a.rowNumber - b.rowNumber);
