@@ -32,29 +32,37 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * rewritten a while after their creation lie: a read in heap order meets the higher id first.
  */
 async function leadsAgainstIdOrder(linked: Linked): Promise<[number, number]> {
-  const ids: number[] = [];
-  for (let index = 0; index < 6; index++) ids.push(await createLead(owner, `Bulk ${index}`, 'Race'));
-  await inOrganization(owner.orgId, (tx) =>
-    tx.execute(
-      sql`update leads set company_id = ${linked.companyId}, status = ${linked.status.value} where id = any(${`{${ids.join(',')}}`}::bigint[])`,
-    ),
-  );
-  // Each lower id rewritten after the higher ones (again, while the free space map put them back in order).
-  for (let round = 0; round < 5; round++) {
-    for (const id of [...ids].reverse()) {
-      await inOrganization(owner.orgId, (tx) =>
-        tx.execute(sql`update leads set city = ${`Moved ${round}`} where id = ${id}`),
-      );
-    }
-    const heap = await inOrganization(owner.orgId, (tx) =>
-      tx.execute<{ id: string }>(
-        sql`select id from leads where id = any(${`{${ids.join(',')}}`}::bigint[]) order by ctid`,
+  // Where a new row version lands depends on the table's free space, which other tests' writes
+  // keep changing: a fresh batch of leads is tried until two lie against their id order.
+  for (let batch = 0; batch < 8; batch++) {
+    const ids: number[] = [];
+    for (let index = 0; index < 6; index++) ids.push(await createLead(owner, `Bulk ${index}`, 'Race'));
+    await inOrganization(owner.orgId, (tx) =>
+      tx.execute(
+        sql`update leads set company_id = ${linked.companyId}, status = ${linked.status.value} where id = any(${`{${ids.join(',')}}`}::bigint[])`,
       ),
     );
-    const order = heap.rows.map((row) => Number(row.id));
-    for (const [index, higher] of order.entries()) {
-      const lower = order.slice(index + 1).find((id) => id < higher);
-      if (lower !== undefined) return [lower, higher];
+    // Each lower id rewritten after the higher ones (again, while the free space map put them back in order).
+    for (let round = 0; round < 5; round++) {
+      for (const id of [...ids].reverse()) {
+        await inOrganization(owner.orgId, (tx) =>
+          // A wide new version (about 1 KB of random text): it goes where the free space map sends
+          // it, the same page for consecutive updates, so the higher id, rewritten first, lies first.
+          tx.execute(
+            sql`update leads set city = ${`Moved ${round}`}, address = (select string_agg(md5(random()::text), '') from generate_series(1, 30)) where id = ${id}`,
+          ),
+        );
+      }
+      const heap = await inOrganization(owner.orgId, (tx) =>
+        tx.execute<{ id: string }>(
+          sql`select id from leads where id = any(${`{${ids.join(',')}}`}::bigint[]) order by ctid`,
+        ),
+      );
+      const order = heap.rows.map((row) => Number(row.id));
+      for (const [index, higher] of order.entries()) {
+        const lower = order.slice(index + 1).find((id) => id < higher);
+        if (lower !== undefined) return [lower, higher];
+      }
     }
   }
   throw new Error('the leads stayed in id order');
