@@ -17,7 +17,8 @@ import { currentModel } from '../src/modules/lead-scoring/model';
 import { scoreLeadBatch } from '../src/modules/lead-scoring/score-leads';
 import { createCompany } from './helpers/accounts';
 import { call, signupOrganization, type SignedUp } from './helpers/api';
-import { asTenant, createLead, inOrganization } from './helpers/leads';
+import { createLead, inOrganization } from './helpers/leads';
+import { holdingLock, inHeapOrder, onPglite, outcomes, pause, rowsAgainstIdOrder } from './helpers/lock-races';
 
 let owner: SignedUp;
 
@@ -25,47 +26,26 @@ beforeAll(async () => {
   owner = await signupOrganization('Bulk races');
 });
 
-const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/**
- * Two leads whose rows lie in the table against their id order (the higher id first), as rows
- * rewritten a while after their creation lie: a read in heap order meets the higher id first.
- */
-async function leadsAgainstIdOrder(linked: Linked): Promise<[number, number]> {
-  // Where a new row version lands depends on the table's free space, which other tests' writes
-  // keep changing: a fresh batch of leads is tried until two lie against their id order.
-  for (let batch = 0; batch < 8; batch++) {
-    const ids: number[] = [];
-    for (let index = 0; index < 6; index++) ids.push(await createLead(owner, `Bulk ${index}`, 'Race'));
-    await inOrganization(owner.orgId, (tx) =>
-      tx.execute(
-        sql`update leads set company_id = ${linked.companyId}, status = ${linked.status.value} where id = any(${`{${ids.join(',')}}`}::bigint[])`,
-      ),
-    );
-    // Each lower id rewritten after the higher ones (again, while the free space map put them back in order).
-    for (let round = 0; round < 5; round++) {
-      for (const id of [...ids].reverse()) {
-        await inOrganization(owner.orgId, (tx) =>
-          // A wide new version (about 1 KB of random text): it goes where the free space map sends
-          // it, the same page for consecutive updates, so the higher id, rewritten first, lies first.
-          tx.execute(
-            sql`update leads set city = ${`Moved ${round}`}, address = (select string_agg(md5(random()::text), '') from generate_series(1, 30)) where id = ${id}`,
-          ),
-        );
-      }
-      const heap = await inOrganization(owner.orgId, (tx) =>
-        tx.execute<{ id: string }>(
-          sql`select id from leads where id = any(${`{${ids.join(',')}}`}::bigint[]) order by ctid`,
+/** Two leads of `linked` whose rows lie in the table against their id order (the higher id first). */
+function leadsAgainstIdOrder(linked: Linked): Promise<[number, number]> {
+  return rowsAgainstIdOrder(
+    owner.orgId,
+    'leads',
+    async () => {
+      const ids: number[] = [];
+      for (let index = 0; index < 6; index++) ids.push(await createLead(owner, `Bulk ${index}`, 'Race'));
+      await inOrganization(owner.orgId, (tx) =>
+        tx.execute(
+          sql`update leads set company_id = ${linked.companyId}, status = ${linked.status.value} where id = any(${`{${ids.join(',')}}`}::bigint[])`,
         ),
       );
-      const order = heap.rows.map((row) => Number(row.id));
-      for (const [index, higher] of order.entries()) {
-        const lower = order.slice(index + 1).find((id) => id < higher);
-        if (lower !== undefined) return [lower, higher];
-      }
-    }
-  }
-  throw new Error('the leads stayed in id order');
+      return ids;
+    },
+    // A wide new version (about 1 KB of random text): it goes where the free space map sends it,
+    // the same page for consecutive updates, so the higher id, rewritten first, lies first.
+    (id, round) =>
+      sql`update leads set city = ${`Moved ${round}`}, address = (select string_agg(md5(random()::text), '') from generate_series(1, 30)) where id = ${id}`,
+  );
 }
 
 /** What the leads of a test hold: a company of their own and a status lookup of their own. */
@@ -121,8 +101,7 @@ const actions: [string, BulkAction][] = [
 describe('a bulk action and a scoring batch over the same leads, at once', () => {
   for (const [name, action] of actions) {
     it(`${name} and a scoring batch both commit (no deadlock)`, async (context) => {
-      const version = await inOrganization(owner.orgId, (tx) => tx.execute<{ v: string }>(sql`select version() as v`));
-      if (/emscripten|wasm/i.test(version.rows[0].v)) context.skip();
+      if (await onPglite(owner.orgId)) context.skip();
       const status = await call('POST', '/api/custom-lookups/add', {
         token: owner.token,
         body: { module_name: 'lead', type: 'status', name: `Race ${crypto.randomUUID().slice(0, 6)}` },
@@ -134,22 +113,9 @@ describe('a bulk action and a scoring batch over the same leads, at once', () =>
       };
       const ids = await leadsAgainstIdOrder(linked);
       const lowest = ids[0];
-      let release: () => void = () => {};
-      const released = new Promise<void>((resolve) => {
-        release = resolve;
-      });
-      let held: () => void = () => {};
-      const holding = new Promise<void>((resolve) => {
-        held = resolve;
-      });
       // A writer holds the lower lead; the scoring batch (id order) queues for it first, then the bulk
       // action, which (read in heap order, without the fix) locked the higher lead before it queued.
-      const holder = inOrganization(owner.orgId, async (tx) => {
-        await tx.execute(sql`select id from leads where id = ${lowest} for no key update`);
-        held();
-        await released;
-      });
-      await holding;
+      const holder = await holdingLock(owner.orgId, sql`select id from leads where id = ${lowest} for no key update`);
       const scoring = inOrganization(owner.orgId, async (tx) =>
         scoreLeadBatch(
           tx,
@@ -159,21 +125,11 @@ describe('a bulk action and a scoring batch over the same leads, at once', () =>
         ),
       );
       await pause(300);
-      const bulk = asTenant(owner, async (ctx) => {
-        // The plan of an organization with many leads: its leads read in heap order (a sequential scan).
-        await ctx.db.execute(
-          sql`select set_config('enable_indexscan', 'off', true), set_config('enable_bitmapscan', 'off', true), set_config('enable_indexonlyscan', 'off', true)`,
-        );
-        return action(ctx, ids, linked);
-      });
+      // The plan of an organization with many leads: its leads read in heap order (a sequential scan).
+      const bulk = inHeapOrder(owner, (ctx) => action(ctx, ids, linked));
       await pause(300);
-      release();
-      const settled = await Promise.allSettled([holder, scoring, bulk]);
-      expect(settled.map((result) => (result.status === 'rejected' ? String(result.reason) : 'ok'))).toEqual([
-        'ok',
-        'ok',
-        'ok',
-      ]);
+      holder.release();
+      expect(await outcomes([holder.done, scoring, bulk])).toEqual(['ok', 'ok', 'ok']);
       expect(((await bulk) as number) > 0).toBe(true);
     });
   }
