@@ -21,8 +21,8 @@ import {
 import { ApiError } from '../src/core/errors';
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import { buildApp } from '../src/app';
-import { call, expectFailure, randomIp, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
-import { operatorGrant, operatorKey } from './helpers/operator';
+import { call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
+import { memberToken, operatorGrant, operatorKey } from './helpers/operator';
 import { asTenant, inOrganization } from './helpers/leads';
 
 let org: SignedUp;
@@ -201,22 +201,6 @@ describe('GET /api/credits/ai-features', () => {
 });
 
 describe('POST /api/credits/grant (beyond the spec; the service operator only)', () => {
-  async function userToken(owner: SignedUp, roleName: string): Promise<string> {
-    const roles = await call('GET', '/api/role/list', { token: owner.token });
-    const roleId = roles.body.data.find((role: { name: string }) => role.name === roleName).id;
-    const email = uniqueEmail(roleName);
-    const added = await call('POST', '/api/user/add', {
-      token: owner.token,
-      body: { first_name: 'Member', email, phone_no: '+15550001', password: 'password123', role_id: roleId },
-    });
-    expect(added.status, added.text).toBe(201);
-    const login = await call('POST', '/api/auth/login', {
-      body: { email, password: 'password123' },
-      headers: { 'cf-connecting-ip': randomIp() },
-    });
-    return login.body.access_token;
-  }
-
   it('lets the operator add credits to the organization it names, recorded as a grant row credited to nobody', async () => {
     const owner = await signupOrganization('Credits grant');
     const response = await operatorGrant({ organization_id: owner.orgId, amount: 250, note: 'Top-up' });
@@ -243,8 +227,8 @@ describe('POST /api/credits/grant (beyond the spec; the service operator only)',
   it('refuses every tenant credential with 403 operator_only, an admin’s included, for its own or another organization', async () => {
     const owner = await signupOrganization('Credits self-grant');
     const other = await signupOrganization('Credits other');
-    const manager = await userToken(owner, 'manager');
-    const rep = await userToken(owner, 'sales_rep');
+    const manager = await memberToken(owner, 'manager');
+    const rep = await memberToken(owner, 'sales_rep');
     const key = await call('POST', '/api/api-keys/add', { token: owner.token, body: { name: 'grant attempt' } });
     expect(key.status, key.text).toBe(201);
     const attempts = [

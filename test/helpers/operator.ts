@@ -37,7 +37,7 @@ export function operatorTopUp(body: Record<string, unknown>): Promise<ApiRespons
 }
 
 /** A user of the organization holding the built-in role, signed in; answers the token. */
-async function memberToken(owner: SignedUp, roleName: string): Promise<string> {
+export async function memberToken(owner: SignedUp, roleName: string): Promise<string> {
   const roles = await call('GET', '/api/role/list', { token: owner.token });
   const roleId = roles.body.data.find((role: { name: string }) => role.name === roleName).id;
   const email = uniqueEmail(roleName);
