@@ -14,7 +14,7 @@ import { NotFound, ValidationFailed } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import { feedEntriesFrom } from '../feed';
-import { recordDealForecasts } from '../forecast';
+import { forecastWrite } from '../forecast';
 import { leadRowsLocked, lockLeadRows } from '../leads';
 import { dealFields } from './fields';
 import { checkDealTarget, outcomeOf } from './references';
@@ -64,8 +64,18 @@ export async function viewDeal(ctx: TenantContext, id: number) {
   };
 }
 
-async function readDeal(ctx: TenantContext, id: number): Promise<DealViewValue> {
+/**
+ * After a write: the deal's forecast snapshot for the day and the deal as it now reads, in one
+ * statement (one round trip). The snapshot's trigger carries it onto the deal's internal forecast
+ * columns after the statement; the deal's wire fields do not include them, so the read in the
+ * same statement sees everything it answers.
+ */
+async function recordForecastAndRead(ctx: TenantContext, id: number, now: Date): Promise<DealViewValue> {
+  const forecast = ctx.db
+    .$with('forecast', {})
+    .as(forecastWrite(now, sql`d.organization_id = ${ctx.orgId} and d.id = ${id}`, true));
   const [row] = await ctx.db
+    .with(forecast)
     .select(dealFields.selection)
     .from(deals)
     .where(tenantWhere(ctx, deals, eq(deals.id, id)));
@@ -124,8 +134,7 @@ export async function addDeal(ctx: TenantContext, input: AddDealInput, now: Date
   );
   sendWebhookDeliveries(ctx, result.rows[0].webhook_ids);
   const id = Number(result.rows[0].id);
-  await recordDealForecasts(ctx.db, ctx.orgId, now, [id]);
-  return readDeal(ctx, id);
+  return recordForecastAndRead(ctx, id, now);
 }
 
 /** `, hooks as (…)`: the deal.won or deal.lost deliveries of a deal that closed (nothing for an open one). */
@@ -259,8 +268,7 @@ export async function updateDeal(ctx: TenantContext, id: number, input: UpdateDe
     select ${closing === 'open' ? sql`'{}'::bigint[]` : deliveryIdsOf('hooks')} as webhook_ids from updated`),
   );
   sendWebhookDeliveries(ctx, moved.rows[0]?.webhook_ids ?? []);
-  await recordDealForecasts(ctx.db, ctx.orgId, now, [id]);
-  return readDeal(ctx, id);
+  return recordForecastAndRead(ctx, id, now);
 }
 
 /** Deletes deals of the organization (their history and forecasts with them); unknown ids change nothing. */

@@ -2,4 +2,4 @@
  * The forecast module's public surface: what other modules, the jobs and the app may import from it.
  * Everything else in this folder is private to it (scripts/check-module-imports.mjs refuses deep imports).
  */
-export { recordDealForecasts, runForecastSnapshots } from './snapshots';
+export { forecastWrite, runForecastSnapshots } from './snapshots';

@@ -45,19 +45,6 @@ export function forecastWrite(now: Date, where: SQL, replace: boolean): SQL {
     }`;
 }
 
-/** The snapshot of these deals of the organization, after a change. */
-export function recordDealForecasts(db: Queryable, orgId: number, now: Date, dealIds: number[]): Promise<number> {
-  if (dealIds.length === 0) return Promise.resolve(0);
-  return recordForecasts(
-    db,
-    now,
-    sql`d.organization_id = ${orgId} and d.id in (${sql.join(
-      dealIds.map((id) => sql`${id}`),
-      sql`, `,
-    )})`,
-  );
-}
-
 /** The transaction-scoped advisory lock a nightly run holds while it works on its day. */
 const snapshotRunLock = (day: string) => sql`hashtextextended(${`forecast-snapshot-run:${day}`}, 0)`;
 
