@@ -806,7 +806,7 @@ describe('HubSpot connected by OAuth', () => {
       const request = new Request(input, init);
       seen.push({ url: request.url, body: await request.text(), authorization: request.headers.get('authorization') });
       if (request.url.endsWith('/account-info/v3/details')) return json(200, { portalId: 11 });
-      if (request.url === 'https://api.hubapi.com/oauth/v1/token') {
+      if (request.url === 'https://api.hubapi.com/oauth/2026-03/token') {
         refreshes++;
         return json(200, {
           token_type: 'bearer',
@@ -860,7 +860,7 @@ describe('HubSpot connected by OAuth', () => {
       query: { all: 1 },
     });
     expect(answer.status, answer.text).toBe(200);
-    expect(seen[0].url).toBe('https://api.hubapi.com/oauth/v1/token');
+    expect(seen[0].url).toBe('https://api.hubapi.com/oauth/2026-03/token');
     expect(new URLSearchParams(seen[0].body).get('refresh_token')).toBe('hs-refresh-token');
     expect(seen.slice(1).map((request) => request.authorization)).toEqual(['Bearer hs-access-2', 'Bearer hs-access-2']);
     const listed = await call('GET', '/api/connected-apps/list', { token: org.token });
@@ -881,7 +881,7 @@ describe('HubSpot connected by OAuth', () => {
     seen.length = 0;
     await deliverJobs(started.sent);
     expect(seen.map((request) => request.url.split('?')[0])).toEqual([
-      'https://api.hubapi.com/oauth/v1/token',
+      'https://api.hubapi.com/oauth/2026-03/token',
       'https://api.hubapi.com/crm/v3/objects/contacts',
     ]);
     expect(seen[1].authorization).toBe('Bearer hs-access-3');

@@ -253,17 +253,21 @@ describe('HubSpot OAuth connections', () => {
       results: [{ name: 'email', label: 'Email', type: 'string', fieldType: 'text', hidden: false }],
     });
 
-  it('renews an expired access token with POST /oauth/v1/token (refresh_token grant, form-encoded), seals it, and reads with it', async () => {
+  it('renews an expired access token with POST /oauth/2026-03/token (refresh_token grant, form-encoded body, nothing in the URL), seals it, and reads with it', async () => {
     const org = await signupOrganization('HubSpot OAuth refresh');
     const connection = await oauthConnection(org, -60_000);
     const seen = mockFetch(
       [
-        // HubSpot's documented answer to a refresh.
+        // HubSpot's documented answer to a refresh (2026-03 OAuth API, "Refresh an access token").
         json(200, {
-          token_type: 'bearer',
-          refresh_token: 'hs-refresh-5e0f-secret',
           access_token: 'CJSP5qf1KhICAQEYs-gDIIGOBii1',
           expires_in: 1800,
+          refresh_token: 'hs-refresh-5e0f-secret',
+          token_type: 'bearer',
+          token_use: 'access_token',
+          hub_id: 62515,
+          user_id: 123,
+          scopes: ['oauth', 'crm.objects.contacts.read', 'crm.objects.companies.read'],
         }),
         propertiesAnswer(),
         propertiesAnswer(),
@@ -278,8 +282,9 @@ describe('HubSpot OAuth connections', () => {
       return first;
     });
     expect(properties.map((property) => property.name)).toEqual(['email']);
+    // The client id, secret and refresh token go in the form body only, never in the URL.
     expect(seen.map((request) => `${request.method} ${request.url}`)).toEqual([
-      'POST https://api.hubapi.com/oauth/v1/token',
+      'POST https://api.hubapi.com/oauth/2026-03/token',
       'GET https://api.hubapi.com/crm/v3/properties/contacts',
       'GET https://api.hubapi.com/crm/v3/properties/companies',
     ]);
@@ -327,9 +332,16 @@ describe('HubSpot OAuth connections', () => {
     expect(seen.every((request) => request.authorization === 'Bearer hs-stale-access')).toBe(true);
   });
 
-  it('a refresh token HubSpot refuses (400 BAD_REFRESH_TOKEN, or invalid_grant) marks the connection needs_reconnect, its owner told once', async () => {
+  it('a refresh token HubSpot refuses (400 invalid_grant with its BAD_REFRESH_TOKEN status, or either alone) marks the connection needs_reconnect, its owner told once', async () => {
     const org = await signupOrganization('HubSpot OAuth revoked');
     for (const refusal of [
+      // HubSpot's standardized OAuth error: RFC 6749's fields and its own older ones beside them.
+      {
+        error: 'invalid_grant',
+        error_description: 'refresh token is invalid, expired or revoked',
+        status: 'BAD_REFRESH_TOKEN',
+        message: 'refresh token is invalid, expired or revoked',
+      },
       { status: 'BAD_REFRESH_TOKEN', message: 'missing or invalid refresh token', correlationId: 'c0ffee' },
       { error: 'invalid_grant', error_description: 'refresh token is invalid, expired or revoked' },
     ]) {
@@ -343,7 +355,7 @@ describe('HubSpot OAuth connections', () => {
         expect(error).toBeInstanceOf(ConnectionNeedsReconnect);
       }
       // Marked on the first refusal: the second finds the mark and asks HubSpot nothing.
-      expect(seen.map((request) => request.url)).toEqual(['https://api.hubapi.com/oauth/v1/token']);
+      expect(seen.map((request) => request.url)).toEqual(['https://api.hubapi.com/oauth/2026-03/token']);
       const stored = await readRow(org, connection.id);
       expect(stored.state).toBe('needs_reconnect');
       expect(stored.lastError).toMatch(/invalid_grant/);
@@ -357,6 +369,40 @@ describe('HubSpot OAuth connections', () => {
       expect(log.mock.calls.map((call) => String(call[0])).join('\n')).not.toContain('hs-refresh');
       vi.restoreAllMocks();
     }
+  });
+
+  it('another refusal in HubSpot’s standard error shape fails the call naming its category, and leaves the grant alone', async () => {
+    const org = await signupOrganization('HubSpot OAuth validation error');
+    const connection = await oauthConnection(org, -60_000);
+    // The token endpoint's documented error: HubSpot's standard shape, without an OAuth `error`.
+    const seen = mockFetch([
+      json(400, {
+        message: 'Invalid input (details will vary based on the error)',
+        correlationId: 'aeb5f871-7f07-4993-9211-075dc63e7cbf',
+        category: 'VALIDATION_ERROR',
+        links: { 'knowledge-base': 'https://www.hubspot.com/products/service/knowledge-base' },
+      }),
+    ]);
+    const error = await withWriter((writer) =>
+      crmProviderFor({ env, writer }, connection).properties('contacts'),
+    ).catch((caught) => caught);
+    expect(error).toBeInstanceOf(ProviderFailure);
+    expect(error).toMatchObject({
+      kind: 'rejected',
+      provider: 'hubspot',
+      status: 400,
+      reason: 'hubspot refused the token refresh (VALIDATION_ERROR)',
+    });
+    expect(seen.map((request) => `${request.method} ${request.url}`)).toEqual([
+      'POST https://api.hubapi.com/oauth/2026-03/token',
+    ]);
+    // Not the user's grant: the connection stays active, nobody is told to reconnect.
+    const stored = await readRow(org, connection.id);
+    expect(stored.state).toBe('active');
+    expect(await openCredentials(env, stored)).toEqual({
+      access_token: 'hs-stale-access',
+      refresh_token: 'hs-refresh-5e0f-secret',
+    });
   });
 });
 

@@ -1,8 +1,8 @@
 /**
  * OAuth access tokens of a connection: the stored one while it is fresh, else a refresh-token
  * grant at the provider's token endpoint (oauth4webapi: Google, Microsoft, and HubSpot's
- * `POST https://api.hubapi.com/oauth/v1/token`, form-encoded with the client id and secret in the
- * body), once per expiry even under concurrency:
+ * `POST https://api.hubapi.com/oauth/2026-03/token`, form-encoded with the refresh token and the
+ * client id and secret in the body, nothing in the URL), once per expiry even under concurrency:
  *   - within an isolate, concurrent callers share one refresh (a promise per connection);
  *   - across isolates, the refresh runs under the connection row's lock (SELECT … FOR UPDATE): a
  *     second refresher waits, then finds the new token and uses it.
@@ -34,8 +34,14 @@ export interface OAuthCredentials {
 /** Refresh this long before the stored expiry, so a token never expires mid-call. */
 const EXPIRY_SKEW_MS = 60_000;
 
-/** HubSpot's token endpoint (v1 OAuth API; developers.hubspot.com, "Refresh an access token"). */
-export const HUBSPOT_TOKEN_ENDPOINT = 'https://api.hubapi.com/oauth/v1/token';
+/**
+ * HubSpot's token endpoint: the date-versioned OAuth API (2026-03), the successor HubSpot names for
+ * the v1 API it turns off on 2027-02-16 (developers.hubspot.com/docs/api-reference/legacy/
+ * authentication/oauth-tokens/v1/migration-guide; the reference: docs/api-reference/2026-03/
+ * authentication/oauth-tokens/refresh-oauth-token). Not `/oauth/v3/token`, the interim version
+ * HubSpot now files under its legacy (semantic-version) APIs. docs/providers.md, "HubSpot (CRM)".
+ */
+export const HUBSPOT_TOKEN_ENDPOINT = 'https://api.hubapi.com/oauth/2026-03/token';
 
 export type OAuthProvider = 'google' | 'microsoft' | 'hubspot';
 
@@ -225,9 +231,20 @@ async function grant(
       );
     }
     const body = (await copy.json().catch(() => null)) as Record<string, unknown> | null;
-    // HubSpot refuses a revoked or unknown refresh token in its own shape, a 400 without an OAuth
-    // `error`: `{"status": "BAD_REFRESH_TOKEN", "message": "missing or invalid refresh token"}`.
+    // HubSpot answers a revoked or unknown refresh token with the OAuth `invalid_grant` (above) and
+    // its older fields beside it, `"status": "BAD_REFRESH_TOKEN"`; an answer with the older fields
+    // alone is the same refusal.
     if (response.status === 400 && body?.status === 'BAD_REFRESH_TOKEN') return 'invalid_grant';
+    // Any other refusal in HubSpot's standard error shape (`category`, `message`, `correlationId`),
+    // such as a VALIDATION_ERROR for a client it does not know: its category names it, never its message.
+    if (!copy.ok && typeof body?.category === 'string' && /^[A-Z_]{1,64}$/.test(body.category)) {
+      throw new ProviderFailure(
+        'rejected',
+        provider,
+        response.status,
+        `${provider} refused the token refresh (${body.category})`,
+      );
+    }
     // A 200 whose extras (an ID token of another issuer) the library will not validate: the access token is all we use.
     if (copy.ok) {
       if (body && typeof body.access_token === 'string') {
