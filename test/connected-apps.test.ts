@@ -479,7 +479,9 @@ describe('CRM import from HubSpot', () => {
         updatedAt: '2025-03-16T10:00:00Z',
         archived: false,
       })),
-      ...(after ? { paging: { next: { after, link: 'https://api.hubapi.com/crm/v3/objects/contacts?after=x' } } } : {}),
+      ...(after
+        ? { paging: { next: { after, link: 'https://api.hubapi.com/crm/objects/2026-03/contacts?after=x' } } }
+        : {}),
     });
     const properties = {
       results: ['firstname', 'lastname', 'email'].map((name) => ({ name, label: name, type: 'string', hidden: false })),
@@ -489,8 +491,8 @@ describe('CRM import from HubSpot', () => {
     vi.spyOn(globalThis, 'fetch').mockImplementation(async (input) => {
       const url = new Request(input).url;
       urls.push(url);
-      if (url.endsWith('/account-info/v3/details')) return json(200, { portalId: 7 });
-      if (url.includes('/crm/v3/properties/')) return json(200, properties);
+      if (url.endsWith('/account-info/2026-03/details')) return json(200, { portalId: 7 });
+      if (url.includes('/crm/properties/2026-03/')) return json(200, properties);
       if (url.includes('after=p2')) {
         if (failNext) return json(503, { status: 'error' });
         return json(200, page([3], null));
@@ -518,7 +520,7 @@ describe('CRM import from HubSpot', () => {
     await deliverJobs([message], 2);
     // Resumed at the cursor of the committed page: the first page is not asked again.
     expect(urls).toEqual([
-      'https://api.hubapi.com/crm/v3/objects/contacts?limit=100&after=p2&properties=email%2Cfirstname%2Clastname&archived=false',
+      'https://api.hubapi.com/crm/objects/2026-03/contacts?limit=100&after=p2&properties=email%2Cfirstname%2Clastname&archived=false',
     ]);
     expect(await status(org, started.body.data.id)).toMatchObject({
       status: 'completed',
@@ -559,8 +561,8 @@ describe('CRM import held back by HubSpot’s rate limit', () => {
     };
     vi.spyOn(globalThis, 'fetch').mockImplementation(async (input) => {
       const url = new Request(input).url;
-      if (url.endsWith('/account-info/v3/details')) return json(200, { portalId: 8 });
-      if (url.includes('/crm/v3/properties/')) return json(200, properties);
+      if (url.endsWith('/account-info/2026-03/details')) return json(200, { portalId: 8 });
+      if (url.includes('/crm/properties/2026-03/')) return json(200, properties);
       return json(
         429,
         { status: 'error', policyName: 'DAILY' },
@@ -604,7 +606,7 @@ describe('HubSpot throttling a request or an import', () => {
     vi.spyOn(globalThis, 'fetch').mockImplementation(async (input) => {
       const url = new Request(input).url;
       urls.push(url);
-      if (url.endsWith('/account-info/v3/details')) return json(200, { portalId: 9 });
+      if (url.endsWith('/account-info/2026-03/details')) return json(200, { portalId: 9 });
       return json(429, { status: 'error', policyName: 'TEN_SECONDLY_ROLLING' }, { 'retry-after': '7' });
     });
     const connected = await call('POST', '/api/connected-apps/connect', {
@@ -622,8 +624,8 @@ describe('HubSpot throttling a request or an import', () => {
     expect(answer.headers.get('retry-after')).toBe('7');
     // Both object types were asked at once; neither was asked again.
     expect(urls.sort()).toEqual([
-      'https://api.hubapi.com/crm/v3/properties/companies',
-      'https://api.hubapi.com/crm/v3/properties/contacts',
+      'https://api.hubapi.com/crm/properties/2026-03/companies',
+      'https://api.hubapi.com/crm/properties/2026-03/contacts',
     ]);
   });
 
@@ -632,8 +634,8 @@ describe('HubSpot throttling a request or an import', () => {
     const pages: string[] = [];
     vi.spyOn(globalThis, 'fetch').mockImplementation(async (input) => {
       const url = new Request(input).url;
-      if (url.endsWith('/account-info/v3/details')) return json(200, { portalId: 10 });
-      if (url.includes('/crm/v3/properties/')) return json(200, properties);
+      if (url.endsWith('/account-info/2026-03/details')) return json(200, { portalId: 10 });
+      if (url.includes('/crm/properties/2026-03/')) return json(200, properties);
       pages.push(url);
       return json(
         429,
@@ -681,8 +683,8 @@ describe('CRM import snoozed while HubSpot throttles it (no queue retry spent)',
     let asked = 0;
     vi.spyOn(globalThis, 'fetch').mockImplementation(async (input) => {
       const url = new Request(input).url;
-      if (url.endsWith('/account-info/v3/details')) return json(200, { portalId: 12 });
-      if (url.includes('/crm/v3/properties/')) return json(200, properties);
+      if (url.endsWith('/account-info/2026-03/details')) return json(200, { portalId: 12 });
+      if (url.includes('/crm/properties/2026-03/')) return json(200, properties);
       asked++;
       if (asked <= throttles)
         return json(429, { status: 'error', policyName: 'TEN_SECONDLY_ROLLING' }, { 'retry-after': '7' });
@@ -805,7 +807,7 @@ describe('HubSpot connected by OAuth', () => {
     vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
       const request = new Request(input, init);
       seen.push({ url: request.url, body: await request.text(), authorization: request.headers.get('authorization') });
-      if (request.url.endsWith('/account-info/v3/details')) return json(200, { portalId: 11 });
+      if (request.url.endsWith('/account-info/2026-03/details')) return json(200, { portalId: 11 });
       if (request.url === 'https://api.hubapi.com/oauth/2026-03/token') {
         refreshes++;
         return json(200, {
@@ -815,7 +817,7 @@ describe('HubSpot connected by OAuth', () => {
           expires_in: 1800,
         });
       }
-      if (request.url.includes('/crm/v3/objects/contacts')) {
+      if (request.url.includes('/crm/objects/2026-03/contacts')) {
         return json(200, {
           results: [
             {
@@ -882,7 +884,7 @@ describe('HubSpot connected by OAuth', () => {
     await deliverJobs(started.sent);
     expect(seen.map((request) => request.url.split('?')[0])).toEqual([
       'https://api.hubapi.com/oauth/2026-03/token',
-      'https://api.hubapi.com/crm/v3/objects/contacts',
+      'https://api.hubapi.com/crm/objects/2026-03/contacts',
     ]);
     expect(seen[1].authorization).toBe('Bearer hs-access-3');
     expect(await status(org, started.body.data.id)).toMatchObject({ status: 'completed', counts: { created: 1 } });

@@ -1,5 +1,5 @@
 /**
- * The HubSpot CRM v3 adapter against its documented wire format, with the network mocked at
+ * The HubSpot CRM adapter (2026-03 APIs) against its documented wire format, with the network mocked at
  * fetch: the exact requests (URL with limit, after, the explicit properties list; method;
  * Authorization) and HubSpot's documented answers replayed (account details, properties,
  * collection pages with paging.next.after), a 429 failed at once with the wait Retry-After or
@@ -43,15 +43,15 @@ function contactsPage(ids: string[], after: string | null) {
       archived: false,
     })),
     ...(after
-      ? { paging: { next: { after, link: `https://api.hubapi.com/crm/v3/objects/contacts?after=${after}` } } }
+      ? { paging: { next: { after, link: `https://api.hubapi.com/crm/objects/2026-03/contacts?after=${after}` } } }
       : {}),
   };
 }
 
 afterEach(() => vi.restoreAllMocks());
 
-describe('HubSpot CRM v3 adapter', () => {
-  it('proves a token with GET /account-info/v3/details: the portal is the identity', async () => {
+describe('HubSpot CRM adapter (2026-03 APIs)', () => {
+  it('proves a token with GET /account-info/2026-03/details: the portal is the identity', async () => {
     const seen = mockFetch([
       json(200, {
         portalId: 62515,
@@ -65,7 +65,7 @@ describe('HubSpot CRM v3 adapter', () => {
     expect(await hubspotCrm(token).verify()).toEqual({ identity: 'portal 62515', displayName: 'app.hubspot.com' });
     expect(seen).toEqual([
       {
-        url: 'https://api.hubapi.com/account-info/v3/details',
+        url: 'https://api.hubapi.com/account-info/2026-03/details',
         method: 'GET',
         authorization: `Bearer ${await token()}`,
         contentType: null,
@@ -74,7 +74,7 @@ describe('HubSpot CRM v3 adapter', () => {
     ]);
   });
 
-  it('reads properties with GET /crm/v3/properties/{type}, hidden ones left out', async () => {
+  it('reads properties with GET /crm/properties/2026-03/{type}, hidden ones left out', async () => {
     const seen = mockFetch([
       json(200, {
         results: [
@@ -104,7 +104,7 @@ describe('HubSpot CRM v3 adapter', () => {
       { name: 'firstname', label: 'First Name', type: 'string' },
       { name: 'hs_lead_status', label: 'Lead Status', type: 'enumeration' },
     ]);
-    expect(seen[0].url).toBe('https://api.hubapi.com/crm/v3/properties/companies');
+    expect(seen[0].url).toBe('https://api.hubapi.com/crm/properties/2026-03/companies');
     expect(seen[0].method).toBe('GET');
   });
 
@@ -136,9 +136,9 @@ describe('HubSpot CRM v3 adapter', () => {
     expect(last.next).toBeNull();
     expect(last.records[0].properties).toEqual({ firstname: 'First3', lastname: null });
     expect(seen.map((request) => request.url)).toEqual([
-      'https://api.hubapi.com/crm/v3/objects/contacts?limit=100&properties=firstname%2Cemail&archived=false',
+      'https://api.hubapi.com/crm/objects/2026-03/contacts?limit=100&properties=firstname%2Cemail&archived=false',
       // HubSpot pages hold at most 100 records.
-      'https://api.hubapi.com/crm/v3/objects/contacts?limit=100&after=3&properties=firstname%2Clastname&archived=false',
+      'https://api.hubapi.com/crm/objects/2026-03/contacts?limit=100&after=3&properties=firstname%2Clastname&archived=false',
     ]);
     expect(seen.every((request) => request.url.includes('/search'))).toBe(false);
   });
@@ -285,8 +285,8 @@ describe('HubSpot OAuth connections', () => {
     // The client id, secret and refresh token go in the form body only, never in the URL.
     expect(seen.map((request) => `${request.method} ${request.url}`)).toEqual([
       'POST https://api.hubapi.com/oauth/2026-03/token',
-      'GET https://api.hubapi.com/crm/v3/properties/contacts',
-      'GET https://api.hubapi.com/crm/v3/properties/companies',
+      'GET https://api.hubapi.com/crm/properties/2026-03/contacts',
+      'GET https://api.hubapi.com/crm/properties/2026-03/companies',
     ]);
     expect(seen[0].contentType).toMatch(/^application\/x-www-form-urlencoded/);
     expect(Object.fromEntries(new URLSearchParams(seen[0].body))).toEqual({
@@ -326,8 +326,8 @@ describe('HubSpot OAuth connections', () => {
       crmProviderFor({ env, writer }, { ...privateApp, tokenExpiresAt: null }).properties('contacts'),
     );
     expect(seen.map((request) => request.url)).toEqual([
-      'https://api.hubapi.com/crm/v3/properties/contacts',
-      'https://api.hubapi.com/crm/v3/properties/contacts',
+      'https://api.hubapi.com/crm/properties/2026-03/contacts',
+      'https://api.hubapi.com/crm/properties/2026-03/contacts',
     ]);
     expect(seen.every((request) => request.authorization === 'Bearer hs-stale-access')).toBe(true);
   });

@@ -84,7 +84,7 @@ integrationRoutes.openapi(
     operationId: 'connectApp',
     tags,
     summary: 'Connect a CRM, team-chat or enrichment account (admin; beyond the spec)',
-    description: `Connects a CRM (\`kind: crm\`: \`hubspot\`, or \`local\` for the offline data set), a team-chat account (\`kind: chat\`: \`chat_a\` Slack bot token, \`chat_b\` Microsoft Graph token, or \`local\`), or the organization's lead-enrichment provider (\`kind: enrichment\`: \`apollo\` with its API key as \`access_token\`, or \`local\`; connecting one disconnects the other, so lead enrichment uses the one connected last, and local when none is). The token is checked with one call first (HubSpot \`GET /account-info/v3/details\`, Slack \`auth.test\`, Graph \`/me\`, Apollo \`GET /v1/auth/health\`): a refused one is a 422 naming \`access_token\`, an unknown provider for the kind a 422 naming \`provider\`. The account the provider names becomes the connection's identity; connecting it again reconnects the same connection (active again, the new token). The token is sealed (AES-GCM under CREDENTIALS_KEY) and never returned; a server without that key answers 503 \`credentials_key_missing\` for every provider but local. Beyond the spec.`,
+    description: `Connects a CRM (\`kind: crm\`: \`hubspot\`, or \`local\` for the offline data set), a team-chat account (\`kind: chat\`: \`chat_a\` Slack bot token, \`chat_b\` Microsoft Graph token, or \`local\`), or the organization's lead-enrichment provider (\`kind: enrichment\`: \`apollo\` with its API key as \`access_token\`, or \`local\`; connecting one disconnects the other, so lead enrichment uses the one connected last, and local when none is). The token is checked with one call first (HubSpot \`GET /account-info/2026-03/details\`, Slack \`auth.test\`, Graph \`/me\`, Apollo \`GET /v1/auth/health\`): a refused one is a 422 naming \`access_token\`, an unknown provider for the kind a 422 naming \`provider\`. The account the provider names becomes the connection's identity; connecting it again reconnects the same connection (active again, the new token). The token is sealed (AES-GCM under CREDENTIALS_KEY) and never returned; a server without that key answers 503 \`credentials_key_missing\` for every provider but local. Beyond the spec.`,
     auth: 'bearer',
     roles: ['admin'],
     request: { body: jsonBody(ConnectBody) },
@@ -125,7 +125,7 @@ integrationRoutes.openapi(
     tags,
     summary: 'The connected CRM’s contact and company properties',
     description:
-      'The properties of the CRM’s contacts (mapped to leads) and companies, read from the CRM (HubSpot `GET /crm/v3/properties/{contacts|companies}`). `all=0` (default): the commonly mapped ones, each with the field it usually maps to; `all=1`: every property with its label and type. The whole list in one page. Uses the organization’s most recently connected active CRM, or `connection_id`; none is a 409 `crm_not_connected`.',
+      'The properties of the CRM’s contacts (mapped to leads) and companies, read from the CRM (HubSpot `GET /crm/properties/2026-03/{contacts|companies}`). `all=0` (default): the commonly mapped ones, each with the field it usually maps to; `all=1`: every property with its label and type. The whole list in one page. Uses the organization’s most recently connected active CRM, or `connection_id`; none is a 409 `crm_not_connected`.',
     auth: 'bearer',
     request: { query: CrmPropertiesQuery },
     responses: { 200: listEnvelope(CrmPropertySchema), 409: crmConflict, 503: unavailable },

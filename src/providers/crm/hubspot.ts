@@ -1,9 +1,12 @@
 /**
- * HubSpot CRM v3 over fetch (the `@hubspot/api-client` package needs Node's http). A private app
+ * HubSpot's CRM APIs, date version 2026-03 (HUBSPOT_API_VERSION), over fetch (the
+ * `@hubspot/api-client` package needs Node's http). HubSpot ends support for its semantic-version
+ * APIs (the v3 paths this adapter called) in September 2027; the 2026-03 paths take the same
+ * parameters and answer the same fields (docs/providers.md, "HubSpot (CRM)"). A private app
  * token or an OAuth access token is sent as a bearer token. Reads only:
- *   - GET /account-info/v3/details: the portal the token opens (the connection's check);
- *   - GET /crm/v3/properties/{contacts|companies}: every property with its label and type;
- *   - GET /crm/v3/objects/{type}?limit&after&properties&archived=false: one page of records,
+ *   - GET /account-info/2026-03/details: the portal the token opens (the connection's check);
+ *   - GET /crm/properties/2026-03/{contacts|companies}: every property with its label and type;
+ *   - GET /crm/objects/2026-03/{type}?limit&after&properties&archived=false: one page of records,
  *     paged by `paging.next.after`. Never the search API: it stops at 10 000 results and has a
  *     lower rate limit, so a full import walks the list.
  * A 429 is never waited out here: the call fails at once (a ProviderFailure 'unavailable' with
@@ -19,6 +22,12 @@ import { expectOk, ProviderFailure, providerFetch, retryAfterSeconds } from '../
 import type { CrmObjectType, CrmPage, CrmPageRequest, CrmProperty, CrmProvider, CrmRecord } from './interface';
 
 export const HUBSPOT_API = 'https://api.hubapi.com';
+/**
+ * The date version of HubSpot's APIs we call (developers.hubspot.com/docs/api-reference/2026-03/…):
+ * supported at least 18 months from its release; move it before HubSpot marks it unsupported (about
+ * September 2027), with the tests' URLs.
+ */
+export const HUBSPOT_API_VERSION = '2026-03';
 /** HubSpot's burst window, the wait when a 429 names none. */
 const BURST_WAIT_SECONDS = 10;
 const DAILY_LIMIT_WAIT_SECONDS = 3_600;
@@ -62,7 +71,7 @@ export function hubspotCrm(token: () => Promise<string>): CrmProvider {
   return {
     name: 'hubspot',
     async verify() {
-      const body = (await get('/account-info/v3/details', null, 'account')) as {
+      const body = (await get(`/account-info/${HUBSPOT_API_VERSION}/details`, null, 'account')) as {
         portalId?: unknown;
         uiDomain?: unknown;
       };
@@ -72,7 +81,9 @@ export function hubspotCrm(token: () => Promise<string>): CrmProvider {
       return { identity: `portal ${String(body.portalId)}`, displayName: text(body.uiDomain) };
     },
     async properties(type: CrmObjectType): Promise<CrmProperty[]> {
-      const body = (await get(`/crm/v3/properties/${type}`, null, 'properties')) as { results?: unknown[] };
+      const body = (await get(`/crm/properties/${HUBSPOT_API_VERSION}/${type}`, null, 'properties')) as {
+        results?: unknown[];
+      };
       return (body.results ?? []).flatMap((entry) => {
         const property = entry as { name?: unknown; label?: unknown; type?: unknown; hidden?: unknown };
         if (typeof property.name !== 'string' || property.hidden === true) return [];
@@ -86,7 +97,7 @@ export function hubspotCrm(token: () => Promise<string>): CrmProvider {
       if (request.after) query.set('after', request.after);
       query.set('properties', request.properties.join(','));
       query.set('archived', 'false');
-      const body = (await get(`/crm/v3/objects/${type}`, query, type)) as {
+      const body = (await get(`/crm/objects/${HUBSPOT_API_VERSION}/${type}`, query, type)) as {
         results?: unknown[];
         paging?: { next?: { after?: unknown } };
       };
