@@ -10,8 +10,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { TenantContext } from '../src/db/tenant';
 import { bulkUpdateContacts } from '../src/modules/contacts/bulk';
 import { deleteContacts } from '../src/modules/contacts/service';
+import { updateLookup } from '../src/modules/lookups/service';
 import { createCompany, createContact } from './helpers/accounts';
-import { signupOrganization, type SignedUp } from './helpers/api';
+import { call, signupOrganization, type SignedUp } from './helpers/api';
 import { inOrganization } from './helpers/leads';
 import { holdingLock, inHeapOrder, onPglite, outcomes, pause, rowsAgainstIdOrder } from './helpers/lock-races';
 
@@ -21,15 +22,15 @@ beforeAll(async () => {
   owner = await signupOrganization('Contact bulk races');
 });
 
-/** Two contacts whose rows lie in the table against their id order (the higher id first). */
-async function contactsAgainstIdOrder(): Promise<[number, number]> {
+/** Two contacts (given `fields`) whose rows lie in the table against their id order (the higher id first). */
+async function contactsAgainstIdOrder(fields: Record<string, unknown> = {}): Promise<[number, number]> {
   const company = await createCompany(owner);
   return rowsAgainstIdOrder(
     owner.orgId,
     'contacts',
     async () => {
       const ids: number[] = [];
-      for (let index = 0; index < 6; index++) ids.push(await createContact(owner, { company_id: company }));
+      for (let index = 0; index < 6; index++) ids.push(await createContact(owner, { company_id: company, ...fields }));
       return ids;
     },
     (id, round) => sql`update contacts set lead_score = ${round} where id = ${id}`,
@@ -65,4 +66,37 @@ describe('two multi-contact writes over the same contacts, at once', () => {
       expect(await second).toBe(2);
     });
   }
+});
+
+describe('a status value change and a multi-contact write over the same contacts, at once', () => {
+  it('the change read in heap order and a writer locking in id order both commit (no deadlock)', async (context) => {
+    if (await onPglite(owner.orgId)) context.skip();
+    const added = await call('POST', '/api/custom-lookups/add', {
+      token: owner.token,
+      body: { module_name: 'lead', type: 'status', name: `Race ${crypto.randomUUID().slice(0, 6)}` },
+    });
+    expect(added.status, added.text).toBe(201);
+    const status = { id: added.body.data.id as number, value: added.body.data.value as number };
+    const ids = await contactsAgainstIdOrder({ status: status.value });
+    // A writer holds the lower contact; a bulk contact write (id order) queues for it first, then the
+    // status change, whose contacts half (read in heap order, without the fix) locked the higher
+    // contact before it queued.
+    const holder = await holdingLock(owner.orgId, sql`select id from contacts where id = ${ids[0]} for no key update`);
+    const bulk = inOrganization(owner.orgId, (tx) =>
+      tx.execute(
+        sql`select id from contacts where id = any(${`{${ids.join(',')}}`}::bigint[]) order by id for no key update`,
+      ),
+    );
+    await pause(300);
+    const change = inHeapOrder(owner, (ctx) => updateLookup(ctx, status.id, { value: status.value + 1000 }));
+    await pause(300);
+    holder.release();
+    expect(await outcomes([holder.done, bulk, change])).toEqual(['ok', 'ok', 'ok']);
+    const moved = await inOrganization(owner.orgId, (tx) =>
+      tx.execute<{ status: number }>(
+        sql`select status from contacts where id = any(${`{${ids.join(',')}}`}::bigint[]) order by id`,
+      ),
+    );
+    expect(moved.rows.map((row) => Number(row.status))).toEqual([status.value + 1000, status.value + 1000]);
+  });
 });

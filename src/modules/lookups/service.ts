@@ -342,8 +342,12 @@ function renumberStatement(ctx: TenantContext, type: keyof typeof leadPropertyFo
   if (type === 'status')
     moves.push([
       'moved_contacts',
+      // The contacts too, as every multi-contact writer locks them (contactTargetLocked): in the
+      // order the plan read them, this and a bulk contact update or delete could deadlock.
       sql`update ${contacts} set ${bare(contacts.status)} = ${to}
-        where ${tenantWhere(ctx, contacts, eq(contacts.status, from))}`,
+        where ${tenantWhere(ctx, contacts, eq(contacts.status, from))} and ${contacts.id} in (
+          select ${contacts.id} from ${contacts} where ${tenantWhere(ctx, contacts, eq(contacts.status, from))}
+          order by ${contacts.id} for no key update)`,
     ]);
   // The filter's path in each table's jsonb column; `r` holds each candidate row's rewritten list.
   const path = sql`array[${leadFilterFor[type]}::text]`;
