@@ -4,7 +4,8 @@
  * company_id and company name: their history); the company disappears from lists and views.
  */
 import { and, eq, sql, type SQL } from 'drizzle-orm';
-import type { Queryable } from '../../db/client';
+import type { Queryable, Transaction } from '../../db/client';
+import { pgError } from '../../db/errors';
 import { lockOrganizationKeySql, writeCheckedKey } from '../../db/key-locks';
 import { referencesExist } from '../../db/references';
 import { companies, companyKeyScope, leads } from '../../db/schema';
@@ -163,9 +164,9 @@ function targetWhere(ctx: TenantContext, target: CompanyTarget): SQL {
 }
 
 /**
- * Soft-deletes the targeted companies in one statement; answers how many this request deleted.
- * A company with open deals (deals of its linked leads whose outcome is open) is not deleted
- * unless `force`: then nothing is deleted and the request is a 409 naming those companies.
+ * Soft-deletes the targeted companies; answers how many this request deleted. A company with open
+ * deals (deals of its linked leads whose outcome is open) is not deleted unless `force`: then
+ * nothing is deleted and the request is a 409 naming those companies.
  *
  * The check reads the open deals from the companies' leads as locked (their open_deals, which a
  * deal write recounts while it holds its lead: leads/row-locks.ts), not from the deals: a deal
@@ -173,13 +174,57 @@ function targetWhere(ctx: TenantContext, target: CompanyTarget): SQL {
  * snapshot (taken before the wait) does not see that deal, while a locked row is read as last
  * committed. The companies are locked first, in id order, as a rename locks its company and then
  * writes its leads (updateCompany); then their leads, in id order (lead before deal).
+ *
+ * A lead moved into a company holds the company FOR SHARE until it commits (loadLeadReferences),
+ * and the delete must read the companies' leads after that commit: a statement that waited for
+ * the company still reads the leads from its snapshot, where the lead is not yet the company's.
+ * So the companies are locked NOWAIT in the one statement (no BEGIN/COMMIT) and, when one is held,
+ * the delete locks them in a statement of its own, waiting, then reads and writes in another.
  */
 export async function deleteCompanies(ctx: TenantContext, target: CompanyTarget, force = false): Promise<number> {
-  const result = await ctx.db.execute<{ deleted: number; blocked: (number | string)[] }>(sql`
-    with target as (
-      select ${companies.id} as id from ${companies} where ${targetWhere(ctx, target)}
-      order by ${companies.id} for no key update
-    ), held as (
+  let row: { deleted: number; blocked: (number | string)[] };
+  if (isTransaction(ctx.db)) {
+    row = await deleteLockedCompanies(ctx.db, ctx, target, force);
+  } else {
+    try {
+      row = await deleteCompaniesStatement(ctx.db, ctx, targetLocked(ctx, target, sql`nowait`), force);
+    } catch (error) {
+      if (pgError(error)?.code !== '55P03') throw error;
+      row = await ctx.db.transaction((tx) => deleteLockedCompanies(tx, ctx, target, force));
+    }
+  }
+  if (!force && row.blocked.length > 0) {
+    const companyIds = row.blocked.map(Number);
+    throw new Conflict(
+      `${companyIds.length === 1 ? 'The company has' : 'Companies have'} open deals; move or close them first, or send force: true`,
+      'company_has_open_deals',
+      { company_ids: companyIds },
+    );
+  }
+  return Number(row.deleted);
+}
+
+function isTransaction(db: Queryable): db is Transaction {
+  return 'rollback' in db;
+}
+
+/** The targeted live companies, locked FOR NO KEY UPDATE in id order (`wait`: nowait, or nothing to wait). */
+function targetLocked(ctx: TenantContext, target: CompanyTarget, wait: SQL = sql``): SQL {
+  return sql`select ${companies.id} as id from ${companies} where ${targetWhere(ctx, target)}
+    order by ${companies.id} for no key update ${wait}`;
+}
+
+/** The delete inside a transaction: the companies locked (waiting) first, then read and written with a snapshot taken after. */
+async function deleteLockedCompanies(db: Queryable, ctx: TenantContext, target: CompanyTarget, force: boolean) {
+  const locked = await db.execute<{ id: string }>(targetLocked(ctx, target));
+  const ids = locked.rows.map((company) => Number(company.id));
+  return deleteCompaniesStatement(db, ctx, targetLocked(ctx, { ids }), force);
+}
+
+/** The delete of the companies `lockedTarget` selects (and locks), with the open deals check, in one statement. */
+async function deleteCompaniesStatement(db: Queryable, ctx: TenantContext, lockedTarget: SQL, force: boolean) {
+  const result = await db.execute<{ deleted: number; blocked: (number | string)[] }>(sql`
+    with target as (${lockedTarget}), held as (
       select l.company_id, l.open_deals from ${leads} l
       where l.organization_id = ${ctx.orgId} and l.company_id in (select id from target)
       order by l.id ${leadRowLockClause('no key update')}
@@ -192,16 +237,7 @@ export async function deleteCompanies(ctx: TenantContext, target: CompanyTarget,
     )
     select (select count(*)::int from deleted) as deleted,
       (select coalesce(json_agg(company_id order by company_id), '[]'::json) from blocked) as blocked`);
-  const row = result.rows[0];
-  if (!force && row.blocked.length > 0) {
-    const companyIds = row.blocked.map(Number);
-    throw new Conflict(
-      `${companyIds.length === 1 ? 'The company has' : 'Companies have'} open deals; move or close them first, or send force: true`,
-      'company_has_open_deals',
-      { company_ids: companyIds },
-    );
-  }
-  return Number(row.deleted);
+  return result.rows[0];
 }
 
 export async function deleteCompany(ctx: TenantContext, id: number, force = false): Promise<{ id: number }> {

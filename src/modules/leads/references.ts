@@ -71,9 +71,10 @@ export async function loadLeadWriteContext(
   emailKeys: string[],
   newRows: number,
   profileUrls: string[] = [],
+  lockCompanies = false,
 ): Promise<LeadWriteContext> {
   const result = await ctx.db.execute<{ context: WriteContextRow }>(
-    sql`select ${leadWriteContextSql(ctx, inputs, emailKeys, newRows, profileUrls)} as context`,
+    sql`select ${leadWriteContextSql(ctx, inputs, emailKeys, newRows, profileUrls, lockCompanies)} as context`,
   );
   return leadWriteContextFrom(result.rows[0].context);
 }
@@ -93,6 +94,12 @@ export function leadWriteContextSql(
   emailKeys: string[],
   newRows: number,
   profileUrls: string[] = [],
+  /**
+   * Lock the named companies FOR SHARE (in id order) as they are read, so that a company delete
+   * (which holds its companies FOR NO KEY UPDATE) waits for the write, or the write for the delete,
+   * and then reads the company as last committed: a deleted one is not found.
+   */
+  lockCompanies = false,
 ): SQL {
   const userIds = [
     ...new Set(inputs.map((input) => input.assigned_to).filter((id): id is number => typeof id === 'number')),
@@ -112,7 +119,12 @@ export function leadWriteContextSql(
       'companies', ${
         companyIds.length === 0
           ? NONE
-          : sql`(select coalesce(json_agg(json_build_object('id', id, 'name', company_name)), '[]'::json) from ${companies}
+          : lockCompanies
+            ? sql`(select coalesce(json_agg(json_build_object('id', c.id, 'name', c.company_name)), '[]'::json)
+        from (select id, company_name from ${companies}
+          where organization_id = ${ctx.orgId} and deleted_at is null and id = any(${sql.param(companyIds)}::bigint[])
+          order by id for share) c)`
+            : sql`(select coalesce(json_agg(json_build_object('id', id, 'name', company_name)), '[]'::json) from ${companies}
         where organization_id = ${ctx.orgId} and deleted_at is null and id = any(${sql.param(companyIds)}::bigint[]))`
       },
       'existing', ${emailKeys.length + profileUrls.length === 0 ? NONE : liveHoldersSql(ctx, emailKeys, profileUrls)},
@@ -143,9 +155,14 @@ export function leadWriteContextFrom(row: WriteContextRow): LeadWriteContext {
   };
 }
 
-/** The references of leads being updated, in one statement. */
+/**
+ * The references of leads being updated, in one statement; the companies they name are locked FOR
+ * SHARE until the write commits, so a lead is never moved into a company a concurrent delete
+ * removes, nor a delete blind to a lead moved in meanwhile (leads/row-locks.ts). Read before the
+ * lead is locked: companies before leads, as a company delete locks them.
+ */
 export async function loadLeadReferences(ctx: Ctx, inputs: ReferencingInput[]): Promise<LeadReferences> {
-  return loadLeadWriteContext(ctx, inputs, [], 0);
+  return loadLeadWriteContext(ctx, inputs, [], 0, [], true);
 }
 
 /** Field issues of one lead's references. On create an absent status takes the default; on update null is refused. */
@@ -184,6 +201,9 @@ export function checkLeadReferences(
 export async function ensureCompanies(
   ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId'>,
   names: string[],
+  /** Lock the linked companies FOR SHARE until the write commits (see loadLeadReferences); a name whose company a concurrent delete removed meanwhile is linked again (created anew). */
+  lock = false,
+  attempt = 1,
 ): Promise<Map<string, { id: number; name: string }>> {
   const given = [...new Set(names)];
   if (given.length === 0) return new Map();
@@ -194,9 +214,17 @@ export async function ensureCompanies(
     select ${ctx.orgId}, n.name, ${ctx.userId} from unnest(${sql.param(given)}::text[]) with ordinality as n(name, position)
     order by n.position
     on conflict (organization_id, lower(company_name)) where deleted_at is null do nothing`);
+  // Locked, the companies are read from the table by id (the view finds them by name): the lock
+  // waits for a delete holding one, then reads it as last committed, and a deleted one drops out.
+  const held = lock
+    ? sql`select 'held' as kind, h.id, h.company_name as name, lower(h.company_name) as name_key
+      from (select c.id, c.company_name from ${companies} c where c.organization_id = ${ctx.orgId}
+        and c.deleted_at is null and c.id in (select ${companyKeyScope.id} from ${companyKeyScope} where ${companyNamedSql(ctx.orgId, given)})
+        order by c.id for share of c) h`
+    : sql`select 'held' as kind, ${companyKeyScope.id} as id, ${companyKeyScope.companyName} as name, ${companyKeyScope.nameKey} as name_key
+    from ${companyKeyScope} where ${companyNamedSql(ctx.orgId, given)}`;
   const found = await ctx.db.execute<{ kind: 'held' | 'key'; id: number; name: string | null; name_key: string }>(sql`
-    select 'held' as kind, ${companyKeyScope.id} as id, ${companyKeyScope.companyName} as name, ${companyKeyScope.nameKey} as name_key
-    from ${companyKeyScope} where ${companyNamedSql(ctx.orgId, given)}
+    ${held}
     union all
     select 'key', k.position, null, k.name_key from ${givenNameKeysSql(given)} as k`);
   const byKey = new Map<string, { id: number; name: string }>();
@@ -207,5 +235,7 @@ export async function ensureCompanies(
     const company = row.kind === 'key' ? byKey.get(row.name_key) : undefined;
     if (company) linked.set(given[Number(row.id) - 1], company);
   }
+  // A company deleted (or renamed) between the insert and the lock: the next insert creates it.
+  if (lock && linked.size < given.length && attempt < 3) return ensureCompanies(ctx, names, lock, attempt + 1);
   return linked;
 }

@@ -11,8 +11,13 @@
  * - a company delete (deleteCompanies) holds its companies, then their leads FOR NO KEY UPDATE, and
  *   reads their open deals from the locked leads' open_deals, which a deal write recounts while it
  *   holds the lead: a deal reopened or added at the same moment is seen (the company is kept);
+ * - a lead moved into a company (updateLead, by company_id or by name) holds that company FOR
+ *   SHARE before its lead (loadLeadReferences, ensureCompanies), companies before leads as a
+ *   company delete locks them: a delete holding the company makes the move wait and then find it
+ *   gone (422 company_id); a move holding it makes the delete wait, which then reads the companies'
+ *   leads in a statement after the wait (deleteCompanies) and sees the lead and its open deals;
  * - a multi-lead write (bulk status, assign, tags; a company rename's leads; a lookup value's
- *   renumbering; scoring) locks its leads in id order.
+ *   renumbering, whose contacts are locked in id order too; scoring) locks its leads in id order.
  * An insert of a signal, meeting or deal reads its lead's company FOR KEY SHARE (drizzle/0093),
  * which waits for the FOR UPDATE of a company change and then reads the changed row.
  */

@@ -100,18 +100,21 @@ async function recordUpdate(
   sendRowsAfterCommit(ctx, result.rows[0]?.rows ?? [], { consumerDeletes: true });
 }
 
-async function companyPatch(ctx: TenantContext, input: UpdateLeadInput, refs: LeadReferences) {
-  if (input.company_id != null || input.company) {
-    const byName = input.company_id == null && input.company ? await ensureCompanies(ctx, [input.company]) : new Map();
-    return companyOf(input, refs, byName);
-  }
+function companyPatch(input: UpdateLeadInput, refs: LeadReferences, byName: Map<string, { id: number; name: string }>) {
+  if (input.company_id != null || input.company) return companyOf(input, refs, byName);
   if (input.company === null || input.company_id === null) return { companyId: null, company: null };
   return undefined;
 }
 
 export async function updateLead(ctx: TenantContext, id: number, input: UpdateLeadInput): Promise<LeadView> {
-  const before = await readLeadForUpdate(ctx, id);
+  // The company the lead moves into is locked FOR SHARE before the lead (companies before leads,
+  // as a company delete locks them: row-locks.ts): a delete holding it makes the move wait and then
+  // find it gone (422 company_id, or a new company of the name); a move holding it makes the delete
+  // wait and then see the lead.
+  const byName =
+    input.company_id == null && input.company ? await ensureCompanies(ctx, [input.company], true) : new Map();
   const refs = namesReferences(input) ? await loadLeadReferences(ctx, [input]) : NO_REFERENCES;
+  const before = await readLeadForUpdate(ctx, id);
   const issues = checkLeadReferences(input, refs, 'update');
   if (issues.length > 0) throw new ValidationFailed(issues);
   const newEmail = input.email && emailKey(input.email) !== emailKey(before.email) ? input.email : null;
@@ -123,7 +126,7 @@ export async function updateLead(ctx: TenantContext, id: number, input: UpdateLe
   for (const [wire, column] of overwrittenFields) {
     if (input[wire] !== undefined) set[column] = input[wire];
   }
-  const company = await companyPatch(ctx, input, refs);
+  const company = companyPatch(input, refs, byName);
   if (company) Object.assign(set, company);
   for (const [wire, column] of mergedFields) {
     const patch = input[wire];

@@ -1,0 +1,107 @@
+/**
+ * A lead moved into a company while that company is deleted, at once (PostgreSQL only: PGlite runs
+ * one transaction at a time, so these pass there whatever the locks). The move locks its company
+ * FOR SHARE before its lead (companies before leads, as the delete locks them), and the delete
+ * reads the companies' leads after it holds the companies: whichever comes first, the other sees
+ * it. Before, neither waited for the other: a lead moved into a company being deleted ended up
+ * linked to the deleted company, and a delete missed the open deals of a lead moved in meanwhile.
+ */
+import { beforeAll, describe, expect, it } from 'vitest';
+import { deleteCompanies } from '../src/modules/companies/service';
+import { updateLead } from '../src/modules/leads/update';
+import { createCompany } from './helpers/accounts';
+import { call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
+import { addDeal, defaultPipeline } from './helpers/deals';
+import { asTenant, createLead } from './helpers/leads';
+import { onPglite, pause } from './helpers/lock-races';
+
+let owner: SignedUp;
+
+beforeAll(async () => {
+  owner = await signupOrganization('Company move races');
+});
+
+/** Runs `work` in a transaction of its own that stays open until `release()`; `held` resolves once `work` is done. */
+function holding(work: Parameters<typeof asTenant>[1]) {
+  let release: () => void = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let held: () => void = () => {};
+  const worked = new Promise<void>((resolve) => {
+    held = resolve;
+  });
+  const done = asTenant(owner, async (ctx) => {
+    const result = await work(ctx);
+    held();
+    await released;
+    return result;
+  });
+  return { held: Promise.race([worked, done]), release, done };
+}
+
+async function leadCompany(leadId: number): Promise<number | null> {
+  const lead = await call('GET', `/api/lead/view/${leadId}`, { token: owner.token });
+  expect(lead.status, lead.text).toBe(200);
+  return lead.body.data.company_id;
+}
+
+describe('a lead moved into a company while the company is deleted', () => {
+  it('a move after the delete waits for it and is refused (422 company_id); the lead keeps its company', async (context) => {
+    if (await onPglite(owner.orgId)) context.skip();
+    const from = await createCompany(owner);
+    const doomed = await createCompany(owner);
+    const lead = await createLead(owner, 'Moving', 'Lead');
+    expect(
+      (await call('POST', `/api/lead/update/${lead}`, { token: owner.token, body: { company_id: from } })).status,
+    ).toBe(200);
+    const deletion = holding((ctx) => deleteCompanies(ctx, { ids: [doomed] }));
+    await deletion.held;
+    const move = call('POST', `/api/lead/update/${lead}`, { token: owner.token, body: { company_id: doomed } });
+    await pause(300);
+    deletion.release();
+    expect(await deletion.done).toBe(1);
+    const moved = await move;
+    expectFailure(moved, 422, 'validation_error');
+    expect(moved.body.error.code).toBe('company_id');
+    expect(await leadCompany(lead)).toBe(from);
+  });
+
+  it('a delete after the move waits for it and sees the lead: its open deal keeps the company (409)', async (context) => {
+    if (await onPglite(owner.orgId)) context.skip();
+    const pipeline = await defaultPipeline(owner);
+    const target = await createCompany(owner);
+    const lead = await createLead(owner, 'Dealing', 'Lead');
+    await addDeal(owner, pipeline, { lead_id: lead, value: 1200 });
+    const move = holding((ctx) => updateLead(ctx, lead, { company_id: target }));
+    await move.held;
+    const deletion = call('DELETE', `/api/company/delete/${target}`, { token: owner.token });
+    await pause(300);
+    move.release();
+    await move.done;
+    const refused = await deletion;
+    expectFailure(refused, 409, 'conflict');
+    expect(refused.body.error).toMatchObject({ code: 'company_has_open_deals', details: { company_ids: [target] } });
+    expect((await call('GET', `/api/company/view/${target}`, { token: owner.token })).status).toBe(200);
+    expect(await leadCompany(lead)).toBe(target);
+  });
+
+  it('a delete after a move by company name waits for it and sees the lead: its open deal keeps the company (409)', async (context) => {
+    if (await onPglite(owner.orgId)) context.skip();
+    const pipeline = await defaultPipeline(owner);
+    const name = `Named ${crypto.randomUUID().slice(0, 6)}`;
+    const target = await createCompany(owner, { company_name: name });
+    const lead = await createLead(owner, 'Naming', 'Lead');
+    await addDeal(owner, pipeline, { lead_id: lead, value: 900 });
+    const move = holding((ctx) => updateLead(ctx, lead, { company: name.toUpperCase() }));
+    await move.held;
+    const deletion = call('DELETE', `/api/company/delete/${target}`, { token: owner.token });
+    await pause(300);
+    move.release();
+    await move.done;
+    const refused = await deletion;
+    expectFailure(refused, 409, 'conflict');
+    expect(refused.body.error).toMatchObject({ code: 'company_has_open_deals', details: { company_ids: [target] } });
+    expect(await leadCompany(lead)).toBe(target);
+  });
+});
