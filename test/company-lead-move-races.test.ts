@@ -104,4 +104,23 @@ describe('a lead moved into a company while the company is deleted', () => {
     expect(refused.body.error).toMatchObject({ code: 'company_has_open_deals', details: { company_ids: [target] } });
     expect(await leadCompany(lead)).toBe(target);
   });
+
+  it('a rename after a move waits for it: the moved lead shows the new name', async (context) => {
+    if (await onPglite(owner.orgId)) context.skip();
+    const target = await createCompany(owner);
+    const lead = await createLead(owner, 'Renamed', 'Lead');
+    const move = holding((ctx) => updateLead(ctx, lead, { company_id: target }));
+    await move.held;
+    const newName = `Renamed ${crypto.randomUUID().slice(0, 6)}`;
+    const rename = call('POST', `/api/company/update/${target}`, {
+      token: owner.token,
+      body: { company_name: newName },
+    });
+    await pause(300);
+    move.release();
+    await move.done;
+    expect((await rename).status).toBe(200);
+    const moved = await call('GET', `/api/lead/view/${lead}`, { token: owner.token });
+    expect(moved.body.data).toMatchObject({ company_id: target, company: newName });
+  });
 });
