@@ -2,7 +2,8 @@
  * Two promises of the calling issue, end to end on the local simulator:
  *   - the provider's calls per second (Twilio: 1 per account): each queued call gets a dialling
  *     turn a second after the organization's latest (even one already dialled), and the voice job
- *     hands a call whose turn is more than a few seconds away back to the queue without dialling;
+ *     defers a call whose turn is more than a few seconds away to its turn without dialling (a
+ *     snooze: no queue retry spent; test/voice-campaign.test.ts runs a whole campaign);
  *   - a completed agent call's recording is in R2, its link downloads WAV audio through the app,
  *     and an expired or altered link is refused.
  */
@@ -75,15 +76,21 @@ describe('calls per second', () => {
     await setCall(second.body.data.id, { status: 'canceled' });
   });
 
-  it('the job hands back a call whose turn is seconds away, and dials it when its turn has come', async () => {
+  it('the job defers a call whose turn is seconds away to its turn (no queue retry spent), and dials it when its turn has come', async () => {
     const queued = await initiate();
     const id = queued.body.data.id;
     await setCall(id, { dialAfter: new Date(Date.now() + 10_000) });
     const early = await deliverJobs(queued.sent);
-    expect(early.retryMessages).toHaveLength(1);
+    expect(early.retryMessages).toEqual([]);
+    expect(early.explicitAcks).toHaveLength(1);
+    // The job's message again, due at the turn (10 s, rounded up to whole seconds).
+    expect(early.sent).toHaveLength(1);
+    expect(early.sent[0].body).toEqual(queued.sent[0]);
+    expect(early.sent[0].delaySeconds).toBeGreaterThanOrEqual(9);
+    expect(early.sent[0].delaySeconds).toBeLessThanOrEqual(10);
     expect(await callRow(id)).toMatchObject({ status: 'queued', startedAt: null, providerCallId: null });
     await setCall(id, { dialAfter: new Date(Date.now() - 1000) });
-    const due = await deliverJobs(queued.sent, 2);
+    const due = await deliverJobs([early.sent[0].body]);
     expect(due.retryMessages).toEqual([]);
     expect((await callRow(id)).status).toBe('completed');
   });

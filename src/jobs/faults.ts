@@ -21,6 +21,25 @@ export class TransientFault extends Error {}
 /** A fault no retry can mend; its message is the reason the user reads on the job. */
 export class PermanentJobFault extends Error {}
 
+/**
+ * Not a fault: the job chose to wait (its own pacing, such as a call's dialling turn) and says how
+ * long. The runner defers it as it snoozes a throttled job (no queue retry spent), but bounds the
+ * waiting from the job's creation (WAIT_DEADLINE_SECONDS, runner.ts), not with the throttle's
+ * `throttled_since`: a wait of ours is not the provider's throttle.
+ */
+export class JobWaits extends Error {
+  constructor(
+    /** How long until the job can go on (seconds). */
+    readonly delaySeconds: number,
+    /** What it waits for, shown on the job while it waits. */
+    readonly note: string,
+    /** The reason, fit for the user, the job fails with once waiting would outlast the bound. */
+    readonly tooLongReason: string,
+  ) {
+    super(note);
+  }
+}
+
 export interface RetryPolicy {
   /** The reason, fit for the user, to fail the job at once; null to let the queue retry the delivery. */
   permanentReason(error: unknown): string | null;
@@ -108,6 +127,11 @@ const MAX_QUEUE_DELAY_SECONDS = 12 * 3600;
  */
 export function snoozeDelaySeconds(throttle: ProviderFailure): number {
   return Math.min(MAX_QUEUE_DELAY_SECONDS, Math.max(1, Math.ceil(throttle.retryAfterSeconds ?? 30)));
+}
+
+/** How long a waiting job is deferred: its own wait, at least a second, at most Queues' 12 h (a longer wait is deferred again). */
+export function waitDelaySeconds(wait: JobWaits): number {
+  return Math.min(MAX_QUEUE_DELAY_SECONDS, Math.max(1, Math.ceil(wait.delaySeconds)));
 }
 
 export function retryDelaySeconds(error: unknown, attempts: number): number {

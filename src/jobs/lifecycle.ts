@@ -401,21 +401,37 @@ export async function noteRetry<T extends JobTable>(
  * a stall), as it does its own re-sends; the kind's `resend` values apply as there. A throttle
  * whose wait would end more than `deadlineSeconds` after the first one fails the job instead,
  * with `reason`. Answers 'snoozed' (send the message), or 'ended' (failed now, or ended before).
+ *
+ * `since: 'creation'` is the job's own wait (JobWaits: a call's dialling turn), not a throttle:
+ * `throttled_since` is neither stamped nor cleared, and the bound counts from the job's
+ * `created_at`, so waiting for a turn spends nothing of a throttle's budget and a wait that never
+ * ends (a turn that keeps moving away, a clock that disagrees) still ends the job in time.
  */
 export async function snoozeJob<T extends JobTable>(
   db: Database,
   spec: JobSpec<T> & { resend?: JobValues<T> },
   job: JobRef,
-  options: { delaySeconds: number; deadlineSeconds: number; note: string; reason: string },
+  options: {
+    delaySeconds: number;
+    deadlineSeconds: number;
+    note: string;
+    reason: string;
+    since?: 'throttle' | 'creation';
+    /** When the wait ends, if later than the message's delay (Queues delay at most 12 h): the bound applies to it. */
+    waitSeconds?: number;
+  },
 ): Promise<'snoozed' | 'ended'> {
   const table: JobTable = spec.table;
+  const ownWait = options.since === 'creation';
   const due = sql`now() + make_interval(secs => ${options.delaySeconds})`;
-  const withinDeadline = sql`coalesce(${table.throttledSince}, now()) + make_interval(secs => ${options.deadlineSeconds}) >= ${due}`;
+  const from = ownWait ? sql`${table.createdAt}` : sql`coalesce(${table.throttledSince}, now())`;
+  const ends = sql`now() + make_interval(secs => ${Math.max(options.delaySeconds, options.waitSeconds ?? 0)})`;
+  const withinDeadline = sql`${from} + make_interval(secs => ${options.deadlineSeconds}) >= ${ends}`;
   return withTenant(db, job.orgId, async (tx) => {
     const snoozed = await tx
       .update(table)
       .set({
-        throttledSince: sql`coalesce(${table.throttledSince}, now())`,
+        ...(ownWait ? {} : { throttledSince: sql`coalesce(${table.throttledSince}, now())` }),
         error: options.note.slice(0, 1000),
         leaseExpiresAt: sql`greatest(${table.leaseExpiresAt}, ${due} + make_interval(secs => ${spec.leaseSeconds}))`,
         leaseResentAt: due,

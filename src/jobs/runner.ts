@@ -12,12 +12,25 @@
  * provider's wait as its delay, a fresh message with its own max_retries. Snoozing is bounded by
  * time: a job throttled without a checkpoint for THROTTLE_DEADLINE_SECONDS fails with a reason
  * that says so. If that send fails, the queue retries the delivery as before (a retry spent).
+ *
+ * A job that waits by its own choice (JobWaits: a call waiting for its dialling turn under our
+ * calls-per-second pacing) is deferred the same way, for its own wait, spending no retry either;
+ * it is no throttle, so it leaves `throttled_since` alone and is bounded instead from the job's
+ * creation: a job still waiting WAIT_DEADLINE_SECONDS after it was queued fails with its reason.
  */
 import { errorText, log } from '../core/log';
 import { withOwnDatabase, type Database } from '../db/client';
 import { readConfig, type Bindings } from '../env';
 import { handlerFor } from './dispatch';
-import { JobSuperseded, retryDelaySeconds, snoozeDelaySeconds, throttleOf, userFacingJobError } from './faults';
+import {
+  JobSuperseded,
+  JobWaits,
+  retryDelaySeconds,
+  snoozeDelaySeconds,
+  throttleOf,
+  userFacingJobError,
+  waitDelaySeconds,
+} from './faults';
 import { failJob, noteRetry, snoozeJob } from './lifecycle';
 import type { JobMessage } from './messages';
 
@@ -45,10 +58,37 @@ export function throttledTooLongReason(provider: string, reason: string): string
 }
 
 /**
+ * How long after it was queued a job may still be deferred for a wait of its own (JobWaits): 24
+ * hours, as long as a queued job may go unclaimed (lease-sweep.ts). A call's turn is fixed when
+ * it is queued, so a job normally waits once; only a turn that never comes ends it.
+ */
+export const WAIT_DEADLINE_SECONDS = 24 * 3600;
+
+/**
  * Acknowledge the message; have the queue deliver it again after `retryIn` seconds (a retry
  * spent); or acknowledge it and send the job's message again after `snoozeFor` seconds.
  */
 type Outcome = 'ack' | { retryIn: number } | { snoozeFor: number };
+
+/**
+ * Snoozes the job (snoozeJob) for `delaySeconds`: the message is sent again with that delay and
+ * this delivery acknowledged; 'ack' when the job ended instead; null when the database failed
+ * (the queue retries the delivery, as for any failure).
+ */
+async function snooze(
+  message: Message<JobMessage>,
+  db: Database,
+  handler: ReturnType<typeof handlerFor>,
+  options: Parameters<typeof snoozeJob>[3],
+): Promise<Outcome | null> {
+  const snoozed = await snoozeJob(db, handler, message.body, options).catch((snoozeError) => {
+    logFailure(message, 'snooze', snoozeError);
+    return null;
+  });
+  if (snoozed === 'snoozed') return { snoozeFor: options.delaySeconds };
+  if (snoozed === 'ended') return 'ack';
+  return null;
+}
 
 /** One delivery of one message, with the handler's retry policy applied: whether to acknowledge it. */
 async function deliver(message: Message<JobMessage>, db: Database, env: Bindings): Promise<Outcome> {
@@ -58,6 +98,20 @@ async function deliver(message: Message<JobMessage>, db: Database, env: Bindings
     return 'ack';
   } catch (error) {
     if (error instanceof JobSuperseded) return 'ack';
+    if (error instanceof JobWaits) {
+      // Our own pacing, not a failure: deferred without spending a retry, bounded from the job's creation.
+      const delaySeconds = waitDelaySeconds(error);
+      const deferred = await snooze(message, db, handler, {
+        delaySeconds,
+        deadlineSeconds: WAIT_DEADLINE_SECONDS,
+        note: `${error.note}, trying again in ${delaySeconds} s`,
+        reason: error.tooLongReason,
+        since: 'creation',
+        waitSeconds: error.delaySeconds,
+      });
+      if (deferred) return deferred;
+      return { retryIn: Math.min(delaySeconds, retryDelaySeconds(null, message.attempts)) };
+    }
     logFailure(message, 'run', error);
     const reason = handler.retry.permanentReason(error);
     if (reason !== null) {
@@ -68,18 +122,13 @@ async function deliver(message: Message<JobMessage>, db: Database, env: Bindings
     const throttle = throttleOf(error);
     if (throttle) {
       const snoozeFor = snoozeDelaySeconds(throttle);
-      const snoozed = await snoozeJob(db, handler, message.body, {
+      const snoozed = await snooze(message, db, handler, {
         delaySeconds: snoozeFor,
         deadlineSeconds: THROTTLE_DEADLINE_SECONDS,
         note: `throttled, trying again in ${snoozeFor} s: ${throttle.reason}`,
         reason: throttledTooLongReason(throttle.provider, throttle.reason),
-      }).catch((snoozeError) => {
-        // The database is the fault too: the queue retries the delivery, as for any failure.
-        logFailure(message, 'snooze', snoozeError);
-        return null;
       });
-      if (snoozed === 'snoozed') return { snoozeFor };
-      if (snoozed === 'ended') return 'ack';
+      if (snoozed) return snoozed;
     }
     // Best effort: the note only informs; the retry must happen even if the database is the fault.
     await noteRetry(

@@ -4,7 +4,9 @@
  *     refunds its price (one transaction); a provider down is retried, and a job given up on
  *     (dead letter, stalled) fails and refunds the same way;
  *   - place_call: waits for the call's turn (calls per second), then dials it (a provider's 429
- *     hands the dial claim back and the job is snoozed for its Retry-After). The simulator
+ *     hands the dial claim back and the job is snoozed for its Retry-After). A turn more than a
+ *     few seconds away defers the job to it (JobWaits), spending none of the queue's retries, so a
+ *     campaign of many calls never gives up on a call that only waited. The simulator
  *     moves it ringing → in-progress → completed here, with its transcript, a WAV recording in R2
  *     and its price; Vapi answers with its call id and its end-of-call report ends the call.
  *     `started_at` is claimed before dialling, so a redelivery never dials twice: a call found
@@ -15,7 +17,7 @@ import { and, eq, isNull, sql } from 'drizzle-orm';
 import { withTenant, type Database, type Queryable } from '../../db/client';
 import { calls, connections, contacts, leads, phoneNumbers, voiceJobs } from '../../db/schema';
 import type { Bindings } from '../../env';
-import { TransientFault, userFacingJobError } from '../../jobs/faults';
+import { JobSuperseded, JobWaits, TransientFault, userFacingJobError } from '../../jobs/faults';
 import type { JobHandler } from '../../jobs/job-handler';
 import { claimJob, finishJob, jobTenantContext, type JobClaim, type JobSpec } from '../../jobs/lifecycle';
 import { withTenantEffects } from '../../core/transaction-effects';
@@ -33,9 +35,13 @@ type Claim = JobClaim<typeof voiceJobs>;
 export const REASONS = {
   interrupted: 'Dialling was interrupted after the call was handed to the provider; it may have been placed',
   gaveUp: 'The voice provider stayed unavailable through every retry',
+  turnNeverCame: 'The call was still waiting for its dialling turn 24 hours after it was queued, so it was not placed',
 } as const;
 
-/** A turn further away than this is waited for by a retry rather than in the delivery. */
+/**
+ * A turn further away than this is not waited for in the delivery: the job is deferred to its
+ * turn (JobWaits: the runner snoozes it, spending no queue retry).
+ */
 const MAX_WAIT_MS = 3_000;
 /** Pause between the simulator's steps, so a watcher sees each status. */
 const LOCAL_STEP_MS = 400;
@@ -260,7 +266,12 @@ async function placeCall(db: Database, env: Bindings, claim: Claim, job: Job) {
   const call = await readCall(db, orgId, job.callId as number);
   if (!call || isEnded(call.status)) return void (await withTenant(db, orgId, (tx) => finishJob(tx, spec, claim)));
   if (call.startedAt && !call.providerCallId) {
-    // Another delivery claimed the dialling and never recorded the provider's answer.
+    // Another delivery claimed the dialling. While it may still be waiting for the provider's
+    // answer (a duplicate message, delivered alongside), this one waits until it surely is not.
+    const dialling = call.startedAt.getTime() + spec.leaseSeconds * 1000 - Date.now();
+    if (dialling > 0)
+      throw new JobWaits(dialling / 1000, 'another delivery is placing the call', REASONS.turnNeverCame);
+    // It never recorded the provider's answer.
     await withTenant(db, orgId, async (tx) => {
       await endCall(tx, { orgId, userId: call.userId }, call.id, {
         status: 'failed',
@@ -276,10 +287,16 @@ async function placeCall(db: Database, env: Bindings, claim: Claim, job: Job) {
   }
   if (call.providerCallId) return void (await withTenant(db, orgId, (tx) => finishJob(tx, spec, claim)));
   const wait = call.dialAfter.getTime() - Date.now();
-  if (wait > MAX_WAIT_MS) throw new TransientFault(`call ${call.id} waits for its dialling turn`);
+  if (wait > MAX_WAIT_MS) throw new JobWaits(wait / 1000, 'waiting for its dialling turn', REASONS.turnNeverCame);
   if (wait > 0) await sleep(wait);
-  if (!(await claimDial(db, orgId, call.id)))
+  if (!(await claimDial(db, orgId, call.id))) {
+    // Ended meanwhile (cancelled): the job is done. Otherwise another delivery of this job (a
+    // duplicate message) claimed the dial and is placing the call: it finishes the job, and
+    // this one stops without touching it (finishing it here would roll back the winner's record).
+    const now = await readCall(db, orgId, call.id);
+    if (now && !isEnded(now.status)) throw new JobSuperseded();
     return void (await withTenant(db, orgId, (tx) => finishJob(tx, spec, claim)));
+  }
   if (call.provider === 'local') return simulate(db, env, claim, call);
   const setup = await withTenant(db, orgId, (tx) => setupFor(tx, env, orgId, call.connectionId));
   try {
@@ -291,13 +308,15 @@ async function placeCall(db: Database, env: Bindings, claim: Claim, job: Job) {
       serverUrl: `${webhookOrigin(setup)}/api/v1/voice/vapi/${orgId}`,
       callId: call.id,
     });
-    await withTenant(db, orgId, async (tx) => {
-      await tx
+    // The provider's id is recorded on its own first: the call was placed, and its end-of-call
+    // report finds it by this id even if the job is no longer this delivery's to finish.
+    await withTenant(db, orgId, (tx) =>
+      tx
         .update(calls)
         .set({ providerCallId: placed.providerCallId, updatedAt: sql`now()` })
-        .where(and(eq(calls.organizationId, orgId), eq(calls.id, call.id)));
-      await finishJob(tx, spec, claim);
-    });
+        .where(and(eq(calls.organizationId, orgId), eq(calls.id, call.id))),
+    );
+    await withTenant(db, orgId, (tx) => finishJob(tx, spec, claim));
   } catch (error) {
     if (error instanceof ProviderFailure && error.kind === 'unavailable' && error.status === 429) {
       // Throttled (Vapi's 429): certainly not placed. The dial claim is handed back and the runner
