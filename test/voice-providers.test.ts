@@ -2,8 +2,8 @@
  * The voice adapters against their documented wire formats, the network mocked at fetch: Twilio's
  * AvailablePhoneNumbers, IncomingPhoneNumbers, Calls, Recordings and Transcriptions requests
  * (URL, Basic auth, form body) with the documented answers replayed; the browser Access Token's
- * header and claims; X-Twilio-Signature with Twilio's own documented example; Vapi's POST /call
- * and its signed end-of-call report.
+ * header and claims; X-Twilio-Signature with Twilio's own documented example; Vapi's POST /call,
+ * its List Calls (GET /call) lookup of a call whose answer was lost, and its signed end-of-call report.
  */
 import { decodeJwt, decodeProtectedHeader, jwtVerify } from 'jose';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -319,6 +319,69 @@ describe('Vapi agent', () => {
         metadata: { call_id: 7 },
       },
     });
+  });
+
+  /** A call as List Calls answers it (the fields a lookup reads, among others Vapi sends). */
+  const listed = (id: string, number: string, metadata?: Record<string, unknown>) => ({
+    id,
+    orgId: 'org-1',
+    type: 'outboundPhoneCall',
+    status: 'queued',
+    createdAt: '2026-12-01T06:00:01.000Z',
+    updatedAt: '2026-12-01T06:00:01.000Z',
+    phoneNumberId: 'pn-123',
+    customer: { number },
+    assistant: { firstMessage: 'Hi', ...(metadata ? { metadata } : {}) },
+  });
+  const lookup = { callId: 7, to: '+14155550142', since: new Date('2026-12-01T06:00:00.000Z') };
+
+  it('finds a call it placed with GET /call by phoneNumberId and createdAtGe, by the call id in its metadata and the number', async () => {
+    const seen = mockFetch([
+      json(200, [
+        listed('call-other-lead', '+14155550199', { call_id: 6 }),
+        listed('call-same-lead-earlier', '+14155550142', { call_id: 5 }),
+        listed('call-ours', '+14155550142', { call_id: 7 }),
+      ]),
+    ]);
+    expect(await vapiAgent(vapi).findCall?.(lookup)).toBe('call-ours');
+    expect(seen).toHaveLength(1);
+    const url = new URL(seen[0].url);
+    expect(`${url.origin}${url.pathname}`).toBe('https://api.vapi.ai/call');
+    expect(Object.fromEntries(url.searchParams)).toEqual({
+      phoneNumberId: 'pn-123',
+      createdAtGe: '2026-12-01T06:00:00.000Z',
+      limit: '100',
+    });
+    expect(seen[0]).toMatchObject({ method: 'GET', authorization: 'Bearer vapi-private-key' });
+  });
+
+  it('answers null only when the list surely holds no call of ours, and cannot tell otherwise', async () => {
+    mockFetch([json(200, [listed('call-other', '+14155550199', { call_id: 6 })])]);
+    expect(await vapiAgent(vapi).findCall?.(lookup)).toBeNull();
+    vi.restoreAllMocks();
+    mockFetch([json(200, [])]);
+    expect(await vapiAgent(vapi).findCall?.(lookup)).toBeNull();
+    vi.restoreAllMocks();
+    const cannotTell = { kind: 'rejected', provider: 'vapi' };
+    // A full page: older calls of the window may be missing from it.
+    mockFetch([
+      json(
+        200,
+        Array.from({ length: 100 }, (_, i) => listed(`call-${i}`, '+14155550199', { call_id: 6 })),
+      ),
+    ]);
+    await expect(vapiAgent(vapi).findCall?.(lookup)).rejects.toMatchObject(cannotTell);
+    vi.restoreAllMocks();
+    // A call to the same number without our metadata may be ours.
+    mockFetch([json(200, [listed('call-bare', '+14155550142')])]);
+    await expect(vapiAgent(vapi).findCall?.(lookup)).rejects.toMatchObject(cannotTell);
+    vi.restoreAllMocks();
+    mockFetch([json(200, { calls: [] })]);
+    await expect(vapiAgent(vapi).findCall?.(lookup)).rejects.toMatchObject(cannotTell);
+    vi.restoreAllMocks();
+    // Vapi down: unavailable (retried), not an answer.
+    mockFetch([json(503, { message: 'Service Unavailable' })]);
+    await expect(vapiAgent(vapi).findCall?.(lookup)).rejects.toMatchObject({ kind: 'unavailable', status: 503 });
   });
 
   it('verifies x-vapi-signature (hex HMAC-SHA256 of the raw body) and reads the end-of-call report', async () => {

@@ -21,7 +21,7 @@ import { vapiSignature } from '../src/providers/voice/vapi';
 import { call, expectFailure, fetchWorker, signupOrganization, type SignedUp, uniqueEmail } from './helpers/api';
 import { createCompany, createContact } from './helpers/accounts';
 import { feedOf, inOrganization, restoreLead, softDeleteLead } from './helpers/leads';
-import { mockFetch } from './helpers/fetch-mock';
+import { json, mockFetch } from './helpers/fetch-mock';
 import { deliverJobs, requestRecordingJobs } from './helpers/mail';
 import { operatorKey, operatorTopUp, statusWithOperatorKeyConfigured, tenantCredentials } from './helpers/operator';
 import {
@@ -807,6 +807,88 @@ describe('provider webhooks', () => {
     const ended = await jobRow();
     expect({ status: ended.status, error: ended.error }).toEqual({ status: 'failed', error: reason });
     expect(await callRow()).toMatchObject({ status: 'failed', failureReason: reason, reservedCents: 0 });
+  });
+
+  /**
+   * A Vapi call whose Create Call answered 503 (it may have been placed): the delivery keeps the
+   * dial claim and is retried; a retry while the claim is fresh waits it out (deferred, no retry
+   * spent); once it has passed, the job asks List Calls (`lookup`) and answers with what it did.
+   */
+  async function vapiCallAfter503(lookup: (callId: number) => Response, redial?: () => Response) {
+    const { message, callRow, jobRow } = await vapiCallJob();
+    const callId = (await callRow()).id;
+    const seen = mockFetch(
+      [
+        (request) => {
+          if (request.method === 'GET') return lookup(callId);
+          const posts = seen.filter((entry) => entry.method === 'POST').length;
+          if (posts === 1) return json(503, { message: 'Service Unavailable' });
+          if (!redial) throw new Error('dialled twice');
+          return redial();
+        },
+      ],
+      { only: (url) => url.startsWith('https://api.vapi.ai/') },
+    );
+    const failed = await deliverJobs([message]);
+    expect(failed.retryMessages).toHaveLength(1);
+    expect(failed.sent).toEqual([]);
+    const claimed = await callRow();
+    expect(claimed).toMatchObject({ status: 'queued', providerCallId: null, failureReason: null });
+    expect(claimed.startedAt).toBeInstanceOf(Date);
+    // The queue's retry comes while the claim is fresh: deferred until it has passed, nothing asked.
+    const early = await deliverJobs([message], 2);
+    expect(early.retryMessages).toEqual([]);
+    expect(early.sent).toHaveLength(1);
+    expect(early.sent[0].delaySeconds).toBeGreaterThan(60);
+    expect(seen).toHaveLength(1);
+    // The claim's lease (120 s) has passed.
+    await inOrganization(twilioOrg.orgId, (tx) =>
+      tx.update(calls).set({ startedAt: sql`now() - interval '121 seconds'` }).where(eq(calls.id, claimed.id)),
+    );
+    const startedAt = (await callRow()).startedAt as Date;
+    const last = await deliverJobs([early.sent[0].body]);
+    expect(last.retryMessages).toEqual([]);
+    expect(last.sent).toEqual([]);
+    const get = seen.find((entry) => entry.method === 'GET');
+    expect(get && Object.fromEntries(new URL(get.url).searchParams)).toEqual({
+      phoneNumberId: 'pn-1',
+      createdAtGe: new Date(startedAt.getTime() - 5 * 60_000).toISOString(),
+      limit: '100',
+    });
+    return { seen, call: await callRow(), job: await jobRow() };
+  }
+
+  const listedCall = (id: string, callId: number) => ({
+    id,
+    orgId: 'vapi-org',
+    type: 'outboundPhoneCall',
+    status: 'in-progress',
+    createdAt: new Date().toISOString(),
+    updatedAt: new Date().toISOString(),
+    phoneNumberId: 'pn-1',
+    customer: { number: '+14155550142' },
+    assistant: { metadata: { call_id: callId } },
+  });
+
+  it('a Vapi 5xx on placing a call is retried; Vapi’s list shows it placed the call after all: recorded, never dialled twice', async () => {
+    const { seen, call, job } = await vapiCallAfter503((callId) =>
+      json(200, [listedCall('vapi-another-call', callId + 1000), listedCall('vapi-placed-despite-503', callId)]),
+    );
+    expect(seen.map((request) => request.method)).toEqual(['POST', 'GET']);
+    expect(call).toMatchObject({ status: 'queued', providerCallId: 'vapi-placed-despite-503', failureReason: null });
+    expect(job.status).toBe('completed');
+    vi.restoreAllMocks();
+  });
+
+  it('a Vapi 5xx on placing a call is retried; Vapi’s list shows no such call: dialled again, once', async () => {
+    const { seen, call, job } = await vapiCallAfter503(
+      () => json(200, []),
+      () => json(201, { id: 'vapi-call-after-503', status: 'queued' }),
+    );
+    expect(seen.map((request) => request.method)).toEqual(['POST', 'GET', 'POST']);
+    expect(call).toMatchObject({ status: 'queued', providerCallId: 'vapi-call-after-503', failureReason: null });
+    expect(job.status).toBe('completed');
+    vi.restoreAllMocks();
   });
 
   /** A Vapi call ended by a signed report naming `recordingUrl`; its recording job delivered against `answer`. */

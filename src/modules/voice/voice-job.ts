@@ -10,7 +10,9 @@
  *     moves it ringing → in-progress → completed here, with its transcript, a WAV recording in R2
  *     and its price; Vapi answers with its call id and its end-of-call report ends the call.
  *     `started_at` is claimed before dialling, so a redelivery never dials twice: a call found
- *     started without a provider id is failed as interrupted;
+ *     started without a provider id (a 5xx, no answer, a delivery that died) is looked up at
+ *     the provider once the claim's lease has passed (Vapi's List Calls: recorded if placed,
+ *     dialled again if surely not) and failed as interrupted when the provider cannot tell;
  *   - copy_recording: copies a provider's recording into R2, once.
  */
 import { and, eq, isNull, sql } from 'drizzle-orm';
@@ -261,29 +263,80 @@ async function simulate(db: Database, env: Bindings, claim: Claim, call: CallRow
   });
 }
 
-async function placeCall(db: Database, env: Bindings, claim: Claim, job: Job) {
+/** The provider placed the call: its id is recorded, then the job finished. */
+async function recordPlaced(db: Database, claim: Claim, callId: number, providerCallId: string) {
+  const orgId = claim.orgId;
+  // On its own first: the call was placed, and its end-of-call report finds it by this id even if
+  // the job is no longer this delivery's to finish.
+  await withTenant(db, orgId, (tx) =>
+    tx
+      .update(calls)
+      .set({ providerCallId, updatedAt: sql`now()` })
+      .where(and(eq(calls.organizationId, orgId), eq(calls.id, callId), isNull(calls.providerCallId))),
+  );
+  await withTenant(db, orgId, (tx) => finishJob(tx, spec, claim));
+}
+
+/** A dial whose answer was lost, and whose provider cannot tell whether it placed the call: failed, never dialled twice. */
+async function failInterrupted(db: Database, claim: Claim, call: CallRow) {
+  const orgId = claim.orgId;
+  await withTenant(db, orgId, async (tx) => {
+    await endCall(tx, { orgId, userId: call.userId }, call.id, {
+      status: 'failed',
+      durationSec: 0,
+      answeredAt: null,
+      endedAt: new Date(),
+      transcript: null,
+      failureReason: REASONS.interrupted,
+    });
+    await finishJob(tx, spec, claim);
+  });
+}
+
+/** How far before our dial claim the provider's list is searched (clocks differ). */
+const LOOKUP_MARGIN_MS = 5 * 60_000;
+
+/**
+ * Whether the provider placed a call whose dial answer was lost: its call id, null when it surely
+ * did not, 'unknown' when it cannot tell (the simulator and a platform without a lookup cannot).
+ * A provider that cannot be asked now throws, and the queue retries the delivery (the claim kept).
+ */
+async function placedEarlier(db: Database, env: Bindings, orgId: number, call: CallRow) {
+  if (call.provider !== 'vapi' || !call.startedAt) return 'unknown';
+  const setup = await withTenant(db, orgId, (tx) => setupFor(tx, env, orgId, call.connectionId));
+  if (!setup.agent?.findCall) return 'unknown';
+  try {
+    return await setup.agent.findCall({
+      callId: call.id,
+      to: call.toNumber,
+      since: new Date(call.startedAt.getTime() - LOOKUP_MARGIN_MS),
+    });
+  } catch (error) {
+    if (error instanceof ProviderFailure && error.kind === 'unavailable') throw error;
+    return 'unknown';
+  }
+}
+
+async function placeCall(db: Database, env: Bindings, claim: Claim, job: Job, depth = 0): Promise<void> {
   const orgId = claim.orgId;
   const call = await readCall(db, orgId, job.callId as number);
   if (!call || isEnded(call.status)) return void (await withTenant(db, orgId, (tx) => finishJob(tx, spec, claim)));
+  // A claim handed back after a lookup and taken again by another delivery at once: that one dials.
+  if (depth > 1) throw new JobSuperseded();
   if (call.startedAt && !call.providerCallId) {
-    // Another delivery claimed the dialling. While it may still be waiting for the provider's
-    // answer (a duplicate message, delivered alongside), this one waits until it surely is not.
+    // A delivery claimed the dialling and recorded no answer. While it may still be waiting for
+    // the provider's answer (a duplicate message, delivered alongside), this one waits until it
+    // surely is not (the claim older than the job's lease, longer than the slowest answer).
     const dialling = call.startedAt.getTime() + spec.leaseSeconds * 1000 - Date.now();
     if (dialling > 0)
-      throw new JobWaits(dialling / 1000, 'another delivery is placing the call', REASONS.turnNeverCame);
-    // It never recorded the provider's answer.
-    await withTenant(db, orgId, async (tx) => {
-      await endCall(tx, { orgId, userId: call.userId }, call.id, {
-        status: 'failed',
-        durationSec: 0,
-        answeredAt: null,
-        endedAt: new Date(),
-        transcript: null,
-        failureReason: REASONS.interrupted,
-      });
-      await finishJob(tx, spec, claim);
-    });
-    return;
+      throw new JobWaits(dialling / 1000, 'waiting to learn whether the call was placed', REASONS.interrupted);
+    // The answer was lost (a 5xx, no answer, a delivery that died): the provider is asked.
+    const found = await placedEarlier(db, env, orgId, call);
+    if (found === 'unknown') return failInterrupted(db, claim, call);
+    if (found !== null) return recordPlaced(db, claim, call.id, found);
+    // Surely not placed: the claim is handed back and the call dialled now (its turn has passed).
+    await releaseDial(db, orgId, call.id);
+    return placeCall(db, env, claim, job, depth + 1);
   }
   if (call.providerCallId) return void (await withTenant(db, orgId, (tx) => finishJob(tx, spec, claim)));
   const wait = call.dialAfter.getTime() - Date.now();
@@ -308,21 +361,19 @@ async function placeCall(db: Database, env: Bindings, claim: Claim, job: Job) {
       serverUrl: `${webhookOrigin(setup)}/api/v1/voice/vapi/${orgId}`,
       callId: call.id,
     });
-    // The provider's id is recorded on its own first: the call was placed, and its end-of-call
-    // report finds it by this id even if the job is no longer this delivery's to finish.
-    await withTenant(db, orgId, (tx) =>
-      tx
-        .update(calls)
-        .set({ providerCallId: placed.providerCallId, updatedAt: sql`now()` })
-        .where(and(eq(calls.organizationId, orgId), eq(calls.id, call.id))),
-    );
-    await withTenant(db, orgId, (tx) => finishJob(tx, spec, claim));
+    await recordPlaced(db, claim, call.id, placed.providerCallId);
   } catch (error) {
     if (error instanceof ProviderFailure && error.kind === 'unavailable' && error.status === 429) {
       // Throttled (Vapi's 429): certainly not placed. The dial claim is handed back and the runner
       // snoozes the job for the provider's Retry-After (no queue retry spent: jobs/runner.ts); a
       // job throttled for 24 h fails the call and releases its hold (onFailed).
       await releaseDial(db, orgId, call.id);
+      throw error;
+    }
+    if (error instanceof ProviderFailure && error.kind === 'unavailable' && setup.agent?.findCall) {
+      // A 5xx or no answer: the call may have been placed. The claim stays and the queue retries
+      // the delivery, which (once the claim's lease has passed) asks Vapi whether it placed the
+      // call, and dials again only if it surely did not (above).
       throw error;
     }
     const reason = error instanceof ProviderFailure ? error.reason : 'the call could not be placed';

@@ -68,9 +68,25 @@ export interface AgentCall {
   callId: number;
 }
 
+/** A call we may have asked the platform to place: how to recognise it among the platform's calls. */
+export interface CallLookup {
+  /** Our call id, as startCall sent it in the platform's metadata. */
+  callId: number;
+  /** The number dialled (E.164). */
+  to: string;
+  /** No call of ours was created before this (our dial claim, less a margin for clocks). */
+  since: Date;
+}
+
 export interface AgentPlatform {
   readonly name: 'vapi';
   startCall(call: AgentCall): Promise<PlacedCall>;
+  /**
+   * Whether the platform placed the call, for a dial whose answer was lost (a 5xx, no answer, a
+   * delivery that died): the platform's call id, or null when it surely has no such call. Throws a
+   * ProviderFailure when it cannot be asked ('unavailable') or cannot tell ('rejected').
+   */
+  findCall?(call: CallLookup): Promise<string | null>;
   /**
    * The recording an end-of-call report names (WAV, typed audio/wav). The platform's key goes
    * only to the platform's own API host; any other https URL is fetched without a credential.

@@ -13,11 +13,19 @@
  * a short-lived signed URL (docs.vapi.ai/security-and-privacy/retrieve-call-artifacts). The key
  * is therefore sent to `api.vapi.ai` alone (https, that exact host); the redirect and every other
  * https URL are fetched without it.
+ *
+ * A lost answer to `POST /call` (a 5xx, no answer): Vapi documents no idempotency key for Create
+ * Call, but its List Calls (`GET /call`, a JSON array of calls, filtered by `phoneNumberId` and
+ * `createdAtGe`, at most `limit`) shows every call it created, each with the transient assistant
+ * we sent (`assistant.metadata.call_id`, our id) and the `customer.number` dialled. `findCall`
+ * looks ours up there; it answers null only when the list surely holds every call of the window
+ * (fewer than `limit`) and none to that number carries our id, and says it cannot tell when a call
+ * to that number carries no metadata, or two carry ours.
  */
 import type { CallStatus, TranscriptTurn } from '../../db/schema';
 import { expectOk, failureOf, ProviderFailure, providerFetch } from '../failures';
 import { constantTimeEqual } from './twilio-signature';
-import type { AgentCall, AgentPlatform, CallOutcome, PlacedCall } from './interface';
+import type { AgentCall, AgentPlatform, CallLookup, CallOutcome, PlacedCall } from './interface';
 import { recordingMedia, type RecordingMedia } from './recording';
 
 export const VAPI_API = 'https://api.vapi.ai';
@@ -65,6 +73,18 @@ export interface VapiCredentials {
 /** Voice when none is asked for (Vapi's own voices need no provider account). */
 export const DEFAULT_VAPI_VOICE = { provider: 'vapi', voiceId: 'Elliot' } as const;
 
+/** The calls List Calls answers at most per lookup (Vapi's default). A full page cannot tell that a call is absent. */
+export const FIND_CALL_LIMIT = 100;
+
+interface ListedCall {
+  id?: unknown;
+  customer?: { number?: unknown } | null;
+  assistant?: { metadata?: Record<string, unknown> | null } | null;
+}
+
+const cannotTell = (why: string) =>
+  new ProviderFailure('rejected', 'vapi', null, `vapi could not tell whether the call was placed (${why})`);
+
 export function vapiAgent(credentials: VapiCredentials): AgentPlatform {
   return {
     name: 'vapi',
@@ -96,6 +116,29 @@ export function vapiAgent(credentials: VapiCredentials): AgentPlatform {
       });
       const placed = (await (await expectOk('vapi', response, 'agent call')).json()) as { id: string; status?: string };
       return { providerCallId: placed.id, status: 'queued' };
+    },
+
+    async findCall(call: CallLookup): Promise<string | null> {
+      const url = new URL(`${VAPI_API}/call`);
+      url.searchParams.set('phoneNumberId', credentials.phone_number_id);
+      url.searchParams.set('createdAtGe', call.since.toISOString());
+      url.searchParams.set('limit', String(FIND_CALL_LIMIT));
+      const response = await providerFetch('vapi', url.href, {
+        headers: { authorization: `Bearer ${credentials.api_key}`, accept: 'application/json' },
+      });
+      const listed = (await (await expectOk('vapi', response, 'call list')).json().catch(() => null)) as unknown;
+      if (!Array.isArray(listed)) throw cannotTell('the call list was not a list');
+      const toNumber = (listed as ListedCall[]).filter((entry) => entry?.customer?.number === call.to);
+      const ours = toNumber.filter((entry) => String(entry.assistant?.metadata?.call_id) === String(call.callId));
+      if (ours.length > 1) throw cannotTell('more than one call carries its id');
+      if (ours.length === 1) {
+        if (typeof ours[0].id !== 'string') throw cannotTell('the call has no id');
+        return ours[0].id;
+      }
+      if (listed.length >= FIND_CALL_LIMIT) throw cannotTell('too many calls since it was dialled');
+      if (toNumber.some((entry) => entry.assistant?.metadata?.call_id === undefined))
+        throw cannotTell('a call to the same number carries no id');
+      return null;
     },
 
     async fetchRecording(url: string): Promise<RecordingMedia> {
