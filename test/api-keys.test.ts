@@ -18,7 +18,7 @@ import { openDatabase, withOwnDatabase } from '../src/db/client';
 import { actorContext } from '../src/db/tenant';
 import { readConfig } from '../src/env';
 import { revokeApiKey } from '../src/modules/api-keys/service';
-import { call, expectFailure, type SignedUp, signupOrganization, uniqueEmail } from './helpers/api';
+import { addMember, call, expectFailure, type SignedUp, signupOrganization, uniqueEmail } from './helpers/api';
 
 /** The real middleware chain on a probe route: per-request database, API-key auth, the one error handler. */
 const probe = new Hono<AppEnv>();
@@ -178,13 +178,7 @@ describe('POST /api/api-keys/add', () => {
 
   it('answers 403 to a non-admin', async () => {
     const org = await signupOrganization();
-    const email = uniqueEmail('rep');
-    await call('POST', '/api/user/add', {
-      token: org.token,
-      body: { first_name: 'Rep', email, phone_no: '+15550100', password: 'password123' },
-    });
-    const repToken = (await call('POST', '/api/auth/login', { body: { email, password: 'password123' } })).body
-      .access_token;
+    const repToken = (await addMember(org, { first_name: 'Rep' })).token;
     expectFailure(
       await call('POST', '/api/api-keys/add', { token: repToken, body: { name: 'sneaky' } }),
       403,

@@ -3,7 +3,7 @@
  * delete; every refusal names its field; list and view cost at most 2 statements.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
+import { addMember, call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
 import { companyForm, createCompany, createContact, pngFile, postCompany } from './helpers/accounts';
 import { addDeal, defaultPipeline, type StageRow } from './helpers/deals';
 import { statementsOf } from './helpers/statements';
@@ -300,21 +300,8 @@ describe('GET /api/company/list', () => {
   let theirs: number;
 
   beforeAll(async () => {
-    const added = await call('POST', '/api/user/add', {
-      token: owner.token,
-      body: {
-        first_name: 'Rep',
-        last_name: 'One',
-        email: `rep-${crypto.randomUUID().slice(0, 8)}@example.com`,
-        phone_no: '+15550100',
-        password: 'password123',
-      },
-    });
-    expect(added.status, added.text).toBe(201);
-    const login = await call('POST', '/api/auth/login', {
-      body: { email: added.body.data.email, password: 'password123' },
-    });
-    const rep: SignedUp = { ...owner, token: login.body.access_token, userId: added.body.data.id };
+    const member = await addMember(owner, { first_name: 'Rep', last_name: 'One' });
+    const rep: SignedUp = { ...owner, token: member.token, userId: member.userId };
     mine = await createCompany(owner, { industry_type: 'Listing Industry' });
     assigned = await createCompany(rep, { industry_type: 'listing industry', assigned_to: String(owner.userId) });
     theirs = await createCompany(rep, { industry_type: 'Other Listing' });

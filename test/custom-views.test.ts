@@ -3,24 +3,12 @@
  * organization, with filters checked against the module's list filters.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
+import { addMember, call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
 
 let admin: SignedUp;
 let other: SignedUp;
 let rep: { token: string };
 let rep2: { token: string };
-
-async function login(owner: SignedUp, name: string) {
-  const email = uniqueEmail(name);
-  await call('POST', '/api/user/add', {
-    token: owner.token,
-    body: { first_name: name, email, phone_no: '+15550103', password: 'password123' },
-  });
-  return {
-    token: (await call('POST', '/api/auth/login', { body: { email, password: 'password123' } })).body
-      .access_token as string,
-  };
-}
 
 async function addView(token: string, body: Record<string, unknown>) {
   return call('POST', '/api/custom-view/add', { token, body: { module_name: 'lead', ...body } });
@@ -34,7 +22,7 @@ async function visibleIds(token: string, query: Record<string, string> = {}): Pr
 
 beforeAll(async () => {
   [admin, other] = await Promise.all([signupOrganization('Views'), signupOrganization('Other')]);
-  [rep, rep2] = await Promise.all([login(admin, 'rep'), login(admin, 'rep2')]);
+  [rep, rep2] = await Promise.all([addMember(admin, { first_name: 'rep' }), addMember(admin, { first_name: 'rep2' })]);
 });
 
 describe('POST /api/custom-view/add', () => {

@@ -8,7 +8,7 @@ import { env } from 'cloudflare:workers';
 import { withOwnDatabase } from '../src/db/client';
 import { dashboards } from '../src/db/schema';
 import { readConfig } from '../src/env';
-import { type ApiResponse, call, expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
+import { addMember, type ApiResponse, call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
 import { statementsOf } from './helpers/statements';
 
 let admin: SignedUp;
@@ -18,16 +18,6 @@ let rep2: { token: string };
 let sharedQuery: number;
 let personalQuery: number;
 let foreignQuery: number;
-
-async function member(owner: SignedUp, name: string) {
-  const email = uniqueEmail(name);
-  await call('POST', '/api/user/add', {
-    token: owner.token,
-    body: { first_name: name, email, phone_no: '+15550104', password: 'password123' },
-  });
-  const login = await call('POST', '/api/auth/login', { body: { email, password: 'password123' } });
-  return { token: login.body.access_token as string };
-}
 
 const key = (label: string) => `${label}-${crypto.randomUUID().slice(0, 8)}`;
 
@@ -58,7 +48,7 @@ const widget = (source: Record<string, unknown>, extra: Record<string, unknown> 
 
 beforeAll(async () => {
   [admin, other] = await Promise.all([signupOrganization('Dashboards'), signupOrganization('Other')]);
-  [rep, rep2] = await Promise.all([member(admin, 'rep'), member(admin, 'rep2')]);
+  [rep, rep2] = await Promise.all([addMember(admin, { first_name: 'rep' }), addMember(admin, { first_name: 'rep2' })]);
   [sharedQuery, personalQuery, foreignQuery] = await Promise.all([
     addQuery(rep.token, 'team'),
     addQuery(rep.token, 'personal'),

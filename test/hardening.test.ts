@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { base64url } from 'jose';
 import { userFacingJobError } from '../src/jobs/faults';
 import { csvOf, importAndWait } from './cross-tenant/fixtures/jobs';
-import { call, expectFailure, signupOrganization } from './helpers/api';
+import { addMember, call, expectFailure, signupOrganization } from './helpers/api';
 
 function forgedCursor(wire: Record<string, unknown>): string {
   return base64url.encode(JSON.stringify(wire));
@@ -95,31 +95,21 @@ describe('hardening', () => {
     });
     expectFailure(demoted, 409, 'conflict');
     expect(demoted.body.error.code).toBe('last_admin');
-    const second = await call('POST', '/api/user/add', {
-      token: org.token,
-      body: {
-        first_name: 'Second',
-        last_name: 'Admin',
-        email: `second-${crypto.randomUUID().slice(0, 8)}@example.com`,
-        phone_no: '+15550101',
-        password: 'second-admin-pw',
-        role_id: roles.admin,
-      },
+    const second = await addMember(org, {
+      role: roles.admin,
+      first_name: 'Second',
+      last_name: 'Admin',
+      phone_no: '+15550101',
+      password: 'second-admin-pw',
     });
-    expect(second.status).toBe(201);
     const allowed = await call('POST', `/api/user/update/${org.userId}`, {
       token: org.token,
       body: { ...self, role_id: roles.sales_rep },
     });
     expect(allowed.status).toBe(200);
-    const lastOne = await call('POST', `/api/user/update/${second.body.data.id}`, {
-      token: (
-        await call('POST', '/api/auth/login', {
-          body: { email: second.body.data.email, password: 'second-admin-pw' },
-          headers: { 'cf-connecting-ip': '10.9.9.9' },
-        })
-      ).body.access_token,
-      body: { first_name: 'Second', email: second.body.data.email, phone_no: '+15550101', role_id: roles.manager },
+    const lastOne = await call('POST', `/api/user/update/${second.userId}`, {
+      token: second.token,
+      body: { first_name: 'Second', email: second.email, phone_no: '+15550101', role_id: roles.manager },
     });
     expectFailure(lastOne, 409, 'conflict');
     expect(lastOne.body.error.code).toBe('last_admin');

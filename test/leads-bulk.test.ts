@@ -3,7 +3,7 @@
  * filters (the list filters), each answering how many leads changed and writing feed entries.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
+import { addMember, call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
 
 let org: SignedUp;
 let other: SignedUp;
@@ -31,13 +31,8 @@ async function feedOf(id: number) {
 
 beforeAll(async () => {
   [org, other] = await Promise.all([signupOrganization('Bulk'), signupOrganization('Other')]);
-  const email = uniqueEmail('rep');
-  const added = await call('POST', '/api/user/add', {
-    token: org.token,
-    body: { first_name: 'Rita', last_name: 'Rep', email, phone_no: '+15550101', password: 'password123' },
-  });
-  const login = await call('POST', '/api/auth/login', { body: { email, password: 'password123' } });
-  rep = { id: added.body.data.id, token: login.body.access_token };
+  const member = await addMember(org, { first_name: 'Rita', last_name: 'Rep' });
+  rep = { id: member.userId, token: member.token };
   const lookups = await call('GET', '/api/custom-lookups/list', {
     token: org.token,
     query: { type: 'tags', limit: 100 },

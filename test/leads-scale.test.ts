@@ -20,7 +20,7 @@ import { liveHoldersSql, originalHolderSql } from '../src/modules/leads/dedupe';
 import { leadFilterWhere } from '../src/modules/leads/filters';
 import { runSearchWordsRefresh } from '../src/modules/leads/search-words';
 import { partyByPhone, phoneCandidatesSql } from '../src/modules/voice/observed-calls';
-import { call, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
+import { addMember, call, signupOrganization, type SignedUp } from './helpers/api';
 import { analyzeTable, plannedRows } from './helpers/leads';
 
 const LEADS = 20_000;
@@ -420,22 +420,15 @@ describe(`${LEADS} leads in one organization`, () => {
     await analyzeTable('lead_tags');
     expect(await plannedRows(org.orgId, 'lead_tags')).toBeLessThan(100);
     // A rep of the organization (the caller is not told of its own assignments).
-    const repEmail = uniqueEmail('scale-rep');
-    const rep = await call('POST', '/api/user/add', {
-      token: org.token,
-      body: { first_name: 'Scale', email: repEmail, phone_no: '+15550107', password: 'password123' },
-    });
-    expect(rep.status, rep.text).toBe(201);
-    const repToken = (await call('POST', '/api/auth/login', { body: { email: repEmail, password: 'password123' } }))
-      .body.access_token;
+    const rep = await addMember(org, { first_name: 'Scale' });
     const assigned = await timed(`assign-user select_all over ${LEADS / 2} filtered leads`, () =>
       call('POST', '/api/lead/assign-user', {
         token: org.token,
-        body: { select_all: true, filters: { city: 'even city' }, assigned_to: rep.body.data.id },
+        body: { select_all: true, filters: { city: 'even city' }, assigned_to: rep.userId },
       }),
     );
     expect(assigned.result.body.data.updated).toBe(LEADS / 2);
-    const notices = await call('GET', '/api/notification/list', { token: repToken });
+    const notices = await call('GET', '/api/notification/list', { token: rep.token });
     expect(
       notices.body.data.filter((notice: { title: string }) => notice.title === `${LEADS / 2} leads assigned to you`),
     ).toHaveLength(1);

@@ -4,7 +4,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createCompany, createContact } from './helpers/accounts';
-import { call, expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
+import { addMember, call, expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
 
 let org: SignedUp;
 let other: SignedUp;
@@ -125,12 +125,7 @@ describe('POST /api/custom-lookups/add', () => {
   });
 
   it('is for admins and managers only', async () => {
-    const email = uniqueEmail('rep');
-    await call('POST', '/api/user/add', {
-      token: org.token,
-      body: { first_name: 'Rep', email, phone_no: '+15550102', password: 'password123' },
-    });
-    const rep = (await call('POST', '/api/auth/login', { body: { email, password: 'password123' } })).body.access_token;
+    const rep = (await addMember(org, { first_name: 'Rep' })).token;
     expectFailure(
       await call('POST', '/api/custom-lookups/add', {
         token: rep,
@@ -549,11 +544,7 @@ describe('saved filters follow a renumbered lookup', () => {
 
   beforeAll(async () => {
     [owner, bystander] = await Promise.all([signupOrganization('Renumbered filters'), signupOrganization('Bystander')]);
-    const email = uniqueEmail('rep');
-    await add(owner, '/api/user/add', { first_name: 'Rep', email, phone_no: '+15550103', password: 'password123' });
-    rep = {
-      token: (await call('POST', '/api/auth/login', { body: { email, password: 'password123' } })).body.access_token,
-    };
+    rep = await addMember(owner, { first_name: 'Rep' });
     shared = 40;
     for (const type of ['status', 'source', 'priority'] as const)
       ids[type] = (

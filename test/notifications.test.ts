@@ -4,7 +4,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { deliverJobs, exportAndWait, importAndWait } from './cross-tenant/fixtures/jobs';
-import { call, expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
+import { addMember, call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
 
 let admin: SignedUp;
 let rep: { id: number; token: string };
@@ -24,15 +24,8 @@ async function notifications(token: string, query: Record<string, string> = {}) 
 
 beforeAll(async () => {
   admin = await signupOrganization('Notify');
-  const email = uniqueEmail('rep');
-  const added = await call('POST', '/api/user/add', {
-    token: admin.token,
-    body: { first_name: 'Rosa', email, phone_no: '+15550104', password: 'password123' },
-  });
-  rep = {
-    id: added.body.data.id,
-    token: (await call('POST', '/api/auth/login', { body: { email, password: 'password123' } })).body.access_token,
-  };
+  const member = await addMember(admin, { first_name: 'Rosa' });
+  rep = { id: member.userId, token: member.token };
 });
 
 describe('lead assignment notifications', () => {

@@ -14,7 +14,7 @@ import { handleError } from '../src/core/http';
 import { type CounterLimit, countRequest, type RateLimitCounter, uncountRequest } from '../src/core/rate-limit-counter';
 import { isTokenRefused, rememberRefusedToken } from '../src/core/refused-tokens';
 import { observeStatements } from '../src/db/client';
-import { call, expectFailure, randomIp, type SignedUp, signupOrganization } from './helpers/api';
+import { addMember, call, expectFailure, randomIp, type SignedUp, signupOrganization } from './helpers/api';
 import { awayFromWindowEnd } from './helpers/rate-limit';
 
 let org: SignedUp;
@@ -176,26 +176,13 @@ describe('ended tokens', () => {
   it('a token of a deleted user is refused the same way', async () => {
     await awayFromWindowEnd();
     const admin = await signupOrganization('Deleted user');
-    const email = `gone-${crypto.randomUUID().slice(0, 8)}@example.com`;
-    const created = await call('POST', '/api/user/add', {
-      token: admin.token,
-      body: { first_name: 'Gone', last_name: 'User', email, phone_no: '+15550100', password: 'correct horse battery' },
-    });
-    expect(created.status, created.text).toBe(201);
-    const login = await call('POST', '/api/auth/login', {
-      body: { email, password: 'correct horse battery' },
-      headers: { 'cf-connecting-ip': randomIp() },
-    });
-    expect(login.status, login.text).toBe(200);
-    const deleted = await call('POST', '/api/user/delete', {
-      token: admin.token,
-      body: { user_id: created.body.data.id },
-    });
+    const gone = await addMember(admin, { first_name: 'Gone', last_name: 'User', password: 'correct horse battery' });
+    const deleted = await call('POST', '/api/user/delete', { token: admin.token, body: { user_id: gone.userId } });
     expect(deleted.status, deleted.text).toBe(200);
     const stub = counterOf(admin.orgId);
     const [before] = await stub.count([{ name: 'org', limit: 1200 }], 60);
     for (let i = 0; i < 5; i++) {
-      expectFailure(await call('GET', '/api/lead/list', { token: login.body.access_token }), 401, 'unauthorized');
+      expectFailure(await call('GET', '/api/lead/list', { token: gone.token }), 401, 'unauthorized');
     }
     const [after] = await stub.count([{ name: 'org', limit: 1200 }], 60);
     expect(after.remaining).toBe(before.remaining - 1);

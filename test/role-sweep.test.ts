@@ -7,28 +7,13 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BUILT_IN_ROLES, type RoleName } from '../src/db/tenant';
-import { call, expectFailure, randomIp, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
+import { call, expectFailure, memberToken, signupOrganization, type SignedUp } from './helpers/api';
 import { fillPath, routeKey, routes } from './helpers/registry';
 import type { RoleFixture, RoleFixtureMap } from './role-sweep/fixture';
 
 const fixtureModules = import.meta.glob<{ fixtures: RoleFixtureMap }>('./role-sweep/fixtures/*.ts', { eager: true });
 const fixtures: RoleFixtureMap = Object.assign({}, ...Object.values(fixtureModules).map((module) => module.fixtures));
 const restricted = routes.filter((route) => route.roles !== undefined);
-
-async function tokenFor(admin: SignedUp, roleId: number): Promise<string> {
-  const email = uniqueEmail('member');
-  const added = await call('POST', '/api/user/add', {
-    token: admin.token,
-    body: { first_name: 'Member', email, phone_no: '+15550100', password: 'password123', role_id: roleId },
-  });
-  if (added.status !== 201) throw new Error(`add user failed: ${added.status} ${added.text}`);
-  const login = await call('POST', '/api/auth/login', {
-    body: { email, password: 'password123' },
-    headers: { 'cf-connecting-ip': randomIp() },
-  });
-  if (login.status !== 200) throw new Error(`login failed: ${login.status} ${login.text}`);
-  return login.body.access_token;
-}
 
 function send(method: string, path: string, fixture: RoleFixture, record: Record<string, unknown>, token: string) {
   const request = fixture.request(record);
@@ -41,13 +26,9 @@ describe('role sweep', () => {
 
   beforeAll(async () => {
     admin = await signupOrganization('Roles');
-    const list = await call('GET', '/api/role/list', { token: admin.token });
-    const roleIds = new Map<string, number>(
-      list.body.data.map((role: { name: string; id: number }) => [role.name, role.id]),
-    );
     tokens.admin = admin.token;
-    tokens.manager = await tokenFor(admin, roleIds.get('manager') as number);
-    tokens.sales_rep = await tokenFor(admin, roleIds.get('sales_rep') as number);
+    tokens.manager = await memberToken(admin, 'manager');
+    tokens.sales_rep = await memberToken(admin, 'sales_rep');
   });
 
   it('has a fixture for every route that declares roles, and none for a route that does not', () => {

@@ -3,22 +3,7 @@
  * organizations it needs.
  */
 import { describe, expect, it } from 'vitest';
-import { call, expectFailure, randomIp, type SignedUp, signupOrganization, uniqueEmail } from './helpers/api';
-
-async function loginAsNewUser(admin: SignedUp, roleId?: number): Promise<string> {
-  const email = uniqueEmail('member');
-  const added = await call('POST', '/api/user/add', {
-    token: admin.token,
-    body: { first_name: 'Member', email, phone_no: '+15550100', password: 'password123', role_id: roleId },
-  });
-  expect(added.status, added.text).toBe(201);
-  const login = await call('POST', '/api/auth/login', {
-    body: { email, password: 'password123' },
-    headers: { 'cf-connecting-ip': randomIp() },
-  });
-  expect(login.status).toBe(200);
-  return login.body.access_token;
-}
+import { addMember, call, expectFailure, memberToken, signupOrganization, uniqueEmail } from './helpers/api';
 
 function names(response: { body: { data: { name: string }[] } }): string[] {
   return response.body.data.map((role) => role.name);
@@ -69,7 +54,7 @@ describe('GET /api/role/list', () => {
 
   it('is readable by a non-admin', async () => {
     const org = await signupOrganization();
-    const repToken = await loginAsNewUser(org);
+    const repToken = (await addMember(org)).token;
     const response = await call('GET', '/api/role/list', { token: repToken });
     expect(response.status).toBe(200);
     expect(response.body.total).toBe(3);
@@ -150,9 +135,7 @@ describe('POST /api/role/add', () => {
 
   it('answers 403 to a non-admin and adds nothing', async () => {
     const org = await signupOrganization();
-    const list = await call('GET', '/api/role/list', { token: org.token });
-    const managerId = list.body.data.find((role: { name: string }) => role.name === 'manager').id;
-    for (const token of [await loginAsNewUser(org), await loginAsNewUser(org, managerId)]) {
+    for (const token of [(await addMember(org)).token, await memberToken(org, 'manager')]) {
       expectFailure(await call('POST', '/api/role/add', { token, body: { name: 'Sneaky' } }), 403, 'forbidden');
     }
     expect((await call('GET', '/api/role/list', { token: org.token })).body.total).toBe(3);

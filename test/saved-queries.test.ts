@@ -6,7 +6,7 @@
 import { eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { deals, leads, lookups, meetings } from '../src/db/schema';
-import { call, expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
+import { addMember, call, expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
 import { createCompany, createContact } from './helpers/accounts';
 import { addDeal, defaultPipeline } from './helpers/deals';
 import { inOrganization } from './helpers/leads';
@@ -17,16 +17,6 @@ let dealOrg: SignedUp;
 let rep: { token: string; userId: number };
 let rep2: { token: string; userId: number };
 const sourceNames = new Map<number, string>();
-
-async function member(owner: SignedUp, name: string) {
-  const email = uniqueEmail(name);
-  const added = await call('POST', '/api/user/add', {
-    token: owner.token,
-    body: { first_name: name, email, phone_no: '+15550103', password: 'password123' },
-  });
-  const login = await call('POST', '/api/auth/login', { body: { email, password: 'password123' } });
-  return { token: login.body.access_token as string, userId: added.body.data.id as number };
-}
 
 async function defaults(owner: SignedUp): Promise<Map<string, number>> {
   const page = await call('GET', '/api/queries', {
@@ -51,7 +41,10 @@ async function addQuery(token: string, body: Record<string, unknown>) {
 
 beforeAll(async () => {
   [leadOrg, dealOrg] = await Promise.all([signupOrganization('Queries'), signupOrganization('Deal queries')]);
-  [rep, rep2] = await Promise.all([member(leadOrg, 'rep'), member(leadOrg, 'rep2')]);
+  [rep, rep2] = await Promise.all([
+    addMember(leadOrg, { first_name: 'rep' }),
+    addMember(leadOrg, { first_name: 'rep2' }),
+  ]);
   // Live leads: New (source 1, score 10, Jan, admin), New (source 2, score 20, Jan, admin),
   // Contacted (source 1, score 30, Feb, rep); a deleted Qualified lead counts nowhere.
   await inOrganization(leadOrg.orgId, async (tx) => {
@@ -483,7 +476,7 @@ describe('contacts and companies', () => {
 describe('meetings', () => {
   it('counts a rep’s meetings per status (labelled by name) by month, and averages their minutes', async () => {
     const org = await signupOrganization('Meeting queries');
-    const other = await member(org, 'otherrep');
+    const other = await addMember(org, { first_name: 'otherrep' });
     const at = (day: string, hour: number, minutes: number) => ({
       startTime: new Date(`${day}T${String(hour).padStart(2, '0')}:00:00Z`),
       endTime: new Date(Date.parse(`${day}T${String(hour).padStart(2, '0')}:00:00Z`) + minutes * 60_000),

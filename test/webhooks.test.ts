@@ -17,7 +17,7 @@ import { MAX_LEASE_RESENDS } from '../src/jobs/lease-sweep';
 import type { JobMessage } from '../src/jobs/messages';
 import { MAX_ATTEMPTS, RETRY_DELAYS_SECONDS, WEBHOOK_DEADLINE_SECONDS } from '../src/modules/webhooks/delivery-job';
 import { recordEndpointFailure } from '../src/modules/webhooks/endpoint-health';
-import { call, expectFailure, randomIp, signupOrganization, type SignedUp, uniqueEmail } from './helpers/api';
+import { call, expectFailure, memberToken, signupOrganization, type SignedUp } from './helpers/api';
 import { deliverJobs } from './cross-tenant/fixtures/jobs';
 import { inOrganization } from './helpers/leads';
 import { callRecording, recordingQueue } from './helpers/webhooks';
@@ -77,23 +77,6 @@ function makeDue(owner: SignedUp, id: number) {
   return inOrganization(owner.orgId, (tx) =>
     tx.update(webhookDeliveries).set({ nextAttemptAt: sql`now()` }).where(eq(webhookDeliveries.id, id)),
   );
-}
-
-/** A member of `admin`'s organization with the named role; answers their bearer token. */
-async function memberToken(admin: SignedUp, role: string): Promise<string> {
-  const roles = await call('GET', '/api/role/list', { token: admin.token, query: { limit: 100 } });
-  const roleId = roles.body.data.find((r: { name: string }) => r.name === role).id;
-  const email = uniqueEmail(role.replace('_', '-'));
-  const added = await call('POST', '/api/user/add', {
-    token: admin.token,
-    body: { first_name: 'Member', email, phone_no: '+15550100', password: 'password123', role_id: roleId },
-  });
-  expect(added.status, added.text).toBe(201);
-  const login = await call('POST', '/api/auth/login', {
-    body: { email, password: 'password123' },
-    headers: { 'cf-connecting-ip': randomIp() },
-  });
-  return login.body.access_token;
 }
 
 /** The notices of type 7 (a webhook endpoint disabled) that the token's user has. */

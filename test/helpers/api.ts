@@ -116,3 +116,58 @@ export function expectFailure(response: ApiResponse, status: number, type: strin
     throw new Error(`expected ${status} ${type}, got ${response.status} ${response.text.slice(0, 500)}`);
   }
 }
+
+export interface MemberOptions {
+  /** A role's name (`manager`, `sales_rep`, …) or id; omitted, user/add's default (sales_rep). */
+  role?: string | number;
+  email?: string;
+  first_name?: string;
+  last_name?: string;
+  phone_no?: string;
+  password?: string;
+}
+
+export interface Member {
+  token: string;
+  userId: number;
+  email: string;
+}
+
+/**
+ * A user added to the owner's organization (POST /api/user/add, with the role if one is named)
+ * and signed in from an address of their own, so the login never counts against another's
+ * rate limit; answers their token, id and email.
+ */
+export async function addMember(owner: Pick<SignedUp, 'token'>, options: MemberOptions = {}): Promise<Member> {
+  const { role, password = 'password123', ...profile } = options;
+  let roleId = typeof role === 'number' ? role : undefined;
+  if (typeof role === 'string') {
+    const roles = await call('GET', '/api/role/list', { token: owner.token, query: { limit: 100 } });
+    roleId = roles.body.data?.find((row: { name: string }) => row.name === role)?.id;
+    if (roleId === undefined) throw new Error(`no role ${role}: ${roles.status} ${roles.text}`);
+  }
+  const email = profile.email ?? uniqueEmail(typeof role === 'string' ? role.replace(/_/g, '-') : 'member');
+  const added = await call('POST', '/api/user/add', {
+    token: owner.token,
+    body: {
+      first_name: 'Member',
+      phone_no: '+15550100',
+      ...profile,
+      email,
+      password,
+      ...(roleId === undefined ? {} : { role_id: roleId }),
+    },
+  });
+  if (added.status !== 201) throw new Error(`user add: ${added.status} ${added.text}`);
+  const login = await call('POST', '/api/auth/login', {
+    body: { email, password },
+    headers: { 'cf-connecting-ip': randomIp() },
+  });
+  if (login.status !== 200) throw new Error(`login: ${login.status} ${login.text}`);
+  return { token: login.body.access_token, userId: added.body.data.id, email };
+}
+
+/** A user of the organization holding the named role, signed in; answers the token. */
+export async function memberToken(owner: Pick<SignedUp, 'token'>, roleName: string): Promise<string> {
+  return (await addMember(owner, { role: roleName })).token;
+}

@@ -6,7 +6,10 @@
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { buildApp } from '../../src/app';
-import { call, type ApiResponse, type CallOptions, randomIp, type SignedUp, uniqueEmail } from './api';
+import { call, type ApiResponse, type CallOptions, memberToken, type SignedUp } from './api';
+
+// Members of an organization are made by test/helpers/api.ts; re-exported for this file's users.
+export { memberToken };
 
 export function operatorKey(): string {
   const key = (env as { OPERATOR_API_KEY?: string }).OPERATOR_API_KEY;
@@ -34,24 +37,6 @@ export async function grantCredits(org: Pick<SignedUp, 'orgId'>, amount: number,
 /** POST /api/voice/wallet/top-up as the operator. */
 export function operatorTopUp(body: Record<string, unknown>): Promise<ApiResponse> {
   return call('POST', '/api/voice/wallet/top-up', { headers: operatorHeaders(), body });
-}
-
-/** A user of the organization holding the built-in role, signed in; answers the token. */
-export async function memberToken(owner: SignedUp, roleName: string): Promise<string> {
-  const roles = await call('GET', '/api/role/list', { token: owner.token });
-  const roleId = roles.body.data.find((role: { name: string }) => role.name === roleName).id;
-  const email = uniqueEmail(roleName);
-  const added = await call('POST', '/api/user/add', {
-    token: owner.token,
-    body: { first_name: 'Member', email, phone_no: '+15550001', password: 'password123', role_id: roleId },
-  });
-  if (added.status !== 201) throw new Error(`user add: ${added.status} ${added.text}`);
-  const login = await call('POST', '/api/auth/login', {
-    body: { email, password: 'password123' },
-    headers: { 'cf-connecting-ip': randomIp() },
-  });
-  if (login.status !== 200) throw new Error(`login: ${login.status} ${login.text}`);
-  return login.body.access_token;
 }
 
 /**
