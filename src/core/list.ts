@@ -150,9 +150,17 @@ export interface ListDefinition<S extends ListSort, F extends z.ZodRawShape, Q e
   createdAt: SQLWrapper;
   /**
    * The relation whose live-row counter (live_row_counts) is exactly this list's unfiltered
-   * total: only when `base(ctx, {})`'s WHERE keeps every live row of the organization and no more.
+   * total: only when `base(ctx, {})`'s WHERE keeps every live row of the organization and no more,
+   * or those rows but the ones `counterExcess` counts.
    */
   counter?: string;
+  /**
+   * With `counter`: how many of the rows the counter counts the list does not show (a scalar SQL
+   * count in the organization, exact, whose cost follows the few rows it counts, never the
+   * organization's size). The unfiltered total is the counter less it, in the page's statement.
+   * The call list leaves out the calls of deleted leads and contacts this way.
+   */
+  counterExcess?: (ctx: TenantContext) => SQL<number>;
   /**
    * With `counter`: the ids (one column, the `sort.id` of the rows) of the rows `search_value` alone
    * matches among those live rows, from the search's own index path. When the search is the list's
@@ -330,7 +338,12 @@ export function defineList<const S extends ListSort, Q extends PgSelect, F exten
     const plan: TotalPlan = cursor?.total
       ? { kind: 'carried', total: cursor.total }
       : definition.counter && !filtered
-        ? { kind: 'counter', sql: counterTotal(ctx.orgId, definition.counter) }
+        ? {
+            kind: 'counter',
+            sql: definition.counterExcess
+              ? sql<number>`(${counterTotal(ctx.orgId, definition.counter)} - ${definition.counterExcess(ctx)})`
+              : counterTotal(ctx.orgId, definition.counter),
+          }
         : { kind: 'bounded', sql: boundedCount(countable().limit(bound + 1)) };
     const total =
       plan.kind === 'carried'

@@ -101,6 +101,11 @@ export const contacts = pgTable(
   (table) => [
     // Lists in id order (`tenantIdOrder`, core/list.ts; migration 0078).
     index('contacts_organization_id_idx').on(table.organizationId, table.id.desc().nullsLast()),
+    // The organization's deleted contacts: the call list's total leaves out their calls
+    // (voice/calls.ts hiddenCalls), at a cost that follows them, not the live contacts (migration 0095).
+    index('contacts_organization_deleted_idx')
+      .on(table.organizationId, table.id)
+      .where(sql`${table.deletedAt} is not null`),
     index('contacts_organization_company_idx').on(table.organizationId, table.companyId),
     index('contacts_organization_created_idx').on(table.organizationId, table.createdAt),
     // One live contact per email per organization (compared case-insensitively).

@@ -118,6 +118,11 @@ export const leads = pgTable(
     index('leads_organization_live_id_order_idx')
       .on(table.organizationId, table.id.desc().nullsLast())
       .where(sql`${table.deletedAt} is null`),
+    // The organization's deleted leads: the call list's total leaves out their calls
+    // (voice/calls.ts hiddenCalls), at a cost that follows them, not the live leads (migration 0095).
+    index('leads_organization_deleted_idx')
+      .on(table.organizationId, table.id)
+      .where(sql`${table.deletedAt} is not null`),
     index('leads_organization_status_idx').on(table.organizationId, table.status),
     index('leads_organization_assigned_idx').on(table.organizationId, table.assignedTo),
     // A company's leads (renames reach all of them; account health reads the live ones' ids and

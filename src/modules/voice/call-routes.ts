@@ -63,7 +63,7 @@ callRoutes.openapi(
     tags,
     summary: 'Calls of the organization',
     description:
-      'Calls with the standard list parameters; filters `lead_id`, `contact_id`, `company_id`, `status` (comma-separated CallStatus values). `search_value` matches the numbers.',
+      'Calls with the standard list parameters; filters `lead_id`, `contact_id`, `company_id`, `status` (comma-separated CallStatus values). `search_value` matches the numbers. The calls of a deleted lead or contact (with no live lead or contact on them) are left out, from the rows and the `total`, until the record is restored.',
     auth: 'bearer',
     request: { query: callList.query },
     responses: { 200: listEnvelope(CallSchema) },
@@ -82,7 +82,8 @@ callRoutes.openapi(
     operationId: 'viewCall',
     tags,
     summary: 'One call',
-    description: 'One call of the organization with its status, times, duration, transcript and price.',
+    description:
+      'One call of the organization with its status, times, duration, transcript and price. 404 while the call’s lead or contact is deleted (and no live one is on it), until the record is restored.',
     auth: 'bearer',
     request: { params: idParam() },
     responses: {
@@ -133,7 +134,7 @@ callRoutes.openapi(
     tags,
     summary: 'The call’s transcript (speaker turns)',
     description:
-      'The transcript as speaker turns (agent, customer, user) with seconds from the start. 404 while there is none.',
+      'The transcript as speaker turns (agent, customer, user) with seconds from the start. 404 while there is none, and while the call’s lead or contact is deleted, as the call is.',
     auth: 'bearer',
     request: { params: idParam() },
     responses: { 200: envelope(TranscriptSchema) },

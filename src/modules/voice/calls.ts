@@ -1,13 +1,14 @@
 /**
  * Reading calls: the list (lead, contact, company, status), one call, its transcript, and a
- * short-lived link to its recording. Another organization's call is a 404.
+ * short-lived link to its recording. Another organization's call is a 404, and so is the call of
+ * a deleted lead or contact (`callShown`), until the record is restored.
  */
 import { z } from '@hono/zod-openapi';
-import { eq, getTableColumns, ilike, inArray, or } from 'drizzle-orm';
+import { eq, getTableColumns, ilike, inArray, or, type SQL, sql } from 'drizzle-orm';
 import { NotFound } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp, positiveId } from '../../core/schemas';
-import { calls, type CallStatus } from '../../db/schema';
+import { calls, type CallStatus, contacts, leads } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { centsToAmount } from './wallet';
 import { callStatus } from './schemas';
@@ -61,6 +62,36 @@ export const callFilters = {
 
 const callColumns = getTableColumns(calls);
 
+/**
+ * A call is the lead's or contact's record, as its notes, documents and recording are: it is shown
+ * while a live lead or contact is on it, or when none ever was (a call to a number alone). The call
+ * of a deleted lead or contact (with no live one on it) is a 404 on every call route and leaves the
+ * list, until the record is restored. The same rule as the call's recording (`findStoredFile`,
+ * files/storage.ts), so a call is never listed while its recording is 404 or the other way round.
+ * Two primary-key probes per call, set-based in the list (semi-joins).
+ */
+export const callShown = sql`(
+  (${calls.leadId} is null and ${calls.contactId} is null)
+  or exists (select 1 from ${leads} l where l.organization_id = ${calls.organizationId} and l.id = ${calls.leadId} and l.deleted_at is null)
+  or exists (select 1 from ${contacts} ct where ct.organization_id = ${calls.organizationId} and ct.id = ${calls.contactId} and ct.deleted_at is null)
+)`;
+
+/**
+ * How many of the organization's calls `callShown` hides: those of its deleted leads and contacts
+ * with no live lead or contact on them. Read from the deleted leads and contacts (their partial
+ * indexes, migration 0095) and their calls (calls_lead_idx, calls_contact_idx), so its cost
+ * follows the deleted records with calls, not the organization's size.
+ */
+function hiddenCalls(orgId: number): SQL<number> {
+  return sql<number>`(select count(*) from ${calls} where ${calls.organizationId} = ${orgId} and ${calls.id} in (
+      select hl.id from ${leads} l join ${calls} hl on hl.organization_id = l.organization_id and hl.lead_id = l.id
+        where l.organization_id = ${orgId} and l.deleted_at is not null
+      union all
+      select hc.id from ${contacts} ct join ${calls} hc on hc.organization_id = ct.organization_id and hc.contact_id = ct.id
+        where ct.organization_id = ${orgId} and ct.deleted_at is not null
+    ) and not ${callShown})`;
+}
+
 export const callList = defineList({
   sort: { id: calls.id, created_at: calls.createdAt, duration_sec: calls.durationSec },
   filters: callFilters,
@@ -68,8 +99,10 @@ export const callList = defineList({
   createdAt: calls.createdAt,
   // Pages in id order read the organization's own ids (its (organization_id, id desc nulls last) index; migration 0078).
   tenantIdOrder: true,
-  // Unfiltered, the total is the organization's calls counter (migration 0079).
+  // Unfiltered, the total is the organization's calls counter (migration 0079), less the calls of
+  // deleted leads and contacts it also counts (`hiddenCalls`), so it stays exact past 10 000.
   counter: 'calls',
+  counterExcess: (ctx) => hiddenCalls(ctx.orgId),
   base: (ctx, params) => ({
     rows: (columns) =>
       ctx.db
@@ -79,6 +112,7 @@ export const callList = defineList({
     where: tenantWhere(
       ctx,
       calls,
+      callShown,
       params.lead_id ? eq(calls.leadId, params.lead_id) : undefined,
       params.contact_id ? eq(calls.contactId, params.contact_id) : undefined,
       params.company_id ? eq(calls.companyId, params.company_id) : undefined,
@@ -94,7 +128,7 @@ export async function findCall(ctx: Pick<TenantContext, 'db' | 'orgId'>, id: num
   const [row] = await ctx.db
     .select()
     .from(calls)
-    .where(tenantWhere(ctx, calls, eq(calls.id, id)));
+    .where(tenantWhere(ctx, calls, eq(calls.id, id), callShown));
   if (!row) throw new NotFound('Call', id);
   return row;
 }
