@@ -276,7 +276,7 @@ describe('the header itself', () => {
 });
 
 describe('every POST that creates honours the header (registry sweep)', () => {
-  it('marks exactly the bearer and API-key POSTs answering 201 (and the opt-ins), and declares the header, 409 and 422 on them', async () => {
+  it('marks exactly the bearer and API-key POSTs answering 201 (and the opt-ins and operator POSTs), and declares the header, 409 and 422 on them', async () => {
     const document = (await call('GET', '/api/openapi.json')).body;
     const idempotent = routes.filter((route) => route.idempotent);
     expect(idempotent.length).toBeGreaterThan(5);
@@ -297,9 +297,11 @@ describe('every POST that creates honours the header (registry sweep)', () => {
           '/api/ai-tools/magicpen',
           '/api/ai-tools/email-generator',
         ].includes(route.path);
-      // Keys are scoped by tenant: an operator route has none (granting credits), so it is not idempotent.
+      // Every operator POST (a credit grant, a wallet top-up), its keys the operator's under the
+      // organization acted on (test/operator-idempotency.test.ts).
       const tenantAuth = route.auth === 'bearer' || route.auth === 'apiKey';
-      const creates = (route.method === 'POST' && tenantAuth && '201' in operation.responses) || optsIn;
+      const operator = route.method === 'POST' && route.auth === 'operator';
+      const creates = (route.method === 'POST' && tenantAuth && '201' in operation.responses) || optsIn || operator;
       expect(route.idempotent, `${route.method} ${route.path}`).toBe(creates);
       const parameter = (operation.parameters ?? []).find(
         (p: { name: string; in: string }) => p.name === 'Idempotency-Key' && p.in === 'header',

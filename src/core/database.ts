@@ -77,6 +77,11 @@ export async function runAsTenant<Checked>(
      * request. Its refusal (429) wins over the caller check's 401, as when it ran first.
      */
     admission?: Promise<void>;
+    /**
+     * Whose Idempotency-Keys these are when the caller is not the actor that scopes them: the
+     * operator acting on an organization (`operator`, core/auth/operator.ts runAsOrganization).
+     */
+    idempotencyScope?: string;
   } = {},
 ): Promise<void> {
   const db = c.var.database();
@@ -95,7 +100,7 @@ export async function runAsTenant<Checked>(
   // An Idempotency-Key on a route that creates (core/idempotency.ts): the stored response and the
   // writes must commit together, so such a request runs in a transaction even on a route
   // declared `transaction: false`.
-  const idempotent = await IdempotentRequest.of(c, orgId, caller.actor);
+  const idempotent = await IdempotentRequest.of(c, orgId, caller.actor, options.idempotencyScope);
   const effects = new PendingEffects();
   let outcome: 'committed' | 'rolled_back' = 'rolled_back';
   if (READ_ONLY_METHODS.has(c.req.method) || (c.var.transactional === false && !idempotent)) {

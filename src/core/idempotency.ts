@@ -17,7 +17,9 @@
  *
  * Cost on the wire, inside the transaction the request runs in anyway: one statement that takes
  * the lock and reads the stored response, one that stores it. Requests without the header pay nothing.
- * Which routes: see `defineRoute` (every POST answering 201, for callers with a scope).
+ * Which routes: see `defineRoute` (every POST answering 201, for callers with a scope, and the
+ * operator routes, whose keys are the operator's under the organization they act on:
+ * core/auth/operator.ts runAsOrganization).
  */
 import { Buffer } from 'node:buffer';
 import { and, eq, gt, lt, type SQL, sql } from 'drizzle-orm';
@@ -124,13 +126,19 @@ export class IdempotentRequest {
 
   /**
    * The request's key when the route is idempotent, the header is present and the caller has a
-   * scope; otherwise null (the request runs as if no key had been sent). Reads the body once
+   * scope (`ownScope`, else the actor's: an operator route's is `operator`, under the organization
+   * it acts on); otherwise null (the request runs as if no key had been sent). Reads the body once
    * (Hono caches it for the validator), before the transaction opens.
    */
-  static async of(c: Context<AppEnv>, orgId: number, actor: Actor): Promise<IdempotentRequest | null> {
+  static async of(
+    c: Context<AppEnv>,
+    orgId: number,
+    actor: Actor,
+    ownScope?: string,
+  ): Promise<IdempotentRequest | null> {
     if (!c.var.idempotent) return null;
     const key = readIdempotencyKey(c);
-    const scope = idempotencyScope(actor);
+    const scope = ownScope ?? idempotencyScope(actor);
     if (key === undefined || scope === null) return null;
     return new IdempotentRequest(orgId, scope, key, await fingerprint(c));
   }

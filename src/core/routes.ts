@@ -41,7 +41,7 @@ export interface RegisteredRoute {
   bodyMediaType?: string;
   /** Every body media type the route takes (JSON and multipart on company add/update), with its schema. */
   bodies: { mediaType: string; schema: z.ZodType }[];
-  /** POST answering 201 for a bearer or API-key caller, or opted in (a 202 mail send): honours Idempotency-Key (core/idempotency.ts). */
+  /** POST answering 201 for a bearer or API-key caller, an operator POST, or opted in (a 202 mail send): honours Idempotency-Key (core/idempotency.ts). */
   idempotent: boolean;
   /** JSON GET: ETag on 200, 304 for a matching If-None-Match. */
   etag: boolean;
@@ -372,9 +372,11 @@ export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
   if (checksOwnCharacters) leaveBodyToRoute(method, pathPattern(route.path));
   // Creates (201) for a caller keys can be scoped to. Public routes have none before they run
   // (signup); one that runs as a tenant can opt in (`idempotency`, with a scope in idempotencyScope).
-  // Operator routes have no tenant to scope a key by: they are not idempotent (docs/conventions.md).
+  // Every operator POST (a grant, a top-up: money a retry must not add twice), its keys the
+  // operator's under the organization it acts on (core/auth/operator.ts runAsOrganization).
   const tenantAuth = auth === 'bearer' || auth === 'apiKey';
-  const idempotent = method === 'POST' && ((tenantAuth && 201 in route.responses) || idempotency === true);
+  const idempotent =
+    method === 'POST' && ((tenantAuth && 201 in route.responses) || auth === 'operator' || idempotency === true);
   const etagged = method === 'GET' && isJsonOnly(route.responses[200]);
   const authChain = [
     ...(transaction === false ? [withoutTransaction] : []),

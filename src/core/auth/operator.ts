@@ -21,9 +21,12 @@ import { actorContext, type TenantContext } from '../../db/tenant';
 import type { AppEnv } from '../context';
 import { runAsTenant } from '../database';
 import { ApiError, Forbidden, NotFound, Unauthorized } from '../errors';
+import { IDEMPOTENT_REPLAYED_HEADER } from '../idempotency';
 import { log } from '../log';
 
 export const OPERATOR_KEY_HEADER = 'X-Operator-Key';
+/** The scope of the operator's Idempotency-Keys, under the organization each request acts on. */
+export const OPERATOR_IDEMPOTENCY_SCOPE = 'operator';
 export const MIN_OPERATOR_KEY_LENGTH = 32;
 
 let warnedShortKey = false;
@@ -87,18 +90,27 @@ export const operatorAuth: MiddlewareHandler<AppEnv> = async (c, next) => {
  * The handler of an operator route, run as the organization its input names: the request's
  * connection is scoped to it by one statement that also checks it exists (404 `Organization`
  * otherwise), and the work runs as that tenant with no user of it as the actor, so its writes are
- * credited to nobody (`created_by` null): the operator did them. Answers what `work` answers.
+ * credited to nobody (`created_by` null): the operator did them. `respond` does the work and
+ * builds the route's response; runAsOrganization answers it.
+ *
+ * Idempotency-Key (the route is a POST, see defineRoute): keys are the operator's, under the
+ * organization acted on (`idempotency_keys` row of that organization, scope `operator`), so the same
+ * key sent for two organizations is two keys, never a replay of another organization's answer.
+ * With a key the work and the stored response commit together in one transaction, and a retry of
+ * the same request answers the first response (`Idempotent-Replayed: true`) without running again;
+ * another request under the key is a 422, a retry while the first runs a 409, as on tenant routes.
  */
-export async function runAsOrganization<T>(
+export async function runAsOrganization<R extends Response>(
   c: Context<AppEnv>,
   organizationId: number,
-  work: (ctx: TenantContext) => Promise<T>,
-): Promise<T> {
-  let done: { value: T } | undefined;
+  respond: (ctx: TenantContext) => Promise<R>,
+): Promise<R> {
+  let answered = false;
   await runAsTenant<string>(
     c,
     async () => {
-      done = { value: await work(c.var.tenant) };
+      c.res = await respond(c.var.tenant);
+      answered = true;
     },
     organizationId,
     sql`(select ${organizations.id}::text from ${organizations} where ${organizations.id} = ${organizationId}) as caller`,
@@ -106,7 +118,12 @@ export async function runAsOrganization<T>(
       if (!found) throw new NotFound('Organization', organizationId);
       return { ...actorContext({ kind: 'public', onBehalfOf: 0 }), userId: null };
     },
+    { idempotencyScope: OPERATOR_IDEMPOTENCY_SCOPE },
   );
-  if (!done) throw new Error('runAsOrganization: the work did not run');
-  return done.value;
+  // A replay set the stored response instead of running the work.
+  if (!answered && !c.res.headers.has(IDEMPOTENT_REPLAYED_HEADER)) {
+    throw new Error('runAsOrganization: the work did not run');
+  }
+  // The route's own response, or the stored one replayed (the same status and body).
+  return c.res as R;
 }

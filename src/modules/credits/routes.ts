@@ -51,7 +51,7 @@ creditRoutes.openapi(
     tags,
     summary: 'Add credits to an organization (the service operator only; beyond the spec)',
     description:
-      'Adds credits to the organization `organization_id` as a grant row of its ledger, with an optional note, and answers its new balance. Beyond the spec: how the operator tops an organization up before a billing integration exists. The AI spend behind credits is paid by the operator, so granting is an operator action: the route takes the operator key (the Worker secret OPERATOR_API_KEY, as `Authorization: Bearer` or `X-Operator-Key`), never a tenant credential; an organization’s admin gets 403 `operator_only`. A deployment without the secret answers 404. Not idempotent: a grant retried after a lost answer grants twice.',
+      'Adds credits to the organization `organization_id` as a grant row of its ledger, with an optional note, and answers its new balance. Beyond the spec: how the operator tops an organization up before a billing integration exists. The AI spend behind credits is paid by the operator, so granting is an operator action: the route takes the operator key (the Worker secret OPERATOR_API_KEY, as `Authorization: Bearer` or `X-Operator-Key`), never a tenant credential; an organization’s admin gets 403 `operator_only`. A deployment without the secret answers 404. Honours `Idempotency-Key`: a grant retried with its key after a lost answer grants once and answers the first grant again (`Idempotent-Replayed: true`); the key is the operator’s under the organization named, so the same key for another organization is another grant.',
     auth: 'operator',
     transaction: false,
     request: { body: jsonBody(GrantCreditsBody) },
@@ -60,13 +60,13 @@ creditRoutes.openapi(
   async (c) => {
     const body = c.req.valid('json');
     // Credited to nobody of the organization: the operator granted it (created_by stays null).
-    const done = await runAsOrganization(c, body.organization_id, (tenant) =>
-      grantCredits(tenant, { amount: body.amount, note: body.note ?? 'operator grant' }),
-    );
-    return created(
-      c,
-      { id: done.id, organization_id: body.organization_id, amount: body.amount, balance: done.balance },
-      'Credits granted',
-    );
+    return runAsOrganization(c, body.organization_id, async (tenant) => {
+      const done = await grantCredits(tenant, { amount: body.amount, note: body.note ?? 'operator grant' });
+      return created(
+        c,
+        { id: done.id, organization_id: body.organization_id, amount: body.amount, balance: done.balance },
+        'Credits granted',
+      );
+    });
   },
 );

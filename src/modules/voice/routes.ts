@@ -128,7 +128,7 @@ voiceRoutes.openapi(
     tags,
     summary: 'Add money to an organization’s calling wallet (the service operator only; beyond the spec)',
     description:
-      'Records a top-up of `amount` USD (0.01 to 10000) in the calling wallet of the organization `organization_id`, with an optional `note`, credited to nobody of it; answers that wallet. No payment is taken here: the operator records what the organization paid elsewhere. The wallet is what the organization has paid the service for calls and numbers at the service’s prices, so funding it is the operator’s act, never the organization’s own: the route takes the operator key (the Worker secret OPERATOR_API_KEY, as `Authorization: Bearer` or `X-Operator-Key`), never a tenant credential; an organization’s admin gets 403 `operator_only`. A deployment without the secret answers 404. Not idempotent: a top-up retried after a lost answer counts twice. Beyond the spec (which has only `GET /api/voice/wallet`).',
+      'Records a top-up of `amount` USD (0.01 to 10000) in the calling wallet of the organization `organization_id`, with an optional `note`, credited to nobody of it; answers that wallet. No payment is taken here: the operator records what the organization paid elsewhere. The wallet is what the organization has paid the service for calls and numbers at the service’s prices, so funding it is the operator’s act, never the organization’s own: the route takes the operator key (the Worker secret OPERATOR_API_KEY, as `Authorization: Bearer` or `X-Operator-Key`), never a tenant credential; an organization’s admin gets 403 `operator_only`. A deployment without the secret answers 404. Honours `Idempotency-Key`: a top-up retried with its key after a lost answer counts once and answers the first top-up again (`Idempotent-Replayed: true`); the key is the operator’s under the organization named, so the same key for another organization is another top-up. Beyond the spec (which has only `GET /api/voice/wallet`).',
     auth: 'operator',
     transaction: false,
     request: { body: jsonBody(TopUpBody) },
@@ -136,8 +136,10 @@ voiceRoutes.openapi(
   }),
   async (c) => {
     const body = c.req.valid('json');
-    const wallet = await runAsOrganization(c, body.organization_id, (tenant) => topUpWallet(tenant, body));
-    return ok(c, { organization_id: body.organization_id, ...wallet }, 'Wallet topped up');
+    return runAsOrganization(c, body.organization_id, async (tenant) => {
+      const wallet = await topUpWallet(tenant, body);
+      return ok(c, { organization_id: body.organization_id, ...wallet }, 'Wallet topped up');
+    });
   },
 );
 
