@@ -5,6 +5,8 @@
 import { PgDialect } from 'drizzle-orm/pg-core';
 import type { SQL } from 'drizzle-orm';
 import { describe, expect, it } from 'vitest';
+import { ApiError } from '../src/core/errors';
+import { failureBody, toApiError } from '../src/core/http';
 import { insertWithFreeSlug, SLUG_PATTERN } from '../src/modules/booking/settings';
 
 const dialect = new PgDialect();
@@ -37,5 +39,23 @@ describe('insertWithFreeSlug', () => {
     });
     expect(chosen.length).toBeLessThanOrEqual(40);
     expect(chosen).toMatch(SLUG_PATTERN);
+  });
+});
+
+describe('insertWithFreeSlug, when the insert never writes', () => {
+  it('stops after 20 candidates with a 500 that says what failed and that nothing was created, not the bare internal error', async () => {
+    let tries = 0;
+    const failure = await insertWithFreeSlug('Ada', 'Lovelace', async () => {
+      tries++;
+      return [];
+    }).catch((error: unknown) => error);
+    expect(tries).toBe(20);
+    expect(failure).toBeInstanceOf(ApiError);
+    const body = failureBody(toApiError(failure));
+    expect(body.error).toMatchObject({ type: 'internal_error', code: 'booking_slug_unavailable' });
+    expect(body.error.message).toContain('No booking slug could be chosen for the new user');
+    expect(body.error.message).toContain('"ada-lovelace"');
+    expect(body.error.message).toContain('nothing was created');
+    expect((failure as ApiError).status).toBe(500);
   });
 });

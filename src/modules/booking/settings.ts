@@ -8,6 +8,7 @@ import { z } from '@hono/zod-openapi';
 import { sql, type SQL } from 'drizzle-orm';
 import { DEFAULT_WORKING_HOURS, MEETING_TOOLS, WEEKDAYS, type WorkingHours } from '../../db/schema';
 import { minutesOf } from './availability';
+import { ApiError } from '../../core/errors';
 import { timeZone } from '../../core/schemas';
 
 export const SLUG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
@@ -78,10 +79,29 @@ export async function insertWithFreeSlug<T>(
       attempt <= NUMBERED_SLUG_ATTEMPTS ? freeSlugFor(firstName, lastName) : randomSlugFor(firstName, lastName);
     const [row] = await insert(candidate);
     if (row) return row;
-    // Not contention (36^8 random candidates do not collide 17 times): the insert is broken.
-    if (attempt >= SLUG_ATTEMPTS)
-      throw new Error(`no free booking slug for ${slugBase(firstName, lastName)} after ${attempt} attempts`);
+    // Not contention (36^8 random candidates do not collide 17 times): the insert is broken. A
+    // fault of ours, said plainly to the caller (nothing was created) and logged with the base.
+    if (attempt >= SLUG_ATTEMPTS) throw noFreeSlug(slugBase(firstName, lastName), attempt);
   }
+}
+
+export const NO_FREE_SLUG_CODE = 'booking_slug_unavailable';
+
+/**
+ * The end of insertWithFreeSlug's loop: a 500 (our fault, logged) whose message says what failed
+ * and that no user was created, with its own code, instead of the bare "Internal server error".
+ * Contention cannot get here: after the numbered candidates, 17 random ones of 36^8 would all have
+ * to be taken (each less than one chance in 10^5 with ten million users); only an insert that
+ * writes nothing for another reason (an ON CONFLICT on another index, a trigger that drops the
+ * row) can, and a retry would fail alike.
+ */
+function noFreeSlug(base: string, attempts: number): ApiError {
+  return new ApiError(
+    500,
+    'internal_error',
+    `No booking slug could be chosen for the new user (${attempts} candidates from "${base}" were refused); nothing was created. This is a fault of the service, not of the request`,
+    NO_FREE_SLUG_CODE,
+  );
 }
 
 /** The one time-zone schema (core/schemas.ts): IANA names and UTC. */
