@@ -102,6 +102,22 @@ describe('Idempotency-Key on the operator routes', () => {
     expect(tenantKeyRows.rows.map((row) => row.scope)).toEqual(['operator']);
   });
 
+  it('parallel retries of one grant grant once: each answers the grant, its replay, or 409 idempotency_key_in_use', async () => {
+    const owner = await signupOrganization('Operator parallel');
+    const key = crypto.randomUUID();
+    const body = { organization_id: owner.orgId, amount: 7, note: 'retried grant' };
+    const answers = await Promise.all(Array.from({ length: 6 }, () => grant(key, body)));
+    for (const answer of answers) {
+      if (answer.status === 409) expect(answer.body.error.code).toBe('idempotency_key_in_use');
+      else expect(answer.status, answer.text).toBe(201);
+    }
+    const granted = answers.filter((answer) => answer.status === 201);
+    expect(granted.length).toBeGreaterThan(0);
+    for (const answer of granted) expect(answer.body.data.id).toBe(granted[0].body.data.id);
+    expect(await grantRows(owner)).toHaveLength(1);
+    expect(await balance(owner)).toBe(STARTING_GRANT + 7);
+  });
+
   it('a wallet top-up retried with its key counts once', async () => {
     const owner = await signupOrganization('Operator top-up');
     const key = crypto.randomUUID();

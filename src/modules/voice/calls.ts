@@ -70,26 +70,41 @@ const callColumns = getTableColumns(calls);
  * files/storage.ts), so a call is never listed while its recording is 404 or the other way round.
  * Two primary-key probes per call, set-based in the list (semi-joins).
  */
-export const callShown = sql`(
-  (${calls.leadId} is null and ${calls.contactId} is null)
-  or exists (select 1 from ${leads} l where l.organization_id = ${calls.organizationId} and l.id = ${calls.leadId} and l.deleted_at is null)
-  or exists (select 1 from ${contacts} ct where ct.organization_id = ${calls.organizationId} and ct.id = ${calls.contactId} and ct.deleted_at is null)
+export const callShown = shownCall({
+  organizationId: sql`${calls.organizationId}`,
+  leadId: sql`${calls.leadId}`,
+  contactId: sql`${calls.contactId}`,
+});
+
+/** `callShown` of a call given by its columns (of `calls`, or of a derived table of its rows). */
+function shownCall(call: { organizationId: SQL; leadId: SQL; contactId: SQL }): SQL {
+  return sql`(
+  (${call.leadId} is null and ${call.contactId} is null)
+  or exists (select 1 from ${leads} l where l.organization_id = ${call.organizationId} and l.id = ${call.leadId} and l.deleted_at is null)
+  or exists (select 1 from ${contacts} ct where ct.organization_id = ${call.organizationId} and ct.id = ${call.contactId} and ct.deleted_at is null)
 )`;
+}
 
 /**
  * How many of the organization's calls `callShown` hides: those of its deleted leads and contacts
- * with no live lead or contact on them. Read from the deleted leads and contacts (their partial
- * indexes, migration 0095) and their calls (calls_lead_idx, calls_contact_idx), so its cost
- * follows the deleted records with calls, not the organization's size.
+ * with no live lead or contact on them. Driven from the deleted leads and contacts (their partial
+ * indexes, migration 0095) to their calls (calls_lead_idx, calls_contact_idx), a call on both
+ * counted once, so its cost follows the deleted records with calls, never the organization's calls.
  */
 function hiddenCalls(orgId: number): SQL<number> {
-  return sql<number>`(select count(*) from ${calls} where ${calls.organizationId} = ${orgId} and ${calls.id} in (
-      select hl.id from ${leads} l join ${calls} hl on hl.organization_id = l.organization_id and hl.lead_id = l.id
+  return sql<number>`(select count(*) from (
+      select hl.id, hl.organization_id, hl.lead_id, hl.contact_id
+        from ${leads} l join ${calls} hl on hl.organization_id = l.organization_id and hl.lead_id = l.id
         where l.organization_id = ${orgId} and l.deleted_at is not null
-      union all
-      select hc.id from ${contacts} ct join ${calls} hc on hc.organization_id = ct.organization_id and hc.contact_id = ct.id
+      union
+      select hc.id, hc.organization_id, hc.lead_id, hc.contact_id
+        from ${contacts} ct join ${calls} hc on hc.organization_id = ct.organization_id and hc.contact_id = ct.id
         where ct.organization_id = ${orgId} and ct.deleted_at is not null
-    ) and not ${callShown})`;
+    ) as hidden where not ${shownCall({
+      organizationId: sql`hidden.organization_id`,
+      leadId: sql`hidden.lead_id`,
+      contactId: sql`hidden.contact_id`,
+    })})`;
 }
 
 export const callList = defineList({
