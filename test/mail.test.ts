@@ -16,6 +16,7 @@ import { withOwnDatabase } from '../src/db/client';
 import { readConfig } from '../src/env';
 import { MAX_LEASE_RESENDS, sweepExpiredLeases } from '../src/jobs/lease-sweep';
 import { REASONS as MAIL_SEND_REASONS } from '../src/modules/mail/send-job';
+import { BOUNCED_REASON_PREFIX } from '../src/modules/mail/bounces';
 import { verifyTrackingToken } from '../src/modules/tracking/token';
 import { HANDED_OVER_UNANSWERED } from '../src/providers/mail/smtp';
 import worker from '../src/index';
@@ -1223,6 +1224,49 @@ describe('a bounce report arriving for mail we sent', () => {
     });
     expect(viewed.status, viewed.text).toBe(200);
     expect(await messageRow(laterSent.body.data.id)).toEqual(bounced);
+  });
+
+  it('a message that bounces for several recipients, one report each, suppresses them all and names them all', async () => {
+    const [first, second, kept] = ['multi-first', 'multi-second', 'multi-kept'].map((label) => uniqueEmail(label));
+    const sent = await send({ to: [first, second], cc: [kept], subject: 'Our offer', body: 'Hello' });
+    expect(sent.status, sent.text).toBe(202);
+    await deliverJobs(sent.sent);
+    const receive = async (raw: string) => {
+      const received = await call('POST', '/api/inbox/local/receive', {
+        token: owner.token,
+        body: { config_id: configId, raw },
+      });
+      expect(received.status, received.text).toBe(201);
+    };
+    await receive(report({ messageId: sent.body.data.message_id, blocks: [block(first, 'failed', '5.1.1')] }));
+    expect(await messageRow(sent.body.data.id)).toMatchObject({ status: 'bounced' });
+    // Each recipient's server reports on its own: the second report comes for a message `bounced` already.
+    const secondReport = report({
+      messageId: sent.body.data.message_id,
+      inReplyTo: sent.body.data.message_id,
+      blocks: [block(second.toUpperCase(), 'failed', '5.1.1')],
+    });
+    await receive(secondReport);
+    expect(
+      (await suppressions([first, second, kept].map((address) => address.toLowerCase()))).sort((a, b) =>
+        a.address.localeCompare(b.address),
+      ),
+    ).toEqual(
+      [first, second]
+        .map((address) => ({ address: address.toLowerCase(), reason: 'bounced' }))
+        .sort((a, b) => a.address.localeCompare(b.address)),
+    );
+    const bounced = await messageRow(sent.body.data.id);
+    expect(bounced.status).toBe('bounced');
+    const named = [first, second].map((address) => address.toLowerCase()).sort();
+    expect(bounced.failureReason).toBe(
+      `${BOUNCED_REASON_PREFIX}${named.join(', ')} (it is on the suppression list); nothing is known of any other recipient`,
+    );
+    expect(bounced.failureReason).not.toContain(kept.toLowerCase());
+    // The same reports again (a list, a view, the same report delivered twice) change nothing.
+    await receive(secondReport);
+    await receive(report({ messageId: sent.body.data.message_id, blocks: [block(first, 'failed', '5.1.1')] }));
+    expect(await messageRow(sent.body.data.id)).toEqual(bounced);
   });
 
   it('without a status part, X-Failed-Recipients names the hard bounces (a report answering our message)', async () => {

@@ -13,7 +13,10 @@
  * recipients reported: the sender sees on the message that it never arrived. The message is the
  * one the report names (the Message-ID of its returned headers, its In-Reply-To), else the latest
  * of ours in the thread sent to that address: an earlier message of the thread that arrived is not
- * marked. Seen again, a report changes nothing (only a `sent` message is marked).
+ * marked. A message to several recipients gets a report from each of their servers: a report for
+ * another recipient of a message `bounced` already adds that address to its reason (all of them,
+ * sorted); seen again, a report changes nothing (the row is not written when its reason names
+ * every address the report gives).
  */
 import { sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client';
@@ -23,6 +26,7 @@ import type { InboxMessage } from '../../providers/mail/interface';
 
 /** What a bounced message's failure_reason says, naming the recipients reported. */
 export const BOUNCED_REASON_PREFIX = 'A delivery report says delivery failed for good to ';
+const BOUNCED_REASON_SUFFIX = ' (it is on the suppression list); nothing is known of any other recipient';
 
 /** Answers the addresses newly put on the list. */
 export async function recordBounces(db: Queryable, connection: ConnectionRow, messages: InboxMessage[]) {
@@ -41,6 +45,11 @@ export async function recordBounces(db: Queryable, connection: ConnectionRow, me
     .filter((candidate) => candidate.refs.length > 0 || candidate.thread_id);
   if (candidates.length === 0) return [];
   const orgId = connection.organizationId;
+  // The recipients a bounced message's reason names already, read from the row being updated (so
+  // a report arriving at the same time, whose update this one waits for, is kept, not overwritten).
+  const named = sql`(case when m.status = 'bounced' and starts_with(m.failure_reason, ${BOUNCED_REASON_PREFIX}::text)
+    then string_to_array(split_part(substr(m.failure_reason, ${BOUNCED_REASON_PREFIX.length + 1}::int), ' (', 1), ', ')
+    else '{}'::text[] end)`;
   // `returned`: for each report and address, the one message of ours it returns (the one it names
   // exactly, else the latest sent to that address in the thread); that message is marked bounced,
   // once (only a `sent` one changes: the same report seen again changes nothing).
@@ -63,13 +72,19 @@ export async function recordBounces(db: Queryable, connection: ConnectionRow, me
       where status in ('sent', 'bounced')
       order by n, address, exact desc, id desc
     ),
+    reported as (
+      select id, array_agg(distinct address) as addresses from returned group by id
+    ),
     marked as (
       update ${mailMessages} m
       set status = 'bounced',
-        failure_reason = ${BOUNCED_REASON_PREFIX} || r.addresses || ' (it is on the suppression list); nothing is known of any other recipient',
+        failure_reason = ${BOUNCED_REASON_PREFIX}
+          || (select string_agg(distinct address, ', ' order by address) from unnest(${named} || r.addresses) as u(address))
+          || ${BOUNCED_REASON_SUFFIX},
         updated_at = now()
-      from (select id, string_agg(distinct address, ', ' order by address) as addresses from returned group by id) r
-      where m.organization_id = ${orgId} and m.id = r.id and m.status = 'sent'
+      from reported r
+      where m.organization_id = ${orgId} and m.id = r.id
+        and (m.status = 'sent' or (m.status = 'bounced' and not (r.addresses <@ ${named})))
       returning m.id
     )
     insert into ${mailSuppressions} (organization_id, address, reason)
