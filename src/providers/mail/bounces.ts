@@ -3,26 +3,80 @@
  * the organization's suppression list (modules/mail/bounces.ts, the mail-send job). Two sources:
  *   - the relay refusing a recipient while we send (SMTP `RCPT TO` answered 5xx): RecipientsRefused;
  *   - a delivery report arriving in the inbox (RFC 3464 `message/delivery-status`, one block per
- *     recipient with `Action` and `Status`; else Exim's and Gmail's `X-Failed-Recipients`).
- * Only a permanent failure of the address itself is hard, by its RFC 3463 enhanced status code:
- * 5.1.x about the recipient (no such mailbox 5.1.1, no such domain 5.1.2, bad syntax 5.1.3,
- * moved 5.1.6, null MX 5.1.10, other 5.1.0) and a disabled mailbox (5.2.1); without an enhanced
- * code, the basic 550, 551 and 553 a server answers to `RCPT TO`. Soft, never suppressed: every
- * 4xx (greylisting, a full disk, a delay report), a full mailbox (5.2.2), a message too big
- * (5.3.4), and policy refusals (5.7.x: blocked as spam, the sender not authorized), which are
- * about the sender or the message, not the address (SendGrid's "blocks", HubSpot's "policy"
- * bounces; suppressing them would lose good addresses whenever the sender is blocklisted).
+ *     recipient with `Action`, `Status` and `Diagnostic-Code`; else Exim's and Gmail's
+ *     `X-Failed-Recipients`).
+ * Only a permanent failure of the address itself is hard (bounceClass, the table in
+ * docs/domains/mail.md "Hard bounces"); a full mailbox, a message too big, a content or policy
+ * refusal (SendGrid's "blocks", SES's transient MailboxFull / MessageTooLarge / ContentRejected,
+ * Postmark's soft bounces) is about the message or the sender, not the address: suppressing it
+ * would lose every good address the day the sending domain is blocklisted.
  */
 import { ProviderFailure } from '../failures';
 
-const HARD_ENHANCED = /^5\.(1\.(0|1|2|3|6|10)|2\.1)$/;
-const HARD_BASIC = new Set(['550', '551', '553']);
 const ADDRESS = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+$/;
 
-/** Whether a failure's codes say the address cannot be delivered to (the enhanced code decides when given). */
-export function isHardFailure(basic: string | undefined, enhanced: string | undefined): boolean {
-  if (enhanced) return HARD_ENHANCED.test(enhanced);
-  return basic !== undefined && HARD_BASIC.has(basic);
+/**
+ * RFC 3463 subject 1 (addressing) details that are not a failure of the recipient's address:
+ * 5.1.5 "destination address valid", 5.1.7 and 5.1.8 the sender's address, 5.1.9 "relayed to a
+ * non-compliant mailer" (RFC 3886); Exchange Online's 5.1.20 (several From addresses) and 5.1.90
+ * (the sender's daily recipient limit) are the sender's too. Every other 5.1.x is the recipient's
+ * address: 5.1.0 other, 5.1.1 no such mailbox, 5.1.2 no such domain, 5.1.3 bad syntax, 5.1.4
+ * ambiguous, 5.1.6 moved, 5.1.10 null MX (RFC 7505) and Exchange Online's "recipient not found".
+ */
+const NOT_THE_RECIPIENT = new Set(['5', '7', '8', '9', '20', '90']);
+
+/**
+ * Exchange's own words for a recipient that does not exist, whatever status it wrote beside them:
+ * its resolver (`RESOLVER.ADR.RecipNotFound`, `ExRecipNotFound`, `RecipientNotFound`) and Exchange
+ * Online's directory-based edge blocking (`550 5.4.1 Recipient address rejected: Access denied.
+ * AS(201806281)`, where 5.4.1 would otherwise read "no answer from host").
+ */
+const EXCHANGE_NOT_FOUND =
+  /\bRESOLVER\.ADR\.(Ex)?Recip(ient)?NotFound\b|\bRecipient address rejected: Access denied\. AS\(201806281\)/i;
+
+/** A reply's words that make a bare 550/551/553 a refusal of the sender or the message, not of the address. */
+const POLICY_WORDS =
+  /\b(spam|blocked|block ?list|black ?list|deny ?list|policy|reputation|rate limit|too many|spf|dkim|dmarc|relay(ing)? (access )?denied|not permitted|authenticat\w*|virus|content)\b/i;
+
+const ENHANCED = /(?:^|[\s;(])([245])\.(\d{1,3})\.(\d{1,3})(?=$|[\s;,).])/;
+
+/**
+ * Whether a failure says the address can never be delivered to (`hard`) or not (`soft`). `basic`
+ * is the reply code (550), `enhanced` the RFC 3463 code (5.1.1) of the report's Status or the
+ * reply, `text` the rest of what the server said (a report's Diagnostic-Code, the SMTP reply).
+ *   - a transient class (4xx, 4.x.x) is soft, whatever the text says;
+ *   - Exchange's "recipient not found" words are hard, whatever code it wrote beside them;
+ *   - a generic enhanced code (x.0.0: Exchange writes its diagnostic 0 back as 5.0.0) gives way
+ *     to a more precise one in the text (`smtp;550 5.1.10 RESOLVER...`);
+ *   - 5.1.x is hard but for the sender's ones (NOT_THE_RECIPIENT); 5.2.1 (mailbox disabled) is
+ *     hard; every other 5.y.z is soft: 5.2.2 full, 5.2.3 and 5.3.4 too big, 5.4.x routing, 5.5.x
+ *     protocol, 5.6.x content, 5.7.x policy (spam, SPF/DKIM/DMARC, blocked sender, restricted
+ *     recipient);
+ *   - 5.0.0 or no enhanced code: a 550, 551 or 553 is hard unless its text names a policy (spam,
+ *     blocked, rate, relay denied ...), any other code soft.
+ */
+export function bounceClass(basic: string | undefined, enhanced: string | undefined, text = ''): 'hard' | 'soft' {
+  if (basic?.startsWith('4') || enhanced?.startsWith('4.')) return 'soft';
+  if (EXCHANGE_NOT_FOUND.test(text)) return 'hard';
+  let code = enhanced && /^[245]\.\d{1,3}\.\d{1,3}$/.test(enhanced) ? enhanced : undefined;
+  const stated = ENHANCED.exec(text);
+  if ((!code || code.endsWith('.0.0')) && stated && stated[1] === '5' && !(stated[2] === '0' && stated[3] === '0')) {
+    code = `${stated[1]}.${stated[2]}.${stated[3]}`;
+  }
+  const reply = basic ?? /(?:^|[\s;])([245]\d\d)(?=[\s-]|$)/.exec(text)?.[1];
+  if (code?.startsWith('4.') || reply?.startsWith('4')) return 'soft';
+  if (code && code !== '5.0.0') {
+    const [klass, subject, detail] = code.split('.');
+    if (klass !== '5') return 'soft';
+    if (subject === '1') return NOT_THE_RECIPIENT.has(detail) ? 'soft' : 'hard';
+    return subject === '2' && detail === '1' ? 'hard' : 'soft';
+  }
+  return reply && ['550', '551', '553'].includes(reply) && !POLICY_WORDS.test(text) ? 'hard' : 'soft';
+}
+
+/** Whether a failure's codes (and the server's words) say the address cannot be delivered to. */
+export function isHardFailure(basic: string | undefined, enhanced: string | undefined, text = ''): boolean {
+  return bounceClass(basic, enhanced, text) === 'hard';
 }
 
 /** A plain address out of `rfc822; <a@b>` or `a@b`, lower-cased; null when it is none. */
@@ -59,7 +113,9 @@ export function hardFailedInReport(deliveryStatus: string): string[] | null {
   const hard = blocks.flatMap((fields) => {
     const action = fields.get('action')?.toLowerCase();
     const status = /^\s*([245]\.\d{1,3}\.\d{1,3})/.exec(fields.get('status') ?? '')?.[1];
-    if (action !== 'failed' || !isHardFailure(undefined, status)) return [];
+    // `smtp; 550 5.1.10 RESOLVER.ADR.RecipientNotFound; …`: what the recipient's server answered.
+    const diagnostic = (fields.get('diagnostic-code') ?? '').replace(/^\s*[\w-]+\s*;/, ' ');
+    if (action !== 'failed' || !isHardFailure(undefined, status, diagnostic)) return [];
     const address = addressOf(fields.get('final-recipient') ?? fields.get('original-recipient') ?? '');
     return address ? [address] : [];
   });
@@ -94,7 +150,7 @@ export class RecipientsRefused extends ProviderFailure {
       'rejected',
       provider,
       status,
-      `the recipient's mail server refused ${addresses.join(', ')} permanently (${[status, enhancedStatus].filter(Boolean).join(' ')}: no such mailbox or domain); nothing was sent, and the address is on the suppression list now`,
+      `the recipient's mail server refused ${addresses.join(', ')} permanently (${[status, enhancedStatus].filter(Boolean).join(' ')}: no such mailbox or domain, or the mailbox is disabled); nothing was sent, and the address is on the suppression list now`,
     );
   }
 }

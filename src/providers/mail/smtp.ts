@@ -55,7 +55,7 @@ function smtpFailure(error: unknown, what: string): ProviderFailure {
   // The address is ours (the one we sent), read before the relay's text is dropped.
   const refused = /^Invalid RCPT TO: <([^<>]*)>/.exec(raw);
   const enhanced = /(?:^|\s)[45]\d\d[ -]([245]\.\d{1,3}\.\d{1,3})\b/.exec(text)?.[1];
-  if (refused && code?.startsWith('5') && isHardFailure(code, enhanced)) {
+  if (refused && code?.startsWith('5') && isHardFailure(code, enhanced, text)) {
     return new RecipientsRefused('smtp', [refused[1].toLowerCase()], Number(code), enhanced ?? null);
   }
   if (code?.startsWith('5')) {

@@ -1,0 +1,105 @@
+/**
+ * Which delivery failures are hard bounces (the address goes on the suppression list) and which
+ * are soft (src/providers/mail/bounces.ts bounceClass, the table in docs/domains/mail.md): each
+ * class as a relay answers it at RCPT TO and as a delivery report (RFC 3464) states it, Exchange's
+ * rewritten statuses included. Pure functions: nothing to mock.
+ */
+import { describe, expect, it } from 'vitest';
+import { bounceClass, hardFailedInReport } from '../src/providers/mail/bounces';
+
+/** A delivery-status part with one block per recipient: [address, Status, Diagnostic-Code?]. */
+function report(blocks: [string, string, string?][]) {
+  return [
+    'Reporting-MTA: dns;AM0PR01MB1234.eurprd01.prod.exchangelabs.com',
+    '',
+    ...blocks.flatMap(([address, status, diagnostic]) => [
+      `Final-Recipient: rfc822;${address}`,
+      'Action: failed',
+      `Status: ${status}`,
+      ...(diagnostic ? [`Diagnostic-Code: ${diagnostic}`] : []),
+      '',
+    ]),
+  ].join('\r\n');
+}
+
+describe('hard and soft bounces', () => {
+  it('a permanent failure of the recipient’s address is hard: 5.1.x (but the sender’s), 5.2.1 disabled', () => {
+    for (const code of ['5.1.0', '5.1.1', '5.1.2', '5.1.3', '5.1.4', '5.1.6', '5.1.10', '5.2.1']) {
+      expect(bounceClass('550', code), code).toBe('hard');
+      expect(hardFailedInReport(report([['gone@example.org', code]])), code).toEqual(['gone@example.org']);
+    }
+    // Exchange Online's "recipient not found", as its reports and its RCPT TO answer write it.
+    expect(
+      bounceClass('550', '5.1.10', 'RESOLVER.ADR.RecipientNotFound; Recipient not found by SMTP address lookup'),
+    ).toBe('hard');
+  });
+
+  it('the sender’s own address or limits (5.1.7, 5.1.8, Exchange’s 5.1.20 and 5.1.90) are not the recipient’s fault', () => {
+    for (const code of ['5.1.5', '5.1.7', '5.1.8', '5.1.9', '5.1.20', '5.1.90']) {
+      expect(bounceClass('550', code), code).toBe('soft');
+      expect(hardFailedInReport(report([['kept@example.org', code]])), code).toEqual([]);
+    }
+  });
+
+  it('Exchange’s rewritten statuses: a generic 5.0.0 or its 5.4.1 edge block still says recipient not found', () => {
+    const reported = hardFailedInReport(
+      report([
+        // Its MIME writer turns a diagnostic it has no code for into 5.0.0; the remote answer stays in Diagnostic-Code.
+        [
+          'online@example.org',
+          '5.0.0',
+          'smtp;550 5.1.10 RESOLVER.ADR.RecipientNotFound; Recipient not found by SMTP address lookup',
+        ],
+        ['onprem@example.org', '5.0.0', 'smtp;550 5.1.1 RESOLVER.ADR.ExRecipNotFound; not found'],
+        // Directory-based edge blocking: 5.4.1 ("no answer from host" in RFC 3463) with its own words.
+        ['dbeb@example.org', '5.4.1', 'smtp;550 5.4.1 Recipient address rejected: Access denied. AS(201806281)'],
+        ['plain@example.org', '5.0.0', 'smtp;550 Requested action not taken: mailbox unavailable'],
+        // Generic too, but what the server said is a policy refusal or a full mailbox.
+        ['spam@example.org', '5.0.0', 'smtp;550 5.7.1 Message rejected as spam'],
+        ['full@example.org', '5.0.0', 'smtp;552 5.2.2 STOREDRV.Deliver; mailbox full'],
+        ['blocked@example.org', '5.0.0', 'smtp;550 Blocked by policy'],
+        ['bare@example.org', '5.0.0'],
+      ]),
+    );
+    expect(reported).toEqual(['online@example.org', 'onprem@example.org', 'dbeb@example.org', 'plain@example.org']);
+  });
+
+  it('a full mailbox, a message too big, routing, protocol, content and policy refusals are soft', () => {
+    const soft = [
+      '5.2.0', // other mailbox status
+      '5.2.2', // mailbox full (SES: Transient MailboxFull)
+      '5.2.3', // message too long for the mailbox (SES: MessageTooLarge)
+      '5.3.4', // message too big for the system
+      '5.4.1', // no answer from host (without Exchange's edge-block words)
+      '5.4.4', // unable to route
+      '5.4.7', // delivery time expired
+      '5.5.3', // too many recipients
+      '5.6.0', // content refused (SES: ContentRejected)
+      '5.7.1', // delivery not authorized, refused as spam (SendGrid's blocks)
+      '5.7.26', // DMARC failed: the sender's domain
+      '5.7.133', // Exchange: a restricted group refuses outside senders
+    ];
+    for (const code of soft) {
+      expect(bounceClass('550', code), code).toBe('soft');
+      expect(hardFailedInReport(report([['kept@example.org', code]])), code).toEqual([]);
+    }
+  });
+
+  it('a transient failure is soft whatever it says; a bare 550/551/553 is hard unless it names a policy', () => {
+    expect(bounceClass('450', undefined, '450 4.2.1 Mailbox temporarily disabled')).toBe('soft');
+    expect(bounceClass(undefined, '4.4.7', 'RESOLVER.ADR.RecipNotFound')).toBe('soft');
+    expect(bounceClass('451', '4.7.1', 'Greylisted')).toBe('soft');
+    for (const basic of ['550', '551', '553'])
+      expect(bounceClass(basic, undefined, 'No such user'), basic).toBe('hard');
+    for (const words of [
+      'Message rejected as spam',
+      'Relaying denied',
+      'Blocked: IP on a block list',
+      'Sender rate limit exceeded',
+    ]) {
+      expect(bounceClass('550', undefined, words), words).toBe('soft');
+    }
+    expect(bounceClass('554', undefined, 'Transaction failed')).toBe('soft');
+    expect(bounceClass('552', undefined, 'Mailbox full')).toBe('soft');
+  });
+});
