@@ -10,10 +10,17 @@
  */
 import { env } from 'cloudflare:workers';
 import PostalMime from 'postal-mime';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { WorkerMailer } from 'worker-mailer';
 import { ProviderFailure } from '../src/providers/failures';
+import { RecipientsRefused } from '../src/providers/mail/bounces';
 import type { OutgoingMail } from '../src/providers/mail/interface';
-import { smtpRelay } from '../src/providers/mail/smtp';
+import {
+  HANDED_OVER_UNANSWERED,
+  handoverProbeSupported,
+  smtpRelay,
+  type WorkerMailerInternals,
+} from '../src/providers/mail/smtp';
 
 const ports = env as unknown as { LM_TEST_SMTP_PORT: string; LM_TEST_SMTP_CONTROL_PORT: string };
 const settings = { host: '127.0.0.1', port: Number(ports.LM_TEST_SMTP_PORT), security: 'starttls' as const };
@@ -167,5 +174,101 @@ describe('SMTP relay adapter over cloudflare:sockets', () => {
       expect(refused, address).toBeInstanceOf(ProviderFailure);
       expect(refused, address).toMatchObject({ kind: 'rejected', status: 550 });
     }
+  });
+
+  it('Exchange Online’s 550 5.1.10 at RCPT TO is a hard bounce; a bare 550 naming spam is a policy refusal, not one', async () => {
+    const notFound = await smtpRelay(settings, account('notfound'), 'rep@example.com')
+      .send(mail({ to: ['notfound-1@example.org'], cc: [] }))
+      .catch((error: unknown) => error);
+    expect(notFound).toBeInstanceOf(RecipientsRefused);
+    expect(notFound).toMatchObject({ addresses: ['notfound-1@example.org'], enhancedStatus: '5.1.10' });
+    const spam = await smtpRelay(settings, account('spamword'), 'rep@example.com')
+      .send(mail({ to: ['spamword-1@example.org'], cc: [] }))
+      .catch((error: unknown) => error);
+    expect(spam).toBeInstanceOf(ProviderFailure);
+    expect(spam).not.toBeInstanceOf(RecipientsRefused);
+    expect(spam).toMatchObject({ kind: 'rejected', status: 550 });
+  });
+});
+
+describe('SMTP relay adapter: timeouts and worker-mailer’s internals', () => {
+  afterEach(() => {
+    vi.restoreAllMocks();
+  });
+  const quick = { responseTimeoutMs: 400 };
+
+  it('the installed worker-mailer still has the internals the adapter patches (body, start calling it, reader, socket)', async () => {
+    // If this fails, worker-mailer changed: smtp.ts then treats every unanswered failure as handed
+    // over (no retry) and cannot end a session the relay hangs up on; update the adapter.
+    const prototype = WorkerMailer.prototype as unknown as WorkerMailerInternals;
+    expect(typeof prototype.body).toBe('function');
+    expect(String(prototype.start)).toMatch(/\bthis\.body\(\)/);
+    expect(handoverProbeSupported(prototype)).toBe(true);
+    const credentials = account('internals');
+    const live = await WorkerMailer.connect({
+      host: settings.host,
+      port: settings.port,
+      startTls: true,
+      credentials,
+      authType: 'plain',
+    });
+    const internals = live as unknown as WorkerMailerInternals;
+    expect(typeof internals.reader?.read).toBe('function');
+    expect(typeof internals.socket?.close).toBe('function');
+    await live.close();
+  });
+
+  it('a relay that does not answer RCPT TO fails within the response timeout, to be retried (nothing was handed over)', async () => {
+    // worker-mailer ignores responseTimeoutMs: before, the wait was its socket timeout (15 s).
+    const started = Date.now();
+    const outcome = await smtpRelay(settings, account('stall'), 'rep@example.com', quick)
+      .send(mail({ to: ['stall-1@example.org'], cc: [] }))
+      .catch((error: unknown) => error);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(outcome).toBeInstanceOf(ProviderFailure);
+    expect(outcome).toMatchObject({ kind: 'unavailable' });
+  });
+
+  it('a relay that never answers DATA had nothing handed over: retried, not “may have been sent”', async () => {
+    const credentials = account('nodata');
+    const outcome = await smtpRelay(settings, credentials, 'rep@example.com', quick)
+      .send(mail({ to: ['nodata-1@example.org'], cc: [] }))
+      .catch((error: unknown) => error);
+    expect(outcome).toMatchObject({ kind: 'unavailable' });
+    expect((await session(credentials.username)).data).toEqual([]);
+  });
+
+  it('a relay that hangs up after taking the message: “may have been sent”, never retried, and the send ends', async () => {
+    // worker-mailer's read() loops forever on a closed stream; before, the send never ended.
+    const credentials = account('hangup');
+    const started = Date.now();
+    const outcome = await smtpRelay(settings, credentials, 'rep@example.com', quick)
+      .send(mail({ to: ['hangup-1@example.org'], cc: [] }))
+      .catch((error: unknown) => error);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(outcome).toMatchObject({ kind: 'rejected', reason: HANDED_OVER_UNANSWERED });
+    expect((await session(credentials.username)).data).toHaveLength(1);
+  });
+
+  it('without the hand-over probe (worker-mailer’s start no longer calls body()) nothing unanswered after DATA is retried', async () => {
+    const original = WorkerMailer.prototype as unknown as Required<WorkerMailerInternals>;
+    const start = original.start;
+    vi.spyOn(original, 'start').mockImplementation(function (this: unknown) {
+      return start.call(this);
+    });
+    expect(handoverProbeSupported(original)).toBe(false);
+    const relay = (label: string) => smtpRelay(settings, account(label), 'rep@example.com', quick);
+    // The message written and never answered, or DATA never answered: either may have reached the relay.
+    for (const label of ['silent', 'nodata']) {
+      const outcome = await relay(label)
+        .send(mail({ to: [`${label}-1@example.org`], cc: [] }))
+        .catch((error: unknown) => error);
+      expect(outcome, label).toMatchObject({ kind: 'rejected', reason: HANDED_OVER_UNANSWERED });
+    }
+    // The relay's own answer before DATA (451 at RCPT TO) still says nothing was handed over.
+    const greylisted = await relay('greylisted')
+      .send(mail({ to: [`greylisted-${crypto.randomUUID().slice(0, 8)}@example.org`], cc: [] }))
+      .catch((error: unknown) => error);
+    expect(greylisted).toMatchObject({ kind: 'unavailable', status: 451 });
   });
 });

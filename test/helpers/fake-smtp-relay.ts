@@ -7,7 +7,12 @@
  * `unknown` is refused at RCPT TO for good (550 5.1.1, a hard bounce), one starting with `blocked` by
  * policy (550 5.7.1, not the address's fault); one starting with `greylisted` gets 451 at its first
  * RCPT TO and is let through after; with a `silent` recipient the message is taken and never
- * answered (the client times out after handing it over). `logins` counts a username's sessions.
+ * answered (the client times out after handing it over), with a `hangup` one the connection is
+ * closed once the message is taken, unanswered. A `stall` recipient's RCPT TO is never answered;
+ * with a `nodata` recipient the DATA command is never answered (nothing handed over). A
+ * `notfound` recipient gets Exchange Online's `550 5.1.10 RESOLVER.ADR.RecipientNotFound`, a
+ * `spamword` one a bare `550` naming spam (a policy refusal without an enhanced code). `logins`
+ * counts a username's sessions.
  * It offers no STARTTLS: the dialogue stays readable.
  */
 import http from 'node:http';
@@ -39,6 +44,10 @@ export async function startFakeSmtpRelay(smtpPort: number, controlPort: number) 
           buffer = buffer.slice(end + 5);
           inData = false;
           // Taken, but the answer is lost (a `silent` recipient): the client times out waiting.
+          if (session.commands.some((command) => /^RCPT TO: <hangup/.test(command))) {
+            socket.destroy();
+            return;
+          }
           if (!session.commands.some((command) => /^RCPT TO: <silent/.test(command))) {
             reply('250 2.0.0 queued as TEST1');
           }
@@ -65,14 +74,20 @@ export async function startFakeSmtpRelay(smtpPort: number, controlPort: number) 
             reply('451 4.7.1 Greylisted, try again later');
             continue;
           }
+          if (/<stall/.test(line)) continue;
           reply(
             /<unknown/.test(line)
               ? '550 5.1.1 No such user here'
-              : /<blocked/.test(line)
-                ? '550 5.7.1 Message refused as spam'
-                : '250 2.1.5 OK',
+              : /<notfound/.test(line)
+                ? '550 5.1.10 RESOLVER.ADR.RecipientNotFound; Recipient not found by SMTP address lookup'
+                : /<spamword/.test(line)
+                  ? '550 Message refused: spam'
+                  : /<blocked/.test(line)
+                    ? '550 5.7.1 Message refused as spam'
+                    : '250 2.1.5 OK',
           );
         } else if (line === 'DATA') {
+          if (session.commands.some((command) => /^RCPT TO: <nodata/.test(command))) continue;
           inData = true;
           reply('354 End data with <CR><LF>.<CR><LF>');
         } else if (line === 'RSET') {

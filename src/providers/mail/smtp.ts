@@ -9,7 +9,8 @@
  * second copy: the Message-ID is ours, recorded with the message and the same on every attempt,
  * and a failure before the relay accepted DATA (connect, login, MAIL FROM, RCPT TO, DATA: nothing
  * was handed over) is retried, while one after the message was handed over and before the relay
- * answered it fails "may have been sent", never retried.
+ * answered it fails "may have been sent", never retried. Timeouts are ours (withDeadline), not
+ * worker-mailer's; its private internals are used fail-safe (WorkerMailerInternals).
  */
 import { ProviderFailure } from '../failures';
 import { isHardFailure, RecipientsRefused } from './bounces';
@@ -68,7 +69,69 @@ function smtpFailure(error: unknown, what: string): ProviderFailure {
 export const HANDED_OVER_UNANSWERED =
   'The SMTP relay was handed the message but its answer was lost: it may have been sent; check the Sent folder before sending it again';
 
-export function smtpRelay(settings: SmtpSettings, credentials: SmtpCredentials, from: string): MailProvider {
+/** How long the relay may take to answer one command (its greeting, EHLO, RCPT TO, the message …). */
+export const RESPONSE_TIMEOUT_MS = 15_000;
+
+/** The relay did not answer in time (our own timer, not worker-mailer's). */
+class RelayTimeout extends Error {}
+
+/**
+ * worker-mailer 1.2.1's internals this adapter leans on, none of them public (its .d.ts marks them
+ * private): `body()`, which `start()` calls once the relay accepted DATA (354) to write the message
+ * and read its answer, patched on the instance to learn the hand-over; `reader`, the socket's
+ * reader after STARTTLS, whose end of stream its `read()` loops on forever (`if (!value) continue`,
+ * a busy loop no timer interrupts), guarded to throw; and `socket`, closed when the relay is too
+ * slow. Each is used only when present: without the `body` patch every failure the relay did not
+ * answer before DATA counts as possibly handed over (never retried); without the reader guard the
+ * socket is not closed by us. test/smtp-session.test.ts fails when the installed version lacks any.
+ */
+export interface WorkerMailerInternals {
+  body?: () => Promise<void>;
+  start?: () => Promise<void>;
+  reader?: { read: () => Promise<{ done: boolean; value?: Uint8Array }> };
+  socket?: { close: () => Promise<void> };
+}
+
+/** Whether `start()` of this worker-mailer calls `this.body()`: the hand-over probe's premise. */
+export function handoverProbeSupported(prototype: WorkerMailerInternals): boolean {
+  return typeof prototype.body === 'function' && /\bthis\.body\(\)/.test(String(prototype.start));
+}
+
+/**
+ * worker-mailer's errors for the relay's own refusal of MAIL FROM, a RCPT TO or DATA (its
+ * `mail()`, `rcpt()`, `data()`): answered before any message was handed over.
+ */
+const ANSWERED_BEFORE_DATA = /^(Invalid (MAIL FROM|RCPT TO):|Failed to send DATA:)/;
+
+/**
+ * `work` or a RelayTimeout after `ms`; `onLate` runs when the timer won (the work's late outcome
+ * is swallowed, never an unhandled rejection).
+ */
+async function withDeadline<T>(work: Promise<T>, ms: number, onLate: () => void): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  work.catch(() => undefined);
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      onLate();
+      reject(new RelayTimeout(`the SMTP relay did not answer within ${ms} ms`));
+    }, ms);
+  });
+  try {
+    return await Promise.race([work, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const TIMED_OUT = () => new ProviderFailure('unavailable', 'smtp', null, 'the SMTP relay did not answer in time', 60);
+
+export function smtpRelay(
+  settings: SmtpSettings,
+  credentials: SmtpCredentials,
+  from: string,
+  tuning: { responseTimeoutMs?: number } = {},
+): MailProvider {
+  const responseMs = tuning.responseTimeoutMs ?? RESPONSE_TIMEOUT_MS;
   const options = () => ({
     host: settings.host,
     port: settings.port,
@@ -76,9 +139,43 @@ export function smtpRelay(settings: SmtpSettings, credentials: SmtpCredentials, 
     startTls: settings.security === 'starttls',
     credentials: { username: credentials.username, password: credentials.password },
     authType: ['plain', 'login'] as ('plain' | 'login')[],
-    socketTimeoutMs: 15_000,
-    responseTimeoutMs: 15_000,
+    // worker-mailer ignores responseTimeoutMs and times each answer by socketTimeoutMs instead.
+    socketTimeoutMs: responseMs,
+    responseTimeoutMs: responseMs,
   });
+  /**
+   * A session, logged in, within the time of the answers it takes (connect, greeting, EHLO,
+   * STARTTLS and EHLO again, up to three for AUTH LOGIN); a session that comes too late is closed.
+   */
+  async function open() {
+    const { WorkerMailer } = await import('worker-mailer');
+    const connecting = WorkerMailer.connect(options());
+    const mailer = await withDeadline(connecting, responseMs * 8, () => {
+      void connecting.then((late) => late.close()).catch(() => undefined);
+    });
+    const internals = mailer as unknown as WorkerMailerInternals;
+    // The relay hanging up must end the read, not spin on it (worker-mailer's read() loops on it).
+    let guarded = false;
+    const reader = internals.reader;
+    if (reader && typeof reader.read === 'function') {
+      const read = reader.read.bind(reader);
+      reader.read = async () => {
+        const result = await read();
+        if (result.done) throw new Error('the SMTP relay closed the connection');
+        return result;
+      };
+      guarded = true;
+    }
+    /** Ends the session now: the socket closed (only when a read can no longer spin on it). */
+    const abort = () => {
+      if (guarded && typeof internals.socket?.close === 'function') {
+        void internals.socket.close().catch(() => undefined);
+      }
+      void mailer.close().catch(() => undefined);
+    };
+    const close = () => withDeadline(mailer.close(), responseMs, abort).catch(() => undefined);
+    return { mailer, internals, abort, close, probe: handoverProbeSupported(Object.getPrototypeOf(mailer)) };
+  }
   const unsupported = () =>
     Promise.reject(
       new ProviderFailure('rejected', 'smtp', null, 'an SMTP account sends only: it has no inbox to read'),
@@ -86,17 +183,16 @@ export function smtpRelay(settings: SmtpSettings, credentials: SmtpCredentials, 
   return {
     mailer: 'smtp',
     async verify() {
-      const { WorkerMailer } = await import('worker-mailer');
       try {
-        const mailer = await WorkerMailer.connect(options());
-        await mailer.close();
+        const session = await open();
+        await session.close();
       } catch (error) {
+        if (error instanceof RelayTimeout) throw TIMED_OUT();
         throw smtpFailure(error, 'login');
       }
       return { address: from };
     },
     async send(mail: OutgoingMail) {
-      const { WorkerMailer } = await import('worker-mailer');
       // From and Subject are written here, not by worker-mailer: it quotes a name without escaping
       // it and leaves an ASCII subject as given, so a line break in either would start a header.
       const headers: Record<string, string> = {
@@ -107,44 +203,58 @@ export function smtpRelay(settings: SmtpSettings, credentials: SmtpCredentials, 
       };
       if (mail.inReplyTo) headers['In-Reply-To'] = mail.inReplyTo;
       if (mail.references.length > 0) headers.References = mail.references.join(' ');
-      let mailer: Awaited<ReturnType<typeof WorkerMailer.connect>>;
+      let session: Awaited<ReturnType<typeof open>>;
       try {
-        mailer = await WorkerMailer.connect(options());
+        session = await open();
       } catch (error) {
+        if (error instanceof RelayTimeout) throw TIMED_OUT();
         throw smtpFailure(error, 'message');
       }
+      const { mailer, internals } = session;
       // Whether the relay accepted DATA (354) and was handed the message: from then on, a failure
       // without the relay's answer to it (a timeout, a lost connection) leaves it unknown whether
       // the message was taken (RFC 5321 §6.1, the "duplicate messages" problem of RFC 1047).
+      // Learnt by patching worker-mailer's body(); when this version has none to patch, it is
+      // taken as possibly reached for every failure the relay did not answer before DATA.
       let handedOver = false;
-      const stages = mailer as unknown as { body: () => Promise<void> };
-      const body = stages.body.bind(mailer);
-      stages.body = () => {
-        handedOver = true;
-        return body();
-      };
+      if (session.probe && typeof internals.body === 'function') {
+        const body = internals.body.bind(mailer);
+        internals.body = () => {
+          handedOver = true;
+          return body();
+        };
+      }
+      const recipients = mail.to.length + mail.cc.length + mail.bcc.length;
       try {
-        await mailer.send({
-          from: mail.from.name ? { name: mail.from.name, email: mail.from.address } : mail.from.address,
-          to: mail.to,
-          ...(mail.cc.length > 0 ? { cc: mail.cc } : {}),
-          ...(mail.bcc.length > 0 ? { bcc: mail.bcc } : {}),
-          subject: mail.subject,
-          text: mail.text,
-          html: mail.html,
-          headers,
-        });
+        // One answer each: MAIL FROM, every RCPT TO, DATA, the message.
+        await withDeadline(
+          mailer.send({
+            from: mail.from.name ? { name: mail.from.name, email: mail.from.address } : mail.from.address,
+            to: mail.to,
+            ...(mail.cc.length > 0 ? { cc: mail.cc } : {}),
+            ...(mail.bcc.length > 0 ? { bcc: mail.bcc } : {}),
+            subject: mail.subject,
+            text: mail.text,
+            html: mail.html,
+            headers,
+          }),
+          responseMs * (recipients + 3),
+          session.abort,
+        );
       } catch (error) {
-        void mailer.close().catch(() => undefined);
+        session.abort();
+        const message = error instanceof Error ? error.message : '';
         // The relay answered the message itself (`Failed send email body: 451 …`): it was not
         // taken, and the answer says whether to retry. Without that answer it may have been
         // delivered: never retried (a retry would be a second copy; its Message-ID is the same,
         // but few receivers drop a duplicate by it), failed for the user to check instead.
-        const answered = /^Failed send email body: [45]\d\d/.test(error instanceof Error ? error.message : '');
-        if (handedOver && !answered) throw new ProviderFailure('rejected', 'smtp', null, HANDED_OVER_UNANSWERED);
+        const answered = /^Failed send email body: [45]\d\d/.test(message);
+        const mayHaveReached = session.probe ? handedOver : !ANSWERED_BEFORE_DATA.test(message);
+        if (mayHaveReached && !answered) throw new ProviderFailure('rejected', 'smtp', null, HANDED_OVER_UNANSWERED);
+        if (error instanceof RelayTimeout) throw TIMED_OUT();
         throw smtpFailure(error, 'message');
       }
-      await mailer.close();
+      await session.close();
       return { providerMessageId: mail.messageId, providerThreadId: null };
     },
     list: unsupported,
