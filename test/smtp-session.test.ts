@@ -197,13 +197,14 @@ describe('SMTP relay adapter: timeouts and worker-mailer’s internals', () => {
   });
   const quick = { responseTimeoutMs: 400 };
 
-  it('the installed worker-mailer still has the internals the adapter patches (body, start calling it, reader, socket)', async () => {
+  it('the installed worker-mailer still has the internals the adapter patches (body, start calling it, readTimeout, reader, socket)', async () => {
     // If this fails, worker-mailer changed: smtp.ts then treats every unanswered failure as handed
     // over (no retry) and cannot end a session the relay hangs up on; update the adapter.
     const prototype = WorkerMailer.prototype as unknown as WorkerMailerInternals;
     expect(typeof prototype.body).toBe('function');
     expect(String(prototype.start)).toMatch(/\bthis\.body\(\)/);
     expect(handoverProbeSupported(prototype)).toBe(true);
+    expect(typeof prototype.readTimeout).toBe('function');
     const credentials = account('internals');
     const live = await WorkerMailer.connect({
       host: settings.host,
@@ -240,7 +241,7 @@ describe('SMTP relay adapter: timeouts and worker-mailer’s internals', () => {
 
   it('a relay that hangs up after taking the message: “may have been sent”, never retried, and the send ends', async () => {
     // worker-mailer's read() loops forever on a closed stream; before, the send never ended.
-    const credentials = account('hangup');
+    const credentials = account('taken');
     const started = Date.now();
     const outcome = await smtpRelay(settings, credentials, 'rep@example.com', quick)
       .send(mail({ to: ['hangup-1@example.org'], cc: [] }))
@@ -248,6 +249,17 @@ describe('SMTP relay adapter: timeouts and worker-mailer’s internals', () => {
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(outcome).toMatchObject({ kind: 'rejected', reason: HANDED_OVER_UNANSWERED });
     expect((await session(credentials.username)).data).toHaveLength(1);
+  });
+
+  it('a relay that hangs up during the login: the check fails as unavailable, and ends', async () => {
+    // Before, worker-mailer's read() spun on the closed stream and the check never ended.
+    const started = Date.now();
+    const outcome = await smtpRelay(settings, account('hangup'), 'rep@example.com', quick)
+      .verify()
+      .catch((error: unknown) => error);
+    expect(Date.now() - started).toBeLessThan(5_000);
+    expect(outcome).toBeInstanceOf(ProviderFailure);
+    expect(outcome).toMatchObject({ kind: 'unavailable' });
   });
 
   it('without the hand-over probe (worker-mailer’s start no longer calls body()) nothing unanswered after DATA is retried', async () => {

@@ -3,7 +3,8 @@
  * SMTP adapter (worker-mailer over cloudflare:sockets) opens a real TCP connection to it, so no
  * code of ours or of the library is replaced. It records each session's commands and message data
  * under the AUTH PLAIN username, answered as JSON on a second (HTTP) port for the test to read.
- * A username starting with `refused` is refused at AUTH (535); a recipient starting with
+ * A username starting with `refused` is refused at AUTH (535), one starting with `hangup` has the
+ * connection closed at AUTH, unanswered; a recipient starting with
  * `unknown` is refused at RCPT TO for good (550 5.1.1, a hard bounce), one starting with `blocked` by
  * policy (550 5.7.1, not the address's fault); one starting with `greylisted` gets 451 at its first
  * RCPT TO and is let through after; with a `silent` recipient the message is taken and never
@@ -64,6 +65,10 @@ export async function startFakeSmtpRelay(smtpPort: number, controlPort: number) 
           const username = Buffer.from(line.slice(11), 'base64').toString('utf8').split('\0')[1] ?? '';
           sessions.set(username, session);
           logins.set(username, (logins.get(username) ?? 0) + 1);
+          if (username.startsWith('hangup')) {
+            socket.destroy();
+            return;
+          }
           reply(username.startsWith('refused') ? '535 5.7.8 Authentication credentials invalid' : '235 2.7.0 OK');
         } else if (line.startsWith('MAIL FROM:')) {
           reply('250 2.1.0 OK');

@@ -78,16 +78,19 @@ class RelayTimeout extends Error {}
 /**
  * worker-mailer 1.2.1's internals this adapter leans on, none of them public (its .d.ts marks them
  * private): `body()`, which `start()` calls once the relay accepted DATA (354) to write the message
- * and read its answer, patched on the instance to learn the hand-over; `reader`, the socket's
- * reader after STARTTLS, whose end of stream its `read()` loops on forever (`if (!value) continue`,
- * a busy loop no timer interrupts), guarded to throw; and `socket`, closed when the relay is too
- * slow. Each is used only when present: without the `body` patch every failure the relay did not
- * answer before DATA counts as possibly handed over (never retried); without the reader guard the
- * socket is not closed by us. test/smtp-session.test.ts fails when the installed version lacks any.
+ * and read its answer, patched on the instance to learn the hand-over; `readTimeout()`, through
+ * which every answer is read, wrapped once on the prototype to guard the instance's current
+ * `reader` (the socket's, replaced at STARTTLS), whose end of stream `read()` loops on forever
+ * (`if (!value) continue`, a busy loop no timer interrupts), so that it throws instead; and
+ * `socket`, closed when the relay is too slow. Each is used only when present: without the `body`
+ * patch every failure the relay did not answer before DATA counts as possibly handed over (never
+ * retried); without the reader guard the socket is not closed by us (closing it would start the
+ * loop). test/smtp-session.test.ts fails when the installed version lacks any.
  */
 export interface WorkerMailerInternals {
   body?: () => Promise<void>;
   start?: () => Promise<void>;
+  readTimeout?: () => Promise<string>;
   reader?: { read: () => Promise<{ done: boolean; value?: Uint8Array }> };
   socket?: { close: () => Promise<void> };
 }
@@ -95,6 +98,41 @@ export interface WorkerMailerInternals {
 /** Whether `start()` of this worker-mailer calls `this.body()`: the hand-over probe's premise. */
 export function handoverProbeSupported(prototype: WorkerMailerInternals): boolean {
   return typeof prototype.body === 'function' && /\bthis\.body\(\)/.test(String(prototype.start));
+}
+
+const GUARDED = Symbol('guarded against end of stream');
+
+/** Makes `reader.read()` throw at the end of the stream instead of answering `done` (once per reader). */
+function guardReader(reader: WorkerMailerInternals['reader']): boolean {
+  if (!reader || typeof reader.read !== 'function') return false;
+  const marked = reader as unknown as Record<symbol, boolean>;
+  if (marked[GUARDED]) return true;
+  const read = reader.read.bind(reader);
+  reader.read = async () => {
+    const result = await read();
+    if (result.done) throw new Error('the SMTP relay closed the connection');
+    return result;
+  };
+  marked[GUARDED] = true;
+  return true;
+}
+
+/**
+ * Wraps worker-mailer's `readTimeout()` once, so each answer read (the greeting and the login
+ * included, and after STARTTLS replaced the reader) goes through a guarded reader. Answers
+ * whether it could.
+ */
+export function guardReads(prototype: WorkerMailerInternals): boolean {
+  const marked = prototype as unknown as Record<symbol, boolean>;
+  if (marked[GUARDED]) return true;
+  const readTimeout = prototype.readTimeout;
+  if (typeof readTimeout !== 'function') return false;
+  prototype.readTimeout = function (this: WorkerMailerInternals) {
+    guardReader(this.reader);
+    return readTimeout.call(this);
+  };
+  marked[GUARDED] = true;
+  return true;
 }
 
 /**
@@ -149,23 +187,14 @@ export function smtpRelay(
    */
   async function open() {
     const { WorkerMailer } = await import('worker-mailer');
+    guardReads(WorkerMailer.prototype as unknown as WorkerMailerInternals);
     const connecting = WorkerMailer.connect(options());
     const mailer = await withDeadline(connecting, responseMs * 8, () => {
       void connecting.then((late) => late.close()).catch(() => undefined);
     });
     const internals = mailer as unknown as WorkerMailerInternals;
     // The relay hanging up must end the read, not spin on it (worker-mailer's read() loops on it).
-    let guarded = false;
-    const reader = internals.reader;
-    if (reader && typeof reader.read === 'function') {
-      const read = reader.read.bind(reader);
-      reader.read = async () => {
-        const result = await read();
-        if (result.done) throw new Error('the SMTP relay closed the connection');
-        return result;
-      };
-      guarded = true;
-    }
+    const guarded = guardReader(internals.reader);
     /** Ends the session now: the socket closed (only when a read can no longer spin on it). */
     const abort = () => {
       if (guarded && typeof internals.socket?.close === 'function') {
