@@ -13,7 +13,9 @@ import {
   calendarEventWrites,
   calendarSyncJobs,
   connections,
+  jobOutbox,
   localCalendarEvents,
+  meetings,
 } from '../src/db/schema';
 import worker from '../src/index';
 import type { JobMessage } from '../src/jobs/messages';
@@ -752,5 +754,128 @@ describe('a meeting given to a rep with a calendar', () => {
     expect(events.map((event) => [event.connectionId, event.requestId, event.title])).toEqual([
       [theirs.id, `meeting:${rep.orgId}:${meetingId}`, 'Intro'],
     ]);
+  });
+});
+
+describe('connecting a calendar writes the rep’s upcoming meetings into it', () => {
+  it('writes the scheduled meetings starting in the future made before the connect, once each (a second connect and redeliveries add none), never a cancelled or past one', async () => {
+    const rep = await signupOrganization('Connect backfill');
+    const monday = mondayAhead();
+    const add = async (body: Record<string, unknown>) => {
+      const added = await call('POST', '/api/meeting/add', { token: rep.token, body });
+      expect(added.status, added.text).toBe(201);
+      return added.body.data.id as number;
+    };
+    const upcoming = await add({
+      title: 'Upcoming',
+      start_time: `${monday}T09:00:00Z`,
+      end_time: `${monday}T09:30:00Z`,
+    });
+    const rescheduled = await add({
+      title: 'Rescheduled',
+      start_time: `${monday}T11:00:00Z`,
+      end_time: `${monday}T11:30:00Z`,
+      status: 2,
+    });
+    await add({ title: 'Cancelled', start_time: `${monday}T10:00:00Z`, end_time: `${monday}T10:30:00Z`, status: 4 });
+    await add({ title: 'Past', start_time: '2026-01-05T09:00:00Z', end_time: '2026-01-05T09:30:00Z' });
+    // Another rep's meeting is theirs to write, into their own calendar.
+    const email = uniqueEmail('backfill-colleague');
+    const colleague = await call('POST', '/api/user/add', {
+      token: rep.token,
+      body: { first_name: 'Other', last_name: 'Rep', email, phone_no: '+15550102', password: 'password123' },
+    });
+    expect(colleague.status, colleague.text).toBe(201);
+    await add({
+      title: 'Colleague’s',
+      user_id: colleague.body.data.id,
+      start_time: `${monday}T12:00:00Z`,
+      end_time: `${monday}T12:30:00Z`,
+    });
+    const deliverAll = async () => {
+      const writes = await inOrganization(rep.orgId, (tx) =>
+        tx.select().from(calendarEventWrites).where(eq(calendarEventWrites.organizationId, rep.orgId)),
+      );
+      // Each delivered twice: a redelivery makes no second event.
+      for (const write of writes) {
+        await deliver([{ kind: 'calendar-event', orgId: rep.orgId, jobId: write.id }]);
+        await deliver([{ kind: 'calendar-event', orgId: rep.orgId, jobId: write.id }]);
+      }
+      return writes;
+    };
+    const eventsOf = () =>
+      inOrganization(rep.orgId, (tx) =>
+        tx
+          .select()
+          .from(localCalendarEvents)
+          .where(eq(localCalendarEvents.organizationId, rep.orgId))
+          .orderBy(localCalendarEvents.startsAt),
+      );
+    const connection = await connectLocal(rep);
+    const writes = await deliverAll();
+    expect(writes.map((write) => write.meetingId).sort()).toEqual([upcoming, rescheduled].sort());
+    expect((await eventsOf()).map((event) => [event.connectionId, event.title, event.requestId])).toEqual([
+      [connection.id, 'Upcoming', `meeting:${rep.orgId}:${upcoming}`],
+      [connection.id, 'Rescheduled', `meeting:${rep.orgId}:${rescheduled}`],
+    ]);
+
+    // Connecting again (another calendar beside it) writes none of them twice.
+    await connectLocal(rep);
+    const again = await deliverAll();
+    expect(again).toHaveLength(2);
+    expect((await eventsOf()).map((event) => event.title)).toEqual(['Upcoming', 'Rescheduled']);
+  });
+
+  it('sends the jobs of more meetings than one queue batch holds (100) at once, leaving none to the outbox sweep', async () => {
+    const rep = await signupOrganization('Connect backfill many');
+    const start = new Date(`${mondayAhead()}T00:00:00Z`).getTime();
+    await inOrganization(rep.orgId, (tx) =>
+      tx.insert(meetings).values(
+        Array.from({ length: 130 }, (_, index) => ({
+          organizationId: rep.orgId,
+          userId: rep.userId,
+          title: `Call ${index}`,
+          startTime: new Date(start + index * 3_600_000),
+          endTime: new Date(start + index * 3_600_000 + 1_800_000),
+          timezone: 'UTC',
+          attendees: [],
+          status: 1,
+        })),
+      ),
+    );
+    await connectLocal(rep);
+    const writes = await inOrganization(rep.orgId, (tx) =>
+      tx.select().from(calendarEventWrites).where(eq(calendarEventWrites.organizationId, rep.orgId)),
+    );
+    expect(writes).toHaveLength(130);
+    const waiting = () =>
+      inOrganization(rep.orgId, (tx) => tx.select().from(jobOutbox).where(eq(jobOutbox.organizationId, rep.orgId)));
+    for (let tries = 0; tries < 50 && (await waiting()).length > 0; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(await waiting()).toEqual([]);
+  });
+
+  it('writes them into a different calendar connected after the first was disconnected, for the meetings made meanwhile', async () => {
+    const rep = await signupOrganization('Connect backfill switch');
+    const monday = mondayAhead();
+    const first = await connectLocal(rep);
+    await call('DELETE', `/api/calendar/connections/delete/${first.id}`, { token: rep.token });
+    // Made while no calendar was connected: no write row then.
+    const added = await call('POST', '/api/meeting/add', {
+      token: rep.token,
+      body: { title: 'Meanwhile', start_time: `${monday}T09:00:00Z`, end_time: `${monday}T09:30:00Z` },
+    });
+    expect(added.status, added.text).toBe(201);
+    const second = await connectLocal(rep);
+    const writes = await inOrganization(rep.orgId, (tx) =>
+      tx.select().from(calendarEventWrites).where(eq(calendarEventWrites.organizationId, rep.orgId)),
+    );
+    expect(writes).toHaveLength(1);
+    await deliver([{ kind: 'calendar-event', orgId: rep.orgId, jobId: writes[0].id }]);
+    const events = await inOrganization(rep.orgId, (tx) =>
+      tx.select().from(localCalendarEvents).where(eq(localCalendarEvents.organizationId, rep.orgId)),
+    );
+    expect(events.map((event) => [event.connectionId, event.title])).toEqual([[second.id, 'Meanwhile']]);
   });
 });

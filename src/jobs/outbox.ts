@@ -89,7 +89,10 @@ export function sendRowsAfterCommit(
 ): void {
   if (rows.length === 0) return;
   ctx.effects?.afterCommit(async ({ db, env }) => {
-    await env.JOBS.sendBatch(rows.map((row) => ({ body: row.message })));
+    // A queue's sendBatch takes at most 100 messages: more are sent in batches of that many.
+    for (let start = 0; start < rows.length; start += SWEEP_BATCH) {
+      await env.JOBS.sendBatch(rows.slice(start, start + SWEEP_BATCH).map((row) => ({ body: row.message })));
+    }
     if (options.consumerDeletes) return;
     await db.delete(jobOutbox).where(
       and(

@@ -18,7 +18,7 @@
 import { and, desc, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import { ApiError } from '../../core/errors';
 import { type Transaction, withTenant } from '../../db/client';
-import { calendarEventWrites, connections, jobOutbox, meetings } from '../../db/schema';
+import { calendarEventWrites, connections, jobOutbox, LIVE_MEETING_STATUSES, meetings } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import { isTransientFault, userFacingJobError } from '../../jobs/faults';
 import type { JobHandler } from '../../jobs/job-handler';
@@ -91,14 +91,25 @@ export async function enqueueMeetingEvent(
   bookedEventQueued(ctx, result.rows[0] ?? {});
 }
 
+/** At most this many upcoming meetings are written into a calendar per connect: the nearest first. */
+export const CONNECT_BACKFILL_LIMIT = 500;
+
 /**
- * In a calendar connect's transaction, one statement: the caller's writes that wait for a calendar
- * (pending or skipped, their meeting still there) and the writes of the calendar this connection
- * replaced that missed a change (`error` set on an event made or being made: changed while it was
- * disconnected or needed reconnecting, or refused; not one its owner deleted), queued again with their outbox rows (at most 100), so the job writes
- * each meeting as it is now under the write's own request id. `connectionId`: the new connection.
- * A requeued row's creation time moves too (as in requeueMeetingEvent): the lease sweep counts a
- * never-claimed job's deadline from it, and would otherwise fail at once a row made long ago.
+ * In a calendar connect's transaction, one statement:
+ * - the caller's writes that wait for a calendar (pending or skipped, their meeting still there)
+ *   and the writes of the calendar this connection replaced that missed a change (`error` set on
+ *   an event made or being made: changed while it was disconnected or needed reconnecting, or
+ *   refused; not one its owner deleted), queued again (at most 100);
+ * - the caller's upcoming meetings that have no write row (made before their first calendar, or
+ *   while none was connected): scheduled or rescheduled, starting after now, at most
+ *   CONNECT_BACKFILL_LIMIT, the nearest first; a write row each, under the meeting's request id.
+ *   A meeting with a write row already is left to it (ON CONFLICT DO NOTHING against the unique
+ *   (organization_id, meeting_id) index), so a repeated or concurrent connect writes none twice;
+ *   past, held and cancelled meetings are not written;
+ * with their outbox rows, so the job writes each meeting as it is now under the write's own
+ * request id. `connectionId`: the new connection. A requeued row's creation time moves too (as in
+ * requeueMeetingEvent): the lease sweep counts a never-claimed job's deadline from it, and would
+ * otherwise fail at once a row made long ago.
  */
 export async function requeueWritesOnConnect(
   ctx: Pick<TenantContext, 'db' | 'orgId' | 'effects'>,
@@ -119,10 +130,26 @@ export async function requeueWritesOnConnect(
         order by ${calendarEventWrites.id}
         limit 100)
       returning id
+    ), upcoming_write as (
+      insert into ${calendarEventWrites} (organization_id, meeting_id, user_id, request_id, created_by)
+      select ${ctx.orgId}::bigint, m.id, m.user_id, ${`meeting:${ctx.orgId}:`}::text || m.id, ${userId}::bigint
+      from ${meetings} m
+      where m.organization_id = ${ctx.orgId} and m.user_id = ${userId}
+        and m.status in (${sql.join(
+          LIVE_MEETING_STATUSES.map((status) => sql`${status}`),
+          sql`, `,
+        )})
+        and m.start_time > now()
+        and not exists (select 1 from ${calendarEventWrites} w
+          where w.organization_id = ${ctx.orgId} and w.meeting_id = m.id)
+      order by m.start_time, m.id
+      limit ${CONNECT_BACKFILL_LIMIT}
+      on conflict (organization_id, meeting_id) do nothing
+      returning id
     )
     insert into ${jobOutbox} (organization_id, message)
     select ${ctx.orgId}::bigint, jsonb_build_object('kind', 'calendar-event', 'orgId', ${ctx.orgId}::bigint, 'jobId', id)
-    from calendar_write
+    from (select id from calendar_write union all select id from upcoming_write) queued
     returning id, message`);
   sendRowsAfterCommit(ctx, result.rows);
 }

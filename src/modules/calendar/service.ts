@@ -92,9 +92,10 @@ export async function connectCalendar(ctx: TenantContext, env: Bindings, input: 
   if (row.provider !== 'local') await replaceEarlierConnections(ctx, row);
   // The rep's busy times (and booking horizon) change with it: their booking page is read afresh.
   await bumpBookingVersion(ctx, [ctx.userId as number]);
-  // Meeting events that could not be written (no calendar, or one that needed reconnecting), and
-  // changes the replaced calendar missed while it was disconnected, are written now, under the
-  // writes' own request ids, so none is made twice.
+  // Meeting events that could not be written (no calendar, or one that needed reconnecting), the
+  // rep's upcoming meetings never written (made before this calendar, or while none was
+  // connected), and changes the replaced calendar missed while it was disconnected, are written
+  // now, in one statement, under the writes' own request ids, so none is made twice.
   await requeueWritesOnConnect(ctx, ctx.userId as number, row.id);
   return presentConnection(row);
 }
