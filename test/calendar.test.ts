@@ -6,7 +6,7 @@
  */
 import { createExecutionContext, createMessageBatch, createScheduledController, getQueueResult } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
-import { and, desc, eq } from 'drizzle-orm';
+import { and, desc, eq, sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
   calendarBusyBlocks,
@@ -17,6 +17,8 @@ import {
   localCalendarEvents,
   meetings,
 } from '../src/db/schema';
+import { openDatabase } from '../src/db/client';
+import { readConfig } from '../src/env';
 import worker from '../src/index';
 import type { JobMessage } from '../src/jobs/messages';
 import { call, randomIp, signupOrganization, type SignedUp, uniqueEmail } from './helpers/api';
@@ -877,5 +879,187 @@ describe('connecting a calendar writes the rep’s upcoming meetings into it', (
       tx.select().from(localCalendarEvents).where(eq(localCalendarEvents.organizationId, rep.orgId)),
     );
     expect(events.map((event) => [event.connectionId, event.title])).toEqual([[second.id, 'Meanwhile']]);
+  });
+});
+
+describe('an event whose insert answer was lost, of a meeting given to another rep and cancelled', () => {
+  /** An organization with reps B and C, each with a local calendar. */
+  async function twoReps(name: string) {
+    const b = await signupOrganization(name);
+    const email = uniqueEmail('rep-c');
+    const added = await call('POST', '/api/user/add', {
+      token: b.token,
+      body: { first_name: 'Cora', last_name: 'Cole', email, phone_no: '+15550103', password: 'password123' },
+    });
+    expect(added.status, added.text).toBe(201);
+    const login = await call('POST', '/api/auth/login', { body: { email, password: 'password123' } });
+    expect(login.status, login.text).toBe(200);
+    const c = { ...b, token: login.body.access_token as string, userId: added.body.data.id as number };
+    return { b, c, bCalendar: await connectLocal(b), cCalendar: await connectLocal(c) };
+  }
+  const writeOf = async (orgId: number, meetingId: number) =>
+    (
+      await inOrganization(orgId, (tx) =>
+        tx.select().from(calendarEventWrites).where(eq(calendarEventWrites.meetingId, meetingId)),
+      )
+    )[0];
+  const eventsOf = (orgId: number) =>
+    inOrganization(orgId, (tx) =>
+      tx.select().from(localCalendarEvents).where(eq(localCalendarEvents.organizationId, orgId)),
+    );
+  /** The write's job, delivered twice. */
+  const job = async (orgId: number, meetingId: number) => {
+    const message: JobMessage = { kind: 'calendar-event', orgId, jobId: (await writeOf(orgId, meetingId)).id };
+    await deliver([message]);
+    await deliver([message]);
+  };
+  /** The provider made the event in `connectionId`'s calendar under `requestId`; the answer never reached the job. */
+  const lostInsert = (orgId: number, connectionId: number, requestId: string, monday: string) =>
+    inOrganization(orgId, (tx) =>
+      tx.insert(localCalendarEvents).values({
+        organizationId: orgId,
+        connectionId,
+        requestId,
+        title: 'Meeting with Grace Hopper',
+        startsAt: new Date(`${monday}T13:00:00Z`),
+        endsAt: new Date(`${monday}T13:30:00Z`),
+        timeZone: 'UTC',
+        attendees: [],
+      }),
+    );
+
+  /**
+   * While `work` runs, an insert into `connectionId`'s calendar under `requestId` fails (as if the
+   * provider's answer timed out), so the job's transaction rolls back; the event is there already
+   * (lostInsert): the provider made it.
+   */
+  async function losingAnswers(orgId: number, connectionId: number, requestId: string, work: () => Promise<void>) {
+    const handle = openDatabase(readConfig(env));
+    const trigger = `lose_calendar_answer_${orgId}_${connectionId}`;
+    await handle.db.execute(
+      sql.raw(`create function ${trigger}() returns trigger language plpgsql as $$
+        begin
+          if new.organization_id = ${orgId} and new.connection_id = ${connectionId} and new.request_id = '${requestId}' then
+            raise exception 'the provider''s answer was lost' using errcode = '22023';
+          end if;
+          return new;
+        end $$;
+        create trigger ${trigger} before insert on local_calendar_events for each row execute function ${trigger}();`),
+    );
+    try {
+      await work();
+    } finally {
+      await handle.db.execute(sql.raw(`drop trigger ${trigger} on local_calendar_events; drop function ${trigger}();`));
+      await handle.close();
+    }
+  }
+
+  it('deletes the orphan in the first rep’s calendar when the meeting is given to another rep, then cancelled', async () => {
+    const { b, c, bCalendar } = await twoReps('Lost insert handover');
+    const monday = mondayAhead();
+    const booked = await bookSlot(await slugOf(b), `${monday}T13:00:00Z`, `${monday}T13:30:00Z`);
+    expect(booked.status, booked.text).toBe(201);
+    const meetingId = booked.body.data.meeting_id as number;
+    await lostInsert(b.orgId, bCalendar.id, `meeting:${b.orgId}:${meetingId}`, monday);
+    const given = await call('POST', `/api/meeting/update/${meetingId}`, {
+      token: b.token,
+      body: { user_id: c.userId },
+    });
+    expect(given.status, given.text).toBe(200);
+    await job(b.orgId, meetingId);
+    const cancelled = await call('POST', `/api/meeting/update/${meetingId}`, { token: b.token, body: { status: 4 } });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    await job(b.orgId, meetingId);
+    expect(await eventsOf(b.orgId)).toEqual([]);
+    expect(await writeOf(b.orgId, meetingId)).toMatchObject({ state: 'deleted', providerEventId: null });
+  });
+
+  it('deletes the orphan of a lost insert made when the meeting was handed over (under its next request id), once it is given to a third rep and cancelled', async () => {
+    const { b, c, bCalendar } = await twoReps('Lost handover insert');
+    // Rep A holds the meeting first, its event recorded in A's calendar.
+    const emailA = uniqueEmail('rep-a');
+    const addedA = await call('POST', '/api/user/add', {
+      token: b.token,
+      body: { first_name: 'Abe', last_name: 'Ames', email: emailA, phone_no: '+15550104', password: 'password123' },
+    });
+    expect(addedA.status, addedA.text).toBe(201);
+    const loginA = await call('POST', '/api/auth/login', { body: { email: emailA, password: 'password123' } });
+    const a = { ...b, token: loginA.body.access_token as string, userId: addedA.body.data.id as number };
+    await connectLocal(a);
+    const monday = mondayAhead();
+    const booked = await bookSlot(await slugOf(a), `${monday}T13:00:00Z`, `${monday}T13:30:00Z`);
+    expect(booked.status, booked.text).toBe(201);
+    const meetingId = booked.body.data.meeting_id as number;
+    await job(b.orgId, meetingId);
+    expect(await writeOf(b.orgId, meetingId)).toMatchObject({ state: 'created', userId: a.userId });
+    // Given to B: B's calendar makes the event under `#2`, but the answer never reaches the job
+    // (here: the event is there, and the job's insert fails as if it timed out), so the job's
+    // transaction rolls back.
+    const lostId = `meeting:${b.orgId}:${meetingId}#2`;
+    await lostInsert(b.orgId, bCalendar.id, lostId, monday);
+    await losingAnswers(b.orgId, bCalendar.id, lostId, async () => {
+      const givenB = await call('POST', `/api/meeting/update/${meetingId}`, {
+        token: b.token,
+        body: { user_id: b.userId },
+      });
+      expect(givenB.status, givenB.text).toBe(200);
+      await job(b.orgId, meetingId);
+      await job(b.orgId, meetingId);
+    });
+    // Then given to C before any retry, and cancelled.
+    const givenC = await call('POST', `/api/meeting/update/${meetingId}`, {
+      token: b.token,
+      body: { user_id: c.userId },
+    });
+    expect(givenC.status, givenC.text).toBe(200);
+    await job(b.orgId, meetingId);
+    const cancelled = await call('POST', `/api/meeting/update/${meetingId}`, { token: b.token, body: { status: 4 } });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    await job(b.orgId, meetingId);
+    expect(await eventsOf(b.orgId)).toEqual([]);
+    expect(await writeOf(b.orgId, meetingId)).toMatchObject({ state: 'deleted', providerEventId: null });
+  });
+
+  it('deletes the orphan of a lost insert into the second rep’s calendar once the meeting is given to a third rep and cancelled', async () => {
+    const { b, c, bCalendar, cCalendar } = await twoReps('Lost second insert');
+    const emailD = uniqueEmail('rep-d');
+    const addedD = await call('POST', '/api/user/add', {
+      token: b.token,
+      body: { first_name: 'Dee', last_name: 'Dunn', email: emailD, phone_no: '+15550105', password: 'password123' },
+    });
+    expect(addedD.status, addedD.text).toBe(201);
+    const loginD = await call('POST', '/api/auth/login', { body: { email: emailD, password: 'password123' } });
+    const d = { ...b, token: loginD.body.access_token as string, userId: addedD.body.data.id as number };
+    await connectLocal(d);
+    const monday = mondayAhead();
+    const booked = await bookSlot(await slugOf(b), `${monday}T13:00:00Z`, `${monday}T13:30:00Z`);
+    expect(booked.status, booked.text).toBe(201);
+    const meetingId = booked.body.data.meeting_id as number;
+    const requestId = `meeting:${b.orgId}:${meetingId}`;
+    // B's insert answer was lost: the event is in B's calendar, the write holds none.
+    await lostInsert(b.orgId, bCalendar.id, requestId, monday);
+    // Given to C: C's insert answer is lost too, and the job's transaction rolls back.
+    await lostInsert(b.orgId, cCalendar.id, requestId, monday);
+    await losingAnswers(b.orgId, cCalendar.id, requestId, async () => {
+      const givenC = await call('POST', `/api/meeting/update/${meetingId}`, {
+        token: b.token,
+        body: { user_id: c.userId },
+      });
+      expect(givenC.status, givenC.text).toBe(200);
+      await job(b.orgId, meetingId);
+      await job(b.orgId, meetingId);
+    });
+    // Given to D before any retry, then cancelled: no event is left in any calendar.
+    const givenD = await call('POST', `/api/meeting/update/${meetingId}`, {
+      token: b.token,
+      body: { user_id: d.userId },
+    });
+    expect(givenD.status, givenD.text).toBe(200);
+    await job(b.orgId, meetingId);
+    const cancelled = await call('POST', `/api/meeting/update/${meetingId}`, { token: b.token, body: { status: 4 } });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    await job(b.orgId, meetingId);
+    expect(await eventsOf(b.orgId)).toEqual([]);
+    expect(await writeOf(b.orgId, meetingId)).toMatchObject({ state: 'deleted', providerEventId: null });
   });
 });

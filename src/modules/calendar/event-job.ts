@@ -13,11 +13,14 @@
  * request id. So even an insert whose answer was lost, or a calendar reconnected (a new connection
  * row) before the retry, makes no second event; and if the meeting is cancelled, deleted or given to
  * another rep before a retry recorded the event, the job finds it by that request id and deletes it
- * (deleteLostEvent) rather than leaving it orphaned in the calendar.
+ * (deleteLostEvent) rather than leaving it orphaned in the calendar. For that the job never tries
+ * an insert into a calendar the committed write does not name: a meeting given to another rep is
+ * first committed as that rep's write (handOver), and inserted by the next run.
  */
 import { and, desc, eq, isNull, type SQL, sql } from 'drizzle-orm';
 import { ApiError } from '../../core/errors';
-import { type Transaction, withTenant } from '../../db/client';
+import { withTenantEffects } from '../../core/transaction-effects';
+import type { Transaction } from '../../db/client';
 import { calendarEventWrites, connections, jobOutbox, LIVE_MEETING_STATUSES, meetings } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import { isTransientFault, userFacingJobError } from '../../jobs/faults';
@@ -312,10 +315,22 @@ export const calendarEventJobHandler: JobHandler<'calendar-event', typeof calend
     if (!claimed) return;
     const orgId = message.orgId;
     const writer = poolWriter(db);
-    await withTenant(db, orgId, async (tx) => {
-      let write = await lockRunningJob(tx, spec, message);
+    await withTenantEffects(db, env, orgId, async (tx, effects) => {
+      const write = await lockRunningJob(tx, spec, message);
       const finish = (values: Partial<typeof calendarEventWrites.$inferInsert> = {}) =>
         finishJob(tx, spec, message, values);
+      /**
+       * The meeting was given to another rep: the write, now the new rep's, committed before any
+       * insert into their calendar, and queued again for that insert. An insert is only ever tried
+       * from a committed write naming the rep whose calendar it reaches, so one whose answer is
+       * lost (its transaction rolled back) is found again in that rep's calendar (deleteLostEvent)
+       * when the meeting is given to yet another rep or cancelled before a retry records it; until
+       * 2026-12-01 the rollback went back to the former rep, and the lost event stayed for good.
+       */
+      const handOver = async (meetingId: number, values: Partial<typeof calendarEventWrites.$inferInsert>) => {
+        await finish({ state: 'pending', providerEventId: null, connectionId: null, error: null, ...values });
+        await requeueMeetingEvent({ db: tx, orgId, effects }, meetingId);
+      };
       const [meeting] =
         write.meetingId === null
           ? []
@@ -369,11 +384,8 @@ export const calendarEventJobHandler: JobHandler<'calendar-event', typeof calend
           await finish({ state: 'deleted', providerEventId: null, requestId: next, error: null });
           return;
         }
-        [write] = await tx
-          .update(calendarEventWrites)
-          .set({ state: 'pending', providerEventId: null, requestId: next, userId: meeting.userId, connectionId: null })
-          .where(and(eq(calendarEventWrites.organizationId, orgId), eq(calendarEventWrites.id, write.id)))
-          .returning();
+        await handOver(meeting.id, { requestId: next, userId: meeting.userId });
+        return;
       }
 
       if (!wanted || !meeting || !event) {
@@ -399,6 +411,8 @@ export const calendarEventJobHandler: JobHandler<'calendar-event', typeof calend
         // finds one made there instead of making a second).
         const lost = await deleteLostEvent(tx, { env, writer }, orgId, write, [write.userId], finish, meeting.userId);
         if (lost === 'kept') return;
+        await handOver(meeting.id, { userId: meeting.userId });
+        return;
       }
       const connection = await liveConnection(tx, orgId, eq(connections.ownerId, meeting.userId));
       if (!connection) {
