@@ -23,6 +23,7 @@ import worker from '../src/index';
 import type { JobMessage } from '../src/jobs/messages';
 import { call, randomIp, signupOrganization, type SignedUp, uniqueEmail } from './helpers/api';
 import { inOrganization } from './helpers/leads';
+import { holdingLock, onPglite, pause } from './helpers/lock-races';
 import { statementsOf } from './helpers/statements';
 import { recordingQueue } from './helpers/webhooks';
 
@@ -1061,5 +1062,36 @@ describe('an event whose insert answer was lost, of a meeting given to another r
     await job(b.orgId, meetingId);
     expect(await eventsOf(b.orgId)).toEqual([]);
     expect(await writeOf(b.orgId, meetingId)).toMatchObject({ state: 'deleted', providerEventId: null });
+  });
+});
+
+describe('a booking confirmed while its rep connects a calendar', () => {
+  it('is written into the calendar when the confirmation waited for the connect (PostgreSQL)', async (context) => {
+    const rep = await signupOrganization('Connect during booking');
+    if (await onPglite(rep.orgId)) context.skip();
+    const monday = mondayAhead();
+    const slug = await slugOf(rep);
+    // The connect has inserted the calendar and holds the rep's row (its booking version bump)
+    // while the confirmation starts: its scope statement waits for the lock, and reads as of
+    // before the connect's commit.
+    const connect = await holdingLock(
+      rep.orgId,
+      sql`with connected as (
+        insert into connections (organization_id, kind, provider, identity, owner_id)
+        values (${rep.orgId}, 'calendar', 'local', 'primary', ${rep.userId}) returning id
+      )
+      update users set booking_version = booking_version + 1
+      where organization_id = ${rep.orgId} and id = ${rep.userId} and exists (select 1 from connected)`,
+    );
+    const confirming = bookSlot(slug, `${monday}T13:00:00Z`, `${monday}T13:30:00Z`);
+    await pause(500);
+    connect.release();
+    await connect.done;
+    const booked = await confirming;
+    expect(booked.status, booked.text).toBe(201);
+    const writes = await inOrganization(rep.orgId, (tx) =>
+      tx.select().from(calendarEventWrites).where(eq(calendarEventWrites.meetingId, booked.body.data.meeting_id)),
+    );
+    expect(writes).toHaveLength(1);
   });
 });

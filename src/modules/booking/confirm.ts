@@ -122,8 +122,10 @@ export async function confirmBooking(
   const hookCtes = lead.kind === 'create' ? ['hooks_booked', 'hooks_created', 'hooks_assigned'] : ['hooks_booked'];
   const until = new Date(end + buffer).toISOString();
   const since = new Date(start - buffer).toISOString();
-  // A rep with a calendar connected: its synced busy times hold the slot too (as in availability),
-  // and the meeting's event is queued for the calendar in this same statement.
+  // A rep with a calendar connected: its synced busy times hold the slot too (as in availability).
+  // The meeting's event is queued for the calendar in this same statement (bookedEventCtes), which
+  // reads for itself whether the rep has one: this statement's snapshot sees a connect that
+  // committed while the scope statement waited for the rep's row.
   const calendar = rep.has_calendar === true;
   const calendarFree = calendar
     ? sql` and not exists (
@@ -135,7 +137,7 @@ export async function confirmBooking(
     : sql``;
   type Written = { ok: boolean; meeting_id: string | null; lead_id: string | null; webhook_ids: number[] };
   const result = await ctx.db.execute<
-    Written & { calendar_write_id?: string | null; calendar_outbox_id?: string | null }
+    Written & { calendar_write_id: string | null; calendar_outbox_id: string | null }
   >(sql`
     with free as (
       select not exists (
@@ -173,13 +175,13 @@ export async function confirmBooking(
         from: sql`meeting`,
         data: sql`jsonb_build_object('meeting_id', id, 'lead_id', lead_id) || ${booked}::jsonb`,
       })}
-    )${calendar ? sql`, ${bookedEventCtes(ctx.orgId, rep.id)}` : sql``}
+    ), ${bookedEventCtes(ctx.orgId, rep.id)}
     select (select ok from free) as ok, (select id from meeting) as meeting_id, (select lead_id from meeting) as lead_id,
       ${deliveryIdsOf(...hookCtes)} as webhook_ids
-      ${calendar ? sql`, ${BOOKED_EVENT_IDS}` : sql``}`);
+      , ${BOOKED_EVENT_IDS}`);
   const row = result.rows[0];
   if (!row?.ok || row.meeting_id === null) throw unavailable();
-  if (calendar) bookedEventQueued(ctx, row);
+  bookedEventQueued(ctx, row);
   sendWebhookDeliveries(ctx, row.webhook_ids);
   await invalidateBookingCache(ctx, [rep.booking_slug]);
   return {

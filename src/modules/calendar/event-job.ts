@@ -158,16 +158,22 @@ export async function requeueWritesOnConnect(
 }
 
 /**
- * The booking confirmation's share of its one write statement (booking/confirm.ts), for a rep with
- * a calendar connected: CTEs after its `meeting` CTE writing the meeting's write row (the job) and
- * its outbox row, so the confirmation keeps its four round trips. `calendar_event_ids()` selects
- * both ids for bookedEventQueued.
+ * The booking confirmation's share of its one write statement (booking/confirm.ts): CTEs after its
+ * `meeting` CTE writing the meeting's write row (the job) and its outbox row when the rep has a
+ * calendar connected, so the confirmation keeps its four round trips. Whether they have one is
+ * read here, in the write's snapshot (taken after the confirmation holds the rep's row), not from
+ * the scope statement's: a scope statement that waited for a calendar connect's lock on the rep
+ * reads as of before that connect committed, and the connect's own pass over the rep's meetings
+ * (requeueWritesOnConnect) ran before this meeting existed; until 2026-12-01 such a booking was
+ * never written into the calendar. `BOOKED_EVENT_IDS` selects both ids for bookedEventQueued.
  */
 export function bookedEventCtes(orgId: number, repId: number): SQL {
   const message = sql`jsonb_build_object('kind', 'calendar-event', 'orgId', ${orgId}::bigint, 'jobId', id)`;
   return sql`calendar_write as (
       insert into ${calendarEventWrites} (organization_id, meeting_id, user_id, request_id)
       select ${orgId}, id, ${repId}, ${`meeting:${orgId}:`}::text || id from meeting
+      where exists (select 1 from ${connections} where ${connections.organizationId} = ${orgId}
+        and ${connections.ownerId} = ${repId} and ${connections.kind} = 'calendar' and ${connections.deletedAt} is null)
       returning id
     ), calendar_job as (
       ${outboxInsertSql(orgId, sql`calendar_write`, message)}
