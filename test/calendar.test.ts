@@ -1095,3 +1095,53 @@ describe('a booking confirmed while its rep connects a calendar', () => {
     expect(writes).toHaveLength(1);
   });
 });
+
+describe('an event its owner deleted in the calendar', () => {
+  it('is not made again by later changes of the meeting; cancelled and scheduled again, the meeting gets a new one', async () => {
+    const rep = await signupOrganization('Owner deleted event');
+    await connectLocal(rep);
+    const monday = mondayAhead();
+    const booked = await bookSlot(await slugOf(rep), `${monday}T13:00:00Z`, `${monday}T13:30:00Z`);
+    expect(booked.status, booked.text).toBe(201);
+    const meetingId = booked.body.data.meeting_id as number;
+    const writeOf = async () =>
+      (
+        await inOrganization(rep.orgId, (tx) =>
+          tx.select().from(calendarEventWrites).where(eq(calendarEventWrites.meetingId, meetingId)),
+        )
+      )[0];
+    const eventsOf = () =>
+      inOrganization(rep.orgId, (tx) =>
+        tx.select().from(localCalendarEvents).where(eq(localCalendarEvents.organizationId, rep.orgId)),
+      );
+    const job = async () => {
+      const message: JobMessage = { kind: 'calendar-event', orgId: rep.orgId, jobId: (await writeOf()).id };
+      await deliver([message]);
+      await deliver([message]);
+    };
+    const update = async (body: Record<string, unknown>) => {
+      const updated = await call('POST', `/api/meeting/update/${meetingId}`, { token: rep.token, body });
+      expect(updated.status, updated.text).toBe(200);
+      await job();
+    };
+    await job();
+    expect(await eventsOf()).toHaveLength(1);
+    // The rep deletes the event in their calendar.
+    await inOrganization(rep.orgId, (tx) =>
+      tx.delete(localCalendarEvents).where(eq(localCalendarEvents.organizationId, rep.orgId)),
+    );
+    await update({ title: 'Renamed' });
+    expect(await eventsOf()).toEqual([]);
+    expect(await writeOf()).toMatchObject({ state: 'deleted' });
+    // Later changes leave it deleted.
+    await update({ start_time: `${monday}T15:00:00Z`, end_time: `${monday}T15:30:00Z` });
+    await update({ title: 'Renamed again' });
+    expect(await eventsOf()).toEqual([]);
+    // Cancelled, then scheduled again: a new meeting in all but id, so a new event.
+    await update({ status: 4 });
+    await update({ status: 1 });
+    expect((await eventsOf()).map((event) => [event.title, event.requestId])).toEqual([
+      ['Renamed again', `meeting:${rep.orgId}:${meetingId}#2`],
+    ]);
+  });
+});

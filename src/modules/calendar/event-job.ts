@@ -356,6 +356,18 @@ export const calendarEventJobHandler: JobHandler<'calendar-event', typeof calend
         attendees: meeting.attendees.map((attendee) => ({ email: attendee.email, name: attendee.name ?? null })),
       };
 
+      if (write.state === 'deleted' && write.providerEventId !== null) {
+        // Its owner deleted the event in the calendar (updateEvent found it gone): while the meeting
+        // stays this rep's, no change of it makes the event again (until 2026-12-01 the next change
+        // inserted it anew). Cancelled or deleted, or given to another rep, the meeting is done with
+        // that event: a later one (scheduled again, or the new rep's) is new, under the next request id.
+        const next = nextRequestId(write.requestId);
+        if (wanted && meeting.userId === write.userId) return void (await finish());
+        if (!wanted || !meeting) return void (await finish({ providerEventId: null, requestId: next, error: null }));
+        await handOver(meeting.id, { requestId: next, userId: meeting.userId });
+        return;
+      }
+
       if (write.state === 'created' && write.providerEventId !== null) {
         const made =
           write.connectionId === null
