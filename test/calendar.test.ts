@@ -1145,3 +1145,39 @@ describe('an event its owner deleted in the calendar', () => {
     ]);
   });
 });
+
+describe('a meeting whose write was skipped for want of a calendar', () => {
+  it('is written when the rep connects one if it is still upcoming, not once it is past', async () => {
+    const rep = await signupOrganization('Skipped then connect');
+    const first = await connectLocal(rep);
+    const monday = mondayAhead();
+    const add = async (title: string, start: string, end: string) => {
+      const added = await call('POST', '/api/meeting/add', {
+        token: rep.token,
+        body: { title, start_time: start, end_time: end },
+      });
+      expect(added.status, added.text).toBe(201);
+    };
+    await add('Upcoming', `${monday}T09:00:00Z`, `${monday}T09:30:00Z`);
+    await add('Past', '2026-01-05T09:00:00Z', '2026-01-05T09:30:00Z');
+    // Disconnected before the jobs ran: both writes are skipped.
+    await call('DELETE', `/api/calendar/connections/delete/${first.id}`, { token: rep.token });
+    const writesOf = () =>
+      inOrganization(rep.orgId, (tx) =>
+        tx.select().from(calendarEventWrites).where(eq(calendarEventWrites.organizationId, rep.orgId)),
+      );
+    const deliverAll = async () => {
+      for (const write of await writesOf()) {
+        await deliver([{ kind: 'calendar-event', orgId: rep.orgId, jobId: write.id }]);
+      }
+    };
+    await deliverAll();
+    expect((await writesOf()).map((write) => write.state)).toEqual(['skipped', 'skipped']);
+    const second = await connectLocal(rep);
+    await deliverAll();
+    const events = await inOrganization(rep.orgId, (tx) =>
+      tx.select().from(localCalendarEvents).where(eq(localCalendarEvents.organizationId, rep.orgId)),
+    );
+    expect(events.map((event) => [event.connectionId, event.title])).toEqual([[second.id, 'Upcoming']]);
+  });
+});

@@ -99,8 +99,8 @@ export const CONNECT_BACKFILL_LIMIT = 500;
 
 /**
  * In a calendar connect's transaction, one statement:
- * - the caller's writes that wait for a calendar (pending or skipped, their meeting still there)
- *   and the writes of the calendar this connection replaced that missed a change (`error` set on
+ * - the caller's writes that wait for a calendar (pending or skipped, their meeting still there
+ *   and starting after now: past meetings are not written, as below) and the writes of the calendar this connection replaced that missed a change (`error` set on
  *   an event made or being made: changed while it was disconnected or needed reconnecting, or
  *   refused; not one its owner deleted), queued again (at most 100);
  * - the caller's upcoming meetings that have no write row (made before their first calendar, or
@@ -127,7 +127,8 @@ export async function requeueWritesOnConnect(
         select ${calendarEventWrites.id} from ${calendarEventWrites}
         where ${calendarEventWrites.organizationId} = ${ctx.orgId} and (
           (${calendarEventWrites.userId} = ${userId} and ${calendarEventWrites.state} in ('pending', 'skipped')
-            and ${calendarEventWrites.meetingId} is not null)
+            and exists (select 1 from ${meetings} m where m.organization_id = ${ctx.orgId}
+              and m.id = ${calendarEventWrites.meetingId} and m.start_time > now()))
           or (${calendarEventWrites.connectionId} = ${connectionId} and ${calendarEventWrites.error} is not null
             and ${calendarEventWrites.state} in ('created', 'pending')))
         order by ${calendarEventWrites.id}
