@@ -21,7 +21,7 @@ import { openDatabase } from '../src/db/client';
 import { readConfig } from '../src/env';
 import worker from '../src/index';
 import type { JobMessage } from '../src/jobs/messages';
-import { call, randomIp, signupOrganization, type SignedUp, uniqueEmail } from './helpers/api';
+import { addMember, call, randomIp, signupOrganization, type SignedUp, uniqueEmail } from './helpers/api';
 import { inOrganization } from './helpers/leads';
 import { holdingLock, onPglite, pause } from './helpers/lock-races';
 import { statementsOf } from './helpers/statements';
@@ -449,15 +449,12 @@ describe('a booked meeting’s calendar event follows the meeting', () => {
   it('moves into the new rep’s calendar when the meeting is given to another rep', async () => {
     const rep = await signupOrganization('Event handover');
     await connectLocal(rep);
-    const email = uniqueEmail('colleague');
-    const added = await call('POST', '/api/user/add', {
-      token: rep.token,
-      body: { first_name: 'Colleague', last_name: 'Cole', email, phone_no: '+15550100', password: 'password123' },
+    const member = await addMember(rep, {
+      first_name: 'Colleague',
+      last_name: 'Cole',
+      email: uniqueEmail('colleague'),
     });
-    expect(added.status, added.text).toBe(201);
-    const login = await call('POST', '/api/auth/login', { body: { email, password: 'password123' } });
-    expect(login.status, login.text).toBe(200);
-    const colleague = { ...rep, token: login.body.access_token as string, userId: added.body.data.id as number };
+    const colleague = { ...rep, token: member.token, userId: member.userId };
     const theirs = await connectLocal(colleague);
     const monday = mondayAhead();
     const booked = await bookSlot(await slugOf(rep), `${monday}T11:00:00Z`, `${monday}T11:30:00Z`, {
@@ -720,15 +717,8 @@ describe('an event whose insert answer was lost', () => {
 describe('a meeting given to a rep with a calendar', () => {
   it('is written into their calendar even when it had no event before (its former rep had no calendar)', async () => {
     const rep = await signupOrganization('Handover no calendar');
-    const email = uniqueEmail('receiver');
-    const added = await call('POST', '/api/user/add', {
-      token: rep.token,
-      body: { first_name: 'Receiver', last_name: 'Rao', email, phone_no: '+15550101', password: 'password123' },
-    });
-    expect(added.status, added.text).toBe(201);
-    const login = await call('POST', '/api/auth/login', { body: { email, password: 'password123' } });
-    expect(login.status, login.text).toBe(200);
-    const receiver = { ...rep, token: login.body.access_token as string, userId: added.body.data.id as number };
+    const member = await addMember(rep, { first_name: 'Receiver', last_name: 'Rao', email: uniqueEmail('receiver') });
+    const receiver = { ...rep, token: member.token, userId: member.userId };
     const theirs = await connectLocal(receiver);
     const monday = mondayAhead();
     const meeting = await call('POST', '/api/meeting/add', {
@@ -887,15 +877,8 @@ describe('an event whose insert answer was lost, of a meeting given to another r
   /** An organization with reps B and C, each with a local calendar. */
   async function twoReps(name: string) {
     const b = await signupOrganization(name);
-    const email = uniqueEmail('rep-c');
-    const added = await call('POST', '/api/user/add', {
-      token: b.token,
-      body: { first_name: 'Cora', last_name: 'Cole', email, phone_no: '+15550103', password: 'password123' },
-    });
-    expect(added.status, added.text).toBe(201);
-    const login = await call('POST', '/api/auth/login', { body: { email, password: 'password123' } });
-    expect(login.status, login.text).toBe(200);
-    const c = { ...b, token: login.body.access_token as string, userId: added.body.data.id as number };
+    const member = await addMember(b, { first_name: 'Cora', last_name: 'Cole', email: uniqueEmail('rep-c') });
+    const c = { ...b, token: member.token, userId: member.userId };
     return { b, c, bCalendar: await connectLocal(b), cCalendar: await connectLocal(c) };
   }
   const writeOf = async (orgId: number, meetingId: number) =>

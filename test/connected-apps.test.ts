@@ -13,28 +13,12 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import worker from '../src/index';
 import { companies, connections, crmImportJobs, leads } from '../src/db/schema';
 import type { JobMessage } from '../src/jobs/messages';
-import { call, expectFailure, randomIp, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
+import { call, expectFailure, memberToken, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
 import { inOrganization } from './helpers/leads';
 import { addLocalAccount, deliverJobs, requestRecordingJobs } from './helpers/mail';
 
 const json = (status: number, body: unknown, headers: Record<string, string> = {}) =>
   new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', ...headers } });
-
-async function memberToken(admin: SignedUp, role: string): Promise<string> {
-  const roles = await call('GET', '/api/role/list', { token: admin.token, query: { limit: 100 } });
-  const roleId = roles.body.data.find((r: { name: string }) => r.name === role).id;
-  const email = uniqueEmail('member');
-  const added = await call('POST', '/api/user/add', {
-    token: admin.token,
-    body: { first_name: 'Member', email, phone_no: '+15550100', password: 'password123', role_id: roleId },
-  });
-  expect(added.status, added.text).toBe(201);
-  const login = await call('POST', '/api/auth/login', {
-    body: { email, password: 'password123' },
-    headers: { 'cf-connecting-ip': randomIp() },
-  });
-  return login.body.access_token;
-}
 
 async function connectLocalCrm(org: SignedUp): Promise<number> {
   const response = await call('POST', '/api/connected-apps/connect', {

@@ -17,7 +17,7 @@ import { defineRoute, jsonBody, validationHook } from '../src/core/routes';
 import { withOwnDatabase, type Queryable } from '../src/db/client';
 import { idempotencyKeys, leads } from '../src/db/schema';
 import { readConfig } from '../src/env';
-import { call, expectFailure, type SignedUp, signupOrganization, uniqueEmail } from './helpers/api';
+import { addMember, call, expectFailure, type SignedUp, signupOrganization, uniqueEmail } from './helpers/api';
 import { inOrganization } from './helpers/leads';
 import { routes } from './helpers/registry';
 
@@ -157,19 +157,8 @@ describe('scope', () => {
   });
 
   it('the same key used by another user of the organization is theirs alone', async () => {
-    const password = 'correct horse battery';
-    const email = uniqueEmail('rep');
-    const added = await call('POST', '/api/user/add', {
-      token: org.token,
-      body: { first_name: 'Rep', last_name: 'One', email, phone_no: '+15550100', password },
-    });
-    expect(added.status, added.text).toBe(201);
-    const login = await call('POST', '/api/auth/login', {
-      body: { email, password },
-      headers: { 'cf-connecting-ip': `10.9.${Math.floor(Math.random() * 250)}.7` },
-    });
-    expect(login.status, login.text).toBe(200);
-    const rep = { ...org, token: login.body.access_token as string };
+    const member = await addMember(org, { first_name: 'Rep', last_name: 'One', password: 'correct horse battery' });
+    const rep = { ...org, token: member.token };
     const k = key();
     const body = { first_name: 'Ada', last_name: `User scope ${k.slice(0, 8)}` };
     expect((await addLead(org, k, body)).status).toBe(201);

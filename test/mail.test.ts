@@ -23,7 +23,7 @@ import worker from '../src/index';
 import { EVENTS_QUEUE } from '../src/jobs/events-runner';
 import type { JobMessage } from '../src/jobs/messages';
 import type { TrackingHit } from '../src/modules/tracking/hits';
-import { call, expectFailure, randomIp, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
+import { addMember, call, expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
 import { createCompany, createContact } from './helpers/accounts';
 import { inOrganization } from './helpers/leads';
 import { addLocalAccount, deliverEvents, deliverJobs, requestRecordingJobs } from './helpers/mail';
@@ -935,18 +935,7 @@ describe('target-account bulk email', () => {
 
 describe('the local mailbox’s inbound route', () => {
   it('obeys the inbox routes’ ownership: another user’s account is a 403 for a rep, another organization’s a 404', async () => {
-    const email = uniqueEmail('rep-inbound');
-    const added = await call('POST', '/api/user/add', {
-      token: owner.token,
-      body: { first_name: 'Rep', email, phone_no: '+15550100', password: 'password123' },
-    });
-    expect(added.status, added.text).toBe(201);
-    const login = await call('POST', '/api/auth/login', {
-      body: { email, password: 'password123' },
-      headers: { 'cf-connecting-ip': randomIp() },
-    });
-    expect(login.status, login.text).toBe(200);
-    const rep = login.body.access_token as string;
+    const { token: rep } = await addMember(owner, { first_name: 'Rep', email: uniqueEmail('rep-inbound') });
     const drop = { config_id: configId, from: uniqueEmail('forger'), subject: 'Re: Our pricing', body: 'Yes' };
     const list = await call('GET', '/api/inbox/list', { token: rep, query: { config_id: configId } });
     expectFailure(list, 403, 'forbidden');

@@ -250,3 +250,25 @@ describe('GET /api/calendar/availability', () => {
     expect(response.body.data).toMatchObject({ from: '2027-01-01', to: '2027-03-03' });
   });
 });
+
+describe('a meeting of a deleted lead', () => {
+  it('stays listed and viewable, and can still be cancelled: it is an appointment on the calendars, as a deal outlives its lead', async () => {
+    const doomed = await createLead(org);
+    const created = await add(org, meeting({ title: 'Kept appointment', lead_id: doomed }));
+    const deleted = await call('DELETE', '/api/lead/delete', { token: org.token, body: { ids: [doomed] } });
+    expect(deleted.status, deleted.text).toBe(200);
+    const viewed = await call('GET', `/api/meeting/view/${created.id}`, { token: org.token });
+    expect(viewed.status, viewed.text).toBe(200);
+    expect(viewed.body.data).toMatchObject({ id: created.id, lead_id: doomed });
+    const listed = await call('GET', '/api/meeting/list', { token: org.token, query: { lead_id: doomed } });
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.body.data.map((row: { id: number }) => row.id)).toEqual([created.id]);
+    expect(listed.body.total).toBe(1);
+    const cancelled = await call('POST', `/api/meeting/update/${created.id}`, {
+      token: org.token,
+      body: { status: 4 },
+    });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    expect(cancelled.body.data.status).toBe(4);
+  });
+});
