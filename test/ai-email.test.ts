@@ -5,6 +5,7 @@
  * here runs on the local provider, which costs credits like a real one.
  */
 import { eq, sql } from 'drizzle-orm';
+import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { aiEmailDrafts, creditLedger, leads, mailMessages } from '../src/db/schema';
 import { STARTING_GRANT } from '../src/modules/credits';
@@ -407,6 +408,45 @@ describe('POST /api/ai-email/bulk-generate', () => {
     expect(job).toMatchObject({ status: 'completed', processed_items: 3, drafts_created: 2 });
     expect(job.item_errors).toEqual([{ lead_id: ids[2], error: expect.stringContaining('Not enough credits') }]);
     expect(await balance(owner)).toBe(0);
+  });
+
+  it('asks the model with no lock on the credits: a rep’s AI call meanwhile is answered, not held up by the job', async () => {
+    const owner = await signupOrganization('AI bulk lock');
+    const ids = [(await addLead(owner)).id, (await addLead(owner)).id];
+    const started = await requestRecordingJobs('POST', '/api/ai-email/bulk-generate', {
+      token: owner.token,
+      body: { lead_ids: ids },
+    });
+    let release: () => void = () => undefined;
+    const answer = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let asked: () => void = () => undefined;
+    const modelAsked = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
+    // A slow model (Workers AI binding): it answers once the rep's call has been tried.
+    const slowModel = {
+      run: async () => {
+        asked();
+        await answer;
+        return { response: JSON.stringify({ subject: 'A note', body: 'Hello, a short note.' }) };
+      },
+    };
+    const delivery = deliverJobs(started.sent, 1, { ...env, AI_PROVIDER: 'workers-ai', AI: slowModel } as typeof env);
+    await modelAsked;
+    const meanwhile = await Promise.race([
+      call('POST', '/api/ai-tools/magicpen', { token: owner.token, body: { noteText: 'call grace back' } }).then(
+        (response) => response.status,
+      ),
+      new Promise((resolve) => setTimeout(() => resolve('held up by the job'), 3_000)),
+    ]);
+    release();
+    await delivery;
+    expect(meanwhile).toBe(200);
+    const job = (await call('GET', `/api/ai-email/jobs/${started.body.data.id}`, { token: owner.token })).body.data;
+    expect(job).toMatchObject({ status: 'completed', processed_items: 2, drafts_created: 2, item_errors: [] });
+    expect(await balance(owner)).toBe(STARTING_GRANT - 4 - 1);
   });
 
   it('completes a bulk of 500 leads', async () => {

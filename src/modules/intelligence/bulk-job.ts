@@ -12,6 +12,7 @@
  * and the queue retries it with backoff.
  */
 import { sql } from 'drizzle-orm';
+import { withTenant } from '../../db/client';
 import { aiEmailDrafts, aiEmailJobs } from '../../db/schema';
 import { ApiError } from '../../core/errors';
 import { retryUnlessPermanent } from '../../jobs/faults';
@@ -28,7 +29,7 @@ import {
 import { withTenantEffects } from '../../core/transaction-effects';
 import { aiProviderFor } from '../../providers/ai/select';
 import { ProviderFailure } from '../../providers/failures';
-import { refundCredits, reserveCredits, settleCredits } from '../credits';
+import { creditBalance, priceOf, refundCredits, reserveCredits, settleCredits } from '../credits';
 import { writtenColumns } from './drafts';
 import { leadFacts } from './lead-facts';
 import { emailDraftPrompt } from './prompts/email-draft.v1';
@@ -39,6 +40,8 @@ export const LEADS_PER_CHUNK = 25;
 const spec: JobSpec<typeof aiEmailJobs> = { table: aiEmailJobs, leaseSeconds: 300 };
 
 type ItemError = { lead_id: number; error: string };
+/** A lead's text, or why the model's answer could not be kept. */
+type Written = ReturnType<typeof writtenColumns> | { refused: string };
 
 export const aiEmailBulkJobHandler: JobHandler<'ai-email-bulk', typeof aiEmailJobs> = {
   ...spec,
@@ -54,16 +57,49 @@ export const aiEmailBulkJobHandler: JobHandler<'ai-email-bulk', typeof aiEmailJo
     const provider = aiProviderFor(env);
     let done = false;
     while (!done) {
+      // The chunk's texts are written first, with no transaction open: a reservation holds the
+      // organization's credits lock until its transaction ends, so asking the model inside the
+      // chunk's transaction held up every other paid call of the organization for the whole chunk.
+      const planned = await withTenant(db, message.orgId, async (tx) => {
+        const job = await lockRunningJob(tx, spec, message);
+        const chunk = job.leadIds.slice(job.processedItems, job.processedItems + LEADS_PER_CHUNK);
+        const ctx = jobTenantContext(claim as JobClaim<typeof aiEmailJobs>, tx);
+        const facts = await leadFacts(ctx, chunk);
+        const balance = await creditBalance(ctx);
+        return {
+          from: job.processedItems,
+          chunk,
+          facts,
+          persona: job.persona,
+          affordable: Math.floor(balance / priceOf('email_draft')),
+        };
+      });
+      const written = new Map<number, Written>();
+      for (const leadId of planned.chunk) {
+        const lead = planned.facts.get(leadId);
+        // A lead the balance cannot pay for is not written (the reservation below refuses it).
+        if (!lead || written.size >= planned.affordable) continue;
+        try {
+          written.set(
+            leadId,
+            writtenColumns(await provider.generate(emailDraftPrompt, { lead, persona: planned.persona ?? '' })),
+          );
+        } catch (error) {
+          if (!(error instanceof ProviderFailure) || error.kind === 'unavailable') throw error;
+          written.set(leadId, { refused: error.reason });
+        }
+      }
       done = await withTenantEffects(db, env, message.orgId, async (tx, effects) => {
         const job = await lockRunningJob(tx, spec, message);
+        // Another delivery moved the checkpoint meanwhile: plan again from where it is.
+        if (job.processedItems !== planned.from) return false;
         const ctx = jobTenantContext(claim as JobClaim<typeof aiEmailJobs>, tx, effects);
-        const chunk = job.leadIds.slice(job.processedItems, job.processedItems + LEADS_PER_CHUNK);
+        const chunk = planned.chunk;
         const facts = await leadFacts(ctx, chunk);
         const errors: ItemError[] = [];
         let created = 0;
         for (const leadId of chunk) {
-          const lead = facts.get(leadId);
-          if (!lead) {
+          if (!facts.get(leadId)) {
             errors.push({ lead_id: leadId, error: `Lead ${leadId} was deleted before its draft was written` });
             continue;
           }
@@ -79,13 +115,11 @@ export const aiEmailBulkJobHandler: JobHandler<'ai-email-bulk', typeof aiEmailJo
             continue;
           }
           if (reservation.replayed && reservation.state !== 'held') continue;
-          let columns: ReturnType<typeof writtenColumns>;
-          try {
-            columns = writtenColumns(await provider.generate(emailDraftPrompt, { lead, persona: job.persona ?? '' }));
-          } catch (error) {
-            if (!(error instanceof ProviderFailure) || error.kind === 'unavailable') throw error;
-            await refundCredits(ctx, reservation.id, error.reason);
-            errors.push({ lead_id: leadId, error: error.reason });
+          const columns = written.get(leadId);
+          if (!columns || 'refused' in columns) {
+            const reason = columns?.refused ?? 'The draft could not be written; ask again';
+            await refundCredits(ctx, reservation.id, reason);
+            errors.push({ lead_id: leadId, error: reason });
             continue;
           }
           const inserted = await tx
