@@ -9,7 +9,7 @@ import { env } from 'cloudflare:workers';
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { connections, profileLeads } from '../src/db/schema';
-import { priceOf, reserveCredits } from '../src/modules/credits';
+import { priceOf, reserveCredits, STARTING_GRANT } from '../src/modules/credits';
 import { sealCredentials } from '../src/providers/connections';
 import { apolloEnrichment, APOLLO_PEOPLE_MATCH_URL } from '../src/providers/enrichment/apollo';
 import { APOLLO_HEALTH_URL } from '../src/providers/enrichment/connect-check';
@@ -249,6 +249,49 @@ describe('POST /api/lead-enrichment/enrich/bulk', () => {
     expect(job).toMatchObject({ status: 'completed', succeeded: 1, failed: 1 });
     expect(job.items[1]).toMatchObject({ status: 'failed', profile_lead_id: null });
     expect(job.items[1].error).toMatch(/apollo refused the people match \(422\)/);
+  });
+
+  it('asks the provider with no lock on the credits: a rep’s paid call meanwhile is answered, not held up by the job', async () => {
+    const org = await signupOrganization('Bulk enrich lock');
+    await connectApollo(org);
+    const response = await call('POST', '/api/lead-enrichment/enrich/bulk', {
+      token: org.token,
+      body: { leads: [{ email: 'one@apollo-test.example' }, { email: 'two@apollo-test.example' }] },
+    });
+    expect(response.status, response.text).toBe(202);
+    let release: () => void = () => undefined;
+    const answer = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let asked: () => void = () => undefined;
+    const providerAsked = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
+    // A slow Apollo: it answers once the rep's call has been tried.
+    const realFetch = globalThis.fetch;
+    vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
+      const url = new Request(input, init).url;
+      if (!url.startsWith('https://api.apollo.io/')) return realFetch(input, init);
+      asked();
+      await answer;
+      return json(200, { person: { first_name: 'Slow', last_name: 'Answer', title: 'CTO' } });
+    });
+    const delivery = deliverJobs([{ kind: 'lead-enrichment', orgId: org.orgId, jobId: response.body.data.id }]);
+    await providerAsked;
+    const meanwhile = await Promise.race([
+      call('POST', '/api/ai-tools/magicpen', { token: org.token, body: { noteText: 'call ada back' } }).then(
+        (reply) => reply.status,
+      ),
+      new Promise((resolve) => setTimeout(() => resolve('held up by the job'), 3_000)),
+    ]);
+    release();
+    await delivery;
+    expect(meanwhile).toBe(200);
+    const job = (await call('GET', `/api/lead-enrichment/job/${response.body.data.id}`, { token: org.token })).body
+      .data;
+    expect(job).toMatchObject({ status: 'completed', succeeded: 2, failed: 0 });
+    const credits = (await call('GET', '/api/credits', { token: org.token })).body.data;
+    expect(credits.balance).toBe(STARTING_GRANT - 2 * priceOf('enrichment_bulk_item') - 1);
   });
 
   it('refuses more than 1000 items and an item with nothing to enrich from (422)', async () => {

@@ -1,7 +1,9 @@
 /**
  * The queue consumer's side of a bulk enrichment (job kind 'lead-enrichment'). Items are worked
- * in chunks of CHUNK, each chunk in one transaction that writes every item's outcome (a row of
- * lead_enrichment_items, unique per job and item), moves the job's counters and renews its lease.
+ * in chunks of CHUNK: the provider is asked for the chunk's profiles first (no credits reserved,
+ * so no lock on the organization's credits), then one transaction writes every item's outcome (a
+ * row of lead_enrichment_items, unique per job and item) with its charge, moves the job's counters
+ * and renews its lease.
  * An item the provider refuses, or whose input it cannot use, is an item error; the others
  * complete. A provider that is down or throttling (429, 5xx) fails the delivery, which the queue
  * retries: the chunk rolled back, earlier chunks stay, and items with an outcome are never
@@ -9,7 +11,7 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import { errorText, log } from '../../core/log';
-import type { Database, Transaction } from '../../db/client';
+import { type Database, type Transaction, withTenant } from '../../db/client';
 import { leadEnrichmentItems, leadEnrichmentJobs } from '../../db/schema';
 import type { Bindings } from '../../env';
 import { PermanentJobFault, retryUnlessPermanent } from '../../jobs/faults';
@@ -29,9 +31,9 @@ import { ProviderFailure } from '../../providers/failures';
 import { enrichmentConnection, enrichmentProviderFor } from '../../providers/enrichment/select';
 import { ApiError } from '../../core/errors';
 import type { TenantContext } from '../../db/tenant';
-import type { EnrichmentProvider } from '../../providers/enrichment/interface';
-import { type Reservation, refundCredits, reserveCredits, settleCredits } from '../credits';
-import { enrichAndStore } from './enrich';
+import type { CompanyMatch, EnrichedProfile, EnrichmentProvider } from '../../providers/enrichment/interface';
+import { creditBalance, priceOf, type Reservation, refundCredits, reserveCredits, settleCredits } from '../credits';
+import { companyMatcher, enrichProfile, storeProfile } from './enrich';
 import type { BulkItemInput } from './schemas';
 
 const CHUNK = 25;
@@ -52,28 +54,60 @@ const bulkJobSpec: JobSpec<typeof leadEnrichmentJobs> = {
   leaseSeconds: 300,
 };
 
-/** One chunk of pending items; true when no item is left. */
+/** A planned item: its profile, why the provider refused it, or that the balance could not pay for it. */
+type Planned =
+  | { index: number; profile: EnrichedProfile }
+  | { index: number; refused: string }
+  | { index: number; unpaid: true };
+
+/**
+ * One chunk of pending items; true when no item is left. The provider is asked first, with no
+ * transaction open (a reservation holds the organization's credits lock until
+ * its transaction ends: asked inside the chunk's transaction, every other paid call of the
+ * organization waited for up to CHUNK provider calls); then one short transaction reserves,
+ * stores and settles the chunk's items.
+ */
 async function enrichChunk(db: Database, env: Bindings, ref: JobRef, actor: Parameters<typeof jobTenantContext>[0]) {
-  return withTenantEffects(db, env, ref.orgId, async (tx: Transaction, effects) => {
+  // A short read first: the pending items, the provider and what the balance can pay for.
+  const start = await withTenant(db, ref.orgId, async (tx) => {
     const job = await lockRunningJob(tx, bulkJobSpec, ref);
-    const done = await tx
-      .select({ item: leadEnrichmentItems.item })
-      .from(leadEnrichmentItems)
-      .where(and(eq(leadEnrichmentItems.organizationId, ref.orgId), eq(leadEnrichmentItems.jobId, ref.jobId)));
-    const seen = new Set(done.map((row) => row.item));
     const items = job.items as BulkItemInput[];
-    const pending = items.map((_, index) => index).filter((index) => !seen.has(index));
+    const pending = await pendingItems(tx, ref, items);
     if (pending.length === 0) {
       await finishJob(tx, bulkJobSpec, ref, { processed: items.length });
-      return true;
+      return null;
     }
     const connection = await enrichmentConnection(tx, ref.orgId);
     const { provider } = await enrichmentProviderFor(env, connection);
+    const balance = await creditBalance(jobTenantContext(actor, tx));
+    return { items, pending, connection, provider, affordable: Math.floor(balance / priceOf('enrichment_bulk_item')) };
+  });
+  if (start === null) return true;
+  // The provider, with no transaction open; each company lookup is a short one of its own.
+  const matchCompany = (domain: string) =>
+    withTenant(db, ref.orgId, (tx) => companyMatcher({ db: tx, orgId: ref.orgId })(domain));
+  const ctx = jobTenantContext(actor, db);
+  let affordable = start.affordable;
+  const plan: Planned[] = [];
+  for (const index of start.pending.slice(0, CHUNK)) {
+    if (affordable <= 0) {
+      plan.push({ index, unpaid: true });
+      continue;
+    }
+    affordable--;
+    plan.push(await askProvider(ctx, ref, index, start.items[index], start.provider, start.connection, matchCompany));
+  }
+  return withTenantEffects(db, env, ref.orgId, async (tx: Transaction, effects) => {
+    const job = await lockRunningJob(tx, bulkJobSpec, ref);
+    const items = job.items as BulkItemInput[];
+    const pending = new Set(await pendingItems(tx, ref, items));
     const ctx = jobTenantContext(actor, tx, effects);
     let succeeded = 0;
     let failed = 0;
-    for (const index of pending.slice(0, CHUNK)) {
-      const outcome = await enrichItem(ctx, ref, index, items[index], provider, connection);
+    for (const item of plan) {
+      // Written by another delivery meanwhile.
+      if (!pending.has(item.index)) continue;
+      const outcome = await storeItem(ctx, ref, item, items[item.index]);
       if (outcome === 'completed') succeeded++;
       else failed++;
     }
@@ -90,20 +124,57 @@ async function enrichChunk(db: Database, env: Bindings, ref: JobRef, actor: Para
   });
 }
 
+/** The items of the job without an outcome yet, in order. */
+async function pendingItems(tx: Transaction, ref: JobRef, items: BulkItemInput[]): Promise<number[]> {
+  const done = await tx
+    .select({ item: leadEnrichmentItems.item })
+    .from(leadEnrichmentItems)
+    .where(and(eq(leadEnrichmentItems.organizationId, ref.orgId), eq(leadEnrichmentItems.jobId, ref.jobId)));
+  const seen = new Set(done.map((row) => row.item));
+  return items.map((_, index) => index).filter((index) => !seen.has(index));
+}
+
 /**
- * One item: its credit reserved under a key of the job and the item (a redelivery never charges it
- * twice), the work in a savepoint, the outcome row written; settled on success, refunded on an
- * item error. A provider that is down throws (the chunk rolls back and the delivery is retried).
+ * One item's profile from the provider (no transaction open). A
+ * provider that is down throws (the delivery is retried); a refused key fails the job; any other
+ * failure is the item's error.
  */
-async function enrichItem(
+async function askProvider(
   ctx: TenantContext,
   ref: JobRef,
   index: number,
   item: BulkItemInput,
   provider: EnrichmentProvider,
   connection: ConnectionRow | null,
+  matchCompany: (domain: string) => Promise<CompanyMatch | null>,
+): Promise<Planned> {
+  try {
+    return { index, profile: await enrichProfile(ctx, item, null, provider, undefined, matchCompany) };
+  } catch (error) {
+    if (error instanceof ProviderFailure && error.kind === 'unavailable') throw error;
+    // Recorded after this delivery stopped (run), so the mark is kept.
+    if (error instanceof ProviderFailure && error.kind === 'auth' && connection)
+      throw new KeyRefused(connection, error.reason);
+    if (!(error instanceof ProviderFailure)) {
+      log.warn('lead enrichment item failed', { job_id: ref.jobId, item: index, error: errorText(error) });
+    }
+    return { index, refused: error instanceof ProviderFailure ? error.reason : 'this item could not be enriched' };
+  }
+}
+
+/**
+ * One item's outcome: its credit reserved under a key of the job and the item (a redelivery never
+ * charges it twice), the profile stored in a savepoint, the outcome row written; settled on
+ * success, refunded on an item error.
+ */
+async function storeItem(
+  ctx: TenantContext,
+  ref: JobRef,
+  planned: Planned,
+  item: BulkItemInput,
 ): Promise<'completed' | 'failed'> {
   const tx = ctx.db as Transaction;
+  const index = planned.index;
   const outcome = (values: Partial<typeof leadEnrichmentItems.$inferInsert>) =>
     tx
       .insert(leadEnrichmentItems)
@@ -119,25 +190,25 @@ async function enrichItem(
     await outcome({ error: error.message });
     return 'failed';
   }
+  const failure = async (reason: string) => {
+    await outcome({ error: reason });
+    await refundCredits(ctx, reservation.id, 'the item could not be enriched');
+    return 'failed' as const;
+  };
+  // Paid for meanwhile (a grant after the balance was read): not asked, so not enriched; ask again.
+  if ('unpaid' in planned) return failure('the balance could not pay for this item when the job reached it');
+  if ('refused' in planned) return failure(planned.refused);
   try {
     // A savepoint per item: a failed item leaves nothing behind but its error row.
     const profile = await tx.transaction((itemTx) =>
-      enrichAndStore({ ...ctx, db: itemTx }, item, { lead: null, provider, job: { id: ref.jobId, item: index } }),
+      storeProfile({ ...ctx, db: itemTx }, item, planned.profile, { lead: null, job: { id: ref.jobId, item: index } }),
     );
     await outcome({ status: 'completed', profileLeadId: profile.id });
     await settleCredits(ctx, reservation.id);
     return 'completed';
   } catch (error) {
-    if (error instanceof ProviderFailure && error.kind === 'unavailable') throw error;
-    // Recorded after this chunk's transaction rolled back (run), so the mark is kept.
-    if (error instanceof ProviderFailure && error.kind === 'auth' && connection)
-      throw new KeyRefused(connection, error.reason);
-    if (!(error instanceof ProviderFailure)) {
-      log.warn('lead enrichment item failed', { job_id: ref.jobId, item: index, error: errorText(error) });
-    }
-    await outcome({ error: error instanceof ProviderFailure ? error.reason : 'this item could not be enriched' });
-    await refundCredits(ctx, reservation.id, 'the item could not be enriched');
-    return 'failed';
+    log.warn('lead enrichment item failed', { job_id: ref.jobId, item: index, error: errorText(error) });
+    return failure('this item could not be enriched');
   }
 }
 

@@ -48,7 +48,7 @@ function queryOf(input: EnrichmentQuery, lead: LeadRow | null): EnrichmentQuery 
 }
 
 /** The organization's live company at a domain (its website's domain). */
-function companyMatcher(ctx: TenantContext) {
+export function companyMatcher(ctx: Pick<TenantContext, 'db' | 'orgId'>) {
   return async (domain: string): Promise<CompanyMatch | null> => {
     const [row] = await ctx.db
       .select({
@@ -149,9 +149,11 @@ export function enrichProfile(
   lead: LeadRow | null,
   provider: EnrichmentProvider,
   call: ProviderCall = (work) => work(),
+  /** How the organization's companies are looked up (default: on `ctx.db`). */
+  matchCompany: (domain: string) => Promise<CompanyMatch | null> = companyMatcher(ctx),
 ): Promise<EnrichedProfile> {
   const query = queryOf(input, lead);
-  return call(() => provider.enrich(query, { matchCompany: companyMatcher(ctx), now: new Date() }));
+  return call(() => provider.enrich(query, { matchCompany, now: new Date() }));
 }
 
 /** Stores the profile as a profile lead, and merges it into the lead (read locked, in this transaction) if any. */
@@ -187,14 +189,4 @@ export async function storeProfile(
     .returning();
   if (options.lead && plan) await mergeIntoLead(ctx, options.lead, profile, row.id, plan);
   return presentProfileLead(row);
-}
-
-/** A bulk item: the profile and its profile lead (no lead to merge into). */
-export async function enrichAndStore(
-  ctx: TenantContext,
-  input: EnrichmentQuery,
-  options: EnrichOptions,
-): Promise<ProfileLeadView> {
-  const profile = await enrichProfile(ctx, input, options.lead, options.provider);
-  return storeProfile(ctx, input, profile, options);
 }
