@@ -3,7 +3,10 @@
  * in credits, refused with 402 when the balance is short (nothing generated), bad input named.
  * The dashboard definition uses only the saved-query grammar and is saved when asked.
  */
+import { env } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { magicpen } from '../src/modules/intelligence/tools';
+import { onPglite } from './helpers/lock-races';
 import { STARTING_GRANT } from '../src/modules/credits';
 import { call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
 import { asTenant } from './helpers/leads';
@@ -82,6 +85,66 @@ describe('a retried AI tool call', () => {
     });
     expect(again.body.data.credits_charged).toBe(1);
     expect(await balance(owner)).toBe(STARTING_GRANT - 3);
+  });
+
+  it('with an Idempotency-Key (one transaction) asks the model with no lock on the credits: another paid call meanwhile is answered', async (context) => {
+    const owner = await signupOrganization('AI tools key lock');
+    // PGlite runs one transaction at a time: the other call waits there whatever the locks.
+    if (await onPglite(owner.orgId)) context.skip();
+    let release: () => void = () => undefined;
+    const answer = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let asked: () => void = () => undefined;
+    const modelAsked = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
+    const slowModel = {
+      run: async () => {
+        asked();
+        await answer;
+        return { response: 'Call Grace back about pricing.' };
+      },
+    };
+    // What a request with an Idempotency-Key runs: the paid call on the request's transaction.
+    const keyed = asTenant(owner, (ctx) =>
+      magicpen({ ctx, env: { ...env, AI_PROVIDER: 'workers-ai', AI: slowModel } }, { noteText: 'call grace back' }),
+    );
+    await modelAsked;
+    const meanwhile = await Promise.race([
+      call('POST', '/api/ai-tools/magicpen', { token: owner.token, body: { noteText: 'another note' } }).then(
+        (response) => response.status,
+      ),
+      new Promise((resolve) => setTimeout(() => resolve('held up by the keyed call'), 3_000)),
+    ]);
+    release();
+    const result = await keyed;
+    expect(meanwhile).toBe(200);
+    expect(result).toMatchObject({ enhanced_text: 'Call Grace back about pricing.', credits_charged: 1 });
+    expect(await balance(owner)).toBe(STARTING_GRANT - 2);
+  });
+
+  it('with an Idempotency-Key, a balance that cannot pay is a 402 before the model is asked, and a failed model charges nothing', async () => {
+    const owner = await signupOrganization('AI tools key poor');
+    const spend = await asTenant(owner, (ctx) =>
+      reserveCredits(ctx, { feature: 'dashboard_generate', idempotencyKey: 'all', quantity: STARTING_GRANT / 5 }),
+    );
+    await asTenant(owner, (ctx) => settleCredits(ctx, spend.id));
+    const poor = await call('POST', '/api/ai-tools/magicpen', {
+      token: owner.token,
+      body: { noteText: 'hello' },
+      headers: { 'idempotency-key': crypto.randomUUID() },
+    });
+    expectFailure(poor, 402, 'payment_required');
+    expect(poor.body.error.details).toEqual({ feature: 'ai_tools', price: 1, balance: 0 });
+    const rich = await signupOrganization('AI tools key model down');
+    const failing = { run: async () => Promise.reject(new Error('model down')) };
+    await expect(
+      asTenant(rich, (ctx) =>
+        magicpen({ ctx, env: { ...env, AI_PROVIDER: 'workers-ai', AI: failing } }, { noteText: 'call grace back' }),
+      ),
+    ).rejects.toMatchObject({ status: 503, code: 'provider_unavailable' });
+    expect(await balance(rich)).toBe(STARTING_GRANT);
   });
 });
 

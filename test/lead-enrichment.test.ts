@@ -18,6 +18,9 @@ import { call, expectFailure, signupOrganization, uniqueEmail, type SignedUp } f
 import { createCompany } from './helpers/accounts';
 import { json, mockFetch, type Seen } from './helpers/fetch-mock';
 import { asOrganization, deliverJobs } from './cross-tenant/fixtures/jobs';
+import { asTenant } from './helpers/leads';
+import { onPglite } from './helpers/lock-races';
+import { enrichOne } from '../src/modules/lead-enrichment/service';
 
 let owner: SignedUp;
 let other: SignedUp;
@@ -292,6 +295,44 @@ describe('POST /api/lead-enrichment/enrich/bulk', () => {
     expect(job).toMatchObject({ status: 'completed', succeeded: 2, failed: 0 });
     const credits = (await call('GET', '/api/credits', { token: org.token })).body.data;
     expect(credits.balance).toBe(STARTING_GRANT - 2 * priceOf('enrichment_bulk_item') - 1);
+  });
+
+  it('with an Idempotency-Key (one transaction) asks the provider with no lock on the credits: another paid call meanwhile is answered', async (context) => {
+    const org = await signupOrganization('Enrich key lock');
+    // PGlite runs one transaction at a time: the other call waits there whatever the locks.
+    if (await onPglite(org.orgId)) context.skip();
+    await connectApollo(org);
+    let release: () => void = () => undefined;
+    const answer = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let asked: () => void = () => undefined;
+    const providerAsked = new Promise<void>((resolve) => {
+      asked = resolve;
+    });
+    const realFetch = globalThis.fetch;
+    vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
+      const url = new Request(input, init).url;
+      if (!url.startsWith('https://api.apollo.io/')) return realFetch(input, init);
+      asked();
+      await answer;
+      return json(200, { person: { first_name: 'Slow', last_name: 'Answer', title: 'CTO' } });
+    });
+    // What a request with an Idempotency-Key runs: the enrichment on the request's transaction.
+    const keyed = asTenant(org, (ctx) => enrichOne(ctx, env, { email: 'slow@apollo-test.example' }));
+    await providerAsked;
+    const meanwhile = await Promise.race([
+      call('POST', '/api/ai-tools/magicpen', { token: org.token, body: { noteText: 'call ada back' } }).then(
+        (reply) => reply.status,
+      ),
+      new Promise((resolve) => setTimeout(() => resolve('held up by the keyed enrichment'), 3_000)),
+    ]);
+    release();
+    const profile = await keyed;
+    expect(meanwhile).toBe(200);
+    expect(profile).toMatchObject({ provider: 'apollo', full_name: 'Slow Answer' });
+    const credits = (await call('GET', '/api/credits', { token: org.token })).body.data;
+    expect(credits.balance).toBe(STARTING_GRANT - priceOf('enrichment_single') - 1);
   });
 
   it('refuses more than 1000 items and an item with nothing to enrich from (422)', async () => {

@@ -1,7 +1,8 @@
 /**
  * A paid AI call, the same for every AI route: reserve the feature's price (a short transaction
  * of its own when the route runs without one, so a slow model holds no lock), generate, then keep
- * the result and settle in one transaction; on any failure refund and answer. A provider's failure
+ * the result and settle in one transaction; on any failure refund and answer. On a request's
+ * transaction (an Idempotency-Key) the reservation comes after the model instead (paidInTransaction). A provider's failure
  * is a 503 `provider_unavailable` with Retry-After (nothing charged), never its text.
  */
 import type { Queryable, Transaction } from '../../db/client';
@@ -11,7 +12,15 @@ import { log } from '../../core/log';
 import { ProviderFailure } from '../../providers/failures';
 import type { AiProvider, Generation, Prompt } from '../../providers/ai/interface';
 import { aiProviderFor, type AiSettings } from '../../providers/ai/select';
-import { type CreditFeature, refundCredits, reserveCredits, settleCredits } from '../credits';
+import {
+  type CreditFeature,
+  creditBalance,
+  insufficientCredits,
+  priceOf,
+  refundCredits,
+  reserveCredits,
+  settleCredits,
+} from '../credits';
 
 export interface PaidCall {
   ctx: TenantContext;
@@ -71,6 +80,7 @@ export async function paidGenerations<R>(
   key = `${feature}:${crypto.randomUUID()}`,
 ): Promise<R> {
   const provider: AiProvider = aiProviderFor(call.env);
+  if (isTransaction(call.ctx.db)) return paidInTransaction(call, call.ctx.db, feature, provider, generate, keep, key);
   const reservation = await reserveCredits(call.ctx, { feature, idempotencyKey: key });
   try {
     const generation = await generate(provider);
@@ -88,6 +98,40 @@ export async function paidGenerations<R>(
     const reason =
       error instanceof ProviderFailure ? error.reason : error instanceof ApiError ? error.message : 'failed';
     await refundCredits(call.ctx, reservation.id, reason.slice(0, 300)).catch(() => undefined);
+    throw aiRouteError(error);
+  }
+}
+
+/**
+ * A paid call on a request's transaction (a request with an Idempotency-Key runs in one, even on
+ * a route declared without: core/database.ts). A reservation there holds the organization's
+ * credits lock until the request commits, so reserving before the model was asked held up every
+ * other paid call of the organization for as long as the model took. Here the balance is checked
+ * first (402 with nothing asked when it cannot pay), the model asked with no lock held, and the
+ * reservation, the result and the settlement written after it, at the end of the transaction.
+ * Any failure rolls the whole request back: nothing is charged. A balance spent meanwhile by
+ * another call is the same 402, the text unpaid and dropped.
+ */
+async function paidInTransaction<R>(
+  call: PaidCall,
+  tx: Transaction,
+  feature: CreditFeature,
+  provider: AiProvider,
+  generate: (provider: AiProvider) => Promise<Generation>,
+  keep: (tx: Transaction, generation: Generation, charge: Charge) => Promise<R>,
+  key: string,
+): Promise<R> {
+  const price = priceOf(feature);
+  const balance = await creditBalance(call.ctx);
+  if (balance < price) throw insufficientCredits(feature, price, balance);
+  try {
+    const generation = await generate(provider);
+    const reservation = await reserveCredits(call.ctx, { feature, idempotencyKey: key });
+    const charge = { reservation_id: reservation.id, credits_charged: reservation.price, balance: reservation.balance };
+    const kept = await keep(tx, generation, charge);
+    await settleCredits(call.ctx, reservation.id);
+    return kept;
+  } catch (error) {
     throw aiRouteError(error);
   }
 }

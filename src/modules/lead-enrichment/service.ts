@@ -32,21 +32,32 @@ export async function enrichOne(ctx: TenantContext, env: Bindings, input: Enrich
   const call = <T>(work: () => Promise<T>) =>
     connection ? callProvider(requestWriter(env), requireUsable(connection), 'enrichment', work) : work();
   // Paid before the work (402 with nothing done), settled with the writes, refunded if they fail.
-  const reservation = await reserveCredits(ctx, {
-    feature: 'enrichment_single',
-    idempotencyKey: `enrichment_single:${crypto.randomUUID()}`,
-  });
+  // On a request's transaction (a request with an Idempotency-Key runs in one) a reservation holds
+  // the organization's credits lock until the request commits: there the balance is checked first,
+  // the provider asked with no lock held, and the reservation written with the profile (a failure
+  // rolls it all back).
+  const onTransaction = 'rollback' in ctx.db;
+  if (onTransaction) {
+    const balance = await creditBalance(ctx);
+    if (balance < priceOf('enrichment_single')) {
+      throw insufficientCredits('enrichment_single', priceOf('enrichment_single'), balance);
+    }
+  }
+  const reserve = (on: TenantContext) =>
+    reserveCredits(on, { feature: 'enrichment_single', idempotencyKey: `enrichment_single:${crypto.randomUUID()}` });
+  const reservation = onTransaction ? null : await reserve(ctx);
   try {
     const profile = await enrichProfile(ctx, query, lead, chosen.provider, call);
     return await ctx.db.transaction(async (tx) => {
       const inTransaction = { ...ctx, db: tx };
       const locked = leadId !== undefined ? await readLeadForEnrichment(inTransaction, leadId, true) : null;
+      const held = reservation ?? (await reserve(inTransaction));
       const stored = await storeProfile(inTransaction, query, profile, { lead: locked });
-      await settleCredits(inTransaction, reservation.id);
+      await settleCredits(inTransaction, held.id);
       return stored;
     });
   } catch (error) {
-    await refundCredits(ctx, reservation.id, 'the enrichment failed');
+    if (reservation) await refundCredits(ctx, reservation.id, 'the enrichment failed');
     throw error;
   }
 }
