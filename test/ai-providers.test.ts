@@ -134,6 +134,24 @@ describe('OpenAI-compatible chat completions (openai SDK)', () => {
     }
   });
 
+  it('turns a 200 that is no chat completion (an error object, a page, no choices) into a temporary provider failure, not a crash', async () => {
+    const answers = [
+      json(200, { error: { message: 'upstream model overloaded sk-test-key', type: 'server_error' } }),
+      new Response('<html>gateway</html>', { status: 200, headers: { 'content-type': 'text/html' } }),
+      json(200, { id: 'chatcmpl-1', object: 'chat.completion', model: 'm', choices: null }),
+    ];
+    for (const answer of answers) {
+      vi.restoreAllMocks();
+      mockFetch([answer]);
+      const failure = await openAiCompatible(settings)
+        .generate(magicpenPrompt, { note: 'x', context: '' })
+        .catch((caught: unknown) => caught);
+      expect(failure).toBeInstanceOf(ProviderFailure);
+      expect(failure).toMatchObject({ kind: 'unavailable', retryAfterSeconds: 30 });
+      expect((failure as ProviderFailure).reason).not.toContain('sk-test-key');
+    }
+  });
+
   it('serves Workers AI’s OpenAI-compatible endpoint through the same adapter', async () => {
     const seen = mockFetch([completion('ok', '@cf/meta/llama-3.1-8b-instruct')]);
     const base = 'https://api.cloudflare.com/client/v4/accounts/abc123/ai/v1';

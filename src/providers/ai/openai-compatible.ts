@@ -45,7 +45,12 @@ export function openAiCompatible(settings: OpenAiSettings): AiProvider {
       } catch (error) {
         throw failureOf(error);
       }
-      const choice = completion.choices[0];
+      // A compatible server (a proxy, a gateway) may answer 200 with something else: an error
+      // object, a page, no choices. That is no answer (a temporary failure below), never a crash.
+      const choices = (completion as { choices?: unknown } | null)?.choices;
+      const choice = Array.isArray(choices)
+        ? (choices[0] as (typeof completion.choices)[number] | undefined)
+        : undefined;
       // Stopped at max_tokens: the rest of the answer is missing (half a rewritten note, a JSON
       // object without its end). Nothing is kept or charged.
       if (choice?.finish_reason === 'length') {
@@ -69,7 +74,7 @@ export function openAiCompatible(settings: OpenAiSettings): AiProvider {
       return {
         text,
         provider: 'openai',
-        model: completion.model || settings.model,
+        model: (typeof completion.model === 'string' && completion.model) || settings.model,
         prompt_version: promptVersion(prompt),
       };
     },
