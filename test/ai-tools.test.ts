@@ -166,13 +166,27 @@ describe('POST /api/ai-tools/email-generator', () => {
     expect(await balance(org)).toBe(before - 1);
   });
 
-  it('needs a prompt', async () => {
+  it('needs a prompt or a draft body to improve: neither is a 422 naming prompt, charging nothing', async () => {
+    const before = await balance(org);
     const response = await call('POST', '/api/ai-tools/email-generator', {
       token: org.token,
-      body: { emailBody: 'x' },
+      body: { emailSubject: 'Pricing', leadContext: 'Grace Hopper' },
     });
     expectFailure(response, 422, 'validation_error');
     expect(response.body.error.code).toBe('prompt');
+    expect(await balance(org)).toBe(before);
+  });
+
+  it('improves a draft sent without a prompt (the spec marks none of its fields required)', async () => {
+    const before = await balance(org);
+    const response = await call('POST', '/api/ai-tools/email-generator', {
+      token: org.token,
+      body: { emailSubject: 'Pricing', emailBody: 'hi grace, pricing attached, lmk' },
+    });
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.data).toMatchObject({ subject: 'Pricing', credits_charged: 1 });
+    expect(response.body.data.body).toContain('hi grace, pricing attached, lmk');
+    expect(await balance(org)).toBe(before - 1);
   });
 });
 

@@ -71,8 +71,9 @@ export const MagicpenResult = z
 
 export const EmailGeneratorBody = z
   .object({
-    prompt: text(1, 2000).openapi({
-      description: 'What the email should do, 1 to 2 000 characters',
+    prompt: text(1, 2000).optional().openapi({
+      description:
+        'What the email should do, 1 to 2 000 characters. Required unless emailBody gives a draft to improve (then the draft is improved, keeping its intent)',
       example: 'Follow up on the pricing question',
     }),
     emailSubject: text(1, 255).optional().openapi({ description: 'A draft subject to improve', example: 'Pricing' }),
@@ -80,6 +81,10 @@ export const EmailGeneratorBody = z
       .optional()
       .openapi({ description: 'A draft body to improve', example: 'Hi Grace, here is our pricing…' }),
     leadContext,
+  })
+  .refine((body) => body.prompt !== undefined || body.emailBody !== undefined, {
+    message: 'is required unless emailBody gives a draft to improve',
+    path: ['prompt'],
   })
   .openapi('EmailGeneratorRequest', {
     description: 'What to write, and optionally a draft to improve',

@@ -28,13 +28,16 @@ export function magicpen(call: PaidCall, input: z.output<typeof MagicpenBody>) {
   );
 }
 
+/** The instruction when only a draft is given: improve it, keeping its intent. */
+const IMPROVE_DRAFT = 'Improve this draft email: keep its intent, make it clearer and shorter';
+
 export function generateEmail(call: PaidCall, input: z.output<typeof EmailGeneratorBody>) {
   return paidGeneration(
     call,
     'ai_tools',
     emailGeneratorPrompt,
     {
-      instruction: input.prompt,
+      instruction: input.prompt ?? IMPROVE_DRAFT,
       subject: input.emailSubject ?? '',
       body: input.emailBody ?? '',
       context: contextText(input.leadContext),
