@@ -338,6 +338,11 @@ describe('intent alerts', () => {
     expect(byAssignee.body.data).toEqual([]);
     const limited = await call('GET', '/api/intent-alert/hot-leads', { token: org.token, query: { limit: 1 } });
     expect(limited.body.data.map((lead: { lead_id: number }) => lead.lead_id)).toEqual([hottest]);
+    // The total counts every lead hot now under the filters, not only the `limit` answered.
+    expect(response.body.total).toBe(2);
+    expect(limited.body.total).toBe(2);
+    expect(byType.body.total).toBe(1);
+    expect(opened.body.total).toBe(0);
   });
 
   it('filters the alert list by assignee and dates', async () => {

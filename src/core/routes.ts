@@ -613,7 +613,7 @@ export function envelope<T extends z.ZodType>(data: T, description = 'OK') {
 export function listEnvelope<T extends z.ZodType>(
   item: T,
   description = 'A page of records',
-  options: { whole?: boolean; rows?: string } = {},
+  options: { whole?: boolean; rows?: string; total?: string } = {},
 ) {
   const whole = options.whole === true;
   return {
@@ -631,9 +631,11 @@ export function listEnvelope<T extends z.ZodType>(
             .number()
             .int()
             .openapi({
-              description: whole
-                ? 'How many rows the list holds (all of them are in data)'
-                : 'Rows matching the filters: exact, except when total_is_estimate is true',
+              description:
+                options.total ??
+                (whole
+                  ? 'How many rows the list holds (all of them are in data)'
+                  : 'Rows matching the filters: exact, except when total_is_estimate is true'),
             }),
           total_is_estimate: z.boolean().openapi({
             description: whole

@@ -134,10 +134,23 @@ type HotLeadRow = {
  * contributions as reasons and the latest signals.
  */
 export async function hotLeads(ctx: TenantContext, params: z.output<typeof HotLeadsQuery>) {
-  const result = await ctx.db.execute<HotLeadRow>(sql`
-    select st.lead_id, l.first_name, l.last_name, l.email, l.assigned_to, st.last_crossed_at, scored.score, scored.top, recent.signals as recent
-    from ${leadIntentScores} st
-    join ${leads} l on l.id = st.lead_id and l.organization_id = st.organization_id and l.deleted_at is null
+  const hot = sql`${leadIntentScores} st
+    join ${leads} l on l.id = st.lead_id and l.organization_id = st.organization_id and l.deleted_at is null`;
+  const hotWhere = sql`st.organization_id = ${ctx.orgId} and st.hot_until > now()
+      ${params.assigned_to_id ? sql`and l.assigned_to = ${params.assigned_to_id}` : sql``}
+      ${
+        params.signal_type
+          ? sql`and exists (select 1 from ${intentSignals} x where x.organization_id = st.organization_id
+              and x.lead_id = st.lead_id and x.signal_type = ${params.signal_type} and x.occurred_at > now() - interval '30 days'
+              and ${engagingSignal('x')})`
+          : sql``
+      }`;
+  // Every lead hot now under the filters is counted, in the same statement, not only the `limit`
+  // returned (the reasons and signals are built for those alone).
+  const result = await ctx.db.execute<HotLeadRow & { total: string | number }>(sql`
+    select st.lead_id, l.first_name, l.last_name, l.email, l.assigned_to, st.last_crossed_at, scored.score, scored.top, recent.signals as recent,
+      (select count(*) from ${hot} where ${hotWhere}) as total
+    from ${hot}
     cross join lateral (
       select coalesce(sum(c.points), 0)::float8 as score,
         coalesce(jsonb_path_query_array(jsonb_agg(jsonb_build_object('signal_type', c.signal_type,
@@ -152,18 +165,10 @@ export async function hotLeads(ctx: TenantContext, params: z.output<typeof HotLe
             from ${intentSignals} s where s.organization_id = st.organization_id and s.lead_id = st.lead_id
             order by s.occurred_at desc, s.id desc limit 5) r
     ) recent
-    where st.organization_id = ${ctx.orgId} and st.hot_until > now()
-      ${params.assigned_to_id ? sql`and l.assigned_to = ${params.assigned_to_id}` : sql``}
-      ${
-        params.signal_type
-          ? sql`and exists (select 1 from ${intentSignals} x where x.organization_id = st.organization_id
-              and x.lead_id = st.lead_id and x.signal_type = ${params.signal_type} and x.occurred_at > now() - interval '30 days'
-              and ${engagingSignal('x')})`
-          : sql``
-      }
+    where ${hotWhere}
     order by st.hot_until desc, st.lead_id
     limit ${params.limit}`);
-  return result.rows
+  const rows = result.rows
     .map((row) => ({
       lead_id: Number(row.lead_id),
       first_name: row.first_name,
@@ -178,4 +183,5 @@ export async function hotLeads(ctx: TenantContext, params: z.output<typeof HotLe
       recent_signals: row.recent.map(presentSignal),
     }))
     .sort((a, b) => b.intent_score - a.intent_score || a.lead_id - b.lead_id);
+  return { rows, total: Number(result.rows[0]?.total ?? 0) };
 }

@@ -86,12 +86,14 @@ intentRoutes.openapi(
       200: listEnvelope(HotLeadSchema, 'Hot leads', {
         whole: true,
         rows: 'The hot leads, highest intent score first (at most `limit`)',
+        total: 'Every lead hot now under the filters, counted; data holds the first `limit` of them',
       }),
     },
   }),
   async (c) => {
     const query = c.req.valid('query');
-    return list(c, wholeList(await hotLeads(c.var.tenant, query), query.limit), 'Hot leads');
+    const { rows, total } = await hotLeads(c.var.tenant, query);
+    return list(c, { ...wholeList(rows, query.limit), total }, 'Hot leads');
   },
 );
 
