@@ -193,9 +193,51 @@ describe('Teams (chat_b) adapter', () => {
     expect(body.attachments[0].contentType).toBe('application/vnd.microsoft.card.adaptive');
     expect(body.attachments[0].content).toMatchObject({ type: 'AdaptiveCard', version: '1.4' });
     expect(body.attachments[0].content.body[1]).toEqual({
-      type: 'FactSet',
-      facts: [{ title: 'Value', value: '5000' }],
+      type: 'RichTextBlock',
+      inlines: [
+        { type: 'TextRun', text: 'Value: ', weight: 'Bolder' },
+        { type: 'TextRun', text: '5000' },
+      ],
     });
+  });
+
+  it('shows a lead’s own text as written: no Markdown link, emphasis or list made of it in the card', () => {
+    // A web form visitor's name and email reach the sales channel: Teams renders Markdown in a
+    // TextBlock and in a FactSet's values, so `[..](..)` was a disguised link and `_` made italics.
+    const visitor: ChatMessage = {
+      eventType: 'lead.created',
+      title: 'New lead: [Verify your account](https://evil.example/login)',
+      facts: [
+        { label: 'Email', value: 'first_last_name@example.com' },
+        { label: 'Company', value: '**Urgent** - 1. call' },
+      ],
+      test: false,
+    };
+    const card = adaptiveCardMessage(visitor).attachments[0].content;
+    const texts: { type: string; text: string }[] = [];
+    const walk = (node: unknown, parent: string): void => {
+      if (Array.isArray(node)) return node.forEach((item) => walk(item, parent));
+      if (!node || typeof node !== 'object') return;
+      const element = node as Record<string, unknown>;
+      const type = typeof element.type === 'string' ? element.type : parent;
+      // Text shown: `text` of any element, and a FactSet's facts (`title`, `value`).
+      for (const key of ['text', 'value', 'title'] as const) {
+        const shown = element[key];
+        if (typeof shown === 'string' && (key === 'text' || type === 'FactSet')) texts.push({ type, text: shown });
+      }
+      for (const [key, value] of Object.entries(element)) if (key !== 'fallbackText') walk(value, type);
+    };
+    walk(card.body, 'AdaptiveCard');
+    // Every piece of the message is in the card, each only where Teams shows text as it is (a TextRun).
+    for (const piece of [visitor.title, 'first_last_name@example.com', '**Urgent** - 1. call']) {
+      const holders = texts.filter((entry) => entry.text.includes(piece));
+      expect(holders.length, piece).toBeGreaterThan(0);
+      expect(
+        holders.every((entry) => entry.type === 'TextRun'),
+        piece,
+      ).toBe(true);
+    }
+    expect(card.fallbackText).toContain('first_last_name@example.com');
   });
 
   it('refuses a workflow that answers 404 or 401 as a refusal of the URL, not of the Graph connection', async () => {

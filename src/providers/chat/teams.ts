@@ -49,13 +49,25 @@ export function workflowUrlProblem(value: string): string | null {
   return null;
 }
 
-/** The Workflows request: a message with one Adaptive Card (schema 1.4, which Teams renders). */
+/**
+ * The Workflows request: a message with one Adaptive Card (schema 1.4, which Teams renders).
+ * The message's text comes from records (a web form visitor's name, an email), and Teams renders
+ * Markdown in a TextBlock and in a FactSet's values: `[Verify](https://evil.example)` in a name
+ * became a disguised link and `first_last_name@…` lost its underscores to italics. So that text
+ * goes in TextRuns of RichTextBlocks, which Teams shows as written (no Markdown; backslash
+ * escapes are not rendered alike by every Teams client), one line per fact, label in bold.
+ */
 export function adaptiveCardMessage(message: ChatMessage) {
+  const run = (text: string, style: Record<string, unknown> = {}) => ({ type: 'TextRun', text, ...style });
   const body: Record<string, unknown>[] = [
-    { type: 'TextBlock', text: message.title, weight: 'Bolder', size: 'Medium', wrap: true },
+    { type: 'RichTextBlock', inlines: [run(message.title, { weight: 'Bolder', size: 'Medium' })] },
   ];
-  if (message.facts.length > 0) {
-    body.push({ type: 'FactSet', facts: message.facts.map((fact) => ({ title: fact.label, value: fact.value })) });
+  for (const [index, fact] of message.facts.entries()) {
+    body.push({
+      type: 'RichTextBlock',
+      ...(index === 0 ? {} : { spacing: 'None' }),
+      inlines: [run(`${fact.label}: `, { weight: 'Bolder' }), run(fact.value)],
+    });
   }
   body.push({ type: 'TextBlock', text: `Event ${message.eventType}`, isSubtle: true, size: 'Small', wrap: true });
   return {
