@@ -338,6 +338,24 @@ describe('exports', () => {
     });
   });
 
+  it('creates one export for a create retried with its Idempotency-Key (a client that timed out)', async () => {
+    const org = await signupOrganization('Retrying exporter');
+    const send = () =>
+      call('POST', '/api/exports/create', {
+        token: org.token,
+        headers: { 'idempotency-key': 'export-leads-1' },
+        body: { export_type: 'leads', format: 'xlsx' },
+      });
+    const first = await send();
+    expect(first.status, first.text).toBe(202);
+    const retried = await send();
+    expect(retried.status, retried.text).toBe(202);
+    expect(retried.headers.get('idempotent-replayed')).toBe('true');
+    expect(retried.body.data.id).toBe(first.body.data.id);
+    const listed = await call('GET', '/api/exports/list', { token: org.token });
+    expect(listed.body.total).toBe(1);
+  });
+
   it('treats a redelivered message of a completed export as done', async () => {
     const done = await exportAndWait(owner, { export_type: 'companies' });
     const result = await deliverJobs([{ kind: 'export', orgId: owner.orgId, jobId: done.id }], 2);

@@ -274,7 +274,8 @@ describe('every POST that creates honours the header (registry sweep)', () => {
       const operation = document.paths[route.path][route.method.toLowerCase()];
       // A web-form submission opts in (public, run as the form's organization, keys scoped by IP),
       // the mail sends (202 queued: a send retried after a timeout must not go twice), and the paid
-      // AI tools answering 200 (a retry must not be charged again).
+      // AI tools answering 200 (a retry must not be charged again), and an export's create (202
+      // queued: a retry must not write the file twice).
       const optsIn =
         route.method === 'POST' &&
         [
@@ -285,6 +286,7 @@ describe('every POST that creates honours the header (registry sweep)', () => {
           '/api/ai-email/draft/{draft_id}/send',
           '/api/ai-tools/magicpen',
           '/api/ai-tools/email-generator',
+          '/api/exports/create',
         ].includes(route.path);
       // Every operator POST (a credit grant, a wallet top-up), its keys the operator's under the
       // organization acted on (test/operator-idempotency.test.ts).

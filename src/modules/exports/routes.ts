@@ -30,8 +30,10 @@ exportRoutes.openapi(
     tags,
     summary: 'Export records to CSV or XLSX (asynchronous)',
     description:
-      'Queues an export job and answers 202 with it; follow it at /api/exports/list and download it when completed.',
+      'Queues an export job and answers 202 with it; follow it at /api/exports/list and download it when completed. A create retried with its `Idempotency-Key` answers the first job again instead of queuing another.',
     auth: 'bearer',
+    // 202, not 201, so opted in: a client that timed out and retries must not queue a second export.
+    idempotency: true,
     request: { body: jsonBody(CreateExportBody) },
     responses: { 202: envelope(ExportJobSchema, 'Export queued') },
   }),
