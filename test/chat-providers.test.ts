@@ -216,7 +216,10 @@ describe('Teams (chat_b) adapter', () => {
     const card = adaptiveCardMessage(visitor).attachments[0].content;
     const texts: { type: string; text: string }[] = [];
     const walk = (node: unknown, parent: string): void => {
-      if (Array.isArray(node)) return node.forEach((item) => walk(item, parent));
+      if (Array.isArray(node)) {
+        for (const item of node) walk(item, parent);
+        return;
+      }
       if (!node || typeof node !== 'object') return;
       const element = node as Record<string, unknown>;
       const type = typeof element.type === 'string' ? element.type : parent;
