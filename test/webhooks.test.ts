@@ -117,6 +117,29 @@ describe('webhook endpoints', () => {
     expect(stored.sealed).not.toContain(created.secret.slice('whsec_'.length));
   });
 
+  it('keep a create retried with its Idempotency-Key to one endpoint, its replayed secret stored sealed', async () => {
+    const send = () =>
+      call('POST', '/api/webhooks', {
+        token: owner.token,
+        headers: { 'idempotency-key': 'hook-create-1' },
+        body: { url: `${RECEIVER}/retried`, events: ['lead.created'] },
+      });
+    const first = await send();
+    expect(first.status, first.text).toBe(201);
+    const secret = first.body.data.secret as string;
+    // The client lost the answer and retries: the same endpoint and secret, created once.
+    const retried = await send();
+    expect(retried.status, retried.text).toBe(201);
+    expect(retried.headers.get('idempotent-replayed')).toBe('true');
+    expect(retried.body.data).toMatchObject({ id: first.body.data.id, secret });
+    // The stored answer is a secret at rest like the endpoint's own: sealed, never in clear text.
+    const rows = await inOrganization(owner.orgId, (tx) =>
+      tx.execute<{ body: string }>(sql`select body from idempotency_keys where key = 'hook-create-1'`),
+    );
+    expect(rows.rows).toHaveLength(1);
+    expect(rows.rows[0].body).not.toContain(secret.slice('whsec_'.length));
+  });
+
   it('refuse an unknown event name with a 422 listing the event names', async () => {
     const response = await call('POST', '/api/webhooks', {
       token: owner.token,

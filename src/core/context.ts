@@ -21,6 +21,8 @@ export interface Variables {
   transactional: boolean;
   /** true on routes that honour Idempotency-Key (POSTs that create; see core/idempotency.ts). */
   idempotent: boolean;
+  /** true on idempotent routes whose answer holds a secret shown once: its stored replay is sealed (core/idempotency.ts). */
+  sealedReplay: boolean;
   /** Organization id for the request log line, once known. */
   logOrgId: number;
   /**

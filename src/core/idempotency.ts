@@ -26,6 +26,8 @@ import { and, eq, gt, lt, type SQL, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { deleteInBatches } from '../db/batches';
 import type { Database, Queryable } from '../db/client';
+import type { Bindings } from '../env';
+import { keyringOf, openSecret, sealSecret } from '../providers/secrets';
 import { idempotencyKeys } from '../db/schema';
 import type { Actor } from '../db/tenant';
 import type { AppEnv } from './context';
@@ -122,6 +124,8 @@ export class IdempotentRequest {
     readonly scope: string,
     readonly key: string,
     readonly requestHash: string,
+    /** The Worker's bindings when the answer holds a secret (route `sealedReplay`): stored sealed under CREDENTIALS_KEY. */
+    private readonly sealWith: Bindings | null = null,
   ) {}
 
   /**
@@ -140,7 +144,7 @@ export class IdempotentRequest {
     const key = readIdempotencyKey(c);
     const scope = ownScope ?? idempotencyScope(actor);
     if (key === undefined || scope === null) return null;
-    return new IdempotentRequest(orgId, scope, key, await fingerprint(c));
+    return new IdempotentRequest(orgId, scope, key, await fingerprint(c), c.var.sealedReplay ? c.env : null);
   }
 
   /**
@@ -174,7 +178,11 @@ export class IdempotentRequest {
       if (stored.status === 303) {
         return c.body(null, 303, { Location: stored.body, [IDEMPOTENT_REPLAYED_HEADER]: 'true' });
       }
-      return c.body(stored.body, stored.status as 200, {
+      // A sealed answer (route sealedReplay) is opened for the caller it was stored for.
+      const body = this.sealWith
+        ? await openSecret<string>(await keyringOf(this.sealWith), this.orgId, stored.body)
+        : stored.body;
+      return c.body(body, stored.status as 200, {
         ...(stored.content_type ? { 'Content-Type': stored.content_type } : {}),
         [IDEMPOTENT_REPLAYED_HEADER]: 'true',
       });
@@ -190,7 +198,9 @@ export class IdempotentRequest {
    * snapshot may predate it): then this request is refused and rolls back, so still only one writes.
    */
   async store(db: Queryable, response: Response): Promise<void> {
-    const body = response.status === 303 ? (response.headers.get('location') ?? '') : await response.clone().text();
+    const text = response.status === 303 ? (response.headers.get('location') ?? '') : await response.clone().text();
+    // An answer holding a secret shown once is a credential at rest: sealed like the rest (providers/secrets.ts).
+    const body = this.sealWith ? (await sealSecret(await keyringOf(this.sealWith), this.orgId, text)).sealed : text;
     const stored = await db
       .insert(idempotencyKeys)
       .values({

@@ -338,6 +338,12 @@ export type DefinedRouteConfig = Omit<RouteConfig, 'middleware' | 'security' | '
      * answering 200 (the AI tools), whose retry must not be charged again.
      */
     idempotency?: true;
+    /**
+     * The answer holds a secret shown only in it (a webhook's signing secret): the response an
+     * Idempotency-Key stores for a retry is sealed under CREDENTIALS_KEY like any credential at
+     * rest (core/idempotency.ts), never kept in clear text.
+     */
+    sealedReplay?: true;
     /** Route middleware that runs before authentication (e.g. one that sets c.var.scopeRead). */
     beforeAuth?: MiddlewareHandler<AppEnv>[];
     /**
@@ -360,14 +366,30 @@ const withIdempotency: MiddlewareHandler<AppEnv> = async (c, next) => {
   await next();
 };
 
+/** Marks the request as one whose stored replay is sealed (see DefinedRouteConfig.sealedReplay). */
+const withSealedReplay: MiddlewareHandler<AppEnv> = async (c, next) => {
+  c.set('sealedReplay', true);
+  await next();
+};
+
 function isJsonOnly(response: unknown): boolean {
   const content = (response as { content?: Record<string, unknown> } | undefined)?.content;
   return !!content && Object.keys(content).every((mediaType) => mediaType === 'application/json');
 }
 
 export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
-  const { auth, roles, scope, transaction, rateLimited, idempotency, beforeAuth, checksOwnCharacters, ...route } =
-    config;
+  const {
+    auth,
+    roles,
+    scope,
+    transaction,
+    rateLimited,
+    idempotency,
+    sealedReplay,
+    beforeAuth,
+    checksOwnCharacters,
+    ...route
+  } = config;
   const method = route.method.toUpperCase();
   if (checksOwnCharacters) leaveBodyToRoute(method, pathPattern(route.path));
   // Creates (201) for a caller keys can be scoped to. Public routes have none before they run
@@ -381,6 +403,7 @@ export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
   const authChain = [
     ...(transaction === false ? [withoutTransaction] : []),
     ...(idempotent ? [withIdempotency] : []),
+    ...(idempotent && sealedReplay ? [withSealedReplay] : []),
     ...authMiddleware(auth, scope),
   ];
   const content = route.request?.body?.content;
@@ -439,7 +462,15 @@ export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
     responses: contract.responses,
   } as Omit<
     C,
-    'auth' | 'roles' | 'scope' | 'transaction' | 'rateLimited' | 'idempotency' | 'beforeAuth' | 'checksOwnCharacters'
+    | 'auth'
+    | 'roles'
+    | 'scope'
+    | 'transaction'
+    | 'rateLimited'
+    | 'idempotency'
+    | 'sealedReplay'
+    | 'beforeAuth'
+    | 'checksOwnCharacters'
   > & {
     middleware: MiddlewareHandler<AppEnv>[];
   });

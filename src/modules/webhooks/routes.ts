@@ -52,6 +52,8 @@ webhookRoutes.openapi(
     summary: 'Register a webhook endpoint (admins only); its secret is in this response only',
     description: `Registers an endpoint for the listed events. ${SIGNING} The secret is in this response only: it is stored encrypted and never shown again (rotate it to get a new one). The URL must be https on the standard port with a public host: the server makes the request, so private, loopback, link-local and CGNAT addresses and \`localhost\` are refused (server-side request forgery).`,
     ...admin,
+    // A create retried with its Idempotency-Key answers the secret again: kept sealed meanwhile.
+    sealedReplay: true,
     request: { body: jsonBody(AddWebhookBody) },
     responses: { 201: envelope(CreatedWebhookSchema, 'Webhook created') },
   }),
