@@ -399,6 +399,44 @@ describe('events posted to a subscribed Slack channel', () => {
     expect(delivery.status).toBe('failed');
     expect(delivery.error).toContain('Slack has no such channel');
   });
+
+  it('show on the subscription how its last delivery ended: Slack’s refusal, then a success', async () => {
+    const subscribed = await requestRecordingJobs('POST', '/api/chat/subscriptions', {
+      token: org.token,
+      body: { provider: 'chat_a', channel: 'C778', events: ['lead.created'] },
+    });
+    expect(subscribed.status, subscribed.text).toBe(201);
+    expect(subscribed.body.data.last_delivery).toBeNull();
+    const id = subscribed.body.data.id as number;
+    const postLead = async (firstName: string) => {
+      const lead = await requestRecordingJobs('POST', '/api/lead/add', {
+        token: org.token,
+        body: { first_name: firstName, last_name: 'Posted' },
+      });
+      expect(lead.status, lead.text).toBe(201);
+      await deliverJobs(lead.sent.filter((message) => message.kind === 'webhook-delivery'));
+    };
+    const viewed = async () => {
+      const response = await requestRecordingJobs('GET', `/api/chat/subscriptions/${id}`, { token: org.token });
+      expect(response.status, response.text).toBe(200);
+      return response.body.data;
+    };
+
+    // The bot was never invited: every event fails at once, and an admin can see why.
+    mockFetch([json(200, { ok: false, error: 'not_in_channel' }), json(200, { ok: false, error: 'not_in_channel' })]);
+    await postLead('Uninvited');
+    const failing = await viewed();
+    expect(failing.last_delivery).toMatchObject({ status: 'failed', finished_at: expect.any(String) });
+    expect(failing.last_delivery.error).toContain('not_in_channel');
+    const listed = await requestRecordingJobs('GET', '/api/chat/subscriptions', { token: org.token });
+    expect(listed.body.data.find((row: { id: number }) => row.id === id).last_delivery.status).toBe('failed');
+    vi.restoreAllMocks();
+
+    // Invited: the next event goes out, and the subscription says so.
+    mockFetch([json(200, { ok: true, channel: 'C778', ts: '1700000002.000300' })]);
+    await postLead('Invited');
+    expect((await viewed()).last_delivery).toMatchObject({ status: 'completed', error: null });
+  });
 });
 
 describe('events posted to a Slack channel that is rate limited', () => {

@@ -139,6 +139,19 @@ export const ChatSubscriptionSchema = z
       .int()
       .nullable()
       .openapi({ description: 'The chat connection it posts through; null: the local provider' }),
+    last_delivery: z
+      .object({
+        status: z.enum(['completed', 'failed']).openapi({ description: 'completed: posted; failed: given up' }),
+        error: z.string().nullable().openapi({
+          description: 'Why it failed (e.g. Slack’s `not_in_channel`: invite the app to the channel); null when posted',
+        }),
+        finished_at: timestamp('When it ended'),
+      })
+      .nullable()
+      .openapi({
+        description:
+          'How the latest finished event delivery to the channel ended; null before any has. A channel that refuses events (the app not invited, the channel archived, a workflow deleted) shows here',
+      }),
     created_at: timestamp('When it was created'),
     updated_at: timestamp('When it last changed'),
   })
@@ -154,6 +167,7 @@ export const ChatSubscriptionSchema = z
       enabled: true,
       has_workflow_url: false,
       connection_id: 12,
+      last_delivery: { status: 'completed', error: null, finished_at: '2026-11-21T10:02:11.000Z' },
       created_at: '2026-11-20T09:30:00.000Z',
       updated_at: '2026-11-20T09:30:00.000Z',
     },

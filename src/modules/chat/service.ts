@@ -11,7 +11,7 @@ import { Conflict, NotFound, ValidationFailed } from '../../core/errors';
 import type { EventType } from '../../core/event-types';
 import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
-import { type ChatProviderName, chatLocalMessages, chatSubscriptions } from '../../db/schema';
+import { type ChatProviderName, chatLocalMessages, chatSubscriptions, webhookDeliveries } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import type { Bindings } from '../../env';
 import { callProvider } from '../../providers/calls';
@@ -106,6 +106,29 @@ export async function sendTestNotification(
   };
 }
 
+/** How the subscription's last delivery ended (status, reason, when); null before any has. */
+interface LastDelivery {
+  status: 'completed' | 'failed';
+  error: string | null;
+  finished_at: string;
+}
+
+/**
+ * The subscription's latest finished delivery, so an admin can see a channel that refuses every
+ * event (the bot not invited, the channel archived, a workflow deleted): chat deliveries have no
+ * attempt log of their own. It reads the organization's chat deliveries (endpoint_id null) newest
+ * first on webhook_deliveries_endpoint_idx, to the first of this subscription. The columns are
+ * qualified by the table's name: an insert's or update's RETURNING names them bare, which inside
+ * this subquery would be the delivery's own.
+ */
+const lastDelivery = sql<LastDelivery | null>`(
+  select jsonb_build_object('status', d.status, 'error', d.error,
+    'finished_at', to_char(d.finished_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+  from ${webhookDeliveries} d
+  where d.organization_id = ${chatSubscriptions}.organization_id and d.endpoint_id is null
+    and d.chat_subscription_id = ${chatSubscriptions}.id and d.status in ('completed', 'failed')
+  order by d.id desc limit 1)`;
+
 const subscriptionFields = {
   id: chatSubscriptions.id,
   provider: chatSubscriptions.provider,
@@ -116,6 +139,7 @@ const subscriptionFields = {
   enabled: chatSubscriptions.enabled,
   hasWorkflowUrl: sql<boolean>`${chatSubscriptions.workflowUrlSealed} is not null`,
   connectionId: chatSubscriptions.connectionId,
+  lastDelivery,
   createdAt: chatSubscriptions.createdAt,
   updatedAt: chatSubscriptions.updatedAt,
 };
@@ -130,6 +154,7 @@ interface SubscriptionRow {
   enabled: boolean;
   hasWorkflowUrl: boolean;
   connectionId: number | null;
+  lastDelivery: LastDelivery | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -145,6 +170,7 @@ function presentSubscription(row: SubscriptionRow) {
     enabled: row.enabled,
     has_workflow_url: row.hasWorkflowUrl,
     connection_id: row.connectionId,
+    last_delivery: row.lastDelivery,
     created_at: isoTimestamp(row.createdAt) as string,
     updated_at: isoTimestamp(row.updatedAt) as string,
   };
