@@ -10,6 +10,7 @@ import { call, expectFailure, signupOrganization, type SignedUp } from './helper
 import { createLead, feedOf, inOrganization, softDeleteLead } from './helpers/leads';
 import {
   addDocument,
+  documentForm,
   fetchBytes,
   fileForm,
   fileOf,
@@ -241,6 +242,24 @@ describe('attachments', () => {
     const paged = await listOf({ subject_type: 'lead', subject_id: lead, limit: 2 });
     expect(paged.body).toMatchObject({ total: 3, limit: 2 });
     expect(paged.body.data).toHaveLength(2);
+  });
+
+  it('filters a lead’s files by document_type, as the route documents (it was ignored: every file came back)', async () => {
+    const lead = await createLead(owner);
+    await attach(drive('lead', lead));
+    const contract = await addDocument(
+      owner,
+      lead,
+      documentForm(lead, fileOf(samples.pdf(), 'contract.pdf', 'application/pdf'), { document_type: 'contract' }),
+    );
+    await addDocument(owner, lead, documentForm(lead, undefined, { document_type: 'proposal' }));
+    const contracts = await listOf({ subject_type: 'lead', subject_id: lead, document_type: 'contract' });
+    expect(contracts.status, contracts.text).toBe(200);
+    expect(contracts.body.total).toBe(1);
+    expect(contracts.body.data.map((file: { id: number }) => file.id)).toEqual([contract.id]);
+    expect(contracts.body.data[0].document_type).toBe('contract');
+    const none = await listOf({ subject_type: 'lead', subject_id: lead, document_type: 'invoice' });
+    expect(none.body).toMatchObject({ total: 0, data: [] });
   });
 
   it('refuses a list without its subject (400) and another organization’s subject (404)', async () => {

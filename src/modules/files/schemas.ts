@@ -114,6 +114,13 @@ export const attachmentListFilters = {
     .optional()
     .openapi({ description: '`document` for lead documents, `attachment` for /api/file/attach' }),
   provider: z.enum(PROVIDERS).optional().openapi({ description: 'Only files of this provider' }),
+  // As the lead document list takes it (GET /api/lead/document/list): exact, after trimming.
+  document_type: z
+    .string()
+    .trim()
+    .max(100)
+    .optional()
+    .openapi({ description: 'Only lead documents with exactly this document_type (attachments have none)' }),
 };
 
 export const AttachmentSchema = z

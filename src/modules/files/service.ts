@@ -160,6 +160,7 @@ export const attachmentList = defineList({
       eq(attachments.subjectId, params.subject_id),
       params.category ? eq(attachments.category, params.category) : undefined,
       params.provider ? eq(attachments.provider, params.provider) : undefined,
+      params.document_type ? eq(attachments.documentType, params.document_type) : undefined,
     ),
   }),
   present: (row) => presentAttachment(row),
