@@ -48,7 +48,6 @@ const UNINDEXED = {
   'webhook_deliveries.endpoint_id -> webhook_endpoints':
     'an admin deleting an endpoint, once; the deliveries are at most 90 days old',
   'webhook_attempts.endpoint_id -> webhook_endpoints': 'the same deletion of an endpoint',
-  'webhook_deliveries.chat_subscription_id -> chat_subscriptions': 'an admin deleting a channel subscription, once',
 };
 
 describe('foreign key indexes', () => {

@@ -74,6 +74,11 @@ export const webhookDeliveries = pgTable(
   },
   (table) => [
     index('webhook_deliveries_endpoint_idx').on(table.organizationId, table.endpointId, table.id),
+    // A chat subscription's deliveries: its latest finished one (modules/chat, last_delivery) and
+    // the cascade of its deletion (migration 0095).
+    index('webhook_deliveries_chat_subscription_idx')
+      .on(table.chatSubscriptionId, table.id)
+      .where(sql`${table.chatSubscriptionId} is not null`),
     openJobsIndex('webhook_deliveries_open_lease_idx', table),
     // The retention sweep's range (src/modules/webhooks/retention.ts): deliveries older than the retention.
     index('webhook_deliveries_created_idx').on(table.createdAt),

@@ -116,17 +116,17 @@ interface LastDelivery {
 /**
  * The subscription's latest finished delivery, so an admin can see a channel that refuses every
  * event (the bot not invited, the channel archived, a workflow deleted): chat deliveries have no
- * attempt log of their own. It reads the organization's chat deliveries (endpoint_id null) newest
- * first on webhook_deliveries_endpoint_idx, to the first of this subscription. The columns are
- * qualified by the table's name: an insert's or update's RETURNING names them bare, which inside
- * this subquery would be the delivery's own.
+ * attempt log of their own. It reads the subscription's deliveries newest first on
+ * webhook_deliveries_chat_subscription_idx (migration 0095), to the first that ended. The columns
+ * are qualified by the table's name: an insert's or update's RETURNING names them bare, which
+ * inside this subquery would be the delivery's own.
  */
 const lastDelivery = sql<LastDelivery | null>`(
   select jsonb_build_object('status', d.status, 'error', d.error,
     'finished_at', to_char(d.finished_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
   from ${webhookDeliveries} d
-  where d.organization_id = ${chatSubscriptions}.organization_id and d.endpoint_id is null
-    and d.chat_subscription_id = ${chatSubscriptions}.id and d.status in ('completed', 'failed')
+  where d.chat_subscription_id = ${chatSubscriptions}.id and d.organization_id = ${chatSubscriptions}.organization_id
+    and d.status in ('completed', 'failed')
   order by d.id desc limit 1)`;
 
 const subscriptionFields = {
