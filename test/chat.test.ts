@@ -80,6 +80,29 @@ describe('team chat with the local provider', () => {
     expect(await localMessages(other)).toEqual([]);
   });
 
+  it('answers a Slack channel it does not have as Slack does: a test notification is a 404, an event’s delivery fails', async () => {
+    // Locally a wrong channel id used to "post" fine, and only Slack itself said channel_not_found.
+    const test = await call('POST', '/api/chat_a/test-notification', {
+      token: org.token,
+      body: { channel: 'CNOSUCH01', event_type: 'deal.won' },
+    });
+    expectFailure(test, 404, 'not_found');
+    expect((await localMessages(org)).map((message) => message.channel)).not.toContain('CNOSUCH01');
+
+    const owner = await signupOrganization('Chat wrong channel');
+    const subscribed = await call('POST', '/api/chat/subscriptions', {
+      token: owner.token,
+      body: { provider: 'chat_a', channel: 'CNOSUCH02', events: ['lead.created'] },
+    });
+    expect(subscribed.status, subscribed.text).toBe(201);
+    const lead = await callRecording(owner, 'POST', '/api/lead/add', { first_name: 'Lost', last_name: 'Post' });
+    await deliverJobs(lead.sent.filter((message) => message.kind === 'webhook-delivery'));
+    const viewed = await call('GET', `/api/chat/subscriptions/${subscribed.body.data.id}`, { token: owner.token });
+    expect(viewed.body.data.last_delivery).toMatchObject({ status: 'failed' });
+    expect(viewed.body.data.last_delivery.error).toContain('Slack has no such channel');
+    expect(await localMessages(owner)).toEqual([]);
+  });
+
   it('refuses an unknown event_type (test notifications, subscriptions) with 422 listing the events, and a missing channel naming it', async () => {
     const unknown = await call('POST', '/api/chat_a/test-notification', {
       token: org.token,

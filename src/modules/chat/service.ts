@@ -15,6 +15,7 @@ import { type ChatProviderName, chatLocalMessages, chatSubscriptions, webhookDel
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import type { Bindings } from '../../env';
 import { callProvider } from '../../providers/calls';
+import { ProviderFailure, routeErrorOf } from '../../providers/failures';
 import type { ChatProvider } from '../../providers/chat/interface';
 import { chatProviderFor, findChatConnection } from '../../providers/chat/select';
 import { workflowUrlProblem } from '../../providers/chat/teams';
@@ -28,8 +29,13 @@ async function chatFor(ctx: TenantContext, env: Bindings, provider: ChatProvider
   const connection = await findChatConnection(ctx.db, ctx.orgId, provider);
   const writer = requestWriter(env);
   const chat = chatProviderFor({ env, db: ctx.db, writer }, ctx.orgId, provider, connection);
+  // The local provider (no connection) fails as the real one would: the same answers (404, 422, 503).
   const call = <T>(what: string, work: (chat: ChatProvider) => Promise<T>) =>
-    connection ? callProvider(writer, connection, what, () => work(chat)) : work(chat);
+    connection
+      ? callProvider(writer, connection, what, () => work(chat))
+      : work(chat).catch((error: unknown) => {
+          throw error instanceof ProviderFailure ? routeErrorOf(error, what) : error;
+        });
   return { connection, chat, call };
 }
 

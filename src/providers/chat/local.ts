@@ -1,14 +1,15 @@
 /**
  * The local chat provider: offline and deterministic, used when the organization has no chat
  * connection and the Worker runs with local providers (`LOCAL_PROVIDERS=true`: `npm start` and
- * the tests), or for a connection whose provider is `local`. Its channels are a fixed set; what
+ * the tests), or for a connection whose provider is `local`. Its channels are a fixed set (a post
+ * to another Slack channel fails as Slack's channel_not_found does, so a wrong id shows locally); what
  * it posts is a chat_local_messages row holding the message as Slack or the Teams workflow would
  * have received it, read back through GET /api/chat/local-messages. Nothing leaves the machine.
  */
 import type { Queryable } from '../../db/client';
 import { chatLocalMessages, type ChatProviderName } from '../../db/schema';
 import { adaptiveCardMessage } from './teams';
-import { slackMessageBody } from './slack';
+import { slackFailure, slackMessageBody } from './slack';
 import { type ChatChannel, type ChatProvider, plainText } from './interface';
 
 export const LOCAL_TEAM_ID = 'local-team';
@@ -39,6 +40,10 @@ export function localChat(db: Queryable, orgId: number, provider: ChatProviderNa
       return channels;
     },
     async post(target, message) {
+      // A Slack channel it does not have is Slack's channel_not_found (a Teams post goes to its workflow's channel).
+      if (provider === 'chat_a' && !SLACK_CHANNELS.some((channel) => channel.id === target.channelId)) {
+        throw slackFailure('channel_not_found', 'message');
+      }
       const wire = provider === 'chat_a' ? slackMessageBody(target.channelId, message) : adaptiveCardMessage(message);
       const [row] = await db
         .insert(chatLocalMessages)
