@@ -4,7 +4,10 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { deliverJobs, exportAndWait, importAndWait } from './cross-tenant/fixtures/jobs';
-import { addMember, call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
+import { eq } from 'drizzle-orm';
+import { webhookDeliveries } from '../src/db/schema';
+import { addMember, call, expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
+import { inOrganization } from './helpers/leads';
 
 let admin: SignedUp;
 let rep: { id: number; token: string };
@@ -56,6 +59,40 @@ describe('lead assignment notifications', () => {
       data: { lead_id: created.id, assigned_by: admin.userId },
     });
     expect(await notifications(admin.token)).toEqual([]);
+  });
+});
+
+describe('a lead captured without a name', () => {
+  it('is announced as a lead assigned, not with a blank name (the notification, the lead.assigned webhook)', async () => {
+    const keyed = await call('POST', '/api/api-keys/add', { token: admin.token, body: { name: 'site' } });
+    expect(keyed.status, keyed.text).toBe(201);
+    const ingested = await call('POST', '/api/v1/lead', {
+      apiKey: keyed.body.data.key,
+      body: { email: uniqueEmail('nameless') },
+    });
+    expect(ingested.status, ingested.text).toBe(201);
+    const leadId = ingested.body.data.id as number;
+    const hook = await call('POST', '/api/webhooks', {
+      token: admin.token,
+      body: { url: 'https://hooks.example.test/assigned', events: ['lead.assigned'] },
+    });
+    expect(hook.status, hook.text).toBe(201);
+    const assigned = await call('POST', `/api/lead/update/${leadId}`, {
+      token: admin.token,
+      body: { assigned_to: rep.id },
+    });
+    expect(assigned.status, assigned.text).toBe(200);
+    const notice = (await notifications(rep.token)).find((row) => row.data.lead_id === leadId);
+    expect(notice?.title).toBe('Lead assigned to you');
+    const [delivery] = await inOrganization(admin.orgId, (tx) =>
+      tx
+        .select({ payload: webhookDeliveries.payload })
+        .from(webhookDeliveries)
+        .where(eq(webhookDeliveries.endpointId, hook.body.data.id)),
+    );
+    expect(delivery.payload.data).toMatchObject({ lead_id: leadId, lead_name: null, assigned_to: rep.id });
+    // Nothing of this organization's later writes goes out to it.
+    expect((await call('DELETE', `/api/webhooks/${hook.body.data.id}`, { token: admin.token })).status).toBe(200);
   });
 });
 

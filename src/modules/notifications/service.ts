@@ -3,7 +3,7 @@
  * them through the functions here: lead assignment, and the end of the caller's own import or
  * export job. Type 4, follow-up due, is written by the minute cron (modules/lead-follow-ups/reminders.ts).
  */
-import { leadAssignedData, sendWebhookDeliveries, webhookDeliveriesSql } from '../webhooks';
+import { leadAssignedData, leadNameSql, sendWebhookDeliveries, webhookDeliveriesSql } from '../webhooks';
 import { and, eq, ilike, inArray, sql, type SQL } from 'drizzle-orm';
 import { notifications } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
@@ -61,7 +61,7 @@ export function leadAssignmentNotices(
       case when count(*) = 1 then 'Lead assigned to you' || coalesce(': ' || min(a.lead_name), '') else count(*) || ' leads assigned to you' end,
       jsonb_build_object('lead_ids', to_jsonb((array_agg(a.lead_id order by a.lead_id))[1:${MAX_LEAD_IDS}::int]), 'count', count(*), 'assigned_by', ${ctx.userId}::bigint)
         || case when count(*) = 1 then jsonb_build_object('lead_id', min(a.lead_id)) else '{}'::jsonb end
-    from (select ${rows.userId} as user_id, ${rows.leadId} as lead_id, ${rows.leadName} as lead_name from ${rows.from}) as a
+    from (select ${rows.userId} as user_id, ${rows.leadId} as lead_id, ${leadNameSql(rows.leadName)} as lead_name from ${rows.from}) as a
     where a.user_id is not null and a.user_id is distinct from ${self}::bigint
     group by a.user_id`;
 }
