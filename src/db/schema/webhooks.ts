@@ -75,7 +75,7 @@ export const webhookDeliveries = pgTable(
   (table) => [
     index('webhook_deliveries_endpoint_idx').on(table.organizationId, table.endpointId, table.id),
     // A chat subscription's deliveries: its latest finished one (modules/chat, last_delivery) and
-    // the cascade of its deletion (migration 0095).
+    // the cascade of its deletion (migration 0096).
     index('webhook_deliveries_chat_subscription_idx')
       .on(table.chatSubscriptionId, table.id)
       .where(sql`${table.chatSubscriptionId} is not null`),

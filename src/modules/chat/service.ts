@@ -123,7 +123,7 @@ interface LastDelivery {
  * The subscription's latest finished delivery, so an admin can see a channel that refuses every
  * event (the bot not invited, the channel archived, a workflow deleted): chat deliveries have no
  * attempt log of their own. It reads the subscription's deliveries newest first on
- * webhook_deliveries_chat_subscription_idx (migration 0095), to the first that ended. The columns
+ * webhook_deliveries_chat_subscription_idx (migration 0096), to the first that ended. The columns
  * are qualified by the table's name: an insert's or update's RETURNING names them bare, which
  * inside this subquery would be the delivery's own.
  */
