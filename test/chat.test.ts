@@ -50,6 +50,22 @@ describe('team chat with the local provider', () => {
     expect(unknownTeam.body.data).toEqual([]);
   });
 
+  it('filters the channel lists by search_value, on the name in any letter case', async () => {
+    const slack = await call('GET', '/api/chat_a/channels?search_value=SAL', { token: org.token });
+    expect(slack.status, slack.text).toBe(200);
+    expect(slack.body.data.map((channel: { name: string }) => channel.name)).toEqual(['sales']);
+    expect(slack.body).toMatchObject({ total: 1, page: 1, next_cursor: null });
+    const teams = await call('GET', '/api/chat_b/channels?team_id=local-team&search_value=gen', { token: org.token });
+    expect(teams.status, teams.text).toBe(200);
+    expect(teams.body.data.map((channel: { name: string }) => channel.name)).toEqual(['General']);
+    expect(teams.body.total).toBe(1);
+    const none = await call('GET', '/api/chat_a/channels?search_value=nothing-like-it', { token: org.token });
+    expect(none.body).toMatchObject({ data: [], total: 0 });
+    const tooLong = await call('GET', `/api/chat_a/channels?search_value=${'x'.repeat(201)}`, { token: org.token });
+    expect(tooLong.status, tooLong.text).toBe(400);
+    expect(tooLong.text).toContain('search_value');
+  });
+
   it('posts a test notification that the local provider records and the route reads back', async () => {
     const posted = await call('POST', '/api/chat_a/test-notification', {
       token: org.token,

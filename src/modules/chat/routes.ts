@@ -18,6 +18,7 @@ import {
   ChatChannelSchema,
   ChatLocalMessageSchema,
   ChatSubscriptionSchema,
+  SlackChannelQuery,
   SlackTestBody,
   TeamsChannelQuery,
   TeamsTestBody,
@@ -43,11 +44,18 @@ const admin = { auth: 'bearer', roles: ['admin'] } as const;
 const failures = { 409: chatConflict, 503: chatUnavailable };
 const WHICH =
   'The organization’s chat connection answers (connected apps); without one, the local chat provider under `npm start` and in the tests, else 409 `chat_not_connected`.';
+const SEARCH =
+  '`search_value` keeps the channels whose name contains it (any letter case); the answer is the whole (filtered) list in one page.';
 const EVENTS = `\`event_type\` is one of ${EVENT_TYPES.map((type) => `\`${type}\``).join(', ')} (the webhook events; default \`lead.created\`); another is a 422 listing them.`;
 
-async function channels(c: Context<AppEnv>, provider: ChatProviderName, teamId?: string | null) {
-  const rows = await listChatChannels(c.var.tenant, c.env, provider, teamId);
-  return list(c, wholeList(rows));
+async function channels(
+  c: Context<AppEnv>,
+  provider: ChatProviderName,
+  query: { search_value?: string; team_id?: string | null },
+) {
+  const rows = await listChatChannels(c.var.tenant, c.env, provider, query.team_id);
+  const term = query.search_value?.toLowerCase();
+  return list(c, wholeList(term ? rows.filter((channel) => channel.name.toLowerCase().includes(term)) : rows));
 }
 
 chatRoutes.openapi(
@@ -57,11 +65,12 @@ chatRoutes.openapi(
     operationId: 'listSlackChannels',
     tags,
     summary: 'The Slack channels the workspace can post to',
-    description: `Lists public and private channels (not archived) through Slack's conversations.list, every page of its cursor, at most 1000. ${WHICH} Slack throttling: 503 with Slack's Retry-After; the bot token revoked: 409 \`connection_needs_reconnect\`.`,
+    description: `Lists public and private channels (not archived) through Slack's conversations.list, every page of its cursor, at most 1000. ${SEARCH} ${WHICH} Slack throttling: 503 with Slack's Retry-After; the bot token revoked: 409 \`connection_needs_reconnect\`.`,
     auth: 'bearer',
+    request: { query: SlackChannelQuery },
     responses: { 200: listEnvelope(ChatChannelSchema, 'Every channel', { whole: true }), ...failures },
   }),
-  (c) => channels(c, 'chat_a'),
+  (c) => channels(c, 'chat_a', c.req.valid('query')),
 );
 
 chatRoutes.openapi(
@@ -89,12 +98,12 @@ chatRoutes.openapi(
     operationId: 'listTeamsChannels',
     tags,
     summary: 'The Microsoft Teams channels of a team, or of every team joined',
-    description: `Lists the channels of \`team_id\` (Graph GET /teams/{team_id}/channels), or without it of every team the connected account joined (GET /me/joinedTeams first, at most 25 teams), at most 1000. ${WHICH} Graph throttling: 503 with its Retry-After; the token refused: 409 \`connection_needs_reconnect\`; an unknown team: 404.`,
+    description: `Lists the channels of \`team_id\` (Graph GET /teams/{team_id}/channels), or without it of every team the connected account joined (GET /me/joinedTeams first, at most 25 teams), at most 1000. ${SEARCH} ${WHICH} Graph throttling: 503 with its Retry-After; the token refused: 409 \`connection_needs_reconnect\`; an unknown team: 404.`,
     auth: 'bearer',
     request: { query: TeamsChannelQuery },
     responses: { 200: listEnvelope(ChatChannelSchema, 'Every channel', { whole: true }), ...failures },
   }),
-  (c) => channels(c, 'chat_b', c.req.valid('query').team_id),
+  (c) => channels(c, 'chat_b', c.req.valid('query')),
 );
 
 chatRoutes.openapi(

@@ -4,6 +4,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { EVENT_TYPES, eventTypeSchema } from '../../core/event-types';
+import { listParamsShape } from '../../core/list';
 import { optionalText, text, timestamp, webUrl } from '../../core/schemas';
 import { CHAT_PROVIDERS } from '../../db/schema';
 
@@ -43,7 +44,15 @@ export const ChatChannelSchema = z
     example: { id: 'C0123ABCD', name: 'sales', team_id: null, is_private: false },
   });
 
+const channelSearch = listParamsShape.search_value.openapi({
+  description: 'Only the channels whose name contains this text (any letter case)',
+  example: 'sales',
+});
+
+export const SlackChannelQuery = z.object({ search_value: channelSearch });
+
 export const TeamsChannelQuery = z.object({
+  search_value: channelSearch,
   team_id: optionalText(200).openapi({
     description: 'The team whose channels to list; absent: the channels of every team the account joined',
     example: '172b0cce-e65d-44ce-9a49-91d9f2e8493a',
