@@ -12,6 +12,7 @@ import { calendarBusyBlocks, calendarEventWrites, calendarSyncJobs, connections 
 import worker from '../src/index';
 import type { JobMessage } from '../src/jobs/messages';
 import { googleCalendar, googleEventId } from '../src/providers/calendar/google';
+import { EventIdTaken } from '../src/providers/calendar/interface';
 import { outlookCalendar, REQUEST_ID_PROPERTY } from '../src/providers/calendar/outlook';
 import { ProviderFailure } from '../src/providers/failures';
 import { call, signupOrganization, type SignedUp } from './helpers/api';
@@ -225,15 +226,26 @@ describe('Google Calendar adapter', () => {
     });
     vi.restoreAllMocks();
 
-    // An id taken by an event deleted since (Google keeps it, cancelled): read, and not written to.
+    // An id taken by an event deleted since (Google keeps it, answered as cancelled): read, not
+    // written to, and reported as taken, not as made (the calendar holds no event).
     const deleted = mockFetch(
       [
-        json(409, { error: { code: 409, message: 'The requested identifier already exists.' } }),
-        json(200, { ...created, status: 'cancelled' }),
+        json(409, {
+          error: {
+            errors: [{ domain: 'global', reason: 'duplicate', message: 'The requested identifier already exists.' }],
+            code: 409,
+            message: 'The requested identifier already exists.',
+          },
+        }),
+        json(200, { kind: 'calendar#event', id, status: 'cancelled' }),
       ],
       { exhausted: 'throw' },
     );
-    expect(await googleCalendar('primary', token).insertEvent(event)).toMatchObject({ id, cancelled: true });
+    const taken = await googleCalendar('primary', token)
+      .insertEvent(event)
+      .catch((error: unknown) => error);
+    expect(taken).toBeInstanceOf(EventIdTaken);
+    expect(taken).toMatchObject({ requestId: 'meeting:1:42' });
     expect(deleted.map((request) => request.method)).toEqual(['POST', 'GET']);
   });
 
@@ -842,5 +854,83 @@ describe('a meeting changed while its google calendar is disconnected', () => {
     expect(requests[1].json.start).toEqual({ dateTime: `${day}T15:00:00.000Z`, timeZone: 'UTC' });
     expect(requests[1].headers.get('authorization')).toBe('Bearer ya29.events-token');
     expect(await writeOf()).toMatchObject({ state: 'created', providerEventId: eventId, error: null });
+  });
+});
+
+describe('a meeting whose google event id is taken by an event deleted in the calendar', () => {
+  it('moves on to the next request id and makes the event there, instead of recording the deleted one as made', async () => {
+    const rep = await signupOrganization('Taken event id');
+    const connected = await call('POST', '/api/calendar/connections/add', {
+      token: rep.token,
+      body: { provider: 'google', access_token: 'ya29.taken-token', refresh_token: '1//r', expires_in: 3600 },
+    });
+    expect(connected.status, connected.text).toBe(201);
+    const day = new Date(Date.now() + 21 * 86_400_000).toISOString().slice(0, 10);
+    const added = await call('POST', '/api/meeting/add', {
+      token: rep.token,
+      body: { title: 'Kickoff', start_time: `${day}T13:00:00Z`, end_time: `${day}T13:30:00Z`, timezone: 'UTC' },
+    });
+    expect(added.status, added.text).toBe(201);
+    const meetingId = added.body.data.id as number;
+    const writeOf = async () =>
+      (
+        await inOrganization(rep.orgId, (tx) =>
+          tx.select().from(calendarEventWrites).where(eq(calendarEventWrites.meetingId, meetingId)),
+        )
+      )[0];
+    const base = `meeting:${rep.orgId}:${meetingId}`;
+    expect((await writeOf()).requestId).toBe(base);
+    const takenId = await googleEventId(base);
+    const nextId = await googleEventId(`${base}#2`);
+    // The first id is held by an event deleted since (an earlier attempt's, deleted by the rep):
+    // Google refuses the insert (409 duplicate) and answers the id as cancelled.
+    const requests = mockFetch(
+      [
+        (request) =>
+          request.json?.id === takenId
+            ? json(409, {
+                error: {
+                  errors: [
+                    { domain: 'global', reason: 'duplicate', message: 'The requested identifier already exists.' },
+                  ],
+                  code: 409,
+                  message: 'The requested identifier already exists.',
+                },
+              })
+            : json(200, { kind: 'calendar#event', id: request.json?.id, status: 'confirmed', summary: 'Kickoff' }),
+        json(200, { kind: 'calendar#event', id: takenId, status: 'cancelled' }),
+        (request) =>
+          json(200, {
+            kind: 'calendar#event',
+            id: request.json?.id,
+            status: 'confirmed',
+            summary: request.json?.summary,
+            start: request.json?.start,
+            end: request.json?.end,
+          }),
+      ],
+      { only: (url) => url.startsWith('https://www.googleapis.com/'), exhausted: 'throw' },
+    );
+    const write = await writeOf();
+    await worker.queue(
+      createMessageBatch<JobMessage>('lead-management-jobs', [
+        {
+          id: `event-${write.id}-${crypto.randomUUID()}`,
+          timestamp: new Date(),
+          attempts: 1,
+          body: { kind: 'calendar-event', orgId: rep.orgId, jobId: write.id },
+        },
+      ]),
+      env,
+    );
+    expect(requests.map((request) => request.method)).toEqual(['POST', 'GET', 'POST']);
+    expect(requests[1].url).toBe(`https://www.googleapis.com/calendar/v3/calendars/primary/events/${takenId}`);
+    expect(requests[2].json).toMatchObject({ id: nextId, summary: 'Kickoff' });
+    expect(await writeOf()).toMatchObject({
+      state: 'created',
+      providerEventId: nextId,
+      requestId: `${base}#2`,
+      error: null,
+    });
   });
 });

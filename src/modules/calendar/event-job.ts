@@ -28,6 +28,7 @@ import type { JobHandler } from '../../jobs/job-handler';
 import { claimJob, finishJob, type JobSpec, lockRunningJob } from '../../jobs/lifecycle';
 import type { JobMessage } from '../../jobs/messages';
 import { outboxInsertSql, sendAfterCommit, sendRowsAfterCommit } from '../../jobs/outbox';
+import { EventIdTaken } from '../../providers/calendar/interface';
 import { calendarFor } from '../../providers/calendar/select';
 import { type ConnectionRow, markNeedsReconnect, poolWriter } from '../../providers/connections';
 import { ProviderFailure } from '../../providers/failures';
@@ -220,6 +221,9 @@ function isTemporary(error: unknown): boolean {
 
 /** Meeting status 4: its event is deleted from the calendar (Held and No Show keep theirs). */
 const CANCELLED_MEETING = 4;
+
+/** Request ids found taken by deleted events, at most, before an insert gives up (a permanent failure). */
+const MAX_TAKEN_REQUEST_IDS = 5;
 
 /** The request id of the meeting's next event, once the current one is deleted: `…#2`, `…#3` … */
 export function nextRequestId(requestId: string): string {
@@ -443,17 +447,31 @@ export const calendarEventJobHandler: JobHandler<'calendar-event', typeof calend
         return;
       }
       try {
-        const made = await calendarFor({ db: tx, env, writer }, connection).insertEvent({
-          ...event,
-          conference: meeting.meetingTool !== 'none' && !meeting.meetingUrl,
-          request_id: write.requestId,
-        });
+        const calendar = calendarFor({ db: tx, env, writer }, connection);
+        let requestId = write.requestId;
+        let made: Awaited<ReturnType<typeof calendar.insertEvent>> | undefined;
+        for (let tries = 1; made === undefined; tries++) {
+          try {
+            made = await calendar.insertEvent({
+              ...event,
+              conference: meeting.meetingTool !== 'none' && !meeting.meetingUrl,
+              request_id: requestId,
+            });
+          } catch (error) {
+            // Its id is taken by an event deleted since (Google keeps it): the next request id
+            // makes the event, as after a delete we saw (until 2026-12-01 the deleted event was
+            // recorded as made, and the meeting had none in the calendar).
+            if (!(error instanceof EventIdTaken) || tries >= MAX_TAKEN_REQUEST_IDS) throw error;
+            requestId = nextRequestId(requestId);
+          }
+        }
         await finish({
           state: 'created',
           userId: meeting.userId,
           connectionId: connection.id,
           provider: connection.provider,
           providerEventId: made.id,
+          requestId,
           error: null,
         });
       } catch (error) {

@@ -5,13 +5,18 @@
  * waits (providers/calls.ts maps a failure to 409 connection_needs_reconnect or 503).
  */
 import { and, desc, eq, isNull, sql } from 'drizzle-orm';
-import { ApiError, NotFound, ValidationFailed } from '../../core/errors';
+import { ApiError, Conflict, NotFound, ValidationFailed } from '../../core/errors';
 import { isoTimestamp } from '../../core/schemas';
 import { calendarEventWrites, connections } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import type { Bindings } from '../../env';
 import { callProvider } from '../../providers/calls';
-import { CALENDAR_PROVIDERS, type CalendarProviderName, type EventRange } from '../../providers/calendar/interface';
+import {
+  CALENDAR_PROVIDERS,
+  type CalendarProviderName,
+  EventIdTaken,
+  type EventRange,
+} from '../../providers/calendar/interface';
 import { calendarFor } from '../../providers/calendar/select';
 import {
   disconnectedColumns,
@@ -240,7 +245,7 @@ export async function insertProviderEvent(
   const writer = requestWriter(env);
   const calendar = calendarFor({ db: ctx.db, env, writer }, connection);
   const requestId = idempotencyKey ? `api:${ctx.orgId}:${ctx.userId}:${idempotencyKey}` : `api:${crypto.randomUUID()}`;
-  return callProvider(writer, connection, 'Calendar event', () =>
+  const inserted = callProvider(writer, connection, 'Calendar event', () =>
     calendar.insertEvent({
       title: input.title,
       start: input.start,
@@ -253,4 +258,14 @@ export async function insertProviderEvent(
       request_id: requestId,
     }),
   );
+  return inserted.catch((error: unknown) => {
+    // The Idempotency-Key's event was made, then deleted in the calendar: the key is spent.
+    if (error instanceof EventIdTaken) {
+      throw new Conflict(
+        'The event made under this Idempotency-Key was deleted in the calendar; send a new key to make another',
+        'idempotency_key_spent',
+      );
+    }
+    throw error;
+  });
 }

@@ -20,6 +20,7 @@ import {
   type CalendarEvent,
   type CalendarProvider,
   type EventChanges,
+  EventIdTaken,
   type EventRange,
   MAX_PAGES,
   type NewCalendarEvent,
@@ -205,7 +206,10 @@ export function googleCalendar(calendarId: string, accessToken: () => Promise<st
         await response.body?.cancel().catch(() => undefined);
         const existing = await call(`${base}/${id}`, { method: 'GET' });
         const made = (await (await expectOk('google', existing, 'calendar event')).json()) as GoogleEvent;
-        if (made.status === 'cancelled') return presentGoogleEvent(made);
+        // Deleted since (Google keeps its id, answered as cancelled): no event is in the calendar,
+        // and an insert under this request id can make none. Until 2026-12-01 the
+        // cancelled event was answered as made, and the meeting stayed without its event.
+        if (made.status === 'cancelled') throw new EventIdTaken(event.request_id);
         // That attempt's answer was lost, and the meeting may have changed since: the event is
         // written with the fields asked for now (its conference, made then, is kept).
         return (await patchEvent(id, event)) ?? presentGoogleEvent(made);

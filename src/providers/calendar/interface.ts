@@ -5,6 +5,19 @@
  * deleting an event it made (a booked meeting moved or cancelled).
  */
 export const CALENDAR_PROVIDERS = ['google', 'outlook', 'local'] as const;
+
+/**
+ * An insert whose event id (derived from `requestId`) is taken by an event deleted since: Google
+ * keeps a deleted event's id, answering it as `status: "cancelled"`, and refuses another insert
+ * under it (409 duplicate). Nothing was made; the request id is spent, and the caller moves on to
+ * the next one (the calendar event job's `nextRequestId`).
+ */
+export class EventIdTaken extends Error {
+  constructor(readonly requestId: string) {
+    super(`The calendar event id of ${requestId} is taken by a deleted event`);
+    this.name = 'EventIdTaken';
+  }
+}
 export type CalendarProviderName = (typeof CALENDAR_PROVIDERS)[number];
 
 export interface CalendarAttendee {
