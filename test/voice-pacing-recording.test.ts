@@ -76,6 +76,40 @@ describe('calls per second', () => {
     await setCall(second.body.data.id, { status: 'canceled' });
   });
 
+  it('refuses a call whose turn would be more than the job waits for (24 h) away: 429 call_queue_full with the earliest time, nothing held or queued', async () => {
+    const waiting = await initiate();
+    expect(waiting.status, waiting.text).toBe(202);
+    // The organization's queue reaches a day ahead (86 400 calls at 1 per second, as a campaign might).
+    await setCall(waiting.body.data.id, { dialAfter: new Date(Date.now() + 24 * 3600_000) });
+    const wallet = async () => (await call('GET', '/api/voice/wallet', { token: org.token })).body.data;
+    const before = await wallet();
+    const count = async () =>
+      (
+        await inOrganization(org.orgId, (tx) =>
+          tx.select({ id: calls.id }).from(calls).where(eq(calls.organizationId, org.orgId)),
+        )
+      ).length;
+    const callsBefore = await count();
+    const refused = await initiate();
+    expect(refused.status, refused.text).toBe(429);
+    expect(refused.body.error).toMatchObject({ type: 'rate_limited', code: 'call_queue_full' });
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    // The turn it would have had is a day and a second away; it fits once 61 s or so have passed.
+    expect(retryAfter).toBeGreaterThanOrEqual(55);
+    expect(retryAfter).toBeLessThanOrEqual(65);
+    const earliest = Date.parse(refused.body.error.details.earliest_at);
+    expect(Math.abs(earliest - (Date.now() + retryAfter * 1000))).toBeLessThan(5_000);
+    expect(refused.body.error.message).toContain(refused.body.error.details.earliest_at);
+    expect(refused.sent).toEqual([]);
+    expect(await count()).toBe(callsBefore);
+    expect(await wallet()).toEqual(before);
+    // The queue shorter again (that call's turn nearer): a new call is accepted.
+    await setCall(waiting.body.data.id, { dialAfter: new Date(Date.now() + 3600_000) });
+    const accepted = await initiate();
+    expect(accepted.status, accepted.text).toBe(202);
+    for (const id of [waiting.body.data.id, accepted.body.data.id]) await setCall(id, { status: 'canceled' });
+  });
+
   it('the job defers a call whose turn is seconds away to its turn (no queue retry spent), and dials it when its turn has come', async () => {
     const queued = await initiate();
     const id = queued.body.data.id;

@@ -103,8 +103,13 @@ export class PayloadTooLarge extends ApiError {
 }
 
 export class RateLimited extends ApiError {
-  constructor(readonly retryAfterSeconds: number) {
-    super(429, 'rate_limited', 'Too many requests; retry with exponential backoff', null);
+  constructor(
+    readonly retryAfterSeconds: number,
+    message = 'Too many requests; retry with exponential backoff',
+    code: string | null = null,
+    details?: Record<string, unknown>,
+  ) {
+    super(429, 'rate_limited', message, code, details);
   }
 }
 

@@ -18,6 +18,14 @@ export class JobSuperseded extends Error {
 /** A fault outside our code that may pass (a provider's 5xx or 429): provider adapters throw it. */
 export class TransientFault extends Error {}
 
+/**
+ * How long after it was queued a job may still be deferred for a wait of its own (JobWaits): 24
+ * hours, as long as a queued job may go unclaimed (lease-sweep.ts). A call's turn is fixed when
+ * it is queued, so a job normally waits once; only a turn that never comes ends it (which is why
+ * POST /api/call/agent/initiate refuses a turn further ahead, agent-calls.ts).
+ */
+export const WAIT_DEADLINE_SECONDS = 24 * 3600;
+
 /** A fault no retry can mend; its message is the reason the user reads on the job. */
 export class PermanentJobFault extends Error {}
 

@@ -29,6 +29,7 @@ import {
   snoozeDelaySeconds,
   throttleOf,
   userFacingJobError,
+  WAIT_DEADLINE_SECONDS,
   waitDelaySeconds,
 } from './faults';
 import { failJob, noteRetry, snoozeJob } from './lifecycle';
@@ -57,12 +58,7 @@ export function throttledTooLongReason(provider: string, reason: string): string
   return `${provider} kept rate limiting this job for ${hours} hours without letting it go on, so it was stopped (last answer: ${reason}).`;
 }
 
-/**
- * How long after it was queued a job may still be deferred for a wait of its own (JobWaits): 24
- * hours, as long as a queued job may go unclaimed (lease-sweep.ts). A call's turn is fixed when
- * it is queued, so a job normally waits once; only a turn that never comes ends it.
- */
-export const WAIT_DEADLINE_SECONDS = 24 * 3600;
+export { WAIT_DEADLINE_SECONDS };
 
 /**
  * Acknowledge the message; have the queue deliver it again after `retryIn` seconds (a retry

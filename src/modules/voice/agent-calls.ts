@@ -10,11 +10,12 @@
  */
 import type { z } from '@hono/zod-openapi';
 import { and, eq, isNull, sql } from 'drizzle-orm';
-import { ApiError, NotFound, ValidationFailed } from '../../core/errors';
+import { ApiError, NotFound, RateLimited, ValidationFailed } from '../../core/errors';
 import { calls, contacts, leads, voiceJobs } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import type { Bindings } from '../../env';
 import { enqueueJob } from '../../jobs/outbox';
+import { WAIT_DEADLINE_SECONDS } from '../../jobs/faults';
 import { findVoiceConnection, voiceSetupOf } from '../../providers/voice/select';
 import { presentCall } from './calls';
 import { callerNumber, e164 } from './numbers';
@@ -42,6 +43,32 @@ async function findCallee(ctx: TenantContext, input: z.output<typeof AgentCallBo
     .where(tenantWhere(ctx, contacts, eq(contacts.id, input.contact_id as number), isNull(contacts.deletedAt)));
   if (!contact) throw new NotFound('Contact', input.contact_id);
   return contact;
+}
+
+/**
+ * How far ahead a new call's dialling turn may be: the voice job waits for its turn at most
+ * WAIT_DEADLINE_SECONDS after it was queued (then it fails, REASONS.turnNeverCame), less a minute
+ * for the queue's delivery.
+ */
+export const MAX_TURN_AHEAD_SECONDS = WAIT_DEADLINE_SECONDS - 60;
+
+/**
+ * A call whose turn is further ahead than MAX_TURN_AHEAD_SECONDS would be accepted only to fail a
+ * day later: it is refused now, a 429 `call_queue_full` saying when a call would get a turn in
+ * time (Retry-After and `earliest_at`). Thrown in the request's transaction, after the turn was
+ * taken under the wallet lock: the call, its hold and its turn roll back together.
+ */
+function refuseTurnTooFar(turn: Date, now = Date.now()): void {
+  const ahead = (turn.getTime() - now) / 1000;
+  if (ahead <= MAX_TURN_AHEAD_SECONDS) return;
+  const retryAfter = Math.ceil(ahead - MAX_TURN_AHEAD_SECONDS);
+  const earliest = new Date(now + retryAfter * 1000).toISOString();
+  throw new RateLimited(
+    retryAfter,
+    `The organization's calls are queued for the next ${Math.round(MAX_TURN_AHEAD_SECONDS / 3600)} hours (calls are dialled ${CALLS_PER_SECOND} per second); a new call could not be placed in time. Retry at ${earliest}; nothing was held or queued.`,
+    'call_queue_full',
+    { earliest_at: earliest, dial_turn_at: turn.toISOString(), max_wait_seconds: MAX_TURN_AHEAD_SECONDS },
+  );
 }
 
 export async function initiateAgentCall(ctx: TenantContext, env: Bindings, input: z.output<typeof AgentCallBody>) {
@@ -119,6 +146,7 @@ export async function initiateAgentCall(ctx: TenantContext, env: Bindings, input
     })
     .where(and(eq(calls.organizationId, ctx.orgId), eq(calls.id, row.id)))
     .returning();
+  refuseTurnTooFar(paced.dialAfter);
   const [job] = await ctx.db
     .insert(voiceJobs)
     .values({ organizationId: ctx.orgId, action: 'place_call', callId: row.id, createdBy: ctx.userId })
