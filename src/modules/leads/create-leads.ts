@@ -30,7 +30,7 @@ import {
   type LiveLeadByEmail,
 } from './dedupe';
 import { readLead } from './present';
-import { checkLeadReferences, ensureCompanies, loadLeadWriteContext, type LeadWriteContext } from './references';
+import { checkLeadReferences, holdCompanies, loadLeadWriteContext, type LeadWriteContext } from './references';
 import type { AddLeadInput, LeadView } from './schemas';
 import { foldLeadInput, jsonFieldsToStore, type BatchRow } from './lead-writes';
 import { type ColumnRef, columnList, recordsetDefinition, tableColumn } from '../../core/field-columns';
@@ -534,14 +534,38 @@ export async function createLeadsBatch(
   if (plan.merges.size > 0) {
     // The company each merged lead ends with (its rows folded, as the merge writes them): a company
     // named only by a row whose name a later row overrides is not created for nobody.
-    const mergeInputs = [...plan.merges.values()].map((rows) =>
-      rows.slice(1).reduce((folded, row) => foldLeadInput(folded, row.input), rows[0].input),
+    const mergeInputs = new Map(
+      [...plan.merges].map(([leadId, rows]) => [
+        leadId,
+        rows.slice(1).reduce((folded, row) => foldLeadInput(folded, row.input), rows[0].input),
+      ]),
     );
-    const byName = await ensureCompanies(
+    // The companies the leads move into are locked FOR SHARE before the leads (companies before
+    // leads, as a company delete locks them), in one statement in id order: a delete under way
+    // is waited for, and a company it removed is not linked. Until 2026-12-01 they were read
+    // unlocked, and a merge could move a lead into a company a concurrent delete was removing.
+    const held = await holdCompanies(
       ctx,
-      mergeInputs.filter((input) => input.company_id == null && input.company).map((input) => input.company as string),
+      [...mergeInputs.values()]
+        .filter((input) => input.company_id == null && input.company)
+        .map((input) => input.company as string),
+      [...mergeInputs.values()].flatMap((input) => (input.company_id != null ? [input.company_id] : [])),
     );
-    const merge = await mergeIntoExistingLeads(ctx, plan.merges, refs, byName);
+    for (const [leadId, input] of mergeInputs) {
+      if (input.company_id == null || held.ids.has(input.company_id)) continue;
+      // Deleted since the read: its rows are refused as a company of another organization is.
+      const rows = plan.merges.get(leadId) ?? [];
+      const naming = rows.filter((row) => row.input.company_id === input.company_id);
+      for (const row of naming.length > 0 ? naming : rows)
+        result.errors.push({
+          rowNumber: row.rowNumber,
+          field: 'company_id',
+          message: 'is not a company of this organization',
+        });
+      plan.merges.delete(leadId);
+    }
+    result.errors.sort((a, b) => a.rowNumber - b.rowNumber);
+    const merge = await mergeIntoExistingLeads(ctx, plan.merges, { ...refs, companies: held.ids }, held.byName);
     result.updated = merge.updated;
     const rowsByNumber = new Map([...plan.merges.values()].flat().map((row) => [row.rowNumber, row]));
     for (const merged of merge.merged) {

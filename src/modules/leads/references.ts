@@ -203,39 +203,86 @@ export async function ensureCompanies(
   names: string[],
   /** Lock the linked companies FOR SHARE until the write commits (see loadLeadReferences); a name whose company a concurrent delete removed meanwhile is linked again (created anew). */
   lock = false,
-  attempt = 1,
 ): Promise<Map<string, { id: number; name: string }>> {
+  if (lock) return (await holdCompanies(ctx, names, [])).byName;
   const given = [...new Set(names)];
   if (given.length === 0) return new Map();
-  // The partial unique index on (organization_id, lower(company_name)) makes this race-free; of
-  // two given names with one key, the first is created.
+  await insertNamedCompanies(ctx, given);
+  const found = await ctx.db.execute<{ kind: 'held' | 'key'; id: number; name: string | null; name_key: string }>(sql`
+    select 'held' as kind, ${companyKeyScope.id} as id, ${companyKeyScope.companyName} as name, ${companyKeyScope.nameKey} as name_key
+    from ${companyKeyScope} where ${companyNamedSql(ctx.orgId, given)}
+    union all
+    select 'key', k.position, null, k.name_key from ${givenNameKeysSql(given)} as k`);
+  return linkNames(given, found.rows);
+}
+
+/** The partial unique index on (organization_id, lower(company_name)) makes this race-free; of two given names with one key, the first is created. */
+async function insertNamedCompanies(ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId'>, given: string[]) {
   await ctx.db.execute(sql`
     insert into ${companies} (organization_id, company_name, created_by)
     select ${ctx.orgId}, n.name, ${ctx.userId} from unnest(${sql.param(given)}::text[]) with ordinality as n(name, position)
     order by n.position
     on conflict (organization_id, lower(company_name)) where deleted_at is null do nothing`);
-  // Locked, the companies are read from the table by id (the view finds them by name): the lock
-  // waits for a delete holding one, then reads it as last committed, and a deleted one drops out.
-  const held = lock
-    ? sql`select 'held' as kind, h.id, h.company_name as name, lower(h.company_name) as name_key
-      from (select c.id, c.company_name from ${companies} c where c.organization_id = ${ctx.orgId}
-        and c.deleted_at is null and c.id in (select ${companyKeyScope.id} from ${companyKeyScope} where ${companyNamedSql(ctx.orgId, given)})
-        order by c.id for share of c) h`
-    : sql`select 'held' as kind, ${companyKeyScope.id} as id, ${companyKeyScope.companyName} as name, ${companyKeyScope.nameKey} as name_key
-    from ${companyKeyScope} where ${companyNamedSql(ctx.orgId, given)}`;
-  const found = await ctx.db.execute<{ kind: 'held' | 'key'; id: number; name: string | null; name_key: string }>(sql`
-    ${held}
-    union all
-    select 'key', k.position, null, k.name_key from ${givenNameKeysSql(given)} as k`);
+}
+
+type FoundCompanyRow = { kind: 'held' | 'key'; id: number; name: string | null; name_key: string | null };
+
+function linkNames(given: string[], rows: FoundCompanyRow[]): Map<string, { id: number; name: string }> {
   const byKey = new Map<string, { id: number; name: string }>();
-  for (const row of found.rows)
-    if (row.kind === 'held') byKey.set(row.name_key, { id: Number(row.id), name: String(row.name) });
+  for (const row of rows)
+    if (row.kind === 'held' && row.name_key !== null)
+      byKey.set(row.name_key, { id: Number(row.id), name: String(row.name) });
   const linked = new Map<string, { id: number; name: string }>();
-  for (const row of found.rows) {
-    const company = row.kind === 'key' ? byKey.get(row.name_key) : undefined;
+  for (const row of rows) {
+    const company = row.kind === 'key' && row.name_key !== null ? byKey.get(row.name_key) : undefined;
     if (company) linked.set(given[Number(row.id) - 1], company);
   }
-  // A company deleted (or renamed) between the insert and the lock: the next insert creates it.
-  if (lock && linked.size < given.length && attempt < 3) return ensureCompanies(ctx, names, lock, attempt + 1);
   return linked;
+}
+
+/** The companies `holdCompanies` locked: by the names as given, and the given ids still live (id to name). */
+export interface HeldCompanies {
+  byName: Map<string, { id: number; name: string }>;
+  ids: Map<number, string>;
+}
+
+/**
+ * Locks FOR SHARE, until the write commits, the live companies a set of leads is moved into: those
+ * named by id and those named by name (created when missing), in one statement, in id order, so a
+ * company delete (which holds its companies FOR NO KEY UPDATE in id order) waits for the write or
+ * the write for the delete, with no lock cycle between them. Called before the leads are locked:
+ * companies before leads. A locked company is read as last committed: an id a delete removed
+ * meanwhile is missing from `ids` (the caller reports it), a name whose company it removed is
+ * linked again (created anew). Names cost one insert more; ids alone, this one statement.
+ */
+export async function holdCompanies(
+  ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId'>,
+  names: string[],
+  ids: number[],
+  attempt = 1,
+): Promise<HeldCompanies> {
+  const given = [...new Set(names)];
+  const wanted = [...new Set(ids)];
+  if (given.length === 0 && wanted.length === 0) return { byName: new Map(), ids: new Map() };
+  if (given.length > 0) await insertNamedCompanies(ctx, given);
+  // Read from the table by id (the view finds them by name): the lock waits for a delete holding
+  // one, then reads it as last committed, and a deleted one drops out.
+  const named =
+    given.length > 0
+      ? sql`c.id in (select ${companyKeyScope.id} from ${companyKeyScope} where ${companyNamedSql(ctx.orgId, given)})`
+      : sql`false`;
+  const found = await ctx.db.execute<FoundCompanyRow>(sql`
+    select 'held' as kind, h.id, h.company_name as name, lower(h.company_name) as name_key
+      from (select c.id, c.company_name from ${companies} c where c.organization_id = ${ctx.orgId}
+        and c.deleted_at is null and (c.id = any(${sql.param(wanted)}::bigint[]) or ${named})
+        order by c.id for share of c) h
+    ${given.length > 0 ? sql`union all select 'key', k.position, null, k.name_key from ${givenNameKeysSql(given)} as k` : sql``}`);
+  const byName = linkNames(given, found.rows);
+  // A company deleted (or renamed) between the insert and the lock: the next insert creates it.
+  if (byName.size < given.length && attempt < 3) return holdCompanies(ctx, names, ids, attempt + 1);
+  const wantedIds = new Set(wanted);
+  const held = new Map<number, string>();
+  for (const row of found.rows)
+    if (row.kind === 'held' && wantedIds.has(Number(row.id))) held.set(Number(row.id), String(row.name));
+  return { byName, ids: held };
 }
