@@ -574,6 +574,40 @@ describe('the events route over a google connection', () => {
     expect(response.text).not.toContain('backend error');
   });
 
+  it('answers 409 idempotency_key_spent when the Idempotency-Key’s event was deleted in the calendar since', async () => {
+    const id = await connectGoogle();
+    const key = `spent-${crypto.randomUUID()}`;
+    const eventId = await googleEventId(`api:${org.orgId}:${org.userId}:${key}`);
+    const requests = mockFetch(
+      // Made inside the request (a route reads no body created by the test).
+      [
+        () =>
+          json(409, {
+            error: {
+              errors: [{ domain: 'global', reason: 'duplicate', message: 'The requested identifier already exists.' }],
+              code: 409,
+              message: 'The requested identifier already exists.',
+            },
+          }),
+        () => json(200, { kind: 'calendar#event', id: eventId, status: 'cancelled' }),
+      ],
+      { exhausted: 'throw' },
+    );
+    const response = await call('POST', '/api/calendar/google/events', {
+      token: org.token,
+      headers: { 'idempotency-key': key },
+      body: {
+        connection_id: id,
+        title: 'Demo',
+        start: '2027-03-01T14:00:00Z',
+        end: '2027-03-01T14:30:00Z',
+      },
+    });
+    expect(requests.map((request) => request.method)).toEqual(['POST', 'GET']);
+    expect(requests[0].json.id).toBe(eventId);
+    expect([response.status, response.body.error?.code], response.text).toEqual([409, 'idempotency_key_spent']);
+  });
+
   it('marks the connection needs_reconnect on a 401 and answers 409 naming it', async () => {
     const id = await connectGoogle();
     mockFetch([json(401, { error: { message: 'Invalid Credentials' } })], { exhausted: 'throw' });

@@ -67,6 +67,23 @@ const providerResponses = {
     content: { 'application/json': { schema: ErrorEnvelope } },
   },
 };
+/** The insert's: those above, and an Idempotency-Key whose event was made, then deleted in the calendar. */
+const insertResponses = {
+  ...providerResponses,
+  409: conflictResponse(
+    'CalendarInsertConflict',
+    'The calendar connection cannot be used (connection_needs_reconnect, connection_disabled), or the event made under this Idempotency-Key was deleted in the calendar since (idempotency_key_spent: send a new key)',
+    [
+      {
+        code: 'connection_needs_reconnect',
+        details: connectionDetails,
+        example: { connection_id: 3, provider: 'google' },
+      },
+      { code: 'connection_disabled', details: connectionDetails, example: { connection_id: 3, provider: 'google' } },
+      { code: 'idempotency_key_spent' },
+    ],
+  ),
+};
 const tags = ['Calendar'];
 const FAILURES =
   'A calendar whose credentials stopped working: 409 `connection_needs_reconnect` naming it. The provider down or throttling: 503 `provider_unavailable` with Retry-After.';
@@ -102,10 +119,10 @@ calendarRoutes.openapi(
     operationId: 'createCalendarEvent',
     tags,
     summary: 'Insert an event into a connected calendar',
-    description: `Inserts the event into the caller's calendar of that provider (or \`connection_id\`); \`conference: true\` asks for a Meet or Teams link. With an Idempotency-Key, a retry inserts nothing twice, at the provider too (the key becomes the provider's request id). ${FAILURES}`,
+    description: `Inserts the event into the caller's calendar of that provider (or \`connection_id\`); \`conference: true\` asks for a Meet or Teams link. With an Idempotency-Key, a retry inserts nothing twice, at the provider too (the key becomes the provider's request id); a key whose event was deleted in the calendar since is spent: 409 \`idempotency_key_spent\` (Google keeps a deleted event's id). ${FAILURES}`,
     auth: 'bearer',
     request: { params: ProviderParam, body: jsonBody(NewEventBody) },
-    responses: { 201: envelope(CalendarEventSchema, 'Event created'), ...providerResponses },
+    responses: { 201: envelope(CalendarEventSchema, 'Event created'), ...insertResponses },
   }),
   async (c) => {
     const provider = servedProvider(c.req.valid('param').provider);
