@@ -24,6 +24,9 @@ import { callRecording, recordingQueue } from './helpers/webhooks';
 
 const formSecrets = { trackingSecret: env.TRACKING_SECRET || undefined, jwtSecret: readConfig(env).JWT_SECRET };
 
+/** How the API writes a timestamp (isoTimestamp in src/core/schemas.ts): `2026-11-20T09:30:00.000Z`. */
+const ISO_UTC_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
 let org: SignedUp;
 let everything: number;
 let dealsOnly: number;
@@ -297,10 +300,41 @@ describe('webhook events', () => {
       (row) => row.data.import_job_id === job.id,
     );
     expect(payload.data).toMatchObject({ status: 'completed', file_name: 'hooks.csv', created: 2, failed: 0 });
+    expect(payload.data.finished_at).toMatch(ISO_UTC_MS);
     const created = await payloads(everything, 'lead.created');
     expect(created.map((row) => row.data.email)).toEqual(
       expect.arrayContaining(['imported.one@example.com', 'imported.two@example.com']),
     );
+  });
+
+  it('carries every timestamp as the API answers it (ISO 8601 UTC with milliseconds, `…Z`): lead.created, deal.won, deal.lost', async () => {
+    // lead.created sent created_at as Postgres printed it (`2026-11-20T09:30:00.123456+00:00`), deal.won/lost closed_at too.
+    const lead = await callRecording(org, 'POST', '/api/lead/add', { first_name: 'Stamp', last_name: 'Format' });
+    expect(lead.status, JSON.stringify(lead.body)).toBe(201);
+    const leadId = lead.body.data.id as number;
+    const [created] = (await payloads(everything, 'lead.created')).filter((row) => row.data.lead_id === leadId);
+    expect(created.data.created_at).toMatch(ISO_UTC_MS);
+    expect(created.data.created_at).toBe(lead.body.data.created_at);
+    expect((created as unknown as { timestamp: string }).timestamp).toMatch(ISO_UTC_MS);
+
+    const pipeline = await defaultPipeline(org);
+    for (const [type, stage] of [
+      ['deal.won', pipeline.stages.find((s) => s.is_won)],
+      ['deal.lost', pipeline.stages.find((s) => s.is_lost)],
+    ] as const) {
+      const deal = await callRecording(org, 'POST', '/api/lead/deal/add', {
+        lead_id: leadId,
+        pipeline_id: pipeline.id,
+        stage_id: stage?.id,
+        title: `Stamped ${type}`,
+        value: 1,
+        expected_close_date: '2026-12-31',
+      });
+      expect(deal.status, JSON.stringify(deal.body)).toBe(201);
+      const [payload] = (await payloads(everything, type)).filter((row) => row.data.deal_id === deal.body.data.id);
+      expect(payload.data.closed_at).toMatch(ISO_UTC_MS);
+      expect(payload.data.closed_at).toBe(deal.body.data.closed_at);
+    }
   });
 
   it("a queue consumer's deliveries and follow-up jobs leave right after its commit, not at the sweeps: an import", async () => {

@@ -5,7 +5,7 @@
  * request's clock, passed in so tests can fix it. Every write is an activity-feed entry
  * (model_type deal: deal_added, deal_updated, deal_stage_changed, deal_deleted).
  */
-import { deliveryIdsOf, sendWebhookDeliveries, webhookDeliveriesSql } from '../webhooks';
+import { deliveryIdsOf, isoTimestampSql, sendWebhookDeliveries, webhookDeliveriesSql } from '../webhooks';
 import { eq, ilike, inArray, sql, type SQL } from 'drizzle-orm';
 import { isForeignKeyViolation } from '../../db/errors';
 import { deals, dealStageHistory, stages } from '../../db/schema';
@@ -144,7 +144,7 @@ function closedDealHooks(ctx: TenantContext, outcome: 'open' | 'won' | 'lost', f
       ${webhookDeliveriesSql(ctx, outcome === 'won' ? 'deal.won' : 'deal.lost', {
         from,
         data: sql`jsonb_build_object('deal_id', d.id, 'title', d.title, 'value', d.value, 'lead_id', d.lead_id,
-          'pipeline_id', d.pipeline_id, 'stage_id', d.stage_id, 'owner_id', d.owner_id, 'closed_at', d.closed_at)`,
+          'pipeline_id', d.pipeline_id, 'stage_id', d.stage_id, 'owner_id', d.owner_id, 'closed_at', ${isoTimestampSql(sql`d.closed_at`)})`,
       })}
     )`;
 }

@@ -17,6 +17,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { EventType } from '../../core/event-types';
 import { chatSubscriptions, webhookDeliveries, webhookEndpoints } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
+import { isoTimestampSql } from './event-data';
 
 /** Event rows as a FROM item (a CTE's name, a subquery or a set-returning function) and the jsonb of each row's `data`. */
 export interface EventRows {
@@ -65,7 +66,7 @@ export function webhookDeliveriesSql(
     select ${ctx.orgId}::bigint, t.endpoint_id, t.chat_subscription_id, ${type}::text,
       'msg_' || md5(${type}::text || ':' || ev.data::text || ':' || now()::text),
       jsonb_build_object('type', ${type}::text,
-        'timestamp', to_char(now() at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
+        'timestamp', ${isoTimestampSql(sql`now()`)},
         'data', ev.data),
       ${ctx.userId}::bigint
     from (select ${rows.data} as data from ${rows.from} ${rows.where ? sql`where ${rows.where}` : sql``}) as ev

@@ -10,7 +10,12 @@ import { EVENT_DESCRIPTIONS, EVENT_TYPES, type EventType } from '../../core/even
 
 const id = (description: string) => z.number().int().openapi({ description });
 const nullableId = (description: string) => z.number().int().nullable().openapi({ description });
-const at = (description: string) => z.string().openapi({ description, example: '2026-11-20T09:30:00.000Z' });
+/** A timestamp as every API response writes it: ISO 8601 in UTC with milliseconds (`…Z`), never Postgres' `+00:00`. */
+const at = (description: string) =>
+  z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/, 'must be ISO 8601 UTC with milliseconds')
+    .openapi({ description: `${description}: ISO 8601 UTC with milliseconds`, example: '2026-11-20T09:30:00.000Z' });
 
 export const EVENT_DATA: Record<EventType, z.ZodObject> = {
   'lead.created': z.object({
