@@ -3,7 +3,13 @@
  * back per record with model_type and model_id.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import { call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
+import { type ApiResponse, call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
+import { createCompany, createContact } from './helpers/accounts';
+import { statementsOf } from './helpers/statements';
+
+/** Statements per route (the scope, BEGIN with its first statement, the write, COMMIT), as before the feed entries. */
+const CONTACT_BUDGETS = { add: 5, update: 5, bulkUpdate: 4, delete: 2 };
+const COMPANY_BUDGETS = { add: 5, update: 4, delete: 2 };
 
 let org: SignedUp;
 let other: SignedUp;
@@ -99,5 +105,187 @@ describe('GET /api/feed/list', () => {
       400,
       'bad_request',
     );
+  });
+});
+
+/**
+ * Contacts and companies: every create, update (only the fields that changed, from/to; nothing
+ * when nothing changed), bulk update, bulk delete and delete writes a feed entry, in the statement
+ * of the write itself: each route sends as many statements as it did before it wrote any.
+ */
+describe('GET /api/feed/list of contacts and companies', () => {
+  const historyOf = async (who: SignedUp, modelType: string, id: number) => {
+    const response = await call('GET', '/api/feed/list', {
+      token: who.token,
+      query: { model_type: modelType, model_id: id, order_in: 'ASC', limit: '100' },
+    });
+    expect(response.status, response.text).toBe(200);
+    return response.body.data as { action: string; changes: Record<string, unknown>; actor_user_id: number }[];
+  };
+  /** The request's statements: as many as the route sent before it wrote feed entries, each entry inside a write of the record. */
+  const measured = async (
+    request: () => Promise<ApiResponse>,
+    budget: number,
+    table: 'contacts' | 'companies',
+    status = 200,
+  ) => {
+    const { response, statements } = await statementsOf(request);
+    expect(response.status, response.text).toBe(status);
+    expect(statements.length, statements.join('\n---\n')).toBe(budget);
+    for (const text of statements.filter((statement) => /feed_entries/.test(statement)))
+      expect(text, 'the feed entry rides in the write').toMatch(new RegExp(`(insert into|update) "?${table}"?`, 'i'));
+    return response;
+  };
+
+  it('records a contact’s creation, its changed fields (nothing for an update that changes nothing), bulk update and delete', async () => {
+    const company = await createCompany(org);
+    const otherCompany = await createCompany(org);
+    const added = await measured(
+      () =>
+        call('POST', '/api/contact/add', {
+          token: org.token,
+          body: { name: 'Feed Contact', company_id: company, designation: 'CTO', tags: ['emea'] },
+        }),
+      CONTACT_BUDGETS.add,
+      'contacts',
+      201,
+    );
+    const id = added.body.data.id as number;
+    await measured(
+      () =>
+        call('POST', `/api/contact/update/${id}`, {
+          token: org.token,
+          body: { name: 'Feed Contact', designation: 'CEO', lead_score: 40, tags: ['emea', 'vip'] },
+        }),
+      CONTACT_BUDGETS.update,
+      'contacts',
+    );
+    await measured(
+      () => call('POST', `/api/contact/update/${id}`, { token: org.token, body: { designation: 'CEO' } }),
+      CONTACT_BUDGETS.update,
+      'contacts',
+    );
+    const bulk = await measured(
+      () =>
+        call('POST', '/api/contact/bulk-update', {
+          token: org.token,
+          body: { contact_ids: [id], company_id: otherCompany, lead_score: 40 },
+        }),
+      CONTACT_BUDGETS.bulkUpdate,
+      'contacts',
+    );
+    expect(bulk.body.data).toEqual({ updated: 1 });
+    await measured(
+      () => call('DELETE', `/api/contact/delete/${id}`, { token: org.token }),
+      CONTACT_BUDGETS.delete,
+      'contacts',
+    );
+
+    const history = await historyOf(org, 'contact', id);
+    expect(history.map((entry) => entry.action)).toEqual(['created', 'updated', 'updated', 'deleted']);
+    expect(history.every((entry) => entry.actor_user_id === org.userId)).toBe(true);
+    expect(history[0].changes).toEqual({
+      name: { from: null, to: 'Feed Contact' },
+      company_id: { from: null, to: company },
+      designation: { from: null, to: 'CTO' },
+      tags: { from: null, to: ['emea'] },
+    });
+    // The name sent unchanged is no change.
+    expect(history[1].changes).toEqual({
+      designation: { from: 'CTO', to: 'CEO' },
+      lead_score: { from: null, to: 40 },
+      tags: { from: ['emea'], to: ['emea', 'vip'] },
+    });
+    // The bulk update's lead_score was already 40.
+    expect(history[2].changes).toEqual({ company_id: { from: company, to: otherCompany } });
+    expect(history[3].changes).toEqual({ name: { from: 'Feed Contact', to: null } });
+
+    const many = await Promise.all(
+      ['One', 'Two'].map(
+        async (name) =>
+          (await call('POST', '/api/contact/add', { token: org.token, body: { name, company_id: company } })).body.data
+            .id as number,
+      ),
+    );
+    await measured(
+      () => call('DELETE', '/api/contact/delete', { token: org.token, body: { ids: many } }),
+      CONTACT_BUDGETS.delete,
+      'contacts',
+    );
+    for (const contact of many)
+      expect((await historyOf(org, 'contact', contact)).map((entry) => entry.action)).toEqual(['created', 'deleted']);
+  });
+
+  it('records a company’s creation, its changed fields, and its deletion by path and in bulk', async () => {
+    const name = `Feed Co ${crypto.randomUUID().slice(0, 8)}`;
+    const added = await measured(
+      () =>
+        call('POST', '/api/company/add', {
+          token: org.token,
+          body: { company_name: name, country: 'Italy', rating: 3 },
+        }),
+      COMPANY_BUDGETS.add,
+      'companies',
+      201,
+    );
+    const id = added.body.data.id as number;
+    await measured(
+      () =>
+        call('POST', `/api/company/update/${id}`, {
+          token: org.token,
+          body: { country: 'Spain', rating: 3, technologies: ['postgres'] },
+        }),
+      COMPANY_BUDGETS.update,
+      'companies',
+    );
+    await measured(
+      () => call('POST', `/api/company/update/${id}`, { token: org.token, body: { country: 'Spain' } }),
+      COMPANY_BUDGETS.update,
+      'companies',
+    );
+    await measured(
+      () => call('DELETE', `/api/company/delete/${id}`, { token: org.token }),
+      COMPANY_BUDGETS.delete,
+      'companies',
+    );
+    const history = await historyOf(org, 'company', id);
+    expect(history.map((entry) => entry.action)).toEqual(['created', 'updated', 'deleted']);
+    expect(history[0].changes).toEqual({
+      company_name: { from: null, to: name },
+      country: { from: null, to: 'Italy' },
+      rating: { from: null, to: 3 },
+    });
+    expect(history[1].changes).toEqual({
+      country: { from: 'Italy', to: 'Spain' },
+      technologies: { from: [], to: ['postgres'] },
+    });
+    expect(history[2].changes).toEqual({ company_name: { from: name, to: null } });
+
+    const bulk = await Promise.all([createCompany(org), createCompany(org)]);
+    await measured(
+      () => call('DELETE', '/api/company/delete', { token: org.token, body: { ids: bulk } }),
+      COMPANY_BUDGETS.delete,
+      'companies',
+    );
+    for (const company of bulk)
+      expect((await historyOf(org, 'company', company)).map((entry) => entry.action)).toEqual(['created', 'deleted']);
+  });
+
+  it('shows another organization nothing of a contact’s or company’s history, and writes none for its refused changes', async () => {
+    const company = await createCompany(org);
+    const contact = await createContact(org, { company_id: company });
+    for (const [path, body] of [
+      [`/api/contact/update/${contact}`, { designation: 'Spy' }],
+      [`/api/company/update/${company}`, { country: 'Nowhere' }],
+    ] as const)
+      expect((await call('POST', path, { token: other.token, body })).status).toBe(404);
+    expect((await call('DELETE', `/api/contact/delete/${contact}`, { token: other.token })).status).toBe(404);
+    expect(
+      (await call('DELETE', '/api/company/delete', { token: other.token, body: { ids: [company] } })).body.data,
+    ).toEqual({ deleted: 0 });
+    expect(await historyOf(other, 'contact', contact)).toEqual([]);
+    expect(await historyOf(other, 'company', company)).toEqual([]);
+    expect((await historyOf(org, 'contact', contact)).map((entry) => entry.action)).toEqual(['created']);
+    expect((await historyOf(org, 'company', company)).map((entry) => entry.action)).toEqual(['created']);
   });
 });

@@ -2,6 +2,8 @@
  * Companies: add (with an uploaded logo stored through the files module), view, list, update
  * and soft delete. Deleting a company leaves its contacts and leads as they are (they keep their
  * company_id and company name: their history); the company disappears from lists and views.
+ * Every write records activity-feed entries (model_type company: created, updated with the
+ * changed fields, deleted) in its own statement.
  */
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Queryable, Transaction } from '../../db/client';
@@ -17,12 +19,22 @@ import { storedFileDownloadUrl, storeUpload } from '../files';
 import { acceptUpload } from '../files';
 import { leadRowLockClause, leadRowsLocked } from '../leads';
 import { columnValues } from '../../core/field-table';
+import { feedEntriesFrom, type FeedRecord, insertWithFeed, updateWithFeed } from '../feed';
 import { type CompanyView, companyFields } from './fields';
 import { companyFilterShape, companyFilterWhere, companySearch } from './filters';
 import { websiteDomain } from './firmographics';
 import type { AddCompanyInput, CompanyTarget, UpdateCompanyInput } from './schemas';
 
 const NOT_STORED = new Set(['company_logo']);
+
+/** A company's feed entries compare its writable fields (docs/domains/companies-contacts.md). */
+const companyRecord: FeedRecord = {
+  table: companies,
+  modelType: 'company',
+  fields: companyFields.writableColumns.map(([wire, key]) => [wire, companies[key]] as const),
+};
+
+type CompanyRow = Parameters<typeof companyFields.present>[0];
 
 /**
  * The 409 naming the live company (other than `exceptId`) that already has this name (any
@@ -57,20 +69,25 @@ export async function addCompany(ctx: TenantContext, bucket: R2Bucket, input: Ad
   const conflict = await duplicateName(ctx, input.company_name);
   if (conflict) throw conflict;
   const stored = logo ? await storeUpload(ctx, bucket, 'company_logo', logo) : null;
-  const [row] = await ctx.db
-    .insert(companies)
-    .values({
-      ...(columnValues(companyFields.writableColumns, input, NOT_STORED) as Partial<typeof companies.$inferInsert>),
-      companyName: input.company_name,
-      organizationId: ctx.orgId,
-      websiteDomain: websiteDomain(input.website),
-      companyLogo: stored ? storedFileDownloadUrl(stored.id) : (logoUrl(input.company_logo) ?? null),
-      logoFileId: stored?.id ?? null,
-      createdBy: ctx.userId,
-    })
-    // A concurrent add of the same name loses here without aborting the transaction.
-    .onConflictDoNothing()
-    .returning(companyFields.selection);
+  const [row] = await insertWithFeed<CompanyRow>(
+    ctx.db,
+    ctx,
+    companyRecord,
+    ctx.db
+      .insert(companies)
+      .values({
+        ...(columnValues(companyFields.writableColumns, input, NOT_STORED) as Partial<typeof companies.$inferInsert>),
+        companyName: input.company_name,
+        organizationId: ctx.orgId,
+        websiteDomain: websiteDomain(input.website),
+        companyLogo: stored ? storedFileDownloadUrl(stored.id) : (logoUrl(input.company_logo) ?? null),
+        logoFileId: stored?.id ?? null,
+        createdBy: ctx.userId,
+      })
+      // A concurrent add of the same name loses here without aborting the transaction.
+      .onConflictDoNothing()
+      .returning(companyFields.selection),
+  );
   if (!row)
     throw (await duplicateName(ctx, input.company_name)) ?? new Error('company insert skipped without a conflict');
   return companyFields.present(row);
@@ -119,12 +136,13 @@ export async function updateCompany(
     set.companyLogo = storedFileDownloadUrl(stored.id);
     set.logoFileId = stored.id;
   }
+  // The update with its feed entry (the fields that changed), in one statement.
   const update = (db: Queryable) =>
-    db
-      .update(companies)
-      .set(set)
-      .where(and(companyFilterWhere(ctx, {}), eq(companies.id, id)))
-      .returning(companyFields.selection);
+    updateWithFeed<CompanyRow>(db, ctx, companyRecord, {
+      where: and(companyFilterWhere(ctx, {}), eq(companies.id, id)) as SQL,
+      set,
+      returning: companyFields.selection,
+    });
   const newName = input.company_name;
   // A concurrent add (or a lead naming a new company) takes no name lock and may commit the name
   // after the check: the index refuses the rename, answered as the check's 409 (writeCheckedKey).
@@ -233,7 +251,15 @@ async function deleteCompaniesStatement(db: Queryable, ctx: TenantContext, locke
     ), deleted as (
       update ${companies} set deleted_at = now(), updated_at = now()
       where ${companies.id} in (select id from target) and (${force} or not exists (select 1 from blocked))
-      returning ${companies.id}
+      returning ${companies.id}, ${companies.companyName}
+    ), feed as (
+      ${feedEntriesFrom(ctx, {
+        from: sql`deleted`,
+        modelType: 'company',
+        modelId: sql`deleted.id`,
+        action: 'deleted',
+        changes: sql`jsonb_build_object('company_name', jsonb_build_object('from', deleted.company_name, 'to', null))`,
+      })}
     )
     select (select count(*)::int from deleted) as deleted,
       (select coalesce(json_agg(company_id order by company_id), '[]'::json) from blocked) as blocked`);

@@ -3,14 +3,16 @@
  * contact_ids or on every contact the filters select (the list's filter builder), in ONE
  * statement. The new company is checked inside that statement: when it is not a live company of
  * the organization nothing is updated and the answer is a 404. Contacts already holding every
- * given value do not count as updated.
+ * given value do not count as updated; each contact that changed gets an `updated` feed entry
+ * (the fields that changed, from/to) in the same statement.
  */
 import { sql, type SQL } from 'drizzle-orm';
 import { referenceChecks, referenceIssues } from '../../db/references';
 import { contacts } from '../../db/schema';
 import { bare } from '../../db/sql-names';
 import type { TenantContext } from '../../db/tenant';
-import { contactTargetLocked, contactTargetWhere } from './service';
+import { changedFieldsSql, feedEntriesFrom, fieldValuesSql } from '../feed';
+import { contactRecord, contactTargetWhere } from './service';
 import type { ContactTarget } from './schemas';
 
 export interface ContactChanges {
@@ -39,13 +41,28 @@ export async function bulkUpdateContacts(
     differs.push(sql`${contacts.tags} is distinct from ${sql.param(changes.tags)}::text[]`);
   }
   const refs = { company_id: changes.company_id };
+  const fields = contactRecord.fields;
   const result = await ctx.db.execute<{ company_found: boolean; updated: number }>(sql`
     with found as (select ${referenceChecks(ctx, refs).company_id ?? sql`true`} as ok),
-    changed as (
-      update ${contacts} set ${sql.join(sets, sql`, `)}
+    target as (
+      -- Locked in id order (contactTargetLocked), each read as last committed: the feed's before.
+      select ${contacts.id} as id, ${fieldValuesSql('contacts', fields)} as before from ${contacts}
       where ${contactTargetWhere(ctx, target)} and (${sql.join(differs, sql` or `)}) and (select ok from found)
-        and ${contactTargetLocked(ctx, target, sql`(${sql.join(differs, sql` or `)})`)}
-      returning ${contacts.id}
+      order by ${contacts.id} for no key update
+    ),
+    changed as (
+      update ${contacts} set ${sql.join(sets, sql`, `)} from target
+      where ${contacts.id} = target.id and ${contacts.organizationId} = ${ctx.orgId}
+      returning ${contacts.id}, target.before, ${fieldValuesSql('contacts', fields)} as after
+    ),
+    feed as (
+      ${feedEntriesFrom(ctx, {
+        from: sql`changed`,
+        modelType: 'contact',
+        modelId: sql`changed.id`,
+        action: 'updated',
+        changes: changedFieldsSql(sql`changed.before`, sql`changed.after`),
+      })}
     )
     select (select ok from found) as company_found, (select count(*)::int from changed) as updated`);
   const row = result.rows[0];

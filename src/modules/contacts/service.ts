@@ -2,7 +2,8 @@
  * Contacts: add, view, list, update, set-based bulk update and soft delete. A contact belongs
  * to a live company of the organization (404 otherwise); its email is unique among the
  * organization's live contacts (409 naming the contact that has it; the partial unique index
- * contacts_organization_email_key settles races).
+ * contacts_organization_email_key settles races). Every write records activity-feed entries
+ * (model_type contact: created, updated with the changed fields, deleted) in its own statement.
  */
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../../db/client';
@@ -14,9 +15,19 @@ import { Conflict, NotFound, ValidationFailed } from '../../core/errors';
 import { defineList } from '../../core/list';
 import { LEAD_LOOKUP_MODULE } from '../lookups';
 import { columnValues } from '../../core/field-table';
+import { feedEntriesFrom, type FeedRecord, insertWithFeed, updateWithFeed } from '../feed';
 import { type ContactView, contactFields } from './fields';
 import { contactFilterShape, contactFilterWhere, contactSearch } from './filters';
 import type { AddContactInput, ContactTarget, UpdateContactInput } from './schemas';
+
+/** A contact's feed entries compare its writable fields (docs/domains/companies-contacts.md). */
+export const contactRecord: FeedRecord = {
+  table: contacts,
+  modelType: 'contact',
+  fields: contactFields.writableColumns.map(([wire, key]) => [wire, contacts[key]] as const),
+};
+
+type ContactRow = Parameters<typeof contactFields.present>[0];
 
 interface References {
   company_id?: number | null;
@@ -74,17 +85,22 @@ async function checkReferences(ctx: TenantContext, input: References, self: numb
 
 export async function addContact(ctx: TenantContext, input: AddContactInput): Promise<ContactView> {
   await checkReferences(ctx, input);
-  const [row] = await ctx.db
-    .insert(contacts)
-    .values({
-      ...(columnValues(contactFields.writableColumns, input) as Partial<typeof contacts.$inferInsert>),
-      name: input.name,
-      organizationId: ctx.orgId,
-      createdBy: ctx.userId,
-    })
-    // A concurrent add of the same email loses here without aborting the transaction.
-    .onConflictDoNothing()
-    .returning(contactFields.selection);
+  const [row] = await insertWithFeed<ContactRow>(
+    ctx.db,
+    ctx,
+    contactRecord,
+    ctx.db
+      .insert(contacts)
+      .values({
+        ...(columnValues(contactFields.writableColumns, input) as Partial<typeof contacts.$inferInsert>),
+        name: input.name,
+        organizationId: ctx.orgId,
+        createdBy: ctx.userId,
+      })
+      // A concurrent add of the same email loses here without aborting the transaction.
+      .onConflictDoNothing()
+      .returning(contactFields.selection),
+  );
   if (!row) {
     await checkReferences(ctx, input);
     throw new Error('contact insert skipped without a conflicting email');
@@ -105,12 +121,13 @@ export async function updateContact(ctx: TenantContext, id: number, input: Updat
   // Two updates giving one email: the second checks after the first committed (db/key-locks.ts).
   if (input.email) await lockOrganizationKeySql(ctx.db, ctx.orgId, 'contact-email', sql`lower(${input.email}::text)`);
   await checkReferences(ctx, input, id);
+  // The update with its feed entry (the fields that changed), in one statement.
   const update = (db: Queryable) =>
-    db
-      .update(contacts)
-      .set({ ...columnValues(contactFields.writableColumns, input), updatedAt: sql`now()` })
-      .where(and(contactFilterWhere(ctx, {}), eq(contacts.id, id)))
-      .returning(contactFields.selection);
+    updateWithFeed<ContactRow>(db, ctx, contactRecord, {
+      where: and(contactFilterWhere(ctx, {}), eq(contacts.id, id)) as SQL,
+      set: { ...columnValues(contactFields.writableColumns, input), updatedAt: sql`now()` },
+      returning: contactFields.selection,
+    });
   const email = input.email;
   // A concurrent add takes no email lock and may commit the email after the check: the index
   // refuses this update, answered as the check's 409 naming the holder (writeCheckedKey).
@@ -144,14 +161,24 @@ export function contactTargetLocked(ctx: TenantContext, target: ContactTarget, w
     where ${contactTargetWhere(ctx, target)} and ${where} order by ${contacts.id} for no key update)`;
 }
 
-/** Soft-deletes the targeted contacts in one statement; answers how many this request deleted. */
+/** Soft-deletes the targeted contacts in one statement, their `deleted` feed entries with it; answers how many this request deleted. */
 export async function deleteContacts(ctx: TenantContext, target: ContactTarget): Promise<number> {
-  const rows = await ctx.db
-    .update(contacts)
-    .set({ deletedAt: sql`now()`, updatedAt: sql`now()` })
-    .where(and(contactTargetWhere(ctx, target), contactTargetLocked(ctx, target)))
-    .returning({ id: contacts.id });
-  return rows.length;
+  const result = await ctx.db.execute<{ deleted: number }>(sql`
+    with removed as (
+      update ${contacts} set deleted_at = now(), updated_at = now()
+      where ${contactTargetWhere(ctx, target)} and ${contactTargetLocked(ctx, target)}
+      returning ${contacts.id}, ${contacts.name}
+    ), feed as (
+      ${feedEntriesFrom(ctx, {
+        from: sql`removed`,
+        modelType: 'contact',
+        modelId: sql`removed.id`,
+        action: 'deleted',
+        changes: sql`jsonb_build_object('name', jsonb_build_object('from', removed.name, 'to', null))`,
+      })}
+    )
+    select count(*)::int as deleted from removed`);
+  return Number(result.rows[0]?.deleted ?? 0);
 }
 
 export async function deleteContact(ctx: TenantContext, id: number): Promise<{ id: number }> {

@@ -5,7 +5,7 @@ import { z } from '@hono/zod-openapi';
 import { positiveId, timestamp } from '../../core/schemas';
 
 /** Filters of the list beyond the standard list parameters (the list itself: service.ts). */
-/** The kinds of record the feed holds entries of (feed writers: leads, deals, voice, files). */
+/** The kinds of record the feed holds entries of (feed writers: leads, contacts, companies, deals, voice, files). */
 export const FEED_MODEL_TYPES = ['lead', 'contact', 'company', 'deal'] as const;
 
 export const feedListFilters = {
@@ -33,7 +33,7 @@ export const FeedEntrySchema = z
     model_id: z.number().int().openapi({ description: 'Id of the record changed' }),
     action: z.string().openapi({
       description:
-        'What happened, e.g. created, updated, assigned, status_changed, note_added, document_added, file_attached',
+        'What happened, e.g. created, updated, deleted (leads, contacts, companies), assigned, status_changed, note_added, document_added, file_attached, deal_stage_changed',
       example: 'updated',
     }),
     changes: z

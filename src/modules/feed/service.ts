@@ -3,7 +3,11 @@
  * before/after values of changed fields) through one writer, `feedEntriesFrom`, for single and
  * set-based writes alike (many entries in one statement), and reading them.
  */
-import { eq, ilike, sql, type SQL } from 'drizzle-orm';
+import { and, type ColumnsSelection, eq, getTableName, ilike, sql, type SQL } from 'drizzle-orm';
+import type { TypedQueryBuilder } from 'drizzle-orm/query-builders/query-builder';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import type { Database, Queryable } from '../../db/client';
+import { bare } from '../../db/sql-names';
 import { feedEntries, users } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { containsPattern, defineList } from '../../core/list';
@@ -67,6 +71,98 @@ export async function recordFeed(
 ): Promise<void> {
   if (entries.length === 0) return;
   await ctx.db.execute(feedEntriesOf(ctx, entries));
+}
+
+/** A record's fields as `[wire name, column]` pairs, e.g. a field table's writable columns. */
+export type FeedFields = readonly (readonly [string, PgColumn])[];
+
+/**
+ * `{field: value}` of one row as jsonb, each field read by its column's name from `row` (a table,
+ * or a CTE returning the table's columns): the snapshot `changedFieldsSql` compares.
+ */
+export function fieldValuesSql(row: string, fields: FeedFields): SQL {
+  const pairs = fields.map(([wire, column]) => sql`${wire}::text, ${sql.identifier(row)}.${bare(column)}`);
+  return sql`jsonb_build_object(${sql.join(pairs, sql`, `)})`;
+}
+
+/**
+ * `changes` of a write in SQL: `{field: {from, to}}` of the fields whose value differs between two
+ * `{field: value}` jsonb snapshots (a field absent from `before` was null), `{}` when none did.
+ * `before` null: a creation, listing the fields it gave a value (not null, not an empty list).
+ */
+export function changedFieldsSql(before: SQL | null, after: SQL): SQL {
+  const was = before ? sql`coalesce(${before} -> a.key, 'null'::jsonb)` : sql`'null'::jsonb`;
+  const differs = before ? sql`a.value is distinct from ${was}` : sql`a.value not in ('null'::jsonb, '[]'::jsonb)`;
+  return sql`(select coalesce(jsonb_object_agg(a.key, jsonb_build_object('from', ${was}, 'to', a.value)), '{}'::jsonb)
+    from jsonb_each(${after}) as a where ${differs})`;
+}
+
+/** A record's table with its id column, and the fields its feed entries compare. */
+export interface FeedRecord {
+  table: PgTable & { id: PgColumn };
+  modelType: string;
+  fields: FeedFields;
+}
+
+/**
+ * An insert of records that writes their `created` entries (each field given a value, from null)
+ * in the same statement: `select … from (insert … returning …)`, the entries a CTE beside it.
+ * Answers the inserted rows as `insert.returning(selection)` would.
+ */
+export async function insertWithFeed<S extends Record<string, unknown>>(
+  db: Queryable,
+  ctx: FeedActor,
+  record: FeedRecord,
+  insert: TypedQueryBuilder<ColumnsSelection, S[]>,
+): Promise<S[]> {
+  const inserted = db.$with('inserted').as(insert as unknown as TypedQueryBuilder<ColumnsSelection>);
+  const feed = db.$with('feed', {}).as(
+    feedEntriesFrom(ctx, {
+      from: sql`inserted`,
+      modelType: record.modelType,
+      modelId: sql`inserted.id`,
+      action: 'created',
+      changes: changedFieldsSql(null, fieldValuesSql('inserted', record.fields)),
+    }),
+  );
+  return (await db.with(inserted, feed).select().from(inserted)) as unknown as S[];
+}
+
+/**
+ * An update of one record (`where` selects it) that writes its `updated` entry in the same
+ * statement: the fields that changed, from/to, and no entry when none did. The record is locked
+ * and read first (a change committed meanwhile is the `from`), the update returns it as it now
+ * reads, and the entry compares the two. Answers the updated row as `returning(selection)` would.
+ */
+export async function updateWithFeed<S extends Record<string, unknown>>(
+  db: Queryable,
+  ctx: FeedActor,
+  record: FeedRecord,
+  change: { where: SQL; set: Record<string, unknown>; returning: ColumnsSelection },
+): Promise<S[]> {
+  const { table } = record;
+  const name = getTableName(table);
+  const locked = db.$with('locked', {}).as(
+    sql`select ${table.id} as id, ${fieldValuesSql(name, record.fields)} as before from ${table}
+      where ${change.where} for no key update`,
+  );
+  const update = (db as Database)
+    .update(table as unknown as typeof feedEntries)
+    .set(change.set as never)
+    .where(and(change.where, sql`${table.id} in (select id from locked)`))
+    .returning(change.returning as never);
+  const updated = db.$with('updated').as(update as unknown as TypedQueryBuilder<ColumnsSelection>);
+  const feed = db.$with('feed', {}).as(
+    feedEntriesFrom(ctx, {
+      from: sql`(select updated.id, ${changedFieldsSql(sql`locked.before`, fieldValuesSql('updated', record.fields))} as changes
+        from updated cross join locked) as c where c.changes <> '{}'::jsonb`,
+      modelType: record.modelType,
+      modelId: sql`c.id`,
+      action: 'updated',
+      changes: sql`c.changes`,
+    }),
+  );
+  return (await db.with(locked, updated, feed).select().from(updated)) as unknown as S[];
 }
 
 /** Field-by-field differences between two snapshots (wire names), for `changes`. */
