@@ -9,11 +9,11 @@ import { sql } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { TenantContext } from '../src/db/tenant';
 import { bulkUpdateContacts } from '../src/modules/contacts/bulk';
-import { deleteContacts } from '../src/modules/contacts/service';
+import { deleteContacts, updateContact } from '../src/modules/contacts/service';
 import { updateLookup } from '../src/modules/lookups/service';
 import { createCompany, createContact } from './helpers/accounts';
 import { call, signupOrganization, type SignedUp } from './helpers/api';
-import { inOrganization } from './helpers/leads';
+import { asTenant, inOrganization } from './helpers/leads';
 import { holdingLock, inHeapOrder, onPglite, outcomes, pause, rowsAgainstIdOrder } from './helpers/lock-races';
 
 let owner: SignedUp;
@@ -98,5 +98,57 @@ describe('a status value change and a multi-contact write over the same contacts
       ),
     );
     expect(moved.rows.map((row) => Number(row.status))).toEqual([status.value + 1000, status.value + 1000]);
+  });
+});
+
+describe('a contact changed by two writes at once', () => {
+  /** Runs `change` in a transaction that stays open, uncommitted, until `release` is called. */
+  async function heldChange(change: (ctx: TenantContext) => Promise<unknown>) {
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let changed: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      changed = resolve;
+    });
+    const done = asTenant(owner, async (ctx) => {
+      await change(ctx);
+      changed();
+      await released;
+    });
+    await held;
+    return { release, done };
+  }
+
+  it('records each change from the value the other committed while it waited, not the value it read at its start', async (context) => {
+    if (await onPglite(owner.orgId)) context.skip();
+    const company = await createCompany(owner);
+    const id = await createContact(owner, { company_id: company, designation: 'Analyst', lead_score: 1 });
+
+    const first = await heldChange((ctx) => updateContact(ctx, id, { designation: 'Manager', lead_score: 10 }));
+    // Its statement starts while the contact still reads Analyst, then waits for the first write.
+    const second = asTenant(owner, (ctx) => updateContact(ctx, id, { designation: 'Director' }));
+    await pause(300);
+    first.release();
+    expect(await outcomes([first.done, second])).toEqual(['ok', 'ok']);
+
+    const third = await heldChange((ctx) => updateContact(ctx, id, { lead_score: 20 }));
+    const bulk = asTenant(owner, (ctx) => bulkUpdateContacts(ctx, { contact_ids: [id] }, { lead_score: 30 }));
+    await pause(300);
+    third.release();
+    expect(await outcomes([third.done, bulk])).toEqual(['ok', 'ok']);
+
+    const feed = await call('GET', '/api/feed/list', {
+      token: owner.token,
+      query: { model_type: 'contact', model_id: id, order_in: 'ASC' },
+    });
+    expect(feed.status, feed.text).toBe(200);
+    expect(feed.body.data.map((entry: { changes: unknown }) => entry.changes).slice(1)).toEqual([
+      { designation: { from: 'Analyst', to: 'Manager' }, lead_score: { from: 1, to: 10 } },
+      { designation: { from: 'Manager', to: 'Director' } },
+      { lead_score: { from: 10, to: 20 } },
+      { lead_score: { from: 20, to: 30 } },
+    ]);
   });
 });
