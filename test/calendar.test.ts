@@ -101,6 +101,26 @@ beforeAll(async () => {
   [org, other] = await Promise.all([signupOrganization('Calendar'), signupOrganization('Calendar other')]);
 });
 
+/** One meeting's calendar write, the organization's local calendar events, and the write's job delivered twice (the outbox's send and a redelivery). */
+function meetingWrites(orgId: number, meetingId: number) {
+  const writeOf = async () =>
+    (
+      await inOrganization(orgId, (tx) =>
+        tx.select().from(calendarEventWrites).where(eq(calendarEventWrites.meetingId, meetingId)),
+      )
+    )[0];
+  const eventsOf = () =>
+    inOrganization(orgId, (tx) =>
+      tx.select().from(localCalendarEvents).where(eq(localCalendarEvents.organizationId, orgId)),
+    );
+  const job = async () => {
+    const message: JobMessage = { kind: 'calendar-event', orgId, jobId: (await writeOf()).id };
+    await deliver([message]);
+    await deliver([message]);
+  };
+  return { writeOf, eventsOf, job };
+}
+
 describe('calendar events routes (local provider)', () => {
   it('connects a local calendar, inserts an event and lists it, marked local', async () => {
     const connection = await connectLocal(org);
@@ -574,21 +594,7 @@ describe('a meeting added through the API is written into the rep’s calendar',
     });
     expect(added.status, added.text).toBe(201);
     const meetingId = added.body.data.id as number;
-    const writeOf = async () =>
-      (
-        await inOrganization(rep.orgId, (tx) =>
-          tx.select().from(calendarEventWrites).where(eq(calendarEventWrites.meetingId, meetingId)),
-        )
-      )[0];
-    const eventsOf = () =>
-      inOrganization(rep.orgId, (tx) =>
-        tx.select().from(localCalendarEvents).where(eq(localCalendarEvents.organizationId, rep.orgId)),
-      );
-    const job = async () => {
-      const message: JobMessage = { kind: 'calendar-event', orgId: rep.orgId, jobId: (await writeOf()).id };
-      await deliver([message]);
-      await deliver([message]);
-    };
+    const { writeOf, eventsOf, job } = meetingWrites(rep.orgId, meetingId);
     await job();
     expect(await eventsOf()).toEqual([
       expect.objectContaining({
@@ -684,24 +690,10 @@ describe('an event whose insert answer was lost', () => {
         attendees: [],
       }),
     );
-    const writeOf = async () =>
-      (
-        await inOrganization(rep.orgId, (tx) =>
-          tx.select().from(calendarEventWrites).where(eq(calendarEventWrites.meetingId, meetingId)),
-        )
-      )[0];
-    const eventsOf = () =>
-      inOrganization(rep.orgId, (tx) =>
-        tx.select().from(localCalendarEvents).where(eq(localCalendarEvents.organizationId, rep.orgId)),
-      );
+    const { writeOf, eventsOf, job } = meetingWrites(rep.orgId, meetingId);
     expect(await writeOf()).toMatchObject({ state: 'pending', providerEventId: null });
     const cancelled = await call('POST', `/api/meeting/update/${meetingId}`, { token: rep.token, body: { status: 4 } });
     expect(cancelled.status, cancelled.text).toBe(200);
-    const job = async () => {
-      const message: JobMessage = { kind: 'calendar-event', orgId: rep.orgId, jobId: (await writeOf()).id };
-      await deliver([message]);
-      await deliver([message]);
-    };
     await job();
     expect(await eventsOf()).toEqual([]);
     expect(await writeOf()).toMatchObject({ state: 'deleted', providerEventId: null, requestId: `${requestId}#2` });
@@ -874,6 +866,24 @@ describe('connecting a calendar writes the rep’s upcoming meetings into it', (
 });
 
 describe('an event whose insert answer was lost, of a meeting given to another rep and cancelled', () => {
+  /** The meeting given to another rep (its job run), then cancelled (its job run): no event is left anywhere. */
+  async function giveThenCancel(owner: SignedUp, meetingId: number, userId: number) {
+    const given = await call('POST', `/api/meeting/update/${meetingId}`, {
+      token: owner.token,
+      body: { user_id: userId },
+    });
+    expect(given.status, given.text).toBe(200);
+    await job(owner.orgId, meetingId);
+    const cancelled = await call('POST', `/api/meeting/update/${meetingId}`, {
+      token: owner.token,
+      body: { status: 4 },
+    });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    await job(owner.orgId, meetingId);
+    expect(await eventsOf(owner.orgId)).toEqual([]);
+    expect(await writeOf(owner.orgId, meetingId)).toMatchObject({ state: 'deleted', providerEventId: null });
+  }
+
   /** An organization with reps B and C, each with a local calendar. */
   async function twoReps(name: string) {
     const b = await signupOrganization(name);
@@ -881,22 +891,10 @@ describe('an event whose insert answer was lost, of a meeting given to another r
     const c = { ...b, token: member.token, userId: member.userId };
     return { b, c, bCalendar: await connectLocal(b), cCalendar: await connectLocal(c) };
   }
-  const writeOf = async (orgId: number, meetingId: number) =>
-    (
-      await inOrganization(orgId, (tx) =>
-        tx.select().from(calendarEventWrites).where(eq(calendarEventWrites.meetingId, meetingId)),
-      )
-    )[0];
-  const eventsOf = (orgId: number) =>
-    inOrganization(orgId, (tx) =>
-      tx.select().from(localCalendarEvents).where(eq(localCalendarEvents.organizationId, orgId)),
-    );
+  const writeOf = (orgId: number, meetingId: number) => meetingWrites(orgId, meetingId).writeOf();
+  const eventsOf = (orgId: number) => meetingWrites(orgId, 0).eventsOf();
   /** The write's job, delivered twice. */
-  const job = async (orgId: number, meetingId: number) => {
-    const message: JobMessage = { kind: 'calendar-event', orgId, jobId: (await writeOf(orgId, meetingId)).id };
-    await deliver([message]);
-    await deliver([message]);
-  };
+  const job = (orgId: number, meetingId: number) => meetingWrites(orgId, meetingId).job();
   /** The provider made the event in `connectionId`'s calendar under `requestId`; the answer never reached the job. */
   const lostInsert = (orgId: number, connectionId: number, requestId: string, monday: string) =>
     inOrganization(orgId, (tx) =>
@@ -991,29 +989,13 @@ describe('an event whose insert answer was lost, of a meeting given to another r
       await job(b.orgId, meetingId);
     });
     // Then given to C before any retry, and cancelled.
-    const givenC = await call('POST', `/api/meeting/update/${meetingId}`, {
-      token: b.token,
-      body: { user_id: c.userId },
-    });
-    expect(givenC.status, givenC.text).toBe(200);
-    await job(b.orgId, meetingId);
-    const cancelled = await call('POST', `/api/meeting/update/${meetingId}`, { token: b.token, body: { status: 4 } });
-    expect(cancelled.status, cancelled.text).toBe(200);
-    await job(b.orgId, meetingId);
-    expect(await eventsOf(b.orgId)).toEqual([]);
-    expect(await writeOf(b.orgId, meetingId)).toMatchObject({ state: 'deleted', providerEventId: null });
+    await giveThenCancel(b, meetingId, c.userId);
   });
 
   it('deletes the orphan of a lost insert into the second rep’s calendar once the meeting is given to a third rep and cancelled', async () => {
     const { b, c, bCalendar, cCalendar } = await twoReps('Lost second insert');
-    const emailD = uniqueEmail('rep-d');
-    const addedD = await call('POST', '/api/user/add', {
-      token: b.token,
-      body: { first_name: 'Dee', last_name: 'Dunn', email: emailD, phone_no: '+15550105', password: 'password123' },
-    });
-    expect(addedD.status, addedD.text).toBe(201);
-    const loginD = await call('POST', '/api/auth/login', { body: { email: emailD, password: 'password123' } });
-    const d = { ...b, token: loginD.body.access_token as string, userId: addedD.body.data.id as number };
+    const member = await addMember(b, { first_name: 'Dee', last_name: 'Dunn', email: uniqueEmail('rep-d') });
+    const d = { ...b, token: member.token, userId: member.userId };
     await connectLocal(d);
     const monday = mondayAhead();
     const booked = await bookSlot(await slugOf(b), `${monday}T13:00:00Z`, `${monday}T13:30:00Z`);
@@ -1034,17 +1016,7 @@ describe('an event whose insert answer was lost, of a meeting given to another r
       await job(b.orgId, meetingId);
     });
     // Given to D before any retry, then cancelled: no event is left in any calendar.
-    const givenD = await call('POST', `/api/meeting/update/${meetingId}`, {
-      token: b.token,
-      body: { user_id: d.userId },
-    });
-    expect(givenD.status, givenD.text).toBe(200);
-    await job(b.orgId, meetingId);
-    const cancelled = await call('POST', `/api/meeting/update/${meetingId}`, { token: b.token, body: { status: 4 } });
-    expect(cancelled.status, cancelled.text).toBe(200);
-    await job(b.orgId, meetingId);
-    expect(await eventsOf(b.orgId)).toEqual([]);
-    expect(await writeOf(b.orgId, meetingId)).toMatchObject({ state: 'deleted', providerEventId: null });
+    await giveThenCancel(b, meetingId, d.userId);
   });
 });
 
@@ -1087,21 +1059,7 @@ describe('an event its owner deleted in the calendar', () => {
     const booked = await bookSlot(await slugOf(rep), `${monday}T13:00:00Z`, `${monday}T13:30:00Z`);
     expect(booked.status, booked.text).toBe(201);
     const meetingId = booked.body.data.meeting_id as number;
-    const writeOf = async () =>
-      (
-        await inOrganization(rep.orgId, (tx) =>
-          tx.select().from(calendarEventWrites).where(eq(calendarEventWrites.meetingId, meetingId)),
-        )
-      )[0];
-    const eventsOf = () =>
-      inOrganization(rep.orgId, (tx) =>
-        tx.select().from(localCalendarEvents).where(eq(localCalendarEvents.organizationId, rep.orgId)),
-      );
-    const job = async () => {
-      const message: JobMessage = { kind: 'calendar-event', orgId: rep.orgId, jobId: (await writeOf()).id };
-      await deliver([message]);
-      await deliver([message]);
-    };
+    const { writeOf, eventsOf, job } = meetingWrites(rep.orgId, meetingId);
     const update = async (body: Record<string, unknown>) => {
       const updated = await call('POST', `/api/meeting/update/${meetingId}`, { token: rep.token, body });
       expect(updated.status, updated.text).toBe(200);
