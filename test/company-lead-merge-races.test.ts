@@ -8,6 +8,7 @@
  * into a company being deleted ended up linked to the deleted company, and a delete missed the
  * open deals of a lead merged in meanwhile.
  */
+import type { TenantContext } from '../src/db/tenant';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { deleteCompanies } from '../src/modules/companies/service';
 import { createLeadsBatch } from '../src/modules/leads/create-leads';
@@ -16,7 +17,7 @@ import { createCompany } from './helpers/accounts';
 import { call, expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
 import { addDeal, defaultPipeline } from './helpers/deals';
 import { asTenant } from './helpers/leads';
-import { onPglite, pause } from './helpers/lock-races';
+import { holding as holdingFor, onPglite, pause } from './helpers/lock-races';
 
 let owner: SignedUp;
 
@@ -24,24 +25,8 @@ beforeAll(async () => {
   owner = await signupOrganization('Company merge races');
 });
 
-/** Runs `work` in a transaction of its own that stays open until `release()`; `held` resolves once `work` is done. */
-function holding<T>(work: Parameters<typeof asTenant<T>>[1]) {
-  let release: () => void = () => {};
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  let held: () => void = () => {};
-  const worked = new Promise<void>((resolve) => {
-    held = resolve;
-  });
-  const done = asTenant(owner, async (ctx) => {
-    const result = await work(ctx);
-    held();
-    await released;
-    return result;
-  });
-  return { held: Promise.race([worked, done]), release, done };
-}
+/** `work` held uncommitted in a transaction of its own until `release()` (helpers/lock-races.ts). */
+const holding = <T>(work: (ctx: TenantContext) => Promise<T>) => holdingFor(owner, work);
 
 async function leadWithEmail(first: string): Promise<{ id: number; email: string }> {
   const email = uniqueEmail(first.toLowerCase());

@@ -6,14 +6,15 @@
  * it. Before, neither waited for the other: a lead moved into a company being deleted ended up
  * linked to the deleted company, and a delete missed the open deals of a lead moved in meanwhile.
  */
+import type { TenantContext } from '../src/db/tenant';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { deleteCompanies } from '../src/modules/companies/service';
 import { updateLead } from '../src/modules/leads/update';
 import { createCompany } from './helpers/accounts';
 import { call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
 import { addDeal, defaultPipeline } from './helpers/deals';
-import { asTenant, createLead } from './helpers/leads';
-import { onPglite, pause } from './helpers/lock-races';
+import { createLead } from './helpers/leads';
+import { holding as holdingFor, onPglite, pause } from './helpers/lock-races';
 
 let owner: SignedUp;
 
@@ -21,24 +22,8 @@ beforeAll(async () => {
   owner = await signupOrganization('Company move races');
 });
 
-/** Runs `work` in a transaction of its own that stays open until `release()`; `held` resolves once `work` is done. */
-function holding(work: Parameters<typeof asTenant>[1]) {
-  let release: () => void = () => {};
-  const released = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  let held: () => void = () => {};
-  const worked = new Promise<void>((resolve) => {
-    held = resolve;
-  });
-  const done = asTenant(owner, async (ctx) => {
-    const result = await work(ctx);
-    held();
-    await released;
-    return result;
-  });
-  return { held: Promise.race([worked, done]), release, done };
-}
+/** `work` held uncommitted in a transaction of its own until `release()` (helpers/lock-races.ts). */
+const holding = <T>(work: (ctx: TenantContext) => Promise<T>) => holdingFor(owner, work);
 
 async function leadCompany(leadId: number): Promise<number | null> {
   const lead = await call('GET', `/api/lead/view/${leadId}`, { token: owner.token });

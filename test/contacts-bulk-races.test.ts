@@ -14,7 +14,7 @@ import { updateLookup } from '../src/modules/lookups/service';
 import { createCompany, createContact } from './helpers/accounts';
 import { call, signupOrganization, type SignedUp } from './helpers/api';
 import { asTenant, inOrganization } from './helpers/leads';
-import { holdingLock, inHeapOrder, onPglite, outcomes, pause, rowsAgainstIdOrder } from './helpers/lock-races';
+import { holding, holdingLock, inHeapOrder, onPglite, outcomes, pause, rowsAgainstIdOrder } from './helpers/lock-races';
 
 let owner: SignedUp;
 
@@ -104,19 +104,7 @@ describe('a status value change and a multi-contact write over the same contacts
 describe('a contact changed by two writes at once', () => {
   /** Runs `change` in a transaction that stays open, uncommitted, until `release` is called. */
   async function heldChange(change: (ctx: TenantContext) => Promise<unknown>) {
-    let release: () => void = () => {};
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let changed: () => void = () => {};
-    const held = new Promise<void>((resolve) => {
-      changed = resolve;
-    });
-    const done = asTenant(owner, async (ctx) => {
-      await change(ctx);
-      changed();
-      await released;
-    });
+    const { held, release, done } = holding(owner, change);
     await held;
     return { release, done };
   }

@@ -86,3 +86,26 @@ export async function outcomes(promises: Promise<unknown>[]): Promise<string[]> 
   const settled = await Promise.allSettled(promises);
   return settled.map((result) => (result.status === 'rejected' ? String(result.reason) : 'ok'));
 }
+
+/**
+ * Runs `work` as the organization in a transaction of its own that stays open, uncommitted, until
+ * `release()`: `held` resolves once `work` is done (or the transaction ended early), `done` when
+ * the transaction ends, with `work`'s result.
+ */
+export function holding<T>(owner: SignedUp, work: (ctx: TenantContext) => Promise<T>) {
+  let release: () => void = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let held: () => void = () => {};
+  const worked = new Promise<void>((resolve) => {
+    held = resolve;
+  });
+  const done = asTenant(owner, async (ctx) => {
+    const result = await work(ctx);
+    held();
+    await released;
+    return result;
+  });
+  return { held: Promise.race([worked, done]).then(() => undefined), release, done };
+}
