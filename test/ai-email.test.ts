@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { aiEmailDrafts, creditLedger, leads, mailMessages } from '../src/db/schema';
 import { STARTING_GRANT } from '../src/modules/credits';
 import { call, expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
+import { heldAnswer, paidCallMeanwhile } from './helpers/held-answer';
 import { inOrganization } from './helpers/leads';
 import { addLocalAccount, deliverEvents, deliverJobs, requestRecordingJobs } from './helpers/mail';
 import { REASONS as MAIL_SEND_REASONS } from '../src/modules/mail/send-job';
@@ -417,31 +418,18 @@ describe('POST /api/ai-email/bulk-generate', () => {
       token: owner.token,
       body: { lead_ids: ids },
     });
-    let release: () => void = () => undefined;
-    const answer = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let asked: () => void = () => undefined;
-    const modelAsked = new Promise<void>((resolve) => {
-      asked = resolve;
-    });
+    const gate = heldAnswer();
     // A slow model (Workers AI binding): it answers once the rep's call has been tried.
     const slowModel = {
       run: async () => {
-        asked();
-        await answer;
+        await gate.hold();
         return { response: JSON.stringify({ subject: 'A note', body: 'Hello, a short note.' }) };
       },
     };
     const delivery = deliverJobs(started.sent, 1, { ...env, AI_PROVIDER: 'workers-ai', AI: slowModel } as typeof env);
-    await modelAsked;
-    const meanwhile = await Promise.race([
-      call('POST', '/api/ai-tools/magicpen', { token: owner.token, body: { noteText: 'call grace back' } }).then(
-        (response) => response.status,
-      ),
-      new Promise((resolve) => setTimeout(() => resolve('held up by the job'), 3_000)),
-    ]);
-    release();
+    await gate.asked;
+    const meanwhile = await paidCallMeanwhile(owner, 'held up by the job');
+    gate.release();
     await delivery;
     expect(meanwhile).toBe(200);
     const job = (await call('GET', `/api/ai-email/jobs/${started.body.data.id}`, { token: owner.token })).body.data;

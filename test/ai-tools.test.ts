@@ -9,6 +9,7 @@ import { magicpen } from '../src/modules/intelligence/tools';
 import { onPglite } from './helpers/lock-races';
 import { STARTING_GRANT } from '../src/modules/credits';
 import { call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
+import { heldAnswer, paidCallMeanwhile } from './helpers/held-answer';
 import { asTenant } from './helpers/leads';
 import { reserveCredits, settleCredits } from '../src/modules/credits';
 
@@ -91,18 +92,10 @@ describe('a retried AI tool call', () => {
     const owner = await signupOrganization('AI tools key lock');
     // PGlite runs one transaction at a time: the other call waits there whatever the locks.
     if (await onPglite(owner.orgId)) context.skip();
-    let release: () => void = () => undefined;
-    const answer = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let asked: () => void = () => undefined;
-    const modelAsked = new Promise<void>((resolve) => {
-      asked = resolve;
-    });
+    const gate = heldAnswer();
     const slowModel = {
       run: async () => {
-        asked();
-        await answer;
+        await gate.hold();
         return { response: 'Call Grace back about pricing.' };
       },
     };
@@ -110,14 +103,9 @@ describe('a retried AI tool call', () => {
     const keyed = asTenant(owner, (ctx) =>
       magicpen({ ctx, env: { ...env, AI_PROVIDER: 'workers-ai', AI: slowModel } }, { noteText: 'call grace back' }),
     );
-    await modelAsked;
-    const meanwhile = await Promise.race([
-      call('POST', '/api/ai-tools/magicpen', { token: owner.token, body: { noteText: 'another note' } }).then(
-        (response) => response.status,
-      ),
-      new Promise((resolve) => setTimeout(() => resolve('held up by the keyed call'), 3_000)),
-    ]);
-    release();
+    await gate.asked;
+    const meanwhile = await paidCallMeanwhile(owner, 'held up by the keyed call');
+    gate.release();
     const result = await keyed;
     expect(meanwhile).toBe(200);
     expect(result).toMatchObject({ enhanced_text: 'Call Grace back about pricing.', credits_charged: 1 });

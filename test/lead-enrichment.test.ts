@@ -15,6 +15,7 @@ import { apolloEnrichment, APOLLO_PEOPLE_MATCH_URL } from '../src/providers/enri
 import { APOLLO_HEALTH_URL } from '../src/providers/enrichment/connect-check';
 import { ProviderFailure } from '../src/providers/failures';
 import { call, expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
+import { heldAnswer, paidCallMeanwhile } from './helpers/held-answer';
 import { createCompany } from './helpers/accounts';
 import { json, mockFetch, type Seen } from './helpers/fetch-mock';
 import { asOrganization, deliverJobs } from './cross-tenant/fixtures/jobs';
@@ -262,32 +263,19 @@ describe('POST /api/lead-enrichment/enrich/bulk', () => {
       body: { leads: [{ email: 'one@apollo-test.example' }, { email: 'two@apollo-test.example' }] },
     });
     expect(response.status, response.text).toBe(202);
-    let release: () => void = () => undefined;
-    const answer = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let asked: () => void = () => undefined;
-    const providerAsked = new Promise<void>((resolve) => {
-      asked = resolve;
-    });
+    const gate = heldAnswer();
     // A slow Apollo: it answers once the rep's call has been tried.
     const realFetch = globalThis.fetch;
     vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
       const url = new Request(input, init).url;
       if (!url.startsWith('https://api.apollo.io/')) return realFetch(input, init);
-      asked();
-      await answer;
+      await gate.hold();
       return json(200, { person: { first_name: 'Slow', last_name: 'Answer', title: 'CTO' } });
     });
     const delivery = deliverJobs([{ kind: 'lead-enrichment', orgId: org.orgId, jobId: response.body.data.id }]);
-    await providerAsked;
-    const meanwhile = await Promise.race([
-      call('POST', '/api/ai-tools/magicpen', { token: org.token, body: { noteText: 'call ada back' } }).then(
-        (reply) => reply.status,
-      ),
-      new Promise((resolve) => setTimeout(() => resolve('held up by the job'), 3_000)),
-    ]);
-    release();
+    await gate.asked;
+    const meanwhile = await paidCallMeanwhile(org, 'held up by the job');
+    gate.release();
     await delivery;
     expect(meanwhile).toBe(200);
     const job = (await call('GET', `/api/lead-enrichment/job/${response.body.data.id}`, { token: org.token })).body
@@ -302,32 +290,19 @@ describe('POST /api/lead-enrichment/enrich/bulk', () => {
     // PGlite runs one transaction at a time: the other call waits there whatever the locks.
     if (await onPglite(org.orgId)) context.skip();
     await connectApollo(org);
-    let release: () => void = () => undefined;
-    const answer = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let asked: () => void = () => undefined;
-    const providerAsked = new Promise<void>((resolve) => {
-      asked = resolve;
-    });
+    const gate = heldAnswer();
     const realFetch = globalThis.fetch;
     vi.spyOn(globalThis, 'fetch').mockImplementation(async (input, init) => {
       const url = new Request(input, init).url;
       if (!url.startsWith('https://api.apollo.io/')) return realFetch(input, init);
-      asked();
-      await answer;
+      await gate.hold();
       return json(200, { person: { first_name: 'Slow', last_name: 'Answer', title: 'CTO' } });
     });
     // What a request with an Idempotency-Key runs: the enrichment on the request's transaction.
     const keyed = asTenant(org, (ctx) => enrichOne(ctx, env, { email: 'slow@apollo-test.example' }));
-    await providerAsked;
-    const meanwhile = await Promise.race([
-      call('POST', '/api/ai-tools/magicpen', { token: org.token, body: { noteText: 'call ada back' } }).then(
-        (reply) => reply.status,
-      ),
-      new Promise((resolve) => setTimeout(() => resolve('held up by the keyed enrichment'), 3_000)),
-    ]);
-    release();
+    await gate.asked;
+    const meanwhile = await paidCallMeanwhile(org, 'held up by the keyed enrichment');
+    gate.release();
     const profile = await keyed;
     expect(meanwhile).toBe(200);
     expect(profile).toMatchObject({ provider: 'apollo', full_name: 'Slow Answer' });
