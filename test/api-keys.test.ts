@@ -17,6 +17,7 @@ import { withTenantEffects } from '../src/core/transaction-effects';
 import { openDatabase, withOwnDatabase } from '../src/db/client';
 import { actorContext } from '../src/db/tenant';
 import { readConfig } from '../src/env';
+import worker from '../src/index';
 import { revokeApiKey } from '../src/modules/api-keys/service';
 import { addMember, call, expectFailure, type SignedUp, signupOrganization, uniqueEmail } from './helpers/api';
 
@@ -185,6 +186,88 @@ describe('POST /api/api-keys/add', () => {
       'forbidden',
     );
     expect((await listKeys(org)).body.total).toBe(0);
+  });
+});
+
+describe('POST /api/api-keys/add retried with an Idempotency-Key', () => {
+  const send = (org: SignedUp, key: string) =>
+    call('POST', '/api/api-keys/add', {
+      token: org.token,
+      headers: { 'idempotency-key': key },
+      body: { name: 'Retried key' },
+    });
+
+  /** Every stored answer of the organization's keys, read as the database owner. */
+  const storedAnswers = (org: SignedUp) =>
+    asOwner<{ body: string }>(sql`select body from idempotency_keys where organization_id = ${org.orgId}`);
+
+  it('replays the same key to the retry, and never keeps the plaintext key in idempotency_keys', async () => {
+    const org = await signupOrganization();
+    const first = await send(org, 'api-key-create-1');
+    expect(first.status, first.text).toBe(201);
+    const retried = await send(org, 'api-key-create-1');
+    expect(retried.status, retried.text).toBe(201);
+    expect(retried.headers.get('idempotent-replayed')).toBe('true');
+    expect(retried.body.data).toMatchObject({ id: first.body.data.id, key: first.body.data.key });
+    expect((await listKeys(org)).body.data).toHaveLength(1);
+    const secret = (first.body.data.key as string).slice(first.body.data.prefix.length);
+    const stored = await storedAnswers(org);
+    expect(stored).toHaveLength(1);
+    expect(stored[0].body).not.toContain(secret);
+    // Nowhere else in the database either (the row keeps only the key's hash).
+    const anywhere = await asOwner<{ n: number }>(
+      sql`select count(*)::int as n from idempotency_keys k where k.body like ${`%${secret}%`}`,
+    );
+    expect(anywhere[0].n).toBe(0);
+  });
+
+  it('without CREDENTIALS_KEY: creates once, keeps no answer, and answers the retry 409 idempotency_replay_unavailable', async () => {
+    const org = await signupOrganization();
+    const keyless = { ...env, CREDENTIALS_KEY: undefined, CREDENTIALS_KEYS_PREVIOUS: undefined };
+    const sendKeyless = async () => {
+      const ctx = createExecutionContext();
+      const request = new Request('http://lead.test/api/api-keys/add', {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${org.token}`,
+          'content-type': 'application/json',
+          'idempotency-key': 'api-key-keyless',
+          'cf-connecting-ip': '10.9.9.9',
+        },
+        body: JSON.stringify({ name: 'Retried key' }),
+      });
+      const response = await worker.fetch(request, keyless as never, ctx);
+      await waitOnExecutionContext(ctx);
+      return { status: response.status, body: (await response.json()) as any };
+    };
+    const first = await sendKeyless();
+    expect(first.status, JSON.stringify(first.body)).toBe(201);
+    const secret = (first.body.data.key as string).slice(first.body.data.prefix.length);
+    const stored = await storedAnswers(org);
+    expect(stored).toHaveLength(1);
+    expect(stored[0].body).not.toContain(secret);
+    const retried = await sendKeyless();
+    expect(retried.status, JSON.stringify(retried.body)).toBe(409);
+    expect(retried.body.error.code).toBe('idempotency_replay_unavailable');
+    expect(JSON.stringify(retried.body)).not.toContain(secret);
+    // Deduplicated all the same: one key, not two.
+    expect((await listKeys(org)).body.data).toHaveLength(1);
+  });
+
+  it('answers 409 idempotency_replay_unavailable, not a 500, to a replay sealed under a key no longer configured', async () => {
+    const org = await signupOrganization();
+    const first = await send(org, 'api-key-rotated');
+    expect(first.status, first.text).toBe(201);
+    // As if sealed under a key since removed from CREDENTIALS_KEY and CREDENTIALS_KEYS_PREVIOUS.
+    await asOwner(
+      sql`update idempotency_keys set body = 'v1.00000000000000ff.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA'
+        where organization_id = ${org.orgId} and key = 'api-key-rotated'`,
+    );
+    const retried = await send(org, 'api-key-rotated');
+    expect(retried.status, retried.text).toBe(409);
+    expectFailure(retried, 409, 'conflict');
+    expect(retried.body.error.code).toBe('idempotency_replay_unavailable');
+    expect((await listKeys(org)).body.data).toHaveLength(1);
   });
 });
 

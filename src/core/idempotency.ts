@@ -27,7 +27,7 @@ import type { Context } from 'hono';
 import { deleteInBatches } from '../db/batches';
 import type { Database, Queryable } from '../db/client';
 import type { Bindings } from '../env';
-import { keyringOf, openSecret, sealSecret } from '../providers/secrets';
+import { hasCredentialsKey, keyringOf, openSecret, SecretUnreadable, sealSecret } from '../providers/secrets';
 import { idempotencyKeys } from '../db/schema';
 import type { Actor } from '../db/tenant';
 import type { AppEnv } from './context';
@@ -110,6 +110,25 @@ async function fingerprint(c: Context<AppEnv>): Promise<string> {
   return hex(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(head + digests.map(hex).join('\n'))));
 }
 
+/**
+ * What a sealedReplay route stores instead of its answer when the server has no CREDENTIALS_KEY:
+ * the key still deduplicates the request (a retry creates nothing), but the answer, which holds a
+ * secret shown once, is not kept at all; its replay answers 409 `idempotency_replay_unavailable`.
+ */
+const WITHHELD_BODY = 'withheld:secret-shown-once';
+
+/**
+ * The replay of a stored answer holding a secret that cannot be shown again: kept without it (no
+ * CREDENTIALS_KEY when stored), or sealed under a key the server no longer has (rotated away, or
+ * CREDENTIALS_KEY unset since). The request it stands for did succeed once: a 409, never a 500.
+ */
+function replayUnavailable(): Conflict {
+  return new Conflict(
+    `The request with this ${IDEMPOTENCY_HEADER} already succeeded, but its response held a secret that is shown only once and cannot be replayed; nothing was created again. List the records to find what it created, and revoke or rotate its secret if it was lost`,
+    'idempotency_replay_unavailable',
+  );
+}
+
 interface StoredResponse {
   request_hash: string;
   status: number;
@@ -179,9 +198,7 @@ export class IdempotentRequest {
         return c.body(null, 303, { Location: stored.body, [IDEMPOTENT_REPLAYED_HEADER]: 'true' });
       }
       // A sealed answer (route sealedReplay) is opened for the caller it was stored for.
-      const body = this.sealWith
-        ? await openSecret<string>(await keyringOf(this.sealWith), this.orgId, stored.body)
-        : stored.body;
+      const body = this.sealWith ? await this.openStored(stored.body) : stored.body;
       return c.body(body, stored.status as 200, {
         ...(stored.content_type ? { 'Content-Type': stored.content_type } : {}),
         [IDEMPOTENT_REPLAYED_HEADER]: 'true',
@@ -189,6 +206,17 @@ export class IdempotentRequest {
     }
     if (!locked) throw inUse();
     return null;
+  }
+
+  /** A sealed stored answer, opened; 409 idempotency_replay_unavailable when it cannot be (see replayUnavailable). */
+  private async openStored(stored: string): Promise<string> {
+    if (stored === WITHHELD_BODY || !this.sealWith || !hasCredentialsKey(this.sealWith)) throw replayUnavailable();
+    try {
+      return await openSecret<string>(await keyringOf(this.sealWith), this.orgId, stored);
+    } catch (error) {
+      if (error instanceof SecretUnreadable) throw replayUnavailable();
+      throw error;
+    }
   }
 
   /**
@@ -200,7 +228,12 @@ export class IdempotentRequest {
   async store(db: Queryable, response: Response): Promise<void> {
     const text = response.status === 303 ? (response.headers.get('location') ?? '') : await response.clone().text();
     // An answer holding a secret shown once is a credential at rest: sealed like the rest (providers/secrets.ts).
-    const body = this.sealWith ? (await sealSecret(await keyringOf(this.sealWith), this.orgId, text)).sealed : text;
+    // Without CREDENTIALS_KEY the answer is not kept: the key still deduplicates, its replay is a 409.
+    const body = !this.sealWith
+      ? text
+      : hasCredentialsKey(this.sealWith)
+        ? (await sealSecret(await keyringOf(this.sealWith), this.orgId, text)).sealed
+        : WITHHELD_BODY;
     const stored = await db
       .insert(idempotencyKeys)
       .values({

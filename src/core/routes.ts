@@ -207,16 +207,27 @@ const IdempotencyKeyInUse = conflictResponse('IdempotencyKeyInUseConflict', IDEM
   { code: 'idempotency_key_in_use' },
 ]).content['application/json'].schema;
 
-/** The 409 of a route that honours Idempotency-Key: its own conflicts, or the key still in use. */
-function withIdempotencyConflict(own: unknown) {
+const IDEMPOTENCY_SEALED =
+  'Idempotency-Key in use by a request still running (error.code idempotency_key_in_use; retry shortly), or already used by a request that succeeded whose answer held a secret shown only once and cannot be replayed (error.code idempotency_replay_unavailable: the server has no CREDENTIALS_KEY, or the key that sealed it was rotated away); nothing was created again';
+
+const IdempotencySealedConflict = conflictResponse('IdempotencySealedReplayConflict', IDEMPOTENCY_SEALED, [
+  { code: 'idempotency_key_in_use' },
+  { code: 'idempotency_replay_unavailable' },
+]).content['application/json'].schema;
+
+/**
+ * The 409 of a route that honours Idempotency-Key: its own conflicts, or the key still in use
+ * (a sealedReplay route: or its stored answer that cannot be replayed).
+ */
+function withIdempotencyConflict(own: unknown, sealed: boolean) {
   const response = own as { description: string; content: { 'application/json': { schema: z.ZodType } } } | undefined;
-  if (!response) {
-    return { description: IDEMPOTENCY_IN_USE, content: { 'application/json': { schema: IdempotencyKeyInUse } } };
-  }
+  const description = sealed ? IDEMPOTENCY_SEALED : IDEMPOTENCY_IN_USE;
+  const schema = sealed ? IdempotencySealedConflict : IdempotencyKeyInUse;
+  if (!response) return { description, content: { 'application/json': { schema } } };
   return {
-    description: `${response.description}; or ${IDEMPOTENCY_IN_USE}`,
+    description: `${response.description}; or ${description}`,
     content: {
-      'application/json': { schema: z.union([response.content['application/json'].schema, IdempotencyKeyInUse]) },
+      'application/json': { schema: z.union([response.content['application/json'].schema, schema]) },
     },
   };
 }
@@ -413,7 +424,7 @@ export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
     ...sharedErrors(auth, roles, scope, bodyMediaTypes.length ? bodyMediaTypes.join(' or ') : undefined),
     ...route.responses,
   };
-  if (idempotent) declared[409] = withIdempotencyConflict(route.responses[409]);
+  if (idempotent) declared[409] = withIdempotencyConflict(route.responses[409], sealedReplay === true);
   const contract = applyContract(
     declared,
     { rateLimited: tenantAuth || rateLimited === true, etag: etagged, idempotent },

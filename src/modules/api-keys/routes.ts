@@ -18,9 +18,10 @@ apiKeyRoutes.openapi(
     tags,
     summary: 'Create an API key (admins only); the plaintext key is in this response only',
     description:
-      'Creates an API key for server-to-server calls (sent as the `x-api-key` header). The plaintext key is in this response only: the server keeps only its hash, so store it now.',
+      "Creates an API key for server-to-server calls (sent as the `x-api-key` header). The plaintext key is in this response only: the server keeps only its hash, so store it now. A retry with the same `Idempotency-Key` within 24 hours gets this response again (stored sealed under the server's credentials key); on a server without one, or once that key was rotated away, the retry creates nothing and answers 409 `idempotency_replay_unavailable`.",
     auth: 'bearer',
     roles: ['admin'],
+    sealedReplay: true,
     request: { body: jsonBody(AddApiKeyBody) },
     responses: { 201: envelope(CreatedApiKeySchema, 'API key created') },
   }),
