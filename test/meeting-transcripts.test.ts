@@ -193,6 +193,31 @@ describe('meeting-tool webhooks', () => {
     });
   });
 
+  it('replays an add retried with its Idempotency-Key (one endpoint, same secret), never keeping the secret in idempotency_keys', async () => {
+    const own = await signupOrganization('Retrying meeting tools');
+    const send = () =>
+      call('POST', '/api/meeting-tools/webhooks/add', {
+        token: own.token,
+        headers: { 'idempotency-key': 'meeting-tool-add-1' },
+        body: { tool: 'tool_a' },
+      });
+    const first = await send();
+    expect(first.status, first.text).toBe(201);
+    const retried = await send();
+    expect(retried.status, retried.text).toBe(201);
+    expect(retried.headers.get('idempotent-replayed')).toBe('true');
+    expect(retried.body.data).toMatchObject({ id: first.body.data.id, secret: first.body.data.secret });
+    const secret = (first.body.data.secret as string).slice('whsec_'.length);
+    // Read as the database owner: the stored answer, and every table that could hold it, has no trace of the secret.
+    const stored = await withOwnDatabase(readConfig(env), (db) =>
+      db.execute<{ body: string }>(
+        sql`select body from idempotency_keys where organization_id = ${own.orgId} and key = 'meeting-tool-add-1'`,
+      ),
+    );
+    expect(stored.rows).toHaveLength(1);
+    expect(stored.rows[0].body).not.toContain(secret);
+  });
+
   it('stores a signed delivery; a replayed delivery id changes nothing', async () => {
     const endpoint = await addEndpoint(org, 'tool_b');
     const meetingId = await addMeeting(org, { meeting_url: `https://meet.example.com/${crypto.randomUUID()}` });

@@ -98,6 +98,7 @@ transcriptRoutes.openapi(
       'Creates a webhook endpoint for `tool` and answers its URL and signing secret (shown only here; stored sealed). Give both to the meeting tool: it signs each delivery as Standard Webhooks do (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`).',
     auth: 'bearer',
     roles: ['admin'],
+    sealedReplay: true,
     request: { body: jsonBody(AddEndpointBody) },
     responses: { 201: envelope(NewEndpointSchema, 'Webhook added') },
   }),
