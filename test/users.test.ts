@@ -306,6 +306,34 @@ describe('POST /api/user/add', () => {
     expect(await loginAs(email)).toEqual(expect.any(String));
   });
 
+  it('retried with an Idempotency-Key, keeps the initial password nowhere in idempotency_keys (nor its hash)', async () => {
+    const org = await signupOrganization();
+    const password = `retried-${crypto.randomUUID()}`;
+    const send = () =>
+      call('POST', '/api/user/add', {
+        token: org.token,
+        headers: { 'idempotency-key': 'user-add-1' },
+        body: {
+          first_name: 'Rita',
+          last_name: 'Retry',
+          email: `${org.orgId}-rita@example.com`,
+          phone_no: '+15550112',
+          password,
+        },
+      });
+    const first = await send();
+    expect(first.status, first.text).toBe(201);
+    const retried = await send();
+    expect(retried.headers.get('idempotent-replayed')).toBe('true');
+    expect(retried.body.data.id).toBe(first.body.data.id);
+    const stored = await withOwnDatabase(readConfig(env), (db) =>
+      db.execute<{ body: string }>(sql`select body from idempotency_keys where organization_id = ${org.orgId}`),
+    );
+    expect(stored.rows).toHaveLength(1);
+    expect(stored.rows[0].body).not.toContain(password);
+    expect(stored.rows[0].body).not.toMatch(/password|pbkdf2/i);
+  });
+
   it('gives the user the role_id sent', async () => {
     const org = await signupOrganization();
     const roles = await roleIds(org);

@@ -140,6 +140,27 @@ describe('webhook endpoints', () => {
     expect(rows.rows[0].body).not.toContain(secret.slice('whsec_'.length));
   });
 
+  it('answer a retried create whose stored answer no configured key opens with 409 idempotency_replay_unavailable, not a 500', async () => {
+    const send = () =>
+      call('POST', '/api/webhooks', {
+        token: owner.token,
+        headers: { 'idempotency-key': 'hook-create-rotated' },
+        body: { url: `${RECEIVER}/rotated`, events: ['lead.created'] },
+      });
+    const first = await send();
+    expect(first.status, first.text).toBe(201);
+    // As if sealed under a key since removed from CREDENTIALS_KEY and CREDENTIALS_KEYS_PREVIOUS.
+    await inOrganization(owner.orgId, (tx) =>
+      tx.execute(
+        sql`update idempotency_keys set body = 'v1.00000000000000ff.AAAAAAAAAAAAAAAA.AAAAAAAAAAAAAAAAAAAAAA'
+          where key = 'hook-create-rotated'`,
+      ),
+    );
+    const retried = await send();
+    expectFailure(retried, 409, 'conflict');
+    expect(retried.body.error.code).toBe('idempotency_replay_unavailable');
+  });
+
   it('refuse an unknown event name with a 422 listing the event names', async () => {
     const response = await call('POST', '/api/webhooks', {
       token: owner.token,
