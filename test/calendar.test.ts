@@ -193,6 +193,31 @@ describe('calendar events routes (local provider)', () => {
     expect(removed.status).toBe(404);
   });
 
+  it('keeps the tokens of a connect retried with an Idempotency-Key out of idempotency_keys', async () => {
+    const own = await signupOrganization('Calendar retry');
+    const send = () =>
+      call('POST', '/api/calendar/connections/add', {
+        token: own.token,
+        headers: { 'idempotency-key': 'calendar-connect-1' },
+        body: { provider: 'google', access_token: 'ya29.retried-calendar-token', refresh_token: '1//retried-refresh' },
+      });
+    const first = await send();
+    expect(first.status, first.text).toBe(201);
+    const retried = await send();
+    expect(retried.headers.get('idempotent-replayed')).toBe('true');
+    const handle = openDatabase(env as never);
+    try {
+      const stored = await handle.db.execute<{ body: string }>(
+        sql`select body from idempotency_keys where organization_id = ${own.orgId}`,
+      );
+      expect(stored.rows).toHaveLength(1);
+      expect(stored.rows[0].body).not.toContain('retried-calendar-token');
+      expect(stored.rows[0].body).not.toContain('retried-refresh');
+    } finally {
+      await handle.close();
+    }
+  });
+
   it('stores google tokens sealed and never answers them', async () => {
     const response = await call('POST', '/api/calendar/connections/add', {
       token: org.token,

@@ -11,6 +11,8 @@ import { createScheduledController } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import worker from '../src/index';
+import { withOwnDatabase } from '../src/db/client';
+import { readConfig } from '../src/env';
 import { companies, connections, crmImportJobs, leads } from '../src/db/schema';
 import type { JobMessage } from '../src/jobs/messages';
 import { call, expectFailure, memberToken, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
@@ -83,6 +85,29 @@ describe('connected apps', () => {
   beforeAll(async () => {
     org = await signupOrganization('Connected');
     rep = await memberToken(org, 'sales_rep');
+  });
+
+  it('keeps the access token of a connect retried with an Idempotency-Key out of idempotency_keys', async () => {
+    vi.spyOn(globalThis, 'fetch').mockImplementation(async () =>
+      json(200, { portalId: 62516, uiDomain: 'app.hubspot.com' }),
+    );
+    const own = await signupOrganization('Connect retry');
+    const token = 'pat-na1-retried-secret-token';
+    const send = () =>
+      call('POST', '/api/connected-apps/connect', {
+        token: own.token,
+        headers: { 'idempotency-key': 'connect-1' },
+        body: { kind: 'crm', provider: 'hubspot', access_token: token },
+      });
+    const first = await send();
+    expect(first.status, first.text).toBe(201);
+    const retried = await send();
+    expect(retried.headers.get('idempotent-replayed')).toBe('true');
+    const stored = await withOwnDatabase(readConfig(env), (db) =>
+      db.execute<{ body: string }>(sql`select body from idempotency_keys where organization_id = ${own.orgId}`),
+    );
+    expect(stored.rows).toHaveLength(1);
+    expect(stored.rows[0].body).not.toContain(token);
   });
 
   it('connects a HubSpot account after one check, sealed; lists every kind without a secret', async () => {
