@@ -10,7 +10,10 @@ import { and, eq, sql } from 'drizzle-orm';
 import { base64url } from 'jose';
 import PostalMime from 'postal-mime';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { env } from 'cloudflare:workers';
+import { withOwnDatabase } from '../src/db/client';
 import { connections, mailMessages, notifications } from '../src/db/schema';
+import { readConfig } from '../src/env';
 import { RECONNECT_NOTICE_TYPE } from '../src/providers/connections';
 import { ProviderFailure } from '../src/providers/failures';
 import { gmailMailbox } from '../src/providers/mail/gmail';
@@ -651,5 +654,38 @@ describe('a Gmail account behind the routes', () => {
         .where(and(eq(notifications.userId, owner.userId), eq(notifications.typeId, RECONNECT_NOTICE_TYPE))),
     );
     expect(notices).toHaveLength(1);
+  });
+});
+
+describe('a mail account connect retried with an Idempotency-Key', () => {
+  it('replays the account and keeps its tokens out of idempotency_keys (read as the database owner)', async () => {
+    const own = await signupOrganization('Gmail retry');
+    const address = uniqueEmail('gmail-retry');
+    const accessToken = 'ya29.retried-access-token-secret';
+    const refreshToken = '1//retried-refresh-token-secret';
+    const send = () =>
+      requestRecordingJobs('POST', '/api/mail-configurations/add', {
+        token: own.token,
+        headers: { 'idempotency-key': 'mail-connect-1' },
+        body: {
+          mailer: 'gmail',
+          from_address: address,
+          from_name: 'Rep',
+          password: accessToken,
+          refresh_token: refreshToken,
+        },
+      });
+    mockFetch([json(200, { emailAddress: address })]);
+    const first = await send();
+    expect(first.status, first.text).toBe(201);
+    const retried = await send();
+    expect(retried.status, retried.text).toBe(201);
+    expect(retried.body.data.id).toBe(first.body.data.id);
+    const stored = await withOwnDatabase(readConfig(env), (db) =>
+      db.execute<{ body: string }>(sql`select body from idempotency_keys where organization_id = ${own.orgId}`),
+    );
+    expect(stored.rows).toHaveLength(1);
+    expect(stored.rows[0].body).not.toContain(accessToken);
+    expect(stored.rows[0].body).not.toContain(refreshToken);
   });
 });
