@@ -277,8 +277,8 @@ async function recordPlaced(db: Database, claim: Claim, callId: number, provider
   await withTenant(db, orgId, (tx) => finishJob(tx, spec, claim));
 }
 
-/** A dial whose answer was lost, and whose provider cannot tell whether it placed the call: failed, never dialled twice. */
-async function failInterrupted(db: Database, claim: Claim, call: CallRow) {
+/** The call failed with `reason` (its hold released by endCall) and the job finished, in one transaction. */
+async function failCall(db: Database, claim: Claim, call: CallRow, reason: string) {
   const orgId = claim.orgId;
   await withTenant(db, orgId, async (tx) => {
     await endCall(tx, { orgId, userId: call.userId }, call.id, {
@@ -287,7 +287,7 @@ async function failInterrupted(db: Database, claim: Claim, call: CallRow) {
       answeredAt: null,
       endedAt: new Date(),
       transcript: null,
-      failureReason: REASONS.interrupted,
+      failureReason: reason,
     });
     await finishJob(tx, spec, claim);
   });
@@ -332,7 +332,8 @@ async function placeCall(db: Database, env: Bindings, claim: Claim, job: Job, de
       throw new JobWaits(dialling / 1000, 'waiting to learn whether the call was placed', REASONS.interrupted);
     // The answer was lost (a 5xx, no answer, a delivery that died): the provider is asked.
     const found = await placedEarlier(db, env, orgId, call);
-    if (found === 'unknown') return failInterrupted(db, claim, call);
+    // A dial whose answer was lost, and whose provider cannot tell whether it placed the call: failed, never dialled twice.
+    if (found === 'unknown') return failCall(db, claim, call, REASONS.interrupted);
     if (found !== null) return recordPlaced(db, claim, call.id, found);
     // Surely not placed: the claim is handed back and the call dialled now (its turn has passed).
     await releaseDial(db, orgId, call.id);
@@ -378,17 +379,7 @@ async function placeCall(db: Database, env: Bindings, claim: Claim, job: Job, de
     }
     const reason = error instanceof ProviderFailure ? error.reason : 'the call could not be placed';
     // Nothing was placed (a refusal, or no answer at all): the call fails and its hold is released.
-    await withTenant(db, orgId, async (tx) => {
-      await endCall(tx, { orgId, userId: call.userId }, call.id, {
-        status: 'failed',
-        durationSec: 0,
-        answeredAt: null,
-        endedAt: new Date(),
-        transcript: null,
-        failureReason: reason,
-      });
-      await finishJob(tx, spec, claim);
-    });
+    await failCall(db, claim, call, reason);
   }
 }
 
