@@ -65,22 +65,47 @@ export async function viewDeal(ctx: TenantContext, id: number) {
 }
 
 /**
- * After a write: the deal's forecast snapshot for the day and the deal as it now reads, in one
- * statement (one round trip). The snapshot's trigger carries it onto the deal's internal forecast
- * columns after the statement; the deal's wire fields do not include them, so the read in the
- * same statement sees everything it answers.
+ * A deal write and everything that follows from it, in one statement (one round trip): `write`
+ * (an insert or update of one deal, `returning *`) as the CTE `written`; `after`, CTEs reading
+ * `written` (its stage history row, its feed entry); the deal.won / deal.lost deliveries of a
+ * deal it closes; the day's forecast snapshot; and the deal as it now reads, with the deliveries'
+ * ids to send after the commit.
+ *
+ * Every part of a statement reads the tables as they were when it began, so the snapshot and the
+ * answer read the written row from `written`, not from `deals`: the snapshot through
+ * forecastWrite's `source`, the answer through a last CTE named `deals` that stands for the table
+ * in the field table's selection (which names "deals"). Nothing else either reads is written by
+ * this statement or its triggers: the row triggers on deals (lead_company_id, lead_created_at) are
+ * in `returning`; the statement triggers write other tables (the lead's deal counts, rollups) and,
+ * from the snapshot, the deal's internal forecast columns, which neither the snapshot nor the
+ * wire fields read; the lead's activity (last_activity_at, intent signals, the lead's feed) is not
+ * touched by a deal write (its feed entry is the deal's). So the snapshot is the one a statement
+ * after the write would record, and the answer the deal a read after it would see.
  */
-async function recordForecastAndRead(ctx: TenantContext, id: number, now: Date): Promise<DealViewValue> {
-  const forecast = ctx.db
-    .$with('forecast', {})
-    .as(forecastWrite(now, sql`d.organization_id = ${ctx.orgId} and d.id = ${id}`, true));
+async function writtenDeal(
+  ctx: TenantContext,
+  now: Date,
+  change: { write: SQL; after: Record<string, SQL>; closing: 'open' | 'won' | 'lost' },
+): Promise<{ deal: DealViewValue; webhookIds: number[] } | undefined> {
+  const written = ctx.db.$with('written', {}).as(change.write);
+  const after = Object.entries(change.after).map(([name, query]) => ctx.db.$with(name, {}).as(query));
+  const hooks =
+    change.closing === 'open'
+      ? []
+      : [ctx.db.$with('hooks', {}).as(closedDealDeliveries(ctx, change.closing, sql`written as d`))];
+  const forecast = ctx.db.$with('forecast', {}).as(forecastWrite(now, sql`true`, true, sql`written`));
+  const asWritten = ctx.db.$with('deals', {}).as(sql`select * from written`);
   const [row] = await ctx.db
-    .with(forecast)
-    .select(dealFields.selection)
+    .with(written, ...after, ...hooks, forecast, asWritten)
+    .select({
+      ...dealFields.selection,
+      webhookIds: (hooks.length ? deliveryIdsOf('hooks') : sql`'{}'::bigint[]`) as SQL<number[]>,
+    })
     .from(deals)
-    .where(tenantWhere(ctx, deals, eq(deals.id, id)));
-  if (!row) throw new NotFound('Deal', id);
-  return present(row);
+    .where(tenantWhere(ctx, deals));
+  if (!row) return undefined;
+  const { webhookIds, ...fields } = row as Record<string, unknown> & { webhookIds: number[] };
+  return { deal: present(fields), webhookIds };
 }
 
 /**
@@ -116,37 +141,40 @@ export async function addDeal(ctx: TenantContext, input: AddDealInput, now: Date
   const outcome = outcomeOf(target);
   const at = now.toISOString();
   const result = await writingToTarget(target, () =>
-    ctx.db.execute<{ id: number; webhook_ids: number[] }>(sql`
-    with d as (
-      insert into ${deals} (organization_id, lead_id, pipeline_id, stage_id, title, value, expected_close_date, priority,
-        description, outcome, closed_at, stage_entered_at, owner_id, created_at, updated_at)
+    writtenDeal(ctx, now, {
+      write: sql`insert into ${deals} (organization_id, lead_id, pipeline_id, stage_id, title, value, expected_close_date,
+        priority, description, outcome, closed_at, stage_entered_at, owner_id, created_at, updated_at)
       values (${ctx.orgId}, ${input.lead_id}, ${target.pipelineId}, ${target.stageId}, ${input.title}, ${input.value},
         ${input.expected_close_date}::date, ${input.priority ?? null}, ${input.description ?? null}, ${outcome},
         ${outcome === 'open' ? null : at}::timestamptz, ${at}::timestamptz, ${ctx.userId}, ${at}::timestamptz, ${at}::timestamptz)
-      returning id, organization_id, stage_id, lead_id, pipeline_id, title, value, owner_id, closed_at
-    ), h as (
-      insert into ${dealStageHistory} (organization_id, deal_id, from_stage_id, to_stage_id, changed_at, changed_by)
-      select organization_id, id, null, stage_id, ${at}::timestamptz, ${ctx.userId} from d
-    ), feed as (
-      ${feedEntriesFrom(ctx, { from: sql`d`, modelType: 'deal', modelId: sql`d.id`, action: 'deal_added', changes: sql`${JSON.stringify(createdChanges(input, target.stageId))}::jsonb` })}
-    )${closedDealHooks(ctx, outcome, sql`d`)}
-    select id, ${outcome === 'open' ? sql`'{}'::bigint[]` : deliveryIdsOf('hooks')} as webhook_ids from d`),
+      returning *`,
+      after: {
+        history: sql`insert into ${dealStageHistory} (organization_id, deal_id, from_stage_id, to_stage_id, changed_at, changed_by)
+          select organization_id, id, null, stage_id, ${at}::timestamptz, ${ctx.userId} from written`,
+        feed: feedEntriesFrom(ctx, {
+          from: sql`written`,
+          modelType: 'deal',
+          modelId: sql`written.id`,
+          action: 'deal_added',
+          changes: sql`${JSON.stringify(createdChanges(input, target.stageId))}::jsonb`,
+        }),
+      },
+      closing: outcome,
+    }),
   );
-  sendWebhookDeliveries(ctx, result.rows[0].webhook_ids);
-  const id = Number(result.rows[0].id);
-  return recordForecastAndRead(ctx, id, now);
+  // The insert returns its row: only a fault of ours leaves it out.
+  if (!result) throw new Error('deal insert returned no row');
+  sendWebhookDeliveries(ctx, result.webhookIds);
+  return result.deal;
 }
 
-/** `, hooks as (…)`: the deal.won or deal.lost deliveries of a deal that closed (nothing for an open one). */
-function closedDealHooks(ctx: TenantContext, outcome: 'open' | 'won' | 'lost', from: SQL): SQL {
-  if (outcome === 'open') return sql``;
-  return sql`, hooks as (
-      ${webhookDeliveriesSql(ctx, outcome === 'won' ? 'deal.won' : 'deal.lost', {
-        from,
-        data: sql`jsonb_build_object('deal_id', d.id, 'title', d.title, 'value', d.value, 'lead_id', d.lead_id,
-          'pipeline_id', d.pipeline_id, 'stage_id', d.stage_id, 'owner_id', d.owner_id, 'closed_at', ${isoTimestampSql(sql`d.closed_at`)})`,
-      })}
-    )`;
+/** The deal.won or deal.lost deliveries of a deal that closed (`from` names it `d`). */
+function closedDealDeliveries(ctx: TenantContext, outcome: 'won' | 'lost', from: SQL): SQL {
+  return webhookDeliveriesSql(ctx, outcome === 'won' ? 'deal.won' : 'deal.lost', {
+    from,
+    data: sql`jsonb_build_object('deal_id', d.id, 'title', d.title, 'value', d.value, 'lead_id', d.lead_id,
+      'pipeline_id', d.pipeline_id, 'stage_id', d.stage_id, 'owner_id', d.owner_id, 'closed_at', ${isoTimestampSql(sql`d.closed_at`)})`,
+  });
 }
 
 /** The feed's `changes` of a creation: every field given, from null. */
@@ -240,7 +268,7 @@ export async function updateDeal(ctx: TenantContext, id: number, input: UpdateDe
   const outcomeChanged = outcome !== current.outcome;
   if (stageChanged) Object.assign(set, { outcome, stageEnteredAt: now });
   if (outcomeChanged) Object.assign(set, { closedAt: outcome === 'open' ? null : now });
-  // The update, the move (if any) and the feed entry, in one statement.
+  // The update, the move (if any), the feed entry, the snapshot and the answer, in one statement (writtenDeal).
   const seconds = Math.max(0, Math.round((now.getTime() - current.stageEnteredAt.getTime()) / 1000));
   // A move that closes the deal announces its end (deal.won / deal.lost) in the same statement,
   // from the deal as the update wrote it.
@@ -250,25 +278,28 @@ export async function updateDeal(ctx: TenantContext, id: number, input: UpdateDe
     .set({ ...set, updatedAt: now })
     .where(tenantWhere(ctx, deals, eq(deals.id, id)))
     .returning();
-  const moved = await writingToTarget(target, () =>
-    ctx.db.execute<{ webhook_ids: number[] }>(sql`
-    with updated as (${update.getSQL()}), history as (
-      insert into ${dealStageHistory} (organization_id, deal_id, from_stage_id, to_stage_id, changed_at, changed_by, seconds_in_from_stage)
-      select ${ctx.orgId}, ${id}, ${current.stageId}, ${stageId}, ${now.toISOString()}::timestamptz, ${ctx.userId}, ${seconds}
-      where ${stageChanged}
-    ), feed as (
-    ${feedEntriesFrom(ctx, {
-      from: sql`(select 1) as one`,
-      modelType: 'deal',
-      modelId: sql`${id}::bigint`,
-      action: stageChanged ? 'deal_stage_changed' : 'deal_updated',
-      changes: sql`${JSON.stringify(changes)}::jsonb`,
-    })}
-    )${closedDealHooks(ctx, closing, sql`updated as d`)}
-    select ${closing === 'open' ? sql`'{}'::bigint[]` : deliveryIdsOf('hooks')} as webhook_ids from updated`),
+  const result = await writingToTarget(target, () =>
+    writtenDeal(ctx, now, {
+      write: update.getSQL(),
+      after: {
+        history: sql`insert into ${dealStageHistory} (organization_id, deal_id, from_stage_id, to_stage_id, changed_at, changed_by, seconds_in_from_stage)
+          select organization_id, id, ${current.stageId}, ${stageId}, ${now.toISOString()}::timestamptz, ${ctx.userId}, ${seconds}
+          from written where ${stageChanged}`,
+        feed: feedEntriesFrom(ctx, {
+          from: sql`written`,
+          modelType: 'deal',
+          modelId: sql`written.id`,
+          action: stageChanged ? 'deal_stage_changed' : 'deal_updated',
+          changes: sql`${JSON.stringify(changes)}::jsonb`,
+        }),
+      },
+      closing,
+    }),
   );
-  sendWebhookDeliveries(ctx, moved.rows[0]?.webhook_ids ?? []);
-  return recordForecastAndRead(ctx, id, now);
+  // The deal is locked since lockDealAndLeads: only a fault of ours leaves it out.
+  if (!result) throw new NotFound('Deal', id);
+  sendWebhookDeliveries(ctx, result.webhookIds);
+  return result.deal;
 }
 
 /** Deletes deals of the organization (their history and forecasts with them); unknown ids change nothing. */

@@ -21,15 +21,19 @@ export async function recordForecasts(db: Queryable, now: Date, where: SQL, repl
   return result.rowCount ?? 0;
 }
 
-/** The one statement of `recordForecasts` (tests explain it). */
-export function forecastWrite(now: Date, where: SQL, replace: boolean): SQL {
+/**
+ * The one statement of `recordForecasts` (tests explain it). `source` is where the deals are read:
+ * the table by default, or the CTE of a deal write in the same statement (its rows with every deal
+ * column), since every part of a statement reads the table as it was when the statement began.
+ */
+export function forecastWrite(now: Date, where: SQL, replace: boolean, source: SQL = sql`${deals}`): SQL {
   return sql`
     insert into ${dealForecasts} (organization_id, deal_id, pipeline_id, snapshot_date, taken_at, stage_id, outcome,
       value, expected_close_date, base_probability, probability, weighted_value, factors, days_in_stage)
     select d.organization_id, d.id, d.pipeline_id, ${dayOf(now)}::date, ${now.toISOString()}::timestamptz, d.stage_id,
       d.outcome, d.value, d.expected_close_date, ${baseProbability}, p.probability,
       round(d.value * p.probability::numeric, 2), ${appliedFactors}, x.days_in_stage
-    from ${deals} d
+    from ${source} d
     join ${stages} s on s.id = d.stage_id
     ${forecastInputs(now)}
     cross join lateral (select ${adjustedProbability} as probability) p
