@@ -48,6 +48,15 @@ export class JobWaits extends Error {
   }
 }
 
+/**
+ * wrangler.toml's max_retries of the jobs queue: a delivery whose attempt (from 1) is past it is
+ * the last one, and a failure it throws dead-letters the job.
+ */
+export const JOBS_MAX_RETRIES = 5;
+
+/** Whether a delivery (its queue attempt, from 1) is the last before the job is given up on. */
+export const isLastAttempt = (attempts: number) => attempts > JOBS_MAX_RETRIES;
+
 export interface RetryPolicy {
   /** The reason, fit for the user, to fail the job at once; null to let the queue retry the delivery. */
   permanentReason(error: unknown): string | null;

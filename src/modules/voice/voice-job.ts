@@ -12,22 +12,28 @@
  *     `started_at` is claimed before dialling, so a redelivery never dials twice: a call found
  *     started without a provider id (a 5xx, no answer, a delivery that died) is looked up at
  *     the provider once the claim's lease has passed (Vapi's List Calls: recorded if placed,
- *     dialled again if surely not) and failed as interrupted when the provider cannot tell;
+ *     dialled again if surely not) and failed as interrupted when the provider cannot tell. On
+ *     the queue's last attempt a lost answer is looked up at once (no retry is left to wait for
+ *     the lease). Recording the provider's id never fails a placed call (another call holding the
+ *     id is a clash the record skips);
  *   - copy_recording: copies a provider's recording into R2, once.
  */
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { withTenant, type Database, type Queryable } from '../../db/client';
 import { calls, connections, contacts, leads, phoneNumbers, voiceJobs } from '../../db/schema';
 import type { Bindings } from '../../env';
-import { JobSuperseded, JobWaits, TransientFault, userFacingJobError } from '../../jobs/faults';
+import { isLastAttempt, isTransientFault, JobSuperseded, JobWaits, userFacingJobError } from '../../jobs/faults';
 import type { JobHandler } from '../../jobs/job-handler';
 import { claimJob, finishJob, jobTenantContext, type JobClaim, type JobSpec } from '../../jobs/lifecycle';
+import { log } from '../../core/log';
 import { withTenantEffects } from '../../core/transaction-effects';
+import { isUniqueViolation } from '../../db/errors';
 import { ProviderFailure } from '../../providers/failures';
+import type { PlacedCall } from '../../providers/voice/interface';
 import { localRecording, localTranscript, LOCAL_TURN_SECONDS } from '../../providers/voice/local';
 import { voiceSetupOf, type VoiceSetup } from '../../providers/voice/select';
 import { storeFile } from '../files';
-import { advanceCall, endCall, failCalls, isEnded } from './call-progress';
+import { advanceCall, endCall, failCalls, isEnded, providerCallIdHeldElsewhere } from './call-progress';
 import type { CallRow } from './calls';
 import { recordLedger, recordLedgerEntries } from './wallet';
 
@@ -174,8 +180,8 @@ async function readCall(db: Database, orgId: number, callId: number): Promise<Ca
   });
 }
 
-/** Claims the dialling: only the delivery that sets started_at dials. */
-async function claimDial(db: Database, orgId: number, callId: number): Promise<boolean> {
+/** Claims the dialling: only the delivery that sets started_at dials. Answers the claim's instant, or null. */
+async function claimDial(db: Database, orgId: number, callId: number): Promise<Date | null> {
   const claimed = await withTenant(db, orgId, (tx) =>
     tx
       .update(calls)
@@ -183,9 +189,9 @@ async function claimDial(db: Database, orgId: number, callId: number): Promise<b
       .where(
         and(eq(calls.organizationId, orgId), eq(calls.id, callId), isNull(calls.startedAt), eq(calls.status, 'queued')),
       )
-      .returning({ id: calls.id }),
+      .returning({ startedAt: calls.startedAt }),
   );
-  return claimed.length > 0;
+  return claimed[0]?.startedAt ?? null;
 }
 
 /** Hands back a dial claim whose call the provider did not place (it throttled): a later delivery dials it. */
@@ -263,17 +269,43 @@ async function simulate(db: Database, env: Bindings, claim: Claim, call: CallRow
   });
 }
 
-/** The provider placed the call: its id is recorded, then the job finished. */
-async function recordPlaced(db: Database, claim: Claim, callId: number, providerCallId: string) {
+/**
+ * The provider placed the call: its id is recorded, then the job finished. A clash on the unique
+ * (organization, provider, provider call id) key, another row holding the id already, is no
+ * failure of the dial: the call was placed, so it stays placed (open, its hold kept for its
+ * report to settle) and the job finishes. The statement skips the clash it can see; a clash
+ * committed at the same instant is the unique violation, taken the same way.
+ */
+async function recordPlaced(db: Database, claim: Claim, call: CallRow, providerCallId: string) {
   const orgId = claim.orgId;
   // On its own first: the call was placed, and its end-of-call report finds it by this id even if
   // the job is no longer this delivery's to finish.
-  await withTenant(db, orgId, (tx) =>
+  const recorded = await withTenant(db, orgId, (tx) =>
     tx
       .update(calls)
       .set({ providerCallId, updatedAt: sql`now()` })
-      .where(and(eq(calls.organizationId, orgId), eq(calls.id, callId), isNull(calls.providerCallId))),
-  );
+      .where(
+        and(
+          eq(calls.organizationId, orgId),
+          eq(calls.id, call.id),
+          isNull(calls.providerCallId),
+          sql`not ${providerCallIdHeldElsewhere(orgId, call.id, sql`${call.provider}`, providerCallId)}`,
+        ),
+      )
+      .returning({ id: calls.id }),
+  ).catch((error: unknown) => {
+    if (isUniqueViolation(error, 'calls_provider_call_key')) return [];
+    throw error;
+  });
+  if (recorded.length === 0) {
+    const now = await readCall(db, orgId, call.id);
+    if (now && now.providerCallId !== providerCallId)
+      log.warn('voice job: the provider call id is recorded on another call; the call is kept as placed', {
+        org_id: orgId,
+        call_id: call.id,
+        provider_call_id: providerCallId,
+      });
+  }
   await withTenant(db, orgId, (tx) => finishJob(tx, spec, claim));
 }
 
@@ -317,7 +349,14 @@ async function placedEarlier(db: Database, env: Bindings, orgId: number, call: C
   }
 }
 
-async function placeCall(db: Database, env: Bindings, claim: Claim, job: Job, depth = 0): Promise<void> {
+async function placeCall(
+  db: Database,
+  env: Bindings,
+  claim: Claim,
+  job: Job,
+  attempts: number,
+  depth = 0,
+): Promise<void> {
   const orgId = claim.orgId;
   const call = await readCall(db, orgId, job.callId as number);
   if (!call || isEnded(call.status)) return void (await withTenant(db, orgId, (tx) => finishJob(tx, spec, claim)));
@@ -334,16 +373,17 @@ async function placeCall(db: Database, env: Bindings, claim: Claim, job: Job, de
     const found = await placedEarlier(db, env, orgId, call);
     // A dial whose answer was lost, and whose provider cannot tell whether it placed the call: failed, never dialled twice.
     if (found === 'unknown') return failCall(db, claim, call, REASONS.interrupted);
-    if (found !== null) return recordPlaced(db, claim, call.id, found);
+    if (found !== null) return recordPlaced(db, claim, call, found);
     // Surely not placed: the claim is handed back and the call dialled now (its turn has passed).
     await releaseDial(db, orgId, call.id);
-    return placeCall(db, env, claim, job, depth + 1);
+    return placeCall(db, env, claim, job, attempts, depth + 1);
   }
   if (call.providerCallId) return void (await withTenant(db, orgId, (tx) => finishJob(tx, spec, claim)));
   const wait = call.dialAfter.getTime() - Date.now();
   if (wait > MAX_WAIT_MS) throw new JobWaits(wait / 1000, 'waiting for its dialling turn', REASONS.turnNeverCame);
   if (wait > 0) await sleep(wait);
-  if (!(await claimDial(db, orgId, call.id))) {
+  const claimedAt = await claimDial(db, orgId, call.id);
+  if (!claimedAt) {
     // Ended meanwhile (cancelled): the job is done. Otherwise another delivery of this job (a
     // duplicate message) claimed the dial and is placing the call: it finishes the job, and
     // this one stops without touching it (finishing it here would roll back the winner's record).
@@ -353,16 +393,16 @@ async function placeCall(db: Database, env: Bindings, claim: Claim, job: Job, de
   }
   if (call.provider === 'local') return simulate(db, env, claim, call);
   const setup = await withTenant(db, orgId, (tx) => setupFor(tx, env, orgId, call.connectionId));
+  let placed: PlacedCall;
   try {
     if (!setup.agent || !call.agent)
       throw new ProviderFailure('rejected', 'vapi', null, 'the agent platform is no longer connected');
-    const placed = await setup.agent.startCall({
+    placed = await setup.agent.startCall({
       to: call.toNumber,
       agent: call.agent,
       serverUrl: `${webhookOrigin(setup)}/api/v1/voice/vapi/${orgId}`,
       callId: call.id,
     });
-    await recordPlaced(db, claim, call.id, placed.providerCallId);
   } catch (error) {
     if (error instanceof ProviderFailure && error.kind === 'unavailable' && error.status === 429) {
       // Throttled (Vapi's 429): certainly not placed. The dial claim is handed back and the runner
@@ -374,13 +414,21 @@ async function placeCall(db: Database, env: Bindings, claim: Claim, job: Job, de
     if (error instanceof ProviderFailure && error.kind === 'unavailable' && setup.agent?.findCall) {
       // A 5xx or no answer: the call may have been placed. The claim stays and the queue retries
       // the delivery, which (once the claim's lease has passed) asks Vapi whether it placed the
-      // call, and dials again only if it surely did not (above).
+      // call, and dials again only if it surely did not (above). On the queue's last attempt
+      // there is no retry: the throw would give the call up (dead letter, REASONS.gaveUp) though
+      // Vapi may have placed it, so Vapi is asked now, and a call it lists is kept.
+      if (isLastAttempt(attempts)) {
+        const found = await placedEarlier(db, env, orgId, { ...call, startedAt: claimedAt }).catch(() => null);
+        if (found && found !== 'unknown') return recordPlaced(db, claim, call, found);
+      }
       throw error;
     }
     const reason = error instanceof ProviderFailure ? error.reason : 'the call could not be placed';
     // Nothing was placed (a refusal, or no answer at all): the call fails and its hold is released.
-    await failCall(db, claim, call, reason);
+    return failCall(db, claim, call, reason);
   }
+  // Outside the try: the call was placed, so a fault while recording it is never its failure.
+  await recordPlaced(db, claim, call, placed.providerCallId);
 }
 
 async function copyRecording(db: Database, env: Bindings, claim: Claim, job: Job) {
@@ -438,18 +486,20 @@ const spec: JobSpec<typeof voiceJobs> = {
 export const voiceJobHandler: JobHandler<'voice', typeof voiceJobs> = {
   ...spec,
   retry: {
+    // A database fault that passes (a dropped connection) is retried too: after a placed call it
+    // would otherwise fail the call (onFailed) that the retry finds placed.
     permanentReason: (error) =>
-      error instanceof TransientFault || (error instanceof ProviderFailure && error.kind === 'unavailable')
+      isTransientFault(error) || (error instanceof ProviderFailure && error.kind === 'unavailable')
         ? null
         : `The voice job failed: ${error instanceof ProviderFailure ? error.reason : userFacingJobError(error)}.`,
   },
   reasons: { deadLettered: REASONS.gaveUp, stalled: REASONS.gaveUp },
-  run: async (message, { db, env }) => {
+  run: async (message, { db, env, attempts }) => {
     const claim = await claimJob(db, spec, message);
     if (!claim) return;
     const job = claim.job;
     if (job.action === 'purchase_number') return purchase(db, env, claim, job);
-    if (job.action === 'place_call') return placeCall(db, env, claim, job);
+    if (job.action === 'place_call') return placeCall(db, env, claim, job, attempts);
     return copyRecording(db, env, claim, job);
   },
 };
