@@ -389,7 +389,7 @@ describe('Vapi agent', () => {
       message: {
         type: 'end-of-call-report',
         endedReason: 'customer-ended-call',
-        call: { id: 'call-abc' },
+        call: { id: 'call-abc', type: 'outboundPhoneCall', assistant: { metadata: { call_id: 4711 } } },
         startedAt: '2026-01-15T09:30:00.000Z',
         endedAt: '2026-01-15T09:31:05.000Z',
         durationSeconds: 65,
@@ -415,6 +415,7 @@ describe('Vapi agent', () => {
     expect(report).toEqual({
       type: 'end-of-call-report',
       providerCallId: 'call-abc',
+      callId: 4711,
       outcome: {
         status: 'completed',
         durationSec: 65,
@@ -428,6 +429,14 @@ describe('Vapi agent', () => {
       },
     });
     expect(parseVapiReport({ message: { type: 'status-update', status: 'in-progress' } })).toBeNull();
+    // Our id from the active assistant when the call object has none; nothing that is not a positive id.
+    const callIdOf = (message: Record<string, unknown>) =>
+      parseVapiReport({ message: { type: 'end-of-call-report', call: { id: 'call-abc' }, ...message } })?.callId;
+    expect(callIdOf({ assistant: { metadata: { call_id: 4711 } } })).toBe(4711);
+    expect(callIdOf({ assistant: { metadata: { call_id: '4711' } } })).toBe(4711);
+    expect(callIdOf({})).toBeNull();
+    expect(callIdOf({ assistant: { metadata: { call_id: 'x' } } })).toBeNull();
+    expect(callIdOf({ assistant: { metadata: { call_id: -3 } } })).toBeNull();
   });
 
   it('reads a call that Vapi could not run (an error ended reason, nothing said) as failed, naming the reason', () => {

@@ -7,7 +7,7 @@
  * A replayed report finds the call ended and changes nothing.
  */
 import type { TransactionEffects } from '../../core/transaction-effects';
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, or, type SQL, sql } from 'drizzle-orm';
 import type { Queryable } from '../../db/client';
 import { calls, type CallStatus, ENDED_CALL_STATUSES, intentSignals, leads } from '../../db/schema';
 import type { CallOutcome } from '../../providers/voice/interface';
@@ -63,6 +63,28 @@ export interface Ending extends Omit<CallOutcome, 'recordingUrl'> {
   failureReason?: string | null;
 }
 
+/** Whether another call of the organization holds this provider call id (the unique calls_provider_call_key). */
+export const providerCallIdHeldElsewhere = (
+  orgId: number,
+  callId: number,
+  provider: SQL,
+  providerCallId: string,
+) => sql`exists (
+  select 1 from ${calls} o where o.organization_id = ${orgId} and o.provider = ${provider}
+    and o.provider_call_id = ${providerCallId} and o.id <> ${callId})`;
+
+/**
+ * The provider's own report of how the call ended (Vapi's end-of-call report), naming its call id.
+ * It is the last word on the call: it also ends a call we failed without knowing whether it was
+ * placed (a dial whose answer was lost, a job given up on) when it says the call ran (repaired:
+ * the failure reason cleared, the duration charged; the hold was released when it failed), and
+ * records its id on a call that has none (a report that came before the job recorded it, or
+ * after it gave up), unless another call holds it.
+ */
+export interface ProviderReport {
+  providerCallId: string;
+}
+
 /**
  * Ends an open call with its outcome and settles it; null when it had ended already (a replay).
  * `actor` is who the feed entry is credited to (the user who placed the call). With the
@@ -74,6 +96,7 @@ export async function endCall(
   callId: number,
   ending: Ending,
   effects?: TransactionEffects,
+  report?: ProviderReport,
 ): Promise<CallRow | null> {
   const orgId = actor.orgId;
   const completed = ending.status === 'completed';
@@ -90,9 +113,19 @@ export async function endCall(
       transcript: ending.transcript ?? undefined,
       priceCents: price,
       failureReason: ending.failureReason ?? null,
+      providerCallId: report
+        ? sql`coalesce(${calls.providerCallId}, case when not ${providerCallIdHeldElsewhere(orgId, callId, sql`${calls.provider}`, report.providerCallId)} then ${report.providerCallId} end)`
+        : undefined,
       updatedAt: sql`now()`,
     })
-    .where(open(orgId, callId))
+    .where(
+      report && ending.status !== 'failed'
+        ? or(
+            open(orgId, callId),
+            and(eq(calls.organizationId, orgId), eq(calls.id, callId), eq(calls.status, 'failed')),
+          )
+        : open(orgId, callId),
+    )
     .returning();
   if (!row) return null;
   if (row.reservedCents > 0) {

@@ -49,6 +49,29 @@ async function findProviderCall(tx: Transaction, orgId: number, providers: strin
   return row ?? null;
 }
 
+/**
+ * The Vapi call a report names: by Vapi's call id, or by our id in its metadata on a call that has
+ * no Vapi id yet (the job's record of it came after the report, or never: the create answer was
+ * lost and the job gave up). Ours first when both match (another row holding Vapi's id is not the
+ * call the report names). One statement, as findProviderCall.
+ */
+async function findVapiCall(tx: Transaction, orgId: number, providerCallId: string, callId: number | null) {
+  const ours = sql`${calls.id} = ${callId ?? 0} and ${calls.providerCallId} is null`;
+  const [row] = await tx
+    .select()
+    .from(calls)
+    .where(
+      and(
+        eq(calls.organizationId, orgId),
+        eq(calls.provider, 'vapi'),
+        sql`(${calls.providerCallId} = ${providerCallId} or (${ours}))`,
+      ),
+    )
+    .orderBy(sql`(${ours}) desc`)
+    .limit(1);
+  return row ?? null;
+}
+
 /** Queues the copy of a call's recording unless one was queued before (a replayed callback). */
 async function queueRecordingCopy(
   tx: Transaction,
@@ -145,9 +168,9 @@ export async function vapiCallback(
     }
     const report = parseVapiReport(payload);
     if (!report) return { handled: false };
-    const call = await findProviderCall(tx, orgId, ['vapi'], report.providerCallId);
+    const call = await findVapiCall(tx, orgId, report.providerCallId, report.callId);
     if (!call) return { handled: false };
-    await endCall(tx, { orgId, userId: call.userId }, call.id, report.outcome, effects);
+    await endCall(tx, { orgId, userId: call.userId }, call.id, report.outcome, effects, report);
     if (report.outcome.recordingUrl) await queueRecordingCopy(tx, effects, orgId, call.id, report.outcome.recordingUrl);
     return { handled: true };
   });

@@ -191,7 +191,23 @@ interface VapiMessage {
 export interface VapiReport {
   type: 'end-of-call-report';
   providerCallId: string;
+  /**
+   * Our call id, from the metadata of the transient assistant startCall sent (the report's
+   * `call.assistant`, else its active `assistant`); null when it carries none. It names the call
+   * whose Vapi id we never learnt (the create answer lost, the job given up on).
+   */
+  callId: number | null;
   outcome: CallOutcome;
+}
+
+/** Our call id in a server message's assistant metadata (as startCall set it), or null. */
+function ourCallId(message: Record<string, unknown>): number | null {
+  type WithMetadata = { assistant?: { metadata?: Record<string, unknown> | null } | null } | null | undefined;
+  const raw =
+    (message.call as WithMetadata)?.assistant?.metadata?.call_id ??
+    (message as WithMetadata)?.assistant?.metadata?.call_id;
+  const id = typeof raw === 'string' && /^\d{1,15}$/.test(raw) ? Number(raw) : raw;
+  return typeof id === 'number' && Number.isSafeInteger(id) && id > 0 ? id : null;
 }
 
 const ENDED: Record<string, CallStatus> = {
@@ -240,6 +256,7 @@ export function parseVapiReport(payload: unknown): VapiReport | null {
   return {
     type: 'end-of-call-report',
     providerCallId: call.id,
+    callId: ourCallId(message),
     outcome: {
       status,
       ...(status === 'failed'
