@@ -41,6 +41,25 @@ describe('hard and soft bounces', () => {
     }
   });
 
+  it('Exchange Online’s “550 5.1.0 Sender denied” is about our sender: the recipient is not suppressed', () => {
+    // 5.1.0 is "other address status" (RFC 3463): its words say whose address it is.
+    expect(bounceClass('550', '5.1.0', '550 5.1.0 Sender denied')).toBe('soft');
+    expect(bounceClass(undefined, undefined, "Remote Server returned '550 5.1.0 Sender denied'")).toBe('soft');
+    // Microsoft's diagnostic for the same code: the sending domain's SPF record.
+    expect(bounceClass('550', '5.1.0', 'Recipient address rejected: SPF Permanent Error')).toBe('soft');
+    expect(bounceClass('550', undefined, '550 Sender denied')).toBe('soft');
+    expect(
+      hardFailedInReport(
+        report([
+          ['kept@example.org', '5.1.0', 'smtp;550 5.1.0 Sender denied'],
+          ['gone@example.org', '5.1.0', 'smtp;550 5.1.0 <gone@example.org>: Recipient address rejected: User unknown'],
+        ]),
+      ),
+    ).toEqual(['gone@example.org']);
+    // Routing (5.4.4, Exchange's SMTPSEND.DNS.NonExistentDomain or MxLoopback) stays soft.
+    expect(bounceClass('554', '5.4.4', '554 5.4.4 SMTPSEND.DNS.NonExistentDomain; nonexistent domain')).toBe('soft');
+  });
+
   it('Exchange’s rewritten statuses: a generic 5.0.0 or its 5.4.1 edge block still says recipient not found', () => {
     const reported = hardFailedInReport(
       report([

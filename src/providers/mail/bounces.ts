@@ -18,12 +18,27 @@ const ADDRESS = /^[^\s@<>(),;:"]+@[^\s@<>(),;:"]+$/;
 /**
  * RFC 3463 subject 1 (addressing) details that are not a failure of the recipient's address:
  * 5.1.5 "destination address valid", 5.1.7 and 5.1.8 the sender's address, 5.1.9 "relayed to a
- * non-compliant mailer" (RFC 3886); Exchange Online's 5.1.20 (several From addresses) and 5.1.90
- * (the sender's daily recipient limit) are the sender's too. Every other 5.1.x is the recipient's
- * address: 5.1.0 other, 5.1.1 no such mailbox, 5.1.2 no such domain, 5.1.3 bad syntax, 5.1.4
- * ambiguous, 5.1.6 moved, 5.1.10 null MX (RFC 7505) and Exchange Online's "recipient not found".
+ * non-compliant mailer" (RFC 3886); Exchange Online's 5.1.20 ("Multiple From addresses are not
+ * allowed without Sender address": our message's From) and 5.1.90 ("you've reached your daily
+ * limit for message recipients": the sending account's limit) are the sender's too (Microsoft,
+ * "Email non-delivery reports and SMTP errors in Exchange Online"). Every other 5.1.x is the
+ * recipient's address: 5.1.1 no such mailbox, 5.1.2 no such domain, 5.1.3 bad syntax, 5.1.4
+ * ambiguous, 5.1.6 moved, 5.1.10 null MX (RFC 7505) and Exchange Online's "recipient not found";
+ * 5.1.0 as SENDER_WORDS says.
  */
 const NOT_THE_RECIPIENT = new Set(['5', '7', '8', '9', '20', '90']);
+
+/**
+ * Words that put a failure on the sender (our account, its domain), not on the recipient's
+ * address. 5.1.0 is RFC 3463's "other address status", which does not say whose address: Exchange
+ * Online writes `550 5.1.0 Sender denied` when the destination "won't accept messages from you
+ * (the sender)" (a recipient's block list, the sending domain's SPF: its diagnostic reads
+ * "Recipient address rejected: SPF Permanent Error"), so a 5.1.0 (or a bare 550/551/553) naming
+ * the sender or a policy is soft, and any other 5.1.0 is the recipient's address, hard. Before
+ * 2026-12-02 every 5.1.0 was hard: a sender refused by one recipient's server suppressed a good
+ * recipient address for good.
+ */
+const SENDER_WORDS = /\b(sender|mail from)\b/i;
 
 /**
  * Exchange's own words for a recipient that does not exist, whatever status it wrote beside them:
@@ -48,12 +63,13 @@ const ENHANCED = /(?:^|[\s;(])([245])\.(\d{1,3})\.(\d{1,3})(?=$|[\s;,).])/;
  *   - Exchange's "recipient not found" words are hard, whatever code it wrote beside them;
  *   - a generic enhanced code (x.0.0: Exchange writes its diagnostic 0 back as 5.0.0) gives way
  *     to a more precise one in the text (`smtp;550 5.1.10 RESOLVER...`);
- *   - 5.1.x is hard but for the sender's ones (NOT_THE_RECIPIENT); 5.2.1 (mailbox disabled) is
+ *   - 5.1.0 is hard unless its text names the sender or a policy (SENDER_WORDS); any other 5.1.x
+ *     is hard but for the sender's ones (NOT_THE_RECIPIENT); 5.2.1 (mailbox disabled) is
  *     hard; every other 5.y.z is soft: 5.2.2 full, 5.2.3 and 5.3.4 too big, 5.4.x routing, 5.5.x
  *     protocol, 5.6.x content, 5.7.x policy (spam, SPF/DKIM/DMARC, blocked sender, restricted
  *     recipient);
  *   - 5.0.0 or no enhanced code: a 550, 551 or 553 is hard unless its text names a policy (spam,
- *     blocked, rate, relay denied ...), any other code soft.
+ *     blocked, rate, relay denied ...) or the sender, any other code soft.
  */
 export function bounceClass(basic: string | undefined, enhanced: string | undefined, text = ''): 'hard' | 'soft' {
   if (basic?.startsWith('4') || enhanced?.startsWith('4.')) return 'soft';
@@ -68,10 +84,13 @@ export function bounceClass(basic: string | undefined, enhanced: string | undefi
   if (code && code !== '5.0.0') {
     const [klass, subject, detail] = code.split('.');
     if (klass !== '5') return 'soft';
+    if (subject === '1' && detail === '0') return SENDER_WORDS.test(text) || POLICY_WORDS.test(text) ? 'soft' : 'hard';
     if (subject === '1') return NOT_THE_RECIPIENT.has(detail) ? 'soft' : 'hard';
     return subject === '2' && detail === '1' ? 'hard' : 'soft';
   }
-  return reply && ['550', '551', '553'].includes(reply) && !POLICY_WORDS.test(text) ? 'hard' : 'soft';
+  return reply && ['550', '551', '553'].includes(reply) && !POLICY_WORDS.test(text) && !SENDER_WORDS.test(text)
+    ? 'hard'
+    : 'soft';
 }
 
 /** Whether a failure's codes (and the server's words) say the address cannot be delivered to. */
