@@ -12,7 +12,7 @@ import PostalMime from 'postal-mime';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { env } from 'cloudflare:workers';
 import { withOwnDatabase } from '../src/db/client';
-import { connections, mailMessages, notifications } from '../src/db/schema';
+import { connections, mailMessages, mailSuppressions, notifications } from '../src/db/schema';
 import { readConfig } from '../src/env';
 import { RECONNECT_NOTICE_TYPE } from '../src/providers/connections';
 import { ProviderFailure } from '../src/providers/failures';
@@ -591,6 +591,41 @@ describe('a Gmail account behind the routes', () => {
       tx.select().from(mailMessages).where(eq(mailMessages.id, again.body.data.id)),
     );
     expect(sent).toMatchObject({ status: 'sent', providerMessageId: 'g-sent-3' });
+  });
+
+  it('a send to the recipients left, whose answer was lost, is recorded as sent to them, not to the address left out', async () => {
+    const [gone, kept] = [uniqueEmail('left-out'), uniqueEmail('kept')];
+    const queued = await requestRecordingJobs('POST', '/api/inbox/send', {
+      token: owner.token,
+      body: { config_id: configId, to: [gone, kept], subject: 'Lost answer', body: 'Hello' },
+    });
+    expect(queued.status, queued.text).toBe(202);
+    // Unsubscribed after the send was queued: the job leaves the address out.
+    await inOrganization(owner.orgId, (tx) =>
+      tx.insert(mailSuppressions).values({ organizationId: owner.orgId, address: gone.toLowerCase(), reason: 'unsubscribed' }),
+    );
+    // Gmail took the message to `kept` but its answer was lost (503); the retry finds it sent.
+    const seen = mockFetch([
+      json(503, { error: { code: 503, message: 'backendError' } }),
+      json(200, { messages: [{ id: 'g-sent-left', threadId: 'g-thread-left' }], resultSizeEstimate: 1 }),
+    ]);
+    await deliverJobs(queued.sent);
+    await deliverJobs(queued.sent, 2);
+    const sends = seen.filter((request) => request.url.endsWith('/messages/send'));
+    expect(sends).toHaveLength(1);
+    const raw = (sends[0].json as { raw: string }).raw;
+    const mime = Uint8Array.from(atob(raw.replace(/-/g, '+').replace(/_/g, '/')), (c) => c.charCodeAt(0));
+    const went = await PostalMime.parse(mime);
+    expect(went.to?.map((to) => to.address)).toEqual([kept]);
+    const [row] = await inOrganization(owner.orgId, (tx) =>
+      tx.select().from(mailMessages).where(eq(mailMessages.id, queued.body.data.id)),
+    );
+    expect(row).toMatchObject({
+      status: 'sent',
+      providerMessageId: 'g-sent-left',
+      toAddresses: [kept],
+      suppressed: [gone.toLowerCase()],
+    });
   });
 
   it('a delivery that died after handing a message to Gmail is settled by asking Gmail, not left failed “may have been sent”', async () => {

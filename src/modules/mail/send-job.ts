@@ -15,7 +15,8 @@
  * answer and the commit: the message may have gone out. A provider whose mailbox can be asked
  * (MailProvider.findSent: Gmail, Graph, the local mailbox) is asked, and it is recorded sent, or
  * sent when the mailbox does not hold it; a provider without findSent (SMTP) cannot tell, so the
- * message is marked failed, never resent. The job asks the provider for the capability: no list
+ * message is marked failed, never resent. What findSent finds is recorded as the row stands, so
+ * the recipients a send leaves out are written on the row before the provider is asked (leftFor). The job asks the provider for the capability: no list
  * of providers here to forget a new one in.
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
@@ -146,13 +147,25 @@ function withoutSuppressed(message: MessageRow, suppressedNow: string[]) {
  * The message as it is sent to the recipients left: when its first recipient was left out, its
  * lead, tracking and unsubscribe link follow the new first one (compose.ts readdressed), so the
  * person left out's link and lead are not sent to the others.
+ *
+ * Written on the row BEFORE the provider is asked, when anyone is left: a send whose answer is
+ * lost (a 5xx or a dropped connection after the provider took it) is settled on the retry by
+ * findSent, which records the row as it stands. Kept only in memory, the row then said it went to
+ * the address left out, on that person's lead, with its old body, while the mailbox held the
+ * message sent to the others (test/mail-providers.test.ts). With nobody left nothing is written:
+ * the message is recorded `suppressed` with the addresses it would have gone to.
  */
 async function leftFor(db: Database, env: Bindings, message: MessageRow, suppressedNow: string[]) {
   const left = withoutSuppressed(message, suppressedNow);
   if (!left) return null;
   const first = firstRecipient(left);
-  if (first === null || first === firstRecipient(message)) return left;
-  return { ...left, ...(await withTenant(db, message.organizationId, (tx) => readdressed(tx, env, message, first))) };
+  if (first === null) return left;
+  const where = and(eq(mailMessages.organizationId, message.organizationId), eq(mailMessages.id, message.id));
+  return withTenant(db, message.organizationId, async (tx) => {
+    const made = first === firstRecipient(message) ? left : { ...left, ...(await readdressed(tx, env, message, first)) };
+    await tx.update(mailMessages).set(made).where(where);
+    return made;
+  });
 }
 
 /**
