@@ -427,6 +427,9 @@ describe('events posted to a subscribed Slack channel', () => {
     await postLead('Uninvited');
     const failing = await viewed();
     expect(failing.last_delivery).toMatchObject({ status: 'failed', finished_at: expect.any(String) });
+    // Written as every timestamp of the API (isoTimestampSql): UTC, milliseconds, Z.
+    expect(failing.last_delivery.finished_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    expect(Math.abs(Date.parse(failing.last_delivery.finished_at) - Date.now())).toBeLessThan(10 * 60_000);
     expect(failing.last_delivery.error).toContain('not_in_channel');
     const listed = await requestRecordingJobs('GET', '/api/chat/subscriptions', { token: org.token });
     expect(listed.body.data.find((row: { id: number }) => row.id === id).last_delivery.status).toBe('failed');

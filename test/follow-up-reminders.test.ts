@@ -65,15 +65,18 @@ describe('follow-up reminders (minute cron)', () => {
 
   it('reminds the follow-up’s creator once when it falls due, through the minute cron', async () => {
     const lead = await createLead(owner, 'Ada', 'Lovelace');
-    const due = await addFollowUp(owner, lead, minutesFromNow(-5));
+    const dueDate = minutesFromNow(-5);
+    const due = await addFollowUp(owner, lead, dueDate);
     const later = await addFollowUp(owner, lead, minutesFromNow(60));
     await runMinuteCron();
     const reminders = await remindersOf(owner, due);
+    // The date as every timestamp of the API is written (isoTimestampSql): the follow-up's own, to the millisecond.
+    expect(dueDate).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     expect(reminders).toEqual([
       {
         userId: owner.userId,
         title: 'Follow-up due: Ada Lovelace',
-        data: { follow_up_id: due, lead_id: lead, follow_up_date: expect.any(String) },
+        data: { follow_up_id: due, lead_id: lead, follow_up_date: dueDate },
       },
     ]);
     expect(await remindersOf(owner, later)).toEqual([]);

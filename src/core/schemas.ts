@@ -4,6 +4,7 @@
  * declaring their own; builders with different meanings have different names.
  */
 import { z } from '@hono/zod-openapi';
+import { type SQL, sql } from 'drizzle-orm';
 import { FIRST_DAY, isCalendarDate, LAST_DAY, parseTimestamp, type TimestampRules, timeZoneName } from './calendar';
 import { WEB_URL_MESSAGES, webUrlProblem } from './web-url';
 
@@ -180,6 +181,16 @@ export const DeletedId = z
 export function isoTimestamp(value: Date | string | null | undefined): string | null {
   if (value === null || value === undefined) return null;
   return (value instanceof Date ? value : new Date(value)).toISOString();
+}
+
+/**
+ * isoTimestamp in SQL, for timestamps a statement writes into jsonb (webhook and chat payloads,
+ * notices, nested objects of a response): ISO 8601 in UTC with milliseconds,
+ * `2026-11-20T09:30:00.123Z`. A timestamptz put in jsonb as is reads
+ * `2026-11-20T09:30:00.123456+00:00`. Every such timestamp goes through this one function.
+ */
+export function isoTimestampSql(at: SQL): SQL {
+  return sql`to_char(${at} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
 }
 
 /** Free-form JSON is nested at most this deep: deeper values break Postgres and the clients that read them back. */

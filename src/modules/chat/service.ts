@@ -10,7 +10,7 @@ import { eq, ilike, sql } from 'drizzle-orm';
 import { Conflict, NotFound, ValidationFailed } from '../../core/errors';
 import type { EventType } from '../../core/event-types';
 import { containsPattern, defineList } from '../../core/list';
-import { isoTimestamp } from '../../core/schemas';
+import { isoTimestamp, isoTimestampSql } from '../../core/schemas';
 import { type ChatProviderName, chatLocalMessages, chatSubscriptions, webhookDeliveries } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import type { Bindings } from '../../env';
@@ -129,7 +129,7 @@ interface LastDelivery {
  */
 const lastDelivery = sql<LastDelivery | null>`(
   select jsonb_build_object('status', d.status, 'error', d.error,
-    'finished_at', to_char(d.finished_at at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+    'finished_at', ${isoTimestampSql(sql`d.finished_at`)})
   from ${webhookDeliveries} d
   where d.chat_subscription_id = ${chatSubscriptions}.id and d.organization_id = ${chatSubscriptions}.organization_id
     and d.status in ('completed', 'failed')

@@ -5,7 +5,8 @@
  * request's clock, passed in so tests can fix it. Every write is an activity-feed entry
  * (model_type deal: deal_added, deal_updated, deal_stage_changed, deal_deleted).
  */
-import { deliveryIdsOf, isoTimestampSql, sendWebhookDeliveries, webhookDeliveriesSql } from '../webhooks';
+import { isoTimestampSql } from '../../core/schemas';
+import { deliveryIdsOf, sendWebhookDeliveries, webhookDeliveriesSql } from '../webhooks';
 import { eq, ilike, inArray, sql, type SQL } from 'drizzle-orm';
 import { isForeignKeyViolation } from '../../db/errors';
 import { deals, dealStageHistory, stages } from '../../db/schema';

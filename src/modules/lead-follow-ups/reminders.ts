@@ -18,6 +18,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { log } from '../../core/log';
+import { isoTimestampSql } from '../../core/schemas';
 import { withOwnDatabase, type Queryable } from '../../db/client';
 import { leadFollowUps, leads, notifications, users } from '../../db/schema';
 import { readConfig, type Bindings } from '../../env';
@@ -58,7 +59,7 @@ async function remindBatch(db: Queryable, batch: number, lookbackHours: number) 
       select d.organization_id, r.id, ${NOTIFICATION_TYPES.followUpDue}::int,
         'Follow-up due' || coalesce(': ' || nullif(d.lead_name, ''), ''),
         jsonb_build_object('follow_up_id', d.id, 'lead_id', d.lead_id,
-          'follow_up_date', to_char(d.follow_up_date at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))
+          'follow_up_date', ${isoTimestampSql(sql`d.follow_up_date`)})
       from due d
       cross join lateral (
         select u.id from ${users} u

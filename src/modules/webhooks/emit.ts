@@ -17,7 +17,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { EventType } from '../../core/event-types';
 import { chatSubscriptions, webhookDeliveries, webhookEndpoints } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
-import { isoTimestampSql } from './event-data';
+import { isoTimestampSql } from '../../core/schemas';
 
 /** Event rows as a FROM item (a CTE's name, a subquery or a set-returning function) and the jsonb of each row's `data`. */
 export interface EventRows {

@@ -3,16 +3,8 @@
  * documented shapes are in payloads.ts, and test/webhooks.test.ts checks emitted payloads against them.
  */
 import { type SQL, sql } from 'drizzle-orm';
+import { isoTimestampSql } from '../../core/schemas';
 import type { TenantContext } from '../../db/tenant';
-
-/**
- * A timestamp as every API response writes it (isoTimestamp, core/schemas.ts): ISO 8601 in UTC with
- * milliseconds, `2026-11-20T09:30:00.123Z`. A timestamptz put in jsonb as is reads
- * `2026-11-20T09:30:00.123456+00:00`, which lead.created and deal.won/lost used to send.
- */
-export function isoTimestampSql(at: SQL): SQL {
-  return sql`to_char(${at} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-}
 
 /** lead.created, from the lead insert's `input r join inserted i`. */
 export const leadCreatedData: SQL = sql`jsonb_build_object('lead_id', i.id, 'first_name', r.first_name, 'last_name', r.last_name,

@@ -8,6 +8,6 @@ export {
   sendWebhookDeliveries,
   webhookDeliveriesSql,
 } from './emit';
-export { isoTimestampSql, leadAssignedData, leadCreatedData, leadNameSql } from './event-data';
+export { leadAssignedData, leadCreatedData, leadNameSql } from './event-data';
 export { sweepWebhookDeliveries, WEBHOOK_DELIVERY_RETENTION_DAYS } from './retention';
 export { EVENT_DATA, eventPayloadSchema, registerWebhookPayloads } from './payloads';
