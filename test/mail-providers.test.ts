@@ -602,7 +602,9 @@ describe('a Gmail account behind the routes', () => {
     expect(queued.status, queued.text).toBe(202);
     // Unsubscribed after the send was queued: the job leaves the address out.
     await inOrganization(owner.orgId, (tx) =>
-      tx.insert(mailSuppressions).values({ organizationId: owner.orgId, address: gone.toLowerCase(), reason: 'unsubscribed' }),
+      tx
+        .insert(mailSuppressions)
+        .values({ organizationId: owner.orgId, address: gone.toLowerCase(), reason: 'unsubscribed' }),
     );
     // Gmail took the message to `kept` but its answer was lost (503); the retry finds it sent.
     const seen = mockFetch([

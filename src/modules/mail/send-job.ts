@@ -162,7 +162,8 @@ async function leftFor(db: Database, env: Bindings, message: MessageRow, suppres
   if (first === null) return left;
   const where = and(eq(mailMessages.organizationId, message.organizationId), eq(mailMessages.id, message.id));
   return withTenant(db, message.organizationId, async (tx) => {
-    const made = first === firstRecipient(message) ? left : { ...left, ...(await readdressed(tx, env, message, first)) };
+    const made =
+      first === firstRecipient(message) ? left : { ...left, ...(await readdressed(tx, env, message, first)) };
     await tx.update(mailMessages).set(made).where(where);
     return made;
   });
