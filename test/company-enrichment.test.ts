@@ -204,6 +204,38 @@ describe('company enrichment', () => {
     });
   });
 
+  it('writes the fills as the company’s feed entry `enriched` (from/to, the job’s creator as actor), once, and none when nothing was filled', async () => {
+    const feedOf = async (id: number) =>
+      (
+        await call('GET', '/api/feed/list', {
+          token: owner.token,
+          query: { model_type: 'company', model_id: id, limit: 20 },
+        })
+      ).body.data as { action: string; changes: Record<string, unknown>; actor_user_id: number | null }[];
+    const domain = `feed-${crypto.randomUUID().slice(0, 6)}.example`;
+    const id = await createCompany(owner, { website: domain });
+    await addLead({ email: `a@${domain}`, industry: 'Aerospace', country: 'Italy', city: 'Turin' });
+    const { message } = await enrich(id);
+    await deliverJobs([message], 2);
+    const entries = (await feedOf(id)).filter((entry) => entry.action === 'enriched');
+    expect(entries).toEqual([
+      expect.objectContaining({
+        action: 'enriched',
+        actor_user_id: owner.userId,
+        actor_api_key_id: null,
+        changes: {
+          industry_type: { from: null, to: 'Aerospace' },
+          country: { from: null, to: 'Italy' },
+          city: { from: null, to: 'Turin' },
+        },
+      }),
+    ]);
+    // Nothing to fill: no entry.
+    const empty = await createCompany(owner);
+    await enrich(empty);
+    expect((await feedOf(empty)).filter((entry) => entry.action === 'enriched')).toEqual([]);
+  });
+
   it('changes nothing when the message is delivered again', async () => {
     const domain = `again-${crypto.randomUUID().slice(0, 6)}.example`;
     const id = await createCompany(owner, { website: domain });

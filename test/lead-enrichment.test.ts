@@ -167,6 +167,8 @@ describe('POST /api/lead-enrichment/enrich with the local provider', () => {
     });
     const entry = feed.body.data.find((row: { action: string }) => row.action === 'enriched');
     expect(Object.keys(entry.changes).sort()).toEqual(['company', 'industry', 'website']);
+    expect(entry.changes.industry).toEqual({ from: null, to: 'Textiles' });
+    expect(entry).toMatchObject({ actor_user_id: owner.userId, actor_api_key_id: null });
 
     // Again: nothing left to fill, nothing overwritten.
     const again = await enrich({ lead_id: leadId, domain: 'elsewhere.example' });

@@ -689,6 +689,24 @@ describe('statements per request (connection start-up not included)', () => {
       expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(11);
     });
 
+    it('POST /api/lead-enrichment/enrich with a lead_id writes the fill and its feed entry `enriched` in one statement', async () => {
+      const domain = `fill-${crypto.randomUUID().slice(0, 8)}.com`;
+      const lead = await call('POST', '/api/lead/add', {
+        token: org.token,
+        body: { first_name: 'Ada', last_name: 'Fill', email: `ada@${domain}` },
+      });
+      expect(lead.status, lead.text).toBe(201);
+      const { response, statements } = await statementsOf(() =>
+        call('POST', '/api/lead-enrichment/enrich', { token: org.token, body: { lead_id: lead.body.data.id } }),
+      );
+      expect(response.status, response.text).toBe(201);
+      expect(response.body.data.filled.length).toBeGreaterThan(0);
+      const fills = statements.filter((text) => /update "leads"/i.test(text));
+      expect(fills, statements.join('\n---\n')).toHaveLength(1);
+      expect(fills[0]).toMatch(/insert into "feed_entries"/i);
+      expect(statements.filter((text) => /insert into "feed_entries"/i.test(text))).toHaveLength(1);
+    });
+
     it('GET /api/lead-enrichment/profile-leads/{id} sends at most 2 and GET /api/lead-enrichment/job/{jobId} at most 3', async () => {
       const profile = await call('POST', '/api/lead-enrichment/enrich', {
         token: org.token,

@@ -3,18 +3,32 @@
  * claims the job (marks it running with its step count), then, in ONE transaction scoped to the
  * organization, re-locks the job and the company, derives what it can (enrichment-derivation.ts),
  * fills only the fields that are still empty, records each filled value's source in the
- * company's `enrichment`, and completes the job with the result. A redelivered message finds the
+ * company's `enrichment`, writes the company's feed entry `enriched` (the fields filled, from/to,
+ * credited to the job's creator as every job's writes are) in the fill's own statement
+ * (updateWithFeed), and completes the job with the result. A redelivered message finds the
  * job completed and does nothing; a delivery that died before its commit left nothing behind, so
  * every failure is retried. The job notifies nobody: its creator reads the result on the job.
  */
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
 import { withTenant, type Database } from '../../db/client';
 import { companies, companyEnrichmentJobs } from '../../db/schema';
+import { actorContext } from '../../db/tenant';
 import { retryUnlessPermanent } from '../../jobs/faults';
 import type { JobHandler } from '../../jobs/job-handler';
-import { claimJob, failJobIn, finishJob, type JobRef, type JobSpec, lockRunningJob } from '../../jobs/lifecycle';
+import {
+  claimJob,
+  failJobIn,
+  finishJob,
+  type JobClaim,
+  type JobRef,
+  type JobSpec,
+  lockRunningJob,
+} from '../../jobs/lifecycle';
+import { updateWithFeed } from '../feed';
 import { deriveFirmographics, ENRICHABLE_FIELDS, type EnrichableField } from './enrichment-derivation';
+import { companyFields } from './fields';
 import { websiteDomain } from './firmographics';
+import { companyRecord } from './service';
 
 const COLUMN_OF: Record<EnrichableField, 'website' | 'industryType' | 'country' | 'city' | 'employeeSize'> = {
   website: 'website',
@@ -30,7 +44,7 @@ const enrichmentJobSpec: JobSpec<typeof companyEnrichmentJobs> = {
   leaseSeconds: 120,
 };
 
-async function enrich(db: Database, message: JobRef): Promise<void> {
+async function enrich(db: Database, message: JobRef, claim: JobClaim<typeof companyEnrichmentJobs>): Promise<void> {
   await withTenant(db, message.orgId, async (tx) => {
     const job = await lockRunningJob(tx, enrichmentJobSpec, message);
     const [company] = await tx
@@ -76,14 +90,19 @@ async function enrich(db: Database, message: JobRef): Promise<void> {
     }
     if (Object.keys(filled).length > 0) {
       const records = Object.fromEntries(Object.entries(filled).map(([field, value]) => [field, { ...value, at }]));
-      await tx
-        .update(companies)
-        .set({
+      // The fill and its feed entry `enriched` (the filled fields, from/to) in one statement, as a
+      // person's edit writes its `updated` entry; the actor is the job's, credited to its creator.
+      await updateWithFeed(tx, { orgId: message.orgId, ...actorContext(claim.actor) }, companyRecord, {
+        where: and(eq(companies.organizationId, message.orgId), eq(companies.id, company.id)) as SQL,
+        set: {
           ...set,
           enrichment: sql`${companies.enrichment} || ${JSON.stringify(records)}::jsonb`,
           updatedAt: sql`now()`,
-        })
-        .where(and(eq(companies.organizationId, message.orgId), eq(companies.id, company.id)));
+        },
+        // The entry compares the record's fields as the update returns them.
+        returning: companyFields.selection,
+        action: 'enriched',
+      });
     }
     await finishJob(tx, enrichmentJobSpec, message, {
       processedSteps: ENRICHABLE_FIELDS.length,
@@ -111,6 +130,6 @@ export const companyEnrichmentJobHandler: JobHandler<'company-enrichment', typeo
       totalSteps: ENRICHABLE_FIELDS.length,
       processedSteps: 0,
     }));
-    if (claim) await enrich(db, message);
+    if (claim) await enrich(db, message, claim);
   },
 };

@@ -28,7 +28,7 @@ import type { AddCompanyInput, CompanyTarget, UpdateCompanyInput } from './schem
 const NOT_STORED = new Set(['company_logo']);
 
 /** A company's feed entries compare its writable fields (docs/domains/companies-contacts.md). */
-const companyRecord: FeedRecord = {
+export const companyRecord: FeedRecord = {
   table: companies,
   modelType: 'company',
   fields: companyFields.writableColumns.map(([wire, key]) => [wire, companies[key]] as const),

@@ -133,12 +133,14 @@ export async function insertWithFeed<S extends Record<string, unknown>>(
  * statement: the fields that changed, from/to, and no entry when none did. The record is locked
  * and read first (a change committed meanwhile is the `from`), the update returns it as it now
  * reads, and the entry compares the two. Answers the updated row as `returning(selection)` would.
+ * `returning` must select the record's fields (the entry compares them on the update's RETURNING).
+ * `action` names who changed it when it was not a person's edit (`enriched`: an enrichment's fills).
  */
 export async function updateWithFeed<S extends Record<string, unknown>>(
   db: Queryable,
   ctx: FeedActor,
   record: FeedRecord,
-  change: { where: SQL; set: Record<string, unknown>; returning: ColumnsSelection },
+  change: { where: SQL; set: Record<string, unknown>; returning: ColumnsSelection; action?: string },
 ): Promise<S[]> {
   const { table } = record;
   const name = getTableName(table);
@@ -158,7 +160,7 @@ export async function updateWithFeed<S extends Record<string, unknown>>(
         from updated cross join locked) as c where c.changes <> '{}'::jsonb`,
       modelType: record.modelType,
       modelId: sql`c.id`,
-      action: 'updated',
+      action: change.action ?? 'updated',
       changes: sql`c.changes`,
     }),
   );

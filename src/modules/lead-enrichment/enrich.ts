@@ -4,7 +4,8 @@
  * the profile is stored as a profile lead, and with a lead it is merged into the lead: into
  * `ai_information.enrichment` (every value with its source and time) and into the lead's EMPTY
  * firmographic fields only, never over a value a person set. A feed entry `enriched` lists the
- * fields filled, and the lead is rescored (its fit may have changed).
+ * fields filled (from/to), written by the fill's own statement, and the lead is rescored (its fit
+ * may have changed).
  */
 import { and, eq, isNull, sql } from 'drizzle-orm';
 import { NotFound } from '../../core/errors';
@@ -17,7 +18,7 @@ import type {
   EnrichmentProvider,
   EnrichmentQuery,
 } from '../../providers/enrichment/interface';
-import { recordFeed } from '../feed';
+import { feedEntriesFrom } from '../feed';
 import { presentProfileLead, type ProfileLeadView } from './present';
 
 /** Lead columns an enrichment may fill when empty, by profile field. */
@@ -79,14 +80,14 @@ export async function readLeadForEnrichment(ctx: TenantContext, leadId: number, 
 
 interface MergePlan {
   set: Record<string, unknown>;
-  changes: Record<string, { from: null; to: unknown }>;
+  changes: Record<string, { from: unknown; to: unknown }>;
   filled: string[];
 }
 
 /** The lead's empty fields the profile can fill (never one a person set). */
 function planMerge(lead: LeadRow, profile: EnrichedProfile): MergePlan {
   const set: Record<string, unknown> = {};
-  const changes: Record<string, { from: null; to: unknown }> = {};
+  const changes: Record<string, { from: unknown; to: unknown }> = {};
   for (const [field, column] of Object.entries(FILLABLE) as [
     keyof typeof FILLABLE,
     (typeof FILLABLE)[keyof typeof FILLABLE],
@@ -94,13 +95,13 @@ function planMerge(lead: LeadRow, profile: EnrichedProfile): MergePlan {
     const found = profile.fields[field];
     if (!found || !isEmpty(lead[column])) continue;
     set[column] = String(found.value);
-    changes[field] = { from: null, to: found.value };
+    changes[field] = { from: lead[column] ?? null, to: found.value };
   }
   const company = profile.fields.company_id;
   if (company && lead.companyId === null && isEmpty(lead.company)) {
     set.companyId = Number(company.value);
     set.company = String(profile.fields.company?.value ?? '');
-    changes.company = { from: null, to: set.company };
+    changes.company = { from: lead.company ?? null, to: set.company };
   }
   return { set, changes, filled: Object.keys(changes) };
 }
@@ -121,15 +122,28 @@ async function mergeIntoLead(
     filled: plan.filled,
     enriched_at: new Date().toISOString(),
   };
-  await ctx.db
+  // The fill and its feed entry in one statement (the lead is locked in this transaction, so the
+  // plan's `from` values are the lead's as last committed).
+  const update = ctx.db
     .update(leads)
     .set({
       ...plan.set,
       aiInformation: sql`jsonb_set(${leads.aiInformation}, '{enrichment}', ${JSON.stringify(record)}::jsonb)`,
       ...(plan.filled.length ? { updatedAt: sql`now()` } : {}),
     })
-    .where(and(eq(leads.organizationId, ctx.orgId), eq(leads.id, lead.id)));
-  await recordFeed(ctx, [{ modelType: 'lead', modelId: lead.id, action: 'enriched', changes: plan.changes }]);
+    .where(and(eq(leads.organizationId, ctx.orgId), eq(leads.id, lead.id)))
+    .returning({ id: leads.id });
+  const updated = ctx.db.$with('updated').as(update);
+  const feed = ctx.db.$with('feed', {}).as(
+    feedEntriesFrom(ctx, {
+      from: sql`updated`,
+      modelType: 'lead',
+      modelId: sql`updated.id`,
+      action: 'enriched',
+      changes: sql`${JSON.stringify(plan.changes)}::jsonb`,
+    }),
+  );
+  await ctx.db.with(updated, feed).select().from(updated);
   if (plan.filled.length) await requestLeadScoring(ctx, [lead.id]);
 }
 
