@@ -10,8 +10,10 @@ import type { TenantContext } from '../src/db/tenant';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { deleteCompanies } from '../src/modules/companies/service';
 import { updateLead } from '../src/modules/leads/update';
+import { createLead as createLeadOf } from '../src/modules/leads/create-leads';
+import type { AddLeadInput } from '../src/modules/leads/schemas';
 import { createCompany } from './helpers/accounts';
-import { call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
+import { call, expectFailure, signupOrganization, type SignedUp, uniqueEmail } from './helpers/api';
 import { addDeal, defaultPipeline } from './helpers/deals';
 import { createLead } from './helpers/leads';
 import { holding as holdingFor, onPglite, pause } from './helpers/lock-races';
@@ -107,5 +109,83 @@ describe('a lead moved into a company while the company is deleted', () => {
     expect((await rename).status).toBe(200);
     const moved = await call('GET', `/api/lead/view/${lead}`, { token: owner.token });
     expect(moved.body.data).toMatchObject({ company_id: target, company: newName });
+  });
+});
+
+/**
+ * A lead created with `company_id` while that company is deleted or renamed. The create runs
+ * without a transaction (one read, one insert), so its insert locks the company FOR SHARE before
+ * it inserts the lead, in the insert's own statement (companies before leads). Before 2026-12-02
+ * the create read the company unlocked: a lead created while the company was being deleted was
+ * linked to the deleted company, and a delete or rename did not wait for it.
+ */
+describe('a lead created with company_id while the company is deleted or renamed', () => {
+  it('a create after the delete waits for it and is refused (422 company_id): no lead is made', async (context) => {
+    if (await onPglite(owner.orgId)) context.skip();
+    const doomed = await createCompany(owner);
+    const deletion = holding((ctx) => deleteCompanies(ctx, { ids: [doomed] }));
+    await deletion.held;
+    const email = uniqueEmail('racing');
+    const create = call('POST', '/api/lead/add', {
+      token: owner.token,
+      body: { first_name: 'Racing', last_name: 'Lead', email, company_id: doomed },
+    });
+    await pause(300);
+    deletion.release();
+    expect(await deletion.done).toBe(1);
+    const created = await create;
+    expectFailure(created, 422, 'validation_error');
+    expect(created.body.error.code).toBe('company_id');
+    const found = await call('GET', '/api/lead/list', { token: owner.token, query: { search_value: email } });
+    expect(found.body.total).toBe(0);
+  });
+
+  it('a delete after the create waits for it', async (context) => {
+    if (await onPglite(owner.orgId)) context.skip();
+    const target = await createCompany(owner);
+    const create = holding((ctx) =>
+      createLeadOf(ctx, {
+        first_name: 'Held',
+        last_name: 'Lead',
+        email: uniqueEmail('held'),
+        company_id: target,
+      } as AddLeadInput),
+    );
+    await create.held;
+    let deleted = false;
+    const deletion = call('DELETE', `/api/company/delete/${target}`, { token: owner.token }).finally(() => {
+      deleted = true;
+    });
+    await pause(300);
+    expect(deleted, 'the delete waits for the create holding its company').toBe(false);
+    create.release();
+    const { lead } = await create.done;
+    expect((await deletion).status).toBe(200);
+    expect(lead.company_id).toBe(target);
+  });
+
+  it('a rename after the create waits for it: the created lead shows the new name', async (context) => {
+    if (await onPglite(owner.orgId)) context.skip();
+    const target = await createCompany(owner);
+    const create = holding((ctx) =>
+      createLeadOf(ctx, {
+        first_name: 'Named',
+        last_name: 'Lead',
+        email: uniqueEmail('named'),
+        company_id: target,
+      } as AddLeadInput),
+    );
+    await create.held;
+    const newName = `Renamed ${crypto.randomUUID().slice(0, 6)}`;
+    const rename = call('POST', `/api/company/update/${target}`, {
+      token: owner.token,
+      body: { company_name: newName },
+    });
+    await pause(300);
+    create.release();
+    const { lead } = await create.done;
+    expect((await rename).status).toBe(200);
+    const created = await call('GET', `/api/lead/view/${lead.id}`, { token: owner.token });
+    expect(created.body.data).toMatchObject({ company_id: target, company: newName });
   });
 });

@@ -6,6 +6,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { type ApiResponse, call, expectFailure, signupOrganization, type SignedUp } from './helpers/api';
 import { createCompany, createContact } from './helpers/accounts';
 import { statementsOf } from './helpers/statements';
+import { observeStatements } from '../src/db/client';
+import { csvOf, importAndWait } from './cross-tenant/fixtures/jobs';
 
 /** Statements per route (the scope, BEGIN with its first statement, the write, COMMIT), as before the feed entries. */
 const CONTACT_BUDGETS = { add: 5, update: 5, bulkUpdate: 4, delete: 2 };
@@ -269,6 +271,92 @@ describe('GET /api/feed/list of contacts and companies', () => {
     );
     for (const company of bulk)
       expect((await historyOf(org, 'company', company)).map((entry) => entry.action)).toEqual(['created', 'deleted']);
+  });
+
+  it('records a company made by name (lead add, lead update, CSV import) as created, in the statement that made it, as a company added with only its name', async () => {
+    const tag = crypto.randomUUID().slice(0, 8);
+    const direct = `Direct ${tag}`;
+    const directId = (await call('POST', '/api/company/add', { token: org.token, body: { company_name: direct } })).body
+      .data.id as number;
+    const [directEntry] = await historyOf(org, 'company', directId);
+    expect(directEntry.changes).toEqual({ company_name: { from: null, to: direct } });
+    /** The company's history, and the statements that wrote companies, each carrying the entries. */
+    const madeBy = async (name: string, statements: string[]) => {
+      const companies = await call('GET', '/api/company/list', { token: org.token, query: { search_value: name } });
+      const company = (companies.body.data as { id: number; company_name: string }[]).find(
+        (row) => row.company_name === name,
+      );
+      expect(company, name).toBeDefined();
+      const history = await historyOf(org, 'company', company?.id as number);
+      expect(
+        history.map((entry) => ({ action: entry.action, changes: entry.changes, by: entry.actor_user_id })),
+      ).toEqual([{ action: 'created', changes: { company_name: { from: null, to: name } }, by: org.userId }]);
+      const writes = statements.filter((text) => /insert into "companies"/i.test(text));
+      expect(writes, statements.join('\n---\n')).toHaveLength(1);
+      expect(writes[0], 'the entry rides in the insert').toMatch(/insert into "feed_entries"/i);
+      return company?.id as number;
+    };
+
+    const added = `Added ${tag}`;
+    const add = await statementsOf(() =>
+      call('POST', '/api/lead/add', {
+        token: org.token,
+        body: { first_name: 'Side', last_name: 'Effect', email: `side-${tag}@example.com`, company: added },
+      }),
+    );
+    expect(add.response.status, add.response.text).toBe(201);
+    const addedId = await madeBy(added, add.statements);
+    expect(add.response.body.data.company_id).toBe(addedId);
+
+    const lead = add.response.body.data.id as number;
+    const moved = `Moved ${tag}`;
+    const update = await statementsOf(() =>
+      call('POST', `/api/lead/update/${lead}`, { token: org.token, body: { company: moved } }),
+    );
+    expect(update.response.status, update.response.text).toBe(200);
+    expect(update.response.body.data.company_id).toBe(await madeBy(moved, update.statements));
+
+    // Naming a company that exists (any case) makes nothing and records nothing.
+    for (const request of [
+      () =>
+        call('POST', '/api/lead/add', {
+          token: org.token,
+          body: {
+            first_name: 'Side',
+            last_name: 'Again',
+            email: `again-${tag}@example.com`,
+            company: added.toUpperCase(),
+          },
+        }),
+      () => call('POST', `/api/lead/update/${lead}`, { token: org.token, body: { company: direct.toLowerCase() } }),
+    ]) {
+      const response = await request();
+      expect(response.status, response.text).toBeLessThan(300);
+    }
+    expect(await historyOf(org, 'company', addedId)).toHaveLength(1);
+    expect(await historyOf(org, 'company', directId)).toHaveLength(1);
+
+    // An import makes its batch's companies in one statement, each with its entry.
+    const imported = [`Imported A ${tag}`, `Imported B ${tag}`];
+    const statements: string[] = [];
+    const stop = observeStatements((text) => statements.push(text), { pools: true });
+    try {
+      const job = await importAndWait(
+        org,
+        csvOf([
+          ['First Name', 'Last Name', 'Email', 'Company'],
+          ['Imp', 'One', `imp1-${tag}@example.com`, imported[0]],
+          ['Imp', 'Two', `imp2-${tag}@example.com`, imported[1]],
+          ['Imp', 'Three', `imp3-${tag}@example.com`, imported[0].toLowerCase()],
+          ['Imp', 'Four', `imp4-${tag}@example.com`, added],
+        ]),
+      );
+      expect(job).toMatchObject({ status: 'completed', created: 4, failed: 0 });
+    } finally {
+      stop();
+    }
+    for (const name of imported) await madeBy(name, statements);
+    expect(await historyOf(org, 'company', addedId)).toHaveLength(1);
   });
 
   it('shows another organization nothing of a contact’s or company’s history, and writes none for its refused changes', async () => {

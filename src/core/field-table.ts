@@ -13,7 +13,7 @@
  * field are type errors at the `defineFields` call.
  */
 import type { z } from '@hono/zod-openapi';
-import type { SQL } from 'drizzle-orm';
+import { Column, is, SQL, sql } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type {
   ColumnKey,
@@ -215,4 +215,40 @@ export function columnValues(
     if (!skip.has(wire) && input[wire] !== undefined) values[column] = input[wire];
   }
   return values;
+}
+
+/**
+ * A selection (`db.select`'s fields: columns and SQL expressions) as the select list of a statement
+ * written as text, each field `as "<prefix><field>"`: for reading rows back from a data-modifying
+ * CTE's RETURNING, which a query builder cannot select from. A column renders qualified by its
+ * table's name, so the rows are read from the CTE under that name (`from inserted as "leads"`).
+ */
+export function selectListSql(selection: Record<string, unknown>, prefix: string): SQL {
+  return sql.join(
+    Object.entries(selection).map(([key, field]) => sql`${field} as ${sql.identifier(`${prefix}${key}`)}`),
+    sql`, `,
+  );
+}
+
+/**
+ * A row read by `selectListSql`, decoded field by field as drizzle decodes a select's rows (a
+ * column's `mapFromDriverValue`, an expression's decoder), keyed by the selection's names.
+ */
+export function selectedRowFrom(
+  selection: Record<string, unknown>,
+  row: Record<string, unknown>,
+  prefix: string,
+): Record<string, unknown> {
+  const decoded: Record<string, unknown> = {};
+  for (const [key, field] of Object.entries(selection)) {
+    const raw = row[`${prefix}${key}`];
+    // An expression's decoder (`sql.mapWith`) is private to drizzle's types; its select reads it the same way.
+    const decoder = is(field, Column)
+      ? field
+      : is(field, SQL)
+        ? (field as unknown as { decoder: { mapFromDriverValue(value: unknown): unknown } }).decoder
+        : null;
+    decoded[key] = raw === null || raw === undefined || !decoder ? (raw ?? null) : decoder.mapFromDriverValue(raw);
+  }
+  return decoded;
 }

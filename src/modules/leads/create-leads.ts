@@ -29,8 +29,16 @@ import {
   findLiveHolders,
   type LiveLeadByEmail,
 } from './dedupe';
-import { readLead } from './present';
-import { checkLeadReferences, holdCompanies, loadLeadWriteContext, type LeadWriteContext } from './references';
+import { type LeadRow, leadSelection, presentLead, readLead } from './present';
+import { leadTagRefs } from './lead-lookups';
+import { selectListSql, selectedRowFrom } from '../../core/field-table';
+import {
+  checkLeadReferences,
+  holdCompanies,
+  loadLeadWriteContext,
+  type LeadWriteContext,
+  madeCompaniesFeedSql,
+} from './references';
 import type { AddLeadInput, LeadView } from './schemas';
 import { foldLeadInput, jsonFieldsToStore, type BatchRow } from './lead-writes';
 import { type ColumnRef, columnList, recordsetDefinition, tableColumn } from '../../core/field-columns';
@@ -61,6 +69,11 @@ export interface BatchOptions {
    * active status. Chosen from the batch's read of the active lookups: no statement of its own.
    */
   preferredStatus?: number;
+  /**
+   * Present each created lead (`createdLeads[].lead`) from the insert's own statement, as GET
+   * /api/lead/view would: POST /api/lead/add answers with it and reads nothing after the insert.
+   */
+  present?: boolean;
 }
 
 /** What the insert returns of each created lead (the API-key ingestion answers with it). */
@@ -106,8 +119,8 @@ export interface BatchResult {
   skipped: SkippedRow[];
   merged: MergedRow[];
   errors: { rowNumber: number; field: string; message: string }[];
-  /** Which lead each created row became. */
-  createdLeads: { rowNumber: number; leadId: number; record: CreatedLeadRecord }[];
+  /** Which lead each created row became (`lead`: presented, when the batch was asked to `present`). */
+  createdLeads: { rowNumber: number; leadId: number; record: CreatedLeadRecord; lead?: LeadView }[];
 }
 
 /**
@@ -269,10 +282,13 @@ export const LEAD_INSERT_COLUMNS: readonly ColumnRef[] = [
 /** The body of a CTE that writes nothing (a part of the insert no row needs): an empty `id` column. */
 const NOTHING = sql`select null::bigint as id where false`;
 
-/** The insert's select list over `input r` joined to the upserted companies `c`: a row naming a company gets its link. */
+/**
+ * The insert's select list over `input r` joined to the upserted companies `c` and the locked
+ * linked ones `h`: a row naming a company gets its link, a row linking one its name as last committed.
+ */
 const resolvedColumns = sql.join(
   LEAD_INSERT_COLUMNS.map((column) => {
-    if (column.key === 'company') return sql`coalesce(c.company_name, r.company) as company`;
+    if (column.key === 'company') return sql`coalesce(h.company_name, c.company_name, r.company) as company`;
     if (column.key === 'company_id') return sql`coalesce(r.company_id, c.id) as company_id`;
     return sql`r.${sql.identifier(column.key)}`;
   }),
@@ -320,6 +336,9 @@ export function leadInsertCtes(
   const anyTags = records.some((record) => record.tag_ids.length > 0);
   const anyAssigned = records.some((record) => record.assigned_to != null);
   const anyNamedCompany = records.some((record) => record.company_id == null && record.company != null);
+  const linkedCompanies = [
+    ...new Set(records.flatMap((record) => (record.company_id != null ? [record.company_id as number] : []))),
+  ];
   // An event nobody listens to writes no deliveries: its insert is left out too.
   const listened = (type: EventType) => refs.listenedEvents === null || refs.listenedEvents.has(type);
   const feedChanges = JSON.stringify(
@@ -336,7 +355,22 @@ export function leadInsertCtes(
       where company_id is null and company is not null
       order by lower(company), id
       on conflict (organization_id, lower(company_name)) where deleted_at is null do update set company_name = companies.company_name
-      returning id, company_name`
+      -- xmax 0: the row this insert made (the upsert's update of an existing row leaves its lock in xmax).
+      returning id, company_name, xmax = 0 as made`
+          : sql`select null::bigint as id, null::text as company_name, false as made where false`
+      }
+    ), company_feed as (
+      ${anyNamedCompany ? madeCompaniesFeedSql(ctx, 'named_companies', sql`made`) : NOTHING}
+    ), held_companies as (
+      ${
+        // Companies before leads (row-locks.ts): the linked companies are locked FOR SHARE, in id
+        // order, before the leads are inserted, so a company delete holding one makes the insert
+        // wait and then find it gone (the row is not inserted: 422 company_id), and an insert
+        // holding one makes the delete wait and then see the lead.
+        linkedCompanies.length > 0
+          ? sql`select id, company_name from ${companies}
+      where organization_id = ${ctx.orgId} and deleted_at is null and id = any(${sql.param(linkedCompanies)}::bigint[])
+      order by id for share`
           : sql`select null::bigint as id, null::text as company_name where false`
       }
     ), inserted as (
@@ -344,17 +378,21 @@ export function leadInsertCtes(
       overriding system value
       select ${ctx.orgId}, ${ctx.userId}, ${resolvedColumns}${activityNow ? sql`, now()` : sql``}
       from input r left join named_companies c on r.company_id is null and lower(c.company_name) = lower(r.company)
+        left join held_companies h on h.id = r.company_id
+      where r.company_id is null or h.id is not null
       -- In email order, so two concurrent batches wait on each other's emails in one order, never in a cycle.
       order by lower(r.email), r.id
       on conflict do nothing
-      returning id, email, first_name, company, status, priority, score, created_at
+      -- The whole row: the created lead is presented from it (insertLeads), the table not showing it to this statement.
+      returning *
     ), tagged as (
       ${
         anyTags
           ? sql`insert into ${leadTags} (organization_id, lead_id, tag_id)
       select ${ctx.orgId}, r.id, tag from input r join inserted i on i.id = r.id cross join unnest(r.tag_ids) as tag
-      on conflict do nothing`
-          : NOTHING
+      on conflict do nothing
+      returning lead_id, tag_id`
+          : sql`select null::bigint as lead_id, null::bigint as tag_id where false`
       }
     ), feed as (
       ${feedEntriesFrom(ctx, { from: sql`inserted`, modelType: 'lead', modelId: sql`id`, action: 'created', changes: sql`${feedChanges}::jsonb` })}
@@ -404,12 +442,23 @@ export function planOneLead(
 }
 
 /**
+ * The created lead as GET /api/lead/view presents it, selected from the insert's RETURNING in the
+ * insert's own statement: the statement's snapshot shows neither the new lead nor its new tags
+ * through the tables, so the row comes from `inserted` (read under the table's name, which the
+ * selection's columns name) and the tags from `tagged`'s RETURNING, resolved as `leadTagRefs` does.
+ */
+const presentedSelection = { ...leadSelection, tags: leadTagRefs(sql`"leads"."id"`, sql`tagged`) };
+const PRESENTED = 'lead.';
+
+/**
  * Inserts the rows with everything that goes with a new lead, in ONE statement: companies named
  * by the rows are linked case-insensitively or created (an upsert, so a concurrent creator of the
- * same name is found, not duplicated), then the leads, their tags, their feed entries and the
- * assignees' notifications. A row whose email a live lead already holds (or whose import row was
- * already inserted) is not inserted: the unique indexes make that race-free without a lock.
- * Returns the rows that were inserted with their ids (allocated beforehand).
+ * same name is found, not duplicated; each one made writes its `created` feed entry), companies
+ * linked by id are locked FOR SHARE (a row whose company a delete removed meanwhile is not
+ * inserted: `goneCompanies`), then the leads, their tags, their feed entries and the assignees'
+ * notifications. A row whose email a live lead already holds (or whose import row was already
+ * inserted) is not inserted: the unique indexes make that race-free without a lock. Returns the
+ * rows that were inserted with their ids (allocated beforehand), each presented when `present`.
  */
 async function insertLeads(
   ctx: TenantContext,
@@ -417,32 +466,54 @@ async function insertLeads(
   refs: LeadWriteContext,
   options: BatchOptions,
 ) {
+  // One row even when nothing was inserted: it says which linked companies were found live and locked.
   const inserted = await ctx.db.execute<
-    CreatedLeadRecord & { webhook_ids: number[]; scoring: { id: number; message: JobMessage }[] }
+    CreatedLeadRecord & {
+      webhook_ids: number[];
+      scoring: { id: number; message: JobMessage }[];
+      held_companies: number[];
+    } & Record<string, unknown>
   >(sql`
     with ${leadInsertCtes(ctx, rows, refs, options)}
-    select id, email, first_name, company, status, priority, score, created_at,
-      ${leadInsertDeliveryIds} as webhook_ids, ${scoringOutboxRows} as scoring from inserted`);
+    select "leads".id, "leads".email, "leads".first_name, "leads".company, "leads".status, "leads".priority,
+      "leads".score, "leads".created_at, ${leadInsertDeliveryIds} as webhook_ids, ${scoringOutboxRows} as scoring,
+      h.held as held_companies${options.present ? sql`, ${selectListSql(presentedSelection, PRESENTED)}` : sql``}
+    from (select coalesce(array_agg(id), '{}') as held from held_companies) h left join inserted as "leads" on true`);
   sendWebhookDeliveries(ctx, inserted.rows[0]?.webhook_ids ?? []);
   // Events rule 4: the new leads' scoring job leaves once this request commits.
   sendRowsAfterCommit(ctx, inserted.rows[0]?.scoring ?? [], { consumerDeletes: true });
+  const held = new Set((inserted.rows[0]?.held_companies ?? []).map(Number));
   const byId = new Map(
-    inserted.rows.map(({ webhook_ids: _hooks, scoring: _scoring, ...row }): [number, CreatedLeadRecord] => [
-      Number(row.id),
-      {
-        ...row,
-        id: Number(row.id),
-        status: Number(row.status),
-        priority: row.priority === null ? null : Number(row.priority),
-        score: Number(row.score),
-        created_at: new Date(row.created_at).toISOString(),
-      },
-    ]),
+    inserted.rows
+      .filter((row) => row.id !== null)
+      .map((row): [number, { record: CreatedLeadRecord; lead?: LeadView }] => [
+        Number(row.id),
+        {
+          record: {
+            id: Number(row.id),
+            email: row.email,
+            first_name: row.first_name,
+            company: row.company,
+            status: Number(row.status),
+            priority: row.priority === null ? null : Number(row.priority),
+            score: Number(row.score),
+            created_at: new Date(row.created_at).toISOString(),
+          },
+          lead: options.present
+            ? presentLead(selectedRowFrom(presentedSelection, row, PRESENTED) as LeadRow)
+            : undefined,
+        },
+      ]),
   );
-  return rows.flatMap((entry) => {
-    const record = byId.get(entry.id);
-    return record ? [{ row: entry.row, leadId: entry.id, record }] : [];
+  const created = rows.flatMap((entry) => {
+    const made = byId.get(entry.id);
+    return made ? [{ row: entry.row, leadId: entry.id, ...made }] : [];
   });
+  // Rows linking a company the insert did not find live: a delete removed it after the read.
+  const goneCompanies = rows.flatMap(({ row }) =>
+    row.input.company_id != null && !held.has(row.input.company_id) ? [row] : [],
+  );
+  return { created, goneCompanies };
 }
 
 /**
@@ -493,19 +564,29 @@ export async function createLeadsBatch(
       duplicateOf: of === undefined ? null : typeof of === 'number' ? of : (allocated.get(of) ?? null),
     };
   });
-  const created = toCreate.length > 0 ? await insertLeads(ctx, toCreate, refs, options) : [];
+  const { created, goneCompanies } =
+    toCreate.length > 0 ? await insertLeads(ctx, toCreate, refs, options) : { created: [], goneCompanies: [] };
   result.created = created.length;
   result.createdLeads = created.map((entry) => ({
     rowNumber: entry.row.rowNumber,
     leadId: entry.leadId,
     record: entry.record,
+    ...(entry.lead ? { lead: entry.lead } : {}),
   }));
   const idByRow = new Map(created.map((entry) => [entry.row, entry.leadId]));
+  // A company deleted between the read and the insert: refused as a company of another organization is.
+  const gone = new Set(goneCompanies);
+  for (const row of goneCompanies)
+    result.errors.push({
+      rowNumber: row.rowNumber,
+      field: 'company_id',
+      message: 'is not a company of this organization',
+    });
   // Not inserted: a redelivered import row (its (job, row) key exists; nothing to report), or a
   // row whose email or profile URL a concurrent writer took after the read (reported as skipped).
   const lost = await holdersOf(
     ctx,
-    plan.toCreate.filter((row) => !idByRow.has(row) && keysOf(row, refs.profileKeys).length > 0),
+    plan.toCreate.filter((row) => !idByRow.has(row) && !gone.has(row) && keysOf(row, refs.profileKeys).length > 0),
   );
   result.skipped.push(...lost.map(({ skip }) => skip));
   const lostTo = new Map(lost.map(({ row, skip }) => [row, skip.leadId]));
@@ -612,18 +693,19 @@ export async function createOneLead(
   ctx: TenantContext,
   row: BatchRow,
   onDuplicate: BatchOptions['onDuplicate'],
-  options: Pick<BatchOptions, 'context' | 'preferredStatus'> = {},
+  options: Pick<BatchOptions, 'context' | 'preferredStatus' | 'present'> = {},
 ): Promise<BatchResult> {
-  const { context, preferredStatus } = options;
+  const { context, preferredStatus, present } = options;
   const first = await createLeadsBatch(ctx, [row], {
     onDuplicate: onDuplicate === 'merge' ? 'skip' : onDuplicate,
     context,
     preferredStatus,
+    present,
   });
   if (onDuplicate === 'skip' || settles(first)) return first;
   return onDuplicate === 'merge'
     ? ctx.db.transaction((tx) => createLeadsBatch({ ...ctx, db: tx }, [row], { onDuplicate, preferredStatus }))
-    : createLeadsBatch(ctx, [row], { onDuplicate, preferredStatus });
+    : createLeadsBatch(ctx, [row], { onDuplicate, preferredStatus, present });
 }
 
 /**
@@ -635,10 +717,11 @@ export async function createLead(
   input: AddLeadInput,
   onDuplicate: BatchOptions['onDuplicate'] = 'skip',
 ): Promise<{ merged: boolean; lead: LeadView }> {
-  const result = await createOneLead(ctx, { rowNumber: 1, input }, onDuplicate);
+  const result = await createOneLead(ctx, { rowNumber: 1, input }, onDuplicate, { present: true });
   if (result.errors.length > 0)
     throw new ValidationFailed(result.errors.map(({ field, message }) => ({ field, message })));
-  if (result.createdLeads[0]) return { merged: false, lead: await readLead(ctx, result.createdLeads[0].leadId) };
+  const made = result.createdLeads[0];
+  if (made) return { merged: false, lead: made.lead ?? (await readLead(ctx, made.leadId)) };
   if (result.merged[0]) return { merged: true, lead: await readLead(ctx, result.merged[0].leadId) };
   throw duplicateLead(result.skipped[0].leadId, result.skipped[0].field);
 }

@@ -92,6 +92,10 @@ const scopeTagRefs = sql`(select jsonb_object_agg(tg.id, jsonb_build_object('id'
  * organization for each tagged lead: a 100-lead page of an organization with 300 tags took
  * 6.0 ms on PostgreSQL 15, 1.9 ms this way (docs/benchmarks.md, eighteenth round).
  */
-export function leadTagRefs(leadId: SQL): SQL<{ id: number; name: string; color: string | null }[]> {
-  return sql`coalesce((select json_agg(${scopeTagRefs} -> lt.tag_id::text order by lt.tag_id) from ${leadTags} lt where lt.lead_id = ${leadId}), '[]'::json)`;
+export function leadTagRefs(
+  leadId: SQL,
+  /** Where the tag rows (lead_id, tag_id) are read: the table, or the RETURNING of a statement's own tag insert. */
+  tagRows: SQL = sql`${leadTags}`,
+): SQL<{ id: number; name: string; color: string | null }[]> {
+  return sql`coalesce((select json_agg(${scopeTagRefs} -> lt.tag_id::text order by lt.tag_id) from ${tagRows} lt where lt.lead_id = ${leadId}), '[]'::json)`;
 }

@@ -8,6 +8,7 @@ import { companies, companyKeyScope, lookups, users } from '../../db/schema';
 import { companyNamedSql, givenNameKeysSql } from '../../db/company-names';
 import type { TenantContext } from '../../db/tenant';
 import type { FieldIssue } from '../../core/errors';
+import { changedFieldsSql, type FeedActor, type FeedFields, feedEntriesFrom, fieldValuesSql } from '../feed';
 import { LEAD_LOOKUP_MODULE } from '../lookups';
 import type { EventType } from '../../core/event-types';
 import { listenedEventsSql } from '../webhooks';
@@ -196,33 +197,35 @@ export function checkLeadReferences(
 
 /**
  * Links each company name to the organization's live company of that name (any case, as the
- * database's lower() folds it), creating the missing ones. Keyed by the names as given.
+ * database's lower() folds it), creating the missing ones, and locks them FOR SHARE until the write
+ * commits (see `holdCompanies`): one statement. Keyed by the names as given.
  */
 export async function ensureCompanies(
-  ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId'>,
+  ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId' | 'apiKeyId'>,
   names: string[],
-  /** Lock the linked companies FOR SHARE until the write commits (see loadLeadReferences); a name whose company a concurrent delete removed meanwhile is linked again (created anew). */
-  lock = false,
 ): Promise<Map<string, { id: number; name: string }>> {
-  if (lock) return (await holdCompanies(ctx, names, [])).byName;
-  const given = [...new Set(names)];
-  if (given.length === 0) return new Map();
-  await insertNamedCompanies(ctx, given);
-  const found = await ctx.db.execute<{ kind: 'held' | 'key'; id: number; name: string | null; name_key: string }>(sql`
-    select 'held' as kind, ${companyKeyScope.id} as id, ${companyKeyScope.companyName} as name, ${companyKeyScope.nameKey} as name_key
-    from ${companyKeyScope} where ${companyNamedSql(ctx.orgId, given)}
-    union all
-    select 'key', k.position, null, k.name_key from ${givenNameKeysSql(given)} as k`);
-  return linkNames(given, found.rows);
+  return (await holdCompanies(ctx, names, [])).byName;
 }
 
-/** The partial unique index on (organization_id, lower(company_name)) makes this race-free; of two given names with one key, the first is created. */
-async function insertNamedCompanies(ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId'>, given: string[]) {
-  await ctx.db.execute(sql`
-    insert into ${companies} (organization_id, company_name, created_by)
-    select ${ctx.orgId}, n.name, ${ctx.userId} from unnest(${sql.param(given)}::text[]) with ordinality as n(name, position)
-    order by n.position
-    on conflict (organization_id, lower(company_name)) where deleted_at is null do nothing`);
+/**
+ * A company made by name has its name alone (every other field of the record empty), so its
+ * `created` feed entry lists only `company_name`, as POST /api/company/add's entry for a company
+ * given only a name does (companies' `insertWithFeed`; test/feed.test.ts compares the two).
+ */
+const MADE_COMPANY_FIELDS: FeedFields = [['company_name', companies.companyName]];
+
+/**
+ * The `created` feed entries of companies a lead write made by name, in that write's statement:
+ * the rows of the CTE `cte` (returning the companies' `id` and `company_name`) that `where` picks.
+ */
+export function madeCompaniesFeedSql(ctx: FeedActor, cte: string, where?: SQL): SQL {
+  return feedEntriesFrom(ctx, {
+    from: where ? sql`${sql.identifier(cte)} where ${where}` : sql`${sql.identifier(cte)}`,
+    modelType: 'company',
+    modelId: sql`${sql.identifier(cte)}.id`,
+    action: 'created',
+    changes: changedFieldsSql(null, fieldValuesSql(cte, MADE_COMPANY_FIELDS)),
+  });
 }
 
 type FoundCompanyRow = { kind: 'held' | 'key'; id: number; name: string | null; name_key: string | null };
@@ -248,15 +251,22 @@ export interface HeldCompanies {
 
 /**
  * Locks FOR SHARE, until the write commits, the live companies a set of leads is moved into: those
- * named by id and those named by name (created when missing), in one statement, in id order, so a
- * company delete (which holds its companies FOR NO KEY UPDATE in id order) waits for the write or
- * the write for the delete, with no lock cycle between them. Called before the leads are locked:
- * companies before leads. A locked company is read as last committed: an id a delete removed
- * meanwhile is missing from `ids` (the caller reports it), a name whose company it removed is
- * linked again (created anew). Names cost one insert more; ids alone, this one statement.
+ * named by id and those named by name (created when missing, each with its `created` feed entry),
+ * in ONE statement, in id order, so a company delete (which holds its companies FOR NO KEY UPDATE
+ * in id order) waits for the write or the write for the delete, with no lock cycle between them.
+ * Called before the leads are locked: companies before leads. A locked company is read as last
+ * committed: an id a delete removed meanwhile is missing from `ids` (the caller reports it), a name
+ * whose company it removed is linked again (created anew, by the next attempt).
+ *
+ * The insert of the missing names and the locking read are CTEs of one statement, and the read
+ * does not see what the insert made (one snapshot for the statement): the made companies come from
+ * the insert's RETURNING, the others from the locking read. A name neither gives was created (or
+ * its company deleted) by a concurrent writer after the statement's snapshot; the next attempt,
+ * a statement with a new snapshot, finds it. So a race costs one statement more, the rest none:
+ * until 2026-12-02 the insert and the read were two statements every time.
  */
 export async function holdCompanies(
-  ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId'>,
+  ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId' | 'apiKeyId'>,
   names: string[],
   ids: number[],
   attempt = 1,
@@ -264,25 +274,41 @@ export async function holdCompanies(
   const given = [...new Set(names)];
   const wanted = [...new Set(ids)];
   if (given.length === 0 && wanted.length === 0) return { byName: new Map(), ids: new Map() };
-  if (given.length > 0) await insertNamedCompanies(ctx, given);
   // Read from the table by id (the view finds them by name): the lock waits for a delete holding
   // one, then reads it as last committed, and a deleted one drops out.
   const named =
     given.length > 0
       ? sql`c.id in (select ${companyKeyScope.id} from ${companyKeyScope} where ${companyNamedSql(ctx.orgId, given)})`
       : sql`false`;
-  const found = await ctx.db.execute<FoundCompanyRow>(sql`
-    select 'held' as kind, h.id, h.company_name as name, lower(h.company_name) as name_key
-      from (select c.id, c.company_name from ${companies} c where c.organization_id = ${ctx.orgId}
+  const held = sql`held as (
+      select c.id, c.company_name from ${companies} c where c.organization_id = ${ctx.orgId}
         and c.deleted_at is null and (c.id = any(${sql.param(wanted)}::bigint[]) or ${named})
-        order by c.id for share of c) h
-    ${given.length > 0 ? sql`union all select 'key', k.position, null, k.name_key from ${givenNameKeysSql(given)} as k` : sql``}`);
+        order by c.id for share of c
+    )`;
+  const found = await ctx.db.execute<FoundCompanyRow>(
+    given.length > 0
+      ? sql`with made as (
+      -- The partial unique index on (organization_id, lower(company_name)) makes this race-free; of two given names with one key, the first is created.
+      insert into ${companies} (organization_id, company_name, created_by)
+      select ${ctx.orgId}, n.name, ${ctx.userId} from unnest(${sql.param(given)}::text[]) with ordinality as n(name, position)
+      order by n.position
+      on conflict (organization_id, lower(company_name)) where deleted_at is null do nothing
+      returning id, company_name
+    ), made_feed as (
+      ${madeCompaniesFeedSql(ctx, 'made')}
+    ), ${held}
+    select 'held' as kind, id, company_name as name, lower(company_name) as name_key from held
+    union all select 'held', id, company_name, lower(company_name) from made
+    union all select 'key', k.position, null, k.name_key from ${givenNameKeysSql(given)} as k`
+      : sql`with ${held} select 'held' as kind, id, company_name as name, lower(company_name) as name_key from held`,
+  );
   const byName = linkNames(given, found.rows);
-  // A company deleted (or renamed) between the insert and the lock: the next insert creates it.
+  // A name created (or its company deleted or renamed) by a concurrent writer after this
+  // statement's snapshot: the next statement finds it, or creates it.
   if (byName.size < given.length && attempt < 3) return holdCompanies(ctx, names, ids, attempt + 1);
   const wantedIds = new Set(wanted);
-  const held = new Map<number, string>();
+  const heldIds = new Map<number, string>();
   for (const row of found.rows)
-    if (row.kind === 'held' && wantedIds.has(Number(row.id))) held.set(Number(row.id), String(row.name));
-  return { byName, ids: held };
+    if (row.kind === 'held' && wantedIds.has(Number(row.id))) heldIds.set(Number(row.id), String(row.name));
+  return { byName, ids: heldIds };
 }

@@ -111,8 +111,7 @@ export async function updateLead(ctx: TenantContext, id: number, input: UpdateLe
   // as a company delete locks them: row-locks.ts): a delete holding it makes the move wait and then
   // find it gone (422 company_id, or a new company of the name); a move holding it makes the delete
   // wait and then see the lead.
-  const byName =
-    input.company_id == null && input.company ? await ensureCompanies(ctx, [input.company], true) : new Map();
+  const byName = input.company_id == null && input.company ? await ensureCompanies(ctx, [input.company]) : new Map();
   const refs = namesReferences(input) ? await loadLeadReferences(ctx, [input]) : NO_REFERENCES;
   const before = await readLeadForUpdate(ctx, id);
   const issues = checkLeadReferences(input, refs, 'update');
