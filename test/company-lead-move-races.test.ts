@@ -16,7 +16,7 @@ import { createCompany } from './helpers/accounts';
 import { call, expectFailure, signupOrganization, type SignedUp, uniqueEmail } from './helpers/api';
 import { addDeal, defaultPipeline } from './helpers/deals';
 import { createLead } from './helpers/leads';
-import { holding as holdingFor, onPglite, pause } from './helpers/lock-races';
+import { holding as holdingFor, onPglite, pause, transactionOf, waitsOn } from './helpers/lock-races';
 
 let owner: SignedUp;
 
@@ -120,71 +120,74 @@ describe('a lead moved into a company while the company is deleted', () => {
  * linked to the deleted company, and a delete or rename did not wait for it.
  */
 describe('a lead created with company_id while the company is deleted or renamed', () => {
+  const newLead = (company_id: number) =>
+    ({ first_name: 'Racing', last_name: 'Lead', email: uniqueEmail('racing'), company_id }) as AddLeadInput;
+
   it('a create after the delete waits for it and is refused (422 company_id): no lead is made', async (context) => {
     if (await onPglite(owner.orgId)) context.skip();
     const doomed = await createCompany(owner);
-    const deletion = holding((ctx) => deleteCompanies(ctx, { ids: [doomed] }));
-    await deletion.held;
-    const email = uniqueEmail('racing');
-    const create = call('POST', '/api/lead/add', {
-      token: owner.token,
-      body: { first_name: 'Racing', last_name: 'Lead', email, company_id: doomed },
+    let xid = '';
+    const deletion = holding(async (ctx) => {
+      const deleted = await deleteCompanies(ctx, { ids: [doomed] });
+      xid = await transactionOf(ctx);
+      return deleted;
     });
-    await pause(300);
+    await deletion.held;
+    const body = newLead(doomed);
+    const create = call('POST', '/api/lead/add', { token: owner.token, body });
+    const waited = await waitsOn(owner.orgId, xid, create);
     deletion.release();
     expect(await deletion.done).toBe(1);
     const created = await create;
-    expectFailure(created, 422, 'validation_error');
+    expect(created.status, created.text).toBe(422);
     expect(created.body.error.code).toBe('company_id');
-    const found = await call('GET', '/api/lead/list', { token: owner.token, query: { search_value: email } });
+    expect(waited, 'the create waits for the delete holding its company').toBe(true);
+    const found = await call('GET', '/api/lead/list', {
+      token: owner.token,
+      query: { search_value: body.email as string },
+    });
     expect(found.body.total).toBe(0);
   });
 
   it('a delete after the create waits for it', async (context) => {
     if (await onPglite(owner.orgId)) context.skip();
     const target = await createCompany(owner);
-    const create = holding((ctx) =>
-      createLeadOf(ctx, {
-        first_name: 'Held',
-        last_name: 'Lead',
-        email: uniqueEmail('held'),
-        company_id: target,
-      } as AddLeadInput),
-    );
-    await create.held;
-    let deleted = false;
-    const deletion = call('DELETE', `/api/company/delete/${target}`, { token: owner.token }).finally(() => {
-      deleted = true;
+    let xid = '';
+    const create = holding(async (ctx) => {
+      const created = await createLeadOf(ctx, newLead(target));
+      xid = await transactionOf(ctx);
+      return created;
     });
-    await pause(300);
-    expect(deleted, 'the delete waits for the create holding its company').toBe(false);
+    await create.held;
+    const deletion = call('DELETE', `/api/company/delete/${target}`, { token: owner.token });
+    const waited = await waitsOn(owner.orgId, xid, deletion);
     create.release();
     const { lead } = await create.done;
     expect((await deletion).status).toBe(200);
+    expect(waited, 'the delete waits for the create holding its company').toBe(true);
     expect(lead.company_id).toBe(target);
   });
 
   it('a rename after the create waits for it: the created lead shows the new name', async (context) => {
     if (await onPglite(owner.orgId)) context.skip();
     const target = await createCompany(owner);
-    const create = holding((ctx) =>
-      createLeadOf(ctx, {
-        first_name: 'Named',
-        last_name: 'Lead',
-        email: uniqueEmail('named'),
-        company_id: target,
-      } as AddLeadInput),
-    );
+    let xid = '';
+    const create = holding(async (ctx) => {
+      const created = await createLeadOf(ctx, newLead(target));
+      xid = await transactionOf(ctx);
+      return created;
+    });
     await create.held;
     const newName = `Renamed ${crypto.randomUUID().slice(0, 6)}`;
     const rename = call('POST', `/api/company/update/${target}`, {
       token: owner.token,
       body: { company_name: newName },
     });
-    await pause(300);
+    const waited = await waitsOn(owner.orgId, xid, rename);
     create.release();
     const { lead } = await create.done;
     expect((await rename).status).toBe(200);
+    expect(waited, 'the rename waits for the create holding its company').toBe(true);
     const created = await call('GET', `/api/lead/view/${lead.id}`, { token: owner.token });
     expect(created.body.data).toMatchObject({ company_id: target, company: newName });
   });

@@ -109,3 +109,37 @@ export function holding<T>(owner: SignedUp, work: (ctx: TenantContext) => Promis
   });
   return { held: Promise.race([worked, done]).then(() => undefined), release, done };
 }
+
+/** The id of the transaction `ctx` runs in (as text), for `waitsOn`. */
+export async function transactionOf(ctx: TenantContext): Promise<string> {
+  const result = await ctx.db.execute<{ xid: string }>(sql`select txid_current()::text as xid`);
+  return result.rows[0].xid;
+}
+
+/**
+ * Whether some session waits for transaction `xid` (its lock), before `pending` settles: polled in
+ * pg_locks (readable by every role) until one does, `pending` settles, or `timeoutMs` passes. A
+ * fixed pause instead can end before a slow request has even reached its statement.
+ */
+export async function waitsOn(orgId: number, xid: string, pending: Promise<unknown>, timeoutMs = 15_000) {
+  let settled = false;
+  void pending.then(
+    () => {
+      settled = true;
+    },
+    () => {
+      settled = true;
+    },
+  );
+  const deadline = Date.now() + timeoutMs;
+  while (!settled && Date.now() < deadline) {
+    const waiting = await inOrganization(orgId, (tx) =>
+      tx.execute<{ n: number }>(
+        sql`select count(*)::int as n from pg_locks where locktype = 'transactionid' and not granted and transactionid::text = ${xid}`,
+      ),
+    );
+    if (Number(waiting.rows[0].n) > 0) return true;
+    await pause(50);
+  }
+  return false;
+}
