@@ -300,7 +300,7 @@ describe('Google Calendar adapter', () => {
     await expect(calendar.deleteEvent('evt42')).rejects.toMatchObject({ kind: 'unavailable', status: 503 });
   });
 
-  it('finds the event an insert made under a request id by its derived id: none when it is missing (404), deleted (410) or cancelled', async () => {
+  it('finds the event an insert made under a request id by its derived id: none when it is missing (404) or deleted (410); an id a cancelled event holds is taken (EventIdTaken)', async () => {
     const id = await googleEventId('meeting:1:42');
     const requests = mockFetch(
       [
@@ -315,7 +315,8 @@ describe('Google Calendar adapter', () => {
     expect(await calendar.findEvent('meeting:1:42')).toBe(id);
     expect(await calendar.findEvent('meeting:1:42')).toBeNull();
     expect(await calendar.findEvent('meeting:1:42')).toBeNull();
-    expect(await calendar.findEvent('meeting:1:42')).toBeNull();
+    // Held by an event deleted since: an insert under it moved on to the next request id.
+    await expect(calendar.findEvent('meeting:1:42')).rejects.toBeInstanceOf(EventIdTaken);
     expect(requests.map((request) => [request.method, request.url])).toEqual(
       Array.from({ length: 4 }, () => ['GET', `${GOOGLE}/${id}`]),
     );
@@ -964,6 +965,96 @@ describe('a meeting whose google event id is taken by an event deleted in the ca
       state: 'created',
       providerEventId: nextId,
       requestId: `${base}#2`,
+      error: null,
+    });
+  });
+
+  it('finds and deletes the event made under the next request id whose answer was lost, once the meeting is cancelled', async () => {
+    const rep = await signupOrganization('Taken id lost answer');
+    const connected = await call('POST', '/api/calendar/connections/add', {
+      token: rep.token,
+      body: { provider: 'google', access_token: 'ya29.lost-token', refresh_token: '1//r', expires_in: 3600 },
+    });
+    expect(connected.status, connected.text).toBe(201);
+    const day = new Date(Date.now() + 21 * 86_400_000).toISOString().slice(0, 10);
+    const added = await call('POST', '/api/meeting/add', {
+      token: rep.token,
+      body: { title: 'Kickoff', start_time: `${day}T13:00:00Z`, end_time: `${day}T13:30:00Z`, timezone: 'UTC' },
+    });
+    expect(added.status, added.text).toBe(201);
+    const meetingId = added.body.data.id as number;
+    const writeOf = async () =>
+      (
+        await inOrganization(rep.orgId, (tx) =>
+          tx.select().from(calendarEventWrites).where(eq(calendarEventWrites.meetingId, meetingId)),
+        )
+      )[0];
+    const job = async () => {
+      const write = await writeOf();
+      await worker.queue(
+        createMessageBatch<JobMessage>('lead-management-jobs', [
+          {
+            id: `event-${write.id}-${crypto.randomUUID()}`,
+            timestamp: new Date(),
+            attempts: 1,
+            body: { kind: 'calendar-event', orgId: rep.orgId, jobId: write.id },
+          },
+        ]),
+        env,
+      );
+    };
+    const base = `meeting:${rep.orgId}:${meetingId}`;
+    const takenId = await googleEventId(base);
+    const nextId = await googleEventId(`${base}#2`);
+    const duplicate = json(409, {
+      error: {
+        errors: [{ domain: 'global', reason: 'duplicate', message: 'The requested identifier already exists.' }],
+        code: 409,
+        message: 'The requested identifier already exists.',
+      },
+    });
+    // The first id is held by a deleted event; the insert under `#2` makes the event, but its
+    // answer is lost (a 503 after Google made it): the job's transaction rolls back.
+    const inserts = mockFetch(
+      [
+        duplicate,
+        json(200, { kind: 'calendar#event', id: takenId, status: 'cancelled' }),
+        json(503, { error: { code: 503, message: 'Backend Error' } }),
+      ],
+      { only: (url) => url.startsWith('https://www.googleapis.com/'), exhausted: 'throw' },
+    );
+    await job();
+    expect(inserts.map((request) => [request.method, request.json?.id ?? null])).toEqual([
+      ['POST', takenId],
+      ['GET', null],
+      ['POST', nextId],
+    ]);
+    expect(await writeOf()).toMatchObject({ state: 'pending', providerEventId: null, requestId: base });
+    vi.restoreAllMocks();
+
+    // Cancelled before a retry recorded it: the event made under `#2` is found there and deleted.
+    const cancelled = await call('POST', `/api/meeting/update/${meetingId}`, { token: rep.token, body: { status: 4 } });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    const lookups = mockFetch(
+      [
+        json(200, { kind: 'calendar#event', id: takenId, status: 'cancelled' }),
+        json(200, { kind: 'calendar#event', id: nextId, status: 'confirmed', summary: 'Kickoff' }),
+        new Response(null, { status: 204 }),
+      ],
+      { only: (url) => url.startsWith('https://www.googleapis.com/'), exhausted: 'throw' },
+    );
+    await job();
+    expect(lookups.map((request) => [request.method, request.url])).toEqual([
+      ['GET', `${GOOGLE}/${takenId}`],
+      ['GET', `${GOOGLE}/${nextId}`],
+      ['DELETE', `${GOOGLE}/${nextId}`],
+    ]);
+    expect(lookups[2].headers.get('authorization')).toBe('Bearer ya29.lost-token');
+    // A later event of the meeting takes the id after the one found.
+    expect(await writeOf()).toMatchObject({
+      state: 'deleted',
+      providerEventId: null,
+      requestId: `${base}#3`,
       error: null,
     });
   });

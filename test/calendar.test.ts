@@ -729,6 +729,38 @@ describe('an event whose insert answer was lost', () => {
     expect((await eventsOf()).map((event) => event.requestId)).toEqual([`${requestId}#2`]);
     expect(await writeOf()).toMatchObject({ state: 'created' });
   });
+
+  it('is found in whichever of the rep’s calendars the insert reached, not only their newest, and deleted when the meeting is cancelled', async () => {
+    const rep = await signupOrganization('Lost insert two calendars');
+    const older = await connectLocal(rep);
+    const monday = mondayAhead();
+    const booked = await bookSlot(await slugOf(rep), `${monday}T13:00:00Z`, `${monday}T13:30:00Z`);
+    expect(booked.status, booked.text).toBe(201);
+    const meetingId = booked.body.data.meeting_id as number;
+    const requestId = `meeting:${rep.orgId}:${meetingId}`;
+    // The insert reached the rep's only calendar then, and its answer was lost; the rep has
+    // connected a second calendar since.
+    await inOrganization(rep.orgId, (tx) =>
+      tx.insert(localCalendarEvents).values({
+        organizationId: rep.orgId,
+        connectionId: older.id,
+        requestId,
+        title: 'Meeting with Grace Hopper',
+        startsAt: new Date(`${monday}T13:00:00Z`),
+        endsAt: new Date(`${monday}T13:30:00Z`),
+        timeZone: 'UTC',
+        attendees: [],
+      }),
+    );
+    await connectLocal(rep);
+    const { writeOf, eventsOf, job } = meetingWrites(rep.orgId, meetingId);
+    expect(await writeOf()).toMatchObject({ state: 'pending', providerEventId: null });
+    const cancelled = await call('POST', `/api/meeting/update/${meetingId}`, { token: rep.token, body: { status: 4 } });
+    expect(cancelled.status, cancelled.text).toBe(200);
+    await job();
+    expect(await eventsOf()).toEqual([]);
+    expect(await writeOf()).toMatchObject({ state: 'deleted', providerEventId: null, requestId: `${requestId}#2` });
+  });
 });
 
 describe('a meeting given to a rep with a calendar', () => {

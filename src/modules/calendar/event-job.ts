@@ -17,7 +17,7 @@
  * an insert into a calendar the committed write does not name: a meeting given to another rep is
  * first committed as that rep's write (handOver), and inserted by the next run.
  */
-import { and, desc, eq, isNull, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, ne, or, type SQL, sql } from 'drizzle-orm';
 import { ApiError } from '../../core/errors';
 import { withTenantEffects } from '../../core/transaction-effects';
 import type { Transaction } from '../../db/client';
@@ -268,15 +268,50 @@ async function keepOnFailure(
 }
 
 /**
+ * The live event inserted under `requestId` in `calendar`, looked for as the insert made it: under
+ * the id itself, and, while Google answers an id as held by a deleted event (EventIdTaken), under
+ * the next ones, as the insert moved on to them (at most MAX_TAKEN_REQUEST_IDS); until 2026-12-01
+ * an insert made under `#2` whose answer was lost was looked for under the first id only, and
+ * stayed in the calendar. `requestId`: the id it was found under, or the last one asked.
+ */
+async function findLostEvent(
+  calendar: ReturnType<typeof calendarFor>,
+  firstRequestId: string,
+): Promise<{ eventId: string | null; requestId: string }> {
+  let requestId = firstRequestId;
+  for (let tries = 1; ; tries++) {
+    try {
+      return { eventId: await calendar.findEvent(requestId), requestId };
+    } catch (error) {
+      if (!(error instanceof EventIdTaken)) throw error;
+      // Every id an insert may try is taken: it made no event.
+      if (tries >= MAX_TAKEN_REQUEST_IDS) return { eventId: null, requestId };
+      requestId = nextRequestId(requestId);
+    }
+  }
+}
+
+/** How far `requestId` is along its meeting's chain of request ids (`…` 1, `…#2` 2 …). */
+function requestIdRank(requestId: string): number {
+  const match = /#(\d+)$/.exec(requestId);
+  return match ? Number(match[1]) : 1;
+}
+
+/**
  * An insert whose answer was lost (the provider made the event; our write of its id failed or timed
  * out, so the transaction that would have recorded it rolled back) leaves an event we hold no id
  * of. Before a write without an event is finished as deleted (its meeting cancelled or gone) or
  * moved to another rep's calendar, the calendars such an insert may have reached are asked for the
- * event made under the write's request id (CalendarProvider.findEvent), and it is deleted: the
- * write's recorded connection, and the active calendars of the write's rep and of the meeting's
- * rep, but never a calendar of `keepOwner` (the rep whose own insert is about to look for it).
- * 'deleted': one was found and deleted; 'none': none was found; 'kept':
- * a calendar refused, the reason is recorded (keepOnFailure) and the job has ended.
+ * event made under the write's request id (findLostEvent), and it is deleted. The job records the
+ * calendar it wrote to only with the insert's answer (`connection_id`, in the transaction a lost
+ * answer rolls back), and inserts into the rep's newest active calendar as it is at that run: so
+ * every calendar a run may have chosen is asked, read in one statement: the write's recorded
+ * connection and every active calendar of the write's rep and of the meeting's rep (until
+ * 2026-12-01 only each rep's newest one: an event made before the rep connected another calendar,
+ * or in the older of two, stayed in the calendar for good), but never a calendar of `keepOwner`
+ * (the rep whose own insert is about to look for it). 'deleted': one was found and deleted, and
+ * `next` is the request id after the furthest one found; 'none': none was found; 'kept': a calendar
+ * refused, the reason is recorded (keepOnFailure) and the job has ended.
  */
 async function deleteLostEvent(
   tx: Transaction,
@@ -286,32 +321,40 @@ async function deleteLostEvent(
   ownerIds: number[],
   finish: (values: Partial<typeof calendarEventWrites.$inferInsert>) => Promise<unknown>,
   keepOwner?: number,
-): Promise<'deleted' | 'none' | 'kept'> {
-  const candidates: ConnectionRow[] = [];
-  const recorded =
-    write.connectionId === null ? undefined : await liveConnection(tx, orgId, eq(connections.id, write.connectionId));
-  if (recorded && recorded.ownerId !== keepOwner) candidates.push(recorded);
-  for (const ownerId of new Set(ownerIds)) {
-    if (ownerId === keepOwner) continue;
-    const owned = await liveConnection(tx, orgId, eq(connections.ownerId, ownerId));
-    if (owned && !candidates.some((connection) => connection.id === owned.id)) candidates.push(owned);
-  }
-  let outcome: 'deleted' | 'none' = 'none';
+): Promise<{ outcome: 'deleted'; next: string } | { outcome: 'none' | 'kept' }> {
+  const candidates = await tx
+    .select()
+    .from(connections)
+    .where(
+      and(
+        eq(connections.organizationId, orgId),
+        eq(connections.kind, 'calendar'),
+        eq(connections.state, 'active'),
+        isNull(connections.deletedAt),
+        or(
+          inArray(connections.ownerId, ownerIds),
+          write.connectionId === null ? undefined : eq(connections.id, write.connectionId),
+        ),
+        keepOwner === undefined ? undefined : or(isNull(connections.ownerId), ne(connections.ownerId, keepOwner)),
+      ),
+    )
+    .orderBy(connections.id);
+  let furthest: string | undefined;
   for (const connection of candidates) {
     try {
       const calendar = calendarFor({ db: tx, env: deps.env, writer: deps.writer }, connection);
-      const lost = await calendar.findEvent(write.requestId);
-      if (lost === null) continue;
-      await calendar.deleteEvent(lost);
-      outcome = 'deleted';
+      const lost = await findLostEvent(calendar, write.requestId);
+      if (lost.eventId === null) continue;
+      await calendar.deleteEvent(lost.eventId);
+      if (furthest === undefined || requestIdRank(lost.requestId) > requestIdRank(furthest)) furthest = lost.requestId;
     } catch (error) {
       await keepOnFailure(error, orgId, connection, deps.writer, (values) =>
         finish({ ...values, connectionId: connection.id, provider: connection.provider }),
       );
-      return 'kept';
+      return { outcome: 'kept' };
     }
   }
-  return outcome;
+  return furthest === undefined ? { outcome: 'none' } : { outcome: 'deleted', next: nextRequestId(furthest) };
 }
 
 export const calendarEventJobHandler: JobHandler<'calendar-event', typeof calendarEventWrites> = {
@@ -422,9 +465,9 @@ export const calendarEventJobHandler: JobHandler<'calendar-event', typeof calend
           meeting ? [write.userId, meeting.userId] : [write.userId],
           finish,
         );
-        if (lost === 'kept') return;
+        if (lost.outcome === 'kept') return;
         // Google keeps a deleted event's id taken: a later event of the meeting takes the next request id.
-        const next = lost === 'deleted' ? { requestId: nextRequestId(write.requestId), providerEventId: null } : {};
+        const next = lost.outcome === 'deleted' ? { requestId: lost.next, providerEventId: null } : {};
         await finish({ state: 'deleted', error: null, ...next });
         return;
       }
@@ -433,7 +476,7 @@ export const calendarEventJobHandler: JobHandler<'calendar-event', typeof calend
         // without our hearing of it goes (the new rep's own insert, under the same request id,
         // finds one made there instead of making a second).
         const lost = await deleteLostEvent(tx, { env, writer }, orgId, write, [write.userId], finish, meeting.userId);
-        if (lost === 'kept') return;
+        if (lost.outcome === 'kept') return;
         await handOver(meeting.id, { userId: meeting.userId });
         return;
       }

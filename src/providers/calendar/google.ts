@@ -9,7 +9,8 @@
  *     for now (the meeting may have changed since that attempt's answer was lost); a Meet link through
  *     conferenceData.createRequest when asked;
  *   - events.get GET …/events/{eventId} with the id derived from a request id finds an event whose
- *     insert answer was lost (404, 410 or status cancelled: there is none);
+ *     insert answer was lost (404 or 410: there is none; status cancelled: the id is taken by a
+ *     deleted event, EventIdTaken, and an insert under it moved on to the next request id);
  *   - events.patch PATCH /calendars/{calendarId}/events/{eventId} with the fields we own (the
  *     conference, made once, is kept), and events.delete DELETE …/events/{eventId} (204); a 404, or
  *     the 410 Gone Google answers for an event already deleted, means the event is gone.
@@ -231,8 +232,10 @@ export function googleCalendar(calendarId: string, accessToken: () => Promise<st
         return null;
       }
       const found = (await (await expectOk('google', response, 'calendar event')).json()) as GoogleEvent;
-      // A deleted event keeps its id (events.get answers it as cancelled): there is none to delete.
-      return found.status === 'cancelled' ? null : found.id;
+      // A deleted event keeps its id (events.get answers it as cancelled): there is none to delete
+      // here, and an insert under this request id moved on to the next one (EventIdTaken).
+      if (found.status === 'cancelled') throw new EventIdTaken(requestId);
+      return found.id;
     },
   };
 }

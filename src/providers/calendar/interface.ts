@@ -90,6 +90,8 @@ export interface CalendarProvider {
    * The provider id of the live event inserted under `requestId`, or null when the calendar holds
    * none: how an insert whose answer was lost (the provider made the event, our write of its id
    * failed or timed out) is found again, to delete it when its meeting is cancelled meanwhile.
+   * Throws EventIdTaken when the id is held by an event deleted since (Google), as insertEvent
+   * does: an insert under it moved on to the next request id, where the caller looks next.
    */
   findEvent(requestId: string): Promise<string | null>;
 }
