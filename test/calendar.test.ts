@@ -920,6 +920,93 @@ describe('connecting a calendar writes the rep’s upcoming meetings into it', (
     );
     expect(events.map((event) => [event.connectionId, event.title])).toEqual([[second.id, 'Meanwhile']]);
   });
+
+  it('moves the upcoming meetings whose events sit in a disconnected calendar into the calendar connected next, once each; past ones stay', async () => {
+    const rep = await signupOrganization('Connect follows rep');
+    const monday = mondayAhead();
+    const first = await connectLocal(rep);
+    const add = async (title: string, start: string, end: string) => {
+      const added = await call('POST', '/api/meeting/add', {
+        token: rep.token,
+        body: { title, start_time: start, end_time: end },
+      });
+      expect(added.status, added.text).toBe(201);
+      return added.body.data.id as number;
+    };
+    const upcoming = await add('Upcoming', `${monday}T09:00:00Z`, `${monday}T09:30:00Z`);
+    const past = await add('Past', '2026-01-05T09:00:00Z', '2026-01-05T09:30:00Z');
+    const writesOf = () =>
+      inOrganization(rep.orgId, (tx) =>
+        tx
+          .select()
+          .from(calendarEventWrites)
+          .where(eq(calendarEventWrites.organizationId, rep.orgId))
+          .orderBy(calendarEventWrites.meetingId),
+      );
+    // Every write's job delivered three times: a run that moves a write queues it again for its insert.
+    const deliverAll = async () => {
+      for (const write of await writesOf()) {
+        for (let times = 0; times < 3; times++) {
+          await deliver([{ kind: 'calendar-event', orgId: rep.orgId, jobId: write.id }]);
+        }
+      }
+    };
+    const eventsOf = async () =>
+      (
+        await inOrganization(rep.orgId, (tx) =>
+          tx
+            .select()
+            .from(localCalendarEvents)
+            .where(eq(localCalendarEvents.organizationId, rep.orgId))
+            .orderBy(localCalendarEvents.id),
+        )
+      ).map((event) => [event.connectionId, event.title, event.requestId]);
+    await deliverAll();
+    const base = (meetingId: number) => `meeting:${rep.orgId}:${meetingId}`;
+    expect(await eventsOf()).toEqual([
+      [first.id, 'Upcoming', base(upcoming)],
+      [first.id, 'Past', base(past)],
+    ]);
+
+    // The rep disconnects that calendar and connects another one.
+    const removed = await call('DELETE', `/api/calendar/connections/delete/${first.id}`, { token: rep.token });
+    expect(removed.status, removed.text).toBe(200);
+    const second = await connectLocal(rep);
+    expect((await writesOf()).map((write) => [write.meetingId, write.status])).toEqual([
+      [upcoming, 'queued'],
+      [past, 'completed'],
+    ]);
+    await deliverAll();
+    await deliverAll();
+    // The upcoming meeting has a new event in the new calendar (the old one stays in the
+    // disconnected calendar, which nothing reaches); the past one stays where it was.
+    expect(await eventsOf()).toEqual([
+      [first.id, 'Upcoming', base(upcoming)],
+      [first.id, 'Past', base(past)],
+      [second.id, 'Upcoming', `${base(upcoming)}#2`],
+    ]);
+    expect((await writesOf()).map((write) => [write.state, write.connectionId, write.requestId, write.error])).toEqual([
+      ['created', second.id, `${base(upcoming)}#2`, null],
+      ['created', first.id, base(past), null],
+    ]);
+
+    // From there on the event in the new calendar follows the meeting; a past meeting's change
+    // does not move it either.
+    for (const [meetingId, title] of [
+      [upcoming, 'Upcoming, renamed'],
+      [past, 'Past, renamed'],
+    ] as const) {
+      const renamed = await call('POST', `/api/meeting/update/${meetingId}`, { token: rep.token, body: { title } });
+      expect(renamed.status, renamed.text).toBe(200);
+    }
+    await deliverAll();
+    expect(await eventsOf()).toEqual([
+      [first.id, 'Upcoming', base(upcoming)],
+      [first.id, 'Past', base(past)],
+      [second.id, 'Upcoming, renamed', `${base(upcoming)}#2`],
+    ]);
+    expect((await writesOf())[1].error).toMatch(/disconnected/);
+  });
 });
 
 describe('an event whose insert answer was lost, of a meeting given to another rep and cancelled', () => {

@@ -110,6 +110,12 @@ export const CONNECT_BACKFILL_LIMIT = 500;
  *   A meeting with a write row already is left to it (ON CONFLICT DO NOTHING against the unique
  *   (organization_id, meeting_id) index), so a repeated or concurrent connect writes none twice;
  *   past, held and cancelled meetings are not written;
+ * - the caller's upcoming meetings (live, starting after now) whose event sits in a calendar since
+ *   disconnected (a different one: the same calendar connected again had its writes moved to this
+ *   connection by replaceEarlierConnections), queued again, at most CONNECT_BACKFILL_LIMIT, the
+ *   nearest first: the job moves each to this calendar (a new event under the next request id),
+ *   as HubSpot and Salesforce do; past ones stay where they are. Disjoint from the first set
+ *   (`created` on a disconnected connection), so no row is updated twice in the statement;
  * with their outbox rows, so the job writes each meeting as it is now under the write's own
  * request id. `connectionId`: the new connection. A requeued row's creation time moves too (as in
  * requeueMeetingEvent): the lease sweep counts a never-claimed job's deadline from it, and would
@@ -120,6 +126,10 @@ export async function requeueWritesOnConnect(
   userId: number,
   connectionId: number,
 ): Promise<void> {
+  const liveStatuses = sql.join(
+    LIVE_MEETING_STATUSES.map((status) => sql`${status}`),
+    sql`, `,
+  );
   const result = await ctx.db.execute<{ id: string; message: JobMessage }>(sql`
     with calendar_write as (
       update ${calendarEventWrites} set status = 'queued', error = null, started_at = null, finished_at = null,
@@ -135,15 +145,25 @@ export async function requeueWritesOnConnect(
         order by ${calendarEventWrites.id}
         limit 100)
       returning id
+    ), followed_write as (
+      update ${calendarEventWrites} set status = 'queued', error = null, started_at = null, finished_at = null,
+        lease_expires_at = null, lease_resends = 0, lease_resent_at = null, created_at = now(), updated_at = now()
+      where ${calendarEventWrites.organizationId} = ${ctx.orgId} and ${calendarEventWrites.id} in (
+        select w.id from ${calendarEventWrites} w
+        join ${meetings} m on m.organization_id = ${ctx.orgId} and m.id = w.meeting_id
+        where w.organization_id = ${ctx.orgId} and w.user_id = ${userId} and w.state = 'created'
+          and m.status in (${liveStatuses}) and m.start_time > now()
+          and exists (select 1 from ${connections} c where c.organization_id = ${ctx.orgId}
+            and c.id = w.connection_id and c.deleted_at is not null)
+        order by m.start_time, m.id
+        limit ${CONNECT_BACKFILL_LIMIT})
+      returning id
     ), upcoming_write as (
       insert into ${calendarEventWrites} (organization_id, meeting_id, user_id, request_id, created_by)
       select ${ctx.orgId}::bigint, m.id, m.user_id, ${`meeting:${ctx.orgId}:`}::text || m.id, ${userId}::bigint
       from ${meetings} m
       where m.organization_id = ${ctx.orgId} and m.user_id = ${userId}
-        and m.status in (${sql.join(
-          LIVE_MEETING_STATUSES.map((status) => sql`${status}`),
-          sql`, `,
-        )})
+        and m.status in (${liveStatuses})
         and m.start_time > now()
         and not exists (select 1 from ${calendarEventWrites} w
           where w.organization_id = ${ctx.orgId} and w.meeting_id = m.id)
@@ -154,7 +174,8 @@ export async function requeueWritesOnConnect(
     )
     insert into ${jobOutbox} (organization_id, message)
     select ${ctx.orgId}::bigint, jsonb_build_object('kind', 'calendar-event', 'orgId', ${ctx.orgId}::bigint, 'jobId', id)
-    from (select id from calendar_write union all select id from upcoming_write) queued
+    from (select id from calendar_write union all select id from followed_write
+      union all select id from upcoming_write) queued
     returning id, message`);
   sendRowsAfterCommit(ctx, result.rows);
 }
@@ -207,7 +228,7 @@ const spec: JobSpec<typeof calendarEventWrites> = {
 export const REASONS = {
   gaveUp: 'The calendar provider stayed unavailable through every retry; the event was not written',
   disconnected:
-    'The calendar holding the event is disconnected; the event was not changed, and is brought in line with the meeting when the same calendar is connected again',
+    'The calendar holding the event is disconnected; the event was not changed, and is brought in line with the meeting when the same calendar is connected again (an upcoming meeting moves to another calendar the rep connects)',
 } as const;
 
 /** Temporary: the provider (429/5xx), the server's credentials key or OAuth client, the database. */
@@ -248,6 +269,26 @@ async function liveConnection(tx: Transaction, orgId: number, which: SQL) {
     .orderBy(desc(connections.id))
     .limit(1);
   return connection;
+}
+
+/**
+ * Whether a created event's write moves to `userId`'s calendar: the calendar holding the event was
+ * disconnected (not merely needing reconnection: the rep may reconnect it, and the event is brought
+ * in line then) and the rep has an active calendar now. One statement.
+ */
+async function movesToNewCalendar(
+  tx: Transaction,
+  orgId: number,
+  write: typeof calendarEventWrites.$inferSelect,
+  userId: number,
+): Promise<boolean> {
+  const result = await tx.execute<{ moves: boolean }>(sql`
+    select not exists (select 1 from ${connections} where ${connections.organizationId} = ${orgId}
+        and ${connections.id} = ${write.connectionId} and ${connections.deletedAt} is null)
+      and exists (select 1 from ${connections} where ${connections.organizationId} = ${orgId}
+        and ${connections.kind} = 'calendar' and ${connections.ownerId} = ${userId}
+        and ${connections.state} = 'active' and ${connections.deletedAt} is null) as moves`);
+  return result.rows[0]?.moves === true;
 }
 
 /**
@@ -422,8 +463,21 @@ export const calendarEventJobHandler: JobHandler<'calendar-event', typeof calend
             ? undefined
             : await liveConnection(tx, orgId, eq(connections.id, write.connectionId));
         if (!made) {
-          // The calendar holding the event is disconnected (or needs reconnecting): the event stays
-          // as it was; connecting the same calendar again queues this write (requeueWritesOnConnect).
+          // An upcoming meeting whose calendar was disconnected follows its rep to the calendar they
+          // have connected now: a new event there, under the next request id, inserted by the next
+          // run (handOver), as for a meeting given to another rep. The old event stays in the
+          // disconnected calendar, which nothing reaches any more.
+          if (
+            wanted &&
+            meeting.startTime > new Date() &&
+            (await movesToNewCalendar(tx, orgId, write, meeting.userId))
+          ) {
+            await handOver(meeting.id, { requestId: nextRequestId(write.requestId), userId: meeting.userId });
+            return;
+          }
+          // Otherwise (a past meeting, a calendar needing reconnection, or no calendar connected now)
+          // the event stays as it was; connecting the same calendar again queues this write
+          // (requeueWritesOnConnect), and so does connecting another one while the meeting is upcoming.
           await finish({ error: REASONS.disconnected });
           return;
         }
