@@ -761,6 +761,35 @@ describe('an event whose insert answer was lost', () => {
     expect(await eventsOf()).toEqual([]);
     expect(await writeOf()).toMatchObject({ state: 'deleted', providerEventId: null, requestId: `${requestId}#2` });
   });
+
+  it('is kept and recorded where the insert made it when the rep has connected another calendar since, not made a second time in the newest', async () => {
+    const rep = await signupOrganization('Lost insert retried');
+    const older = await connectLocal(rep);
+    const monday = mondayAhead();
+    const booked = await bookSlot(await slugOf(rep), `${monday}T13:00:00Z`, `${monday}T13:30:00Z`);
+    expect(booked.status, booked.text).toBe(201);
+    const meetingId = booked.body.data.meeting_id as number;
+    const requestId = `meeting:${rep.orgId}:${meetingId}`;
+    await inOrganization(rep.orgId, (tx) =>
+      tx.insert(localCalendarEvents).values({
+        organizationId: rep.orgId,
+        connectionId: older.id,
+        requestId,
+        title: 'Stale title',
+        startsAt: new Date(`${monday}T13:00:00Z`),
+        endsAt: new Date(`${monday}T13:30:00Z`),
+        timeZone: 'UTC',
+        attendees: [],
+      }),
+    );
+    await connectLocal(rep);
+    const { writeOf, eventsOf, job } = meetingWrites(rep.orgId, meetingId);
+    await job();
+    expect((await eventsOf()).map((event) => [event.connectionId, event.requestId, event.title])).toEqual([
+      [older.id, requestId, 'Meeting with Grace Hopper'],
+    ]);
+    expect(await writeOf()).toMatchObject({ state: 'created', connectionId: older.id, requestId });
+  });
 });
 
 describe('a meeting given to a rep with a calendar', () => {

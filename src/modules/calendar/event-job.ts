@@ -534,7 +534,20 @@ export const calendarEventJobHandler: JobHandler<'calendar-event', typeof calend
         await handOver(meeting.id, { userId: meeting.userId });
         return;
       }
-      const connection = await liveConnection(tx, orgId, eq(connections.ownerId, meeting.userId));
+      // The rep's active calendars, the newest first: the insert goes to the newest.
+      const [connection, ...older] = await tx
+        .select()
+        .from(connections)
+        .where(
+          and(
+            eq(connections.organizationId, orgId),
+            eq(connections.kind, 'calendar'),
+            eq(connections.state, 'active'),
+            isNull(connections.deletedAt),
+            eq(connections.ownerId, meeting.userId),
+          ),
+        )
+        .orderBy(desc(connections.id));
       if (!connection) {
         await finish({
           state: 'skipped',
@@ -542,6 +555,34 @@ export const calendarEventJobHandler: JobHandler<'calendar-event', typeof calend
           error: 'No active calendar is connected for the rep',
         });
         return;
+      }
+      // An earlier run's insert whose answer was lost went to the rep's newest calendar then: one of
+      // the older ones, if the rep connected another since. Found there, that event is the
+      // meeting's, brought in line and recorded, rather than a second one made in the newest
+      // (until 2026-12-01 the retry made a duplicate). A provider read per older calendar, only for
+      // a rep with several.
+      for (const other of older) {
+        try {
+          const calendar = calendarFor({ db: tx, env, writer }, other);
+          const lost = await findLostEvent(calendar, write.requestId);
+          if (lost.eventId === null) continue;
+          const updated = await calendar.updateEvent(lost.eventId, { ...event, request_id: lost.requestId });
+          if (!updated) continue;
+          await finish({
+            state: 'created',
+            userId: meeting.userId,
+            connectionId: other.id,
+            provider: other.provider,
+            providerEventId: updated.id,
+            requestId: lost.requestId,
+            error: null,
+          });
+          return;
+        } catch (error) {
+          return void (await keepOnFailure(error, orgId, other, writer, (values) =>
+            finish({ ...values, connectionId: other.id, provider: other.provider }),
+          ));
+        }
       }
       try {
         const calendar = calendarFor({ db: tx, env, writer }, connection);
