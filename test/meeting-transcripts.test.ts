@@ -12,10 +12,18 @@ import { withOwnDatabase } from '../src/db/client';
 import { meetingToolDeliveries, meetingToolEndpoints, meetingTranscripts } from '../src/db/schema';
 import { readConfig } from '../src/env';
 import { MEETING_TOOL_DELIVERY_ID_DAYS, sweepMeetingToolDeliveryIds } from '../src/modules/meetings/retention';
+import { sha256Hex } from '../src/core/auth/api-key-secrets';
+import { organizationOfEndpoint } from '../src/modules/meetings/meeting-tool-webhooks';
 import { signDelivery } from '../src/modules/meetings/webhook-signature';
-import { call, signupOrganization, type SignedUp } from './helpers/api';
+import { call, memberToken, signupOrganization, type SignedUp } from './helpers/api';
 import { runMinuteCron } from './helpers/cron';
 import { inOrganization } from './helpers/leads';
+
+const migration0097 = import.meta.glob<string>('../drizzle/0097_meeting_tool_token_hash.sql', {
+  query: '?raw',
+  import: 'default',
+  eager: true,
+});
 
 let org: SignedUp;
 let other: SignedUp;
@@ -175,21 +183,83 @@ describe('meeting-tool webhooks', () => {
     });
   }
 
-  it('shows the secret once, keeps it sealed, and lists endpoints without it', async () => {
+  it('shows the URL and the secret once, keeps the URL’s token only hashed and the secret sealed, and lists the URL masked', async () => {
     const endpoint = await addEndpoint(org);
     expect(endpoint.secret).toMatch(/^whsec_/);
-    expect(endpoint.url).toMatch(/^\/api\/v1\/meeting-tools\/tool_a\/webhook\/mtw_/);
+    const token = endpoint.url.match(/^\/api\/v1\/meeting-tools\/tool_a\/webhook\/(mtw_[A-Za-z0-9_-]{32})$/)?.[1];
+    expect(token, endpoint.url).toBeDefined();
     const [row] = await inOrganization(org.orgId, (tx) =>
       tx.select().from(meetingToolEndpoints).where(eq(meetingToolEndpoints.id, endpoint.id)),
     );
     expect(row.secret).not.toContain(endpoint.secret.slice(6));
-    const listed = await call('GET', '/api/meeting-tools/webhooks/list', { token: org.token });
+    // Anyone holding the URL and the secret can deliver: neither is kept readable.
+    expect(JSON.stringify(row)).not.toContain((token as string).slice(4));
+    expect(row.tokenHash).toBe(await sha256Hex(token as string));
+    // Any user of the organization may list; the list holds neither the token nor the secret.
+    const listed = await call('GET', '/api/meeting-tools/webhooks/list', {
+      token: await memberToken(org, 'sales_rep'),
+    });
+    expect(listed.status, listed.text).toBe(200);
     expect(listed.text).not.toContain(endpoint.secret);
+    expect(listed.text).not.toContain((token as string).slice(4, -4));
     expect(listed.body.data).toContainEqual({
       id: endpoint.id,
       tool: 'tool_a',
-      url: endpoint.url,
+      url: `/api/v1/meeting-tools/tool_a/webhook/mtw_…${(token as string).slice(-4)}`,
       created_at: expect.any(String),
+    });
+    // The whole URL still delivers (found by the token's hash); the masked one is no URL of an endpoint.
+    const meetingId = await addMeeting(org);
+    const body = { meeting_id: meetingId, transcript: 'Ada: by the whole URL' };
+    const delivered = await deliver(endpoint.url, endpoint.secret, body);
+    expect(delivered.status, delivered.text).toBe(200);
+    const masked = listed.body.data.find((item: { id: number }) => item.id === endpoint.id).url as string;
+    expect((await deliver(masked, endpoint.secret, body)).status).toBe(400);
+  });
+
+  it('migration 0097 keeps the URLs of endpoints added before it working: their tokens hashed, then dropped', async () => {
+    const endpoint = await addEndpoint(org, 'tool_c');
+    const token = endpoint.url.split('/').pop() as string;
+    const [statements] = Object.values(migration0097).map((text) => text.split('--> statement-breakpoint'));
+    const rolledBack = new Error('rolled back');
+    let seen: { hash: string; last4: string; columns: string[]; found: unknown } | undefined;
+    // The table's owner, in a transaction rolled back after: the table as it was before 0097 (the
+    // token in clear, this endpoint's and made-up ones for the others), then the migration.
+    await withOwnDatabase(readConfig(env), (db) =>
+      db.transaction(async (tx) => {
+        await tx.execute(sql`alter table meeting_tool_endpoints add column token text`);
+        await tx.execute(sql`update meeting_tool_endpoints set token = case when id = ${endpoint.id} then ${token}
+          else 'mtw_before_0097_' || id || '_xxxxxxxxxxxxxxxx' end`);
+        await tx.execute(sql`alter table meeting_tool_endpoints alter column token set not null`);
+        await tx.execute(sql`create unique index meeting_tool_endpoints_token_idx on meeting_tool_endpoints (token)`);
+        await tx.execute(sql`alter table meeting_tool_endpoints drop column token_hash, drop column token_last4`);
+        for (const statement of statements) await tx.execute(sql.raw(statement));
+        const [row] = (
+          await tx.execute<{ hash: string; last4: string }>(
+            sql`select token_hash as hash, token_last4 as last4 from meeting_tool_endpoints where id = ${endpoint.id}`,
+          )
+        ).rows;
+        const columns = await tx.execute<{ name: string }>(
+          sql`select column_name as name from information_schema.columns where table_name = 'meeting_tool_endpoints'`,
+        );
+        const found = await tx.execute<{ organization_id: string }>(
+          organizationOfEndpoint('tool_c', await sha256Hex(token)).sql,
+        );
+        seen = {
+          ...row,
+          columns: columns.rows.map((column) => column.name),
+          found: found.rows.map((one) => Number(one.organization_id)),
+        };
+        throw rolledBack;
+      }),
+    ).catch((error: unknown) => {
+      if (error !== rolledBack) throw error;
+    });
+    expect(seen).toEqual({
+      hash: await sha256Hex(token),
+      last4: token.slice(-4),
+      columns: expect.not.arrayContaining(['token']),
+      found: [org.orgId],
     });
   });
 

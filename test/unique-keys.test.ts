@@ -56,7 +56,7 @@ const UNIQUE_KEYS: Record<string, string> = {
   mail_messages_provider_id_key: `${JOB_ONLY} (routes insert messages without a provider id)`,
   mail_suppressions_organization_id_address_pk: ON_CONFLICT,
   meeting_tool_deliveries_organization_id_endpoint_id_delivery_id: ON_CONFLICT,
-  meeting_tool_endpoints_token_idx: RANDOM,
+  meeting_tool_endpoints_token_hash_idx: RANDOM,
   meeting_transcripts_meeting_idx: ON_CONFLICT,
   phone_number_users_organization_id_phone_number_id_user_id_pk: ON_CONFLICT,
   phone_numbers_live_key: `${ON_CONFLICT}: 409 number_owned`,

@@ -49,8 +49,11 @@ export const meetingTranscripts = pgTable(
 /**
  * An organization's webhook endpoint for one meeting tool: the tool posts finished transcripts to
  * `/api/v1/meeting-tools/{tool}/webhook/{token}`, signed with the endpoint's secret (sealed, like
- * every credential: src/providers/secrets.ts). `token` is public and unique across organizations:
- * it finds the endpoint before any tenant scope; the signature is what authenticates.
+ * every credential: src/providers/secrets.ts). The URL's token is shown once, when the endpoint is
+ * added, and kept only as its SHA-256 (`token_hash`, unique across organizations: it finds the
+ * endpoint before any tenant scope) and its last 4 characters (`token_last4`, for the masked URL
+ * the list shows); the signature is what authenticates a delivery. Migration 0097 hashed the
+ * tokens kept in clear before.
  */
 export const meetingToolEndpoints = pgTable(
   'meeting_tool_endpoints',
@@ -58,7 +61,10 @@ export const meetingToolEndpoints = pgTable(
     id: id(),
     organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
     tool: text().$type<WebhookMeetingTool>().notNull(),
-    token: text().notNull(),
+    /** SHA-256 (hex) of the URL's token (`mtw_…`); the token itself is never stored. */
+    tokenHash: text().notNull(),
+    /** The token's last 4 characters: the list shows the URL as `…/webhook/mtw_…<last4>`. */
+    tokenLast4: text().notNull(),
     secret: text().notNull(),
     secretKeyId: text().notNull(),
     createdBy: bigint({ mode: 'number' }).references(() => users.id, { onDelete: 'set null' }),
@@ -67,7 +73,7 @@ export const meetingToolEndpoints = pgTable(
     deletedAt: timestamp({ withTimezone: true }),
   },
   (table) => [
-    uniqueIndex('meeting_tool_endpoints_token_idx').on(table.token),
+    uniqueIndex('meeting_tool_endpoints_token_hash_idx').on(table.tokenHash),
     index('meeting_tool_endpoints_organization_idx').on(table.organizationId, table.id),
     check('meeting_tool_endpoints_tool_check', sql`${table.tool} in ('tool_a', 'tool_b', 'tool_c')`),
     tenantPolicy('meeting_tool_endpoints'),

@@ -1,14 +1,17 @@
 /**
  * Meeting-tool webhook endpoints: an organization registers one per tool (tool_a, tool_b, tool_c)
  * and gives the tool its URL and signing secret; the tool posts each finished transcript there.
- * The public token in the URL finds the endpoint (and so the organization) in the request's
- * scoping statement; the signature (webhook-signature.ts) is what authenticates the delivery.
- * The secret is sealed at rest like every credential (src/providers/secrets.ts) and shown once.
+ * The token in the URL finds the endpoint (and so the organization) in the request's scoping
+ * statement, by its SHA-256; the signature (webhook-signature.ts) is what authenticates the
+ * delivery. The URL is shown whole once, when the endpoint is added (the list shows it masked,
+ * `mtw_…<last 4>`), and its token is kept only hashed, as API keys are; the secret is sealed at
+ * rest like every credential (src/providers/secrets.ts) and shown once too.
  * A delivery id already accepted changes nothing (a replay, or the tool retrying after a lost
  * answer): answered 200 with `duplicate: true`.
  */
 import { eq, isNull, sql, type SQL } from 'drizzle-orm';
 import { NotFound, ServiceUnavailable } from '../../core/errors';
+import { sha256Hex } from '../../core/auth/api-key-secrets';
 import { log } from '../../core/log';
 import { isoTimestamp } from '../../core/schemas';
 import type { OrganizationLookup } from '../../db/client';
@@ -32,11 +35,12 @@ export function webhookPath(tool: string, token: string): string {
   return `/api/v1/meeting-tools/${tool}/webhook/${token}`;
 }
 
+/** The endpoint as listed: its URL masked to the token's last 4 characters (only its hash is kept). */
 function presentEndpoint(row: EndpointRow) {
   return {
     id: row.id,
     tool: row.tool,
-    url: webhookPath(row.tool, row.token),
+    url: webhookPath(row.tool, `mtw_…${row.tokenLast4}`),
     created_at: isoTimestamp(row.createdAt) as string,
   };
 }
@@ -52,18 +56,21 @@ function newToken(): string {
 export async function addEndpoint(ctx: TenantContext, env: Bindings, tool: WebhookMeetingTool) {
   const secret = newWebhookSecret();
   const sealed = await sealSecret(await keyringOf(env), ctx.orgId, secret);
+  const token = newToken();
   const [row] = await ctx.db
     .insert(meetingToolEndpoints)
     .values({
       organizationId: ctx.orgId,
       tool,
-      token: newToken(),
+      tokenHash: await sha256Hex(token),
+      tokenLast4: token.slice(-4),
       secret: sealed.sealed,
       secretKeyId: sealed.keyId,
       createdBy: ctx.userId,
     })
     .returning();
-  return { ...presentEndpoint(row), secret };
+  // The only answer that holds the whole URL (its stored replay is sealed: route option sealedReplay).
+  return { ...presentEndpoint(row), url: webhookPath(row.tool, token), secret };
 }
 
 export async function listEndpoints(ctx: TenantContext) {
@@ -86,13 +93,17 @@ export async function deleteEndpoint(ctx: TenantContext, id: number): Promise<vo
   if (deleted.length === 0) throw new NotFound('Meeting tool webhook', id);
 }
 
-const liveEndpoint = (tool: string, token: string): SQL =>
-  sql`${meetingToolEndpoints.token} = ${token} and ${meetingToolEndpoints.tool} = ${tool} and ${meetingToolEndpoints.deletedAt} is null`;
+/** The hash the route computes from the URL's token (`tokenHash`), never the token itself, reaches SQL. */
+const liveEndpoint = (tool: string, tokenHash: string): SQL =>
+  sql`${meetingToolEndpoints.tokenHash} = ${tokenHash} and ${meetingToolEndpoints.tool} = ${tool} and ${meetingToolEndpoints.deletedAt} is null`;
 
-/** The endpoint's organization, found by the scoping statement (the token is unique across organizations). */
-export function organizationOfEndpoint(tool: string, token: string): OrganizationLookup {
+/** The SHA-256 by which an endpoint is found from its URL's token. */
+export const endpointTokenHash = sha256Hex;
+
+/** The endpoint's organization, found by the scoping statement (the token's hash is unique across organizations). */
+export function organizationOfEndpoint(tool: string, tokenHash: string): OrganizationLookup {
   return {
-    sql: sql`select ${meetingToolEndpoints.organizationId} from ${meetingToolEndpoints} where ${liveEndpoint(tool, token)}`,
+    sql: sql`select ${meetingToolEndpoints.organizationId} from ${meetingToolEndpoints} where ${liveEndpoint(tool, tokenHash)}`,
   };
 }
 
@@ -104,10 +115,10 @@ export interface CheckedEndpoint {
 }
 
 /** The caller check of the scoping statement: the endpoint as one JSON value (null when unknown). */
-export function endpointOfToken(tool: string, token: string): SQL {
+export function endpointOfToken(tool: string, tokenHash: string): SQL {
   return sql`(select json_build_object('id', ${meetingToolEndpoints.id}, 'organization_id', ${meetingToolEndpoints.organizationId},
     'secret', ${meetingToolEndpoints.secret}, 'created_by', ${meetingToolEndpoints.createdBy})
-    from ${meetingToolEndpoints} where ${liveEndpoint(tool, token)}) as caller`;
+    from ${meetingToolEndpoints} where ${liveEndpoint(tool, tokenHash)}) as caller`;
 }
 
 export interface Delivery {

@@ -17,6 +17,7 @@ import {
   type CheckedEndpoint,
   deleteEndpoint,
   endpointOfToken,
+  endpointTokenHash,
   listEndpoints,
   organizationOfEndpoint,
   receiveDelivery,
@@ -93,9 +94,9 @@ transcriptRoutes.openapi(
     path: '/api/meeting-tools/webhooks/add',
     operationId: 'addMeetingToolWebhook',
     tags,
-    summary: 'Add a meeting tool’s transcript webhook (beyond the spec; the secret is shown once)',
+    summary: 'Add a meeting tool’s transcript webhook (beyond the spec; its URL and secret are shown once)',
     description:
-      'Creates a webhook endpoint for `tool` and answers its URL and signing secret (shown only here; stored sealed). Give both to the meeting tool: it signs each delivery as Standard Webhooks do (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`).',
+      'Creates a webhook endpoint for `tool` and answers its URL and signing secret, both shown whole only here (the URL’s token is kept only as a hash, the secret sealed; the list shows the URL masked). Give both to the meeting tool: it signs each delivery as Standard Webhooks do (`webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of "{id}.{timestamp}.{body}">`).',
     auth: 'bearer',
     roles: ['admin'],
     sealedReplay: true,
@@ -111,9 +112,9 @@ transcriptRoutes.openapi(
     path: '/api/meeting-tools/webhooks/list',
     operationId: 'listMeetingToolWebhooks',
     tags,
-    summary: 'The organization’s meeting-tool webhooks (beyond the spec; no secrets)',
+    summary: 'The organization’s meeting-tool webhooks (beyond the spec; URLs masked, no secrets)',
     description:
-      'Every live meeting-tool webhook endpoint of the organization, oldest first, without secrets (a URL alone cannot deliver: the signature authenticates), so any user may read them.',
+      'Every live meeting-tool webhook endpoint of the organization, oldest first, with its URL masked (`…/webhook/mtw_…` and the token’s last 4 characters) and without its secret: both were shown whole only when the endpoint was added. A lost URL or secret is replaced by adding a new endpoint and deleting the old one.',
     auth: 'bearer',
     responses: {
       200: listEnvelope(EndpointSchema, 'Webhooks', { whole: true, rows: 'Every live webhook endpoint, oldest first' }),
@@ -173,6 +174,7 @@ transcriptRoutes.openapi(
   async (c) => {
     const { tool, token } = c.req.valid('param');
     const delivery = c.req.valid('json');
+    const tokenHash = await endpointTokenHash(token);
     let endpoint: CheckedEndpoint | null = null;
     let result: { meeting_id: number | null; duplicate: boolean } = { meeting_id: null, duplicate: false };
     await runAsTenant<CheckedEndpoint>(
@@ -192,8 +194,8 @@ transcriptRoutes.openapi(
           delivery,
         );
       },
-      organizationOfEndpoint(tool, token),
-      endpointOfToken(tool, token),
+      organizationOfEndpoint(tool, tokenHash),
+      endpointOfToken(tool, tokenHash),
       (checked) => {
         if (!checked) throw new NotFound('Meeting tool webhook');
         endpoint = checked;

@@ -144,16 +144,20 @@ export const AddEndpointBody = z
 const endpointFields = {
   id: z.number().int().openapi({ description: 'The endpoint’s id' }),
   tool: z.enum(WEBHOOK_MEETING_TOOLS).openapi({ description: 'The meeting tool' }),
-  url: z.string().openapi({ description: 'Where the tool posts (path; prefix it with the API’s origin)' }),
+  url: z.string().openapi({
+    description:
+      'The URL the tool posts to, masked: its token shortened to `mtw_…` and its last 4 characters. The whole URL is answered only when the endpoint is added; only a hash of its token is kept. To learn it again, add a new endpoint and delete this one.',
+  }),
   created_at: timestamp('When the endpoint was added'),
 };
 
 export const EndpointSchema = z.object(endpointFields).openapi('MeetingToolWebhook', {
-  description: 'A webhook endpoint of a meeting tool (its secret is shown only once, when added)',
+  description:
+    'A webhook endpoint of a meeting tool (its URL, masked here, and its secret are shown whole only once, when added)',
   example: {
     id: 3,
     tool: 'tool_a',
-    url: '/api/v1/meeting-tools/tool_a/webhook/mtw_…',
+    url: '/api/v1/meeting-tools/tool_a/webhook/mtw_…nQ4T',
     created_at: '2026-03-09T10:00:00.000Z',
   },
 });
@@ -161,17 +165,21 @@ export const EndpointSchema = z.object(endpointFields).openapi('MeetingToolWebho
 export const NewEndpointSchema = z
   .object({
     ...endpointFields,
+    url: z.string().openapi({
+      description:
+        'Where the tool posts (path; prefix it with the API’s origin), shown whole only in this answer: give it to the tool. Its token is kept only hashed; lists show it masked.',
+    }),
     secret: text(1, 100).openapi({
       description:
         'The signing secret (`whsec_` + base64), shown only in this answer: give it to the tool. Deliveries are signed as Standard Webhooks: `webhook-signature: v1,<base64 HMAC-SHA256 of "{webhook-id}.{webhook-timestamp}.{body}">`',
     }),
   })
   .openapi('NewMeetingToolWebhook', {
-    description: 'The endpoint just added, with its signing secret (shown once)',
+    description: 'The endpoint just added, with its whole URL and its signing secret (both shown once)',
     example: {
       id: 3,
       tool: 'tool_a',
-      url: '/api/v1/meeting-tools/tool_a/webhook/mtw_…',
+      url: '/api/v1/meeting-tools/tool_a/webhook/mtw_3q2x9cZJ0oJmW1kq8nQ4Tg',
       created_at: '2026-03-09T10:00:00.000Z',
       secret: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
     },
