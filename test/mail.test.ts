@@ -10,6 +10,7 @@
 import { createExecutionContext, createMessageBatch, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { and, eq, sql } from 'drizzle-orm';
+import { base64url } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { intentSignals, mailMessages, mailSendJobs, mailSuppressions } from '../src/db/schema';
 import { withOwnDatabase } from '../src/db/client';
@@ -17,7 +18,8 @@ import { readConfig } from '../src/env';
 import { MAX_LEASE_RESENDS, sweepExpiredLeases } from '../src/jobs/lease-sweep';
 import { REASONS as MAIL_SEND_REASONS } from '../src/modules/mail/send-job';
 import { BOUNCED_REASON_PREFIX } from '../src/modules/mail/bounces';
-import { verifyTrackingToken } from '../src/modules/tracking/token';
+import { signUnsubscribeToken } from '../src/modules/mail/unsubscribe-token';
+import { signWithTrackingKey, trackingSecrets, verifyTrackingToken } from '../src/modules/tracking/token';
 import { HANDED_OVER_UNANSWERED } from '../src/providers/mail/smtp';
 import worker from '../src/index';
 import { EVENTS_QUEUE } from '../src/jobs/events-runner';
@@ -691,6 +693,11 @@ describe('sending from a local account', () => {
   it('the signed one-click unsubscribe suppresses the address; GET changes nothing; later sends skip it', async () => {
     const header = (await messageRow(sentId)).headers[0];
     const path = /<http:\/\/lead\.test([^>]+)>/.exec(header)?.[1] as string;
+    // The address is sealed in the link, not just encoded: its payload does not show it.
+    const payload = (path.split('/').pop() as string).split('.')[0];
+    const decoded = new TextDecoder().decode(base64url.decode(payload));
+    expect(decoded).toMatch(/^\{"v":2,"o":\d+,"x":"[\w-]+"\}$/);
+    expect(decoded.toLowerCase()).not.toContain(leadEmail.toLowerCase().split('@')[0]);
     const page = await requestRecordingJobs('GET', path);
     expect(page.status).toBe(200);
     expect(page.text).toContain(leadEmail.toLowerCase());
@@ -719,6 +726,26 @@ describe('sending from a local account', () => {
     const partly = await send({ to: [leadEmail.toUpperCase(), other], subject: 'Again', body: 'Hello' });
     expect(partly.status, partly.text).toBe(202);
     expect(partly.body.data).toMatchObject({ to: [other], suppressed: [leadEmail.toLowerCase()] });
+  });
+});
+
+describe('unsubscribe links sent before the address was sealed', () => {
+  it('still unsubscribe their address (v1: the address readable in the signed payload)', async () => {
+    const secrets = trackingSecrets(env);
+    const address = uniqueEmail('old-link').toLowerCase();
+    const payload = base64url.encode(JSON.stringify({ v: 1, o: owner.orgId, a: address }));
+    const token = `${payload}.${await signWithTrackingKey(secrets, 'mail-unsubscribe', payload)}`;
+    const clicked = await requestRecordingJobs('POST', `/api/v1/mail/unsubscribe/${token}`);
+    expect(clicked.status, clicked.text).toBe(200);
+    expect(clicked.events).toEqual([{ kind: 'unsubscribe', orgId: owner.orgId, address, at: expect.any(String) }]);
+    // Sealed for one organization, an address opens for no other (the organization is the seal's additional data).
+    const sealed = await signUnsubscribeToken(secrets, { orgId: owner.orgId, address });
+    const [body] = sealed.split('.');
+    const moved = base64url.encode(
+      JSON.stringify({ ...JSON.parse(new TextDecoder().decode(base64url.decode(body))), o: owner.orgId + 1 }),
+    );
+    const forged = `${moved}.${await signWithTrackingKey(secrets, 'mail-unsubscribe', moved)}`;
+    expect((await requestRecordingJobs('POST', `/api/v1/mail/unsubscribe/${forged}`)).status).toBe(404);
   });
 });
 

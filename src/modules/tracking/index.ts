@@ -5,6 +5,8 @@
 export { isTrackingHit, recordHits } from './hits';
 export { isDirectTarget, linkDomainRoutes, linkDomainsSql } from './link-domains';
 export {
+  openWithTrackingKey,
+  sealWithTrackingKey,
   signTrackingToken,
   signWithTrackingKey,
   trackingSecrets,

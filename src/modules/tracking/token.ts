@@ -189,3 +189,76 @@ export async function verifyWithTrackingKey(
     return false;
   }
 }
+
+const sealKeys = new Map<string, Promise<CryptoKey>>();
+
+/**
+ * The AES-256-GCM key of `purpose`: derived with HKDF from TRACKING_SECRET (else JWT_SECRET) under
+ * a salt of its own, so it is never the HMAC key above nor another purpose's key.
+ */
+function sealKey(secrets: TrackingSecrets, purpose: string): Promise<CryptoKey> {
+  const base = secrets.trackingSecret ?? secrets.jwtSecret;
+  const cacheKey = `${secrets.trackingSecret ? 't' : 'j'}:${purpose}:${base}`;
+  let key = sealKeys.get(cacheKey);
+  if (!key) {
+    key = crypto.subtle.importKey('raw', encoder.encode(base), 'HKDF', false, ['deriveKey']).then((material) =>
+      crypto.subtle.deriveKey(
+        {
+          name: 'HKDF',
+          hash: 'SHA-256',
+          salt: encoder.encode('lead-management/tracking-seal'),
+          info: encoder.encode(purpose),
+        },
+        material,
+        { name: 'AES-GCM', length: 256 },
+        false,
+        ['encrypt', 'decrypt'],
+      ),
+    );
+    sealKeys.set(cacheKey, key);
+  }
+  return key;
+}
+
+/**
+ * `text` encrypted (AES-256-GCM, a random 96-bit IV before the ciphertext, base64url) under the
+ * key of `purpose`, bound to `context` (additional data): for a value a public link must carry
+ * but not show, such as an address (the unsubscribe link).
+ */
+export async function sealWithTrackingKey(
+  secrets: TrackingSecrets,
+  purpose: string,
+  text: string,
+  context: string,
+): Promise<string> {
+  const iv = crypto.getRandomValues(new Uint8Array(12));
+  const sealed = await crypto.subtle.encrypt(
+    { name: 'AES-GCM', iv, additionalData: encoder.encode(context) },
+    await sealKey(secrets, purpose),
+    encoder.encode(text),
+  );
+  const out = new Uint8Array(iv.length + sealed.byteLength);
+  out.set(iv);
+  out.set(new Uint8Array(sealed), iv.length);
+  return base64url.encode(out);
+}
+
+/** The text sealWithTrackingKey sealed for the same purpose and context, else null (never throws). */
+export async function openWithTrackingKey(
+  secrets: TrackingSecrets,
+  purpose: string,
+  sealed: string,
+  context: string,
+): Promise<string | null> {
+  try {
+    const bytes = base64url.decode(sealed);
+    const opened = await crypto.subtle.decrypt(
+      { name: 'AES-GCM', iv: bytes.slice(0, 12), additionalData: encoder.encode(context) },
+      await sealKey(secrets, purpose),
+      bytes.slice(12),
+    );
+    return new TextDecoder().decode(opened);
+  } catch {
+    return null;
+  }
+}
