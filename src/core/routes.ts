@@ -45,6 +45,13 @@ export interface RegisteredRoute {
   idempotent: boolean;
   /** JSON GET: ETag on 200, 304 for a matching If-None-Match. */
   etag: boolean;
+  /**
+   * What a query parameter the route does not declare gets: `reject`, a 400 naming it (every route
+   * unless it opts out); `ignore`, nothing (`unknownQuery: 'ignore'` in defineRoute).
+   */
+  unknownQuery: 'reject' | 'ignore';
+  /** The query parameters the route declares (its query schema's keys). */
+  queryKeys: readonly string[];
 }
 
 export const routeRegistry: RegisteredRoute[] = [];
@@ -240,12 +247,18 @@ const PAYLOAD_TOO_LARGE = errorResponse(
   'The body exceeds the size limit (1 MB for JSON; uploads: the route’s own limit)',
 );
 
+const MALFORMED = 'Malformed request: unparseable JSON, wrong content type or a malformed parameter';
+const MALFORMED_OR_UNKNOWN =
+  'Malformed request: unparseable JSON, wrong content type, a malformed parameter, or a query parameter the operation does not declare (error.details names each one)';
+
 function sharedErrors(
   auth: AuthKind,
   roles: readonly RoleName[] | undefined,
   scope: ApiKeyScope | undefined,
   bodyMediaType: string | undefined,
+  strictQuery: boolean,
 ) {
+  const malformed = errorResponse(strictQuery ? MALFORMED_OR_UNKNOWN : MALFORMED);
   const forbidden = roles
     ? `Forbidden: the caller's role is not ${roles.join(' or ')} (error.code ${forbiddenCode(roles)})`
     : scope
@@ -253,7 +266,7 @@ function sharedErrors(
       : 'Forbidden: the caller may not do this; error.code names the rule';
   if (auth === 'operator') {
     return {
-      400: errorResponse('Malformed request: unparseable JSON, wrong content type or a malformed parameter'),
+      400: malformed,
       401: errorResponse(
         `No operator key sent (Authorization: Bearer or ${OPERATOR_KEY_HEADER}; error.code operator_key_missing)`,
       ),
@@ -272,7 +285,7 @@ function sharedErrors(
     };
   }
   return {
-    400: errorResponse('Malformed request: unparseable JSON, wrong content type or a malformed parameter'),
+    400: malformed,
     ...(auth === 'public'
       ? {}
       : { 401: errorResponse('Missing or invalid credentials'), 403: errorResponse(forbidden) }),
@@ -363,6 +376,14 @@ export type DefinedRouteConfig = Omit<RouteConfig, 'middleware' | 'security' | '
      * field): the app-wide guard leaves this route's body alone. Its query is still checked.
      */
     checksOwnCharacters?: true;
+    /**
+     * `ignore`: query parameters the route does not declare are ignored. Only for public routes
+     * whose URLs third parties extend with parameters the caller does not control (a tracking
+     * pixel or redirect carrying `utm_source` or `fbclid`, a hosted form or booking page, a
+     * provider's webhook or callback, a signed download link). Every other route rejects them: a
+     * 400 naming each one, so a misspelt filter is never silently dropped.
+     */
+    unknownQuery?: 'ignore';
   };
 
 /** Marks the request as one whose writes need no transaction (see DefinedRouteConfig.transaction). */
@@ -399,6 +420,7 @@ export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
     sealedReplay,
     beforeAuth,
     checksOwnCharacters,
+    unknownQuery,
     ...route
   } = config;
   const method = route.method.toUpperCase();
@@ -417,11 +439,14 @@ export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
     ...(idempotent && sealedReplay ? [withSealedReplay] : []),
     ...authMiddleware(auth, scope),
   ];
+  const querySchema = route.request?.query as z.ZodType | undefined;
+  const queryKeys = declaredKeys(querySchema, `${method} ${route.path}`);
+  const strictQuery = unknownQuery !== 'ignore';
   const content = route.request?.body?.content;
   const bodyMediaTypes = content ? Object.keys(content) : [];
   const bodyMediaType = bodyMediaTypes[0];
   const declared: RouteConfig['responses'] = {
-    ...sharedErrors(auth, roles, scope, bodyMediaTypes.length ? bodyMediaTypes.join(' or ') : undefined),
+    ...sharedErrors(auth, roles, scope, bodyMediaTypes.length ? bodyMediaTypes.join(' or ') : undefined, strictQuery),
     ...route.responses,
   };
   if (idempotent) declared[409] = withIdempotencyConflict(route.responses[409], sealedReplay === true);
@@ -438,7 +463,7 @@ export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
     scope,
     operationId: route.operationId,
     params: route.request?.params as z.ZodType | undefined,
-    query: route.request?.query as z.ZodType | undefined,
+    query: querySchema,
     body: bodyMediaType ? (content?.[bodyMediaType] as { schema?: z.ZodType } | undefined)?.schema : undefined,
     bodyMediaType,
     bodies: bodyMediaTypes.flatMap((mediaType) => {
@@ -447,6 +472,8 @@ export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
     }),
     idempotent,
     etag: etagged,
+    unknownQuery: strictQuery ? 'reject' : 'ignore',
+    queryKeys,
   });
   return createRoute({
     ...route,
@@ -455,7 +482,9 @@ export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
         ? withRolesNote(route.description, roles)
         : scope
           ? withScopeNote(route.description, scope)
-          : route.description,
+          : strictQuery
+            ? route.description
+            : `${route.description}\n\n${IGNORED_QUERY_NOTE}`,
       contract.responses,
     ),
     ...(roles ? { 'x-roles': roles } : {}),
@@ -464,6 +493,7 @@ export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
       ...(beforeAuth ?? []),
       ...authChain,
       ...(roles ? [requireRoles(roles)] : []),
+      ...(strictQuery ? [rejectUnknownQuery(queryKeys)] : []),
       ...(etagged ? [jsonEtag] : []),
     ],
     security: securityFor[auth],
@@ -482,9 +512,57 @@ export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
     | 'sealedReplay'
     | 'beforeAuth'
     | 'checksOwnCharacters'
+    | 'unknownQuery'
   > & {
     middleware: MiddlewareHandler<AppEnv>[];
   });
+}
+
+const IGNORED_QUERY_NOTE =
+  'Query parameters the operation does not declare are ignored (third parties append their own, such as `utm_source` or `fbclid`).';
+
+/**
+ * The keys of a route's query schema (an object, possibly refined or piped). A schema of another
+ * shape fails at definition: the unknown-parameter check must know what the route takes.
+ */
+function declaredKeys(schema: z.ZodType | undefined, route: string): string[] {
+  let current: unknown = schema;
+  while (current && !(current instanceof z.ZodObject)) {
+    if (current instanceof z.ZodPipe) current = current.in;
+    else throw new Error(`${route}: its query schema must be an object, to know which parameters it takes`);
+  }
+  return current ? Object.keys((current as z.ZodObject).shape) : [];
+}
+
+/**
+ * A query parameter the route does not declare is a 400 `bad_request` naming every such parameter
+ * (`error.code` the first, `error.details` each), before the declared ones are validated: a
+ * misspelt filter (`serch_value`) would otherwise answer as if no filter were given. Runs after
+ * authentication and roles, as validation does.
+ */
+function rejectUnknownQuery(keys: readonly string[]): MiddlewareHandler<AppEnv> {
+  const declared = new Set(keys);
+  return async (c, next) => {
+    const url = c.req.url;
+    const start = url.indexOf('?');
+    if (start !== -1) {
+      const unknown = [...new Set(new URLSearchParams(url.slice(start + 1)).keys())].filter(
+        (key) => !declared.has(key),
+      );
+      if (unknown.length > 0) throw unknownQueryParameters(unknown);
+    }
+    await next();
+  };
+}
+
+function unknownQueryParameters(names: string[]): BadRequest {
+  const message =
+    names.length === 1 ? `Unknown query parameter: ${names[0]}` : `Unknown query parameters: ${names.join(', ')}`;
+  const failure = new BadRequest(message, names[0]);
+  Object.assign(failure, {
+    details: names.map((field) => ({ field, message: 'is not a query parameter of this route' })),
+  });
+  return failure;
 }
 
 /**

@@ -124,6 +124,7 @@ bookingRoutes.openapi(
     description:
       'Name, job title, organization name, default meeting length and time zone of the rep with this booking slug; nothing private (no email, no phone). An unknown slug, a disabled page or an inactive rep: 404. Cached at the edge for 30 seconds (header `x-booking-cache: HIT` when served from it).',
     auth: 'public',
+    unknownQuery: 'ignore',
     request: { params: SlugParam },
     responses: { 200: cachedReadResponse(BookingProfileSchema) },
   }),
@@ -147,6 +148,7 @@ bookingRoutes.openapi(
     description:
       'Free slots of the rep: working hours in the rep’s timezone, minus Scheduled and Rescheduled meetings widened by the rep’s buffer, minus the minimum notice. `date` (one day) or `from`/`to` (default: 7 days from today) are days in `tz` (default: the rep’s timezone); slots are ISO 8601 in `tz` with its offset (2026-03-09T09:00:00-04:00). `duration` other than the rep’s own meeting length, more than 31 days, `to` before `from`, or an unknown tz: 400 naming the parameter. A rep with a calendar connected is offered no slot ending more than 59 days ahead (past the calendar’s synced window). Cached at the edge for 30 seconds under the rep’s booking version; a confirmation always re-checks.',
     auth: 'public',
+    unknownQuery: 'ignore',
     request: { params: SlugParam, query: AvailabilityQuery },
     responses: { 200: cachedReadResponse(AvailabilitySchema) },
   }),
@@ -173,6 +175,7 @@ bookingRoutes.openapi(
     description:
       'Books a slot from the availability answer: in one transaction the slot is checked again against the rep’s meetings (a slot taken meanwhile, outside the working hours, too soon or of another length: 409 `slot_unavailable`), the lead is found by email or created (assigned to the rep), and a Scheduled meeting is created with the rep’s booking meeting tool and the visitor as attendee. Two confirmations of one slot at once: exactly one succeeds, the other gets 409. At most BOOKING_RATE_LIMIT (default 10) confirmations per minute per client IP (429 with Retry-After).',
     auth: 'public',
+    unknownQuery: 'ignore',
     rateLimited: true,
     request: { params: SlugParam, body: jsonBody(ConfirmBookingBody) },
     responses: { 201: envelope(BookingConfirmationSchema, 'Meeting booked'), 409: slotConflict },
@@ -215,6 +218,7 @@ bookingRoutes.openapi(
     description:
       'An accessible, responsive page: pick a day, see the free slots in your own time zone (the browser’s), confirm with name and email. No external assets; a strict Content-Security-Policy (scripts and styles by nonce). Unknown slug or disabled page: a 404 page.',
     auth: 'public',
+    unknownQuery: 'ignore',
     request: { params: SlugParam },
     responses: { 200: htmlPage('The booking page'), 404: htmlPage('No booking page at this address') },
   }),

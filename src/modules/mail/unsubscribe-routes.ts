@@ -44,6 +44,7 @@ unsubscribeRoutes.openapi(
     description:
       'Shows which address would be unsubscribed and a button that POSTs to the same URL. A GET never unsubscribes, since mail scanners fetch links. An invalid token: a 404 page.',
     auth: 'public',
+    unknownQuery: 'ignore',
     request: { params: TokenParam },
     responses: { 200: htmlPage('The confirmation page'), 404: htmlPage('The token is not valid') },
   }),
@@ -71,6 +72,7 @@ unsubscribeRoutes.openapi(
     description:
       'What a mail client’s unsubscribe button sends (`List-Unsubscribe=One-Click`, any body is accepted and ignored). A valid token queues the address for the organization’s suppression list after the response (the route reads no database); every later send skips it. Answers 200 either way for a valid token, also when repeated; an invalid token answers a 404 page and changes nothing.',
     auth: 'public',
+    unknownQuery: 'ignore',
     request: { params: TokenParam },
     responses: { 200: htmlPage('Unsubscribed'), 404: htmlPage('The token is not valid') },
   }),

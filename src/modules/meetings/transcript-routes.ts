@@ -159,6 +159,7 @@ transcriptRoutes.openapi(
     description:
       'The endpoint a meeting tool posts finished transcripts to. The body is signed with the endpoint’s secret as Standard Webhooks do: headers `webhook-id` (the delivery id), `webhook-timestamp` (unix seconds) and `webhook-signature` (`v1,` + base64 HMAC-SHA256 of `{id}.{timestamp}.{raw body}`). A missing or wrong signature, or a timestamp more than 5 minutes from now: 401 and nothing stored. A delivery id received before (a replay, or the tool retrying) changes nothing: 200 with `duplicate: true`. The meeting is found by `meeting_id` or its `meeting_url` (404 otherwise); the transcript is parsed as on upload (422 naming `transcript`). An unknown or deleted endpoint: 404.',
     auth: 'public',
+    unknownQuery: 'ignore',
     rateLimited: true,
     beforeAuth: [keepRawBody],
     request: { params: WebhookToolParams, body: jsonBody(TranscriptDeliveryBody) },

@@ -31,6 +31,7 @@ trackingHitRoutes.openapi(
     tags,
     summary: 'Open-tracking pixel: always a 1×1 transparent GIF; a valid token records an email_opened signal',
     auth: 'public',
+    unknownQuery: 'ignore',
     request: { params: TokenParam },
     responses: {
       200: {
@@ -54,6 +55,7 @@ trackingHitRoutes.openapi(
     summary:
       'Click redirect: 302 to a link-domain URL, else an interstitial naming the destination; records link_clicked',
     auth: 'public',
+    unknownQuery: 'ignore',
     request: { params: TokenParam },
     responses: {
       200: {

@@ -49,6 +49,7 @@ voiceWebhookRoutes.openapi(
     description:
       'Where Twilio posts a call’s status changes (`StatusCallback`: CallSid, CallStatus, CallDuration) and its recording (`RecordingStatusCallback`: RecordingSid, RecordingUrl, RecordingStatus), form-encoded. `X-Twilio-Signature` must be the base64 HMAC-SHA1, under the account’s auth token, of this URL (as configured: the connection’s origin) followed by the sorted parameters; unsigned, badly signed, or for an organization without a Twilio connection: 403, nothing changed. Set it as the Status Callback of the organization’s numbers and of the TwiML App: a CallSid we did not place is recorded as a call once (a browser call, `From` `client:user_<org>_<user>`: outbound for that user; a call to one of the organization’s numbers, `Direction` inbound: for the number’s first assigned user), with the lead or contact whose phone is the other side’s number in E.164, and charged per started minute when it completes; a child leg (`ParentCallSid`) or a call to a number not the organization’s is not recorded (`handled: false`). Statuses only move forward and a call is charged once, so a replay changes nothing; a completed recording is copied into storage once.',
     auth: 'public',
+    unknownQuery: 'ignore',
     request: { params: idParam('org_id') },
     responses: { 200: envelope(Received), 403: badSignature },
   }),
@@ -80,6 +81,7 @@ voiceWebhookRoutes.openapi(
     description:
       'Set it as the Voice URL (*A call comes in*, POST) of the organization’s TwiML App and numbers (numbers bought through the API get it). Twilio posts the call form-encoded, signed like the status callback (`X-Twilio-Signature` over this URL and the sorted parameters; unsigned, badly signed, or for an organization without a Twilio connection, the local simulator included: 403, nothing read or written). The answer is TwiML (`text/xml`). A browser call (`From` `client:user_<org>_<user>`, the voice token’s identity; `To` the number passed to `device.connect`): `<Dial callerId answerOnBridge="true"><Number>` the `To` in E.164, from the user’s own active number, else the organization’s first active one, with the status callback on the leg. A call to one of the organization’s numbers (`To`): `<Dial>` a `<Client>` for each user assigned to the number (same identity format), ringing together. A call that cannot go through still answers 200 with TwiML, `<Say>` why and `<Hangup/>` (Twilio plays its own error for a 4xx or 5xx): a `To` not a valid E.164 number (with its `+`), a caller not a user of the organization, no active number to call from or only a suspended one, an empty calling wallet, a number not ours or suspended, or a number with no assigned user (no voicemail). Nothing is written here: the status callbacks record the call.',
     auth: 'public',
+    unknownQuery: 'ignore',
     request: { params: idParam('org_id') },
     responses: {
       200: {
@@ -119,6 +121,7 @@ voiceWebhookRoutes.openapi(
     description:
       'Vapi’s server URL. `x-vapi-signature` must be the hex HMAC-SHA256 of the raw body under the server credential’s secret (403 otherwise, nothing changed). An `end-of-call-report` ends its call (status from `endedReason`, `durationSeconds`, the transcript from `artifact.messages`), charges it once, and queues the copy of `artifact.recordingUrl`; other messages are acknowledged and ignored.',
     auth: 'public',
+    unknownQuery: 'ignore',
     request: { params: idParam('org_id') },
     responses: { 200: envelope(Received), 403: badSignature },
   }),
@@ -146,6 +149,7 @@ voiceWebhookRoutes.openapi(
     description:
       'The WAV recording named by a link from GET /api/call/{id}/recording, while the link is valid (15 minutes). An expired, altered or unknown link: 404.',
     auth: 'public',
+    unknownQuery: 'ignore',
     request: { params: TokenParam },
     responses: { 200: binaryDownload('The recording', ['audio/wav']) },
   }),

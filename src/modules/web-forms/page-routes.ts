@@ -131,6 +131,7 @@ webFormPageRoutes.openapi(
     description:
       'The hosted form as an accessible, responsive HTML page (labels, required markers, a single column on phones; no external assets; a strict Content-Security-Policy). It posts to the same address. An unknown form_link answers an HTML 404 page.',
     auth: 'public',
+    unknownQuery: 'ignore',
     request: { params: FormLinkPath },
     responses: { 200: htmlPage('The form page'), 404: htmlPage('No form has this link: the 404 page') },
   }),
@@ -174,6 +175,7 @@ webFormPageRoutes.openapi(
     description:
       "Creates a lead in the form's organization from the form's fields (form-urlencoded or JSON; other fields are ignored), by the rules of POST /api/v1/lead, with the form's tags and assignee. A lead with the same email (any case) or profile URL is never rewritten by a submission: only its empty first name, last name, phone number and job title are filled; its other fields, owner, company and tags stay as they are. The submission is recorded on that lead as a feed entry `form_submitted` (changes: each submitted value as `to`, the lead's value as `from`) and a `form_submitted` intent signal, so a rep can apply what they trust. The visitor sees the same thank-you page either way. Answers the thank-you page, or 303 to the form's redirect_url. A missing required field or an invalid value (a NUL character or an unpaired surrogate; in JSON, a value that is not text, e.g. a number, as on POST /api/v1/lead) answers the form again (422) with the errors beside the fields. Spam defences: a honeypot field, a minimum fill time signed into the page (3 s) and a per-IP limit (10 submissions a minute); a submission that trips one is dropped, answered with the normal thank-you page. Honours Idempotency-Key (scoped to the form and the visitor's IP): a retry replays the first answer and creates nothing.",
     auth: 'public',
+    unknownQuery: 'ignore',
     idempotency: true,
     // A NUL or an unpaired surrogate in a field answers the form again with the error beside it.
     checksOwnCharacters: true,
