@@ -54,7 +54,7 @@ function concrete(path: string): string {
 }
 
 /** A value for a documented parameter: its example or default, else its first enum value, else 1. */
-function valueOf(parameter: Json): string {
+function sampleValue(parameter: Json): string {
   const schema = (parameter.schema ?? {}) as Json;
   const value = parameter.example ?? schema.example ?? schema.default ?? schema.enum?.[0] ?? 1;
   return String(value);
@@ -150,7 +150,7 @@ describe('unknown query parameters', () => {
       });
 
       // Every documented parameter beside two unknown ones: only the unknown ones are named.
-      const documented = Object.fromEntries(operation.query.map((parameter) => [parameter.name, valueOf(parameter)]));
+      const documented = Object.fromEntries(operation.query.map((parameter) => [parameter.name, sampleValue(parameter)]));
       const both = await call('GET', path, {
         ...credentials(operation),
         query: { ...documented, zz_first: '1', zz_second: '2' },
