@@ -150,7 +150,9 @@ describe('unknown query parameters', () => {
       });
 
       // Every documented parameter beside two unknown ones: only the unknown ones are named.
-      const documented = Object.fromEntries(operation.query.map((parameter) => [parameter.name, sampleValue(parameter)]));
+      const documented = Object.fromEntries(
+        operation.query.map((parameter) => [parameter.name, sampleValue(parameter)]),
+      );
       const both = await call('GET', path, {
         ...credentials(operation),
         query: { ...documented, zz_first: '1', zz_second: '2' },
