@@ -378,6 +378,30 @@ describe('sending from a local account', () => {
     ]);
   });
 
+  it("takes the spec's standard list parameters with the meanings a provider's folder has: page 1, search_value as search, newest first", async () => {
+    const list = (query: Record<string, string | number>) =>
+      call('GET', '/api/inbox/list', { token: owner.token, query: { config_id: configId, folder: 'sent', ...query } });
+    const searched = await list({ search: 'pricing' });
+    expect(searched.status, searched.text).toBe(200);
+    expect(searched.body.data.map((message: { id: string }) => message.id)).toContain(String(sentId));
+    const standard = await list({ page: 1, search_value: 'pricing', order_by: 'id', order_in: 'desc' });
+    expect(standard.status, standard.text).toBe(200);
+    expect(standard.body.data).toEqual(searched.body.data);
+    const none = await list({ search_value: 'no-such-words-anywhere' });
+    expect(none.status, none.text).toBe(200);
+    expect(none.body.data).toEqual([]);
+    for (const [query, field] of [
+      [{ page: 2 }, 'page'],
+      [{ order_in: 'ASC' }, 'order_in'],
+      [{ order_by: 'subject' }, 'order_by'],
+      [{ search: 'pricing', search_value: 'other' }, 'search_value'],
+    ] as const) {
+      const refused = await list(query);
+      expect(refused.status, `${JSON.stringify(query)}: ${refused.text}`).toBe(400);
+      expect(refused.body.error.details.map((detail: { field: string }) => detail.field)).toEqual([field]);
+    }
+  });
+
   it('every link of an HTML body still leads where it pointed: none is rewritten to a click link that answers 404', async () => {
     const links = [
       'https://example.com/price list.pdf',

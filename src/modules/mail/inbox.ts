@@ -53,13 +53,23 @@ function present(connection: ConnectionRow, message: InboxMessage) {
   return { ...message, provider: connection.provider };
 }
 
+/** `search`, or the spec's standard `search_value` standing for it: two different searches are a 400. */
+function inboxSearch(query: z.output<typeof InboxQuery>): string | undefined {
+  const { search, search_value } = query;
+  if (search && search_value && search !== search_value) {
+    throw new BadRequest('search_value must be the same words as search when both are sent', 'search_value');
+  }
+  return search || search_value || undefined;
+}
+
 export async function listInbox(ctx: TenantContext, env: Bindings, query: z.output<typeof InboxQuery>) {
   checkDateRange(query);
+  const search = inboxSearch(query);
   const { connection, call } = await usableAccount(ctx, env, query.config_id);
   const page = await call('message list', (provider) =>
     provider.list({
       folder: query.folder,
-      search: query.search || undefined,
+      search,
       unreadOnly: query.unreadOnly ?? false,
       after: query.start_date ? new Date(`${query.start_date}T00:00:00Z`) : undefined,
       before: query.end_date ? new Date(Date.parse(`${query.end_date}T00:00:00Z`) + 86_400_000) : undefined,

@@ -198,6 +198,33 @@ export const InboxQuery = z.object({
   page_token: z.string().max(4_096, 'must be at most 4096 characters').optional().openapi({
     description: 'The next_cursor of the previous page',
   }),
+  // The spec's standard list parameters, which every list accepts. The providers page by token and
+  // answer newest first, so each takes only the values that mean what the provider does.
+  page: z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be a whole number')
+    .min(1, 'must be 1: the inbox pages by page_token (pass next_cursor)')
+    .max(1, 'must be 1: the inbox pages by page_token (pass next_cursor)')
+    .optional()
+    .openapi({ type: 'integer', description: 'Accepted as 1 only: pages after the first are reached with page_token' }),
+  search_value: z.string().trim().max(200, 'must be at most 200 characters').optional().openapi({
+    description: 'The same as `search` (the provider’s own search); send one of the two, or both with the same words',
+  }),
+  order_by: z
+    .enum(['id', 'date'], { error: 'must be id or date: the provider answers newest first' })
+    .optional()
+    .openapi({ description: 'id or date, both newest first: the providers sort by date only' }),
+  order_in: z
+    .string()
+    .max(4)
+    .transform((value) => value.toUpperCase())
+    .pipe(z.literal('DESC', { error: 'must be DESC: the provider answers newest first' }))
+    .optional()
+    .openapi({
+      type: 'string',
+      enum: ['DESC', 'desc'],
+      description: 'DESC only (any letter case): the providers answer newest first',
+    }),
 });
 
 export const ConfigIdQuery = z.object({ config_id: configId });
