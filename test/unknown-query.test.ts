@@ -8,6 +8,7 @@
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../src/app';
+import { STANDARD_LIST_PARAMETERS } from '../src/core/routes';
 import { openApiConfig } from '../src/modules/docs/routes';
 import { call, signupOrganization, type ApiResponse, type SignedUp } from './helpers/api';
 import { createLead } from './helpers/leads';
@@ -26,6 +27,19 @@ interface Operation {
   /** The query parameters the document lists for it. */
   query: Json[];
   description: string;
+  /** Whether its 200 is the list envelope (`data` an array beside `total`). */
+  list: boolean;
+}
+
+function resolved(schema: Json | undefined): Json | undefined {
+  const ref = schema?.$ref as string | undefined;
+  return ref ? (document.components.schemas[ref.split('/').pop() as string] as Json) : schema;
+}
+
+function answersList(operation: Json): boolean {
+  const schema = resolved(operation.responses?.['200']?.content?.['application/json']?.schema);
+  const properties = (schema?.properties ?? {}) as Json;
+  return 'total' in properties && resolved(properties.data)?.type === 'array';
 }
 
 const operations: Operation[] = Object.entries(document.paths as Record<string, Json>).flatMap(([path, methods]) => {
@@ -41,9 +55,21 @@ const operations: Operation[] = Object.entries(document.paths as Record<string, 
       ignoresUnknown: route.unknownQuery === 'ignore',
       query: ((operation.parameters ?? []) as Json[]).filter((parameter) => parameter.in === 'query'),
       description: operation.description as string,
+      list: answersList(operation),
     },
   ];
 });
+
+/** A value of each of the spec's standard list parameters. */
+const STANDARD_SAMPLES: Record<(typeof STANDARD_LIST_PARAMETERS)[number], string> = {
+  page: '1',
+  limit: '10',
+  search_value: 'acme',
+  order_by: 'id',
+  order_in: 'DESC',
+  start_date: '2026-01-01',
+  end_date: '2026-12-31',
+};
 
 const strict = operations.filter((operation) => !operation.ignoresUnknown);
 const open = operations.filter((operation) => operation.ignoresUnknown);
@@ -83,6 +109,15 @@ describe('unknown query parameters', () => {
 
   it('finds the GETs of the document, the lists and the open public routes among them', () => {
     const keys = strict.map((operation) => operation.key);
+    expect(Object.keys(STANDARD_SAMPLES).sort()).toEqual([...STANDARD_LIST_PARAMETERS].sort());
+    const lists = strict.filter((operation) => operation.list).map((operation) => operation.key);
+    expect(lists).toEqual(
+      expect.arrayContaining([
+        'GET /api/lead/list',
+        'GET /api/calendar/connections/list',
+        'GET /api/dashboard/top-accounts',
+      ]),
+    );
     expect(keys).toContain('GET /api/lead/list');
     expect(keys).toContain('GET /api/v1/lead/lead-list');
     expect(keys).toContain('GET /api/lead/view/{id}');
@@ -160,6 +195,17 @@ describe('unknown query parameters', () => {
       expect(both.status, both.text.slice(0, 300)).toBe(400);
       expect(both.body.error.message).toBe('Unknown query parameters: zz_first, zz_second');
       expect(unknownNamed(both)).toEqual(['zz_first', 'zz_second']);
+
+      // A list takes the spec's standard list parameters ("All list endpoints accept"), also one
+      // answered whole that declares none of them.
+      if (operation.list) {
+        const standard = await call('GET', path, {
+          ...credentials(operation),
+          query: { ...STANDARD_SAMPLES, ...documented, zz_first: '1' },
+        });
+        expect(standard.status, standard.text.slice(0, 300)).toBe(400);
+        expect(unknownNamed(standard)).toEqual(['zz_first']);
+      }
     }, 60_000);
   }
 

@@ -442,6 +442,9 @@ export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
   const querySchema = route.request?.query as z.ZodType | undefined;
   const queryKeys = declaredKeys(querySchema, `${method} ${route.path}`);
   const strictQuery = unknownQuery !== 'ignore';
+  // The spec's list endpoints all accept its standard list parameters: one answered whole (every
+  // row on page 1) that declares none of them still takes them rather than refusing them as unknown.
+  const acceptedQueryKeys = answersList(route.responses[200]) ? [...queryKeys, ...STANDARD_LIST_PARAMETERS] : queryKeys;
   const content = route.request?.body?.content;
   const bodyMediaTypes = content ? Object.keys(content) : [];
   const bodyMediaType = bodyMediaTypes[0];
@@ -493,7 +496,7 @@ export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
       ...(beforeAuth ?? []),
       ...authChain,
       ...(roles ? [requireRoles(roles)] : []),
-      ...(strictQuery ? [rejectUnknownQuery(queryKeys)] : []),
+      ...(strictQuery ? [rejectUnknownQuery(acceptedQueryKeys)] : []),
       ...(etagged ? [jsonEtag] : []),
     ],
     security: securityFor[auth],
@@ -525,6 +528,30 @@ const IGNORED_QUERY_NOTE =
  * The keys of a route's query schema (an object, possibly refined or piped). A schema of another
  * shape fails at definition: the unknown-parameter check must know what the route takes.
  */
+/**
+ * The spec's standard list parameters ("All list endpoints accept", service-interface.md): a list
+ * answered whole takes them without declaring them, and they do not narrow it (docs/conventions.md).
+ */
+export const STANDARD_LIST_PARAMETERS = [
+  'page',
+  'limit',
+  'search_value',
+  'order_by',
+  'order_in',
+  'start_date',
+  'end_date',
+] as const;
+
+/** Whether a 200 answers the list envelope: `data` an array beside `total`. */
+function answersList(response: unknown): boolean {
+  const schema = (response as { content?: Record<string, { schema?: unknown }> } | undefined)?.content?.[
+    'application/json'
+  ]?.schema;
+  if (!(schema instanceof z.ZodObject)) return false;
+  const shape = schema.shape as Record<string, unknown>;
+  return 'total' in shape && shape.data instanceof z.ZodArray;
+}
+
 function declaredKeys(schema: z.ZodType | undefined, route: string): string[] {
   let current: unknown = schema;
   while (current && !(current instanceof z.ZodObject)) {
