@@ -9,9 +9,18 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { cpuReader, perRequest } from '../scripts/lib/bench-cpu.mjs';
 import { linuxThreadId } from '../scripts/lib/thread-id.mjs';
 
+/**
+ * Spends `ms` of this thread's own CPU time (not of the wall clock: on a busy machine a wall-clock
+ * loop gets less CPU than its length, and the figures below would miss their bounds), at most 10 s.
+ */
 const burn = (ms: number) => {
-  const until = performance.now() + ms;
-  while (performance.now() < until);
+  const used = () => {
+    const { user, system } = process.threadCpuUsage();
+    return (user + system) / 1000;
+  };
+  const from = used();
+  const deadline = performance.now() + 10_000;
+  while (used() - from < ms && performance.now() < deadline);
 };
 
 const cleanups: (() => unknown)[] = [];
@@ -35,7 +44,8 @@ const threadIdModule = new URL('../scripts/lib/thread-id.mjs', import.meta.url).
 async function burningThread() {
   const worker = new Worker(
     `const { parentPort } = require('node:worker_threads');
-     parentPort.on('message', (ms) => { const until = performance.now() + ms; while (performance.now() < until); parentPort.postMessage('done'); });
+     const burn = ${burn.toString()};
+     parentPort.on('message', (ms) => { burn(ms); parentPort.postMessage('done'); });
      import(${JSON.stringify(threadIdModule)}).then(({ linuxThreadId }) => parentPort.postMessage(linuxThreadId()));`,
     { eval: true },
   );
@@ -73,7 +83,7 @@ describe.runIf(process.platform === 'linux')('bench CPU figures', () => {
   it('books what runs below the wrangler process to wrangler, and divides by the requests', async () => {
     const shell = spawn('sh', [
       '-c',
-      `${JSON.stringify(process.execPath)} -e "const u = performance.now() + 400; while (performance.now() < u);"; sleep 30`,
+      `${JSON.stringify(process.execPath)} -e "const c = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; }; const f = c(); const d = performance.now() + 10000; while (c() - f < 400 && performance.now() < d);"; sleep 30`,
     ]);
     cleanups.push(() => shell.kill());
     const read = cpuReader({ wranglerPid: shell.pid as number });
