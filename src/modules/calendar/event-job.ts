@@ -252,9 +252,9 @@ export function nextRequestId(requestId: string): string {
   return match ? `${match[1]}#${Number(match[2]) + 1}` : `${requestId}#2`;
 }
 
-/** The active calendar connection matching `which` (the newest), or undefined. */
-async function liveConnection(tx: Transaction, orgId: number, which: SQL) {
-  const [connection] = await tx
+/** The organization's active calendar connections matching `which`, the newest first. */
+function activeCalendars(tx: Transaction, orgId: number, which: SQL | undefined) {
+  return tx
     .select()
     .from(connections)
     .where(
@@ -266,8 +266,12 @@ async function liveConnection(tx: Transaction, orgId: number, which: SQL) {
         which,
       ),
     )
-    .orderBy(desc(connections.id))
-    .limit(1);
+    .orderBy(desc(connections.id));
+}
+
+/** The active calendar connection matching `which` (the newest), or undefined. */
+async function liveConnection(tx: Transaction, orgId: number, which: SQL) {
+  const [connection] = await activeCalendars(tx, orgId, which).limit(1);
   return connection;
 }
 
@@ -363,23 +367,17 @@ async function deleteLostEvent(
   finish: (values: Partial<typeof calendarEventWrites.$inferInsert>) => Promise<unknown>,
   keepOwner?: number,
 ): Promise<{ outcome: 'deleted'; next: string } | { outcome: 'none' | 'kept' }> {
-  const candidates = await tx
-    .select()
-    .from(connections)
-    .where(
-      and(
-        eq(connections.organizationId, orgId),
-        eq(connections.kind, 'calendar'),
-        eq(connections.state, 'active'),
-        isNull(connections.deletedAt),
-        or(
-          inArray(connections.ownerId, ownerIds),
-          write.connectionId === null ? undefined : eq(connections.id, write.connectionId),
-        ),
-        keepOwner === undefined ? undefined : or(isNull(connections.ownerId), ne(connections.ownerId, keepOwner)),
+  const candidates = await activeCalendars(
+    tx,
+    orgId,
+    and(
+      or(
+        inArray(connections.ownerId, ownerIds),
+        write.connectionId === null ? undefined : eq(connections.id, write.connectionId),
       ),
-    )
-    .orderBy(connections.id);
+      keepOwner === undefined ? undefined : or(isNull(connections.ownerId), ne(connections.ownerId, keepOwner)),
+    ),
+  );
   let furthest: string | undefined;
   for (const connection of candidates) {
     try {
@@ -535,19 +533,7 @@ export const calendarEventJobHandler: JobHandler<'calendar-event', typeof calend
         return;
       }
       // The rep's active calendars, the newest first: the insert goes to the newest.
-      const [connection, ...older] = await tx
-        .select()
-        .from(connections)
-        .where(
-          and(
-            eq(connections.organizationId, orgId),
-            eq(connections.kind, 'calendar'),
-            eq(connections.state, 'active'),
-            isNull(connections.deletedAt),
-            eq(connections.ownerId, meeting.userId),
-          ),
-        )
-        .orderBy(desc(connections.id));
+      const [connection, ...older] = await activeCalendars(tx, orgId, eq(connections.ownerId, meeting.userId));
       if (!connection) {
         await finish({
           state: 'skipped',
