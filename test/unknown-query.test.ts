@@ -154,6 +154,9 @@ describe('unknown query parameters', () => {
 
   it('documents the rule: in the info description, and on each route that ignores them', () => {
     expect(document.info.description).toContain('A query parameter an operation does not declare is a 400');
+    expect(document.info.description).toContain(
+      'A list answered whole (every row on page 1) also takes the standard list parameters',
+    );
     for (const operation of open)
       expect(operation.description, operation.key).toContain('does not declare are ignored');
     for (const operation of strict) {

@@ -84,7 +84,7 @@ export function openApiConfig() {
       title: 'Lead Management API',
       version: '1.0.0',
       description:
-        'Multi-tenant lead management: capture, enrich, score and work leads. Every failure uses the envelope {success:false, error:{message, type, code}}. A query parameter an operation does not declare is a 400 bad_request naming it in error.details (a misspelt filter is never silently ignored), except on the public pages, links and webhooks whose URLs third parties extend (tracking, web forms, booking, unsubscribe, provider webhooks, recording links), which say so and ignore it.',
+        'Multi-tenant lead management: capture, enrich, score and work leads. Every failure uses the envelope {success:false, error:{message, type, code}}. A query parameter an operation does not declare is a 400 bad_request naming it in error.details (a misspelt filter is never silently ignored), except on the public pages, links and webhooks whose URLs third parties extend (tracking, web forms, booking, unsubscribe, provider webhooks, recording links), which say so and ignore it. A list answered whole (every row on page 1) also takes the standard list parameters (page, limit, search_value, order_by, order_in, start_date, end_date) it does not declare, which do not narrow it.',
       license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
     // Relative: the document names whatever deployment serves it, never what a Host header claims.
