@@ -15,9 +15,19 @@ import { googleCalendar, googleEventId } from '../src/providers/calendar/google'
 import { EventIdTaken } from '../src/providers/calendar/interface';
 import { outlookCalendar, REQUEST_ID_PROPERTY } from '../src/providers/calendar/outlook';
 import { ProviderFailure } from '../src/providers/failures';
-import { call, signupOrganization, type SignedUp } from './helpers/api';
+import { type CallOptions, call as apiCall, signupOrganization, type SignedUp } from './helpers/api';
 import { inOrganization } from './helpers/leads';
 import { json, mockFetch } from './helpers/fetch-mock';
+
+/**
+ * The jobs these tests' requests send, held back from the queue (CallOptions.heldJobs): each test
+ * delivers a job itself, as often and when it means to, so a job it leaves pending (a lost
+ * answer, a refused call) is not run behind its back, against its fetch mocks, by the queue
+ * consumer wrangler.toml configures.
+ */
+const heldJobs: JobMessage[] = [];
+const call = (method: string, path: string, options: CallOptions = {}) =>
+  apiCall(method, path, { heldJobs, ...options });
 
 const token = async () => 'ya29.access-token';
 const range = { from: new Date('2027-03-01T00:00:00Z'), to: new Date('2027-03-08T00:00:00Z') };

@@ -2,7 +2,10 @@
  * A small client for tests: requests go to the Worker's own fetch handler inside workerd, the
  * same code path production requests take.
  */
-import { exports } from 'cloudflare:workers';
+import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
+import { env, exports } from 'cloudflare:workers';
+import worker from '../../src/index';
+import type { JobMessage } from '../../src/jobs/messages';
 import { assertMatchesContract } from './contract';
 
 export interface ApiResponse<T = any> {
@@ -20,6 +23,13 @@ export interface CallOptions {
   rawBody?: BodyInit;
   headers?: Record<string, string>;
   query?: Record<string, string | number | boolean | undefined>;
+  /**
+   * The jobs the request sends are recorded here and never reach the queue: for a test that
+   * delivers them itself. The queue consumer that wrangler.toml configures would otherwise run
+   * them a moment later, behind the test's back, racing its own deliveries and fetch mocks (a
+   * job the test means to leave pending, as after a lost answer, would be run again by it).
+   */
+  heldJobs?: JobMessage[];
 }
 
 /** Each test file gets its own client IP so rate limits never couple files together. */
@@ -34,8 +44,8 @@ const fileIp = randomIp();
  * against the declared schema. Tests that need the raw Response use this rather than the
  * Worker's fetch directly, so no response escapes the contract.
  */
-export async function fetchWorker(request: Request): Promise<Response> {
-  const response = await exports.default.fetch(request);
+export async function fetchWorker(request: Request, heldJobs?: JobMessage[]): Promise<Response> {
+  const response = heldJobs ? await fetchHoldingJobs(request, heldJobs) : await exports.default.fetch(request);
   const bytes = new Uint8Array(await response.clone().arrayBuffer());
   // Only JSON and text are decoded: files are checked by status, content type and presence.
   const textual = /json|^text\//.test(response.headers.get('content-type') ?? '');
@@ -47,6 +57,23 @@ export async function fetchWorker(request: Request): Promise<Response> {
     textual ? new TextDecoder().decode(bytes) : '',
     bytes.length,
   );
+  return response;
+}
+
+/** The Worker's fetch handler with a jobs queue that records into `held` (CallOptions.heldJobs), its after-response work awaited. */
+async function fetchHoldingJobs(request: Request, held: JobMessage[]): Promise<Response> {
+  const queue = {
+    send: async (body: JobMessage) => void held.push(body),
+    sendBatch: async (messages: Iterable<MessageSendRequest<JobMessage>>) =>
+      void held.push(...[...messages].map((message) => message.body)),
+  } as unknown as Queue<JobMessage>;
+  const ctx = createExecutionContext();
+  const response = await worker.fetch(
+    request as Request<unknown, IncomingRequestCfProperties>,
+    { ...env, JOBS: queue },
+    ctx,
+  );
+  await waitOnExecutionContext(ctx);
   return response;
 }
 
@@ -63,7 +90,7 @@ export async function call<T = any>(method: string, path: string, options: CallO
     body = JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
-  const response = await fetchWorker(new Request(url, { method, headers, body }));
+  const response = await fetchWorker(new Request(url, { method, headers, body }), options.heldJobs);
   const text = await response.text();
   let parsed: unknown = text;
   try {
