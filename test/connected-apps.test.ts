@@ -13,7 +13,7 @@ import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import worker from '../src/index';
 import { withOwnDatabase } from '../src/db/client';
 import { readConfig } from '../src/env';
-import { companies, connections, crmImportJobs, leads } from '../src/db/schema';
+import { companies, connections, crmImportJobs, feedEntries, leads } from '../src/db/schema';
 import type { JobMessage } from '../src/jobs/messages';
 import { call, expectFailure, memberToken, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
 import { inOrganization } from './helpers/leads';
@@ -430,6 +430,49 @@ describe('CRM import of the local data set', () => {
     await deliverJobs([second.message]);
     expect(await status(org, second.id)).toEqual(again);
     expect(await tally(org)).toEqual(afterFirst);
+  });
+
+  it('records each company it creates or changes in the activity feed, and nothing for a company a re-run leaves as it was', async () => {
+    const feedOrg = await signupOrganization('Import feed');
+    await connectLocalCrm(feedOrg);
+    const companyEntries = () =>
+      inOrganization(feedOrg.orgId, (tx) =>
+        tx
+          .select({ modelId: feedEntries.modelId, action: feedEntries.action, changes: feedEntries.changes })
+          .from(feedEntries)
+          .where(eq(feedEntries.modelType, 'company'))
+          .orderBy(feedEntries.id),
+      );
+    const first = await runImport(feedOrg, { mapping: { company: MAPPING.company }, limit: 50 });
+    expect((await status(feedOrg, first.id)).status).toBe('completed');
+    const made = await inOrganization(feedOrg.orgId, (tx) =>
+      tx
+        .select({ id: companies.id, name: companies.companyName, industry: companies.industryType })
+        .from(companies)
+        .orderBy(companies.id),
+    );
+    expect(made.length).toBeGreaterThan(20);
+    const created = await companyEntries();
+    // One `created` entry per company, naming the values it was given, as the add route's does.
+    expect(created.map((entry) => [entry.modelId, entry.action])).toEqual(
+      made.map((company) => [company.id, 'created']),
+    );
+    expect(created[0].changes).toMatchObject({ company_name: { from: null, to: made[0].name } });
+
+    // Changed here since: the re-run brings the CRM's value back, and records only that.
+    const changed = made[0];
+    await inOrganization(feedOrg.orgId, (tx) =>
+      tx.update(companies).set({ industryType: 'Changed here' }).where(eq(companies.id, changed.id)),
+    );
+    const second = await runImport(feedOrg, { mapping: { company: MAPPING.company }, limit: 50 });
+    expect((await status(feedOrg, second.id)).counts.created).toBe(0);
+    expect((await companyEntries()).slice(created.length)).toEqual([
+      {
+        modelId: changed.id,
+        action: 'updated',
+        changes: { industry_type: { from: 'Changed here', to: changed.industry } },
+      },
+    ]);
   });
 
   it('keeps only records changed in the from/to window', async () => {

@@ -6,7 +6,8 @@
  * letter case: a live company's name is unique), or an earlier record of the page with the same
  * domain or name. Found: given values win over stored ones (an empty CRM value keeps the stored
  * one) and the company keeps its first CRM id; otherwise it is created with the record's id, so a
- * re-run updates and never duplicates.
+ * re-run updates and never duplicates. Each created company gets its `created` feed entry and
+ * each changed one its `updated` entry (the fields it changed), in the statement that writes them.
  */
 import { z } from '@hono/zod-openapi';
 import { type SQL, sql } from 'drizzle-orm';
@@ -14,8 +15,10 @@ import { recordsetDefinition, tableColumn, type ColumnRef } from '../../core/fie
 import { companyNameKeyInSql, givenNameKeysSql } from '../../db/company-names';
 import { companies, companyKeyScope } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
+import { changedFieldsSql, feedEntriesFrom, fieldValuesSql } from '../feed';
 import { companyFields } from './fields';
 import { bandOfHeadcount, websiteDomain } from './firmographics';
+import { companyRecord } from './service';
 
 /** The company fields a CRM property may fill (the logo is a file; an owner is a user of ours, not the CRM's). */
 export const COMPANY_IMPORT_FIELDS = [
@@ -240,7 +243,9 @@ export async function importCompaniesBatch(
   });
 
   if (creates.length > 0) {
+    // Each created company's `created` entry is written in the same statement (as the add route's).
     const inserted = await ctx.db.execute<{ id: number; external_id: string }>(sql`
+      with inserted as (
       insert into ${companies} (organization_id, created_by, ${sql.join(
         WRITTEN.map((c) => sql.identifier(c.sqlName)),
         sql`, `,
@@ -253,7 +258,17 @@ export async function importCompaniesBatch(
       )}
       from jsonb_to_recordset(${JSON.stringify(creates.map((c) => record(c.values, c.externalId)))}::jsonb) as r(${recordsetDefinition(WRITTEN)})
       on conflict do nothing
-      returning id, external_id`);
+      returning *
+      ), feed as (
+        ${feedEntriesFrom(ctx, {
+          from: sql`inserted`,
+          modelType: companyRecord.modelType,
+          modelId: sql`inserted.id`,
+          action: 'created',
+          changes: changedFieldsSql(null, fieldValuesSql('inserted', companyRecord.fields)),
+        })}
+      )
+      select id, external_id from inserted`);
     const idOf = new Map(inserted.rows.map((row) => [row.external_id, Number(row.id)]));
     for (const create of creates) {
       const id = idOf.get(create.externalId);
@@ -283,15 +298,30 @@ export async function importCompaniesBatch(
     });
     // Locked in id order first, as a company delete locks its companies: in the order the plan read
     // them, a page and a delete (or another page) of the same companies could deadlock.
+    // Each company's `updated` entry (the fields that changed, from the values read under the
+    // lock) is written in the same statement; a company the page left as it was gets none.
     await ctx.db.execute(sql`
       with locked as (
-        select id from ${companies} where organization_id = ${ctx.orgId} and id = any(${sql.param([...updates.keys()])}::bigint[])
+        select id, ${fieldValuesSql('companies', companyRecord.fields)} as before from ${companies}
+        where organization_id = ${ctx.orgId} and id = any(${sql.param([...updates.keys()])}::bigint[])
         order by id for no key update
+      ), updated as (
+        update ${companies} set ${assignments}, updated_at = now()
+        from jsonb_to_recordset(${JSON.stringify(patches)}::jsonb) as p(${recordsetDefinition(PATCH)})
+        where companies.id = p.id and companies.organization_id = ${ctx.orgId} and companies.deleted_at is null
+          and companies.id in (select id from locked)
+        returning companies.*
+      ), feed as (
+        ${feedEntriesFrom(ctx, {
+          from: sql`(select updated.id, ${changedFieldsSql(sql`locked.before`, fieldValuesSql('updated', companyRecord.fields))} as changes
+            from updated join locked on locked.id = updated.id) as c where c.changes <> '{}'::jsonb`,
+          modelType: companyRecord.modelType,
+          modelId: sql`c.id`,
+          action: 'updated',
+          changes: sql`c.changes`,
+        })}
       )
-      update ${companies} set ${assignments}, updated_at = now()
-      from jsonb_to_recordset(${JSON.stringify(patches)}::jsonb) as p(${recordsetDefinition(PATCH)})
-      where companies.id = p.id and companies.organization_id = ${ctx.orgId} and companies.deleted_at is null
-        and companies.id in (select id from locked)`);
+      select count(*) from updated`);
     for (const update of updates.values()) result.updated += update.rows.length;
   }
   result.merged.sort((a, b) => a.rowNumber - b.rowNumber);
