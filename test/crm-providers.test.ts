@@ -16,7 +16,7 @@ import { readConfig } from '../src/env';
 import { checkChatCredential } from '../src/providers/chat/connect-check';
 import { openCredentials, poolWriter, RECONNECT_NOTICE_TYPE, sealCredentials } from '../src/providers/connections';
 import { crmProviderFor } from '../src/providers/crm/select';
-import { ConnectionNeedsReconnect, ProviderFailure } from '../src/providers/failures';
+import { ConnectionNeedsReconnect, PROVIDER_TIMEOUT_MS, ProviderFailure } from '../src/providers/failures';
 import { hubspotCrm, rateLimitWait } from '../src/providers/crm/hubspot';
 import { localCrm } from '../src/providers/crm/local';
 import { LOCAL_COMPANIES, LOCAL_CONTACTS, localContact } from '../src/providers/crm/local-data';
@@ -168,7 +168,8 @@ describe('HubSpot CRM adapter (2026-03 APIs)', () => {
     expect(error).toMatchObject({ kind: 'unavailable', status: 429, retryAfterSeconds: 2 });
     expect(error.reason).toBe('hubspot is rate limiting (429 on contacts); try again later');
     expect(seen).toHaveLength(1);
-    expect(timer).not.toHaveBeenCalled();
+    // No sleep: the one timer is the call's own deadline (providerFetch), cleared when HubSpot answered.
+    expect(timer.mock.calls.map(([, ms]) => ms)).toEqual([PROVIDER_TIMEOUT_MS]);
   });
 
   it('without Retry-After, the wait is HubSpot’s rate-limit interval, or an hour for the daily limit', async () => {

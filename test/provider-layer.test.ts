@@ -11,7 +11,15 @@ import { withOwnDatabase } from '../src/db/client';
 import { connections, notifications } from '../src/db/schema';
 import { readConfig } from '../src/env';
 import { poolWriter, RECONNECT_NOTICE_TYPE, sealCredentials } from '../src/providers/connections';
-import { ConnectionNeedsReconnect, failureOf, retryAfterSeconds } from '../src/providers/failures';
+import { jobHandlers } from '../src/jobs/dispatch';
+import {
+  ConnectionNeedsReconnect,
+  failureOf,
+  PROVIDER_TIMEOUT_MS,
+  ProviderFailure,
+  providerFetch,
+  retryAfterSeconds,
+} from '../src/providers/failures';
 import { accessToken } from '../src/providers/oauth';
 import { keyringOf, openSecret, sealSecret, SecretUnreadable } from '../src/providers/secrets';
 import { signupOrganization, type SignedUp } from './helpers/api';
@@ -106,6 +114,60 @@ describe('provider failures', () => {
     expect((await failureOf('gmail', new Response('x', { status: 400 }), 'send')).kind).toBe('rejected');
     expect(retryAfterSeconds('Wed, 21 Oct 2015 07:28:00 GMT', Date.parse('Wed, 21 Oct 2015 07:27:00 GMT'))).toBe(60);
     expect(retryAfterSeconds('soon')).toBe(30);
+  });
+});
+
+describe('a provider that never answers', () => {
+  /** fetch as a provider that accepts the request and never answers: it ends only when aborted. */
+  const silentProvider = () => {
+    const calls: AbortSignal[] = [];
+    vi.spyOn(globalThis, 'fetch').mockImplementation(
+      (_input, init) =>
+        new Promise((_resolve, reject) => {
+          const signal = init?.signal as AbortSignal;
+          calls.push(signal);
+          signal.addEventListener('abort', () => reject(new DOMException('The operation was aborted', 'AbortError')));
+        }),
+    );
+    return calls;
+  };
+
+  it('is given up on after PROVIDER_TIMEOUT_MS as a temporary failure (retried), not waited on for ever', async () => {
+    const calls = silentProvider();
+    vi.useFakeTimers();
+    try {
+      const answer = providerFetch('vapi', 'https://api.vapi.ai/call', { method: 'POST' });
+      const failure = answer.catch((error: unknown) => error);
+      await vi.advanceTimersByTimeAsync(PROVIDER_TIMEOUT_MS - 1);
+      expect(calls[0].aborted).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      const error = await failure;
+      expect(error).toBeInstanceOf(ProviderFailure);
+      expect(error).toMatchObject({
+        kind: 'unavailable',
+        provider: 'vapi',
+        status: null,
+        reason: `vapi did not answer within ${PROVIDER_TIMEOUT_MS / 1000} s; try again later`,
+      });
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
+  it('stops waiting well inside every job’s lease, so no delivery still waits on a provider when another takes the job over', () => {
+    for (const [kind, handler] of Object.entries(jobHandlers)) {
+      expect(handler.leaseSeconds * 1000, kind).toBeGreaterThanOrEqual(2 * PROVIDER_TIMEOUT_MS);
+    }
+  });
+
+  it('an answer in time is passed on, and the deadline no longer runs once it came', async () => {
+    vi.spyOn(globalThis, 'fetch').mockImplementation(async (_input, init) => {
+      const signal = init?.signal as AbortSignal;
+      return new Response(JSON.stringify({ aborted: signal.aborted }), { status: 200 });
+    });
+    const response = await providerFetch('hubspot', 'https://api.hubapi.com/x', {}, 20);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(await response.json()).toEqual({ aborted: false });
   });
 });
 

@@ -63,14 +63,39 @@ export async function expectOk(provider: string, response: Response, what: strin
   throw await failureOf(provider, response, what);
 }
 
-/** fetch, with a network error turned into a temporary failure (its message may name hosts: not kept). */
-export async function providerFetch(provider: string, input: string, init: RequestInit): Promise<Response> {
+/**
+ * How long a provider may take to answer a call (until its response headers arrive). A fetch has
+ * no deadline of its own, so a provider that accepts the connection and never answers held a
+ * route's request, or a job's delivery and its lease, for as long as the runtime let it; a job
+ * whose lease ran out meanwhile was taken by another delivery while the first still waited (a
+ * voice dial: dialled twice). Every job's lease is longer than this (test/provider-layer.test.ts).
+ */
+export const PROVIDER_TIMEOUT_MS = 30_000;
+
+/**
+ * fetch, with a network error, or no answer within `timeoutMs` (PROVIDER_TIMEOUT_MS), turned into
+ * a temporary failure (its message may name hosts: not kept). The deadline covers the wait for
+ * the answer, not the reading of its body (a recording's download streams for as long as it takes).
+ */
+export async function providerFetch(
+  provider: string,
+  input: string,
+  init: RequestInit,
+  timeoutMs = PROVIDER_TIMEOUT_MS,
+): Promise<Response> {
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(), timeoutMs);
+  // A caller's own signal still cancels the call.
+  init.signal?.addEventListener('abort', () => deadline.abort());
   try {
-    return await fetch(input, init);
+    return await fetch(input, { ...init, signal: deadline.signal });
   } catch {
-    return Promise.reject(
-      new ProviderFailure('unavailable', provider, null, `${provider} could not be reached; try again later`, 30),
-    );
+    const reason = deadline.signal.aborted
+      ? `${provider} did not answer within ${Math.round(timeoutMs / 1000)} s; try again later`
+      : `${provider} could not be reached; try again later`;
+    return Promise.reject(new ProviderFailure('unavailable', provider, null, reason, 30));
+  } finally {
+    clearTimeout(timer);
   }
 }
 

@@ -365,7 +365,9 @@ async function placeCall(
   if (call.startedAt && !call.providerCallId) {
     // A delivery claimed the dialling and recorded no answer. While it may still be waiting for
     // the provider's answer (a duplicate message, delivered alongside), this one waits until it
-    // surely is not (the claim older than the job's lease, longer than the slowest answer).
+    // surely is not (the claim older than the job's lease: providerFetch gives up on an answer
+    // after PROVIDER_TIMEOUT_MS, under half the lease; until 2026-12-02 a dial had no deadline, and
+    // one still waiting past the lease could be placed again by this delivery).
     const dialling = call.startedAt.getTime() + spec.leaseSeconds * 1000 - Date.now();
     if (dialling > 0)
       throw new JobWaits(dialling / 1000, 'waiting to learn whether the call was placed', REASONS.interrupted);
