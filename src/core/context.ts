@@ -31,6 +31,11 @@ export interface Variables {
    */
   scopeRead: ((orgId: number) => SQL) | undefined;
   scopeReadResult: unknown;
+  /**
+   * On a list answered whole that does not declare them: the standard `page` and `limit` the
+   * request sent (checked), which `list` (core/http.ts) cuts the whole list's page by.
+   */
+  wholeListWindow: { page: number; limit: number | undefined } | undefined;
 }
 
 export interface AppEnv {

@@ -48,6 +48,8 @@ export interface Page<T> {
   page: number;
   limit: number;
   nextCursor: string | null;
+  /** Every row of the list, on page 1 (wholeList): `page` and `limit` the route does not declare cut it. */
+  whole?: true;
 }
 
 /**
@@ -56,10 +58,26 @@ export interface Page<T> {
  * request applied, or the row count when the list has none.
  */
 export function wholeList<T>(rows: T[], limit: number = rows.length): Page<T> {
-  return { rows, total: rows.length, totalIsEstimate: false, page: 1, limit, nextCursor: null };
+  return { rows, total: rows.length, totalIsEstimate: false, page: 1, limit, nextCursor: null, whole: true };
 }
 
-export function list<T>(c: Context, page: Page<T>, message = 'OK') {
+/**
+ * A whole list cut by the request's standard `page` and `limit` where the route does not declare
+ * them (`wholeListWindow`, checked in core/routes.ts): `limit` rows from page `page`'s start (the
+ * list's own cap or length when no limit was sent), `total` still every row's count.
+ */
+function windowOf<T>(c: Context, page: Page<T>): Page<T> {
+  const window = page.whole
+    ? (c.get('wholeListWindow') as { page: number; limit: number | undefined } | undefined)
+    : undefined;
+  if (!window) return page;
+  const limit = window.limit ?? Math.max(page.limit, page.rows.length, 1);
+  const start = (window.page - 1) * limit;
+  return { ...page, rows: page.rows.slice(start, start + limit), page: window.page, limit };
+}
+
+export function list<T>(c: Context, whole: Page<T>, message = 'OK') {
+  const page = windowOf(c, whole);
   return json(
     c,
     {

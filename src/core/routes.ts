@@ -15,6 +15,7 @@ import type { AppEnv } from './context';
 import { jsonEtag } from './etag';
 import { BadRequest, Forbidden, UnsupportedMediaType, ValidationFailed, type FieldIssue } from './errors';
 import { applyContract } from './response-headers';
+import { dateInput } from './schemas';
 import { leaveBodyToRoute } from './text-guard';
 
 /**
@@ -444,7 +445,10 @@ export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
   const strictQuery = unknownQuery !== 'ignore';
   // The spec's list endpoints all accept its standard list parameters: one answered whole (every
   // row on page 1) that declares none of them still takes them rather than refusing them as unknown.
-  const acceptedQueryKeys = answersList(route.responses[200]) ? [...queryKeys, ...STANDARD_LIST_PARAMETERS] : queryKeys;
+  const wholeListKeys = answersList(route.responses[200])
+    ? STANDARD_LIST_PARAMETERS.filter((key) => !queryKeys.includes(key))
+    : [];
+  const acceptedQueryKeys = [...queryKeys, ...wholeListKeys];
   const content = route.request?.body?.content;
   const bodyMediaTypes = content ? Object.keys(content) : [];
   const bodyMediaType = bodyMediaTypes[0];
@@ -497,6 +501,7 @@ export function defineRoute<const C extends DefinedRouteConfig>(config: C) {
       ...authChain,
       ...(roles ? [requireRoles(roles)] : []),
       ...(strictQuery ? [rejectUnknownQuery(acceptedQueryKeys)] : []),
+      ...(wholeListKeys.length ? [checkStandardListParameters(wholeListKeys)] : []),
       ...(etagged ? [jsonEtag] : []),
     ],
     security: securityFor[auth],
@@ -541,6 +546,47 @@ export const STANDARD_LIST_PARAMETERS = [
   'start_date',
   'end_date',
 ] as const;
+
+/**
+ * The standard list parameters' rules where a route does not declare them (the same as a paged
+ * list's, `listParamsShape` in core/list.ts, without defaults): a malformed one is a 400 naming it,
+ * never accepted in silence.
+ */
+const STANDARD_LIST_RULES = {
+  page: z.coerce.number().int().min(1).max(1_000_000),
+  limit: z.coerce.number().int().min(1).max(1_000_000),
+  search_value: z.string().trim().max(200),
+  order_by: z.string().max(64),
+  order_in: z
+    .string()
+    .max(4)
+    .transform((value) => value.toUpperCase())
+    .pipe(z.enum(['ASC', 'DESC'], { message: 'must be ASC or DESC' })),
+  start_date: dateInput(),
+  end_date: dateInput(),
+} satisfies Record<(typeof STANDARD_LIST_PARAMETERS)[number], z.ZodType>;
+
+/**
+ * On a list answered whole, the standard list parameters it does not declare: each one sent is
+ * checked (400 naming it), and `page` and `limit` cut the answer (`wholeListWindow`, applied by
+ * `list` in core/http.ts): page 2 of a list that fits on page 1 is empty, as a paged list's is, so
+ * a client paging until an empty page stops; until 2026-12-02 every page answered every row.
+ */
+function checkStandardListParameters(
+  keys: readonly (typeof STANDARD_LIST_PARAMETERS)[number][],
+): MiddlewareHandler<AppEnv> {
+  const schema = z.object(Object.fromEntries(keys.map((key) => [key, STANDARD_LIST_RULES[key].optional()])));
+  return async (c, next) => {
+    const sent = Object.fromEntries(
+      keys.flatMap((key) => (c.req.query(key) === undefined ? [] : [[key, c.req.query(key)]])),
+    );
+    const parsed = schema.safeParse(sent);
+    if (!parsed.success) throw badRequestFrom(issuesOf(parsed.error, 'query'));
+    const { page, limit } = parsed.data as { page?: number; limit?: number };
+    if (page !== undefined || limit !== undefined) c.set('wholeListWindow', { page: page ?? 1, limit });
+    await next();
+  };
+}
 
 /** Whether a 200 answers the list envelope: `data` an array beside `total`. */
 function answersList(response: unknown): boolean {
