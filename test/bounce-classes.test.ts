@@ -5,7 +5,7 @@
  * rewritten statuses included. Pure functions: nothing to mock.
  */
 import { describe, expect, it } from 'vitest';
-import { bounceClass, hardFailedInReport } from '../src/providers/mail/bounces';
+import { bounceClass, hardFailedInReport, isSenderRefusal } from '../src/providers/mail/bounces';
 
 /** A delivery-status part with one block per recipient: [address, Status, Diagnostic-Code?]. */
 function report(blocks: [string, string, string?][]) {
@@ -120,5 +120,33 @@ describe('hard and soft bounces', () => {
     }
     expect(bounceClass('554', undefined, 'Transaction failed')).toBe('soft');
     expect(bounceClass('552', undefined, 'Mailbox full')).toBe('soft');
+  });
+});
+
+describe('the account’s own mail service refusing the sender (isSenderRefusal)', () => {
+  it('Exchange’s send-as and sender refusals, Gmail’s and Postfix’s, by their codes or words, permanent only', () => {
+    const refusals: [string, string | undefined, string][] = [
+      ['550', '5.1.0', '550 5.1.0 Sender denied'],
+      ['550', '5.7.60', '550 5.7.60 SMTP; Client does not have permissions to send as this sender'],
+      ['550', '5.7.1', '550 5.7.1 Client does not have permission to send as this sender'],
+      ['550', '5.7.57', '550 5.7.57 Client not authenticated to send mail'],
+      ['553', '5.7.1', '553 5.7.1 <>: Sender address rejected: not owned by user rep'],
+      ['553', '5.7.1', '553 5.7.1 The user is not allowed to send as this address'],
+      ['554', '5.2.0', '554 5.2.0 STOREDRV.Submission.Exception:SendAsDeniedException.MapiExceptionSendAsDenied'],
+      ['550', '5.1.8', '550 5.1.8 Access denied, bad outbound sender'],
+    ];
+    for (const [reply, enhanced, text] of refusals) expect(isSenderRefusal(reply, enhanced, text), text).toBe(true);
+    // MAIL FROM names nothing but our sender: its permanent refusal is the sender's, size and syntax aside.
+    expect(isSenderRefusal('550', undefined, '550 Access denied', 'mail')).toBe(true);
+    expect(isSenderRefusal('552', '5.3.4', '552 5.3.4 Message size exceeds fixed limit', 'mail')).toBe(false);
+    expect(isSenderRefusal('550', '5.5.2', '550 5.5.2 Syntax error', 'mail')).toBe(false);
+  });
+
+  it('a recipient’s refusal, a policy refusal of the message, or a transient one is not the sender’s', () => {
+    expect(isSenderRefusal('550', '5.1.1', '550 5.1.1 No such user here', 'rcpt')).toBe(false);
+    expect(isSenderRefusal('550', '5.7.1', '550 5.7.1 Message refused as spam', 'rcpt')).toBe(false);
+    expect(isSenderRefusal('550', undefined, '550 Access denied', 'rcpt')).toBe(false);
+    expect(isSenderRefusal('451', '4.7.1', '451 4.7.1 Sender address rejected: try again later', 'mail')).toBe(false);
+    expect(isSenderRefusal('421', undefined, '421 Sender denied, try later')).toBe(false);
   });
 });

@@ -17,6 +17,7 @@ import { readConfig } from '../src/env';
 import { RECONNECT_NOTICE_TYPE } from '../src/providers/connections';
 import { ProviderFailure } from '../src/providers/failures';
 import { gmailMailbox } from '../src/providers/mail/gmail';
+import { SenderRefused } from '../src/providers/mail/bounces';
 import type { OutgoingMail } from '../src/providers/mail/interface';
 import { NDR_READS_PER_PAGE, outlookMailbox } from '../src/providers/mail/outlook';
 import { expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
@@ -250,6 +251,38 @@ describe('Microsoft Graph adapter', () => {
       contentType: 'application/json',
     });
     expect(JSON.parse(seen[0].body)).toEqual({ message: { body: { contentType: 'HTML', content: '<p>Hello</p>' } } });
+  });
+
+  it('a 403 ErrorSendAsDenied on sendMail or a reply refuses the sender (SenderRefused), not the token; another 403 is the token’s', async () => {
+    const denied = () =>
+      json(403, {
+        error: {
+          code: 'ErrorSendAsDenied',
+          message:
+            'The user account which was used to submit this request does not have the right to send mail on behalf of the specified sending account., Cannot submit message.',
+        },
+      });
+    for (const mail of [outgoing, { ...outgoing, replyToProviderMessageId: 'AAMkAD=' }]) {
+      mockFetch([denied()]);
+      const refused = await outlookMailbox(token)
+        .send(mail)
+        .catch((error: unknown) => error);
+      expect(refused).toBeInstanceOf(SenderRefused);
+      expect(refused).toMatchObject({
+        kind: 'rejected',
+        status: 403,
+        code: 'ErrorSendAsDenied',
+        address: 'rep@example.com',
+      });
+      expect((refused as SenderRefused).reason).not.toContain('does not have the right');
+      vi.mocked(globalThis.fetch).mockRestore();
+    }
+    mockFetch([json(403, { error: { code: 'ErrorAccessDenied', message: 'Access is denied.' } })]);
+    const token403 = await outlookMailbox(token)
+      .send(outgoing)
+      .catch((error: unknown) => error);
+    expect(token403).not.toBeInstanceOf(SenderRefused);
+    expect(token403).toMatchObject({ kind: 'auth', status: 403 });
   });
 
   it('findSent looks for our Message-ID among the sent items (before a send is tried again)', async () => {

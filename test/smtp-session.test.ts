@@ -13,7 +13,7 @@ import PostalMime from 'postal-mime';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WorkerMailer } from 'worker-mailer';
 import { ProviderFailure } from '../src/providers/failures';
-import { RecipientsRefused } from '../src/providers/mail/bounces';
+import { RecipientsRefused, SenderRefused } from '../src/providers/mail/bounces';
 import type { OutgoingMail } from '../src/providers/mail/interface';
 import {
   HANDED_OVER_UNANSWERED,
@@ -188,6 +188,30 @@ describe('SMTP relay adapter over cloudflare:sockets', () => {
     expect(spam).toBeInstanceOf(ProviderFailure);
     expect(spam).not.toBeInstanceOf(RecipientsRefused);
     expect(spam).toMatchObject({ kind: 'rejected', status: 550 });
+  });
+});
+
+describe('SMTP relay adapter: the relay refusing the sender', () => {
+  it('a refusal at MAIL FROM, Postfix’s “Sender address rejected” at RCPT TO and Exchange’s 5.7.60 after the message are SenderRefused, not a recipient’s bounce', async () => {
+    const cases = [
+      { label: 'fromdenied', status: 550, code: '5.1.0' },
+      { label: 'notowner', status: 553, code: '5.7.1' },
+      { label: 'sendas', status: 550, code: '5.7.60' },
+    ];
+    for (const { label, status, code } of cases) {
+      const credentials = account(label);
+      const refused = await smtpRelay(settings, credentials, 'rep@example.com')
+        .send(mail({ to: ['grace@example.org'], cc: [] }))
+        .catch((error: unknown) => error);
+      expect(refused, label).toBeInstanceOf(SenderRefused);
+      expect(refused, label).not.toBeInstanceOf(RecipientsRefused);
+      expect(refused, label).toMatchObject({ kind: 'rejected', status, code, address: 'rep@example.com' });
+      // Our words only: never the relay's text (it may echo what we sent, or the login).
+      const reason = (refused as SenderRefused).reason;
+      expect(reason).toContain('smtp refused to send as rep@example.com');
+      expect(reason).not.toMatch(/Sender denied|not owned|Client does not/);
+      expect(reason).not.toContain(credentials.username);
+    }
   });
 });
 

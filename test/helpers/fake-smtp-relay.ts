@@ -14,6 +14,12 @@
  * `notfound` recipient gets Exchange Online's `550 5.1.10 RESOLVER.ADR.RecipientNotFound`, a
  * `spamword` one a bare `550` naming spam (a policy refusal without an enhanced code). `logins`
  * counts a username's sessions.
+ * The sender refused (the account may not send as its address): a username starting with
+ * `fromdenied` gets `550 5.1.0 Sender denied` at MAIL FROM; one starting with `notowner` Postfix's
+ * `553 5.7.1 <from>: Sender address rejected: not owned by user …` at each RCPT TO
+ * (reject_sender_login_mismatch); one starting with `sendas` Exchange Online's `550 5.7.60 SMTP;
+ * Client does not have permissions to send as this sender` once the message is taken, unless it
+ * logged in with the password `granted` (the permission given since).
  * It offers no STARTTLS: the dialogue stays readable.
  */
 import http from 'node:http';
@@ -33,6 +39,8 @@ export async function startFakeSmtpRelay(smtpPort: number, controlPort: number) 
     const session: Session = { commands: [], data: [] };
     let buffer = '';
     let inData = false;
+    let username = '';
+    let password = '';
     const reply = (line: string) => socket.write(`${line}\r\n`);
     reply('220 relay.test ESMTP ready');
     socket.on('data', (chunk) => {
@@ -49,7 +57,9 @@ export async function startFakeSmtpRelay(smtpPort: number, controlPort: number) 
             socket.destroy();
             return;
           }
-          if (!session.commands.some((command) => /^RCPT TO: <silent/.test(command))) {
+          if (username.startsWith('sendas') && password !== 'granted') {
+            reply('550 5.7.60 SMTP; Client does not have permissions to send as this sender [relay.test]');
+          } else if (!session.commands.some((command) => /^RCPT TO: <silent/.test(command))) {
             reply('250 2.0.0 queued as TEST1');
           }
           continue;
@@ -62,7 +72,9 @@ export async function startFakeSmtpRelay(smtpPort: number, controlPort: number) 
         if (line.startsWith('EHLO')) {
           socket.write('250-relay.test\r\n250-AUTH PLAIN LOGIN\r\n250 8BITMIME\r\n');
         } else if (line.startsWith('AUTH PLAIN ')) {
-          const username = Buffer.from(line.slice(11), 'base64').toString('utf8').split('\0')[1] ?? '';
+          const parts = Buffer.from(line.slice(11), 'base64').toString('utf8').split('\0');
+          username = parts[1] ?? '';
+          password = parts[2] ?? '';
           sessions.set(username, session);
           logins.set(username, (logins.get(username) ?? 0) + 1);
           if (username.startsWith('hangup')) {
@@ -71,8 +83,15 @@ export async function startFakeSmtpRelay(smtpPort: number, controlPort: number) 
           }
           reply(username.startsWith('refused') ? '535 5.7.8 Authentication credentials invalid' : '235 2.7.0 OK');
         } else if (line.startsWith('MAIL FROM:')) {
-          reply('250 2.1.0 OK');
+          reply(username.startsWith('fromdenied') ? '550 5.1.0 Sender denied' : '250 2.1.0 OK');
         } else if (line.startsWith('RCPT TO:')) {
+          if (username.startsWith('notowner')) {
+            const from = /^MAIL FROM: ?(<[^>]*>)/.exec(
+              session.commands.find((c) => c.startsWith('MAIL FROM:')) ?? '',
+            )?.[1];
+            reply(`553 5.7.1 ${from ?? '<>'}: Sender address rejected: not owned by user ${username}`);
+            continue;
+          }
           const greylist = /<(greylisted[^>]*)>/.exec(line)?.[1];
           if (greylist && !greylisted.has(greylist)) {
             greylisted.add(greylist);

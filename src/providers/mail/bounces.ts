@@ -174,6 +174,72 @@ export class RecipientsRefused extends ProviderFailure {
   }
 }
 
+/**
+ * Enhanced codes with which the account's own submission service (the SMTP relay it logs in to,
+ * Graph, Gmail) refuses the SENDER, not a recipient: Exchange Online's 5.7.60 ("SMTP; Client does
+ * not have permissions to send as this sender") and 5.7.57 ("Client was not authenticated to send
+ * anonymous mail during MAIL FROM"), RFC 3463's 5.1.7 (bad sender's mailbox address) and 5.1.8
+ * (bad sender's system address; Exchange Online's "Access denied, bad outbound sender", an account
+ * blocked from sending). Microsoft, "Email non-delivery reports and SMTP errors in Exchange Online".
+ */
+const SENDER_REFUSED_CODES = new Set(['5.7.60', '5.7.57', '5.1.7', '5.1.8']);
+
+/**
+ * The words of a submission service refusing the account as the sender, whatever code beside them:
+ * Exchange's `550 5.1.0 Sender denied` and its send-as refusal (SmtpResponse.SendAsDenied, "Client
+ * does not have permission(s) to send as this sender", `SendAsDeniedException` after DATA), Postfix's
+ * `553 5.7.1 <a@b>: Sender address rejected: not owned by user` (reject_sender_login_mismatch,
+ * answered at RCPT TO), Gmail's and other relays' "not allowed to send as" / "not authorized to
+ * send from", and Exchange Online's "bad outbound sender".
+ */
+const SENDER_REFUSED_WORDS =
+  /\b(sender denied|sender address rejected|send ?as ?denied|permissions? to send as|not (allowed|authori[sz]ed|permitted) to send (mail )?(as|from|on behalf)|not owned by (auth )?user|not authenticated to send|bad outbound sender)/i;
+
+/**
+ * Whether a permanent refusal by the account's own submission service (never a report from a
+ * recipient's server: there the same words are that server's block of us, bounceClass's soft
+ * 5.1.0, and the account is fine for every other recipient) says the account may not send as its
+ * address: a 5xx with a sender-refusal code or words (above), or any 550/551/553/554 answering
+ * MAIL FROM itself (our sender is all that command names) that is not about size (5.2.x, 5.3.x) or
+ * syntax (5.5.x). A transient (4xx) refusal is retried, never a sender refusal.
+ */
+export function isSenderRefusal(
+  reply: string | undefined,
+  enhanced: string | undefined,
+  text: string,
+  command: 'mail' | 'rcpt' | 'data' | null = null,
+): boolean {
+  if (!reply?.startsWith('5') && !enhanced?.startsWith('5.')) return false;
+  if (enhanced && SENDER_REFUSED_CODES.has(enhanced)) return true;
+  if (SENDER_REFUSED_WORDS.test(text)) return true;
+  return (
+    command === 'mail' && ['550', '551', '553', '554'].includes(reply ?? '') && !/^5\.[235]\./.test(enhanced ?? '')
+  );
+}
+
+/**
+ * The account's own mail service refused to send as its address (SMTP MAIL FROM or a send-as
+ * check, Graph's ErrorSendAsDenied): nothing was sent, no recipient is at fault (none is
+ * suppressed), and every later send from the account would fail the same way, so the mail-send
+ * job marks the account needs_reconnect with this reason and tells its owner once.
+ */
+export class SenderRefused extends ProviderFailure {
+  constructor(
+    provider: string,
+    readonly address: string,
+    status: number,
+    /** The enhanced status code or the provider's error code, when it gave one (`5.7.60`, `ErrorSendAsDenied`). */
+    readonly code: string | null,
+  ) {
+    super(
+      'rejected',
+      provider,
+      status,
+      `${provider} refused to send as ${address} (${[status, code].filter(Boolean).join(' ')}): the account is not allowed to send as this address, or its sending is blocked`,
+    );
+  }
+}
+
 /** What a bounce tells (InboxMessage.bounce): the addresses it reports failed for good, and which message of ours it returns. */
 export interface BounceFacts {
   hard_bounced: string[];

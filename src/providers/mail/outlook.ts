@@ -16,9 +16,9 @@
  * raw message is on a view (at most NDR_READS_PER_PAGE a list page, one by one: Outlook allows
  * four concurrent requests a mailbox).
  */
-import { expectOk, ProviderFailure, providerFetch } from '../failures';
+import { expectOk, failureOf, ProviderFailure, providerFetch } from '../failures';
 import { type Automated, automatedKind, headerLookup } from './automated';
-import { bounceFacts, type BounceFacts } from './bounces';
+import { bounceFacts, type BounceFacts, SenderRefused } from './bounces';
 import { parseMime, rawBase64 } from './mime';
 import type { InboxMessage, InboxPage, InboxQuery, MailFolder, MailProvider, OutgoingMail } from './interface';
 
@@ -158,6 +158,29 @@ export function isGraphLink(link: string): boolean {
   }
 }
 
+/**
+ * Graph's error codes for a send refused because the account may not send as the message's From
+ * (a 403 whose token is fine: `{"error":{"code":"ErrorSendAsDenied","message":"The user account
+ * which was used to submit this request does not have the right to send mail on behalf of the
+ * specified sending account., Cannot submit message."}}`, Exchange's SendAsDenied behind sendMail).
+ */
+const SEND_AS_DENIED = new Set(['ErrorSendAsDenied']);
+
+/**
+ * The `error.code` of a Graph error answer (an identifier Graph documents, never its message, which
+ * is not kept), read from a copy, at most 4 KB; null when it has none.
+ */
+async function graphErrorCode(response: Response): Promise<string | null> {
+  try {
+    const text = await response.clone().text();
+    if (text.length > 4096) return null;
+    const code = (JSON.parse(text) as { error?: { code?: unknown } }).error?.code;
+    return typeof code === 'string' && /^\w{1,64}$/.test(code) ? code : null;
+  } catch {
+    return null;
+  }
+}
+
 export function outlookMailbox(token: () => Promise<string>): MailProvider {
   async function call(url: string, what: string, init: RequestInit = {}): Promise<Response> {
     const response = await providerFetch('outlook', url, {
@@ -165,6 +188,21 @@ export function outlookMailbox(token: () => Promise<string>): MailProvider {
       headers: { authorization: `Bearer ${await token()}`, ...(init.headers ?? {}) },
     });
     return expectOk('outlook', response, what);
+  }
+  /**
+   * A send: a 403 ErrorSendAsDenied refuses the sender (SenderRefused), not the token; any other
+   * failure as every call's.
+   */
+  async function sendCall(url: string, what: string, from: string, init: RequestInit): Promise<void> {
+    const response = await providerFetch('outlook', url, {
+      ...init,
+      headers: { authorization: `Bearer ${await token()}`, ...(init.headers ?? {}) },
+    });
+    if (response.ok) return void (await response.body?.cancel().catch(() => undefined));
+    const code = response.status === 403 ? await graphErrorCode(response) : null;
+    const failure = await failureOf('outlook', response, what);
+    if (code && SEND_AS_DENIED.has(code)) throw new SenderRefused('outlook', from, 403, code);
+    throw failure;
   }
   /**
    * What a non-delivery report's MIME says (its delivery-status part, its returned headers); null
@@ -206,13 +244,18 @@ export function outlookMailbox(token: () => Promise<string>): MailProvider {
     },
     async send(mail: OutgoingMail) {
       if (mail.replyToProviderMessageId) {
-        await call(`${GRAPH_API}/me/messages/${encodeURIComponent(mail.replyToProviderMessageId)}/reply`, 'reply', {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify({ message: { body: { contentType: 'HTML', content: mail.html } } }),
-        });
+        await sendCall(
+          `${GRAPH_API}/me/messages/${encodeURIComponent(mail.replyToProviderMessageId)}/reply`,
+          'reply',
+          mail.from.address,
+          {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ message: { body: { contentType: 'HTML', content: mail.html } } }),
+          },
+        );
       } else {
-        await call(`${GRAPH_API}/me/sendMail`, 'message', {
+        await sendCall(`${GRAPH_API}/me/sendMail`, 'message', mail.from.address, {
           method: 'POST',
           headers: { 'content-type': 'text/plain' },
           body: rawBase64(mail),

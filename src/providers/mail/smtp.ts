@@ -13,7 +13,7 @@
  * worker-mailer's; its private internals are used fail-safe (WorkerMailerInternals).
  */
 import { ProviderFailure } from '../failures';
-import { isHardFailure, RecipientsRefused } from './bounces';
+import { isHardFailure, isSenderRefusal, RecipientsRefused, SenderRefused } from './bounces';
 import type { MailProvider, OutgoingMail } from './interface';
 import { encodeHeaderWords, mailboxHeader } from './mime';
 
@@ -45,17 +45,31 @@ const LOGIN_CODES = new Set(['530', '534', '535', '538']);
  * addresses in angle brackets are dropped before anything is read, so an address is never taken
  * for a refused login ("auth" in it) nor for the reply code (digits in it).
  */
-function smtpFailure(error: unknown, what: string): ProviderFailure {
+function smtpFailure(error: unknown, what: string, from: string): ProviderFailure {
   const raw = error instanceof Error ? error.message : String(error);
   const text = raw.replace(/<[^<>]*>/g, '<>');
   const code = /(?:^|\s)([45]\d\d)(?=[\s-]|$)/.exec(text)?.[1];
   if ((code && LOGIN_CODES.has(code)) || LOGIN_REFUSED.test(text)) {
     return new ProviderFailure('auth', 'smtp', 535, 'the SMTP relay refused the username or password');
   }
+  const enhanced = /(?:^|\s)[45]\d\d[ -]([245]\.\d{1,3}\.\d{1,3})\b/.exec(text)?.[1];
+  // The relay refused our account as the sender (at MAIL FROM, or a sender check answered at RCPT
+  // TO or after the message, as Postfix and Exchange do): no recipient's fault, and every send
+  // from the account would fail alike. Read before the recipient's refusal: Postfix's
+  // `553 5.7.1 Sender address rejected` answers a RCPT TO.
+  const command = /^Invalid MAIL FROM:/.test(raw)
+    ? 'mail'
+    : /^Invalid RCPT TO:/.test(raw)
+      ? 'rcpt'
+      : /^(Failed to send DATA|Failed send email body):/.test(raw)
+        ? 'data'
+        : null;
+  if (command && code?.startsWith('5') && isSenderRefusal(code, enhanced, text, command)) {
+    return new SenderRefused('smtp', from, Number(code), enhanced ?? null);
+  }
   // A recipient refused for good at RCPT TO (`Invalid RCPT TO: <a@b> 550 5.1.1 …`): a hard bounce.
   // The address is ours (the one we sent), read before the relay's text is dropped.
   const refused = /^Invalid RCPT TO: <([^<>]*)>/.exec(raw);
-  const enhanced = /(?:^|\s)[45]\d\d[ -]([245]\.\d{1,3}\.\d{1,3})\b/.exec(text)?.[1];
   if (refused && code?.startsWith('5') && isHardFailure(code, enhanced, text)) {
     return new RecipientsRefused('smtp', [refused[1].toLowerCase()], Number(code), enhanced ?? null);
   }
@@ -217,7 +231,7 @@ export function smtpRelay(
         await session.close();
       } catch (error) {
         if (error instanceof RelayTimeout) throw TIMED_OUT();
-        throw smtpFailure(error, 'login');
+        throw smtpFailure(error, 'login', from);
       }
       return { address: from };
     },
@@ -237,7 +251,7 @@ export function smtpRelay(
         session = await open();
       } catch (error) {
         if (error instanceof RelayTimeout) throw TIMED_OUT();
-        throw smtpFailure(error, 'message');
+        throw smtpFailure(error, 'message', mail.from.address);
       }
       const { mailer, internals } = session;
       // Whether the relay accepted DATA (354) and was handed the message: from then on, a failure
@@ -281,7 +295,7 @@ export function smtpRelay(
         const mayHaveReached = session.probe ? handedOver : !ANSWERED_BEFORE_DATA.test(message);
         if (mayHaveReached && !answered) throw new ProviderFailure('rejected', 'smtp', null, HANDED_OVER_UNANSWERED);
         if (error instanceof RelayTimeout) throw TIMED_OUT();
-        throw smtpFailure(error, 'message');
+        throw smtpFailure(error, 'message', mail.from.address);
       }
       await session.close();
       return { providerMessageId: mail.messageId, providerThreadId: null };
