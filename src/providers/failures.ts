@@ -106,13 +106,24 @@ export class ProviderUnavailable extends ServiceUnavailable {
   }
 }
 
-/** 409: the connection needs its owner to reconnect it before it can be used again. */
+/**
+ * 409: the connection needs its owner to reconnect it before it can be used again. The message
+ * names why: the reason recorded when it was marked needs_reconnect (last_error: refused
+ * credentials, or a mail provider refusing to send as the account's address), else its credentials.
+ */
 export class ConnectionNeedsReconnect extends ApiError {
-  constructor(connection: { id: number; provider: string; identity: string }) {
+  constructor(connection: {
+    id: number;
+    provider: string;
+    identity: string;
+    state?: string;
+    lastError?: string | null;
+  }) {
+    const why = (connection.state === 'needs_reconnect' && connection.lastError) || 'its credentials no longer work';
     super(
       409,
       'conflict',
-      `The ${connection.provider} connection ${connection.id} (${connection.identity}) needs to be reconnected: its credentials no longer work`,
+      `The ${connection.provider} connection ${connection.id} (${connection.identity}) needs to be reconnected: ${why}`,
       'connection_needs_reconnect',
       { connection_id: connection.id, provider: connection.provider },
     );

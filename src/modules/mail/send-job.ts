@@ -30,7 +30,7 @@ import { markNeedsReconnect, poolWriter, type ConnectionRow } from '../../provid
 import { ConnectionNeedsReconnect, ProviderFailure } from '../../providers/failures';
 import type { OutgoingMail } from '../../providers/mail/interface';
 import { mailProviderFor } from '../../providers/mail/select';
-import { RecipientsRefused } from '../../providers/mail/bounces';
+import { RecipientsRefused, SenderRefused } from '../../providers/mail/bounces';
 import { suppressAddresses } from './suppressions';
 import { firstRecipient, readdressed } from './compose';
 import type { Bindings } from '../../env';
@@ -48,6 +48,27 @@ export const REASONS = {
   suppressed:
     'Every recipient was put on the suppression list (unsubscribed or bounced) after the message was queued; nothing was sent',
 } as const;
+
+/**
+ * Why a message of an account marked needs_reconnect is not sent: the reason recorded on the
+ * account when it was marked (refused credentials, or the provider refusing to send as its address:
+ * SenderRefused), so every message failed fast says what the account's owner must fix.
+ */
+export function reconnectReason(connection: Pick<ConnectionRow, 'lastError'>): string {
+  return connection.lastError
+    ? `The mail account needs to be reconnected (${connection.lastError}); nothing was sent`
+    : REASONS.reconnect;
+}
+
+/** What the account records (last_error, the owner's one notice) when its provider refused to send as its address. */
+export function senderRefusedAccountReason(error: SenderRefused): string {
+  return `${error.reason}; fix its permission to send as this address (or its settings), then reconnect it`;
+}
+
+/** What the message refused records: the provider's refusal; its recipients are not at fault (none suppressed). */
+export function senderRefusedMessageReason(error: SenderRefused): string {
+  return `${error.reason}; nothing was sent, the recipients are not at fault, and the account needs to be reconnected once it is fixed`;
+}
 
 type MessageRow = typeof mailMessages.$inferSelect;
 /**
@@ -96,7 +117,7 @@ async function claimMessage(db: Database, orgId: number, messageId: number): Pro
     // cannot be asked, so the message may have been sent and fails as such, never resent.
     const stale = row.message.status === 'sending';
     if (!connection || connection.deletedAt) return fail(stale ? REASONS.interrupted : REASONS.disconnected);
-    if (connection.state === 'needs_reconnect') return fail(stale ? REASONS.interrupted : REASONS.reconnect);
+    if (connection.state === 'needs_reconnect') return fail(stale ? REASONS.interrupted : reconnectReason(connection));
     if (connection.state === 'disabled') return fail(stale ? REASONS.interrupted : REASONS.disabled);
     await tx
       .update(mailMessages)
@@ -238,6 +259,19 @@ async function deliver(
       await withTenant(db, orgId, async (tx) => {
         await tx.update(mailMessages).set(setStatus('failed', error.reason)).where(where);
         await suppressAddresses(tx, orgId, error.addresses, 'bounced');
+      });
+      return;
+    }
+    if (error instanceof SenderRefused) {
+      // The account's own mail service refused it as the sender: nothing went out and nobody is
+      // suppressed; the account is marked (its owner told once) in the same transaction as the
+      // message, so a redelivery finds both done or neither.
+      await withTenant(db, orgId, async (tx) => {
+        await tx
+          .update(mailMessages)
+          .set(setStatus('failed', senderRefusedMessageReason(error)))
+          .where(where);
+        await markNeedsReconnect(tx, connection, senderRefusedAccountReason(error));
       });
       return;
     }
