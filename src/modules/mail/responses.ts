@@ -12,7 +12,7 @@ const connectionDetails = z.object({
 
 export const accountConflict = conflictResponse(
   'MailAccountConflict',
-  'The mail account cannot be used: it needs to be reconnected (connection_needs_reconnect: update it with a new password) or is disabled (connection_disabled)',
+  'The mail account cannot be used: it needs to be reconnected (connection_needs_reconnect: its credentials were refused, or its mail service refused to send as its address; the message says which; update it with a new password) or is disabled (connection_disabled)',
   [
     {
       code: 'connection_needs_reconnect',

@@ -63,7 +63,7 @@ mailConfigurationRoutes.openapi(
     tags,
     summary: 'Change or reconnect a mail account (beyond the spec)',
     description:
-      'Changes `from_name`, disables or re-enables the account (`state`), or reconnects it: a new `password` (with `refresh_token`/`expires_in`, or new SMTP details) is checked with the provider as on add, then sealed, and the account is active again. An account in needs_reconnect can only be made active with a new password. Only its owner or an admin (403 `owner_or_admin_only`). Beyond the spec.',
+      'Changes `from_name`, disables or re-enables the account (`state`), or reconnects it: a new `password` (with `refresh_token`/`expires_in`, or new SMTP details) is checked with the provider as on add, then sealed, and the account is active again. An account in needs_reconnect (its credentials refused, or its mail service refusing to send as its address: `last_error`) can only be made active with a new password, which clears `last_error` and re-arms the owner’s one-time notice. Only its owner or an admin (403 `owner_or_admin_only`). Beyond the spec.',
     auth: 'bearer',
     request: { params: idParam(), body: jsonBody(UpdateMailConfigurationBody) },
     responses: { 200: envelope(MailConfigurationSchema, 'Mail account updated'), 503: providerUnavailable },

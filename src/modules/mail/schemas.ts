@@ -89,9 +89,15 @@ export const MailConfigurationSchema = z
     provider: z.string().openapi({ description: 'Who produced it: the mailer; `local` for the offline mailbox' }),
     from_address: z.string().openapi({ description: 'The address mail is sent from' }),
     from_name: z.string().nullable().openapi({ description: 'The sender’s display name' }),
-    state: z.enum(CONNECTION_STATES).openapi({ description: 'active, needs_reconnect or disabled' }),
+    state: z.enum(CONNECTION_STATES).openapi({
+      description:
+        'active, needs_reconnect (its credentials were refused, or its mail service refused to send as `from_address`: `last_error` says which; reconnect it with a new `password`) or disabled',
+    }),
     state_id: z.number().int().openapi({ description: '1 active, 2 needs_reconnect, 3 disabled' }),
-    last_error: z.string().nullable().openapi({ description: 'Why it last failed, in plain words' }),
+    last_error: z.string().nullable().openapi({
+      description:
+        'Why it last failed, in plain words; for an account in needs_reconnect, why it was marked (e.g. `smtp refused to send as rep@example.com (550 5.7.60): …`). Cleared by a reconnect',
+    }),
     last_success_at: timestamp('When the provider last accepted a call').nullable(),
     owner_id: z.number().int().nullable().openapi({ description: 'The user who connected it' }),
     smtp_host: z.string().nullable().openapi({ description: 'smtp only' }),
