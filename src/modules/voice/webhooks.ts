@@ -8,7 +8,7 @@
  * A replay changes nothing twice:
  * statuses only move forward, a call ends (and is charged) once, and a recording is copied once.
  */
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
 import { Forbidden } from '../../core/errors';
 import { type TransactionEffects, withTenantEffects } from '../../core/transaction-effects';
 import type { Database, Transaction } from '../../db/client';
@@ -32,20 +32,24 @@ async function credentialsOf(tx: Transaction, env: Bindings, orgId: number) {
   return credentials ? { connection, credentials } : null;
 }
 
-async function findProviderCall(tx: Transaction, orgId: number, providers: string[], providerCallId: string) {
-  const [row] = await tx
+/** The organization's calls matching the conditions (the one select both lookups below start from). */
+function organizationCalls(tx: Transaction, orgId: number, ...conditions: SQL[]) {
+  return tx
     .select()
     .from(calls)
-    .where(
-      and(
-        eq(calls.organizationId, orgId),
-        sql`${calls.provider} in (${sql.join(
-          providers.map((name) => sql`${name}`),
-          sql`, `,
-        )})`,
-        eq(calls.providerCallId, providerCallId),
-      ),
-    );
+    .where(and(eq(calls.organizationId, orgId), ...conditions));
+}
+
+async function findProviderCall(tx: Transaction, orgId: number, providers: string[], providerCallId: string) {
+  const [row] = await organizationCalls(
+    tx,
+    orgId,
+    sql`${calls.provider} in (${sql.join(
+      providers.map((name) => sql`${name}`),
+      sql`, `,
+    )})`,
+    eq(calls.providerCallId, providerCallId),
+  );
   return row ?? null;
 }
 
@@ -57,16 +61,12 @@ async function findProviderCall(tx: Transaction, orgId: number, providers: strin
  */
 async function findVapiCall(tx: Transaction, orgId: number, providerCallId: string, callId: number | null) {
   const ours = sql`${calls.id} = ${callId ?? 0} and ${calls.providerCallId} is null`;
-  const [row] = await tx
-    .select()
-    .from(calls)
-    .where(
-      and(
-        eq(calls.organizationId, orgId),
-        eq(calls.provider, 'vapi'),
-        sql`(${calls.providerCallId} = ${providerCallId} or (${ours}))`,
-      ),
-    )
+  const [row] = await organizationCalls(
+    tx,
+    orgId,
+    eq(calls.provider, 'vapi'),
+    sql`(${calls.providerCallId} = ${providerCallId} or (${ours}))`,
+  )
     .orderBy(sql`(${ours}) desc`)
     .limit(1);
   return row ?? null;
