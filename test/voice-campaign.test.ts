@@ -10,48 +10,31 @@ import { env } from 'cloudflare:workers';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import worker from '../src/index';
-import { calls, phoneNumbers, voiceJobs, voiceLedger } from '../src/db/schema';
+import { calls, voiceJobs, voiceLedger } from '../src/db/schema';
 import type { JobMessage } from '../src/jobs/messages';
 import { DEAD_LETTER_QUEUE } from '../src/jobs/runner';
 import { REASONS } from '../src/modules/voice/voice-job';
-import { call, signupOrganization, type SignedUp } from './helpers/api';
+import { signupOrganization, type SignedUp } from './helpers/api';
 import { json, mockFetch } from './helpers/fetch-mock';
 import { inOrganization } from './helpers/leads';
 import { deliverJobs, requestRecordingJobs } from './helpers/mail';
-import { leadWithPhone, mockTwilioAccount, topUp } from './helpers/voice';
+import { activeTwilioNumber, connectTwilioWithVapi, leadWithPhone, topUp } from './helpers/voice';
 
 let org: SignedUp;
 let leadId: number;
 
 beforeAll(async () => {
   org = await signupOrganization('Campaign');
-  const twilio = mockTwilioAccount();
-  const connected = await call('POST', '/api/voice/connection', {
-    token: org.token,
-    body: {
-      account_sid: `AC${'c'.repeat(32)}`,
-      auth_token: 'twilio-auth-token-campaign',
-      vapi_api_key: 'vapi-key',
-      vapi_phone_number_id: 'pn-campaign',
-      vapi_webhook_secret: 'vapi-webhook-secret-campaign',
-    },
+  const connected = await connectTwilioWithVapi(org, {
+    accountSid: `AC${'c'.repeat(32)}`,
+    authToken: 'twilio-auth-token-campaign',
+    vapiPhoneNumberId: 'pn-campaign',
+    vapiWebhookSecret: 'vapi-webhook-secret-campaign',
   });
-  twilio.mockRestore();
   expect(connected.status, connected.text).toBe(200);
   await topUp(org, 50);
   // The organization's Twilio number, bought before (the number the calls are made from).
-  await inOrganization(org.orgId, (tx) =>
-    tx.insert(phoneNumbers).values({
-      organizationId: org.orgId,
-      phoneNumber: '+14155550177',
-      numberType: 'local',
-      provider: 'twilio',
-      connectionId: connected.body.data.id,
-      providerSid: `PN${'c'.repeat(32)}`,
-      status: 'active',
-      monthlyPriceCents: 115,
-    }),
-  );
+  await activeTwilioNumber(org, connected.body.data.id, '+14155550177', `PN${'c'.repeat(32)}`);
   leadId = await leadWithPhone(org, '+14155550142');
 });
 

@@ -17,7 +17,7 @@ import { recordingLink, RECORDING_LINK_SECONDS } from '../src/modules/voice/reco
 import { call, fetchWorker, signupOrganization, type SignedUp } from './helpers/api';
 import { inOrganization } from './helpers/leads';
 import { deliverJobs, requestRecordingJobs } from './helpers/mail';
-import { leadWithPhone, topUp } from './helpers/voice';
+import { callRow, leadWithPhone, setCall, topUp } from './helpers/voice';
 
 let org: SignedUp;
 let leadId: number;
@@ -34,53 +34,35 @@ const initiate = () =>
     body: { system_prompt: 'Book a demo of Acme CRM.', lead_id: leadId, first_message: 'Hi Grace, Acme here.' },
   });
 
-const callRow = async (id: number) =>
-  (
-    await inOrganization(org.orgId, (tx) =>
-      tx
-        .select()
-        .from(calls)
-        .where(and(eq(calls.organizationId, org.orgId), eq(calls.id, id))),
-    )
-  )[0];
-
-const setCall = (id: number, values: Partial<typeof calls.$inferInsert>) =>
-  inOrganization(org.orgId, (tx) =>
-    tx
-      .update(calls)
-      .set(values)
-      .where(and(eq(calls.organizationId, org.orgId), eq(calls.id, id))),
-  );
-
 describe('calls per second', () => {
   it('parallel calls get distinct turns a second apart', async () => {
     const placed = await Promise.all([initiate(), initiate(), initiate()]);
     expect(placed.map((response) => response.status)).toEqual([202, 202, 202]);
-    const turns = (await Promise.all(placed.map((response) => callRow(response.body.data.id))))
+    const turns = (await Promise.all(placed.map((response) => callRow(org, response.body.data.id))))
       .map((row) => row.dialAfter.getTime())
       .sort((a, b) => a - b);
     expect(turns[1] - turns[0]).toBeGreaterThanOrEqual(1000);
     expect(turns[2] - turns[1]).toBeGreaterThanOrEqual(1000);
     // Out of the way of the next test: these calls are over.
-    for (const response of placed) await setCall(response.body.data.id, { status: 'canceled' });
+    for (const response of placed) await setCall(org, response.body.data.id, { status: 'canceled' });
   });
 
   it('a call dialled a moment ago still holds its second', async () => {
     const first = await initiate();
     // Dialled and answered, as the job leaves it while the conversation runs.
-    await setCall(first.body.data.id, { status: 'in-progress', startedAt: new Date() });
+    await setCall(org, first.body.data.id, { status: 'in-progress', startedAt: new Date() });
     const second = await initiate();
-    const [a, b] = await Promise.all([callRow(first.body.data.id), callRow(second.body.data.id)]);
+    const [a, b] = await Promise.all([callRow(org, first.body.data.id), callRow(org, second.body.data.id)]);
     expect(b.dialAfter.getTime() - a.dialAfter.getTime()).toBeGreaterThanOrEqual(1000);
-    await setCall(first.body.data.id, { status: 'completed' });
-    await setCall(second.body.data.id, { status: 'canceled' });
+    await setCall(org, first.body.data.id, { status: 'completed' });
+    await setCall(org, second.body.data.id, { status: 'canceled' });
   });
 
   it('refuses a call whose turn would be more than the job waits for (24 h) away: 429 call_queue_full with the earliest time, nothing held or queued', async () => {
     const waiting = await initiate();
     expect(waiting.status, waiting.text).toBe(202);
     // The organization's queue reaches a day ahead (86 400 calls at 1 per second, as a campaign might).
-    await setCall(waiting.body.data.id, { dialAfter: new Date(Date.now() + 24 * 3600_000) });
+    await setCall(org, waiting.body.data.id, { dialAfter: new Date(Date.now() + 24 * 3600_000) });
     const wallet = async () => (await call('GET', '/api/voice/wallet', { token: org.token })).body.data;
     const before = await wallet();
     const count = async () =>
@@ -104,16 +86,16 @@ describe('calls per second', () => {
     expect(await count()).toBe(callsBefore);
     expect(await wallet()).toEqual(before);
     // The queue shorter again (that call's turn nearer): a new call is accepted.
-    await setCall(waiting.body.data.id, { dialAfter: new Date(Date.now() + 3600_000) });
+    await setCall(org, waiting.body.data.id, { dialAfter: new Date(Date.now() + 3600_000) });
     const accepted = await initiate();
     expect(accepted.status, accepted.text).toBe(202);
-    for (const id of [waiting.body.data.id, accepted.body.data.id]) await setCall(id, { status: 'canceled' });
+    for (const id of [waiting.body.data.id, accepted.body.data.id]) await setCall(org, id, { status: 'canceled' });
   });
 
   it('the job defers a call whose turn is seconds away to its turn (no queue retry spent), and dials it when its turn has come', async () => {
     const queued = await initiate();
     const id = queued.body.data.id;
-    await setCall(id, { dialAfter: new Date(Date.now() + 10_000) });
+    await setCall(org, id, { dialAfter: new Date(Date.now() + 10_000) });
     const early = await deliverJobs(queued.sent);
     expect(early.retryMessages).toEqual([]);
     expect(early.explicitAcks).toHaveLength(1);
@@ -122,11 +104,11 @@ describe('calls per second', () => {
     expect(early.sent[0].body).toEqual(queued.sent[0]);
     expect(early.sent[0].delaySeconds).toBeGreaterThanOrEqual(9);
     expect(early.sent[0].delaySeconds).toBeLessThanOrEqual(10);
-    expect(await callRow(id)).toMatchObject({ status: 'queued', startedAt: null, providerCallId: null });
-    await setCall(id, { dialAfter: new Date(Date.now() - 1000) });
+    expect(await callRow(org, id)).toMatchObject({ status: 'queued', startedAt: null, providerCallId: null });
+    await setCall(org, id, { dialAfter: new Date(Date.now() - 1000) });
     const due = await deliverJobs([early.sent[0].body]);
     expect(due.retryMessages).toEqual([]);
-    expect((await callRow(id)).status).toBe('completed');
+    expect((await callRow(org, id)).status).toBe('completed');
   });
 });
 
@@ -135,9 +117,9 @@ describe('a recording, end to end', () => {
     const queued = await initiate();
     const id = queued.body.data.id as number;
     // Its turn has come (the pacing is the tests above'), so the delivery dials it at once.
-    await setCall(id, { dialAfter: new Date(Date.now() - 1000) });
+    await setCall(org, id, { dialAfter: new Date(Date.now() - 1000) });
     await deliverJobs(queued.sent);
-    const row = await callRow(id);
+    const row = await callRow(org, id);
     expect(row.status).toBe('completed');
     expect(row.recordingFileId).not.toBeNull();
 

@@ -11,18 +11,27 @@ import { env } from 'cloudflare:workers';
 import { and, eq, sql } from 'drizzle-orm';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import worker from '../src/index';
-import { calls, phoneNumbers, voiceJobs, voiceLedger } from '../src/db/schema';
+import { calls } from '../src/db/schema';
 import { JOBS_MAX_RETRIES } from '../src/jobs/faults';
 import type { JobMessage } from '../src/jobs/messages';
 import { DEAD_LETTER_QUEUE } from '../src/jobs/runner';
 import { callPriceCents } from '../src/modules/voice/pricing';
 import { REASONS, voiceJobHandler } from '../src/modules/voice/voice-job';
 import { vapiSignature } from '../src/providers/voice/vapi';
-import { call, signupOrganization, type SignedUp } from './helpers/api';
+import { signupOrganization, type SignedUp } from './helpers/api';
 import { json, mockFetch } from './helpers/fetch-mock';
 import { inOrganization } from './helpers/leads';
 import { deliverJobs, requestRecordingJobs } from './helpers/mail';
-import { leadWithPhone, mockTwilioAccount, topUp } from './helpers/voice';
+import {
+  activeTwilioNumber,
+  callRow,
+  connectTwilioWithVapi,
+  leadWithPhone,
+  ledgerOf,
+  setCall,
+  topUp,
+  voiceJobOf,
+} from './helpers/voice';
 
 const SECRET = 'vapi-webhook-secret-placed';
 const LAST_ATTEMPT = JOBS_MAX_RETRIES + 1;
@@ -32,32 +41,15 @@ let leadId: number;
 
 beforeAll(async () => {
   org = await signupOrganization('Placed calls');
-  const twilio = mockTwilioAccount();
-  const connected = await call('POST', '/api/voice/connection', {
-    token: org.token,
-    body: {
-      account_sid: `AC${'d'.repeat(32)}`,
-      auth_token: 'twilio-auth-token-placed',
-      vapi_api_key: 'vapi-key',
-      vapi_phone_number_id: 'pn-placed',
-      vapi_webhook_secret: SECRET,
-    },
+  const connected = await connectTwilioWithVapi(org, {
+    accountSid: `AC${'d'.repeat(32)}`,
+    authToken: 'twilio-auth-token-placed',
+    vapiPhoneNumberId: 'pn-placed',
+    vapiWebhookSecret: SECRET,
   });
-  twilio.mockRestore();
   expect(connected.status, connected.text).toBe(200);
   await topUp(org, 20);
-  await inOrganization(org.orgId, (tx) =>
-    tx.insert(phoneNumbers).values({
-      organizationId: org.orgId,
-      phoneNumber: '+14155550188',
-      numberType: 'local',
-      provider: 'twilio',
-      connectionId: connected.body.data.id,
-      providerSid: `PN${'d'.repeat(32)}`,
-      status: 'active',
-      monthlyPriceCents: 115,
-    }),
-  );
+  await activeTwilioNumber(org, connected.body.data.id, '+14155550188', `PN${'d'.repeat(32)}`);
   leadId = await leadWithPhone(org, '+14155550142');
 });
 
@@ -71,46 +63,10 @@ async function queuedCall(): Promise<{ id: number; message: JobMessage }> {
   });
   expect(response.status, response.text).toBe(202);
   const id = response.body.data.id as number;
-  await inOrganization(org.orgId, (tx) =>
-    tx
-      .update(calls)
-      .set({ dialAfter: new Date(Date.now() - 1000) })
-      .where(and(eq(calls.organizationId, org.orgId), eq(calls.id, id))),
-  );
+  await setCall(org, id, { dialAfter: new Date(Date.now() - 1000) });
   expect(response.sent).toHaveLength(1);
   return { id, message: response.sent[0] };
 }
-
-const callRow = async (id: number) =>
-  (
-    await inOrganization(org.orgId, (tx) =>
-      tx
-        .select()
-        .from(calls)
-        .where(and(eq(calls.organizationId, org.orgId), eq(calls.id, id))),
-    )
-  )[0];
-const jobOf = async (id: number) =>
-  (
-    await inOrganization(org.orgId, (tx) =>
-      tx
-        .select()
-        .from(voiceJobs)
-        .where(and(eq(voiceJobs.organizationId, org.orgId), eq(voiceJobs.callId, id))),
-    )
-  )[0];
-/** The call's wallet movements, as [kind, cents] sorted. */
-const ledgerOf = async (id: number) =>
-  (
-    await inOrganization(org.orgId, (tx) =>
-      tx
-        .select()
-        .from(voiceLedger)
-        .where(and(eq(voiceLedger.organizationId, org.orgId), eq(voiceLedger.callId, id))),
-    )
-  )
-    .map((entry) => [entry.kind, entry.amountCents])
-    .sort();
 
 /** A Vapi call as List Calls answers it: the transient assistant we sent carries our call id. */
 const listedCall = (vapiId: string, callId: number) => ({
@@ -192,24 +148,28 @@ describe('a call Vapi placed', () => {
     const delivered = await deliverJobs([message]);
     expect(delivered.retryMessages).toEqual([]);
     expect(seen.map((request) => request.method)).toEqual(['POST']);
-    const placed = await callRow(id);
+    const placed = await callRow(org, id);
     expect({
       status: placed.status,
       failureReason: placed.failureReason,
       providerCallId: placed.providerCallId,
     }).toEqual({ status: 'queued', failureReason: null, providerCallId: null });
     expect(placed.startedAt).toBeInstanceOf(Date);
-    expect((await jobOf(id)).status).toBe('completed');
-    expect(await ledgerOf(id)).toEqual([['call_hold', -50]]);
+    expect((await voiceJobOf(org, id)).status).toBe('completed');
+    expect(await ledgerOf(org, id)).toEqual([['call_hold', -50]]);
     // Redelivered (a duplicated message): the job has ended; nothing is dialled or changed.
     expect((await deliverJobs([message])).retryMessages).toEqual([]);
     expect(seen).toHaveLength(1);
-    expect((await callRow(id)).status).toBe('queued');
+    expect((await callRow(org, id)).status).toBe('queued');
     // Its report names our call: it ends this call (the one holding the hold), once.
     await postReport('vapi-held-elsewhere', id, 61);
     await postReport('vapi-held-elsewhere', id, 61);
-    expect(await callRow(id)).toMatchObject({ status: 'completed', durationSec: 61, priceCents: callPriceCents(61) });
-    expect(await ledgerOf(id)).toEqual([
+    expect(await callRow(org, id)).toMatchObject({
+      status: 'completed',
+      durationSec: 61,
+      priceCents: callPriceCents(61),
+    });
+    expect(await ledgerOf(org, id)).toEqual([
       ['call_charge', -callPriceCents(61)],
       ['call_hold', -50],
       ['call_release', 50],
@@ -222,10 +182,10 @@ describe('a call Vapi placed', () => {
     const seen = mockFetch([json(503, { message: 'Service Unavailable' })], vapiOnly);
     const failed = await deliverJobs([message]);
     expect(failed.retryMessages).toHaveLength(1);
-    expect(await callRow(id)).toMatchObject({ status: 'queued', providerCallId: null });
+    expect(await callRow(org, id)).toMatchObject({ status: 'queued', providerCallId: null });
     // It was placed: its report comes first, naming our call id in the assistant's metadata.
     await postReport('vapi-report-first', id, 42);
-    const ended = await callRow(id);
+    const ended = await callRow(org, id);
     expect(ended).toMatchObject({
       status: 'completed',
       providerCallId: 'vapi-report-first',
@@ -233,7 +193,7 @@ describe('a call Vapi placed', () => {
       priceCents: callPriceCents(42),
       failureReason: null,
     });
-    expect(await ledgerOf(id)).toEqual([
+    expect(await ledgerOf(org, id)).toEqual([
       ['call_charge', -callPriceCents(42)],
       ['call_hold', -50],
       ['call_release', 50],
@@ -248,8 +208,8 @@ describe('a call Vapi placed', () => {
     const retried = await deliverJobs([message], 2);
     expect(retried.retryMessages).toEqual([]);
     expect(seen.map((request) => request.method)).toEqual(['POST']);
-    expect((await jobOf(id)).status).toBe('completed');
-    expect(await callRow(id)).toMatchObject({ status: 'completed', providerCallId: 'vapi-report-first' });
+    expect((await voiceJobOf(org, id)).status).toBe('completed');
+    expect(await callRow(org, id)).toMatchObject({ status: 'completed', providerCallId: 'vapi-report-first' });
   });
 
   it('whose create answer is lost on the queue’s last attempt is looked up at once in List Calls and kept, not given up', async () => {
@@ -270,14 +230,14 @@ describe('a call Vapi placed', () => {
     expect(seen.map((request) => request.method)).toEqual(['POST', 'GET']);
     const listed = new URL(seen[1].url);
     expect(Object.fromEntries(listed.searchParams)).toMatchObject({ phoneNumberId: 'pn-placed', limit: '100' });
-    expect(await callRow(id)).toMatchObject({
+    expect(await callRow(org, id)).toMatchObject({
       status: 'queued',
       providerCallId: 'vapi-last-attempt',
       failureReason: null,
     });
-    expect((await jobOf(id)).status).toBe('completed');
+    expect((await voiceJobOf(org, id)).status).toBe('completed');
     // The hold stays until the call ends.
-    expect(await ledgerOf(id)).toEqual([['call_hold', -50]]);
+    expect(await ledgerOf(org, id)).toEqual([['call_hold', -50]]);
   });
 
   it('given up on when Vapi cannot be asked on the last attempt either; its report, arriving after, repairs the call and charges it once', async () => {
@@ -287,8 +247,12 @@ describe('a call Vapi placed', () => {
     expect(delivered.retryMessages).toHaveLength(1);
     expect(seen.map((request) => request.method)).toEqual(['POST', 'GET']);
     await deadLetter(message);
-    expect(await callRow(id)).toMatchObject({ status: 'failed', failureReason: REASONS.gaveUp, providerCallId: null });
-    expect(await ledgerOf(id)).toEqual([
+    expect(await callRow(org, id)).toMatchObject({
+      status: 'failed',
+      failureReason: REASONS.gaveUp,
+      providerCallId: null,
+    });
+    expect(await ledgerOf(org, id)).toEqual([
       ['call_hold', -50],
       ['call_release', 50],
     ]);
@@ -296,7 +260,7 @@ describe('a call Vapi placed', () => {
     const report = await postReport('vapi-after-give-up', id, 65);
     // A completed call of 30 s or more is engagement: the lead is rescored, as for any completed call.
     expect(report.sent.map((sent) => sent.kind)).toEqual(['lead-scoring']);
-    const repaired = await callRow(id);
+    const repaired = await callRow(org, id);
     expect(repaired).toMatchObject({
       status: 'completed',
       providerCallId: 'vapi-after-give-up',
@@ -307,11 +271,11 @@ describe('a call Vapi placed', () => {
     });
     // A replayed report changes nothing twice.
     await postReport('vapi-after-give-up', id, 65);
-    expect(await ledgerOf(id)).toEqual([
+    expect(await ledgerOf(org, id)).toEqual([
       ['call_charge', -callPriceCents(65)],
       ['call_hold', -50],
       ['call_release', 50],
     ]);
-    expect((await callRow(id)).updatedAt).toEqual(repaired.updatedAt);
+    expect((await callRow(org, id)).updatedAt).toEqual(repaired.updatedAt);
   });
 });

@@ -28,7 +28,7 @@ import {
   buyLocalNumber,
   completedAgentCall,
   leadWithPhone,
-  mockTwilioAccount,
+  connectTwilioWithVapi,
   topUp,
   withJobsRun,
 } from './helpers/voice';
@@ -537,21 +537,15 @@ describe('provider webhooks', () => {
 
   beforeAll(async () => {
     twilioOrg = await signupOrganization('Twilio');
-    const twilio = mockTwilioAccount();
-    const connected = await call('POST', '/api/voice/connection', {
-      token: twilioOrg.token,
-      body: {
-        account_sid: `AC${'a'.repeat(32)}`,
-        auth_token: authToken,
-        vapi_api_key: 'vapi-key',
-        vapi_phone_number_id: 'pn-1',
-        vapi_webhook_secret: secret,
-      },
+    const connected = await connectTwilioWithVapi(twilioOrg, {
+      accountSid: `AC${'a'.repeat(32)}`,
+      authToken,
+      vapiPhoneNumberId: 'pn-1',
+      vapiWebhookSecret: secret,
     });
     expect(connected.status).toBe(200);
     expect(connected.body.data).toMatchObject({ provider: 'twilio', agent_calling: true, browser_calling: false });
     voiceConnectionId = connected.body.data.id;
-    twilio.mockRestore();
     expect(connected.text).not.toContain(authToken);
     await topUp(twilioOrg, 5);
     const [row] = await inOrganization(twilioOrg.orgId, (tx) =>

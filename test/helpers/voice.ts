@@ -2,8 +2,12 @@
  * Voice in tests: money in the calling wallet, leads with phones, and requests whose voice jobs a
  * test delivers itself (through the Worker's queue handler), as often as it likes.
  */
+import { and, eq } from 'drizzle-orm';
+import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { type MockInstance, vi } from 'vitest';
+import { calls, phoneNumbers, voiceJobs, voiceLedger } from '../../src/db/schema';
 import { call, type SignedUp } from './api';
+import { inOrganization } from './leads';
 import { deliverJobs, requestRecordingJobs } from './mail';
 import { operatorTopUp } from './operator';
 
@@ -77,3 +81,87 @@ export function mockTwilioAccount(answer: () => Response = () => Response.json({
     return real(input, init);
   });
 }
+
+/**
+ * Connects the organization's Twilio account with Vapi agent calling (Twilio's account check
+ * mocked for the request); the route's answer.
+ */
+export async function connectTwilioWithVapi(
+  org: SignedUp,
+  account: { accountSid: string; authToken: string; vapiPhoneNumberId: string; vapiWebhookSecret: string },
+) {
+  const twilio = mockTwilioAccount();
+  try {
+    return await call('POST', '/api/voice/connection', {
+      token: org.token,
+      body: {
+        account_sid: account.accountSid,
+        auth_token: account.authToken,
+        vapi_api_key: 'vapi-key',
+        vapi_phone_number_id: account.vapiPhoneNumberId,
+        vapi_webhook_secret: account.vapiWebhookSecret,
+      },
+    });
+  } finally {
+    twilio.mockRestore();
+  }
+}
+
+/** A Twilio number the organization bought before on the connection (the number its calls are made from). */
+export async function activeTwilioNumber(
+  org: Pick<SignedUp, 'orgId'>,
+  connectionId: number,
+  phoneNumber: string,
+  providerSid: string,
+): Promise<void> {
+  await inOrganization(org.orgId, (tx) =>
+    tx.insert(phoneNumbers).values({
+      organizationId: org.orgId,
+      phoneNumber,
+      numberType: 'local',
+      provider: 'twilio',
+      connectionId,
+      providerSid,
+      status: 'active',
+      monthlyPriceCents: 115,
+    }),
+  );
+}
+
+/** The organization's rows of a table whose column equals `value` (read in the organization, as RLS lets it). */
+async function organizationRows<T extends PgTable & { organizationId: AnyPgColumn }>(
+  org: Pick<SignedUp, 'orgId'>,
+  table: T,
+  column: AnyPgColumn,
+  value: number,
+): Promise<T['$inferSelect'][]> {
+  return (await inOrganization(org.orgId, (tx) =>
+    tx
+      .select()
+      .from(table as PgTable)
+      .where(and(eq(table.organizationId, org.orgId), eq(column, value))),
+  )) as T['$inferSelect'][];
+}
+
+/** The call's row. */
+export const callRow = async (org: Pick<SignedUp, 'orgId'>, id: number) =>
+  (await organizationRows(org, calls, calls.id, id))[0];
+
+/** The call's voice job. */
+export const voiceJobOf = async (org: Pick<SignedUp, 'orgId'>, callId: number) =>
+  (await organizationRows(org, voiceJobs, voiceJobs.callId, callId))[0];
+
+/** The call's wallet movements, as [kind, cents] sorted. */
+export const ledgerOf = async (org: Pick<SignedUp, 'orgId'>, callId: number) =>
+  (await organizationRows(org, voiceLedger, voiceLedger.callId, callId))
+    .map((entry) => [entry.kind, entry.amountCents])
+    .sort();
+
+/** Sets columns of the call's row. */
+export const setCall = (org: Pick<SignedUp, 'orgId'>, id: number, values: Partial<typeof calls.$inferInsert>) =>
+  inOrganization(org.orgId, (tx) =>
+    tx
+      .update(calls)
+      .set(values)
+      .where(and(eq(calls.organizationId, org.orgId), eq(calls.id, id))),
+  );
