@@ -122,20 +122,25 @@ describe('a lead moved into a company while the company is deleted', () => {
 describe('a lead created with company_id while the company is deleted or renamed', () => {
   const newLead = (company_id: number) =>
     ({ first_name: 'Racing', last_name: 'Lead', email: uniqueEmail('racing'), company_id }) as AddLeadInput;
+  /** `work` held as `holding` holds it, once done; with its transaction's id (what `waitsOn` looks for). */
+  async function heldTransaction<T>(work: (ctx: TenantContext) => Promise<T>) {
+    let xid = '';
+    const held = holding(async (ctx) => {
+      const result = await work(ctx);
+      xid = await transactionOf(ctx);
+      return result;
+    });
+    await held.held;
+    return { ...held, xid };
+  }
 
   it('a create after the delete waits for it and is refused (422 company_id): no lead is made', async (context) => {
     if (await onPglite(owner.orgId)) context.skip();
     const doomed = await createCompany(owner);
-    let xid = '';
-    const deletion = holding(async (ctx) => {
-      const deleted = await deleteCompanies(ctx, { ids: [doomed] });
-      xid = await transactionOf(ctx);
-      return deleted;
-    });
-    await deletion.held;
+    const deletion = await heldTransaction((ctx) => deleteCompanies(ctx, { ids: [doomed] }));
     const body = newLead(doomed);
     const create = call('POST', '/api/lead/add', { token: owner.token, body });
-    const waited = await waitsOn(owner.orgId, xid, create);
+    const waited = await waitsOn(owner.orgId, deletion.xid, create);
     deletion.release();
     expect(await deletion.done).toBe(1);
     const created = await create;
@@ -152,15 +157,9 @@ describe('a lead created with company_id while the company is deleted or renamed
   it('a delete after the create waits for it', async (context) => {
     if (await onPglite(owner.orgId)) context.skip();
     const target = await createCompany(owner);
-    let xid = '';
-    const create = holding(async (ctx) => {
-      const created = await createLeadOf(ctx, newLead(target));
-      xid = await transactionOf(ctx);
-      return created;
-    });
-    await create.held;
+    const create = await heldTransaction((ctx) => createLeadOf(ctx, newLead(target)));
     const deletion = call('DELETE', `/api/company/delete/${target}`, { token: owner.token });
-    const waited = await waitsOn(owner.orgId, xid, deletion);
+    const waited = await waitsOn(owner.orgId, create.xid, deletion);
     create.release();
     const { lead } = await create.done;
     expect((await deletion).status).toBe(200);
@@ -171,19 +170,13 @@ describe('a lead created with company_id while the company is deleted or renamed
   it('a rename after the create waits for it: the created lead shows the new name', async (context) => {
     if (await onPglite(owner.orgId)) context.skip();
     const target = await createCompany(owner);
-    let xid = '';
-    const create = holding(async (ctx) => {
-      const created = await createLeadOf(ctx, newLead(target));
-      xid = await transactionOf(ctx);
-      return created;
-    });
-    await create.held;
+    const create = await heldTransaction((ctx) => createLeadOf(ctx, newLead(target)));
     const newName = `Renamed ${crypto.randomUUID().slice(0, 6)}`;
     const rename = call('POST', `/api/company/update/${target}`, {
       token: owner.token,
       body: { company_name: newName },
     });
-    const waited = await waitsOn(owner.orgId, xid, rename);
+    const waited = await waitsOn(owner.orgId, create.xid, rename);
     create.release();
     const { lead } = await create.done;
     expect((await rename).status).toBe(200);
