@@ -140,6 +140,45 @@ function meetingWrites(orgId: number, meetingId: number) {
   return { writeOf, eventsOf, job };
 }
 
+/** A visitor's booking of 13:00-13:30 next Monday on the rep's page (201): the day and the meeting's id. */
+async function bookedMonday(rep: SignedUp): Promise<{ monday: string; meetingId: number }> {
+  const monday = mondayAhead();
+  const booked = await bookSlot(await slugOf(rep), `${monday}T13:00:00Z`, `${monday}T13:30:00Z`);
+  expect(booked.status, booked.text).toBe(201);
+  return { monday, meetingId: booked.body.data.meeting_id as number };
+}
+
+/** The meeting updated with `body` (200), then its write's job delivered twice. */
+async function updateMeeting(owner: SignedUp, meetingId: number, body: Record<string, unknown>) {
+  const updated = await call('POST', `/api/meeting/update/${meetingId}`, { token: owner.token, body });
+  expect(updated.status, updated.text).toBe(200);
+  await meetingWrites(owner.orgId, meetingId).job();
+}
+
+/**
+ * The provider made the event (13:00-13:30 on `monday`) in `connectionId`'s calendar under
+ * `requestId`; the answer never reached the job.
+ */
+const lostInsert = (
+  orgId: number,
+  connectionId: number,
+  requestId: string,
+  monday: string,
+  title = 'Meeting with Grace Hopper',
+) =>
+  inOrganization(orgId, (tx) =>
+    tx.insert(localCalendarEvents).values({
+      organizationId: orgId,
+      connectionId,
+      requestId,
+      title,
+      startsAt: new Date(`${monday}T13:00:00Z`),
+      endsAt: new Date(`${monday}T13:30:00Z`),
+      timeZone: 'UTC',
+      attendees: [],
+    }),
+  );
+
 describe('calendar events routes (local provider)', () => {
   it('connects a local calendar, inserts an event and lists it, marked local', async () => {
     const connection = await connectLocal(org);
@@ -712,39 +751,30 @@ describe('a busy-time sync drops the booking page’s cached slots', () => {
 });
 
 describe('an event whose insert answer was lost', () => {
+  /**
+   * The meeting's write pending without an event id (its insert answer lost); cancelled, the
+   * event is found by its request id and deleted, and the write moves on to its next request id.
+   */
+  async function cancelDeletesLostEvent(rep: SignedUp, meetingId: number, requestId: string) {
+    const { writeOf, eventsOf } = meetingWrites(rep.orgId, meetingId);
+    expect(await writeOf()).toMatchObject({ state: 'pending', providerEventId: null });
+    await updateMeeting(rep, meetingId, { status: 4 });
+    expect(await eventsOf()).toEqual([]);
+    expect(await writeOf()).toMatchObject({ state: 'deleted', providerEventId: null, requestId: `${requestId}#2` });
+  }
+
   it('is found by its request id and deleted when the meeting is cancelled before a retry recorded it; scheduled again, the meeting gets one new event', async () => {
     const rep = await signupOrganization('Lost insert');
     const connection = await connectLocal(rep);
-    const monday = mondayAhead();
-    const booked = await bookSlot(await slugOf(rep), `${monday}T13:00:00Z`, `${monday}T13:30:00Z`);
-    expect(booked.status, booked.text).toBe(201);
-    const meetingId = booked.body.data.meeting_id as number;
+    const { monday, meetingId } = await bookedMonday(rep);
     const requestId = `meeting:${rep.orgId}:${meetingId}`;
     // The provider made the event under the meeting's request id, but the answer never reached
     // the job (a timeout): the write is still pending and holds no event id.
-    await inOrganization(rep.orgId, (tx) =>
-      tx.insert(localCalendarEvents).values({
-        organizationId: rep.orgId,
-        connectionId: connection.id,
-        requestId,
-        title: 'Meeting with Grace Hopper',
-        startsAt: new Date(`${monday}T13:00:00Z`),
-        endsAt: new Date(`${monday}T13:30:00Z`),
-        timeZone: 'UTC',
-        attendees: [],
-      }),
-    );
-    const { writeOf, eventsOf, job } = meetingWrites(rep.orgId, meetingId);
-    expect(await writeOf()).toMatchObject({ state: 'pending', providerEventId: null });
-    const cancelled = await call('POST', `/api/meeting/update/${meetingId}`, { token: rep.token, body: { status: 4 } });
-    expect(cancelled.status, cancelled.text).toBe(200);
-    await job();
-    expect(await eventsOf()).toEqual([]);
-    expect(await writeOf()).toMatchObject({ state: 'deleted', providerEventId: null, requestId: `${requestId}#2` });
+    await lostInsert(rep.orgId, connection.id, requestId, monday);
+    await cancelDeletesLostEvent(rep, meetingId, requestId);
 
-    const again = await call('POST', `/api/meeting/update/${meetingId}`, { token: rep.token, body: { status: 1 } });
-    expect(again.status, again.text).toBe(200);
-    await job();
+    await updateMeeting(rep, meetingId, { status: 1 });
+    const { writeOf, eventsOf } = meetingWrites(rep.orgId, meetingId);
     expect((await eventsOf()).map((event) => event.requestId)).toEqual([`${requestId}#2`]);
     expect(await writeOf()).toMatchObject({ state: 'created' });
   });
@@ -752,55 +782,21 @@ describe('an event whose insert answer was lost', () => {
   it('is found in whichever of the rep’s calendars the insert reached, not only their newest, and deleted when the meeting is cancelled', async () => {
     const rep = await signupOrganization('Lost insert two calendars');
     const older = await connectLocal(rep);
-    const monday = mondayAhead();
-    const booked = await bookSlot(await slugOf(rep), `${monday}T13:00:00Z`, `${monday}T13:30:00Z`);
-    expect(booked.status, booked.text).toBe(201);
-    const meetingId = booked.body.data.meeting_id as number;
+    const { monday, meetingId } = await bookedMonday(rep);
     const requestId = `meeting:${rep.orgId}:${meetingId}`;
     // The insert reached the rep's only calendar then, and its answer was lost; the rep has
     // connected a second calendar since.
-    await inOrganization(rep.orgId, (tx) =>
-      tx.insert(localCalendarEvents).values({
-        organizationId: rep.orgId,
-        connectionId: older.id,
-        requestId,
-        title: 'Meeting with Grace Hopper',
-        startsAt: new Date(`${monday}T13:00:00Z`),
-        endsAt: new Date(`${monday}T13:30:00Z`),
-        timeZone: 'UTC',
-        attendees: [],
-      }),
-    );
+    await lostInsert(rep.orgId, older.id, requestId, monday);
     await connectLocal(rep);
-    const { writeOf, eventsOf, job } = meetingWrites(rep.orgId, meetingId);
-    expect(await writeOf()).toMatchObject({ state: 'pending', providerEventId: null });
-    const cancelled = await call('POST', `/api/meeting/update/${meetingId}`, { token: rep.token, body: { status: 4 } });
-    expect(cancelled.status, cancelled.text).toBe(200);
-    await job();
-    expect(await eventsOf()).toEqual([]);
-    expect(await writeOf()).toMatchObject({ state: 'deleted', providerEventId: null, requestId: `${requestId}#2` });
+    await cancelDeletesLostEvent(rep, meetingId, requestId);
   });
 
   it('is kept and recorded where the insert made it when the rep has connected another calendar since, not made a second time in the newest', async () => {
     const rep = await signupOrganization('Lost insert retried');
     const older = await connectLocal(rep);
-    const monday = mondayAhead();
-    const booked = await bookSlot(await slugOf(rep), `${monday}T13:00:00Z`, `${monday}T13:30:00Z`);
-    expect(booked.status, booked.text).toBe(201);
-    const meetingId = booked.body.data.meeting_id as number;
+    const { monday, meetingId } = await bookedMonday(rep);
     const requestId = `meeting:${rep.orgId}:${meetingId}`;
-    await inOrganization(rep.orgId, (tx) =>
-      tx.insert(localCalendarEvents).values({
-        organizationId: rep.orgId,
-        connectionId: older.id,
-        requestId,
-        title: 'Stale title',
-        startsAt: new Date(`${monday}T13:00:00Z`),
-        endsAt: new Date(`${monday}T13:30:00Z`),
-        timeZone: 'UTC',
-        attendees: [],
-      }),
-    );
+    await lostInsert(rep.orgId, older.id, requestId, monday, 'Stale title');
     await connectLocal(rep);
     const { writeOf, eventsOf, job } = meetingWrites(rep.orgId, meetingId);
     await job();
@@ -1061,18 +1057,8 @@ describe('connecting a calendar writes the rep’s upcoming meetings into it', (
 describe('an event whose insert answer was lost, of a meeting given to another rep and cancelled', () => {
   /** The meeting given to another rep (its job run), then cancelled (its job run): no event is left anywhere. */
   async function giveThenCancel(owner: SignedUp, meetingId: number, userId: number) {
-    const given = await call('POST', `/api/meeting/update/${meetingId}`, {
-      token: owner.token,
-      body: { user_id: userId },
-    });
-    expect(given.status, given.text).toBe(200);
-    await job(owner.orgId, meetingId);
-    const cancelled = await call('POST', `/api/meeting/update/${meetingId}`, {
-      token: owner.token,
-      body: { status: 4 },
-    });
-    expect(cancelled.status, cancelled.text).toBe(200);
-    await job(owner.orgId, meetingId);
+    await updateMeeting(owner, meetingId, { user_id: userId });
+    await updateMeeting(owner, meetingId, { status: 4 });
     expect(await eventsOf(owner.orgId)).toEqual([]);
     expect(await writeOf(owner.orgId, meetingId)).toMatchObject({ state: 'deleted', providerEventId: null });
   }
@@ -1088,20 +1074,6 @@ describe('an event whose insert answer was lost, of a meeting given to another r
   const eventsOf = (orgId: number) => meetingWrites(orgId, 0).eventsOf();
   /** The write's job, delivered twice. */
   const job = (orgId: number, meetingId: number) => meetingWrites(orgId, meetingId).job();
-  /** The provider made the event in `connectionId`'s calendar under `requestId`; the answer never reached the job. */
-  const lostInsert = (orgId: number, connectionId: number, requestId: string, monday: string) =>
-    inOrganization(orgId, (tx) =>
-      tx.insert(localCalendarEvents).values({
-        organizationId: orgId,
-        connectionId,
-        requestId,
-        title: 'Meeting with Grace Hopper',
-        startsAt: new Date(`${monday}T13:00:00Z`),
-        endsAt: new Date(`${monday}T13:30:00Z`),
-        timeZone: 'UTC',
-        attendees: [],
-      }),
-    );
 
   /**
    * While `work` runs, an insert into `connectionId`'s calendar under `requestId` fails (as if the
@@ -1131,22 +1103,9 @@ describe('an event whose insert answer was lost, of a meeting given to another r
 
   it('deletes the orphan in the first rep’s calendar when the meeting is given to another rep, then cancelled', async () => {
     const { b, c, bCalendar } = await twoReps('Lost insert handover');
-    const monday = mondayAhead();
-    const booked = await bookSlot(await slugOf(b), `${monday}T13:00:00Z`, `${monday}T13:30:00Z`);
-    expect(booked.status, booked.text).toBe(201);
-    const meetingId = booked.body.data.meeting_id as number;
+    const { monday, meetingId } = await bookedMonday(b);
     await lostInsert(b.orgId, bCalendar.id, `meeting:${b.orgId}:${meetingId}`, monday);
-    const given = await call('POST', `/api/meeting/update/${meetingId}`, {
-      token: b.token,
-      body: { user_id: c.userId },
-    });
-    expect(given.status, given.text).toBe(200);
-    await job(b.orgId, meetingId);
-    const cancelled = await call('POST', `/api/meeting/update/${meetingId}`, { token: b.token, body: { status: 4 } });
-    expect(cancelled.status, cancelled.text).toBe(200);
-    await job(b.orgId, meetingId);
-    expect(await eventsOf(b.orgId)).toEqual([]);
-    expect(await writeOf(b.orgId, meetingId)).toMatchObject({ state: 'deleted', providerEventId: null });
+    await giveThenCancel(b, meetingId, c.userId);
   });
 
   it('deletes the orphan of a lost insert made when the meeting was handed over (under its next request id), once it is given to a third rep and cancelled', async () => {
@@ -1161,10 +1120,7 @@ describe('an event whose insert answer was lost, of a meeting given to another r
     const loginA = await call('POST', '/api/auth/login', { body: { email: emailA, password: 'password123' } });
     const a = { ...b, token: loginA.body.access_token as string, userId: addedA.body.data.id as number };
     await connectLocal(a);
-    const monday = mondayAhead();
-    const booked = await bookSlot(await slugOf(a), `${monday}T13:00:00Z`, `${monday}T13:30:00Z`);
-    expect(booked.status, booked.text).toBe(201);
-    const meetingId = booked.body.data.meeting_id as number;
+    const { monday, meetingId } = await bookedMonday(a);
     await job(b.orgId, meetingId);
     expect(await writeOf(b.orgId, meetingId)).toMatchObject({ state: 'created', userId: a.userId });
     // Given to B: B's calendar makes the event under `#2`, but the answer never reaches the job
@@ -1173,12 +1129,7 @@ describe('an event whose insert answer was lost, of a meeting given to another r
     const lostId = `meeting:${b.orgId}:${meetingId}#2`;
     await lostInsert(b.orgId, bCalendar.id, lostId, monday);
     await losingAnswers(b.orgId, bCalendar.id, lostId, async () => {
-      const givenB = await call('POST', `/api/meeting/update/${meetingId}`, {
-        token: b.token,
-        body: { user_id: b.userId },
-      });
-      expect(givenB.status, givenB.text).toBe(200);
-      await job(b.orgId, meetingId);
+      await updateMeeting(b, meetingId, { user_id: b.userId });
       await job(b.orgId, meetingId);
     });
     // Then given to C before any retry, and cancelled.
@@ -1190,22 +1141,14 @@ describe('an event whose insert answer was lost, of a meeting given to another r
     const member = await addMember(b, { first_name: 'Dee', last_name: 'Dunn', email: uniqueEmail('rep-d') });
     const d = { ...b, token: member.token, userId: member.userId };
     await connectLocal(d);
-    const monday = mondayAhead();
-    const booked = await bookSlot(await slugOf(b), `${monday}T13:00:00Z`, `${monday}T13:30:00Z`);
-    expect(booked.status, booked.text).toBe(201);
-    const meetingId = booked.body.data.meeting_id as number;
+    const { monday, meetingId } = await bookedMonday(b);
     const requestId = `meeting:${b.orgId}:${meetingId}`;
     // B's insert answer was lost: the event is in B's calendar, the write holds none.
     await lostInsert(b.orgId, bCalendar.id, requestId, monday);
     // Given to C: C's insert answer is lost too, and the job's transaction rolls back.
     await lostInsert(b.orgId, cCalendar.id, requestId, monday);
     await losingAnswers(b.orgId, cCalendar.id, requestId, async () => {
-      const givenC = await call('POST', `/api/meeting/update/${meetingId}`, {
-        token: b.token,
-        body: { user_id: c.userId },
-      });
-      expect(givenC.status, givenC.text).toBe(200);
-      await job(b.orgId, meetingId);
+      await updateMeeting(b, meetingId, { user_id: c.userId });
       await job(b.orgId, meetingId);
     });
     // Given to D before any retry, then cancelled: no event is left in any calendar.
@@ -1248,16 +1191,9 @@ describe('an event its owner deleted in the calendar', () => {
   it('is not made again by later changes of the meeting; cancelled and scheduled again, the meeting gets a new one', async () => {
     const rep = await signupOrganization('Owner deleted event');
     await connectLocal(rep);
-    const monday = mondayAhead();
-    const booked = await bookSlot(await slugOf(rep), `${monday}T13:00:00Z`, `${monday}T13:30:00Z`);
-    expect(booked.status, booked.text).toBe(201);
-    const meetingId = booked.body.data.meeting_id as number;
+    const { monday, meetingId } = await bookedMonday(rep);
     const { writeOf, eventsOf, job } = meetingWrites(rep.orgId, meetingId);
-    const update = async (body: Record<string, unknown>) => {
-      const updated = await call('POST', `/api/meeting/update/${meetingId}`, { token: rep.token, body });
-      expect(updated.status, updated.text).toBe(200);
-      await job();
-    };
+    const update = (body: Record<string, unknown>) => updateMeeting(rep, meetingId, body);
     await job();
     expect(await eventsOf()).toHaveLength(1);
     // The rep deletes the event in their calendar.
