@@ -38,6 +38,50 @@ afterEach(() => {
 
 const GOOGLE = 'https://www.googleapis.com/calendar/v3/calendars/primary/events';
 
+/** Connects a google calendar for the rep, authorized with `accessToken` (201): its connection id. */
+async function connectGoogleCalendar(rep: SignedUp, accessToken: string): Promise<number> {
+  const response = await call('POST', '/api/calendar/connections/add', {
+    token: rep.token,
+    body: { provider: 'google', access_token: accessToken, refresh_token: '1//r', expires_in: 3600 },
+  });
+  expect(response.status, response.text).toBe(201);
+  return response.body.data.id as number;
+}
+
+/**
+ * A meeting added for the rep (201), 13:00-13:30 UTC on `day`: its id, its calendar write, and
+ * the write's job delivered once through the Worker's queue handler.
+ */
+async function addedMeetingWrite(rep: SignedUp, title: string, day: string) {
+  const added = await call('POST', '/api/meeting/add', {
+    token: rep.token,
+    body: { title, start_time: `${day}T13:00:00Z`, end_time: `${day}T13:30:00Z`, timezone: 'UTC' },
+  });
+  expect(added.status, added.text).toBe(201);
+  const meetingId = added.body.data.id as number;
+  const writeOf = async () =>
+    (
+      await inOrganization(rep.orgId, (tx) =>
+        tx.select().from(calendarEventWrites).where(eq(calendarEventWrites.meetingId, meetingId)),
+      )
+    )[0];
+  const job = async () => {
+    const write = await writeOf();
+    await worker.queue(
+      createMessageBatch<JobMessage>('lead-management-jobs', [
+        {
+          id: `event-${write.id}-${crypto.randomUUID()}`,
+          timestamp: new Date(),
+          attempts: 1,
+          body: { kind: 'calendar-event', orgId: rep.orgId, jobId: write.id },
+        },
+      ]),
+      env,
+    );
+  };
+  return { meetingId, writeOf, job };
+}
+
 describe('Google Calendar adapter', () => {
   it('lists with singleEvents, timeMin/timeMax and every page by pageToken', async () => {
     const requests = mockFetch(
@@ -561,14 +605,7 @@ describe('the events route over a google connection', () => {
     org = await signupOrganization('Calendar adapters');
   });
 
-  async function connectGoogle() {
-    const response = await call('POST', '/api/calendar/connections/add', {
-      token: org.token,
-      body: { provider: 'google', access_token: 'ya29.route-token', refresh_token: '1//r', expires_in: 3600 },
-    });
-    expect(response.status, response.text).toBe(201);
-    return response.body.data.id as number;
-  }
+  const connectGoogle = () => connectGoogleCalendar(org, 'ya29.route-token');
 
   it('answers 503 provider_unavailable with Retry-After when Google is down', async () => {
     const id = await connectGoogle();
@@ -642,12 +679,7 @@ describe('the busy sync of a google calendar', () => {
       body: { first_name: me.first_name, email: me.email, phone_no: '+15550100', timezone: 'America/Los_Angeles' },
     });
     expect(zone.status, zone.text).toBe(200);
-    const connected = await call('POST', '/api/calendar/connections/add', {
-      token: rep.token,
-      body: { provider: 'google', access_token: 'ya29.sync-token', refresh_token: '1//r', expires_in: 3600 },
-    });
-    expect(connected.status, connected.text).toBe(201);
-    const connectionId = connected.body.data.id as number;
+    const connectionId = await connectGoogleCalendar(rep, 'ya29.sync-token');
     // A Friday two to three weeks ahead (inside the sync window), off all day, and marked busy.
     const friday = new Date(Date.now() + 14 * 86_400_000);
     friday.setUTCDate(friday.getUTCDate() + ((12 - friday.getUTCDay()) % 7));
@@ -706,12 +738,7 @@ describe('the busy sync of a google calendar', () => {
 
   it('reads the window whole again once a day despite a sync token, so events time brought into the window are seen', async () => {
     const rep = await signupOrganization('Daily full sync');
-    const connected = await call('POST', '/api/calendar/connections/add', {
-      token: rep.token,
-      body: { provider: 'google', access_token: 'ya29.sync-token', refresh_token: '1//r', expires_in: 3600 },
-    });
-    expect(connected.status, connected.text).toBe(201);
-    const connectionId = connected.body.data.id as number;
+    const connectionId = await connectGoogleCalendar(rep, 'ya29.sync-token');
     const syncOnce = async () => {
       const queued = await call('POST', `/api/calendar/connections/${connectionId}/sync`, { token: rep.token });
       expect(queued.status, queued.text).toBeLessThan(300);
@@ -752,14 +779,7 @@ describe('the busy sync of a google calendar', () => {
 
   it('stops counting a revoked calendar’s last busy times once the rep connects it again', async () => {
     const rep = await signupOrganization('Reconnect rep');
-    const connectGoogle = async () => {
-      const response = await call('POST', '/api/calendar/connections/add', {
-        token: rep.token,
-        body: { provider: 'google', access_token: 'ya29.sync-token', refresh_token: '1//r', expires_in: 3600 },
-      });
-      expect(response.status, response.text).toBe(201);
-      return response.body.data.id as number;
-    };
+    const connectGoogle = () => connectGoogleCalendar(rep, 'ya29.sync-token');
     const syncOnce = async (connectionId: number) => {
       await call('POST', `/api/calendar/connections/${connectionId}/sync`, { token: rep.token });
       const jobs = await inOrganization(rep.orgId, (tx) =>
@@ -819,42 +839,12 @@ describe('the busy sync of a google calendar', () => {
 describe('a meeting changed while its google calendar is disconnected', () => {
   it('leaves the event as it was with the reason recorded, and brings it in line once the same calendar is connected again', async () => {
     const rep = await signupOrganization('Disconnected changes');
-    const connectGoogle = async () => {
-      const response = await call('POST', '/api/calendar/connections/add', {
-        token: rep.token,
-        body: { provider: 'google', access_token: 'ya29.events-token', refresh_token: '1//r', expires_in: 3600 },
-      });
-      expect(response.status, response.text).toBe(201);
-      return response.body.data.id as number;
-    };
+    const connectGoogle = () => connectGoogleCalendar(rep, 'ya29.events-token');
     const first = await connectGoogle();
     const monday = new Date(Date.now() + 14 * 86_400_000);
     monday.setUTCDate(monday.getUTCDate() + ((8 - monday.getUTCDay()) % 7));
     const day = monday.toISOString().slice(0, 10);
-    const added = await call('POST', '/api/meeting/add', {
-      token: rep.token,
-      body: { title: 'Renewal', start_time: `${day}T13:00:00Z`, end_time: `${day}T13:30:00Z`, timezone: 'UTC' },
-    });
-    expect(added.status, added.text).toBe(201);
-    const meetingId = added.body.data.id as number;
-    const writeOf = async () =>
-      (
-        await inOrganization(rep.orgId, (tx) =>
-          tx.select().from(calendarEventWrites).where(eq(calendarEventWrites.meetingId, meetingId)),
-        )
-      )[0];
-    const job = async () => {
-      const write = await writeOf();
-      const batch = createMessageBatch<JobMessage>('lead-management-jobs', [
-        {
-          id: `event-${write.id}-${crypto.randomUUID()}`,
-          timestamp: new Date(),
-          attempts: 1,
-          body: { kind: 'calendar-event', orgId: rep.orgId, jobId: write.id },
-        },
-      ]);
-      await worker.queue(batch, env);
-    };
+    const { meetingId, writeOf, job } = await addedMeetingWrite(rep, 'Renewal', day);
     const eventId = await googleEventId(`meeting:${rep.orgId}:${meetingId}`);
     // Google answers an insert or a patch with the event as sent.
     const requests = mockFetch(
@@ -905,24 +895,9 @@ describe('a meeting changed while its google calendar is disconnected', () => {
 describe('a meeting whose google event id is taken by an event deleted in the calendar', () => {
   it('moves on to the next request id and makes the event there, instead of recording the deleted one as made', async () => {
     const rep = await signupOrganization('Taken event id');
-    const connected = await call('POST', '/api/calendar/connections/add', {
-      token: rep.token,
-      body: { provider: 'google', access_token: 'ya29.taken-token', refresh_token: '1//r', expires_in: 3600 },
-    });
-    expect(connected.status, connected.text).toBe(201);
+    await connectGoogleCalendar(rep, 'ya29.taken-token');
     const day = new Date(Date.now() + 21 * 86_400_000).toISOString().slice(0, 10);
-    const added = await call('POST', '/api/meeting/add', {
-      token: rep.token,
-      body: { title: 'Kickoff', start_time: `${day}T13:00:00Z`, end_time: `${day}T13:30:00Z`, timezone: 'UTC' },
-    });
-    expect(added.status, added.text).toBe(201);
-    const meetingId = added.body.data.id as number;
-    const writeOf = async () =>
-      (
-        await inOrganization(rep.orgId, (tx) =>
-          tx.select().from(calendarEventWrites).where(eq(calendarEventWrites.meetingId, meetingId)),
-        )
-      )[0];
+    const { meetingId, writeOf, job } = await addedMeetingWrite(rep, 'Kickoff', day);
     const base = `meeting:${rep.orgId}:${meetingId}`;
     expect((await writeOf()).requestId).toBe(base);
     const takenId = await googleEventId(base);
@@ -956,18 +931,7 @@ describe('a meeting whose google event id is taken by an event deleted in the ca
       ],
       { only: (url) => url.startsWith('https://www.googleapis.com/'), exhausted: 'throw' },
     );
-    const write = await writeOf();
-    await worker.queue(
-      createMessageBatch<JobMessage>('lead-management-jobs', [
-        {
-          id: `event-${write.id}-${crypto.randomUUID()}`,
-          timestamp: new Date(),
-          attempts: 1,
-          body: { kind: 'calendar-event', orgId: rep.orgId, jobId: write.id },
-        },
-      ]),
-      env,
-    );
+    await job();
     expect(requests.map((request) => request.method)).toEqual(['POST', 'GET', 'POST']);
     expect(requests[1].url).toBe(`https://www.googleapis.com/calendar/v3/calendars/primary/events/${takenId}`);
     expect(requests[2].json).toMatchObject({ id: nextId, summary: 'Kickoff' });
@@ -981,38 +945,9 @@ describe('a meeting whose google event id is taken by an event deleted in the ca
 
   it('finds and deletes the event made under the next request id whose answer was lost, once the meeting is cancelled', async () => {
     const rep = await signupOrganization('Taken id lost answer');
-    const connected = await call('POST', '/api/calendar/connections/add', {
-      token: rep.token,
-      body: { provider: 'google', access_token: 'ya29.lost-token', refresh_token: '1//r', expires_in: 3600 },
-    });
-    expect(connected.status, connected.text).toBe(201);
+    await connectGoogleCalendar(rep, 'ya29.lost-token');
     const day = new Date(Date.now() + 21 * 86_400_000).toISOString().slice(0, 10);
-    const added = await call('POST', '/api/meeting/add', {
-      token: rep.token,
-      body: { title: 'Kickoff', start_time: `${day}T13:00:00Z`, end_time: `${day}T13:30:00Z`, timezone: 'UTC' },
-    });
-    expect(added.status, added.text).toBe(201);
-    const meetingId = added.body.data.id as number;
-    const writeOf = async () =>
-      (
-        await inOrganization(rep.orgId, (tx) =>
-          tx.select().from(calendarEventWrites).where(eq(calendarEventWrites.meetingId, meetingId)),
-        )
-      )[0];
-    const job = async () => {
-      const write = await writeOf();
-      await worker.queue(
-        createMessageBatch<JobMessage>('lead-management-jobs', [
-          {
-            id: `event-${write.id}-${crypto.randomUUID()}`,
-            timestamp: new Date(),
-            attempts: 1,
-            body: { kind: 'calendar-event', orgId: rep.orgId, jobId: write.id },
-          },
-        ]),
-        env,
-      );
-    };
+    const { meetingId, writeOf, job } = await addedMeetingWrite(rep, 'Kickoff', day);
     const base = `meeting:${rep.orgId}:${meetingId}`;
     const takenId = await googleEventId(base);
     const nextId = await googleEventId(`${base}#2`);
