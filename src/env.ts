@@ -74,6 +74,10 @@ export interface Bindings {
   WEBHOOK_LOCAL_TARGETS?: string;
   /** Ports webhook URLs may use besides 443, comma-separated (default none). */
   WEBHOOK_ALLOWED_PORTS?: string;
+  /** The DNS provider checking link-domain TXT records (providers/dns/select.ts): local or doh; unset, local under LOCAL_PROVIDERS=true, else doh. */
+  DNS_PROVIDER?: string;
+  /** doh: the DNS-over-HTTPS JSON endpoint (default https://cloudflare-dns.com/dns-query). */
+  DNS_OVER_HTTPS_URL?: string;
   /**
    * The service operator's key (a secret, at least 32 characters): the operator routes (granting
    * credits, topping up calling wallets) take it as `Authorization: Bearer` or `X-Operator-Key`; unset, they answer 404
