@@ -54,6 +54,8 @@ describe('edge Worker app', () => {
       body: { link_domains: ['example.com'] },
     });
     expect(listed.status, listed.text).toBe(200);
+    const verified = await call('POST', '/api/organization/link-domains/verify', { token: owner.token });
+    expect(verified.body.data?.verifications?.[0]?.verified, verified.text).toBe(true);
     const response = await call('POST', '/api/tracking/tokens', {
       token: owner.token,
       body: { lead_id: leadId, target_url: 'https://example.com/pricing', campaign: 'launch' },

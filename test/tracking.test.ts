@@ -150,6 +150,9 @@ describe('the pixel and the click redirect', () => {
       body: { link_domains: ['Example.com'] },
     });
     expect(listed.status, listed.text).toBe(200);
+    // Verified by DNS (the local provider finds the record at reserved names such as example.com).
+    const verified = await call('POST', '/api/organization/link-domains/verify', { token: owner.token });
+    expect(verified.body.data?.verifications?.[0]?.verified, verified.text).toBe(true);
     minted = await mint(owner, { lead_id: leadId, target_url: 'https://example.com/case-study', campaign: 'q3' });
   });
 
@@ -202,7 +205,8 @@ describe('the pixel and the click redirect', () => {
   it('reads the link domains back and refuses a value that is not a domain name, naming it', async () => {
     const read = await call('GET', '/api/organization/link-domains', { token: owner.token });
     expect(read.status).toBe(200);
-    expect(read.body.data).toEqual({ link_domains: ['example.com'] });
+    expect(read.body.data.link_domains).toEqual(['example.com']);
+    expect(read.body.data.verifications).toEqual([expect.objectContaining({ domain: 'example.com', verified: true })]);
     for (const bad of ['https://example.com', 'example.com/path', 'exa mple.com', 'example', 'example.com:8080']) {
       const response = await call('POST', '/api/organization/link-domains', {
         token: owner.token,

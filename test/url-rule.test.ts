@@ -73,6 +73,8 @@ describe('click targets', () => {
       body: { link_domains: ['xn--bcher-kva.example'] },
     });
     expect(listed.status, listed.text).toBe(200);
+    const verified = await call('POST', '/api/organization/link-domains/verify', { token: owner.token });
+    expect(verified.body.data?.verifications?.[0]?.verified, verified.text).toBe(true);
   });
 
   it('refuses a target URL that would break the Location header, with 422 naming target_url', async () => {

@@ -34,12 +34,15 @@ export async function prepareEdgeFixtures(stack, org) {
       json: { first_name: 'Tracked', last_name: 'Lead', email: `tracked-${org.orgId}@example.com` },
     }),
   );
-  // The click target is on the organization's link domains, so its link redirects (302) rather
-  // than showing the interstitial; an older branch without the route answers 404, and is skipped.
+  // The click target is on the organization's link domains, verified (the local DNS provider of
+  // `npm start` finds the record at reserved names such as example.com), so its link redirects
+  // (302) rather than showing the interstitial; an older branch without a route answers 404, and
+  // is skipped.
   await api('POST', '/api/organization/link-domains', {
     token: org.token,
     json: { link_domains: [new URL(CLICK_TARGET).hostname] },
   });
+  await api('POST', '/api/organization/link-domains/verify', { token: org.token });
   const tokens = await json('minting tracking tokens', () =>
     api('POST', '/api/tracking/tokens', {
       token: org.token,

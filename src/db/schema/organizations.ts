@@ -5,6 +5,7 @@ import {
   integer,
   jsonb,
   pgTable,
+  primaryKey,
   smallint,
   text,
   timestamp,
@@ -43,6 +44,27 @@ export const organizations = pgTable(
     updatedAt: updatedAt(),
   },
   () => [tenantPolicy('organizations', 'id')],
+);
+
+/**
+ * The proof that an organization controls one of its link domains: a DNS TXT record at
+ * `_lead-verify.<domain>` holding `lead-verification=<token>` (modules/tracking/link-domain-verification.ts).
+ * One row per listed domain, kept with the list; only a verified one lets click links redirect
+ * directly. The token is per organization and domain, so another organization listing the same
+ * domain cannot ride on this one's record; it is published in DNS, so it is no secret.
+ */
+export const linkDomainVerifications = pgTable(
+  'link_domain_verifications',
+  {
+    organizationId: organizationRef().references(() => organizations.id, { onDelete: 'cascade' }),
+    domain: text().notNull(),
+    token: text().notNull(),
+    verifiedAt: timestamp({ withTimezone: true }),
+    checkedAt: timestamp({ withTimezone: true }),
+    lastError: text(),
+    createdAt: createdAt(),
+  },
+  (table) => [primaryKey({ columns: [table.organizationId, table.domain] }), tenantPolicy('link_domain_verifications')],
 );
 
 export const roles = pgTable(

@@ -1,0 +1,408 @@
+/**
+ * Link domains count for direct click redirects only once verified by a DNS TXT record: an
+ * organization that lists a domain it does not control mints interstitial links, never 302s from
+ * our host. The DNS-over-HTTPS adapter is tested against the resolver's JSON wire format (fetch
+ * mocked), the routes with the local provider (reserved names carry the record) and with the
+ * adapter behind a mocked resolver.
+ */
+import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
+import { env } from 'cloudflare:workers';
+import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import worker from '../src/index';
+import { CLOUDFLARE_DOH_URL, dnsOverHttps, txtValue } from '../src/providers/dns/doh';
+import { isReservedName, localDns } from '../src/providers/dns/local';
+import { dnsProviderFor } from '../src/providers/dns/select';
+import { ProviderFailure } from '../src/providers/failures';
+import { addMember, call, expectFailure, fetchWorker, signupOrganization, type SignedUp } from './helpers/api';
+import { json, mockFetch } from './helpers/fetch-mock';
+import { createLead } from './helpers/leads';
+import { statementsOf } from './helpers/statements';
+
+afterEach(() => vi.restoreAllMocks());
+
+const onResolver = (url: string) => url.startsWith(CLOUDFLARE_DOH_URL);
+
+/** A TXT answer as Cloudflare's resolver sends it: each record's character-strings quoted. */
+function txtAnswer(name: string, ...records: string[]) {
+  return json(200, {
+    Status: 0,
+    TC: false,
+    RD: true,
+    RA: true,
+    AD: false,
+    CD: false,
+    Question: [{ name: `${name}.`, type: 16 }],
+    Answer: records.map((data) => ({ name: `${name}.`, type: 16, TTL: 300, data })),
+  });
+}
+
+const status = (name: string, rcode: number) =>
+  json(200, { Status: rcode, TC: false, RD: true, RA: true, AD: false, CD: false, Question: [{ name, type: 16 }] });
+
+describe('the DNS-over-HTTPS adapter (JSON API)', () => {
+  const name = '_lead-verify.brand.com';
+  const value = 'lead-verification=abc123';
+
+  it('asks the resolver for the TXT records with accept: application/dns-json and finds the value', async () => {
+    const seen = mockFetch([txtAnswer(name, '"v=spf1 -all"', `"${value}"`)]);
+    const check = await dnsOverHttps().checkTxt(name, value);
+    expect(check).toEqual({ found: true, nameMissing: false, records: 2 });
+    expect(seen).toHaveLength(1);
+    expect(seen[0].method).toBe('GET');
+    expect(seen[0].url).toBe('https://cloudflare-dns.com/dns-query?name=_lead-verify.brand.com&type=TXT');
+    expect(seen[0].headers.get('accept')).toBe('application/dns-json');
+  });
+
+  it('joins a record’s several strings, resolves escapes, ignores a CNAME on the way, reads unquoted data', async () => {
+    mockFetch([
+      json(200, {
+        Status: 0,
+        Answer: [
+          { name: `${name}.`, type: 5, TTL: 300, data: 'verify.host.net.' },
+          { name: 'verify.host.net.', type: 16, TTL: 300, data: '"lead-verification=" "abc" "123"' },
+        ],
+      }),
+    ]);
+    expect(await dnsOverHttps().checkTxt(name, value)).toEqual({ found: true, nameMissing: false, records: 1 });
+    expect(txtValue('"a \\"quoted\\" word" "\\059 and \\\\"')).toBe('a "quoted" word; and \\');
+    expect(txtValue('lead-verification=abc123')).toBe(value);
+  });
+
+  it('does not take a record that only contains the value, nor another value', async () => {
+    mockFetch([txtAnswer(name, `"x${value}"`, '"lead-verification=abc1234"')]);
+    expect(await dnsOverHttps().checkTxt(name, value)).toEqual({ found: false, nameMissing: false, records: 2 });
+  });
+
+  it('answers NXDOMAIN (Status 3) as a missing name, NOERROR without answers as no record', async () => {
+    mockFetch([status(name, 3), status(name, 0)]);
+    expect(await dnsOverHttps().checkTxt(name, value)).toEqual({ found: false, nameMissing: true, records: 0 });
+    expect(await dnsOverHttps().checkTxt(name, value)).toEqual({ found: false, nameMissing: false, records: 0 });
+  });
+
+  it('takes SERVFAIL (Status 2), a 5xx, a 429 and no answer at all as the resolver being unavailable', async () => {
+    const failures: ProviderFailure[] = [];
+    mockFetch([status(name, 2), new Response('down', { status: 503 }), json(429, {}, { 'retry-after': '7' })], {
+      exhausted: 'throw',
+    });
+    for (let attempt = 0; attempt < 3; attempt++) {
+      failures.push(
+        await dnsOverHttps()
+          .checkTxt(name, value)
+          .then(
+            () => null as never,
+            (error) => error,
+          ),
+      );
+    }
+    vi.restoreAllMocks();
+    vi.spyOn(globalThis, 'fetch').mockRejectedValue(new TypeError('network down'));
+    failures.push(
+      await dnsOverHttps()
+        .checkTxt(name, value)
+        .then(
+          () => null as never,
+          (error) => error,
+        ),
+    );
+    for (const failure of failures) {
+      expect(failure).toBeInstanceOf(ProviderFailure);
+      expect(failure.kind).toBe('unavailable');
+    }
+    expect(failures[0].reason).toContain('SERVFAIL');
+    expect(failures[2].retryAfterSeconds).toBe(7);
+  });
+
+  it('refuses another RCODE (REFUSED) as a rejection, not an outage', async () => {
+    mockFetch([status(name, 5)]);
+    const failure = await dnsOverHttps()
+      .checkTxt(name, value)
+      .then(
+        () => null as never,
+        (error) => error,
+      );
+    expect(failure).toBeInstanceOf(ProviderFailure);
+    expect(failure.kind).toBe('rejected');
+  });
+
+  it('uses the configured resolver URL (Google speaks the same JSON)', async () => {
+    const seen = mockFetch([txtAnswer(name, value)]);
+    const provider = dnsProviderFor({ DNS_PROVIDER: 'doh', DNS_OVER_HTTPS_URL: 'https://dns.google/resolve' });
+    expect(await provider.checkTxt(name, value)).toMatchObject({ found: true });
+    expect(seen[0].url).toBe('https://dns.google/resolve?name=_lead-verify.brand.com&type=TXT');
+  });
+});
+
+describe('the local DNS provider and the choice of provider', () => {
+  it('finds the record at reserved names only, offline, and says it is local', async () => {
+    const seen = mockFetch([new Response('never', { status: 500 })]);
+    for (const reserved of [
+      '_lead-verify.shop.test',
+      '_lead-verify.example.com',
+      '_lead-verify.a.example',
+      'x.localhost',
+    ]) {
+      expect(isReservedName(reserved), reserved).toBe(true);
+      expect((await localDns.checkTxt(reserved, 'v')).found).toBe(true);
+    }
+    for (const real of ['_lead-verify.brand.com', '_lead-verify.example.com.evil.net', '_lead-verify.notexample.com']) {
+      expect(isReservedName(real), real).toBe(false);
+      expect(await localDns.checkTxt(real, 'v')).toEqual({ found: false, nameMissing: true, records: 0 });
+    }
+    expect(localDns.local).toBe(true);
+    expect(seen).toHaveLength(0);
+  });
+
+  it('is local under LOCAL_PROVIDERS or DNS_PROVIDER=local, DNS over HTTPS otherwise (a typo too)', () => {
+    expect(dnsProviderFor({ LOCAL_PROVIDERS: 'true' }).name).toBe('local');
+    expect(dnsProviderFor({ DNS_PROVIDER: 'local' }).name).toBe('local');
+    expect(dnsProviderFor({}).name).toBe('doh');
+    expect(dnsProviderFor({ LOCAL_PROVIDERS: 'true', DNS_PROVIDER: 'doh' }).name).toBe('doh');
+    expect(dnsProviderFor({ DNS_PROVIDER: 'lokal' }).name).toBe('doh');
+  });
+});
+
+async function mintClick(owner: SignedUp, leadId: number, target: string) {
+  const response = await call('POST', '/api/tracking/tokens', {
+    token: owner.token,
+    body: { lead_id: leadId, target_url: target },
+  });
+  expect(response.status, response.text).toBe(201);
+  return response.body.data.click_url as string;
+}
+
+async function clickStatus(url: string) {
+  const response = await fetchWorker(new Request(url, { redirect: 'manual' }));
+  await response.arrayBuffer();
+  return { status: response.status, location: response.headers.get('location') };
+}
+
+const listDomains = (owner: SignedUp, domains: string[]) =>
+  call('POST', '/api/organization/link-domains', { token: owner.token, body: { link_domains: domains } });
+const verify = (owner: { token: string }) =>
+  call('POST', '/api/organization/link-domains/verify', { token: owner.token });
+const readDomains = (owner: { token: string }) => call('GET', '/api/organization/link-domains', { token: owner.token });
+
+describe('link domains verified by DNS', () => {
+  let owner: SignedUp;
+  let leadId: number;
+
+  beforeAll(async () => {
+    owner = await signupOrganization('Verified links');
+    leadId = await createLead(owner);
+  });
+
+  it('lists a domain unverified with the TXT record to publish, and its links show the interstitial until verified', async () => {
+    const listed = await listDomains(owner, ['example.com', 'brand-new-phish.com']);
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.body.data.link_domains).toEqual(['example.com', 'brand-new-phish.com']);
+    expect(listed.body.data.dns_provider).toBe('local');
+    const [example, phish] = listed.body.data.verifications;
+    expect(example).toEqual({
+      domain: 'example.com',
+      verified: false,
+      verified_at: null,
+      record_type: 'TXT',
+      record_name: '_lead-verify.example.com',
+      record_value: expect.stringMatching(/^lead-verification=[0-9a-f]{32}$/),
+      checked_at: null,
+      last_error: null,
+    });
+    expect(phish.record_value).not.toBe(example.record_value);
+    expect((await readDomains(owner)).body.data).toEqual(listed.body.data);
+
+    // Listed but not verified: no 302 from our host.
+    const mintedBefore = await mintClick(owner, leadId, 'https://example.com/pricing');
+    expect(await clickStatus(mintedBefore)).toEqual({ status: 200, location: null });
+
+    const checked = await verify(owner);
+    expect(checked.status, checked.text).toBe(200);
+    const [nowExample, nowPhish] = checked.body.data.verifications;
+    expect(nowExample).toMatchObject({ domain: 'example.com', verified: true, last_error: null });
+    expect(Date.parse(nowExample.verified_at)).not.toBeNaN();
+    expect(nowExample.checked_at).toBe(nowExample.verified_at);
+    expect(nowPhish).toMatchObject({ domain: 'brand-new-phish.com', verified: false, verified_at: null });
+    expect(nowPhish.last_error).toContain('No TXT record found at _lead-verify.brand-new-phish.com');
+    expect(nowPhish.last_error).toContain('local DNS provider');
+    expect(nowPhish.checked_at).not.toBeNull();
+
+    // Verified: links minted from now on redirect directly, its subdomains too; the other does not.
+    expect(await clickStatus(await mintClick(owner, leadId, 'https://example.com/pricing'))).toEqual({
+      status: 302,
+      location: 'https://example.com/pricing',
+    });
+    expect((await clickStatus(await mintClick(owner, leadId, 'https://docs.example.com/a'))).status).toBe(302);
+    expect((await clickStatus(await mintClick(owner, leadId, 'https://brand-new-phish.com/login'))).status).toBe(200);
+    // The link minted before keeps what was signed into it.
+    expect(await clickStatus(mintedBefore)).toEqual({ status: 200, location: null });
+  });
+
+  it('keeps a staying domain’s token and verification when the list is replaced; a removed one listed again starts over', async () => {
+    const before = (await readDomains(owner)).body.data.verifications;
+    const replaced = await listDomains(owner, ['example.com', 'shop.test']);
+    expect(replaced.status, replaced.text).toBe(200);
+    expect(replaced.body.data.verifications[0]).toEqual(before[0]);
+    expect(replaced.body.data.verifications[1]).toMatchObject({ domain: 'shop.test', verified: false });
+
+    const dropped = await listDomains(owner, ['shop.test']);
+    expect(dropped.body.data.verifications.map((row: { domain: string }) => row.domain)).toEqual(['shop.test']);
+    expect((await clickStatus(await mintClick(owner, leadId, 'https://example.com/p'))).status).toBe(200);
+
+    const again = await listDomains(owner, ['shop.test', 'example.com']);
+    expect(again.body.data.verifications[1]).toMatchObject({
+      domain: 'example.com',
+      verified: false,
+      checked_at: null,
+    });
+    expect(again.body.data.verifications[1].record_value).not.toBe(before[0].record_value);
+    expect((await clickStatus(await mintClick(owner, leadId, 'https://example.com/p'))).status).toBe(200);
+    await verify(owner);
+    expect((await clickStatus(await mintClick(owner, leadId, 'https://example.com/p'))).status).toBe(302);
+  });
+
+  it('lets only admins replace the list or verify; members read it', async () => {
+    const member = await addMember(owner);
+    const before = (await readDomains(owner)).body.data;
+    expectFailure(await verify(member), 403, 'forbidden');
+    expectFailure(
+      await call('POST', '/api/organization/link-domains', { token: member.token, body: { link_domains: ['x.test'] } }),
+      403,
+      'forbidden',
+    );
+    const read = await readDomains(member);
+    expect(read.status).toBe(200);
+    expect(read.body.data).toEqual(before);
+  });
+
+  it('keeps organizations apart: another organization’s token, verification and checks are its own', async () => {
+    const first = await signupOrganization('Lists first');
+    const second = await signupOrganization('Lists second');
+    const firstLead = await createLead(first);
+    const firstListed = await listDomains(first, ['example.org']);
+    const secondListed = await listDomains(second, ['example.org', 'other.test']);
+    expect(secondListed.body.data.verifications[0].record_value).not.toBe(
+      firstListed.body.data.verifications[0].record_value,
+    );
+    // The second verifies its own rows only: the first's stay unchecked and its links unverified.
+    const checked = await verify(second);
+    expect(checked.body.data.link_domains).toEqual(['example.org', 'other.test']);
+    expect(checked.body.data.verifications.every((row: { verified: boolean }) => row.verified)).toBe(true);
+    const firstRead = await readDomains(first);
+    expect(firstRead.body.data).toEqual(firstListed.body.data);
+    expect((await clickStatus(await mintClick(first, firstLead, 'https://example.org/a'))).status).toBe(200);
+    // The first's token is not in the second's answer, nor the other way round.
+    expect(checked.text).not.toContain(firstListed.body.data.verifications[0].record_value);
+    expect(firstRead.text).not.toContain(checked.body.data.verifications[0].record_value);
+  });
+});
+
+/** A request to the Worker configured with the DNS-over-HTTPS provider (the tests run the local one). */
+async function callWithResolver(method: string, path: string, token: string) {
+  const ctx = createExecutionContext();
+  const response = await worker.fetch(
+    new Request(new URL(path, 'http://lead.test'), {
+      method,
+      headers: { authorization: `Bearer ${token}`, 'cf-connecting-ip': '10.9.8.7' },
+    }) as Request<unknown, IncomingRequestCfProperties>,
+    { ...env, DNS_PROVIDER: 'doh' },
+    ctx,
+  );
+  await waitOnExecutionContext(ctx);
+  return { status: response.status, headers: response.headers, body: (await response.json()) as any };
+}
+
+describe('verifying through the DNS-over-HTTPS resolver', () => {
+  it('verifies the domain whose record holds the value, and says why another is not', async () => {
+    const owner = await signupOrganization('Resolver');
+    const listed = await listDomains(owner, ['brand.com', 'elsewhere.com', 'gone.com']);
+    const [brand, elsewhere] = listed.body.data.verifications;
+    const seen = mockFetch(
+      [
+        (request) => {
+          const asked = new URL(request.url).searchParams.get('name') ?? '';
+          if (asked === brand.record_name) return txtAnswer(asked, `"${brand.record_value}"`);
+          if (asked === elsewhere.record_name) return txtAnswer(asked, '"lead-verification=someone-else"');
+          return status(`${asked}.`, 3);
+        },
+      ],
+      { only: onResolver },
+    );
+    const checked = await callWithResolver('POST', '/api/organization/link-domains/verify', owner.token);
+    expect(checked.status).toBe(200);
+    expect(checked.body.data.dns_provider).toBe('doh');
+    expect(seen.map((request) => new URL(request.url).searchParams.get('name')).sort()).toEqual([
+      '_lead-verify.brand.com',
+      '_lead-verify.elsewhere.com',
+      '_lead-verify.gone.com',
+    ]);
+    const [nowBrand, nowElsewhere, nowGone] = checked.body.data.verifications;
+    expect(nowBrand).toMatchObject({ verified: true, last_error: null });
+    expect(nowElsewhere.last_error).toBe(
+      `The 1 TXT record(s) at _lead-verify.elsewhere.com do not include ${elsewhere.record_value}`,
+    );
+    expect(nowGone.last_error).toContain('No TXT record found at _lead-verify.gone.com');
+
+    // A verified domain is not looked up again.
+    const again = mockFetch([status('x.', 3)], { only: onResolver });
+    await callWithResolver('POST', '/api/organization/link-domains/verify', owner.token);
+    expect(again.map((request) => new URL(request.url).searchParams.get('name')).sort()).toEqual([
+      '_lead-verify.elsewhere.com',
+      '_lead-verify.gone.com',
+    ]);
+  });
+
+  it('answers 503 with Retry-After and records nothing when the resolver answers none; keeps the reason when it answers some', async () => {
+    const owner = await signupOrganization('Resolver down');
+    await listDomains(owner, ['brand.com', 'broken-zone.com']);
+    const before = (await readDomains(owner)).body.data;
+    mockFetch([json(503, {}, { 'retry-after': '12' })], { only: onResolver });
+    const down = await callWithResolver('POST', '/api/organization/link-domains/verify', owner.token);
+    expect(down.status).toBe(503);
+    expect(down.body.error.code).toBe('provider_unavailable');
+    expect(down.headers.get('retry-after')).toBe('12');
+    expect((await readDomains(owner)).body.data).toEqual(before);
+
+    vi.restoreAllMocks();
+    mockFetch(
+      [
+        (request) => {
+          const asked = new URL(request.url).searchParams.get('name') as string;
+          return asked.includes('broken-zone') ? status(`${asked}.`, 2) : status(`${asked}.`, 3);
+        },
+      ],
+      { only: onResolver },
+    );
+    const partial = await callWithResolver('POST', '/api/organization/link-domains/verify', owner.token);
+    expect(partial.status).toBe(200);
+    const [brand, broken] = partial.body.data.verifications;
+    expect(brand.last_error).toContain('No TXT record found');
+    expect(broken.last_error).toContain('SERVFAIL');
+    expect(broken.checked_at).not.toBeNull();
+  });
+});
+
+describe('round trips', () => {
+  it('minting a click link still sends 2 statements: the scope, the lead check with the verified link domains', async () => {
+    const owner = await signupOrganization('Mint trips');
+    const leadId = await createLead(owner);
+    await listDomains(owner, ['example.com']);
+    await verify(owner);
+    const { response, statements } = await statementsOf(() =>
+      call('POST', '/api/tracking/tokens', {
+        token: owner.token,
+        body: { lead_id: leadId, target_url: 'https://example.com/a' },
+      }),
+    );
+    expect(response.status).toBe(201);
+    expect(statements).toHaveLength(2);
+    expect((await clickStatus(response.body.data.click_url)).status).toBe(302);
+  });
+
+  it('GET sends 2 and the replace 3: the scope, one write of list and verifications, one read', async () => {
+    const owner = await signupOrganization('Domain trips');
+    const read = await statementsOf(() => readDomains(owner));
+    expect(read.statements).toHaveLength(2);
+    const replaced = await statementsOf(() => listDomains(owner, ['a.test', 'b.test']));
+    expect(replaced.response.status).toBe(200);
+    expect(replaced.statements).toHaveLength(3);
+  });
+});
