@@ -42,6 +42,14 @@ const status = (name: string, rcode: number) =>
 describe('the DNS-over-HTTPS adapter (JSON API)', () => {
   const name = '_lead-verify.brand.com';
   const value = 'lead-verification=abc123';
+  /** The failure the adapter's check throws (its test fails if the check answers). */
+  const refusal = () =>
+    dnsOverHttps()
+      .checkTxt(name, value)
+      .then(
+        () => null as never,
+        (error) => error,
+      );
 
   it('asks the resolver for the TXT records with accept: application/dns-json and finds the value', async () => {
     const seen = mockFetch([txtAnswer(name, '"v=spf1 -all"', `"${value}"`)]);
@@ -85,25 +93,11 @@ describe('the DNS-over-HTTPS adapter (JSON API)', () => {
       exhausted: 'throw',
     });
     for (let attempt = 0; attempt < 3; attempt++) {
-      failures.push(
-        await dnsOverHttps()
-          .checkTxt(name, value)
-          .then(
-            () => null as never,
-            (error) => error,
-          ),
-      );
+      failures.push(await refusal());
     }
     vi.restoreAllMocks();
     vi.spyOn(globalThis, 'fetch').mockRejectedValue(new TypeError('network down'));
-    failures.push(
-      await dnsOverHttps()
-        .checkTxt(name, value)
-        .then(
-          () => null as never,
-          (error) => error,
-        ),
-    );
+    failures.push(await refusal());
     for (const failure of failures) {
       expect(failure).toBeInstanceOf(ProviderFailure);
       expect(failure.kind).toBe('unavailable');
@@ -114,12 +108,7 @@ describe('the DNS-over-HTTPS adapter (JSON API)', () => {
 
   it('refuses another RCODE (REFUSED) as a rejection, not an outage', async () => {
     mockFetch([status(name, 5)]);
-    const failure = await dnsOverHttps()
-      .checkTxt(name, value)
-      .then(
-        () => null as never,
-        (error) => error,
-      );
+    const failure = await refusal();
     expect(failure).toBeInstanceOf(ProviderFailure);
     expect(failure.kind).toBe('rejected');
   });
