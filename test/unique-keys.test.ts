@@ -44,6 +44,7 @@ const UNIQUE_KEYS: Record<string, string> = {
   lead_search_documents_pkey: 'maintained by the database (trigger), never by a statement of ours',
   lead_search_words_organization_id_word_pk: `${JOB_ONLY}: rewritten whole`,
   lead_tags_lead_id_tag_id_pk: ON_CONFLICT,
+  link_domain_verifications_organization_id_domain_pk: `${ON_CONFLICT} (replacing the list keeps a listed domain’s row)`,
   leads_import_row_key: JOB_ONLY,
   leads_organization_external_key: JOB_ONLY,
   leads_organization_live_email_key: `${CHECKED_KEY} (duplicate_lead)`,

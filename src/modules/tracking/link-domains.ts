@@ -96,7 +96,19 @@ const DomainVerificationSchema = z
       example: null,
     }),
   })
-  .openapi('LinkDomainVerification', { description: 'One link domain’s DNS verification' });
+  .openapi('LinkDomainVerification', {
+    description: 'One link domain’s DNS verification',
+    example: {
+      domain: 'example.com',
+      verified: false,
+      verified_at: null,
+      record_type: 'TXT',
+      record_name: `${VERIFICATION_RECORD_PREFIX}.example.com`,
+      record_value: `${VERIFICATION_VALUE_PREFIX}3f1c9a0e5b7d4e2f8a6c1b0d9e8f7a6b`,
+      checked_at: '2026-12-02T09:30:00.000Z',
+      last_error: `No TXT record found at ${VERIFICATION_RECORD_PREFIX}.example.com; publish one holding ${VERIFICATION_VALUE_PREFIX}3f1c9a0e5b7d4e2f8a6c1b0d9e8f7a6b`,
+    },
+  });
 
 const LinkDomainsSchema = z
   .object({
