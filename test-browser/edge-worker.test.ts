@@ -62,13 +62,17 @@ describe('edge Worker in front of the API Worker', () => {
     });
     expect(lead.response.status, JSON.stringify(lead.body)).toBe(201);
     const leadId = lead.body.data.id as number;
-    // example.com is the organization's own link domain: its click links redirect at once.
+    // example.com is the organization's own link domain, verified by its DNS record (the local DNS
+    // provider of npm start finds it at reserved names): its click links redirect at once.
     const listed = await json('/api/organization/link-domains', {
       method: 'POST',
       token,
       body: JSON.stringify({ link_domains: ['example.com'] }),
     });
     expect(listed.response.status, JSON.stringify(listed.body)).toBe(200);
+    const verified = await json('/api/organization/link-domains/verify', { method: 'POST', token });
+    expect(verified.response.status, JSON.stringify(verified.body)).toBe(200);
+    expect(verified.body.data.verifications).toMatchObject([{ domain: 'example.com', verified: true }]);
     const minted = await json('/api/tracking/tokens', {
       method: 'POST',
       token,
