@@ -63,6 +63,20 @@ export function isDirectTarget(target: string, domains: readonly string[]): bool
  */
 export const linkDomainsSql = verifiedLinkDomainsSql;
 
+/** A domain listed and looked up once, its record not yet published: the example of both schemas. */
+const EXAMPLE_RECORD_NAME = `${VERIFICATION_RECORD_PREFIX}.example.com`;
+const EXAMPLE_RECORD_VALUE = `${VERIFICATION_VALUE_PREFIX}3f1c9a0e5b7d4e2f8a6c1b0d9e8f7a6b`;
+const VERIFICATION_EXAMPLE = {
+  domain: 'example.com',
+  verified: false,
+  verified_at: null,
+  record_type: 'TXT' as const,
+  record_name: EXAMPLE_RECORD_NAME,
+  record_value: EXAMPLE_RECORD_VALUE,
+  checked_at: '2026-12-02T09:30:00.000Z',
+  last_error: `No TXT record found at ${EXAMPLE_RECORD_NAME}; publish one holding ${EXAMPLE_RECORD_VALUE}`,
+};
+
 const DomainVerificationSchema = z
   .object({
     domain: z.string().openapi({ description: 'A listed link domain', example: 'example.com' }),
@@ -98,16 +112,7 @@ const DomainVerificationSchema = z
   })
   .openapi('LinkDomainVerification', {
     description: 'One link domain’s DNS verification',
-    example: {
-      domain: 'example.com',
-      verified: false,
-      verified_at: null,
-      record_type: 'TXT',
-      record_name: `${VERIFICATION_RECORD_PREFIX}.example.com`,
-      record_value: `${VERIFICATION_VALUE_PREFIX}3f1c9a0e5b7d4e2f8a6c1b0d9e8f7a6b`,
-      checked_at: '2026-12-02T09:30:00.000Z',
-      last_error: `No TXT record found at ${VERIFICATION_RECORD_PREFIX}.example.com; publish one holding ${VERIFICATION_VALUE_PREFIX}3f1c9a0e5b7d4e2f8a6c1b0d9e8f7a6b`,
-    },
+    example: VERIFICATION_EXAMPLE,
   });
 
 const LinkDomainsSchema = z
@@ -131,18 +136,7 @@ const LinkDomainsSchema = z
     example: {
       link_domains: ['example.com'],
       dns_provider: 'doh',
-      verifications: [
-        {
-          domain: 'example.com',
-          verified: false,
-          verified_at: null,
-          record_type: 'TXT',
-          record_name: `${VERIFICATION_RECORD_PREFIX}.example.com`,
-          record_value: `${VERIFICATION_VALUE_PREFIX}3f1c9a0e5b7d4e2f8a6c1b0d9e8f7a6b`,
-          checked_at: null,
-          last_error: null,
-        },
-      ],
+      verifications: [VERIFICATION_EXAMPLE],
     },
   });
 
