@@ -8,7 +8,7 @@ import { createMessageBatch } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { eq, sql } from 'drizzle-orm';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { calendarBusyBlocks, calendarEventWrites, calendarSyncJobs, connections } from '../src/db/schema';
+import { calendarBusyBlocks, calendarEventWrites, connections } from '../src/db/schema';
 import worker from '../src/index';
 import type { JobMessage } from '../src/jobs/messages';
 import { googleCalendar, googleEventId } from '../src/providers/calendar/google';
@@ -28,6 +28,23 @@ import { json, mockFetch } from './helpers/fetch-mock';
 const heldJobs: JobMessage[] = [];
 const call = (method: string, path: string, options: CallOptions = {}) =>
   apiCall(method, path, { heldJobs, ...options });
+
+/**
+ * Asks for a sync of the calendar and delivers the job that request sent, as the queue would. The
+ * job is the one the route just queued (its held message), not the last row a select happens to
+ * return: without an order, PostgreSQL may hand an earlier, finished sync back last.
+ */
+async function syncCalendarNow(rep: SignedUp, connectionId: number) {
+  const held = heldJobs.length;
+  const queued = await call('POST', `/api/calendar/connections/${connectionId}/sync`, { token: rep.token });
+  expect(queued.status, queued.text).toBeLessThan(300);
+  const sent = heldJobs.slice(held).filter((message) => message.kind === 'calendar-sync');
+  expect(sent).toHaveLength(1);
+  const batch = createMessageBatch<JobMessage>('lead-management-jobs', [
+    { id: `sync-${sent[0].jobId}`, timestamp: new Date(), attempts: 1, body: sent[0] },
+  ]);
+  await worker.queue(batch, env);
+}
 
 const token = async () => 'ya29.access-token';
 const range = { from: new Date('2027-03-01T00:00:00Z'), to: new Date('2027-03-08T00:00:00Z') };
@@ -704,20 +721,7 @@ describe('the busy sync of a google calendar', () => {
       ],
       { only: (url) => url.startsWith('https://www.googleapis.com/'), exhausted: 'throw' },
     );
-    const queued = await call('POST', `/api/calendar/connections/${connectionId}/sync`, { token: rep.token });
-    expect(queued.status, queued.text).toBeLessThan(300);
-    const [job] = await inOrganization(rep.orgId, (tx) =>
-      tx.select().from(calendarSyncJobs).where(eq(calendarSyncJobs.connectionId, connectionId)),
-    );
-    const batch = createMessageBatch<JobMessage>('lead-management-jobs', [
-      {
-        id: `sync-${job.id}`,
-        timestamp: new Date(),
-        attempts: 1,
-        body: { kind: 'calendar-sync', orgId: rep.orgId, jobId: job.id },
-      },
-    ]);
-    await worker.queue(batch, env);
+    await syncCalendarNow(rep, connectionId);
     const [block] = await inOrganization(rep.orgId, (tx) =>
       tx.select().from(calendarBusyBlocks).where(eq(calendarBusyBlocks.connectionId, connectionId)),
     );
@@ -739,23 +743,7 @@ describe('the busy sync of a google calendar', () => {
   it('reads the window whole again once a day despite a sync token, so events time brought into the window are seen', async () => {
     const rep = await signupOrganization('Daily full sync');
     const connectionId = await connectGoogleCalendar(rep, 'ya29.sync-token');
-    const syncOnce = async () => {
-      const queued = await call('POST', `/api/calendar/connections/${connectionId}/sync`, { token: rep.token });
-      expect(queued.status, queued.text).toBeLessThan(300);
-      const jobs = await inOrganization(rep.orgId, (tx) =>
-        tx.select().from(calendarSyncJobs).where(eq(calendarSyncJobs.connectionId, connectionId)),
-      );
-      const job = jobs[jobs.length - 1];
-      const batch = createMessageBatch<JobMessage>('lead-management-jobs', [
-        {
-          id: `sync-${job.id}`,
-          timestamp: new Date(),
-          attempts: 1,
-          body: { kind: 'calendar-sync', orgId: rep.orgId, jobId: job.id },
-        },
-      ]);
-      await worker.queue(batch, env);
-    };
+    const syncOnce = () => syncCalendarNow(rep, connectionId);
     const requests = mockFetch([json(200, { items: [], nextSyncToken: 'sync-1' })], {
       only: (url) => url.startsWith('https://www.googleapis.com/'),
     });
@@ -780,22 +768,7 @@ describe('the busy sync of a google calendar', () => {
   it('stops counting a revoked calendar’s last busy times once the rep connects it again', async () => {
     const rep = await signupOrganization('Reconnect rep');
     const connectGoogle = () => connectGoogleCalendar(rep, 'ya29.sync-token');
-    const syncOnce = async (connectionId: number) => {
-      await call('POST', `/api/calendar/connections/${connectionId}/sync`, { token: rep.token });
-      const jobs = await inOrganization(rep.orgId, (tx) =>
-        tx.select().from(calendarSyncJobs).where(eq(calendarSyncJobs.connectionId, connectionId)),
-      );
-      const job = jobs[jobs.length - 1];
-      const batch = createMessageBatch<JobMessage>('lead-management-jobs', [
-        {
-          id: `sync-${job.id}`,
-          timestamp: new Date(),
-          attempts: 1,
-          body: { kind: 'calendar-sync', orgId: rep.orgId, jobId: job.id },
-        },
-      ]);
-      await worker.queue(batch, env);
-    };
+    const syncOnce = (connectionId: number) => syncCalendarNow(rep, connectionId);
     const monday = new Date(Date.now() + 14 * 86_400_000);
     monday.setUTCDate(monday.getUTCDate() + ((8 - monday.getUTCDay()) % 7));
     const day = monday.toISOString().slice(0, 10);
