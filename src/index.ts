@@ -3,8 +3,9 @@
  * the job runner, those of the events queue (tracking hits) to the events runner. The cron trigger
  * sweeps the job outbox, the jobs whose lease expired (jobs/lease-sweep.ts), what the service keeps
  * only for a while (retention-sweeps.ts) and credit reservations nobody closed
- * (modules/credits/expiry.ts), queues the calendar syncs that are due, once a day snapshots every
- * open deal's forecast and charges the month's phone number rentals not yet charged
+ * (modules/credits/expiry.ts), queues the calendar syncs that are due, looks up again the DNS
+ * records of verified link domains not checked for a day (modules/tracking/link-domain-recheck.ts),
+ * once a day snapshots every open deal's forecast and charges the month's phone number rentals not yet charged
  * (modules/voice/rentals.ts), and, on the daily trigger, schedules the lead-scoring retraining and
  * measures the common words of large organizations' lead searches (modules/leads/search-words.ts).
  */
@@ -22,6 +23,7 @@ import { runForecastSnapshots } from './modules/forecast';
 import { runFollowUpReminders } from './modules/lead-follow-ups';
 import { runSearchWordsRefresh } from './modules/leads';
 import { runScoreTrainingSchedule } from './modules/lead-scoring';
+import { runLinkDomainRechecks } from './modules/tracking';
 import { runNumberRentals } from './modules/voice';
 import { runRetentionSweeps } from './retention-sweeps';
 
@@ -46,6 +48,7 @@ export default {
       runFollowUpReminders(env),
       runForecastSnapshots(env, new Date(controller.scheduledTime)),
       scheduleCalendarSyncs(env),
+      runLinkDomainRechecks(env),
       runNumberRentals(env, new Date(controller.scheduledTime)),
       controller.cron === DAILY_CRON ? runScoreTrainingSchedule(env, new Date(controller.scheduledTime)) : null,
       controller.cron === DAILY_CRON ? runSearchWordsRefresh(env) : null,

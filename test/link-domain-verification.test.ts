@@ -7,15 +7,18 @@
  */
 import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
+import { and, eq, sql } from 'drizzle-orm';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { linkDomainVerifications } from '../src/db/schema';
 import worker from '../src/index';
+import { runLinkDomainRechecks } from '../src/modules/tracking';
 import { CLOUDFLARE_DOH_URL, dnsOverHttps, txtValue } from '../src/providers/dns/doh';
 import { isReservedName, localDns } from '../src/providers/dns/local';
 import { dnsProviderFor } from '../src/providers/dns/select';
 import { ProviderFailure } from '../src/providers/failures';
 import { addMember, call, expectFailure, fetchWorker, signupOrganization, type SignedUp } from './helpers/api';
 import { json, mockFetch } from './helpers/fetch-mock';
-import { createLead } from './helpers/leads';
+import { createLead, inOrganization } from './helpers/leads';
 import { statementsOf } from './helpers/statements';
 
 afterEach(() => vi.restoreAllMocks());
@@ -195,6 +198,7 @@ describe('link domains verified by DNS', () => {
       record_value: expect.stringMatching(/^lead-verification=[0-9a-f]{32}$/),
       checked_at: null,
       last_error: null,
+      record_missing_since: null,
     });
     expect(phish.record_value).not.toBe(example.record_value);
     expect((await readDomains(owner)).body.data).toEqual(listed.body.data);
@@ -366,6 +370,178 @@ describe('verifying through the DNS-over-HTTPS resolver', () => {
     expect(brand.last_error).toContain('No TXT record found');
     expect(broken.last_error).toContain('SERVFAIL');
     expect(broken.checked_at).not.toBeNull();
+  });
+});
+
+describe('the daily re-check of verified domains', () => {
+  const resolverEnv = () => ({ ...env, DNS_PROVIDER: 'doh' }) as typeof env;
+  /** Looks the organization's domains up as the minute cron does, its verified ones due (last checked a day ago). */
+  async function recheckDue(orgIds: number[], failingFor?: { domain: string; hours: number }) {
+    for (const orgId of orgIds)
+      await inOrganization(orgId, async (tx) => {
+        await tx
+          .update(linkDomainVerifications)
+          .set({ checkedAt: sql`now() - interval '25 hours'` })
+          .where(eq(linkDomainVerifications.organizationId, orgId));
+        if (failingFor)
+          await tx
+            .update(linkDomainVerifications)
+            .set({ failingSince: sql`now() - make_interval(hours => ${failingFor.hours})` })
+            .where(
+              and(
+                eq(linkDomainVerifications.organizationId, orgId),
+                eq(linkDomainVerifications.domain, failingFor.domain),
+              ),
+            );
+      });
+    return runLinkDomainRechecks(resolverEnv());
+  }
+  /** A resolver holding the record of each domain in `published` (by its value) and no other. */
+  const resolverWith = (published: Map<string, string>) =>
+    mockFetch(
+      [
+        (request) => {
+          const asked = new URL(request.url).searchParams.get('name') ?? '';
+          const value = published.get(asked);
+          return value ? txtAnswer(asked, `"${value}"`) : status(`${asked}.`, 3);
+        },
+      ],
+      { only: onResolver },
+    );
+  const askedNames = (seen: { url: string }[]) =>
+    seen.map((request) => new URL(request.url).searchParams.get('name')).sort();
+  const linkNotices = async (user: { token: string }) =>
+    (await call('GET', '/api/notification/list', { token: user.token, query: { limit: 100 } })).body.data.filter(
+      (notice: { type_id: number }) => notice.type_id === 8,
+    );
+
+  it('keeps a domain whose record stays; one whose record is gone for 3 days loses its verification and its admins (and only they) are told once', async () => {
+    const owner = await signupOrganization('Recheck');
+    const member = await addMember(owner);
+    const secondAdmin = await addMember(owner, { role: 'admin' });
+    const other = await signupOrganization('Recheck other');
+    const leadId = await createLead(owner);
+    const listed = (await listDomains(owner, ['lapsed-brand.com', 'steady-brand.com'])).body.data.verifications;
+    const otherListed = (await listDomains(other, ['other-brand.com'])).body.data.verifications;
+    const everyRecord = new Map(
+      [...listed, ...otherListed].map((row: { record_name: string; record_value: string }) => [
+        row.record_name,
+        row.record_value,
+      ]),
+    );
+    resolverWith(everyRecord);
+    await callWithResolver('POST', '/api/organization/link-domains/verify', owner.token);
+    await callWithResolver('POST', '/api/organization/link-domains/verify', other.token);
+    vi.restoreAllMocks();
+    const verifiedAt = (await readDomains(owner)).body.data.verifications.map(
+      (row: { verified_at: string }) => row.verified_at,
+    );
+    expect(verifiedAt.every((at: string | null) => at !== null)).toBe(true);
+
+    // The lapsed domain's record is gone; the others stay.
+    const published = new Map(everyRecord);
+    published.delete('_lead-verify.lapsed-brand.com');
+    const seen = resolverWith(published);
+    await recheckDue([owner.orgId, other.orgId]);
+    expect(askedNames(seen)).toEqual([
+      '_lead-verify.lapsed-brand.com',
+      '_lead-verify.other-brand.com',
+      '_lead-verify.steady-brand.com',
+    ]);
+    const [lapsed, steady] = (await readDomains(owner)).body.data.verifications;
+    // Missing once: it stays verified for now, and says since when the record is missing.
+    expect(lapsed).toMatchObject({ domain: 'lapsed-brand.com', verified: true, verified_at: verifiedAt[0] });
+    expect(lapsed.last_error).toContain('No TXT record found at _lead-verify.lapsed-brand.com');
+    expect(Date.parse(lapsed.record_missing_since)).toBe(Date.parse(lapsed.checked_at));
+    expect(steady).toMatchObject({
+      verified: true,
+      verified_at: verifiedAt[1],
+      last_error: null,
+      record_missing_since: null,
+    });
+    expect(Date.parse(steady.checked_at)).toBeGreaterThan(Date.parse(verifiedAt[1]));
+    expect((await clickStatus(await mintClick(owner, leadId, 'https://lapsed-brand.com/a'))).status).toBe(302);
+
+    // Checked a moment ago: a run now looks nothing of theirs up.
+    const early = resolverWith(published);
+    await runLinkDomainRechecks(resolverEnv());
+    expect(askedNames(early).filter((name) => name?.endsWith('-brand.com'))).toEqual([]);
+
+    // Still missing three days after it was first found missing: no longer verified.
+    vi.restoreAllMocks();
+    resolverWith(published);
+    const result = await recheckDue([owner.orgId, other.orgId], { domain: 'lapsed-brand.com', hours: 73 });
+    expect(result.unverified.map((row) => [Number(row.organization_id), row.domain])).toEqual([
+      [owner.orgId, 'lapsed-brand.com'],
+    ]);
+    const [gone, kept] = (await readDomains(owner)).body.data.verifications;
+    expect(gone).toMatchObject({ verified: false, verified_at: null, record_missing_since: null });
+    expect(gone.last_error).toContain('No TXT record found at _lead-verify.lapsed-brand.com');
+    expect(kept).toMatchObject({ verified: true, record_missing_since: null });
+    expect((await readDomains(other)).body.data.verifications[0]).toMatchObject({ verified: true, last_error: null });
+    // Links minted from now on show the interstitial; the steady domain still redirects.
+    expect(await clickStatus(await mintClick(owner, leadId, 'https://lapsed-brand.com/a'))).toEqual({
+      status: 200,
+      location: null,
+    });
+    expect((await clickStatus(await mintClick(owner, leadId, 'https://steady-brand.com/a'))).status).toBe(302);
+
+    // The admins of its organization are told, once; a member and the other organization are not.
+    await recheckDue([owner.orgId]);
+    const notices = await linkNotices(owner);
+    expect(notices).toHaveLength(1);
+    expect(notices[0]).toMatchObject({
+      title: 'Link domain no longer verified: lapsed-brand.com',
+      data: { domain: 'lapsed-brand.com', days_missing: 3 },
+    });
+    expect(notices[0].data.reason).toContain('No TXT record found');
+    expect((await linkNotices(secondAdmin)).map((notice: { title: string }) => notice.title)).toEqual([
+      'Link domain no longer verified: lapsed-brand.com',
+    ]);
+    expect(await linkNotices(member)).toEqual([]);
+    expect(await linkNotices(other)).toEqual([]);
+  });
+
+  it('counts an unreachable resolver for nothing, and a record published again clears the failing through verify', async () => {
+    const owner = await signupOrganization('Recheck flaky');
+    const listed = (await listDomains(owner, ['flaky-brand.com'])).body.data.verifications;
+    const record = new Map([[listed[0].record_name, listed[0].record_value]]);
+    resolverWith(record);
+    const verified = (await callWithResolver('POST', '/api/organization/link-domains/verify', owner.token)).body.data
+      .verifications[0];
+    expect(verified.verified).toBe(true);
+    vi.restoreAllMocks();
+
+    // Already failing for four days, but the resolver cannot be reached: nothing changes but the reason.
+    const failingSince = await inOrganization(owner.orgId, async (tx) => {
+      const [row] = await tx
+        .update(linkDomainVerifications)
+        .set({ failingSince: sql`now() - interval '4 days'` })
+        .where(eq(linkDomainVerifications.organizationId, owner.orgId))
+        .returning({ at: linkDomainVerifications.failingSince });
+      return row.at as Date;
+    });
+    mockFetch([json(503, {})], { only: onResolver });
+    const result = await recheckDue([owner.orgId]);
+    expect(result.unverified.filter((row) => Number(row.organization_id) === owner.orgId)).toEqual([]);
+    const after = (await readDomains(owner)).body.data.verifications[0];
+    expect(after).toMatchObject({ verified: true, verified_at: verified.verified_at });
+    expect(Date.parse(after.record_missing_since)).toBe(failingSince.getTime());
+    expect(after.last_error).toContain('unavailable');
+    expect(await linkNotices(owner)).toEqual([]);
+
+    // Verify looks the failing domain up again (a verified one otherwise is not): found, it is cleared.
+    vi.restoreAllMocks();
+    const seen = resolverWith(record);
+    const cleared = (await callWithResolver('POST', '/api/organization/link-domains/verify', owner.token)).body.data
+      .verifications[0];
+    expect(askedNames(seen)).toEqual(['_lead-verify.flaky-brand.com']);
+    expect(cleared).toMatchObject({
+      verified: true,
+      verified_at: verified.verified_at,
+      record_missing_since: null,
+      last_error: null,
+    });
   });
 });
 

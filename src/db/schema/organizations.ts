@@ -62,9 +62,16 @@ export const linkDomainVerifications = pgTable(
     verifiedAt: timestamp({ withTimezone: true }),
     checkedAt: timestamp({ withTimezone: true }),
     lastError: text(),
+    /** A verified domain's record first found missing since it was last found (the daily re-check, link-domain-recheck.ts). */
+    failingSince: timestamp({ withTimezone: true }),
     createdAt: createdAt(),
   },
-  (table) => [primaryKey({ columns: [table.organizationId, table.domain] }), tenantPolicy('link_domain_verifications')],
+  (table) => [
+    primaryKey({ columns: [table.organizationId, table.domain] }),
+    // The re-check's pick across organizations: verified domains, least recently checked first.
+    index('link_domain_verifications_recheck_idx').on(table.checkedAt).where(sql`${table.verifiedAt} is not null`),
+    tenantPolicy('link_domain_verifications'),
+  ],
 );
 
 export const roles = pgTable(

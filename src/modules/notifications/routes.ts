@@ -1,7 +1,7 @@
 /**
  * The caller's own notifications (spec "Notifications, files, exports"). type_id: 1 lead
  * assigned, 2 import finished, 3 export ready, 4 follow-up due, 5 intent alert, 6 connection needs
- * reconnecting, 7 webhook endpoint disabled.
+ * reconnecting, 7 webhook endpoint disabled, 8 link domain no longer verified.
  */
 import { list, ok } from '../../core/http';
 import { createRouter, defineRoute, envelope, jsonBody, listEnvelope } from '../../core/routes';

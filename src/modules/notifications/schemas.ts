@@ -1,7 +1,7 @@
 /**
  * Request and response shapes of the caller's notifications. type_id: 1 lead assigned,
  * 2 import finished, 3 export ready, 4 follow-up due, 5 intent alert, 6 connection needs
- * reconnecting, 7 webhook endpoint disabled.
+ * reconnecting, 7 webhook endpoint disabled, 8 link domain no longer verified.
  */
 import { z } from '@hono/zod-openapi';
 import { idsBody, timestamp } from '../../core/schemas';
@@ -11,7 +11,7 @@ export const NotificationSchema = z
     id: z.number().int().openapi({ description: 'The notification’s id (for POST /api/notification/read)' }),
     type_id: z.number().int().openapi({
       description:
-        '1 = lead assigned, 2 = import finished, 3 = export ready, 4 = follow-up due, 5 = intent alert, 6 = a connection needs reconnecting, 7 = a webhook endpoint was disabled',
+        '1 = lead assigned, 2 = import finished, 3 = export ready, 4 = follow-up due, 5 = intent alert, 6 = a connection needs reconnecting, 7 = a webhook endpoint was disabled, 8 = a link domain lost its DNS verification (its record stayed missing for 3 days)',
     }),
     title: z.string().openapi({ description: 'One line for display, e.g. “Lead assigned to you: Ada Lovelace”' }),
     body: z.string().nullable().openapi({ description: 'Longer text; null when the title says it all' }),

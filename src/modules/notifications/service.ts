@@ -23,6 +23,8 @@ export const NOTIFICATION_TYPES = {
   connectionNeedsReconnect: 6,
   // Written to every admin when a webhook endpoint is disabled after days of failures (modules/webhooks).
   webhookDisabled: 7,
+  // Written to every admin when a verified link domain's DNS record stays missing (modules/tracking/link-domain-verification.ts).
+  linkDomainUnverified: 8,
 } as const;
 
 /** Lead ids kept in one notification's data; the count says how many there were in all. */

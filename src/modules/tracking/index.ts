@@ -3,6 +3,7 @@
  * Everything else in this folder is private to it (scripts/check-module-imports.mjs refuses deep imports).
  */
 export { isTrackingHit, recordHits } from './hits';
+export { runLinkDomainRechecks } from './link-domain-recheck';
 export { isDirectTarget, linkDomainRoutes, linkDomainsSql } from './link-domains';
 export {
   openWithTrackingKey,

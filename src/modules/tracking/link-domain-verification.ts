@@ -12,7 +12,8 @@
  */
 import { sql } from 'drizzle-orm';
 import type { TenantContext } from '../../db/tenant';
-import { linkDomainVerifications, organizations } from '../../db/schema';
+import { linkDomainVerifications, notifications, organizations, roles, users } from '../../db/schema';
+import { NOTIFICATION_TYPES } from '../notifications';
 import { bare } from '../../db/sql-names';
 import type { DnsProvider, DnsProviderName, TxtCheck } from '../../providers/dns/interface';
 import { ProviderFailure, routeErrorOf } from '../../providers/failures';
@@ -35,6 +36,7 @@ export interface DomainVerification {
   record_value: string;
   checked_at: string | null;
   last_error: string | null;
+  record_missing_since: string | null;
 }
 
 export interface LinkDomainState {
@@ -49,6 +51,7 @@ interface Row {
   verified_at: string | null;
   checked_at: string | null;
   last_error: string | null;
+  failing_since: string | null;
 }
 
 const iso = (value: string | null) => (value ? new Date(value).toISOString() : null);
@@ -68,7 +71,7 @@ export async function readLinkDomainState(ctx: Pick<TenantContext, 'db' | 'orgId
       (select ${organizations.linkDomains} from ${organizations} where ${organizations.id} = ${ctx.orgId}) as domains,
       (select json_agg(json_build_object(
           'domain', ${v.domain}, 'token', ${v.token}, 'verified_at', ${v.verifiedAt},
-          'checked_at', ${v.checkedAt}, 'last_error', ${v.lastError}))
+          'checked_at', ${v.checkedAt}, 'last_error', ${v.lastError}, 'failing_since', ${v.failingSince}))
         from ${v} where ${v.organizationId} = ${ctx.orgId}) as rows`);
   const { domains, rows } = result.rows[0] ?? { domains: [], rows: [] };
   return stateOf(domains ?? [], rows ?? [], provider);
@@ -92,6 +95,7 @@ function stateOf(domains: string[], rows: Row[], provider: DnsProvider): LinkDom
       record_value: recordValue(row.token),
       checked_at: iso(row.checked_at),
       last_error: row.last_error,
+      record_missing_since: iso(row.failing_since),
     })),
     rows: listed,
   };
@@ -119,11 +123,21 @@ export async function replaceLinkDomains(ctx: Pick<TenantContext, 'db' | 'orgId'
     on conflict do nothing`);
 }
 
-interface Outcome {
+/**
+ * One lookup's outcome. `answered` is false when the resolver gave no answer on the record (down,
+ * throttled, SERVFAIL, REFUSED): `failure` says why, and nothing counts against the domain.
+ */
+export interface CheckOutcome {
+  orgId: number;
   domain: string;
-  verified: boolean;
+  answered: boolean;
+  found: boolean;
   error: string | null;
+  failure?: ProviderFailure;
 }
+
+/** A verified domain whose record stays missing this long loses its verification (the re-check runs daily). */
+export const UNVERIFY_AFTER_DAYS = 3;
 
 function explain(check: TxtCheck, name: string, value: string, provider: DnsProvider): string {
   const local = provider.local
@@ -135,44 +149,109 @@ function explain(check: TxtCheck, name: string, value: string, provider: DnsProv
 }
 
 /**
- * Checks every listed domain not yet verified, in parallel (at most the list's 50), and records
- * each outcome. When the provider answered none of them (down, throttled, SERVFAIL), nothing is
- * recorded and the route answers 503 with Retry-After; when it answered some, a domain it could not
- * look up keeps the reason as its last error, so one broken zone does not block the others.
+ * Looks up each domain's record, in parallel. A lookup the resolver could not answer is an
+ * outcome with `answered` false; any other error is thrown.
+ */
+export async function checkDomains(
+  provider: DnsProvider,
+  rows: { orgId: number; domain: string; token: string }[],
+): Promise<CheckOutcome[]> {
+  const settled = await Promise.allSettled(
+    rows.map((row) => provider.checkTxt(recordName(row.domain), recordValue(row.token))),
+  );
+  return settled.map((result, at) => {
+    const { orgId, domain, token } = rows[at];
+    if (result.status === 'fulfilled') {
+      const check = result.value;
+      const error = check.found ? null : explain(check, recordName(domain), recordValue(token), provider);
+      return { orgId, domain, answered: true, found: check.found, error };
+    }
+    if (!(result.reason instanceof ProviderFailure)) throw result.reason;
+    return { orgId, domain, answered: false, found: false, error: result.reason.reason, failure: result.reason };
+  });
+}
+
+/**
+ * Records lookups, of one organization's domains (the verify route) or of several (the daily
+ * re-check), in one statement:
+ * - found: the domain is verified (it keeps its first verification time) and no longer failing;
+ * - answered without the record: an unverified domain stays so; a verified one is failing from
+ *   the first such lookup, and loses its verification once it has failed for UNVERIFY_AFTER_DAYS,
+ *   which tells every admin of its organization, once (only the update that clears `verified_at`
+ *   notifies; a concurrent one re-reads the row and finds nothing left to clear);
+ * - not answered (the resolver down): only the reason is kept; nothing counts against the domain.
+ * Answers the domains that lost their verification.
+ */
+export async function recordChecks(db: Pick<TenantContext, 'db'>['db'], outcomes: CheckOutcome[]) {
+  if (outcomes.length === 0) return [];
+  const v = linkDomainVerifications;
+  const cutoff = sql`now() - make_interval(days => ${UNVERIFY_AFTER_DAYS})`;
+  const result = await db.execute<{ organization_id: number; domain: string }>(sql`
+    with checked as (
+      select * from unnest(
+        ${sql.param(outcomes.map((outcome) => outcome.orgId))}::bigint[],
+        ${sql.param(outcomes.map((outcome) => outcome.domain))}::text[],
+        ${sql.param(outcomes.map((outcome) => outcome.answered))}::boolean[],
+        ${sql.param(outcomes.map((outcome) => outcome.found))}::boolean[],
+        ${sql.param(outcomes.map((outcome) => outcome.error))}::text[]
+      ) as c(organization_id, domain, answered, found, error)
+    ), prior as (
+      -- Each row as last committed, locked in key order (a concurrent check waits, then re-reads).
+      select ${v.organizationId} as organization_id, ${v.domain} as domain,
+        ${v.verifiedAt} is not null as verified, ${v.failingSince} <= ${cutoff} as overdue
+      from ${v} join checked c on ${v.organizationId} = c.organization_id and ${v.domain} = c.domain
+      order by ${v.organizationId}, ${v.domain}
+      for update of ${v}
+    ), recorded as (
+      update ${v} set
+        ${bare(v.verifiedAt)} = case
+          when c.found then coalesce(${v.verifiedAt}, now())
+          when c.answered and p.overdue then null
+          else ${v.verifiedAt} end,
+        ${bare(v.failingSince)} = case
+          when c.found or not p.verified then null
+          when not c.answered then ${v.failingSince}
+          when p.overdue then null
+          else coalesce(${v.failingSince}, now()) end,
+        ${bare(v.checkedAt)} = now(),
+        ${bare(v.lastError)} = c.error
+      from checked c join prior p on p.organization_id = c.organization_id and p.domain = c.domain
+      where ${v.organizationId} = c.organization_id and ${v.domain} = c.domain
+      returning ${v.organizationId} as organization_id, ${v.domain} as domain,
+        p.verified and ${v.verifiedAt} is null as lost, c.error as error
+    ), notified as (
+      insert into ${notifications} (organization_id, user_id, type_id, title, data)
+      select r.organization_id, u.id, ${NOTIFICATION_TYPES.linkDomainUnverified}::int,
+        'Link domain no longer verified: ' || r.domain,
+        jsonb_build_object('domain', r.domain, 'reason', r.error, 'days_missing', ${UNVERIFY_AFTER_DAYS}::int)
+      from recorded r
+      join ${users} u on u.organization_id = r.organization_id and u.deleted_at is null
+      join ${roles} role on role.id = u.role_id and lower(role.name) = 'admin'
+      where r.lost
+    )
+    select organization_id, domain from recorded where lost`);
+  return result.rows;
+}
+
+/**
+ * Checks every listed domain not verified, or verified but failing the daily re-check, in
+ * parallel (at most the list's 50), and records each outcome (recordChecks). When the provider
+ * answered none of them (down, throttled, SERVFAIL), nothing is recorded and the route answers 503
+ * with Retry-After; when it answered some, a domain it could not look up keeps the reason as its
+ * last error, so one broken zone does not block the others.
  */
 export async function verifyLinkDomains(ctx: Pick<TenantContext, 'db' | 'orgId'>, provider: DnsProvider) {
   const before = await readLinkDomainState(ctx, provider);
-  const pending = before.rows.filter((row) => row.verified_at === null);
+  const pending = before.rows.filter((row) => row.verified_at === null || row.failing_since !== null);
   if (pending.length === 0) return stripRows(before);
-  const settled = await Promise.allSettled(
-    pending.map((row) => provider.checkTxt(recordName(row.domain), recordValue(row.token))),
+  const outcomes = await checkDomains(
+    provider,
+    pending.map((row) => ({ orgId: ctx.orgId, domain: row.domain, token: row.token })),
   );
-  const failures: ProviderFailure[] = [];
-  const outcomes: Outcome[] = settled.map((result, at) => {
-    const row = pending[at];
-    if (result.status === 'fulfilled') {
-      const check = result.value;
-      const error = check.found ? null : explain(check, recordName(row.domain), recordValue(row.token), provider);
-      return { domain: row.domain, verified: check.found, error };
-    }
-    if (!(result.reason instanceof ProviderFailure)) throw result.reason;
-    failures.push(result.reason);
-    return { domain: row.domain, verified: false, error: result.reason.reason };
-  });
+  const failures = outcomes.flatMap((outcome) => (outcome.failure ? [outcome.failure] : []));
   const unavailable = failures.find((failure) => failure.kind === 'unavailable');
   if (unavailable && failures.length === outcomes.length) throw routeErrorOf(unavailable, 'DNS record');
-  const v = linkDomainVerifications;
-  await ctx.db.execute(sql`
-    update ${v} set
-      ${bare(v.verifiedAt)} = case when checked.verified then now() else ${v.verifiedAt} end,
-      ${bare(v.checkedAt)} = now(),
-      ${bare(v.lastError)} = checked.error
-    from unnest(
-      ${sql.param(outcomes.map((outcome) => outcome.domain))}::text[],
-      ${sql.param(outcomes.map((outcome) => outcome.verified))}::boolean[],
-      ${sql.param(outcomes.map((outcome) => outcome.error))}::text[]
-    ) as checked(domain, verified, error)
-    where ${v.organizationId} = ${ctx.orgId} and ${v.domain} = checked.domain and ${v.verifiedAt} is null`);
+  await recordChecks(ctx.db, outcomes);
   return stripRows(await readLinkDomainState(ctx, provider));
 }
 

@@ -20,6 +20,7 @@ import {
   readLinkDomainState,
   replaceLinkDomains,
   stripRows,
+  UNVERIFY_AFTER_DAYS,
   VERIFICATION_RECORD_PREFIX,
   VERIFICATION_VALUE_PREFIX,
   verifiedLinkDomainsSql,
@@ -75,6 +76,7 @@ const VERIFICATION_EXAMPLE = {
   record_value: EXAMPLE_RECORD_VALUE,
   checked_at: '2026-12-02T09:30:00.000Z',
   last_error: `No TXT record found at ${EXAMPLE_RECORD_NAME}; publish one holding ${EXAMPLE_RECORD_VALUE}`,
+  record_missing_since: null,
 };
 
 const DomainVerificationSchema = z
@@ -101,14 +103,22 @@ const DomainVerificationSchema = z
       example: `${VERIFICATION_VALUE_PREFIX}3f1c9a0e5b7d4e2f8a6c1b0d9e8f7a6b`,
     }),
     checked_at: z.string().datetime().nullable().openapi({
-      description: 'When the record was last looked up (POST /api/organization/link-domains/verify); null if never',
+      description: `When the record was last looked up (POST /api/organization/link-domains/verify, or the daily re-check of a verified domain); null if never`,
       example: null,
     }),
     last_error: z.string().nullable().openapi({
       description:
-        'Why the last lookup did not verify the domain (no record, a different value, the DNS lookup failed); null when verified or never checked',
+        'Why the last lookup did not find the record (no record, a different value, the DNS lookup failed); null when it was found or never looked up',
       example: null,
     }),
+    record_missing_since: z
+      .string()
+      .datetime()
+      .nullable()
+      .openapi({
+        description: `For a verified domain: when the daily re-check first found its record missing (ISO 8601). Once it has been missing for ${UNVERIFY_AFTER_DAYS} days the domain loses its verification and every admin is notified (type_id 8); publishing the record again and calling POST /api/organization/link-domains/verify clears it. Null while the record is in place, and for a domain not verified. A resolver that cannot be reached does not count`,
+        example: null,
+      }),
   })
   .openapi('LinkDomainVerification', {
     description: 'One link domain’s DNS verification',
@@ -156,7 +166,7 @@ const LinkDomainsBody = z
   });
 
 const VERIFICATION_NOTE =
-  'A listed domain counts for direct redirects only once verified: publish a DNS TXT record at `record_name` holding `record_value` (see `verifications`), then call POST /api/organization/link-domains/verify. Until then its click links show the interstitial, as for any other host.';
+  'A listed domain counts for direct redirects only once verified: publish a DNS TXT record at `record_name` holding `record_value` (see `verifications`), then call POST /api/organization/link-domains/verify. Until then its click links show the interstitial, as for any other host. Keep the record in place: a verified domain is looked up again every day and loses its verification when the record stays missing (`record_missing_since`).';
 
 const dnsUnavailable = {
   description:
@@ -208,8 +218,8 @@ linkDomainRoutes.openapi(
     path: '/api/organization/link-domains/verify',
     operationId: 'verifyLinkDomains',
     tags,
-    summary: 'Check the DNS records of the link domains not yet verified (admin)',
-    description: `Looks up the TXT record of every listed domain not yet verified (beyond the spec; admins only), in parallel, and answers as GET: a domain whose \`${VERIFICATION_RECORD_PREFIX}.<domain>\` holds its \`record_value\` becomes verified (links minted from then on to it redirect directly); any other keeps \`verified: false\` with \`last_error\` saying why. A verified domain stays verified while it stays listed. Records are looked up through this server’s DNS provider (\`dns_provider\`): a DNS-over-HTTPS resolver in production, the offline local one under development and tests, which finds the record at reserved names only (*.test, *.example, *.invalid, *.localhost, example.com/.net/.org). When the resolver answers none of the lookups (down, throttling, SERVFAIL): 503 with Retry-After and nothing recorded; when it answers some, a domain it could not look up keeps the reason as \`last_error\`. No body.`,
+    summary: 'Check the DNS records of the link domains not yet verified, or found missing (admin)',
+    description: `Looks up the TXT record of every listed domain not yet verified, or verified but found missing by the daily re-check (beyond the spec; admins only), in parallel, and answers as GET: a domain whose \`${VERIFICATION_RECORD_PREFIX}.<domain>\` holds its \`record_value\` becomes verified (links minted from then on to it redirect directly); any other keeps \`verified: false\` with \`last_error\` saying why. A verified domain is looked up again every day: once its record has been missing for ${UNVERIFY_AFTER_DAYS} days (\`record_missing_since\`) it loses its verification, every admin is notified, and links minted from then on show the interstitial (links already minted keep what was signed into them). This route also looks up a verified domain whose record was found missing, so publishing it again clears that at once. Records are looked up through this server’s DNS provider (\`dns_provider\`): a DNS-over-HTTPS resolver in production, the offline local one under development and tests, which finds the record at reserved names only (*.test, *.example, *.invalid, *.localhost, example.com/.net/.org). When the resolver answers none of the lookups (down, throttling, SERVFAIL): 503 with Retry-After and nothing recorded; when it answers some, a domain it could not look up keeps the reason as \`last_error\`. No body.`,
     auth: 'bearer',
     roles: ['admin'],
     // The lookups are outside calls: no transaction is held open across them; the one write is a single statement.
