@@ -9,7 +9,9 @@ import { createExecutionContext, waitOnExecutionContext } from 'cloudflare:test'
 import { env } from 'cloudflare:workers';
 import { and, eq, sql } from 'drizzle-orm';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { withOwnDatabase } from '../src/db/client';
 import { linkDomainVerifications } from '../src/db/schema';
+import { readConfig } from '../src/env';
 import worker from '../src/index';
 import { runLinkDomainRechecks } from '../src/modules/tracking';
 import { CLOUDFLARE_DOH_URL, dnsOverHttps, txtValue } from '../src/providers/dns/doh';
@@ -22,6 +24,12 @@ import { createLead, inOrganization } from './helpers/leads';
 import { statementsOf } from './helpers/statements';
 
 afterEach(() => vi.restoreAllMocks());
+
+const migration0098 = import.meta.glob<string>('../drizzle/0098_link_domain_verifications.sql', {
+  query: '?raw',
+  import: 'default',
+  eager: true,
+});
 
 const onResolver = (url: string) => url.startsWith(CLOUDFLARE_DOH_URL);
 
@@ -542,6 +550,40 @@ describe('the daily re-check of verified domains', () => {
       record_missing_since: null,
       last_error: null,
     });
+  });
+});
+
+describe('migration 0098', () => {
+  it('gives every domain already listed a row of its own, with a fresh token, unverified (no grandfathering)', async () => {
+    const before = await signupOrganization('Listed before 0098');
+    const [statements] = Object.values(migration0098).map((text) => text.split('--> statement-breakpoint'));
+    const rolledBack = new Error('rolled back');
+    let rows: { domain: string; token: string; verified_at: unknown; checked_at: unknown }[] = [];
+    // The table's owner, in a transaction rolled back after: the list as it was before 0098 (no
+    // verification table), then the migration.
+    await withOwnDatabase(readConfig(env), (db) =>
+      db.transaction(async (tx) => {
+        await tx.execute(
+          sql`update organizations set link_domains = array['old-brand.com', 'shop.example'] where id = ${before.orgId}`,
+        );
+        await tx.execute(sql`drop table link_domain_verifications`);
+        for (const statement of statements) await tx.execute(sql.raw(statement));
+        rows = (
+          await tx.execute<(typeof rows)[number]>(
+            sql`select domain, token, verified_at, checked_at from link_domain_verifications
+              where organization_id = ${before.orgId} order by domain`,
+          )
+        ).rows;
+        throw rolledBack;
+      }),
+    ).catch((error: unknown) => {
+      if (error !== rolledBack) throw error;
+    });
+    expect(rows).toEqual([
+      { domain: 'old-brand.com', token: expect.stringMatching(/^[0-9a-f]{32}$/), verified_at: null, checked_at: null },
+      { domain: 'shop.example', token: expect.stringMatching(/^[0-9a-f]{32}$/), verified_at: null, checked_at: null },
+    ]);
+    expect(rows[0].token).not.toBe(rows[1].token);
   });
 });
 
