@@ -69,7 +69,7 @@ export const localCalendarEvents = pgTable(
 /**
  * pending → created (the provider's event id stored) | skipped (no calendar connected) | failed;
  * deleted: the meeting was cancelled or deleted, and its event (if one was made) deleted from the
- * calendar. A meeting change queues the row again (modules/calendar/event-job.ts).
+ * calendar. A meeting change queues the row again (modules/calendar/event-queue.ts).
  */
 export const CALENDAR_WRITE_STATES = ['pending', 'created', 'skipped', 'failed', 'deleted'] as const;
 export type CalendarWriteState = (typeof CALENDAR_WRITE_STATES)[number];

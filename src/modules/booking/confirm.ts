@@ -13,7 +13,7 @@
  *    `meeting_booked` on the lead, and the booking version bump (the edge cache's key). For a rep
  *    with a calendar connected, the slot must also be clear of the calendar's synced busy times,
  *    and the meeting's calendar_event_writes row and its outbox row are written too (the event is
- *    inserted into the calendar after the commit, once: modules/calendar/event-job.ts).
+ *    inserted into the calendar after the commit, once: modules/calendar/event-queue.ts, event-job.ts).
  *    The booking.confirmed webhook and chat deliveries (and the new lead's lead.created and
  *    lead.assigned) are CTEs of this write too (modules/webhooks), so the events cost no round trip.
  * 4. COMMIT.

@@ -3,11 +3,11 @@
  * Everything else in this folder is private to it (scripts/check-module-imports.mjs refuses deep imports).
  */
 export { calendarSyncJobHandler, scheduleCalendarSyncs, SYNC_AHEAD_DAYS } from './busy-sync';
+export { calendarEventJobHandler } from './event-job';
 export {
   BOOKED_EVENT_IDS,
   bookedEventCtes,
   bookedEventQueued,
-  calendarEventJobHandler,
   enqueueMeetingEvent,
   requeueMeetingEvent,
-} from './event-job';
+} from './event-queue';

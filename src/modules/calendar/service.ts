@@ -27,7 +27,7 @@ import {
   sealCredentials,
 } from '../../providers/connections';
 import { bumpBookingVersion } from '../booking';
-import { requeueWritesOnConnect } from './event-job';
+import { requeueWritesOnConnect } from './event-queue';
 
 export const MAX_EVENT_RANGE_DAYS = 62;
 const DAY_MS = 86_400_000;
