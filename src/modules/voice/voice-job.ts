@@ -1,8 +1,8 @@
 /**
  * The voice job (one `voice_jobs` row, the shared lifecycle of src/jobs), by action:
- *   - purchase_number: buys the paid number from the provider; a refusal marks it failed and
- *     refunds its price (one transaction); a provider down is retried, and a job given up on
- *     (dead letter, stalled) fails and refunds the same way;
+ *   - purchase_number: buys the paid number from the provider (number-purchase.ts); a refusal
+ *     marks it failed and refunds its price (one transaction); a provider down is retried, and a
+ *     job given up on (dead letter, stalled) fails and refunds the same way;
  *   - place_call: waits for the call's turn (calls per second), then dials it (a provider's 429
  *     hands the dial claim back and the job is snoozed for its Retry-After). A turn more than a
  *     few seconds away defers the job to it (JobWaits), spending none of the queue's retries, so a
@@ -19,8 +19,8 @@
  *   - copy_recording: copies a provider's recording into R2, once.
  */
 import { and, eq, isNull, sql } from 'drizzle-orm';
-import { withTenant, type Database, type Queryable } from '../../db/client';
-import { calls, connections, contacts, leads, phoneNumbers, voiceJobs } from '../../db/schema';
+import { withTenant, type Database } from '../../db/client';
+import { calls, contacts, leads, voiceJobs } from '../../db/schema';
 import type { Bindings } from '../../env';
 import { isLastAttempt, isTransientFault, JobSuperseded, JobWaits, userFacingJobError } from '../../jobs/faults';
 import type { JobHandler } from '../../jobs/job-handler';
@@ -31,11 +31,12 @@ import { isUniqueViolation } from '../../db/errors';
 import { ProviderFailure } from '../../providers/failures';
 import type { PlacedCall } from '../../providers/voice/interface';
 import { localRecording, localTranscript, LOCAL_TURN_SECONDS } from '../../providers/voice/local';
-import { voiceSetupOf, type VoiceSetup } from '../../providers/voice/select';
+import { voiceSetupOf } from '../../providers/voice/select';
 import { storeFile } from '../files';
 import { advanceCall, endCall, failCalls, isEnded, providerCallIdHeldElsewhere } from './call-progress';
 import type { CallRow } from './calls';
-import { recordLedger, recordLedgerEntries } from './wallet';
+import { failNumbers, purchaseNumber } from './number-purchase';
+import { setupFor, webhookOrigin } from './voice-setup';
 
 type Job = typeof voiceJobs.$inferSelect;
 type Claim = JobClaim<typeof voiceJobs>;
@@ -55,120 +56,6 @@ const MAX_WAIT_MS = 3_000;
 const LOCAL_STEP_MS = 400;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function setupFor(db: Queryable, env: Bindings, orgId: number, connectionId: number | null): Promise<VoiceSetup> {
-  if (!connectionId) return voiceSetupOf(env, null);
-  const [connection] = await db
-    .select()
-    .from(connections)
-    .where(and(eq(connections.organizationId, orgId), eq(connections.id, connectionId)));
-  return voiceSetupOf(env, connection ?? null);
-}
-
-function webhookOrigin(setup: VoiceSetup): string {
-  const origin = (setup.connection?.settings as { webhook_origin?: string } | undefined)?.webhook_origin;
-  return origin ?? 'http://localhost:8787';
-}
-
-/** Marks the number failed and refunds it, once (the refund row is unique per number). */
-async function failNumber(tx: Queryable, orgId: number, numberId: number, reason: string) {
-  const [failed] = await tx
-    .update(phoneNumbers)
-    .set({ status: 'failed', failureReason: reason, updatedAt: sql`now()` })
-    .where(
-      and(eq(phoneNumbers.organizationId, orgId), eq(phoneNumbers.id, numberId), eq(phoneNumbers.status, 'pending')),
-    )
-    .returning();
-  if (failed) {
-    await recordLedger(tx, orgId, {
-      kind: 'refund',
-      cents: failed.monthlyPriceCents,
-      phoneNumberId: numberId,
-      note: `purchase of ${failed.phoneNumber} failed`,
-    });
-  }
-}
-
-/** failNumber for many numbers at once (the jobs the lease sweep fails together): two statements. */
-async function failNumbers(tx: Queryable, failures: { orgId: number; numberId: number; reason: string }[]) {
-  if (failures.length === 0) return;
-  const failed = await tx
-    .update(phoneNumbers)
-    .set({
-      status: 'failed',
-      failureReason: sql`case ${sql.join(
-        failures.map(({ numberId, reason }) => sql`when ${phoneNumbers.id} = ${numberId} then ${reason}::text`),
-        sql` `,
-      )} end`,
-      updatedAt: sql`now()`,
-    })
-    .where(
-      and(
-        sql`(${phoneNumbers.organizationId}, ${phoneNumbers.id}) in (${sql.join(
-          failures.map(({ orgId, numberId }) => sql`(${orgId}::bigint, ${numberId}::bigint)`),
-          sql`, `,
-        )})`,
-        eq(phoneNumbers.status, 'pending'),
-      ),
-    )
-    .returning();
-  await recordLedgerEntries(
-    tx,
-    failed.map((number) => ({
-      orgId: number.organizationId,
-      entry: {
-        kind: 'refund' as const,
-        cents: number.monthlyPriceCents,
-        phoneNumberId: number.id,
-        note: `purchase of ${number.phoneNumber} failed`,
-      },
-    })),
-  );
-}
-
-async function purchase(db: Database, env: Bindings, claim: Claim, job: Job) {
-  const orgId = claim.orgId;
-  const number = await withTenant(db, orgId, async (tx) => {
-    const [row] = await tx
-      .select()
-      .from(phoneNumbers)
-      .where(and(eq(phoneNumbers.organizationId, orgId), eq(phoneNumbers.id, job.phoneNumberId as number)));
-    return row;
-  });
-  if (number?.status === 'pending') {
-    const setup = await withTenant(db, orgId, (tx) => setupFor(tx, env, orgId, number.connectionId));
-    const callback = `${webhookOrigin(setup)}/api/v1/voice/twilio/${orgId}`;
-    try {
-      const bought = await setup.telephony.purchaseNumber({
-        phoneNumber: number.phoneNumber,
-        friendlyName: number.friendlyName,
-        statusCallback: setup.provider === 'local' ? null : callback,
-        // Calls to the number ask our Voice URL what to do (ring its users' browsers).
-        voiceUrl: setup.provider === 'local' ? null : `${callback}/voice`,
-      });
-      await withTenant(db, orgId, (tx) =>
-        tx
-          .update(phoneNumbers)
-          .set({ status: 'active', providerSid: bought.providerSid, updatedAt: sql`now()` })
-          .where(
-            and(
-              eq(phoneNumbers.organizationId, orgId),
-              eq(phoneNumbers.id, number.id),
-              eq(phoneNumbers.status, 'pending'),
-            ),
-          ),
-      );
-    } catch (error) {
-      if (error instanceof ProviderFailure && error.kind !== 'unavailable') {
-        await withTenant(db, orgId, (tx) => failNumber(tx, orgId, number.id, error.reason));
-      } else {
-        // Twilio down (retried by the queue) or throttling (snoozed for its Retry-After): jobs/runner.ts.
-        throw error;
-      }
-    }
-  }
-  await withTenant(db, orgId, (tx) => finishJob(tx, spec, claim));
-}
 
 async function readCall(db: Database, orgId: number, callId: number): Promise<CallRow | undefined> {
   return withTenant(db, orgId, async (tx) => {
@@ -500,7 +387,11 @@ export const voiceJobHandler: JobHandler<'voice', typeof voiceJobs> = {
     const claim = await claimJob(db, spec, message);
     if (!claim) return;
     const job = claim.job;
-    if (job.action === 'purchase_number') return purchase(db, env, claim, job);
+    if (job.action === 'purchase_number') {
+      await purchaseNumber(db, env, claim.orgId, job.phoneNumberId as number);
+      await withTenant(db, claim.orgId, (tx) => finishJob(tx, spec, claim));
+      return;
+    }
     if (job.action === 'place_call') return placeCall(db, env, claim, job, attempts);
     return copyRecording(db, env, claim, job);
   },
