@@ -14,11 +14,20 @@ import { linkDomainVerifications } from '../src/db/schema';
 import { readConfig } from '../src/env';
 import worker from '../src/index';
 import { runLinkDomainRechecks } from '../src/modules/tracking';
+import { recordChecks } from '../src/modules/tracking/link-domain-verification';
 import { CLOUDFLARE_DOH_URL, dnsOverHttps, txtValue } from '../src/providers/dns/doh';
 import { isReservedName, localDns } from '../src/providers/dns/local';
 import { dnsProviderFor } from '../src/providers/dns/select';
 import { ProviderFailure } from '../src/providers/failures';
-import { addMember, call, expectFailure, fetchWorker, signupOrganization, type SignedUp } from './helpers/api';
+import {
+  addMember,
+  type ApiResponse,
+  call,
+  expectFailure,
+  fetchWorker,
+  signupOrganization,
+  type SignedUp,
+} from './helpers/api';
 import { json, mockFetch } from './helpers/fetch-mock';
 import { createLead, inOrganization } from './helpers/leads';
 import { statementsOf } from './helpers/statements';
@@ -508,6 +517,28 @@ describe('the daily re-check of verified domains', () => {
     ]);
     expect(await linkNotices(member)).toEqual([]);
     expect(await linkNotices(other)).toEqual([]);
+  });
+
+  it('records a lookup only for the token it looked up: a domain listed again meanwhile keeps its new token unverified', async () => {
+    const owner = await signupOrganization('Recheck relisted');
+    const tokenOf = (listed: ApiResponse) =>
+      (listed.body.data.verifications[0].record_value as string).replace('lead-verification=', '');
+    const before = tokenOf(await listDomains(owner, ['relisted-brand.com']));
+    await listDomains(owner, []);
+    const after = tokenOf(await listDomains(owner, ['relisted-brand.com']));
+    expect(after).not.toBe(before);
+    const found = (token: string) => ({
+      orgId: owner.orgId,
+      domain: 'relisted-brand.com',
+      token,
+      answered: true,
+      found: true,
+      error: null,
+    });
+    await inOrganization(owner.orgId, (tx) => recordChecks(tx, [found(before)]));
+    expect((await readDomains(owner)).body.data.verifications[0]).toMatchObject({ verified: false, checked_at: null });
+    await inOrganization(owner.orgId, (tx) => recordChecks(tx, [found(after)]));
+    expect((await readDomains(owner)).body.data.verifications[0]).toMatchObject({ verified: true, last_error: null });
   });
 
   it('counts an unreachable resolver for nothing, and a record published again clears the failing through verify', async () => {

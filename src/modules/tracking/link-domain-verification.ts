@@ -130,6 +130,8 @@ export async function replaceLinkDomains(ctx: Pick<TenantContext, 'db' | 'orgId'
 export interface CheckOutcome {
   orgId: number;
   domain: string;
+  /** The token whose record was looked up: a domain listed again meanwhile has a new one, and the outcome is not its. */
+  token: string;
   answered: boolean;
   found: boolean;
   error: string | null;
@@ -164,10 +166,10 @@ export async function checkDomains(
     if (result.status === 'fulfilled') {
       const check = result.value;
       const error = check.found ? null : explain(check, recordName(domain), recordValue(token), provider);
-      return { orgId, domain, answered: true, found: check.found, error };
+      return { orgId, domain, token, answered: true, found: check.found, error };
     }
     if (!(result.reason instanceof ProviderFailure)) throw result.reason;
-    return { orgId, domain, answered: false, found: false, error: result.reason.reason, failure: result.reason };
+    return { orgId, domain, token, answered: false, found: false, error: result.reason.reason, failure: result.reason };
   });
 }
 
@@ -180,6 +182,8 @@ export async function checkDomains(
  *   which tells every admin of its organization, once (only the update that clears `verified_at`
  *   notifies; a concurrent one re-reads the row and finds nothing left to clear);
  * - not answered (the resolver down): only the reason is kept; nothing counts against the domain.
+ * An outcome counts only for the row holding the token it looked up: a domain removed and listed
+ * again during the lookup has a new token, and its row is left as it is.
  * Answers the domains that lost their verification.
  */
 export async function recordChecks(db: Pick<TenantContext, 'db'>['db'], outcomes: CheckOutcome[]) {
@@ -191,15 +195,16 @@ export async function recordChecks(db: Pick<TenantContext, 'db'>['db'], outcomes
       select * from unnest(
         ${sql.param(outcomes.map((outcome) => outcome.orgId))}::bigint[],
         ${sql.param(outcomes.map((outcome) => outcome.domain))}::text[],
+        ${sql.param(outcomes.map((outcome) => outcome.token))}::text[],
         ${sql.param(outcomes.map((outcome) => outcome.answered))}::boolean[],
         ${sql.param(outcomes.map((outcome) => outcome.found))}::boolean[],
         ${sql.param(outcomes.map((outcome) => outcome.error))}::text[]
-      ) as c(organization_id, domain, answered, found, error)
+      ) as c(organization_id, domain, token, answered, found, error)
     ), prior as (
       -- Each row as last committed, locked in key order (a concurrent check waits, then re-reads).
       select ${v.organizationId} as organization_id, ${v.domain} as domain,
         ${v.verifiedAt} is not null as verified, ${v.failingSince} <= ${cutoff} as overdue
-      from ${v} join checked c on ${v.organizationId} = c.organization_id and ${v.domain} = c.domain
+      from ${v} join checked c on ${v.organizationId} = c.organization_id and ${v.domain} = c.domain and ${v.token} = c.token
       order by ${v.organizationId}, ${v.domain}
       for update of ${v}
     ), recorded as (
