@@ -29,6 +29,7 @@ import {
   type SignedUp,
 } from './helpers/api';
 import { json, mockFetch } from './helpers/fetch-mock';
+import { runMinuteCron } from './helpers/cron';
 import { createLead, inOrganization } from './helpers/leads';
 import { statementsOf } from './helpers/statements';
 
@@ -517,6 +518,26 @@ describe('the daily re-check of verified domains', () => {
     ]);
     expect(await linkNotices(member)).toEqual([]);
     expect(await linkNotices(other)).toEqual([]);
+  });
+
+  it('runs on the minute cron: a verified domain due for its daily lookup is looked up by the cron trigger', async () => {
+    const owner = await signupOrganization('Recheck cron');
+    const listed = (await listDomains(owner, ['cron-brand.com'])).body.data.verifications;
+    resolverWith(new Map([[listed[0].record_name, listed[0].record_value]]));
+    await callWithResolver('POST', '/api/organization/link-domains/verify', owner.token);
+    vi.restoreAllMocks();
+    await inOrganization(owner.orgId, (tx) =>
+      tx
+        .update(linkDomainVerifications)
+        .set({ checkedAt: sql`now() - interval '25 hours'` })
+        .where(eq(linkDomainVerifications.organizationId, owner.orgId)),
+    );
+    // The tests' deployment runs the local DNS provider, which finds no record at a real name.
+    await runMinuteCron();
+    const row = (await readDomains(owner)).body.data.verifications[0];
+    expect(row).toMatchObject({ verified: true });
+    expect(row.last_error).toContain('No TXT record found at _lead-verify.cron-brand.com');
+    expect(Date.parse(row.record_missing_since)).toBe(Date.parse(row.checked_at));
   });
 
   it('records a lookup only for the token it looked up: a domain listed again meanwhile keeps its new token unverified', async () => {
