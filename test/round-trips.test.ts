@@ -54,6 +54,28 @@ describe('statements per request (connection start-up not included)', () => {
     expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(2);
   });
 
+  it('GET /api/lead/deleted sends at most 2 and POST /api/lead/restore at most 2: the scope, then one statement (no BEGIN/COMMIT)', async () => {
+    const added = await call('POST', '/api/lead/add', {
+      token: org.token,
+      body: { first_name: 'Binned', last_name: 'Lead', email: uniqueEmail('binned') },
+    });
+    expect(added.status, added.text).toBe(201);
+    await call('DELETE', '/api/lead/delete', { token: org.token, body: { ids: [added.body.data.id] } });
+    const listed = await statementsOf(() =>
+      call('GET', '/api/lead/deleted', { token: org.token, query: { limit: 100 } }),
+    );
+    expect(listed.response.status, listed.response.text).toBe(200);
+    expect(listed.response.body.total).toBeGreaterThanOrEqual(1);
+    expect(listed.statements.length, listed.statements.join('\n---\n')).toBeLessThanOrEqual(2);
+    const { response, statements } = await statementsOf(() =>
+      call('POST', '/api/lead/restore', { token: org.token, body: { ids: [added.body.data.id] } }),
+    );
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.data).toEqual({ restored: 1 });
+    expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(2);
+    expect(statements.some((text) => /^\s*(begin|commit)/i.test(text))).toBe(false);
+  });
+
   it('POST /api/lead/add with a company name sends at most 3: scope, one read, one write that answers the presented lead (no BEGIN/COMMIT)', async () => {
     const { response, statements } = await statementsOf(() =>
       call('POST', '/api/lead/add', {

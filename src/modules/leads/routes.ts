@@ -32,6 +32,7 @@ import {
 import { createLead } from './create-leads';
 import { duplicateModeOf } from './field-inputs';
 import { deleteLeads, setLeadCustomField, updateLead, updateLeadCustomFields } from './update';
+import { DeletedLeadListQuery, DeletedLeadSchema, listDeletedLeads, RestoreLeadsBody, restoreLeads } from './trash';
 
 export const leadRoutes = createRouter();
 const tags = ['Leads'];
@@ -48,6 +49,35 @@ export const duplicateLeadConflict = conflictResponse(
         field: z.enum(['email', 'profile_url']).openapi({ description: 'The field that collides' }),
       }),
       example: { lead_id: 42, field: 'email' },
+    },
+  ],
+);
+
+/** 409 on restore: a live lead holds a key of a lead to restore, or two of them share one. */
+const restoreConflict = conflictResponse(
+  'RestoreLeadsConflict',
+  'A lead to restore would share its email (any case), profile URL (normalised) or CRM record with a live lead, or with another lead to restore: nothing was restored',
+  [
+    {
+      code: 'duplicate_lead',
+      details: z.object({
+        id: z.number().int().openapi({ description: 'The deleted lead that cannot be restored' }),
+        lead_id: z
+          .number()
+          .int()
+          .openapi({ description: 'The lead holding the key: live, or restored in the same request' }),
+        field: z.enum(['email', 'profile_url', 'external_id']).openapi({ description: 'The key they share' }),
+        clashes: z
+          .array(
+            z.object({
+              id: z.number().int().openapi({ description: 'The deleted lead that cannot be restored' }),
+              lead_id: z.number().int().openapi({ description: 'The lead holding the key' }),
+              field: z.enum(['email', 'profile_url', 'external_id']).openapi({ description: 'The key they share' }),
+            }),
+          )
+          .openapi({ description: 'Every clash, by the id of the lead to restore' }),
+      }),
+      example: { id: 7, lead_id: 42, field: 'email', clashes: [{ id: 7, lead_id: 42, field: 'email' }] },
     },
   ],
 );
@@ -155,6 +185,51 @@ leadRoutes.openapi(
   async (c) => {
     const deleted = await deleteLeads(c.var.tenant, c.req.valid('json').ids);
     return ok(c, { deleted }, `${deleted} lead${deleted === 1 ? '' : 's'} deleted`);
+  },
+);
+
+leadRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/api/lead/deleted',
+    operationId: 'listDeletedLeads',
+    tags,
+    summary: 'Deleted leads, to find one to restore',
+    description:
+      'The organization’s soft-deleted leads, with the standard list parameters and `deleted_at`. `order_by` is `id` (default), `deleted_at` or `created_at`; `search_value` matches the first and last name, email, company and job title (a substring, any case); `start_date`/`end_date` bound the creation date. A deleted lead keeps its deals, notes, calls, files and feed; `POST /api/lead/restore` brings it back. Deleted leads are kept: nothing purges them.',
+    auth: 'bearer',
+    request: { query: DeletedLeadListQuery },
+    responses: { 200: listEnvelope(DeletedLeadSchema, 'Deleted leads') },
+  }),
+  async (c) => list(c, await listDeletedLeads(c.var.tenant, c.req.valid('query')), 'Deleted leads'),
+);
+
+leadRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/api/lead/restore',
+    operationId: 'restoreLeads',
+    tags,
+    summary: 'Restore deleted leads by id (409 duplicate_lead when a live lead now holds one’s email)',
+    description:
+      "Brings soft-deleted leads back: they return to lists, views, search, counts and dashboards, with their deals, notes, calls, files and feed, and each gets a `restored` feed entry. Live, unknown and other organizations' ids change nothing; `data.restored` counts the leads this request restored. A lead's email, profile URL and CRM record became free when it was deleted: when a live lead (not flagged as a duplicate) now holds one of them, or two of the leads to restore share one, nothing is restored and the answer is 409 `duplicate_lead`, naming the first clash in `error.details` (`id` the lead to restore, `lead_id` the one holding the key, `field`) and every clash in `error.details.clashes`.",
+    auth: 'bearer',
+    // One statement that stands alone, as the delete.
+    transaction: false,
+    request: { body: jsonBody(RestoreLeadsBody) },
+    responses: {
+      200: envelope(
+        z
+          .object({ restored: z.number().int().openapi({ description: 'How many leads this request restored' }) })
+          .openapi({ description: 'The outcome' }),
+        'Leads restored',
+      ),
+      409: restoreConflict,
+    },
+  }),
+  async (c) => {
+    const restored = await restoreLeads(c.var.tenant, c.req.valid('json').ids);
+    return ok(c, { restored }, `${restored} lead${restored === 1 ? '' : 's'} restored`);
   },
 );
 

@@ -17,7 +17,7 @@ import { leadFields } from './fields';
 import { leadFiltersObject } from './filters';
 
 /** A lead as the API answers it: the example of the Lead component. */
-const leadExample = {
+export const leadExample = {
   id: 1,
   first_name: 'Ada',
   last_name: 'Lovelace',

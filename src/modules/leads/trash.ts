@@ -1,0 +1,159 @@
+/**
+ * Deleted leads and their way back: `GET /api/lead/deleted` lists the organization's soft-deleted
+ * leads (newest deletion first by default), `POST /api/lead/restore` brings leads back. A delete
+ * keeps the row (`deleted_at`), its deals, notes, calls, files and feed; what hides them while it
+ * is deleted (lists, views, search, counters, the calls and files of the lead) reads `deleted_at`,
+ * and the leads' triggers put it back into the counters and the search on restore.
+ */
+import { z } from '@hono/zod-openapi';
+import { and, eq, isNotNull, or, type SQLWrapper, sql } from 'drizzle-orm';
+import { leads, leadKeyScope } from '../../db/schema';
+import type { TenantContext } from '../../db/tenant';
+import { isUniqueViolation } from '../../db/errors';
+import { Conflict } from '../../core/errors';
+import { containsPattern, defineList } from '../../core/list';
+import { idsBody, isoTimestamp, timestamp } from '../../core/schemas';
+import { feedEntriesFrom } from '../feed';
+import { leadFields } from './fields';
+import { leadSelection, presentLead } from './present';
+import { leadExample } from './schemas';
+import { leadRowLockClause } from './row-locks';
+
+export const DeletedLeadSchema = z
+  .object({
+    ...leadFields.readShape,
+    deleted_at: timestamp().openapi({ description: 'When the lead was deleted' }),
+  })
+  .openapi('DeletedLead', {
+    description: 'A deleted lead of the organization, as it was when deleted',
+    example: { ...leadExample, deleted_at: '2026-11-30T10:00:00.000Z' },
+  });
+
+export const RestoreLeadsBody = z
+  .object({
+    ids: idsBody.openapi({
+      description:
+        'Ids of the deleted leads to restore (1 to 10 000); live, unknown and other organizations’ ids are ignored',
+    }),
+  })
+  .openapi('RestoreLeadsRequest', { description: 'The deleted leads to restore', example: { ids: [1, 2, 3] } });
+
+const ciContains = (column: SQLWrapper, term: string) => sql`${column} ilike ${containsPattern(term)}`;
+
+/**
+ * The organization's deleted leads. `search_value` matches the name, email, company and job title
+ * (a substring, any case: the stored search documents hold live leads only); `start_date` and
+ * `end_date` bound the creation date, as on every list.
+ */
+export const deletedLeadList = defineList({
+  sort: { id: leads.id, deleted_at: leads.deletedAt, created_at: leads.createdAt },
+  search: (term) =>
+    or(
+      ciContains(leads.firstName, term),
+      ciContains(leads.lastName, term),
+      ciContains(leads.email, term),
+      ciContains(leads.company, term),
+      ciContains(leads.jobTitle, term),
+    ),
+  createdAt: leads.createdAt,
+  // leads_organization_deleted_idx (migration 0095) holds exactly these rows, in id order.
+  base: (ctx) => ({
+    rows: (columns) =>
+      ctx.db
+        .select({ ...leadSelection, deletedAt: leads.deletedAt, ...columns })
+        .from(leads)
+        .$dynamic(),
+    where: and(eq(leads.organizationId, ctx.orgId), isNotNull(leads.deletedAt)),
+  }),
+  present: ({ deletedAt, ...row }) => ({ ...presentLead(row), deleted_at: isoTimestamp(deletedAt) as string }),
+});
+export const DeletedLeadListQuery = deletedLeadList.query;
+export const listDeletedLeads = deletedLeadList.run;
+
+/** A key a lead to restore shares with a live lead, or with another lead restored with it. */
+export interface RestoreClash {
+  id: number;
+  lead_id: number;
+  field: 'email' | 'profile_url' | 'external_id';
+}
+
+/** 409 `duplicate_lead`: nothing was restored; `error.details` names every clash. */
+export function restoreClash(clashes: RestoreClash[]): Conflict {
+  const [first] = clashes;
+  const what = { email: 'email', profile_url: 'profile URL', external_id: 'CRM record' }[first.field];
+  return new Conflict(
+    `Lead ${first.id} cannot be restored: lead ${first.lead_id} has its ${what}. Nothing was restored`,
+    'duplicate_lead',
+    { ...first, clashes },
+  );
+}
+
+/**
+ * One statement: locks the organization's deleted leads among `ids`, looks for a live lead holding
+ * the email, profile URL or CRM record of one of them (the keys unique among live leads that are not
+ * flagged duplicates, through lead_key_scope so the unique indexes serve it under row-level
+ * security), or two of them holding the same key, and restores them all only if none clashes,
+ * writing a `restored` feed entry for each.
+ */
+function restoreStatement(ctx: TenantContext, ids: number[]) {
+  const org = ctx.orgId;
+  return sql`
+    with candidates as (
+      select l.id, lower(l.email) as email_key, l.profile_url_key as profile_key, l.external_source,
+        l.external_id, l.duplicate_of
+      from ${leads} l
+      where l.organization_id = ${org} and l.deleted_at is not null and l.id = any(${sql.param(ids)}::bigint[])
+      order by l.id ${leadRowLockClause('update')}
+    ), originals as (
+      select * from candidates where duplicate_of is null
+    ), clashes as (
+      select c.id, k.id as lead_id, 'email' as field from originals c
+        join ${leadKeyScope} k on k.organization_id = ${org} and k.duplicate_of is null and k.email_key = c.email_key
+      union all
+      select c.id, k.id, 'profile_url' from originals c
+        join ${leadKeyScope} k on k.organization_id = ${org} and k.duplicate_of is null and k.profile_key = c.profile_key
+      union all
+      select c.id, l.id, 'external_id' from candidates c
+        join ${leads} l on l.organization_id = ${org} and l.deleted_at is null and l.external_id is not null
+          and l.external_source = c.external_source and l.external_id = c.external_id
+      union all
+      select b.id, a.id, 'email' from originals a join originals b on a.id < b.id and a.email_key = b.email_key
+      union all
+      select b.id, a.id, 'profile_url' from originals a join originals b on a.id < b.id and a.profile_key = b.profile_key
+      union all
+      select b.id, a.id, 'external_id' from candidates a join candidates b on a.id < b.id
+        and a.external_source = b.external_source and a.external_id = b.external_id
+    ), restored as (
+      update ${leads} set deleted_at = null, updated_at = now()
+      where ${leads.organizationId} = ${org} and ${leads.id} in (select id from candidates)
+        and not exists (select 1 from clashes)
+      returning ${leads.id} as id
+    ), feed as (
+      ${feedEntriesFrom(ctx, { from: sql`restored`, modelType: 'lead', modelId: sql`id`, action: 'restored' })}
+    )
+    select (select count(*) from restored)::int as restored,
+      (select coalesce(json_agg(json_build_object('id', id, 'lead_id', lead_id, 'field', field) order by id, field, lead_id), '[]')
+        from clashes) as clashes`;
+}
+
+/**
+ * Restores the organization's deleted leads among `ids` and answers how many, or 409
+ * `duplicate_lead` when one of them would hold a key a live lead holds (nothing restored).
+ * A create of a lead with one of their keys committing meanwhile violates the unique index: the
+ * statement runs once more and then sees it, and answers the 409 naming it.
+ */
+export async function restoreLeads(ctx: TenantContext, ids: number[]): Promise<number> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const result = await ctx.db.execute<{ restored: number; clashes: RestoreClash[] }>(restoreStatement(ctx, ids));
+      const row = result.rows[0];
+      const clashes = (typeof row.clashes === 'string' ? JSON.parse(row.clashes) : row.clashes) as RestoreClash[];
+      if (clashes.length > 0)
+        throw restoreClash(clashes.map((c) => ({ ...c, id: Number(c.id), lead_id: Number(c.lead_id) })));
+      return Number(row.restored);
+    } catch (error) {
+      if (attempt === 0 && isUniqueViolation(error)) continue;
+      throw error;
+    }
+  }
+}
