@@ -76,6 +76,27 @@ describe('statements per request (connection start-up not included)', () => {
     expect(statements.some((text) => /^\s*(begin|commit)/i.test(text))).toBe(false);
   });
 
+  it('GET /api/contact/deleted and POST /api/contact/restore send at most 2 each: the scope, then one statement', async () => {
+    const company = await call('POST', '/api/company/add', {
+      token: org.token,
+      body: { company_name: `Binned ${crypto.randomUUID().slice(0, 6)}` },
+    });
+    const contact = await call('POST', '/api/contact/add', {
+      token: org.token,
+      body: { name: 'Binned Contact', company_id: company.body.data.id, email: uniqueEmail('binned') },
+    });
+    expect(contact.status, contact.text).toBe(201);
+    await call('DELETE', `/api/contact/delete/${contact.body.data.id}`, { token: org.token });
+    const listed = await statementsOf(() => call('GET', '/api/contact/deleted', { token: org.token }));
+    expect(listed.response.status, listed.response.text).toBe(200);
+    expect(listed.statements.length, listed.statements.join('\n---\n')).toBeLessThanOrEqual(2);
+    const { response, statements } = await statementsOf(() =>
+      call('POST', '/api/contact/restore', { token: org.token, body: { ids: [contact.body.data.id] } }),
+    );
+    expect(response.body.data).toEqual({ restored: 1 });
+    expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(2);
+  });
+
   it('POST /api/lead/add with a company name sends at most 3: scope, one read, one write that answers the presented lead (no BEGIN/COMMIT)', async () => {
     const { response, statements } = await statementsOf(() =>
       call('POST', '/api/lead/add', {

@@ -34,6 +34,13 @@ import {
   readContact,
   updateContact,
 } from './service';
+import {
+  DeletedContactListQuery,
+  DeletedContactSchema,
+  listDeletedContacts,
+  RestoreContactsBody,
+  restoreContacts,
+} from './trash';
 
 export const contactRoutes = createRouter();
 const tags = ['Contacts'];
@@ -177,5 +184,79 @@ contactRoutes.openapi(
   async (c) => {
     const deleted = await deleteContacts(c.var.tenant, c.req.valid('json') as ContactTarget);
     return ok(c, { deleted }, `${deleted} contact${deleted === 1 ? '' : 's'} deleted`);
+  },
+);
+
+/** 409 on restore: a live contact holds the email of a contact to restore, or two of them share one. */
+const restoreConflict = conflictResponse(
+  'RestoreContactsConflict',
+  'A contact to restore would share its email (any case) with a live contact, or with another contact to restore: nothing was restored',
+  [
+    {
+      code: 'duplicate_contact',
+      details: z.object({
+        id: z.number().int().openapi({ description: 'The deleted contact that cannot be restored' }),
+        contact_id: z
+          .number()
+          .int()
+          .openapi({ description: 'The contact holding the email: live, or restored in the same request' }),
+        field: z.literal('email').openapi({ description: 'The key they share' }),
+        clashes: z
+          .array(
+            z.object({
+              id: z.number().int().openapi({ description: 'The deleted contact that cannot be restored' }),
+              contact_id: z.number().int().openapi({ description: 'The contact holding the email' }),
+              field: z.literal('email').openapi({ description: 'The key they share' }),
+            }),
+          )
+          .openapi({ description: 'Every clash, by the id of the contact to restore' }),
+      }),
+      example: { id: 6, contact_id: 9, field: 'email', clashes: [{ id: 6, contact_id: 9, field: 'email' }] },
+    },
+  ],
+);
+
+contactRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/api/contact/deleted',
+    operationId: 'listDeletedContacts',
+    tags,
+    summary: 'Deleted contacts, to find one to restore',
+    description:
+      'The organization’s soft-deleted contacts, with the standard list parameters and `deleted_at`. `order_by` is `id` (default), `deleted_at` or `created_at`; `search_value` matches the name, email, phone number and designation (a substring, any case); `start_date`/`end_date` bound the creation date. `POST /api/contact/restore` brings one back. Deleted contacts are kept: nothing purges them.',
+    auth: 'bearer',
+    request: { query: DeletedContactListQuery },
+    responses: { 200: listEnvelope(DeletedContactSchema, 'Deleted contacts') },
+  }),
+  async (c) => list(c, await listDeletedContacts(c.var.tenant, c.req.valid('query')), 'Deleted contacts'),
+);
+
+contactRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/api/contact/restore',
+    operationId: 'restoreContacts',
+    tags,
+    summary: 'Restore deleted contacts by id (409 duplicate_contact when a live contact now holds one’s email)',
+    description:
+      "Brings soft-deleted contacts back to lists, views, counts and their calls, each with a `restored` feed entry. Live, unknown and other organizations' ids change nothing; `data.restored` counts the contacts this request restored. A contact's email became free when it was deleted: when a live contact now holds it, or two of the contacts to restore share one, nothing is restored and the answer is 409 `duplicate_contact`, naming the first clash in `error.details` (`id` the contact to restore, `contact_id` the one holding the email) and every clash in `error.details.clashes`.",
+    auth: 'bearer',
+    // One statement that stands alone, as the delete.
+    transaction: false,
+    request: { body: jsonBody(RestoreContactsBody) },
+    responses: {
+      200: envelope(
+        z
+          .object({ restored: z.number().int().openapi({ description: 'How many contacts this request restored' }) })
+          .openapi({ description: 'The outcome' }),
+        'Contacts restored',
+      ),
+      409: restoreConflict,
+    },
+  }),
+  async (c) => {
+    const restored = await restoreContacts(c.var.tenant, c.req.valid('json').ids);
+    return ok(c, { restored }, `${restored} contact${restored === 1 ? '' : 's'} restored`);
   },
 );

@@ -8,26 +8,28 @@ import { integerInput } from '../leads';
 import { contactFields, contactTags, leadScore } from './fields';
 import { contactFiltersObject } from './filters';
 
+export const contactExample = {
+  id: 5,
+  name: 'Ada Lovelace',
+  email: 'ada@example.com',
+  phone_number: '+44 20 7946 0000',
+  company_id: 3,
+  lead_id: 1,
+  designation: 'Head of Research',
+  seniority: 'VP',
+  decision_maker: 'yes',
+  profile_url: 'https://www.linkedin.com/in/ada',
+  lead_score: 70,
+  status: 2,
+  tags: ['emea'],
+  created_by: 1,
+  created_at: '2026-01-15T09:30:00.000Z',
+  updated_at: '2026-01-16T10:00:00.000Z',
+};
+
 export const ContactSchema = z.object(contactFields.readShape).openapi('Contact', {
   description: 'A contact (a person at a company) of the organization',
-  example: {
-    id: 5,
-    name: 'Ada Lovelace',
-    email: 'ada@example.com',
-    phone_number: '+44 20 7946 0000',
-    company_id: 3,
-    lead_id: 1,
-    designation: 'Head of Research',
-    seniority: 'VP',
-    decision_maker: 'yes',
-    profile_url: 'https://www.linkedin.com/in/ada',
-    lead_score: 70,
-    status: 2,
-    tags: ['emea'],
-    created_by: 1,
-    created_at: '2026-01-15T09:30:00.000Z',
-    updated_at: '2026-01-16T10:00:00.000Z',
-  },
+  example: contactExample,
 });
 
 export const AddContactBody = z.object(contactFields.createShape).openapi('AddContactRequest', {

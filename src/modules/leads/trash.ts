@@ -9,9 +9,9 @@ import { z } from '@hono/zod-openapi';
 import { and, eq, isNotNull, or, type SQLWrapper, sql } from 'drizzle-orm';
 import { leads, leadKeyScope } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
-import { isUniqueViolation } from '../../db/errors';
 import { Conflict } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
+import { type RestoreClash, restoreOutcomeSql, runRestore } from '../../core/restore';
 import { idsBody, isoTimestamp, timestamp } from '../../core/schemas';
 import { feedEntriesFrom } from '../feed';
 import { leadFields } from './fields';
@@ -70,30 +70,26 @@ export const deletedLeadList = defineList({
 export const DeletedLeadListQuery = deletedLeadList.query;
 export const listDeletedLeads = deletedLeadList.run;
 
-/** A key a lead to restore shares with a live lead, or with another lead restored with it. */
-export interface RestoreClash {
-  id: number;
-  lead_id: number;
-  field: 'email' | 'profile_url' | 'external_id';
-}
+type LeadKey = 'email' | 'profile_url' | 'external_id';
 
-/** 409 `duplicate_lead`: nothing was restored; `error.details` names every clash. */
-export function restoreClash(clashes: RestoreClash[]): Conflict {
-  const [first] = clashes;
+/** 409 `duplicate_lead`: nothing was restored; `error.details` names the first clash and lists every one. */
+function restoreClash(clashes: RestoreClash<LeadKey>[]): Conflict {
+  const named = clashes.map(({ id, holder_id, field }) => ({ id, lead_id: holder_id, field }));
+  const [first] = named;
   const what = { email: 'email', profile_url: 'profile URL', external_id: 'CRM record' }[first.field];
   return new Conflict(
     `Lead ${first.id} cannot be restored: lead ${first.lead_id} has its ${what}. Nothing was restored`,
     'duplicate_lead',
-    { ...first, clashes },
+    { ...first, clashes: named },
   );
 }
 
 /**
- * One statement: locks the organization's deleted leads among `ids`, looks for a live lead holding
- * the email, profile URL or CRM record of one of them (the keys unique among live leads that are not
- * flagged duplicates, through lead_key_scope so the unique indexes serve it under row-level
- * security), or two of them holding the same key, and restores them all only if none clashes,
- * writing a `restored` feed entry for each.
+ * One statement (core/restore.ts): locks the organization's deleted leads among `ids`, looks for a
+ * live lead holding the email, profile URL or CRM record of one of them (the keys unique among
+ * live leads that are not flagged duplicates, through lead_key_scope so the unique indexes serve it
+ * under row-level security), or two of them sharing one, and restores them all only if none
+ * clashes, writing a `restored` feed entry for each.
  */
 function restoreStatement(ctx: TenantContext, ids: number[]) {
   const org = ctx.orgId;
@@ -107,7 +103,7 @@ function restoreStatement(ctx: TenantContext, ids: number[]) {
     ), originals as (
       select * from candidates where duplicate_of is null
     ), clashes as (
-      select c.id, k.id as lead_id, 'email' as field from originals c
+      select c.id, k.id as holder_id, 'email' as field from originals c
         join ${leadKeyScope} k on k.organization_id = ${org} and k.duplicate_of is null and k.email_key = c.email_key
       union all
       select c.id, k.id, 'profile_url' from originals c
@@ -131,29 +127,15 @@ function restoreStatement(ctx: TenantContext, ids: number[]) {
     ), feed as (
       ${feedEntriesFrom(ctx, { from: sql`restored`, modelType: 'lead', modelId: sql`id`, action: 'restored' })}
     )
-    select (select count(*) from restored)::int as restored,
-      (select coalesce(json_agg(json_build_object('id', id, 'lead_id', lead_id, 'field', field) order by id, field, lead_id), '[]')
-        from clashes) as clashes`;
+    ${restoreOutcomeSql}`;
 }
 
 /**
  * Restores the organization's deleted leads among `ids` and answers how many, or 409
  * `duplicate_lead` when one of them would hold a key a live lead holds (nothing restored).
- * A create of a lead with one of their keys committing meanwhile violates the unique index: the
- * statement runs once more and then sees it, and answers the 409 naming it.
  */
 export async function restoreLeads(ctx: TenantContext, ids: number[]): Promise<number> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const result = await ctx.db.execute<{ restored: number; clashes: RestoreClash[] }>(restoreStatement(ctx, ids));
-      const row = result.rows[0];
-      const clashes = (typeof row.clashes === 'string' ? JSON.parse(row.clashes) : row.clashes) as RestoreClash[];
-      if (clashes.length > 0)
-        throw restoreClash(clashes.map((c) => ({ ...c, id: Number(c.id), lead_id: Number(c.lead_id) })));
-      return Number(row.restored);
-    } catch (error) {
-      if (attempt === 0 && isUniqueViolation(error)) continue;
-      throw error;
-    }
-  }
+  const { restored, clashes } = await runRestore<LeadKey>(ctx.db, restoreStatement(ctx, ids));
+  if (clashes.length > 0) throw restoreClash(clashes);
+  return restored;
 }
