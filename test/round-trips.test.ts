@@ -97,6 +97,23 @@ describe('statements per request (connection start-up not included)', () => {
     expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(2);
   });
 
+  it('GET /api/company/deleted and POST /api/company/restore send at most 2 each: the scope, then one statement', async () => {
+    const company = await call('POST', '/api/company/add', {
+      token: org.token,
+      body: { company_name: `Binned Co ${crypto.randomUUID().slice(0, 6)}` },
+    });
+    expect(company.status, company.text).toBe(201);
+    await call('DELETE', `/api/company/delete/${company.body.data.id}`, { token: org.token });
+    const listed = await statementsOf(() => call('GET', '/api/company/deleted', { token: org.token }));
+    expect(listed.response.status, listed.response.text).toBe(200);
+    expect(listed.statements.length, listed.statements.join('\n---\n')).toBeLessThanOrEqual(2);
+    const { response, statements } = await statementsOf(() =>
+      call('POST', '/api/company/restore', { token: org.token, body: { ids: [company.body.data.id] } }),
+    );
+    expect(response.body.data).toEqual({ restored: 1 });
+    expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(2);
+  });
+
   it('POST /api/lead/add with a company name sends at most 3: scope, one read, one write that answers the presented lead (no BEGIN/COMMIT)', async () => {
     const { response, statements } = await statementsOf(() =>
       call('POST', '/api/lead/add', {

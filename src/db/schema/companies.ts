@@ -69,6 +69,11 @@ export const companies = pgTable(
     // cannot give, so a page is read in the organization's own ids (migration 0078).
     index('companies_organization_id_idx').on(table.organizationId, table.id.desc().nullsLast()),
     index('companies_organization_created_idx').on(table.organizationId, table.createdAt),
+    // The organization's deleted companies (GET /api/company/deleted, modules/companies/trash.ts),
+    // read at a cost that follows them, not the live companies (migration 0100).
+    index('companies_organization_deleted_idx')
+      .on(table.organizationId, table.id)
+      .where(sql`${table.deletedAt} is not null`),
     index('companies_organization_domain_idx').on(table.organizationId, table.websiteDomain),
     index('companies_organization_industry_key_idx').on(table.organizationId, table.industryKey),
     tenantPolicy('companies'),

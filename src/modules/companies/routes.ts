@@ -44,6 +44,13 @@ import {
 } from './service';
 import { similarCompanies } from './similar';
 import { companyStats } from './stats';
+import {
+  DeletedCompanyListQuery,
+  DeletedCompanySchema,
+  listDeletedCompanies,
+  RestoreCompaniesBody,
+  restoreCompanies,
+} from './trash';
 
 export const companyRoutes = createRouter();
 const tags = ['Companies'];
@@ -295,4 +302,83 @@ companyRoutes.openapi(
     responses: { 200: envelope(EnrichmentJobSchema) },
   }),
   async (c) => ok(c, await readEnrichmentJob(c.var.tenant, c.req.valid('param').id)),
+);
+
+/** 409 on restore: a live company has the name or CRM record of a company to restore, or two of them share one. */
+const restoreConflict = conflictResponse(
+  'RestoreCompaniesConflict',
+  'A company to restore would share its name (any letter case) or CRM record with a live company, or with another company to restore: nothing was restored',
+  [
+    {
+      code: 'duplicate_company',
+      details: z.object({
+        id: z.number().int().openapi({ description: 'The deleted company that cannot be restored' }),
+        company_id: z
+          .number()
+          .int()
+          .openapi({ description: 'The company holding the key: live, or restored in the same request' }),
+        field: z.enum(['company_name', 'external_id']).openapi({ description: 'The key they share' }),
+        clashes: z
+          .array(
+            z.object({
+              id: z.number().int().openapi({ description: 'The deleted company that cannot be restored' }),
+              company_id: z.number().int().openapi({ description: 'The company holding the key' }),
+              field: z.enum(['company_name', 'external_id']).openapi({ description: 'The key they share' }),
+            }),
+          )
+          .openapi({ description: 'Every clash, by the id of the company to restore' }),
+      }),
+      example: {
+        id: 4,
+        company_id: 8,
+        field: 'company_name',
+        clashes: [{ id: 4, company_id: 8, field: 'company_name' }],
+      },
+    },
+  ],
+);
+
+companyRoutes.openapi(
+  defineRoute({
+    method: 'get',
+    path: '/api/company/deleted',
+    operationId: 'listDeletedCompanies',
+    tags,
+    summary: 'Deleted companies, to find one to restore',
+    description:
+      'The organization’s soft-deleted companies, with the standard list parameters and `deleted_at`. `order_by` is `id` (default), `deleted_at` or `created_at`; `search_value` matches the name, website domain, industry, city and country (a substring, any case); `start_date`/`end_date` bound the creation date. `POST /api/company/restore` brings one back. Deleted companies are kept: nothing purges them.',
+    auth: 'bearer',
+    request: { query: DeletedCompanyListQuery },
+    responses: { 200: listEnvelope(DeletedCompanySchema, 'Deleted companies') },
+  }),
+  async (c) => list(c, await listDeletedCompanies(c.var.tenant, c.req.valid('query')), 'Deleted companies'),
+);
+
+companyRoutes.openapi(
+  defineRoute({
+    method: 'post',
+    path: '/api/company/restore',
+    operationId: 'restoreCompanies',
+    tags,
+    summary: 'Restore deleted companies by id (409 duplicate_company when a live company now has one’s name)',
+    description:
+      "Brings soft-deleted companies back to lists, views, stats, top accounts, account health and similarity, each with a `restored` feed entry; their leads, contacts and deals kept their link through the delete. Live, unknown and other organizations' ids change nothing; `data.restored` counts the companies this request restored. A company's name and CRM record became free when it was deleted: when a live company now has one of them (the name in any letter case), or two of the companies to restore share one, nothing is restored and the answer is 409 `duplicate_company`, naming the first clash in `error.details` (`id` the company to restore, `company_id` the one holding the key, `field`) and every clash in `error.details.clashes`.",
+    auth: 'bearer',
+    // One statement that stands alone.
+    transaction: false,
+    request: { body: jsonBody(RestoreCompaniesBody) },
+    responses: {
+      200: envelope(
+        z
+          .object({ restored: z.number().int().openapi({ description: 'How many companies this request restored' }) })
+          .openapi({ description: 'The outcome' }),
+        'Companies restored',
+      ),
+      409: restoreConflict,
+    },
+  }),
+  async (c) => {
+    const restored = await restoreCompanies(c.var.tenant, c.req.valid('json').ids);
+    return ok(c, { restored }, `${restored} compan${restored === 1 ? 'y' : 'ies'} restored`);
+  },
 );

@@ -9,7 +9,7 @@ import { bulkTargetBody } from './bulk-target';
 import { companyFields } from './fields';
 import { companyFilterShape, companyFiltersObject } from './filters';
 
-const companyExample = {
+export const companyExample = {
   id: 3,
   company_name: 'Analytical Engines Ltd',
   industry_type: 'Software',

@@ -1,0 +1,118 @@
+/**
+ * Deleted companies and their way back, as for leads and contacts: `GET /api/company/deleted`
+ * lists the organization's soft-deleted companies, `POST /api/company/restore` brings them back
+ * unless a live company now has one's name or CRM record (409 `duplicate_company`, nothing
+ * restored). A delete never touched the company's leads, contacts or deals, so a restore brings
+ * back the company's figures (stats, top accounts, account health, similarity) with it.
+ */
+import { z } from '@hono/zod-openapi';
+import { and, eq, isNotNull, sql } from 'drizzle-orm';
+import { companies, companyKeyScope } from '../../db/schema';
+import type { TenantContext } from '../../db/tenant';
+import { Conflict } from '../../core/errors';
+import { defineList } from '../../core/list';
+import { type RestoreClash, restoreOutcomeSql, runRestore } from '../../core/restore';
+import { idsBody, isoTimestamp, timestamp } from '../../core/schemas';
+import { feedEntriesFrom } from '../feed';
+import { companyFields } from './fields';
+import { companySearch } from './filters';
+import { companyExample } from './schemas';
+
+export const DeletedCompanySchema = z
+  .object({
+    ...companyFields.readShape,
+    deleted_at: timestamp().openapi({ description: 'When the company was deleted' }),
+  })
+  .openapi('DeletedCompany', {
+    description: 'A deleted company of the organization, as it was when deleted',
+    example: { ...companyExample, deleted_at: '2026-11-30T10:00:00.000Z' },
+  });
+
+export const RestoreCompaniesBody = z
+  .object({
+    ids: idsBody.openapi({
+      description:
+        'Ids of the deleted companies to restore (1 to 10 000); live, unknown and other organizations’ ids are ignored',
+    }),
+  })
+  .openapi('RestoreCompaniesRequest', { description: 'The deleted companies to restore', example: { ids: [3, 4] } });
+
+/** The organization's deleted companies; `search_value` as on the company list. */
+export const deletedCompanyList = defineList({
+  sort: { id: companies.id, deleted_at: companies.deletedAt, created_at: companies.createdAt },
+  search: (term) => companySearch(term),
+  createdAt: companies.createdAt,
+  // companies_organization_deleted_idx (migration 0100) holds exactly these rows, in id order.
+  base: (ctx) => ({
+    rows: (columns) =>
+      ctx.db
+        .select({ ...companyFields.selection, deletedAt: companies.deletedAt, ...columns })
+        .from(companies)
+        .$dynamic(),
+    where: and(eq(companies.organizationId, ctx.orgId), isNotNull(companies.deletedAt)),
+  }),
+  present: ({ deletedAt, ...row }) => ({
+    ...companyFields.present(row),
+    deleted_at: isoTimestamp(deletedAt) as string,
+  }),
+});
+export const DeletedCompanyListQuery = deletedCompanyList.query;
+export const listDeletedCompanies = deletedCompanyList.run;
+
+type CompanyKey = 'company_name' | 'external_id';
+
+/** 409 `duplicate_company`: nothing was restored; `error.details` names the first clash and lists every one. */
+function restoreClash(clashes: RestoreClash<CompanyKey>[]): Conflict {
+  const named = clashes.map(({ id, holder_id, field }) => ({ id, company_id: holder_id, field }));
+  const [first] = named;
+  const what = first.field === 'company_name' ? 'name' : 'CRM record';
+  return new Conflict(
+    `Company ${first.id} cannot be restored: company ${first.company_id} has its ${what}. Nothing was restored`,
+    'duplicate_company',
+    { ...first, clashes: named },
+  );
+}
+
+/**
+ * One statement (core/restore.ts): locks the organization's deleted companies among `ids` in id
+ * order, looks for a live company with the name (any letter case) or CRM record of one of them
+ * (through company_key_scope, so the unique indexes serve it under row-level security) or two of
+ * them sharing one, and restores them all only if none clashes, with a `restored` feed entry each.
+ */
+function restoreStatement(ctx: TenantContext, ids: number[]) {
+  const org = ctx.orgId;
+  return sql`
+    with candidates as (
+      select c.id, lower(c.company_name) as name_key, c.external_source, c.external_id
+      from ${companies} c
+      where c.organization_id = ${org} and c.deleted_at is not null and c.id = any(${sql.param(ids)}::bigint[])
+      order by c.id for no key update
+    ), clashes as (
+      select c.id, k.id as holder_id, 'company_name' as field from candidates c
+        join ${companyKeyScope} k on k.organization_id = ${org} and k.name_key = c.name_key
+      union all
+      select c.id, k.id, 'external_id' from candidates c
+        join ${companyKeyScope} k on k.organization_id = ${org} and k.external_id is not null
+          and k.external_source = c.external_source and k.external_id = c.external_id
+      union all
+      select b.id, a.id, 'company_name' from candidates a join candidates b on a.id < b.id and a.name_key = b.name_key
+      union all
+      select b.id, a.id, 'external_id' from candidates a join candidates b on a.id < b.id
+        and a.external_source = b.external_source and a.external_id = b.external_id
+    ), restored as (
+      update ${companies} set deleted_at = null, updated_at = now()
+      where ${companies.organizationId} = ${org} and ${companies.id} in (select id from candidates)
+        and not exists (select 1 from clashes)
+      returning ${companies.id} as id
+    ), feed as (
+      ${feedEntriesFrom(ctx, { from: sql`restored`, modelType: 'company', modelId: sql`id`, action: 'restored' })}
+    )
+    ${restoreOutcomeSql}`;
+}
+
+/** Restores the organization's deleted companies among `ids` and answers how many, or 409 `duplicate_company`. */
+export async function restoreCompanies(ctx: TenantContext, ids: number[]): Promise<number> {
+  const { restored, clashes } = await runRestore<CompanyKey>(ctx.db, restoreStatement(ctx, ids));
+  if (clashes.length > 0) throw restoreClash(clashes);
+  return restored;
+}
