@@ -15,6 +15,7 @@ import {
   listEnvelope,
   sentAsForm,
 } from '../../core/routes';
+import { restoreConflict as restoreConflictResponse, restoredAnswer } from '../../core/restore-contract';
 import { DeletedId } from '../../core/schemas';
 import { MAX_UPLOAD_MB } from '../files';
 import { DeletedCount } from './bulk-target';
@@ -50,6 +51,7 @@ import {
   listDeletedCompanies,
   RestoreCompaniesBody,
   restoreCompanies,
+  COMPANY_NOUNS,
 } from './trash';
 
 export const companyRoutes = createRouter();
@@ -305,38 +307,13 @@ companyRoutes.openapi(
 );
 
 /** 409 on restore: a live company has the name or CRM record of a company to restore, or two of them share one. */
-const restoreConflict = conflictResponse(
-  'RestoreCompaniesConflict',
-  'A company to restore would share its name (any letter case) or CRM record with a live company, or with another company to restore: nothing was restored',
-  [
-    {
-      code: 'duplicate_company',
-      details: z.object({
-        id: z.number().int().openapi({ description: 'The deleted company that cannot be restored' }),
-        company_id: z
-          .number()
-          .int()
-          .openapi({ description: 'The company holding the key: live, or restored in the same request' }),
-        field: z.enum(['company_name', 'external_id']).openapi({ description: 'The key they share' }),
-        clashes: z
-          .array(
-            z.object({
-              id: z.number().int().openapi({ description: 'The deleted company that cannot be restored' }),
-              company_id: z.number().int().openapi({ description: 'The company holding the key' }),
-              field: z.enum(['company_name', 'external_id']).openapi({ description: 'The key they share' }),
-            }),
-          )
-          .openapi({ description: 'Every clash, by the id of the company to restore' }),
-      }),
-      example: {
-        id: 4,
-        company_id: 8,
-        field: 'company_name',
-        clashes: [{ id: 4, company_id: 8, field: 'company_name' }],
-      },
-    },
-  ],
-);
+const restoreConflict = restoreConflictResponse(COMPANY_NOUNS, {
+  code: 'duplicate_company',
+  holder: 'company_id',
+  fields: ['company_name', 'external_id'],
+  keys: 'name (any letter case) or CRM record',
+  example: { id: 4, company_id: 8, field: 'company_name' },
+});
 
 companyRoutes.openapi(
   defineRoute({
@@ -368,12 +345,7 @@ companyRoutes.openapi(
     transaction: false,
     request: { body: jsonBody(RestoreCompaniesBody) },
     responses: {
-      200: envelope(
-        z
-          .object({ restored: z.number().int().openapi({ description: 'How many companies this request restored' }) })
-          .openapi({ description: 'The outcome' }),
-        'Companies restored',
-      ),
+      200: restoredAnswer(COMPANY_NOUNS),
       409: restoreConflict,
     },
   }),

@@ -5,37 +5,28 @@
  * restored). A delete never touched the company's leads, contacts or deals, so a restore brings
  * back the company's figures (stats, top accounts, account health, similarity) with it.
  */
-import { z } from '@hono/zod-openapi';
 import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import { companies, companyKeyScope } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import { Conflict } from '../../core/errors';
 import { defineList } from '../../core/list';
 import { type RestoreClash, restoreOutcomeSql, runRestore } from '../../core/restore';
-import { idsBody, isoTimestamp, timestamp } from '../../core/schemas';
+import { isoTimestamp } from '../../core/schemas';
+import { deletedRecordSchema, restoreIdsBody } from '../../core/restore-contract';
 import { feedEntriesFrom } from '../feed';
 import { companyFields } from './fields';
 import { companySearch } from './filters';
 import { companyExample } from './schemas';
 
-export const DeletedCompanySchema = z
-  .object({
-    ...companyFields.readShape,
-    deleted_at: timestamp().openapi({ description: 'When the company was deleted' }),
-  })
-  .openapi('DeletedCompany', {
-    description: 'A deleted company of the organization, as it was when deleted',
-    example: { ...companyExample, deleted_at: '2026-11-30T10:00:00.000Z' },
-  });
+export const COMPANY_NOUNS = { one: 'company', many: 'companies', name: 'Companies' };
 
-export const RestoreCompaniesBody = z
-  .object({
-    ids: idsBody.openapi({
-      description:
-        'Ids of the deleted companies to restore (1 to 10 000); live, unknown and other organizations’ ids are ignored',
-    }),
-  })
-  .openapi('RestoreCompaniesRequest', { description: 'The deleted companies to restore', example: { ids: [3, 4] } });
+export const DeletedCompanySchema = deletedRecordSchema(
+  companyFields.readShape,
+  { one: 'company', component: 'DeletedCompany' },
+  companyExample,
+);
+
+export const RestoreCompaniesBody = restoreIdsBody(COMPANY_NOUNS, [3, 4]);
 
 /** The organization's deleted companies; `search_value` as on the company list. */
 export const deletedCompanyList = defineList({

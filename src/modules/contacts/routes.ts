@@ -13,6 +13,7 @@ import {
   jsonBody,
   listEnvelope,
 } from '../../core/routes';
+import { restoreConflict as restoreConflictResponse, restoredAnswer } from '../../core/restore-contract';
 import { DeletedId } from '../../core/schemas';
 import { DeletedCount } from '../companies';
 import { bulkUpdateContacts } from './bulk';
@@ -40,6 +41,7 @@ import {
   listDeletedContacts,
   RestoreContactsBody,
   restoreContacts,
+  CONTACT_NOUNS,
 } from './trash';
 
 export const contactRoutes = createRouter();
@@ -188,33 +190,13 @@ contactRoutes.openapi(
 );
 
 /** 409 on restore: a live contact holds the email of a contact to restore, or two of them share one. */
-const restoreConflict = conflictResponse(
-  'RestoreContactsConflict',
-  'A contact to restore would share its email (any case) with a live contact, or with another contact to restore: nothing was restored',
-  [
-    {
-      code: 'duplicate_contact',
-      details: z.object({
-        id: z.number().int().openapi({ description: 'The deleted contact that cannot be restored' }),
-        contact_id: z
-          .number()
-          .int()
-          .openapi({ description: 'The contact holding the email: live, or restored in the same request' }),
-        field: z.literal('email').openapi({ description: 'The key they share' }),
-        clashes: z
-          .array(
-            z.object({
-              id: z.number().int().openapi({ description: 'The deleted contact that cannot be restored' }),
-              contact_id: z.number().int().openapi({ description: 'The contact holding the email' }),
-              field: z.literal('email').openapi({ description: 'The key they share' }),
-            }),
-          )
-          .openapi({ description: 'Every clash, by the id of the contact to restore' }),
-      }),
-      example: { id: 6, contact_id: 9, field: 'email', clashes: [{ id: 6, contact_id: 9, field: 'email' }] },
-    },
-  ],
-);
+const restoreConflict = restoreConflictResponse(CONTACT_NOUNS, {
+  code: 'duplicate_contact',
+  holder: 'contact_id',
+  fields: ['email'],
+  keys: 'email (any case)',
+  example: { id: 6, contact_id: 9, field: 'email' },
+});
 
 contactRoutes.openapi(
   defineRoute({
@@ -246,12 +228,7 @@ contactRoutes.openapi(
     transaction: false,
     request: { body: jsonBody(RestoreContactsBody) },
     responses: {
-      200: envelope(
-        z
-          .object({ restored: z.number().int().openapi({ description: 'How many contacts this request restored' }) })
-          .openapi({ description: 'The outcome' }),
-        'Contacts restored',
-      ),
+      200: restoredAnswer(CONTACT_NOUNS),
       409: restoreConflict,
     },
   }),

@@ -3,37 +3,28 @@
  * lists the organization's soft-deleted contacts, `POST /api/contact/restore` brings them back
  * unless a live contact now holds one's email (409 `duplicate_contact`, nothing restored).
  */
-import { z } from '@hono/zod-openapi';
 import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import { contactKeyScope, contacts } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import { Conflict } from '../../core/errors';
 import { defineList } from '../../core/list';
 import { type RestoreClash, restoreOutcomeSql, runRestore } from '../../core/restore';
-import { idsBody, isoTimestamp, timestamp } from '../../core/schemas';
+import { isoTimestamp } from '../../core/schemas';
+import { deletedRecordSchema, restoreIdsBody } from '../../core/restore-contract';
 import { feedEntriesFrom } from '../feed';
 import { contactFields } from './fields';
 import { contactSearch } from './filters';
 import { contactExample } from './schemas';
 
-export const DeletedContactSchema = z
-  .object({
-    ...contactFields.readShape,
-    deleted_at: timestamp().openapi({ description: 'When the contact was deleted' }),
-  })
-  .openapi('DeletedContact', {
-    description: 'A deleted contact of the organization, as it was when deleted',
-    example: { ...contactExample, deleted_at: '2026-11-30T10:00:00.000Z' },
-  });
+export const CONTACT_NOUNS = { one: 'contact', many: 'contacts', name: 'Contacts' };
 
-export const RestoreContactsBody = z
-  .object({
-    ids: idsBody.openapi({
-      description:
-        'Ids of the deleted contacts to restore (1 to 10 000); live, unknown and other organizations’ ids are ignored',
-    }),
-  })
-  .openapi('RestoreContactsRequest', { description: 'The deleted contacts to restore', example: { ids: [5, 6] } });
+export const DeletedContactSchema = deletedRecordSchema(
+  contactFields.readShape,
+  { one: 'contact', component: 'DeletedContact' },
+  contactExample,
+);
+
+export const RestoreContactsBody = restoreIdsBody(CONTACT_NOUNS, [5, 6]);
 
 /** The organization's deleted contacts; `search_value` as on the contact list (name, email, phone, designation). */
 export const deletedContactList = defineList({

@@ -13,6 +13,7 @@ import {
   jsonBody,
   listEnvelope,
 } from '../../core/routes';
+import { restoreConflict as restoreConflictResponse, restoredAnswer } from '../../core/restore-contract';
 import { addTagsToLeads, assignLeads, changeLeadStatus, setLeadTags } from './bulk';
 import { LeadListQuery, listLeads } from './listing';
 import { readLead } from './present';
@@ -32,7 +33,14 @@ import {
 import { createLead } from './create-leads';
 import { duplicateModeOf } from './field-inputs';
 import { deleteLeads, setLeadCustomField, updateLead, updateLeadCustomFields } from './update';
-import { DeletedLeadListQuery, DeletedLeadSchema, listDeletedLeads, RestoreLeadsBody, restoreLeads } from './trash';
+import {
+  DeletedLeadListQuery,
+  DeletedLeadSchema,
+  listDeletedLeads,
+  RestoreLeadsBody,
+  restoreLeads,
+  LEAD_NOUNS,
+} from './trash';
 
 export const leadRoutes = createRouter();
 const tags = ['Leads'];
@@ -54,33 +62,13 @@ export const duplicateLeadConflict = conflictResponse(
 );
 
 /** 409 on restore: a live lead holds a key of a lead to restore, or two of them share one. */
-const restoreConflict = conflictResponse(
-  'RestoreLeadsConflict',
-  'A lead to restore would share its email (any case), profile URL (normalised) or CRM record with a live lead, or with another lead to restore: nothing was restored',
-  [
-    {
-      code: 'duplicate_lead',
-      details: z.object({
-        id: z.number().int().openapi({ description: 'The deleted lead that cannot be restored' }),
-        lead_id: z
-          .number()
-          .int()
-          .openapi({ description: 'The lead holding the key: live, or restored in the same request' }),
-        field: z.enum(['email', 'profile_url', 'external_id']).openapi({ description: 'The key they share' }),
-        clashes: z
-          .array(
-            z.object({
-              id: z.number().int().openapi({ description: 'The deleted lead that cannot be restored' }),
-              lead_id: z.number().int().openapi({ description: 'The lead holding the key' }),
-              field: z.enum(['email', 'profile_url', 'external_id']).openapi({ description: 'The key they share' }),
-            }),
-          )
-          .openapi({ description: 'Every clash, by the id of the lead to restore' }),
-      }),
-      example: { id: 7, lead_id: 42, field: 'email', clashes: [{ id: 7, lead_id: 42, field: 'email' }] },
-    },
-  ],
-);
+const restoreConflict = restoreConflictResponse(LEAD_NOUNS, {
+  code: 'duplicate_lead',
+  holder: 'lead_id',
+  fields: ['email', 'profile_url', 'external_id'],
+  keys: 'email (any case), profile URL (normalised) or CRM record',
+  example: { id: 7, lead_id: 42, field: 'email' },
+});
 
 leadRoutes.openapi(
   defineRoute({
@@ -218,12 +206,7 @@ leadRoutes.openapi(
     transaction: false,
     request: { body: jsonBody(RestoreLeadsBody) },
     responses: {
-      200: envelope(
-        z
-          .object({ restored: z.number().int().openapi({ description: 'How many leads this request restored' }) })
-          .openapi({ description: 'The outcome' }),
-        'Leads restored',
-      ),
+      200: restoredAnswer(LEAD_NOUNS),
       409: restoreConflict,
     },
   }),

@@ -5,38 +5,29 @@
  * is deleted (lists, views, search, counters, the calls and files of the lead) reads `deleted_at`,
  * and the leads' triggers put it back into the counters and the search on restore.
  */
-import { z } from '@hono/zod-openapi';
 import { and, eq, isNotNull, or, type SQLWrapper, sql } from 'drizzle-orm';
 import { leads, leadKeyScope } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import { Conflict } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
 import { type RestoreClash, restoreOutcomeSql, runRestore } from '../../core/restore';
-import { idsBody, isoTimestamp, timestamp } from '../../core/schemas';
+import { isoTimestamp } from '../../core/schemas';
+import { deletedRecordSchema, restoreIdsBody } from '../../core/restore-contract';
 import { feedEntriesFrom } from '../feed';
 import { leadFields } from './fields';
 import { leadSelection, presentLead } from './present';
 import { leadExample } from './schemas';
 import { leadRowLockClause } from './row-locks';
 
-export const DeletedLeadSchema = z
-  .object({
-    ...leadFields.readShape,
-    deleted_at: timestamp().openapi({ description: 'When the lead was deleted' }),
-  })
-  .openapi('DeletedLead', {
-    description: 'A deleted lead of the organization, as it was when deleted',
-    example: { ...leadExample, deleted_at: '2026-11-30T10:00:00.000Z' },
-  });
+export const LEAD_NOUNS = { one: 'lead', many: 'leads', name: 'Leads' };
 
-export const RestoreLeadsBody = z
-  .object({
-    ids: idsBody.openapi({
-      description:
-        'Ids of the deleted leads to restore (1 to 10 000); live, unknown and other organizations’ ids are ignored',
-    }),
-  })
-  .openapi('RestoreLeadsRequest', { description: 'The deleted leads to restore', example: { ids: [1, 2, 3] } });
+export const DeletedLeadSchema = deletedRecordSchema(
+  leadFields.readShape,
+  { one: 'lead', component: 'DeletedLead' },
+  leadExample,
+);
+
+export const RestoreLeadsBody = restoreIdsBody(LEAD_NOUNS, [1, 2, 3]);
 
 const ciContains = (column: SQLWrapper, term: string) => sql`${column} ilike ${containsPattern(term)}`;
 
