@@ -33,7 +33,7 @@ export const FeedEntrySchema = z
     model_id: z.number().int().openapi({ description: 'Id of the record changed' }),
     action: z.string().openapi({
       description:
-        'What happened, e.g. created, updated, deleted (leads, contacts, companies), assigned, status_changed, note_added, document_added, file_attached, deal_stage_changed',
+        'What happened, e.g. created, updated, deleted, restored (leads, contacts, companies), assigned, status_changed, note_added, document_added, file_attached, deal_stage_changed',
       example: 'updated',
     }),
     changes: z
