@@ -8,8 +8,10 @@
  * Used by `POST /api/lead/restore` and `POST /api/contact/restore`.
  */
 import { sql, type SQL } from 'drizzle-orm';
+import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { Queryable } from '../db/client';
 import { isUniqueViolation } from '../db/errors';
+import { Conflict } from './errors';
 
 /** A key a record to restore (`id`) shares with `holder_id`: live, or restored in the same request. */
 export interface RestoreClash<F extends string = string> {
@@ -18,11 +20,57 @@ export interface RestoreClash<F extends string = string> {
   field: F;
 }
 
+/** A soft-deleted table: its `id`, `organization_id`, `deleted_at` and `updated_at`. */
+type SoftDeleted = PgTable & { id: PgColumn; organizationId: PgColumn; deletedAt: PgColumn; updatedAt: PgColumn };
+
+/**
+ * The whole restore statement of `table` in the organization: `candidates` selects (and locks, in
+ * id order) the deleted rows asked for, with an `id` column and the keys `clashes` compares;
+ * `clashes` yields `id`, `holder_id`, `field` for every key a candidate shares with a live row or
+ * an earlier candidate; `feed` writes the `restored` entries of the rows it is given (`restored`,
+ * with their `id`). The rows are restored only when nothing clashes.
+ */
+export function restoreStatementSql(spec: {
+  table: SoftDeleted;
+  orgId: number;
+  candidates: SQL;
+  clashes: SQL;
+  feed: (from: SQL) => SQL;
+}): SQL {
+  const { table } = spec;
+  return sql`
+    with candidates as (${spec.candidates}), clashes as (${spec.clashes}), restored as (
+      update ${table} set deleted_at = null, updated_at = now()
+      where ${table.organizationId} = ${spec.orgId} and ${table.id} in (select id from candidates)
+        and not exists (select 1 from clashes)
+      returning ${table.id} as id
+    ), feed as (${spec.feed(sql`restored`)})
+    ${restoreOutcomeSql}`;
+}
+
+/**
+ * The 409 of a restore that clashed (nothing was restored): the first clash in `error.details`
+ * (`id`, the holder under its own key, `field`) and every clash in `error.details.clashes`.
+ */
+export function restoreClashConflict<F extends string>(
+  clashes: RestoreClash<F>[],
+  spec: { record: string; code: string; holder: string; keyNames: Record<F, string> },
+): Conflict {
+  const named = clashes.map(({ id, holder_id, field }) => ({ id, [spec.holder]: holder_id, field }));
+  const [first] = clashes;
+  const record = spec.record.toLowerCase();
+  return new Conflict(
+    `${spec.record} ${first.id} cannot be restored: ${record} ${first.holder_id} has its ${spec.keyNames[first.field]}. Nothing was restored`,
+    spec.code,
+    { ...named[0], clashes: named },
+  );
+}
+
 /**
  * The statement's answer, after its CTEs `restored` (the restored rows' ids) and `clashes`
  * (`id`, `holder_id`, `field`): how many it restored and every clash, in id order.
  */
-export const restoreOutcomeSql = sql`select (select count(*) from restored)::int as restored,
+const restoreOutcomeSql = sql`select (select count(*) from restored)::int as restored,
   (select coalesce(json_agg(json_build_object('id', id, 'holder_id', holder_id, 'field', field)
     order by id, field, holder_id), '[]') from clashes) as clashes`;
 

@@ -8,9 +8,8 @@
 import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import { companies, companyKeyScope } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
-import { Conflict } from '../../core/errors';
 import { defineList } from '../../core/list';
-import { type RestoreClash, restoreOutcomeSql, runRestore } from '../../core/restore';
+import { restoreClashConflict, restoreStatementSql, runRestore } from '../../core/restore';
 import { isoTimestamp } from '../../core/schemas';
 import { deletedRecordSchema, restoreIdsBody } from '../../core/restore-contract';
 import { feedEntriesFrom } from '../feed';
@@ -52,18 +51,6 @@ export const listDeletedCompanies = deletedCompanyList.run;
 
 type CompanyKey = 'company_name' | 'external_id';
 
-/** 409 `duplicate_company`: nothing was restored; `error.details` names the first clash and lists every one. */
-function restoreClash(clashes: RestoreClash<CompanyKey>[]): Conflict {
-  const named = clashes.map(({ id, holder_id, field }) => ({ id, company_id: holder_id, field }));
-  const [first] = named;
-  const what = first.field === 'company_name' ? 'name' : 'CRM record';
-  return new Conflict(
-    `Company ${first.id} cannot be restored: company ${first.company_id} has its ${what}. Nothing was restored`,
-    'duplicate_company',
-    { ...first, clashes: named },
-  );
-}
-
 /**
  * One statement (core/restore.ts): locks the organization's deleted companies among `ids` in id
  * order, looks for a live company with the name (any letter case) or CRM record of one of them
@@ -72,14 +59,14 @@ function restoreClash(clashes: RestoreClash<CompanyKey>[]): Conflict {
  */
 function restoreStatement(ctx: TenantContext, ids: number[]) {
   const org = ctx.orgId;
-  return sql`
-    with candidates as (
-      select c.id, lower(c.company_name) as name_key, c.external_source, c.external_id
+  return restoreStatementSql({
+    table: companies,
+    orgId: org,
+    candidates: sql`select c.id, lower(c.company_name) as name_key, c.external_source, c.external_id
       from ${companies} c
       where c.organization_id = ${org} and c.deleted_at is not null and c.id = any(${sql.param(ids)}::bigint[])
-      order by c.id for no key update
-    ), clashes as (
-      select c.id, k.id as holder_id, 'company_name' as field from candidates c
+      order by c.id for no key update`,
+    clashes: sql`select c.id, k.id as holder_id, 'company_name' as field from candidates c
         join ${companyKeyScope} k on k.organization_id = ${org} and k.name_key = c.name_key
       union all
       select c.id, k.id, 'external_id' from candidates c
@@ -89,21 +76,20 @@ function restoreStatement(ctx: TenantContext, ids: number[]) {
       select b.id, a.id, 'company_name' from candidates a join candidates b on a.id < b.id and a.name_key = b.name_key
       union all
       select b.id, a.id, 'external_id' from candidates a join candidates b on a.id < b.id
-        and a.external_source = b.external_source and a.external_id = b.external_id
-    ), restored as (
-      update ${companies} set deleted_at = null, updated_at = now()
-      where ${companies.organizationId} = ${org} and ${companies.id} in (select id from candidates)
-        and not exists (select 1 from clashes)
-      returning ${companies.id} as id
-    ), feed as (
-      ${feedEntriesFrom(ctx, { from: sql`restored`, modelType: 'company', modelId: sql`id`, action: 'restored' })}
-    )
-    ${restoreOutcomeSql}`;
+        and a.external_source = b.external_source and a.external_id = b.external_id`,
+    feed: (from) => feedEntriesFrom(ctx, { from, modelType: 'company', modelId: sql`id`, action: 'restored' }),
+  });
 }
 
 /** Restores the organization's deleted companies among `ids` and answers how many, or 409 `duplicate_company`. */
 export async function restoreCompanies(ctx: TenantContext, ids: number[]): Promise<number> {
   const { restored, clashes } = await runRestore<CompanyKey>(ctx.db, restoreStatement(ctx, ids));
-  if (clashes.length > 0) throw restoreClash(clashes);
+  if (clashes.length > 0)
+    throw restoreClashConflict(clashes, {
+      record: 'Company',
+      code: 'duplicate_company',
+      holder: 'company_id',
+      keyNames: { company_name: 'name', external_id: 'CRM record' },
+    });
   return restored;
 }

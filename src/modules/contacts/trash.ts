@@ -6,9 +6,8 @@
 import { and, eq, isNotNull, sql } from 'drizzle-orm';
 import { contactKeyScope, contacts } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
-import { Conflict } from '../../core/errors';
 import { defineList } from '../../core/list';
-import { type RestoreClash, restoreOutcomeSql, runRestore } from '../../core/restore';
+import { restoreClashConflict, restoreStatementSql, runRestore } from '../../core/restore';
 import { isoTimestamp } from '../../core/schemas';
 import { deletedRecordSchema, restoreIdsBody } from '../../core/restore-contract';
 import { feedEntriesFrom } from '../feed';
@@ -48,17 +47,6 @@ export const deletedContactList = defineList({
 export const DeletedContactListQuery = deletedContactList.query;
 export const listDeletedContacts = deletedContactList.run;
 
-/** 409 `duplicate_contact`: nothing was restored; `error.details` names the first clash and lists every one. */
-function restoreClash(clashes: RestoreClash<'email'>[]): Conflict {
-  const named = clashes.map(({ id, holder_id, field }) => ({ id, contact_id: holder_id, field }));
-  const [first] = named;
-  return new Conflict(
-    `Contact ${first.id} cannot be restored: contact ${first.contact_id} has its email. Nothing was restored`,
-    'duplicate_contact',
-    { ...first, clashes: named },
-  );
-}
-
 /**
  * One statement (core/restore.ts): locks the organization's deleted contacts among `ids` in id
  * order (as every multi-contact write does), looks for a live contact holding the email of one of
@@ -67,31 +55,30 @@ function restoreClash(clashes: RestoreClash<'email'>[]): Conflict {
  */
 function restoreStatement(ctx: TenantContext, ids: number[]) {
   const org = ctx.orgId;
-  return sql`
-    with candidates as (
-      select c.id, lower(c.email) as email_key
+  return restoreStatementSql({
+    table: contacts,
+    orgId: org,
+    candidates: sql`select c.id, lower(c.email) as email_key
       from ${contacts} c
       where c.organization_id = ${org} and c.deleted_at is not null and c.id = any(${sql.param(ids)}::bigint[])
-      order by c.id for no key update
-    ), clashes as (
-      select c.id, k.id as holder_id, 'email' as field from candidates c
+      order by c.id for no key update`,
+    clashes: sql`select c.id, k.id as holder_id, 'email' as field from candidates c
         join ${contactKeyScope} k on k.organization_id = ${org} and k.email_key = c.email_key
       union all
-      select b.id, a.id, 'email' from candidates a join candidates b on a.id < b.id and a.email_key = b.email_key
-    ), restored as (
-      update ${contacts} set deleted_at = null, updated_at = now()
-      where ${contacts.organizationId} = ${org} and ${contacts.id} in (select id from candidates)
-        and not exists (select 1 from clashes)
-      returning ${contacts.id} as id
-    ), feed as (
-      ${feedEntriesFrom(ctx, { from: sql`restored`, modelType: 'contact', modelId: sql`id`, action: 'restored' })}
-    )
-    ${restoreOutcomeSql}`;
+      select b.id, a.id, 'email' from candidates a join candidates b on a.id < b.id and a.email_key = b.email_key`,
+    feed: (from) => feedEntriesFrom(ctx, { from, modelType: 'contact', modelId: sql`id`, action: 'restored' }),
+  });
 }
 
 /** Restores the organization's deleted contacts among `ids` and answers how many, or 409 `duplicate_contact`. */
 export async function restoreContacts(ctx: TenantContext, ids: number[]): Promise<number> {
   const { restored, clashes } = await runRestore<'email'>(ctx.db, restoreStatement(ctx, ids));
-  if (clashes.length > 0) throw restoreClash(clashes);
+  if (clashes.length > 0)
+    throw restoreClashConflict(clashes, {
+      record: 'Contact',
+      code: 'duplicate_contact',
+      holder: 'contact_id',
+      keyNames: { email: 'email' },
+    });
   return restored;
 }

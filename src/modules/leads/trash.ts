@@ -8,9 +8,8 @@
 import { and, eq, isNotNull, or, type SQLWrapper, sql } from 'drizzle-orm';
 import { leads, leadKeyScope } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
-import { Conflict } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
-import { type RestoreClash, restoreOutcomeSql, runRestore } from '../../core/restore';
+import { restoreClashConflict, restoreStatementSql, runRestore } from '../../core/restore';
 import { isoTimestamp } from '../../core/schemas';
 import { deletedRecordSchema, restoreIdsBody } from '../../core/restore-contract';
 import { feedEntriesFrom } from '../feed';
@@ -63,18 +62,6 @@ export const listDeletedLeads = deletedLeadList.run;
 
 type LeadKey = 'email' | 'profile_url' | 'external_id';
 
-/** 409 `duplicate_lead`: nothing was restored; `error.details` names the first clash and lists every one. */
-function restoreClash(clashes: RestoreClash<LeadKey>[]): Conflict {
-  const named = clashes.map(({ id, holder_id, field }) => ({ id, lead_id: holder_id, field }));
-  const [first] = named;
-  const what = { email: 'email', profile_url: 'profile URL', external_id: 'CRM record' }[first.field];
-  return new Conflict(
-    `Lead ${first.id} cannot be restored: lead ${first.lead_id} has its ${what}. Nothing was restored`,
-    'duplicate_lead',
-    { ...first, clashes: named },
-  );
-}
-
 /**
  * One statement (core/restore.ts): locks the organization's deleted leads among `ids`, looks for a
  * live lead holding the email, profile URL or CRM record of one of them (the keys unique among
@@ -84,16 +71,15 @@ function restoreClash(clashes: RestoreClash<LeadKey>[]): Conflict {
  */
 function restoreStatement(ctx: TenantContext, ids: number[]) {
   const org = ctx.orgId;
-  return sql`
-    with candidates as (
-      select l.id, lower(l.email) as email_key, l.profile_url_key as profile_key, l.external_source,
+  return restoreStatementSql({
+    table: leads,
+    orgId: org,
+    candidates: sql`select l.id, lower(l.email) as email_key, l.profile_url_key as profile_key, l.external_source,
         l.external_id, l.duplicate_of
       from ${leads} l
       where l.organization_id = ${org} and l.deleted_at is not null and l.id = any(${sql.param(ids)}::bigint[])
-      order by l.id ${leadRowLockClause('update')}
-    ), originals as (
-      select * from candidates where duplicate_of is null
-    ), clashes as (
+      order by l.id ${leadRowLockClause('update')}`,
+    clashes: sql`with originals as (select * from candidates where duplicate_of is null)
       select c.id, k.id as holder_id, 'email' as field from originals c
         join ${leadKeyScope} k on k.organization_id = ${org} and k.duplicate_of is null and k.email_key = c.email_key
       union all
@@ -109,16 +95,9 @@ function restoreStatement(ctx: TenantContext, ids: number[]) {
       select b.id, a.id, 'profile_url' from originals a join originals b on a.id < b.id and a.profile_key = b.profile_key
       union all
       select b.id, a.id, 'external_id' from candidates a join candidates b on a.id < b.id
-        and a.external_source = b.external_source and a.external_id = b.external_id
-    ), restored as (
-      update ${leads} set deleted_at = null, updated_at = now()
-      where ${leads.organizationId} = ${org} and ${leads.id} in (select id from candidates)
-        and not exists (select 1 from clashes)
-      returning ${leads.id} as id
-    ), feed as (
-      ${feedEntriesFrom(ctx, { from: sql`restored`, modelType: 'lead', modelId: sql`id`, action: 'restored' })}
-    )
-    ${restoreOutcomeSql}`;
+        and a.external_source = b.external_source and a.external_id = b.external_id`,
+    feed: (from) => feedEntriesFrom(ctx, { from, modelType: 'lead', modelId: sql`id`, action: 'restored' }),
+  });
 }
 
 /**
@@ -127,6 +106,12 @@ function restoreStatement(ctx: TenantContext, ids: number[]) {
  */
 export async function restoreLeads(ctx: TenantContext, ids: number[]): Promise<number> {
   const { restored, clashes } = await runRestore<LeadKey>(ctx.db, restoreStatement(ctx, ids));
-  if (clashes.length > 0) throw restoreClash(clashes);
+  if (clashes.length > 0)
+    throw restoreClashConflict(clashes, {
+      record: 'Lead',
+      code: 'duplicate_lead',
+      holder: 'lead_id',
+      keyNames: { email: 'email', profile_url: 'profile URL', external_id: 'CRM record' },
+    });
   return restored;
 }
