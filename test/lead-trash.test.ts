@@ -8,7 +8,8 @@ import { createLead as createLeadOf } from '../src/modules/leads/create-leads';
 import type { AddLeadInput } from '../src/modules/leads/schemas';
 import { holding, onPglite, transactionOf, waitsOn } from './helpers/lock-races';
 import { call, expectFailure, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
-import { defaultPipeline } from './helpers/deals';
+import { createCompany } from './helpers/accounts';
+import { addDeal, defaultPipeline } from './helpers/deals';
 
 let org: SignedUp;
 let other: SignedUp;
@@ -112,26 +113,21 @@ describe('POST /api/lead/restore', () => {
     expect(feed.body.data[0]).toMatchObject({ model_type: 'lead', model_id: id, actor_user_id: org.userId });
   });
 
-  it('keeps the lead’s deals through the delete and the restore', async () => {
-    const id = await addLead({});
-    const pipeline = await defaultPipeline(org);
-    const deal = await call('POST', '/api/lead/deal/add', {
-      token: org.token,
-      body: {
-        lead_id: id,
-        pipeline_id: pipeline.id,
-        stage_id: pipeline.stages[0].id,
-        title: 'Kept deal',
-        value: 100,
-        expected_close_date: '2026-12-31',
-      },
-    });
-    expect(deal.status, deal.text).toBe(201);
+  it('brings its open deal back into its company’s figures, which leave it out while the lead is deleted', async () => {
+    const company = await createCompany(org);
+    const id = await addLead({ company_id: company });
+    await addDeal(org, await defaultPipeline(org), { lead_id: id, value: 700 });
+    const figures = async () => {
+      const stats = await call('GET', '/api/company/stats', { token: org.token, query: { company_id: company } });
+      expect(stats.status, stats.text).toBe(200);
+      const [row] = stats.body.data.companies;
+      return { leads: row.lead_count, deals: row.open_deal_count, value: row.open_pipeline_value };
+    };
+    expect(await figures()).toEqual({ leads: 1, deals: 1, value: 700 });
     await deleteLeads([id]);
+    expect(await figures()).toEqual({ leads: 0, deals: 0, value: 0 });
     expect((await restore([id])).body.data).toEqual({ restored: 1 });
-    const view = await call('GET', `/api/lead/deal/view/${deal.body.data.id}`, { token: org.token });
-    expect(view.status, view.text).toBe(200);
-    expect(view.body.data).toMatchObject({ lead_id: id, title: 'Kept deal' });
+    expect(await figures()).toEqual({ leads: 1, deals: 1, value: 700 });
   });
 
   it('ignores live, unknown and other organizations’ ids, and leaves those leads as they are', async () => {
