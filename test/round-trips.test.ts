@@ -144,6 +144,18 @@ describe('statements per request (connection start-up not included)', () => {
     expect(statements.filter((text) => /"companies"/.test(text))).toHaveLength(1);
   });
 
+  it('POST /api/lead/update/:id with a new email takes at most 7 round trips: scope, the lead read and locked (BEGIN with it), the email locked, its check, the update (its SAVEPOINT with it), the feed entry with the scoring job (the RELEASE with it), COMMIT', async () => {
+    const email = uniqueEmail('moved');
+    const { response, statements, roundTrips } = await statementsOf(() =>
+      call('POST', `/api/lead/update/${leadId}`, { token: org.token, body: { email } }),
+    );
+    expect(response.status, response.text).toBe(200);
+    expect(response.body.data.email).toBe(email);
+    // The update still runs in its savepoint (a concurrent create's key answers the documented 409).
+    expect(statements.filter((text) => /^\s*(savepoint|release)\b/i.test(text))).toHaveLength(2);
+    expect(roundTrips, statements.join('\n---\n')).toBeLessThanOrEqual(7);
+  });
+
   it('POST /api/lead/update/:id takes at most 5 round trips: scope, the lead read and locked (BEGIN with it), the update returning the lead, the feed entry with the scoring job, COMMIT', async () => {
     const title = `Head of ${crypto.randomUUID().slice(0, 6)}`;
     const { response, statements, roundTrips } = await statementsOf(() =>

@@ -239,6 +239,125 @@ describe('a transaction on a request connection', () => {
     expect(await sessionOf(handle)).toEqual({ role: APP_ROLE, org: String(first.orgId) });
   });
 
+  /** A feed entry of a model id no test uses, inserted by `db`, and how many of them the organization has. */
+  function feedMarker() {
+    const modelId = 900_000_000 + Math.floor(Math.random() * 1_000_000);
+    return {
+      insert: (
+        db: DatabaseHandle['db'] | Parameters<Parameters<DatabaseHandle['db']['transaction']>[0]>[0],
+        action: string,
+      ) =>
+        db.execute(
+          sql`insert into feed_entries (organization_id, model_type, model_id, action) values (${first.orgId}, 'lead', ${modelId}, ${action})`,
+        ),
+      actions: async (db: DatabaseHandle['db']) =>
+        (
+          await db.execute<{ action: string }>(
+            sql`select action from feed_entries where organization_id = ${first.orgId} and model_id = ${modelId} order by id`,
+          )
+        ).rows.map((row) => row.action),
+    };
+  }
+
+  it('sends a savepoint’s SAVEPOINT and RELEASE with the statements after them: no round trip of their own, and the savepoint still real', async () => {
+    const handle = connection();
+    await scopeSession(handle.db, first.orgId);
+    const marker = feedMarker();
+    const { sent, stop } = recorded();
+    let ids: string[];
+    try {
+      ids = await handle.db.transaction(async (tx) => {
+        await marker.insert(tx, 'created');
+        const inner = await tx.transaction(async (savepoint) => {
+          await marker.insert(savepoint, 'updated');
+          return (await savepoint.execute<{ id: string }>(sql`select txid_current()::text as id`)).rows[0].id;
+        });
+        // A savepoint whose work fails is rolled back alone; the transaction goes on.
+        await expect(
+          tx.transaction(async (savepoint) => {
+            await marker.insert(savepoint, 'deleted');
+            await savepoint.execute(sql`select 1 / 0`);
+          }),
+        ).rejects.toThrow();
+        const after = (await tx.execute<{ id: string }>(sql`select txid_current()::text as id`)).rows[0].id;
+        return [inner, after];
+      });
+    } finally {
+      stop();
+    }
+    expect(ids[0]).toBe(ids[1]);
+    expect(await marker.actions(handle.db)).toEqual(['created', 'updated']);
+    expect(sent.map((entry) => [entry.text.split(' ')[0].toLowerCase(), entry.roundTrip])).toEqual([
+      ['begin', false],
+      ['insert', true],
+      ['savepoint', false],
+      ['insert', true],
+      ['select', true],
+      ['release', false],
+      ['savepoint', false],
+      ['insert', true],
+      ['select', true],
+      ['rollback', true],
+      ['select', true],
+      ['commit', true],
+    ]);
+    expect(await sessionOf(handle)).toEqual({ role: APP_ROLE, org: String(first.orgId) });
+  });
+
+  it('rolls back to a savepoint whose first statement failed, the SAVEPOINT having gone with it', async () => {
+    const handle = connection();
+    await scopeSession(handle.db, first.orgId);
+    const marker = feedMarker();
+    await handle.db.transaction(async (tx) => {
+      await marker.insert(tx, 'created');
+      await expect(
+        tx.transaction(async (savepoint) => {
+          await savepoint.execute(sql`select 1 / 0`);
+        }),
+      ).rejects.toThrow();
+      await marker.insert(tx, 'updated');
+    });
+    expect(await marker.actions(handle.db)).toEqual(['created', 'updated']);
+  });
+
+  it('rolls back a savepoint released with nothing after it when the transaction fails', async () => {
+    const handle = connection();
+    await scopeSession(handle.db, first.orgId);
+    const marker = feedMarker();
+    await expect(
+      handle.db.transaction(async (tx) => {
+        await marker.insert(tx, 'created');
+        await tx.transaction((savepoint) => marker.insert(savepoint, 'updated'));
+        throw new Error('the handler failed');
+      }),
+    ).rejects.toThrow('the handler failed');
+    expect(await marker.actions(handle.db)).toEqual([]);
+    // And commits it when the transaction ends well: the COMMIT releases it.
+    await handle.db.transaction(async (tx) => {
+      await tx.transaction((savepoint) => marker.insert(savepoint, 'updated'));
+    });
+    expect(await marker.actions(handle.db)).toEqual(['updated']);
+  });
+
+  it('sends nothing for a savepoint that runs no statement', async () => {
+    const handle = connection();
+    await scopeSession(handle.db, first.orgId);
+    const { sent, stop } = recorded();
+    try {
+      await handle.db.transaction(async (tx) => {
+        await tx.transaction(async () => undefined);
+        await expect(
+          tx.transaction(async () => {
+            throw new Error('nothing ran');
+          }),
+        ).rejects.toThrow('nothing ran');
+      });
+    } finally {
+      stop();
+    }
+    expect(sent.map((entry) => entry.roundTrip)).toEqual([false, false, false, false, false, false]);
+  });
+
   it('sends nothing at all when the transaction runs no statement', async () => {
     const handle = connection();
     const { sent, stop } = recorded();

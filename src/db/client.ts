@@ -53,8 +53,9 @@ export interface DatabaseHandle {
 /** `values` are the statement's parameters as drizzle passed them (plan tests EXPLAIN the statement with them). */
 /**
  * `roundTrip` is false for a statement that costs no round trip of its own: a request's BEGIN,
- * which goes out with the transaction's first statement, and the COMMIT or ROLLBACK of a
- * transaction that sent nothing, which is not sent at all.
+ * SAVEPOINT or RELEASE, which go out with the next statement sent (`holdControl`), and what is
+ * not sent at all (the COMMIT or ROLLBACK of a transaction that sent nothing, a RELEASE or a
+ * savepoint's rollback with nothing run since its SAVEPOINT, a RELEASE that a COMMIT makes moot).
  */
 type StatementListener = (
   text: string,
@@ -84,6 +85,38 @@ function statementText(query: unknown): string {
 
 const BEGIN = /^\s*begin\b/i;
 const END_OF_TRANSACTION = /^\s*(commit|end|rollback|abort)\s*$/i;
+const SAVEPOINT = /^\s*savepoint\s+(\w+)\s*$/i;
+const RELEASE = /^\s*release\s+(?:savepoint\s+)?(\w+)\s*$/i;
+const ROLLBACK_TO = /^\s*rollback\s+to\s+(?:savepoint\s+)?(\w+)\s*$/i;
+
+/**
+ * What a request connection does with a statement of transaction control, given the ones it holds
+ * back (`held`, in order): `hold` it too (a BEGIN, a SAVEPOINT, a RELEASE: each goes out ahead of
+ * the next statement sent, in the same write and under the same Sync, so it costs no round trip),
+ * `drop` it with what it undoes (`keep`, what stays held: a RELEASE or a rollback to a savepoint
+ * whose SAVEPOINT is still held ran nothing; a COMMIT or ROLLBACK of a transaction whose BEGIN is
+ * still held sent nothing), or `send` it after `leading` (a COMMIT or ROLLBACK goes without the
+ * held savepoints' statements: the COMMIT releases them, the ROLLBACK undoes them).
+ * Anything else is sent after everything held.
+ */
+function holdControl(
+  held: readonly string[],
+  text: string,
+): { act: 'hold' } | { act: 'drop'; keep: string[] } | { act: 'send'; leading: string[] } {
+  const last = held.at(-1);
+  const savepointOf = (statement: string | undefined) => (statement ? SAVEPOINT.exec(statement)?.[1] : undefined);
+  if ((held.length === 0 && BEGIN.test(text)) || SAVEPOINT.test(text)) return { act: 'hold' };
+  const released = RELEASE.exec(text)?.[1] ?? ROLLBACK_TO.exec(text)?.[1];
+  if (released !== undefined && savepointOf(last)?.toLowerCase() === released.toLowerCase())
+    return { act: 'drop', keep: held.slice(0, -1) };
+  if (RELEASE.test(text)) return { act: 'hold' };
+  if (END_OF_TRANSACTION.test(text)) {
+    if (held.some((statement) => BEGIN.test(statement))) return { act: 'drop', keep: [] };
+    // COMMIT releases every savepoint and ROLLBACK undoes them: what is held of them is moot.
+    return { act: 'send', leading: [] };
+  }
+  return { act: 'send', leading: [...held] };
+}
 
 /** What drizzle gets for a statement that was held back or not sent: it reads nothing of it. */
 function unsentResult(command: string) {
@@ -117,30 +150,23 @@ export function openRequestDatabase(config: Pick<Config, 'DATABASE_URL' | 'DB_WS
   const holder: ScopeHolder = { current: () => scope, set: (value) => (scope = value) };
   const connection = ++connectionsOpened;
   let sent = 0;
-  // A transaction's BEGIN, held back until its first statement carries it (scoped-statements.ts):
-  // opening a transaction costs no round trip of its own.
-  let heldBegin: string | undefined;
+  // A transaction's BEGIN and its savepoints' SAVEPOINT and RELEASE, held back until the next
+  // statement carries them (scoped-statements.ts): none of them costs a round trip of its own.
+  let held: string[] = [];
   Object.assign(client, {
     query: (query: unknown, values?: unknown) => {
       const text = statementText(query);
       const first = sent++ === 0;
-      const hold = heldBegin === undefined && BEGIN.test(text);
-      // A transaction that sent nothing ends without a word to the server.
-      const nothingToEnd = heldBegin !== undefined && END_OF_TRANSACTION.test(text);
-      const roundTrip = !hold && !nothingToEnd;
+      const control = holdControl(held, text);
+      const roundTrip = control.act === 'send';
       for (const listener of statementListeners) listener(text, connection, first, values, roundTrip);
-      if (hold) {
-        heldBegin = text;
-        return Promise.resolve(unsentResult('BEGIN'));
+      if (control.act !== 'send') {
+        held = control.act === 'hold' ? [...held, text] : control.keep;
+        return Promise.resolve(unsentResult(text.trim().split(/\s+/)[0].toUpperCase()));
       }
-      if (nothingToEnd) {
-        heldBegin = undefined;
-        return Promise.resolve(unsentResult(text.trim().toUpperCase()));
-      }
-      const leading = heldBegin;
-      heldBegin = undefined;
+      held = [];
       connecting ??= client.connect();
-      return connecting.then(() => sendScoped(send, query, values, holder, APP_ROLE, leading));
+      return connecting.then(() => sendScoped(send, query, values, holder, APP_ROLE, control.leading));
     },
   });
   const db = drizzle({ client, casing: 'snake_case' });

@@ -35,7 +35,8 @@ export async function lockOrganizationKeySql(db: Queryable, orgId: number, kind:
  * commit between an update's check and its write: the update then violates the index. Such an
  * update runs `write` in a savepoint: rolled back to it, the transaction can still read the key's
  * holder, and `taken(constraint)` answers the documented 409 naming it, instead of the anonymous
- * `duplicate`. Two statements more (SAVEPOINT, RELEASE), paid only by an update that changes the key.
+ * `duplicate`. Its SAVEPOINT and RELEASE go out with the statements after them (client.ts,
+ * `holdControl`), so the savepoint costs no round trip.
  */
 export async function writeCheckedKey<T>(
   db: Queryable,

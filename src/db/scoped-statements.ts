@@ -22,7 +22,10 @@
  * A transaction's BEGIN rides the same way (`leading`): the request connection holds it back
  * (client.ts) and the transaction's first statement writes it ahead of its own messages, so
  * opening a transaction costs no round trip of its own. If that statement fails, the block it
- * opened is aborted as if BEGIN had gone alone, and the ROLLBACK that follows ends it.
+ * opened is aborted as if BEGIN had gone alone, and the ROLLBACK that follows ends it. A
+ * savepoint's SAVEPOINT and RELEASE ride the same way, in the order they were asked for: a
+ * statement that fails after its SAVEPOINT leaves the savepoint to roll back to, as if the
+ * SAVEPOINT had gone alone.
  */
 import type { Client } from '@neondatabase/serverless';
 
@@ -99,9 +102,9 @@ function scopedQueryClass(Base: DriverQueryClass) {
   return class ScopedQuery extends Base {
     /** The scope this statement carries, once submitted; undefined sends it alone. */
     private carried: string | undefined;
-    /** A held-back BEGIN went ahead of this statement. */
+    /** Held-back transaction control (BEGIN, SAVEPOINT, RELEASE) went ahead of this statement. */
     private led = false;
-    /** Completions still to swallow before this statement's own: the BEGIN's, the scope statement's. */
+    /** Completions still to swallow before this statement's own: the held statements', the scope statement's. */
     private swallowing = 0;
 
     constructor(
@@ -111,8 +114,8 @@ function scopedQueryClass(Base: DriverQueryClass) {
       private readonly role: string,
       /** This is `scopeSession`'s statement: its answer names the scope. */
       private readonly scoping: boolean,
-      /** A BEGIN held back for this statement to send ahead of itself. */
-      private readonly leading: string | undefined,
+      /** Transaction control held back for this statement to send ahead of itself, in order. */
+      private readonly leading: readonly string[],
     ) {
       super(config, values);
     }
@@ -130,12 +133,14 @@ function scopedQueryClass(Base: DriverQueryClass) {
       this.carried = sendable && !this.scoping && !TRANSACTION_CONTROL.test(text) ? this.holder.current() : undefined;
       // A statement the base refuses sends nothing, so neither does its BEGIN: its refusal ends
       // the transaction's work, and the ROLLBACK after it finds no block open (a warning, no error).
-      this.led = sendable && this.leading !== undefined;
+      this.led = sendable && this.leading.length > 0;
       if (this.led) {
-        connection.parse({ text: this.leading as string, name: '', types: [] });
-        connection.bind({ portal: '', statement: '', values: [] });
-        connection.execute({ portal: '', rows: 0 });
-        this.swallowing++;
+        for (const leading of this.leading) {
+          connection.parse({ text: leading, name: '', types: [] });
+          connection.bind({ portal: '', statement: '', values: [] });
+          connection.execute({ portal: '', rows: 0 });
+          this.swallowing++;
+        }
       }
       if (this.carried !== undefined) {
         connection.parse({ text: SCOPE_PREFIX, name: '', types: [] });
@@ -176,8 +181,8 @@ let scopedClass: ReturnType<typeof scopedQueryClass> | undefined;
 /**
  * Sends `query` (drizzle's text or config, and its values) through `send` (the client's own
  * `query`, which takes a submittable), carrying the holder's scope if it has one by the time the
- * statement is submitted, and after `leading` (a held-back BEGIN) if given, in the same round
- * trip. `prepareScopedStatements` must have run first.
+ * statement is submitted, and after `leading` (held-back BEGIN, SAVEPOINT and RELEASE) in the
+ * same round trip. `prepareScopedStatements` must have run first.
  */
 export function sendScoped(
   send: (submittable: unknown) => unknown,
@@ -185,7 +190,7 @@ export function sendScoped(
   values: unknown,
   holder: ScopeHolder,
   role: string,
-  leading?: string,
+  leading: readonly string[] = [],
 ): Promise<unknown> {
   if (!scopedClass) throw new Error('prepareScopedStatements(client) must run before the first statement');
   const text = typeof query === 'string' ? query : String((query as { text?: unknown } | null)?.text ?? '');

@@ -3,7 +3,8 @@
  * round trip between the Worker and the database's region, so budget tests assert on this.
  * Only connections that open inside the window count: an earlier request's after-response work
  * (an outbox row's delete in `waitUntil`) on its own connection is not this request's.
- * `roundTrips` leaves out what costs none: a BEGIN goes out with the transaction's first statement.
+ * `roundTrips` leaves out what costs none: a BEGIN, SAVEPOINT or RELEASE goes out with the next
+ * statement, and what the connection does not send at all (client.ts, `holdControl`).
  */
 import { observeStatements } from '../../src/db/client';
 import type { ApiResponse } from './api';
