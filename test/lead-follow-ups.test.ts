@@ -36,6 +36,12 @@ describe('lead follow-ups', () => {
     expect(await leadActivity(owner, leadId)).not.toBeNull();
     const feed = await feedOf(owner, 'lead', leadId);
     expect(feed.at(-1)).toMatchObject({ action: 'follow_up_added', changes: { status: { from: null, to: 1 } } });
+    expect(feed.at(-1)?.changes).toEqual({
+      follow_up_id: { from: null, to: response.body.data.id },
+      follow_up_date: { from: null, to: '2026-03-01T07:30:00.000Z' },
+      notes: { from: null, to: 'Call back' },
+      status: { from: null, to: 1 },
+    });
   });
 
   it('accepts a date without time (midnight UTC) and every status 1 to 6 with its label', async () => {

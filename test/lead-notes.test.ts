@@ -37,6 +37,10 @@ describe('lead notes', () => {
       actorUserId: owner.userId,
       changes: { note_id: { from: null, to: response.body.data.id } },
     });
+    expect(feed.at(-1)?.changes).toEqual({
+      note_id: { from: null, to: response.body.data.id },
+      title: { from: null, to: 'First call' },
+    });
   });
 
   it('accepts a note without text', async () => {

@@ -234,10 +234,10 @@ describe('statements per request (connection start-up not included)', () => {
   it('on a route that runs in a transaction anyway, an Idempotency-Key adds exactly 2 statements (lock + read, store)', async () => {
     const add = (headers: Record<string, string>) =>
       statementsOf(() =>
-        call('POST', '/api/lead/note/add', {
+        call('POST', '/api/pipelines/add', {
           token: org.token,
           headers,
-          body: { lead_id: leadId, title: 'Call', note: 'Called' },
+          body: { name: `Keyed ${crypto.randomUUID().slice(0, 6)}` },
         }),
       );
     const without = await add({});
@@ -245,6 +245,28 @@ describe('statements per request (connection start-up not included)', () => {
     expect(without.response.status, without.response.text).toBe(201);
     expect(withKey.response.status, withKey.response.text).toBe(201);
     expect(withKey.statements.length - without.statements.length, withKey.statements.join('\n---\n')).toBe(2);
+  });
+
+  it('POST /api/lead/note/add and POST /api/lead/follow-up/add send 2: the scope, then the insert with the lead’s activity and feed entry (no BEGIN/COMMIT)', async () => {
+    const note = await statementsOf(() =>
+      call('POST', '/api/lead/note/add', {
+        token: org.token,
+        body: { lead_id: leadId, title: 'Call', note: 'Called' },
+      }),
+    );
+    expect(note.response.status, note.response.text).toBe(201);
+    expect(note.statements.length, note.statements.join('\n---\n')).toBeLessThanOrEqual(2);
+    const followUp = await statementsOf(() =>
+      call('POST', '/api/lead/follow-up/add', {
+        token: org.token,
+        body: { lead_id: leadId, follow_up_date: '2027-03-01T10:00:00Z' },
+      }),
+    );
+    expect(followUp.response.status, followUp.response.text).toBe(201);
+    expect(followUp.statements.length, followUp.statements.join('\n---\n')).toBeLessThanOrEqual(2);
+    for (const { statements } of [note, followUp]) {
+      expect(statements.some((text) => /^\s*(begin|commit)/i.test(text))).toBe(false);
+    }
   });
 
   it('POST /api/v1/booking/{slug}/confirm sends at most 4: BEGIN, the scope locking the rep with the lead read, the one write, COMMIT; 3 round trips, as BEGIN goes with the scope', async () => {

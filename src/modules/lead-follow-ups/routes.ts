@@ -36,6 +36,8 @@ leadFollowUpRoutes.openapi(
     summary: 'Schedule a follow-up on a lead (status defaults to 1 pending)',
     description: 'Schedules a follow-up on a lead for a date and time. `status` defaults to 1 (pending).',
     auth: 'bearer',
+    // One statement (the insert, the lead's activity and its feed entry) that stands alone: no BEGIN/COMMIT.
+    transaction: false,
     request: { body: jsonBody(AddFollowUpBody) },
     responses: { 201: envelope(FollowUpSchema, 'Follow-up added') },
   }),

@@ -11,7 +11,7 @@ import { BadRequest, NotFound } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import { diffFields, recordFeed } from '../feed';
-import { recordLeadActivity, requireLead } from '../leads';
+import { leadActivityAfter, recordLeadActivity, requireLead } from '../leads';
 import {
   FOLLOW_UP_STATUSES,
   isDateOnly,
@@ -76,8 +76,13 @@ async function findFollowUp(ctx: TenantContext, id: number): Promise<FollowUpRow
 }
 
 export async function addFollowUp(ctx: TenantContext, input: AddFollowUpInput) {
-  // The lead's check is the insert's own: no row is inserted (and none comes back) for a lead that
-  // is not a live lead of the organization.
+  // One statement: the lead's check is the insert's own (no row is inserted, and none comes back,
+  // for a lead that is not a live lead of the organization), and the lead's activity follows it.
+  const followUpDate = input.follow_up_date.toISOString();
+  const given = diffFields(
+    {},
+    { follow_up_date: isoTimestamp(followUpDate), notes: input.notes ?? null, status: input.status },
+  );
   const result = await ctx.db.execute<{
     id: string | number;
     lead_id: string | number;
@@ -88,15 +93,22 @@ export async function addFollowUp(ctx: TenantContext, input: AddFollowUpInput) {
     created_at: string | Date;
     updated_at: string | Date;
   }>(sql`
-    insert into ${leadFollowUps} (organization_id, lead_id, follow_up_date, notes, status, created_by)
-    select ${ctx.orgId}::bigint, ${leads.id}, ${input.follow_up_date.toISOString()}::timestamptz, ${input.notes ?? null}::text,
-      ${input.status}::smallint, ${ctx.userId}::bigint
-    from ${leads}
-    where ${tenantWhere(ctx, leads, eq(leads.id, input.lead_id), isNull(leads.deletedAt))}
-    returning id, lead_id, follow_up_date, notes, status, created_by, created_at, updated_at`);
+    with inserted as (
+      insert into ${leadFollowUps} (organization_id, lead_id, follow_up_date, notes, status, created_by)
+      select ${ctx.orgId}::bigint, ${leads.id}, ${followUpDate}::timestamptz, ${input.notes ?? null}::text,
+        ${input.status}::smallint, ${ctx.userId}::bigint
+      from ${leads}
+      where ${tenantWhere(ctx, leads, eq(leads.id, input.lead_id), isNull(leads.deletedAt))}
+      returning id, lead_id, follow_up_date, notes, status, created_by, created_at, updated_at
+    ), ${leadActivityAfter(ctx, 'inserted', {
+      action: 'follow_up_added',
+      changes: sql`${JSON.stringify(given)}::jsonb
+        || jsonb_build_object('follow_up_id', jsonb_build_object('from', null, 'to', inserted.id))`,
+    })}
+    select * from inserted`);
   const inserted = result.rows[0];
   if (!inserted) throw new NotFound('Lead', input.lead_id);
-  const row: FollowUpRow = {
+  return presentFollowUp({
     id: Number(inserted.id),
     leadId: Number(inserted.lead_id),
     followUpDate: new Date(inserted.follow_up_date),
@@ -105,10 +117,7 @@ export async function addFollowUp(ctx: TenantContext, input: AddFollowUpInput) {
     createdBy: inserted.created_by === null ? null : Number(inserted.created_by),
     createdAt: new Date(inserted.created_at),
     updatedAt: new Date(inserted.updated_at),
-  };
-  const changes = diffFields({}, { follow_up_id: row.id, ...auditable(row) });
-  await recordLeadActivity(ctx, [{ modelId: row.leadId, action: 'follow_up_added', changes }]);
-  return presentFollowUp(row);
+  });
 }
 
 export async function updateFollowUp(ctx: TenantContext, id: number, input: UpdateFollowUpInput) {

@@ -36,6 +36,8 @@ leadNoteRoutes.openapi(
     description:
       "Adds a note to a lead. Writes a `note_added` feed entry and moves the lead's `last_activity_at` to now.",
     auth: 'bearer',
+    // One statement (the insert, the lead's activity and its feed entry) that stands alone: no BEGIN/COMMIT.
+    transaction: false,
     request: { body: jsonBody(AddNoteBody) },
     responses: { 201: envelope(NoteSchema, 'Note added') },
   }),

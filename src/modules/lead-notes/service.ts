@@ -11,7 +11,7 @@ import { NotFound } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import { diffFields, recordFeed } from '../feed';
-import { recordLeadActivity, requireLead } from '../leads';
+import { leadActivityAfter, recordLeadActivity, requireLead } from '../leads';
 import { noteListFilters, type AddNoteInput, type UpdateNoteInput } from './schemas';
 
 type NoteRow = typeof leadNotes.$inferSelect;
@@ -60,8 +60,8 @@ function ofLiveLead(ctx: TenantContext) {
 }
 
 export async function addNote(ctx: TenantContext, input: AddNoteInput) {
-  // The lead's check is the insert's own: no row is inserted (and none comes back) for a lead that
-  // is not a live lead of the organization.
+  // One statement: the lead's check is the insert's own (no row is inserted, and none comes back,
+  // for a lead that is not a live lead of the organization), and the lead's activity follows it.
   const result = await ctx.db.execute<{
     id: string | number;
     lead_id: string | number;
@@ -71,14 +71,21 @@ export async function addNote(ctx: TenantContext, input: AddNoteInput) {
     created_at: string | Date;
     updated_at: string | Date;
   }>(sql`
-    insert into ${leadNotes} (organization_id, lead_id, title, note, created_by)
-    select ${ctx.orgId}::bigint, ${leads.id}, ${input.title}::text, ${input.note ?? null}::text, ${ctx.userId}::bigint
-    from ${leads}
-    where ${tenantWhere(ctx, leads, eq(leads.id, input.lead_id), isNull(leads.deletedAt))}
-    returning id, lead_id, title, note, created_by, created_at, updated_at`);
+    with inserted as (
+      insert into ${leadNotes} (organization_id, lead_id, title, note, created_by)
+      select ${ctx.orgId}::bigint, ${leads.id}, ${input.title}::text, ${input.note ?? null}::text, ${ctx.userId}::bigint
+      from ${leads}
+      where ${tenantWhere(ctx, leads, eq(leads.id, input.lead_id), isNull(leads.deletedAt))}
+      returning id, lead_id, title, note, created_by, created_at, updated_at
+    ), ${leadActivityAfter(ctx, 'inserted', {
+      action: 'note_added',
+      changes: sql`${JSON.stringify({ title: { from: null, to: input.title } })}::jsonb
+        || jsonb_build_object('note_id', jsonb_build_object('from', null, 'to', inserted.id))`,
+    })}
+    select * from inserted`);
   const inserted = result.rows[0];
   if (!inserted) throw new NotFound('Lead', input.lead_id);
-  const row = {
+  return presentNote({
     id: Number(inserted.id),
     leadId: Number(inserted.lead_id),
     title: inserted.title,
@@ -86,15 +93,7 @@ export async function addNote(ctx: TenantContext, input: AddNoteInput) {
     createdBy: inserted.created_by === null ? null : Number(inserted.created_by),
     createdAt: new Date(inserted.created_at),
     updatedAt: new Date(inserted.updated_at),
-  };
-  await recordLeadActivity(ctx, [
-    {
-      modelId: input.lead_id,
-      action: 'note_added',
-      changes: { note_id: { from: null, to: row.id }, title: { from: null, to: row.title } },
-    },
-  ]);
-  return presentNote(row);
+  });
 }
 
 export async function updateNote(ctx: TenantContext, id: number, input: UpdateNoteInput) {

@@ -6,7 +6,7 @@ import { and, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import { leads } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { NotFound } from '../../core/errors';
-import { feedEntriesOf, type FeedEntryInput } from '../feed';
+import { feedEntriesFrom, feedEntriesOf, type FeedEntryInput } from '../feed';
 
 export async function requireLead(ctx: Pick<TenantContext, 'db' | 'orgId'>, leadId: number): Promise<{ id: number }> {
   const [lead] = await ctx.db
@@ -57,4 +57,28 @@ export async function recordLeadActivity(
       ctx,
       entries.map((entry) => ({ ...entry, modelType: 'lead' })),
     )}`);
+}
+
+/**
+ * `recordLeadActivity` inside the statement of the write it follows, so that the two cost one round
+ * trip: after a data-modifying CTE named `from` that returns the lead's `lead_id` (and whatever
+ * `changes` reads of it), CTEs that move those leads' `last_activity_at` and write one lead feed
+ * entry per returned row. When the write returned no row, nothing is touched or recorded.
+ */
+export function leadActivityAfter(
+  ctx: Pick<TenantContext, 'orgId' | 'userId' | 'apiKeyId'>,
+  from: string,
+  entry: { action: string; changes: SQL },
+): SQL {
+  const source = sql`${sql.identifier(from)}`;
+  return sql`touched_leads as (
+      update ${leads} set last_activity_at = now()
+      where ${leads.organizationId} = ${ctx.orgId} and ${leads.id} in (select lead_id from ${source}) and ${leads.deletedAt} is null
+    ), lead_activity as (${feedEntriesFrom(ctx, {
+      from: source,
+      modelType: 'lead',
+      modelId: sql`${source}.lead_id`,
+      action: entry.action,
+      changes: entry.changes,
+    })})`;
 }
