@@ -165,6 +165,10 @@ describe('lead follow-ups', () => {
       action: 'follow_up_status_changed',
       changes: { status: { from: 1, to: 2 } },
     });
+    expect((await feedOf(owner, 'lead', leadId)).at(-1)!.changes).toEqual({
+      follow_up_id: { from: followUp.id, to: followUp.id },
+      status: { from: 1, to: 2 },
+    });
     const moved = await call('POST', `/api/lead/follow-up/update/${followUp.id}`, {
       token: owner.token,
       body: { follow_up_date: '2026-06-08T10:00:00Z', notes: null },
@@ -172,7 +176,11 @@ describe('lead follow-ups', () => {
     expect(moved.body.data).toMatchObject({ status: 2, notes: null, follow_up_date: '2026-06-08T10:00:00.000Z' });
     const last = (await feedOf(owner, 'lead', leadId)).at(-1)!;
     expect(last).toMatchObject({ action: 'follow_up_updated', changes: { notes: { from: 'first', to: null } } });
-    expect(last.changes).not.toHaveProperty('status');
+    expect(last.changes).toEqual({
+      follow_up_id: { from: followUp.id, to: followUp.id },
+      follow_up_date: { from: '2026-06-01T10:00:00.000Z', to: '2026-06-08T10:00:00.000Z' },
+      notes: { from: 'first', to: null },
+    });
     expectFailure(
       await call('POST', `/api/lead/follow-up/update/${followUp.id}`, { token: owner.token, body: {} }),
       422,
@@ -192,9 +200,13 @@ describe('lead follow-ups', () => {
     expect((await listOf({ lead_id: leadId, limit: 100 })).body.data.map((f: { id: number }) => f.id)).not.toContain(
       followUp.id,
     );
-    expect((await feedOf(owner, 'lead', leadId)).at(-1)).toMatchObject({
-      action: 'follow_up_deleted',
-      changes: { follow_up_id: { from: followUp.id, to: null } },
+    const entry = (await feedOf(owner, 'lead', leadId)).at(-1);
+    expect(entry).toMatchObject({ action: 'follow_up_deleted', actorUserId: owner.userId });
+    expect(entry?.changes).toEqual({
+      follow_up_id: { from: followUp.id, to: null },
+      follow_up_date: { from: '2026-07-01T00:00:00.000Z', to: null },
+      notes: { from: null, to: null },
+      status: { from: 1, to: null },
     });
   });
 

@@ -128,7 +128,21 @@ describe('lead notes', () => {
     expect(Date.parse(response.body.data.updated_at)).toBeGreaterThanOrEqual(Date.parse(note.updated_at));
     const feed = await feedOf(owner, 'lead', leadId);
     expect(feed.at(-1)).toMatchObject({ action: 'note_updated', changes: { note: { from: 'old', to: 'new text' } } });
-    expect(feed.at(-1)!.changes).not.toHaveProperty('title');
+    expect(feed.at(-1)!.changes).toEqual({
+      note_id: { from: note.id, to: note.id },
+      note: { from: 'old', to: 'new text' },
+    });
+    // The same text again changes nothing but the note's id is recorded.
+    const same = await call('POST', `/api/lead/note/update/${note.id}`, {
+      token: owner.token,
+      body: { title: 'Draft', note: 'new text' },
+    });
+    expect(same.status, same.text).toBe(200);
+    expect((await feedOf(owner, 'lead', leadId)).at(-1)).toMatchObject({
+      action: 'note_updated',
+      changes: { note_id: { from: note.id, to: note.id } },
+    });
+    expect((await feedOf(owner, 'lead', leadId)).at(-1)!.changes).toEqual({ note_id: { from: note.id, to: note.id } });
     const empty = await call('POST', `/api/lead/note/update/${note.id}`, { token: owner.token, body: {} });
     expectFailure(empty, 422, 'validation_error');
   });
@@ -144,7 +158,9 @@ describe('lead notes', () => {
     });
     expect(listed.body.data.map((n: { id: number }) => n.id)).not.toContain(note.id);
     expectFailure(await call('DELETE', `/api/lead/note/delete/${note.id}`, { token: owner.token }), 404, 'not_found');
-    expect((await feedOf(owner, 'lead', leadId)).at(-1)).toMatchObject({ action: 'note_deleted' });
+    const entry = (await feedOf(owner, 'lead', leadId)).at(-1);
+    expect(entry).toMatchObject({ action: 'note_deleted', actorUserId: owner.userId });
+    expect(entry?.changes).toEqual({ note_id: { from: note.id, to: null }, title: { from: 'Temporary', to: null } });
   });
 
   it('does not let another organization list, change or delete the notes', async () => {

@@ -247,7 +247,7 @@ describe('statements per request (connection start-up not included)', () => {
     expect(withKey.statements.length - without.statements.length, withKey.statements.join('\n---\n')).toBe(2);
   });
 
-  it('POST /api/lead/note/add and POST /api/lead/follow-up/add send 2: the scope, then the insert with the lead’s activity and feed entry (no BEGIN/COMMIT)', async () => {
+  it('adding, updating and deleting a note or a follow-up sends 2: the scope, then the write with the lead’s activity and its feed entry (no BEGIN/COMMIT)', async () => {
     const note = await statementsOf(() =>
       call('POST', '/api/lead/note/add', {
         token: org.token,
@@ -264,7 +264,30 @@ describe('statements per request (connection start-up not included)', () => {
     );
     expect(followUp.response.status, followUp.response.text).toBe(201);
     expect(followUp.statements.length, followUp.statements.join('\n---\n')).toBeLessThanOrEqual(2);
-    for (const { statements } of [note, followUp]) {
+    const noteUpdated = await statementsOf(() =>
+      call('POST', `/api/lead/note/update/${note.response.body.data.id}`, {
+        token: org.token,
+        body: { note: 'Again' },
+      }),
+    );
+    expect(noteUpdated.response.status, noteUpdated.response.text).toBe(200);
+    const followUpUpdated = await statementsOf(() =>
+      call('POST', `/api/lead/follow-up/update/${followUp.response.body.data.id}`, {
+        token: org.token,
+        body: { status: 2, follow_up_date: '2027-03-02T10:00:00Z' },
+      }),
+    );
+    expect(followUpUpdated.response.status, followUpUpdated.response.text).toBe(200);
+    const noteDeleted = await statementsOf(() =>
+      call('DELETE', `/api/lead/note/delete/${note.response.body.data.id}`, { token: org.token }),
+    );
+    expect(noteDeleted.response.status, noteDeleted.response.text).toBe(200);
+    const followUpDeleted = await statementsOf(() =>
+      call('DELETE', `/api/lead/follow-up/delete/${followUp.response.body.data.id}`, { token: org.token }),
+    );
+    expect(followUpDeleted.response.status, followUpDeleted.response.text).toBe(200);
+    for (const { statements } of [note, followUp, noteUpdated, followUpUpdated, noteDeleted, followUpDeleted]) {
+      expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(2);
       expect(statements.some((text) => /^\s*(begin|commit)/i.test(text))).toBe(false);
     }
   });

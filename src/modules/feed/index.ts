@@ -5,6 +5,7 @@
 export {
   changedFieldsSql,
   diffFields,
+  changesSql,
   feedEntriesFrom,
   feedEntriesOf,
   fieldValuesSql,

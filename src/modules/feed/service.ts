@@ -47,6 +47,18 @@ export function feedEntriesFrom(ctx: FeedActor, rows: FeedRows): SQL {
     from ${rows.from}`;
 }
 
+/**
+ * A feed entry's `changes` built in SQL from a row a statement wrote (for `feedEntriesFrom`'s
+ * `changes`): `{field: {from, to}}` for every field given, a side left out being null.
+ */
+export function changesSql(fields: Record<string, { from?: SQL; to?: SQL }>): SQL {
+  const parts = Object.entries(fields).map(
+    ([field, { from, to }]) =>
+      sql`${field}::text, jsonb_build_object('from', ${from ?? sql`null`}, 'to', ${to ?? sql`null`})`,
+  );
+  return sql`jsonb_build_object(${sql.join(parts, sql`, `)})`;
+}
+
 /** Entries known in TypeScript as one `feedEntriesFrom` statement, to run alone or after a data-modifying CTE. */
 export function feedEntriesOf(ctx: FeedActor, entries: FeedEntryInput[]): SQL {
   const rows = entries.map((entry) => ({

@@ -54,6 +54,8 @@ leadFollowUpRoutes.openapi(
     description:
       "Changes a follow-up's date, notes or status; only the fields sent change, and any status may follow any other.",
     auth: 'bearer',
+    // One statement (the row locked as it was, the update, the lead's activity and the feed entry) that stands alone: no BEGIN/COMMIT.
+    transaction: false,
     request: { params: idParam(), body: jsonBody(UpdateFollowUpBody) },
     responses: { 200: envelope(FollowUpSchema, 'Follow-up updated') },
   }),
@@ -70,6 +72,8 @@ leadFollowUpRoutes.openapi(
     summary: 'Delete a follow-up',
     description: 'Deletes a follow-up for good.',
     auth: 'bearer',
+    // One statement (the delete and its feed entry) that stands alone: no BEGIN/COMMIT.
+    transaction: false,
     request: { params: idParam() },
     responses: { 200: envelope(DeletedId, 'Follow-up deleted') },
   }),

@@ -4,14 +4,14 @@
  * deleted lead, is a 404, and so are its follow-ups.
  */
 import type { z } from '@hono/zod-openapi';
-import { and, eq, exists, gte, ilike, inArray, isNull, lt, lte, sql } from 'drizzle-orm';
+import { eq, gte, ilike, inArray, isNull, lt, lte, type SQL, sql } from 'drizzle-orm';
 import { leadFollowUps, leads } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { BadRequest, NotFound } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
-import { isoTimestamp } from '../../core/schemas';
-import { diffFields, recordFeed } from '../feed';
-import { leadActivityAfter, recordLeadActivity, requireLead } from '../leads';
+import { isoTimestamp, isoTimestampSql } from '../../core/schemas';
+import { changedFieldsSql, changesSql, diffFields, feedEntriesFrom } from '../feed';
+import { leadActivityAfter, requireLead } from '../leads';
 import {
   FOLLOW_UP_STATUSES,
   isDateOnly,
@@ -60,19 +60,34 @@ function presentFollowUp(row: FollowUpRow) {
   };
 }
 
-/** The fields a feed entry compares, in wire form. */
-function auditable(row: FollowUpRow) {
-  return { follow_up_date: isoTimestamp(row.followUpDate), notes: row.notes, status: row.status };
+/** A follow-up as a statement of ours returns it (`returning id, lead_id, …`). */
+interface FollowUpWire extends Record<string, unknown> {
+  id: string | number;
+  lead_id: string | number;
+  follow_up_date: string | Date;
+  notes: string | null;
+  status: string | number;
+  created_by: string | number | null;
+  created_at: string | Date;
+  updated_at: string | Date;
 }
 
-async function findFollowUp(ctx: TenantContext, id: number): Promise<FollowUpRow> {
-  const [row] = await ctx.db
-    .select(followUpFields)
-    .from(leadFollowUps)
-    .innerJoin(leads, and(eq(leads.id, leadFollowUps.leadId), isNull(leads.deletedAt)))
-    .where(tenantWhere(ctx, leadFollowUps, eq(leadFollowUps.id, id)));
-  if (!row) throw new NotFound('Follow-up', id);
-  return row;
+function followUpFromWire(row: FollowUpWire): FollowUpRow {
+  return {
+    id: Number(row.id),
+    leadId: Number(row.lead_id),
+    followUpDate: new Date(row.follow_up_date),
+    notes: row.notes,
+    status: Number(row.status),
+    createdBy: row.created_by === null ? null : Number(row.created_by),
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  };
+}
+
+/** The follow-up's lead is a live lead (a condition on a statement over lead_follow_ups). */
+function ofLiveLead(): SQL {
+  return sql`exists (select 1 from ${leads} where ${leads.id} = ${leadFollowUps.leadId} and ${leads.deletedAt} is null)`;
 }
 
 export async function addFollowUp(ctx: TenantContext, input: AddFollowUpInput) {
@@ -83,16 +98,7 @@ export async function addFollowUp(ctx: TenantContext, input: AddFollowUpInput) {
     {},
     { follow_up_date: isoTimestamp(followUpDate), notes: input.notes ?? null, status: input.status },
   );
-  const result = await ctx.db.execute<{
-    id: string | number;
-    lead_id: string | number;
-    follow_up_date: string | Date;
-    notes: string | null;
-    status: string | number;
-    created_by: string | number | null;
-    created_at: string | Date;
-    updated_at: string | Date;
-  }>(sql`
+  const result = await ctx.db.execute<FollowUpWire>(sql`
     with inserted as (
       insert into ${leadFollowUps} (organization_id, lead_id, follow_up_date, notes, status, created_by)
       select ${ctx.orgId}::bigint, ${leads.id}, ${followUpDate}::timestamptz, ${input.notes ?? null}::text,
@@ -108,68 +114,74 @@ export async function addFollowUp(ctx: TenantContext, input: AddFollowUpInput) {
     select * from inserted`);
   const inserted = result.rows[0];
   if (!inserted) throw new NotFound('Lead', input.lead_id);
-  return presentFollowUp({
-    id: Number(inserted.id),
-    leadId: Number(inserted.lead_id),
-    followUpDate: new Date(inserted.follow_up_date),
-    notes: inserted.notes,
-    status: Number(inserted.status),
-    createdBy: inserted.created_by === null ? null : Number(inserted.created_by),
-    createdAt: new Date(inserted.created_at),
-    updatedAt: new Date(inserted.updated_at),
-  });
+  return presentFollowUp(followUpFromWire(inserted));
+}
+
+/** What a follow-up's feed entries compare, in wire form, of the row `row` names (a table or CTE). */
+function auditableSql(row: string): SQL {
+  const of = (column: string) => sql`${sql.identifier(row)}.${sql.identifier(column)}`;
+  return sql`jsonb_build_object('follow_up_date', ${isoTimestampSql(of('follow_up_date'))}, 'notes', ${of('notes')}, 'status', ${of('status')})`;
 }
 
 export async function updateFollowUp(ctx: TenantContext, id: number, input: UpdateFollowUpInput) {
-  const before = await findFollowUp(ctx, id);
-  const [row] = await ctx.db
-    .update(leadFollowUps)
-    .set({
-      // A new date is a new reminder (reminders.ts): the one sent for the old date does not cover it.
-      ...(input.follow_up_date !== undefined
-        ? {
-            followUpDate: input.follow_up_date,
-            ...(input.follow_up_date.getTime() !== before.followUpDate.getTime() ? { remindedAt: null } : {}),
-          }
-        : {}),
-      ...(input.notes !== undefined ? { notes: input.notes } : {}),
-      ...(input.status !== undefined ? { status: input.status } : {}),
-      updatedAt: sql`now()`,
-    })
-    .where(tenantWhere(ctx, leadFollowUps, eq(leadFollowUps.id, id)))
-    .returning(followUpFields);
-  const changes = diffFields(auditable(before), auditable(row));
-  const action = 'status' in changes ? 'follow_up_status_changed' : 'follow_up_updated';
-  await recordLeadActivity(ctx, [
-    { modelId: row.leadId, action, changes: { follow_up_id: { from: id, to: id }, ...changes } },
-  ]);
-  return presentFollowUp(row);
+  // One statement: the follow-up (of a live lead of the organization, else 404) locked and read as
+  // it was, the update, the lead's activity and the feed entry of what changed. A new date is a new
+  // reminder (reminders.ts): the one sent for the old date does not cover it.
+  const date = input.follow_up_date?.toISOString();
+  const sets = [
+    date !== undefined ? sql`follow_up_date = ${date}::timestamptz` : undefined,
+    date !== undefined
+      ? sql`reminded_at = case when locked.follow_up_date = ${date}::timestamptz then ${leadFollowUps.remindedAt} end`
+      : undefined,
+    input.notes !== undefined ? sql`notes = ${input.notes}::text` : undefined,
+    input.status !== undefined ? sql`status = ${input.status}::smallint` : undefined,
+    sql`updated_at = now()`,
+  ].filter((set) => set !== undefined);
+  const result = await ctx.db.execute<FollowUpWire>(sql`
+    with locked as (
+      select ${leadFollowUps.id} as id, ${leadFollowUps.followUpDate} as follow_up_date, ${auditableSql('lead_follow_ups')} as was
+      from ${leadFollowUps}
+      where ${tenantWhere(ctx, leadFollowUps, eq(leadFollowUps.id, id), ofLiveLead())}
+      for no key update
+    ), updated as (
+      update ${leadFollowUps} set ${sql.join(sets, sql`, `)}
+      from locked where ${leadFollowUps.id} = locked.id
+      returning ${leadFollowUps.id}, ${leadFollowUps.leadId}, ${leadFollowUps.followUpDate}, ${leadFollowUps.notes},
+        ${leadFollowUps.status}, ${leadFollowUps.createdBy}, ${leadFollowUps.createdAt}, ${leadFollowUps.updatedAt}, locked.was
+    ), ${leadActivityAfter(ctx, 'updated', {
+      action: sql`case when updated.was -> 'status' is distinct from to_jsonb(updated.status)
+        then 'follow_up_status_changed' else 'follow_up_updated' end`,
+      changes: sql`jsonb_build_object('follow_up_id', jsonb_build_object('from', updated.id, 'to', updated.id))
+        || ${changedFieldsSql(sql`updated.was`, auditableSql('updated'))}`,
+    })}
+    select id, lead_id, follow_up_date, notes, status, created_by, created_at, updated_at from updated`);
+  const updated = result.rows[0];
+  if (!updated) throw new NotFound('Follow-up', id);
+  return presentFollowUp(followUpFromWire(updated));
 }
 
 export async function deleteFollowUp(ctx: TenantContext, id: number) {
-  // The delete is its own check: a follow-up of another organization, or of a deleted lead, deletes nothing.
-  const [followUp] = await ctx.db
-    .delete(leadFollowUps)
-    .where(
-      tenantWhere(
-        ctx,
-        leadFollowUps,
-        eq(leadFollowUps.id, id),
-        exists(
-          ctx.db
-            .select({ id: leads.id })
-            .from(leads)
-            .where(and(eq(leads.id, leadFollowUps.leadId), isNull(leads.deletedAt))),
-        ),
-      ),
-    )
-    .returning(followUpFields);
-  if (!followUp) throw new NotFound('Follow-up', id);
-  const removed = { follow_up_id: id, ...auditable(followUp) };
-  const changes = Object.fromEntries(
-    Object.entries(removed).map(([field, value]) => [field, { from: value, to: null }]),
-  );
-  await recordFeed(ctx, [{ modelType: 'lead', modelId: followUp.leadId, action: 'follow_up_deleted', changes }]);
+  // One statement: the delete is its own check (a follow-up of another organization, or of a
+  // deleted lead, deletes nothing and records nothing), and its feed entry follows it.
+  const result = await ctx.db.execute<{ id: string }>(sql`
+    with deleted as (
+      delete from ${leadFollowUps}
+      where ${tenantWhere(ctx, leadFollowUps, eq(leadFollowUps.id, id), ofLiveLead())}
+      returning id, lead_id, follow_up_date, notes, status
+    ), feed as (${feedEntriesFrom(ctx, {
+      from: sql`deleted`,
+      modelType: 'lead',
+      modelId: sql`deleted.lead_id`,
+      action: 'follow_up_deleted',
+      changes: changesSql({
+        follow_up_id: { from: sql`deleted.id` },
+        follow_up_date: { from: isoTimestampSql(sql`deleted.follow_up_date`) },
+        notes: { from: sql`deleted.notes` },
+        status: { from: sql`deleted.status` },
+      }),
+    })})
+    select id from deleted`);
+  if (!result.rows[0]) throw new NotFound('Follow-up', id);
   return { id };
 }
 

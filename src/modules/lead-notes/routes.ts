@@ -53,6 +53,8 @@ leadNoteRoutes.openapi(
     summary: 'Change a note’s title or text (feed entry note_updated)',
     description: "Changes a note's title or text; only the fields sent change. Writes a `note_updated` feed entry.",
     auth: 'bearer',
+    // One statement (the row locked as it was, the update, the lead's activity and the feed entry) that stands alone: no BEGIN/COMMIT.
+    transaction: false,
     request: { params: idParam(), body: jsonBody(UpdateNoteBody) },
     responses: { 200: envelope(NoteSchema, 'Note updated') },
   }),
@@ -68,6 +70,8 @@ leadNoteRoutes.openapi(
     summary: 'Delete a note (feed entry note_deleted)',
     description: 'Deletes a note for good. Writes a `note_deleted` feed entry.',
     auth: 'bearer',
+    // One statement (the delete and its feed entry) that stands alone: no BEGIN/COMMIT.
+    transaction: false,
     request: { params: idParam() },
     responses: { 200: envelope(DeletedId, 'Note deleted') },
   }),

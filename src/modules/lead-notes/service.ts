@@ -10,8 +10,8 @@ import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { NotFound } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
-import { diffFields, recordFeed } from '../feed';
-import { leadActivityAfter, recordLeadActivity, requireLead } from '../leads';
+import { changedFieldsSql, changesSql, type FeedFields, feedEntriesFrom, fieldValuesSql } from '../feed';
+import { leadActivityAfter, requireLead } from '../leads';
 import { noteListFilters, type AddNoteInput, type UpdateNoteInput } from './schemas';
 
 type NoteRow = typeof leadNotes.$inferSelect;
@@ -38,15 +38,27 @@ const noteFields = {
   updatedAt: leadNotes.updatedAt,
 };
 
-/** A note of a live lead of the organization, else 404. */
-async function findNote(ctx: TenantContext, id: number) {
-  const [row] = await ctx.db
-    .select(noteFields)
-    .from(leadNotes)
-    .innerJoin(leads, and(eq(leads.id, leadNotes.leadId), isNull(leads.deletedAt)))
-    .where(tenantWhere(ctx, leadNotes, eq(leadNotes.id, id)));
-  if (!row) throw new NotFound('Note', id);
-  return row;
+/** A note as a statement of ours returns it (`returning id, lead_id, …`). */
+interface NoteWire extends Record<string, unknown> {
+  id: string | number;
+  lead_id: string | number;
+  title: string;
+  note: string | null;
+  created_by: string | number | null;
+  created_at: string | Date;
+  updated_at: string | Date;
+}
+
+function noteFromWire(row: NoteWire): Omit<NoteRow, 'organizationId'> {
+  return {
+    id: Number(row.id),
+    leadId: Number(row.lead_id),
+    title: row.title,
+    note: row.note,
+    createdBy: row.created_by === null ? null : Number(row.created_by),
+    createdAt: new Date(row.created_at),
+    updatedAt: new Date(row.updated_at),
+  };
 }
 
 /** A live lead of the organization, as the condition of a write on its notes. */
@@ -62,15 +74,7 @@ function ofLiveLead(ctx: TenantContext) {
 export async function addNote(ctx: TenantContext, input: AddNoteInput) {
   // One statement: the lead's check is the insert's own (no row is inserted, and none comes back,
   // for a lead that is not a live lead of the organization), and the lead's activity follows it.
-  const result = await ctx.db.execute<{
-    id: string | number;
-    lead_id: string | number;
-    title: string;
-    note: string | null;
-    created_by: string | number | null;
-    created_at: string | Date;
-    updated_at: string | Date;
-  }>(sql`
+  const result = await ctx.db.execute<NoteWire>(sql`
     with inserted as (
       insert into ${leadNotes} (organization_id, lead_id, title, note, created_by)
       select ${ctx.orgId}::bigint, ${leads.id}, ${input.title}::text, ${input.note ?? null}::text, ${ctx.userId}::bigint
@@ -85,50 +89,61 @@ export async function addNote(ctx: TenantContext, input: AddNoteInput) {
     select * from inserted`);
   const inserted = result.rows[0];
   if (!inserted) throw new NotFound('Lead', input.lead_id);
-  return presentNote({
-    id: Number(inserted.id),
-    leadId: Number(inserted.lead_id),
-    title: inserted.title,
-    note: inserted.note,
-    createdBy: inserted.created_by === null ? null : Number(inserted.created_by),
-    createdAt: new Date(inserted.created_at),
-    updatedAt: new Date(inserted.updated_at),
-  });
+  return presentNote(noteFromWire(inserted));
 }
 
+/** What a note's `note_updated` entry compares. */
+const NOTE_FIELDS: FeedFields = [
+  ['title', leadNotes.title],
+  ['note', leadNotes.note],
+];
+
 export async function updateNote(ctx: TenantContext, id: number, input: UpdateNoteInput) {
-  const before = await findNote(ctx, id);
-  const [row] = await ctx.db
-    .update(leadNotes)
-    .set({
-      ...(input.title !== undefined ? { title: input.title } : {}),
-      ...(input.note !== undefined ? { note: input.note } : {}),
-      updatedAt: sql`now()`,
-    })
-    .where(tenantWhere(ctx, leadNotes, eq(leadNotes.id, id)))
-    .returning(noteFields);
-  const changes = diffFields({ title: before.title, note: before.note }, { title: row.title, note: row.note });
-  await recordLeadActivity(ctx, [
-    { modelId: row.leadId, action: 'note_updated', changes: { note_id: { from: id, to: id }, ...changes } },
-  ]);
-  return presentNote(row);
+  // One statement: the note (of a live lead of the organization, else 404) locked and read as it
+  // was, the update, the lead's activity and the feed entry of what changed.
+  const sets = [
+    input.title !== undefined ? sql`title = ${input.title}::text` : undefined,
+    input.note !== undefined ? sql`note = ${input.note}::text` : undefined,
+    sql`updated_at = now()`,
+  ].filter((set) => set !== undefined);
+  const result = await ctx.db.execute<NoteWire>(sql`
+    with locked as (
+      select ${leadNotes.id} as id, ${fieldValuesSql('lead_notes', NOTE_FIELDS)} as was from ${leadNotes}
+      where ${tenantWhere(ctx, leadNotes, eq(leadNotes.id, id), ofLiveLead(ctx))}
+      for no key update
+    ), updated as (
+      update ${leadNotes} set ${sql.join(sets, sql`, `)}
+      from locked where ${leadNotes.id} = locked.id
+      returning ${leadNotes.id}, ${leadNotes.leadId}, ${leadNotes.title}, ${leadNotes.note}, ${leadNotes.createdBy},
+        ${leadNotes.createdAt}, ${leadNotes.updatedAt}, locked.was
+    ), ${leadActivityAfter(ctx, 'updated', {
+      action: 'note_updated',
+      changes: sql`jsonb_build_object('note_id', jsonb_build_object('from', updated.id, 'to', updated.id))
+        || ${changedFieldsSql(sql`updated.was`, fieldValuesSql('updated', NOTE_FIELDS))}`,
+    })}
+    select id, lead_id, title, note, created_by, created_at, updated_at from updated`);
+  const updated = result.rows[0];
+  if (!updated) throw new NotFound('Note', id);
+  return presentNote(noteFromWire(updated));
 }
 
 export async function deleteNote(ctx: TenantContext, id: number) {
-  // The delete is its own check: a note of another organization, or of a deleted lead, deletes nothing.
-  const [note] = await ctx.db
-    .delete(leadNotes)
-    .where(tenantWhere(ctx, leadNotes, eq(leadNotes.id, id), ofLiveLead(ctx)))
-    .returning(noteFields);
-  if (!note) throw new NotFound('Note', id);
-  await recordFeed(ctx, [
-    {
+  // One statement: the delete is its own check (a note of another organization, or of a deleted
+  // lead, deletes nothing and records nothing), and its feed entry follows it.
+  const result = await ctx.db.execute<{ id: string }>(sql`
+    with deleted as (
+      delete from ${leadNotes}
+      where ${tenantWhere(ctx, leadNotes, eq(leadNotes.id, id), ofLiveLead(ctx))}
+      returning id, lead_id, title
+    ), feed as (${feedEntriesFrom(ctx, {
+      from: sql`deleted`,
       modelType: 'lead',
-      modelId: note.leadId,
+      modelId: sql`deleted.lead_id`,
       action: 'note_deleted',
-      changes: { note_id: { from: id, to: null }, title: { from: note.title, to: null } },
-    },
-  ]);
+      changes: changesSql({ note_id: { from: sql`deleted.id` }, title: { from: sql`deleted.title` } }),
+    })})
+    select id from deleted`);
+  if (!result.rows[0]) throw new NotFound('Note', id);
   return { id };
 }
 

@@ -6,7 +6,7 @@ import { and, eq, inArray, isNull, type SQL, sql } from 'drizzle-orm';
 import { leads } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { NotFound } from '../../core/errors';
-import { feedEntriesFrom, feedEntriesOf, type FeedEntryInput } from '../feed';
+import { feedEntriesFrom } from '../feed';
 
 export async function requireLead(ctx: Pick<TenantContext, 'db' | 'orgId'>, leadId: number): Promise<{ id: number }> {
   const [lead] = await ctx.db
@@ -39,36 +39,15 @@ export function touchLeadActivityCte(ctx: Pick<TenantContext, 'orgId'>, leadIds:
 }
 
 /**
- * Sales activity with its feed entries on the leads, in one statement: the leads' `last_activity_at`
- * moves forward (as `touchLeadActivity`) in a CTE ahead of the entries' insert, one round trip
- * instead of two.
- */
-export async function recordLeadActivity(
-  ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId' | 'apiKeyId'>,
-  entries: Omit<FeedEntryInput, 'modelType'>[],
-): Promise<void> {
-  if (entries.length === 0) return;
-  const leadIds = [...new Set(entries.map((entry) => entry.modelId))];
-  await ctx.db.execute(sql`with touched as (
-      update ${leads} set last_activity_at = now()
-      where ${tenantWhere(ctx, leads, and(inArray(leads.id, leadIds), isNull(leads.deletedAt)))}
-    )
-    ${feedEntriesOf(
-      ctx,
-      entries.map((entry) => ({ ...entry, modelType: 'lead' })),
-    )}`);
-}
-
-/**
- * `recordLeadActivity` inside the statement of the write it follows, so that the two cost one round
- * trip: after a data-modifying CTE named `from` that returns the lead's `lead_id` (and whatever
+ * Sales activity with its feed entry on the lead, inside the statement of the write it follows, so
+ * that the two cost one round trip: after a data-modifying CTE named `from` that returns the lead's `lead_id` (and whatever
  * `changes` reads of it), CTEs that move those leads' `last_activity_at` and write one lead feed
  * entry per returned row. When the write returned no row, nothing is touched or recorded.
  */
 export function leadActivityAfter(
   ctx: Pick<TenantContext, 'orgId' | 'userId' | 'apiKeyId'>,
   from: string,
-  entry: { action: string; changes: SQL },
+  entry: { action: string | SQL; changes: SQL },
 ): SQL {
   const source = sql`${sql.identifier(from)}`;
   return sql`touched_leads as (

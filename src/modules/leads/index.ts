@@ -2,7 +2,7 @@
  * The leads module's public surface: what other modules, the jobs and the app may import from it.
  * Everything else in this folder is private to it (scripts/check-module-imports.mjs refuses deep imports).
  */
-export { leadActivityAfter, recordLeadActivity, requireLead, touchLeadActivity, touchLeadActivityCte } from './access';
+export { leadActivityAfter, requireLead, touchLeadActivity, touchLeadActivityCte } from './access';
 export { duplicateLead, emailKey, liveLeadsHoldingSql } from './dedupe';
 export {
   customFieldsInput,
