@@ -11,7 +11,15 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@neondatabase/serverless';
 import { drizzle } from 'drizzle-orm/neon-serverless';
-import { APP_ROLE, observeStatements, openRequestDatabase, scopeSession, type DatabaseHandle } from '../src/db/client';
+import {
+  APP_ROLE,
+  commitWithNextStatement,
+  committedWithLastStatement,
+  observeStatements,
+  openRequestDatabase,
+  scopeSession,
+  type DatabaseHandle,
+} from '../src/db/client';
 import { readConfig } from '../src/env';
 import { call, signupOrganization, uniqueEmail, type SignedUp } from './helpers/api';
 
@@ -377,5 +385,147 @@ describe('a transaction on a request connection', () => {
       stopAfter();
     }
     expect(after.every((entry) => entry.roundTrip)).toBe(true);
+  });
+});
+
+describe('a transaction that commits with its last statement (commitWithNextStatement)', () => {
+  function recorded(): { sent: { text: string; roundTrip: boolean }[]; stop: () => void } {
+    const sent: { text: string; roundTrip: boolean }[] = [];
+    const stop = observeStatements((text, _connection, _first, _values, roundTrip = true) => {
+      sent.push({ text: text.trim().split(/\s+/)[0].toLowerCase(), roundTrip });
+    });
+    return { sent, stop };
+  }
+  const modelIds = () => 910_000_000 + Math.floor(Math.random() * 1_000_000);
+  const insert = (db: Pick<DatabaseHandle['db'], 'execute'>, modelId: number, action: string) =>
+    db.execute(
+      sql`insert into feed_entries (organization_id, model_type, model_id, action) values (${first.orgId}, 'lead', ${modelId}, ${action})`,
+    );
+  /** The marker's rows as another connection sees them: committed ones only. */
+  const committed = async (modelId: number) => {
+    const observer = connection();
+    await scopeSession(observer.db, first.orgId);
+    const result = await observer.db.execute<{ action: string }>(
+      sql`select action from feed_entries where organization_id = ${first.orgId} and model_id = ${modelId} order by id`,
+    );
+    return result.rows.map((row) => row.action);
+  };
+
+  it('commits with that statement, in its round trip: the writes are visible elsewhere at once, and the COMMIT after it is not sent', async () => {
+    const handle = connection();
+    await scopeSession(handle.db, first.orgId);
+    const modelId = modelIds();
+    const { sent, stop } = recorded();
+    let seenInside: string[] = [];
+    try {
+      await handle.db.transaction(async (tx) => {
+        await insert(tx, modelId, 'created');
+        commitWithNextStatement(handle.db);
+        await insert(tx, modelId, 'updated');
+        // Before drizzle's COMMIT: another connection already sees both rows.
+        seenInside = await committed(modelId);
+      });
+    } finally {
+      stop();
+    }
+    expect(seenInside).toEqual(['created', 'updated']);
+    expect(committedWithLastStatement(handle.db)).toBe(true);
+    const own = sent.filter((entry) => ['begin', 'insert', 'commit'].includes(entry.text)).slice(0, 4);
+    expect(own).toEqual([
+      { text: 'begin', roundTrip: false },
+      { text: 'insert', roundTrip: true },
+      { text: 'insert', roundTrip: true },
+      { text: 'commit', roundTrip: false },
+    ]);
+    // The connection goes on outside any transaction.
+    const one = await handle.db.execute<{ id: string }>(sql`select txid_current()::text as id`);
+    const two = await handle.db.execute<{ id: string }>(sql`select txid_current()::text as id`);
+    expect(one.rows[0].id).not.toBe(two.rows[0].id);
+  });
+
+  it('makes a transaction of one statement a single round trip, its BEGIN ahead of it and its COMMIT after it', async () => {
+    const handle = connection();
+    await scopeSession(handle.db, first.orgId);
+    const modelId = modelIds();
+    const { sent, stop } = recorded();
+    try {
+      await handle.db.transaction(async (tx) => {
+        commitWithNextStatement(handle.db);
+        await insert(tx, modelId, 'created');
+      });
+    } finally {
+      stop();
+    }
+    expect(sent.map((entry) => entry.roundTrip)).toEqual([false, true, false]);
+    expect(await committed(modelId)).toEqual(['created']);
+  });
+
+  it('commits nothing when that statement fails: the COMMIT is skipped with it and the earlier writes roll back', async () => {
+    const handle = connection();
+    await scopeSession(handle.db, first.orgId);
+    const modelId = modelIds();
+    await expect(
+      handle.db.transaction(async (tx) => {
+        await insert(tx, modelId, 'created');
+        commitWithNextStatement(handle.db);
+        await tx.execute(sql`select 1 / 0`);
+      }),
+    ).rejects.toThrow();
+    expect(committedWithLastStatement(handle.db)).toBe(false);
+    expect(await committed(modelId)).toEqual([]);
+    // The connection goes on, still scoped.
+    expect(await sessionOf(handle)).toEqual({ role: APP_ROLE, org: String(first.orgId) });
+  });
+
+  it('refuses a statement after it (it would run outside the transaction); the committed writes stand', async () => {
+    const handle = connection();
+    await scopeSession(handle.db, first.orgId);
+    const modelId = modelIds();
+    const refused = await handle.db
+      .transaction(async (tx) => {
+        commitWithNextStatement(handle.db);
+        await insert(tx, modelId, 'created');
+        await insert(tx, modelId, 'updated');
+      })
+      .then(
+        () => undefined,
+        (error: Error & { cause?: Error }) => error.cause?.message ?? error.message,
+      );
+    expect(refused).toMatch(/a statement after the transaction committed with its last statement: insert into/);
+    expect(await committed(modelId)).toEqual(['created']);
+    expect(committedWithLastStatement(handle.db)).toBe(true);
+    // The ROLLBACK drizzle sent after the refusal was dropped; the connection goes on.
+    expect(await sessionOf(handle)).toEqual({ role: APP_ROLE, org: String(first.orgId) });
+  });
+
+  it('does nothing inside a savepoint: the savepoint and the transaction end as usual', async () => {
+    const handle = connection();
+    await scopeSession(handle.db, first.orgId);
+    const modelId = modelIds();
+    const { sent, stop } = recorded();
+    try {
+      await handle.db.transaction(async (tx) => {
+        await tx.transaction(async (savepoint) => {
+          commitWithNextStatement(handle.db);
+          await insert(savepoint, modelId, 'created');
+        });
+        await insert(tx, modelId, 'updated');
+      });
+    } finally {
+      stop();
+    }
+    expect(sent.at(-1)).toEqual({ text: 'commit', roundTrip: true });
+    expect(committedWithLastStatement(handle.db)).toBe(false);
+    expect(await committed(modelId)).toEqual(['created', 'updated']);
+  });
+
+  it('does nothing outside a transaction', async () => {
+    const handle = connection();
+    await scopeSession(handle.db, first.orgId);
+    const modelId = modelIds();
+    commitWithNextStatement(handle.db);
+    await insert(handle.db, modelId, 'created');
+    await insert(handle.db, modelId, 'updated');
+    expect(await committed(modelId)).toEqual(['created', 'updated']);
   });
 });

@@ -13,7 +13,14 @@
  */
 import type { Context, MiddlewareHandler, Next } from 'hono';
 import type { SQL } from 'drizzle-orm';
-import { openRequestDatabase, scopeSession, type DatabaseHandle, type OrganizationLookup } from '../db/client';
+import {
+  commitWithNextStatement,
+  committedWithLastStatement,
+  openRequestDatabase,
+  scopeSession,
+  type DatabaseHandle,
+  type OrganizationLookup,
+} from '../db/client';
 import type { TenantContext } from '../db/tenant';
 import { readConfig } from '../env';
 import type { AppEnv } from './context';
@@ -116,7 +123,9 @@ export async function runAsTenant<Checked>(
   }
   try {
     await db.transaction(async (tx) => {
-      c.set('tenant', { db: tx, orgId, ...caller, effects });
+      // With an Idempotency-Key the stored response is the transaction's last statement.
+      const commitWithNext = idempotent ? undefined : () => commitWithNextStatement(db);
+      c.set('tenant', { db: tx, orgId, ...caller, effects, commitWithNext });
       const replay = await idempotent?.replayOrLock(tx, c);
       if (replay) {
         c.res = replay;
@@ -129,6 +138,8 @@ export async function runAsTenant<Checked>(
     });
     outcome = 'committed';
   } catch (error) {
+    // A handler that failed after its last statement had committed (commitWithNext): its writes stand.
+    if (committedWithLastStatement(db)) outcome = 'committed';
     if (!(error instanceof RollbackAfterHandlerError)) throw error;
   } finally {
     // After the response: the effects of the outcome (queue sends after commit, R2 clean-up after rollback).
@@ -161,12 +172,13 @@ async function scopedTransaction<Checked>(
       const scoped = await scopeSession<{ caller: Checked | null }>(tx, organization, callerCheck);
       const caller = resolveCaller(scoped.caller);
       const orgId = typeof organization === 'number' ? organization : Number(scoped.scope);
-      c.set('tenant', { db: tx, orgId, ...caller, effects });
+      c.set('tenant', { db: tx, orgId, ...caller, effects, commitWithNext: () => commitWithNextStatement(db) });
       await next();
       if (c.error) throw new RollbackAfterHandlerError();
     });
     outcome = 'committed';
   } catch (error) {
+    if (committedWithLastStatement(db)) outcome = 'committed';
     if (!(error instanceof RollbackAfterHandlerError)) throw error;
   } finally {
     c.var.holdDatabaseUntil(effects.settle(outcome, { db, env: c.env }));

@@ -118,6 +118,97 @@ function holdControl(
   return { act: 'send', leading: [...held] };
 }
 
+/**
+ * A request transaction's COMMIT sent with its last statement (`commitWithNextStatement`), under
+ * that statement's Sync (scoped-statements.ts `trailing`): the transaction costs one round trip
+ * less. Asked for (`arm`) only at the transaction's top level, never inside a savepoint. Once the
+ * statement has answered, the transaction is over: the COMMIT or ROLLBACK that drizzle sends at
+ * its end (and a savepoint's RELEASE or rollback before it) is dropped, and any other statement
+ * before that end is refused, since it would run outside the transaction. If the statement fails,
+ * the COMMIT was skipped with it and the transaction ends as any failed one does.
+ */
+class CommitAhead {
+  private state: 'off' | 'armed' | 'sending' | 'committed' = 'off';
+  private inTransaction = false;
+  private savepoints = 0;
+  /** The last transaction ended by committing with its last statement. */
+  committedLast = false;
+
+  arm(): void {
+    if (this.inTransaction && this.savepoints === 0 && this.state === 'off') this.state = 'armed';
+  }
+
+  /** Follows the transaction's control statements, sent or held (its depth decides `arm`). */
+  track(text: string): void {
+    if (BEGIN.test(text)) {
+      this.inTransaction = true;
+      this.savepoints = 0;
+      this.committedLast = false;
+    } else if (SAVEPOINT.test(text)) this.savepoints++;
+    else if (RELEASE.test(text) || ROLLBACK_TO.test(text)) this.savepoints = Math.max(0, this.savepoints - 1);
+    else if (END_OF_TRANSACTION.test(text)) {
+      this.inTransaction = false;
+      this.savepoints = 0;
+      // Asked for and never used (no statement followed): the COMMIT goes as usual.
+      if (this.state === 'armed') this.state = 'off';
+    }
+  }
+
+  /** The statements to send after `text`: the COMMIT, when it was asked for and `text` is a statement of the transaction. */
+  trailing(text: string): string[] {
+    if (this.state !== 'armed' || !this.inTransaction || END_OF_TRANSACTION.test(text)) return [];
+    if (BEGIN.test(text) || SAVEPOINT.test(text) || RELEASE.test(text) || ROLLBACK_TO.test(text)) return [];
+    this.state = 'sending';
+    return ['commit'];
+  }
+
+  sent<T>(answer: Promise<T>): Promise<T> {
+    return answer.then(
+      (result) => {
+        this.state = 'committed';
+        this.committedLast = true;
+        return result;
+      },
+      (error) => {
+        this.state = 'off';
+        throw error;
+      },
+    );
+  }
+
+  /**
+   * True for a statement of transaction control after the transaction committed with its last
+   * statement (dropped: nothing is open to end); throws for any other statement.
+   */
+  afterCommit(text: string): boolean {
+    if (this.state !== 'committed') return false;
+    if (END_OF_TRANSACTION.test(text) || RELEASE.test(text) || ROLLBACK_TO.test(text)) {
+      if (END_OF_TRANSACTION.test(text)) this.state = 'off';
+      return true;
+    }
+    throw new Error(`a statement after the transaction committed with its last statement: ${text.slice(0, 80)}`);
+  }
+}
+
+const commitAheadOf = new WeakMap<object, CommitAhead>();
+
+/**
+ * Asks the request connection behind `db` to send its open transaction's COMMIT with the next
+ * statement, in that statement's round trip. Call it right before a transaction's last statement,
+ * at its top level; after that statement answers, the transaction is committed, and the code that
+ * follows must send nothing more in it (a statement would be refused). Does nothing on a pool's
+ * connection, outside a transaction, or inside a savepoint. Routes reach it as the tenant
+ * context's `commitWithNext` (core/database.ts), which is absent where more statements follow.
+ */
+export function commitWithNextStatement(db: Database): void {
+  commitAheadOf.get(db)?.arm();
+}
+
+/** Whether the last transaction on `db`'s request connection committed with its last statement. */
+export function committedWithLastStatement(db: Database): boolean {
+  return commitAheadOf.get(db)?.committedLast === true;
+}
+
 /** What drizzle gets for a statement that was held back or not sent: it reads nothing of it. */
 function unsentResult(command: string) {
   return { command, rowCount: null, oid: 0, rows: [], fields: [] };
@@ -153,23 +244,32 @@ export function openRequestDatabase(config: Pick<Config, 'DATABASE_URL' | 'DB_WS
   // A transaction's BEGIN and its savepoints' SAVEPOINT and RELEASE, held back until the next
   // statement carries them (scoped-statements.ts): none of them costs a round trip of its own.
   let held: string[] = [];
+  const commitAhead = new CommitAhead();
   Object.assign(client, {
     query: (query: unknown, values?: unknown) => {
       const text = statementText(query);
       const first = sent++ === 0;
-      const control = holdControl(held, text);
+      const after = commitAhead.afterCommit(text);
+      const control: ReturnType<typeof holdControl> = after ? { act: 'drop', keep: [] } : holdControl(held, text);
       const roundTrip = control.act === 'send';
       for (const listener of statementListeners) listener(text, connection, first, values, roundTrip);
       if (control.act !== 'send') {
         held = control.act === 'hold' ? [...held, text] : control.keep;
+        commitAhead.track(text);
         return Promise.resolve(unsentResult(text.trim().split(/\s+/)[0].toUpperCase()));
       }
       held = [];
+      commitAhead.track(text);
+      const trailing = commitAhead.trailing(text);
       connecting ??= client.connect();
-      return connecting.then(() => sendScoped(send, query, values, holder, APP_ROLE, control.leading));
+      const answer = connecting.then(() =>
+        sendScoped(send, query, values, holder, APP_ROLE, control.leading, trailing),
+      );
+      return trailing.length ? commitAhead.sent(answer) : answer;
     },
   });
   const db = drizzle({ client, casing: 'snake_case' });
+  commitAheadOf.set(db, commitAhead);
   return {
     db,
     close: async () => {

@@ -26,6 +26,12 @@
  * savepoint's SAVEPOINT and RELEASE ride the same way, in the order they were asked for: a
  * statement that fails after its SAVEPOINT leaves the savepoint to roll back to, as if the
  * SAVEPOINT had gone alone.
+ *
+ * A transaction's COMMIT can ride the other way (`trailing`): written after its last statement's
+ * Execute, under the same Sync (client.ts `commitWithNextStatement`). If the statement fails the
+ * server skips everything up to the Sync, the COMMIT with it, and the transaction stays open and
+ * aborted for the ROLLBACK that follows, as if the COMMIT had never been asked for; if the COMMIT
+ * itself fails, the statement's promise rejects with its error.
  */
 import type { Client } from '@neondatabase/serverless';
 
@@ -67,6 +73,8 @@ interface DriverQuery {
   handleDataRow(message: unknown): void;
   handleCommandComplete(message: unknown, connection: ProtocolWriter): void;
   handleReadyForQuery(connection: ProtocolWriter): void;
+  _getRows(connection: ProtocolWriter & { sync(): void }, rows: number | undefined): void;
+  portal?: string;
 }
 type DriverQueryClass = new (config: unknown, values?: unknown) => DriverQuery;
 
@@ -106,6 +114,8 @@ function scopedQueryClass(Base: DriverQueryClass) {
     private led = false;
     /** Completions still to swallow before this statement's own: the held statements', the scope statement's. */
     private swallowing = 0;
+    /** This statement's own completion has come: the completions after it are the trailing statements'. */
+    private completed = false;
 
     constructor(
       config: unknown,
@@ -116,13 +126,15 @@ function scopedQueryClass(Base: DriverQueryClass) {
       private readonly scoping: boolean,
       /** Transaction control held back for this statement to send ahead of itself, in order. */
       private readonly leading: readonly string[],
+      /** Transaction control to send after this statement, under its Sync: the COMMIT of `commitWithNextStatement`. */
+      private readonly trailing: readonly string[],
     ) {
       super(config, values);
     }
 
     override requiresPreparation(): boolean {
       // The statements ahead of this one share its Sync only in the extended protocol.
-      return this.carried !== undefined || this.led || super.requiresPreparation();
+      return this.carried !== undefined || this.led || this.trailing.length > 0 || super.requiresPreparation();
     }
 
     override submit(connection: ProtocolWriter): Error | undefined {
@@ -151,8 +163,21 @@ function scopedQueryClass(Base: DriverQueryClass) {
       return super.submit(connection);
     }
 
+    override _getRows(connection: ProtocolWriter & { sync(): void }, rows: number | undefined): void {
+      // The trailing statements go after this one's Execute and before its Sync: if this one
+      // fails, the server skips them (up to the Sync), so a COMMIT never follows a failure.
+      if (this.trailing.length === 0 || rows) return super._getRows(connection, rows);
+      connection.execute({ portal: this.portal ?? '', rows });
+      for (const trailing of this.trailing) {
+        connection.parse({ text: trailing, name: '', types: [] });
+        connection.bind({ portal: '', statement: '', values: [] });
+        connection.execute({ portal: '', rows: 0 });
+      }
+      connection.sync();
+    }
+
     override handleDataRow(message: unknown): void {
-      if (this.swallowing === 0) super.handleDataRow(message);
+      if (this.swallowing === 0 && !this.completed) super.handleDataRow(message);
     }
 
     override handleCommandComplete(message: unknown, connection: ProtocolWriter): void {
@@ -160,6 +185,9 @@ function scopedQueryClass(Base: DriverQueryClass) {
         this.swallowing--;
         return;
       }
+      // A trailing statement's completion (its COMMIT): the statement's result is whole already.
+      if (this.completed) return;
+      this.completed = true;
       super.handleCommandComplete(message, connection);
     }
 
@@ -191,10 +219,11 @@ export function sendScoped(
   holder: ScopeHolder,
   role: string,
   leading: readonly string[] = [],
+  trailing: readonly string[] = [],
 ): Promise<unknown> {
   if (!scopedClass) throw new Error('prepareScopedStatements(client) must run before the first statement');
   const text = typeof query === 'string' ? query : String((query as { text?: unknown } | null)?.text ?? '');
-  const statement = new scopedClass(query, values, holder, role, isScopingStatement(text), leading);
+  const statement = new scopedClass(query, values, holder, role, isScopingStatement(text), leading, trailing);
   return new Promise((resolve, reject) => {
     statement.callback = (error, result) => (error ? reject(error) : resolve(result));
     send(statement);

@@ -83,6 +83,15 @@ export interface TenantContext {
   tokenExpiresAt?: Date;
   /** Effects to run after this transaction commits or rolls back (set for API requests, and for jobs' writes run in withTenantEffects). */
   effects?: TransactionEffects;
+  /**
+   * Commits the request's transaction with the next statement, in its round trip (db/client.ts
+   * `commitWithNextStatement`): call it right before the handler's last statement, when nothing
+   * the handler does after that statement could fail. Set only where `db` is a request's own
+   * transaction and nothing follows the handler in it (not with an Idempotency-Key, whose stored
+   * response commits with the writes); elsewhere it is absent, and a service calls it as
+   * `ctx.commitWithNext?.()`.
+   */
+  commitWithNext?: () => void;
 }
 
 /** The actor and the write credit derived from it, so the two never disagree. */

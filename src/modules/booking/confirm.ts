@@ -136,6 +136,9 @@ export async function confirmBooking(
       )`
     : sql``;
   type Written = { ok: boolean; meeting_id: string | null; lead_id: string | null; webhook_ids: number[] };
+  // The request's last statement: its COMMIT goes with it. A slot taken meanwhile writes nothing
+  // (every write here waits on `free`), so the 409 that follows has nothing to undo.
+  ctx.commitWithNext?.();
   const result = await ctx.db.execute<
     Written & { calendar_write_id: string | null; calendar_outbox_id: string | null }
   >(sql`

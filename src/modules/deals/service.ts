@@ -141,6 +141,8 @@ export async function addDeal(ctx: TenantContext, input: AddDealInput, now: Date
   });
   const outcome = outcomeOf(target);
   const at = now.toISOString();
+  // The write is the request's last statement: its COMMIT goes with it.
+  ctx.commitWithNext?.();
   const result = await writingToTarget(target, () =>
     writtenDeal(ctx, now, {
       write: sql`insert into ${deals} (organization_id, lead_id, pipeline_id, stage_id, title, value, expected_close_date,
@@ -279,6 +281,7 @@ export async function updateDeal(ctx: TenantContext, id: number, input: UpdateDe
     .set({ ...set, updatedAt: now })
     .where(tenantWhere(ctx, deals, eq(deals.id, id)))
     .returning();
+  ctx.commitWithNext?.();
   const result = await writingToTarget(target, () =>
     writtenDeal(ctx, now, {
       write: update.getSQL(),

@@ -140,7 +140,8 @@ export async function addMeeting(ctx: TenantContext, input: AddMeetingInput) {
     })
     .returning();
   // Written into the rep's connected calendar after the commit, as a booked meeting is; the lead's
-  // activity moves in the same statement.
+  // activity moves in the same statement, the request's last: its COMMIT goes with it.
+  ctx.commitWithNext?.();
   await enqueueMeetingEvent(ctx, { id: row.id, userId: row.userId }, touchLeadActivityCte(ctx, leadIdsOf(row)));
   return presentMeeting(row);
 }

@@ -99,6 +99,8 @@ export async function addPipeline(ctx: TenantContext, input: AddPipelineInput) {
       }
     )
     select id from p`);
+  // The answer's read is the request's last statement: its COMMIT goes with it.
+  ctx.commitWithNext?.();
   return readPipeline(ctx, Number(result.rows[0].id));
 }
 
@@ -191,6 +193,7 @@ export async function updatePipeline(ctx: TenantContext, id: number, input: Upda
     .where(tenantWhere(ctx, pipelines, eq(pipelines.id, id)))
     .returning({ id: pipelines.id });
   if (updated.length === 0) throw new NotFound('Pipeline', id);
+  ctx.commitWithNext?.();
   return readPipeline(ctx, id);
 }
 
