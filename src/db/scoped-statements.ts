@@ -166,7 +166,10 @@ function scopedQueryClass(Base: DriverQueryClass) {
     override _getRows(connection: ProtocolWriter & { sync(): void }, rows: number | undefined): void {
       // The trailing statements go after this one's Execute and before its Sync: if this one
       // fails, the server skips them (up to the Sync), so a COMMIT never follows a failure.
-      if (this.trailing.length === 0 || rows) return super._getRows(connection, rows);
+      if (this.trailing.length === 0 || rows) {
+        super._getRows(connection, rows);
+        return;
+      }
       connection.execute({ portal: this.portal ?? '', rows });
       for (const trailing of this.trailing) {
         connection.parse({ text: trailing, name: '', types: [] });
