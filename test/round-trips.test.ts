@@ -133,18 +133,18 @@ describe('statements per request (connection start-up not included)', () => {
     expect(statements.some((text) => /idempotency/i.test(text))).toBe(false);
   });
 
-  it('POST /api/lead/update/:id with a company name takes at most 6 round trips: scope, the company made or found and locked (BEGIN with it), the lead read and locked, the update, the feed entry with the scoring job, COMMIT', async () => {
+  it('POST /api/lead/update/:id with a company name takes at most 5 round trips: scope, the company made or found and locked (BEGIN with it), the lead read and locked, the update, the feed entry with the scoring job (COMMIT with it)', async () => {
     const company = `Moved ${crypto.randomUUID().slice(0, 6)}`;
     const { response, statements, roundTrips } = await statementsOf(() =>
       call('POST', `/api/lead/update/${leadId}`, { token: org.token, body: { company } }),
     );
     expect(response.status, response.text).toBe(200);
     expect(response.body.data.company).toBe(company);
-    expect(roundTrips, statements.join('\n---\n')).toBeLessThanOrEqual(6);
+    expect(roundTrips, statements.join('\n---\n')).toBeLessThanOrEqual(5);
     expect(statements.filter((text) => /"companies"/.test(text))).toHaveLength(1);
   });
 
-  it('POST /api/lead/update/:id with a new email takes at most 7 round trips: scope, the lead read and locked (BEGIN with it), the email locked, its check, the update (its SAVEPOINT with it), the feed entry with the scoring job (the RELEASE with it), COMMIT', async () => {
+  it('POST /api/lead/update/:id with a new email takes at most 6 round trips: scope, the lead read and locked (BEGIN with it), the email locked, its check, the update (its SAVEPOINT with it), the feed entry with the scoring job (the RELEASE ahead of it, the COMMIT after it)', async () => {
     const email = uniqueEmail('moved');
     const { response, statements, roundTrips } = await statementsOf(() =>
       call('POST', `/api/lead/update/${leadId}`, { token: org.token, body: { email } }),
@@ -153,17 +153,17 @@ describe('statements per request (connection start-up not included)', () => {
     expect(response.body.data.email).toBe(email);
     // The update still runs in its savepoint (a concurrent create's key answers the documented 409).
     expect(statements.filter((text) => /^\s*(savepoint|release)\b/i.test(text))).toHaveLength(2);
-    expect(roundTrips, statements.join('\n---\n')).toBeLessThanOrEqual(7);
+    expect(roundTrips, statements.join('\n---\n')).toBeLessThanOrEqual(6);
   });
 
-  it('POST /api/lead/update/:id takes at most 5 round trips: scope, the lead read and locked (BEGIN with it), the update returning the lead, the feed entry with the scoring job, COMMIT', async () => {
+  it('POST /api/lead/update/:id takes at most 4 round trips: scope, the lead read and locked (BEGIN with it), the update returning the lead, the feed entry with the scoring job (COMMIT with it)', async () => {
     const title = `Head of ${crypto.randomUUID().slice(0, 6)}`;
     const { response, statements, roundTrips } = await statementsOf(() =>
       call('POST', `/api/lead/update/${leadId}`, { token: org.token, body: { job_title: title } }),
     );
     expect(response.status, response.text).toBe(200);
     expect(response.body.data.job_title).toBe(title);
-    expect(roundTrips, statements.join('\n---\n')).toBeLessThanOrEqual(5);
+    expect(roundTrips, statements.join('\n---\n')).toBeLessThanOrEqual(4);
     expect(statements.filter((text) => /lead_scoring_jobs/.test(text))).toHaveLength(1);
     expect(statements.filter((text) => /feed_entries/.test(text))).toHaveLength(1);
     // The same value again changes nothing: no feed entry, no rescoring.

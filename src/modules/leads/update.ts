@@ -157,8 +157,14 @@ export async function updateLead(ctx: TenantContext, id: number, input: UpdateLe
   if (!row) throw new NotFound('Lead', id);
   const after = presentLead(row);
   const changes = leadChanges(before, after);
-  if (Object.keys(changes).length > 0) await recordUpdate(ctx, id, changes);
-  if (after.assigned_to !== null && after.assigned_to !== before.assigned_to) {
+  const assigned = after.assigned_to !== null && after.assigned_to !== before.assigned_to;
+  // The request's last statement (the feed entry, or the assignee's notice after it) carries its COMMIT.
+  if (Object.keys(changes).length > 0) {
+    if (!assigned) ctx.commitWithNext?.();
+    await recordUpdate(ctx, id, changes);
+  }
+  if (assigned) {
+    ctx.commitWithNext?.();
     await notifyLeadAssignments(ctx, [
       { userId: after.assigned_to, leadId: id, leadName: `${after.first_name} ${after.last_name}` },
     ]);
