@@ -129,6 +129,8 @@ export async function updateContact(ctx: TenantContext, id: number, input: Updat
       returning: contactFields.selection,
     });
   const email = input.email;
+  // Without a new email the update is the request's last statement: its COMMIT goes with it.
+  if (!email) ctx.commitWithNext?.();
   // A concurrent add takes no email lock and may commit the email after the check: the index
   // refuses this update, answered as the check's 409 naming the holder (writeCheckedKey).
   const [row] = email

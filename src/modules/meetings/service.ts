@@ -175,17 +175,24 @@ export async function updateMeeting(ctx: TenantContext, id: number, input: Updat
     .returning();
   // The lead's activity rides with the first calendar statement below, or goes alone.
   let touch: SQL | undefined = touchLeadActivityCte(ctx, leadIdsOf(row));
+  // The last of the statements below carries the request's COMMIT (ctx.commitWithNext).
+  const newRep = row.userId !== before.userId;
   // A booked meeting's event in the rep's calendar follows it: moved, changed, or deleted when cancelled.
   if (EVENT_FIELDS.some((field) => input[field] !== undefined)) {
+    if (!newRep) ctx.commitWithNext?.();
     await requeueMeetingEvent(ctx, id, touch);
     touch = undefined;
   }
   // Given to a rep with a calendar: written there even when its former rep had none (no write row yet).
-  if (row.userId !== before.userId) {
+  if (newRep) {
+    ctx.commitWithNext?.();
     await enqueueMeetingEvent(ctx, { id: row.id, userId: row.userId }, touch);
     touch = undefined;
   }
-  if (touch !== undefined && row.leadId) await touchLeadActivity(ctx, [row.leadId]);
+  if (touch !== undefined && row.leadId) {
+    ctx.commitWithNext?.();
+    await touchLeadActivity(ctx, [row.leadId]);
+  }
   return presentMeeting(row);
 }
 
