@@ -118,6 +118,28 @@ describe('statements per request (connection start-up not included)', () => {
     expect(roundTrips, statements.join('\n---\n')).toBeLessThanOrEqual(3);
   });
 
+  it('POST /api/company/update/:id takes at most 2 round trips (scope, the update with BEGIN and COMMIT), and a rename at most 5: scope, the name lock (BEGIN with it), its check, the update (its SAVEPOINT with it), the leads renamed (the RELEASE ahead, the COMMIT after)', async () => {
+    const company = await call('POST', '/api/company/add', {
+      token: org.token,
+      body: { company_name: `Counted Co ${crypto.randomUUID().slice(0, 6)}` },
+    });
+    expect(company.status, company.text).toBe(201);
+    const id = company.body.data.id;
+    const edited = await statementsOf(() =>
+      call('POST', `/api/company/update/${id}`, { token: org.token, body: { city: 'Countingham' } }),
+    );
+    expect(edited.response.status, edited.response.text).toBe(200);
+    expect(edited.response.body.data.city).toBe('Countingham');
+    expect(edited.roundTrips, edited.statements.join('\n---\n')).toBeLessThanOrEqual(2);
+    const name = `Renamed Co ${crypto.randomUUID().slice(0, 6)}`;
+    const renamed = await statementsOf(() =>
+      call('POST', `/api/company/update/${id}`, { token: org.token, body: { company_name: name } }),
+    );
+    expect(renamed.response.status, renamed.response.text).toBe(200);
+    expect(renamed.response.body.data.company_name).toBe(name);
+    expect(renamed.roundTrips, renamed.statements.join('\n---\n')).toBeLessThanOrEqual(5);
+  });
+
   it('GET /api/company/deleted and POST /api/company/restore send at most 2 each: the scope, then one statement', async () => {
     const company = await call('POST', '/api/company/add', {
       token: org.token,

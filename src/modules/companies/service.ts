@@ -144,6 +144,8 @@ export async function updateCompany(
       returning: companyFields.selection,
     });
   const newName = input.company_name;
+  // Without a rename the update is the request's last statement: its COMMIT goes with it.
+  if (!newName) ctx.commitWithNext?.();
   // A concurrent add (or a lead naming a new company) takes no name lock and may commit the name
   // after the check: the index refuses the rename, answered as the check's 409 (writeCheckedKey).
   const [row] = newName
@@ -157,6 +159,8 @@ export async function updateCompany(
   // order the plan read them, a rename and a scoring batch of the same leads could deadlock.
   if (input.company_name) {
     const renamed = sql`${leads.companyId} = ${id} and ${leads.company} is distinct from ${input.company_name}`;
+    // The request's last statement: its COMMIT goes with it.
+    ctx.commitWithNext?.();
     await ctx.db
       .update(leads)
       .set({ company: input.company_name })
