@@ -7,16 +7,13 @@
  * statement's round trip, a failing statement committing nothing, a statement after it refused)
  * is in test/session-scope.test.ts; the routes' budgets in test/round-trips.test.ts.
  */
-import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
-import { OpenAPIHono, z } from '@hono/zod-openapi';
+import { z } from '@hono/zod-openapi';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { AppEnv } from '../src/core/context';
-import { databaseAccess } from '../src/core/database';
-import { handleError } from '../src/core/http';
-import { defineRoute, jsonBody, validationHook } from '../src/core/routes';
+import { defineRoute, jsonBody } from '../src/core/routes';
 import { leads } from '../src/db/schema';
 import { signupOrganization, type SignedUp } from './helpers/api';
 import { inOrganization } from './helpers/leads';
+import { postToProbe, probeApp } from './helpers/probe';
 import { and, eq, like } from 'drizzle-orm';
 
 let org: SignedUp;
@@ -28,9 +25,7 @@ beforeAll(async () => {
 
 // A test-only route built with defineRoute and the real chain: two lead inserts, the second
 // announced as the last statement, then an answer or a failure.
-const probe = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-probe.use('*', databaseAccess);
-probe.onError(handleError);
+const probe = probeApp();
 probe.openapi(
   defineRoute({
     method: 'post',
@@ -63,21 +58,8 @@ probe.openapi(
   },
 );
 
-async function post(body: { name: string; fail: boolean }, headers: Record<string, string> = {}) {
-  const ctx = createExecutionContext();
-  const response = await probe.fetch(
-    new Request('http://lead.test/probe/commit-with-next', {
-      method: 'POST',
-      headers: { authorization: `Bearer ${org.token}`, 'content-type': 'application/json', ...headers },
-      body: JSON.stringify(body),
-    }),
-    env,
-    ctx,
-  );
-  // The effects run after the response, before the connection closes.
-  await waitOnExecutionContext(ctx);
-  return { status: response.status, headers: response.headers, text: await response.text() };
-}
+const post = (body: { name: string; fail: boolean }, headers: Record<string, string> = {}) =>
+  postToProbe(probe, '/probe/commit-with-next', body, { authorization: `Bearer ${org.token}`, ...headers });
 
 const leadsNamed = (name: string) =>
   inOrganization(org.orgId, async (tx) =>

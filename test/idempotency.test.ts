@@ -4,21 +4,20 @@
  * one record; keys are per caller and organization; they expire after 24 hours; failed
  * requests store nothing. Swept over the registry: every POST answering 201 honours the header.
  */
-import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
-import { OpenAPIHono, z } from '@hono/zod-openapi';
+import { env } from 'cloudflare:test';
+import { z } from '@hono/zod-openapi';
 import { and, eq, sql } from 'drizzle-orm';
 import type { Context } from 'hono';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AppEnv } from '../src/core/context';
-import { databaseAccess } from '../src/core/database';
-import { handleError } from '../src/core/http';
 import { IdempotentRequest, idempotencyScope, sweepIdempotencyKeys } from '../src/core/idempotency';
-import { defineRoute, jsonBody, validationHook } from '../src/core/routes';
+import { defineRoute, jsonBody } from '../src/core/routes';
 import { withOwnDatabase, type Queryable } from '../src/db/client';
 import { idempotencyKeys, leads } from '../src/db/schema';
 import { readConfig } from '../src/env';
 import { addMember, call, expectFailure, type SignedUp, signupOrganization, uniqueEmail } from './helpers/api';
 import { inOrganization } from './helpers/leads';
+import { postToProbe, probeApp } from './helpers/probe';
 import { routes } from './helpers/registry';
 
 let org: SignedUp;
@@ -321,9 +320,7 @@ describe('every POST that creates honours the header (registry sweep)', () => {
 describe('API-key callers', () => {
   // A POST creating a lead for an API key, built with defineRoute and the real chain: the
   // ingestion routes that use API keys arrive with a later issue.
-  const probe = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  probe.use('*', databaseAccess);
-  probe.onError(handleError);
+  const probe = probeApp();
   probe.openapi(
     defineRoute({
       method: 'post',
@@ -351,20 +348,13 @@ describe('API-key callers', () => {
     },
   );
 
-  async function post(apiKey: string, idempotencyKey: string, lastName: string) {
-    const ctx = createExecutionContext();
-    const response = await probe.fetch(
-      new Request('http://lead.test/probe/idempotency/lead', {
-        method: 'POST',
-        headers: { 'x-api-key': apiKey, 'content-type': 'application/json', 'idempotency-key': idempotencyKey },
-        body: JSON.stringify({ last_name: lastName }),
-      }),
-      env,
-      ctx,
+  const post = (apiKey: string, idempotencyKey: string, lastName: string) =>
+    postToProbe(
+      probe,
+      '/probe/idempotency/lead',
+      { last_name: lastName },
+      { 'x-api-key': apiKey, 'idempotency-key': idempotencyKey },
     );
-    await waitOnExecutionContext(ctx);
-    return { status: response.status, headers: response.headers, text: await response.text() };
-  }
 
   async function createKey(name: string): Promise<string> {
     const response = await call('POST', '/api/api-keys/add', { token: org.token, body: { name } });

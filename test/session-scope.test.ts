@@ -178,16 +178,27 @@ describe('the session scope of a request connection', () => {
   });
 });
 
-describe('a transaction on a request connection', () => {
-  /** Each statement the connection is asked for, with whether it cost a round trip of its own. */
-  function recorded(): { sent: { text: string; roundTrip: boolean }[]; stop: () => void } {
-    const sent: { text: string; roundTrip: boolean }[] = [];
-    const stop = observeStatements((text, _connection, _first, _values, roundTrip = true) => {
-      sent.push({ text: text.trim(), roundTrip });
-    });
-    return { sent, stop };
-  }
+/** Each statement the connections are asked for, with whether it cost a round trip of its own. */
+function recorded(): { sent: { text: string; roundTrip: boolean }[]; stop: () => void } {
+  const sent: { text: string; roundTrip: boolean }[] = [];
+  const stop = observeStatements((text, _connection, _first, _values, roundTrip = true) => {
+    sent.push({ text: text.trim(), roundTrip });
+  });
+  return { sent, stop };
+}
 
+/** The first word of each recorded statement, lower case, with whether it cost a round trip. */
+const commands = (sent: { text: string; roundTrip: boolean }[]) =>
+  sent.map((entry) => ({ text: entry.text.split(/\s+/)[0].toLowerCase(), roundTrip: entry.roundTrip }));
+
+/** The connection runs statements outside any transaction: two of them, two transaction ids. */
+async function expectOutsideTransaction(handle: DatabaseHandle): Promise<void> {
+  const one = await handle.db.execute<{ id: string }>(sql`select txid_current()::text as id`);
+  const two = await handle.db.execute<{ id: string }>(sql`select txid_current()::text as id`);
+  expect(one.rows[0].id).not.toBe(two.rows[0].id);
+}
+
+describe('a transaction on a request connection', () => {
   it('sends its BEGIN with its first statement: one round trip, and every statement in the one transaction', async () => {
     const handle = connection();
     await scopeSession(handle.db, first.orgId);
@@ -231,9 +242,7 @@ describe('a transaction on a request connection', () => {
     );
     expect(left.rows[0].n).toBe(0);
     // The connection is usable after the rollback, outside any transaction.
-    const later = await handle.db.execute<{ id: string }>(sql`select txid_current()::text as id`);
-    const again = await handle.db.execute<{ id: string }>(sql`select txid_current()::text as id`);
-    expect(later.rows[0].id).not.toBe(again.rows[0].id);
+    await expectOutsideTransaction(handle);
   });
 
   it('rolls back when the first statement itself fails, and the connection goes on', async () => {
@@ -378,9 +387,7 @@ describe('a transaction on a request connection', () => {
     // The next statement goes alone, with no BEGIN left behind for it.
     const { sent: after, stop: stopAfter } = recorded();
     try {
-      const one = await handle.db.execute<{ id: string }>(sql`select txid_current()::text as id`);
-      const two = await handle.db.execute<{ id: string }>(sql`select txid_current()::text as id`);
-      expect(one.rows[0].id).not.toBe(two.rows[0].id);
+      await expectOutsideTransaction(handle);
     } finally {
       stopAfter();
     }
@@ -389,13 +396,6 @@ describe('a transaction on a request connection', () => {
 });
 
 describe('a transaction that commits with its last statement (commitWithNextStatement)', () => {
-  function recorded(): { sent: { text: string; roundTrip: boolean }[]; stop: () => void } {
-    const sent: { text: string; roundTrip: boolean }[] = [];
-    const stop = observeStatements((text, _connection, _first, _values, roundTrip = true) => {
-      sent.push({ text: text.trim().split(/\s+/)[0].toLowerCase(), roundTrip });
-    });
-    return { sent, stop };
-  }
   const modelIds = () => 910_000_000 + Math.floor(Math.random() * 1_000_000);
   const insert = (db: Pick<DatabaseHandle['db'], 'execute'>, modelId: number, action: string) =>
     db.execute(
@@ -430,7 +430,9 @@ describe('a transaction that commits with its last statement (commitWithNextStat
     }
     expect(seenInside).toEqual(['created', 'updated']);
     expect(committedWithLastStatement(handle.db)).toBe(true);
-    const own = sent.filter((entry) => ['begin', 'insert', 'commit'].includes(entry.text)).slice(0, 4);
+    const own = commands(sent)
+      .filter((entry) => ['begin', 'insert', 'commit'].includes(entry.text))
+      .slice(0, 4);
     expect(own).toEqual([
       { text: 'begin', roundTrip: false },
       { text: 'insert', roundTrip: true },
@@ -438,9 +440,7 @@ describe('a transaction that commits with its last statement (commitWithNextStat
       { text: 'commit', roundTrip: false },
     ]);
     // The connection goes on outside any transaction.
-    const one = await handle.db.execute<{ id: string }>(sql`select txid_current()::text as id`);
-    const two = await handle.db.execute<{ id: string }>(sql`select txid_current()::text as id`);
-    expect(one.rows[0].id).not.toBe(two.rows[0].id);
+    await expectOutsideTransaction(handle);
   });
 
   it('makes a transaction of one statement a single round trip, its BEGIN ahead of it and its COMMIT after it', async () => {
@@ -514,7 +514,7 @@ describe('a transaction that commits with its last statement (commitWithNextStat
     } finally {
       stop();
     }
-    expect(sent.at(-1)).toEqual({ text: 'commit', roundTrip: true });
+    expect(commands(sent).at(-1)).toEqual({ text: 'commit', roundTrip: true });
     expect(committedWithLastStatement(handle.db)).toBe(false);
     expect(await committed(modelId)).toEqual(['created', 'updated']);
   });
