@@ -36,13 +36,16 @@ export async function prepareEdgeFixtures(stack, org) {
   );
   // The click target is on the organization's link domains, verified (the local DNS provider of
   // `npm start` finds the record at reserved names such as example.com), so its link redirects
-  // (302) rather than showing the interstitial; an older branch without a route answers 404, and
-  // is skipped.
-  await api('POST', '/api/organization/link-domains', {
-    token: org.token,
-    json: { link_domains: [new URL(CLICK_TARGET).hostname] },
-  });
-  await api('POST', '/api/organization/link-domains/verify', { token: org.token });
+  // (302) rather than showing the interstitial. The bench stack runs the local providers for it.
+  await expectOk('listing the link domain', () =>
+    api('POST', '/api/organization/link-domains', {
+      token: org.token,
+      json: { link_domains: [new URL(CLICK_TARGET).hostname] },
+    }),
+  );
+  await expectOk('verifying the link domain', () =>
+    api('POST', '/api/organization/link-domains/verify', { token: org.token }),
+  );
   const tokens = await json('minting tracking tokens', () =>
     api('POST', '/api/tracking/tokens', {
       token: org.token,

@@ -115,6 +115,9 @@ export async function startBenchStack({ databaseUrl, throwawayPostgres, pooler =
       DATABASE_URL: retarget(workerUrl, proxy.host, proxy.port),
       DB_WS_PROXY: database.relayAddress,
       JWT_SECRET: BENCH_JWT_SECRET,
+      // The local providers, as `npm start` uses them: the click target's link domain is verified
+      // by the local DNS provider (bench-edge-fixtures.mjs), with no resolver to reach.
+      LOCAL_PROVIDERS: 'true',
       ...LIFTED_RATE_LIMITS,
     });
     const wrangler = spawn(
