@@ -518,13 +518,13 @@ describe('statements per request (connection start-up not included)', () => {
     expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(2);
   });
 
-  it('POST /api/user/update/:id sends at most 5: scope, BEGIN, the user before, the update returning the user with its role, COMMIT', async () => {
+  it('POST /api/user/update/:id sends at most 5: scope, BEGIN, the user before, the update returning the user with its role, COMMIT; 3 round trips, as BEGIN and COMMIT ride along', async () => {
     const added = await call('POST', '/api/user/add', {
       token: org.token,
       body: { first_name: 'Rosa', email: uniqueEmail('rep'), phone_no: '+15550104', password: 'password123' },
     });
     expect(added.status, added.text).toBe(201);
-    const { response, statements } = await statementsOf(() =>
+    const { response, statements, roundTrips } = await statementsOf(() =>
       call('POST', `/api/user/update/${added.body.data.id}`, {
         token: org.token,
         body: { first_name: 'Rosalind', email: added.body.data.email, phone_no: '+15550105' },
@@ -538,6 +538,7 @@ describe('statements per request (connection start-up not included)', () => {
       role_name: added.body.data.role_name,
     });
     expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(5);
+    expect(roundTrips, statements.join('\n---\n')).toBeLessThanOrEqual(3);
   });
 
   it('POST /api/notification/read sends at most 2: the scope, the update (no BEGIN/COMMIT)', async () => {
@@ -967,10 +968,14 @@ describe('statements per request (connection start-up not included)', () => {
       body: unknown,
       status: number,
       most: number,
+      mostRoundTrips = most,
     ): Promise<{ data: { id: number } }> => {
-      const { response, statements } = await statementsOf(() => call(method, path, { token: org.token, body }));
+      const { response, statements, roundTrips } = await statementsOf(() =>
+        call(method, path, { token: org.token, body }),
+      );
       expect(response.status, response.text).toBe(status);
       expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(most);
+      expect(roundTrips, statements.join('\n---\n')).toBeLessThanOrEqual(mostRoundTrips);
       return response.body;
     };
 
@@ -986,8 +991,8 @@ describe('statements per request (connection start-up not included)', () => {
       await budget('GET', `/api/ai-email/drafts/lead/${leadId}`, undefined, 200, 2);
     });
 
-    it('PUT /api/ai-email/draft/:draft_id/approve sends at most 5: scope, BEGIN, the locked draft, the update, COMMIT', async () => {
-      await budget('PUT', `/api/ai-email/draft/${draftId}/approve`, undefined, 200, 5);
+    it('PUT /api/ai-email/draft/:draft_id/approve sends at most 5: scope, BEGIN, the locked draft, the update, COMMIT; 3 round trips, as BEGIN and COMMIT ride along', async () => {
+      await budget('PUT', `/api/ai-email/draft/${draftId}/approve`, undefined, 200, 5, 3);
     });
 
     it('POST /api/ai-email/bulk-generate sends at most 6 before the response: scope, BEGIN, the leads, the job, the outbox row, COMMIT', async () => {

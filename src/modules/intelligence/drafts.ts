@@ -122,6 +122,8 @@ async function transition(
 ) {
   const draft = await lockDraft(ctx, draftId);
   if (!allowed.includes(draft.status)) throw draftStateConflict(draft, action, allowed);
+  // The update is the request's last statement: its COMMIT goes with it.
+  ctx.commitWithNext?.();
   const [row] = await ctx.db
     .update(aiEmailDrafts)
     .set({ ...set, updatedAt: sql`now()` })

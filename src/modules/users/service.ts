@@ -206,6 +206,8 @@ export async function updateUser(ctx: TenantContext, id: number, input: z.infer<
   if (self && input.state_id === 0) throw new Forbidden('You cannot deactivate yourself', 'cannot_deactivate_self');
   if (input.role_id !== undefined) await requireRole(ctx, input.role_id);
   if (input.role_id !== undefined || input.state_id !== undefined) await assertAnAdminRemains(ctx, id, input);
+  // The update is the request's last statement: its COMMIT goes with it.
+  ctx.commitWithNext?.();
   const [after] = await claimEmail(() =>
     ctx.db
       .update(users)
