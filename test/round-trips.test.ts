@@ -613,17 +613,18 @@ describe('statements per request (connection start-up not included)', () => {
     }
   });
 
-  it('POST /api/user/delete sends at most 6: scope, BEGIN, the admins lock, the last-admin check, the delete, COMMIT', async () => {
+  it('POST /api/user/delete sends at most 6: scope, BEGIN, the admins lock, the last-admin check, the delete, COMMIT; 4 round trips, as BEGIN and COMMIT ride along', async () => {
     const user = await call('POST', '/api/user/add', {
       token: org.token,
       body: { first_name: 'Doomed', email: uniqueEmail('rep'), phone_no: '+15550106', password: 'password123' },
     });
     expect(user.status, user.text).toBe(201);
-    const { response, statements } = await statementsOf(() =>
+    const { response, statements, roundTrips } = await statementsOf(() =>
       call('POST', '/api/user/delete', { token: org.token, body: { user_id: user.body.data.id } }),
     );
     expect(response.status, response.text).toBe(200);
     expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(6);
+    expect(roundTrips, statements.join('\n---\n')).toBeLessThanOrEqual(4);
     // The lock holds until the delete commits: both run inside one transaction.
     expect(statements.filter((text) => /^\s*(begin|commit)/i.test(text))).toHaveLength(2);
   });

@@ -326,6 +326,8 @@ export async function deleteUser(ctx: TenantContext, id: number): Promise<void> 
   // The caller was an active admin when the request began, but another admin may be removing
   // them at this moment: a deletion counts the admins that remain as a deactivation does.
   await assertAnAdminRemains(ctx, id, { state_id: 0 });
+  // The delete is the request's last statement: its COMMIT goes with it, the admins lock held until then.
+  ctx.commitWithNext?.();
   const deleted = await ctx.db
     .update(users)
     .set({ deletedAt: sql`now()`, updatedAt: sql`now()` })
