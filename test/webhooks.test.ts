@@ -11,13 +11,13 @@ import { and, eq, sql } from 'drizzle-orm';
 import { Webhook } from 'standardwebhooks';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { EVENT_TYPES } from '../src/core/event-types';
-import { webhookDeliveries, webhookEndpoints } from '../src/db/schema';
+import { notifications, users, webhookDeliveries, webhookEndpoints } from '../src/db/schema';
 import worker from '../src/index';
 import { MAX_LEASE_RESENDS } from '../src/jobs/lease-sweep';
 import type { JobMessage } from '../src/jobs/messages';
 import { MAX_ATTEMPTS, RETRY_DELAYS_SECONDS, WEBHOOK_DEADLINE_SECONDS } from '../src/modules/webhooks/delivery-job';
 import { recordEndpointFailure } from '../src/modules/webhooks/endpoint-health';
-import { call, expectFailure, memberToken, signupOrganization, type SignedUp } from './helpers/api';
+import { addMember, call, expectFailure, memberToken, signupOrganization, type SignedUp } from './helpers/api';
 import { deliverJobs } from './cross-tenant/fixtures/jobs';
 import { inOrganization } from './helpers/leads';
 import { callRecording, recordingQueue } from './helpers/webhooks';
@@ -294,6 +294,11 @@ describe('webhook delivery', () => {
     const org = await signupOrganization('Hooks failing');
     const secondAdmin = await memberToken(org, 'admin');
     const rep = await memberToken(org, 'sales_rep');
+    // An admin deactivated before the endpoint is disabled: not told (no one reads it).
+    const formerAdmin = await addMember(org, { role: 'admin' });
+    await inOrganization(org.orgId, (tx) =>
+      tx.update(users).set({ stateId: 0 }).where(eq(users.id, formerAdmin.userId)),
+    );
     const endpoint = await addEndpoint(org, { events: ['lead.created'] });
     const received = mockReceiver(() => new Response('x'.repeat(3000), { status: 503 }));
 
@@ -365,6 +370,13 @@ describe('webhook delivery', () => {
       expect(more).toEqual([]);
     }
     expect(await disabledNotices(rep)).toEqual([]);
+    const formerAdminNotices = await inOrganization(org.orgId, (tx) =>
+      tx
+        .select({ id: notifications.id })
+        .from(notifications)
+        .where(and(eq(notifications.userId, formerAdmin.userId), eq(notifications.typeId, 7))),
+    );
+    expect(formerAdminNotices).toEqual([]);
 
     // Once: a failure recorded after the endpoint is disabled (an attempt that was already under
     // way) notifies nobody again.

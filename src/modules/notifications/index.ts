@@ -4,6 +4,7 @@
  */
 export {
   NOTIFICATION_TYPES,
+  adminNoticesSql,
   leadAssignmentNotices,
   notifyJobEnded,
   notifyJobsEnded,

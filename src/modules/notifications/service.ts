@@ -5,7 +5,7 @@
  */
 import { leadAssignedData, leadNameSql, sendWebhookDeliveries, webhookDeliveriesSql } from '../webhooks';
 import { and, eq, ilike, inArray, sql, type SQL } from 'drizzle-orm';
-import { notifications } from '../../db/schema';
+import { notifications, roles, users } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { containsPattern, defineList } from '../../core/list';
 import { booleanFlag, idList } from '../../core/schemas';
@@ -66,6 +66,28 @@ export function leadAssignmentNotices(
     from (select ${rows.userId} as user_id, ${rows.leadId} as lead_id, ${leadNameSql(rows.leadName)} as lead_name from ${rows.from}) as a
     where a.user_id is not null and a.user_id is distinct from ${self}::bigint
     group by a.user_id`;
+}
+
+/**
+ * A notice to every admin of an organization (live and active, of the built-in `admin` role) for
+ * each row of `from` that `where` keeps, as a writer's own CTE body: a webhook endpoint disabled
+ * (modules/webhooks), a link domain that lost its verification (modules/tracking). `organizationId`,
+ * `title` and `data` may name the row's columns.
+ */
+export function adminNoticesSql(notice: {
+  from: SQL;
+  organizationId: SQL;
+  typeId: number;
+  title: SQL;
+  data: SQL;
+  where: SQL;
+}): SQL {
+  return sql`insert into ${notifications} (organization_id, user_id, type_id, title, data)
+    select ${notice.organizationId}, u.id, ${notice.typeId}::int, ${notice.title}, ${notice.data}
+    from ${notice.from}
+    join ${users} u on u.organization_id = ${notice.organizationId} and u.deleted_at is null and u.state_id = 1
+    join ${roles} admin_role on admin_role.id = u.role_id and lower(admin_role.name) = 'admin'
+    where ${notice.where}`;
 }
 
 /** Assignments known in TypeScript, in one statement (through `leadAssignmentNotices`). */

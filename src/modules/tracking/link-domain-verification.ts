@@ -12,8 +12,8 @@
  */
 import { sql } from 'drizzle-orm';
 import type { TenantContext } from '../../db/tenant';
-import { linkDomainVerifications, notifications, organizations, roles, users } from '../../db/schema';
-import { NOTIFICATION_TYPES } from '../notifications';
+import { linkDomainVerifications, organizations } from '../../db/schema';
+import { adminNoticesSql, NOTIFICATION_TYPES } from '../notifications';
 import { bare } from '../../db/sql-names';
 import type { DnsProvider, DnsProviderName, TxtCheck } from '../../providers/dns/interface';
 import { ProviderFailure, routeErrorOf } from '../../providers/failures';
@@ -225,14 +225,14 @@ export async function recordChecks(db: Pick<TenantContext, 'db'>['db'], outcomes
       returning ${v.organizationId} as organization_id, ${v.domain} as domain,
         p.verified and ${v.verifiedAt} is null as lost, c.error as error
     ), notified as (
-      insert into ${notifications} (organization_id, user_id, type_id, title, data)
-      select r.organization_id, u.id, ${NOTIFICATION_TYPES.linkDomainUnverified}::int,
-        'Link domain no longer verified: ' || r.domain,
-        jsonb_build_object('domain', r.domain, 'reason', r.error, 'days_missing', ${UNVERIFY_AFTER_DAYS}::int)
-      from recorded r
-      join ${users} u on u.organization_id = r.organization_id and u.deleted_at is null
-      join ${roles} role on role.id = u.role_id and lower(role.name) = 'admin'
-      where r.lost
+      ${adminNoticesSql({
+        from: sql`recorded r`,
+        organizationId: sql`r.organization_id`,
+        typeId: NOTIFICATION_TYPES.linkDomainUnverified,
+        title: sql`'Link domain no longer verified: ' || r.domain`,
+        data: sql`jsonb_build_object('domain', r.domain, 'reason', r.error, 'days_missing', ${UNVERIFY_AFTER_DAYS}::int)`,
+        where: sql`r.lost`,
+      })}
     )
     select organization_id, domain from recorded where lost`);
   return result.rows;

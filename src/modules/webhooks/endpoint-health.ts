@@ -7,8 +7,8 @@
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { Transaction } from '../../db/client';
-import { notifications, roles, users, webhookDeliveries, webhookEndpoints } from '../../db/schema';
-import { NOTIFICATION_TYPES } from '../notifications/service';
+import { webhookDeliveries, webhookEndpoints } from '../../db/schema';
+import { adminNoticesSql, NOTIFICATION_TYPES } from '../notifications/service';
 
 export const DISABLE_AFTER_DAYS = 5;
 
@@ -45,14 +45,14 @@ export async function recordEndpointFailure(tx: Transaction, orgId: number, endp
       where e.id = p.id and e.organization_id = ${orgId}
       returning e.id, e.url, p.enabled and not e.enabled as turned_off
     ), notified as (
-      insert into ${notifications} (organization_id, user_id, type_id, title, data)
-      select ${orgId}::bigint, u.id, ${NOTIFICATION_TYPES.webhookDisabled}::int,
-        'Webhook endpoint disabled: ' || t.url,
-        jsonb_build_object('webhook_id', t.id, 'url', t.url, 'reason', ${reason}::text)
-      from turned_off t
-      join ${users} u on u.organization_id = ${orgId} and u.deleted_at is null
-      join ${roles} r on r.id = u.role_id and lower(r.name) = 'admin'
-      where t.turned_off
+      ${adminNoticesSql({
+        from: sql`turned_off t`,
+        organizationId: sql`${orgId}::bigint`,
+        typeId: NOTIFICATION_TYPES.webhookDisabled,
+        title: sql`'Webhook endpoint disabled: ' || t.url`,
+        data: sql`jsonb_build_object('webhook_id', t.id, 'url', t.url, 'reason', ${reason}::text)`,
+        where: sql`t.turned_off`,
+      })}
     )
     select id, url from turned_off where turned_off`);
   if (disabled.rows.length === 0) return false;
