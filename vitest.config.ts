@@ -3,25 +3,36 @@ import { cloudflareTest } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
 import { writeDocsAssets } from './scripts/docs-assets.mjs';
 
-/** A free loopback port, chosen here so the Worker's bindings and globalSetup agree on it. */
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
+/**
+ * `count` free loopback ports, distinct, chosen here so the Worker's bindings and globalSetup agree
+ * on them. All are held open until every one is chosen: the kernel may hand a port just released
+ * to the next bind, and two services given one port failed the suite's start (EADDRINUSE).
+ */
+async function freePorts(count: number): Promise<number[]> {
+  const servers = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<net.Server>((resolve, reject) => {
+          const server = net.createServer();
+          server.once('error', reject);
+          server.listen(0, '127.0.0.1', () => resolve(server));
+        }),
+    ),
+  );
+  const ports = servers.map((server) => (server.address() as net.AddressInfo).port);
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  return ports;
 }
 
 export default defineConfig(async () => {
   // wrangler.toml's [assets] directory must exist before the pool reads the configuration.
   writeDocsAssets();
-  process.env.LM_TEST_PG_PORT ??= String(await freePort());
-  process.env.LM_TEST_RELAY_PORT ??= String(await freePort());
-  process.env.LM_TEST_SMTP_PORT ??= String(await freePort());
-  process.env.LM_TEST_SMTP_CONTROL_PORT ??= String(await freePort());
+  const [pgPort, relayPort, smtpPort, smtpControlPort] = await freePorts(4);
+  process.env.LM_TEST_PG_PORT ??= String(pgPort);
+  process.env.LM_TEST_RELAY_PORT ??= String(relayPort);
+  process.env.LM_TEST_SMTP_PORT ??= String(smtpPort);
+  process.env.LM_TEST_SMTP_CONTROL_PORT ??= String(smtpControlPort);
   const databaseUrl =
     process.env.TEST_DATABASE_URL ?? `postgres://postgres:postgres@127.0.0.1:${process.env.LM_TEST_PG_PORT}/postgres`;
   process.env.LM_TEST_DATABASE_URL = databaseUrl;
