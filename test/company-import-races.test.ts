@@ -21,16 +21,10 @@ beforeAll(async () => {
 
 /** Two companies (with their names) whose rows lie in the table against their id order (the higher id first). */
 async function companiesAgainstIdOrder(): Promise<{ id: number; name: string }[]> {
-  const pair = await rowsAgainstIdOrder(
-    owner.orgId,
-    'companies',
-    async () => {
-      const ids: number[] = [];
-      for (let index = 0; index < 6; index++) ids.push(await createCompany(owner));
-      return ids;
-    },
-    (id, round) => sql`update companies set rating = ${round} where id = ${id}`,
-  );
+  const pair = await rowsAgainstIdOrder(owner.orgId, 'companies', async () => [
+    await createCompany(owner),
+    await createCompany(owner),
+  ]);
   const named = await inOrganization(owner.orgId, (tx) =>
     tx.execute<{ id: string; company_name: string }>(
       sql`select id, company_name from companies where id = any(${`{${pair.join(',')}}`}::bigint[])`,
