@@ -47,21 +47,22 @@ export async function rowsAgainstIdOrder(
     stored.rows.map((row) => sql.identifier(row.name)),
     sql`, `,
   );
+  let placed = '';
   for (let attempt = 0; attempt < 5; attempt++) {
     const heap = await inOrganization(orgId, async (tx) => {
       await tx.execute(
         sql`with moved as (delete from ${sql.identifier(table)} where id = any(${ids}::bigint[]) returning ${columns})
             insert into ${sql.identifier(table)} (${columns}) overriding system value select ${columns} from moved order by id desc`,
       );
-      return tx.execute<{ id: string }>(
-        sql`select id from ${sql.identifier(table)} where id = any(${ids}::bigint[]) order by ctid`,
+      return tx.execute<{ id: string; at: string }>(
+        sql`select id, ctid::text as at from ${sql.identifier(table)} where id = any(${ids}::bigint[]) order by ctid`,
       );
     });
-    const order = heap.rows.map((row) => Number(row.id));
-    if (order.length !== 2) throw new Error(`the ${table} ${lower} and ${higher} were not both moved`);
-    if (order[0] === higher) return [lower, higher];
+    placed = heap.rows.map((row) => `${row.id} at ${row.at}`).join(', ');
+    if (heap.rows.length !== 2) throw new Error(`the ${table} ${lower} and ${higher} were not both moved (${placed})`);
+    if (Number(heap.rows[0].id) === higher) return [lower, higher];
   }
-  throw new Error(`the ${table} ${lower} and ${higher} stayed in id order after 5 moves`);
+  throw new Error(`the ${table} ${lower} and ${higher} stayed in id order after 5 moves (last: ${placed})`);
 }
 
 /** Runs `work` as the organization with its tables read in heap order (the plan of many rows). */
