@@ -14,7 +14,7 @@ import { inOrganization } from './helpers/leads';
 import { addLocalAccount, requestRecordingJobs } from './helpers/mail';
 import { completedAgentCall, leadWithPhone, mockTwilioAccount, nextLocalNumber, topUp } from './helpers/voice';
 import { operatorGrant } from './helpers/operator';
-import { statementsOf } from './helpers/statements';
+import { roundTripsOf, statementsOf } from './helpers/statements';
 
 let org: SignedUp;
 let leadId: number;
@@ -459,7 +459,7 @@ describe('statements per request (connection start-up not included)', () => {
     expect(delivery.statements.length, delivery.statements.join('\n---\n')).toBeLessThanOrEqual(7);
   });
 
-  it('GET /api/calendar/local/events sends at most 3: scope, the connection, the events; POST sends at most 5 (BEGIN, connection, insert, COMMIT)', async () => {
+  it('GET /api/calendar/local/events sends at most 3: scope, the connection, the events; POST at most 3: scope, the connection, the insert (no BEGIN/COMMIT)', async () => {
     const connected = await call('POST', '/api/calendar/connections/add', {
       token: org.token,
       body: { provider: 'local' },
@@ -472,7 +472,7 @@ describe('statements per request (connection start-up not included)', () => {
       }),
     );
     expect(insert.response.status, insert.response.text).toBe(201);
-    expect(insert.statements.length, insert.statements.join('\n---\n')).toBeLessThanOrEqual(5);
+    expect(insert.statements.length, insert.statements.join('\n---\n')).toBeLessThanOrEqual(3);
     const read = await statementsOf(() =>
       call('GET', '/api/calendar/local/events', {
         token: org.token,
@@ -491,13 +491,13 @@ describe('statements per request (connection start-up not included)', () => {
     expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(3);
   });
 
-  it('POST /api/custom-lookups/update/:id renumbering a status sends at most 6: scope, BEGIN, the lookup, the update, one move of the leads, contacts, saved views and saved queries, COMMIT', async () => {
+  it('POST /api/custom-lookups/update/:id renumbering a status takes at most 4 round trips: scope, the lookup (BEGIN with it), the update, one move of the leads, contacts, saved views and saved queries (COMMIT with it); a rename 3', async () => {
     const status = await call('POST', '/api/custom-lookups/add', {
       token: org.token,
       body: { module_name: 'lead', type: 'status', name: `Counted ${crypto.randomUUID().slice(0, 6)}` },
     });
     expect(status.status, status.text).toBe(201);
-    const { response, statements } = await statementsOf(() =>
+    const { response, statements, roundTrips } = await statementsOf(() =>
       call('POST', `/api/custom-lookups/update/${status.body.data.id}`, {
         token: org.token,
         body: { value: status.body.data.value + 100 },
@@ -505,6 +505,15 @@ describe('statements per request (connection start-up not included)', () => {
     );
     expect(response.status, response.text).toBe(200);
     expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(6);
+    expect(roundTrips, statements.join('\n---\n')).toBeLessThanOrEqual(4);
+    const recoloured = await statementsOf(() =>
+      call('POST', `/api/custom-lookups/update/${status.body.data.id}`, {
+        token: org.token,
+        body: { color_code: '#123456' },
+      }),
+    );
+    expect(recoloured.response.status, recoloured.response.text).toBe(200);
+    expect(recoloured.roundTrips, recoloured.statements.join('\n---\n')).toBeLessThanOrEqual(3);
     // The saved views and queries move in the statement that moves the leads.
     const moves = statements.filter((text) => /update "leads"/.test(text));
     expect(moves, statements.join('\n---\n')).toHaveLength(1);
@@ -651,6 +660,53 @@ describe('statements per request (connection start-up not included)', () => {
     expect(updated.roundTrips, updated.statements.join('\n---\n')).toBeLessThanOrEqual(3);
   });
 
+  it('a job is started in one statement, its outbox message with it: an export and a bulk enrichment take 2 round trips (scope, the job with BEGIN and COMMIT), a company enrichment 3 (the company read first)', async () => {
+    const jobWrites = (statements: string[]) =>
+      statements.filter((text) => /insert into "\w+_jobs"[\s\S]*insert into "job_outbox"/.test(text));
+    const own = (text: string) => !/job_outbox" where/.test(text);
+    const exported = await statementsOf(() =>
+      requestRecordingJobs('POST', '/api/exports/create', {
+        token: org.token,
+        body: { export_type: 'leads', format: 'csv' },
+      }),
+    );
+    expect(exported.response.status, exported.response.text).toBe(202);
+    expect(exported.response.sent).toEqual([
+      { kind: 'export', orgId: org.orgId, jobId: exported.response.body.data.id },
+    ]);
+    expect(jobWrites(exported.statements), exported.statements.join('\n---\n')).toHaveLength(1);
+    expect(roundTripsOf(exported.sent, own), exported.statements.join('\n---\n')).toBeLessThanOrEqual(2);
+
+    const enriching = await statementsOf(() =>
+      requestRecordingJobs('POST', '/api/lead-enrichment/enrich/bulk', {
+        token: org.token,
+        body: { leads: [{ email: uniqueEmail('bulk') }] },
+      }),
+    );
+    expect(enriching.response.status, enriching.response.text).toBe(202);
+    expect(enriching.response.sent).toEqual([
+      { kind: 'lead-enrichment', orgId: org.orgId, jobId: enriching.response.body.data.id },
+    ]);
+    expect(roundTripsOf(enriching.sent, own), enriching.statements.join('\n---\n')).toBeLessThanOrEqual(3);
+
+    const company = await call('POST', '/api/company/add', {
+      token: org.token,
+      body: { company_name: `Enriched ${crypto.randomUUID().slice(0, 6)}` },
+    });
+    const enriched = await statementsOf(() =>
+      requestRecordingJobs('POST', '/api/company/enrich', {
+        token: org.token,
+        body: { company_id: company.body.data.id },
+      }),
+    );
+    expect(enriched.response.status, enriched.response.text).toBe(202);
+    expect(enriched.response.sent).toEqual([
+      { kind: 'company-enrichment', orgId: org.orgId, jobId: enriched.response.body.data.id },
+    ]);
+    expect(jobWrites(enriched.statements), enriched.statements.join('\n---\n')).toHaveLength(1);
+    expect(roundTripsOf(enriched.sent, own), enriched.statements.join('\n---\n')).toBeLessThanOrEqual(3);
+  });
+
   it('a rejected token costs one statement and runs nothing as the tenant', async () => {
     const other = await signupOrganization('Round trips other');
     await call('POST', '/api/auth/logout', { token: other.token });
@@ -684,7 +740,7 @@ describe('statements per request (connection start-up not included)', () => {
       }
     });
 
-    it('POST /api/chat/subscriptions sends at most 5: scope, BEGIN, the chat connection, the insert, COMMIT', async () => {
+    it('POST /api/chat/subscriptions sends at most 3: scope, the chat connection, the insert; PATCH and DELETE 2: scope, the write (no BEGIN/COMMIT)', async () => {
       const { response, statements } = await statementsOf(() =>
         call('POST', '/api/chat/subscriptions', {
           token: org.token,
@@ -692,7 +748,18 @@ describe('statements per request (connection start-up not included)', () => {
         }),
       );
       expect(response.status, response.text).toBe(201);
-      expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(5);
+      expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(3);
+      const path = `/api/chat/subscriptions/${response.body.data.id}`;
+      const changed = await statementsOf(() =>
+        call('PATCH', path, { token: org.token, body: { events: ['deal.lost'] } }),
+      );
+      expect(changed.response.status, changed.response.text).toBe(200);
+      expect(changed.response.body.data.events).toEqual(['deal.lost']);
+      expect(changed.statements.length, changed.statements.join('\n---\n')).toBeLessThanOrEqual(2);
+      const deleted = await statementsOf(() => call('DELETE', path, { token: org.token }));
+      expect(deleted.response.status, deleted.response.text).toBe(200);
+      expect(deleted.statements.length, deleted.statements.join('\n---\n')).toBeLessThanOrEqual(2);
+      expect((await call('GET', path, { token: org.token })).status).toBe(404);
     });
   });
 
@@ -739,16 +806,17 @@ describe('statements per request (connection start-up not included)', () => {
       }
     });
 
-    it('POST /api/inbox/send sends at most 8: scope, BEGIN, the account, suppressions and leads in one, the job, the message, the outbox row, COMMIT', async () => {
-      const { response, statements } = await statementsOf(() =>
+    it('POST /api/inbox/send takes at most 5 round trips: scope, the account (BEGIN with it), suppressions and leads in one, the job with its outbox row, the message (COMMIT with it)', async () => {
+      const { response, statements, sent } = await statementsOf(() =>
         call('POST', '/api/inbox/send', {
           token: org.token,
           body: { config_id: configId, to: uniqueEmail('to'), subject: 'Hi', body: 'Hello' },
         }),
       );
       expect(response.status, response.text).toBe(202);
-      const ownStatements = statements.filter((text) => !/job_outbox" where|mail_messages" set|for update/.test(text));
-      expect(ownStatements.length, statements.join('\n---\n')).toBeLessThanOrEqual(8);
+      const own = (text: string) => !/job_outbox" where|mail_messages" set|for update/.test(text);
+      expect(statements.filter(own).length, statements.join('\n---\n')).toBeLessThanOrEqual(7);
+      expect(roundTripsOf(sent, own), statements.join('\n---\n')).toBeLessThanOrEqual(5);
     });
   });
   describe('lead notes and follow-ups (sales activity: the feed entry and last_activity_at in one statement)', () => {
@@ -827,28 +895,32 @@ describe('statements per request (connection start-up not included)', () => {
       }
     });
 
-    it('POST /api/voice/purchase-number sends at most 9: scope, BEGIN, the connection, the number, the wallet lock, the debit, the job, the outbox row, COMMIT', async () => {
-      const { response, statements } = await statementsOf(() =>
+    it('POST /api/voice/purchase-number takes at most 6 round trips: scope, the connection (BEGIN with it), the number, the wallet lock, the debit, the job with its outbox row (COMMIT with it)', async () => {
+      const { response, statements, sent } = await statementsOf(() =>
         requestRecordingJobs('POST', '/api/voice/purchase-number', {
           token: org.token,
           body: { phoneNumber: nextLocalNumber('415') },
         }),
       );
       expect(response.status, response.text).toBe(202);
-      const own = statements.filter((text) => !/job_outbox" where/.test(text));
-      expect(own.length, statements.join('\n---\n')).toBeLessThanOrEqual(9);
+      const own = (text: string) => !/job_outbox" where/.test(text);
+      expect(statements.filter(own).length, statements.join('\n---\n')).toBeLessThanOrEqual(8);
+      expect(roundTripsOf(sent, own), statements.join('\n---\n')).toBeLessThanOrEqual(6);
+      expect(response.sent).toEqual([expect.objectContaining({ kind: 'voice', orgId: org.orgId })]);
     });
 
-    it('POST /api/call/agent/initiate sends at most 12: scope, BEGIN, the lead, the connection, the caller number, the call, the wallet lock, the hold, the turn, the job, the outbox row, COMMIT', async () => {
-      const { response, statements } = await statementsOf(() =>
+    it('POST /api/call/agent/initiate takes at most 9 round trips: scope, the lead (BEGIN with it), the connection, the caller number, the call, the wallet lock, the hold, the turn, the job with its outbox row (COMMIT with it)', async () => {
+      const { response, statements, sent } = await statementsOf(() =>
         requestRecordingJobs('POST', '/api/call/agent/initiate', {
           token: org.token,
           body: { system_prompt: 'Hi', lead_id: phoneLeadId },
         }),
       );
       expect(response.status, response.text).toBe(202);
-      const own = statements.filter((text) => !/job_outbox" where/.test(text));
-      expect(own.length, statements.join('\n---\n')).toBeLessThanOrEqual(12);
+      const own = (text: string) => !/job_outbox" where/.test(text);
+      expect(statements.filter(own).length, statements.join('\n---\n')).toBeLessThanOrEqual(11);
+      expect(roundTripsOf(sent, own), statements.join('\n---\n')).toBeLessThanOrEqual(9);
+      expect(response.sent).toEqual([expect.objectContaining({ kind: 'voice', orgId: org.orgId })]);
     });
   });
 
@@ -996,14 +1068,15 @@ describe('statements per request (connection start-up not included)', () => {
       await budget('PUT', `/api/ai-email/draft/${draftId}/approve`, undefined, 200, 5, 3);
     });
 
-    it('POST /api/ai-email/bulk-generate sends at most 6 before the response: scope, BEGIN, the leads, the job, the outbox row, COMMIT', async () => {
-      const { response, statements } = await statementsOf(() =>
+    it('POST /api/ai-email/bulk-generate takes at most 3 round trips before the response: scope, the leads (BEGIN with them), the job with its outbox row (COMMIT with it)', async () => {
+      const { response, statements, sent } = await statementsOf(() =>
         call('POST', '/api/ai-email/bulk-generate', { token: org.token, body: { lead_ids: [leadId] } }),
       );
       expect(response.status, response.text).toBe(202);
       // The outbox row's delete after the send runs in the background, after the response.
-      const own = statements.filter((text) => !/job_outbox" where/.test(text));
-      expect(own.length, statements.join('\n---\n')).toBeLessThanOrEqual(6);
+      const own = (text: string) => !/job_outbox" where/.test(text);
+      expect(statements.filter(own).length, statements.join('\n---\n')).toBeLessThanOrEqual(5);
+      expect(roundTripsOf(sent, own), statements.join('\n---\n')).toBeLessThanOrEqual(3);
     });
 
     it('POST /api/ai-dashboards/generate (not saved) sends at most 8, as magicpen', async () => {
@@ -1044,16 +1117,17 @@ describe('statements per request (connection start-up not included)', () => {
       expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(2);
     });
 
-    it('POST /api/connected-apps/crm/import sends at most 6: scope, BEGIN, the connection, the job, the outbox row, COMMIT', async () => {
-      const { response, statements } = await statementsOf(() =>
+    it('POST /api/connected-apps/crm/import takes at most 3 round trips: scope, the connection (BEGIN with it), the job with its outbox row (COMMIT with it)', async () => {
+      const { response, statements, sent } = await statementsOf(() =>
         call('POST', '/api/connected-apps/crm/import', {
           token: org.token,
           body: { mapping: { company: { name: 'company_name' } }, limit: 1 },
         }),
       );
       expect(response.status, response.text).toBe(202);
-      const ownStatements = statements.filter((text) => !/job_outbox" where|for update/.test(text));
-      expect(ownStatements.length, statements.join('\n---\n')).toBeLessThanOrEqual(6);
+      const own = (text: string) => !/job_outbox" where|for update/.test(text);
+      expect(statements.filter(own).length, statements.join('\n---\n')).toBeLessThanOrEqual(5);
+      expect(roundTripsOf(sent, own), statements.join('\n---\n')).toBeLessThanOrEqual(3);
     });
 
     it('connect (local) sends at most 5 and disconnect at most 4: scope, BEGIN, the writes, COMMIT', async () => {

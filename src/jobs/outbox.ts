@@ -6,14 +6,15 @@
  * Delivery is at least once: a send whose row delete then fails is sent again by the sweep,
  * which job handlers tolerate (they claim and checkpoint in Postgres).
  */
-import { and, eq, inArray, lt, type SQL, sql } from 'drizzle-orm';
+import { and, eq, getTableColumns, getTableName, inArray, lt, type SQL, sql } from 'drizzle-orm';
+import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
 import { log } from '../core/log';
 import { inBatches } from '../db/batches';
 import { withOwnDatabase, type Database, type Queryable } from '../db/client';
 import { jobOutbox } from '../db/schema';
 import type { TenantContext } from '../db/tenant';
 import { readConfig, type Bindings } from '../env';
-import type { JobMessage } from './messages';
+import type { JobKind, JobMessage } from './messages';
 
 /** Rows younger than this belong to a request whose own after-commit send may still be under way. */
 export const OUTBOX_SWEEP_AFTER_SECONDS = 10;
@@ -34,6 +35,32 @@ export async function enqueueJob(
     .values({ organizationId: ctx.orgId, message: body })
     .returning({ id: jobOutbox.id });
   sendAfterCommit(ctx, row.id, body);
+}
+
+/**
+ * A job row and its outbox message in one statement (one round trip where a job insert and
+ * enqueueJob took two): `values` inserted into `table` (a job table with an `id`), the message
+ * `{ kind, orgId, jobId }` written from the row it returns, and sent after the commit as
+ * enqueueJob's. Answers the job as a select of `table` would read it: the statement's last CTE is
+ * named after the table and holds the inserted row, so drizzle maps the columns as usual.
+ */
+export async function insertJob<TTable extends PgTable & { id: AnyPgColumn }>(
+  ctx: Pick<TenantContext, 'db' | 'orgId' | 'effects'>,
+  kind: JobKind,
+  table: TTable,
+  values: TTable['$inferInsert'],
+): Promise<TTable['$inferSelect']> {
+  const written = ctx.db.$with('job_written', {}).as(ctx.db.insert(table).values(values).returning().getSQL());
+  const message = sql`jsonb_build_object('kind', ${kind}::text, 'orgId', ${ctx.orgId}::bigint, 'jobId', job_written.id)`;
+  const outbox = ctx.db.$with('job_message', {}).as(outboxInsertSql(ctx.orgId, sql`job_written`, message));
+  const asTable = ctx.db.$with(getTableName(table), {}).as(sql`select * from job_written`);
+  const [row] = await ctx.db
+    .with(written, outbox, asTable)
+    .select({ ...getTableColumns(table), outboxId: sql<string>`(select id from job_message)` })
+    .from(table as PgTable);
+  const { outboxId, ...job } = row as Record<string, unknown> & { outboxId: string };
+  sendAfterCommit(ctx, Number(outboxId), { kind, orgId: ctx.orgId, jobId: Number(job.id) } as JobMessage);
+  return job as TTable['$inferSelect'];
 }
 
 /**
@@ -62,7 +89,7 @@ export function outboxInsertSql(orgId: number, from: SQL, message: SQL): SQL {
 /**
  * A job row and its outbox message, written by two CTEs of the caller's own statement (so a
  * write that starts a job costs no extra round trip): `<name>_job` runs `jobInsert` (an INSERT
- * into a job table returning `id`, zero or one row), `<name>_outbox` writes the message of each
+ * into a job table returning `id`, any number of rows), `<name>_outbox` writes the message of each
  * job it returned. The statement must return the outbox rows (`select id, message from
  * <name>_outbox`), which the caller hands to `sendRowsAfterCommit`.
  */

@@ -9,22 +9,38 @@
 import { observeStatements } from '../../src/db/client';
 import type { ApiResponse } from './api';
 
-export async function statementsOf<T = any>(
-  request: () => Promise<ApiResponse<T>>,
-): Promise<{ response: ApiResponse<T>; statements: string[]; roundTrips: number }> {
+export async function statementsOf<R = ApiResponse<any>>(
+  request: () => Promise<R>,
+): Promise<{
+  response: R;
+  statements: string[];
+  roundTrips: number;
+  /** Each statement with whether it cost a round trip, to count a subset (`roundTripsOf`). */
+  sent: { text: string; roundTrip: boolean }[];
+}> {
   const statements: string[] = [];
+  const sent: { text: string; roundTrip: boolean }[] = [];
   let roundTrips = 0;
   const own = new Set<number>();
   const stop = observeStatements((text, connection, first, _values, roundTrip = true) => {
     if (first) own.add(connection);
     if (!own.has(connection)) return;
     statements.push(text);
+    sent.push({ text, roundTrip });
     if (roundTrip) roundTrips++;
   });
   try {
     const response = await request();
-    return { response, statements, roundTrips };
+    return { response, statements, roundTrips, sent };
   } finally {
     stop();
   }
+}
+
+/**
+ * The round trips of the statements `sent` that `mine` keeps: a request's own, without the work
+ * after its response (an outbox row's delete once the message left) that a test leaves out.
+ */
+export function roundTripsOf(sent: { text: string; roundTrip: boolean }[], mine: (text: string) => boolean): number {
+  return sent.filter((statement) => statement.roundTrip && mine(statement.text)).length;
 }

@@ -27,7 +27,7 @@ import type { JobHandler } from '../../jobs/job-handler';
 import { isTransientFault, userFacingJobError } from '../../jobs/faults';
 import { OPEN_JOB_STATUSES } from '../../jobs/job-status';
 import { claimJob, finishJob, type JobSpec } from '../../jobs/lifecycle';
-import { enqueueJob } from '../../jobs/outbox';
+import { insertJob } from '../../jobs/outbox';
 import type { CalendarEvent, EventChanges, EventRange } from '../../providers/calendar/interface';
 import { calendarFor } from '../../providers/calendar/select';
 import { type ConnectionRow, markNeedsReconnect, poolWriter } from '../../providers/connections';
@@ -218,11 +218,11 @@ export async function enqueueCalendarSync(
   ctx: Pick<TenantContext, 'db' | 'orgId' | 'effects' | 'userId'>,
   connectionId: number,
 ) {
-  const [job] = await ctx.db
-    .insert(calendarSyncJobs)
-    .values({ organizationId: ctx.orgId, connectionId, createdBy: ctx.userId ?? null })
-    .returning({ id: calendarSyncJobs.id });
-  await enqueueJob(ctx, { kind: 'calendar-sync', jobId: job.id });
+  await insertJob(ctx, 'calendar-sync', calendarSyncJobs, {
+    organizationId: ctx.orgId,
+    connectionId,
+    createdBy: ctx.userId ?? null,
+  });
 }
 
 /**

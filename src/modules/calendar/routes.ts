@@ -121,6 +121,10 @@ calendarRoutes.openapi(
     summary: 'Insert an event into a connected calendar',
     description: `Inserts the event into the caller's calendar of that provider (or \`connection_id\`); \`conference: true\` asks for a Meet or Teams link. With an Idempotency-Key, a retry inserts nothing twice, at the provider too (the key becomes the provider's request id); a key whose event was deleted in the calendar since is spent: 409 \`idempotency_key_spent\` (Google keeps a deleted event's id). ${FAILURES}`,
     auth: 'bearer',
+    // The connection's read, then the provider's call (for the local calendar one insert, whose
+    // request id makes a repeat find its event): no transaction to hold open across the call.
+    // With an Idempotency-Key the request runs in one all the same (core/database.ts).
+    transaction: false,
     request: { params: ProviderParam, body: jsonBody(NewEventBody) },
     responses: { 201: envelope(CalendarEventSchema, 'Event created'), ...insertResponses },
   }),
@@ -211,6 +215,8 @@ calendarRoutes.openapi(
   }),
   async (c) => {
     const connection = await ownedConnection(c, c.req.valid('param').id);
+    // The job with its outbox message is the request's last statement: its COMMIT goes with it.
+    c.var.tenant.commitWithNext?.();
     await enqueueCalendarSync(c.var.tenant, connection.id);
     return ok(c, presentConnection(connection), 'Sync queued');
   },

@@ -133,6 +133,8 @@ chatRoutes.openapi(
     summary: 'Subscribe a chat channel to events (admins only; beyond the spec)',
     description: `Each event listed is then posted to the channel when it happens, through the same event deliveries as webhooks (written in the change's transaction, retried on the same schedule). ${WHICH} A Teams channel needs its \`workflow_url\` (stored encrypted, never shown again). One subscription per channel: 409 \`duplicate_subscription\`.`,
     ...admin,
+    // The connection's read, then one insert that settles the duplicate itself: no transaction.
+    transaction: false,
     request: { body: jsonBody(AddChatSubscriptionBody) },
     responses: {
       201: envelope(ChatSubscriptionSchema, 'Subscribed'),
@@ -181,6 +183,8 @@ chatRoutes.openapi(
     summary: 'Change a chat channel subscription (admins only)',
     description: 'Changes the events, the name, the enabled flag, or a Teams channel’s Workflows URL.',
     ...admin,
+    // One update; a miss only reads to say why: no transaction.
+    transaction: false,
     request: { params: idParam(), body: jsonBody(UpdateChatSubscriptionBody) },
     responses: { 200: envelope(ChatSubscriptionSchema, 'Subscription updated') },
   }),
@@ -201,6 +205,8 @@ chatRoutes.openapi(
     summary: 'Delete a chat channel subscription (admins only)',
     description: 'Stops posting to the channel; its queued deliveries are not sent.',
     ...admin,
+    // One delete (its deliveries go with it by the foreign key): no transaction.
+    transaction: false,
     request: { params: idParam() },
     responses: { 200: envelope(DeletedId, 'Subscription deleted') },
   }),

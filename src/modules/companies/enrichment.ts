@@ -10,7 +10,7 @@ import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { NotFound } from '../../core/errors';
 import { isoTimestamp, timestamp } from '../../core/schemas';
 import { JOB_STATUSES, type JobStatus } from '../../jobs/job-status';
-import { enqueueJob } from '../../jobs/outbox';
+import { insertJob } from '../../jobs/outbox';
 import { companyFilterWhere } from './filters';
 
 type JobRow = typeof companyEnrichmentJobs.$inferSelect;
@@ -109,12 +109,15 @@ export async function startEnrichment(ctx: TenantContext, companyId: number): Pr
     .from(companies)
     .where(and(companyFilterWhere(ctx, {}), eq(companies.id, companyId)));
   if (!company) throw new NotFound('Company', companyId);
-  const [job] = await ctx.db
-    .insert(companyEnrichmentJobs)
-    .values({ organizationId: ctx.orgId, companyId, status: 'queued', createdBy: ctx.userId })
-    .returning();
-  // Written with the job and sent only after the request's transaction commits.
-  await enqueueJob(ctx, { kind: 'company-enrichment', jobId: job.id });
+  // The job with its outbox message (sent only after the request's transaction commits), the
+  // request's last statement: its COMMIT goes with it.
+  ctx.commitWithNext?.();
+  const job = await insertJob(ctx, 'company-enrichment', companyEnrichmentJobs, {
+    organizationId: ctx.orgId,
+    companyId,
+    status: 'queued',
+    createdBy: ctx.userId,
+  });
   return presentEnrichmentJob(job);
 }
 

@@ -11,7 +11,7 @@ import { Conflict, Gone, NotFound } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import type { JobStatus } from '../../jobs/job-status';
-import { enqueueJob } from '../../jobs/outbox';
+import { insertJob } from '../../jobs/outbox';
 import { fileResponse, findStoredFile } from '../files';
 import type { ExportFormat } from './file-writers';
 import { EXPORT_FILE_RETENTION_DAYS, exportExpiresAt } from './retention';
@@ -52,19 +52,17 @@ export async function createExport(
   ctx: TenantContext,
   input: { exportType: ExportType; format: ExportFormat; filters: Record<string, unknown> },
 ) {
-  const [job] = await ctx.db
-    .insert(exportJobs)
-    .values({
-      organizationId: ctx.orgId,
-      exportType: input.exportType,
-      format: input.format,
-      filters: input.filters,
-      status: 'queued',
-      createdBy: ctx.userId,
-    })
-    .returning();
-  // Written with the job and sent only after the request's transaction commits.
-  await enqueueJob(ctx, { kind: 'export', jobId: job.id });
+  // The job with its outbox message (sent only after the commit), in one statement, the request's
+  // last: its COMMIT goes with it.
+  ctx.commitWithNext?.();
+  const job = await insertJob(ctx, 'export', exportJobs, {
+    organizationId: ctx.orgId,
+    exportType: input.exportType,
+    format: input.format,
+    filters: input.filters,
+    status: 'queued',
+    createdBy: ctx.userId,
+  });
   return presentExportJob(job);
 }
 

@@ -11,7 +11,7 @@ import { Conflict, NotFound, PayloadTooLarge, ValidationFailed } from '../../cor
 import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
 import { JOB_STATUSES, type JobStatus } from '../../jobs/job-status';
-import { enqueueJob } from '../../jobs/outbox';
+import { insertJob } from '../../jobs/outbox';
 import { storeFile } from '../files';
 import { CONTENT_TYPES, sniffSpreadsheet, type SpreadsheetFormat } from './spreadsheet';
 
@@ -63,7 +63,7 @@ export type PresentedImportJob = ReturnType<typeof presentImportJob>;
 /**
  * The upload goes to R2 first, before any database write of the request; storeFile registers
  * its deletion for the case the transaction rolls back, so a failed request leaves no object.
- * The queue message leaves only after the commit (enqueueJob).
+ * The queue message leaves only after the commit (insertJob).
  */
 export async function startLeadImport(
   ctx: TenantContext,
@@ -83,19 +83,18 @@ export async function startLeadImport(
     sizeBytes: file.size,
   });
   const options: ImportJobOptions = { duplicate_mode: input.duplicateMode, format: sniffed.format };
-  const [job] = await ctx.db
-    .insert(importJobs)
-    .values({
-      organizationId: ctx.orgId,
-      type: LEAD_IMPORT_TYPE,
-      status: 'queued',
-      fileId: stored.id,
-      fileName: stored.fileName,
-      options: { ...options },
-      createdBy: ctx.userId,
-    })
-    .returning();
-  await enqueueJob(ctx, { kind: 'lead-import', jobId: job.id });
+  // The job with its outbox message (sent only after the commit), in one statement, the request's
+  // last: its COMMIT goes with it.
+  ctx.commitWithNext?.();
+  const job = await insertJob(ctx, 'lead-import', importJobs, {
+    organizationId: ctx.orgId,
+    type: LEAD_IMPORT_TYPE,
+    status: 'queued',
+    fileId: stored.id,
+    fileName: stored.fileName,
+    options: { ...options },
+    createdBy: ctx.userId,
+  });
   return presentImportJob(job);
 }
 

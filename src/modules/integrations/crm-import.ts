@@ -11,7 +11,7 @@ import { crmImportJobs, crmImportRecords } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import type { Bindings } from '../../env';
 import type { JobStatus } from '../../jobs/job-status';
-import { enqueueJob } from '../../jobs/outbox';
+import { insertJob } from '../../jobs/outbox';
 import { callProvider } from '../../providers/calls';
 import { requestWriter, requireUsable } from '../../providers/connections';
 import { crmProviderFor } from '../../providers/crm/select';
@@ -73,20 +73,18 @@ export async function startCrmImport(ctx: TenantContext, env: Bindings, input: z
     to: input.to?.toISOString() ?? null,
     limit: input.limit ?? null,
   };
-  const [job] = await ctx.db
-    .insert(crmImportJobs)
-    .values({
-      organizationId: ctx.orgId,
-      connectionId: connection.id,
-      provider: connection.provider,
-      mapping: { leads: mapping.lead, companies: mapping.company },
-      options: { ...options },
-      // A side without a mapping is not read at all.
-      phase: Object.keys(mapping.company).length > 0 ? 'companies' : 'contacts',
-      createdBy: ctx.userId,
-    })
-    .returning();
-  await enqueueJob(ctx, { kind: 'crm-import', jobId: job.id });
+  // The job with its outbox message, the request's last statement: its COMMIT goes with it.
+  ctx.commitWithNext?.();
+  const job = await insertJob(ctx, 'crm-import', crmImportJobs, {
+    organizationId: ctx.orgId,
+    connectionId: connection.id,
+    provider: connection.provider,
+    mapping: { leads: mapping.lead, companies: mapping.company },
+    options: { ...options },
+    // A side without a mapping is not read at all.
+    phase: Object.keys(mapping.company).length > 0 ? 'companies' : 'contacts',
+    createdBy: ctx.userId,
+  });
   return presentCrmImport(job);
 }
 

@@ -9,7 +9,7 @@ import { aiEmailJobs, leads } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { NotFound } from '../../core/errors';
 import { isoTimestamp } from '../../core/schemas';
-import { enqueueJob } from '../../jobs/outbox';
+import { insertJob } from '../../jobs/outbox';
 
 type JobRow = typeof aiEmailJobs.$inferSelect;
 
@@ -37,17 +37,15 @@ export async function startBulkDrafts(ctx: TenantContext, input: { lead_ids: num
   const live = new Set(found.map((row) => row.id));
   const missing = ids.find((id) => !live.has(id));
   if (missing !== undefined) throw new NotFound('Lead', missing);
-  const [job] = await ctx.db
-    .insert(aiEmailJobs)
-    .values({
-      organizationId: ctx.orgId,
-      leadIds: ids,
-      persona: input.persona ?? null,
-      totalItems: ids.length,
-      createdBy: ctx.userId,
-    })
-    .returning();
-  await enqueueJob(ctx, { kind: 'ai-email-bulk', jobId: job.id });
+  // The job with its outbox message, the request's last statement: its COMMIT goes with it.
+  ctx.commitWithNext?.();
+  const job = await insertJob(ctx, 'ai-email-bulk', aiEmailJobs, {
+    organizationId: ctx.orgId,
+    leadIds: ids,
+    persona: input.persona ?? null,
+    totalItems: ids.length,
+    createdBy: ctx.userId,
+  });
   return presentBulkJob(job);
 }
 

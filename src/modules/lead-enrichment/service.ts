@@ -10,7 +10,7 @@ import { isoTimestamp } from '../../core/schemas';
 import { leadEnrichmentItems, leadEnrichmentJobs, profileLeads } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import type { Bindings } from '../../env';
-import { enqueueJob } from '../../jobs/outbox';
+import { insertJob } from '../../jobs/outbox';
 import { callProvider } from '../../providers/calls';
 import { requestWriter, requireUsable } from '../../providers/connections';
 import { enrichmentConnection, enrichmentProviderFor } from '../../providers/enrichment/select';
@@ -98,17 +98,15 @@ export async function startBulkEnrichment(
   const price = priceOf('enrichment_bulk_item') * input.leads.length;
   const balance = await creditBalance(ctx);
   if (balance < price) throw insufficientCredits('enrichment_bulk_item', price, balance);
-  const [job] = await ctx.db
-    .insert(leadEnrichmentJobs)
-    .values({
-      organizationId: ctx.orgId,
-      groupId: input.group_id ?? null,
-      items: input.leads,
-      total: input.leads.length,
-      createdBy: ctx.userId,
-    })
-    .returning();
-  await enqueueJob(ctx, { kind: 'lead-enrichment', jobId: job.id });
+  // The job with its outbox message, the request's last statement: its COMMIT goes with it.
+  ctx.commitWithNext?.();
+  const job = await insertJob(ctx, 'lead-enrichment', leadEnrichmentJobs, {
+    organizationId: ctx.orgId,
+    groupId: input.group_id ?? null,
+    items: input.leads,
+    total: input.leads.length,
+    createdBy: ctx.userId,
+  });
   return presentJob(job, []);
 }
 

@@ -290,6 +290,11 @@ export async function updateLookup(ctx: TenantContext, id: number, input: Update
     current.type === 'tags' && staysActive && (input.name !== undefined || !current.isActive)
       ? { moduleName: current.moduleName, name: input.name ?? current.name, exceptId: id }
       : undefined;
+  const type = valued ? (current.type as keyof typeof leadPropertyFor) : undefined;
+  const renumbers = type && input.value != null && current.value !== null && input.value !== current.value;
+  // The request's last statement carries its COMMIT: the update when nothing is renumbered (and no
+  // savepoint holds it: an active tag's name), else the move of the records.
+  if (!renumbers && !activeTag) ctx.commitWithNext?.();
   const [row] = await saveUnique(
     ctx,
     (db) =>
@@ -306,9 +311,9 @@ export async function updateLookup(ctx: TenantContext, id: number, input: Update
         .returning(),
     activeTag,
   );
-  const type = valued ? (current.type as keyof typeof leadPropertyFor) : undefined;
-  if (type && input.value != null && current.value !== null && input.value !== current.value) {
-    await ctx.db.execute(renumberStatement(ctx, type, current.value, input.value));
+  if (renumbers) {
+    ctx.commitWithNext?.();
+    await ctx.db.execute(renumberStatement(ctx, type, current.value as number, input.value as number));
   }
   return presentLookup(row);
 }

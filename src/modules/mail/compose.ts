@@ -13,7 +13,8 @@ import type { Bindings } from '../../env';
 import type { Queryable } from '../../db/client';
 import { mailMessages, mailSendJobs, mailSuppressions, type MailKind } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
-import { enqueueJob } from '../../jobs/outbox';
+import { jobOutboxCtes, sendRowsAfterCommit } from '../../jobs/outbox';
+import type { JobMessage } from '../../jobs/messages';
 import type { ConnectionRow } from '../../providers/connections';
 import { liveLeadsHoldingSql } from '../leads';
 import { linkDomainsSql } from '../tracking';
@@ -49,6 +50,12 @@ export interface ComposeContext {
   env: Bindings;
   /** Where the public tracking and unsubscribe routes answer: the origin the request reached. */
   origin: string;
+  /**
+   * The recorded messages are the request's last statement (an inbox send or reply, a bulk email):
+   * their insert carries its COMMIT (ctx.commitWithNext). Not for a caller that writes after them
+   * (an AI draft's send records the message on the draft).
+   */
+  lastStatement?: boolean;
 }
 
 /** Messages per mail-send job message: a bulk email is sent by several deliveries in parallel. */
@@ -255,19 +262,24 @@ export async function recordSends(compose: ComposeContext, connection: Connectio
     });
   }
   if (rows.length === 0) return { messages: [], suppressed: [...suppressed].sort() };
-  const jobs = await ctx.db
-    .insert(mailSendJobs)
-    .values(
-      Array.from({ length: Math.ceil(rows.length / MESSAGES_PER_JOB) }, () => ({
-        organizationId: ctx.orgId,
-        createdBy: ctx.userId,
-      })),
-    )
-    .returning({ id: mailSendJobs.id });
+  // The send jobs and their outbox messages in one statement, whatever their number.
+  const jobCount = Math.ceil(rows.length / MESSAGES_PER_JOB);
+  const outbox = await ctx.db.execute<{ id: string; message: JobMessage & { jobId: number } }>(
+    sql`with ${jobOutboxCtes(
+      ctx.orgId,
+      'send',
+      'mail-send',
+      sql`insert into ${mailSendJobs} (organization_id, created_by)
+        select ${ctx.orgId}::bigint, ${ctx.userId}::bigint from generate_series(1, ${jobCount}::int)
+        returning id`,
+    )} select id, message from send_outbox`,
+  );
+  const jobIds = outbox.rows.map((row) => Number(row.message.jobId)).sort((a, b) => a - b);
   rows.forEach((row, index) => {
-    row.sendJobId = jobs[Math.floor(index / MESSAGES_PER_JOB)].id;
+    row.sendJobId = jobIds[Math.floor(index / MESSAGES_PER_JOB)];
   });
+  if (compose.lastStatement) ctx.commitWithNext?.();
   const messages = await ctx.db.insert(mailMessages).values(rows).returning();
-  for (const job of jobs) await enqueueJob(ctx, { kind: 'mail-send', jobId: job.id });
+  sendRowsAfterCommit(ctx, outbox.rows);
   return { messages, suppressed: [...suppressed].sort() };
 }

@@ -26,8 +26,9 @@ import {
 export const inboxRoutes = createRouter();
 const tags = ['Mail'];
 
+/** A send or a reply records its messages last: their insert carries the request's COMMIT. */
 function composeContext(c: Context<AppEnv>): ComposeContext {
-  return { ctx: c.var.tenant, env: c.env, origin: new URL(c.req.url).origin };
+  return { ctx: c.var.tenant, env: c.env, origin: new URL(c.req.url).origin, lastStatement: true };
 }
 
 const SENDING = `The message is recorded in this request's transaction (status \`queued\`, tied to the lead its first recipient is) and delivered by the queue; its status then becomes \`sent\`, or \`failed\` with \`failure_reason\`. A redelivered queue message never sends it twice. Its HTML carries the open pixel and click-rewritten links, so opens and clicks become intent signals on the lead. Recipients on the organization's suppression list are left out and listed in \`suppressed\` (all of them: 422). When the account's own mail service refuses it as the sender (the relay refusing MAIL FROM or a send-as check, e.g. Exchange Online's 5.7.60 or 5.1.0 Sender denied, Postfix's "Sender address rejected"; Graph's 403 \`ErrorSendAsDenied\`), the message fails with that reason, no recipient is suppressed, the account is marked needs_reconnect with the reason in \`last_error\` and its owner notified once; later sends from it answer 409 \`connection_needs_reconnect\` naming the reason until it is reconnected.`;

@@ -191,7 +191,8 @@ targetAccountRoutes.openapi(
     },
   }),
   async (c) => {
-    const compose = { ctx: c.var.tenant, env: c.env, origin: new URL(c.req.url).origin };
+    // The messages are the request's last statement: their insert carries its COMMIT.
+    const compose = { ctx: c.var.tenant, env: c.env, origin: new URL(c.req.url).origin, lastStatement: true };
     const result = await sendBulkEmail(compose, c.req.valid('param').id, c.req.valid('json'));
     return c.json({ success: true as const, message: 'Emails queued', data: result }, 202);
   },

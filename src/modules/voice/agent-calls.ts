@@ -14,7 +14,7 @@ import { ApiError, NotFound, RateLimited, ValidationFailed } from '../../core/er
 import { calls, contacts, leads, voiceJobs } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import type { Bindings } from '../../env';
-import { enqueueJob } from '../../jobs/outbox';
+import { insertJob } from '../../jobs/outbox';
 import { WAIT_DEADLINE_SECONDS } from '../../jobs/faults';
 import { findVoiceConnection, voiceSetupOf } from '../../providers/voice/select';
 import { presentCall } from './calls';
@@ -147,10 +147,13 @@ export async function initiateAgentCall(ctx: TenantContext, env: Bindings, input
     .where(and(eq(calls.organizationId, ctx.orgId), eq(calls.id, row.id)))
     .returning();
   refuseTurnTooFar(paced.dialAfter);
-  const [job] = await ctx.db
-    .insert(voiceJobs)
-    .values({ organizationId: ctx.orgId, action: 'place_call', callId: row.id, createdBy: ctx.userId })
-    .returning({ id: voiceJobs.id });
-  await enqueueJob(ctx, { kind: 'voice', jobId: job.id });
+  // The dial's job with its outbox message, the request's last statement: its COMMIT goes with it.
+  ctx.commitWithNext?.();
+  await insertJob(ctx, 'voice', voiceJobs, {
+    organizationId: ctx.orgId,
+    action: 'place_call',
+    callId: row.id,
+    createdBy: ctx.userId,
+  });
   return presentCall(paced);
 }

@@ -14,7 +14,7 @@ import { isoTimestamp } from '../../core/schemas';
 import { phoneNumbers, phoneNumberUsers, users, voiceJobs } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import type { Bindings } from '../../env';
-import { enqueueJob } from '../../jobs/outbox';
+import { insertJob } from '../../jobs/outbox';
 import { callProvider } from '../../providers/calls';
 import { requestWriter } from '../../providers/connections';
 import { findVoiceConnection, voiceSetupOf } from '../../providers/voice/select';
@@ -123,11 +123,14 @@ export async function purchaseNumber(ctx: TenantContext, input: z.output<typeof 
     note: `${number}, first month`,
     createdBy: ctx.userId,
   });
-  const [job] = await ctx.db
-    .insert(voiceJobs)
-    .values({ organizationId: ctx.orgId, action: 'purchase_number', phoneNumberId: row.id, createdBy: ctx.userId })
-    .returning({ id: voiceJobs.id });
-  await enqueueJob(ctx, { kind: 'voice', jobId: job.id });
+  // The purchase's job with its outbox message, the request's last statement: its COMMIT goes with it.
+  ctx.commitWithNext?.();
+  await insertJob(ctx, 'voice', voiceJobs, {
+    organizationId: ctx.orgId,
+    action: 'purchase_number',
+    phoneNumberId: row.id,
+    createdBy: ctx.userId,
+  });
   return presentNumber({ ...row, assignedUserIds: [] });
 }
 
