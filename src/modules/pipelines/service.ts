@@ -3,7 +3,7 @@
  * full stage list), delete (refused while deals remain), the stage board with per-stage deal
  * count and value, and the default pipeline every organization starts with.
  */
-import { and, asc, eq, ilike, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, asc, eq, getTableName, ilike, inArray, sql, type SQL } from 'drizzle-orm';
 import type { Queryable } from '../../db/client';
 import { pipelines, stages, deals } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
@@ -77,31 +77,45 @@ async function readPipeline(ctx: TenantContext, id: number) {
     .where(tenantWhere(ctx, pipelines, eq(pipelines.id, id)))
     .orderBy(asc(stages.position));
   if (rows.length === 0) throw new NotFound('Pipeline', id);
+  return presentPipeline(rows);
+}
+
+type PipelineRows = { pipeline: Record<string, unknown>; stage: Record<string, unknown> | null }[];
+
+function presentPipeline(rows: PipelineRows) {
   return {
     ...(pipelineFields.present(rows[0].pipeline) as PipelineViewValue),
     stages: rows.flatMap((row) => (row.stage?.id != null ? [stageFields.present(row.stage) as StageViewValue] : [])),
   };
 }
 
+/**
+ * The pipeline and its stages written, and answered as readPipeline reads them, in one statement:
+ * the statement's snapshot shows neither through the tables, so CTEs named after them hold the
+ * inserted rows (as a deal's write answers, deals/service.ts writtenDeal).
+ */
 export async function addPipeline(ctx: TenantContext, input: AddPipelineInput) {
   const planned = input.stages ? planNewStages(input.stages) : DEFAULT_STAGES;
-  const result = await ctx.db.execute<{ id: number }>(sql`
-    with p as (
-      insert into ${pipelines} (organization_id, name, description, max_deal_limit, region, state_id, created_by)
-      values (${ctx.orgId}, ${input.name}, ${input.description ?? null}, ${input.max_deal_limit ?? null}, ${input.region ?? null}, ${input.state_id}, ${ctx.userId})
-      returning id
-    ), s as (
-      ${
-        planned.length > 0
-          ? sql`insert into ${stages} ${stageColumns}
-              select ${ctx.orgId}, p.id, v.* from p, (values ${stageValues(planned)}) as ${valuesColumns}`
-          : sql`select 1`
-      }
-    )
-    select id from p`);
-  // The answer's read is the request's last statement: its COMMIT goes with it.
+  const written = ctx.db.$with('written_pipeline', {}).as(sql`
+    insert into ${pipelines} (organization_id, name, description, max_deal_limit, region, state_id, created_by)
+    values (${ctx.orgId}, ${input.name}, ${input.description ?? null}, ${input.max_deal_limit ?? null}, ${input.region ?? null}, ${input.state_id}, ${ctx.userId})
+    returning *`);
+  // At least one stage: an empty list is refused by the body's schema.
+  const writtenStages = ctx.db.$with('written_stages', {}).as(sql`
+    insert into ${stages} ${stageColumns}
+    select ${ctx.orgId}, p.id, v.* from written_pipeline p, (values ${stageValues(planned)}) as ${valuesColumns}
+    returning *`);
+  const asStages = ctx.db.$with(getTableName(stages), {}).as(sql`select * from written_stages`);
+  const asPipelines = ctx.db.$with(getTableName(pipelines), {}).as(sql`select * from written_pipeline`);
+  // The write is the request's last statement: its COMMIT goes with it.
   ctx.commitWithNext?.();
-  return readPipeline(ctx, Number(result.rows[0].id));
+  const rows = await ctx.db
+    .with(written, writtenStages, asStages, asPipelines)
+    .select({ pipeline: pipelineFields.selection, stage: stageFields.selection })
+    .from(pipelines)
+    .leftJoin(stages, eq(stages.pipelineId, pipelines.id))
+    .orderBy(asc(stages.position));
+  return presentPipeline(rows as PipelineRows);
 }
 
 /**
