@@ -18,7 +18,15 @@ import { feedEntriesFrom } from '../feed';
 import { forecastWrite } from '../forecast';
 import { leadRowsLocked, lockLeadRows } from '../leads';
 import { dealFields } from './fields';
-import { checkDealTarget, outcomeOf } from './references';
+import {
+  checkDealTarget,
+  dealTargetHolds,
+  dealTargetQuery,
+  type DealTargetRefs,
+  type DealTargetRow,
+  judgeDealTarget,
+  outcomeOf,
+} from './references';
 import { dealFilterWhere, dealListFilters } from './filters';
 import type { AddDealInput, DealViewValue, UpdateDealInput } from './schemas';
 
@@ -83,25 +91,43 @@ export async function viewDeal(ctx: TenantContext, id: number) {
  * touched by a deal write (its feed entry is the deal's). So the snapshot is the one a statement
  * after the write would record, and the answer the deal a read after it would see.
  */
+function dealWriteParts(
+  ctx: TenantContext,
+  now: Date,
+  change: { write: SQL; after: Record<string, SQL>; closing: 'open' | 'won' | 'lost' | 'as_written' },
+) {
+  const written = ctx.db.$with('written', {}).as(change.write);
+  const after = Object.entries(change.after).map(([name, query]) => ctx.db.$with(name, {}).as(query));
+  // A deal that closes announces it (deal.won / deal.lost); `as_written`: whichever its outcome is.
+  const closings: ('won' | 'lost')[] =
+    change.closing === 'open' ? [] : change.closing === 'as_written' ? ['won', 'lost'] : [change.closing];
+  const hooks = closings.map((outcome) =>
+    ctx.db
+      .$with(`hooks_${outcome}`, {})
+      .as(closedDealDeliveries(ctx, outcome, sql`written as d`, sql`d.outcome = ${outcome}::text`)),
+  );
+  const forecast = ctx.db.$with('forecast', {}).as(forecastWrite(now, sql`true`, true, sql`written`));
+  const asWritten = ctx.db.$with('deals', {}).as(sql`select * from written`);
+  return {
+    ctes: [written, ...after, ...hooks, forecast, asWritten],
+    selection: {
+      ...dealFields.selection,
+      webhookIds: (hooks.length
+        ? deliveryIdsOf(...closings.map((outcome) => `hooks_${outcome}`))
+        : sql`'{}'::bigint[]`) as SQL<number[]>,
+    },
+  };
+}
+
 async function writtenDeal(
   ctx: TenantContext,
   now: Date,
   change: { write: SQL; after: Record<string, SQL>; closing: 'open' | 'won' | 'lost' },
 ): Promise<{ deal: DealViewValue; webhookIds: number[] } | undefined> {
-  const written = ctx.db.$with('written', {}).as(change.write);
-  const after = Object.entries(change.after).map(([name, query]) => ctx.db.$with(name, {}).as(query));
-  const hooks =
-    change.closing === 'open'
-      ? []
-      : [ctx.db.$with('hooks', {}).as(closedDealDeliveries(ctx, change.closing, sql`written as d`))];
-  const forecast = ctx.db.$with('forecast', {}).as(forecastWrite(now, sql`true`, true, sql`written`));
-  const asWritten = ctx.db.$with('deals', {}).as(sql`select * from written`);
+  const { ctes, selection } = dealWriteParts(ctx, now, change);
   const [row] = await ctx.db
-    .with(written, ...after, ...hooks, forecast, asWritten)
-    .select({
-      ...dealFields.selection,
-      webhookIds: (hooks.length ? deliveryIdsOf('hooks') : sql`'{}'::bigint[]`) as SQL<number[]>,
-    })
+    .with(...ctes)
+    .select(selection)
     .from(deals)
     .where(tenantWhere(ctx, deals));
   if (!row) return undefined;
@@ -128,8 +154,15 @@ async function writingToTarget<T>(
   }
 }
 
+/**
+ * A deal's add in one statement: what it points at (`target`: the lead locked first, then read,
+ * with its pipeline and stage, dealTargetQuery), the insert only where that target holds
+ * (dealTargetHolds), and everything writtenDeal adds to a write. The outcome and `closed_at` come
+ * from the stage in the statement; a deal added into a won or lost stage announces it. When the
+ * target does not hold, nothing is written and its row says why (judgeDealTarget's 404 or 422).
+ */
 export async function addDeal(ctx: TenantContext, input: AddDealInput, now: Date) {
-  const target = await checkDealTarget(ctx, {
+  const refs: DealTargetRefs = {
     leadId: input.lead_id,
     pipelineId: input.pipeline_id,
     stageId: input.stage_id,
@@ -138,43 +171,61 @@ export async function addDeal(ctx: TenantContext, input: AddDealInput, now: Date
     // The lead first (leads/row-locks.ts), in the check: its deal counts change with this deal, and
     // a change of its company in progress commits before the deal reads it.
     locks: leadRowsLocked(ctx.orgId, sql`select ${input.lead_id}::bigint`, 'no key update'),
-  });
-  const outcome = outcomeOf(target);
+  };
+  const target = ctx.db.$with('target').as(dealTargetQuery(ctx, refs));
   const at = now.toISOString();
-  // The write is the request's last statement: its COMMIT goes with it.
-  ctx.commitWithNext?.();
-  const result = await writingToTarget(target, () =>
-    writtenDeal(ctx, now, {
-      write: sql`insert into ${deals} (organization_id, lead_id, pipeline_id, stage_id, title, value, expected_close_date,
+  const outcome = sql`case when t.is_won then 'won' when t.is_lost then 'lost' else 'open' end`;
+  const { ctes, selection } = dealWriteParts(ctx, now, {
+    write: sql`insert into ${deals} (organization_id, lead_id, pipeline_id, stage_id, title, value, expected_close_date,
         priority, description, outcome, closed_at, stage_entered_at, owner_id, created_at, updated_at)
-      values (${ctx.orgId}, ${input.lead_id}, ${target.pipelineId}, ${target.stageId}, ${input.title}, ${input.value},
+      select ${ctx.orgId}, ${input.lead_id}, t.pipeline_id, t.stage_id, ${input.title}, ${input.value},
         ${input.expected_close_date}::date, ${input.priority ?? null}, ${input.description ?? null}, ${outcome},
-        ${outcome === 'open' ? null : at}::timestamptz, ${at}::timestamptz, ${ctx.userId}, ${at}::timestamptz, ${at}::timestamptz)
+        case when ${outcome} = 'open' then null else ${at}::timestamptz end, ${at}::timestamptz, ${ctx.userId},
+        ${at}::timestamptz, ${at}::timestamptz
+      from target t
+      where ${dealTargetHolds('t', refs)}
       returning *`,
-      after: {
-        history: sql`insert into ${dealStageHistory} (organization_id, deal_id, from_stage_id, to_stage_id, changed_at, changed_by)
+    after: {
+      history: sql`insert into ${dealStageHistory} (organization_id, deal_id, from_stage_id, to_stage_id, changed_at, changed_by)
           select organization_id, id, null, stage_id, ${at}::timestamptz, ${ctx.userId} from written`,
-        feed: feedEntriesFrom(ctx, {
-          from: sql`written`,
-          modelType: 'deal',
-          modelId: sql`written.id`,
-          action: 'deal_added',
-          changes: sql`${JSON.stringify(createdChanges(input, target.stageId))}::jsonb`,
-        }),
-      },
-      closing: outcome,
-    }),
+      feed: feedEntriesFrom(ctx, {
+        from: sql`written`,
+        modelType: 'deal',
+        modelId: sql`written.id`,
+        action: 'deal_added',
+        changes: sql`${JSON.stringify(createdChanges(input, input.stage_id))}::jsonb`,
+      }),
+    },
+    closing: 'as_written',
+  });
+  // The write is the request's last statement: its COMMIT goes with it (a target that does not
+  // hold writes nothing, so its 404 or 422 after the commit leaves nothing behind).
+  ctx.commitWithNext?.();
+  const [row] = await writingToTarget(refs, () =>
+    ctx.db
+      .with(target, ...ctes)
+      .select({ ...selection, target: sql<DealTargetRow>`(select row_to_json(target) from target)` })
+      .from(sql`(select 1) as one`)
+      .leftJoin(deals, sql`true`),
   );
-  // The insert returns its row: only a fault of ours leaves it out.
-  if (!result) throw new Error('deal insert returned no row');
-  sendWebhookDeliveries(ctx, result.webhookIds);
-  return result.deal;
+  const { target: checked, webhookIds, ...fields } = row as Record<string, unknown> & {
+    target: DealTargetRow;
+    webhookIds: number[];
+  };
+  if (fields.id === null) {
+    judgeDealTarget(checked, refs);
+    // The target held in judgeDealTarget but not in dealTargetHolds: the two are out of step.
+    throw new Error('deal insert wrote no row for a target that holds');
+  }
+  sendWebhookDeliveries(ctx, webhookIds);
+  return present(fields);
 }
 
-/** The deal.won or deal.lost deliveries of a deal that closed (`from` names it `d`). */
-function closedDealDeliveries(ctx: TenantContext, outcome: 'won' | 'lost', from: SQL): SQL {
+/** The deal.won or deal.lost deliveries of a deal that closed (`from` names it `d`; `where` filters it). */
+function closedDealDeliveries(ctx: TenantContext, outcome: 'won' | 'lost', from: SQL, where?: SQL): SQL {
   return webhookDeliveriesSql(ctx, outcome === 'won' ? 'deal.won' : 'deal.lost', {
     from,
+    where,
     data: sql`jsonb_build_object('deal_id', d.id, 'title', d.title, 'value', d.value, 'lead_id', d.lead_id,
       'pipeline_id', d.pipeline_id, 'stage_id', d.stage_id, 'owner_id', d.owner_id, 'closed_at', ${isoTimestampSql(sql`d.closed_at`)})`,
   });
