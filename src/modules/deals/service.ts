@@ -208,7 +208,11 @@ export async function addDeal(ctx: TenantContext, input: AddDealInput, now: Date
       .from(sql`(select 1) as one`)
       .leftJoin(deals, sql`true`),
   );
-  const { target: checked, webhookIds, ...fields } = row as Record<string, unknown> & {
+  const {
+    target: checked,
+    webhookIds,
+    ...fields
+  } = row as Record<string, unknown> & {
     target: DealTargetRow;
     webhookIds: number[];
   };
