@@ -1,38 +1,24 @@
-import net from 'node:net';
 import { cloudflareTest } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
 import { writeDocsAssets } from './scripts/docs-assets.mjs';
-
-/**
- * `count` free loopback ports, distinct, chosen here so the Worker's bindings and globalSetup agree
- * on them. All are held open until every one is chosen: the kernel may hand a port just released
- * to the next bind, and two services given one port failed the suite's start (EADDRINUSE).
- */
-async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<net.Server>((resolve, reject) => {
-          const server = net.createServer();
-          server.once('error', reject);
-          server.listen(0, '127.0.0.1', () => resolve(server));
-        }),
-    ),
-  );
-  const ports = servers.map((server) => (server.address() as net.AddressInfo).port);
-  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
-  return ports;
-}
+import { holdFreePorts, releaseHeldPorts } from './scripts/lib/held-ports.mjs';
 
 export default defineConfig(async () => {
   // wrangler.toml's [assets] directory must exist before the pool reads the configuration.
   writeDocsAssets();
-  const [pgPort, relayPort, smtpPort, smtpControlPort] = await freePorts(4);
+  // Chosen here so the Worker's bindings and globalSetup agree on them, and held open until
+  // globalSetup's services bind them (scripts/lib/held-ports.mjs).
+  const [pgPort, relayPort, smtpPort, smtpControlPort] = await holdFreePorts(4);
   process.env.LM_TEST_PG_PORT ??= String(pgPort);
   process.env.LM_TEST_RELAY_PORT ??= String(relayPort);
   process.env.LM_TEST_SMTP_PORT ??= String(smtpPort);
   process.env.LM_TEST_SMTP_CONTROL_PORT ??= String(smtpControlPort);
+  // Evaluated again with the ports already set: the ports just held are not the ones in use.
+  await releaseHeldPorts(
+    ['LM_TEST_PG_PORT', 'LM_TEST_RELAY_PORT', 'LM_TEST_SMTP_PORT', 'LM_TEST_SMTP_CONTROL_PORT'].map((name) =>
+      Number(process.env[name]),
+    ),
+  );
   const databaseUrl =
     process.env.TEST_DATABASE_URL ?? `postgres://postgres:postgres@127.0.0.1:${process.env.LM_TEST_PG_PORT}/postgres`;
   process.env.LM_TEST_DATABASE_URL = databaseUrl;
