@@ -415,7 +415,7 @@ describe('statements per request (connection start-up not included)', () => {
     expect(read.statements.length, read.statements.join('\n---\n')).toBeLessThanOrEqual(2);
   });
 
-  it('POST /api/meeting/:id/generate-summary sends at most 10: scope, the meeting with its transcript’s key, the reservation (BEGIN, lock, check-and-insert, COMMIT), then BEGIN, the summary, the settlement, COMMIT', async () => {
+  it('POST /api/meeting/:id/generate-summary sends at most 10 in 6 round trips: scope, the meeting with its transcript’s key, the reservation (BEGIN with the lock, the check-and-insert with COMMIT), then the summary (BEGIN with it), the settlement (COMMIT with it)', async () => {
     const meeting = await call('POST', '/api/meeting/add', {
       token: org.token,
       body: { title: 'Summary budget', start_time: '2027-05-06T09:00:00Z', end_time: '2027-05-06T09:30:00Z' },
@@ -430,7 +430,7 @@ describe('statements per request (connection start-up not included)', () => {
       rawBody: form,
     });
     expect(uploaded.status, uploaded.text).toBe(201);
-    const { response, statements } = await statementsOf(() =>
+    const { response, statements, roundTrips } = await statementsOf(() =>
       call('POST', `/api/meeting/${meeting.body.data.id}/generate-summary`, {
         token: org.token,
         body: { detail: 'detailed' },
@@ -438,6 +438,7 @@ describe('statements per request (connection start-up not included)', () => {
     );
     expect(response.status, response.text).toBe(200);
     expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(10);
+    expect(roundTrips, statements.join('\n---\n')).toBeLessThanOrEqual(6);
   });
 
   it('a signed meeting-tool delivery sends at most 7: the endpoint lookup with the scope, BEGIN, the meeting, the delivery id, the transcript lock and upsert, COMMIT', async () => {
@@ -713,6 +714,30 @@ describe('statements per request (connection start-up not included)', () => {
     expect(roundTripsOf(enriched.sent, own), enriched.statements.join('\n---\n')).toBeLessThanOrEqual(3);
   });
 
+  it('the one-insert creates send 2: the scope, the insert (no BEGIN/COMMIT): an API key, a webhook, a saved query, a custom view, a web form, a meeting tool’s endpoint; a dashboard 3 (its key’s check first)', async () => {
+    const creates: [string, unknown][] = [
+      ['/api/api-keys/add', { name: 'Counted key' }],
+      ['/api/webhooks', { url: 'https://hooks.example.test/counted', events: ['lead.created'] }],
+      ['/api/queries', { name: 'Counted query', definition: { module: 'leads', metric: { op: 'count' } } }],
+      ['/api/custom-view/add', { module_name: 'lead', view_name: 'Counted view', visibility: 'private' }],
+      ['/api/web-forms/add', { name: 'Counted form' }],
+      ['/api/meeting-tools/webhooks/add', { tool: 'tool_a' }],
+    ];
+    for (const [path, body] of creates) {
+      const { response, statements } = await statementsOf(() => call('POST', path, { token: org.token, body }));
+      expect(response.status, `${path} ${response.text}`).toBe(201);
+      expect(statements.length, `${path}\n${statements.join('\n---\n')}`).toBeLessThanOrEqual(2);
+    }
+    const dashboard = await statementsOf(() =>
+      call('POST', '/api/dashboards', {
+        token: org.token,
+        body: { dashboard_id: `counted-${crypto.randomUUID().slice(0, 6)}`, name: 'Counted' },
+      }),
+    );
+    expect(dashboard.response.status, dashboard.response.text).toBe(201);
+    expect(dashboard.statements.length, dashboard.statements.join('\n---\n')).toBeLessThanOrEqual(3);
+  });
+
   it('a rejected token costs one statement and runs nothing as the tenant', async () => {
     const other = await signupOrganization('Round trips other');
     await call('POST', '/api/auth/logout', { token: other.token });
@@ -931,8 +956,8 @@ describe('statements per request (connection start-up not included)', () => {
   });
 
   describe('lead enrichment', () => {
-    it('POST /api/lead-enrichment/enrich (local, an email) sends at most 11: scope, the connection, the company match, the reservation (BEGIN, lock, reserve, COMMIT), then BEGIN, the profile lead, the settlement, COMMIT', async () => {
-      const { response, statements } = await statementsOf(() =>
+    it('POST /api/lead-enrichment/enrich (local, an email) sends at most 11 in 7 round trips: scope, the connection, the company match, the reservation (BEGIN with the lock, COMMIT with the reserve), then the profile lead (BEGIN with it), the settlement (COMMIT with it)', async () => {
+      const { response, statements, roundTrips } = await statementsOf(() =>
         call('POST', '/api/lead-enrichment/enrich', {
           token: org.token,
           body: { email: `ada@budget-${crypto.randomUUID().slice(0, 8)}.com` },
@@ -940,6 +965,7 @@ describe('statements per request (connection start-up not included)', () => {
       );
       expect(response.status, response.text).toBe(201);
       expect(statements.length, statements.join('\n---\n')).toBeLessThanOrEqual(11);
+      expect(roundTrips, statements.join('\n---\n')).toBeLessThanOrEqual(7);
     });
 
     it('POST /api/lead-enrichment/enrich with a lead_id writes the fill and its feed entry `enriched` in one statement', async () => {
@@ -1058,12 +1084,12 @@ describe('statements per request (connection start-up not included)', () => {
       return response.body;
     };
 
-    it('POST /api/ai-tools/magicpen sends at most 8: scope; the reservation (BEGIN, lock, check-and-insert, COMMIT); the settlement (BEGIN, insert, COMMIT)', async () => {
-      await budget('POST', '/api/ai-tools/magicpen', { noteText: 'call grace' }, 200, 8);
+    it('POST /api/ai-tools/magicpen sends at most 8 in 4 round trips: scope; the reservation (BEGIN with the lock, COMMIT with the check-and-insert); the settlement (BEGIN and COMMIT with it)', async () => {
+      await budget('POST', '/api/ai-tools/magicpen', { noteText: 'call grace' }, 200, 8, 4);
     });
 
-    it('POST /api/ai-email/generate/:lead_id sends at most 10: scope, the lead, the reservation (BEGIN, lock, check-and-insert, COMMIT), then BEGIN, the draft, the settlement, COMMIT', async () => {
-      draftId = (await budget('POST', `/api/ai-email/generate/${leadId}`, {}, 201, 10)).data.id;
+    it('POST /api/ai-email/generate/:lead_id sends at most 10 in 6 round trips: scope, the lead, the reservation (BEGIN with the lock, COMMIT with the check-and-insert), then the draft (BEGIN with it), the settlement (COMMIT with it)', async () => {
+      draftId = (await budget('POST', `/api/ai-email/generate/${leadId}`, {}, 201, 10, 6)).data.id;
     });
 
     it('GET /api/ai-email/drafts/lead/:lead_id sends at most 2: scope, the page with its total (the lead is read only for an empty page)', async () => {
@@ -1085,8 +1111,8 @@ describe('statements per request (connection start-up not included)', () => {
       expect(roundTripsOf(sent, own), statements.join('\n---\n')).toBeLessThanOrEqual(3);
     });
 
-    it('POST /api/ai-dashboards/generate (not saved) sends at most 8, as magicpen', async () => {
-      await budget('POST', '/api/ai-dashboards/generate', { prompt: 'leads by status' }, 200, 8);
+    it('POST /api/ai-dashboards/generate (not saved) sends at most 8 in 4 round trips, as magicpen', async () => {
+      await budget('POST', '/api/ai-dashboards/generate', { prompt: 'leads by status' }, 200, 8, 4);
     });
   });
 

@@ -22,6 +22,8 @@ apiKeyRoutes.openapi(
     auth: 'bearer',
     roles: ['admin'],
     sealedReplay: true,
+    // One insert: no transaction.
+    transaction: false,
     request: { body: jsonBody(AddApiKeyBody) },
     responses: { 201: envelope(CreatedApiKeySchema, 'API key created') },
   }),

@@ -14,7 +14,7 @@
  * provider call does not hold up the organization's other reservations.
  */
 import { sql } from 'drizzle-orm';
-import type { Queryable, Transaction } from '../../db/client';
+import { commitWithNextStatement, type Queryable, type Transaction } from '../../db/client';
 import { ledgerBalanceSql, ledgerLockSql } from '../../db/ledger';
 import { creditLedger } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
@@ -41,8 +41,18 @@ function isTransaction(db: Queryable): db is Transaction {
   return 'rollback' in db;
 }
 
-async function inTransaction<T>(ctx: CreditsContext, work: (tx: Transaction) => Promise<T>): Promise<T> {
-  return isTransaction(ctx.db) ? work(ctx.db) : ctx.db.transaction(work);
+/**
+ * `work` on the caller's transaction, or in a short one of its own; `commitWithLast` then sends
+ * that transaction's COMMIT with the statement that follows (its last: client.ts
+ * commitWithNextStatement), and does nothing on the caller's transaction, which goes on.
+ */
+async function inTransaction<T>(
+  ctx: CreditsContext,
+  work: (tx: Transaction, commitWithLast: () => void) => Promise<T>,
+): Promise<T> {
+  const db = ctx.db;
+  if (isTransaction(db)) return work(db, () => undefined);
+  return db.transaction((tx) => work(tx, () => commitWithNextStatement(db)));
 }
 
 const lockCredits = (orgId: number) => ledgerLockSql(`credits:${orgId}`);
@@ -60,8 +70,10 @@ export async function reserveCredits(
   request: { feature: CreditFeature; idempotencyKey: string; quantity?: number },
 ): Promise<Reservation> {
   const price = priceOf(request.feature) * (request.quantity ?? 1);
-  const row = await inTransaction(ctx, async (tx) => {
+  const row = await inTransaction(ctx, async (tx, commitWithLast) => {
     await tx.execute(lockCredits(ctx.orgId));
+    // The reservation is its transaction's last statement: a transaction of its own commits with it.
+    commitWithLast();
     const result = await tx.execute<{
       balance: string;
       new_id: string | null;

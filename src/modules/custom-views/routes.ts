@@ -37,6 +37,8 @@ customViewRoutes.openapi(
     description:
       "Saves a list view for a module: its filters (checked against that module's list filters, 422 naming the bad filter), columns and sorting. Private views exist only for their creator; team and public views are visible to the whole organization.",
     auth: 'bearer',
+    // One insert: no transaction.
+    transaction: false,
     request: { body: jsonBody(AddViewBody) },
     responses: { 201: envelope(ViewSchema, 'View created') },
   }),

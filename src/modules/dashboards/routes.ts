@@ -77,6 +77,8 @@ dashboardRoutes.openapi(
     summary: 'Save a dashboard under your stable dashboard_id',
     description: `Saves a dashboard. \`dashboard_id\` is the client's stable key (1 to 64 of a-z, 0-9, _ and -): a shared (team, workspace) dashboard's is unique among the organization's shared dashboards, a personal one's among its owner's personal dashboards and the shared ones. Reusing a key you can see is a 409 \`dashboard_id_taken\` naming that dashboard; a key a colleague uses for a personal dashboard is free for you (and never revealed). Scope is personal when omitted. ${widgets} ${ownership}`,
     auth: 'bearer',
+    // Reads and one insert (a lost race for the key read again to name its holder): no transaction.
+    transaction: false,
     request: { body: jsonBody(AddDashboardBody) },
     responses: { 201: envelope(DashboardSchema, 'Dashboard saved'), 409: dashboardIdTaken },
   }),

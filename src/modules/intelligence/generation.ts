@@ -5,7 +5,7 @@
  * transaction (an Idempotency-Key) the reservation comes after the model instead (paidInTransaction). A provider's failure
  * is a 503 `provider_unavailable` with Retry-After (nothing charged), never its text.
  */
-import type { Queryable, Transaction } from '../../db/client';
+import { commitWithNextStatement, type Database, type Queryable, type Transaction } from '../../db/client';
 import type { TenantContext } from '../../db/tenant';
 import { ApiError, ServiceUnavailable } from '../../core/errors';
 import { log } from '../../core/log';
@@ -35,10 +35,6 @@ export interface Charge {
 
 function isTransaction(db: Queryable): db is Transaction {
   return 'rollback' in db;
-}
-
-export function inTransaction<T>(ctx: TenantContext, work: (tx: Transaction) => Promise<T>): Promise<T> {
-  return isTransaction(ctx.db) ? work(ctx.db) : ctx.db.transaction(work);
 }
 
 /** A ProviderFailure as the route's answer: the model is down, throttled, refused, or answered nonsense. */
@@ -84,13 +80,17 @@ export async function paidGenerations<R>(
   const reservation = await reserveCredits(call.ctx, { feature, idempotencyKey: key });
   try {
     const generation = await generate(provider);
-    return await inTransaction(call.ctx, async (tx) => {
+    // The request's session holds no transaction here (paidInTransaction otherwise): this one is
+    // its own, and the settlement, its last statement, carries its COMMIT.
+    const session = call.ctx.db as Database;
+    return await session.transaction(async (tx) => {
       const charge = {
         reservation_id: reservation.id,
         credits_charged: reservation.price,
         balance: reservation.balance,
       };
       const kept = await keep(tx, generation, charge);
+      commitWithNextStatement(session);
       await settleCredits({ ...call.ctx, db: tx }, reservation.id);
       return kept;
     });

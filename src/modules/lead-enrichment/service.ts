@@ -7,6 +7,7 @@ import { and, asc, eq, ilike, or, type SQL } from 'drizzle-orm';
 import { NotFound } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
+import { commitWithNextStatement, type Database } from '../../db/client';
 import { leadEnrichmentItems, leadEnrichmentJobs, profileLeads } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import type { Bindings } from '../../env';
@@ -53,6 +54,9 @@ export async function enrichOne(ctx: TenantContext, env: Bindings, input: Enrich
       const locked = leadId !== undefined ? await readLeadForEnrichment(inTransaction, leadId, true) : null;
       const held = reservation ?? (await reserve(inTransaction));
       const stored = await storeProfile(inTransaction, query, profile, { lead: locked });
+      // The settlement is the transaction's last statement: one of its own commits with it (on the
+      // request's transaction this is a savepoint, and the request goes on).
+      if (!onTransaction) commitWithNextStatement(ctx.db as Database);
       await settleCredits(inTransaction, held.id);
       return stored;
     });

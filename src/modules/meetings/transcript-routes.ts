@@ -100,6 +100,8 @@ transcriptRoutes.openapi(
     auth: 'bearer',
     roles: ['admin'],
     sealedReplay: true,
+    // One insert: no transaction.
+    transaction: false,
     request: { body: jsonBody(AddEndpointBody) },
     responses: { 201: envelope(NewEndpointSchema, 'Webhook added') },
   }),

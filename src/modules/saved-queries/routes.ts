@@ -80,6 +80,8 @@ savedQueryRoutes.openapi(
     summary: 'Save a query: module, filters, metric, group_by and date bucket from allow-lists',
     description: `Saves a declarative query. The definition names a module (leads, deals, companies, contacts), that module's list filters, a metric (count, or sum/avg of an allow-listed numeric field), an optional group_by column and an optional date bucket (day, week, month, quarter) of an allow-listed date column; every unknown name is a 422 naming it (e.g. \`definition.group_by\`). Scope is personal when omitted. ${ownership}`,
     auth: 'bearer',
+    // One insert: no transaction.
+    transaction: false,
     request: { body: jsonBody(AddQueryBody) },
     responses: { 201: envelope(SavedQuerySchema, 'Query saved') },
   }),

@@ -27,6 +27,8 @@ webFormRoutes.openapi(
     description:
       'Creates a hosted form: the lead fields it asks for (and which are required), where the visitor goes after submitting (redirect_url, else a thank-you page with thank_you_message), and the tags and assignee every lead it creates gets. The form gets a random 24-character `form_link`; its page is served at `/api/v1/web-form/{form_link}` (`url`). `assigned_to` must be a user of the organization (422).',
     auth: 'bearer',
+    // The assignee's check, then one insert: no transaction.
+    transaction: false,
     request: { body: jsonBody(AddWebFormBody) },
     responses: { 201: envelope(WebFormSchema, 'Web form created') },
   }),

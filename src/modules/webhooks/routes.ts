@@ -54,6 +54,8 @@ webhookRoutes.openapi(
     ...admin,
     // A create retried with its Idempotency-Key answers the secret again: kept sealed meanwhile.
     sealedReplay: true,
+    // One insert: no transaction.
+    transaction: false,
     request: { body: jsonBody(AddWebhookBody) },
     responses: { 201: envelope(CreatedWebhookSchema, 'Webhook created') },
   }),
