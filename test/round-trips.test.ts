@@ -738,6 +738,53 @@ describe('statements per request (connection start-up not included)', () => {
     expect(dashboard.statements.length, dashboard.statements.join('\n---\n')).toBeLessThanOrEqual(3);
   });
 
+  it('writes whose answer or follow-up is their last statement carry the COMMIT with it: a user add 4 round trips, an intent signal 3, a target account 4, a local calendar connected 4', async () => {
+    const user = await statementsOf(() =>
+      call('POST', '/api/user/add', {
+        token: org.token,
+        body: {
+          first_name: 'Rep',
+          last_name: 'Counted',
+          email: uniqueEmail('rep'),
+          phone_no: '+15550100',
+          password: 'password123',
+        },
+      }),
+    );
+    expect(user.response.status, user.response.text).toBe(201);
+    // Scope, the role (BEGIN with it), the insert, the user read back (COMMIT with it).
+    expect(user.roundTrips, user.statements.join('\n---\n')).toBeLessThanOrEqual(4);
+
+    const signal = await statementsOf(() =>
+      call('POST', '/api/intent-alert/signal', {
+        token: org.token,
+        body: { lead_id: leadId, signal_type: 'pricing_page_visit' },
+      }),
+    );
+    expect(signal.response.status, signal.response.text).toBe(201);
+    // Scope, the signal's insert (BEGIN with it), the lead's rescoring (COMMIT with it).
+    expect(signal.roundTrips, signal.statements.join('\n---\n')).toBeLessThanOrEqual(3);
+
+    const company = await call('POST', '/api/company/add', {
+      token: org.token,
+      body: { company_name: `Targeted ${crypto.randomUUID().slice(0, 6)}` },
+    });
+    const account = await statementsOf(() =>
+      call('POST', '/api/target-accounts', { token: org.token, body: { company_id: company.body.data.id } }),
+    );
+    expect(account.response.status, account.response.text).toBe(201);
+    // Scope, the references (BEGIN with them), the insert, the account read back (COMMIT with it).
+    expect(account.roundTrips, account.statements.join('\n---\n')).toBeLessThanOrEqual(4);
+
+    const calendarOwner = await signupOrganization('Round trips calendar');
+    const calendar = await statementsOf(() =>
+      call('POST', '/api/calendar/connections/add', { token: calendarOwner.token, body: { provider: 'local' } }),
+    );
+    expect(calendar.response.status, calendar.response.text).toBe(201);
+    // Scope, the connection (BEGIN with it), the booking version, the writes queued again (COMMIT with them).
+    expect(calendar.roundTrips, calendar.statements.join('\n---\n')).toBeLessThanOrEqual(4);
+  });
+
   it('a rejected token costs one statement and runs nothing as the tenant', async () => {
     const other = await signupOrganization('Round trips other');
     await call('POST', '/api/auth/logout', { token: other.token });
@@ -1168,6 +1215,8 @@ describe('statements per request (connection start-up not included)', () => {
       );
       expect(connect.response.status, connect.response.text).toBe(201);
       expect(connect.statements.length, connect.statements.join('\n---\n')).toBeLessThanOrEqual(5);
+      // Scope, the upsert with BEGIN and COMMIT.
+      expect(connect.roundTrips, connect.statements.join('\n---\n')).toBeLessThanOrEqual(2);
       const disconnect = await statementsOf(() =>
         call('DELETE', `/api/connected-apps/disconnect/${connect.response.body.data.id}`, { token: org.token }),
       );

@@ -101,6 +101,8 @@ export async function connectCalendar(ctx: TenantContext, env: Bindings, input: 
   // rep's upcoming meetings never written (made before this calendar, or while none was
   // connected), and changes the replaced calendar missed while it was disconnected, are written
   // now, in one statement, under the writes' own request ids, so none is made twice.
+  // The request's last statement: its COMMIT goes with it.
+  ctx.commitWithNext?.();
   await requeueWritesOnConnect(ctx, ctx.userId as number, row.id);
   return presentConnection(row);
 }

@@ -148,7 +148,8 @@ export async function connectApp(ctx: TenantContext, env: Bindings, input: Conne
   if (input.kind === 'enrichment') await retireOtherEnrichment(ctx, input.provider, account.identity);
   // One statement: the account's live row is reconnected in place, else a row is added. Connects
   // of one account at once (a double click) meet on the unique index: one inserts, the others
-  // wait for it and reconnect that row.
+  // wait for it and reconnect that row. It is the request's last: its COMMIT goes with it.
+  ctx.commitWithNext?.();
   const [row] = await ctx.db
     .insert(connections)
     .values({

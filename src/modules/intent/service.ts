@@ -50,6 +50,8 @@ export async function recordSignal(ctx: TenantContext, input: SignalInput, defau
     returning id, lead_id, signal_type, signal_detail, source, occurred_at, created_at`);
   const row = inserted.rows[0];
   if (!row) throw new NotFound('Lead', input.lead_id);
+  // The rescoring (one statement) is the request's last: its COMMIT goes with it.
+  ctx.commitWithNext?.();
   const [scored] = await rescoreLeads(ctx.db, ctx.orgId, [input.lead_id], ctx.effects);
   return {
     ...presentSignal(row),

@@ -78,6 +78,8 @@ export async function createTargetAccount(ctx: TenantContext, input: CreateTarge
       .where(tenantWhere(ctx, targetAccounts, eq(targetAccounts.companyId, input.company_id)));
     throw duplicate(existing.id, input.company_id);
   }
+  // The answer's read is the request's last statement: its COMMIT goes with it.
+  ctx.commitWithNext?.();
   return readTargetAccount(ctx, row.id);
 }
 
@@ -89,6 +91,8 @@ export async function updateTargetAccount(ctx: TenantContext, id: number, input:
     .where(accountWhere(ctx, eq(targetAccounts.id, id)))
     .returning({ id: targetAccounts.id });
   if (!row) throw new NotFound('Target account', id);
+  // The answer's read is the request's last statement: its COMMIT goes with it.
+  ctx.commitWithNext?.();
   return readTargetAccount(ctx, id);
 }
 

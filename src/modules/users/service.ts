@@ -193,6 +193,8 @@ export async function addUser(ctx: TenantContext, input: z.infer<typeof AddUserB
         .returning({ id: users.id }),
     ),
   );
+  // The answer's read is the request's last statement: its COMMIT goes with it.
+  ctx.commitWithNext?.();
   return presentUser(await findUser(ctx, row.id));
 }
 
