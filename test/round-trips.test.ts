@@ -785,6 +785,21 @@ describe('statements per request (connection start-up not included)', () => {
     expect(calendar.roundTrips, calendar.statements.join('\n---\n')).toBeLessThanOrEqual(4);
   });
 
+  it('a bulk status change and a bulk assignment take at most 3 round trips: scope, the lookups or the assignee (BEGIN with it), the one statement that locks, writes, records the feed and notices (COMMIT with it)', async () => {
+    const status = await statementsOf(() =>
+      call('POST', '/api/lead/status-change', { token: org.token, body: { ids: [leadId], status: 2 } }),
+    );
+    expect(status.response.status, status.response.text).toBe(200);
+    expect(status.roundTrips, status.statements.join('\n---\n')).toBeLessThanOrEqual(3);
+    const assigned = await statementsOf(() =>
+      call('POST', '/api/lead/assign-user', { token: org.token, body: { ids: [leadId], assigned_to: org.userId } }),
+    );
+    expect(assigned.response.status, assigned.response.text).toBe(200);
+    expect(assigned.roundTrips, assigned.statements.join('\n---\n')).toBeLessThanOrEqual(3);
+    const view = await call('GET', `/api/lead/view/${leadId}`, { token: org.token });
+    expect(view.body.data).toMatchObject({ status: 2, assigned_to: org.userId });
+  });
+
   it('a rejected token costs one statement and runs nothing as the tenant', async () => {
     const other = await signupOrganization('Round trips other');
     await call('POST', '/api/auth/logout', { token: other.token });

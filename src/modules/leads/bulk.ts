@@ -53,6 +53,9 @@ export async function changeLeadStatus(ctx: TenantContext, target: BulkTarget, s
   const lookups = await leadLookups(ctx);
   if (!lookups.status.has(status))
     throw ValidationFailed.field('status', 'is not an active status of this organization');
+  // The one statement is the request's last (no tag rows, so no statistics refresh follows): its
+  // COMMIT goes with it.
+  ctx.commitWithNext?.();
   return updatedCount(
     ctx,
     sql`
@@ -77,6 +80,9 @@ export async function changeLeadStatus(ctx: TenantContext, target: BulkTarget, s
 
 export async function assignLeads(ctx: TenantContext, target: BulkTarget, assignedTo: number | null): Promise<number> {
   await referencesExist(ctx, { assigned_to: assignedTo });
+  // The one statement is the request's last (no tag rows, so no statistics refresh follows): its
+  // COMMIT goes with it.
+  ctx.commitWithNext?.();
   return updatedCount(
     ctx,
     sql`
