@@ -9,7 +9,7 @@
 import { env } from 'cloudflare:test';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Client } from '@neondatabase/serverless';
+import { Client, neonConfig } from '@neondatabase/serverless';
 import { drizzle } from 'drizzle-orm/neon-serverless';
 import {
   APP_ROLE,
@@ -18,6 +18,7 @@ import {
   observeStatements,
   openRequestDatabase,
   scopeSession,
+  withOwnDatabase,
   type DatabaseHandle,
 } from '../src/db/client';
 import { readConfig } from '../src/env';
@@ -527,5 +528,73 @@ describe('a transaction that commits with its last statement (commitWithNextStat
     await insert(handle.db, modelId, 'created');
     await insert(handle.db, modelId, 'updated');
     expect(await committed(modelId)).toEqual(['created', 'updated']);
+  });
+});
+
+describe('closing a connection', () => {
+  /**
+   * Every WebSocket the driver opens while `work` runs, wrapped to record what is sent on it and
+   * when it is closed. workerd throws on a send after close(); the wrapper records it instead.
+   */
+  async function socketEvents(work: () => Promise<void>): Promise<string[][]> {
+    const sockets: string[][] = [];
+    const previous = neonConfig.webSocketConstructor;
+    neonConfig.webSocketConstructor = function RecordingWebSocket(url: string) {
+      const socket = new WebSocket(url);
+      const events: string[] = [];
+      sockets.push(events);
+      const send = socket.send.bind(socket);
+      const close = socket.close.bind(socket);
+      let closed = false;
+      socket.send = (data: ArrayBuffer | ArrayBufferView | string) => {
+        const bytes =
+          typeof data === 'string'
+            ? new TextEncoder().encode(data)
+            : new Uint8Array(
+                ArrayBuffer.isView(data) ? data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) : data,
+              );
+        // A frontend message's type is its first byte; 'X' is Terminate.
+        const type = String.fromCharCode(bytes[0]);
+        events.push(closed ? `send after close: ${type}` : `send ${type}`);
+        if (!closed) send(data);
+      };
+      socket.close = (code?: number, reason?: string) => {
+        closed = true;
+        events.push('close');
+        close(code, reason);
+      };
+      return socket;
+    } as unknown as typeof WebSocket;
+    try {
+      await work();
+      // The driver sends coalesced writes on a zero-delay timer: give any left after close() its turn.
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    } finally {
+      neonConfig.webSocketConstructor = previous;
+    }
+    return sockets;
+  }
+
+  it('ends a request connection with Terminate, its last message', async () => {
+    const sockets = await socketEvents(async () => {
+      const handle = openRequestDatabase(readConfig(env));
+      await scopeSession(handle.db, first.orgId);
+      await sessionOf(handle);
+      await handle.close();
+    });
+    expect(sockets).toHaveLength(1);
+    // The server closes the socket once it has read Terminate.
+    expect(sockets[0].at(-1)).toBe('send X');
+  });
+
+  it('ends every connection of a job pool with Terminate, and sends nothing on its socket after closing it', async () => {
+    const sockets = await socketEvents(async () => {
+      await withOwnDatabase(readConfig(env), async (db) => {
+        // Two at once, so that the pool opens two connections.
+        await Promise.all([db.execute(sql`select pg_sleep(0.05)`), db.execute(sql`select pg_sleep(0.05)`)]);
+      });
+    });
+    expect(sockets).toHaveLength(2);
+    for (const events of sockets) expect(events.slice(-2)).toEqual(['send X', 'close']);
   });
 });
