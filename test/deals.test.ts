@@ -593,7 +593,7 @@ describe('deals', () => {
     }
   });
 
-  it('stays within its budgets: list 2, view 2, stage move 6 statements (4 round trips), a title alone 5 (3), add 4 (2)', async () => {
+  it('stays within its budgets: list 2, view 2, stage move 6 statements (4 round trips), a title alone 5 (3), add 4 (2), delete 2', async () => {
     const deal = await addDeal(owner, pipeline, { lead_id: leadId });
     const listed = await statementsOf(() => call('GET', '/api/lead/deal/list', { token: owner.token }));
     expect(listed.response.status).toBe(200);
@@ -632,5 +632,11 @@ describe('deals', () => {
     expect(added.statements.length, added.statements.join('\n---\n')).toBeLessThanOrEqual(4);
     expect(added.roundTrips, added.statements.join('\n---\n')).toBeLessThanOrEqual(2);
     expect(writeWithSnapshotAndRead(added.statements, /insert into "deals"/)).toHaveLength(1);
+    // Scope and auth, then the delete with its feed entries (no BEGIN/COMMIT).
+    const deleted = await statementsOf(() =>
+      call('DELETE', '/api/lead/deal/delete', { token: owner.token, body: { ids: [deal.id] } }),
+    );
+    expect(deleted.response.body.data).toEqual({ deleted: 1 });
+    expect(deleted.statements.length, deleted.statements.join('\n---\n')).toBeLessThanOrEqual(2);
   });
 });

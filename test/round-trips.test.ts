@@ -714,7 +714,7 @@ describe('statements per request (connection start-up not included)', () => {
     expect(roundTripsOf(enriched.sent, own), enriched.statements.join('\n---\n')).toBeLessThanOrEqual(3);
   });
 
-  it('the one-insert creates send 2: the scope, the insert (no BEGIN/COMMIT): an API key, a webhook, a saved query, a custom view, a web form, a meeting tool’s endpoint; a dashboard 3 (its key’s check first)', async () => {
+  it('the one-insert creates send 2: the scope, the insert (no BEGIN/COMMIT): an API key, a webhook, a saved query, a custom view, a web form, a meeting tool’s endpoint, a role; a dashboard 3 (its key’s check first)', async () => {
     const creates: [string, unknown][] = [
       ['/api/api-keys/add', { name: 'Counted key' }],
       ['/api/webhooks', { url: 'https://hooks.example.test/counted', events: ['lead.created'] }],
@@ -722,6 +722,7 @@ describe('statements per request (connection start-up not included)', () => {
       ['/api/custom-view/add', { module_name: 'lead', view_name: 'Counted view', visibility: 'private' }],
       ['/api/web-forms/add', { name: 'Counted form' }],
       ['/api/meeting-tools/webhooks/add', { tool: 'tool_a' }],
+      ['/api/role/add', { name: `Counted role ${crypto.randomUUID().slice(0, 6)}` }],
     ];
     for (const [path, body] of creates) {
       const { response, statements } = await statementsOf(() => call('POST', path, { token: org.token, body }));
@@ -798,6 +799,26 @@ describe('statements per request (connection start-up not included)', () => {
     expect(assigned.roundTrips, assigned.statements.join('\n---\n')).toBeLessThanOrEqual(3);
     const view = await call('GET', `/api/lead/view/${leadId}`, { token: org.token });
     expect(view.body.data).toMatchObject({ status: 2, assigned_to: org.userId });
+  });
+
+  it('a logout and a webhook secret’s rotation send 2: the scope, the one write (no BEGIN/COMMIT)', async () => {
+    const webhook = await call('POST', '/api/webhooks', {
+      token: org.token,
+      body: { url: 'https://hooks.example.test/rotated', events: ['lead.created'] },
+    });
+    expect(webhook.status, webhook.text).toBe(201);
+    const rotated = await statementsOf(() =>
+      call('POST', `/api/webhooks/${webhook.body.data.id}/rotate-secret`, { token: org.token }),
+    );
+    expect(rotated.response.status, rotated.response.text).toBe(200);
+    expect(rotated.statements.length, rotated.statements.join('\n---\n')).toBeLessThanOrEqual(2);
+    const leaving = await call('POST', '/api/auth/login', { body: { email: org.email, password: org.password } });
+    expect(leaving.status, leaving.text).toBe(200);
+    const loggedOut = await statementsOf(() => call('POST', '/api/auth/logout', { token: leaving.body.access_token }));
+    expect(loggedOut.response.status, loggedOut.response.text).toBe(200);
+    expect(loggedOut.statements.length, loggedOut.statements.join('\n---\n')).toBeLessThanOrEqual(2);
+    const after = await call('GET', '/api/lead/list', { token: leaving.body.access_token });
+    expect(after.status).toBe(401);
   });
 
   it('a rejected token costs one statement and runs nothing as the tenant', async () => {
@@ -1073,16 +1094,20 @@ describe('statements per request (connection start-up not included)', () => {
   describe('voice (a Twilio connection)', () => {
     const authToken = 'twilio-auth-token-round-trips';
     let twilioOrg: SignedUp;
+    let connected: Awaited<ReturnType<typeof statementsOf<Awaited<ReturnType<typeof call>>>>>;
+    let assigned: Awaited<ReturnType<typeof statementsOf<Awaited<ReturnType<typeof call>>>>>;
 
     beforeAll(async () => {
       twilioOrg = await signupOrganization('Round trips Twilio');
       const twilio = mockTwilioAccount();
-      const connected = await call('POST', '/api/voice/connection', {
-        token: twilioOrg.token,
-        body: { account_sid: `AC${'5'.repeat(32)}`, auth_token: authToken },
-      });
+      connected = await statementsOf(() =>
+        call('POST', '/api/voice/connection', {
+          token: twilioOrg.token,
+          body: { account_sid: `AC${'5'.repeat(32)}`, auth_token: authToken },
+        }),
+      );
       twilio.mockRestore();
-      expect(connected.status, connected.text).toBe(200);
+      expect(connected.response.status, connected.response.text).toBe(200);
       await topUp(twilioOrg, 5);
       const [number] = await inOrganization(twilioOrg.orgId, (tx) =>
         tx
@@ -1097,11 +1122,18 @@ describe('statements per request (connection start-up not included)', () => {
           })
           .returning(),
       );
-      const assigned = await call('POST', '/api/voice/assign-number', {
-        token: twilioOrg.token,
-        body: { number_id: number.id, user_id: twilioOrg.userId },
-      });
-      expect(assigned.status, assigned.text).toBe(200);
+      assigned = await statementsOf(() =>
+        call('POST', '/api/voice/assign-number', {
+          token: twilioOrg.token,
+          body: { number_id: number.id, user_id: twilioOrg.userId },
+        }),
+      );
+      expect(assigned.response.status, assigned.response.text).toBe(200);
+    });
+
+    it('POST /api/voice/connection takes at most 4 round trips: scope, the kind’s lock (BEGIN with it), the other accounts disconnected, the upsert (COMMIT with it); POST /api/voice/assign-number 4: scope, the number (BEGIN with it), the users, the assignment (COMMIT with it)', () => {
+      expect(connected.roundTrips, connected.statements.join('\n---\n')).toBeLessThanOrEqual(4);
+      expect(assigned.roundTrips, assigned.statements.join('\n---\n')).toBeLessThanOrEqual(4);
     });
 
     it('POST /api/v1/voice/twilio/{org_id}/voice sends at most 2: the scope, one read of the connection, numbers, users and balance', async () => {

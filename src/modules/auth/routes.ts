@@ -102,6 +102,8 @@ const logoutRoute = defineRoute({
   description:
     'Revokes the bearer token used for this request; other tokens of the same user stay valid. `data` is null.',
   auth: 'bearer',
+  // One insert (atomic alone): no transaction around it.
+  transaction: false,
   responses: { 200: envelope(z.null().openapi({ description: 'Always null' }), 'Token revoked') },
 });
 

@@ -85,6 +85,8 @@ dealRoutes.openapi(
     description:
       'Deletes deals for good, with their stage history and forecast snapshots. Unknown ids and other organizations’ ids change nothing; `data.deleted` counts the deals deleted.',
     auth: 'bearer',
+    // One statement (the delete with its feed entries, atomic alone): no transaction around it.
+    transaction: false,
     request: { body: jsonBody(DeleteDealsBody) },
     responses: {
       200: envelope(

@@ -36,6 +36,8 @@ roleRoutes.openapi(
       'Adds a role to the organization. Role names are unique per organization (409 `role_exists`). Access rules name the built-in roles (admin, manager, sales_rep); an added role grants only what every user may do.',
     auth: 'bearer',
     roles: ['admin'],
+    // One insert (atomic alone): no transaction around it.
+    transaction: false,
     request: { body: jsonBody(AddRoleBody) },
     responses: {
       201: envelope(RoleSchema, 'Role created'),

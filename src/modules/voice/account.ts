@@ -195,6 +195,8 @@ export async function connectVoice(
   await disconnectVoiceConnections(ctx, input.force === true, input.account_sid);
   // One statement: the account's live row is reconnected in place, else added; connects of one
   // account at once (a double click) meet on the unique index of live accounts and make one row.
+  // The request's last statement: its COMMIT goes with it.
+  ctx.commitWithNext?.();
   const [row] = await ctx.db
     .insert(connections)
     .values({

@@ -157,6 +157,8 @@ export async function assignNumber(ctx: TenantContext, input: z.output<typeof As
     .where(tenantWhere(ctx, users, inArray(users.id, userIds), isNull(users.deletedAt)));
   const missing = userIds.find((id) => !found.some((user) => user.id === id));
   if (missing) throw new NotFound('User', missing);
+  // The request's last statement: its COMMIT goes with it.
+  ctx.commitWithNext?.();
   await ctx.db.execute(sql`
     with removed as (
       delete from ${phoneNumberUsers} where organization_id = ${ctx.orgId} and phone_number_id = ${number.id}

@@ -139,6 +139,8 @@ webhookRoutes.openapi(
     description:
       'Generates a new signing secret and returns it once. Attempts from now on, retries included, are signed with the new secret and, for `previous_valid_hours` (default 24, at most 168), also with the replaced one: `webhook-signature` then carries two space-separated `v1,` signatures, and a Standard Webhooks verifier accepts either, so receivers can switch to the new secret without rejecting deliveries meanwhile. `previous_valid_hours=0` stops the old secret at once (a leaked secret). Only the secret just replaced is kept: rotating again drops the one before.',
     ...admin,
+    // One update (atomic alone): no transaction around it.
+    transaction: false,
     request: { params: idParam(), query: RotateSecretQuery },
     responses: { 200: envelope(RotatedSecretSchema, 'Secret rotated') },
   }),
