@@ -150,7 +150,18 @@ describe('attachments', () => {
       web_url: null,
       download_url: file.download_url,
     });
-    expect((await feedOf(owner, 'lead', leadId)).at(-1)).toMatchObject({ action: 'file_attached' });
+    expect((await feedOf(owner, 'lead', leadId)).at(-1)).toMatchObject({
+      action: 'file_attached',
+      changes: { attachment_id: { from: null, to: response.body.data.id } },
+    });
+    // The answer is the attachment as the list reads it afterwards, field for field.
+    const listed = await call('GET', '/api/file/list', {
+      token: owner.token,
+      query: { subject_type: 'lead', subject_id: leadId },
+    });
+    expect(listed.body.data.find((row: { id: number }) => row.id === response.body.data.id)).toEqual(
+      response.body.data,
+    );
   });
 
   it('refuses to attach an export’s file (422 file.id): it expires with its export and must not outlive it as an attachment', async () => {

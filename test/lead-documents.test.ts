@@ -63,8 +63,11 @@ describe('lead documents', () => {
     expect(keys.some((key) => key.endsWith('/Proposal v2.pdf'))).toBe(true);
     expect((await feedOf(owner, 'lead', leadId)).at(-1)).toMatchObject({
       action: 'document_added',
-      changes: { document_id: { to: document.id } },
+      changes: { document_id: { from: null, to: document.id }, file_name: { from: null, to: 'Proposal v2.pdf' } },
     });
+    // The answer is the document as the list reads it afterwards, field for field.
+    const listed = await call('GET', '/api/lead/document/list', { token: owner.token, query: { lead_id: leadId } });
+    expect(listed.body.data.find((row: { id: number }) => row.id === document.id)).toEqual(document);
   });
 
   it('streams the document back with its stored content type and Content-Disposition', async () => {
@@ -395,7 +398,12 @@ describe('lead profile image', () => {
 
   it('replaces the previous image and removes its bytes', async () => {
     const leadId = await createLead(owner);
-    await uploadImage(leadId, imageForm(fileOf(samples.png(), 'first-face.png')));
+    const uploaded = await uploadImage(leadId, imageForm(fileOf(samples.png(), 'first-face.png')));
+    expect(uploaded.status, uploaded.text).toBe(200);
+    expect((await feedOf(owner, 'lead', leadId)).at(-1)).toMatchObject({
+      action: 'profile_image_updated',
+      changes: { profile_image_file_id: { from: null, to: uploaded.body.data.file_id } },
+    });
     const first = (await keysOf(owner.orgId, 'profile_image')).filter((key) => key.endsWith('/first-face.png'));
     expect(first).toHaveLength(1);
     const second = await uploadImage(leadId, imageForm(fileOf(samples.gif(), 'second-face.gif')));
@@ -408,7 +416,7 @@ describe('lead profile image', () => {
     expect(image.bytes).toEqual(samples.gif());
     expect((await feedOf(owner, 'lead', leadId)).at(-1)).toMatchObject({
       action: 'profile_image_updated',
-      changes: { profile_image_file_id: { to: second.body.data.file_id } },
+      changes: { profile_image_file_id: { from: uploaded.body.data.file_id, to: second.body.data.file_id } },
     });
   });
 

@@ -14,6 +14,7 @@ import { inOrganization } from './helpers/leads';
 import { addLocalAccount, requestRecordingJobs } from './helpers/mail';
 import { completedAgentCall, leadWithPhone, mockTwilioAccount, nextLocalNumber, topUp } from './helpers/voice';
 import { operatorGrant } from './helpers/operator';
+import { samples } from './cross-tenant/fixtures/lead-activity';
 import { roundTripsOf, statementsOf } from './helpers/statements';
 
 let org: SignedUp;
@@ -799,6 +800,68 @@ describe('statements per request (connection start-up not included)', () => {
     expect(assigned.roundTrips, assigned.statements.join('\n---\n')).toBeLessThanOrEqual(3);
     const view = await call('GET', `/api/lead/view/${leadId}`, { token: org.token });
     expect(view.body.data).toMatchObject({ status: 2, assigned_to: org.userId });
+  });
+
+  it('the file writes carry their COMMIT with their last statement: a lead document 3 round trips, a stored file 2, an attachment of it 4, a profile image 4 (first or replacing one), a document delete 5', async () => {
+    const form = (name: string, extra: Record<string, string> = {}) => {
+      const data = new FormData();
+      for (const [key, value] of Object.entries(extra)) data.set(key, value);
+      data.set('file', new File([samples.pdf()], name, { type: 'application/pdf' }));
+      return data;
+    };
+    const document = await statementsOf(() =>
+      call('POST', '/api/lead/document/add', {
+        token: org.token,
+        rawBody: form('counted.pdf', { lead_id: String(leadId) }),
+      }),
+    );
+    expect(document.response.status, document.response.text).toBe(201);
+    // Scope, the lead (BEGIN with it), the stored file with the document, its feed entry and the answer (COMMIT with it).
+    expect(document.roundTrips, document.statements.join('\n---\n')).toBeLessThanOrEqual(3);
+
+    const stored = await statementsOf(() =>
+      call('POST', '/api/storage-file/add', { token: org.token, rawBody: form('stored.pdf') }),
+    );
+    expect(stored.response.status, stored.response.text).toBe(201);
+    // Scope, the file's row (BEGIN and COMMIT with it).
+    expect(stored.roundTrips, stored.statements.join('\n---\n')).toBeLessThanOrEqual(2);
+
+    const attached = await statementsOf(() =>
+      call('POST', '/api/file/attach', {
+        token: org.token,
+        body: {
+          subject_type: 'lead',
+          subject_id: leadId,
+          provider: 'storage',
+          file: { id: stored.response.body.data.id },
+        },
+      }),
+    );
+    expect(attached.response.status, attached.response.text).toBe(201);
+    // Scope, the lead (BEGIN with it), the stored file, the attachment with its feed entry and the answer (COMMIT with it).
+    expect(attached.roundTrips, attached.statements.join('\n---\n')).toBeLessThanOrEqual(4);
+
+    const image = () => {
+      const data = new FormData();
+      data.set('image', new File([samples.png()], 'face.png', { type: 'image/png' }));
+      return data;
+    };
+    for (const upload of ['first', 'replacing']) {
+      const profile = await statementsOf(() =>
+        call('POST', `/api/lead/${leadId}/upload-profile-image`, { token: org.token, rawBody: image() }),
+      );
+      expect(profile.response.status, `${upload} ${profile.response.text}`).toBe(200);
+      // Scope, the lead (BEGIN with it), the file with the lead's pointer and its feed entry, then
+      // the COMMIT alone, or the replaced file's removal with it.
+      expect(profile.roundTrips, `${upload}\n${profile.statements.join('\n---\n')}`).toBeLessThanOrEqual(4);
+    }
+
+    const deleted = await statementsOf(() =>
+      call('DELETE', `/api/lead/document/delete/${document.response.body.data.id}`, { token: org.token }),
+    );
+    expect(deleted.response.status, deleted.response.text).toBe(200);
+    // Scope, the document (BEGIN with it), its delete, its feed entry, the file's checked delete (COMMIT with it).
+    expect(deleted.roundTrips, deleted.statements.join('\n---\n')).toBeLessThanOrEqual(5);
   });
 
   it('a logout and a webhook secret’s rotation send 2: the scope, the one write (no BEGIN/COMMIT)', async () => {

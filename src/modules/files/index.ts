@@ -7,12 +7,15 @@ export {
   deleteStoredFileIfUnused,
   fileResponse,
   findStoredFile,
+  putUpload,
   safeFileName,
   storageKeyFor,
   storeFile,
   storeUpload,
   storedFileDownloadUrl,
+  storedFileInsert,
   storedFileUnused,
+  type PutFile,
 } from './storage';
 export {
   DOCUMENT_TYPES_DESCRIPTION,

@@ -4,13 +4,13 @@
  * and any stored file must belong to the caller's organization, else 404.
  */
 import type { z } from '@hono/zod-openapi';
-import { eq, ilike, isNull } from 'drizzle-orm';
+import { eq, getTableName, ilike, isNull, sql } from 'drizzle-orm';
 import { attachments, companies, contacts, storedFiles } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { NotFound, ValidationFailed } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
-import { recordFeed } from '../feed';
+import { changesSql, feedEntriesFrom } from '../feed';
 import { requireLead } from '../leads';
 import { attachmentListFilters, type AttachFileInput, type SUBJECT_TYPES } from './schemas';
 import { findStoredFile, presentStoredFile, storedFileDownloadUrl, storeUpload } from './storage';
@@ -20,6 +20,8 @@ export type SubjectType = (typeof SUBJECT_TYPES)[number];
 
 export async function uploadStorageFile(ctx: TenantContext, bucket: R2Bucket, file: File) {
   const upload = await acceptUpload(file, 'document', 'file');
+  // The file's row is the request's only statement: its COMMIT goes with it (the bytes go to R2 first).
+  ctx.commitWithNext?.();
   return presentStoredFile(await storeUpload(ctx, bucket, 'upload', upload));
 }
 
@@ -104,41 +106,32 @@ export async function attachFile(ctx: TenantContext, input: AttachFileInput) {
       'file.id',
       `file ${stored.id} is an export's file, which expires with its export: download it and upload it to attach it`,
     );
-  const [row] = await ctx.db
-    .insert(attachments)
-    .values({
-      organizationId: ctx.orgId,
-      subjectType: input.subject_type,
-      subjectId: input.subject_id,
-      provider: input.provider,
-      category: 'attachment',
-      name: stored ? stored.fileName : (input.file.name as string),
-      mimeType: stored ? stored.contentType : (input.file.mime_type ?? null),
-      webUrl: stored ? null : (input.file.web_url ?? null),
-      externalId: stored || input.file.id === undefined ? null : String(input.file.id),
-      fileId: stored?.id ?? null,
-      createdBy: ctx.userId,
-    })
-    .returning({ id: attachments.id });
-  await recordFeed(ctx, [
-    {
+  // One statement: the attachment, its feed entry and the answer, read through a CTE named after
+  // the table (the statement's snapshot does not show the new row through it); the COMMIT with it.
+  const written = ctx.db.$with('written_attachment', {}).as(sql`
+    insert into ${attachments} (organization_id, subject_type, subject_id, provider, category, name, mime_type, web_url, external_id, file_id, created_by)
+    values (${ctx.orgId}, ${input.subject_type}, ${input.subject_id}, ${input.provider}, 'attachment',
+      ${stored ? stored.fileName : (input.file.name as string)}, ${stored ? stored.contentType : (input.file.mime_type ?? null)},
+      ${stored ? null : (input.file.web_url ?? null)}, ${stored || input.file.id === undefined ? null : String(input.file.id)},
+      ${stored?.id ?? null}, ${ctx.userId})
+    returning *`);
+  const feed = ctx.db.$with('attachment_feed', {}).as(
+    feedEntriesFrom(ctx, {
+      from: sql`written_attachment a`,
       modelType: input.subject_type,
-      modelId: input.subject_id,
+      modelId: sql`a.subject_id`,
       action: 'file_attached',
-      changes: { attachment_id: { from: null, to: row.id } },
-    },
-  ]);
-  return presentAttachment(await findAttachmentRow(ctx, row.id));
-}
-
-async function findAttachmentRow(ctx: TenantContext, id: number): Promise<AttachmentRow> {
+      changes: changesSql({ attachment_id: { to: sql`a.id` } }),
+    }),
+  );
+  const asAttachments = ctx.db.$with(getTableName(attachments), {}).as(sql`select * from written_attachment`);
+  ctx.commitWithNext?.();
   const [row] = await ctx.db
+    .with(written, feed, asAttachments)
     .select(attachmentFields)
     .from(attachments)
-    .leftJoin(storedFiles, eq(storedFiles.id, attachments.fileId))
-    .where(tenantWhere(ctx, attachments, eq(attachments.id, id)));
-  if (!row) throw new NotFound('Attachment', id);
-  return row;
+    .leftJoin(storedFiles, eq(storedFiles.id, attachments.fileId));
+  return presentAttachment(row);
 }
 
 export const attachmentList = defineList({

@@ -2,7 +2,7 @@
  * Storing bytes in R2 (binding FILES) under `<organization id>/<category>/<uuid>/<name>` with
  * metadata in `stored_files`, and streaming them back only to the owning organization.
  */
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq, sql, type SQL } from 'drizzle-orm';
 import { attachments, calls, companies, contacts, leads, storedFiles } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { NotFound } from '../../core/errors';
@@ -76,13 +76,23 @@ export function storageKeyFor(orgId: number, category: FileCategory, fileName: s
   return `${orgId}/${category}/${crypto.randomUUID()}/${asciiFileName(fileName)}`;
 }
 
+/** Bytes written to R2 under a new key and not recorded yet: the values of their `stored_files` row. */
+export interface PutFile {
+  storageKey: string;
+  fileName: string;
+  contentType: string;
+  sizeBytes: number;
+  category: FileCategory;
+}
+
 /**
- * Writes the bytes to R2 and records the metadata row in the caller's transaction. The object is
- * written before the row, and deleted again if that transaction rolls back (when the caller's
- * context carries transaction effects, as every API request's does).
+ * Writes the bytes to R2 under a new key of the organization. The object is deleted again if the
+ * caller's transaction rolls back (when the caller's context carries transaction effects, as every
+ * API request's does). The caller records it: `storeFile`, or `storedFileInsert` in a statement of
+ * its own.
  */
-export async function storeFile(
-  ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId' | 'effects'>,
+export async function putFile(
+  ctx: Pick<TenantContext, 'orgId' | 'effects'>,
   bucket: R2Bucket,
   input: {
     category: FileCategory;
@@ -91,21 +101,44 @@ export async function storeFile(
     body: ReadableStream | ArrayBuffer | Uint8Array | string;
     sizeBytes?: number;
   },
-): Promise<StoredFile> {
+): Promise<PutFile> {
   const storageKey = storageKeyFor(ctx.orgId, input.category, input.fileName);
   const object = await bucket.put(storageKey, input.body, { httpMetadata: { contentType: input.contentType } });
   ctx.effects?.afterRollback(() => bucket.delete(storageKey));
+  return {
+    storageKey,
+    fileName: safeFileName(input.fileName),
+    contentType: input.contentType,
+    sizeBytes: input.sizeBytes ?? object?.size ?? 0,
+    category: input.category,
+  };
+}
+
+/**
+ * The `stored_files` insert of a put file, returning its row, for a data-modifying CTE; `when`
+ * makes it conditional (nothing is inserted where it is false).
+ */
+export function storedFileInsert(
+  ctx: Pick<TenantContext, 'orgId' | 'userId'>,
+  file: PutFile,
+  when: SQL = sql`true`,
+): SQL {
+  return sql`insert into ${storedFiles} (organization_id, storage_key, file_name, content_type, size_bytes, category, created_by)
+    select ${ctx.orgId}::bigint, ${file.storageKey}::text, ${file.fileName}::text, ${file.contentType}::text, ${file.sizeBytes}::bigint, ${file.category}::text, ${ctx.userId}::bigint
+    where ${when}
+    returning *`;
+}
+
+/** Writes the bytes to R2 (`putFile`) and records the metadata row in the caller's transaction. */
+export async function storeFile(
+  ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId' | 'effects'>,
+  bucket: R2Bucket,
+  input: Parameters<typeof putFile>[2],
+): Promise<StoredFile> {
+  const file = await putFile(ctx, bucket, input);
   const [row] = await ctx.db
     .insert(storedFiles)
-    .values({
-      organizationId: ctx.orgId,
-      storageKey,
-      fileName: safeFileName(input.fileName),
-      contentType: input.contentType,
-      sizeBytes: input.sizeBytes ?? object?.size ?? 0,
-      category: input.category,
-      createdBy: ctx.userId,
-    })
+    .values({ organizationId: ctx.orgId, ...file, createdBy: ctx.userId })
     .returning();
   return row;
 }
@@ -172,6 +205,18 @@ export async function fileResponse(
   });
 }
 
+/** The R2 write of an upload that passed the policy (upload-policy.ts): `putFile`'s input. */
+function uploadBody(category: FileCategory, upload: AcceptedUpload): Parameters<typeof putFile>[2] {
+  return {
+    category,
+    fileName: upload.fileName,
+    contentType: upload.contentType,
+    // R2 needs the length of a streamed body up front.
+    body: upload.file.stream().pipeThrough(new FixedLengthStream(upload.file.size)),
+    sizeBytes: upload.file.size,
+  };
+}
+
 /** Streams an upload that passed the policy (upload-policy.ts) to R2 and records it. */
 export function storeUpload(
   ctx: Pick<TenantContext, 'db' | 'orgId' | 'userId' | 'effects'>,
@@ -179,14 +224,17 @@ export function storeUpload(
   category: FileCategory,
   upload: AcceptedUpload,
 ): Promise<StoredFile> {
-  return storeFile(ctx, bucket, {
-    category,
-    fileName: upload.fileName,
-    contentType: upload.contentType,
-    // R2 needs the length of a streamed body up front.
-    body: upload.file.stream().pipeThrough(new FixedLengthStream(upload.file.size)),
-    sizeBytes: upload.file.size,
-  });
+  return storeFile(ctx, bucket, uploadBody(category, upload));
+}
+
+/** Streams an upload that passed the policy to R2, for the caller to record (`storedFileInsert`). */
+export function putUpload(
+  ctx: Pick<TenantContext, 'orgId' | 'effects'>,
+  bucket: R2Bucket,
+  category: FileCategory,
+  upload: AcceptedUpload,
+): Promise<PutFile> {
+  return putFile(ctx, bucket, uploadBody(category, upload));
 }
 
 /**

@@ -5,15 +5,15 @@
  * downloads them; a deleted lead's documents are 404 too.
  */
 import type { z } from '@hono/zod-openapi';
-import { and, eq, ilike, isNull } from 'drizzle-orm';
+import { and, eq, getTableName, ilike, isNull, sql } from 'drizzle-orm';
 import { attachments, leads, storedFiles } from '../../db/schema';
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { NotFound } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
-import { recordFeed } from '../feed';
+import { changesSql, feedEntriesFrom, recordFeed } from '../feed';
 import { requireLead } from '../leads';
-import { deleteStoredFileIfUnused, fileResponse, findStoredFile, storeUpload } from '../files';
+import { deleteStoredFileIfUnused, fileResponse, findStoredFile, putUpload, storedFileInsert } from '../files';
 import { acceptUpload } from '../files';
 import { documentListFilters, type AddDocumentInput } from './schemas';
 
@@ -79,36 +79,49 @@ async function findDocument(ctx: TenantContext, id: number): Promise<DocumentRow
   return row;
 }
 
+/**
+ * The bytes go to R2 first (nothing for a lead the caller cannot see), then one statement records
+ * them: the stored file, the document and its feed entry, answered through CTEs named after their
+ * tables (the statement's snapshot shows neither row through the tables), the COMMIT with it. The
+ * lead deleted meanwhile: nothing is written, the bytes are removed, and the answer is its 404.
+ */
 export async function addDocument(ctx: TenantContext, bucket: R2Bucket, input: AddDocumentInput) {
   // The lead first: nothing is written to R2 for a lead the caller cannot see.
   await requireLead(ctx, input.lead_id);
   const upload = await acceptUpload(input.file, 'document', 'file');
-  const stored = await storeUpload(ctx, bucket, 'document', upload);
-  const [row] = await ctx.db
-    .insert(attachments)
-    .values({
-      organizationId: ctx.orgId,
-      subjectType: 'lead',
-      subjectId: input.lead_id,
-      provider: 'storage',
-      category: 'document',
-      name: stored.fileName,
-      mimeType: stored.contentType,
-      fileId: stored.id,
-      documentType: input.document_type,
-      description: input.description,
-      createdBy: ctx.userId,
-    })
-    .returning({ id: attachments.id });
-  await recordFeed(ctx, [
-    {
+  const file = await putUpload(ctx, bucket, 'document', upload);
+  const liveLead = sql`exists (select 1 from ${leads} l where l.organization_id = ${ctx.orgId} and l.id = ${input.lead_id} and l.deleted_at is null)`;
+  const writtenFile = ctx.db.$with('written_file', {}).as(storedFileInsert(ctx, file, liveLead));
+  const writtenDocument = ctx.db.$with('written_document', {}).as(sql`
+    insert into ${attachments} (organization_id, subject_type, subject_id, provider, category, name, mime_type, file_id, document_type, description, created_by)
+    select ${ctx.orgId}::bigint, 'lead', ${input.lead_id}::bigint, 'storage', 'document', f.file_name, f.content_type, f.id,
+      ${input.document_type ?? null}::text, ${input.description ?? null}::text, ${ctx.userId}::bigint
+    from written_file f
+    returning *`);
+  const feed = ctx.db.$with('document_feed', {}).as(
+    feedEntriesFrom(ctx, {
+      from: sql`written_document d`,
       modelType: 'lead',
-      modelId: input.lead_id,
+      modelId: sql`d.subject_id`,
       action: 'document_added',
-      changes: { document_id: { from: null, to: row.id }, file_name: { from: null, to: stored.fileName } },
-    },
-  ]);
-  return presentDocument(await findDocument(ctx, row.id));
+      changes: changesSql({ document_id: { to: sql`d.id` }, file_name: { to: sql`d.name` } }),
+    }),
+  );
+  const asFiles = ctx.db.$with(getTableName(storedFiles), {}).as(sql`select * from written_file`);
+  const asAttachments = ctx.db.$with(getTableName(attachments), {}).as(sql`select * from written_document`);
+  // The write is the request's last statement: its COMMIT goes with it.
+  ctx.commitWithNext?.();
+  const [row] = await ctx.db
+    .with(writtenFile, writtenDocument, feed, asFiles, asAttachments)
+    .select(documentFields)
+    .from(attachments)
+    .innerJoin(storedFiles, eq(storedFiles.id, attachments.fileId));
+  if (!row) {
+    // Nothing was written (the lead was deleted after its check): its bytes go too.
+    await bucket.delete(file.storageKey);
+    throw new NotFound('Lead', input.lead_id);
+  }
+  return presentDocument(row);
 }
 
 export const documentList = defineList({
@@ -149,7 +162,6 @@ export async function downloadDocument(ctx: TenantContext, bucket: R2Bucket, id:
 export async function deleteDocument(ctx: TenantContext, bucket: R2Bucket, id: number) {
   const document = await findDocument(ctx, id);
   await ctx.db.delete(attachments).where(tenantWhere(ctx, attachments, eq(attachments.id, id)));
-  await deleteStoredFileIfUnused(ctx, bucket, document.fileId);
   await recordFeed(ctx, [
     {
       modelType: 'lead',
@@ -158,5 +170,8 @@ export async function deleteDocument(ctx: TenantContext, bucket: R2Bucket, id: n
       changes: { document_id: { from: id, to: null }, file_name: { from: document.fileName, to: null } },
     },
   ]);
+  // The file's removal is the request's last statement: its COMMIT goes with it (the bytes after it).
+  ctx.commitWithNext?.();
+  await deleteStoredFileIfUnused(ctx, bucket, document.fileId);
   return { id };
 }
