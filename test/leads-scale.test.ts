@@ -22,6 +22,8 @@ import { runSearchWordsRefresh } from '../src/modules/leads/search-words';
 import { partyByPhone, phoneCandidatesSql } from '../src/modules/voice/observed-calls';
 import { addMember, call, signupOrganization, type SignedUp } from './helpers/api';
 import { analyzeTable, plannedRows } from './helpers/leads';
+import { statementsOf } from './helpers/statements';
+import { STATISTICS_REFRESH_ROWS } from '../src/db/statistics';
 
 const LEADS = 20_000;
 
@@ -448,4 +450,41 @@ describe(`${LEADS} leads in one organization`, () => {
     expect(replaced.result.body.data.updated).toBe(LEADS);
     expect(Math.max(assigned.ms, tagged.ms, replaced.ms)).toBeLessThan(30_000);
   }, 300_000);
+
+  it('tags leads named by id: at the statistics threshold the refresh follows the statement, below it the COMMIT rides with it', async () => {
+    const ids = await withDatabase((db) =>
+      withTenant(db, org.orgId, async (tx) =>
+        (
+          await tx.execute<{ id: number }>(
+            sql`select id from leads where organization_id = ${org.orgId} order by id limit ${STATISTICS_REFRESH_ROWS / 2 + 100}`,
+          )
+        ).rows.map((row) => Number(row.id)),
+      ),
+    );
+    const newTag = async (name: string) => {
+      const added = await call('POST', '/api/custom-lookups/add', {
+        token: org.token,
+        body: { module_name: 'lead', type: 'tags', name: `${name} ${crypto.randomUUID().slice(0, 6)}` },
+      });
+      expect(added.status, added.text).toBe(201);
+      return added.body.data.id as number;
+    };
+    const tags = [await newTag('Named A'), await newTag('Named B')];
+    // 2 tags on 600 leads: 1 200 rows, at least the threshold.
+    const many = await statementsOf(() =>
+      call('POST', '/api/lead/assign-tags', { token: org.token, body: { ids, tags } }),
+    );
+    expect(many.response.status, many.response.text).toBe(200);
+    expect(many.response.body.data).toEqual({ updated: ids.length });
+    expect(many.statements.filter((text) => /refresh_table_statistics/.test(text))).toHaveLength(1);
+    const fewTag = await newTag('Few');
+    const few = await statementsOf(() =>
+      call('POST', '/api/lead/assign-tags', { token: org.token, body: { ids: ids.slice(0, 3), tags: [fewTag] } }),
+    );
+    expect(few.response.status, few.response.text).toBe(200);
+    expect(few.response.body.data).toEqual({ updated: 3 });
+    expect(few.statements.some((text) => /refresh_table_statistics/.test(text))).toBe(false);
+    // Scope, the tags (BEGIN with them), the one statement (COMMIT with it).
+    expect(few.roundTrips, few.statements.join('\n---\n')).toBeLessThanOrEqual(3);
+  }, 120_000);
 });

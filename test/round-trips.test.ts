@@ -787,7 +787,7 @@ describe('statements per request (connection start-up not included)', () => {
     expect(calendar.roundTrips, calendar.statements.join('\n---\n')).toBeLessThanOrEqual(4);
   });
 
-  it('a bulk status change and a bulk assignment take at most 3 round trips: scope, the lookups or the assignee (BEGIN with it), the one statement that locks, writes, records the feed and notices (COMMIT with it)', async () => {
+  it('a bulk status change, a bulk assignment and tags added to leads named by id take at most 3 round trips: scope, the lookups or the assignee (BEGIN with it), the one statement that locks, writes, records the feed and notices (COMMIT with it)', async () => {
     const status = await statementsOf(() =>
       call('POST', '/api/lead/status-change', { token: org.token, body: { ids: [leadId], status: 2 } }),
     );
@@ -798,8 +798,20 @@ describe('statements per request (connection start-up not included)', () => {
     );
     expect(assigned.response.status, assigned.response.text).toBe(200);
     expect(assigned.roundTrips, assigned.statements.join('\n---\n')).toBeLessThanOrEqual(3);
+    const tag = await call('POST', '/api/custom-lookups/add', {
+      token: org.token,
+      body: { module_name: 'lead', type: 'tags', name: `Counted ${crypto.randomUUID().slice(0, 6)}` },
+    });
+    expect(tag.status, tag.text).toBe(201);
+    const tagged = await statementsOf(() =>
+      call('POST', '/api/lead/assign-tags', { token: org.token, body: { ids: [leadId], tags: [tag.body.data.id] } }),
+    );
+    expect(tagged.response.status, tagged.response.text).toBe(200);
+    expect(tagged.response.body.data).toEqual({ updated: 1 });
+    expect(tagged.roundTrips, tagged.statements.join('\n---\n')).toBeLessThanOrEqual(3);
     const view = await call('GET', `/api/lead/view/${leadId}`, { token: org.token });
     expect(view.body.data).toMatchObject({ status: 2, assigned_to: org.userId });
+    expect(view.body.data.tags).toContainEqual(expect.objectContaining({ id: tag.body.data.id }));
   });
 
   it('the file writes carry their COMMIT with their last statement: a lead document 3 round trips, a stored file 2, an attachment of it 4, a profile image 4 (first or replacing one), a document delete 5', async () => {

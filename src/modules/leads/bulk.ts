@@ -6,7 +6,7 @@
  */
 import { and, sql, type SQL } from 'drizzle-orm';
 import { referencesExist } from '../../db/references';
-import { refreshStatisticsAfter } from '../../db/statistics';
+import { refreshStatisticsAfter, STATISTICS_REFRESH_ROWS } from '../../db/statistics';
 import { leads, leadTags } from '../../db/schema';
 import type { TenantContext } from '../../db/tenant';
 import { leadAssignedData } from '../webhooks';
@@ -125,6 +125,9 @@ async function requireTags(ctx: TenantContext, tags: number[]): Promise<number[]
  */
 export async function addTagsToLeads(ctx: TenantContext, target: BulkTarget, tags: number[]): Promise<number> {
   const tagIds = await requireTags(ctx, tags);
+  // Leads named by id can gain at most a row per lead and tag: below the statistics refresh's
+  // threshold none follows, so the one statement is the request's last and its COMMIT goes with it.
+  if (!target.select_all && (target.ids?.length ?? 0) * tagIds.length < STATISTICS_REFRESH_ROWS) ctx.commitWithNext?.();
   return updatedCount(
     ctx,
     sql`
