@@ -397,7 +397,7 @@ describe('statements per request (connection start-up not included)', () => {
     expect(moved.roundTrips, moved.statements.join('\n---\n')).toBeLessThanOrEqual(6);
   });
 
-  it('POST /api/meeting/:id/transcript sends at most 5: scope, BEGIN, the meeting locked with its current transcript, the upsert, COMMIT; GET sends 2', async () => {
+  it('POST /api/meeting/:id/transcript sends at most 5 in 3 round trips: scope, BEGIN, the meeting locked with its current transcript, the upsert, COMMIT; GET sends 2', async () => {
     const meeting = await call('POST', '/api/meeting/add', {
       token: org.token,
       body: { title: 'Call', start_time: '2027-06-01T09:00:00Z', end_time: '2027-06-01T09:30:00Z' },
@@ -409,6 +409,8 @@ describe('statements per request (connection start-up not included)', () => {
     );
     expect(upload.response.status, upload.response.text).toBe(201);
     expect(upload.statements.length, upload.statements.join('\n---\n')).toBeLessThanOrEqual(5);
+    // BEGIN rides with the lock and COMMIT with the upsert.
+    expect(upload.roundTrips, upload.statements.join('\n---\n')).toBeLessThanOrEqual(3);
     const read = await statementsOf(() =>
       call('GET', `/api/meeting/${meeting.body.data.id}/transcript`, { token: org.token }),
     );
@@ -442,7 +444,7 @@ describe('statements per request (connection start-up not included)', () => {
     expect(roundTrips, statements.join('\n---\n')).toBeLessThanOrEqual(6);
   });
 
-  it('a signed meeting-tool delivery sends at most 7: the endpoint lookup with the scope, BEGIN, the meeting, the delivery id, the transcript lock and upsert, COMMIT', async () => {
+  it('a signed meeting-tool delivery sends at most 7 in 5 round trips: the endpoint lookup with the scope, BEGIN, the meeting, the delivery id, the transcript lock and upsert, COMMIT', async () => {
     const meeting = await call('POST', '/api/meeting/add', {
       token: org.token,
       body: { title: 'Call', start_time: '2027-06-02T09:00:00Z', end_time: '2027-06-02T09:30:00Z' },
@@ -459,6 +461,8 @@ describe('statements per request (connection start-up not included)', () => {
     const delivery = await statementsOf(() => call('POST', added.body.data.url, { rawBody: raw, headers }));
     expect(delivery.response.status, delivery.response.text).toBe(200);
     expect(delivery.statements.length, delivery.statements.join('\n---\n')).toBeLessThanOrEqual(7);
+    // BEGIN rides with the meeting's read and COMMIT with the upsert.
+    expect(delivery.roundTrips, delivery.statements.join('\n---\n')).toBeLessThanOrEqual(5);
   });
 
   it('GET /api/calendar/local/events sends at most 3: scope, the connection, the events; POST at most 3: scope, the connection, the insert (no BEGIN/COMMIT)', async () => {

@@ -177,6 +177,6 @@ export async function receiveDelivery(
     .returning({ deliveryId: meetingToolDeliveries.deliveryId });
   if (recorded.length === 0) return { meeting_id: meeting.id, duplicate: true };
   const parsed = parseTranscript(delivery.transcript, delivery.format, 'transcript');
-  await storeTranscript(ctx, env.FILES, meeting.id, parsed, tool);
+  await storeTranscript(ctx, env.FILES, meeting.id, parsed, tool, { lastStatement: true });
   return { meeting_id: meeting.id, duplicate: false };
 }

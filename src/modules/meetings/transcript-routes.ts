@@ -68,7 +68,11 @@ transcriptRoutes.openapi(
     }
     const parsed = parseTranscript(await file.text(), format);
     const id = c.req.valid('param').id;
-    return created(c, await storeTranscript(c.var.tenant, c.env.FILES, id, parsed, 'upload'), 'Transcript stored');
+    return created(
+      c,
+      await storeTranscript(c.var.tenant, c.env.FILES, id, parsed, 'upload', { lastStatement: true }),
+      'Transcript stored',
+    );
   },
 );
 

@@ -11,7 +11,7 @@ import { meetings, meetingTranscripts, type TranscriptFormat } from '../../db/sc
 import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { durationOf, type ParsedTranscript, speakersOf, type TranscriptSegment } from './transcript-parse';
 
-type Ctx = Pick<TenantContext, 'db' | 'orgId' | 'userId' | 'effects'>;
+type Ctx = Pick<TenantContext, 'db' | 'orgId' | 'userId' | 'effects' | 'commitWithNext'>;
 
 /** The R2 object of a transcript. */
 export interface StoredTranscript {
@@ -21,7 +21,8 @@ export interface StoredTranscript {
 
 /**
  * Stores the parsed transcript of a meeting of the organization (404 for any other meeting).
- * Two statements: the meeting with its current transcript's key, then the upsert.
+ * Two statements: the meeting with its current transcript's key, then the upsert. With
+ * `lastStatement` (the caller writes nothing after it), the upsert carries the COMMIT.
  */
 export async function storeTranscript(
   ctx: Ctx,
@@ -29,6 +30,7 @@ export async function storeTranscript(
   meetingId: number,
   parsed: ParsedTranscript,
   source: string,
+  options: { lastStatement?: boolean } = {},
 ) {
   const [meeting] = await ctx.db
     .select({ id: meetings.id, previousKey: meetingTranscripts.storageKey })
@@ -57,6 +59,7 @@ export async function storeTranscript(
     durationMs: durationOf(parsed.segments),
     createdBy: ctx.userId,
   };
+  if (options.lastStatement) ctx.commitWithNext?.();
   const [row] = await ctx.db
     .insert(meetingTranscripts)
     .values({ organizationId: ctx.orgId, meetingId, ...values })
