@@ -244,13 +244,17 @@ describe('lead documents', () => {
     const document = await addDocument(owner, lead, documentForm(lead, fileOf(samples.pdf(), 'gone-soon.pdf')));
     const keyFor = async () => (await keysOf(owner.orgId, 'document')).filter((key) => key.endsWith('/gone-soon.pdf'));
     expect(await keyFor()).toHaveLength(1);
-    const { response, statements } = await statementsOf(() =>
+    const { response, statements, roundTrips } = await statementsOf(() =>
       call('DELETE', `/api/lead/document/delete/${document.id}`, { token: owner.token }),
     );
     expect(response.status, response.text).toBe(200);
-    // The scope, the document, its delete, the file's checked delete, the feed: a statement each.
-    const sent = statements.filter((text) => !/^\s*(begin|commit)/i.test(text));
-    expect(sent.length, sent.join('\n---\n')).toBeLessThanOrEqual(5);
+    // The scope, the document's delete with its feed entry (BEGIN with it), the file's checked
+    // delete (COMMIT with it).
+    expect(roundTrips, statements.join('\n---\n')).toBeLessThanOrEqual(3);
+    expect((await feedOf(owner, 'lead', lead)).at(-1)).toMatchObject({
+      action: 'document_deleted',
+      changes: { document_id: { from: document.id, to: null }, file_name: { from: 'gone-soon.pdf', to: null } },
+    });
     // The bytes go once the transaction has committed.
     await vi.waitFor(async () => expect(await keyFor()).toHaveLength(0));
     expectFailure(await call('GET', document.download_url, { token: owner.token }), 404, 'not_found');
@@ -302,6 +306,14 @@ describe('lead documents', () => {
       'not_found',
     );
     expectFailure(await upload(documentForm(lead)), 404, 'not_found');
+    // Nor can it be deleted: restored, the lead has it whole.
+    expectFailure(
+      await call('DELETE', `/api/lead/document/delete/${document.id}`, { token: owner.token }),
+      404,
+      'not_found',
+    );
+    await restoreLead(owner, lead);
+    expect((await fetchBytes(owner, document.download_url)).status).toBe(200);
   });
 
   it('hides a deleted lead’s document bytes on every path (storage-file download, attach) until the lead is restored', async () => {

@@ -11,7 +11,7 @@ import { tenantWhere, type TenantContext } from '../../db/tenant';
 import { NotFound } from '../../core/errors';
 import { containsPattern, defineList } from '../../core/list';
 import { isoTimestamp } from '../../core/schemas';
-import { changesSql, feedEntriesFrom, recordFeed } from '../feed';
+import { changesSql, feedEntriesFrom } from '../feed';
 import { requireLead } from '../leads';
 import { deleteStoredFileIfUnused, fileResponse, findStoredFile, putUpload, storedFileInsert } from '../files';
 import { acceptUpload } from '../files';
@@ -158,20 +158,33 @@ export async function downloadDocument(ctx: TenantContext, bucket: R2Bucket, id:
   return fileResponse(bucket, await findStoredFile(ctx, document.fileId));
 }
 
-/** Removes the document; its bytes go too unless the file is still attached elsewhere. */
+/**
+ * Removes the document; its bytes go too unless the file is still attached elsewhere. One statement
+ * deletes the document of a live lead with its feed entry; the file's checked removal follows,
+ * carrying the COMMIT (the bytes go after it).
+ */
 export async function deleteDocument(ctx: TenantContext, bucket: R2Bucket, id: number) {
-  const document = await findDocument(ctx, id);
-  await ctx.db.delete(attachments).where(tenantWhere(ctx, attachments, eq(attachments.id, id)));
-  await recordFeed(ctx, [
-    {
+  const result = await ctx.db.execute<{ file_id: number }>(sql`
+    with removed as (
+      delete from ${attachments} a
+      using ${storedFiles} f, ${leads} l
+      where a.organization_id = ${ctx.orgId} and a.id = ${id}
+        and a.subject_type = 'lead' and a.category = 'document' and a.provider = 'storage'
+        and f.organization_id = a.organization_id and f.id = a.file_id
+        and l.organization_id = a.organization_id and l.id = a.subject_id and l.deleted_at is null
+      returning a.id, a.subject_id, a.file_id, f.file_name
+    ), feed as (${feedEntriesFrom(ctx, {
+      from: sql`removed r`,
       modelType: 'lead',
-      modelId: document.leadId,
+      modelId: sql`r.subject_id`,
       action: 'document_deleted',
-      changes: { document_id: { from: id, to: null }, file_name: { from: document.fileName, to: null } },
-    },
-  ]);
+      changes: changesSql({ document_id: { from: sql`r.id` }, file_name: { from: sql`r.file_name` } }),
+    })})
+    select file_id from removed`);
+  const removed = result.rows[0];
+  if (!removed) throw new NotFound('Document', id);
   // The file's removal is the request's last statement: its COMMIT goes with it (the bytes after it).
   ctx.commitWithNext?.();
-  await deleteStoredFileIfUnused(ctx, bucket, document.fileId);
+  await deleteStoredFileIfUnused(ctx, bucket, Number(removed.file_id));
   return { id };
 }
