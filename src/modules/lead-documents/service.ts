@@ -166,13 +166,12 @@ export async function downloadDocument(ctx: TenantContext, bucket: R2Bucket, id:
 export async function deleteDocument(ctx: TenantContext, bucket: R2Bucket, id: number) {
   const result = await ctx.db.execute<{ file_id: number }>(sql`
     with removed as (
-      delete from ${attachments} a
+      delete from ${attachments}
       using ${storedFiles} f, ${leads} l
-      where a.organization_id = ${ctx.orgId} and a.id = ${id}
-        and a.subject_type = 'lead' and a.category = 'document' and a.provider = 'storage'
-        and f.organization_id = a.organization_id and f.id = a.file_id
-        and l.organization_id = a.organization_id and l.id = a.subject_id and l.deleted_at is null
-      returning a.id, a.subject_id, a.file_id, f.file_name
+      where ${tenantWhere(ctx, attachments, eq(attachments.id, id), isLeadDocument)}
+        and f.organization_id = ${attachments.organizationId} and f.id = ${attachments.fileId}
+        and l.organization_id = ${attachments.organizationId} and l.id = ${attachments.subjectId} and l.deleted_at is null
+      returning ${attachments.id} as id, ${attachments.subjectId} as subject_id, ${attachments.fileId} as file_id, f.file_name
     ), feed as (${feedEntriesFrom(ctx, {
       from: sql`removed r`,
       modelType: 'lead',
